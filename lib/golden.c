@@ -1,0 +1,3 @@
+/* golden.c — STUB */
+#include "config.h"
+#include "golden.h"

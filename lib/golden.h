@@ -1,0 +1,119 @@
+/*
+ * golden.h — golden file format v1: write, load, validate, compare, MANIFEST.
+ *
+ * A family's golden output is one or more files golden/<family>/<stem>.json:
+ *
+ *   {"schema":"<family>_v1.json","family":F,"source":{"name":..,"version":..},
+ *    "numberOfTests":N,"notes":{flag: description},
+ *    "testGroups":[{<shared parameters>,"tests":[
+ *      {"tcId":1,"comment":..,"flags":[..],"result":"valid",<inputs>,
+ *       "expected":{<rank-independent fields>, "perRank":{field:[value of rank 0, 1, ..]}}},
+ *      ...]}]}
+ *
+ * - tcId is assigned by the writer in generation order (stable while tables
+ *   are only appended to), unique across all files of a family.
+ * - result: "valid"; "invalid" (an implementation must reject it; expected is
+ *   {"error": torch's error text}); "acceptable" (implementation-defined, see
+ *   flags; expected may carry "alternatives": [expected, ...]).
+ * - per-rank arrays are indexed by global rank.
+ * - 64-bit integers as decimal strings, Philox words as 8-digit hex.
+ * - written with one test per line, so diffs of regenerations stay readable.
+ *
+ * Comparison (verify) is generic: a candidate value passes when it is
+ * JSON-equal to the golden one.  Tested by check_golden.c.
+ */
+#ifndef SHC_GOLDEN_H
+#define SHC_GOLDEN_H
+
+#include <jansson.h>
+#include "shardcheck.h"
+
+/* ---- writing ---- */
+
+typedef struct shc_gw shc_gw;
+
+/* A writer for one family: name ("shard-layout"), source reference. */
+shc_gw *shc_gw_new(const char *family, const char *source_name, const char *source_version);
+/* Declare a flag used by tests of this family (appears in "notes"). */
+void shc_gw_note(shc_gw *w, const char *flag, const char *description);
+/* Start a new output file golden/<family>/<stem>.json; later groups go there. */
+int shc_gw_file(shc_gw *w, const char *stem, shc_err *e);
+/* Start a new test group with shared parameters (steals the reference). */
+int shc_gw_group(shc_gw *w, json_t *params, shc_err *e);
+/* Append a test to the current group (steals the reference); assigns tcId. */
+int shc_gw_test(shc_gw *w, json_t *test, shc_err *e);
+/* Number of tests written so far (all files). */
+int64_t shc_gw_count(const shc_gw *w);
+/* Write every file under outdir/<family>/ (creating directories). */
+int shc_gw_write(shc_gw *w, const char *outdir, shc_err *e);
+/* Free the writer. */
+void shc_gw_free(shc_gw *w);
+
+/* New test object {"comment":c,"flags":[],"result":r} to which inputs and
+ * "expected" are added; flags are added with shc_test_flag. */
+json_t *shc_test_new(const char *comment, const char *result);
+/* Add a flag to a test (once; the flag must be declared with shc_gw_note). */
+void shc_test_flag(json_t *test, const char *flag);
+/* Decimal-string JSON value for a 64-bit integer. */
+json_t *shc_json_i64s(int64_t v);
+/* JSON array of int64 numbers. */
+json_t *shc_json_i64_array(const int64_t *v, int64_t n);
+
+/* ---- families ---- */
+
+/* A golden family: generator plus metadata.  Registered in
+ * conformance/families/registry.c. */
+typedef struct shc_family {
+    const char *name;            /* "shard-layout" */
+    const char *source_name;     /* "pytorch" */
+    const char *source_version;  /* "2.13.0" */
+    const char *summary;         /* one line for `shardcheck gen --list` */
+    /* Walk the case tables and write every test (uses compute_rank for expected). */
+    int (*generate)(shc_gw *w, shc_err *e);
+    /* One rank's view of a test, computed from its inputs (group params + test):
+     * *out = {field: value} holding, for every field of expected.perRank, the
+     * value at `rank`, plus every rank-independent field of expected.  For an
+     * "invalid" test it returns SHC_EINVAL (message = the error torch raises).
+     * The runner calls it on each rank; backends other than ref replace it. */
+    int (*compute_rank)(const json_t *group, const json_t *test, int64_t rank, json_t **out,
+                        shc_err *e);
+    /* Ranks a test needs (mesh size); 1 for rank-independent families. */
+    int64_t (*world_size)(const json_t *group, const json_t *test);
+} shc_family;
+
+/* All registered families, NULL-terminated. */
+const shc_family *const *shc_families(void);
+/* Look up a family by name; NULL if unknown. */
+const shc_family *shc_family_find(const char *name);
+
+/* ---- loading and validating ---- */
+
+/* A loaded family: every file's tests indexed by tcId. */
+typedef struct shc_golden {
+    char family[64];
+    json_t **tests;      /* tests[i], borrowed from roots */
+    json_t **groups;     /* the testGroup each test belongs to */
+    int64_t ntests;
+    json_t **roots;      /* one per file */
+    char **paths;
+    int nfiles;
+} shc_golden;
+
+/* Load one golden file (structural validation: schema name, family,
+ * numberOfTests, tcId unique, declared flags, result values). */
+int shc_golden_load_file(shc_golden *g, const char *path, shc_err *e);
+/* Load every golden/<family>/<stem>.json under dir, sorted by name. */
+int shc_golden_load_family(shc_golden *g, const char *dir, const char *family, shc_err *e);
+/* Find a test by tcId (NULL if absent). */
+json_t *shc_golden_find(const shc_golden *g, int64_t tcid);
+/* Free everything loaded. */
+void shc_golden_free(shc_golden *g);
+
+/* Write dir/MANIFEST: "sha256  family/file.json" per golden file, sorted. */
+int shc_manifest_write(const char *dir, shc_err *e);
+/* Check dir/MANIFEST against the files (missing, extra, changed). */
+int shc_manifest_verify(const char *dir, shc_err *e);
+/* sha256 of a buffer as 64 lowercase hex chars + NUL. */
+void shc_sha256_hex(const void *data, size_t n, char out[65]);
+
+#endif

@@ -1,0 +1,3 @@
+/* manifest.c — STUB */
+#include "config.h"
+#include "golden.h"

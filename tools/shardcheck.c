@@ -1,0 +1,71 @@
+/*
+ * shardcheck.c — entry point of the shardcheck CLI: dispatch to subcommands.
+ * The contract (syntax, JSON shapes, exit codes) is in DESIGN.md and README.md;
+ * conformance/tests/cli_errors.sh checks its error paths.
+ */
+#include "config.h"
+#include <stdio.h>
+#include <string.h>
+#include "cli.h"
+
+static const struct {
+    const char *name;
+    int (*fn)(int, char **);
+    const char *summary;
+} commands[] = {
+    {"layout", cmd_layout, "per-rank local shape and global offset of a sharded tensor"},
+    {"groups", cmd_groups, "process-group rank lists of a device mesh (and HSDP groups)"},
+    {"offsets", cmd_offsets, "per-rank Philox offsets of DTensor's RNG tracker"},
+    {"policies", cmd_policies, "RNG policies x SPMD properties table"},
+    {"plan", cmd_plan, "redistribute plan per rank (greedy or min-cost planner)"},
+    {"rng", cmd_rng, "random streams: philox, curand, torch-cuda, threefry"},
+    {"audit", cmd_audit, "SPMD-invariant findings: audit rng | audit plan"},
+    {"gen", cmd_gen, "regenerate golden files from the case tables"},
+    {"verify", cmd_verify, "check a candidate's results against a golden family"},
+    {"run", cmd_run, "run the conformance suite on a backend (ref, local, mpi, plugin:F.so)"},
+};
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: shardcheck COMMAND [options]   (shardcheck COMMAND --help)\n\ncommands:\n");
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\nexit codes: 0 ok, 1 failures, 2 bad usage or input, 77 skipped, 99 internal error\n");
+}
+
+int cmd_audit(int argc, char **argv)
+{
+    if (argc >= 2 && strcmp(argv[1], "rng") == 0)
+        return cmd_audit_rng(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "plan") == 0)
+        return cmd_audit_plan(argc - 1, argv + 1);
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        printf("usage: shardcheck audit rng|plan [layout options]\n");
+        return EXIT_OK;
+    }
+    return cli_usage_error("audit", "expected 'rng' or 'plan' after 'audit'");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return EXIT_OK;
+    }
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+        printf("shardcheck %s (reference: pytorch 2.13.0, cuda 13.0 curand, random123 1.14)\n",
+               shc_version());
+        return EXIT_OK;
+    }
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "shardcheck: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return EXIT_USAGE;
+}
