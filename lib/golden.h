@@ -109,6 +109,20 @@ json_t *shc_golden_find(const shc_golden *g, int64_t tcid);
 /* Free everything loaded. */
 void shc_golden_free(shc_golden *g);
 
+/* ---- comparing ---- */
+
+/* One rank's view of an expected object: its rank-independent fields plus
+ * perRank[field][rank] for every per-rank field (rank < 0: the object as is).
+ * Returns a new reference, NULL if rank is outside a per-rank array. */
+json_t *shc_expected_view(const json_t *expected, int64_t rank);
+/* Compare a candidate's view `got` of test t at rank (or -1 for the whole
+ * expected object).  Returns 1 on a match; 0 on a mismatch with msg set to
+ * "FIELD: expected E, got G" (values shortened); an invalid test matches any
+ * got holding "error"; an acceptable one also matches expected.alternatives. */
+int shc_compare_view(const json_t *test, int64_t rank, const json_t *got, char *msg, size_t n);
+/* World size implied by a test's expected.perRank arrays (0 if none). */
+int64_t shc_expected_world(const json_t *expected);
+
 /* Write dir/MANIFEST: "sha256  family/file.json" per golden file, sorted. */
 int shc_manifest_write(const char *dir, shc_err *e);
 /* Check dir/MANIFEST against the files (missing, extra, changed). */

@@ -1,4 +1,76 @@
-/* cmd_gen.c — STUB */
+/*
+ * cmd_gen.c — `shardcheck gen [--family F] [--out DIR] [--list]`:
+ * regenerate golden files from the case tables, then rewrite MANIFEST.
+ * golden_regen.sh runs it into a scratch directory and demands byte-identical
+ * files, which is what keeps golden/ honest (nobody edits it by hand).
+ */
 #include "config.h"
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
 #include "cli.h"
-int cmd_gen(int argc, char **argv) { return cli_usage_error("gen", "not implemented yet"); }
+#include "golden.h"
+
+static int gen_one(const shc_family *f, const char *out, int quiet)
+{
+    shc_err e = {0};
+    clock_t t0 = clock();
+    shc_gw *w = shc_gw_new(f->name, f->source_name, f->source_version);
+    if (!w)
+        return cli_report("gen", SHC_ENOMEM, NULL);
+    int rc = f->generate(w, &e);
+    if (rc)
+        shc_err_prefix(&e, "family %s", f->name);
+    if (!rc)
+        rc = shc_gw_write(w, out, &e);
+    if (!rc && !quiet)
+        printf("%-18s %8lld tests  (%.1f s)\n", f->name, (long long)shc_gw_count(w),
+               (double)(clock() - t0) / CLOCKS_PER_SEC);
+    shc_gw_free(w);
+    return rc ? cli_report("gen", rc, &e) : EXIT_OK;
+}
+
+int cmd_gen(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"family", required_argument, NULL, 'f'}, {"out", required_argument, NULL, 'o'},
+        {"list", no_argument, NULL, 'l'},         {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},         {0, 0, 0, 0}};
+    const char *family = NULL, *out = "golden";
+    int list = 0, quiet = 0, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'f': family = optarg; break;
+        case 'o': out = optarg; break;
+        case 'l': list = 1; break;
+        case 'q': quiet = 1; break;
+        case 'h':
+            printf("usage: shardcheck gen [--family F] [--out DIR] [--list] [--quiet]\n"
+                   "Regenerates golden/<family>/*.json from the case tables and rewrites MANIFEST.\n");
+            return EXIT_OK;
+        default: return EXIT_USAGE;
+        }
+    }
+    if (cli_no_positionals("gen", argc, argv))
+        return EXIT_USAGE;
+    const shc_family *const *all = shc_families();
+    if (list) {
+        for (int i = 0; all[i]; i++)
+            printf("%-18s %s %s — %s\n", all[i]->name, all[i]->source_name,
+                   all[i]->source_version, all[i]->summary);
+        return EXIT_OK;
+    }
+    if (family && !shc_family_find(family))
+        return cli_usage_error("gen", "--family: unknown family '%s' (see gen --list)", family);
+    for (int i = 0; all[i]; i++) {
+        if (family && strcmp(family, all[i]->name))
+            continue;
+        int rc = gen_one(all[i], out, quiet);
+        if (rc)
+            return rc;
+    }
+    shc_err e = {0};
+    int rc = shc_manifest_write(out, &e);
+    return rc ? cli_report("gen", rc, &e) : EXIT_OK;
+}

@@ -1,4 +1,332 @@
-/* cmd_verify.c — STUB */
+/*
+ * cmd_verify.c — `shardcheck verify`: check a vendor's results against a
+ * golden family, or (with --manifest) check golden/ itself.
+ *
+ * A candidate is either a file in the golden schema (its tests' "expected"
+ * compared per rank) or a minimal results file
+ *   {"family":F,"results":[{"tcId":N,"rank":R,"values":{field:value}}, ...]}
+ * where "rank" is omitted for rank-independent values and a rejected input is
+ * reported as {"tcId":N,"error":"why"}.  Every golden case is reported: Pass,
+ * Fail (expected vs got), or Fail "missing" when the candidate lacks it;
+ * candidate entries for unknown tcIds are failures too.  Malformed candidate
+ * files are exit 2 with the entry named.  Tested by verify_candidate.sh.
+ */
 #include "config.h"
+#include <stdlib.h>
+#include <string.h>
 #include "cli.h"
-int cmd_verify(int argc, char **argv) { return cli_usage_error("verify", "not implemented yet"); }
+#include "golden.h"
+#include "report.h"
+
+typedef struct vstate {
+    const shc_golden *g;
+    report *rep;
+    unsigned char *seen; /* per test: 1 = reported */
+} vstate;
+
+static int64_t test_index(const shc_golden *g, int64_t tcid)
+{
+    int64_t lo = 0, hi = g->ntests - 1;
+    while (lo <= hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        json_int_t v = json_integer_value(json_object_get(g->tests[mid], "tcId"));
+        if (v == tcid)
+            return mid;
+        if (v < tcid)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return -1;
+}
+
+static void case_name(char *buf, size_t n, int64_t tcid, int64_t rank)
+{
+    if (rank >= 0)
+        snprintf(buf, n, "tcId %lld rank %lld", (long long)tcid, (long long)rank);
+    else
+        snprintf(buf, n, "tcId %lld", (long long)tcid);
+}
+
+/* Compare every rank of a golden-shaped candidate test. */
+static void verify_full_test(vstate *s, int64_t idx, json_t *cand)
+{
+    json_t *gold = s->g->tests[idx];
+    int64_t tcid = json_integer_value(json_object_get(gold, "tcId"));
+    const char *cres = json_string_value(json_object_get(cand, "result"));
+    json_t *cexp = json_object_get(cand, "expected");
+    char name[96], msg[600];
+    if ((cres && !strcmp(cres, "invalid")) || !json_is_object(cexp)) {
+        json_t *got = json_pack("{s:s}", "error", "rejected");
+        case_name(name, sizeof name, tcid, -1);
+        int ok = shc_compare_view(gold, -1, got, msg, sizeof msg);
+        report_case(s->rep, name, ok ? ST_PASS : ST_FAIL, ok ? NULL : msg);
+        json_decref(got);
+        return;
+    }
+    int64_t world = shc_expected_world(json_object_get(gold, "expected"));
+    int bad = 0;
+    for (int64_t r = world ? 0 : -1; r < (world ? world : 0) && !bad; r++) {
+        json_t *got = shc_expected_view(cexp, r);
+        if (!got) {
+            snprintf(msg, sizeof msg, "candidate has no value for rank %lld", (long long)r);
+            bad = 1;
+        } else {
+            bad = !shc_compare_view(gold, r, got, msg, sizeof msg);
+            json_decref(got);
+        }
+        case_name(name, sizeof name, tcid, bad ? r : -1);
+    }
+    if (!world && !bad)
+        case_name(name, sizeof name, tcid, -1);
+    report_case(s->rep, name, bad ? ST_FAIL : ST_PASS, bad ? msg : NULL);
+}
+
+static int verify_golden_shaped(vstate *s, json_t *root, const char *path, shc_err *e)
+{
+    size_t gi, ti;
+    json_t *grp, *t;
+    json_array_foreach(json_object_get(root, "testGroups"), gi, grp) {
+        json_array_foreach(json_object_get(grp, "tests"), ti, t) {
+            json_t *id = json_object_get(t, "tcId");
+            if (!json_is_integer(id))
+                return shc_fail(e, SHC_EFORMAT, "%s: testGroups[%zu].tests[%zu] has no integer tcId",
+                                path, gi, ti);
+            int64_t idx = test_index(s->g, json_integer_value(id));
+            char name[64];
+            case_name(name, sizeof name, json_integer_value(id), -1);
+            if (idx < 0) {
+                report_case(s->rep, name, ST_FAIL, "not a tcId of the golden family");
+                continue;
+            }
+            if (s->seen[idx])
+                return shc_fail(e, SHC_EFORMAT, "%s: tcId %lld appears twice", path,
+                                (long long)json_integer_value(id));
+            s->seen[idx] = 1;
+            verify_full_test(s, idx, t);
+        }
+    }
+    return SHC_OK;
+}
+
+/* Results-file entries for one test are grouped; each (test, rank) once. */
+typedef struct rentry { int64_t idx, rank; json_t *got; size_t pos; } rentry;
+
+static int cmp_rentry(const void *a, const void *b)
+{
+    const rentry *x = a, *y = b;
+    if (x->idx != y->idx)
+        return (x->idx > y->idx) - (x->idx < y->idx);
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+static int parse_result(const json_t *r, size_t i, const char *path, int64_t *tcid, int64_t *rank,
+                        json_t **got, shc_err *e)
+{
+    json_t *id = json_object_get(r, "tcId"), *rk = json_object_get(r, "rank");
+    json_t *vals = json_object_get(r, "values"), *err = json_object_get(r, "error");
+    if (!json_is_object(r) || !json_is_integer(id))
+        return shc_fail(e, SHC_EFORMAT, "%s: results[%zu]: needs an integer \"tcId\"", path, i);
+    if (rk && (!json_is_integer(rk) || json_integer_value(rk) < 0))
+        return shc_fail(e, SHC_EFORMAT, "%s: results[%zu] (tcId %lld): \"rank\" must be a "
+                        "non-negative integer", path, i, (long long)json_integer_value(id));
+    if (!err && !json_is_object(vals))
+        return shc_fail(e, SHC_EFORMAT, "%s: results[%zu] (tcId %lld): needs a \"values\" object "
+                        "or an \"error\"", path, i, (long long)json_integer_value(id));
+    *tcid = json_integer_value(id);
+    *rank = rk ? json_integer_value(rk) : -1;
+    *got = err ? json_pack("{s:O}", "error", err) : json_incref(vals);
+    return SHC_OK;
+}
+
+/* Report one test from its sorted results entries [a, b). */
+static void verify_entries(vstate *s, rentry *v, size_t a, size_t b)
+{
+    json_t *gold = s->g->tests[v[a].idx];
+    int64_t tcid = json_integer_value(json_object_get(gold, "tcId"));
+    int64_t world = shc_expected_world(json_object_get(gold, "expected"));
+    const char *res = json_string_value(json_object_get(gold, "result"));
+    bool whole = v[a].rank < 0 || world == 0 || !strcmp(res, "invalid");
+    char name[96], msg[600];
+    int64_t expect_rank = 0;
+    for (size_t i = a; i < b; i++) {
+        if (!whole && v[i].rank != expect_rank) {
+            case_name(name, sizeof name, tcid, expect_rank);
+            report_case(s->rep, name, ST_FAIL, v[i].rank < expect_rank ? "rank reported twice"
+                                                                        : "missing from the candidate");
+            return;
+        }
+        int ok = shc_compare_view(gold, whole ? -1 : v[i].rank, v[i].got, msg, sizeof msg);
+        if (!ok) {
+            case_name(name, sizeof name, tcid, whole ? -1 : v[i].rank);
+            report_case(s->rep, name, ST_FAIL, msg);
+            return;
+        }
+        expect_rank++;
+        if (whole)
+            break;
+    }
+    case_name(name, sizeof name, tcid, -1);
+    if (!whole && expect_rank < world) {
+        case_name(name, sizeof name, tcid, expect_rank);
+        report_case(s->rep, name, ST_FAIL, "missing from the candidate");
+    } else {
+        report_case(s->rep, name, ST_PASS, NULL);
+    }
+}
+
+static int verify_results(vstate *s, json_t *results, const char *path, shc_err *e)
+{
+    size_t n = json_array_size(results);
+    rentry *v = calloc(n ? n : 1, sizeof *v);
+    if (!v)
+        return shc_fail(e, SHC_ENOMEM, "verify: out of memory");
+    size_t m = 0;
+    int rc = SHC_OK;
+    for (size_t i = 0; i < n && !rc; i++) {
+        int64_t tcid = 0, rank = -1;
+        json_t *got = NULL;
+        rc = parse_result(json_array_get(results, i), i, path, &tcid, &rank, &got, e);
+        if (rc)
+            break;
+        int64_t idx = test_index(s->g, tcid);
+        if (idx < 0) {
+            char name[64];
+            case_name(name, sizeof name, tcid, rank);
+            report_case(s->rep, name, ST_FAIL, "not a tcId of the golden family");
+            json_decref(got);
+            continue;
+        }
+        v[m++] = (rentry){idx, rank, got, i};
+    }
+    if (!rc) {
+        qsort(v, m, sizeof *v, cmp_rentry);
+        for (size_t a = 0, b; a < m; a = b) {
+            for (b = a + 1; b < m && v[b].idx == v[a].idx; b++)
+                ;
+            s->seen[v[a].idx] = 1;
+            verify_entries(s, v, a, b);
+        }
+    }
+    for (size_t i = 0; i < m; i++)
+        json_decref(v[i].got);
+    free(v);
+    return rc;
+}
+
+static void report_missing(vstate *s)
+{
+    for (int64_t i = 0; i < s->g->ntests; i++) {
+        if (s->seen[i])
+            continue;
+        char name[64];
+        case_name(name, sizeof name, json_integer_value(json_object_get(s->g->tests[i], "tcId")), -1);
+        report_case(s->rep, name, ST_FAIL, "missing from the candidate");
+    }
+}
+
+static int verify_candidate(const shc_golden *g, const char *path, report *rep, shc_err *e)
+{
+    json_error_t je;
+    json_t *root = json_load_file(path, 0, &je);
+    if (!root)
+        return shc_fail(e, SHC_EFORMAT, "candidate %s: line %d column %d: %s", path, je.line,
+                        je.column, je.text);
+    const char *fam = json_string_value(json_object_get(root, "family"));
+    int rc = SHC_OK;
+    if (fam && strcmp(fam, g->family))
+        rc = shc_fail(e, SHC_EFORMAT, "candidate %s: family \"%s\", verifying \"%s\"", path, fam,
+                      g->family);
+    vstate s = {g, rep, calloc((size_t)(g->ntests ? g->ntests : 1), 1)};
+    json_t *results = json_object_get(root, "results");
+    if (rc) {
+    } else if (json_is_array(json_object_get(root, "testGroups"))) {
+        rc = verify_golden_shaped(&s, root, path, e);
+    } else if (json_is_array(results)) {
+        rc = verify_results(&s, results, path, e);
+    } else {
+        rc = shc_fail(e, SHC_EFORMAT, "candidate %s: neither \"testGroups\" (golden schema) nor "
+                      "\"results\" (results file)", path);
+    }
+    if (!rc)
+        report_missing(&s);
+    free(s.seen);
+    json_decref(root);
+    return rc;
+}
+
+/* --manifest: MANIFEST hashes plus structural validation of every family. */
+static int verify_manifest(const char *dir)
+{
+    shc_err e = {0};
+    int rc = shc_manifest_verify(dir, &e);
+    if (rc)
+        return cli_report("verify", rc, &e);
+    const shc_family *const *all = shc_families();
+    long long files = 0, tests = 0;
+    for (int i = 0; all[i]; i++) {
+        shc_golden g;
+        rc = shc_golden_load_family(&g, dir, all[i]->name, &e);
+        if (rc)
+            return cli_report("verify", rc, &e);
+        files += g.nfiles;
+        tests += g.ntests;
+        shc_golden_free(&g);
+    }
+    printf("golden %s: MANIFEST ok, %lld files, %lld tests, structure ok\n", dir, files, tests);
+    return EXIT_OK;
+}
+
+int cmd_verify(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"family", required_argument, NULL, 'f'}, {"candidate", required_argument, NULL, 'c'},
+        {"golden", required_argument, NULL, 'g'}, {"tap", no_argument, NULL, 't'},
+        {"junit", required_argument, NULL, 'j'},  {"json", no_argument, NULL, 'J'},
+        {"verbose", no_argument, NULL, 'v'},      {"manifest", no_argument, NULL, 'm'},
+        {"help", no_argument, NULL, 'h'},         {0, 0, 0, 0}};
+    const char *family = NULL, *cand = NULL, *dir = "golden", *junit = NULL;
+    report_format fmt = REP_TEXT;
+    int verbose = 0, manifest = 0, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'f': family = optarg; break;
+        case 'c': cand = optarg; break;
+        case 'g': dir = optarg; break;
+        case 't': fmt = REP_TAP; break;
+        case 'j': junit = optarg; break;
+        case 'J': fmt = REP_JSON; break;
+        case 'v': verbose = 1; break;
+        case 'm': manifest = 1; break;
+        case 'h':
+            printf("usage: shardcheck verify --family F --candidate FILE [--golden DIR] "
+                   "[--tap | --junit FILE | --json] [--verbose]\n"
+                   "       shardcheck verify --manifest [--golden DIR]\n");
+            return EXIT_OK;
+        default: return EXIT_USAGE;
+        }
+    }
+    if (cli_no_positionals("verify", argc, argv))
+        return EXIT_USAGE;
+    if (manifest)
+        return verify_manifest(dir);
+    if (!family || !cand)
+        return cli_usage_error("verify", "--family and --candidate are required");
+    if (!shc_family_find(family))
+        return cli_usage_error("verify", "--family: unknown family '%s' (see gen --list)", family);
+    shc_err e = {0};
+    shc_golden g;
+    int rc = shc_golden_load_family(&g, dir, family, &e);
+    if (rc)
+        return cli_report("verify", rc, &e);
+    report rep;
+    if (report_open(&rep, fmt, junit, family, verbose)) {
+        shc_golden_free(&g);
+        return cli_usage_error("verify", "--junit: cannot write %s", junit);
+    }
+    rc = verify_candidate(&g, cand, &rep, &e);
+    int code = report_close(&rep);
+    shc_golden_free(&g);
+    return rc ? cli_report("verify", rc, &e) : code;
+}

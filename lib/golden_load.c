@@ -1,0 +1,237 @@
+/*
+ * golden_load.c — reading golden files back and checking their shared structure.
+ *
+ * Every rule here guards a way a golden file can be wrong in transit or by
+ * hand: truncated JSON (jansson reports line and column), a wrong schema or
+ * family name, a numberOfTests that disagrees with the tests present, a
+ * duplicated or non-positive tcId, an undeclared flag, a result outside
+ * valid/invalid/acceptable, a test without "expected".  The message always
+ * names the file, and the tcId where there is one.  Tested by check_golden.c.
+ */
+#include "config.h"
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "golden.h"
+
+void shc_golden_free(shc_golden *g)
+{
+    if (!g)
+        return;
+    for (int i = 0; i < g->nfiles; i++) {
+        json_decref(g->roots[i]);
+        free(g->paths[i]);
+    }
+    free(g->roots);
+    free(g->paths);
+    free(g->tests);
+    free(g->groups);
+    memset(g, 0, sizeof *g);
+}
+
+static int check_test(const char *path, json_t *notes, json_t *t, shc_err *e)
+{
+    json_t *id = json_object_get(t, "tcId");
+    if (!json_is_integer(id) || json_integer_value(id) < 1)
+        return shc_fail(e, SHC_EFORMAT, "%s: a test has no positive integer tcId", path);
+    long long tc = (long long)json_integer_value(id);
+    const char *res = json_string_value(json_object_get(t, "result"));
+    if (!res || (strcmp(res, "valid") && strcmp(res, "invalid") && strcmp(res, "acceptable")))
+        return shc_fail(e, SHC_EFORMAT, "%s: tcId %lld: result must be valid, invalid or acceptable",
+                        path, tc);
+    json_t *flags = json_object_get(t, "flags");
+    if (!json_is_array(flags))
+        return shc_fail(e, SHC_EFORMAT, "%s: tcId %lld: flags must be an array", path, tc);
+    size_t i;
+    json_t *f;
+    json_array_foreach(flags, i, f) {
+        if (!json_is_string(f) || !json_object_get(notes, json_string_value(f)))
+            return shc_fail(e, SHC_EFORMAT, "%s: tcId %lld: flag %s is not declared in notes", path,
+                            tc, json_is_string(f) ? json_string_value(f) : "(not a string)");
+    }
+    if (!json_is_object(json_object_get(t, "expected")))
+        return shc_fail(e, SHC_EFORMAT, "%s: tcId %lld: expected must be an object", path, tc);
+    return SHC_OK;
+}
+
+static int append_test(shc_golden *g, json_t *t, json_t *grp, shc_err *e)
+{
+    if ((g->ntests & (g->ntests - 1)) == 0) { /* grow at powers of two */
+        int64_t cap = g->ntests ? 2 * g->ntests : 64;
+        json_t **nt = realloc(g->tests, (size_t)cap * sizeof *nt);
+        json_t **ng = realloc(g->groups, (size_t)cap * sizeof *ng);
+        if (nt)
+            g->tests = nt;
+        if (ng)
+            g->groups = ng;
+        if (!nt || !ng)
+            return shc_fail(e, SHC_ENOMEM, "golden: out of memory");
+    }
+    g->tests[g->ntests] = t;
+    g->groups[g->ntests] = grp;
+    g->ntests++;
+    return SHC_OK;
+}
+
+/* Structural validation of one parsed file; appends its tests to g. */
+static int check_root(shc_golden *g, const char *path, json_t *root, shc_err *e)
+{
+    const char *family = json_string_value(json_object_get(root, "family"));
+    const char *schema = json_string_value(json_object_get(root, "schema"));
+    if (!family || !schema)
+        return shc_fail(e, SHC_EFORMAT, "%s: missing \"family\" or \"schema\"", path);
+    char want[160];
+    snprintf(want, sizeof want, "%s_v1.json", family);
+    if (strcmp(schema, want))
+        return shc_fail(e, SHC_EFORMAT, "%s: schema is \"%s\", expected \"%s\"", path, schema, want);
+    if (g->family[0] && strcmp(g->family, family))
+        return shc_fail(e, SHC_EFORMAT, "%s: family \"%s\", expected \"%s\"", path, family, g->family);
+    snprintf(g->family, sizeof g->family, "%s", family);
+    json_t *notes = json_object_get(root, "notes");
+    json_t *groups = json_object_get(root, "testGroups");
+    json_t *ntests = json_object_get(root, "numberOfTests");
+    if (!json_is_object(notes) || !json_is_array(groups) || !json_is_integer(ntests))
+        return shc_fail(e, SHC_EFORMAT, "%s: missing notes, testGroups or numberOfTests", path);
+    int64_t count = 0;
+    size_t gi, ti;
+    json_t *grp, *t;
+    json_array_foreach(groups, gi, grp) {
+        json_t *tests = json_object_get(grp, "tests");
+        if (!json_is_array(tests))
+            return shc_fail(e, SHC_EFORMAT, "%s: testGroups[%zu] has no tests array", path, gi);
+        json_array_foreach(tests, ti, t) {
+            int rc = check_test(path, notes, t, e);
+            if (!rc)
+                rc = append_test(g, t, grp, e);
+            if (rc)
+                return rc;
+            count++;
+        }
+    }
+    if (count != json_integer_value(ntests))
+        return shc_fail(e, SHC_EFORMAT, "%s: numberOfTests is %lld but %lld tests are present", path,
+                        (long long)json_integer_value(ntests), (long long)count);
+    return SHC_OK;
+}
+
+typedef struct { json_t *test, *group; } tg_pair;
+
+static json_int_t tcid_of(const json_t *t) { return json_integer_value(json_object_get(t, "tcId")); }
+
+static int cmp_pair(const void *a, const void *b)
+{
+    json_int_t x = tcid_of(((const tg_pair *)a)->test), y = tcid_of(((const tg_pair *)b)->test);
+    return (x > y) - (x < y);
+}
+
+/* Sort tests by tcId (keeping each test's group) and reject duplicates. */
+static int index_tests(shc_golden *g, shc_err *e)
+{
+    int64_t n = g->ntests;
+    tg_pair *pairs = malloc((size_t)(n ? n : 1) * sizeof *pairs);
+    if (!pairs)
+        return shc_fail(e, SHC_ENOMEM, "golden: out of memory");
+    for (int64_t i = 0; i < n; i++)
+        pairs[i] = (tg_pair){g->tests[i], g->groups[i]};
+    qsort(pairs, (size_t)n, sizeof *pairs, cmp_pair);
+    int rc = SHC_OK;
+    for (int64_t i = 0; i < n; i++) {
+        g->tests[i] = pairs[i].test;
+        g->groups[i] = pairs[i].group;
+        if (!rc && i > 0 && tcid_of(g->tests[i - 1]) == tcid_of(g->tests[i]))
+            rc = shc_fail(e, SHC_EFORMAT, "family %s: duplicate tcId %lld", g->family,
+                          (long long)tcid_of(g->tests[i]));
+    }
+    free(pairs);
+    return rc;
+}
+
+static int load_one(shc_golden *g, const char *path, shc_err *e)
+{
+    json_error_t je;
+    json_t *root = json_load_file(path, 0, &je);
+    if (!root)
+        return shc_fail(e, SHC_EFORMAT, "%s: line %d column %d: %s", path, je.line, je.column,
+                        je.text);
+    json_t **nr = realloc(g->roots, (size_t)(g->nfiles + 1) * sizeof *nr);
+    char **np = realloc(g->paths, (size_t)(g->nfiles + 1) * sizeof *np);
+    if (nr)
+        g->roots = nr;
+    if (np)
+        g->paths = np;
+    if (!nr || !np) {
+        json_decref(root);
+        return shc_fail(e, SHC_ENOMEM, "golden: out of memory");
+    }
+    g->roots[g->nfiles] = root;
+    g->paths[g->nfiles] = strdup(path);
+    g->nfiles++;
+    return check_root(g, path, root, e);
+}
+
+int shc_golden_load_file(shc_golden *g, const char *path, shc_err *e)
+{
+    memset(g, 0, sizeof *g);
+    int rc = load_one(g, path, e);
+    if (!rc)
+        rc = index_tests(g, e);
+    if (rc)
+        shc_golden_free(g);
+    return rc;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int shc_golden_load_family(shc_golden *g, const char *dir, const char *family, shc_err *e)
+{
+    memset(g, 0, sizeof *g);
+    snprintf(g->family, sizeof g->family, "%s", family);
+    char fdir[4096];
+    snprintf(fdir, sizeof fdir, "%s/%s", dir, family);
+    DIR *d = opendir(fdir);
+    if (!d)
+        return shc_fail(e, SHC_EIO, "golden family %s: cannot open directory %s", family, fdir);
+    char *names[4096];
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) && n < 4096) {
+        size_t len = strlen(de->d_name);
+        if (len > 5 && !strcmp(de->d_name + len - 5, ".json"))
+            names[n++] = strdup(de->d_name);
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof *names, cmp_str);
+    int rc = n ? SHC_OK : shc_fail(e, SHC_EFORMAT, "golden family %s: no .json files in %s", family, fdir);
+    for (int i = 0; i < n; i++) {
+        char path[8192];
+        snprintf(path, sizeof path, "%s/%s", fdir, names[i]);
+        if (!rc)
+            rc = load_one(g, path, e);
+        free(names[i]);
+    }
+    if (!rc)
+        rc = index_tests(g, e);
+    if (rc)
+        shc_golden_free(g);
+    return rc;
+}
+
+json_t *shc_golden_find(const shc_golden *g, int64_t tcid)
+{
+    int64_t lo = 0, hi = g->ntests - 1;
+    while (lo <= hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        json_int_t v = json_integer_value(json_object_get(g->tests[mid], "tcId"));
+        if (v == tcid)
+            return g->tests[mid];
+        if (v < tcid)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return NULL;
+}
