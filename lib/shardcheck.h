@@ -170,9 +170,12 @@ typedef struct shc_layout {
     int64_t index_len[SHC_MAX_TENSOR_DIMS];
 } shc_layout;
 
-/* Layout of the rank at mesh coordinate coord. */
+/* Layout of the rank at mesh coordinate coord (left to right, or by shard order). */
 int shc_layout_compute(const shc_mesh *m, const shc_placements *pl, const shc_shape *global,
                        const int64_t *coord, shc_layout *out, shc_err *e);
+/* Layout of a global rank; SHC_EINVAL if the rank is not in the mesh. */
+int shc_layout_of_rank(const shc_mesh *m, const shc_placements *pl, const shc_shape *global,
+                       int64_t rank, shc_layout *out, shc_err *e);
 /* Free index lists in a layout. */
 void shc_layout_free(shc_layout *l);
 
@@ -187,34 +190,334 @@ typedef struct shc_groups {
     int64_t *ranks; /* ngroups * group_size */
 } shc_groups;
 
-/* Groups along a set of mesh dims (axes, in the given order, flattened
- * row-major), each in DeviceMesh order; naxes==0 gives one singleton per rank. */
+/* DeviceMesh groups over mesh dims axes (ascending, distinct, as torch's slicing
+ * requires), flattened row-major; groups enumerated row-major over the other
+ * dims; naxes==0 gives one singleton per rank. */
 int shc_groups_for_axes(const shc_mesh *m, const int *axes, int naxes, shc_groups *out,
                         shc_err *e);
-/* The group containing rank among groups g; returns its index or -1. */
+/* The group containing rank among groups g (linear scan); returns its index or -1. */
 int64_t shc_groups_find(const shc_groups *g, int64_t rank);
+/* O(1): index of rank's group and its position in it for groups_for_axes(axes). */
+int shc_groups_locate(const shc_mesh *m, const int *axes, int naxes, int64_t rank,
+                      int64_t *group, int64_t *member, shc_err *e);
+/* Communicator rank: position of rank in the sorted group (c10d new_group sorts). */
+int64_t shc_group_sorted_index(const int64_t *group, int64_t n, int64_t rank);
 /* Free a groups list. */
 void shc_groups_free(shc_groups *g);
+
+/* ======================================================================
+ * Element types (dtype.c) — shared by the RNG kernels, planners' cost model
+ * and redistribute execution
+ * ==================================================================== */
+
+/* torch dtypes. */
+typedef enum {
+    SHC_DT_FLOAT32, SHC_DT_FLOAT64, SHC_DT_FLOAT16, SHC_DT_BFLOAT16,
+    SHC_DT_INT64, SHC_DT_INT32, SHC_DT_INT16, SHC_DT_INT8, SHC_DT_UINT8, SHC_DT_BOOL,
+    SHC_DT_COUNT
+} shc_dtype;
+/* Parse "float32", "float16", "bfloat16", "int64", ... (torch spellings, also "half", "double", "float", "long", "int"). */
+int shc_dtype_parse(const char *s, shc_dtype *out, shc_err *e);
+/* torch's name of a dtype ("float32"). */
+const char *shc_dtype_name(shc_dtype t);
+/* Bytes per element. */
+size_t shc_dtype_size(shc_dtype t);
+/* Whether the dtype is an integer (or bool) type: bitwise reductions allowed. */
+bool shc_dtype_is_int(shc_dtype t);
 
 /* ======================================================================
  * Random engines (philox.c, curand_stream.c, torch_cuda_rng.c, threefry.c)
  * ==================================================================== */
 /* @@SECTION rng-engines@@ */
 
+/* ---- Philox4x32 (philox.c, philox_simd.c) ---- */
+
+/* Which implementation computes Philox blocks (AUTO = best this CPU runs). */
+typedef enum { SHC_PHILOX_AUTO = 0, SHC_PHILOX_SCALAR, SHC_PHILOX_AVX2, SHC_PHILOX_AVX512 } shc_philox_path;
+/* How the counter advances from block to block in a fill. */
+typedef enum {
+    SHC_PHILOX_STEP_COUNTER = 0, /* 128-bit counter + 1 (word 0 lowest), a single stream */
+    SHC_PHILOX_STEP_SUBSEQ = 1   /* words 2..3 as a 64-bit number + 1 (wraps), one block per subsequence */
+} shc_philox_step;
+
+/* One Philox4x32 block with `rounds` rounds (10 = Philox4x32-10, 7 = Philox4x32-7). */
+void shc_philox4x32(const uint32_t ctr[4], const uint32_t key[2], int rounds, uint32_t out[4]);
+/* Whether a path is compiled in and runs on this CPU (AUTO and SCALAR always do). */
+bool shc_philox_path_available(shc_philox_path path);
+/* The path AUTO resolves to on this CPU. */
+shc_philox_path shc_philox_best_path(void);
+/* Name of a path ("scalar", "avx2", "avx512", "auto"). */
+const char *shc_philox_path_name(shc_philox_path path);
+/* n blocks from counter ctr0 advancing by step; out = 4n words, AoS (block j at
+ * out[4j..4j+3]) or, if soa, row w of n words at out[w*n..]. Same bits on every path. */
+int shc_philox_fill(shc_philox_path path, const uint32_t key[2], const uint32_t ctr0[4],
+                    shc_philox_step step, int rounds, int64_t n, uint32_t *out, bool soa,
+                    shc_err *e);
+
+/* ---- cuRAND device-API Philox4_32_10 stream, CUDA 13.0 (curand_stream.c) ---- */
+
+/* curandStatePhilox4_32_10_t, field for field. */
+typedef struct shc_curand_philox {
+    uint32_t ctr[4];
+    uint32_t output[4];
+    uint32_t key[2];
+    uint32_t state;          /* STATE: index in output of the next word */
+    int boxmuller_flag;
+    int boxmuller_flag_double;
+    float boxmuller_extra;
+    double boxmuller_extra_double;
+} shc_curand_philox;
+
+/* curand_init(seed, subsequence, offset, &state). */
+void shc_curand_init(uint64_t seed, uint64_t subsequence, uint64_t offset, shc_curand_philox *s);
+/* skipahead(n, &state): skip n 32-bit outputs. */
+void shc_curand_skipahead(uint64_t n, shc_curand_philox *s);
+/* skipahead_sequence(n, &state): skip n subsequences of 2^66 outputs. */
+void shc_curand_skipahead_sequence(uint64_t n, shc_curand_philox *s);
+/* curand(&state). */
+uint32_t shc_curand(shc_curand_philox *s);
+/* curand4(&state). */
+void shc_curand4(shc_curand_philox *s, uint32_t out[4]);
+/* curand_uniform(&state). */
+float shc_curand_uniform(shc_curand_philox *s);
+/* curand_uniform4(&state). */
+void shc_curand_uniform4(shc_curand_philox *s, float out[4]);
+/* curand_uniform_double(&state) (one 32-bit word). */
+double shc_curand_uniform_double(shc_curand_philox *s);
+/* curand_uniform2_double(&state) (53-bit values from word pairs). */
+void shc_curand_uniform2_double(shc_curand_philox *s, double out[2]);
+/* curand_normal(&state) with the Box-Muller cache; accurate sin/cos/log (GPU: __sincosf). */
+float shc_curand_normal(shc_curand_philox *s);
+/* curand_normal2(&state). */
+void shc_curand_normal2(shc_curand_philox *s, float out[2]);
+/* curand_normal4(&state). */
+void shc_curand_normal4(shc_curand_philox *s, float out[4]);
+/* curand_normal_double(&state) with its cache; accurate sinpi (GPU: sincospi). */
+double shc_curand_normal_double(shc_curand_philox *s);
+/* curand_normal2_double(&state). */
+void shc_curand_normal2_double(shc_curand_philox *s, double out[2]);
+
+/* ---- PyTorch 2.13 CUDA random kernels (torch_cuda_rng.c, gpu_profiles.c) ---- */
+
+/* A GPU as the launch geometry sees it: cudaDeviceProp fields torch reads. */
+typedef struct shc_gpu_profile {
+    const char *name;        /* "a100", "h100-sxm", ... or "custom" */
+    int sm_count;            /* multiProcessorCount */
+    int max_threads_per_sm;  /* maxThreadsPerMultiProcessor */
+} shc_gpu_profile;
+
+/* The presets, terminated by an entry with name NULL. */
+const shc_gpu_profile *shc_gpu_profiles(void);
+/* A preset by name, or "SMSxTHREADS" (e.g. "108x2048") for any other GPU. */
+int shc_gpu_profile_parse(const char *s, shc_gpu_profile *out, shc_err *e);
+
+/* NOTE: shc_dtype and shc_dtype_parse/name/size/is_int live in the core section
+ * "Element types (dtype.c)" near the top of this header (lead-owned): do not redeclare. */
+
+/* The random ops emulated. */
+typedef enum {
+    SHC_TORCH_UNIFORM,     /* uniform_(from, to) / torch.rand */
+    SHC_TORCH_NORMAL,      /* normal_(mean, std) / torch.randn */
+    SHC_TORCH_RANDOM,      /* random_() or random_(from, to) */
+    SHC_TORCH_BERNOULLI,   /* bernoulli_(p) with a float p */
+    SHC_TORCH_DROPOUT,     /* native_dropout(x, p, train=True) (fused kernel) */
+    SHC_TORCH_EXPONENTIAL, /* exponential_(lambd) */
+    SHC_TORCH_OP_COUNT
+} shc_torch_op;
+/* Parse "uniform", "normal", "random", "bernoulli", "dropout", "exponential". */
+int shc_torch_op_parse(const char *s, shc_torch_op *out, shc_err *e);
+/* Name of an op. */
+const char *shc_torch_op_name(shc_torch_op op);
+
+/* One random op on a contiguous tensor of numel elements. */
+typedef struct shc_torch_rng_req {
+    shc_torch_op op;
+    shc_dtype dtype;
+    int64_t numel;
+    double a, b;      /* uniform: from, to; normal: mean, std; exponential: lambd (a);
+                         bernoulli: p (a); dropout: p = drop probability (a) */
+    bool has_range;   /* random_: from/to given */
+    int64_t from, to; /* random_: [from, to) */
+} shc_torch_rng_req;
+
+/* A request with torch's default parameters for op (rand: [0,1), randn: (0,1), p = 0.5, lambd = 1). */
+void shc_torch_rng_req_init(shc_torch_rng_req *r, shc_torch_op op, shc_dtype dtype, int64_t numel);
+/* Validate a request as torch would (dtype allowed for op, from < to, p in [0,1], ...). */
+int shc_torch_rng_check(const shc_torch_rng_req *r, shc_err *e);
+/* Generator offset after the op ran from `offset` (every philox_cuda_state increment). */
+int shc_torch_rng_offset_after(const shc_gpu_profile *g, int64_t offset,
+                               const shc_torch_rng_req *r, int64_t *new_offset, shc_err *e);
+/* Elements [start, start+count) of the op's output at generator state (seed, offset):
+ * out gets count elements of r->dtype as torch stores them (float16/bfloat16 as uint16
+ * bits); dropout writes the result for an all-ones input and, if mask != NULL, the
+ * keep mask (0/1 bytes).  *new_offset (may be NULL) = the generator offset afterwards.
+ * offset must be a multiple of 4 (torch's invariant). */
+int shc_torch_rng_fill(const shc_gpu_profile *g, uint64_t seed, int64_t offset,
+                       const shc_torch_rng_req *r, int64_t start, int64_t count, void *out,
+                       uint8_t *mask, int64_t *new_offset, shc_err *e);
+
+/* ---- JAX threefry2x32 (threefry.c) ---- */
+
+/* One Threefry2x32 block with `rounds` rounds (20 = threefry2x32-20, JAX's). */
+void shc_threefry2x32(const uint32_t ctr[2], const uint32_t key[2], int rounds, uint32_t out[2]);
+/* jax.random.bits(key, shape, uint32) with jax_threefry_partitionable=True, row-major
+ * elements [start, start+count): element i = xor of threefry2x32(key, (i>>32, i&0xffffffff)). */
+void shc_threefry_bits32(const uint32_t key[2], uint64_t start, int64_t count, uint32_t *out);
+
 /* ======================================================================
  * RNG offsets and policies (rng_offsets.c, rng_policy.c)
  * ==================================================================== */
 /* @@SECTION rng-offsets@@ */
 
+/* torch 2.13 OffsetBasedRNGTracker arithmetic for one layout (rank-independent part):
+ * which mesh dims shard each tensor dim (mesh-dim order), first-shard size, end increment. */
+typedef struct shc_rng_layout {
+    int tensor_ndim, mesh_ndim;
+    int64_t mesh_shape[SHC_MAX_MESH_DIMS];
+    shc_placements pl;
+    shc_shape shape;
+    int nshard_mesh[SHC_MAX_TENSOR_DIMS];                    /* mesh dims sharding tensor dim d */
+    int shard_mesh[SHC_MAX_TENSOR_DIMS][SHC_MAX_MESH_DIMS];  /* ... in mesh-dim order */
+    int64_t total_shards[SHC_MAX_TENSOR_DIMS];               /* product of their sizes */
+    int64_t first_shard[SHC_MAX_TENSOR_DIMS];                /* torch's _calc_first_shard_size */
+    int64_t first_numel, numel, end_incr;
+} shc_rng_layout;
+
+/* One rank's view: shard linear index, increments, and its real local numel. */
+typedef struct shc_rng_offsets {
+    int64_t shard_linear_index;
+    int64_t start_incr;  /* ceil4(shard_linear_index * first_numel) */
+    int64_t end_incr;    /* ceil4(numel) */
+    int64_t local_numel; /* numel of the rank's actual shard (its window length) */
+} shc_rng_offsets;
+
+/* torch's Shard chunk rule: size of chunk idx of a dim of `size` split in n (torch.chunk). */
+int64_t shc_rng_chunk_size(int64_t size, int64_t n, int64_t idx);
+/* torch's _StridedShard size: chunk idx of `size` split in sf, each split in n, re-joined. */
+int64_t shc_rng_strided_size(int64_t size, int64_t sf, int64_t n, int64_t idx);
+/* Validate a layout and precompute the tracker's rank-independent arithmetic. */
+int shc_rng_layout_init(shc_rng_layout *t, const shc_mesh *m, const shc_placements *pl,
+                        const shc_shape *shape, shc_err *e);
+/* Offsets of the rank at mesh coordinate coord. */
+int shc_rng_offsets_at(const shc_rng_layout *t, const int64_t *coord, shc_rng_offsets *out,
+                       shc_err *e);
+/* Offsets of a global rank of mesh m. */
+int shc_rng_offsets_rank(const shc_rng_layout *t, const shc_mesh *m, int64_t rank,
+                         shc_rng_offsets *out, shc_err *e);
+/* The 16-byte Philox generator state torch exposes: seed u64 LE then offset i64 LE. */
+void shc_rng_state_pack(uint64_t seed, int64_t offset, uint8_t out[16]);
+/* Inverse of shc_rng_state_pack. */
+void shc_rng_state_unpack(const uint8_t in[16], uint64_t *seed, int64_t *offset);
+/* _distribute_region on one generator: offset inside the region and after it (overflow-checked;
+ * torch's int64 tensor would wrap silently). */
+int shc_rng_region(const shc_rng_offsets *o, int64_t old_offset, int64_t *pre, int64_t *post,
+                   shc_err *e);
+
+/* Audit finding kinds (bit 1<<kind in shc_rng_audit.kinds; names via shc_rng_finding_name). */
+enum {
+    SHC_RNGF_SAME_START, /* distinct non-empty shards start at the same offset */
+    SHC_RNGF_OVERRUN,    /* a shard's window runs past end_incr into the next op's window */
+    SHC_RNGF_OVERLAP,    /* windows of distinct shards overlap */
+    SHC_RNGF_COUNT
+};
+/* One finding: kind, the ranks involved (rank_b = -1 for overrun) and their counter windows. */
+typedef struct shc_rng_finding {
+    int kind;
+    int64_t rank_a, rank_b;
+    int64_t a_lo, a_hi, b_lo, b_hi; /* [lo, hi) in offset increments */
+} shc_rng_finding;
+/* An audit: every finding kind seen, a bounded list of findings, total counts. */
+typedef struct shc_rng_audit {
+    unsigned kinds;
+    int64_t count[SHC_RNGF_COUNT];
+    int64_t nlisted;
+    shc_rng_finding listed[64];
+    int64_t nshards;   /* distinct shards */
+    int64_t end_incr;
+} shc_rng_audit;
+/* Flag name of a finding kind ("OffsetSameStart", "OffsetOverrun", "OffsetOverlap"). */
+const char *shc_rng_finding_name(int kind);
+/* Audit the tracker's windows over every rank of the mesh. */
+int shc_rng_audit_layout(const shc_mesh *m, const shc_placements *pl, const shc_shape *shape,
+                         shc_rng_audit *out, shc_err *e);
+
 /* ======================================================================
  * Redistribute planning (plan*.c, cost_model.c, trace.c)
  * ==================================================================== */
 /* @@SECTION planners@@ */
+/* Planner choice: auto = torch 2.13's rule (non-default shard order or
+ * _StridedShard -> graph, otherwise greedy); greedy/graph force one, as
+ * torch's use_min_cost_redistribution_plan(False/True) does. */
+typedef enum { SHC_PLANNER_AUTO, SHC_PLANNER_GREEDY, SHC_PLANNER_GRAPH } shc_planner;
+/* A plan, its steps and the options are defined in lib/plan.h. */
+typedef struct shc_plan shc_plan;
+typedef struct shc_plan_opts shc_plan_opts;
+
+/* Default options: auto planner, 4-byte dtype, 8 devices per host, merging on, no flattened meshes. */
+void shc_plan_opts_init(shc_plan_opts *o);
+/* Plan redistributing a tensor of global shape from src to dst as global rank `rank` sees it
+ * (torch 2.13 _gen_transform_infos + _optimize_transform_infos); *out must be freed. */
+int shc_plan_compute(const shc_mesh *m, const shc_placements *src, const shc_placements *dst,
+                     const shc_shape *shape, const shc_plan_opts *opts, int64_t rank,
+                     shc_plan *out, shc_err *e);
+/* Free a plan's steps and trace (safe on a zeroed plan). */
+void shc_plan_free(shc_plan *p);
+/* Name of a step's communication kind ("all_gather", "local_chunk", ...); kind is a shc_comm_kind. */
+const char *shc_comm_kind_name(int kind);
+/* Parse a planner name ("auto", "greedy", "graph"/"min-cost"). */
+int shc_planner_parse(const char *s, shc_planner *out, shc_err *e);
+/* Element size in bytes of a torch dtype name ("float32", "bfloat16", ...). */
+int shc_dtype_bytes(const char *name, int *bytes, shc_err *e);
+
 
 /* ======================================================================
  * Redistribute execution and communicators (comm*.c, redistribute_exec.c)
  * ==================================================================== */
 /* @@SECTION execution@@ */
+/* NOTE: shc_dtype and shc_dtype_parse/name/size/is_int live in the core section
+ * "Element types (dtype.c)" near the top of this header (lead-owned): do not redeclare. */
+
+/* A communicator (comm.h): the collectives redistribute execution needs. */
+typedef struct shc_comm shc_comm;
+
+/* One redistribute case: mesh, source and target placements, global shape, dtype. */
+typedef struct shc_xcase {
+    shc_mesh mesh;          /* owned: freed by shc_xcase_free */
+    shc_placements src, dst;
+    shc_shape shape;
+    shc_dtype dtype;
+    shc_planner planner;
+} shc_xcase;
+
+/* A rank's local tensor: shape plus contiguous row-major bytes (malloc'd). */
+typedef struct shc_xtensor {
+    shc_shape shape;
+    shc_dtype dtype;
+    void *data;
+    int64_t numel;
+} shc_xtensor;
+
+/* Parse a case from strings (mesh "2x2", ranks or NULL, placements, shape, dtype, planner or NULL). */
+int shc_xcase_parse(shc_xcase *c, const char *mesh, const char *ranks, const char *src,
+                    const char *dst, const char *shape, const char *dtype, const char *planner,
+                    shc_err *e);
+/* Free a case's mesh. */
+void shc_xcase_free(shc_xcase *c);
+/* Free a tensor's data. */
+void shc_xtensor_free(shc_xtensor *t);
+/* The deterministic source local tensor of a rank (testdata.c). */
+int shc_testdata_source(const shc_xcase *c, int64_t rank, shc_xtensor *out, shc_err *e);
+/* The oracle: what a rank must hold after redistribution, from the global data (testdata.c). */
+int shc_testdata_expected(const shc_xcase *c, int64_t rank, shc_xtensor *out, shc_err *e);
+/* Redistribute a rank's local tensor over communicator c as torch 2.13 executes the plan. */
+int shc_exec_redistribute(shc_comm *comm, const shc_xcase *c, const shc_xtensor *in,
+                          shc_xtensor *out, shc_err *e);
+/* Run a case on a local communicator of mesh-size threads: out[rank] for every rank. */
+int shc_exec_simulate(const shc_xcase *c, shc_xtensor *out, shc_err *e);
+/* sha256 of a tensor's bytes as 64 hex chars. */
+void shc_xtensor_sha256(const shc_xtensor *t, char out[65]);
+/* Value of element i as a double (exact for every supported dtype's small integers). */
+double shc_xtensor_value(const shc_xtensor *t, int64_t i);
 
 /* Library version string ("0.1.0"). */
 const char *shc_version(void);

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# tools/setup.sh — install everything shardcheck needs on a fresh Debian machine (as root).
+#   bash tools/setup.sh          # Debian packages only (build, MPI, Check, oracles)
+#   bash tools/setup.sh --venv   # ... and the Python venv for the harness (torch 2.13.0, jax, cuRAND)
+# Idempotent: packages already installed are not fetched again.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+pkgs=(build-essential autoconf automake libtool autoconf-archive pkg-config
+      check libjansson-dev libssl-dev libopenmpi-dev openmpi-bin lcov librandom123-dev
+      python3-venv)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+if [ "${1:-}" = "--venv" ]; then
+  bash "$here/tools/harness/setup_venv.sh" "$here/.venv"
+fi

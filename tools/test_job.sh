@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# tools/test_job.sh — the README's test command (and all that .ci/run does):
+#   1. set-up (Debian packages; venv with torch 2.13.0, jax, cuRAND for the oracles)
+#   2. build and `make check` (Check unit tests, golden regeneration + MANIFEST + schemas,
+#      verify, the mpirun runner at 1, 2, 3, 4, 8 ranks, fault injection)
+#   3. the same under ASan+UBSan
+#   4. the harness: every golden family cross-checked against real torch 2.13 and jax
+#   5. `make distcheck` (SHARDCHECK_DISTCHECK=0 skips it)
+# Ends with one line "N passed, N failed" summing every stage.
+set -uo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+cd "$here"
+pass=0; fail=0; skip=0; stages_failed=()
+add_counts() { # add_counts LOG: sum automake's "# PASS:" style totals
+  local p f s x e
+  p=$(awk '/^# PASS:/{print $3}' "$1" | tail -n1); f=$(awk '/^# FAIL:/{print $3}' "$1" | tail -n1)
+  s=$(awk '/^# SKIP:/{print $3}' "$1" | tail -n1); x=$(awk '/^# XPASS:/{print $3}' "$1" | tail -n1)
+  e=$(awk '/^# ERROR:/{print $3}' "$1" | tail -n1)
+  pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0} + ${x:-0} + ${e:-0})); skip=$((skip + ${s:-0}))
+}
+stage() { echo; echo "=== $* ==="; }
+
+stage "set-up"
+bash tools/setup.sh --venv || { echo "set-up failed"; echo "0 passed, 1 failed"; exit 1; }
+export SHARDCHECK_PYTHON="$here/.venv/bin/python"
+
+stage "build and make check"
+if bash tools/build.sh _build; then
+  make -C _build -j2 check >_build/check.out 2>&1; rc=$?
+  grep -E "^(PASS|FAIL|SKIP|XFAIL|XPASS|ERROR):|^# " _build/check.out | grep -v "^# [a-z]" | tail -n 60
+  add_counts _build/check.out
+  [ $rc -eq 0 ] || { stages_failed+=("make check"); cat _build/test-suite.log 2>/dev/null | tail -n 80; }
+else
+  stages_failed+=("build"); fail=$((fail+1))
+fi
+
+stage "ASan+UBSan build and make check"
+san="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0" UBSAN_OPTIONS="print_stacktrace=1"
+if bash tools/build.sh _build-asan --without-cuda CFLAGS="$san" LDFLAGS="-fsanitize=address,undefined"; then
+  SHARDCHECK_SANITIZED=1 make -C _build-asan -j2 check >_build-asan/check.out 2>&1; rc=$?
+  grep -E "^(PASS|FAIL|SKIP|XPASS|ERROR):|^# (TOTAL|PASS|SKIP|FAIL|ERROR)" _build-asan/check.out | tail -n 60
+  add_counts _build-asan/check.out
+  [ $rc -eq 0 ] || { stages_failed+=("asan make check"); tail -n 80 _build-asan/test-suite.log 2>/dev/null; }
+else
+  stages_failed+=("asan build"); fail=$((fail+1))
+fi
+unset ASAN_OPTIONS UBSAN_OPTIONS
+
+stage "harness: golden vs torch 2.13 and jax"
+if .venv/bin/python tools/harness/run.py --golden golden >_build/harness.out 2>&1; then rc=0; else rc=$?; fi
+tail -n 40 _build/harness.out
+line=$(grep -E "^[0-9]+ passed, [0-9]+ failed" _build/harness.out | tail -n1)
+if [ -n "$line" ]; then
+  hp=$(echo "$line" | awk '{print $1}'); hf=$(echo "$line" | awk '{print $3}')
+  pass=$((pass+hp)); fail=$((fail+hf))
+fi
+[ $rc -eq 0 ] || stages_failed+=("harness")
+if .venv/bin/python -m pytest -q tools/harness/tests >_build/pytest.out 2>&1; then rc=0; else rc=$?; fi
+tail -n 5 _build/pytest.out
+[ $rc -eq 0 ] || stages_failed+=("harness pytest")
+
+if [ "${SHARDCHECK_DISTCHECK:-1}" != 0 ]; then
+  stage "make distcheck"
+  if make -C _build distcheck DISTCHECK_CONFIGURE_FLAGS="--without-cuda" >_build/distcheck.out 2>&1; then
+    grep -E "archives ready|\.tar\.gz" _build/distcheck.out | head -n 3
+  else
+    tail -n 40 _build/distcheck.out; stages_failed+=("distcheck"); fail=$((fail+1))
+  fi
+fi
+
+echo
+if [ ${#stages_failed[@]} -gt 0 ]; then
+  echo "failed stages: ${stages_failed[*]}"
+  [ $fail -gt 0 ] || fail=${#stages_failed[@]}
+fi
+echo "$pass passed, $fail failed, $skip skipped"
+[ ${#stages_failed[@]} -eq 0 ]

@@ -1,5 +1,74 @@
 #!/bin/sh
-# verify_candidate.sh — STUB
+# verify_candidate.sh — `shardcheck verify` on vendor candidates built from golden/shard-layout:
+# the golden itself and a results file pass; one altered value fails that case and shows expected vs
+# got; missing and extra cases fail; malformed candidates exit 2 naming the entry; TAP/JUnit/JSON.
 . "$top_srcdir/conformance/tests/tap.sh"
-tap_skip stub "not written yet"
+G="$top_srcdir/golden"; fam=shard-layout
+PY=${SHARDCHECK_PYTHON:-python3}
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+if [ ! -d "$G/$fam" ]; then tap_skip "verify candidates" "golden/$fam not generated yet"; tap_done; exit; fi
+if ! "$PY" -c 'import json' 2>/dev/null; then tap_skip "verify candidates" "no python3 to build candidates"; tap_done; exit; fi
+f=$(ls "$G/$fam"/*.json | head -n1)
+V() { "$SHARDCHECK" verify --family "$fam" --golden "$G" "$@"; }
+
+# Results file: one entry per (test, rank) from the first file only, plus the rest of the family as golden.
+"$PY" - "$G/$fam" "$tmp" <<'PYEOF'
+import json, os, sys, glob
+src, out = sys.argv[1], sys.argv[2]
+res = []
+for path in sorted(glob.glob(os.path.join(src, "*.json"))):
+    d = json.load(open(path))
+    for g in d["testGroups"]:
+        for t in g["tests"]:
+            e = t["expected"]
+            if t["result"] == "invalid":
+                res.append({"tcId": t["tcId"], "error": "rejected"}); continue
+            pr = e.get("perRank", {})
+            n = len(next(iter(pr.values()))) if pr else 0
+            common = {k: v for k, v in e.items() if k not in ("perRank", "alternatives")}
+            if n == 0:
+                res.append({"tcId": t["tcId"], "values": common}); continue
+            for r in range(n):
+                v = dict(common); v.update({k: a[r] for k, a in pr.items()})
+                res.append({"tcId": t["tcId"], "rank": r, "values": v})
+json.dump({"family": "shard-layout", "results": res}, open(os.path.join(out, "good.json"), "w"))
+# altered: first valid per-rank entry, first field, rank 1 if present
+alt = json.loads(json.dumps(res))
+for x in alt:
+    if "values" in x and x.get("rank") == 1:
+        k = sorted(x["values"])[0]; x["values"][k] = "ALTERED"; victim = (x["tcId"], k); break
+json.dump({"family": "shard-layout", "results": alt}, open(os.path.join(out, "altered.json"), "w"))
+open(os.path.join(out, "victim"), "w").write("%d %s" % victim)
+json.dump({"family": "shard-layout", "results": res[1:]}, open(os.path.join(out, "missing.json"), "w"))
+json.dump({"family": "shard-layout", "results": res + [{"tcId": 99999999, "values": {}}]},
+          open(os.path.join(out, "extra.json"), "w"))
+json.dump({"family": "shard-layout", "results": [{"rank": 0, "values": {}}]}, open(os.path.join(out, "noid.json"), "w"))
+json.dump({"family": "shard-layout", "results": [{"tcId": 1, "rank": -3, "values": {}}]}, open(os.path.join(out, "negrank.json"), "w"))
+json.dump({"family": "group-ranks", "results": []}, open(os.path.join(out, "wrongfam.json"), "w"))
+json.dump({"family": "shard-layout"}, open(os.path.join(out, "neither.json"), "w"))
+PYEOF
+read tc field <"$tmp/victim"
+expect_exit "a results file equal to golden passes" 0 "^[0-9]+ passed, 0 failed" V --candidate "$tmp/good.json"
+expect_exit "golden files as their own candidate pass" 1 "missing from the candidate" V --candidate "$f"
+expect_exit "an altered value fails that case with expected vs got" 1 \
+  "Fail +tcId $tc rank 1: $field: expected .*, got \"ALTERED\"" V --candidate "$tmp/altered.json"
+expect_exit "exactly one case fails" 1 "passed, 1 failed" V --candidate "$tmp/altered.json"
+expect_exit "a case missing from the candidate fails" 1 "missing from the candidate" V --candidate "$tmp/missing.json"
+expect_exit "an extra tcId fails" 1 "tcId 99999999: not a tcId of the golden family" V --candidate "$tmp/extra.json"
+expect_exit "an entry without tcId is bad input" 2 "results\[0\]: needs an integer \"tcId\"" V --candidate "$tmp/noid.json"
+expect_exit "a negative rank is bad input" 2 "results\[0\] \(tcId 1\): \"rank\" must be a non-negative integer" V --candidate "$tmp/negrank.json"
+expect_exit "a candidate of another family is bad input" 2 "family \"group-ranks\", verifying \"shard-layout\"" V --candidate "$tmp/wrongfam.json"
+expect_exit "a candidate with neither form is bad input" 2 "neither \"testGroups\"" V --candidate "$tmp/neither.json"
+head -c 100 "$tmp/good.json" >"$tmp/trunc.json"
+expect_exit "a truncated candidate is bad input with line and column" 2 "trunc.json: line 1 column [0-9]+" V --candidate "$tmp/trunc.json"
+expect_exit "a missing candidate file is bad input" 2 "nonexistent.json" V --candidate "$tmp/nonexistent.json"
+expect_exit "TAP output marks the altered case not ok" 1 "^not ok [0-9]+ - tcId $tc rank 1 \[Fail\]" V --tap --candidate "$tmp/altered.json"
+V --junit "$tmp/j.xml" --candidate "$tmp/altered.json" >/dev/null 2>&1
+if grep -q "<failure message=\"Fail\">$field: expected" "$tmp/j.xml"; then tap_ok "JUnit output records the failure"
+else tap_not_ok "JUnit output records the failure" "$(head -c 300 "$tmp/j.xml")"; fi
+V --json --candidate "$tmp/altered.json" >"$tmp/out.json" 2>/dev/null
+if "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["failed"]==1 and d["passed"]>0' "$tmp/out.json"; then
+  tap_ok "JSON output counts one failure"; else tap_not_ok "JSON output counts one failure"; fi
+expect_exit "verify needs --family and --candidate" 2 "--family and --candidate are required" "$SHARDCHECK" verify
+expect_exit "verify rejects an unknown family" 2 "unknown family 'nope'" "$SHARDCHECK" verify --family nope --candidate x
 tap_done
