@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# tools/main_job.sh — the README's main command: set up, build, then run the conformance suite over
+# every golden family with the built-in backends — ref (one process), local (simulated ranks) and
+# mpi under mpirun at several rank counts — and print the report.
+set -uo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+cd "$here"
+bash tools/setup.sh || exit 2
+bash tools/build.sh _build || exit 2
+S="$here/_build/tools/shardcheck"
+G="$here/golden"
+MPIRUN=(mpirun --oversubscribe --allow-run-as-root --bind-to none)
+pass=0; fail=0; skip=0; worst=0
+tally() { # tally LOG RC: add a run's closing "N passed, N failed[, N skipped]" line
+  local line; line=$(grep -E "^(# )?[0-9]+ passed, [0-9]+ failed" "$1" | tail -n1 | sed 's/^# //')
+  if [ -n "$line" ]; then
+    pass=$((pass + $(echo "$line" | awk '{print $1}'))); fail=$((fail + $(echo "$line" | awk '{print $3}')))
+    s=$(echo "$line" | awk '{print $5}'); skip=$((skip + ${s:-0}))
+  fi
+  [ "$2" -eq 0 ] || [ "$2" -eq 77 ] || worst=1
+}
+section() { echo; echo "=== $* ==="; }
+
+section "golden corpus"
+"$S" verify --manifest --golden "$G" || worst=1
+for backend in ref local; do
+  section "backend $backend"
+  "$S" run --backend "$backend" --golden "$G" >"_build/run-$backend.out" 2>&1; rc=$?
+  tail -n 25 "_build/run-$backend.out"; tally "_build/run-$backend.out" $rc
+done
+for np in ${SHARDCHECK_NP:-1 2 3 4 8}; do
+  section "backend mpi, mpirun -np $np"
+  "${MPIRUN[@]}" -np "$np" "$S" run --backend mpi --golden "$G" >"_build/run-mpi-$np.out" 2>&1; rc=$?
+  tail -n 25 "_build/run-mpi-$np.out"; tally "_build/run-mpi-$np.out" $rc
+done
+section "report"
+printf 'backends ref, local, mpi (np %s); full logs in _build/run-*.out\n' "${SHARDCHECK_NP:-1 2 3 4 8}"
+echo "$pass passed, $fail failed, $skip skipped"
+exit $worst
