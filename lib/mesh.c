@@ -67,9 +67,10 @@ int shc_mesh_init(shc_mesh *m, int ndim, const int64_t *shape, const int64_t *ra
                             (long long)i, (long long)size - 1);
         }
         if (m->pos_of[r] >= 0) {
+            long long first = (long long)m->pos_of[r]; /* read before the free below */
             shc_mesh_free(m);
             return shc_fail(e, SHC_EINVAL, "rank map: duplicate rank %lld at positions %lld and %lld",
-                            (long long)r, (long long)m->pos_of[r], (long long)i);
+                            (long long)r, first, (long long)i);
         }
         m->ranks[i] = r;
         m->pos_of[r] = i;

@@ -441,6 +441,69 @@ const char *shc_rng_finding_name(int kind);
 int shc_rng_audit_layout(const shc_mesh *m, const shc_placements *pl, const shc_shape *shape,
                          shc_rng_audit *out, shc_err *e);
 
+/* GPU profiles are the random-engines area's shc_gpu_profile (gpu_profiles.c). */
+/* torch's Philox offset increment of one float32 uniform_ kernel over n elements. */
+int64_t shc_rng_kernel_offset_incr(const shc_gpu_profile *gpu, int64_t n);
+
+/* An RNG policy (a named profile: torch-offset, megatron-tp, jax-partitionable, ...). */
+typedef struct shc_rng_policy shc_rng_policy;
+/* Find a policy by name; SHC_EINVAL naming the known policies if unknown. */
+int shc_rng_policy_lookup(const char *name, const shc_rng_policy **out, shc_err *e);
+/* Number of policies, and policy i (for tables). */
+int shc_rng_policy_count(void);
+const shc_rng_policy *shc_rng_policy_at(int i);
+/* Name and one-line description of a policy. */
+const char *shc_rng_policy_name(const shc_rng_policy *p);
+const char *shc_rng_policy_summary(const shc_rng_policy *p);
+/* Comma-separated list of every policy name. */
+const char *shc_rng_policy_names(void);
+
+/* One rank's random stream for one op under a policy. */
+typedef struct shc_rng_stream {
+    uint64_t seed;              /* generator seed (jax: the key's low word) */
+    int64_t shard_linear_index; /* the policy's shard index (-1 if it has none) */
+    int64_t start_incr, end_incr;
+    int64_t local_numel;
+    int64_t start, post;        /* generator offset the op starts at, and after the op */
+} shc_rng_stream;
+/* The stream of global rank `rank` for one op starting from generator offset old_offset. */
+int shc_rng_policy_stream(const shc_rng_policy *p, const shc_gpu_profile *gpu, const shc_mesh *m,
+                          const shc_placements *pl, const shc_shape *shape, uint64_t seed,
+                          int64_t old_offset, int64_t rank, shc_rng_stream *out, shc_err *e);
+
+/* Properties a policy may promise (bit 1<<prop in a verdict mask). */
+enum {
+    SHC_RNGP_REPLICAS_EQUAL,     /* ranks holding the same element draw the same value */
+    SHC_RNGP_SHARDS_DISTINCT,    /* no two elements (this op or the next) share a draw */
+    SHC_RNGP_SHARDING_INVARIANT, /* the tensor equals the policy's 1-device tensor */
+    SHC_RNGP_TORCH_EQUAL,        /* every rank's seed/start/post equal torch-offset's */
+    SHC_RNGP_COUNT
+};
+/* Name of a property ("replicas-equal", ...). */
+const char *shc_rng_property_name(int prop);
+/* Which properties hold for one layout (mask), by drawing identities element by element. */
+int shc_rng_policy_check(const shc_rng_policy *p, const shc_gpu_profile *gpu, const shc_mesh *m,
+                         const shc_placements *pl, const shc_shape *shape, uint64_t seed,
+                         unsigned *holds, shc_err *e);
+/* A layout of the policy table. */
+typedef struct shc_rng_case {
+    const char *mesh, *placements, *shape;
+} shc_rng_case;
+/* The layouts every policy verdict is computed over; returns their count. */
+int shc_rng_policy_cases(const shc_rng_case **out);
+/* A policy's verdict over the case table: per property, layouts where it holds. */
+#define SHC_RNG_MAX_CASES 64
+typedef struct shc_rng_verdict {
+    int64_t layouts, rejected;
+    int ncases;
+    int mask[SHC_RNG_MAX_CASES];    /* per case: property bits that hold, -1 if rejected */
+    int64_t holds[SHC_RNGP_COUNT];
+    int first_fail[SHC_RNGP_COUNT]; /* case index of the first counterexample, -1 if none */
+} shc_rng_verdict;
+/* Compute a policy's verdict over shc_rng_policy_cases with the given GPU profile and seed. */
+int shc_rng_policy_verdict(const shc_rng_policy *p, const shc_gpu_profile *gpu, uint64_t seed,
+                           shc_rng_verdict *out, shc_err *e);
+
 /* ======================================================================
  * Redistribute planning (plan*.c, cost_model.c, trace.c)
  * ==================================================================== */
@@ -501,6 +564,8 @@ typedef struct shc_xtensor {
 int shc_xcase_parse(shc_xcase *c, const char *mesh, const char *ranks, const char *src,
                     const char *dst, const char *shape, const char *dtype, const char *planner,
                     shc_err *e);
+/* SHC_EUNSUPPORTED unless execution handles dtype t (float32/64, bfloat16, float16, int32/64). */
+int shc_xdtype_check(shc_dtype t, shc_err *e);
 /* Free a case's mesh. */
 void shc_xcase_free(shc_xcase *c);
 /* Free a tensor's data. */

@@ -1,4 +1,279 @@
-/* cmd_groups.c — STUB */
+/*
+ * cmd_groups.c — `shardcheck groups --mesh M [--ranks L] [--axes A] [--rank R]
+ * [--placements P --hsdp-shard-dim D] [--json]`: process-group rank lists
+ * (lib/groups.c).
+ *  - always: "dims", every mesh dim's DeviceMesh groups (mesh order);
+ *  - --axes A: "axes", "split" (seed 002 get_split_rank_lists_for_axes) and,
+ *    when A is ascending and distinct, "flattened" (DeviceMesh _flatten
+ *    groups); with --rank also "group" (get_rank_list_for_axes);
+ *  - --rank R: "rank", "coord", per dim the rank's group ("dim_groups") and
+ *    its communicator rank = index in the sorted group ("group_ranks");
+ *  - --hsdp-shard-dim D (-1: none) with --placements: seed 002's HSDP groups
+ *    per rank ("hsdp").
+ * Tested by conformance/tests/cli_layout.sh.
+ */
 #include "config.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "cli.h"
-int cmd_groups(int argc, char **argv) { return cli_usage_error("groups", "not implemented yet"); }
+#include "groups.h"
+
+enum { OPT_AXES = OPT_CMD_BASE, OPT_HSDP_DIM };
+
+typedef struct gopts {
+    cli_common c;
+    const char *axes;
+    long long hsdp_dim;
+    bool hsdp;
+} gopts;
+
+static void usage(void)
+{
+    printf("usage: shardcheck groups --mesh M [--ranks L] [--axes A] [--rank R]\n"
+           "                         [--placements P --hsdp-shard-dim D] [--json]\n"
+           "  --axes 0,2            mesh dims: seed-002 split lists (any order; '' = none)\n"
+           "                        and, if ascending, DeviceMesh flattened groups\n"
+           "  --rank R              also the rank's own groups and communicator ranks\n"
+           "  --hsdp-shard-dim D    seed-002 HSDP groups for final placements P (-1: no shard)\n");
+}
+
+static json_t *list_json(const int64_t *v, int64_t n)
+{
+    json_t *a = json_array();
+    for (int64_t i = 0; i < n; i++)
+        json_array_append_new(a, json_integer(v[i]));
+    return a;
+}
+
+static json_t *groups_json(const shc_groups *g)
+{
+    json_t *a = json_array();
+    for (int64_t i = 0; i < g->ngroups; i++)
+        json_array_append_new(a, list_json(g->ranks + i * g->group_size, g->group_size));
+    return a;
+}
+
+static int parse_axes(const char *s, const shc_mesh *m, int *axes, int *n, shc_err *e)
+{
+    *n = 0;
+    for (const char *p = s; *p;) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p || (*end && *end != ','))
+            return shc_fail(e, SHC_EINVAL, "--axes '%s': expected a comma list of mesh dims", s);
+        if (*n == SHC_MAX_MESH_DIMS)
+            return shc_fail(e, SHC_EINVAL, "--axes '%s': more than %d dims", s, SHC_MAX_MESH_DIMS);
+        if (v < 0 || v >= m->ndim)
+            return shc_fail(e, SHC_EINVAL, "--axes '%s': mesh dim %ld out of range 0..%d", s, v,
+                            m->ndim - 1);
+        axes[(*n)++] = (int)v;
+        p = *end ? end + 1 : end;
+    }
+    return SHC_OK;
+}
+
+static bool ascending(const int *axes, int n)
+{
+    for (int i = 1; i < n; i++)
+        if (axes[i] <= axes[i - 1])
+            return false;
+    return n > 0;
+}
+
+/* "dims" and, with --rank, the rank's own group per dim. */
+static int add_dims(json_t *out, const shc_mesh *m, int64_t rank, shc_err *e)
+{
+    json_t *dims = json_array(), *mine = json_array(), *granks = json_array();
+    int rc = SHC_OK;
+    for (int d = 0; d < m->ndim && !rc; d++) {
+        shc_groups g;
+        int64_t gi, mi;
+        if ((rc = shc_groups_for_axes(m, &d, 1, &g, e)))
+            break;
+        json_array_append_new(dims, groups_json(&g));
+        if (rank >= 0 && !(rc = shc_groups_locate(m, &d, 1, rank, &gi, &mi, e))) {
+            const int64_t *grp = g.ranks + gi * g.group_size;
+            json_array_append_new(mine, list_json(grp, g.group_size));
+            json_array_append_new(granks,
+                                  json_integer(shc_group_sorted_index(grp, g.group_size, rank)));
+        }
+        shc_groups_free(&g);
+    }
+    json_object_set_new(out, "dims", dims);
+    if (rank >= 0) {
+        int64_t coord[SHC_MAX_MESH_DIMS];
+        if (!rc)
+            rc = shc_mesh_coord(m, rank, coord, e);
+        json_object_set_new(out, "rank", json_integer(rank));
+        json_object_set_new(out, "coord", rc ? json_null() : list_json(coord, m->ndim));
+        json_object_set_new(out, "dim_groups", mine);
+        json_object_set_new(out, "group_ranks", granks);
+    } else {
+        json_decref(mine);
+        json_decref(granks);
+    }
+    return rc;
+}
+
+static int add_axes(json_t *out, const shc_mesh *m, const char *spec, int64_t rank, shc_err *e)
+{
+    int axes[SHC_MAX_MESH_DIMS], n;
+    int rc = parse_axes(spec, m, axes, &n, e);
+    if (rc)
+        return rc;
+    json_t *ax = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(ax, json_integer(axes[i]));
+    json_object_set_new(out, "axes", ax);
+    shc_groups g;
+    if (ascending(axes, n)) {
+        if ((rc = shc_groups_for_axes(m, axes, n, &g, e)))
+            return rc;
+        json_object_set_new(out, "flattened", groups_json(&g));
+        shc_groups_free(&g);
+    }
+    if ((rc = shc_split_rank_lists_for_axes(m, axes, n, &g, e)))
+        return rc;
+    json_object_set_new(out, "split", groups_json(&g));
+    shc_groups_free(&g);
+    if (rank >= 0) {
+        int64_t *list, len;
+        if ((rc = shc_rank_list_for_axes(m, axes, n, rank, &list, &len, e)))
+            return rc;
+        json_object_set_new(out, "group", list_json(list, len));
+        free(list);
+    }
+    return SHC_OK;
+}
+
+static int add_hsdp(json_t *out, const shc_mesh *m, const gopts *o, shc_err *e)
+{
+    shc_placements pl;
+    if (!o->c.placements)
+        return shc_fail(e, SHC_EINVAL, "--hsdp-shard-dim needs --placements (the final layout)");
+    int rc = shc_placements_parse(&pl, o->c.placements, e);
+    if (rc)
+        return shc_err_prefix(e, "--placements");
+    json_t *arr = json_array();
+    json_object_set_new(out, "hsdp", arr);
+    for (int64_t r = 0; r < m->size; r++) {
+        if (o->c.rank >= 0 && r != o->c.rank)
+            continue;
+        shc_hsdp h;
+        if ((rc = shc_hsdp_groups(m, &pl, (int)o->hsdp_dim, r, &h, e)))
+            return rc;
+        json_array_append_new(
+            arr, json_pack("{s:I, s:o, s:o, s:I, s:I, s:I}", "rank", (json_int_t)r, "sharded",
+                           h.sharded_valid ? list_json(h.sharded, h.shard_size)
+                                           : json_string("invalid"),
+                           "unsharded", h.unsharded_valid ? list_json(h.unsharded, h.dp_size)
+                                                          : json_string("invalid"),
+                           "shard_size", (json_int_t)h.shard_size, "dp_size",
+                           (json_int_t)h.dp_size, "rank_size", (json_int_t)h.rank_size));
+        shc_hsdp_free(&h);
+    }
+    return SHC_OK;
+}
+
+/* Readable rendering of the JSON object: one line per key, lists compact. */
+static void print_text(json_t *out)
+{
+    const char *k;
+    json_t *v;
+    json_object_foreach(out, k, v) {
+        if (!strcmp(k, "hsdp")) {
+            size_t i;
+            json_t *r;
+            json_array_foreach(v, i, r) {
+                char *s = json_dumps(r, JSON_COMPACT);
+                printf("hsdp\t%s\n", s);
+                free(s);
+            }
+            continue;
+        }
+        if (!strcmp(k, "dims")) {
+            size_t i;
+            json_t *d;
+            json_array_foreach(v, i, d) {
+                char *s = json_dumps(d, JSON_COMPACT);
+                printf("dim %zu groups\t%s\n", i, s);
+                free(s);
+            }
+            continue;
+        }
+        char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+        printf("%s\t%s\n", k, s);
+        free(s);
+    }
+}
+
+static int run(const gopts *o)
+{
+    shc_err e = {0};
+    shc_mesh m;
+    int rc = cli_load_mesh(&o->c, &m, &e);
+    if (rc)
+        return cli_report("groups", rc, &e);
+    json_t *out = json_object();
+    if (o->c.rank >= 0) {
+        int64_t coord[SHC_MAX_MESH_DIMS];
+        if ((rc = shc_mesh_coord(&m, o->c.rank, coord, &e)))
+            shc_err_prefix(&e, "--rank");
+    }
+    if (!rc)
+        rc = add_dims(out, &m, o->c.rank, &e);
+    if (!rc && o->axes)
+        rc = add_axes(out, &m, o->axes, o->c.rank, &e);
+    if (!rc && o->hsdp)
+        rc = add_hsdp(out, &m, o, &e);
+    shc_mesh_free(&m);
+    if (!rc) {
+        if (o->c.json)
+            cli_print_json(out);
+        else
+            print_text(out);
+    }
+    json_decref(out);
+    return rc ? cli_report("groups", rc, &e) : EXIT_OK;
+}
+
+int cmd_groups(int argc, char **argv)
+{
+    static const struct option opts[] = {CLI_COMMON_OPTIONS,
+                                         {"axes", required_argument, NULL, OPT_AXES},
+                                         {"hsdp-shard-dim", required_argument, NULL, OPT_HSDP_DIM},
+                                         {0, 0, 0, 0}};
+    gopts o;
+    memset(&o, 0, sizeof o);
+    cli_common_init(&o.c);
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (c == OPT_HELP) {
+            usage();
+            return EXIT_OK;
+        }
+        if (c == OPT_AXES) {
+            o.axes = optarg;
+            continue;
+        }
+        if (c == OPT_HSDP_DIM) {
+            if (cli_parse_ll("groups", "hsdp-shard-dim", optarg, &o.hsdp_dim))
+                return EXIT_USAGE;
+            if (o.hsdp_dim < -1 || o.hsdp_dim >= SHC_MAX_MESH_DIMS)
+                return cli_usage_error("groups", "--hsdp-shard-dim: %lld is not a mesh dim "
+                                       "(or -1 for none)", o.hsdp_dim);
+            o.hsdp = true;
+            continue;
+        }
+        int k = cli_common_opt(&o.c, c, optarg, "groups");
+        if (k < 0)
+            return EXIT_USAGE;
+        if (k == 0 || c == OPT_SHAPE)
+            return cli_usage_error("groups", "unknown option (see --help)");
+    }
+    if (cli_no_positionals("groups", argc, argv))
+        return EXIT_USAGE;
+    return run(&o);
+}

@@ -1,4 +1,168 @@
-/* cmd_layout.c — STUB */
+/*
+ * cmd_layout.c — `shardcheck layout --mesh M [--ranks L] --placements P
+ * --shape S [--rank R] [--json]`: which part of the global tensor each rank
+ * holds (local shape, global offset, and the index list of every dim a
+ * _StridedShard touches), as torch 2.13 computes it (lib/shard_layout.c).
+ * Output: a table by default; with --json one object
+ * {"ranks":[{"rank","coord","local_shape","global_offset"[,"indices"]}]}.
+ * Tested by conformance/tests/cli_layout.sh (outputs and every error path).
+ */
 #include "config.h"
+#include <stdio.h>
+#include <string.h>
 #include "cli.h"
-int cmd_layout(int argc, char **argv) { return cli_usage_error("layout", "not implemented yet"); }
+
+static void usage(void)
+{
+    printf("usage: shardcheck layout --mesh M [--ranks L] --placements P --shape S [--rank R] "
+           "[--json]\n"
+           "  --mesh 4x2            device mesh shape\n"
+           "  --ranks 3,1,2,0       rank map, row-major (default arange)\n"
+           "  --placements P        e.g. 'S(0),R', 'P(sum),_S(0, 2)' or 'S(0)[1]S(0)[0]'\n"
+           "  --shape 13,2          global tensor shape\n"
+           "  --rank R              only this global rank\n"
+           "Prints every rank's local shape and global offset (torch 2.13\n"
+           "compute_local_shape_and_global_offset); dims touched by _StridedShard\n"
+           "also list the global indices held.\n");
+}
+
+static void print_list(const int64_t *v, int64_t n)
+{
+    putchar('[');
+    for (int64_t i = 0; i < n; i++)
+        printf(i ? ",%lld" : "%lld", (long long)v[i]);
+    putchar(']');
+}
+
+static json_t *rank_json(int64_t rank, const int64_t *coord, int ndim, const shc_layout *l,
+                         bool strided)
+{
+    json_t *o = json_object(), *off = json_array(), *idx = json_array();
+    json_object_set_new(o, "rank", json_integer(rank));
+    json_t *c = json_array();
+    for (int i = 0; i < ndim; i++)
+        json_array_append_new(c, json_integer(coord[i]));
+    json_object_set_new(o, "coord", c);
+    json_t *ls = json_array();
+    for (int d = 0; d < l->local.ndim; d++) {
+        json_array_append_new(ls, json_integer(l->local.d[d]));
+        json_array_append_new(off, json_integer(l->offset[d]));
+        json_t *ix = json_null();
+        if (l->index[d]) {
+            ix = json_array();
+            for (int64_t k = 0; k < l->index_len[d]; k++)
+                json_array_append_new(ix, json_integer(l->index[d][k]));
+        }
+        json_array_append_new(idx, ix);
+    }
+    json_object_set_new(o, "local_shape", ls);
+    json_object_set_new(o, "global_offset", off);
+    if (strided)
+        json_object_set_new(o, "indices", idx);
+    else
+        json_decref(idx);
+    return o;
+}
+
+static void rank_text(int64_t rank, const int64_t *coord, int ndim, const shc_layout *l)
+{
+    printf("%-6lld", (long long)rank);
+    print_list(coord, ndim);
+    printf("\t");
+    print_list(l->local.d, l->local.ndim);
+    printf("\t");
+    print_list(l->offset, l->local.ndim);
+    for (int d = 0; d < l->local.ndim; d++)
+        if (l->index[d]) {
+            printf("\tdim%d=", d);
+            print_list(l->index[d], l->index_len[d]);
+        }
+    putchar('\n');
+}
+
+static int run(const cli_common *c)
+{
+    shc_err e = {0};
+    shc_mesh m;
+    shc_placements pl;
+    shc_shape s;
+    if (!c->placements || !c->shape)
+        return cli_usage_error("layout", "--placements and --shape are required (see --help)");
+    int rc = cli_load_mesh(c, &m, &e);
+    if (rc)
+        return cli_report("layout", rc, &e);
+    if ((rc = shc_placements_parse(&pl, c->placements, &e)))
+        shc_err_prefix(&e, "--placements");
+    else if ((rc = shc_shape_parse(&s, c->shape, &e)))
+        shc_err_prefix(&e, "--shape");
+    else if ((rc = shc_placements_check(&pl, &m, s.ndim, &e)))
+        shc_err_prefix(&e, "--placements");
+    bool strided = false;
+    for (int i = 0; i < pl.n; i++)
+        strided |= pl.p[i].kind == SHC_P_STRIDED;
+    int64_t first = 0, last = m.size - 1, coord[SHC_MAX_MESH_DIMS];
+    if (!rc && c->rank >= 0) {
+        if ((rc = shc_mesh_coord(&m, c->rank, coord, &e)))
+            shc_err_prefix(&e, "--rank");
+        first = last = c->rank;
+    }
+    json_t *ranks = json_array();
+    if (!rc && !c->json) {
+        char mbuf[128], pbuf[256], sbuf[256];
+        shc_mesh_format(&m, mbuf, sizeof mbuf);
+        if (pl.has_order)
+            shc_placements_format_trace(&pl, pbuf, sizeof pbuf);
+        else
+            shc_placements_format(&pl, pbuf, sizeof pbuf);
+        shc_shape_format(&s, sbuf, sizeof sbuf);
+        printf("mesh %s  placements %s  shape [%s]\n", mbuf, pbuf, sbuf);
+        printf("rank  coord\tlocal_shape\tglobal_offset%s\n", strided ? "\tindices" : "");
+    }
+    for (int64_t r = first; r <= last && !rc; r++) {
+        shc_layout l;
+        if ((rc = shc_mesh_coord(&m, r, coord, &e)) ||
+            (rc = shc_layout_compute(&m, &pl, &s, coord, &l, &e)))
+            break;
+        if (c->json)
+            json_array_append_new(ranks, rank_json(r, coord, m.ndim, &l, strided));
+        else
+            rank_text(r, coord, m.ndim, &l);
+        shc_layout_free(&l);
+    }
+    shc_mesh_free(&m);
+    if (rc) {
+        json_decref(ranks);
+        return cli_report("layout", rc, &e);
+    }
+    if (c->json) {
+        json_t *o = json_pack("{s:o}", "ranks", ranks);
+        cli_print_json(o);
+        json_decref(o);
+    } else {
+        json_decref(ranks);
+    }
+    return EXIT_OK;
+}
+
+int cmd_layout(int argc, char **argv)
+{
+    static const struct option opts[] = {CLI_COMMON_OPTIONS, {0, 0, 0, 0}};
+    cli_common c;
+    cli_common_init(&c);
+    optind = 1;
+    int o;
+    while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (o == OPT_HELP) {
+            usage();
+            return EXIT_OK;
+        }
+        int k = cli_common_opt(&c, o, optarg, "layout");
+        if (k < 0)
+            return EXIT_USAGE;
+        if (k == 0)
+            return cli_usage_error("layout", "unknown option (see --help)");
+    }
+    if (cli_no_positionals("layout", argc, argv))
+        return EXIT_USAGE;
+    return run(&c);
+}

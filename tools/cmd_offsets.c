@@ -1,6 +1,391 @@
-/* cmd_offsets.c — `shardcheck offsets`, `policies`, `audit rng` (stub until the rng-offsets area lands). */
+/*
+ * cmd_offsets.c — `shardcheck offsets`, `shardcheck audit rng` and
+ * `shardcheck policies`: per-rank RNG offsets of torch 2.13's
+ * OffsetBasedRNGTracker (or another policy), their SPMD findings, and the
+ * policy x property table.  The arithmetic is lib/rng_offsets.c,
+ * lib/rng_audit.c and lib/rng_policy.c; this file only parses and prints.
+ * Tested by conformance/tests/cli_offsets.sh (outputs and every bad input).
+ *
+ * Exit codes: offsets and policies 0; audit rng 0 whether or not it finds
+ * something (a finding describes the layout, it is not a failure of
+ * shardcheck; scripts read "findings": N or the summary line), 2 for bad
+ * input, as every command.
+ */
 #include "config.h"
+#include <stdlib.h>
+#include <string.h>
 #include "cli.h"
-int cmd_offsets(int argc, char **argv) { return cli_usage_error("offsets", "not implemented yet"); }
-int cmd_policies(int argc, char **argv) { return cli_usage_error("policies", "not implemented yet"); }
-int cmd_audit_rng(int argc, char **argv) { return cli_usage_error("audit rng", "not implemented yet"); }
+#include "golden.h"
+
+enum { OPT_POLICY = OPT_CMD_BASE, OPT_SEED, OPT_OFFSET, OPT_GPU };
+
+static const struct option offsets_opts[] = {
+    CLI_COMMON_OPTIONS,
+    {"policy", required_argument, NULL, OPT_POLICY},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"offset", required_argument, NULL, OPT_OFFSET},
+    {"gpu", required_argument, NULL, OPT_GPU},
+    {NULL, 0, NULL, 0}};
+
+typedef struct offsets_args {
+    cli_common c;
+    const char *policy, *gpu;
+    long long seed, offset;
+} offsets_args;
+
+/* A parsed layout (mesh, placements, shape). */
+typedef struct layout_in {
+    shc_mesh m;
+    shc_placements pl;
+    shc_shape shape;
+} layout_in;
+
+/* Decimal-string JSON value of an unsigned 64-bit seed. */
+static json_t *json_u64s(uint64_t v)
+{
+    char b[24];
+    snprintf(b, sizeof b, "%llu", (unsigned long long)v);
+    return json_string(b);
+}
+
+static int parse_args(const char *cmd, int argc, char **argv, offsets_args *a, int *help)
+{
+    cli_common_init(&a->c);
+    a->policy = "torch-offset";
+    a->gpu = NULL;
+    a->seed = 0;
+    a->offset = 0;
+    *help = 0;
+    optind = 1;
+    opterr = 0;
+    int opt;
+    while ((opt = getopt_long(argc, argv, "", offsets_opts, NULL)) != -1) {
+        int r = cli_common_opt(&a->c, opt, optarg, cmd);
+        if (r < 0)
+            return EXIT_USAGE;
+        if (r > 0)
+            continue;
+        switch (opt) {
+        case OPT_POLICY: a->policy = optarg; break;
+        case OPT_GPU: a->gpu = optarg; break;
+        case OPT_SEED:
+            if (cli_parse_ll(cmd, "seed", optarg, &a->seed))
+                return EXIT_USAGE;
+            break;
+        case OPT_OFFSET:
+            if (cli_parse_ll(cmd, "offset", optarg, &a->offset))
+                return EXIT_USAGE;
+            if (a->offset < 0)
+                return cli_usage_error(cmd, "--offset: %lld is negative", a->offset);
+            break;
+        case OPT_HELP: *help = 1; return EXIT_OK;
+        default:
+            return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    return cli_no_positionals(cmd, argc, argv);
+}
+
+static int load_layout(const cli_common *c, layout_in *L, shc_err *e)
+{
+    memset(L, 0, sizeof *L);
+    int rc = cli_load_mesh(c, &L->m, e);
+    if (rc)
+        return rc;
+    if (!c->placements)
+        return shc_fail(e, SHC_EINVAL, "--placements is required (e.g. --placements 'S(0),R')");
+    if (!c->shape)
+        return shc_fail(e, SHC_EINVAL, "--shape is required (e.g. --shape 8,16)");
+    if ((rc = shc_placements_parse(&L->pl, c->placements, e)))
+        return shc_err_prefix(e, "--placements '%s'", c->placements);
+    if ((rc = shc_shape_parse(&L->shape, c->shape, e)))
+        return shc_err_prefix(e, "--shape '%s'", c->shape);
+    if ((rc = shc_placements_check(&L->pl, &L->m, L->shape.ndim, e)))
+        return shc_err_prefix(e, "--placements '%s' on --mesh %s --shape %s", c->placements,
+                              c->mesh, c->shape);
+    if (c->rank >= 0) {
+        int64_t coord[SHC_MAX_MESH_DIMS];
+        if ((rc = shc_mesh_coord(&L->m, c->rank, coord, e)))
+            return shc_err_prefix(e, "--rank");
+    }
+    return SHC_OK;
+}
+
+/* Ranks to print: all ranks of the mesh in ascending order, or --rank. */
+static bool wanted(const layout_in *L, const cli_common *c, int64_t r)
+{
+    if (L->m.pos_of[r] < 0)
+        return false;
+    return c->rank < 0 || c->rank == r;
+}
+
+static int print_streams(const offsets_args *a, layout_in *L, const shc_rng_policy *pol,
+                         const shc_gpu_profile *gpu, shc_err *e)
+{
+    json_t *ranks = json_array();
+    int rc = SHC_OK;
+    if (!a->c.json)
+        printf("policy %s  mesh %s  placements %s  shape %s\n%6s %-16s %12s %20s %20s %20s\n",
+               shc_rng_policy_name(pol), a->c.mesh, a->c.placements, a->c.shape, "rank",
+               "coord", "shard_index", "seed", "start", "post");
+    for (int64_t r = 0; r <= L->m.max_rank && rc == SHC_OK; r++) {
+        if (!wanted(L, &a->c, r))
+            continue;
+        shc_rng_stream s;
+        if ((rc = shc_rng_policy_stream(pol, gpu, &L->m, &L->pl, &L->shape, (uint64_t)a->seed,
+                                        a->offset, r, &s, e)))
+            break;
+        int64_t coord[SHC_MAX_MESH_DIMS];
+        shc_mesh_coord(&L->m, r, coord, e);
+        json_t *o = json_pack("{s:I,s:o,s:I,s:o,s:o,s:o,s:o,s:o,s:o}", "rank", (json_int_t)r,
+                              "coord", shc_json_i64_array(coord, L->m.ndim),
+                              "shard_linear_index", (json_int_t)s.shard_linear_index,
+                              "start_incr", shc_json_i64s(s.start_incr),
+                              "end_incr", shc_json_i64s(s.end_incr),
+                              "local_numel", shc_json_i64s(s.local_numel),
+                              "seed", json_u64s(s.seed),
+                              "start_offset", shc_json_i64s(s.start),
+                              "post_offset", shc_json_i64s(s.post));
+        json_array_append_new(ranks, o);
+        if (!a->c.json) {
+            char cs[64] = "", *p = cs;
+            for (int i = 0; i < L->m.ndim; i++)
+                p += snprintf(p, sizeof cs - (size_t)(p - cs), i ? ",%lld" : "(%lld",
+                              (long long)coord[i]);
+            snprintf(p, sizeof cs - (size_t)(p - cs), ")");
+            printf("%6lld %-16s %12lld %20llu %20lld %20lld\n", (long long)r, cs,
+                   (long long)s.shard_linear_index, (unsigned long long)s.seed,
+                   (long long)s.start, (long long)s.post);
+        }
+    }
+    if (rc == SHC_OK && a->c.json) {
+        json_t *root = json_pack("{s:s,s:s,s:s,s:s,s:o,s:o,s:o}", "policy",
+                                 shc_rng_policy_name(pol), "mesh", a->c.mesh, "placements",
+                                 a->c.placements, "shape", a->c.shape, "seed",
+                                 json_u64s((uint64_t)a->seed), "offset",
+                                 shc_json_i64s(a->offset), "ranks", ranks);
+        cli_print_json(root);
+        json_decref(root);
+    } else {
+        json_decref(ranks);
+    }
+    return rc;
+}
+
+static int resolve_policy(const offsets_args *a, const shc_rng_policy **pol,
+                          shc_gpu_profile *gpu, shc_err *e)
+{
+    int rc = shc_rng_policy_lookup(a->policy, pol, e);
+    if (rc)
+        return shc_err_prefix(e, "--policy");
+    if ((rc = shc_gpu_profile_parse(a->gpu ? a->gpu : "a100", gpu, e)))
+        return shc_err_prefix(e, "--gpu");
+    return SHC_OK;
+}
+
+int cmd_offsets(int argc, char **argv)
+{
+    const char *cmd = "offsets";
+    offsets_args a;
+    int help, rc = parse_args(cmd, argc, argv, &a, &help);
+    if (rc || help) {
+        if (help)
+            printf("usage: shardcheck offsets --mesh M [--ranks L] --placements P --shape S\n"
+                   "       [--policy NAME] [--gpu PROFILE] [--seed N] [--offset N] [--rank R] [--json]\n"
+                   "policies: %s\n", shc_rng_policy_names());
+        return rc;
+    }
+    shc_err e;
+    shc_err_clear(&e);
+    layout_in L;
+    const shc_rng_policy *pol;
+    shc_gpu_profile gpu;
+    if ((rc = resolve_policy(&a, &pol, &gpu, &e)) == SHC_OK &&
+        (rc = load_layout(&a.c, &L, &e)) == SHC_OK)
+        rc = print_streams(&a, &L, pol, &gpu, &e);
+    shc_mesh_free(&L.m);
+    return cli_report(cmd, rc, &e);
+}
+
+static void print_audit_text(const offsets_args *a, const shc_rng_audit *au)
+{
+    printf("audit rng  mesh %s  placements %s  shape %s  (torch 2.13 OffsetBasedRNGTracker)\n",
+           a->c.mesh, a->c.placements, a->c.shape);
+    printf("%lld distinct shards, end_incr %lld\n", (long long)au->nshards,
+           (long long)au->end_incr);
+    for (int64_t i = 0; i < au->nlisted; i++) {
+        const shc_rng_finding *f = &au->listed[i];
+        if (f->rank_b < 0)
+            printf("  %-16s rank %lld window [%lld, %lld) runs past end_incr %lld: [%lld, %lld) "
+                   "belongs to the next op\n", shc_rng_finding_name(f->kind),
+                   (long long)f->rank_a, (long long)f->a_lo, (long long)f->a_hi,
+                   (long long)f->b_lo, (long long)f->b_lo, (long long)f->b_hi);
+        else
+            printf("  %-16s ranks %lld and %lld (distinct shards): windows [%lld, %lld) and "
+                   "[%lld, %lld)\n", shc_rng_finding_name(f->kind), (long long)f->rank_a,
+                   (long long)f->rank_b, (long long)f->a_lo, (long long)f->a_hi,
+                   (long long)f->b_lo, (long long)f->b_hi);
+    }
+    int64_t total = au->count[0] + au->count[1] + au->count[2];
+    if (total > au->nlisted)
+        printf("  ... %lld more\n", (long long)(total - au->nlisted));
+    printf("%lld findings\n", (long long)total);
+}
+
+static json_t *audit_json(const shc_rng_audit *au)
+{
+    json_t *list = json_array(), *kinds = json_array(), *counts = json_object();
+    int64_t total = 0;
+    for (int k = 0; k < SHC_RNGF_COUNT; k++) {
+        if (au->kinds & (1u << k))
+            json_array_append_new(kinds, json_string(shc_rng_finding_name(k)));
+        json_object_set_new(counts, shc_rng_finding_name(k), json_integer(au->count[k]));
+        total += au->count[k];
+    }
+    for (int64_t i = 0; i < au->nlisted; i++) {
+        const shc_rng_finding *f = &au->listed[i];
+        json_t *ranks = f->rank_b < 0 ? json_pack("[I]", (json_int_t)f->rank_a)
+                                      : json_pack("[I,I]", (json_int_t)f->rank_a, (json_int_t)f->rank_b);
+        json_array_append_new(list, json_pack("{s:s,s:o,s:[o,o],s:[o,o]}", "kind",
+                                              shc_rng_finding_name(f->kind), "ranks", ranks,
+                                              "range_a", shc_json_i64s(f->a_lo),
+                                              shc_json_i64s(f->a_hi), "range_b",
+                                              shc_json_i64s(f->b_lo), shc_json_i64s(f->b_hi)));
+    }
+    return json_pack("{s:I,s:o,s:I,s:o,s:o,s:o}", "findings", (json_int_t)total, "kinds", kinds,
+                     "shards", (json_int_t)au->nshards, "end_incr", shc_json_i64s(au->end_incr),
+                     "counts", counts, "listed", list);
+}
+
+int cmd_audit_rng(int argc, char **argv)
+{
+    const char *cmd = "audit rng";
+    offsets_args a;
+    int help, rc = parse_args(cmd, argc, argv, &a, &help);
+    if (rc || help) {
+        if (help)
+            printf("usage: shardcheck audit rng --mesh M [--ranks L] --placements P --shape S [--json]\n"
+                   "exit 0 with or without findings (they describe the layout), 2 on bad input\n");
+        return rc;
+    }
+    if (strcmp(a.policy, "torch-offset") != 0)
+        return cli_usage_error(cmd, "--policy: audit rng checks torch-offset windows only; "
+                               "use 'shardcheck policies' for other policies");
+    shc_err e;
+    shc_err_clear(&e);
+    layout_in L;
+    shc_rng_audit au;
+    if ((rc = load_layout(&a.c, &L, &e)) == SHC_OK &&
+        (rc = shc_rng_audit_layout(&L.m, &L.pl, &L.shape, &au, &e)) == SHC_OK) {
+        if (a.c.json) {
+            json_t *j = audit_json(&au);
+            cli_print_json(j);
+            json_decref(j);
+        } else {
+            print_audit_text(&a, &au);
+        }
+    }
+    shc_mesh_free(&L.m);
+    return cli_report(cmd, rc, &e);
+}
+
+static json_t *verdict_json(const shc_rng_policy *p, const shc_rng_verdict *v)
+{
+    json_t *props = json_object();
+    for (int k = 0; k < SHC_RNGP_COUNT; k++)
+        json_object_set_new(props, shc_rng_property_name(k),
+                            json_pack("{s:b,s:I,s:o}", "holds", v->holds[k] == v->layouts,
+                                      "layouts_holding", (json_int_t)v->holds[k],
+                                      "first_counterexample",
+                                      v->first_fail[k] < 0 ? json_null()
+                                                           : json_integer(v->first_fail[k])));
+    json_t *per = json_array();
+    for (int i = 0; i < v->ncases; i++) {
+        json_t *h = json_array();
+        for (int k = 0; k < SHC_RNGP_COUNT && v->mask[i] >= 0; k++)
+            if (v->mask[i] & (1 << k))
+                json_array_append_new(h, json_string(shc_rng_property_name(k)));
+        json_array_append_new(per, v->mask[i] < 0 ? (json_decref(h), json_string("rejected")) : h);
+    }
+    return json_pack("{s:s,s:s,s:I,s:I,s:o,s:o}", "name", shc_rng_policy_name(p), "summary",
+                     shc_rng_policy_summary(p), "layouts", (json_int_t)v->layouts, "rejected",
+                     (json_int_t)v->rejected, "properties", props, "per_layout", per);
+}
+
+static void verdict_text(const shc_rng_policy *p, const shc_rng_verdict *v)
+{
+    printf("%-20s", shc_rng_policy_name(p));
+    for (int k = 0; k < SHC_RNGP_COUNT; k++) {
+        char cell[40];
+        if (v->holds[k] == v->layouts)
+            snprintf(cell, sizeof cell, "yes");
+        else
+            snprintf(cell, sizeof cell, "no (%lld/%lld, #%d)", (long long)v->holds[k],
+                     (long long)v->layouts, v->first_fail[k]);
+        printf(" %-19s", cell);
+    }
+    if (v->rejected)
+        printf(" rejects %lld", (long long)v->rejected);
+    printf("\n");
+}
+
+int cmd_policies(int argc, char **argv)
+{
+    const char *cmd = "policies";
+    offsets_args a;
+    int help, rc = parse_args(cmd, argc, argv, &a, &help);
+    if (rc || help) {
+        if (help)
+            printf("usage: shardcheck policies [--gpu PROFILE] [--seed N] [--json]\n"
+                   "verdicts are computed over the layout table in lib/rng_policy_check.c\n");
+        return rc;
+    }
+    if (a.c.mesh || a.c.placements || a.c.shape || a.c.rank >= 0)
+        return cli_usage_error(cmd, "takes no layout options (verdicts cover its own layout table)");
+    shc_err e;
+    shc_err_clear(&e);
+    shc_gpu_profile gpu_v, *gpu = &gpu_v;
+    if ((rc = shc_gpu_profile_parse(a.gpu ? a.gpu : "a100", gpu, &e)))
+        return cli_report(cmd, shc_err_prefix(&e, "--gpu"), &e);
+    const shc_rng_case *cs;
+    int ncases = shc_rng_policy_cases(&cs);
+    json_t *pols = json_array(), *layouts = json_array();
+    for (int i = 0; i < ncases; i++)
+        json_array_append_new(layouts, json_pack("{s:s,s:s,s:s}", "mesh", cs[i].mesh,
+                                                 "placements", cs[i].placements, "shape",
+                                                 cs[i].shape));
+    if (!a.c.json) {
+        printf("RNG policies x SPMD properties (GPU profile %s, seed %lld, %d layouts)\n",
+               gpu->name, a.seed, ncases);
+        printf("%-20s", "policy");
+        for (int k = 0; k < SHC_RNGP_COUNT; k++)
+            printf(" %-19s", shc_rng_property_name(k));
+        printf("\n");
+    }
+    for (int i = 0; i < shc_rng_policy_count() && rc == SHC_OK; i++) {
+        shc_rng_verdict v;
+        const shc_rng_policy *p = shc_rng_policy_at(i);
+        if ((rc = shc_rng_policy_verdict(p, gpu, (uint64_t)a.seed, &v, &e)))
+            break;
+        if (a.c.json)
+            json_array_append_new(pols, verdict_json(p, &v));
+        else
+            verdict_text(p, &v);
+    }
+    if (rc == SHC_OK && a.c.json) {
+        json_t *root = json_pack("{s:s,s:o,s:o,s:o}", "gpu", gpu->name, "seed",
+                                 json_u64s((uint64_t)a.seed), "layouts", layouts, "policies", pols);
+        cli_print_json(root);
+        json_decref(root);
+    } else {
+        json_decref(pols);
+        json_decref(layouts);
+        if (rc == SHC_OK) {
+            printf("no (k/n, #i): holds on k of n layouts, first counterexample is layout #i:\n");
+            for (int i = 0; i < ncases; i++)
+                printf("  #%-2d --mesh %s --placements '%s' --shape %s\n", i, cs[i].mesh,
+                       cs[i].placements, cs[i].shape);
+        }
+    }
+    return cli_report(cmd, rc, &e);
+}

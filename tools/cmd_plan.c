@@ -1,5 +1,322 @@
-/* cmd_plan.c — `shardcheck plan` and `audit plan` (stub until the planner area lands). */
+/*
+ * cmd_plan.c — `shardcheck plan` (torch 2.13's redistribute plan per rank:
+ * steps, logical shapes, communication, trace string) and `shardcheck audit
+ * plan` (findings where torch's plan is unsafe: merged uneven all-gathers,
+ * rank-divergent plans, steps execution rejects).  Readable table by
+ * default, one JSON object with --json (DESIGN.md "CLI contract").
+ * Tested by conformance/tests/cli_plan.sh.
+ */
 #include "config.h"
+#include <stdlib.h>
+#include <string.h>
 #include "cli.h"
-int cmd_plan(int argc, char **argv) { return cli_usage_error("plan", "not implemented yet"); }
-int cmd_audit_plan(int argc, char **argv) { return cli_usage_error("audit plan", "not implemented yet"); }
+#include "golden.h"
+#include "plan.h"
+
+enum { OPT_SRC = OPT_CMD_BASE, OPT_DST, OPT_PLANNER, OPT_DTYPE, OPT_DPH, OPT_NO_MERGE,
+       OPT_FLATTEN, OPT_STRIDED_LITERAL };
+
+static const struct option plan_options[] = {
+    CLI_COMMON_OPTIONS,
+    {"src", required_argument, NULL, OPT_SRC},
+    {"dst", required_argument, NULL, OPT_DST},
+    {"planner", required_argument, NULL, OPT_PLANNER},
+    {"dtype", required_argument, NULL, OPT_DTYPE},
+    {"devices-per-host", required_argument, NULL, OPT_DPH},
+    {"no-merge", no_argument, NULL, OPT_NO_MERGE},
+    {"flatten", required_argument, NULL, OPT_FLATTEN},
+    {"strided-literal", no_argument, NULL, OPT_STRIDED_LITERAL},
+    {NULL, 0, NULL, 0}};
+
+static const char plan_usage[] =
+    "usage: shardcheck plan --mesh M [--ranks L] --shape S --src P --dst P\n"
+    "         [--planner auto|greedy|graph] [--dtype T] [--devices-per-host N]\n"
+    "         [--flatten 0+1[,1+2..]] [--no-merge] [--strided-literal] [--rank R] [--json]\n"
+    "  P: 'S(0),R,P(sum),_S(0, 2)' or the trace form 'S(0)[1]S(0)[0]R' (shard order)\n"
+    "  --flatten: mesh-dim sets with an explicitly flattened mesh (torch merges steps over them)\n";
+
+typedef struct plan_args {
+    cli_common c;
+    const char *src, *dst, *planner, *dtype, *flatten;
+    long long dph;
+    bool no_merge, strided_literal;
+} plan_args;
+
+/* Parse "0+1,1+2" into bitmasks. */
+static int parse_flatten(const char *s, shc_plan_opts *o, shc_err *e)
+{
+    const char *p = s;
+    while (*p) {
+        unsigned mask = 0;
+        int count = 0;
+        for (;;) {
+            char *end;
+            long d = strtol(p, &end, 10);
+            if (end == p || d < 0 || d >= SHC_MAX_MESH_DIMS)
+                return shc_fail(e, SHC_EINVAL, "--flatten '%s': expected mesh dims like 0+1", s);
+            mask |= 1u << d;
+            count++;
+            p = end;
+            if (*p != '+')
+                break;
+            p++;
+        }
+        if (count < 2 || o->nflattened == 16)
+            return shc_fail(e, SHC_EINVAL, "--flatten '%s': each set needs 2+ mesh dims (at most "
+                            "16 sets)", s);
+        o->flattened[o->nflattened++] = mask;
+        if (*p == ',')
+            p++;
+        else if (*p)
+            return shc_fail(e, SHC_EINVAL, "--flatten '%s': unexpected '%c'", s, *p);
+    }
+    return SHC_OK;
+}
+
+static int parse_args(const char *cmd, int argc, char **argv, plan_args *a)
+{
+    memset(a, 0, sizeof *a);
+    cli_common_init(&a->c);
+    a->dph = -1;
+    optind = 1;
+    int opt;
+    while ((opt = getopt_long(argc, argv, "", plan_options, NULL)) != -1) {
+        int r = cli_common_opt(&a->c, opt, optarg, cmd);
+        if (r < 0)
+            return EXIT_USAGE;
+        if (r > 0)
+            continue;
+        switch (opt) {
+        case OPT_SRC: a->src = optarg; break;
+        case OPT_DST: a->dst = optarg; break;
+        case OPT_PLANNER: a->planner = optarg; break;
+        case OPT_DTYPE: a->dtype = optarg; break;
+        case OPT_FLATTEN: a->flatten = optarg; break;
+        case OPT_NO_MERGE: a->no_merge = true; break;
+        case OPT_STRIDED_LITERAL: a->strided_literal = true; break;
+        case OPT_DPH:
+            if (cli_parse_ll(cmd, "devices-per-host", optarg, &a->dph))
+                return EXIT_USAGE;
+            if (a->dph < 1)
+                return cli_usage_error(cmd, "--devices-per-host: %lld must be >= 1", a->dph);
+            break;
+        case OPT_HELP: fputs(plan_usage, stdout); return -1;
+        default: return cli_usage_error(cmd, "unknown option (see --help)");
+        }
+    }
+    if (cli_no_positionals(cmd, argc, argv))
+        return EXIT_USAGE;
+    if (a->c.placements)
+        return cli_usage_error(cmd, "use --src and --dst, not --placements");
+    if (!a->c.shape || !a->src || !a->dst)
+        return cli_usage_error(cmd, "--shape, --src and --dst are required (see --help)");
+    return EXIT_OK;
+}
+
+/* Everything parsed into library types. */
+typedef struct plan_req {
+    shc_mesh mesh;
+    shc_shape shape;
+    shc_placements src, dst;
+    shc_plan_opts opts;
+} plan_req;
+
+static int load_req(const plan_args *a, plan_req *q, shc_err *e)
+{
+    int rc;
+    shc_plan_opts_init(&q->opts);
+    if ((rc = cli_load_mesh(&a->c, &q->mesh, e)))
+        return rc;
+    if ((rc = shc_shape_parse(&q->shape, a->c.shape, e)))
+        return shc_err_prefix(e, "--shape");
+    if ((rc = shc_placements_parse(&q->src, a->src, e)))
+        return shc_err_prefix(e, "--src");
+    if ((rc = shc_placements_parse(&q->dst, a->dst, e)))
+        return shc_err_prefix(e, "--dst");
+    if (a->planner && (rc = shc_planner_parse(a->planner, &q->opts.planner, e)))
+        return shc_err_prefix(e, "--planner");
+    if (a->dtype && (rc = shc_dtype_bytes(a->dtype, &q->opts.dtype_bytes, e)))
+        return shc_err_prefix(e, "--dtype");
+    if (a->flatten && (rc = parse_flatten(a->flatten, &q->opts, e)))
+        return rc;
+    if (a->dph > 0)
+        q->opts.devices_per_host = a->dph;
+    q->opts.merge = !a->no_merge;
+    q->opts.strided_literal = a->strided_literal;
+    if (a->c.rank >= 0 && (a->c.rank > q->mesh.max_rank || q->mesh.pos_of[a->c.rank] < 0))
+        return shc_fail(e, SHC_EINVAL, "--rank %lld: not in the mesh", a->c.rank);
+    return SHC_OK;
+}
+
+static json_t *shape_json(const shc_shape *s)
+{
+    return shc_json_i64_array(s->d, s->ndim);
+}
+
+static json_t *plan_json(int64_t rank, const int64_t *coord, int nd, const shc_plan *p)
+{
+    json_t *steps = json_array();
+    for (int i = 0; i < p->nsteps; i++) {
+        const shc_plan_step *st = &p->steps[i];
+        char a[64], b[64];
+        shc_placement_format(&st->src, a, sizeof a);
+        shc_placement_format(&st->dst, b, sizeof b);
+        int64_t md[SHC_MAX_MESH_DIMS];
+        for (int k = 0; k < st->nmesh_dims; k++)
+            md[k] = st->mesh_dims[k];
+        json_t *o = json_pack("{s:i,s:o,s:s,s:s,s:o,s:s}", "mesh_dim", st->mesh_dim, "mesh_dims",
+                              shc_json_i64_array(md, st->nmesh_dims), "src", a, "dst", b,
+                              "logical_shape", shape_json(&st->logical_shape), "comm",
+                              shc_comm_kind_name(st->comm));
+        if (st->avg_scale)
+            json_object_set_new(o, "avg_scale", json_integer(st->avg_scale));
+        json_array_append_new(steps, o);
+    }
+    return json_pack("{s:I,s:o,s:s,s:o,s:i,s:o}", "rank", (json_int_t)rank, "coord",
+                     shc_json_i64_array(coord, nd), "planner",
+                     p->used == SHC_PLANNER_GRAPH ? "graph" : "greedy", "steps", steps,
+                     "ncollectives", p->ncollectives, "trace",
+                     p->trace ? json_string(p->trace) : json_null());
+}
+
+/* The readable body for one rank (ranks with equal bodies are printed once). */
+static char *plan_text(const shc_plan *p)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    if (!f)
+        return NULL;
+    fprintf(f, "  planner %s%s, %d step%s, %d collective%s\n",
+            p->used == SHC_PLANNER_GRAPH ? "graph (min-cost)" : "greedy",
+            p->strided_fallback ? " (fallback: _StridedShard not decodable)" : "", p->nsteps,
+            p->nsteps == 1 ? "" : "s", p->ncollectives, p->ncollectives == 1 ? "" : "s");
+    if (p->nsteps)
+        fprintf(f, "  %-4s %-9s %-10s %-10s %-16s %s\n", "step", "mesh_dim", "src", "dst",
+                "logical_shape", "comm");
+    for (int i = 0; i < p->nsteps; i++) {
+        const shc_plan_step *st = &p->steps[i];
+        char a[64], b[64], md[32] = "", sh[96];
+        shc_placement_format(&st->src, a, sizeof a);
+        shc_placement_format(&st->dst, b, sizeof b);
+        for (int k = 0; k < st->nmesh_dims; k++)
+            snprintf(md + strlen(md), sizeof md - strlen(md), k ? "+%d" : "%d", st->mesh_dims[k]);
+        shc_shape_format(&st->logical_shape, sh, sizeof sh);
+        fprintf(f, "  %-4d %-9s %-10s %-10s %-16s %s", i, md, a, b, sh,
+                shc_comm_kind_name(st->comm));
+        if (st->avg_scale)
+            fprintf(f, " (then / %lld)", (long long)st->avg_scale);
+        fputc('\n', f);
+    }
+    if (p->trace)
+        fprintf(f, "  trace: %s\n", p->trace);
+    else
+        fprintf(f, "  trace: (torch's stringify raises: %s)\n", p->trace_error);
+    fclose(f);
+    return buf;
+}
+
+static int print_plans(const plan_args *a, plan_req *q, shc_err *e)
+{
+    int64_t first = a->c.rank >= 0 ? a->c.rank : 0, last = a->c.rank >= 0 ? a->c.rank
+                                                                            : q->mesh.size - 1;
+    json_t *ranks = json_array();
+    char **texts = calloc((size_t)(last - first + 1), sizeof *texts);
+    int rc = texts ? SHC_OK : shc_fail(e, SHC_ENOMEM, "out of memory");
+    for (int64_t r = first; r <= last && rc == SHC_OK; r++) {
+        int64_t rank = a->c.rank >= 0 ? r : q->mesh.ranks[r], coord[SHC_MAX_MESH_DIMS];
+        shc_plan p;
+        if ((rc = shc_plan_compute(&q->mesh, &q->src, &q->dst, &q->shape, &q->opts, rank, &p, e)))
+            break;
+        shc_mesh_coord(&q->mesh, rank, coord, NULL);
+        if (a->c.json)
+            json_array_append_new(ranks, plan_json(rank, coord, q->mesh.ndim, &p));
+        else
+            texts[r - first] = plan_text(&p);
+        shc_plan_free(&p);
+    }
+    if (rc == SHC_OK && a->c.json) {
+        cli_print_json(json_pack("{s:o}", "ranks", ranks));
+        ranks = NULL;
+    } else if (rc == SHC_OK) {
+        char m[64], s[128], sp[256], dp[256];
+        shc_mesh_format(&q->mesh, m, sizeof m);
+        shc_shape_format(&q->shape, s, sizeof s);
+        shc_placements_format_trace(&q->src, sp, sizeof sp);
+        shc_placements_format_trace(&q->dst, dp, sizeof dp);
+        printf("redistribute plan: mesh %s, shape [%s], %s -> %s\n", m, s, sp, dp);
+        for (int64_t i = 0; i <= last - first; i++) {
+            if (!texts[i])
+                continue;
+            int count = 0;
+            for (int64_t j = i + 1; j <= last - first; j++)
+                count += texts[j] && !strcmp(texts[i], texts[j]);
+            printf("rank%s", count ? "s " : " ");
+            for (int64_t j = i; j <= last - first; j++)
+                if (texts[j] && (j == i || !strcmp(texts[i], texts[j]))) {
+                    printf("%s%lld", j == i ? "" : ",",
+                           (long long)(a->c.rank >= 0 ? first + j : q->mesh.ranks[first + j]));
+                    if (j != i) {
+                        free(texts[j]);
+                        texts[j] = NULL;
+                    }
+                }
+            printf(":\n%s", texts[i]);
+        }
+    }
+    json_decref(ranks);
+    for (int64_t i = 0; texts && i <= last - first; i++)
+        free(texts[i]);
+    free(texts);
+    return rc;
+}
+
+int cmd_plan(int argc, char **argv)
+{
+    plan_args a;
+    int x = parse_args("plan", argc, argv, &a);
+    if (x)
+        return x < 0 ? EXIT_OK : x;
+    plan_req q;
+    memset(&q, 0, sizeof q);
+    shc_err e;
+    shc_err_clear(&e);
+    int rc = load_req(&a, &q, &e);
+    if (rc == SHC_OK)
+        rc = print_plans(&a, &q, &e);
+    shc_mesh_free(&q.mesh);
+    return cli_report("plan", rc, &e);
+}
+
+int cmd_audit_plan(int argc, char **argv)
+{
+    plan_args a;
+    int x = parse_args("audit plan", argc, argv, &a);
+    if (x)
+        return x < 0 ? EXIT_OK : x;
+    plan_req q;
+    memset(&q, 0, sizeof q);
+    shc_err e;
+    shc_err_clear(&e);
+    shc_plan_finding *f = NULL;
+    int nf = 0;
+    int rc = load_req(&a, &q, &e);
+    if (rc == SHC_OK)
+        rc = shc_plan_audit(&q.mesh, &q.src, &q.dst, &q.shape, &q.opts, &f, &nf, &e);
+    shc_mesh_free(&q.mesh);
+    if (rc)
+        return cli_report("audit plan", rc, &e);
+    if (a.c.json) {
+        json_t *arr = json_array();
+        for (int i = 0; i < nf; i++)
+            json_array_append_new(arr, json_pack("{s:s,s:s}", "code", f[i].code, "message",
+                                                 f[i].msg));
+        cli_print_json(json_pack("{s:o}", "findings", arr));
+    } else {
+        for (int i = 0; i < nf; i++)
+            printf("finding %s: %s\n", f[i].code, f[i].msg);
+        printf("%d finding%s\n", nf, nf == 1 ? "" : "s");
+    }
+    free(f);
+    return nf ? EXIT_FAIL : EXIT_OK;
+}

@@ -1,4 +1,399 @@
-/* cmd_rng.c — `shardcheck rng` (stub until the random-engines area lands). */
+/*
+ * cmd_rng.c — `shardcheck rng`: print a random engine's stream as hex bits and
+ * values (text table, or one JSON object with --json).
+ *
+ *   shardcheck rng --engine philox [--key H,H | --seed N] [--counter H,H,H,H]
+ *                  [--rounds 10] [--blocks N] [--step counter|subseq]
+ *   shardcheck rng --engine curand --seed N [--subsequence N] [--offset N]
+ *                  [--call curand|uniform|uniform_double|normal|normal_double] [--count N]
+ *   shardcheck rng --engine torch-cuda --seed N [--offset N] --shape S --op OP
+ *                  [--dtype T] [--gpu NAME|SMSxTHREADS] [--from X --to Y | --mean M --std S |
+ *                  --p P | --lambd L] [--start I] [--count N]
+ *   shardcheck rng --engine threefry [--key H,H | --seed N] --shape S
+ *
+ * Tested by conformance/tests/cli_rng.sh.
+ */
 #include "config.h"
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
 #include "cli.h"
-int cmd_rng(int argc, char **argv) { return cli_usage_error("rng", "not implemented yet"); }
+#include "torch_cuda_rng.h"
+
+enum { O_ENGINE = OPT_CMD_BASE, O_SEED, O_KEY, O_COUNTER, O_ROUNDS, O_BLOCKS, O_STEP, O_SUBSEQ,
+       O_OFFSET, O_CALL, O_COUNT, O_START, O_OP, O_DTYPE, O_GPU, O_FROM, O_TO, O_MEAN, O_STD,
+       O_P, O_LAMBD };
+
+typedef struct rng_opts {
+    cli_common c;
+    const char *engine, *seed, *key, *counter, *step, *sub, *offset, *call, *op, *dtype, *gpu;
+    const char *from, *to, *mean, *std, *p, *lambd, *count, *start, *rounds, *blocks;
+} rng_opts;
+
+static int parse_u64(const char *opt, const char *s, uint64_t *out, shc_err *e)
+{
+    char *end;
+    errno = 0;
+    if (!s || !*s || *s == '-')
+        return shc_fail(e, SHC_EINVAL, "--%s: '%s' is not a non-negative integer", opt, s ? s : "");
+    *out = strtoull(s, &end, 0);
+    if (errno || *end)
+        return shc_fail(e, SHC_EINVAL, "--%s: '%s' is not a 64-bit unsigned integer", opt, s);
+    return SHC_OK;
+}
+
+static int parse_i64(const char *opt, const char *s, int64_t *out, shc_err *e)
+{
+    char *end;
+    errno = 0;
+    *out = strtoll(s, &end, 0);
+    if (!*s || errno || *end)
+        return shc_fail(e, SHC_EINVAL, "--%s: '%s' is not a 64-bit integer", opt, s);
+    return SHC_OK;
+}
+
+static int parse_double(const char *opt, const char *s, double *out, shc_err *e)
+{
+    char *end;
+    errno = 0;
+    *out = strtod(s, &end);
+    if (!*s || errno || *end)
+        return shc_fail(e, SHC_EINVAL, "--%s: '%s' is not a number", opt, s);
+    return SHC_OK;
+}
+
+/* "h,h,..." -> n words */
+static int parse_words(const char *opt, const char *s, uint32_t *w, int n, shc_err *e)
+{
+    const char *p = s;
+    for (int i = 0; i < n; i++) {
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(p, &end, 16);
+        if (end == p || errno || v > 0xffffffffull || (i < n - 1 ? *end != ',' : *end != 0))
+            return shc_fail(e, SHC_EINVAL, "--%s: '%s' must be %d comma-separated hex words", opt,
+                            s, n);
+        w[i] = (uint32_t)v;
+        p = end + 1;
+    }
+    return SHC_OK;
+}
+
+static int key_of(const rng_opts *o, uint32_t k[2], bool seed_hi_first, shc_err *e)
+{
+    if (o->key)
+        return parse_words("key", o->key, k, 2, e);
+    uint64_t seed = 0;
+    int rc = o->seed ? parse_u64("seed", o->seed, &seed, e) : 0;
+    k[seed_hi_first ? 1 : 0] = (uint32_t)seed;
+    k[seed_hi_first ? 0 : 1] = (uint32_t)(seed >> 32);
+    return rc;
+}
+
+static int64_t count_or(const rng_opts *o, int64_t dflt, int64_t *out, shc_err *e)
+{
+    *out = dflt;
+    if (!o->count)
+        return SHC_OK;
+    int rc = parse_i64("count", o->count, out, e);
+    if (!rc && (*out < 0 || *out > (1 << 24)))
+        rc = shc_fail(e, SHC_EINVAL, "--count: %lld is outside 0..16777216", (long long)*out);
+    return rc;
+}
+
+static int print_words(const rng_opts *o, const uint32_t *w, int64_t n)
+{
+    if (o->c.json) {
+        json_t *a = json_array();
+        for (int64_t i = 0; i < n; i++) {
+            char b[9];
+            snprintf(b, sizeof b, "%08x", w[i]);
+            json_array_append_new(a, json_string(b));
+        }
+        json_t *r = json_pack("{s:o}", "words", a);
+        cli_print_json(r);
+        json_decref(r);
+        return EXIT_OK;
+    }
+    for (int64_t i = 0; i < n; i++)
+        printf("%08x%s", w[i], i % 4 == 3 || i == n - 1 ? "\n" : " ");
+    return EXIT_OK;
+}
+
+static int run_philox(const rng_opts *o, shc_err *e)
+{
+    uint32_t k[2], c[4] = {0, 0, 0, 0};
+    uint64_t rounds = 10, blocks = 1;
+    int rc = key_of(o, k, false, e);
+    if (!rc && o->counter) rc = parse_words("counter", o->counter, c, 4, e);
+    if (!rc && o->rounds) rc = parse_u64("rounds", o->rounds, &rounds, e);
+    if (!rc && o->blocks) rc = parse_u64("blocks", o->blocks, &blocks, e);
+    if (!rc && blocks > (1u << 22)) rc = shc_fail(e, SHC_EINVAL, "--blocks: at most 4194304");
+    if (!rc && o->step && strcmp(o->step, "counter") && strcmp(o->step, "subseq"))
+        rc = shc_fail(e, SHC_EINVAL, "--step: '%s' is not counter or subseq", o->step);
+    if (rc)
+        return cli_report("rng", rc, e);
+    uint32_t *w = malloc(16 * (size_t)blocks + 16);
+    shc_philox_step step = o->step && !strcmp(o->step, "subseq") ? SHC_PHILOX_STEP_SUBSEQ
+                                                                 : SHC_PHILOX_STEP_COUNTER;
+    rc = w ? shc_philox_fill(SHC_PHILOX_AUTO, k, c, step, rounds > 16 ? 0 : (int)rounds,
+                             (int64_t)blocks, w, false, e)
+           : shc_fail(e, SHC_ENOMEM, "out of memory");
+    int ex = rc ? cli_report("rng", rc, e) : print_words(o, w, 4 * (int64_t)blocks);
+    free(w);
+    return ex;
+}
+
+static int run_curand(const rng_opts *o, shc_err *e)
+{
+    uint64_t seed = 0, sub = 0, off = 0;
+    int64_t n;
+    int rc = o->seed ? parse_u64("seed", o->seed, &seed, e) : 0;
+    if (!rc && o->sub) rc = parse_u64("subsequence", o->sub, &sub, e);
+    if (!rc && o->offset) rc = parse_u64("offset", o->offset, &off, e);
+    if (!rc) rc = count_or(o, 8, &n, e);
+    const char *call = o->call ? o->call : "curand";
+    static const char *const calls[] = {"curand", "uniform", "uniform_double", "normal",
+                                        "normal_double", NULL};
+    int ci = 0;
+    while (calls[ci] && strcmp(calls[ci], call))
+        ci++;
+    if (!rc && !calls[ci])
+        rc = shc_fail(e, SHC_EINVAL, "--call: unknown call '%s' (curand uniform uniform_double "
+                      "normal normal_double)", call);
+    if (rc)
+        return cli_report("rng", rc, e);
+    shc_curand_philox s;
+    shc_curand_init(seed, sub, off, &s);
+    json_t *bits = json_array(), *vals = json_array();
+    for (int64_t i = 0; i < n; i++) {
+        char b[17];
+        double v;
+        if (ci == 0) {
+            uint32_t w = shc_curand(&s);
+            snprintf(b, sizeof b, "%08x", w);
+            v = w;
+        } else if (ci == 1 || ci == 3) {
+            float f = ci == 1 ? shc_curand_uniform(&s) : shc_curand_normal(&s);
+            uint32_t u;
+            memcpy(&u, &f, 4);
+            snprintf(b, sizeof b, "%08x", u);
+            v = f;
+        } else {
+            double d = ci == 2 ? shc_curand_uniform_double(&s) : shc_curand_normal_double(&s);
+            uint64_t u;
+            memcpy(&u, &d, 8);
+            snprintf(b, sizeof b, "%016" PRIx64, u);
+            v = d;
+        }
+        json_array_append_new(bits, json_string(b));
+        json_array_append_new(vals, json_real(v));
+        if (!o->c.json)
+            printf("%lld %s %.17g\n", (long long)i, b, v);
+    }
+    if (o->c.json) {
+        json_t *r = json_pack("{s:o,s:o}", "bits", bits, "values", vals);
+        cli_print_json(r);
+        json_decref(r);
+    } else {
+        json_decref(bits);
+        json_decref(vals);
+    }
+    return EXIT_OK;
+}
+
+static int torch_req(const rng_opts *o, shc_torch_rng_req *r, shc_err *e)
+{
+    shc_torch_op op;
+    shc_dtype dt = SHC_DT_FLOAT32;
+    shc_shape s;
+    int64_t n;
+    if (!o->op)
+        return shc_fail(e, SHC_EINVAL, "--op is required (uniform normal random bernoulli "
+                        "dropout exponential)");
+    if (!o->c.shape)
+        return shc_fail(e, SHC_EINVAL, "--shape is required (e.g. --shape 4 or --shape 8,16)");
+    int rc = shc_torch_op_parse(o->op, &op, e);
+    if (!rc && o->dtype) rc = shc_dtype_parse(o->dtype, &dt, e);
+    if (!rc) rc = shc_shape_parse(&s, o->c.shape, e);
+    if (!rc) rc = shc_shape_numel(&s, &n, e);
+    if (rc)
+        return rc;
+    shc_torch_rng_req_init(r, op, dt, n);
+    if (op == SHC_TORCH_RANDOM) {
+        if (!o->from != !o->to)
+            return shc_fail(e, SHC_EINVAL, "random: give both --from and --to, or neither");
+        if (o->from) {
+            r->has_range = true;
+            if ((rc = parse_i64("from", o->from, &r->from, e)) || (rc = parse_i64("to", o->to, &r->to, e)))
+                return rc;
+        }
+    } else {
+        const char *a = op == SHC_TORCH_UNIFORM ? o->from : op == SHC_TORCH_NORMAL ? o->mean
+                      : op == SHC_TORCH_EXPONENTIAL ? o->lambd : o->p;
+        const char *b = op == SHC_TORCH_UNIFORM ? o->to : op == SHC_TORCH_NORMAL ? o->std : NULL;
+        if (a && (rc = parse_double("param", a, &r->a, e)))
+            return rc;
+        if (b && (rc = parse_double("param", b, &r->b, e)))
+            return rc;
+    }
+    return shc_torch_rng_check(r, e);
+}
+
+/* An element's bits as hex and its value as a double. */
+static void torch_elem(shc_dtype t, const uint8_t *p, char *hex, size_t hn, double *v)
+{
+    size_t sz = shc_dtype_size(t);
+    uint64_t u = 0;
+    memcpy(&u, p, sz);
+    snprintf(hex, hn, "%0*" PRIx64, (int)(2 * sz), u);
+    switch (t) {
+    case SHC_DT_FLOAT32: { float f; memcpy(&f, p, 4); *v = f; break; }
+    case SHC_DT_FLOAT64: memcpy(v, p, 8); break;
+    case SHC_DT_FLOAT16: *v = shc_f16_to_f32((uint16_t)u); break;
+    case SHC_DT_BFLOAT16: *v = shc_bf16_to_f32((uint16_t)u); break;
+    case SHC_DT_INT64: *v = (double)(int64_t)u; break;
+    case SHC_DT_INT32: *v = (int32_t)(uint32_t)u; break;
+    case SHC_DT_INT16: *v = (int16_t)(uint16_t)u; break;
+    case SHC_DT_INT8: *v = (int8_t)(uint8_t)u; break;
+    default: *v = (double)u; break;
+    }
+}
+
+static int run_torch(const rng_opts *o, shc_err *e)
+{
+    shc_torch_rng_req r;
+    shc_gpu_profile g;
+    uint64_t seed = 0;
+    int64_t off = 0, start = 0, n, no;
+    int rc = shc_gpu_profile_parse(o->gpu ? o->gpu : "a100", &g, e);
+    if (!rc && o->seed) rc = parse_u64("seed", o->seed, &seed, e);
+    if (!rc && o->offset) rc = parse_i64("offset", o->offset, &off, e);
+    if (!rc && o->start) rc = parse_i64("start", o->start, &start, e);
+    if (!rc) rc = torch_req(o, &r, e);
+    if (!rc) rc = count_or(o, r.numel - start < 1024 ? r.numel - start : 16, &n, e);
+    if (!rc && (start < 0 || start > r.numel || n > r.numel - start))
+        rc = shc_fail(e, SHC_EINVAL, "--start/--count: [%lld, +%lld) is outside the %lld elements",
+                      (long long)start, (long long)n, (long long)r.numel);
+    if (rc)
+        return cli_report("rng", rc, e);
+    size_t sz = shc_dtype_size(r.dtype);
+    uint8_t *buf = malloc((size_t)n * sz + 8);
+    if (!buf)
+        return cli_report("rng", shc_fail(e, SHC_ENOMEM, "out of memory"), e);
+    rc = shc_torch_rng_fill(&g, seed, off, &r, start, n, buf, NULL, &no, e);
+    if (rc) {
+        free(buf);
+        return cli_report("rng", rc, e);
+    }
+    json_t *bits = json_array(), *vals = json_array();
+    for (int64_t i = 0; i < n; i++) {
+        char hex[17];
+        double v;
+        torch_elem(r.dtype, buf + (size_t)i * sz, hex, sizeof hex, &v);
+        if (o->c.json) {
+            json_array_append_new(bits, json_string(hex));
+            json_array_append_new(vals, json_real(v));
+        } else {
+            printf("%lld %s %.9g\n", (long long)(start + i), hex, v);
+        }
+    }
+    if (o->c.json) {
+        json_t *res = json_pack("{s:o,s:o,s:o}", "bits", bits, "values", vals, "new_offset",
+                                json_sprintf("%lld", (long long)no));
+        cli_print_json(res);
+        json_decref(res);
+    } else {
+        json_decref(bits);
+        json_decref(vals);
+        printf("new_offset %lld (gpu %s: %d SMs x %d threads)\n", (long long)no, g.name,
+               g.sm_count, g.max_threads_per_sm);
+    }
+    free(buf);
+    return EXIT_OK;
+}
+
+static int run_threefry(const rng_opts *o, shc_err *e)
+{
+    uint32_t k[2];
+    shc_shape s;
+    int64_t n;
+    int rc = key_of(o, k, false, e);
+    if (!rc && !o->c.shape) rc = shc_fail(e, SHC_EINVAL, "--shape is required for threefry");
+    if (!rc) rc = shc_shape_parse(&s, o->c.shape, e);
+    if (!rc) rc = shc_shape_numel(&s, &n, e);
+    if (!rc && n > (1 << 24)) rc = shc_fail(e, SHC_EINVAL, "--shape: at most 2^24 elements");
+    if (rc)
+        return cli_report("rng", rc, e);
+    /* key_data = (seed >> 32, seed & 0xffffffff) */
+    if (!o->key) {
+        uint32_t t = k[0];
+        k[0] = k[1];
+        k[1] = t;
+    }
+    uint32_t *b = malloc(4 * (size_t)n + 4);
+    if (!b)
+        return cli_report("rng", shc_fail(e, SHC_ENOMEM, "out of memory"), e);
+    shc_threefry_bits32(k, 0, n, b);
+    int ex = print_words(o, b, n);
+    free(b);
+    return ex;
+}
+
+int cmd_rng(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        CLI_COMMON_OPTIONS,
+        {"engine", required_argument, NULL, O_ENGINE}, {"seed", required_argument, NULL, O_SEED},
+        {"key", required_argument, NULL, O_KEY}, {"counter", required_argument, NULL, O_COUNTER},
+        {"rounds", required_argument, NULL, O_ROUNDS}, {"blocks", required_argument, NULL, O_BLOCKS},
+        {"step", required_argument, NULL, O_STEP}, {"subsequence", required_argument, NULL, O_SUBSEQ},
+        {"offset", required_argument, NULL, O_OFFSET}, {"call", required_argument, NULL, O_CALL},
+        {"count", required_argument, NULL, O_COUNT}, {"start", required_argument, NULL, O_START},
+        {"op", required_argument, NULL, O_OP}, {"dtype", required_argument, NULL, O_DTYPE},
+        {"gpu", required_argument, NULL, O_GPU}, {"from", required_argument, NULL, O_FROM},
+        {"to", required_argument, NULL, O_TO}, {"mean", required_argument, NULL, O_MEAN},
+        {"std", required_argument, NULL, O_STD}, {"p", required_argument, NULL, O_P},
+        {"lambd", required_argument, NULL, O_LAMBD}, {NULL, 0, NULL, 0}};
+    rng_opts o;
+    memset(&o, 0, sizeof o);
+    cli_common_init(&o.c);
+    const char **slot[] = {[O_ENGINE - O_ENGINE] = &o.engine, &o.seed, &o.key, &o.counter,
+                           &o.rounds, &o.blocks, &o.step, &o.sub, &o.offset, &o.call, &o.count,
+                           &o.start, &o.op, &o.dtype, &o.gpu, &o.from, &o.to, &o.mean, &o.std,
+                           &o.p, &o.lambd};
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (c == OPT_HELP) {
+            puts("usage: shardcheck rng --engine philox|curand|torch-cuda|threefry [options] [--json]");
+            return EXIT_OK;
+        }
+        int r = cli_common_opt(&o.c, c, optarg, "rng");
+        if (r < 0)
+            return EXIT_USAGE;
+        if (r == 1)
+            continue;
+        if (c >= O_ENGINE && c <= O_LAMBD)
+            *slot[c - O_ENGINE] = optarg;
+        else
+            return cli_usage_error("rng", "unknown option (see --help)");
+    }
+    if (cli_no_positionals("rng", argc, argv))
+        return EXIT_USAGE;
+    shc_err e;
+    shc_err_clear(&e);
+    if (!o.engine)
+        return cli_usage_error("rng", "--engine is required (philox, curand, torch-cuda, threefry)");
+    if (!strcmp(o.engine, "philox"))
+        return run_philox(&o, &e);
+    if (!strcmp(o.engine, "curand"))
+        return run_curand(&o, &e);
+    if (!strcmp(o.engine, "torch-cuda"))
+        return run_torch(&o, &e);
+    if (!strcmp(o.engine, "threefry"))
+        return run_threefry(&o, &e);
+    return cli_usage_error("rng", "--engine: unknown engine '%s' (philox, curand, torch-cuda, "
+                           "threefry)", o.engine);
+}

@@ -9,6 +9,14 @@
 
 extern const shc_family shc_family_shard_layout;
 extern const shc_family shc_family_group_ranks;
+extern const shc_family shc_family_rng_offsets;
+extern const shc_family shc_family_rng_policies;
+extern const shc_family shc_family_redistribute_data;
+extern const shc_family shc_family_redistribute_plan;
+extern const shc_family shc_family_philox_kat;
+extern const shc_family shc_family_curand_stream;
+extern const shc_family shc_family_torch_cuda_rng;
+extern const shc_family shc_family_threefry;
 /* @@FAMILIES@@ — add `extern const shc_family shc_family_X;` lines above this marker */
 
 #endif

@@ -9,6 +9,14 @@
 static const shc_family *const all[] = {
     &shc_family_shard_layout,
     &shc_family_group_ranks,
+    &shc_family_rng_offsets,
+    &shc_family_rng_policies,
+    &shc_family_redistribute_data,
+    &shc_family_redistribute_plan,
+    &shc_family_philox_kat,
+    &shc_family_curand_stream,
+    &shc_family_torch_cuda_rng,
+    &shc_family_threefry,
     /* @@REGISTRY@@ — add `&shc_family_X,` lines above this marker */
     NULL,
 };

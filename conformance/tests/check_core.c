@@ -1,6 +1,283 @@
-/* check_core.c — STUB. */
+/*
+ * check_core.c — unit tests of the core model: errors.c, mesh.c, placement.c,
+ * shape.c (and parse.c through them).
+ *
+ * Valid inputs are checked against hand-written expectations (coordinates of
+ * row-major meshes, torch's str()/repr() spellings of placements); every
+ * malformed input is checked for its code and for a message that names what
+ * was wrong and where.
+ */
 #include "config.h"
+#include <string.h>
 #include "tap.h"
-START_TEST(stub) { ck_assert_int_eq(1, 1); }
+#include "shardcheck.h"
+
+/* ---- helpers ---- */
+
+static void mesh_err(const char *shape, const char *ranks, int code, const char *want)
+{
+    shc_mesh m;
+    shc_err e = {0};
+    ck_assert_int_eq(shc_mesh_parse(&m, shape, ranks, &e), code);
+    ck_assert_msg(strstr(e.msg, want), "mesh '%s' ranks '%s': message '%s' lacks '%s'", shape,
+                  ranks ? ranks : "", e.msg, want);
+    ck_assert_ptr_null(m.ranks);
+}
+
+static void pl_err(const char *s, const char *want)
+{
+    shc_placements pl;
+    shc_err e = {0};
+    ck_assert_int_eq(shc_placements_parse(&pl, s, &e), SHC_EINVAL);
+    ck_assert_msg(strstr(e.msg, want), "placements '%s': message '%s' lacks '%s'", s, e.msg, want);
+}
+
+static void shape_err(const char *s, int code, const char *want)
+{
+    shc_shape sh;
+    shc_err e = {0};
+    ck_assert_int_eq(shc_shape_parse(&sh, s, &e), code);
+    ck_assert_msg(strstr(e.msg, want), "shape '%s': message '%s' lacks '%s'", s, e.msg, want);
+}
+
+static void roundtrip(const char *in, const char *want)
+{
+    shc_placements pl;
+    shc_err e = {0};
+    char buf[256];
+    ck_assert_msg(shc_placements_parse(&pl, in, &e) == SHC_OK, "'%s': %s", in, e.msg);
+    if (pl.has_order)
+        shc_placements_format_trace(&pl, buf, sizeof buf);
+    else
+        shc_placements_format(&pl, buf, sizeof buf);
+    ck_assert_str_eq(buf, want);
+}
+
+/* ---- errors ---- */
+
+START_TEST(errors_prefix)
+{
+    shc_err e = {0};
+    ck_assert_int_eq(shc_fail(&e, SHC_EINVAL, "bad %d", 7), SHC_EINVAL);
+    ck_assert_int_eq(shc_err_prefix(&e, "--mesh %s", "2x"), SHC_EINVAL);
+    ck_assert_str_eq(e.msg, "--mesh 2x: bad 7");
+    shc_err_clear(&e);
+    ck_assert_int_eq(e.code, SHC_OK);
+    ck_assert_str_eq(e.msg, "");
+    ck_assert_str_eq(shc_strerror(SHC_EOVERFLOW), "overflow");
+    ck_assert_str_eq(shc_strerror(SHC_EINVAL), "invalid input");
+    ck_assert_int_eq(shc_fail(NULL, SHC_EIO, "no buffer"), SHC_EIO);
+}
 END_TEST
-int main(void) { Suite *s = suite_create("check_core"); TCase *tc = tcase_create("stub"); tcase_add_test(tc, stub); suite_add_tcase(s, tc); return shc_run_suite(s); }
+
+/* ---- mesh ---- */
+
+START_TEST(mesh_coords)
+{
+    shc_mesh m;
+    shc_err e = {0};
+    int64_t c[SHC_MAX_MESH_DIMS];
+    char buf[64];
+    ck_assert_int_eq(shc_mesh_parse(&m, "2x3x4", NULL, &e), SHC_OK);
+    ck_assert_int_eq(m.size, 24);
+    /* row-major: rank 17 = 1*12 + 1*4 + 1 */
+    ck_assert_int_eq(shc_mesh_coord(&m, 17, c, &e), SHC_OK);
+    ck_assert(c[0] == 1 && c[1] == 1 && c[2] == 1);
+    ck_assert_int_eq(shc_mesh_rank_at(&m, (int64_t[]){1, 2, 3}), 23);
+    shc_mesh_format(&m, buf, sizeof buf);
+    ck_assert_str_eq(buf, "2x3x4");
+    ck_assert_int_eq(shc_mesh_coord(&m, 24, c, &e), SHC_EINVAL);
+    ck_assert_str_eq(e.msg, "rank 24 is not in the mesh (ranks 0..23)");
+    ck_assert_int_eq(shc_mesh_coord(&m, -1, c, &e), SHC_EINVAL);
+    ck_assert_str_eq(e.msg, "rank -1 is not in the mesh (ranks 0..23)");
+    shc_mesh_free(&m);
+    /* Rank map [[3,1],[2,0]]: rank 0 is at (1,1), rank 2 at (1,0). */
+    ck_assert_int_eq(shc_mesh_parse(&m, "2x2", "3,1,2,0", &e), SHC_OK);
+    ck_assert_int_eq(shc_mesh_coord(&m, 0, c, &e), SHC_OK);
+    ck_assert(c[0] == 1 && c[1] == 1);
+    ck_assert_int_eq(shc_mesh_coord(&m, 2, c, &e), SHC_OK);
+    ck_assert(c[0] == 1 && c[1] == 0);
+    ck_assert_int_eq(shc_mesh_rank_at(&m, (int64_t[]){0, 0}), 3);
+    shc_mesh_free(&m);
+    /* Spaces around items are allowed; an empty rank map means arange. */
+    ck_assert_int_eq(shc_mesh_parse(&m, "4", " 1, 0 ,3,2", &e), SHC_OK);
+    ck_assert_int_eq(m.ranks[1], 0);
+    shc_mesh_free(&m);
+    ck_assert_int_eq(shc_mesh_parse(&m, "8", "", &e), SHC_OK);
+    ck_assert_int_eq(m.ranks[7], 7);
+    shc_mesh_free(&m);
+    shc_mesh_free(&m); /* idempotent */
+    ck_assert_int_eq(shc_mesh_init(&m, 2, (int64_t[]){2, 2}, NULL, &e), SHC_OK);
+    ck_assert_int_eq(m.size, 4);
+    shc_mesh_free(&m);
+}
+END_TEST
+
+START_TEST(mesh_errors)
+{
+    mesh_err("", NULL, SHC_EINVAL, "mesh '': 0 dims, expected 1 to 8");
+    mesh_err("2x", NULL, SHC_EINVAL, "mesh item 2: expected an integer at ''");
+    mesh_err("2xa", NULL, SHC_EINVAL, "mesh item 2: expected an integer at 'a'");
+    mesh_err("2*2", NULL, SHC_EINVAL, "mesh: unexpected '*' in '2*2'");
+    mesh_err("0x2", NULL, SHC_EINVAL, "mesh: dim 0 has size 0, expected >= 1");
+    mesh_err("2x-2", NULL, SHC_EINVAL, "mesh: dim 1 has size -2, expected >= 1");
+    mesh_err("1x1x1x1x1x1x1x1x1", NULL, SHC_EINVAL, "9 dims, expected 1 to 8");
+    mesh_err("4096x4096x2", NULL, SHC_EOVERFLOW, "mesh: more than 16777216 ranks");
+    mesh_err("99999999999999999999", NULL, SHC_EOVERFLOW, "overflows int64");
+    mesh_err("2x2", "0,1,1,3", SHC_EINVAL, "rank map: duplicate rank 1 at positions 1 and 2");
+    mesh_err("2x2", "0,1,2", SHC_EINVAL, "rank map: 3 ranks given, mesh 2x2 has 4");
+    mesh_err("2x2", "0,1,2,3,4", SHC_EINVAL, "rank map: 5 ranks given, mesh 2x2 has 4");
+    mesh_err("2x2", "0,1,2,4", SHC_EINVAL, "rank map: rank 4 at position 3 is outside 0..3");
+    mesh_err("2x2", "0,1,2,-1", SHC_EINVAL, "rank map: rank -1 at position 3 is outside 0..3");
+    mesh_err("2x2", "0,,1,2", SHC_EINVAL, "rank map item 2: expected an integer");
+    mesh_err("2x2", "0;1;2;3", SHC_EINVAL, "rank map: unexpected ';'");
+    shc_mesh m;
+    shc_err e = {0};
+    ck_assert_int_eq(shc_mesh_init(&m, 0, (int64_t[]){1}, NULL, &e), SHC_EINVAL);
+    ck_assert_str_eq(e.msg, "mesh: 0 dims, expected 1 to 8");
+}
+END_TEST
+
+/* ---- placements ---- */
+
+START_TEST(placements_forms)
+{
+    shc_placements pl;
+    shc_err e = {0};
+    ck_assert_int_eq(shc_placements_parse(&pl, "S(0),R,P(sum),_S(0, 2)", &e), SHC_OK);
+    ck_assert_int_eq(pl.n, 4);
+    ck_assert(pl.p[0].kind == SHC_P_SHARD && pl.p[0].dim == 0);
+    ck_assert(pl.p[1].kind == SHC_P_REPLICATE);
+    ck_assert(pl.p[2].kind == SHC_P_PARTIAL && pl.p[2].op == SHC_OP_SUM);
+    ck_assert(pl.p[3].kind == SHC_P_STRIDED && pl.p[3].split_factor == 2);
+    ck_assert(!pl.has_order);
+    /* torch's str() forms print back unchanged. */
+    roundtrip("S(0),R,P(sum),_S(0, 2)", "S(0),R,P(sum),_S(0, 2)");
+    /* repr() forms: Shard(dim=1), Replicate(), Partial(max), _StridedShard(dim=0, sf=4). */
+    roundtrip("Shard(dim=1),Replicate(),Partial(max),_StridedShard(dim=0, sf=4)",
+              "S(1),R,P(max),_S(0, 4)");
+    roundtrip("_StridedShard(dim=2, split_factor=3)", "_S(2, 3)");
+    roundtrip("Partial()", "P(sum)");
+    roundtrip("P", "P(sum)");
+    roundtrip("Partial(reduce_op='avg')", "P(avg)");
+    roundtrip("P(min),P(max),P(product),P(band),P(bor),P(bxor)",
+              "P(min),P(max),P(product),P(band),P(bor),P(bxor)");
+    roundtrip(" S(0) , R ", "S(0),R");
+    /* Trace-state form: [i] is the mesh dim's place in its tensor dim's order. */
+    ck_assert_int_eq(shc_placements_parse(&pl, "S(0)[1]S(0)[0]R", &e), SHC_OK);
+    ck_assert(pl.has_order && pl.n == 3 && pl.order[0] == 1 && pl.order[1] == 0);
+    roundtrip("S(0)[1]S(0)[0]R", "S(0)[1]S(0)[0]R");
+    roundtrip("S(0)[0]S(1)R", "S(0)S(1)R");
+    /* Default order in trace form: left to right, [i] only where nested. */
+    char buf[128];
+    ck_assert_int_eq(shc_placements_parse(&pl, "S(0),S(0),S(1)", &e), SHC_OK);
+    shc_placements_format_trace(&pl, buf, sizeof buf);
+    ck_assert_str_eq(buf, "S(0)[0]S(0)[1]S(1)");
+    shc_placement pa = {SHC_P_STRIDED, 0, 2, SHC_OP_SUM}, pb = {SHC_P_STRIDED, 0, 3, SHC_OP_SUM};
+    ck_assert(!shc_placement_eq(&pa, &pb));
+    pb.split_factor = 2;
+    ck_assert(shc_placement_eq(&pa, &pb));
+    ck_assert_str_eq(shc_redop_name(SHC_OP_BXOR), "bxor");
+}
+END_TEST
+
+START_TEST(placements_errors)
+{
+    pl_err("", "placements: empty");
+    pl_err("   ", "placements: empty");
+    pl_err("Q(0)", "placement 0 of 'Q(0)': unknown placement at 'Q(0)'");
+    pl_err("S(0),X", "placement 1 of 'S(0),X': unknown placement at 'X'");
+    pl_err("S(0", "placement 0 of 'S(0': expected ')' at ''");
+    pl_err("S(x)", "placement 0 of 'S(x)': expected an integer at 'x)'");
+    pl_err("S(9)", "shard dim 9 out of range 0..7");
+    pl_err("S(-1)", "shard dim -1 out of range 0..7");
+    pl_err("P(mean)", "unknown reduce op at 'mean)'");
+    pl_err("_S(0, 0)", "split factor 0 must be >= 1");
+    pl_err("_S(0 2)", "expected ',' at '2)'");
+    pl_err("S(0),", "placements 'S(0),': trailing comma");
+    pl_err("R,R,R,R,R,R,R,R,R", "more than 8");
+    pl_err("R[0]", "placement 0: an order index is only valid on a shard");
+    pl_err("S(0)[0]S(0)[0]", "placements 0 and 1: both have order index [0] on tensor dim 0");
+    pl_err("S(0)[0]S(0)", "tensor dim 0 has an order index on some but not all of its 2 mesh dims");
+    pl_err("S(0)[2]S(0)[0]", "placement 0: order index [2] out of range 0..1");
+    pl_err("S(0)[9]", "order index [9] out of range");
+    pl_err("S(0)[x]", "expected an integer at 'x]'");
+    shc_placements pl;
+    ck_assert_int_eq(shc_placements_parse(&pl, NULL, NULL), SHC_EINVAL);
+}
+END_TEST
+
+START_TEST(placements_check)
+{
+    shc_mesh m;
+    shc_placements pl;
+    shc_err e = {0};
+    ck_assert_int_eq(shc_mesh_parse(&m, "2x2", NULL, &e), SHC_OK);
+    ck_assert_int_eq(shc_placements_parse(&pl, "S(1),_S(2, 2)", &e), SHC_OK);
+    ck_assert_int_eq(shc_placements_check(&pl, &m, 3, &e), SHC_OK);
+    ck_assert_int_eq(shc_placements_check(&pl, &m, 2, &e), SHC_EINVAL);
+    ck_assert_str_eq(e.msg, "placement 1 '_S(2, 2)': shard dim 2 out of range for a 2-d tensor");
+    ck_assert_int_eq(shc_placements_parse(&pl, "R", &e), SHC_OK);
+    ck_assert_int_eq(shc_placements_check(&pl, &m, 1, &e), SHC_EINVAL);
+    ck_assert_str_eq(e.msg, "placements: 1 given for a 2-d mesh");
+    shc_mesh_free(&m);
+}
+END_TEST
+
+/* ---- shapes ---- */
+
+START_TEST(shapes)
+{
+    shc_shape s;
+    shc_err e = {0};
+    int64_t n;
+    char buf[64];
+    ck_assert_int_eq(shc_shape_parse(&s, "8,16", &e), SHC_OK);
+    ck_assert(s.ndim == 2 && s.d[0] == 8 && s.d[1] == 16);
+    ck_assert_int_eq(shc_shape_numel(&s, &n, &e), SHC_OK);
+    ck_assert_int_eq(n, 128);
+    shc_shape_format(&s, buf, sizeof buf);
+    ck_assert_str_eq(buf, "8,16");
+    ck_assert_int_eq(shc_shape_parse(&s, "", &e), SHC_OK); /* 0-d tensor */
+    ck_assert_int_eq(s.ndim, 0);
+    ck_assert_int_eq(shc_shape_numel(&s, &n, &e), SHC_OK);
+    ck_assert_int_eq(n, 1);
+    ck_assert_int_eq(shc_shape_parse(&s, "0,5", &e), SHC_OK);
+    ck_assert_int_eq(shc_shape_numel(&s, &n, &e), SHC_OK);
+    ck_assert_int_eq(n, 0);
+    /* 2^31 * 2^31 = 2^62 still fits. */
+    ck_assert_int_eq(shc_shape_parse(&s, "2147483648,2147483648", &e), SHC_OK);
+}
+END_TEST
+
+START_TEST(shape_errors)
+{
+    shape_err("8,-1", SHC_EINVAL, "shape '8,-1': dim 1 has negative size -1");
+    shape_err("8,,2", SHC_EINVAL, "shape item 2: expected an integer");
+    shape_err("a", SHC_EINVAL, "shape item 1: expected an integer at 'a'");
+    shape_err("8x2", SHC_EINVAL, "shape: unexpected 'x' in '8x2'");
+    shape_err("1,1,1,1,1,1,1,1,1", SHC_EINVAL, "9 dims, at most 8");
+    shape_err("9223372036854775807,2", SHC_EOVERFLOW,
+              "shape 9223372036854775807,2: element count overflows int64");
+    shape_err("4294967296,4294967296", SHC_EOVERFLOW, "element count overflows int64");
+    shape_err("99999999999999999999", SHC_EOVERFLOW, "overflows int64");
+    shc_shape s;
+    ck_assert_int_eq(shc_shape_parse(&s, NULL, NULL), SHC_EINVAL);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("check_core");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, errors_prefix);
+    tcase_add_test(tc, mesh_coords);
+    tcase_add_test(tc, mesh_errors);
+    tcase_add_test(tc, placements_forms);
+    tcase_add_test(tc, placements_errors);
+    tcase_add_test(tc, placements_check);
+    tcase_add_test(tc, shapes);
+    tcase_add_test(tc, shape_errors);
+    suite_add_tcase(s, tc);
+    return shc_run_suite(s);
+}

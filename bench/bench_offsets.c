@@ -1,0 +1,153 @@
+/*
+ * bench_offsets.c — RNG offsets for every rank of a 65,536-rank 4-D mesh.
+ *
+ * Times lib/rng_offsets.c over all ranks of a 16x16x16x16 mesh (nested,
+ * strided and plain shards), then the audit of the same layout, then the
+ * peer in the same run: torch 2.13's own OffsetBasedRNGTracker.
+ * _compute_rng_offsets on a sample of ranks (python with torch, from
+ * $SHC_PYTHON, default /work/main/.venv/bin/python or python3), which also
+ * prints its results so the sample is checked against ours.  Prints the
+ * per-rank times and the ratio.  Goal: all ranks in under 1 s.
+ *
+ * Usage: bench_offsets [SAMPLE]   (default SAMPLE = 512 torch ranks)
+ * Not run by make check (timing never belongs in tests).
+ */
+#include "config.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "shardcheck.h"
+
+#define MESH "16x16x16x16"
+#define PLACEMENTS "S(0),_S(1, 2),S(0),S(2)"
+#define SHAPE "4096,2050,63"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static const char *python(void)
+{
+    const char *p = getenv("SHC_PYTHON");
+    if (p && *p)
+        return p;
+    return access("/work/main/.venv/bin/python", X_OK) == 0 ? "/work/main/.venv/bin/python"
+                                                            : "python3";
+}
+
+/* torch: time _compute_rng_offsets on ranks 0, step, 2*step, ...; prints
+ * "rank start end" lines and a final "seconds N". */
+static const char *const peer_script =
+    "import sys,time,torch\n"
+    "from torch.distributed.device_mesh import DeviceMesh\n"
+    "from torch.distributed.tensor._dtensor_spec import DTensorSpec, TensorMeta\n"
+    "from torch.distributed.tensor._random import OffsetBasedRNGTracker\n"
+    "from torch.distributed.tensor.placement_types import Shard, _StridedShard\n"
+    "n, step = int(sys.argv[1]), int(sys.argv[2])\n"
+    "t = torch.arange(65536).view(16,16,16,16)\n"
+    "pl = (Shard(0), _StridedShard(1, split_factor=2), Shard(0), Shard(2))\n"
+    "shape = (4096, 2050, 63)\n"
+    "meta = TensorMeta(torch.Size(shape), (2050*63, 63, 1), torch.float32)\n"
+    "tr = object.__new__(OffsetBasedRNGTracker)\n"
+    "meshes = [DeviceMesh('cpu', t, _init_backend=False, _rank=i*step) for i in range(n)]\n"
+    "t0 = time.perf_counter()\n"
+    "out = [OffsetBasedRNGTracker._compute_rng_offsets(tr, DTensorSpec(m, pl, tensor_meta=meta))"
+    " for m in meshes]\n"
+    "dt = time.perf_counter() - t0\n"
+    "for i, (s, e) in enumerate(out): print(i*step, int(s), int(e))\n"
+    "print('seconds', dt)\n";
+
+/* Run the peer and compare its sample with ours; returns seconds or -1. */
+static double run_peer(const shc_rng_layout *t, const shc_mesh *m, int sample, int *mismatches)
+{
+    char path[] = "/tmp/bench_offsets_XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return -1;
+    FILE *f = fdopen(fd, "w");
+    fputs(peer_script, f);
+    fclose(f);
+    char cmd[512];
+    int step = (int)(m->size / sample);
+    snprintf(cmd, sizeof cmd, "%s %s %d %d 2>/dev/null", python(), path, sample, step);
+    FILE *p = popen(cmd, "r");
+    double secs = -1;
+    char line[256];
+    *mismatches = 0;
+    while (p && fgets(line, sizeof line, p)) {
+        long long r, s, e;
+        if (sscanf(line, "seconds %lf", &secs) == 1)
+            continue;
+        if (sscanf(line, "%lld %lld %lld", &r, &s, &e) != 3)
+            continue;
+        shc_rng_offsets o;
+        shc_err err;
+        if (shc_rng_offsets_rank(t, m, r, &o, &err) || o.start_incr != s || o.end_incr != e)
+            (*mismatches)++;
+    }
+    if (p && pclose(p) != 0)
+        secs = -1;
+    unlink(path);
+    return secs;
+}
+
+int main(int argc, char **argv)
+{
+    int sample = argc > 1 ? atoi(argv[1]) : 512;
+    if (sample < 1 || sample > 65536) {
+        fprintf(stderr, "bench_offsets: SAMPLE must be 1..65536\n");
+        return 2;
+    }
+    shc_mesh m = {0};
+    shc_placements pl;
+    shc_shape s;
+    shc_rng_layout t;
+    shc_err e;
+    if (shc_mesh_parse(&m, MESH, NULL, &e) || shc_placements_parse(&pl, PLACEMENTS, &e) ||
+        shc_shape_parse(&s, SHAPE, &e) || shc_rng_layout_init(&t, &m, &pl, &s, &e)) {
+        fprintf(stderr, "bench_offsets: %s\n", e.msg);
+        return 99;
+    }
+    double t0 = now();
+    int64_t check = 0;
+    for (int64_t r = 0; r < m.size; r++) {
+        shc_rng_offsets o;
+        if (shc_rng_offsets_rank(&t, &m, r, &o, &e)) {
+            fprintf(stderr, "bench_offsets: rank %lld: %s\n", (long long)r, e.msg);
+            return 99;
+        }
+        check ^= o.start_incr + o.local_numel;
+    }
+    double ours = now() - t0;
+    shc_rng_audit au;
+    t0 = now();
+    if (shc_rng_audit_layout(&m, &pl, &s, &au, &e)) {
+        fprintf(stderr, "bench_offsets: audit: %s\n", e.msg);
+        return 99;
+    }
+    double audit = now() - t0;
+    printf("mesh %s (%lld ranks) placements %s shape %s\n", MESH, (long long)m.size, PLACEMENTS,
+           SHAPE);
+    printf("shardcheck offsets, all ranks: %.4f s (%.3f us/rank)  [goal < 1 s] checksum %lld\n",
+           ours, 1e6 * ours / (double)m.size, (long long)check);
+    printf("shardcheck audit, all ranks:   %.4f s (%lld shards, %lld findings)\n", audit,
+           (long long)au.nshards,
+           (long long)(au.count[0] + au.count[1] + au.count[2]));
+    int mism = 0;
+    double peer = run_peer(&t, &m, sample, &mism);
+    if (peer < 0) {
+        printf("peer torch 2.13 _compute_rng_offsets: unavailable (python %s)\n", python());
+    } else {
+        double per_peer = peer / sample, per_ours = ours / (double)m.size;
+        printf("peer torch 2.13 _compute_rng_offsets: %d ranks in %.4f s (%.3f us/rank), "
+               "%d mismatches\n", sample, peer, 1e6 * per_peer, mism);
+        printf("ratio torch/shardcheck per rank: %.1fx\n", per_peer / per_ours);
+    }
+    shc_mesh_free(&m);
+    return mism ? 1 : 0;
+}

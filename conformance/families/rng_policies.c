@@ -1,0 +1,204 @@
+/*
+ * rng_policies.c — the rng-policies golden family: for every RNG policy
+ * (lib/rng_policy.c) and every layout of the policy table
+ * (shc_rng_policy_cases), per rank the generator seed, the offset the local
+ * op starts at and the offset after it, and per case the SPMD properties the
+ * policy keeps on that layout (computed element by element by
+ * lib/rng_policy_check.c, never written by hand).  One file per policy,
+ * golden/rng-policies/<policy>.json; a layout a policy cannot run (seed 000's
+ * IndexError) is an "invalid" case.
+ *
+ * The torch-offset cases are recomputed with torch's own tracker by
+ * tools/harness/adapters/torch_rng_policies.py; the other policies have no
+ * independent implementation here and carry the NoIndependentOracle flag.
+ * Schema: golden/schemas/rng-policies_v1.json.
+ */
+#include "config.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "families.h"
+#include "layout_common.h"
+
+#define GPU "a100"
+#define SEED 1234 /* torch's default DTensor seed in seed 001's commit message */
+
+static int parse_inputs(const json_t *group, const json_t *test, const shc_rng_policy **p,
+                        shc_gpu_profile *gpu, uint64_t *seed, shc_mesh *m, shc_placements *pl,
+                        shc_shape *s, shc_err *e)
+{
+    const char *pn = json_string_value(json_object_get(group, "policy"));
+    const char *gn = json_string_value(json_object_get(group, "gpu"));
+    const char *sd = json_string_value(json_object_get(group, "seed"));
+    const char *ps = json_string_value(json_object_get(test, "placements"));
+    if (!pn || !gn || !sd || !ps)
+        return shc_fail(e, SHC_EFORMAT, "rng-policies: group needs policy, gpu, seed strings "
+                        "and the test a placements string");
+    int rc = shc_rng_policy_lookup(pn, p, e);
+    if (rc || (rc = shc_gpu_profile_parse(gn, gpu, e)))
+        return rc;
+    *seed = strtoull(sd, NULL, 10);
+    if ((rc = shcl_mesh_from_json(group, m, e)))
+        return rc;
+    if ((rc = shc_placements_parse(pl, ps, e)) ||
+        (rc = shcl_shape_from_json(json_object_get(test, "shape"), s, e)) ||
+        (rc = shc_placements_check(pl, m, s->ndim, e)))
+        shc_mesh_free(m);
+    return rc;
+}
+
+static json_t *holds_json(unsigned holds)
+{
+    json_t *a = json_array();
+    for (int k = 0; k < SHC_RNGP_COUNT; k++)
+        if (holds & (1u << k))
+            json_array_append_new(a, json_string(shc_rng_property_name(k)));
+    return a;
+}
+
+static json_t *u64s(uint64_t v)
+{
+    char b[24];
+    snprintf(b, sizeof b, "%llu", (unsigned long long)v);
+    return json_string(b);
+}
+
+/* The case-wide part and one rank's stream. */
+static int view(const shc_rng_policy *p, const shc_gpu_profile *g, uint64_t seed,
+                const shc_mesh *m, const shc_placements *pl, const shc_shape *s, int64_t rank,
+                unsigned holds, json_t **out, shc_err *e)
+{
+    shc_rng_stream st;
+    int rc = shc_rng_policy_stream(p, g, m, pl, s, seed, 0, rank, &st, e);
+    if (rc)
+        return rc;
+    *out = json_pack("{s:o,s:o,s:o,s:o,s:I}", "holds", holds_json(holds), "seed", u64s(st.seed),
+                     "start_offset", shc_json_i64s(st.start), "post_offset",
+                     shc_json_i64s(st.post), "shard_linear_index",
+                     (json_int_t)st.shard_linear_index);
+    return SHC_OK;
+}
+
+static int compute_rank(const json_t *group, const json_t *test, int64_t rank, json_t **out,
+                        shc_err *e)
+{
+    const shc_rng_policy *p;
+    shc_gpu_profile g;
+    uint64_t seed;
+    shc_mesh m;
+    shc_placements pl;
+    shc_shape s;
+    unsigned holds = 0;
+    int rc = parse_inputs(group, test, &p, &g, &seed, &m, &pl, &s, e);
+    if (rc)
+        return rc;
+    if ((rc = shc_rng_policy_check(p, &g, &m, &pl, &s, seed, &holds, e)) == SHC_OK)
+        rc = view(p, &g, seed, &m, &pl, &s, rank, holds, out, e);
+    shc_mesh_free(&m);
+    return rc;
+}
+
+static int64_t world_size(const json_t *group, const json_t *test) { return shcl_world(group); }
+
+static void declare_notes(shc_gw *w)
+{
+    shc_gw_note(w, "NoIndependentOracle", "No implementation other than shardcheck's computes "
+                "this policy here; the values follow the cited source.");
+    shc_gw_note(w, "VendorDivergence", "The policy's offsets differ from torch-offset's on this "
+                "layout (seed 000 or another framework).");
+    shc_gw_note(w, "PolicyRejects", "The policy's reference code fails on this layout.");
+}
+
+static int emit(shc_gw *w, const json_t *group, const shc_rng_case *c, shc_err *e)
+{
+    json_t *t = shc_test_new("", "valid");
+    shc_shape s0;
+    shc_err pe;
+    if (shc_shape_parse(&s0, c->shape, &pe)) {
+        json_decref(t);
+        return shc_fail(e, SHC_EINTERNAL, "policy case shape %s: %s", c->shape, pe.msg);
+    }
+    json_object_set_new(t, "placements", json_string(c->placements));
+    json_object_set_new(t, "shape", shc_json_i64_array(s0.d, s0.ndim));
+    const shc_rng_policy *p;
+    shc_gpu_profile g;
+    uint64_t seed;
+    shc_mesh m;
+    shc_placements pl;
+    shc_shape s;
+    unsigned holds = 0;
+    int rc = parse_inputs(group, t, &p, &g, &seed, &m, &pl, &s, e);
+    if (rc) {
+        json_decref(t);
+        return rc;
+    }
+    if (strcmp(shc_rng_policy_name(p), "torch-offset"))
+        shc_test_flag(t, "NoIndependentOracle");
+    rc = shc_rng_policy_check(p, &g, &m, &pl, &s, seed, &holds, &pe);
+    if (rc == SHC_EUNSUPPORTED) {
+        json_object_set_new(t, "result", json_string("invalid"));
+        json_object_set_new(t, "expected", json_pack("{s:s}", "error", pe.msg));
+        shc_test_flag(t, "PolicyRejects");
+        shc_mesh_free(&m);
+        return shc_gw_test(w, t, e);
+    }
+    json_t *seeds = json_array(), *start = json_array(), *post = json_array(), *lin = json_array();
+    json_t *v = NULL;
+    for (int64_t r = 0; r < m.size && !rc; r++) {
+        json_decref(v);
+        if ((rc = view(p, &g, seed, &m, &pl, &s, r, holds, &v, e)))
+            break;
+        json_array_append(seeds, json_object_get(v, "seed"));
+        json_array_append(start, json_object_get(v, "start_offset"));
+        json_array_append(post, json_object_get(v, "post_offset"));
+        json_array_append(lin, json_object_get(v, "shard_linear_index"));
+    }
+    if (!rc) {
+        if (!(holds & (1u << SHC_RNGP_TORCH_EQUAL)))
+            shc_test_flag(t, "VendorDivergence");
+        json_object_set_new(t, "expected",
+                            json_pack("{s:O,s:{s:o,s:o,s:o,s:o}}", "holds",
+                                      json_object_get(v, "holds"), "perRank", "seed", seeds,
+                                      "start_offset", start, "post_offset", post,
+                                      "shard_linear_index", lin));
+        rc = shc_gw_test(w, t, e);
+    } else {
+        json_decref(seeds);
+        json_decref(start);
+        json_decref(post);
+        json_decref(lin);
+        json_decref(t);
+    }
+    json_decref(v);
+    shc_mesh_free(&m);
+    return rc;
+}
+
+static int generate(shc_gw *w, shc_err *e)
+{
+    declare_notes(w);
+    const shc_rng_case *cs;
+    int n = shc_rng_policy_cases(&cs), rc = SHC_OK;
+    for (int i = 0; i < shc_rng_policy_count() && !rc; i++) {
+        const shc_rng_policy *p = shc_rng_policy_at(i);
+        if ((rc = shc_gw_file(w, shc_rng_policy_name(p), e)))
+            break;
+        for (int c = 0; c < n && !rc; c++) {
+            shcl_mesh_shape ms = shcl_mesh_shape_of(cs[c].mesh);
+            json_t *g = shcl_group_params(&ms, "arange");
+            json_object_set_new(g, "policy", json_string(shc_rng_policy_name(p)));
+            json_object_set_new(g, "gpu", json_string(GPU));
+            json_object_set_new(g, "seed", u64s(SEED));
+            json_t *keep = json_incref(g);
+            if ((rc = shc_gw_group(w, g, e)) == SHC_OK)
+                rc = emit(w, keep, &cs[c], e);
+            json_decref(keep);
+        }
+    }
+    return rc;
+}
+
+const shc_family shc_family_rng_policies = {
+    "rng-policies", "shardcheck", "0.1.0 (torch 2.13, Megatron-LM core, jax, seed 000)",
+    "per policy and layout: per-rank seed/start/post offsets and the SPMD properties kept",
+    generate, compute_rank, world_size};

@@ -1,0 +1,277 @@
+/*
+ * torch_cuda_rng.c — the torch-cuda-rng golden family: PyTorch 2.13's CUDA
+ * random kernels per GPU profile: for (seed, offset, op, dtype, shape,
+ * params), the output bits and the generator offset afterwards.
+ *
+ * A group is a GPU profile {gpu, smCount, maxThreadsPerSM}; a test is {seed,
+ * offset (decimal strings), op, dtype, shape, params}; expected {new_offset,
+ * bits (all elements, hex, when numel <= 16) | sha256 of the little-endian
+ * output (and mask_sha256 for dropout) plus samples {index, bits}}.
+ * Tensors that need the >2^31 split carry only samples (hashing gigabytes at
+ * every regeneration is not worth it) and are flagged SplitLaunch.
+ * Cross-checked: the published torch.cuda printout (check_torch_rng.c), a
+ * naive per-thread cuRAND emulation (check_torch_rng.c), and a GPU when one
+ * is lent (lib/cuda).  Schema: golden/schemas/torch-cuda-rng_v1.json.
+ */
+#include "config.h"
+#include <math.h>
+#include "families.h"
+#include "rng_common.h"
+
+static const char *const GPUS[] = {"a100", "h100-sxm", "h100-pcie", "h200", "b200",
+                                   "l4", "l40s", "t4", "a10g", NULL};
+
+typedef struct rcase {
+    const char *op, *dtype, *shape;
+    double a, b;           /* op params (see shc_torch_rng_req) */
+    int64_t from, to;      /* random_ range when from < to */
+    uint64_t seed;
+    int64_t offset;
+    bool all_gpus;         /* else a100 and t4 only */
+} rcase;
+
+static const rcase CASES[] = {
+    {"uniform", "float32", "4", 0, 1, 0, 0, 0, 0, true},   /* published torch.rand(4) */
+    {"uniform", "float32", "4", 0, 1, 0, 0, 0, 4, true},   /* ... and the next call */
+    {"uniform", "float32", "1000003", 0, 1, 0, 0, 1234, 0, true},
+    {"uniform", "float32", "3,5,7", -2, 3, 0, 0, 7, 8, false},
+    {"uniform", "float64", "100003", 0, 1, 0, 0, 42, 16, true},
+    {"uniform", "float16", "65537", 0, 1, 0, 0, 42, 16, true},
+    {"uniform", "bfloat16", "65537", -1, 1, 0, 0, 42, 16, true},
+    {"normal", "float32", "262147", 0, 1, 0, 0, 0, 0, true},
+    {"normal", "float64", "99999", 1, 0.5, 0, 0, 5, 4, false},
+    {"normal", "float16", "4099", 0, 1, 0, 0, 5, 4, false},
+    {"normal", "bfloat16", "4099", 0, 1, 0, 0, 5, 4, false},
+    {"random", "int64", "50001", 0, 0, -1000000000000ll, 1000000000000ll, 9, 0, false},
+    {"random", "int32", "50001", 0, 0, 0, 10, 9, 0, true},
+    {"random", "float32", "50001", 0, 0, -5, 5, 9, 0, false},
+    {"random", "int8", "777", 0, 0, 0, 0, 9, 0, false},
+    {"random", "float64", "777", 0, 0, 0, 0, 9, 0, false},
+    {"random", "bool", "777", 0, 0, 0, 0, 9, 0, false},
+    {"bernoulli", "float32", "100000", 0.3, 0, 0, 0, 11, 0, true},
+    {"bernoulli", "float64", "100000", 0.3, 0, 0, 0, 11, 0, false},
+    {"bernoulli", "uint8", "100001", 0.7, 0, 0, 0, 11, 0, false},
+    {"dropout", "float32", "1048576", 0.1, 0, 0, 0, 3, 0, true},
+    {"dropout", "float16", "4100", 0.5, 0, 0, 0, 3, 0, false},
+    {"dropout", "float64", "4099", 0.5, 0, 0, 0, 3, 0, false},
+    {"dropout", "bfloat16", "1026", 0.2, 0, 0, 0, 3, 0, false},
+    {"exponential", "float32", "100003", 1.5, 0, 0, 0, 13, 0, false},
+    {"exponential", "float64", "100003", 1.5, 0, 0, 0, 13, 0, false},
+    {"uniform", "float32", "536870913", 0, 1, 0, 0, 17, 0, false}, /* 32-bit index split */
+};
+
+static int req_from(const json_t *test, shc_torch_rng_req *r, shc_shape *s, shc_err *e)
+{
+    shc_torch_op op;
+    shc_dtype dt;
+    int64_t numel = 0;
+    int rc = shc_torch_op_parse(json_string_value(json_object_get(test, "op")), &op, e);
+    if (!rc) rc = shc_dtype_parse(json_string_value(json_object_get(test, "dtype")), &dt, e);
+    const json_t *sh = json_object_get(test, "shape");
+    if (!rc) {
+        s->ndim = (int)json_array_size(sh);
+        if (s->ndim > SHC_MAX_TENSOR_DIMS)
+            return shc_fail(e, SHC_EFORMAT, "torch-cuda-rng: too many dims");
+        for (int i = 0; i < s->ndim; i++)
+            s->d[i] = json_integer_value(json_array_get(sh, (size_t)i));
+        rc = shc_shape_numel(s, &numel, e);
+    }
+    if (rc)
+        return rc;
+    shc_torch_rng_req_init(r, op, dt, numel);
+    const json_t *p = json_object_get(test, "params");
+    const char *ka = op == SHC_TORCH_UNIFORM ? "from" : op == SHC_TORCH_NORMAL ? "mean"
+                   : op == SHC_TORCH_EXPONENTIAL ? "lambd" : "p";
+    if (json_object_get(p, ka))
+        r->a = json_number_value(json_object_get(p, ka));
+    const char *kb = op == SHC_TORCH_UNIFORM ? "to" : "std";
+    if (json_object_get(p, kb))
+        r->b = json_number_value(json_object_get(p, kb));
+    if (op == SHC_TORCH_RANDOM && json_object_get(p, "from")) {
+        r->has_range = true;
+        if ((rc = shcr_i64(p, "from", &r->from, e)) || (rc = shcr_i64(p, "to", &r->to, e)))
+            return rc;
+    }
+    return SHC_OK;
+}
+
+static int profile_from(const json_t *group, shc_gpu_profile *g)
+{
+    g->name = json_string_value(json_object_get(group, "gpu"));
+    g->sm_count = (int)json_integer_value(json_object_get(group, "smCount"));
+    g->max_threads_per_sm = (int)json_integer_value(json_object_get(group, "maxThreadsPerSM"));
+    return SHC_OK;
+}
+
+static json_t *elem_hex(const uint8_t *p, size_t sz)
+{
+    uint64_t v = 0;
+    memcpy(&v, p, sz);
+    char b[17];
+    snprintf(b, sizeof b, "%0*llx", (int)(2 * sz), (unsigned long long)v);
+    return json_string(b);
+}
+
+#define FULL_MAX (64ll << 20) /* hash outputs up to this many elements */
+
+static int compute(const json_t *group, const json_t *test, json_t **out, shc_err *e)
+{
+    shc_gpu_profile g;
+    shc_torch_rng_req r;
+    shc_shape s;
+    uint64_t seed;
+    int64_t off, no;
+    profile_from(group, &g);
+    int rc = req_from(test, &r, &s, e);
+    if (!rc) rc = shcr_u64(test, "seed", &seed, e);
+    if (!rc) rc = shcr_i64(test, "offset", &off, e);
+    if (rc)
+        return rc;
+    size_t sz = shc_dtype_size(r.dtype);
+    int64_t n = r.numel;
+    bool full = n <= FULL_MAX;
+    int64_t idx[8] = {0, 1, 2, 3, n / 3, n / 2, n - 2, n - 1};
+    json_t *ex = json_object();
+    if (full) {
+        uint8_t *buf = malloc((size_t)(n ? n : 1) * sz), *mask = malloc((size_t)(n ? n : 1));
+        if (!buf || !mask) {
+            free(buf);
+            free(mask);
+            json_decref(ex);
+            return shc_fail(e, SHC_ENOMEM, "out of memory");
+        }
+        rc = shc_torch_rng_fill(&g, seed, off, &r, 0, n, buf, mask, &no, e);
+        if (!rc && n <= 16) {
+            json_t *a = json_array();
+            for (int64_t i = 0; i < n; i++)
+                json_array_append_new(a, elem_hex(buf + i * sz, sz));
+            json_object_set_new(ex, "bits", a);
+        } else if (!rc) {
+            json_object_set_new(ex, "sha256", shcr_sha256(buf, (size_t)n * sz));
+            if (r.op == SHC_TORCH_DROPOUT)
+                json_object_set_new(ex, "mask_sha256", shcr_sha256(mask, (size_t)n));
+            json_t *si = json_array(), *sb = json_array();
+            for (int i = 0; i < 8; i++) {
+                json_array_append_new(si, shc_json_i64s(idx[i]));
+                json_array_append_new(sb, elem_hex(buf + idx[i] * sz, sz));
+            }
+            json_object_set_new(ex, "samples", json_pack("{s:o,s:o}", "index", si, "bits", sb));
+        }
+        free(buf);
+        free(mask);
+    } else {
+        json_t *si = json_array(), *sb = json_array();
+        for (int i = 0; i < 8 && !rc; i++) {
+            uint8_t v[8];
+            rc = shc_torch_rng_fill(&g, seed, off, &r, idx[i], 1, v, NULL, &no, e);
+            json_array_append_new(si, shc_json_i64s(idx[i]));
+            json_array_append_new(sb, elem_hex(v, sz));
+        }
+        json_object_set_new(ex, "samples", json_pack("{s:o,s:o}", "index", si, "bits", sb));
+    }
+    if (rc) {
+        json_decref(ex);
+        return rc;
+    }
+    json_object_set_new(ex, "new_offset", shc_json_i64s(no));
+    *out = ex;
+    return SHC_OK;
+}
+
+static int compute_rank(const json_t *group, const json_t *test, int64_t rank, json_t **out,
+                        shc_err *e)
+{
+    return compute(group, test, out, e);
+}
+
+static int64_t world_size(const json_t *group, const json_t *test) { return 1; }
+
+static json_t *case_test(const rcase *c, shc_err *e)
+{
+    json_t *t = shc_test_new("", "valid"), *p = json_object();
+    shc_shape s;
+    if (shc_shape_parse(&s, c->shape, e)) {
+        json_decref(t);
+        json_decref(p);
+        return NULL;
+    }
+    json_object_set_new(t, "seed", shcr_u64s(c->seed));
+    json_object_set_new(t, "offset", shc_json_i64s(c->offset));
+    json_object_set_new(t, "op", json_string(c->op));
+    json_object_set_new(t, "dtype", json_string(c->dtype));
+    json_object_set_new(t, "shape", shc_json_i64_array(s.d, s.ndim));
+    if (!strcmp(c->op, "uniform")) {
+        json_object_set_new(p, "from", json_real(c->a));
+        json_object_set_new(p, "to", json_real(c->b));
+    } else if (!strcmp(c->op, "normal")) {
+        json_object_set_new(p, "mean", json_real(c->a));
+        json_object_set_new(p, "std", json_real(c->b));
+    } else if (!strcmp(c->op, "exponential")) {
+        json_object_set_new(p, "lambd", json_real(c->a));
+    } else if (!strcmp(c->op, "random")) {
+        if (c->from < c->to) {
+            json_object_set_new(p, "from", shc_json_i64s(c->from));
+            json_object_set_new(p, "to", shc_json_i64s(c->to));
+        }
+    } else {
+        json_object_set_new(p, "p", json_real(c->a));
+    }
+    json_object_set_new(t, "params", p);
+    bool dbl = !strcmp(c->dtype, "float64");
+    if (!strcmp(c->op, "normal") || !strcmp(c->op, "exponential"))
+        shc_test_flag(t, "GpuOnly");
+    if ((!strcmp(c->op, "uniform") && (c->a != 0 || c->b != 1)) ||
+        (!strcmp(c->op, "normal") && (c->a != 0 || c->b != 1)))
+        shc_test_flag(t, "FmaContract");
+    if (s.ndim == 1 && s.d[0] > (1ll << 28) && !dbl)
+        shc_test_flag(t, "SplitLaunch");
+    if (!strcmp(c->op, "uniform") && !strcmp(c->shape, "4") && c->seed == 0)
+        shc_test_flag(t, "Published");
+    return t;
+}
+
+static int generate(shc_gw *w, shc_err *e)
+{
+    shc_gw_note(w, "GpuOnly", "normal_/exponential_: the GPU's sincos/log (Box-Muller uses "
+                "__sincosf for float, sincospi for double; exponential uses logf/log) may differ "
+                "from these accurate-math values in the last bits (float normals: ~1e-5 "
+                "absolute). Uniform, random_, bernoulli_, dropout are bit-exact.");
+    shc_gw_note(w, "FmaContract", "rand*range+from (uniform) or rand*std+mean (normal) with "
+                "non-trivial parameters: computed as one FMA, as nvcc compiles it by default.");
+    shc_gw_note(w, "SplitLaunch", "More than 2^31 bytes: torch takes one offset increment for "
+                "the whole tensor, then launches each 32-bit-indexable half with its own. Only "
+                "samples are stored.");
+    shc_gw_note(w, "Published", "torch.manual_seed(0); torch.rand(4, device='cuda') printed "
+                "[0.3990, 0.5167, 0.0249, 0.9401] and the next call [0.9722, 0.7910, 0.4690, "
+                "0.3300].");
+    int rc = shc_gw_file(w, "torch_cuda_rng", e);
+    for (int gi = 0; GPUS[gi] && !rc; gi++) {
+        shc_gpu_profile g;
+        if ((rc = shc_gpu_profile_parse(GPUS[gi], &g, e)))
+            break;
+        json_t *grp = json_pack("{s:s,s:i,s:i}", "gpu", g.name, "smCount", g.sm_count,
+                                "maxThreadsPerSM", g.max_threads_per_sm);
+        json_t *keep = json_incref(grp);
+        rc = shc_gw_group(w, grp, e);
+        for (size_t i = 0; i < sizeof CASES / sizeof CASES[0] && !rc; i++) {
+            const rcase *c = &CASES[i];
+            if (!c->all_gpus && strcmp(GPUS[gi], "a100") && strcmp(GPUS[gi], "t4"))
+                continue;
+            json_t *t = case_test(c, e), *ex = NULL;
+            if (!t || (rc = compute(keep, t, &ex, e))) {
+                json_decref(t);
+                rc = rc ? rc : e->code;
+                break;
+            }
+            json_object_set_new(t, "expected", ex);
+            rc = shc_gw_test(w, t, e);
+        }
+        json_decref(keep);
+    }
+    return rc;
+}
+
+const shc_family shc_family_torch_cuda_rng = {
+    "torch-cuda-rng", "pytorch-cuda", "2.13.0",
+    "PyTorch CUDA random kernels (rand/randn/random_/bernoulli_/dropout/exponential_) per GPU profile",
+    generate, compute_rank, world_size};

@@ -1,0 +1,430 @@
+/*
+ * check_offsets.c — tests of lib/rng_offsets.c, rng_audit.c, rng_policy*.c.
+ *
+ * Expected values are derived by hand in the comments from torch 2.13's
+ * _random.py (the issue's docstring example, the tiny and nested quirks),
+ * from seed 000's code for the vendor profile and from Megatron's seeding
+ * formulas; none is read back from the code under test.  The local numel
+ * the tracker windows use is cross-checked against shard_layout.c (another
+ * engineer's implementation) when that is built.
+ */
+#include "config.h"
+#include <string.h>
+#include "shardcheck.h"
+#include "tap.h"
+
+typedef struct lay {
+    shc_mesh m;
+    shc_placements pl;
+    shc_shape s;
+} lay;
+
+static void load(lay *L, const char *mesh, const char *pl, const char *shape)
+{
+    shc_err e;
+    memset(L, 0, sizeof *L);
+    ck_assert_int_eq(shc_mesh_parse(&L->m, mesh, NULL, &e), 0);
+    ck_assert_int_eq(shc_placements_parse(&L->pl, pl, &e), 0);
+    ck_assert_int_eq(shc_shape_parse(&L->s, shape, &e), 0);
+}
+
+static void offsets_of(lay *L, int64_t *lin, int64_t *start, int64_t *end, int64_t *local)
+{
+    shc_rng_layout t;
+    shc_err e;
+    ck_assert_int_eq(shc_rng_layout_init(&t, &L->m, &L->pl, &L->s, &e), 0);
+    for (int64_t r = 0; r < L->m.size; r++) {
+        shc_rng_offsets o;
+        ck_assert_int_eq(shc_rng_offsets_rank(&t, &L->m, r, &o, &e), 0);
+        if (lin) lin[r] = o.shard_linear_index;
+        if (start) start[r] = o.start_incr;
+        if (local) local[r] = o.local_numel;
+        *end = o.end_incr;
+    }
+}
+
+/* The issue's example = torch's _set_pre_op_offset docstring layout.  Shards
+ * are 4x8 (32 elements); rank r at coord (x,y,z) holds shard (z, x) (tensor
+ * dim 0 by mesh dim 2, dim 1 by mesh dim 0), linear index 2z + x. */
+START_TEST(docstring_example)
+{
+    lay L;
+    load(&L, "2x2x2", "S(1),R,S(0)", "8,16");
+    int64_t lin[8], start[8], end, local[8];
+    offsets_of(&L, lin, start, &end, local);
+    const int64_t want_lin[8] = {0, 2, 0, 2, 1, 3, 1, 3};
+    const int64_t want_start[8] = {0, 64, 0, 64, 32, 96, 32, 96};
+    for (int r = 0; r < 8; r++) {
+        ck_assert_int_eq(lin[r], want_lin[r]);
+        ck_assert_int_eq(start[r], want_start[r]);
+        ck_assert_int_eq(local[r], 32);
+    }
+    ck_assert_int_eq(end, 128);
+    shc_rng_audit a;
+    shc_err e;
+    ck_assert_int_eq(shc_rng_audit_layout(&L.m, &L.pl, &L.s, &a, &e), 0);
+    ck_assert_uint_eq(a.kinds, 0);
+    ck_assert_int_eq(a.nshards, 4);
+    shc_mesh_free(&L.m);
+}
+END_TEST
+
+/* 3 elements on 4 ranks: chunk(3, 4) = 1,1,1,0; first shard 1; starts
+ * ceil4(0,1,2,3) = 0,4,4,4; end ceil4(3) = 4.  Ranks 1 and 2 (distinct shards)
+ * both start at 4 and both windows [4,5) run past 4. */
+START_TEST(tiny_tensor_audit)
+{
+    lay L;
+    load(&L, "4", "S(0)", "3");
+    int64_t start[4], end, local[4];
+    offsets_of(&L, NULL, start, &end, local);
+    const int64_t ws[4] = {0, 4, 4, 4}, wl[4] = {1, 1, 1, 0};
+    for (int r = 0; r < 4; r++) {
+        ck_assert_int_eq(start[r], ws[r]);
+        ck_assert_int_eq(local[r], wl[r]);
+    }
+    ck_assert_int_eq(end, 4);
+    shc_rng_audit a;
+    shc_err e;
+    ck_assert_int_eq(shc_rng_audit_layout(&L.m, &L.pl, &L.s, &a, &e), 0);
+    ck_assert_uint_eq(a.kinds, 7u);
+    ck_assert_int_eq(a.count[SHC_RNGF_SAME_START], 1);
+    ck_assert_int_eq(a.count[SHC_RNGF_OVERRUN], 2);
+    bool found = false;
+    for (int64_t i = 0; i < a.nlisted; i++) {
+        const shc_rng_finding *f = &a.listed[i];
+        if (f->kind == SHC_RNGF_SAME_START) {
+            ck_assert_int_eq(f->rank_a, 1);
+            ck_assert_int_eq(f->rank_b, 2);
+            ck_assert_int_eq(f->a_lo, 4);
+            ck_assert_int_eq(f->a_hi, 5);
+            found = true;
+        }
+    }
+    ck_assert(found);
+    shc_mesh_free(&L.m);
+}
+END_TEST
+
+/* S(0),S(0) on 2x2, 8 elements: real shards of 2, but the first-shard size is
+ * chunk(8 GLOBAL, 2) = 4, so starts 0,4,8,12 with end 8: ranks 2 and 3 draw
+ * [8,10) and [12,14), the next op's counters. */
+START_TEST(nested_overrun)
+{
+    lay L;
+    load(&L, "2x2", "S(0),S(0)", "8");
+    int64_t start[4], end, local[4];
+    offsets_of(&L, NULL, start, &end, local);
+    for (int r = 0; r < 4; r++) {
+        ck_assert_int_eq(start[r], 4 * r);
+        ck_assert_int_eq(local[r], 2);
+    }
+    ck_assert_int_eq(end, 8);
+    shc_rng_audit a;
+    shc_err e;
+    ck_assert_int_eq(shc_rng_audit_layout(&L.m, &L.pl, &L.s, &a, &e), 0);
+    ck_assert_uint_eq(a.kinds, 1u << SHC_RNGF_OVERRUN);
+    ck_assert_int_eq(a.count[SHC_RNGF_OVERRUN], 2);
+    ck_assert_int_eq(a.listed[0].rank_a, 2);
+    ck_assert_int_eq(a.listed[0].a_lo, 8);
+    ck_assert_int_eq(a.listed[0].a_hi, 10);
+    ck_assert_int_eq(a.listed[1].rank_a, 3);
+    shc_mesh_free(&L.m);
+}
+END_TEST
+
+/* torch.chunk sizes and _StridedShard sizes, by hand. */
+START_TEST(chunk_sizes)
+{
+    const int64_t c74[4] = {2, 2, 2, 1}, c52[2] = {3, 2}, c34[4] = {1, 1, 1, 0};
+    for (int i = 0; i < 4; i++) {
+        ck_assert_int_eq(shc_rng_chunk_size(7, 4, i), c74[i]);
+        ck_assert_int_eq(shc_rng_chunk_size(3, 4, i), c34[i]);
+        ck_assert_int_eq(shc_rng_chunk_size(0, 4, i), 0);
+    }
+    for (int i = 0; i < 2; i++)
+        ck_assert_int_eq(shc_rng_chunk_size(5, 2, i), c52[i]);
+    /* 10 in 4: chunks of 3 -> 3,3,3,1 */
+    ck_assert_int_eq(shc_rng_chunk_size(10, 4, 3), 1);
+    /* 5 in 4: chunks of 2 -> 2,2,1,0 */
+    ck_assert_int_eq(shc_rng_chunk_size(5, 4, 3), 0);
+    /* _S(sf=2) of 8 on 2: pieces 4,4 each split 2,2 -> 4 per shard */
+    ck_assert_int_eq(shc_rng_strided_size(8, 2, 2, 0), 4);
+    /* 7: pieces 4,3; chunk 0 = 2+2, chunk 1 = 2+1 */
+    ck_assert_int_eq(shc_rng_strided_size(7, 2, 2, 0), 4);
+    ck_assert_int_eq(shc_rng_strided_size(7, 2, 2, 1), 3);
+    /* huge split factor on a small dim must not loop: pieces 1,1,1 -> chunk 0 gets 3 */
+    ck_assert_int_eq(shc_rng_strided_size(3, INT64_MAX, 2, 0), 3);
+}
+END_TEST
+
+START_TEST(state_bytes)
+{
+    uint8_t b[16];
+    shc_rng_state_pack(0x0123456789abcdefULL, 5, b);
+    const uint8_t want[16] = {0xef, 0xcd, 0xab, 0x89, 0x67, 0x45, 0x23, 0x01,
+                              5, 0, 0, 0, 0, 0, 0, 0};
+    ck_assert_mem_eq(b, want, 16);
+    uint64_t seed;
+    int64_t off;
+    shc_rng_state_pack(42, -8, b);
+    ck_assert_int_eq(b[8], 0xf8);
+    ck_assert_int_eq(b[15], 0xff);
+    shc_rng_state_unpack(b, &seed, &off);
+    ck_assert_uint_eq(seed, 42);
+    ck_assert_int_eq(off, -8);
+}
+END_TEST
+
+START_TEST(region_and_overflow)
+{
+    shc_rng_offsets o = {1, 64, 128, 32};
+    int64_t pre, post;
+    shc_err e;
+    ck_assert_int_eq(shc_rng_region(&o, 100, &pre, &post, &e), 0);
+    ck_assert_int_eq(pre, 164);
+    ck_assert_int_eq(post, 228);
+    ck_assert_int_eq(shc_rng_region(&o, INT64_MAX - 100, &pre, &post, &e), SHC_EOVERFLOW);
+    ck_assert_ptr_nonnull(strstr(e.msg, "post-op offset"));
+    /* 4x4 mesh, S(0),S(0), 2^62 elements: first shard 2^62/4 = 2^60 (quirk);
+     * linear index 15 gives 15 * 2^60 > INT64_MAX; rank 0 is fine. */
+    lay L;
+    load(&L, "4x4", "S(0),S(0)", "4611686018427387904");
+    shc_rng_layout t;
+    ck_assert_int_eq(shc_rng_layout_init(&t, &L.m, &L.pl, &L.s, &e), 0);
+    ck_assert_int_eq(shc_rng_offsets_rank(&t, &L.m, 0, &o, &e), 0);
+    ck_assert_int_eq(o.end_incr, (int64_t)1 << 62);
+    ck_assert_int_eq(shc_rng_offsets_rank(&t, &L.m, 15, &o, &e), SHC_EOVERFLOW);
+    ck_assert_ptr_nonnull(strstr(e.msg, "start_incr"));
+    shc_mesh_free(&L.m);
+    /* ceil4 of numel INT64_MAX - 1 overflows */
+    load(&L, "2", "R", "9223372036854775806");
+    ck_assert_int_eq(shc_rng_layout_init(&t, &L.m, &L.pl, &L.s, &e), SHC_EOVERFLOW);
+    ck_assert_ptr_nonnull(strstr(e.msg, "end_incr"));
+    shc_mesh_free(&L.m);
+}
+END_TEST
+
+START_TEST(bad_layouts)
+{
+    lay L;
+    shc_rng_layout t;
+    shc_err e;
+    load(&L, "2x2", "S(0),R", "8");
+    L.pl.n = 1; /* one placement for a 2-d mesh */
+    ck_assert_int_eq(shc_rng_layout_init(&t, &L.m, &L.pl, &L.s, &e), SHC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "2-d mesh"));
+    shc_mesh_free(&L.m);
+    load(&L, "4", "S(1)", "8");
+    ck_assert_int_eq(shc_rng_layout_init(&t, &L.m, &L.pl, &L.s, &e), SHC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "shard dim 1"));
+    shc_mesh_free(&L.m);
+}
+END_TEST
+
+/* The windows' local numel against shard_layout.c, when it is implemented. */
+START_TEST(local_numel_vs_layout)
+{
+    static const char *const cases[][3] = {
+        {"2x2", "S(0),S(0)", "7,3"}, {"3x2", "S(1),S(0)", "5,7"}, {"2x2", "_S(0, 2),S(0)", "7,8"},
+        {"2x2x2", "S(0)[1]RS(0)[0]", "9"}, {"4", "S(0)", "3"}, {"2x3", "P(sum),S(1)", "4,4"}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        lay L;
+        load(&L, cases[c][0], cases[c][1], cases[c][2]);
+        int64_t end, local[16];
+        offsets_of(&L, NULL, NULL, &end, local);
+        for (int64_t r = 0; r < L.m.size; r++) {
+            int64_t coord[SHC_MAX_MESH_DIMS], n = 1;
+            shc_layout l;
+            shc_err e;
+            shc_mesh_coord(&L.m, r, coord, &e);
+            int rc = shc_layout_compute(&L.m, &L.pl, &L.s, coord, &l, &e);
+            if (rc == SHC_EINTERNAL && strstr(e.msg, "not implemented")) {
+                shc_mesh_free(&L.m);
+                return; /* shard_layout.c not built yet: nothing to compare against */
+            }
+            ck_assert_int_eq(rc, 0);
+            for (int d = 0; d < l.local.ndim; d++)
+                n *= l.local.d[d];
+            ck_assert_msg(n == local[r], "case %zu rank %lld: layout %lld, tracker %lld", c,
+                          (long long)r, (long long)n, (long long)local[r]);
+            shc_layout_free(&l);
+        }
+        shc_mesh_free(&L.m);
+    }
+}
+END_TEST
+
+static void stream(const char *pol, const char *mesh, const char *pl, const char *shape,
+                   uint64_t seed, int64_t rank, shc_rng_stream *s)
+{
+    const shc_rng_policy *p;
+    shc_gpu_profile gv, *g = &gv;
+    shc_err e;
+    lay L;
+    load(&L, mesh, pl, shape);
+    ck_assert_int_eq(shc_rng_policy_lookup(pol, &p, &e), 0);
+    ck_assert_int_eq(shc_gpu_profile_parse("a100", g, &e), 0);
+    ck_assert_int_eq(shc_rng_policy_stream(p, g, &L.m, &L.pl, &L.s, seed, 0, rank, s, &e), 0);
+    shc_mesh_free(&L.m);
+}
+
+/* seed 000 on the docstring layout: first shard from mesh_shape[1] = 2 and
+ * mesh_shape[0] = 2 chunked by 2 -> [1, 1], numel 1; rank 1 (linear index 2)
+ * starts at ceil4(2) = 4 (torch: 64); every rank ends at ceil4(8 devices) = 8
+ * (torch: 128). */
+START_TEST(vendor_diverges)
+{
+    shc_rng_stream s;
+    stream("hyper-parallel", "2x2x2", "S(1),R,S(0)", "8,16", 7, 1, &s);
+    ck_assert_int_eq(s.shard_linear_index, 2);
+    ck_assert_int_eq(s.start, 4);
+    ck_assert_int_eq(s.post, 8);
+    stream("torch-offset", "2x2x2", "S(1),R,S(0)", "8,16", 7, 1, &s);
+    ck_assert_int_eq(s.start, 64);
+    ck_assert_int_eq(s.post, 128);
+    /* shard dim 1 >= mesh ndim 1: the port's dim_map has 1 entry (IndexError) */
+    const shc_rng_policy *p;
+    shc_gpu_profile gv, *g = &gv;
+    shc_err e;
+    lay L;
+    load(&L, "4", "S(1)", "8,16");
+    shc_rng_policy_lookup("hyper-parallel", &p, &e);
+    shc_gpu_profile_parse("a100", g, &e);
+    ck_assert_int_eq(shc_rng_policy_stream(p, g, &L.m, &L.pl, &L.s, 0, 0, 0, &s, &e),
+                     SHC_EUNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(e.msg, "IndexError"));
+    shc_mesh_free(&L.m);
+}
+END_TEST
+
+/* Megatron on a 2x2 (dp, tp) mesh, rank 3 = coord (1, 1): tp seed 1000 +
+ * 2718 + 1; dp seed 1000; ep seed 1000 + 1024 + 100 * 1 + 1. */
+START_TEST(megatron_seeds)
+{
+    shc_rng_stream s;
+    stream("megatron-tp", "2x2", "R,S(0)", "8,8", 1000, 3, &s);
+    ck_assert_uint_eq(s.seed, 3719);
+    ck_assert_int_eq(s.start, 0);
+    /* a100: 32 local elements, one block, one round: the kernel advances 4 */
+    ck_assert_int_eq(s.post, 4);
+    stream("megatron-dp", "2x2", "R,S(0)", "8,8", 1000, 3, &s);
+    ck_assert_uint_eq(s.seed, 1000);
+    stream("megatron-ep", "2x2", "R,S(0)", "8,8", 1000, 3, &s);
+    ck_assert_uint_eq(s.seed, 2125);
+}
+END_TEST
+
+/* torch's launch: a100 has 108 SMs * 8 blocks of 256 = 221184 threads;
+ * n = 1: one block, one round -> 4; n = 2^20: 884736 per round -> 2 rounds -> 8. */
+START_TEST(kernel_increment)
+{
+    shc_gpu_profile g;
+    shc_err e;
+    ck_assert_int_eq(shc_gpu_profile_parse("a100", &g, &e), 0);
+    ck_assert_int_eq(shc_rng_kernel_offset_incr(&g, 1), 4);
+    ck_assert_int_eq(shc_rng_kernel_offset_incr(&g, 1 << 20), 8);
+    ck_assert_int_eq(shc_rng_kernel_offset_incr(&g, 0), 0);
+    /* the random-engines area's own increment for uniform_ float32 agrees */
+    shc_torch_rng_req r;
+    int64_t after;
+    shc_torch_rng_req_init(&r, SHC_TORCH_UNIFORM, SHC_DT_FLOAT32, 1 << 20);
+    ck_assert_int_eq(shc_torch_rng_offset_after(&g, 16, &r, &after, &e), 0);
+    ck_assert_int_eq(after, 16 + 8);
+}
+END_TEST
+
+static unsigned check(const char *pol, const char *mesh, const char *pl, const char *shape)
+{
+    const shc_rng_policy *p;
+    shc_gpu_profile gv, *g = &gv;
+    shc_err e;
+    lay L;
+    unsigned holds = 0;
+    load(&L, mesh, pl, shape);
+    ck_assert_int_eq(shc_rng_policy_lookup(pol, &p, &e), 0);
+    ck_assert_int_eq(shc_gpu_profile_parse("a100", g, &e), 0);
+    ck_assert_int_eq(shc_rng_policy_check(p, g, &L.m, &L.pl, &L.s, 5, &holds, &e), 0);
+    shc_mesh_free(&L.m);
+    return holds;
+}
+
+#define HOLDS(m, k) (((m) >> (k)) & 1u)
+
+/* Hand-derived verdicts:
+ * - torch-offset, 4 ranks S(0) of 16x16: one GPU draws element 64 with thread
+ *   64 word 0; rank 1 draws it (its element 0) with thread 0 at word 64: not
+ *   invariant; replicas trivially equal; windows 64 apart, kernels use 4 words
+ *   per thread: distinct.
+ * - torch-offset, tiny 4/S(0)/3: ranks 1 and 2 draw thread 0 word 4: not distinct.
+ * - megatron-dp, 2 ranks S(0): both ranks seed 5, offset 0: shard 0 and 1 draw
+ *   the same numbers: not distinct.
+ * - megatron-tp, 1-D mesh R: each rank seeds 2718 + rank: replicas differ.
+ * - jax and single-device-equal: every property by construction. */
+START_TEST(policy_verdicts)
+{
+    unsigned h = check("torch-offset", "4", "S(0)", "16,16");
+    ck_assert_uint_eq(HOLDS(h, SHC_RNGP_REPLICAS_EQUAL), 1);
+    ck_assert_uint_eq(HOLDS(h, SHC_RNGP_SHARDS_DISTINCT), 1);
+    ck_assert_uint_eq(HOLDS(h, SHC_RNGP_SHARDING_INVARIANT), 0);
+    ck_assert_uint_eq(HOLDS(h, SHC_RNGP_TORCH_EQUAL), 1);
+    h = check("torch-offset", "4", "S(0)", "3");
+    ck_assert_uint_eq(HOLDS(h, SHC_RNGP_SHARDS_DISTINCT), 0);
+    h = check("megatron-dp", "2", "S(0)", "8");
+    ck_assert_uint_eq(HOLDS(h, SHC_RNGP_SHARDS_DISTINCT), 0);
+    ck_assert_uint_eq(HOLDS(h, SHC_RNGP_REPLICAS_EQUAL), 1);
+    h = check("megatron-tp", "4", "R", "8");
+    ck_assert_uint_eq(HOLDS(h, SHC_RNGP_REPLICAS_EQUAL), 0);
+    static const char *const ls[][3] = {{"2x2", "S(0),S(0)", "8"}, {"2x2", "_S(0, 2),S(0)", "7,8"},
+                                        {"2x2x2", "S(1),R,S(0)", "8,16"}, {"4", "S(0)", "3"}};
+    for (size_t i = 0; i < sizeof ls / sizeof ls[0]; i++)
+        for (int k = 0; k < 2; k++) {
+            h = check(k ? "jax-partitionable" : "single-device-equal", ls[i][0], ls[i][1], ls[i][2]);
+            ck_assert_uint_eq(h & 7u, 7u);
+        }
+    /* The vendor profile must be shown diverging from torch on the table. */
+    const shc_rng_policy *p;
+    shc_gpu_profile gv, *g = &gv;
+    shc_rng_verdict v;
+    shc_err e;
+    shc_rng_policy_lookup("hyper-parallel", &p, &e);
+    shc_gpu_profile_parse("a100", g, &e);
+    ck_assert_int_eq(shc_rng_policy_verdict(p, g, 0, &v, &e), 0);
+    ck_assert_int_lt(v.holds[SHC_RNGP_TORCH_EQUAL], v.layouts);
+    ck_assert_int_gt(v.rejected, 0);
+}
+END_TEST
+
+START_TEST(unknown_policy)
+{
+    const shc_rng_policy *p;
+    shc_err e;
+    ck_assert_int_eq(shc_rng_policy_lookup("tf-stateless", &p, &e), SHC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "unknown policy 'tf-stateless'"));
+    ck_assert_ptr_nonnull(strstr(e.msg, "torch-offset"));
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("offsets");
+    TCase *tc = tcase_create("tracker");
+    tcase_add_test(tc, docstring_example);
+    tcase_add_test(tc, tiny_tensor_audit);
+    tcase_add_test(tc, nested_overrun);
+    tcase_add_test(tc, chunk_sizes);
+    tcase_add_test(tc, state_bytes);
+    tcase_add_test(tc, region_and_overflow);
+    tcase_add_test(tc, bad_layouts);
+    tcase_add_test(tc, local_numel_vs_layout);
+    suite_add_tcase(s, tc);
+    TCase *tp = tcase_create("policies");
+    tcase_set_timeout(tp, 120);
+    tcase_add_test(tp, vendor_diverges);
+    tcase_add_test(tp, megatron_seeds);
+    tcase_add_test(tp, kernel_increment);
+    tcase_add_test(tp, policy_verdicts);
+    tcase_add_test(tp, unknown_policy);
+    suite_add_tcase(s, tp);
+    return shc_run_suite(s);
+}

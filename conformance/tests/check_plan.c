@@ -1,0 +1,309 @@
+/*
+ * check_plan.c — tests of the redistribute planners (lib/plan*.c,
+ * cost_model.c, trace.c).  Expected values are torch 2.13's own output,
+ * recorded from torch's planner on a fake process group (the commands in
+ * tools/harness/adapters/torch_redistribute_plan.py), torch docstring
+ * examples (_dtensor_spec.py, _redistribute.py) and floats printed by
+ * torch's _collective_utils cost functions — never values taken from lib/.
+ */
+#include "config.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tap.h"
+#include "plan.h"
+#include "cost_model.h"
+
+/* Plan for one rank with options; fails the test on error. */
+static void plan_of(const char *mesh, const char *shape, const char *src, const char *dst,
+                    const shc_plan_opts *o, int64_t rank, shc_plan *p)
+{
+    shc_mesh m;
+    shc_shape s;
+    shc_placements a, b;
+    shc_err e = {0};
+    ck_assert_int_eq(shc_mesh_parse(&m, mesh, NULL, &e), 0);
+    ck_assert_int_eq(shc_shape_parse(&s, shape, &e), 0);
+    ck_assert_int_eq(shc_placements_parse(&a, src, &e), 0);
+    ck_assert_int_eq(shc_placements_parse(&b, dst, &e), 0);
+    int rc = shc_plan_compute(&m, &a, &b, &s, o, rank, p, &e);
+    ck_assert_msg(rc == 0, "plan failed: %s", e.msg);
+    shc_mesh_free(&m);
+}
+
+/* Error message of a plan that must fail. */
+static int plan_err(const char *mesh, const char *shape, const char *src, const char *dst,
+                    const shc_plan_opts *o, shc_err *e)
+{
+    shc_mesh m;
+    shc_shape s;
+    shc_placements a, b;
+    shc_plan p;
+    ck_assert_int_eq(shc_mesh_parse(&m, mesh, NULL, e), 0);
+    ck_assert_int_eq(shc_shape_parse(&s, shape, e), 0);
+    ck_assert_int_eq(shc_placements_parse(&a, src, e), 0);
+    ck_assert_int_eq(shc_placements_parse(&b, dst, e), 0);
+    int rc = shc_plan_compute(&m, &a, &b, &s, o, 0, &p, e);
+    if (rc == 0)
+        shc_plan_free(&p);
+    shc_mesh_free(&m);
+    return rc;
+}
+
+static shc_plan_opts opts(shc_planner planner, int64_t dph)
+{
+    shc_plan_opts o;
+    shc_plan_opts_init(&o);
+    o.planner = planner;
+    o.devices_per_host = dph;
+    return o;
+}
+
+static void step_is(const shc_plan *p, int i, int md, const char *src, const char *dst,
+                    const char *shape, const char *comm)
+{
+    char a[64], b[64], s[64];
+    ck_assert_int_lt(i, p->nsteps);
+    shc_placement_format(&p->steps[i].src, a, sizeof a);
+    shc_placement_format(&p->steps[i].dst, b, sizeof b);
+    shc_shape_format(&p->steps[i].logical_shape, s, sizeof s);
+    ck_assert_int_eq(p->steps[i].mesh_dim, md);
+    ck_assert_str_eq(a, src);
+    ck_assert_str_eq(b, dst);
+    ck_assert_str_eq(s, shape);
+    ck_assert_str_eq(shc_comm_kind_name(p->steps[i].comm), comm);
+}
+
+/* The issue's acceptance case: torch 2.13 greedy prints this 5-step plan. */
+START_TEST(greedy_2x2x2)
+{
+    shc_plan_opts o = opts(SHC_PLANNER_GREEDY, 8);
+    shc_plan p;
+    plan_of("2x2x2", "8,8,8", "S(0),S(0),S(0)", "S(1),S(1),S(1)", &o, 0, &p);
+    ck_assert_int_eq(p.nsteps, 5);
+    ck_assert_int_eq(p.ncollectives, 3);
+    step_is(&p, 0, 2, "S(0)", "R", "2,8,8", "all_gather");
+    step_is(&p, 1, 1, "S(0)", "R", "4,8,8", "all_gather");
+    step_is(&p, 2, 0, "S(0)", "S(1)", "8,8,8", "all_to_all");
+    step_is(&p, 3, 1, "R", "S(1)", "4,8,8", "local_chunk");
+    step_is(&p, 4, 2, "R", "S(1)", "2,8,8", "local_chunk");
+    ck_assert_str_eq(p.trace, "S(0)[0]S(0)[1]S(0)[2]->S(0)[0]S(0)[1]R->S(0)RR->S(1)RR->"
+                              "S(1)[0]S(1)[1]R->S(1)[0]S(1)[1]S(1)[2]");
+    ck_assert_int_eq(p.used, SHC_PLANNER_GREEDY);
+    shc_plan_free(&p);
+}
+END_TEST
+
+/* torch 2.13 min-cost planner on a CPU mesh (1 device per host): 6 steps. */
+START_TEST(graph_2x2x2)
+{
+    shc_plan_opts o = opts(SHC_PLANNER_GRAPH, 1);
+    shc_plan p;
+    plan_of("2x2x2", "8,8,8", "S(0),S(0),S(0)", "S(1),S(1),S(1)", &o, 0, &p);
+    ck_assert_int_eq(p.nsteps, 6);
+    step_is(&p, 2, 0, "S(0)", "R", "8,8,8", "all_gather");
+    step_is(&p, 3, 0, "R", "S(1)", "8,8,8", "local_chunk");
+    step_is(&p, 4, 1, "R", "S(1)", "8,4,8", "local_chunk");
+    step_is(&p, 5, 2, "R", "S(1)", "8,2,8", "local_chunk");
+    ck_assert_int_eq(p.used, SHC_PLANNER_GRAPH);
+    shc_plan_free(&p);
+}
+END_TEST
+
+/* The docstring example of generate_greedy_transform_infos. */
+START_TEST(greedy_nested_misaligned)
+{
+    shc_plan_opts o = opts(SHC_PLANNER_AUTO, 8);
+    shc_plan p;
+    plan_of("2x2", "8,8", "S(0),S(0)", "R,S(0)", &o, 0, &p);
+    ck_assert_int_eq(p.nsteps, 3);
+    step_is(&p, 0, 1, "S(0)", "R", "4,8", "all_gather");
+    step_is(&p, 1, 0, "S(0)", "R", "8,8", "all_gather");
+    step_is(&p, 2, 1, "R", "S(0)", "4,8", "local_chunk");
+    ck_assert_str_eq(p.trace, "S(0)[0]S(0)[1]->S(0)R->RR->RS(0)");
+    shc_plan_free(&p);
+}
+END_TEST
+
+/* A non-default shard order forces the min-cost planner (torch's rule). */
+START_TEST(shard_order_uses_graph)
+{
+    shc_plan_opts o = opts(SHC_PLANNER_GREEDY, 8);
+    shc_plan p;
+    plan_of("2x2", "8,8", "S(0)[1]S(0)[0]", "R,S(1)", &o, 0, &p);
+    ck_assert_int_eq(p.used, SHC_PLANNER_GRAPH);
+    ck_assert_str_eq(p.trace, "S(0)[1]S(0)[0]->RS(0)->RR->RS(1)");
+    shc_plan_free(&p);
+    /* the same order encoded by _StridedShard decodes to the same plan */
+    plan_of("2x2", "8,8", "_S(0, 2),S(0)", "R,S(1)", &o, 0, &p);
+    ck_assert_str_eq(p.trace, "S(0)[1]S(0)[0]->RS(0)->RR->RS(1)");
+    shc_plan_free(&p);
+}
+END_TEST
+
+/* _S(0, 3) on a 2x2 mesh cannot be decoded: torch falls back to greedy, and
+ * DebugMode's stringify raises (trace NULL). */
+START_TEST(strided_fallback)
+{
+    shc_plan_opts o = opts(SHC_PLANNER_AUTO, 8);
+    shc_plan p;
+    plan_of("2x2", "8,8", "_S(0, 3),S(0)", "R,S(1)", &o, 0, &p);
+    ck_assert(p.strided_fallback);
+    ck_assert_int_eq(p.used, SHC_PLANNER_GREEDY);
+    ck_assert_ptr_null(p.trace);
+    ck_assert_int_eq(p.nsteps, 2);
+    step_is(&p, 0, 1, "S(0)", "S(1)", "8,8", "all_to_all");
+    step_is(&p, 1, 0, "_S(0, 3)", "R", "8,8", "all_gather");
+    shc_plan_free(&p);
+}
+END_TEST
+
+/* Merging over a flattened mesh, as torch 2.13 prints it. */
+START_TEST(merge_flattened)
+{
+    shc_plan_opts o = opts(SHC_PLANNER_AUTO, 8);
+    o.nflattened = 1;
+    o.flattened[0] = 3;
+    shc_plan p;
+    plan_of("2x2", "5,4", "S(0),S(0)", "R,R", &o, 0, &p);
+    ck_assert_int_eq(p.nsteps, 1);
+    ck_assert_int_eq(p.steps[0].nmesh_dims, 2);
+    ck_assert_str_eq(p.trace, "S(0)[0]S(0)[1]-->RR");
+    shc_plan_free(&p);
+    plan_of("2x2", "5,4", "P(sum),P(avg)", "R,R", &o, 0, &p);
+    ck_assert_int_eq(p.nsteps, 1);
+    ck_assert_int_eq(p.steps[0].avg_scale, 2);
+    ck_assert_str_eq(p.trace, "P(sum)P(avg)-->RR");
+    step_is(&p, 0, 0, "P(sum)", "R", "5,4", "all_reduce");
+    shc_plan_free(&p);
+    o.nflattened = 0; /* no flattened mesh: no merge */
+    plan_of("2x2", "5,4", "S(0),S(0)", "R,R", &o, 0, &p);
+    ck_assert_int_eq(p.nsteps, 2);
+    shc_plan_free(&p);
+}
+END_TEST
+
+/* audit plan reports the merged uneven all-gather (5 rows: nested 2,1,1,1 vs flat 2,2,1,0). */
+START_TEST(audit_merged_uneven)
+{
+    shc_mesh m;
+    shc_shape s;
+    shc_placements a, b;
+    shc_err e = {0};
+    shc_plan_opts o = opts(SHC_PLANNER_AUTO, 8);
+    o.nflattened = 1;
+    o.flattened[0] = 3;
+    shc_mesh_parse(&m, "2x2", NULL, &e);
+    shc_shape_parse(&s, "5,4", &e);
+    shc_placements_parse(&a, "S(0),S(0)", &e);
+    shc_placements_parse(&b, "R,R", &e);
+    shc_plan_finding *f;
+    int nf;
+    ck_assert_int_eq(shc_plan_audit(&m, &a, &b, &s, &o, &f, &nf, &e), 0);
+    ck_assert_int_eq(nf, 1);
+    ck_assert_str_eq(f[0].code, "MergedUnevenAllGather");
+    free(f);
+    shc_shape_parse(&s, "8,4", &e); /* even: no finding */
+    ck_assert_int_eq(shc_plan_audit(&m, &a, &b, &s, &o, &f, &nf, &e), 0);
+    ck_assert_int_eq(nf, 0);
+    free(f);
+    shc_mesh_free(&m);
+}
+END_TEST
+
+START_TEST(one_d_mesh)
+{
+    shc_plan_opts o = opts(SHC_PLANNER_AUTO, 8);
+    shc_plan p;
+    plan_of("4", "7", "S(0)", "P(sum)", &o, 3, &p);
+    ck_assert_int_eq(p.nsteps, 1);
+    step_is(&p, 0, 0, "S(0)", "P(sum)", "7", "unsupported");
+    ck_assert_int_eq(p.ncollectives, 0);
+    shc_plan_free(&p);
+}
+END_TEST
+
+/* Shard geometry: torch.chunk(5, 4) -> 2,2,1,(empty); _StridedShard splits first. */
+START_TEST(chunk_sizes)
+{
+    const int64_t want[4] = {2, 2, 1, 0};
+    for (int i = 0; i < 4; i++)
+        ck_assert_int_eq(shc_chunk_size(5, 4, i), want[i]);
+    ck_assert_int_eq(shc_chunk_size(0, 3, 1), 0);
+    /* _StridedShard(0, sf=2) of 8 rows on 2 ranks: rows {0,1,4,5} and {2,3,6,7} */
+    ck_assert_int_eq(shc_strided_chunk_size(8, 2, 2, 0), 4);
+    /* 5 rows, sf=2: pieces 3,2 -> ranks get 2+1 and 1+1 */
+    ck_assert_int_eq(shc_strided_chunk_size(5, 2, 2, 0), 3);
+    ck_assert_int_eq(shc_strided_chunk_size(5, 2, 2, 1), 2);
+}
+END_TEST
+
+/* The docstring example of _maybe_convert_StridedShard_to_shard_order. */
+START_TEST(strided_decode)
+{
+    shc_mesh m;
+    shc_placements pl;
+    shc_shard_order so;
+    shc_err e = {0};
+    ck_assert_int_eq(shc_mesh_parse(&m, "4x3x2", NULL, &e), 0);
+    ck_assert_int_eq(shc_placements_parse(&pl, "_S(0, 2),_S(0, 2),S(0)", &e), 0);
+    ck_assert(shc_strided_to_shard_order(&m, pl.p, 3, &so));
+    ck_assert_int_eq(so.len[0], 3);
+    ck_assert_int_eq(so.md[0][0], 2);
+    ck_assert_int_eq(so.md[0][1], 0);
+    ck_assert_int_eq(so.md[0][2], 1);
+    ck_assert_int_eq(shc_placements_parse(&pl, "_S(0, 5),S(0),R", &e), 0);
+    ck_assert(!shc_strided_to_shard_order(&m, pl.p, 3, &so));
+    shc_mesh_free(&m);
+}
+END_TEST
+
+/* Cost formulas: values printed by torch 2.13's allgather_cost. */
+START_TEST(cost_model)
+{
+    shc_topo t = {.ndim = 1, .devices = {4}, .bandwidth = {87.7}, .latency = {0.6}};
+    ck_assert(shc_cost_allgather(1.0, &t, 0) == 8560.28141391106);
+    t.bandwidth[0] = 87.7 * 0.22;
+    t.latency[0] = 2.7;
+    ck_assert(shc_cost_allgather(0.001, &t, 0) == 53.57218824505028);
+    shc_mesh m;
+    shc_err e = {0};
+    shc_mesh_parse(&m, "2x4", NULL, &e);
+    shc_topo_build(&m, 4, &t); /* inner dim fits a host, outer spans hosts */
+    ck_assert(t.latency[1] == 0.6 && t.latency[0] == 2.7);
+    shc_mesh_free(&m);
+}
+END_TEST
+
+START_TEST(bad_input)
+{
+    shc_plan_opts o = opts(SHC_PLANNER_AUTO, 8);
+    shc_err e = {0};
+    ck_assert_int_eq(plan_err("2x2", "8,8", "P(sum),P(max)", "R,R", &o, &e), SHC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "Mixed Partial reduce types"));
+    ck_assert_int_eq(plan_err("2x2", "8,8", "S(0)", "R,R", &o, &e), SHC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "1 placements for a 2-d mesh"));
+    ck_assert_int_eq(plan_err("2x2", "8,8", "S(0),R", "R,S(2)", &o, &e), SHC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "shards dim 2 of a 2-d tensor"));
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("check_plan");
+    TCase *tc = tcase_create("plan");
+    tcase_add_test(tc, greedy_2x2x2);
+    tcase_add_test(tc, graph_2x2x2);
+    tcase_add_test(tc, greedy_nested_misaligned);
+    tcase_add_test(tc, shard_order_uses_graph);
+    tcase_add_test(tc, strided_fallback);
+    tcase_add_test(tc, merge_flattened);
+    tcase_add_test(tc, audit_merged_uneven);
+    tcase_add_test(tc, one_d_mesh);
+    tcase_add_test(tc, chunk_sizes);
+    tcase_add_test(tc, strided_decode);
+    tcase_add_test(tc, cost_model);
+    tcase_add_test(tc, bad_input);
+    suite_add_tcase(s, tc);
+    return shc_run_suite(s);
+}

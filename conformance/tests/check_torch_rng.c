@@ -1,0 +1,304 @@
+/*
+ * check_torch_rng.c — the PyTorch CUDA random-kernel emulation
+ * (torch_cuda_rng.c): the values torch.rand printed on a CUDA GPU, the
+ * offset arithmetic (including the >2^31-element split), and every op/dtype
+ * against a second, naive emulation written here from the kernel source:
+ * one cuRAND state machine per thread (curand_stream.c), looping as the CUDA
+ * grid-stride kernel does.  The library instead computes Philox blocks in
+ * SoA chunks with the SIMD fill, so the two share only the Philox core,
+ * which check_rng.c checks against Random123.
+ */
+#include "config.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tap.h"
+#include "shardcheck.h"
+#include "torch_cuda_rng.h"
+
+static shc_gpu_profile prof(const char *name)
+{
+    shc_gpu_profile g;
+    shc_err e;
+    ck_assert_int_eq(shc_gpu_profile_parse(name, &g, &e), 0);
+    return g;
+}
+
+/* Published: torch.manual_seed(0); torch.rand(4, device='cuda') twice. */
+START_TEST(published_torch_rand_values)
+{
+    static const double want[2][4] = {{0.3990, 0.5167, 0.0249, 0.9401},
+                                      {0.9722, 0.7910, 0.4690, 0.3300}};
+    shc_gpu_profile g = prof("a100");
+    shc_torch_rng_req r;
+    shc_torch_rng_req_init(&r, SHC_TORCH_UNIFORM, SHC_DT_FLOAT32, 4);
+    int64_t off = 0;
+    shc_err e;
+    for (int call = 0; call < 2; call++) {
+        float o[4];
+        ck_assert_int_eq(shc_torch_rng_fill(&g, 0, off, &r, 0, 4, o, NULL, &off, &e), 0);
+        for (int i = 0; i < 4; i++)
+            ck_assert_msg(fabs(round(o[i] * 1e4) / 1e4 - want[call][i]) < 1e-9,
+                          "call %d element %d: %.6f does not print as %.4f", call, i, o[i],
+                          want[call][i]);
+        ck_assert_int_eq(off, 4 * (call + 1));
+    }
+}
+END_TEST
+
+/* The naive kernel: element values of one launch, thread by thread. */
+static void naive(const shc_gpu_profile *g, uint64_t seed, int64_t offset, const shc_torch_rng_req *r,
+                  uint8_t *out)
+{
+    int64_t n = r->numel;
+    size_t sz = shc_dtype_size(r->dtype);
+    int64_t blocks = (n + 255) / 256, cap = (int64_t)g->sm_count * (g->max_threads_per_sm / 256);
+    int64_t stride = 256 * (blocks < cap ? blocks : cap);
+    bool dbl = r->dtype == SHC_DT_FLOAT64;
+    bool raw64 = r->op == SHC_TORCH_RANDOM &&
+                 (r->has_range ? (uint64_t)(r->to - r->from) >= (1u << 28) : dbl || r->dtype == SHC_DT_INT64);
+    int unroll = (dbl && r->op != SHC_TORCH_RANDOM) || raw64 ? 2 : 4;
+    for (int64_t t = 0; t < stride; t++) {
+        shc_curand_philox s;
+        shc_curand_init(seed, (uint64_t)t, (uint64_t)offset, &s);
+        for (int64_t li = t; li < n; li += stride * unroll) {
+            float f[4];
+            double d[2];
+            uint32_t w[4];
+            if (r->op == SHC_TORCH_RANDOM)
+                shc_curand4(&s, w);
+            else if (r->op == SHC_TORCH_NORMAL && dbl)
+                shc_curand_normal2_double(&s, d);
+            else if (r->op == SHC_TORCH_NORMAL)
+                shc_curand_normal4(&s, f);
+            else if (dbl)
+                shc_curand_uniform2_double(&s, d);
+            else
+                shc_curand_uniform4(&s, f);
+            for (int ii = 0; ii < unroll; ii++) {
+                int64_t el = li + ii * stride;
+                if (el >= n)
+                    continue;
+                uint8_t *dst = out + el * sz;
+                if (r->op == SHC_TORCH_RANDOM) {
+                    uint64_t v = raw64 ? (uint64_t)w[2 * ii] << 32 | w[2 * ii + 1] : w[ii];
+                    int64_t x = (int64_t)(v % (uint64_t)(r->to - r->from)) + r->from;
+                    if (r->dtype == SHC_DT_INT64) memcpy(dst, &x, 8);
+                    else if (r->dtype == SHC_DT_INT32) { int32_t y = (int32_t)x; memcpy(dst, &y, 4); }
+                    else { float y = (float)x; memcpy(dst, &y, 4); }
+                } else if (dbl) {
+                    double v = r->op == SHC_TORCH_NORMAL ? fma(d[ii], r->b, r->a)
+                             : r->op == SHC_TORCH_BERNOULLI ? (double)(d[ii] < r->a)
+                             : fma(d[ii], r->b - r->a, r->a);
+                    if (r->op == SHC_TORCH_UNIFORM && v == r->b)
+                        v = r->a;
+                    memcpy(dst, &v, 8);
+                } else {
+                    float v = r->op == SHC_TORCH_NORMAL ? fmaf(f[ii], (float)r->b, (float)r->a)
+                            : r->op == SHC_TORCH_BERNOULLI ? (float)(f[ii] < (float)r->a)
+                            : fmaf(f[ii], (float)r->b - (float)r->a, (float)r->a);
+                    if (r->dtype == SHC_DT_FLOAT16) {
+                        /* static_cast<Half> first (GCC's own rounding), then value == to */
+                        _Float16 hv = (_Float16)v;
+                        if (r->op == SHC_TORCH_UNIFORM && hv == (_Float16)r->b)
+                            hv = (_Float16)r->a;
+                        memcpy(dst, &hv, 2);
+                    } else {
+                        if (r->op == SHC_TORCH_UNIFORM && v == (float)r->b)
+                            v = (float)r->a;
+                        memcpy(dst, &v, 4);
+                    }
+                }
+            }
+        }
+    }
+}
+
+static void compare(const char *gpu, shc_torch_op op, shc_dtype dt, int64_t n, double a, double b,
+                    uint64_t seed, int64_t offset)
+{
+    shc_gpu_profile g = prof(gpu);
+    shc_torch_rng_req r;
+    shc_torch_rng_req_init(&r, op, dt, n);
+    if (op != SHC_TORCH_BERNOULLI) {
+        r.a = a;
+        r.b = b;
+    }
+    if (op == SHC_TORCH_RANDOM) {
+        r.has_range = true;
+        r.from = (int64_t)a;
+        r.to = (int64_t)b;
+    }
+    size_t sz = shc_dtype_size(dt);
+    uint8_t *x = calloc((size_t)n, sz), *y = calloc((size_t)n, sz);
+    shc_err e;
+    int64_t no;
+    ck_assert_msg(shc_torch_rng_fill(&g, seed, offset, &r, 0, n, x, NULL, &no, &e) == 0, "%s", e.msg);
+    naive(&g, seed, offset, &r, y);
+    for (int64_t i = 0; i < n; i++)
+        ck_assert_msg(!memcmp(x + i * sz, y + i * sz, sz), "%s %s %s n=%lld: element %lld differs",
+                      gpu, shc_torch_op_name(op), shc_dtype_name(dt), (long long)n, (long long)i);
+    /* a sub-range gives the same elements */
+    int64_t s0 = n / 3, cnt = n / 2;
+    ck_assert_int_eq(shc_torch_rng_fill(&g, seed, offset, &r, s0, cnt, x, NULL, NULL, &e), 0);
+    ck_assert(!memcmp(x, y + s0 * sz, (size_t)cnt * sz));
+    free(x);
+    free(y);
+}
+
+START_TEST(ops_match_naive_kernel)
+{
+    compare("t4", SHC_TORCH_UNIFORM, SHC_DT_FLOAT32, 300007, 0, 1, 0, 0);
+    compare("t4", SHC_TORCH_UNIFORM, SHC_DT_FLOAT32, 300007, -2.5, 7, 123, 8);
+    compare("l4", SHC_TORCH_UNIFORM, SHC_DT_FLOAT64, 250001, -1, 3, 5, 12);
+    compare("4x256", SHC_TORCH_UNIFORM, SHC_DT_FLOAT16, 9999, 0, 1, 7, 4);
+    compare("a100", SHC_TORCH_NORMAL, SHC_DT_FLOAT32, 500003, 1, 2, 9, 400);
+    compare("a100", SHC_TORCH_NORMAL, SHC_DT_FLOAT64, 100003, -1, 0.5, 9, 400);
+    compare("h100-sxm", SHC_TORCH_BERNOULLI, SHC_DT_FLOAT32, 100003, 0, 0, 3, 0);
+    compare("h100-sxm", SHC_TORCH_BERNOULLI, SHC_DT_FLOAT64, 100003, 0, 0, 3, 0);
+    compare("b200", SHC_TORCH_RANDOM, SHC_DT_INT64, 77777, -5, 1e12, 11, 4);
+    compare("b200", SHC_TORCH_RANDOM, SHC_DT_INT32, 77777, 3, 1000, 11, 4);
+    compare("b200", SHC_TORCH_RANDOM, SHC_DT_FLOAT32, 77777, -100, 100, 11, 4);
+}
+END_TEST
+
+START_TEST(offset_increments)
+{
+    shc_gpu_profile g = prof("a100");
+    shc_torch_rng_req r;
+    shc_err e;
+    int64_t no;
+    /* 2^20 floats on an A100: grid 864, ((2^20-1)/(256*864*4)+1)*4 = 8 */
+    shc_torch_rng_req_init(&r, SHC_TORCH_UNIFORM, SHC_DT_FLOAT32, 1 << 20);
+    ck_assert_int_eq(shc_torch_rng_offset_after(&g, 16, &r, &no, &e), 0);
+    ck_assert_int_eq(no, 16 + 8);
+    /* doubles unroll by 2: ((2^20-1)/(256*864*2)+1)*4 = 12 */
+    r.dtype = SHC_DT_FLOAT64;
+    ck_assert_int_eq(shc_torch_rng_offset_after(&g, 0, &r, &no, &e), 0);
+    ck_assert_int_eq(no, 12);
+    /* 2^29+1 floats cannot use 32-bit indexing: whole-tensor increment 2428, then the
+     * halves 2^28 (1216) and 2^28+1 (1216) */
+    shc_torch_rng_req_init(&r, SHC_TORCH_UNIFORM, SHC_DT_FLOAT32, (1 << 29) + 1);
+    ck_assert_int_eq(shc_torch_rng_offset_after(&g, 0, &r, &no, &e), 0);
+    ck_assert_int_eq(no, 2428 + 1216 + 1216);
+    /* the second half's first element is element 0 of a 2^28+1 tensor at offset 3644 */
+    float a, b;
+    ck_assert_int_eq(shc_torch_rng_fill(&g, 1, 0, &r, 1 << 28, 1, &a, NULL, NULL, &e), 0);
+    shc_torch_rng_req h;
+    shc_torch_rng_req_init(&h, SHC_TORCH_UNIFORM, SHC_DT_FLOAT32, (1 << 28) + 1);
+    ck_assert_int_eq(shc_torch_rng_fill(&g, 1, 2428 + 1216, &h, 0, 1, &b, NULL, NULL, &e), 0);
+    ck_assert(a == b);
+    /* empty tensors take no increment */
+    shc_torch_rng_req_init(&r, SHC_TORCH_NORMAL, SHC_DT_FLOAT32, 0);
+    ck_assert_int_eq(shc_torch_rng_offset_after(&g, 4, &r, &no, &e), 0);
+    ck_assert_int_eq(no, 4);
+}
+END_TEST
+
+START_TEST(dropout_vectorised_layout)
+{
+    /* native_dropout on 1024 floats, vec 4: thread t draws one float4 for
+     * elements 4t..4t+3; element i keeps iff curand_uniform4 component < 1-p. */
+    shc_gpu_profile g = prof("a100");
+    shc_torch_rng_req r;
+    shc_torch_rng_req_init(&r, SHC_TORCH_DROPOUT, SHC_DT_FLOAT32, 1024);
+    r.a = 0.25;
+    float out[1024];
+    uint8_t mask[1024];
+    shc_err e;
+    int64_t no;
+    ck_assert_int_eq(shc_torch_rng_fill(&g, 5, 8, &r, 0, 1024, out, mask, &no, &e), 0);
+    ck_assert_int_eq(no, 12);
+    for (int t = 0; t < 256; t++) {
+        shc_curand_philox s;
+        shc_curand_init(5, (uint64_t)t, 8, &s);
+        float f[4];
+        shc_curand_uniform4(&s, f);
+        for (int q = 0; q < 4; q++) {
+            bool keep = f[q] < 0.75f;
+            ck_assert_int_eq(mask[4 * t + q], keep);
+            ck_assert(out[4 * t + q] == (keep ? (float)(1.0 / 0.75) : 0.0f));
+        }
+    }
+    /* p == 1: zeros, no generator use */
+    r.a = 1.0;
+    ck_assert_int_eq(shc_torch_rng_fill(&g, 5, 8, &r, 0, 1024, out, mask, &no, &e), 0);
+    ck_assert_int_eq(no, 8);
+    ck_assert(out[17] == 0.0f && mask[17] == 0);
+}
+END_TEST
+
+START_TEST(half_and_bfloat16_rounding)
+{
+    uint32_t x = 0;
+    for (int i = 0; i < 2000000; i++) {
+        x = x * 1664525u + 1013904223u;
+        float f;
+        memcpy(&f, &x, 4);
+        if (f != f)
+            continue;
+        _Float16 h = (_Float16)f;
+        uint16_t hb;
+        memcpy(&hb, &h, 2);
+        ck_assert_msg(shc_f32_to_f16(f) == hb, "half(%a) = %04x, gcc %04x", (double)f,
+                      shc_f32_to_f16(f), hb);
+        ck_assert(shc_f16_to_f32(hb) == (float)h);
+    }
+    /* bfloat16 ties to even: 1 + 2^-8 -> 1, 1 + 3*2^-8 -> 1 + 2^-6 */
+    ck_assert_uint_eq(shc_f32_to_bf16(1.0f + 0x1p-8f), 0x3f80);
+    ck_assert_uint_eq(shc_f32_to_bf16(1.0f + 0x3p-8f), 0x3f82);
+    ck_assert_uint_eq(shc_f32_to_bf16(0x1.fffffep127f), 0x7f80); /* rounds up to inf */
+}
+END_TEST
+
+START_TEST(bad_input)
+{
+    shc_gpu_profile g = prof("a100"), z = {"zero", 0, 2048};
+    shc_torch_rng_req r;
+    shc_err e;
+    int64_t no;
+    float o[4];
+    shc_torch_rng_req_init(&r, SHC_TORCH_UNIFORM, SHC_DT_FLOAT32, 4);
+    ck_assert_int_eq(shc_torch_rng_fill(&g, 0, 6, &r, 0, 4, o, NULL, &no, &e), SHC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "offset must be a multiple of 4"));
+    ck_assert_int_eq(shc_torch_rng_fill(&z, 0, 0, &r, 0, 4, o, NULL, &no, &e), SHC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "has 0 SMs"));
+    r.a = 2, r.b = 1;
+    ck_assert_int_eq(shc_torch_rng_check(&r, &e), SHC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "uniform_ expects to return a [from, to) range"));
+    shc_torch_rng_req_init(&r, SHC_TORCH_BERNOULLI, SHC_DT_FLOAT32, 4);
+    r.a = 1.5;
+    ck_assert_int_eq(shc_torch_rng_check(&r, &e), SHC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "bernoulli_ expects p to be in [0, 1]"));
+    shc_torch_rng_req_init(&r, SHC_TORCH_RANDOM, SHC_DT_INT8, 4);
+    r.has_range = true, r.from = 5, r.to = 5;
+    ck_assert_int_eq(shc_torch_rng_check(&r, &e), SHC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "random_ expects 'from' to be less than 'to'"));
+    r.from = 0, r.to = 1000;
+    ck_assert_int_eq(shc_torch_rng_check(&r, &e), SHC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "to - 1 is out of bounds for int8"));
+    shc_torch_rng_req_init(&r, SHC_TORCH_NORMAL, SHC_DT_INT32, 4);
+    ck_assert_int_eq(shc_torch_rng_check(&r, &e), SHC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "not a floating type"));
+    ck_assert_int_eq(shc_gpu_profile_parse("gtx9999", &g, &e), SHC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "unknown gpu profile 'gtx9999'"));
+    ck_assert_int_eq(shc_gpu_profile_parse("0x2048", &g, &e), SHC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "SM count 0"));
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("check_torch_rng");
+    TCase *tc = tcase_create("torch_cuda_rng");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, published_torch_rand_values);
+    tcase_add_test(tc, ops_match_naive_kernel);
+    tcase_add_test(tc, offset_increments);
+    tcase_add_test(tc, dropout_vectorised_layout);
+    tcase_add_test(tc, half_and_bfloat16_rounding);
+    tcase_add_test(tc, bad_input);
+    suite_add_tcase(s, tc);
+    return shc_run_suite(s);
+}

@@ -1,0 +1,48 @@
+#!/bin/sh
+# cli_rng.sh — `shardcheck rng`: the published torch.cuda values, JSON shapes, and bad input
+# (exit 2 with a message naming what was wrong).
+. "$top_srcdir/conformance/tests/tap.sh"
+S=$SHARDCHECK
+
+# torch.manual_seed(0); torch.rand(4, device='cuda') printed [0.3990, 0.5167, 0.0249, 0.9401]
+out=$($S rng --engine torch-cuda --seed 0 --shape 4 --op uniform --dtype float32 2>&1)
+vals=$(printf '%s\n' "$out" | awk 'NF==3 {printf "%.4f ", $3}')
+if [ "$vals" = "0.3990 0.5167 0.0249 0.9401 " ]; then tap_ok "torch.rand(4) seed 0 rounds to the published printout"
+else tap_not_ok "torch.rand(4) seed 0 rounds to the published printout" "got: $vals" "$out"; fi
+out=$($S rng --engine torch-cuda --seed 0 --offset 4 --shape 4 --op uniform 2>&1)
+vals=$(printf '%s\n' "$out" | awk 'NF==3 {printf "%.4f ", $3}')
+if [ "$vals" = "0.9722 0.7910 0.4690 0.3300 " ]; then tap_ok "the next torch.rand(4) (offset 4) matches too"
+else tap_not_ok "the next torch.rand(4) (offset 4) matches too" "got: $vals"; fi
+expect_exit "torch-cuda --json gives bits, values, new_offset" 0 '"new_offset":"4"' \
+  $S rng --engine torch-cuda --seed 0 --shape 4 --op uniform --json
+expect_exit "philox KAT via the CLI" 0 '6627e8d5 e169c58d bc57ac4c 9b00dbd8' \
+  $S rng --engine philox --seed 0
+expect_exit "philox --json words" 0 '^\{"words":\["6627e8d5"' $S rng --engine philox --json
+expect_exit "curand stream words" 0 '^0 6627e8d5' $S rng --engine curand --seed 0 --count 2
+expect_exit "threefry jax key 0 shape 2" 0 '^[0-9a-f]{8} [0-9a-f]{8}$' $S rng --engine threefry --seed 0 --shape 2
+
+# bad input: exit 2 with a clear message
+expect_exit "unknown engine" 2 "unknown engine 'mt19937'" $S rng --engine mt19937
+expect_exit "missing engine" 2 "--engine is required" $S rng
+expect_exit "unknown op" 2 "unknown op 'gamma'" $S rng --engine torch-cuda --shape 4 --op gamma
+expect_exit "unknown dtype" 2 "unknown dtype 'float8'" $S rng --engine torch-cuda --shape 4 --op uniform --dtype float8
+expect_exit "offset not a multiple of 4" 2 "offset must be a multiple of 4" \
+  $S rng --engine torch-cuda --shape 4 --op uniform --offset 6
+expect_exit "zero SMs" 2 "SM count 0" $S rng --engine torch-cuda --shape 4 --op uniform --gpu 0x2048
+expect_exit "unknown gpu" 2 "unknown gpu profile 'gtx1' \(known: a100" $S rng --engine torch-cuda --shape 4 --op uniform --gpu gtx1
+expect_exit "overflowing shape" 2 "overflow" \
+  $S rng --engine torch-cuda --shape 4294967296,4294967296,4 --op uniform
+expect_exit "uniform from > to" 2 "uniform_ expects to return a \[from, to\) range" \
+  $S rng --engine torch-cuda --shape 4 --op uniform --from 2 --to 1
+expect_exit "random from >= to" 2 "random_ expects 'from' to be less than 'to'" \
+  $S rng --engine torch-cuda --shape 4 --op random --dtype int64 --from 5 --to 3
+expect_exit "bernoulli p > 1" 2 "bernoulli_ expects p to be in \[0, 1\], but got p=1.5" \
+  $S rng --engine torch-cuda --shape 4 --op bernoulli --p 1.5
+expect_exit "dropout p < 0" 2 "dropout probability has to be between 0 and 1" \
+  $S rng --engine torch-cuda --shape 4 --op dropout --p -0.1
+expect_exit "normal on an integer dtype" 2 "not a floating type" \
+  $S rng --engine torch-cuda --shape 4 --op normal --dtype int32
+expect_exit "bad philox key" 2 "--key: 'xyz' must be 2 comma-separated hex words" \
+  $S rng --engine philox --key xyz
+expect_exit "count out of range" 2 "--count: -1 is outside" $S rng --engine curand --count -1
+tap_done

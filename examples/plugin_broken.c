@@ -1,0 +1,3 @@
+/* examples/plugin_broken.c — placeholder while the exec area lands. */
+#include "config.h"
+typedef int shc_placeholder_plugin_broken;

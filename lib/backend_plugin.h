@@ -1,0 +1,30 @@
+/*
+ * backend_plugin.h — loading a vendor backend (shardcheck_backend.h) and
+ * asking it for a test's per-rank views in the golden format.  Internal to
+ * libshardcheck and the runner; implemented in backend_plugin.c, tested by
+ * conformance/tests/run_faults.sh (missing symbols, wrong ABI version, the
+ * broken example plugin caught) and run_mpi.sh (the reference plugin passes).
+ */
+#ifndef SHC_BACKEND_PLUGIN_H
+#define SHC_BACKEND_PLUGIN_H
+#include <jansson.h>
+#include "shardcheck.h"
+#include "shardcheck_backend.h"
+
+typedef struct shc_plugin {
+    void *dl;
+    const shc_backend_v1 *be;
+    char path[512];
+} shc_plugin;
+
+/* dlopen path and check its symbols and ABI version; messages name the file and symbol. */
+int shc_plugin_open(shc_plugin *p, const char *path, shc_err *e);
+/* dlclose. */
+void shc_plugin_close(shc_plugin *p);
+/* views[r] for r < world: the plugin's answer for test (of family, in group) as
+ * golden-format views ({"error": msg} where it refuses the case).  Only the fields
+ * the ABI covers are present.  SHC_EUNSUPPORTED when the plugin lacks the entry point
+ * or the family is outside ABI v1. */
+int shc_plugin_views(const shc_plugin *p, const char *family, const json_t *group,
+                     const json_t *test, int64_t world, json_t **views, shc_err *e);
+#endif

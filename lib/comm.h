@@ -1,0 +1,86 @@
+/*
+ * comm.h — the communicator interface redistribute execution runs on.
+ *
+ * A communicator knows its global rank and world size and offers the
+ * collectives torch 2.13's redistribute uses (funcol all_gather_single,
+ * all_to_all_single, reduce_scatter_tensor, all_reduce), each on a
+ * sub-group given as a list of global ranks in DeviceMesh order (the
+ * caller's rank is in the list; its index is its group rank).  Buffers are
+ * contiguous bytes; collectives with equal per-rank sizes take the size of
+ * one rank's part.  Backends: comm_local.c (threads in one process) and
+ * comm_mpi.c (OpenMPI, built only with HAVE_MPI).  The element-wise
+ * reduction kernel every backend shares is here too (comm.c).
+ * Tested by conformance/tests/check_exec.c (every collective and op, on
+ * sub-groups, against hand-computed answers).
+ */
+#ifndef SHC_COMM_H
+#define SHC_COMM_H
+#include "shardcheck.h"
+
+typedef struct shc_comm_ops {
+    const char *name;
+    /* recv = concatenation of every member's `bytes` bytes, in group order. */
+    int (*all_gather)(shc_comm *c, const int64_t *group, int n, const void *send, size_t bytes,
+                      void *recv, shc_err *e);
+    /* recv = concatenation of member j's counts[j] bytes, in group order. */
+    int (*all_gatherv)(shc_comm *c, const int64_t *group, int n, const void *send,
+                       const size_t *counts, void *recv, shc_err *e);
+    /* send holds n blocks of `bytes`; block j goes to member j; recv block j came from j. */
+    int (*all_to_all)(shc_comm *c, const int64_t *group, int n, const void *send, size_t bytes,
+                      void *recv, shc_err *e);
+    /* send holds n blocks of `count` elements; member j gets block j reduced over members. */
+    int (*reduce_scatter)(shc_comm *c, const int64_t *group, int n, const void *send,
+                          size_t count, void *recv, shc_dtype t, shc_redop op, shc_err *e);
+    /* buf (count elements) becomes the reduction over members, in place. */
+    int (*all_reduce)(shc_comm *c, const int64_t *group, int n, void *buf, size_t count,
+                      shc_dtype t, shc_redop op, shc_err *e);
+    void (*destroy)(shc_comm *c);
+} shc_comm_ops;
+
+struct shc_comm {
+    const shc_comm_ops *ops;
+    int64_t rank, size;
+    double timeout_s;  /* a collective waiting longer fails with a timeout (0 = none) */
+    void *impl;
+};
+
+/* Position of the caller's rank in a group list, or a clear error. */
+int shc_comm_group_pos(const shc_comm *c, const int64_t *group, int n, int *pos, shc_err *e);
+
+/* acc[i] = acc[i] op x[i] for count elements of dtype t, computed as torch
+ * does on CPU (half types in float, rounded to nearest even).  avg here is
+ * a sum; callers divide by the group size afterwards (LocalTensor's
+ * reduce(add) / len).  Bitwise ops on float types are SHC_EINVAL. */
+int shc_reduce_into(void *acc, const void *x, size_t count, shc_dtype t, shc_redop op,
+                    shc_err *e);
+/* buf[i] /= n for count elements: torch's `tensor / n` on float dtypes
+ * (half types in float then rounded); integer dtypes divide truncating,
+ * as LocalTensor's copy_ of the float quotient into an integer tensor does. */
+void shc_div_scalar(void *buf, size_t count, shc_dtype t, int64_t n);
+
+/* Conversions shared by the kernels and the test data. */
+float shc_bf16_to_float(uint16_t h);
+uint16_t shc_float_to_bf16(float f);
+float shc_f16_to_float(uint16_t h);
+uint16_t shc_float_to_f16(float f);
+/* Store the exact small integer v as one element of dtype t at p. */
+void shc_store_int(void *p, shc_dtype t, int64_t v);
+/* Load element p of dtype t as a double. */
+double shc_load_double(const void *p, shc_dtype t);
+
+/* ---- local backend (comm_local.c) ---- */
+
+/* Body run once per simulated rank, on its own thread. */
+typedef int (*shc_rank_fn)(shc_comm *c, void *arg, shc_err *e);
+/* Run fn on n simulated ranks (threads) sharing one in-process world;
+ * errs[r] (n entries, may be NULL) receives each rank's error.  Returns the
+ * first non-zero rank result.  A rank that fails or returns early makes the
+ * others' pending collectives fail rather than hang. */
+int shc_comm_local_run(int64_t n, shc_rank_fn fn, void *arg, shc_err *errs, shc_err *e);
+
+/* ---- mpi backend (comm_mpi.c, only in an MPI build) ---- */
+#ifdef HAVE_MPI
+/* A communicator over MPI_COMM_WORLD (MPI must be initialised). */
+int shc_comm_mpi_new(shc_comm **out, double timeout_s, shc_err *e);
+#endif
+#endif

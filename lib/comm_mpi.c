@@ -1,0 +1,315 @@
+/*
+ * comm_mpi.c — the `mpi` backend: one process per rank under mpirun
+ * (OpenMPI).  Built only with HAVE_MPI and linked into the CLI and the
+ * bench, never into libshardcheck, so the library has no MPI dependency.
+ *
+ * Sub-communicators are made from the group rank lists with
+ * MPI_Comm_create_group (collective over the members only, so each group
+ * forms independently, in list order so the communicator rank is the
+ * DeviceMesh group position) and cached for the process's lifetime.  Every
+ * collective is non-blocking and polled under the communicator's deadline:
+ * a peer that died or hangs turns into a timeout error naming the
+ * collective and group, never a hung rank.  float32/64 and int32/64
+ * reductions use MPI's own ops (avg = sum, then divided as torch does);
+ * bfloat16 and float16, which MPI 3.1 has no type for, are all-gathered and
+ * reduced with the shared kernel (comm.c), in group order.
+ * Tested by conformance/tests/run_mpi.sh (redistribute-data under mpirun
+ * at 1-8 ranks) and bench/bench_comm.c.
+ */
+#include "config.h"
+#ifdef HAVE_MPI
+#include <mpi.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "comm.h"
+
+typedef struct cached {
+    int n;
+    int64_t *ranks;
+    MPI_Comm comm;
+} cached;
+
+typedef struct mpi_impl {
+    cached *c;
+    int n, cap;
+} mpi_impl;
+
+#define IMPL(c) ((mpi_impl *)(c)->impl)
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int group_str(const int64_t *g, int n, char *buf, size_t sz)
+{
+    size_t k = 0;
+    for (int i = 0; i < n && k + 24 < sz; i++)
+        k += (size_t)snprintf(buf + k, sz - k, i ? ",%lld" : "[%lld", (long long)g[i]);
+    snprintf(buf + k, sz - k, "]");
+    return 0;
+}
+
+static int get_comm(shc_comm *c, const int64_t *group, int n, MPI_Comm *out, shc_err *e)
+{
+    mpi_impl *m = IMPL(c);
+    for (int i = 0; i < m->n; i++)
+        if (m->c[i].n == n && !memcmp(m->c[i].ranks, group, (size_t)n * sizeof *group)) {
+            *out = m->c[i].comm;
+            return SHC_OK;
+        }
+    int *rl = malloc((size_t)n * sizeof *rl);
+    int64_t *copy = malloc((size_t)n * sizeof *copy);
+    if (m->n == m->cap) {
+        m->cap = m->cap ? 2 * m->cap : 32;
+        m->c = realloc(m->c, (size_t)m->cap * sizeof *m->c);
+    }
+    if (!rl || !copy || !m->c) {
+        free(rl), free(copy);
+        return shc_fail(e, SHC_ENOMEM, "mpi: out of memory for a communicator");
+    }
+    for (int i = 0; i < n; i++) {
+        if (group[i] < 0 || group[i] >= c->size) {
+            free(rl), free(copy);
+            return shc_fail(e, SHC_EINVAL, "mpi: group rank %lld outside the %lld processes",
+                            (long long)group[i], (long long)c->size);
+        }
+        rl[i] = (int)group[i];
+    }
+    memcpy(copy, group, (size_t)n * sizeof *copy);
+    MPI_Group wg, g;
+    MPI_Comm nc;
+    MPI_Comm_group(MPI_COMM_WORLD, &wg);
+    MPI_Group_incl(wg, n, rl, &g);
+    int rc = MPI_Comm_create_group(MPI_COMM_WORLD, g, 4242, &nc);
+    MPI_Group_free(&g);
+    MPI_Group_free(&wg);
+    free(rl);
+    if (rc != MPI_SUCCESS) {
+        free(copy);
+        return shc_fail(e, SHC_EINTERNAL, "mpi: MPI_Comm_create_group failed (%d)", rc);
+    }
+    MPI_Comm_set_errhandler(nc, MPI_ERRORS_RETURN);
+    m->c[m->n++] = (cached){n, copy, nc};
+    *out = nc;
+    return SHC_OK;
+}
+
+/* Poll a request until done or the communicator's deadline. */
+static int wait_req(shc_comm *c, MPI_Request *rq, const char *what, const int64_t *group, int n,
+                    shc_err *e)
+{
+    double deadline = now_s() + (c->timeout_s > 0 ? c->timeout_s : 3600);
+    int done = 0;
+    while (!done) {
+        int rc = MPI_Test(rq, &done, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS)
+            return shc_fail(e, SHC_EINTERNAL, "mpi: %s failed (MPI error %d)", what, rc);
+        if (!done && now_s() > deadline) {
+            char g[256];
+            group_str(group, n, g, sizeof g);
+            return shc_fail(e, SHC_EINTERNAL, "mpi: timeout: %s on group %s did not complete "
+                            "within %.0f s (a peer died or hangs)", what, g, c->timeout_s);
+        }
+    }
+    return SHC_OK;
+}
+
+static int fits(size_t v, shc_err *e)
+{
+    return v <= INT_MAX ? SHC_OK
+                        : shc_fail(e, SHC_EUNSUPPORTED, "mpi: %zu bytes exceed an int count", v);
+}
+
+static int m_all_gather(shc_comm *c, const int64_t *group, int n, const void *send, size_t bytes,
+                        void *recv, shc_err *e)
+{
+    MPI_Comm mc;
+    MPI_Request rq;
+    int rc = fits(bytes, e);
+    if (rc || (rc = get_comm(c, group, n, &mc, e)))
+        return rc;
+    MPI_Iallgather(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, mc, &rq);
+    return wait_req(c, &rq, "all_gather", group, n, e);
+}
+
+static int m_all_gatherv(shc_comm *c, const int64_t *group, int n, const void *send,
+                         const size_t *counts, void *recv, shc_err *e)
+{
+    MPI_Comm mc;
+    MPI_Request rq;
+    int pos, rc = shc_comm_group_pos(c, group, n, &pos, e);
+    int *cnt = malloc((size_t)n * sizeof *cnt), *dis = malloc((size_t)n * sizeof *dis);
+    size_t off = 0;
+    if (!cnt || !dis)
+        rc = shc_fail(e, SHC_ENOMEM, "out of memory");
+    for (int j = 0; !rc && j < n; j++) {
+        if (!(rc = fits(off + counts[j], e))) {
+            cnt[j] = (int)counts[j];
+            dis[j] = (int)off;
+            off += counts[j];
+        }
+    }
+    if (!rc && !(rc = get_comm(c, group, n, &mc, e))) {
+        MPI_Iallgatherv(send, cnt[pos], MPI_BYTE, recv, cnt, dis, MPI_BYTE, mc, &rq);
+        rc = wait_req(c, &rq, "all_gatherv", group, n, e);
+    }
+    free(cnt), free(dis);
+    return rc;
+}
+
+static int m_all_to_all(shc_comm *c, const int64_t *group, int n, const void *send, size_t bytes,
+                        void *recv, shc_err *e)
+{
+    MPI_Comm mc;
+    MPI_Request rq;
+    int rc = fits(bytes * (size_t)n, e);
+    if (rc || (rc = get_comm(c, group, n, &mc, e)))
+        return rc;
+    MPI_Ialltoall(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, mc, &rq);
+    return wait_req(c, &rq, "all_to_all", group, n, e);
+}
+
+/* MPI's type and op for a native reduction; false when MPI has none. */
+static bool native(shc_dtype t, shc_redop op, MPI_Datatype *dt, MPI_Op *mo)
+{
+    switch (t) {
+    case SHC_DT_FLOAT32: *dt = MPI_FLOAT; break;
+    case SHC_DT_FLOAT64: *dt = MPI_DOUBLE; break;
+    case SHC_DT_INT32: *dt = MPI_INT32_T; break;
+    case SHC_DT_INT64: *dt = MPI_INT64_T; break;
+    default: return false;
+    }
+    switch (op) {
+    case SHC_OP_SUM: case SHC_OP_AVG: *mo = MPI_SUM; break;
+    case SHC_OP_MIN: *mo = MPI_MIN; break;
+    case SHC_OP_MAX: *mo = MPI_MAX; break;
+    case SHC_OP_PRODUCT: *mo = MPI_PROD; break;
+    case SHC_OP_BAND: *mo = MPI_BAND; break;
+    case SHC_OP_BOR: *mo = MPI_BOR; break;
+    default: *mo = MPI_BXOR; break;
+    }
+    return true;
+}
+
+static int check_op(shc_dtype t, shc_redop op, shc_err *e)
+{
+    if (!shc_dtype_is_int(t) && (op == SHC_OP_BAND || op == SHC_OP_BOR || op == SHC_OP_BXOR))
+        return shc_fail(e, SHC_EINVAL, "reduce op %s is not defined for %s tensors",
+                        shc_redop_name(op), shc_dtype_name(t));
+    return SHC_OK;
+}
+
+/* Gather every member's n blocks, reduce block `blk` in group order into out. */
+static int gather_reduce(shc_comm *c, const int64_t *group, int n, const void *send,
+                         size_t count, size_t nblocks, int blk, void *out, shc_dtype t,
+                         shc_redop op, shc_err *e)
+{
+    size_t es = shc_dtype_size(t), bb = count * es, all = bb * nblocks;
+    char *buf = malloc(all * (size_t)n + 1);
+    if (!buf)
+        return shc_fail(e, SHC_ENOMEM, "out of memory");
+    int rc = m_all_gather(c, group, n, send, all, buf, e);
+    for (int j = 0; !rc && j < n; j++) {
+        const char *src = buf + (size_t)j * all + (size_t)blk * bb;
+        if (j == 0)
+            memcpy(out, src, bb);
+        else
+            rc = shc_reduce_into(out, src, count, t, op, e);
+    }
+    free(buf);
+    if (!rc && op == SHC_OP_AVG)
+        shc_div_scalar(out, count, t, n);
+    return rc;
+}
+
+static int m_reduce_scatter(shc_comm *c, const int64_t *group, int n, const void *send,
+                            size_t count, void *recv, shc_dtype t, shc_redop op, shc_err *e)
+{
+    MPI_Datatype dt;
+    MPI_Op mo;
+    MPI_Comm mc;
+    MPI_Request rq;
+    int pos, rc = check_op(t, op, e);
+    if (rc || (rc = shc_comm_group_pos(c, group, n, &pos, e)))
+        return rc;
+    if (!native(t, op, &dt, &mo))
+        return gather_reduce(c, group, n, send, count, (size_t)n, pos, recv, t, op, e);
+    if ((rc = fits(count, e)) || (rc = get_comm(c, group, n, &mc, e)))
+        return rc;
+    MPI_Ireduce_scatter_block(send, recv, (int)count, dt, mo, mc, &rq);
+    rc = wait_req(c, &rq, "reduce_scatter", group, n, e);
+    if (!rc && op == SHC_OP_AVG)
+        shc_div_scalar(recv, count, t, n);
+    return rc;
+}
+
+static int m_all_reduce(shc_comm *c, const int64_t *group, int n, void *buf, size_t count,
+                        shc_dtype t, shc_redop op, shc_err *e)
+{
+    MPI_Datatype dt;
+    MPI_Op mo;
+    MPI_Comm mc;
+    MPI_Request rq;
+    int rc = check_op(t, op, e);
+    if (rc)
+        return rc;
+    if (!native(t, op, &dt, &mo)) {
+        size_t bb = count * shc_dtype_size(t);
+        void *tmp = malloc(bb + 1);
+        if (!tmp)
+            return shc_fail(e, SHC_ENOMEM, "out of memory");
+        memcpy(tmp, buf, bb);
+        rc = gather_reduce(c, group, n, tmp, count, 1, 0, buf, t, op, e);
+        free(tmp);
+        return rc;
+    }
+    if ((rc = fits(count, e)) || (rc = get_comm(c, group, n, &mc, e)))
+        return rc;
+    MPI_Iallreduce(MPI_IN_PLACE, buf, (int)count, dt, mo, mc, &rq);
+    rc = wait_req(c, &rq, "all_reduce", group, n, e);
+    if (!rc && op == SHC_OP_AVG)
+        shc_div_scalar(buf, count, t, n);
+    return rc;
+}
+
+static void m_destroy(shc_comm *c)
+{
+    mpi_impl *m = IMPL(c);
+    for (int i = 0; i < m->n; i++) {
+        MPI_Comm_free(&m->c[i].comm);
+        free(m->c[i].ranks);
+    }
+    free(m->c);
+    free(m);
+    free(c);
+}
+
+static const shc_comm_ops mpi_ops = {
+    "mpi", m_all_gather, m_all_gatherv, m_all_to_all, m_reduce_scatter, m_all_reduce, m_destroy,
+};
+
+int shc_comm_mpi_new(shc_comm **out, double timeout_s, shc_err *e)
+{
+    int init = 0, rank, size;
+    MPI_Initialized(&init);
+    if (!init)
+        return shc_fail(e, SHC_EINVAL, "mpi backend: MPI is not initialised");
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    shc_comm *c = calloc(1, sizeof *c);
+    mpi_impl *m = calloc(1, sizeof *m);
+    if (!c || !m) {
+        free(c), free(m);
+        return shc_fail(e, SHC_ENOMEM, "out of memory");
+    }
+    *c = (shc_comm){&mpi_ops, rank, size, timeout_s, m};
+    *out = c;
+    return SHC_OK;
+}
+#endif

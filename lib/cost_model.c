@@ -1,0 +1,94 @@
+/*
+ * cost_model.c — torch 2.13's collective cost model, reproduced operation by
+ * operation so that the floating-point sums the min-cost planner compares
+ * are bit-identical to Python's (same constants, same evaluation order; all
+ * arithmetic in IEEE double as CPython floats are).
+ * Source: torch/distributed/tensor/_collective_utils.py (2.13.0).
+ * Tested by check_plan.c and the redistribute-plan family (harness vs torch).
+ */
+#include "config.h"
+#include <math.h>
+#include "cost_model.h"
+#include "plan.h"
+
+void shc_topo_build(const shc_mesh *m, int64_t devices_per_host, shc_topo *t)
+{
+    /* build_from_mesh: intra-host NVLink figures, scaled for every mesh dim
+     * (walking inner to outer) once the devices spanned exceed one host. */
+    const double base_bw = 87.7;
+    int64_t total = 1;
+    t->ndim = m->ndim;
+    for (int d = m->ndim - 1; d >= 0; d--) {
+        t->devices[d] = m->shape[d];
+        t->bandwidth[d] = base_bw;
+        t->latency[d] = 0.6;
+        total *= m->shape[d];
+        if (total > devices_per_host) {
+            t->bandwidth[d] = base_bw * 0.22;
+            t->latency[d] = 2.7;
+        }
+    }
+}
+
+/* allgather and reduce_scatter share one formula in torch. */
+static double ring_cost(double bytes_gb, const shc_topo *t, int d, int64_t hops)
+{
+    double latency = 6.6 + (double)hops * t->latency[d];
+    double bw = (bytes_gb * (double)hops / (double)t->devices[d]) / t->bandwidth[d];
+    return latency + bw * 1e6;
+}
+
+double shc_cost_allgather(double bytes_gb, const shc_topo *t, int d)
+{
+    return ring_cost(bytes_gb, t, d, t->devices[d] - 1);
+}
+
+double shc_cost_allreduce(double bytes_gb, const shc_topo *t, int d)
+{
+    return ring_cost(bytes_gb, t, d, 2 * (t->devices[d] - 1));
+}
+
+double shc_cost_reduce_scatter(double bytes_gb, const shc_topo *t, int d)
+{
+    return ring_cost(bytes_gb, t, d, t->devices[d] - 1);
+}
+
+/* _compute_placement_transition_cost's cost (is_shard() is false for _S). */
+static double transition_cost(const shc_placement *a, const shc_placement *b, const shc_topo *t,
+                              int d, double gb)
+{
+    bool a_s = a->kind == SHC_P_SHARD, b_s = b->kind == SHC_P_SHARD;
+    bool a_p = a->kind == SHC_P_PARTIAL, b_p = b->kind == SHC_P_PARTIAL;
+    bool b_r = b->kind == SHC_P_REPLICATE;
+    if (shc_placement_eq(a, b))
+        return 0.0;
+    if (a_s && b_r)
+        return shc_cost_allgather(gb * (double)t->devices[d], t, d);
+    if (a_s && b_s) /* all-to-all: torch charges an all-gather plus a 1.0 penalty */
+        return shc_cost_allgather(gb, t, d) + 1.0;
+    if (a_p && b_r)
+        return shc_cost_allreduce(gb, t, d);
+    if (a_p && b_s)
+        return shc_cost_reduce_scatter(gb, t, d);
+    if ((a_s && b_p) || (a_p && b_p))
+        return INFINITY;
+    return 0.0;
+}
+
+double shc_cost_one_step(const shc_topo *t, const shc_placement *cur, const shc_placement *nxt,
+                         int n, int64_t bytes)
+{
+    int d = -1;
+    for (int i = 0; i < n; i++)
+        if (!shc_placement_eq(&cur[i], &nxt[i]))
+            d = i;
+    if (d < 0)
+        return 0.0;
+    int64_t shards = 1;
+    for (int i = 0; i < n; i++)
+        if (shc_is_shard_like(&cur[i]))
+            shards *= t->devices[i];
+    /* spec_to_bytes / num_shards / 1024 / 1024 / 1024, left to right */
+    double gb = (double)bytes / (double)shards / 1024.0 / 1024.0 / 1024.0;
+    return transition_cost(&cur[d], &nxt[d], t, d, gb);
+}

@@ -1,0 +1,33 @@
+/*
+ * cost_model.h — torch 2.13's communication cost model
+ * (torch/distributed/tensor/_collective_utils.py: MeshTopoInfo,
+ * allgather_cost, allreduce_cost, reduce_scatter_cost,
+ * _compute_placement_transition_cost, one_step_redistribute_cost), which the
+ * min-cost planner's Dijkstra search adds up.  Internal to libshardcheck;
+ * tested by check_plan.c (hand-computed values) and through the
+ * redistribute-plan family against torch.
+ */
+#ifndef SHC_COST_MODEL_H
+#define SHC_COST_MODEL_H
+#include "shardcheck.h"
+
+/* MeshTopoInfo: per mesh dim device count, bandwidth (GB/s), latency (us). */
+typedef struct shc_topo {
+    int ndim;
+    int64_t devices[SHC_MAX_MESH_DIMS];
+    double bandwidth[SHC_MAX_MESH_DIMS];
+    double latency[SHC_MAX_MESH_DIMS];
+} shc_topo;
+
+/* MeshTopoInfo.build_from_mesh with num_devices_per_host devices on a host. */
+void shc_topo_build(const shc_mesh *m, int64_t devices_per_host, shc_topo *t);
+/* allgather_cost / allreduce_cost / reduce_scatter_cost in microseconds. */
+double shc_cost_allgather(double bytes_gb, const shc_topo *t, int mesh_dim);
+double shc_cost_allreduce(double bytes_gb, const shc_topo *t, int mesh_dim);
+double shc_cost_reduce_scatter(double bytes_gb, const shc_topo *t, int mesh_dim);
+/* one_step_redistribute_cost between placement lists cur and nxt that differ in
+ * at most one mesh dim; bytes = dtype itemsize * numel of the global tensor. */
+double shc_cost_one_step(const shc_topo *t, const shc_placement *cur, const shc_placement *nxt,
+                         int n, int64_t bytes);
+
+#endif

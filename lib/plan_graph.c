@@ -1,0 +1,606 @@
+/*
+ * plan_graph.c — torch 2.13's min-cost redistribute planner
+ * (DTensorRedistributePlanner.find_min_cost_path / get_next_state /
+ * generate_graph_based_transform_infos in torch/distributed/tensor/
+ * _redistribute.py), reimplemented for speed:
+ *   - a state is (placements, shard order) — torch's DistState — with each
+ *     placement interned as a one-byte code, hashed into an open-addressed
+ *     table;
+ *   - neighbours are generated in torch's exact order (cases 1, 2, 3, 4, 5,
+ *     6, 8, then 11 when the target holds _StridedShard), because Dijkstra's
+ *     ties are broken by push order (torch's heap counter);
+ *   - costs come from cost_model.c, bit-identical to torch's floats;
+ *   - the Python sets torch iterates (reduce ops, _StridedShard targets) are
+ *     ordered as CPython would order them: _StridedShard hashes are
+ *     deterministic (tuple of ints) and are placed as CPython 3.11's set does;
+ *     string hashes are salted per process, so the reduce-op order is an
+ *     option (opts->op_perm) and callers try every permutation.
+ * Tested by check_plan.c and the redistribute-plan family against torch.
+ */
+#include "config.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "plan.h"
+#include "cost_model.h"
+
+#define MAX_CODES 64
+
+typedef struct gstate {
+    uint8_t pc[SHC_MAX_MESH_DIMS];
+    shc_shard_order so;
+} gstate;
+
+typedef struct gnode {
+    gstate s;
+    int parent;
+} gnode;
+
+typedef struct hentry {
+    double cost;
+    uint64_t counter;
+    int node;
+} hentry;
+
+typedef struct graph {
+    const shc_plan_ctx *c;
+    int n, tdims;
+    shc_placement codes[MAX_CODES];
+    int ncodes;
+    int ops[SHC_OP_COUNT]; /* reduce-op set in iteration order */
+    int nops;
+    int strided[SHC_MAX_MESH_DIMS * 2]; /* codes of target _StridedShard, set order */
+    int nstrided;
+    shc_topo topo;
+    int64_t bytes;
+    gnode *nodes;
+    int nnodes, capnodes;
+    hentry *heap;
+    int nheap, capheap;
+    uint64_t counter;
+    int *visited; /* open addressing over node indexes, -1 = empty */
+    size_t vcap, vcount;
+} graph;
+
+/* ---- placement codes ---- */
+
+static int code_of(graph *g, const shc_placement *p)
+{
+    for (int i = 0; i < g->ncodes; i++)
+        if (shc_placement_eq(&g->codes[i], p))
+            return i;
+    if (g->ncodes == MAX_CODES)
+        return -1;
+    g->codes[g->ncodes] = *p;
+    if (p->kind != SHC_P_STRIDED)
+        g->codes[g->ncodes].split_factor = 0;
+    return g->ncodes++;
+}
+
+static int code_kind(const graph *g, const gstate *s, int i)
+{
+    return g->codes[s->pc[i]].kind;
+}
+
+/* ---- CPython 3.11 set iteration order for _StridedShard (hash of (dim, sf)) ---- */
+
+static uint64_t py_tuple2_hash(int64_t a, int64_t b)
+{
+    const uint64_t p1 = 11400714785074694791ULL, p2 = 14029467366897019727ULL,
+                   p5 = 2870177450012600261ULL;
+    uint64_t lanes[2] = {(uint64_t)a, (uint64_t)b}, acc = p5;
+    for (int i = 0; i < 2; i++) {
+        acc += lanes[i] * p2;
+        acc = (acc << 31) | (acc >> 33);
+        acc *= p1;
+    }
+    acc += 2 ^ (p5 ^ 3527539UL);
+    return acc == (uint64_t)-1 ? 1546275796 : acc;
+}
+
+/* Insert into a CPython set table (slots hold code+1, 0 = empty). */
+static void pyset_insert(int *table, uint64_t *hashes, size_t mask, int key, uint64_t h)
+{
+    size_t i = (size_t)h & mask, perturb = (size_t)h;
+    for (;;) {
+        int probes = (i + 9 <= mask) ? 9 : 0;
+        for (size_t j = i;; j++) {
+            if (table[j] == 0) {
+                table[j] = key;
+                hashes[j] = h;
+                return;
+            }
+            if (probes-- == 0)
+                break;
+        }
+        perturb >>= 5;
+        i = (i * 5 + 1 + perturb) & mask;
+    }
+}
+
+/* Order g->strided as iterating torch's strided_shard_placements_in_target. */
+static void order_strided(graph *g, const int *keys, int nkeys)
+{
+    int table[64] = {0};
+    uint64_t hashes[64] = {0};
+    size_t mask = 7, fill = 0;
+    for (int k = 0; k < nkeys; k++) {
+        const shc_placement *p = &g->codes[keys[k]];
+        uint64_t h = py_tuple2_hash(p->dim, p->split_factor);
+        bool dup = false;
+        for (size_t j = 0; j <= mask; j++)
+            dup |= table[j] == keys[k] + 1;
+        if (dup)
+            continue;
+        pyset_insert(table, hashes, mask, keys[k] + 1, h);
+        if (++fill * 5 >= mask * 3) { /* set_table_resize(used * 4) */
+            size_t nsize = 8;
+            while (nsize <= fill * 4)
+                nsize <<= 1;
+            int nt[64] = {0};
+            uint64_t nh[64] = {0};
+            for (size_t j = 0; j <= mask; j++)
+                if (table[j])
+                    pyset_insert(nt, nh, nsize - 1, table[j], hashes[j]);
+            memcpy(table, nt, sizeof nt);
+            memcpy(hashes, nh, sizeof nh);
+            mask = nsize - 1;
+        }
+    }
+    g->nstrided = 0;
+    for (size_t j = 0; j <= mask; j++)
+        if (table[j])
+            g->strided[g->nstrided++] = table[j] - 1;
+}
+
+/* ---- shard order edits (keep unused slots zero: states compare bytewise) ---- */
+
+static int so_pop(shc_shard_order *so, int d)
+{
+    int v = so->md[d][--so->len[d]];
+    so->md[d][so->len[d]] = 0;
+    return v;
+}
+
+static void so_push(shc_shard_order *so, int d, int md)
+{
+    so->md[d][so->len[d]++] = (int8_t)md;
+}
+
+/* ---- visited set ---- */
+
+static uint64_t state_hash(const gstate *s)
+{
+    const unsigned char *b = (const unsigned char *)s;
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < sizeof *s; i++)
+        h = (h ^ b[i]) * 1099511628211ULL;
+    return h;
+}
+
+static bool visited_has(const graph *g, const gstate *s)
+{
+    size_t m = g->vcap - 1, i = (size_t)state_hash(s) & m;
+    while (g->visited[i] >= 0) {
+        if (!memcmp(&g->nodes[g->visited[i]].s, s, sizeof *s))
+            return true;
+        i = (i + 1) & m;
+    }
+    return false;
+}
+
+static int visited_add(graph *g, int node)
+{
+    if ((g->vcount + 1) * 2 > g->vcap) {
+        size_t ncap = g->vcap * 2;
+        int *nv = malloc(ncap * sizeof *nv);
+        if (!nv)
+            return SHC_ENOMEM;
+        memset(nv, 0xff, ncap * sizeof *nv);
+        for (size_t j = 0; j < g->vcap; j++)
+            if (g->visited[j] >= 0) {
+                size_t i = (size_t)state_hash(&g->nodes[g->visited[j]].s) & (ncap - 1);
+                while (nv[i] >= 0)
+                    i = (i + 1) & (ncap - 1);
+                nv[i] = g->visited[j];
+            }
+        free(g->visited);
+        g->visited = nv;
+        g->vcap = ncap;
+    }
+    size_t m = g->vcap - 1, i = (size_t)state_hash(&g->nodes[node].s) & m;
+    while (g->visited[i] >= 0)
+        i = (i + 1) & m;
+    g->visited[i] = node;
+    g->vcount++;
+    return SHC_OK;
+}
+
+/* ---- heap ordered by (cost, counter), as torch's heapq tuples ---- */
+
+static bool hless(const hentry *a, const hentry *b)
+{
+    return a->cost < b->cost || (a->cost == b->cost && a->counter < b->counter);
+}
+
+static int heap_push(graph *g, double cost, int node)
+{
+    if (g->nheap == g->capheap) {
+        int nc = g->capheap ? g->capheap * 2 : 256;
+        hentry *nh = realloc(g->heap, (size_t)nc * sizeof *nh);
+        if (!nh)
+            return SHC_ENOMEM;
+        g->heap = nh;
+        g->capheap = nc;
+    }
+    hentry x = {cost, g->counter++, node};
+    int i = g->nheap++;
+    while (i > 0 && hless(&x, &g->heap[(i - 1) / 2])) {
+        g->heap[i] = g->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    g->heap[i] = x;
+    return SHC_OK;
+}
+
+static hentry heap_pop(graph *g)
+{
+    hentry top = g->heap[0], x = g->heap[--g->nheap];
+    int i = 0, n = g->nheap;
+    for (;;) {
+        int l = 2 * i + 1, r = l + 1, m = i;
+        const hentry *best = &x;
+        if (l < n && hless(&g->heap[l], best))
+            m = l, best = &g->heap[l];
+        if (r < n && hless(&g->heap[r], best))
+            m = r;
+        if (m == i)
+            break;
+        g->heap[i] = g->heap[m];
+        i = m;
+    }
+    if (n > 0)
+        g->heap[i] = x;
+    return top;
+}
+
+static int new_node(graph *g, const gstate *s, int parent)
+{
+    if (g->nnodes == g->capnodes) {
+        int nc = g->capnodes ? g->capnodes * 2 : 256;
+        gnode *nn = realloc(g->nodes, (size_t)nc * sizeof *nn);
+        if (!nn)
+            return -1;
+        g->nodes = nn;
+        g->capnodes = nc;
+    }
+    g->nodes[g->nnodes].s = *s;
+    g->nodes[g->nnodes].parent = parent;
+    return g->nnodes++;
+}
+
+/* ---- neighbours (get_next_state) ---- */
+
+typedef struct expand {
+    graph *g;
+    int from;       /* node being expanded */
+    double cost;    /* its path cost */
+    const gstate *cur;
+    int rc;
+} expand;
+
+/* One neighbour: price it and push it unless visited (find_min_cost_path). */
+static void offer(expand *x, const gstate *nxt)
+{
+    graph *g = x->g;
+    if (x->rc || visited_has(g, nxt))
+        return;
+    shc_placement a[SHC_MAX_MESH_DIMS], b[SHC_MAX_MESH_DIMS];
+    for (int i = 0; i < g->n; i++) {
+        a[i] = g->codes[x->cur->pc[i]];
+        b[i] = g->codes[nxt->pc[i]];
+    }
+    double c = x->cost + shc_cost_one_step(&g->topo, a, b, g->n, g->bytes);
+    int node = new_node(g, nxt, x->from);
+    if (node < 0 || heap_push(g, c, node))
+        x->rc = SHC_ENOMEM;
+}
+
+static int shard_code(graph *g, int dim)
+{
+    shc_placement p = {.kind = SHC_P_SHARD, .dim = dim};
+    return code_of(g, &p);
+}
+
+/* Cases 1 (S(a) -> S(b), all-to-all; move_last) and 2 (S -> R): only the
+ * last mesh dim of each tensor dim's shard order may move. */
+static void shard_moves(expand *x, int rcode, bool to_replicate)
+{
+    graph *g = x->g;
+    const gstate *cur = x->cur;
+    for (int a = 0; a < g->tdims; a++) {
+        if (cur->so.len[a] == 0)
+            continue;
+        int md = cur->so.md[a][cur->so.len[a] - 1];
+        if (code_kind(g, cur, md) != SHC_P_SHARD) /* skips _StridedShard */
+            continue;
+        if (to_replicate) {
+            gstate nx = *cur;
+            so_pop(&nx.so, a);
+            nx.pc[md] = (uint8_t)rcode;
+            offer(x, &nx);
+            continue;
+        }
+        for (int b = 0; b < g->tdims; b++) {
+            if (b == a)
+                continue;
+            gstate nx = *cur;
+            so_push(&nx.so, b, so_pop(&nx.so, a));
+            nx.pc[md] = (uint8_t)shard_code(g, b);
+            offer(x, &nx);
+        }
+    }
+}
+
+/* Whether the partial ops in placements pc mix (other than sum with avg). */
+static bool mixed_partials(const graph *g, const gstate *s)
+{
+    unsigned ops = 0;
+    for (int i = 0; i < g->n; i++)
+        if (code_kind(g, s, i) == SHC_P_PARTIAL)
+            ops |= 1u << g->codes[s->pc[i]].op;
+    unsigned sa = (1u << SHC_OP_SUM) | (1u << SHC_OP_AVG);
+    return (ops & (ops - 1)) && ops != sa;
+}
+
+static void strided_to_replicate(expand *x, int rcode)
+{
+    graph *g = x->g;
+    const gstate *cur = x->cur;
+    for (int a = 0; a < g->tdims; a++) {
+        if (cur->so.len[a] == 0)
+            continue;
+        int md = cur->so.md[a][cur->so.len[a] - 1];
+        if (code_kind(g, cur, md) != SHC_P_STRIDED)
+            continue;
+        gstate nx = *cur;
+        so_pop(&nx.so, a);
+        nx.pc[md] = (uint8_t)rcode;
+        offer(x, &nx);
+    }
+}
+
+static void expand_state(expand *x)
+{
+    graph *g = x->g;
+    const gstate *cur = x->cur;
+    shc_placement r = {.kind = SHC_P_REPLICATE};
+    int rcode = code_of(g, &r);
+    shard_moves(x, rcode, false); /* case 1 */
+    shard_moves(x, rcode, true);  /* case 2 */
+    for (int md = 0; md < g->n; md++) /* case 3: P -> R */
+        if (code_kind(g, cur, md) == SHC_P_PARTIAL) {
+            gstate nx = *cur;
+            nx.pc[md] = (uint8_t)rcode;
+            offer(x, &nx);
+        }
+    for (int md = 0; md < g->n; md++) /* case 4: R -> S */
+        if (code_kind(g, cur, md) == SHC_P_REPLICATE)
+            for (int b = 0; b < g->tdims; b++) {
+                gstate nx = *cur;
+                nx.pc[md] = (uint8_t)shard_code(g, b);
+                so_push(&nx.so, b, md);
+                offer(x, &nx);
+            }
+    for (int md = 0; md < g->n; md++) /* case 5: P -> S */
+        if (code_kind(g, cur, md) == SHC_P_PARTIAL)
+            for (int b = 0; b < g->tdims; b++) {
+                gstate nx = *cur;
+                nx.pc[md] = (uint8_t)shard_code(g, b);
+                so_push(&nx.so, b, md);
+                offer(x, &nx);
+            }
+    for (int md = 0; md < g->n; md++) /* case 6: R -> P(op) for ops in the redistribute */
+        if (code_kind(g, cur, md) == SHC_P_REPLICATE)
+            for (int k = 0; k < g->nops; k++) {
+                shc_placement p = {.kind = SHC_P_PARTIAL, .op = (shc_redop)g->ops[k]};
+                gstate nx = *cur;
+                nx.pc[md] = (uint8_t)code_of(g, &p);
+                if (!mixed_partials(g, &nx))
+                    offer(x, &nx);
+            }
+    strided_to_replicate(x, rcode); /* case 8 */
+    if (g->nstrided == 0)
+        return;
+    for (int md = 0; md < g->n; md++) /* case 11: R -> _S of the target */
+        if (code_kind(g, cur, md) == SHC_P_REPLICATE)
+            for (int k = 0; k < g->nstrided; k++) {
+                gstate nx = *cur;
+                nx.pc[md] = (uint8_t)g->strided[k];
+                so_push(&nx.so, g->codes[g->strided[k]].dim, md);
+                offer(x, &nx);
+            }
+}
+
+/* ---- the search (find_min_cost_path) and the steps it implies ---- */
+
+#define MAX_NODES (1 << 24)
+
+static int dijkstra(graph *g, const gstate *src, const gstate *dst, int *found, shc_err *e)
+{
+    g->vcap = 1024;
+    g->visited = malloc(g->vcap * sizeof *g->visited);
+    if (!g->visited)
+        return shc_fail(e, SHC_ENOMEM, "plan graph: out of memory");
+    memset(g->visited, 0xff, g->vcap * sizeof *g->visited);
+    int root = new_node(g, src, -1);
+    if (root < 0 || heap_push(g, 0.0, root))
+        return shc_fail(e, SHC_ENOMEM, "plan graph: out of memory");
+    while (g->nheap > 0) {
+        hentry top = heap_pop(g);
+        const gstate *s = &g->nodes[top.node].s;
+        if (!memcmp(s, dst, sizeof *s)) {
+            *found = top.node;
+            return SHC_OK;
+        }
+        if (visited_has(g, s))
+            continue;
+        if (visited_add(g, top.node))
+            return shc_fail(e, SHC_ENOMEM, "plan graph: out of memory");
+        gstate cur = *s; /* nodes may move while expanding */
+        expand x = {g, top.node, top.cost, &cur, SHC_OK};
+        expand_state(&x);
+        if (x.rc)
+            return shc_fail(e, SHC_ENOMEM, "plan graph: out of memory");
+        if (g->nnodes > MAX_NODES)
+            return shc_fail(e, SHC_EUNSUPPORTED, "plan graph: more than %d search states",
+                            MAX_NODES);
+    }
+    *found = -1;
+    return SHC_OK;
+}
+
+/* get_logical_shape: the global shape narrowed by every shard of the state
+ * except the one on mesh_dim (shards ordered after it included). */
+static void logical_shape(const graph *g, const gstate *s, int mesh_dim, shc_shape *out)
+{
+    const shc_mesh *m = g->c->mesh;
+    *out = g->c->shape;
+    for (int d = 0; d < g->tdims; d++)
+        for (int k = 0; k < s->so.len[d]; k++) {
+            int md = s->so.md[d][k];
+            if (md == mesh_dim)
+                continue;
+            const shc_placement *p = &g->codes[s->pc[md]];
+            if (p->kind == SHC_P_STRIDED)
+                out->d[d] = shc_strided_chunk_size(out->d[d], m->shape[md], p->split_factor,
+                                                   g->c->coord[md]);
+            else
+                out->d[d] = shc_chunk_size(out->d[d], m->shape[md], g->c->coord[md]);
+        }
+}
+
+static int path_to_steps(graph *g, int node, shc_plan *plan, shc_err *e)
+{
+    int len = 0;
+    for (int i = node; i >= 0; i = g->nodes[i].parent)
+        len++;
+    int *path = malloc((size_t)len * sizeof *path);
+    if (!path)
+        return shc_fail(e, SHC_ENOMEM, "plan graph: out of memory");
+    int k = len;
+    for (int i = node; i >= 0; i = g->nodes[i].parent)
+        path[--k] = i;
+    int rc = SHC_OK;
+    for (int i = 0; i + 1 < len && rc == SHC_OK; i++) {
+        const gstate *a = &g->nodes[path[i]].s, *b = &g->nodes[path[i + 1]].s;
+        for (int md = 0; md < g->n; md++) {
+            if (a->pc[md] == b->pc[md])
+                continue;
+            shc_plan_step st;
+            memset(&st, 0, sizeof st);
+            st.mesh_dim = md;
+            st.nmesh_dims = 1;
+            st.mesh_dims[0] = md;
+            st.src = g->codes[a->pc[md]];
+            st.dst = g->codes[b->pc[md]];
+            logical_shape(g, a, md, &st.logical_shape);
+            rc = shc_plan_push(plan, &st, e);
+        }
+    }
+    free(path);
+    return rc;
+}
+
+static void format_gstate(const graph *g, const gstate *s, char *buf, size_t n)
+{
+    shc_placement p[SHC_MAX_MESH_DIMS];
+    for (int i = 0; i < g->n; i++)
+        p[i] = g->codes[s->pc[i]];
+    char *b = NULL;
+    size_t len = 0, cap = 0;
+    if (shc_format_state(p, g->n, &s->so, &b, &len, &cap) == SHC_OK && b)
+        snprintf(buf, n, "%s", b);
+    else
+        snprintf(buf, n, "?");
+    free(b);
+}
+
+/* The reduce ops torch collects from src then dst placements, in first-appearance
+ * order, permuted by opts->op_perm (Python's salted string hashes order the set). */
+static void collect_ops(graph *g, const shc_spec *src, const shc_spec *dst)
+{
+    int first[SHC_OP_COUNT], n = 0;
+    for (int k = 0; k < 2 * g->n; k++) {
+        const shc_placement *p = k < g->n ? &src->p[k] : &dst->p[k - g->n];
+        if (p->kind != SHC_P_PARTIAL)
+            continue;
+        bool seen = false;
+        for (int j = 0; j < n; j++)
+            seen |= first[j] == (int)p->op;
+        if (!seen)
+            first[n++] = (int)p->op;
+    }
+    const shc_plan_opts *o = g->c->opts;
+    g->nops = n;
+    for (int j = 0; j < n; j++)
+        g->ops[j] = (o->nop_perm == n && o->op_perm[j] < n) ? first[o->op_perm[j]] : first[j];
+}
+
+static int make_state(graph *g, const shc_spec *s, gstate *out, shc_err *e)
+{
+    memset(out, 0, sizeof *out);
+    for (int i = 0; i < s->n; i++) {
+        int c = code_of(g, &s->p[i]);
+        if (c < 0)
+            return shc_fail(e, SHC_EUNSUPPORTED, "plan graph: too many distinct placements");
+        out->pc[i] = (uint8_t)c;
+    }
+    for (int d = 0; d < g->tdims; d++)
+        for (int k = 0; k < s->so.len[d]; k++)
+            so_push(&out->so, d, s->so.md[d][k]);
+    return SHC_OK;
+}
+
+int shc_plan_graph(const shc_plan_ctx *c, const shc_spec *src, const shc_spec *dst,
+                   shc_plan *plan, shc_err *e)
+{
+    graph *g = calloc(1, sizeof *g);
+    if (!g)
+        return shc_fail(e, SHC_ENOMEM, "plan graph: out of memory");
+    g->c = c;
+    g->n = c->mesh->ndim;
+    g->tdims = c->shape.ndim;
+    shc_topo_build(c->mesh, c->opts->devices_per_host, &g->topo);
+    int64_t numel = 1;
+    for (int d = 0; d < g->tdims; d++)
+        numel *= c->shape.d[d];
+    g->bytes = numel * c->opts->dtype_bytes;
+    gstate s, t;
+    int rc, found = -1;
+    if ((rc = make_state(g, src, &s, e)) || (rc = make_state(g, dst, &t, e)))
+        goto out;
+    collect_ops(g, src, dst);
+    plan->nreduce_ops = g->nops;
+    int keys[SHC_MAX_MESH_DIMS], nkeys = 0;
+    for (int i = 0; i < g->n; i++)
+        if (dst->p[i].kind == SHC_P_STRIDED)
+            keys[nkeys++] = t.pc[i];
+    order_strided(g, keys, nkeys);
+    if ((rc = dijkstra(g, &s, &t, &found, e)))
+        goto out;
+    if (found < 0) {
+        char a[256], b[256];
+        format_gstate(g, &s, a, sizeof a);
+        format_gstate(g, &t, b, sizeof b);
+        rc = shc_fail(e, SHC_EINVAL, "No path found from src_state %s to dst_state %s", a, b);
+        goto out;
+    }
+    rc = path_to_steps(g, found, plan, e);
+out:
+    free(g->nodes);
+    free(g->heap);
+    free(g->visited);
+    free(g);
+    return rc;
+}

@@ -1,0 +1,136 @@
+/*
+ * rng_audit.c — SPMD-intent findings on torch 2.13's RNG offset windows.
+ *
+ * The tracker's promise (torch/distributed/tensor/_random.py, 2.13.0,
+ * _set_pre_op_offset docstring): a rank holding shard k draws its local
+ * shard from offset old + start_incr, one offset per element, and every
+ * rank leaves at old + end_incr; replicas share a start, distinct shards get
+ * disjoint windows inside [old, old + end_incr).  A rank's window is
+ * therefore [start_incr, start_incr + local_numel) in that model.  We report
+ * where the arithmetic breaks the promise:
+ *  - OffsetSameStart: two distinct non-empty shards with the same start
+ *    (tiny shards: ceil4 maps linear indices 1, 2, 3 of 1-element shards to 4);
+ *  - OffsetOverrun: a window running past end_incr, i.e. into the window of
+ *    the next random op (nested or uneven sharding: the first-shard size
+ *    quirk over-estimates the stride);
+ *  - OffsetOverlap: windows of two distinct shards intersecting.
+ * Empty shards draw nothing and take part in no finding.  Distinct shards
+ * are distinct shard linear indices; the representative rank of a shard is
+ * its lowest global rank.  Tested by check_offsets.c (the issue's two
+ * examples and hand-built cases) and, per golden case, by the harness
+ * adapter's independent Python audit over torch's own offsets.
+ */
+#include "config.h"
+#include <stdlib.h>
+#include <string.h>
+#include "shardcheck.h"
+
+static const char *const names[SHC_RNGF_COUNT] = {"OffsetSameStart", "OffsetOverrun",
+                                                  "OffsetOverlap"};
+
+const char *shc_rng_finding_name(int kind)
+{
+    return kind >= 0 && kind < SHC_RNGF_COUNT ? names[kind] : "?";
+}
+
+typedef struct shard_win {
+    int64_t lin, rank, lo, hi;
+} shard_win;
+
+static int cmp_win(const void *a, const void *b)
+{
+    const shard_win *x = a, *y = b;
+    if (x->lo != y->lo)
+        return x->lo < y->lo ? -1 : 1;
+    return x->lin < y->lin ? -1 : x->lin > y->lin;
+}
+
+static void add(shc_rng_audit *a, int kind, const shard_win *x, const shard_win *y, int64_t end)
+{
+    a->kinds |= 1u << kind;
+    a->count[kind]++;
+    if (a->nlisted >= (int64_t)(sizeof a->listed / sizeof a->listed[0]))
+        return;
+    shc_rng_finding *f = &a->listed[a->nlisted++];
+    f->kind = kind;
+    f->rank_a = x->rank;
+    f->a_lo = x->lo;
+    f->a_hi = x->hi;
+    /* for an overrun the second range is the spill into the next op's window */
+    f->rank_b = y ? y->rank : -1;
+    f->b_lo = y ? y->lo : end;
+    f->b_hi = y ? y->hi : x->hi;
+}
+
+/* One window per distinct shard (lowest rank), in ascending global rank. */
+static int collect(const shc_mesh *m, const shc_rng_layout *t, shard_win *w, int64_t *nw,
+                   shc_err *e)
+{
+    int64_t *seen = malloc(sizeof(int64_t) * (size_t)m->size);
+    if (!seen)
+        return shc_fail(e, SHC_ENOMEM, "audit: out of memory for %lld ranks", (long long)m->size);
+    for (int64_t i = 0; i < m->size; i++)
+        seen[i] = 0;
+    int rc = SHC_OK;
+    *nw = 0;
+    for (int64_t r = 0; r <= m->max_rank && rc == SHC_OK; r++) {
+        if (m->pos_of[r] < 0)
+            continue;
+        shc_rng_offsets o;
+        if ((rc = shc_rng_offsets_rank(t, m, r, &o, e)))
+            break;
+        if (seen[o.shard_linear_index]++)
+            continue;
+        shard_win *x = &w[(*nw)++];
+        x->lin = o.shard_linear_index;
+        x->rank = r;
+        x->lo = o.start_incr;
+        /* start_incr + local_numel: start <= ceil4(numel) region bound is not
+         * guaranteed, so saturate rather than overflow */
+        x->hi = o.local_numel > INT64_MAX - o.start_incr ? INT64_MAX : o.start_incr + o.local_numel;
+    }
+    free(seen);
+    return rc;
+}
+
+static void scan(shc_rng_audit *a, shard_win *w, int64_t nw, int64_t end)
+{
+    qsort(w, (size_t)nw, sizeof *w, cmp_win);
+    const shard_win *reach = NULL; /* non-empty window reaching furthest so far */
+    const shard_win *prev = NULL;  /* previous non-empty window */
+    for (int64_t i = 0; i < nw; i++) {
+        const shard_win *x = &w[i];
+        if (x->hi == x->lo)
+            continue;
+        if (x->hi > end)
+            add(a, SHC_RNGF_OVERRUN, x, NULL, end);
+        if (prev && prev->lo == x->lo)
+            add(a, SHC_RNGF_SAME_START, prev, x, end);
+        if (reach && reach->hi > x->lo)
+            add(a, SHC_RNGF_OVERLAP, reach, x, end);
+        if (!reach || x->hi > reach->hi)
+            reach = x;
+        prev = x;
+    }
+}
+
+int shc_rng_audit_layout(const shc_mesh *m, const shc_placements *pl, const shc_shape *shape,
+                         shc_rng_audit *out, shc_err *e)
+{
+    memset(out, 0, sizeof *out);
+    shc_rng_layout t;
+    int rc = shc_rng_layout_init(&t, m, pl, shape, e);
+    if (rc)
+        return rc;
+    shard_win *w = malloc(sizeof *w * (size_t)m->size);
+    if (!w)
+        return shc_fail(e, SHC_ENOMEM, "audit: out of memory for %lld ranks", (long long)m->size);
+    int64_t nw = 0;
+    if ((rc = collect(m, &t, w, &nw, e)) == SHC_OK) {
+        out->nshards = nw;
+        out->end_incr = t.end_incr;
+        scan(out, w, nw, t.end_incr);
+    }
+    free(w);
+    return rc;
+}

@@ -1,0 +1,193 @@
+/*
+ * rng_policy.c — RNG policies as named profiles, and the code that decides,
+ * element by element, which SPMD properties each one keeps.
+ *
+ * A policy says, for every rank of a layout, which generator (seed) and
+ * offset its local random op starts from and where the generator is left.
+ * To decide properties we give every element a draw identity
+ * (seed, stream, word): two elements with equal identities get the same
+ * random value, distinct identities distinct values (Philox/threefry are
+ * bijections of the counter).  For CUDA-style policies the identity is the
+ * one torch's float32 distribution kernel gives element i of a launch over n
+ * elements at offset o (aten/src/ATen/native/cuda/DistributionTemplates.h,
+ * torch 2.13: block 256, grid = min(SMs * maxThreadsPerSM / 256,
+ * ceil(n / 256)), unroll 4 via curand_uniform4, curand_init(seed, thread,
+ * offset)): thread = i mod T, word = o + 4 * (i / 4T) + (i mod 4T) / T with
+ * T = 256 * grid.  Policies:
+ *  - torch-offset: torch 2.13 OffsetBasedRNGTracker (rng_offsets.c);
+ *  - hyper-parallel: seed 000's port (hyper_parallel/core/random.py), which
+ *    diverges from torch in three places: _calc_first_shard_size chunks
+ *    mesh_shape[shard_dim] instead of the global dim size, _set_post_op_offset
+ *    advances by ceil4(prod(mesh_shape)) instead of ceil4(numel), and
+ *    _calc_shard_info sizes dim_map by mesh.ndim (IndexError when a shard
+ *    dim >= mesh ndim, and tensor dims >= mesh ndim are never indexed);
+ *  - megatron-tp / megatron-dp / megatron-ep: Megatron-LM
+ *    model_parallel_cuda_manual_seed (megatron/core/tensor_parallel/random.py):
+ *    tensor-parallel seed = seed + 2718 + tp_rank, data-parallel seed = seed,
+ *    expert-parallel seed = seed + 1024 + 100 * ep_rank + tp_rank; every
+ *    rank draws its local shard from its own generator (tp = last mesh dim,
+ *    ep = first mesh dim) — the scheme torch's TensorParallelRNGTracker
+ *    mimicked before PR 141220 (seed 001);
+ *  - jax-partitionable: jax_threefry_partitionable=True, bits of element g
+ *    are threefry(key, g) over the global index: identity (key, g);
+ *  - single-device-equal: each element drawn with the thread and word it
+ *    would get on one GPU of the profile (veScale's ThreadBasedRNGTracker).
+ * Verdicts are computed over the layout table below, never written by hand.
+ * Tested by check_offsets.c (per-policy expectations derived in comments)
+ * and the rng-policies golden family.
+ */
+#include "config.h"
+#include <stdlib.h>
+#include <string.h>
+#include "shardcheck.h"
+#include "checked_math.h"
+
+/* ---- the kernel's offset increment ---- */
+
+int64_t shc_rng_kernel_offset_incr(const shc_gpu_profile *gpu, int64_t n)
+{
+    /* DistributionTemplates.h: counter_offset = ((n - 1) / (256 * grid * 4) + 1) * 4,
+     * grid = min(SMs * maxThreadsPerSM / 256, ceil(n / 256)); nothing runs for n = 0 */
+    if (n <= 0)
+        return 0;
+    int64_t grid = shc_ceildiv64(n, 256);
+    int64_t cap = (int64_t)gpu->sm_count * (gpu->max_threads_per_sm / 256);
+    int64_t threads = 256 * (grid < cap ? grid : cap);
+    return ((n - 1) / (threads * 4) + 1) * 4;
+}
+
+/* ---- policies ---- */
+
+typedef enum { K_TORCH, K_VENDOR, K_MEG_TP, K_MEG_DP, K_MEG_EP, K_JAX, K_SDE } pkind;
+
+struct shc_rng_policy {
+    const char *name;
+    pkind kind;
+    const char *summary;
+};
+
+static const shc_rng_policy policies[] = {
+    {"torch-offset", K_TORCH, "torch 2.13 OffsetBasedRNGTracker: one seed, offset per shard"},
+    {"hyper-parallel", K_VENDOR, "seed 000: hyper_parallel port of the tracker (diverges)"},
+    {"megatron-tp", K_MEG_TP, "Megatron model-parallel-rng: seed + 2718 + tp_rank"},
+    {"megatron-dp", K_MEG_DP, "Megatron default (data-parallel) generator: seed on every rank"},
+    {"megatron-ep", K_MEG_EP, "Megatron expert-parallel-rng: seed + 1024 + 100*ep_rank + tp_rank"},
+    {"jax-partitionable", K_JAX, "JAX threefry, partitionable: bits from the global index"},
+    {"single-device-equal", K_SDE, "veScale-style: thread and offset of one GPU per element"},
+};
+#define NPOL (int)(sizeof policies / sizeof policies[0])
+
+int shc_rng_policy_count(void) { return NPOL; }
+const shc_rng_policy *shc_rng_policy_at(int i) { return i >= 0 && i < NPOL ? &policies[i] : NULL; }
+const char *shc_rng_policy_name(const shc_rng_policy *p) { return p->name; }
+const char *shc_rng_policy_summary(const shc_rng_policy *p) { return p->summary; }
+
+const char *shc_rng_policy_names(void)
+{
+    return "torch-offset, hyper-parallel, megatron-tp, megatron-dp, megatron-ep, "
+           "jax-partitionable, single-device-equal";
+}
+
+int shc_rng_policy_lookup(const char *name, const shc_rng_policy **out, shc_err *e)
+{
+    for (int i = 0; i < NPOL; i++)
+        if (!strcmp(policies[i].name, name)) {
+            *out = &policies[i];
+            return SHC_OK;
+        }
+    return shc_fail(e, SHC_EINVAL, "unknown policy '%s' (known: %s)", name, shc_rng_policy_names());
+}
+
+static const char *const prop_names[SHC_RNGP_COUNT] = {"replicas-equal", "shards-distinct",
+                                                       "sharding-invariant", "torch-equal"};
+
+const char *shc_rng_property_name(int prop)
+{
+    return prop >= 0 && prop < SHC_RNGP_COUNT ? prop_names[prop] : "?";
+}
+
+/* seed 000's start: first shard from mesh_shape[shard_dim], dim_map of mesh.ndim entries. */
+static int vendor_offsets(const shc_mesh *m, const shc_placements *pl, const shc_shape *s,
+                          const int64_t *coord, shc_rng_stream *o, shc_err *e)
+{
+    int64_t first[SHC_MAX_TENSOR_DIMS], idx[SHC_MAX_MESH_DIMS], tot[SHC_MAX_MESH_DIMS];
+    for (int d = 0; d < s->ndim; d++)
+        first[d] = s->d[d];
+    for (int d = 0; d < m->ndim; d++) {
+        idx[d] = 0;
+        tot[d] = 1;
+    }
+    for (int i = 0; i < pl->n; i++) {
+        const shc_placement *p = &pl->p[i];
+        if (p->kind == SHC_P_STRIDED)
+            return shc_fail(e, SHC_EUNSUPPORTED, "hyper-parallel: _StridedShard is not modelled "
+                            "(the port's placement_types.py is not in seed 000)");
+        if (p->kind != SHC_P_SHARD)
+            continue;
+        if (p->dim >= m->ndim)
+            return shc_fail(e, SHC_EUNSUPPORTED, "hyper-parallel: placement %d shards tensor dim "
+                            "%d but the port's dim_map and mesh_shape[shard_dim] have only %d "
+                            "entries (IndexError in _calc_shard_info)", i, p->dim, m->ndim);
+        first[p->dim] = shc_rng_chunk_size(m->shape[p->dim], m->shape[i], 0);
+        idx[p->dim] = idx[p->dim] * m->shape[i] + coord[i];
+        tot[p->dim] *= m->shape[i];
+    }
+    int64_t lin = 0, stride = 1, fn = 1, raw;
+    for (int d = m->ndim - 1; d >= 0; d--) {
+        lin += idx[d] * stride;
+        stride *= tot[d];
+    }
+    for (int d = 0; d < s->ndim; d++)
+        if (!shc_mul64(fn, first[d], &fn))
+            return shc_fail(e, SHC_EOVERFLOW, "hyper-parallel: first shard numel overflows");
+    if (!shc_mul64(lin, fn, &raw) || !shc_roundup64(raw, 4, &o->start_incr))
+        return shc_fail(e, SHC_EOVERFLOW, "hyper-parallel: start increment overflows");
+    o->shard_linear_index = lin;
+    o->end_incr = (m->size + 3) / 4 * 4; /* quirk: devices, not elements */
+    return SHC_OK;
+}
+
+int shc_rng_policy_stream(const shc_rng_policy *p, const shc_gpu_profile *gpu, const shc_mesh *m,
+                          const shc_placements *pl, const shc_shape *shape, uint64_t seed,
+                          int64_t old_offset, int64_t rank, shc_rng_stream *out, shc_err *e)
+{
+    memset(out, 0, sizeof *out);
+    shc_rng_layout t;
+    shc_rng_offsets o;
+    int64_t coord[SHC_MAX_MESH_DIMS];
+    int rc;
+    if ((rc = shc_rng_layout_init(&t, m, pl, shape, e)) ||
+        (rc = shc_mesh_coord(m, rank, coord, e)) || (rc = shc_rng_offsets_at(&t, coord, &o, e)))
+        return rc;
+    out->seed = seed;
+    out->local_numel = o.local_numel;
+    out->shard_linear_index = -1;
+    int64_t tp = coord[m->ndim - 1], ep = coord[0];
+    switch (p->kind) {
+    case K_TORCH:
+    case K_VENDOR:
+        out->shard_linear_index = o.shard_linear_index;
+        out->start_incr = o.start_incr;
+        out->end_incr = o.end_incr;
+        if (p->kind == K_VENDOR && (rc = vendor_offsets(m, pl, shape, coord, out, e)))
+            return rc;
+        if ((rc = shc_add64_e(old_offset, out->start_incr, &out->start, "pre-op offset", e)) ||
+            (rc = shc_add64_e(old_offset, out->end_incr, &out->post, "post-op offset", e)))
+            return rc;
+        return SHC_OK;
+    case K_MEG_TP: out->seed = seed + 2718 + (uint64_t)tp; break;
+    case K_MEG_DP: break;
+    case K_MEG_EP: out->seed = seed + 1024 + 100 * (uint64_t)ep + (m->ndim > 1 ? (uint64_t)tp : 0); break;
+    case K_JAX: /* stateless: "offset" counts keys split off for successive ops */
+        out->start = old_offset;
+        return shc_add64_e(old_offset, 1, &out->post, "key index", e);
+    case K_SDE:
+        out->start = old_offset;
+        out->end_incr = shc_rng_kernel_offset_incr(gpu, t.numel);
+        return shc_add64_e(old_offset, out->end_incr, &out->post, "post-op offset", e);
+    }
+    /* Megatron: each rank's own generator advances by its own kernel's increment */
+    out->start = old_offset;
+    out->end_incr = shc_rng_kernel_offset_incr(gpu, o.local_numel);
+    return shc_add64_e(old_offset, out->end_incr, &out->post, "post-op offset", e);
+}

@@ -1,0 +1,333 @@
+/*
+ * rng_policy_check.c — decide which SPMD properties an RNG policy keeps on
+ * a layout, element by element, and the policy verdict table.
+ *
+ * Every element of every rank's local shard gets a draw identity
+ * (seed, stream, word) from its policy stream (rng_policy.c); two random
+ * ops run back to back.  Then:
+ *  - replicas-equal: every rank holding global element g gives it the same
+ *    identity (Partial and Replicate mesh dims hold replicas);
+ *  - shards-distinct: no two distinct (op, element) pairs share an
+ *    identity — this catches windows of distinct shards overlapping and a
+ *    window running into the next op's;
+ *  - sharding-invariant: op 1's identities equal those the same policy gives
+ *    on a 1-device mesh (Replicate) for the same global tensor;
+ *  - torch-equal: every rank's seed, start and post offsets equal
+ *    torch-offset's.
+ * The local element -> global index map follows torch 2.13's layout rules
+ * (torch.chunk per Shard in shard order, _StridedShard's split-then-chunk);
+ * it is cross-checked against shard_layout.c in check_offsets.c.
+ */
+#include "config.h"
+#include <stdlib.h>
+#include <string.h>
+#include "shardcheck.h"
+
+#define MAX_CHECK_NUMEL ((int64_t)1 << 22)
+
+typedef struct draw_id {
+    uint64_t seed;
+    int64_t stream, word;
+} draw_id;
+
+/* torch.chunk piece idx of src[0..n) split in k, appended at dst; returns its length. */
+static int64_t take_chunk(const int64_t *src, int64_t n, int64_t k, int64_t idx, int64_t *dst)
+{
+    int64_t sz = shc_rng_chunk_size(n, k, idx);
+    int64_t step = n % k == 0 ? n / k : (n + k - 1) / k;
+    if (sz)
+        memcpy(dst, src + step * idx, sizeof(int64_t) * (size_t)sz);
+    return sz;
+}
+
+/* Global indices along dim d held at coord, in local order; returns the count. */
+static int64_t dim_indices(const shc_rng_layout *t, int d, const int64_t *coord, int64_t *a,
+                           int64_t *tmp)
+{
+    int64_t n = t->shape.d[d];
+    for (int64_t i = 0; i < n; i++)
+        a[i] = i;
+    int k = t->nshard_mesh[d], order[SHC_MAX_MESH_DIMS];
+    memcpy(order, t->shard_mesh[d], sizeof(int) * (size_t)k);
+    if (t->pl.has_order)
+        for (int x = 1; x < k; x++)
+            for (int y = x; y > 0 && t->pl.order[order[y]] < t->pl.order[order[y - 1]]; y--) {
+                int s = order[y];
+                order[y] = order[y - 1];
+                order[y - 1] = s;
+            }
+    for (int j = 0; j < k; j++) {
+        const shc_placement *p = &t->pl.p[order[j]];
+        int64_t m = t->mesh_shape[order[j]], c = coord[order[j]], len = 0;
+        if (p->kind == SHC_P_STRIDED) {
+            for (int64_t s = 0; s < p->split_factor && s < n; s++) {
+                int64_t plen = take_chunk(a, n, p->split_factor, s, tmp + n);
+                len += take_chunk(tmp + n, plen, m, c, tmp + len);
+            }
+        } else {
+            len = take_chunk(a, n, m, c, tmp);
+        }
+        memcpy(a, tmp, sizeof(int64_t) * (size_t)len);
+        n = len;
+    }
+    return n;
+}
+
+/* Row-major global linear indices of a rank's local elements; *out malloc'd. */
+static int local_globals(const shc_rng_layout *t, const int64_t *coord, int64_t **out,
+                         int64_t *count, shc_err *e)
+{
+    int64_t *lists[SHC_MAX_TENSOR_DIMS] = {0}, len[SHC_MAX_TENSOR_DIMS], total = 1;
+    int rc = SHC_OK;
+    for (int d = 0; d < t->tensor_ndim && rc == SHC_OK; d++) {
+        int64_t n = t->shape.d[d];
+        lists[d] = malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
+        int64_t *tmp = malloc(sizeof(int64_t) * (size_t)(2 * n + 1));
+        if (!lists[d] || !tmp)
+            rc = shc_fail(e, SHC_ENOMEM, "policy check: out of memory");
+        else
+            total *= (len[d] = dim_indices(t, d, coord, lists[d], tmp));
+        free(tmp);
+    }
+    int64_t *g = rc ? NULL : malloc(sizeof(int64_t) * (size_t)(total ? total : 1));
+    if (!rc && !g)
+        rc = shc_fail(e, SHC_ENOMEM, "policy check: out of memory");
+    for (int64_t i = 0; !rc && i < total; i++) {
+        int64_t rem = i, lin = 0, stride = 1;
+        for (int d = t->tensor_ndim - 1; d >= 0; d--) {
+            lin += lists[d][rem % len[d]] * stride;
+            rem /= len[d];
+            stride *= t->shape.d[d];
+        }
+        g[i] = lin;
+    }
+    for (int d = 0; d < t->tensor_ndim; d++)
+        free(lists[d]);
+    *out = g;
+    *count = total;
+    return rc;
+}
+
+/* Identity of element i (global g) of a stream under policy kind. */
+static draw_id element_id(const shc_rng_policy *p, const shc_gpu_profile *gpu,
+                          const shc_rng_stream *s, int64_t i, int64_t g, int64_t numel)
+{
+    /* jax: the op's key is split(key)[start]; bits come from the global index */
+    draw_id id = {s->seed, s->start, g};
+    if (!strcmp(shc_rng_policy_name(p), "jax-partitionable"))
+        return id;
+    bool global = !strcmp(shc_rng_policy_name(p), "single-device-equal");
+    int64_t n = global ? numel : s->local_numel, e = global ? g : i;
+    int64_t grid = (n + 255) / 256, cap = (int64_t)gpu->sm_count * (gpu->max_threads_per_sm / 256);
+    int64_t T = 256 * (grid < cap ? grid : cap);
+    id.stream = e % T;
+    id.word = s->start + 4 * (e / (4 * T)) + (e % (4 * T)) / T;
+    return id;
+}
+
+static bool id_eq(const draw_id *a, const draw_id *b)
+{
+    return a->seed == b->seed && a->stream == b->stream && a->word == b->word;
+}
+
+static int cmp_id(const void *x, const void *y)
+{
+    const draw_id *a = x, *b = y;
+    if (a->seed != b->seed)
+        return a->seed < b->seed ? -1 : 1;
+    if (a->stream != b->stream)
+        return a->stream < b->stream ? -1 : 1;
+    return a->word < b->word ? -1 : a->word > b->word;
+}
+
+typedef struct check_ctx {
+    const shc_rng_policy *p;
+    const shc_gpu_profile *gpu;
+    const shc_mesh *m;
+    const shc_placements *pl;
+    const shc_shape *shape;
+    uint64_t seed;
+    int64_t numel;
+    draw_id *ids[2];
+    unsigned char *set[2];
+    int64_t *post; /* op-1 post offset per mesh position */
+    bool replicas_ok, torch_ok;
+} check_ctx;
+
+/* Draw every rank's shard for op `op`, recording identities per global element. */
+static int draw_op(check_ctx *c, const shc_rng_layout *t, const shc_rng_policy *torch, int op,
+                   shc_err *e)
+{
+    int rc = SHC_OK;
+    for (int64_t pos = 0; pos < c->m->size && rc == SHC_OK; pos++) {
+        int64_t r = c->m->ranks[pos], coord[SHC_MAX_MESH_DIMS], *g = NULL, n = 0;
+        shc_rng_stream s, ts;
+        int64_t old = op == 0 ? 0 : c->post[pos];
+        if ((rc = shc_rng_policy_stream(c->p, c->gpu, c->m, c->pl, c->shape, c->seed, old, r, &s, e)))
+            break;
+        if (op == 0) {
+            c->post[pos] = s.post;
+            if ((rc = shc_rng_policy_stream(torch, c->gpu, c->m, c->pl, c->shape, c->seed, 0, r,
+                                            &ts, e)))
+                break;
+            if (ts.seed != s.seed || ts.start != s.start || ts.post != s.post)
+                c->torch_ok = false;
+        }
+        if ((rc = shc_mesh_coord(c->m, r, coord, e)) || (rc = local_globals(t, coord, &g, &n, e)))
+            break;
+        for (int64_t i = 0; i < n; i++) {
+            draw_id id = element_id(c->p, c->gpu, &s, i, g[i], c->numel);
+            if (!c->set[op][g[i]]) {
+                c->set[op][g[i]] = 1;
+                c->ids[op][g[i]] = id;
+            } else if (!id_eq(&id, &c->ids[op][g[i]])) {
+                c->replicas_ok = false;
+            }
+        }
+        free(g);
+    }
+    return rc;
+}
+
+static bool all_distinct(check_ctx *c)
+{
+    draw_id *all = malloc(sizeof *all * (size_t)(2 * c->numel + 1));
+    int64_t n = 0;
+    if (!all)
+        return false;
+    for (int op = 0; op < 2; op++)
+        for (int64_t g = 0; g < c->numel; g++)
+            if (c->set[op][g])
+                all[n++] = c->ids[op][g];
+    qsort(all, (size_t)n, sizeof *all, cmp_id);
+    bool ok = true;
+    for (int64_t i = 1; i < n && ok; i++)
+        ok = !id_eq(&all[i - 1], &all[i]);
+    free(all);
+    return ok;
+}
+
+/* Identities of the same policy on a 1-device mesh, compared with op 1's. */
+static int invariant(check_ctx *c, bool *ok, shc_err *e)
+{
+    shc_mesh one = {0};
+    shc_placements rep = {0};
+    int64_t sz = 1;
+    rep.n = 1;
+    rep.p[0].kind = SHC_P_REPLICATE;
+    int rc = shc_mesh_init(&one, 1, &sz, NULL, e);
+    shc_rng_stream s;
+    if (!rc)
+        rc = shc_rng_policy_stream(c->p, c->gpu, &one, &rep, c->shape, c->seed, 0, 0, &s, e);
+    *ok = true;
+    for (int64_t g = 0; !rc && g < c->numel && *ok; g++) {
+        draw_id id = element_id(c->p, c->gpu, &s, g, g, c->numel);
+        *ok = c->set[0][g] && id_eq(&id, &c->ids[0][g]);
+    }
+    shc_mesh_free(&one);
+    return rc;
+}
+
+int shc_rng_policy_check(const shc_rng_policy *p, const shc_gpu_profile *gpu, const shc_mesh *m,
+                         const shc_placements *pl, const shc_shape *shape, uint64_t seed,
+                         unsigned *holds, shc_err *e)
+{
+    shc_rng_layout t;
+    const shc_rng_policy *torch;
+    int rc = shc_rng_layout_init(&t, m, pl, shape, e);
+    if (rc || (rc = shc_rng_policy_lookup("torch-offset", &torch, e)))
+        return rc;
+    if (t.numel > MAX_CHECK_NUMEL)
+        return shc_fail(e, SHC_EUNSUPPORTED, "policy check: %lld elements, at most %lld",
+                        (long long)t.numel, (long long)MAX_CHECK_NUMEL);
+    check_ctx c = {p, gpu, m, pl, shape, seed, t.numel, {0}, {0}, NULL, true, true};
+    for (int op = 0; op < 2; op++) {
+        c.ids[op] = malloc(sizeof(draw_id) * (size_t)(t.numel + 1));
+        c.set[op] = calloc((size_t)t.numel + 1, 1);
+    }
+    c.post = malloc(sizeof(int64_t) * (size_t)m->size);
+    if (!c.ids[0] || !c.ids[1] || !c.set[0] || !c.set[1] || !c.post)
+        rc = shc_fail(e, SHC_ENOMEM, "policy check: out of memory");
+    for (int op = 0; op < 2 && !rc; op++)
+        rc = draw_op(&c, &t, torch, op, e);
+    bool inv = false;
+    if (!rc)
+        rc = invariant(&c, &inv, e);
+    if (!rc)
+        *holds = (c.replicas_ok ? 1u << SHC_RNGP_REPLICAS_EQUAL : 0) |
+                 (all_distinct(&c) ? 1u << SHC_RNGP_SHARDS_DISTINCT : 0) |
+                 (inv ? 1u << SHC_RNGP_SHARDING_INVARIANT : 0) |
+                 (c.torch_ok ? 1u << SHC_RNGP_TORCH_EQUAL : 0);
+    for (int op = 0; op < 2; op++) {
+        free(c.ids[op]);
+        free(c.set[op]);
+    }
+    free(c.post);
+    return rc;
+}
+
+/* The layouts verdicts are computed over: add a row to cover a layout. */
+static const shc_rng_case cases[] = {
+    {"4", "R", "8,8"},                   /* replicate only */
+    {"4", "S(0)", "16,16"},              /* even row split */
+    {"4", "S(1)", "8,16"},               /* column split */
+    {"3", "S(0)", "7,5"},                /* uneven */
+    {"4", "S(0)", "3"},                  /* tiny: fewer elements than ranks */
+    {"2x2", "S(0),R", "8,8"},            /* DP x TP, sharded on DP (FSDP-like) */
+    {"2x2", "R,S(0)", "8,8"},            /* DP x TP, sharded on TP */
+    {"2x2", "S(0),S(1)", "8,8"},
+    {"2x2", "S(0),S(0)", "8"},           /* nested on one dim */
+    {"2x2", "S(0),S(0)", "6,3"},         /* nested and uneven */
+    {"2x2", "_S(0, 2),S(0)", "8,8"},     /* FSDP2 + TP strided */
+    {"2x2", "P(sum),S(0)", "8,4"},       /* partial replicas */
+    {"2x2x2", "S(1),R,S(0)", "8,16"},    /* torch's docstring example */
+    {"2x4", "S(0),S(1)", "16,1024"},     /* several blocks per shard */
+    {"2", "S(0)", "1024,1024"},          /* many kernel rounds per thread */
+};
+
+int shc_rng_policy_cases(const shc_rng_case **out)
+{
+    *out = cases;
+    return (int)(sizeof cases / sizeof cases[0]);
+}
+
+int shc_rng_policy_verdict(const shc_rng_policy *p, const shc_gpu_profile *gpu, uint64_t seed,
+                           shc_rng_verdict *out, shc_err *e)
+{
+    memset(out, 0, sizeof *out);
+    for (int k = 0; k < SHC_RNGP_COUNT; k++)
+        out->first_fail[k] = -1;
+    int n = shc_rng_policy_cases(&(const shc_rng_case *){NULL}), rc = SHC_OK;
+    if (n > SHC_RNG_MAX_CASES)
+        return shc_fail(e, SHC_EINTERNAL, "policy case table has %d rows, at most %d", n,
+                        SHC_RNG_MAX_CASES);
+    out->ncases = n;
+    for (int i = 0; i < n && rc == SHC_OK; i++) {
+        shc_mesh m = {0};
+        shc_placements pl;
+        shc_shape s;
+        unsigned holds = 0;
+        if ((rc = shc_mesh_parse(&m, cases[i].mesh, NULL, e)) ||
+            (rc = shc_placements_parse(&pl, cases[i].placements, e)) ||
+            (rc = shc_shape_parse(&s, cases[i].shape, e))) {
+            shc_mesh_free(&m);
+            return shc_err_prefix(e, "policy case %d", i);
+        }
+        rc = shc_rng_policy_check(p, gpu, &m, &pl, &s, seed, &holds, e);
+        shc_mesh_free(&m);
+        out->mask[i] = rc == SHC_OK ? (int)holds : -1;
+        if (rc == SHC_EUNSUPPORTED) { /* the policy cannot run this layout */
+            out->rejected++;
+            rc = SHC_OK;
+            continue;
+        }
+        out->layouts++;
+        for (int k = 0; k < SHC_RNGP_COUNT; k++) {
+            if (holds & (1u << k))
+                out->holds[k]++;
+            else if (out->first_fail[k] < 0)
+                out->first_fail[k] = i;
+        }
+    }
+    return rc;
+}

@@ -1,0 +1,195 @@
+"""torch_group_ranks.py — the group-ranks family computed by torch 2.13 DeviceMesh.
+
+What it is for: every golden group-ranks case recomputed by a real DeviceMesh on
+torch's fake process group, built once per rank of the world (the group a rank
+belongs to, and its rank in it, are only visible from that rank):
+  - op "device_mesh": the groups over ascending mesh dims "axes" in DeviceMesh
+    order (one dim: DeviceMesh._get_all_submeshes; several: the layout of
+    mesh[dims]._flatten() remapped over the rank map, as _get_all_submeshes
+    does); per rank the index of its group, its coordinate in it
+    (get_coordinate) and its rank in the c10d communicator
+    (torch.distributed.get_rank(group), c10d sorts the ranks of a group).
+    Quirk (torch 2.13 device_mesh.py): DeviceMesh.get_local_rank(dim) returns
+    the communicator rank, i.e. golden "groupRank", not the coordinate
+    "localRank" -- the two differ on non-arange rank maps;
+  - op "rank_lists": seed 002's get_split_rank_lists_for_axes /
+    get_rank_list_for_axes.  The lists themselves are flattened DeviceMesh
+    groups (torch); the seed's conventions (sorted(set(axes)), [rank] and
+    "the whole mesh" for no axes) are re-stated here;
+  - op "hsdp": seed 002's HSDP groups (hsdp_param.py _init_group_infos): the
+    sharded group is mesh.get_group(shard_dim), the unsharded one the group
+    over the Replicate axes minus that dim, both read back from c10d
+    (get_process_group_ranks, sorted); the seed's "invalid when size <= 1" and
+    rank_size = max(1, shard_size * dp_size) are re-stated here.
+hyper_parallel (seed 002) cannot be imported, so the re-stated conventions are
+a second reading of the seed, not an independent oracle (README.md).
+
+Invalid inputs are rejected by torch itself where torch rejects them (a rank
+out of range: new_group; a duplicated rank: DeviceMesh's coordinate assertion;
+an empty world: init_process_group; unordered or repeated dims: mesh slicing).
+
+How it is tested: `python tools/harness/run.py --family group-ranks` must
+report 0 mismatches over every golden case; tests/test_torch_adapters.py.
+"""
+
+import torch.distributed as dist
+from torch.distributed._mesh_layout import _MeshLayout
+
+try:
+    from . import _torch_common as tc
+except ImportError:  # loaded as a file path
+    import _torch_common as tc  # type: ignore
+
+FAMILY = "group-ranks"
+
+_views = {}   # (shape, rank_map) -> MeshView
+
+
+class MeshView:
+    """What torch says about one (mesh shape, rank map), for every rank of the
+    world, one axes set at a time (each pass costs one fake world per rank, so
+    a pass fills every set that is cheap to add)."""
+
+    def __init__(self, shape, rank_map):
+        self.shape, self.rank_map = tuple(shape), tuple(rank_map)
+        self.world = 1
+        for s in shape:
+            self.world *= s
+        self.names = tc.dim_names(len(shape))
+        self.axes = {}    # axes tuple -> facts (see _compute)
+
+    def groups(self, axes):
+        axes = tuple(axes)
+        got = self.axes.get(axes)
+        if got is None:
+            nd = len(self.shape)
+            if nd <= 4 and all(0 <= a < nd for a in axes) and list(axes) == sorted(set(axes)):
+                want = [tuple(a for a in range(nd) if bits >> a & 1)
+                        for bits in range(1, 1 << nd)]
+            else:
+                want = [axes]
+            self._compute([a for a in want if a not in self.axes])
+            got = self.axes[axes]
+        return got
+
+    def _compute(self, sets):
+        res = {a: {"all": None, "mesh": {}, "sorted": {}, "local": {}, "crank": {}}
+               for a in sets}
+        for r in range(self.world):
+            m = tc.device_mesh(self.shape, list(self.rank_map), r)
+            if m.get_coordinate() is None:
+                raise ValueError("rank %d of a %d-rank world is not in the mesh %s"
+                                 % (r, self.world, list(self.rank_map)))
+            for axes in sets:
+                self._one(m, axes, r, res[axes])
+        self.axes.update(res)
+
+    def _one(self, m, axes, r, out):
+        if len(axes) == 1:
+            sub = m[self.names[axes[0]]]
+            pg = m.get_group(axes[0])
+            local = m.get_coordinate()[axes[0]]
+            if out["all"] is None:
+                out["all"] = [s.mesh.tolist() for s in m._get_all_submeshes(self.names[axes[0]])]
+        else:
+            # torch: dims must be ascending and distinct (KeyError / RuntimeError)
+            sub = m[tuple(self.names[a] for a in axes)]._flatten()
+            pg = sub.get_group()
+            local = sub.get_coordinate()[0]
+            if out["all"] is None:
+                out["all"] = _MeshLayout([sub._layout[0]]).remap_to_tensor(m._rank_map).tolist()
+        out["mesh"][r] = [int(x) for x in sub.mesh.flatten().tolist()]
+        out["sorted"][r] = list(dist.get_process_group_ranks(pg))
+        out["local"][r] = int(local)
+        out["crank"][r] = dist.get_rank(pg)
+
+
+def view(shape, rank_map):
+    key = (tuple(shape), tuple(rank_map))
+    v = _views.get(key)
+    if v is None:
+        if len(_views) > 256:
+            _views.clear()
+        v = _views[key] = MeshView(shape, rank_map)
+    return v
+
+
+def mesh_inputs(group, test):
+    shape = tc.parse_int_list(tc.field(group, test, "mesh"), "mesh")
+    n = 1
+    for s in shape:
+        n *= s
+    rm = tc.field(group, test, "rankMap", default=None)
+    rank_map = list(range(n)) if rm is None else tc.parse_int_list(rm, "rankMap")
+    return shape, rank_map
+
+
+def device_mesh_case(v, axes):
+    g = v.groups(axes)
+    index = {tuple(grp): i for i, grp in enumerate(g["all"])}
+    per = {"group": [], "localRank": [], "groupRank": []}
+    for r in range(v.world):
+        per["group"].append(index[tuple(g["mesh"][r])])
+        per["localRank"].append(g["local"][r])
+        per["groupRank"].append(g["crank"][r])
+    return {"groups": g["all"], "perRank": per}
+
+
+def seed_axes(v, axes):
+    """Seed 002 normalises axes as sorted(set(axes)).  An axis outside the
+    mesh is rejected, as a DeviceMesh dim would be (the seed itself ignores
+    it: golden flag StricterThanSeed)."""
+    out = sorted(set(axes))
+    for a in out:
+        if a < 0 or a >= len(v.shape):
+            raise IndexError("mesh axis %d out of range for a %d-dim mesh" % (a, len(v.shape)))
+    return tuple(out)
+
+
+def rank_lists_case(v, axes):
+    axes = seed_axes(v, axes)
+    if axes:
+        g = v.groups(axes)
+        split, mine = g["all"], [g["mesh"][r] for r in range(v.world)]
+    else:
+        # seed conventions: one list of the whole mesh; [rank] for the rank list
+        split, mine = [list(v.rank_map)], [[r] for r in range(v.world)]
+    # golden compact form: the index of the equal split list, else the list
+    index = {tuple(s): i for i, s in reversed(list(enumerate(split)))}
+    lists = [index.get(tuple(l), l) for l in mine]
+    return {"split": split, "perRank": {"rankList": lists}}
+
+
+def hsdp_case(v, placements, shard_dim):
+    if len(placements) != len(v.shape):
+        raise ValueError("%d placements for a %d-dim mesh" % (len(placements), len(v.shape)))
+    if shard_dim >= len(v.shape) or shard_dim < -1:
+        raise IndexError("shard mesh dim %d out of range for a %d-dim mesh"
+                         % (shard_dim, len(v.shape)))
+    axes = [a for a, p in enumerate(placements) if p.is_replicate() and a != shard_dim]
+    per = {k: [] for k in ("sharded", "unsharded", "shardSize", "dpSize", "rankSize")}
+    for r in range(v.world):
+        sharded = v.groups((shard_dim,))["sorted"][r] if shard_dim >= 0 else []
+        unsharded = v.groups(tuple(axes))["sorted"][r] if axes else []
+        shard_size = len(sharded) if len(sharded) > 1 else 1
+        dp_size = len(unsharded) if len(unsharded) > 1 else 1
+        per["sharded"].append(sharded if shard_size > 1 else "invalid")
+        per["unsharded"].append(unsharded if dp_size > 1 else "invalid")
+        per["shardSize"].append(shard_size)
+        per["dpSize"].append(dp_size)
+        per["rankSize"].append(max(1, shard_size * dp_size))
+    return {"perRank": per}
+
+
+def compute(group, test):
+    shape, rank_map = mesh_inputs(group, test)
+    v = view(shape, rank_map)
+    op = test.get("op")
+    if op == "device_mesh":
+        return device_mesh_case(v, [int(a) for a in test["axes"]])
+    if op == "rank_lists":
+        return rank_lists_case(v, [int(a) for a in test["axes"]])
+    if op == "hsdp":
+        placements, _ = tc.parse_placements(test["placements"])
+        return hsdp_case(v, placements, int(test["shardDim"]))
+    raise ValueError("unknown op %r" % (op,))

@@ -1,0 +1,2 @@
+"""placeholder"""
+FAMILY = "redistribute-data"

@@ -1,0 +1,143 @@
+"""torch_shard_layout.py — the shard-layout family computed by torch 2.13 itself.
+
+What it is for: the worked example of the adapter contract (README.md).  For
+each golden case it asks torch for every rank's local shape and global offset
+(torch.distributed.tensor._utils._compute_local_shape_and_global_offset, the
+routine behind compute_local_shape_and_global_offset, given the rank's
+coordinate as DeviceMesh computes it) and, for _StridedShard, the index list
+of global indices each rank holds (torch's own _get_shard_size_and_offsets
+composed left to right with _StridedShard.local_shard_size_and_offset in
+offset_mode=ALL, exactly as _compute_local_shape_and_global_offset does before
+it keeps only the first index).  Nothing here computes a layout itself.
+
+Results are cached per (mesh shape, placements, global shape): the rank map
+only decides which rank holds which coordinate.
+
+How it is tested: `python tools/harness/run.py --family shard-layout` must
+report 0 mismatches over every golden case; tools/harness/tests/ checks the
+framework around it.
+"""
+
+import torch
+import torch.distributed._functional_collectives as funcol
+from torch.distributed.device_mesh import DeviceMesh
+from torch.distributed.tensor import _utils as dt_utils
+from torch.distributed.tensor.placement_types import Partial, Shard, _StridedShard
+
+try:
+    from . import _torch_common as tc
+except ImportError:  # loaded as a file path
+    import _torch_common as tc  # type: ignore
+
+FAMILY = "shard-layout"
+
+_layout_cache = {}
+_coord_cache = {}
+
+
+def mesh_inputs(group, test):
+    """Mesh shape and rank map ("mesh": [sizes], "rankMap": [ranks] or absent)."""
+    shape = tc.parse_int_list(tc.field(group, test, "mesh"), "mesh")
+    n = 1
+    for x in shape:
+        n *= x
+    rm = tc.field(group, test, "rankMap", default=None)
+    rank_map = list(range(n)) if rm is None else tc.parse_int_list(rm, "rankMap")
+    return shape, rank_map
+
+
+def coordinates(shape, rank_map):
+    """rank -> coordinate, as DeviceMesh computes it (None: not in the mesh)."""
+    key = (tuple(shape), tuple(rank_map))
+    hit = _coord_cache.get(key)
+    if hit is None:
+        mesh = torch.tensor(rank_map, dtype=torch.int).view(tuple(shape))
+        world = max(rank_map) + 1 if rank_map else 0
+        hit = [DeviceMesh._compute_coordinates_from_mesh(mesh, r) for r in range(world)]
+        if len(_coord_cache) > 4096:
+            _coord_cache.clear()
+        _coord_cache[key] = hit
+    return hit
+
+
+def index_lists(global_shape, mesh_shape, coord, placements):
+    """Global indices held on each sharded tensor dim, composed left to right
+    with torch's own per-placement routine (the loop of
+    _compute_local_shape_and_global_offset in torch 2.13 _utils.py)."""
+    local = list(global_shape)
+    offsets = {}
+    for mesh_dim, p in enumerate(placements):
+        if not isinstance(p, (Shard, _StridedShard)):
+            continue
+        d = p.dim
+        size, idx = dt_utils._get_shard_size_and_offsets(
+            local[d], mesh_shape[mesh_dim], coord[mesh_dim], p, offsets.get(d),
+            global_shape[d], False)
+        local[d] = size
+        offsets[d] = idx
+    return {d: ([] if local[d] == 0 else idx.tolist()) for d, idx in offsets.items()}
+
+
+def layout_for(global_shape, mesh_shape, coord, placements, strided):
+    local, offset = dt_utils._compute_local_shape_and_global_offset(
+        tuple(global_shape), tuple(mesh_shape), list(coord), placements)
+    out = {"localShape": list(local), "globalOffset": list(offset)}
+    if strided:
+        # lists are reported for the dims a _StridedShard touches
+        lists = index_lists(global_shape, mesh_shape, coord, placements)
+        sdims = {p.dim for p in placements if isinstance(p, _StridedShard)}
+        out["indices"] = [lists.get(d) if d in sdims else None for d in range(len(global_shape))]
+    return out
+
+
+def torch_inputs(group, test):
+    """Parse and validate a case the way torch would reject it; returns
+    (mesh shape, rank map, placements as torch computes layouts, global shape,
+    whether the case lists _StridedShard indices)."""
+    mesh_shape, rank_map = mesh_inputs(group, test)
+    gshape = tc.parse_int_list(tc.field(group, test, "shape"), "shape")
+    # torch.empty rejects negative sizes and element counts that overflow
+    # (c10 "Storage size calculation overflowed"); a meta tensor allocates nothing.
+    torch.empty(tuple(gshape), device="meta")
+    placements, order = tc.parse_placements(tc.field(group, test, "placements"))
+    if len(placements) != len(mesh_shape):
+        # the check of torch 2.13 distribute_tensor (_api.py); the layout
+        # routine itself would silently use the first placements
+        raise ValueError("`placements` must have the same length as `device_mesh.ndim`! "
+                         "Found placements length: %d, and device_mesh.ndim: %d."
+                         % (len(placements), len(mesh_shape)))
+    for p in placements:
+        if isinstance(p, Partial) and p.reduce_op not in funcol.REDUCE_OP_TO_STR.values():
+            raise ValueError("Partial(%r): not a reduce op torch.distributed supports" % p.reduce_op)
+    strided = any(isinstance(p, _StridedShard) for p in placements)
+    seq = list(range(len(placements)))
+    if order is not None and any(o is not None for o in order):
+        seq = tc.shard_order_sequence(placements, order)
+    return mesh_shape, rank_map, placements, gshape, strided, seq
+
+
+def compute(group, test):
+    mesh_shape, rank_map, placements, gshape, strided, seq = torch_inputs(group, test)
+    key = (tuple(mesh_shape), tc.placements_key(placements), tuple(gshape), tuple(seq))
+    per_coord = _layout_cache.get(key)
+    if per_coord is None:
+        per_coord = {}
+        if len(_layout_cache) > 4096:
+            _layout_cache.clear()
+        _layout_cache[key] = per_coord
+    ranks = []
+    for coord in coordinates(mesh_shape, rank_map):
+        if coord is None:
+            raise ValueError("a rank of the world is not in the mesh")
+        got = per_coord.get(coord)
+        if got is None:
+            # torch applies placements left to right over mesh dims; a shard
+            # order is honoured by handing it the mesh dims in that order
+            got = layout_for(gshape, [mesh_shape[i] for i in seq], [coord[i] for i in seq],
+                             [placements[i] for i in seq], strided)
+            per_coord[coord] = got
+        ranks.append(got)
+    per = {f: [r[f] for r in ranks] for f in ("localShape", "globalOffset")}
+    if strided:
+        per["indices"] = [r["indices"] for r in ranks]
+    return {"perRank": per}

@@ -1,0 +1,369 @@
+"""harnesslib.py — the reference harness: load golden files, run an adapter, compare.
+
+What it is for: every golden case that lib/ wrote is recomputed by an
+independent implementation (torch 2.13 itself, jax, or a vendor's own Python
+code) through an *adapter* module, and every disagreement is reported with its
+tcId, field and rank.  The adapter contract is in README.md beside this file.
+
+How it is tested: tools/harness/tests/ (pytest) feeds hand-made golden files
+and deliberately wrong adapters through run_family() and checks that each kind
+of disagreement (tampered value, raising adapter, accepted invalid case,
+schema violation) is reported.
+"""
+
+import importlib
+import importlib.util
+import json
+import os
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+DEFAULT_GOLDEN = os.path.join(REPO, "golden")
+DEFAULT_ADAPTER_DIR = os.path.join(HERE, "adapters")
+
+# Exceptions an adapter raises to say "I do not compute this case": the case is
+# counted as skipped, never as passed.
+SKIP_EXCEPTIONS = (NotImplementedError,)
+
+
+class Mismatch:
+    """One disagreement between a golden file and an adapter."""
+
+    __slots__ = ("family", "tcid", "field", "rank", "expected", "got", "note", "path")
+
+    def __init__(self, family, tcid, field, rank, expected, got, note="", path=""):
+        self.family, self.tcid, self.field, self.rank = family, tcid, field, rank
+        self.expected, self.got, self.note, self.path = expected, got, note, path
+
+    def as_dict(self):
+        return {k: getattr(self, k) for k in self.__slots__}
+
+    def __str__(self):
+        where = [self.family]
+        if self.tcid is not None:
+            where.append("tcId=%s" % self.tcid)
+        if self.field:
+            where.append("field=%s" % self.field)
+        if self.rank is not None:
+            where.append("rank=%s" % self.rank)
+        if self.path and self.tcid is None:
+            where.append("file=%s" % self.path)
+        s = "MISMATCH " + " ".join(where)
+        if self.note:
+            s += ": " + self.note
+        if self.expected is not None or self.got is not None:
+            s += ": expected %s got %s" % (_short(self.expected), _short(self.got))
+        return s
+
+
+def _short(v, limit=300):
+    s = json.dumps(v, separators=(",", ":")) if not isinstance(v, str) else v
+    return s if len(s) <= limit else s[:limit] + "...(%d chars)" % len(s)
+
+
+class FamilyResult:
+    """Counts and mismatches for one family."""
+
+    def __init__(self, family):
+        self.family = family
+        self.passed = self.failed = self.skipped = 0
+        self.rank_values = 0          # per-rank expectations checked (for bench)
+        self.files = 0
+        self.compute_seconds = 0.0    # time spent inside the adapter only
+        self.mismatches = []
+        self.skip_reasons = {}
+
+    def as_dict(self):
+        return {
+            "family": self.family, "files": self.files, "passed": self.passed,
+            "failed": self.failed, "skipped": self.skipped,
+            "rank_values": self.rank_values,
+            "compute_seconds": round(self.compute_seconds, 6),
+            "skip_reasons": self.skip_reasons,
+            "mismatches": [m.as_dict() for m in self.mismatches],
+        }
+
+
+# ---------------------------------------------------------------- adapters
+
+def load_adapter(spec):
+    """Import an adapter from a module name ("adapters.torch_shard_layout",
+    "mypkg.myadapter") or from a path to a .py file."""
+    if spec.endswith(".py") or os.sep in spec:
+        path = os.path.abspath(spec)
+        name = "shc_adapter_" + os.path.splitext(os.path.basename(path))[0]
+        if os.path.dirname(path) not in sys.path:  # sibling helper modules
+            sys.path.insert(0, os.path.dirname(path))
+        mod_spec = importlib.util.spec_from_file_location(name, path)
+        if mod_spec is None:
+            raise ImportError("cannot load adapter file %s" % path)
+        mod = importlib.util.module_from_spec(mod_spec)
+        sys.modules[name] = mod
+        mod_spec.loader.exec_module(mod)
+    else:
+        if HERE not in sys.path:
+            sys.path.insert(0, HERE)
+        mod = importlib.import_module(spec)
+    check_adapter(mod)
+    return mod
+
+
+def check_adapter(mod):
+    """The contract: a FAMILY string and a compute(group, test) callable."""
+    fam = getattr(mod, "FAMILY", None)
+    if not isinstance(fam, str) or not fam:
+        raise TypeError("adapter %s: missing FAMILY = \"<family>\"" % mod.__name__)
+    if not callable(getattr(mod, "compute", None)):
+        raise TypeError("adapter %s: missing compute(group, test)" % mod.__name__)
+
+
+def default_adapter_specs():
+    """Every adapter module shipped in tools/harness/adapters (torch_*, jax_*)."""
+    names = []
+    for fn in sorted(os.listdir(DEFAULT_ADAPTER_DIR)):
+        if fn.endswith(".py") and not fn.startswith("_") and fn != "__init__.py" \
+                and fn.split("_", 1)[0] in ("torch", "jax"):
+            names.append("adapters." + fn[:-3])
+    return names
+
+
+# ---------------------------------------------------------------- loading
+
+def family_files(golden_dir, family):
+    d = os.path.join(golden_dir, family)
+    if not os.path.isdir(d):
+        return []
+    return [os.path.join(d, f) for f in sorted(os.listdir(d)) if f.endswith(".json")]
+
+
+def families_in(golden_dir):
+    if not os.path.isdir(golden_dir):
+        return []
+    return sorted(f for f in os.listdir(golden_dir)
+                  if f != "schemas" and family_files(golden_dir, f))
+
+
+def load_file(path):
+    with open(path, "rb") as fh:
+        return json.load(fh)
+
+
+_VALIDATORS = {}
+
+
+def schema_errors(doc, golden_dir, path, limit=20, seen=None):
+    """Validate a golden document against golden/schemas/<doc.schema>; return
+    a list of messages (empty when valid).  Structural checks the schema
+    cannot express (numberOfTests, unique tcId, declared flags) are added."""
+    msgs = []
+    name = doc.get("schema") if isinstance(doc, dict) else None
+    if not isinstance(name, str):
+        return ["%s: no \"schema\" field" % path]
+    spath = os.path.join(golden_dir, "schemas", os.path.basename(name))
+    if not os.path.isfile(spath):
+        return ["%s: schema %s not found in %s" % (path, name, os.path.dirname(spath))]
+    validator = _VALIDATORS.get(spath)
+    if validator is None:
+        import jsonschema
+        with open(spath) as fh:
+            schema = json.load(fh)
+        jsonschema.Draft202012Validator.check_schema(schema)
+        validator = jsonschema.Draft202012Validator(schema)
+        _VALIDATORS[spath] = validator
+    for err in validator.iter_errors(doc):
+        loc = "/".join(str(p) for p in err.absolute_path)
+        msgs.append("%s: at /%s: %s" % (path, loc, _short(err.message, 200)))
+        if len(msgs) >= limit:
+            msgs.append("%s: (more schema errors not shown)" % path)
+            break
+    return msgs + structure_errors(doc, path, seen)
+
+
+def structure_errors(doc, path, seen=None):
+    """Checks beyond JSON Schema: numberOfTests, duplicate tcId, undeclared flags."""
+    msgs = []
+    if not isinstance(doc, dict) or not isinstance(doc.get("testGroups"), list):
+        return ["%s: no testGroups list" % path]
+    seen = set() if seen is None else seen
+    notes = doc.get("notes") if isinstance(doc.get("notes"), dict) else {}
+    n = 0
+    for g in doc["testGroups"]:
+        for t in (g.get("tests") or []) if isinstance(g, dict) else []:
+            n += 1
+            tc = t.get("tcId") if isinstance(t, dict) else None
+            if tc in seen:
+                msgs.append("%s: duplicate tcId %s" % (path, tc))
+            seen.add(tc)
+            for f in (t.get("flags") or []) if isinstance(t, dict) else []:
+                if f not in notes:
+                    msgs.append("%s: tcId %s: flag %s not declared in notes" % (path, tc, f))
+    if doc.get("numberOfTests") != n:
+        msgs.append("%s: numberOfTests is %s but the file holds %d tests"
+                    % (path, doc.get("numberOfTests"), n))
+    return msgs
+
+
+# ---------------------------------------------------------------- comparing
+
+def _is_int_string(v):
+    return isinstance(v, str) and (v.isdigit() or (v[:1] == "-" and v[1:].isdigit()))
+
+
+def normalize(v):
+    """JSON-normal form of an adapter value: tuples become lists, numpy/torch
+    scalars become ints.  Floats and strings are left alone (exact compare)."""
+    if isinstance(v, (list, tuple)):
+        return [normalize(x) for x in v]
+    if isinstance(v, dict):
+        return {str(k): normalize(x) for k, x in v.items()}
+    if isinstance(v, bool) or v is None or isinstance(v, (str, float, int)):
+        return v
+    if hasattr(v, "tolist"):          # numpy / torch scalars and arrays
+        return normalize(v.tolist())
+    if hasattr(v, "__index__"):
+        return int(v)
+    return v
+
+
+def values_equal(exp, got):
+    """JSON equality, except that a golden 64-bit decimal string also accepts
+    the same integer given as a Python int (vendors need not stringify)."""
+    if isinstance(exp, list):
+        return isinstance(got, list) and len(exp) == len(got) and \
+            all(values_equal(a, b) for a, b in zip(exp, got))
+    if isinstance(exp, dict):
+        return isinstance(got, dict) and exp.keys() == got.keys() and \
+            all(values_equal(exp[k], got[k]) for k in exp)
+    if _is_int_string(exp) and isinstance(got, int) and not isinstance(got, bool):
+        return int(exp) == got
+    if type(exp) is not type(got):
+        # 1 == 1.0 and True == 1 in Python; golden JSON types must match.
+        return False
+    return exp == got
+
+
+def diff_expected(family, tcid, expected, got):
+    """Mismatches between one expected object and one adapter result."""
+    out = []
+    if not isinstance(got, dict):
+        return [Mismatch(family, tcid, None, None, None, got,
+                         "adapter returned %s, not an object" % type(got).__name__)]
+    for field, ev in expected.items():
+        if field in ("perRank", "alternatives"):
+            continue
+        if field not in got:
+            out.append(Mismatch(family, tcid, field, None, ev, None, "field missing"))
+        elif not values_equal(ev, got[field]):
+            out.append(Mismatch(family, tcid, field, None, ev, got[field]))
+    per = expected.get("perRank")
+    if per is not None:
+        gper = got.get("perRank")
+        if not isinstance(gper, dict):
+            return out + [Mismatch(family, tcid, "perRank", None, None, gper,
+                                   "perRank missing or not an object")]
+        for field, evals in per.items():
+            gvals = gper.get(field)
+            if gvals is None:
+                out.append(Mismatch(family, tcid, field, None, None, None,
+                                    "perRank field missing"))
+                continue
+            if not isinstance(gvals, list) or len(gvals) != len(evals):
+                out.append(Mismatch(family, tcid, field, None, "%d ranks" % len(evals),
+                                    "%s" % (len(gvals) if isinstance(gvals, list) else gvals),
+                                    "perRank length differs"))
+                continue
+            for rank, (a, b) in enumerate(zip(evals, gvals)):
+                if not values_equal(a, b):
+                    out.append(Mismatch(family, tcid, field, rank, a, b))
+    return out
+
+
+def rank_count(expected):
+    """Per-rank expectations in one expected object (ranks x perRank fields)."""
+    per = expected.get("perRank") if isinstance(expected, dict) else None
+    if not per:
+        return 1
+    return sum(len(v) for v in per.values() if isinstance(v, list))
+
+
+def check_test(family, compute, group, test, result):
+    """Run one test through the adapter; update result; return elapsed seconds."""
+    tcid = test.get("tcId")
+    kind = test.get("result", "valid")
+    expected = test.get("expected", {})
+    t0 = time.perf_counter()
+    try:
+        got = normalize(compute(group, test))
+        err = None
+    except SKIP_EXCEPTIONS as e:
+        result.compute_seconds += time.perf_counter() - t0
+        result.skipped += 1
+        reason = str(e) or type(e).__name__
+        result.skip_reasons[reason] = result.skip_reasons.get(reason, 0) + 1
+        return
+    except Exception as e:  # noqa: BLE001 — any rejection counts as "raised"
+        got, err = None, e
+    result.compute_seconds += time.perf_counter() - t0
+    if kind == "invalid":
+        mism = [] if err is not None else [Mismatch(
+            family, tcid, None, None, expected.get("error", "an error"), got,
+            "invalid case accepted (adapter must raise)")]
+    elif err is not None:
+        mism = [Mismatch(family, tcid, None, None, None, None,
+                         "adapter raised on a %s case: %s: %s"
+                         % (kind, type(err).__name__, _short(str(err), 300)))]
+    else:
+        mism = diff_expected(family, tcid, expected, got)
+        if mism and kind == "acceptable":
+            for alt in expected.get("alternatives") or []:
+                if not diff_expected(family, tcid, alt, got):
+                    mism = []
+                    break
+        result.rank_values += rank_count(expected)
+    if mism:
+        result.failed += 1
+        result.mismatches.extend(mism)
+    else:
+        result.passed += 1
+
+
+def run_family(family, adapter, golden_dir=DEFAULT_GOLDEN, max_cases=None,
+               schema=True, tcids=None, files=None):
+    """Check every test of one family against adapter.compute; FamilyResult."""
+    res = FamilyResult(family)
+    paths = files if files is not None else family_files(golden_dir, family)
+    compute = adapter.compute
+    seen = set()
+    done = 0
+    for path in paths:
+        res.files += 1
+        try:
+            doc = load_file(path)
+        except (OSError, ValueError) as e:
+            res.failed += 1
+            res.mismatches.append(Mismatch(family, None, None, None, None, None,
+                                           "cannot read golden file: %s" % e, path))
+            continue
+        errs = schema_errors(doc, golden_dir, path, seen=seen) if schema else \
+            structure_errors(doc, path, seen)
+        if isinstance(doc, dict) and doc.get("family") not in (None, family):
+            errs.append("%s: family is %r, not %r" % (path, doc.get("family"), family))
+        for msg in errs:
+            res.failed += 1
+            res.mismatches.append(Mismatch(family, None, "schema", None, None, None, msg, path))
+        if not isinstance(doc, dict) or not isinstance(doc.get("testGroups"), list):
+            continue
+        for group in doc["testGroups"]:
+            if not isinstance(group, dict):
+                continue
+            params = {k: v for k, v in group.items() if k != "tests"}
+            for test in group.get("tests") or []:
+                if max_cases is not None and done >= max_cases:
+                    return res
+                if tcids and test.get("tcId") not in tcids:
+                    continue
+                done += 1
+                check_test(family, compute, params, test, res)
+    return res

@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""run.py — check golden families against an independent implementation.
+
+What it is for: `python tools/harness/run.py` recomputes every case of every
+golden family that has an adapter with torch 2.13 (or jax) itself, prints the
+counts per family and every mismatch, and ends with `N passed, N failed`
+(`, N skipped`).  A vendor runs their own Python implementation over the same
+files with `--adapter path/to/their_adapter.py` (contract: README.md).
+Exit 0 only when nothing failed; 2 on bad usage.
+
+How it is tested: tools/harness/tests/test_run.py runs it as a subprocess on
+hand-made golden files with right and wrong adapters.
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harnesslib as hl  # noqa: E402
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        prog="run.py",
+        description="Check golden/<family>/*.json against an adapter (torch 2.13 by default).")
+    p.add_argument("--golden", default=hl.DEFAULT_GOLDEN, metavar="DIR",
+                   help="golden directory (default: %(default)s)")
+    p.add_argument("--family", action="append", default=[], metavar="F",
+                   help="family to check (repeatable; default: every family with an adapter "
+                        "and golden files)")
+    p.add_argument("--adapter", action="append", default=[], metavar="MODULE",
+                   help="adapter module name or .py path (repeatable; default: the torch/jax "
+                        "adapters in tools/harness/adapters)")
+    p.add_argument("--max-cases", type=int, default=None, metavar="N",
+                   help="check at most N cases per family")
+    p.add_argument("--tcid", action="append", type=int, default=[], metavar="ID",
+                   help="check only these tcIds (repeatable)")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    p.add_argument("--no-schema", action="store_true",
+                   help="skip JSON Schema validation of the golden files")
+    p.add_argument("--max-report", type=int, default=None, metavar="N",
+                   help="print at most N mismatch lines per family (default: all)")
+    a = p.parse_args(argv)
+    if a.max_cases is not None and a.max_cases < 0:
+        p.error("--max-cases must be >= 0")
+    return a
+
+
+def pick_adapters(args):
+    """Map family -> adapter module; exits 2 on an unusable adapter."""
+    specs = args.adapter or hl.default_adapter_specs()
+    by_family = {}
+    for spec in specs:
+        try:
+            mod = hl.load_adapter(spec)
+        except Exception as e:  # noqa: BLE001
+            if args.adapter:
+                print("run.py: cannot load adapter %s: %s: %s" % (spec, type(e).__name__, e),
+                      file=sys.stderr)
+                sys.exit(2)
+            # A shipped adapter that does not import (e.g. jax missing) only
+            # makes its family unavailable; say so.
+            print("# adapter %s unavailable: %s: %s" % (spec, type(e).__name__, e),
+                  file=sys.stderr)
+            continue
+        by_family.setdefault(mod.FAMILY, mod)
+    return by_family
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    if not os.path.isdir(args.golden):
+        print("run.py: golden directory %s not found" % args.golden, file=sys.stderr)
+        return 2
+    adapters = pick_adapters(args)
+    if args.family:
+        families = args.family
+        for f in families:
+            if f not in adapters:
+                print("run.py: no adapter for family %s (have: %s)"
+                      % (f, ", ".join(sorted(adapters)) or "none"), file=sys.stderr)
+                return 2
+            if not hl.family_files(args.golden, f):
+                print("run.py: no golden files in %s" % os.path.join(args.golden, f),
+                      file=sys.stderr)
+                return 2
+    else:
+        families = [f for f in sorted(adapters) if hl.family_files(args.golden, f)]
+        if not families:
+            print("run.py: no family in %s has both golden files and an adapter (adapters: %s)"
+                  % (args.golden, ", ".join(sorted(adapters)) or "none"), file=sys.stderr)
+            return 2
+
+    results = []
+    t0 = time.perf_counter()
+    for fam in families:
+        res = hl.run_family(fam, adapters[fam], args.golden, args.max_cases,
+                            schema=not args.no_schema, tcids=set(args.tcid) or None)
+        results.append(res)
+        if not args.json:
+            report_text(res, adapters[fam], args.max_report)
+    passed = sum(r.passed for r in results)
+    failed = sum(r.failed for r in results)
+    skipped = sum(r.skipped for r in results)
+    if args.json:
+        print(json.dumps({"families": [r.as_dict() for r in results],
+                          "passed": passed, "failed": failed, "skipped": skipped,
+                          "seconds": round(time.perf_counter() - t0, 3)}))
+    else:
+        line = "%d passed, %d failed" % (passed, failed)
+        if skipped:
+            line += ", %d skipped" % skipped
+        print(line)
+    return 0 if failed == 0 else 1
+
+
+def report_text(res, adapter, max_report):
+    shown = res.mismatches if max_report is None else res.mismatches[:max_report]
+    for m in shown:
+        print(str(m))
+    if len(shown) < len(res.mismatches):
+        print("# %d more mismatches of %s not shown" % (len(res.mismatches) - len(shown),
+                                                        res.family))
+    rate = res.rank_values / res.compute_seconds if res.compute_seconds > 0 else 0.0
+    print("# %s (%s, %d files): %d passed, %d failed, %d skipped; %d per-rank values in "
+          "%.2f s of adapter time (%.0f/s)"
+          % (res.family, adapter.__name__, res.files, res.passed, res.failed, res.skipped,
+             res.rank_values, res.compute_seconds, rate))
+    for reason, n in sorted(res.skip_reasons.items()):
+        print("#   skipped %d: %s" % (n, reason))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

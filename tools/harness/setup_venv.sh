@@ -1,0 +1,48 @@
+#!/bin/sh
+# setup_venv.sh — create or update the harness venv (default: $REPO/.venv).
+#
+# What it is for: the reference harness (tools/harness) and the C tests' cuRAND
+# oracle need torch 2.13.0, jax, jsonschema, pytest, numpy and CUDA 13.0's
+# cuRAND (nvidia-curand 10.4.0.35: headers and libcurand's host generator).
+# Idempotent: an existing venv is reused; pip skips what is already installed.
+# Usage: tools/harness/setup_venv.sh [VENV_DIR]   (or SHARDCHECK_VENV=DIR)
+# How it is tested: .ci/run and the README test command run it on a fresh clone.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+venv=${1:-${SHARDCHECK_VENV:-$repo/.venv}}
+python=${PYTHON:-python3}
+
+if [ ! -x "$venv/bin/python" ]; then
+  echo "setup_venv: creating $venv"
+  "$python" -m venv "$venv"
+fi
+pip="$venv/bin/python -m pip"
+# Skip the network round trip when every pin is already satisfied.
+if "$venv/bin/python" - "$here/requirements.txt" <<'PY' 2>/dev/null
+import sys
+from importlib.metadata import version, PackageNotFoundError
+need = [l.split("#")[0].strip() for l in open(sys.argv[1])]
+need = [l for l in need if l] + ["nvidia-curand==10.4.0.35"]
+for req in need:
+    name, want = req.split("==")
+    try:
+        got = version(name).split("+")[0]
+    except PackageNotFoundError:
+        sys.exit(1)
+    if got != want:
+        sys.exit(1)
+PY
+then
+  echo "setup_venv: $venv is up to date"
+else
+  $pip install --quiet -r "$here/requirements.txt"
+  $pip install --quiet nvidia-curand==10.4.0.35
+fi
+"$venv/bin/python" -c "import torch, jax, jsonschema; print('setup_venv: torch', torch.__version__, 'jax', jax.__version__)"
+curand=$("$venv/bin/python" -c "import nvidia, os; print(os.path.join(list(nvidia.__path__)[0], 'cu13'))" 2>/dev/null || true)
+if [ -n "$curand" ] && [ -f "$curand/include/curand.h" ]; then
+  echo "setup_venv: cuRAND at $curand (configure --with-curand=$curand)"
+else
+  echo "setup_venv: warning: cuRAND headers not found under the venv" >&2
+fi

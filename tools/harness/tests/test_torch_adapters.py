@@ -1,0 +1,147 @@
+"""test_torch_adapters.py — the torch adapters on cases whose answers are known.
+
+The expected values here come from torch's own documentation (the docstring
+tables of compute_local_shape_and_global_offset and _StridedShard in torch
+2.13) and from the issue's `layout --mesh 4x2 --placements 'S(0),S(0)' --shape
+13,2` example worked by hand with the torch.chunk rule, so the adapters are
+checked without any golden file.  Skipped (not passed) when torch is missing.
+"""
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from adapters import _torch_common as tc  # noqa: E402
+from adapters import torch_group_ranks as tg  # noqa: E402
+from adapters import torch_shard_layout as ts  # noqa: E402
+
+
+def layout(mesh, placements, shape, rank_map=None):
+    group = {"mesh": mesh}
+    if rank_map is not None:
+        group["rankMap"] = rank_map
+    return ts.compute(group, {"placements": placements, "shape": shape})["perRank"]
+
+
+def test_docstring_example_of_compute_local_shape_and_global_offset():
+    per = layout([2, 2], "S(1),S(1)", [2, 5])
+    assert per["localShape"] == [[2, 2], [2, 1], [2, 1], [2, 1]]
+    assert per["globalOffset"] == [[0, 0], [0, 2], [0, 3], [0, 4]]
+
+
+def test_issue_example_uneven_and_empty_shard():
+    per = layout([4, 2], "S(0),S(0)", [13, 2])
+    # ceil(13/4)=4 rows per mesh-dim-0 chunk: 4,4,4,1; each split in two by ceil
+    assert [s[0] for s in per["localShape"]] == [2, 2, 2, 2, 2, 2, 1, 0]
+    # the empty shard's offset is the global dim size (torch's zero_global_offset)
+    assert [o[0] for o in per["globalOffset"]] == [0, 2, 4, 6, 8, 10, 12, 13]
+
+
+def test_strided_shard_docstring_table():
+    # _StridedShard docstring: [_S(0, sf=2), S(0)] on (dp=2, tp=2), 8 rows:
+    # ranks 0..3 hold row blocks 0, 2, 1, 3 (2 rows each)
+    per = layout([2, 2], "_S(0, 2),S(0)", [8])
+    assert per["indices"] == [[[0, 1]], [[4, 5]], [[2, 3]], [[6, 7]]]
+    assert per["globalOffset"] == [[0], [4], [2], [6]]
+    # and it equals the shard order that runs mesh dim 1 first
+    same = layout([2, 2], "S(0)[1]S(0)[0]", [8])
+    assert same["globalOffset"] == per["globalOffset"]
+
+
+def test_rank_map_moves_coordinates_not_shards():
+    per = layout([2, 2], "S(0),R", [5], rank_map=[3, 1, 2, 0])
+    # ranks 3 and 1 sit on mesh row 0 (rows 0..2), ranks 2 and 0 on row 1
+    assert per["globalOffset"] == [[3], [0], [3], [0]]
+
+
+@pytest.mark.parametrize("placements,shape,mesh", [
+    ("S(2),R", [4, 4], [2, 2]),          # shard dim beyond the tensor (torch asserts)
+    ("S(0)", [8], [2, 2]),               # placements shorter than the mesh
+    ("S(0)", [-1], [2]),                 # negative size (torch.empty refuses)
+    ("S(0)", [2 ** 63 - 1, 2], [2]),     # element count overflows int64
+    ("_S(0, 0)", [8], [2]),              # split factor 0 (torch asserts num_chunks > 0)
+    ("P(mean)", [8], [2]),               # not a torch.distributed reduce op
+    ("S(0)[0]S(0)[0]", [8], [2, 2]),     # order torch cannot print
+    ("_S(0, 2)[0]S(0)[1]", [8], [2, 2]),  # shard order with _StridedShard
+    ("Q(0)", [8], [2]),
+])
+def test_invalid_inputs_raise(placements, shape, mesh):
+    with pytest.raises(Exception):
+        layout(mesh, placements, shape)
+
+
+def test_placement_strings_round_trip_through_torch():
+    pl, order = tc.parse_placements("P(sum)S(1)[1]S(1)[0]R")
+    assert [str(p) for p in pl] == ["P(sum)", "S(1)", "S(1)", "R"]
+    assert order == [None, 1, 0, None]
+    pl, order = tc.parse_placements("_S(0, 2),R,P(bxor)")
+    assert [str(p) for p in pl] == ["_S(0, 2)", "R", "P(bxor)"] and order is None
+    for bad in ["S(0", "X", "S(0),", "", "S(a)"]:
+        with pytest.raises(ValueError):
+            tc.parse_placements(bad)
+
+
+def test_group_ranks_on_fake_process_group():
+    # mesh [[3, 1], [2, 0]]: dim-0 groups are its columns
+    group = {"mesh": [2, 2], "rankMap": [3, 1, 2, 0]}
+    out = tg.compute(group, {"op": "device_mesh", "axes": [0]})
+    assert out["groups"] == [[3, 2], [1, 0]]
+    per = out["perRank"]
+    assert per["group"] == [1, 1, 0, 0]          # rank 0 is in column 1, ...
+    assert per["localRank"] == [1, 0, 1, 0]      # its mesh coordinate in the column
+    assert per["groupRank"] == [0, 1, 0, 1]      # c10d sorts: [0, 1] and [2, 3]
+    flat = tg.compute(group, {"op": "device_mesh", "axes": [0, 1]})
+    assert flat["groups"] == [[3, 1, 2, 0]]
+    assert flat["perRank"]["localRank"] == [3, 1, 2, 0]
+    assert flat["perRank"]["groupRank"] == [0, 1, 2, 3]
+
+
+def test_seed_rank_lists_conventions():
+    group = {"mesh": [2, 2], "rankMap": [3, 1, 2, 0]}
+    empty = tg.compute(group, {"op": "rank_lists", "axes": []})
+    assert empty["split"] == [[3, 1, 2, 0]]
+    assert empty["perRank"]["rankList"] == [[0], [1], [2], [3]]
+    rows = tg.compute(group, {"op": "rank_lists", "axes": [1, 1]})  # sorted(set(axes))
+    assert rows["split"] == [[3, 1], [2, 0]]
+    assert rows["perRank"]["rankList"] == [1, 0, 1, 0]  # index of the equal split list
+
+
+def test_hsdp_groups():
+    out = tg.compute({"mesh": [2, 2]}, {"op": "hsdp", "placements": "R,R", "shardDim": 1})
+    per = out["perRank"]
+    assert per["sharded"] == [[0, 1], [0, 1], [2, 3], [2, 3]]
+    assert per["unsharded"] == [[0, 2], [1, 3], [0, 2], [1, 3]]
+    assert per["rankSize"] == [4, 4, 4, 4]
+    none = tg.compute({"mesh": [2]}, {"op": "hsdp", "placements": "S(0)", "shardDim": -1})
+    assert none["perRank"]["sharded"] == ["invalid"] * 2
+    assert none["perRank"]["rankSize"] == [1, 1]
+
+
+@pytest.mark.parametrize("mesh,rank_map,axes", [
+    ([2, 2], [0, 1, 1, 3], [0]),     # duplicate rank: DeviceMesh asserts
+    ([2, 2], [0, 1, 2, 4], [0]),     # rank out of range: new_group refuses
+    ([2, 0], None, [0]),             # empty world: init_process_group refuses
+    ([2, 2], None, [1, 0]),          # dims not ascending: mesh slicing refuses
+    ([2, 2], None, [0, 0]),          # repeated dim
+])
+def test_group_ranks_invalid(mesh, rank_map, axes):
+    group = {"mesh": mesh}
+    if rank_map is not None:
+        group["rankMap"] = rank_map
+    with pytest.raises(Exception):
+        tg.compute(group, {"op": "device_mesh", "axes": axes})
+
+
+def test_quirk_shard_order_vs_its_strided_shard_encoding():
+    """torch 2.13 encodes a shard order as _StridedShard placements
+    (DTensorSpec._convert_shard_order_to_StridedShard); for uneven sizes that
+    encoding's layout is not the layout of applying the shards in order.
+    Mesh 3x2, S(0)[1]S(0)[0], 13 rows: in order, mesh dim 1 splits 7|6, then
+    mesh dim 0 splits 7 as 3,3,1 and 6 as 2,2,2."""
+    seq = layout([3, 2], "S(0)[1]S(0)[0]", [13])
+    assert [s[0] for s in seq["localShape"]] == [3, 2, 3, 2, 1, 2]
+    pl, order = tc.parse_placements("S(0)[1]S(0)[0]")
+    enc = tc.strided_equivalent(pl, order, [3, 2])
+    assert [str(p) for p in enc] == ["_S(0, 2)", "S(0)"]
+    strided = layout([3, 2], ",".join(str(p) for p in enc), [13])
+    assert [s[0] for s in strided["localShape"]] != [s[0] for s in seq["localShape"]]
