@@ -49,7 +49,7 @@ json.dump({"family": "shard-layout"}, open(os.path.join(out, "neither.json"), "w
 PYEOF
 read tc field <"$tmp/victim"
 expect_exit "a results file equal to golden passes" 0 "^[0-9]+ passed, 0 failed" V --candidate "$tmp/good.json"
-expect_exit "golden files as their own candidate pass" 1 "missing from the candidate" V --candidate "$f"
+expect_exit "one golden file as candidate: the family's other cases are missing" 1 "missing from the candidate" V --candidate "$f"
 expect_exit "an altered value fails that case with expected vs got" 1 \
   "Fail +tcId $tc rank 1: $field: expected .*, got \"ALTERED\"" V --candidate "$tmp/altered.json"
 expect_exit "exactly one case fails" 1 "passed, 1 failed" V --candidate "$tmp/altered.json"
