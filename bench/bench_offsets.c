@@ -9,7 +9,12 @@
  * prints its results so the sample is checked against ours.  Prints the
  * per-rank times and the ratio.  Goal: all ranks in under 1 s.
  *
- * Usage: bench_offsets [SAMPLE]   (default SAMPLE = 512 torch ranks)
+ * Usage: bench_offsets [SAMPLE [CASES]]   (default SAMPLE = 512 torch ranks)
+ * With CASES > 0 it also times verifying the first CASES rng-offsets golden
+ * cases both ways in the same run: `shardcheck run --backend ref` (our
+ * compute_rank per rank) against the torch harness (tools/harness/run.py
+ * with torch_rng_offsets.py), and prints that ratio too.  Sources are found
+ * through $top_srcdir (default /work/main).
  * Not run by make check (timing never belongs in tests).
  */
 #include "config.h"
@@ -96,6 +101,42 @@ static double run_peer(const shc_rng_layout *t, const shc_mesh *m, int sample, i
     return secs;
 }
 
+/* Seconds a shell command takes; -1 if it fails. */
+static double time_cmd(const char *cmd)
+{
+    double t0 = now();
+    int rc = system(cmd);
+    return rc == 0 ? now() - t0 : -1;
+}
+
+/* Verification throughput on the golden family: ours vs the torch harness. */
+static void bench_verify(const char *argv0, int cases)
+{
+    const char *src = getenv("top_srcdir");
+    char dir[512], cmd[2048];
+    if (!src || !*src)
+        src = "/work/main";
+    snprintf(dir, sizeof dir, "%s", argv0);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        snprintf(dir, sizeof dir, ".");
+    snprintf(cmd, sizeof cmd, "%s/../tools/shardcheck run --backend ref --family rng-offsets "
+             "--golden %s/golden --max-cases %d >/dev/null 2>&1", dir, src, cases);
+    double ours = time_cmd(cmd);
+    snprintf(cmd, sizeof cmd, "cd %s && %s tools/harness/run.py --family rng-offsets "
+             "--max-cases %d >/dev/null 2>&1", src, python(), cases);
+    double torch = time_cmd(cmd);
+    if (ours < 0 || torch < 0) {
+        printf("verify %d rng-offsets cases: unavailable (ours %s, torch harness %s)\n", cases,
+               ours < 0 ? "failed" : "ok", torch < 0 ? "failed" : "ok");
+        return;
+    }
+    printf("verify %d rng-offsets cases: shardcheck run %.2f s, torch harness %.2f s, "
+           "ratio torch/shardcheck %.1fx\n", cases, ours, torch, torch / ours);
+}
+
 int main(int argc, char **argv)
 {
     int sample = argc > 1 ? atoi(argv[1]) : 512;
@@ -148,6 +189,9 @@ int main(int argc, char **argv)
                "%d mismatches\n", sample, peer, 1e6 * per_peer, mism);
         printf("ratio torch/shardcheck per rank: %.1fx\n", per_peer / per_ours);
     }
+    int cases = argc > 2 ? atoi(argv[2]) : 0;
+    if (cases > 0)
+        bench_verify(argv[0], cases);
     shc_mesh_free(&m);
     return mism ? 1 : 0;
 }

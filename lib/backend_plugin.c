@@ -12,6 +12,7 @@
  */
 #include "config.h"
 #include <dlfcn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,6 +229,12 @@ static int execute_views(const shc_plugin *p, const bcase *b, const json_t *grou
 int shc_plugin_views(const shc_plugin *p, const char *family, const json_t *group,
                      const json_t *test, int64_t world, json_t **views, shc_err *e)
 {
+    bool known = (!strcmp(family, "shard-layout") && p->be->layout) ||
+                 (!strcmp(family, "rng-offsets") && p->be->offsets) ||
+                 (!strcmp(family, "redistribute-data") && p->be->execute);
+    if (!known)
+        return shc_fail(e, SHC_EUNSUPPORTED, "plugin %s: no ABI v1 entry point for family %s",
+                        p->be->name ? p->be->name : p->path, family);
     bcase b;
     int rc = bcase_from_json(&b, group, test, e);
     if (!rc && b.world != world)

@@ -53,9 +53,14 @@ double shc_cost_reduce_scatter(double bytes_gb, const shc_topo *t, int d)
     return ring_cost(bytes_gb, t, d, t->devices[d] - 1);
 }
 
-/* _compute_placement_transition_cost's cost (is_shard() is false for _S). */
-static double transition_cost(const shc_placement *a, const shc_placement *b, const shc_topo *t,
-                              int d, double gb)
+double shc_cost_bytes_gb(int64_t bytes, int64_t num_shards)
+{
+    return (double)bytes / (double)num_shards / 1024.0 / 1024.0 / 1024.0;
+}
+
+/* is_shard() is false for _StridedShard, so its transitions cost 0. */
+double shc_cost_transition(const shc_placement *a, const shc_placement *b, const shc_topo *t,
+                           int d, double gb)
 {
     bool a_s = a->kind == SHC_P_SHARD, b_s = b->kind == SHC_P_SHARD;
     bool a_p = a->kind == SHC_P_PARTIAL, b_p = b->kind == SHC_P_PARTIAL;
@@ -88,7 +93,5 @@ double shc_cost_one_step(const shc_topo *t, const shc_placement *cur, const shc_
     for (int i = 0; i < n; i++)
         if (shc_is_shard_like(&cur[i]))
             shards *= t->devices[i];
-    /* spec_to_bytes / num_shards / 1024 / 1024 / 1024, left to right */
-    double gb = (double)bytes / (double)shards / 1024.0 / 1024.0 / 1024.0;
-    return transition_cost(&cur[d], &nxt[d], t, d, gb);
+    return shc_cost_transition(&cur[d], &nxt[d], t, d, shc_cost_bytes_gb(bytes, shards));
 }

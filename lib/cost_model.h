@@ -25,6 +25,11 @@ void shc_topo_build(const shc_mesh *m, int64_t devices_per_host, shc_topo *t);
 double shc_cost_allgather(double bytes_gb, const shc_topo *t, int mesh_dim);
 double shc_cost_allreduce(double bytes_gb, const shc_topo *t, int mesh_dim);
 double shc_cost_reduce_scatter(double bytes_gb, const shc_topo *t, int mesh_dim);
+/* spec_to_bytes / num_shards / 1024 / 1024 / 1024, evaluated as torch does. */
+double shc_cost_bytes_gb(int64_t bytes, int64_t num_shards);
+/* _compute_placement_transition_cost's cost for mesh dim d at comm_bytes_gb. */
+double shc_cost_transition(const shc_placement *a, const shc_placement *b, const shc_topo *t,
+                           int d, double bytes_gb);
 /* one_step_redistribute_cost between placement lists cur and nxt that differ in
  * at most one mesh dim; bytes = dtype itemsize * numel of the global tensor. */
 double shc_cost_one_step(const shc_topo *t, const shc_placement *cur, const shc_placement *nxt,

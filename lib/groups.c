@@ -81,6 +81,29 @@ static int64_t index_of_coord(const shc_mesh *m, const int64_t *coord, const int
     return idx;
 }
 
+/* Ranks at base + every row-major coordinate over dims[0..n), by odometer
+ * (no division per member: this runs for every rank of big meshes). */
+static void fill_members(const shc_mesh *m, const int64_t *stride, const int *dims, int n,
+                         int64_t base, int64_t *out)
+{
+    int64_t c[SHC_MAX_MESH_DIMS] = {0}, pos = base, k = 0;
+    for (;;) {
+        out[k++] = m->ranks[pos];
+        int i = n - 1;
+        for (; i >= 0; i--) {
+            int d = dims[i];
+            if (++c[i] < m->shape[d]) {
+                pos += stride[d];
+                break;
+            }
+            pos -= (m->shape[d] - 1) * stride[d];
+            c[i] = 0;
+        }
+        if (i < 0)
+            return;
+    }
+}
+
 /* All groups varying over the chosen dims (mesh order), others row-major. */
 static int build_groups(const shc_mesh *m, const bool *chosen, shc_groups *out, shc_err *e)
 {
@@ -96,11 +119,9 @@ static int build_groups(const shc_mesh *m, const bool *chosen, shc_groups *out, 
     out->ranks = malloc((size_t)m->size * sizeof *out->ranks);
     if (!out->ranks)
         return shc_fail(e, SHC_ENOMEM, "groups: out of memory for %lld ranks", (long long)m->size);
-    for (int64_t g = 0; g < out->ngroups; g++) {
-        int64_t base = pos_of_index(m, stride, rest, nrest, g);
-        for (int64_t j = 0; j < gsize; j++)
-            out->ranks[g * gsize + j] = m->ranks[base + pos_of_index(m, stride, sel, nsel, j)];
-    }
+    for (int64_t g = 0; g < out->ngroups; g++)
+        fill_members(m, stride, sel, nsel, pos_of_index(m, stride, rest, nrest, g),
+                     out->ranks + g * gsize);
     return SHC_OK;
 }
 
@@ -210,8 +231,7 @@ int shc_rank_list_for_axes(const shc_mesh *m, const int *axes, int naxes, int64_
     if (!*out)
         return shc_fail(e, SHC_ENOMEM, "rank list: out of memory");
     int64_t base = pos_of_index(m, stride, rest, nrest, group);
-    for (int64_t j = 0; j < gsize; j++)
-        (*out)[j] = m->ranks[base + pos_of_index(m, stride, sel, nsel, j)];
+    fill_members(m, stride, sel, nsel, base, *out);
     *n = gsize; /* empty axes: gsize 1 and the list is [rank] */
     return SHC_OK;
 }
@@ -242,10 +262,35 @@ void shc_hsdp_free(shc_hsdp *h)
     h->sharded = h->unsharded = NULL;
 }
 
-static int cmp_i64(const void *a, const void *b)
+/* Sort ranks (0 <= r < 2^24, SHC_MAX_WORLD) ascending: insertion sort for
+ * short lists, else an LSD radix sort, 8 bits a pass — every rank of a big
+ * mesh sorts its HSDP group, so this is on the hot path. */
+static int sort_ranks(int64_t *v, int64_t n)
 {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
+    if (n <= 32) {
+        for (int64_t i = 1; i < n; i++) {
+            int64_t x = v[i], j = i;
+            for (; j > 0 && v[j - 1] > x; j--)
+                v[j] = v[j - 1];
+            v[j] = x;
+        }
+        return SHC_OK;
+    }
+    int64_t *tmp = malloc((size_t)n * sizeof *tmp);
+    if (!tmp)
+        return SHC_ENOMEM;
+    for (int shift = 0; shift < 24; shift += 8) {
+        int64_t count[257] = {0};
+        for (int64_t i = 0; i < n; i++)
+            count[((v[i] >> shift) & 255) + 1]++;
+        for (int b = 0; b < 256; b++)
+            count[b + 1] += count[b];
+        for (int64_t i = 0; i < n; i++)
+            tmp[count[(v[i] >> shift) & 255]++] = v[i];
+        memcpy(v, tmp, (size_t)n * sizeof *v);
+    }
+    free(tmp);
+    return SHC_OK;
 }
 
 int shc_hsdp_groups(const shc_mesh *m, const shc_placements *pl, int shard_dim, int64_t rank,
@@ -266,6 +311,12 @@ int shc_hsdp_groups(const shc_mesh *m, const shc_placements *pl, int shard_dim, 
         rc = shc_rank_list_for_axes(m, &shard_dim, 1, rank, &out->sharded, &n, e);
         if (rc)
             return rc;
+        /* A process group's ranks as c10d reports them (get_process_group_ranks)
+         * are sorted: new_group sorts them. */
+        if (sort_ranks(out->sharded, n)) {
+            shc_hsdp_free(out);
+            return shc_fail(e, SHC_ENOMEM, "hsdp: out of memory");
+        }
         out->sharded_valid = true;
         out->shard_size = n;
     }
@@ -283,8 +334,12 @@ int shc_hsdp_groups(const shc_mesh *m, const shc_placements *pl, int shard_dim, 
             shc_hsdp_free(out);
             return rc;
         }
+        if (n > 1 && sort_ranks(list, n)) {
+            free(list);
+            shc_hsdp_free(out);
+            return shc_fail(e, SHC_ENOMEM, "hsdp: out of memory");
+        }
         if (n > 1) {
-            qsort(list, (size_t)n, sizeof *list, cmp_i64);
             out->unsharded = list;
             out->unsharded_valid = true;
             out->dp_size = n;

@@ -27,7 +27,7 @@ int shc_split_rank_lists_for_axes(const shc_mesh *m, const int *axes, int naxes,
 typedef struct shc_hsdp {
     bool sharded_valid;     /* false: "fully_shard_sharded_group_invalid", size 1 */
     int64_t shard_size;     /* sharded group size (1 when invalid) */
-    int64_t *sharded;       /* ranks along the shard mesh dim, mesh order */
+    int64_t *sharded;       /* sorted ranks along the shard mesh dim (communicator order) */
     bool unsharded_valid;   /* false: "fully_shard_unsharded_group_invalid", size 1 */
     int64_t dp_size;        /* unsharded group size (1 when invalid) */
     int64_t *unsharded;     /* sorted ranks over the Replicate axes minus the shard dim */

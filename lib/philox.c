@@ -76,7 +76,10 @@ static void kernel_scalar(const uint32_t key[2], const uint32_t ctr0[4], int wor
     uint32_t c[4] = {ctr0[0], ctr0[1], ctr0[2], ctr0[3]}, r[4];
     for (int64_t j = 0; j < n; j++) {
         c[word] = ctr0[word] + (uint32_t)j;
-        shc_philox4x32_core(c, key, rounds, r);
+        if (rounds == 10) /* constant rounds: fully unrolled */
+            shc_philox4x32_core(c, key, 10, r);
+        else
+            shc_philox4x32_core(c, key, rounds, r);
         if (soa) {
             out[j] = r[0];
             out[stride + j] = r[1];
@@ -151,4 +154,26 @@ int shc_philox_fill(shc_philox_path path, const uint32_t key[2], const uint32_t 
         done += run;
     }
     return SHC_OK;
+}
+
+void shc_torch_rand_f32(const uint32_t *w, int64_t n, float *out)
+{
+    shc_philox_path p = shc_philox_best_path();
+#ifdef HAVE_AVX512_FLAG
+    if (p == SHC_PHILOX_AVX512) {
+        shc_torch_rand_f32_avx512(w, n, out);
+        return;
+    }
+#endif
+#ifdef HAVE_AVX2_FLAG
+    if (p == SHC_PHILOX_AVX2) {
+        shc_torch_rand_f32_avx2(w, n, out);
+        return;
+    }
+#endif
+    (void)p;
+    for (int64_t i = 0; i < n; i++) {
+        float v = (float)w[i] * 0x1p-32f + 0x1p-33f;
+        out[i] = v == 1.0f ? 0.0f : v;
+    }
 }

@@ -34,4 +34,13 @@ void shc_philox_kernel_avx512(const uint32_t key[2], const uint32_t ctr0[4], int
                               int64_t n, uint32_t *out, int soa, int64_t stride);
 #endif
 
+/* torch.rand's float32 values from n raw words (u01, then 1.0 -> 0.0), fastest path. */
+void shc_torch_rand_f32(const uint32_t *w, int64_t n, float *out);
+#ifdef HAVE_AVX2_FLAG
+void shc_torch_rand_f32_avx2(const uint32_t *w, int64_t n, float *out);
+#endif
+#ifdef HAVE_AVX512_FLAG
+void shc_torch_rand_f32_avx512(const uint32_t *w, int64_t n, float *out);
+#endif
+
 #endif

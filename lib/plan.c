@@ -23,6 +23,7 @@ void shc_plan_opts_init(shc_plan_opts *o)
     o->dtype_bytes = 4;
     o->devices_per_host = 8;
     o->merge = true;
+    o->trace = true;
 }
 
 void shc_plan_free(shc_plan *p)
@@ -33,7 +34,7 @@ void shc_plan_free(shc_plan *p)
     free(p->trace);
     p->steps = NULL;
     p->trace = NULL;
-    p->nsteps = 0;
+    p->nsteps = p->cap = 0;
 }
 
 static const char *const comm_names[SHC_COMM_KIND_COUNT] = {
@@ -85,12 +86,13 @@ int shc_dtype_bytes(const char *name, int *bytes, shc_err *e)
 
 int shc_plan_push(shc_plan *plan, const shc_plan_step *st, shc_err *e)
 {
-    if ((plan->nsteps & (plan->nsteps - 1)) == 0) { /* grow at powers of two */
-        int cap = plan->nsteps ? plan->nsteps * 2 : 4;
+    if (plan->nsteps == plan->cap) {
+        int cap = plan->cap ? plan->cap * 2 : 2 * SHC_MAX_MESH_DIMS; /* greedy needs <= 2n */
         shc_plan_step *n = realloc(plan->steps, (size_t)cap * sizeof *n);
         if (!n)
             return shc_fail(e, SHC_ENOMEM, "plan: out of memory");
         plan->steps = n;
+        plan->cap = cap;
     }
     plan->steps[plan->nsteps++] = *st;
     return SHC_OK;
@@ -170,6 +172,32 @@ bool shc_strided_to_shard_order(const shc_mesh *m, const shc_placement *p, int n
     return true;
 }
 
+int shc_shard_order_to_strided(const shc_mesh *m, const shc_placement *p, int n,
+                               const shc_shard_order *so, shc_placement *out, shc_err *e)
+{
+    /* _convert_shard_order_to_StridedShard: a mesh dim's split factor is the
+     * product of the sizes of mesh dims earlier in the order but later in the mesh. */
+    memcpy(out, p, (size_t)n * sizeof *out);
+    for (int d = 0; d < SHC_MAX_TENSOR_DIMS; d++)
+        for (int k = 0; k < so->len[d]; k++) {
+            int md = so->md[d][k];
+            if (md >= n || p[md].kind != SHC_P_SHARD) {
+                char one[48] = "?";
+                if (md < n)
+                    shc_placement_format(&p[md], one, sizeof one);
+                return shc_fail(e, SHC_EINVAL, "Only Shard placement can be converted to "
+                                "_StridedShard, found %s at mesh dim %d", one, md);
+            }
+            int64_t sf = 1;
+            for (int j = 0; j < k; j++)
+                if (so->md[d][j] > md)
+                    sf *= m->shape[so->md[d][j]];
+            out[md] = (shc_placement){.kind = sf == 1 ? SHC_P_SHARD : SHC_P_STRIDED, .dim = d,
+                                      .split_factor = sf == 1 ? 0 : sf};
+        }
+    return SHC_OK;
+}
+
 /* ---- validation and spec building ---- */
 
 static int check_placements(const char *which, const shc_placements *pl, const shc_mesh *m,
@@ -206,7 +234,6 @@ static int check_placements(const char *which, const shc_placements *pl, const s
 static int build_spec(const char *which, const shc_placements *pl, const shc_plan_opts *o,
                       shc_spec *s, shc_err *e)
 {
-    memset(s, 0, sizeof *s);
     s->n = pl->n;
     bool strided = false;
     for (int i = 0; i < pl->n; i++) {
@@ -221,9 +248,10 @@ static int build_spec(const char *which, const shc_placements *pl, const shc_pla
                             "conflicting shard order.", which);
         return SHC_OK;
     }
-    shc_default_shard_order(s->p, s->n, &s->so);
+    s->so_lazy = !pl->has_order; /* the default order is filled only if needed */
     if (!pl->has_order)
         return SHC_OK;
+    shc_default_shard_order(s->p, s->n, &s->so);
     /* explicit order: pl->order[i] is mesh dim i's position in its tensor dim */
     for (int i = 0; i < pl->n; i++)
         if (shc_is_shard_like(&pl->p[i]))
@@ -285,11 +313,18 @@ static bool normalize_spec(const shc_mesh *m, const shc_spec *in, shc_spec *out)
     return true;
 }
 
+static void fill_order(shc_spec *s)
+{
+    if (s->so_lazy)
+        shc_default_shard_order(s->p, s->n, &s->so);
+    s->so_lazy = false;
+}
+
 static bool use_graph(const shc_plan_opts *o, const shc_spec *src, const shc_spec *dst)
 {
     bool non_default = src->strided_as_order || dst->strided_as_order ||
-                       !shc_shard_order_is_default(&src->so) ||
-                       !shc_shard_order_is_default(&dst->so);
+                       (!src->so_lazy && !shc_shard_order_is_default(&src->so)) ||
+                       (!dst->so_lazy && !shc_shard_order_is_default(&dst->so));
     bool strided = false;
     for (int i = 0; i < src->n; i++)
         strided |= src->p[i].kind == SHC_P_STRIDED || dst->p[i].kind == SHC_P_STRIDED;
@@ -298,13 +333,15 @@ static bool use_graph(const shc_plan_opts *o, const shc_spec *src, const shc_spe
     return o->planner == SHC_PLANNER_GRAPH;
 }
 
-static int run_planner(const shc_plan_ctx *c, const shc_spec *src, const shc_spec *dst,
-                       shc_plan *out, shc_err *e)
+static int run_planner(const shc_plan_ctx *c, shc_spec *src, shc_spec *dst, shc_plan *out,
+                       shc_err *e)
 {
     if (!use_graph(c->opts, src, dst)) {
         out->used = SHC_PLANNER_GREEDY;
         return shc_plan_greedy(c, src, dst, out, e);
     }
+    fill_order(src);
+    fill_order(dst);
     shc_spec ns, nd;
     out->used = SHC_PLANNER_GRAPH;
     if (normalize_spec(c->mesh, src, &ns) && normalize_spec(c->mesh, dst, &nd))
@@ -337,9 +374,10 @@ int shc_plan_compute(const shc_mesh *m, const shc_placements *src, const shc_pla
     if (opts->dtype_bytes < 1 || opts->devices_per_host < 0)
         return shc_fail(e, SHC_EINVAL, "plan options: dtype size %d and devices per host %lld "
                         "must be positive", opts->dtype_bytes, (long long)opts->devices_per_host);
+    /* without a flattened mesh torch's merge pass can never merge */
     if ((rc = run_planner(&c, &s, &d, out, e)) ||
-        (opts->merge && (rc = shc_plan_merge(&c, out, e))) ||
-        (rc = shc_plan_trace(&c, &s, out, e))) {
+        (opts->merge && opts->nflattened > 0 && (rc = shc_plan_merge(&c, out, e))) ||
+        (opts->trace && (fill_order(&s), rc = shc_plan_trace(&c, &s, out, e)))) {
         shc_plan_free(out);
         return rc;
     }

@@ -41,6 +41,7 @@ typedef struct shc_plan_step {
 typedef struct shc_plan {
     int nsteps;
     shc_plan_step *steps;         /* malloc'd */
+    int cap;                      /* allocated steps */
     int ncollectives;             /* steps that communicate (not NONE/LOCAL_CHUNK/PARTITION/UNSUPPORTED) */
     char *trace;                  /* torch's stringified transform infos, malloc'd; NULL when
                                      torch's stringify raises (see trace_error) */
@@ -57,6 +58,8 @@ typedef struct shc_plan_opts {
     int dtype_bytes;          /* element size for the cost model (torch dtype itemsize) */
     int64_t devices_per_host; /* topology for the cost model; 0 = torch's default (8) */
     bool merge;               /* run torch's _optimize_transform_infos pass */
+    bool trace;               /* stringify the plan as DebugMode does (off: trace NULL,
+                                 trace_error NULL — redistribute without DebugMode) */
     int nflattened;           /* mesh-dim sets with an explicitly flattened mesh ... */
     unsigned flattened[16];   /* ... as bitmasks of mesh dims (merging needs one) */
     bool strided_literal;     /* DTensorSpec(use_strided_shard_as_shard_order=False):
@@ -85,7 +88,8 @@ typedef struct shc_spec {
     int n;
     shc_placement p[SHC_MAX_MESH_DIMS];
     bool strided_as_order;   /* shard order is None; _S placements encode it */
-    shc_shard_order so;      /* valid when !strided_as_order */
+    bool so_lazy;            /* so not filled yet: it is the default order */
+    shc_shard_order so;      /* valid when !strided_as_order && !so_lazy */
 } shc_spec;
 
 /* Everything a planner needs (built once per shc_plan_compute call). */
@@ -113,6 +117,9 @@ bool shc_shard_order_is_default(const shc_shard_order *so);
 /* _maybe_convert_StridedShard_to_shard_order: false when not decodable. */
 bool shc_strided_to_shard_order(const shc_mesh *m, const shc_placement *p, int n,
                                 shc_shard_order *so);
+/* _convert_shard_order_to_StridedShard: placements p with order so as _S placements. */
+int shc_shard_order_to_strided(const shc_mesh *m, const shc_placement *p, int n,
+                               const shc_shard_order *so, shc_placement *out, shc_err *e);
 /* format_shard_order_str of placements + order, appended to buf at *len (cap total). */
 int shc_format_state(const shc_placement *p, int n, const shc_shard_order *so, char **buf,
                      size_t *len, size_t *cap);

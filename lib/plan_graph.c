@@ -26,9 +26,11 @@
 
 #define MAX_CODES 64
 
+/* A DistState in 16 bytes: each mesh dim's placement code and, for a shard,
+ * its position in its tensor dim's shard order (0 otherwise). */
 typedef struct gstate {
     uint8_t pc[SHC_MAX_MESH_DIMS];
-    shc_shard_order so;
+    uint8_t pos[SHC_MAX_MESH_DIMS];
 } gstate;
 
 typedef struct gnode {
@@ -153,28 +155,31 @@ static void order_strided(graph *g, const int *keys, int nkeys)
             g->strided[g->nstrided++] = table[j] - 1;
 }
 
-/* ---- shard order edits (keep unused slots zero: states compare bytewise) ---- */
+/* ---- shard orders of compact states ---- */
 
-static int so_pop(shc_shard_order *so, int d)
+static void to_order(const graph *g, const gstate *s, shc_shard_order *so)
 {
-    int v = so->md[d][--so->len[d]];
-    so->md[d][so->len[d]] = 0;
-    return v;
-}
-
-static void so_push(shc_shard_order *so, int d, int md)
-{
-    so->md[d][so->len[d]++] = (int8_t)md;
+    memset(so, 0, sizeof *so);
+    for (int md = 0; md < g->n; md++)
+        if (shc_is_shard_like(&g->codes[s->pc[md]])) {
+            int d = g->codes[s->pc[md]].dim;
+            so->md[d][s->pos[md]] = (int8_t)md;
+            so->len[d]++;
+        }
 }
 
 /* ---- visited set ---- */
 
+_Static_assert(sizeof(gstate) % 8 == 0, "gstate hashes as 64-bit words");
+
 static uint64_t state_hash(const gstate *s)
 {
-    const unsigned char *b = (const unsigned char *)s;
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < sizeof *s; i++)
-        h = (h ^ b[i]) * 1099511628211ULL;
+    uint64_t h = 0x9e3779b97f4a7c15ULL, w;
+    for (size_t i = 0; i < sizeof *s; i += 8) {
+        memcpy(&w, (const char *)s + i, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdULL;
+        h ^= h >> 32;
+    }
     return h;
 }
 
@@ -283,27 +288,34 @@ static int new_node(graph *g, const gstate *s, int parent)
 
 typedef struct expand {
     graph *g;
-    int from;       /* node being expanded */
-    double cost;    /* its path cost */
+    int from;              /* node being expanded */
+    double cost;           /* its path cost */
+    double gb;             /* its comm bytes in GB (spec_to_bytes / num_shards / 2^30) */
     const gstate *cur;
+    shc_shard_order so;    /* its shard order as lists */
     int rc;
 } expand;
 
-/* One neighbour: price it and push it unless visited (find_min_cost_path). */
-static void offer(expand *x, const gstate *nxt)
+/* One neighbour differing on mesh dim md: price it (one_step_redistribute_cost)
+ * and push it unless visited (find_min_cost_path). */
+static void offer(expand *x, const gstate *nxt, int md)
 {
     graph *g = x->g;
     if (x->rc || visited_has(g, nxt))
         return;
-    shc_placement a[SHC_MAX_MESH_DIMS], b[SHC_MAX_MESH_DIMS];
-    for (int i = 0; i < g->n; i++) {
-        a[i] = g->codes[x->cur->pc[i]];
-        b[i] = g->codes[nxt->pc[i]];
-    }
-    double c = x->cost + shc_cost_one_step(&g->topo, a, b, g->n, g->bytes);
+    double c = x->cost + shc_cost_transition(&g->codes[x->cur->pc[md]], &g->codes[nxt->pc[md]],
+                                             &g->topo, md, x->gb);
     int node = new_node(g, nxt, x->from);
     if (node < 0 || heap_push(g, c, node))
         x->rc = SHC_ENOMEM;
+}
+
+/* Replace mesh dim md's placement by code c (a shard goes last in its tensor dim). */
+static void set_code(expand *x, gstate *nx, int md, int c)
+{
+    const shc_placement *p = &x->g->codes[c];
+    nx->pc[md] = (uint8_t)c;
+    nx->pos[md] = shc_is_shard_like(p) ? (uint8_t)x->so.len[p->dim] : 0;
 }
 
 static int shard_code(graph *g, int dim)
@@ -312,33 +324,28 @@ static int shard_code(graph *g, int dim)
     return code_of(g, &p);
 }
 
-/* Cases 1 (S(a) -> S(b), all-to-all; move_last) and 2 (S -> R): only the
+/* Cases 1 (S(a) -> S(b), all-to-all), 2 (S -> R) and 8 (_S -> R): only the
  * last mesh dim of each tensor dim's shard order may move. */
-static void shard_moves(expand *x, int rcode, bool to_replicate)
+static void shard_moves(expand *x, int rcode, int kind, bool to_replicate)
 {
     graph *g = x->g;
-    const gstate *cur = x->cur;
     for (int a = 0; a < g->tdims; a++) {
-        if (cur->so.len[a] == 0)
+        if (x->so.len[a] == 0)
             continue;
-        int md = cur->so.md[a][cur->so.len[a] - 1];
-        if (code_kind(g, cur, md) != SHC_P_SHARD) /* skips _StridedShard */
+        int md = x->so.md[a][x->so.len[a] - 1];
+        if (code_kind(g, x->cur, md) != kind)
             continue;
+        gstate nx = *x->cur;
         if (to_replicate) {
-            gstate nx = *cur;
-            so_pop(&nx.so, a);
-            nx.pc[md] = (uint8_t)rcode;
-            offer(x, &nx);
+            set_code(x, &nx, md, rcode);
+            offer(x, &nx, md);
             continue;
         }
-        for (int b = 0; b < g->tdims; b++) {
-            if (b == a)
-                continue;
-            gstate nx = *cur;
-            so_push(&nx.so, b, so_pop(&nx.so, a));
-            nx.pc[md] = (uint8_t)shard_code(g, b);
-            offer(x, &nx);
-        }
+        for (int b = 0; b < g->tdims; b++)
+            if (b != a) {
+                set_code(x, &nx, md, shard_code(g, b));
+                offer(x, &nx, md);
+            }
     }
 }
 
@@ -353,73 +360,59 @@ static bool mixed_partials(const graph *g, const gstate *s)
     return (ops & (ops - 1)) && ops != sa;
 }
 
-static void strided_to_replicate(expand *x, int rcode)
+/* Cases 3 (P -> R), 4 (R -> S), 5 (P -> S), 6 (R -> P(op)) and 11 (R -> _S),
+ * each over mesh dims in order; from_kind selects the source placement. */
+static void replace_moves(expand *x, int from_kind, int rcode, int which)
 {
     graph *g = x->g;
-    const gstate *cur = x->cur;
-    for (int a = 0; a < g->tdims; a++) {
-        if (cur->so.len[a] == 0)
+    for (int md = 0; md < g->n; md++) {
+        if (code_kind(g, x->cur, md) != from_kind)
             continue;
-        int md = cur->so.md[a][cur->so.len[a] - 1];
-        if (code_kind(g, cur, md) != SHC_P_STRIDED)
-            continue;
-        gstate nx = *cur;
-        so_pop(&nx.so, a);
-        nx.pc[md] = (uint8_t)rcode;
-        offer(x, &nx);
+        gstate nx = *x->cur;
+        if (which == 3) {
+            set_code(x, &nx, md, rcode);
+            offer(x, &nx, md);
+        } else if (which == 4 || which == 5) {
+            for (int b = 0; b < g->tdims; b++) {
+                set_code(x, &nx, md, shard_code(g, b));
+                offer(x, &nx, md);
+            }
+        } else if (which == 6) {
+            for (int k = 0; k < g->nops; k++) {
+                shc_placement p = {.kind = SHC_P_PARTIAL, .op = (shc_redop)g->ops[k]};
+                set_code(x, &nx, md, code_of(g, &p));
+                if (!mixed_partials(g, &nx))
+                    offer(x, &nx, md);
+            }
+        } else {
+            for (int k = 0; k < g->nstrided; k++) {
+                set_code(x, &nx, md, g->strided[k]);
+                offer(x, &nx, md);
+            }
+        }
     }
 }
 
 static void expand_state(expand *x)
 {
     graph *g = x->g;
-    const gstate *cur = x->cur;
     shc_placement r = {.kind = SHC_P_REPLICATE};
     int rcode = code_of(g, &r);
-    shard_moves(x, rcode, false); /* case 1 */
-    shard_moves(x, rcode, true);  /* case 2 */
-    for (int md = 0; md < g->n; md++) /* case 3: P -> R */
-        if (code_kind(g, cur, md) == SHC_P_PARTIAL) {
-            gstate nx = *cur;
-            nx.pc[md] = (uint8_t)rcode;
-            offer(x, &nx);
-        }
-    for (int md = 0; md < g->n; md++) /* case 4: R -> S */
-        if (code_kind(g, cur, md) == SHC_P_REPLICATE)
-            for (int b = 0; b < g->tdims; b++) {
-                gstate nx = *cur;
-                nx.pc[md] = (uint8_t)shard_code(g, b);
-                so_push(&nx.so, b, md);
-                offer(x, &nx);
-            }
-    for (int md = 0; md < g->n; md++) /* case 5: P -> S */
-        if (code_kind(g, cur, md) == SHC_P_PARTIAL)
-            for (int b = 0; b < g->tdims; b++) {
-                gstate nx = *cur;
-                nx.pc[md] = (uint8_t)shard_code(g, b);
-                so_push(&nx.so, b, md);
-                offer(x, &nx);
-            }
-    for (int md = 0; md < g->n; md++) /* case 6: R -> P(op) for ops in the redistribute */
-        if (code_kind(g, cur, md) == SHC_P_REPLICATE)
-            for (int k = 0; k < g->nops; k++) {
-                shc_placement p = {.kind = SHC_P_PARTIAL, .op = (shc_redop)g->ops[k]};
-                gstate nx = *cur;
-                nx.pc[md] = (uint8_t)code_of(g, &p);
-                if (!mixed_partials(g, &nx))
-                    offer(x, &nx);
-            }
-    strided_to_replicate(x, rcode); /* case 8 */
-    if (g->nstrided == 0)
-        return;
-    for (int md = 0; md < g->n; md++) /* case 11: R -> _S of the target */
-        if (code_kind(g, cur, md) == SHC_P_REPLICATE)
-            for (int k = 0; k < g->nstrided; k++) {
-                gstate nx = *cur;
-                nx.pc[md] = (uint8_t)g->strided[k];
-                so_push(&nx.so, g->codes[g->strided[k]].dim, md);
-                offer(x, &nx);
-            }
+    int64_t shards = 1;
+    for (int md = 0; md < g->n; md++)
+        if (shc_is_shard_like(&g->codes[x->cur->pc[md]]))
+            shards *= g->topo.devices[md];
+    x->gb = shc_cost_bytes_gb(g->bytes, shards);
+    to_order(g, x->cur, &x->so);
+    shard_moves(x, rcode, SHC_P_SHARD, false);              /* case 1 */
+    shard_moves(x, rcode, SHC_P_SHARD, true);               /* case 2 */
+    replace_moves(x, SHC_P_PARTIAL, rcode, 3);              /* case 3 */
+    replace_moves(x, SHC_P_REPLICATE, rcode, 4);            /* case 4 */
+    replace_moves(x, SHC_P_PARTIAL, rcode, 5);              /* case 5 */
+    replace_moves(x, SHC_P_REPLICATE, rcode, 6);            /* case 6 */
+    shard_moves(x, rcode, SHC_P_STRIDED, true);             /* case 8 */
+    if (g->nstrided > 0)
+        replace_moves(x, SHC_P_REPLICATE, rcode, 11);       /* case 11 */
 }
 
 /* ---- the search (find_min_cost_path) and the steps it implies ---- */
@@ -448,7 +441,7 @@ static int dijkstra(graph *g, const gstate *src, const gstate *dst, int *found, 
         if (visited_add(g, top.node))
             return shc_fail(e, SHC_ENOMEM, "plan graph: out of memory");
         gstate cur = *s; /* nodes may move while expanding */
-        expand x = {g, top.node, top.cost, &cur, SHC_OK};
+        expand x = {.g = g, .from = top.node, .cost = top.cost, .cur = &cur, .rc = SHC_OK};
         expand_state(&x);
         if (x.rc)
             return shc_fail(e, SHC_ENOMEM, "plan graph: out of memory");
@@ -465,10 +458,12 @@ static int dijkstra(graph *g, const gstate *src, const gstate *dst, int *found, 
 static void logical_shape(const graph *g, const gstate *s, int mesh_dim, shc_shape *out)
 {
     const shc_mesh *m = g->c->mesh;
+    shc_shard_order so;
+    to_order(g, s, &so);
     *out = g->c->shape;
     for (int d = 0; d < g->tdims; d++)
-        for (int k = 0; k < s->so.len[d]; k++) {
-            int md = s->so.md[d][k];
+        for (int k = 0; k < so.len[d]; k++) {
+            int md = so.md[d][k];
             if (md == mesh_dim)
                 continue;
             const shc_placement *p = &g->codes[s->pc[md]];
@@ -519,7 +514,9 @@ static void format_gstate(const graph *g, const gstate *s, char *buf, size_t n)
         p[i] = g->codes[s->pc[i]];
     char *b = NULL;
     size_t len = 0, cap = 0;
-    if (shc_format_state(p, g->n, &s->so, &b, &len, &cap) == SHC_OK && b)
+    shc_shard_order so;
+    to_order(g, s, &so);
+    if (shc_format_state(p, g->n, &so, &b, &len, &cap) == SHC_OK && b)
         snprintf(buf, n, "%s", b);
     else
         snprintf(buf, n, "?");
@@ -558,7 +555,7 @@ static int make_state(graph *g, const shc_spec *s, gstate *out, shc_err *e)
     }
     for (int d = 0; d < g->tdims; d++)
         for (int k = 0; k < s->so.len[d]; k++)
-            so_push(&out->so, d, s->so.md[d][k]);
+            out->pos[s->so.md[d][k]] = (uint8_t)k;
     return SHC_OK;
 }
 

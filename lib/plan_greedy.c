@@ -23,18 +23,28 @@ static bool is_shard_on(const shc_placement *p, int dim)
     return p->kind == SHC_P_SHARD && p->dim == dim;
 }
 
+/* Append a step in place (the hot path of the greedy planner). */
 static int push(shc_plan *plan, int mesh_dim, const shc_placement *a, const shc_placement *b,
                 const shc_shape *shape, shc_err *e)
 {
-    shc_plan_step st;
-    memset(&st, 0, sizeof st);
-    st.mesh_dim = mesh_dim;
-    st.nmesh_dims = 1;
-    st.mesh_dims[0] = mesh_dim;
-    st.src = *a;
-    st.dst = *b;
-    st.logical_shape = *shape;
-    return shc_plan_push(plan, &st, e);
+    if (plan->nsteps == plan->cap) {
+        shc_plan_step st = {.mesh_dim = mesh_dim};
+        int rc = shc_plan_push(plan, &st, e); /* grows the array */
+        if (rc)
+            return rc;
+        plan->nsteps--;
+    }
+    shc_plan_step *st = &plan->steps[plan->nsteps++];
+    st->mesh_dim = mesh_dim;
+    st->nmesh_dims = 1;
+    st->mesh_dims[0] = mesh_dim;
+    st->src = *a;
+    st->dst = *b;
+    st->logical_shape.ndim = shape->ndim;
+    memcpy(st->logical_shape.d, shape->d, (size_t)shape->ndim * sizeof shape->d[0]);
+    st->comm = SHC_COMM_NONE;
+    st->avg_scale = 0;
+    return SHC_OK;
 }
 
 /* Number of shards of the spec (DTensorSpec.num_shards: shard-like dims). */
@@ -77,8 +87,8 @@ int shc_plan_greedy(const shc_plan_ctx *c, const shc_spec *src, const shc_spec *
                                                       c->coord[i]);
     }
     shc_placement cur[SHC_MAX_MESH_DIMS], tgt[SHC_MAX_MESH_DIMS];
-    memcpy(cur, src->p, sizeof cur);
-    memcpy(tgt, dst->p, sizeof tgt);
+    memcpy(cur, src->p, (size_t)n * sizeof cur[0]);
+    memcpy(tgt, dst->p, (size_t)n * sizeof tgt[0]);
     if (num_shards(m, src) > 1) {
         for (int i = n - 1; i >= 0; i--) {
             shc_placement want = tgt[i];

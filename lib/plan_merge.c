@@ -123,7 +123,7 @@ int shc_plan_merge(const shc_plan_ctx *c, shc_plan *plan, shc_err *e)
         return SHC_OK;
     shc_plan merged = *plan;
     merged.steps = NULL;
-    merged.nsteps = 0;
+    merged.nsteps = merged.cap = 0;
     int rc = SHC_OK;
     for (int i = 0; i < plan->nsteps && rc == SHC_OK;) {
         const shc_plan_step *st = &plan->steps[i];
@@ -240,7 +240,8 @@ static void audit_rank(const shc_mesh *m, int64_t rank, const shc_plan *p, findi
             add_finding(f, "MergedUnevenAllGather", "rank %lld step %d: torch 2.13 "
                         "_optimize_transform_infos merges %s->%s all-gathers over a flattened "
                         "mesh without an evenness check; a nested shard holds %lld rows where "
-                        "the flat gather expects %lld, so the gathered tensor is wrong",
+                        "the flat gather expects %lld, so the gathered tensor is wrong (reproduced "
+                        "with torch 2.13 LocalTensorMode: tools/harness/plan_quirks.py)",
                         (long long)rank, i, a, b, (long long)nested, (long long)flat);
         if (st->nmesh_dims > 1 && (st->src.kind == SHC_P_STRIDED || st->dst.kind == SHC_P_STRIDED))
             add_finding(f, "MergedStridedStep", "rank %lld step %d: %s->%s is merged over a "

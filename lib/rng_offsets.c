@@ -195,3 +195,36 @@ int shc_rng_region(const shc_rng_offsets *o, int64_t old_offset, int64_t *pre, i
     int rc = shc_add64_e(old_offset, o->start_incr, pre, "pre-op offset", e);
     return rc ? rc : shc_add64_e(old_offset, o->end_incr, post, "post-op offset", e);
 }
+
+int shc_rng_manual_seed(const shc_mesh *m, int64_t rank, uint64_t seed, uint8_t state[16],
+                        shc_err *e)
+{
+    /* _random.manual_seed: a rank outside the mesh raises "manual_seed requires
+     * the current rank to be a part of the device mesh"; otherwise it is
+     * torch.manual_seed(seed), which resets the Philox offset to 0. */
+    int64_t coord[SHC_MAX_MESH_DIMS];
+    int rc = shc_mesh_coord(m, rank, coord, e);
+    if (rc)
+        return shc_err_prefix(e, "manual_seed requires the current rank to be a part of the "
+                              "device mesh");
+    shc_rng_state_pack(seed, 0, state);
+    return SHC_OK;
+}
+
+int shc_rng_distribute_region(const shc_rng_offsets *o, uint8_t state[16], int64_t *run_offset,
+                              shc_err *e)
+{
+    /* The op runs inside fork_rng on a copy whose offset is old + start_incr;
+     * whatever the kernel itself advances is discarded with the fork, and the
+     * generator the state came from (a user generator: generator.set_state;
+     * else the device default: _set_device_state) is left at old + end_incr,
+     * the same on every rank.  Seed bytes are kept as they were. */
+    uint64_t seed;
+    int64_t old, post;
+    shc_rng_state_unpack(state, &seed, &old);
+    int rc = shc_rng_region(o, old, run_offset, &post, e);
+    if (rc)
+        return rc;
+    shc_rng_state_pack(seed, post, state);
+    return SHC_OK;
+}

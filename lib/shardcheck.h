@@ -412,6 +412,14 @@ void shc_rng_state_unpack(const uint8_t in[16], uint64_t *seed, int64_t *offset)
  * torch's int64 tensor would wrap silently). */
 int shc_rng_region(const shc_rng_offsets *o, int64_t old_offset, int64_t *pre, int64_t *post,
                    shc_err *e);
+/* torch 2.13 manual_seed(seed, mesh) as `rank` runs it: state = (seed, offset 0); SHC_EINVAL
+ * if the rank is not in the mesh (torch raises RuntimeError). */
+int shc_rng_manual_seed(const shc_mesh *m, int64_t rank, uint64_t seed, uint8_t state[16],
+                        shc_err *e);
+/* _distribute_region on a generator's 16-byte state (the user's generator or the device
+ * default): *run_offset = offset the op runs at; state becomes (seed, old + end_incr). */
+int shc_rng_distribute_region(const shc_rng_offsets *o, uint8_t state[16], int64_t *run_offset,
+                              shc_err *e);
 
 /* Audit finding kinds (bit 1<<kind in shc_rng_audit.kinds; names via shc_rng_finding_name). */
 enum {

@@ -39,6 +39,7 @@
 #include "checked_math.h"
 #include "curand_stream.h"
 #include "torch_cuda_rng.h"
+#include "philox.h"
 
 /* ---- dtypes and ops ---- */
 
@@ -127,9 +128,14 @@ int shc_torch_rng_check(const shc_torch_rng_req *r, shc_err *e)
     const dtinfo *d = &DT[r->dtype];
     bool float_only = r->op == SHC_TORCH_UNIFORM || r->op == SHC_TORCH_NORMAL ||
                       r->op == SHC_TORCH_EXPONENTIAL || r->op == SHC_TORCH_DROPOUT;
+    static const char *const scalar_type[SHC_DT_COUNT] = {
+        "Float", "Double", "Half", "BFloat16", "Long", "Int", "Short", "Char", "Byte", "Bool"};
+    static const char *const kernel[SHC_TORCH_OP_COUNT] = {
+        "uniform_kernel_cuda", "normal_kernel_cuda", "", "", "fused_dropout", "exponential_cuda"};
     if (float_only && !d->is_float)
-        return shc_fail(e, SHC_EINVAL, "%s: dtype %s is not a floating type (torch: \"%s\" not "
-                        "implemented for it)", OPS[r->op], d->name, OPS[r->op]);
+        return shc_fail(e, SHC_EINVAL, "%s: dtype %s is not a floating type: \"%s\" not "
+                        "implemented for '%s'", OPS[r->op], d->name, kernel[r->op],
+                        scalar_type[r->dtype]);
     switch (r->op) {
     case SHC_TORCH_UNIFORM:
         if (!(r->a <= r->b))
@@ -194,7 +200,8 @@ static uint32_t grid_for(const shc_gpu_profile *g, int64_t n)
 /* counter_offset rounded up to a multiple of 4 (philox_cuda_state). */
 static int64_t increment_for(int64_t n, uint32_t grid, int unroll)
 {
-    uint64_t per = (uint64_t)SHC_TORCH_BLOCK * grid * (uint64_t)unroll;
+    /* uint32_t arithmetic in calc_execution_policy; check_profile keeps it from wrapping */
+    uint32_t per = (uint32_t)SHC_TORCH_BLOCK * grid * (uint32_t)unroll;
     uint64_t inc = (((uint64_t)n - 1) / per + 1) * 4;
     return (int64_t)((inc + 3) / 4 * 4);
 }
@@ -213,6 +220,12 @@ static int check_profile(const shc_gpu_profile *g, shc_err *e)
         return shc_fail(e, SHC_EINVAL, "gpu profile%s%s has %d SMs; need at least 1",
                         g && g->name ? " " : "", g && g->name ? g->name : "",
                         g ? g->sm_count : 0);
+    if ((uint64_t)g->sm_count * (uint64_t)(g->max_threads_per_sm / SHC_TORCH_BLOCK) *
+            SHC_TORCH_BLOCK * 4 >= (1ull << 32))
+        return shc_fail(e, SHC_EINVAL,
+                        "gpu profile %s: %d SMs x %d threads overflow torch's 32-bit launch "
+                        "arithmetic (256 * grid * unroll)", g->name ? g->name : "", g->sm_count,
+                        g->max_threads_per_sm);
     if (g->max_threads_per_sm < SHC_TORCH_BLOCK)
         return shc_fail(e, SHC_EINVAL,
                         "gpu profile %s: max threads per SM %d is below the block size %d",
@@ -359,11 +372,7 @@ static void emit_row(const job *j, int ii, int64_t p0, int64_t cnt, uint8_t *dst
     const uint32_t *wi = j->rows + (size_t)ii * (size_t)j->rs;
     if (j->draw == D_U01F && j->r->op == SHC_TORCH_UNIFORM && j->r->dtype == SHC_DT_FLOAT32 &&
         j->f_from == 0.0f && j->f_to == 1.0f) { /* torch.rand: the hot path */
-        float *o = (float *)(void *)dst;
-        for (int64_t q = 0; q < cnt; q++) {
-            float v = shc_curand_u01(wi[p0 + q]);
-            o[q] = v == 1.0f ? 0.0f : v;
-        }
+        shc_torch_rand_f32(wi + p0, cnt, (float *)(void *)dst);
         return;
     }
     for (int64_t q = 0, p = p0; q < cnt; q++, p++, dst += sz) {

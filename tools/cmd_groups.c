@@ -60,7 +60,7 @@ static int parse_axes(const char *s, const shc_mesh *m, int *axes, int *n, shc_e
     for (const char *p = s; *p;) {
         char *end;
         long v = strtol(p, &end, 10);
-        if (end == p || (*end && *end != ','))
+        if (end == p || (*end && *end != ',') || (*end == ',' && !end[1]))
             return shc_fail(e, SHC_EINVAL, "--axes '%s': expected a comma list of mesh dims", s);
         if (*n == SHC_MAX_MESH_DIMS)
             return shc_fail(e, SHC_EINVAL, "--axes '%s': more than %d dims", s, SHC_MAX_MESH_DIMS);

@@ -125,9 +125,11 @@ static int print_streams(const offsets_args *a, layout_in *L, const shc_rng_poli
     json_t *ranks = json_array();
     int rc = SHC_OK;
     if (!a->c.json)
-        printf("policy %s  mesh %s  placements %s  shape %s\n%6s %-16s %12s %20s %20s %20s\n",
-               shc_rng_policy_name(pol), a->c.mesh, a->c.placements, a->c.shape, "rank",
-               "coord", "shard_index", "seed", "start", "post");
+        printf("policy %s  mesh %s  placements %s  shape %s  seed %llu  offset %lld\n"
+               "%6s %-14s %11s %12s %12s %12s %12s %12s\n",
+               shc_rng_policy_name(pol), a->c.mesh, a->c.placements, a->c.shape,
+               (unsigned long long)a->seed, a->offset, "rank", "coord", "shard_index",
+               "start_incr", "end_incr", "local_numel", "start", "post");
     for (int64_t r = 0; r <= L->m.max_rank && rc == SHC_OK; r++) {
         if (!wanted(L, &a->c, r))
             continue;
@@ -153,9 +155,13 @@ static int print_streams(const offsets_args *a, layout_in *L, const shc_rng_poli
                 p += snprintf(p, sizeof cs - (size_t)(p - cs), i ? ",%lld" : "(%lld",
                               (long long)coord[i]);
             snprintf(p, sizeof cs - (size_t)(p - cs), ")");
-            printf("%6lld %-16s %12lld %20llu %20lld %20lld\n", (long long)r, cs,
-                   (long long)s.shard_linear_index, (unsigned long long)s.seed,
-                   (long long)s.start, (long long)s.post);
+            printf("%6lld %-14s %11lld %12lld %12lld %12lld %12lld %12lld", (long long)r, cs,
+                   (long long)s.shard_linear_index, (long long)s.start_incr,
+                   (long long)s.end_incr, (long long)s.local_numel, (long long)s.start,
+                   (long long)s.post);
+            if (s.seed != (uint64_t)a->seed)
+                printf("  seed %llu", (unsigned long long)s.seed);
+            printf("\n");
         }
     }
     if (rc == SHC_OK && a->c.json) {
@@ -198,6 +204,7 @@ int cmd_offsets(int argc, char **argv)
     shc_err e;
     shc_err_clear(&e);
     layout_in L;
+    memset(&L, 0, sizeof L);
     const shc_rng_policy *pol;
     shc_gpu_profile gpu;
     if ((rc = resolve_policy(&a, &pol, &gpu, &e)) == SHC_OK &&
@@ -274,6 +281,7 @@ int cmd_audit_rng(int argc, char **argv)
     shc_err e;
     shc_err_clear(&e);
     layout_in L;
+    memset(&L, 0, sizeof L);
     shc_rng_audit au;
     if ((rc = load_layout(&a.c, &L, &e)) == SHC_OK &&
         (rc = shc_rng_audit_layout(&L.m, &L.pl, &L.shape, &au, &e)) == SHC_OK) {

@@ -4,11 +4,12 @@
  *
  *   shardcheck rng --engine philox [--key H,H | --seed N] [--counter H,H,H,H]
  *                  [--rounds 10] [--blocks N] [--step counter|subseq]
+ *                  [--path auto|scalar|avx2|avx512]
  *   shardcheck rng --engine curand --seed N [--subsequence N] [--offset N]
  *                  [--call curand|uniform|uniform_double|normal|normal_double] [--count N]
  *   shardcheck rng --engine torch-cuda --seed N [--offset N] --shape S --op OP
  *                  [--dtype T] [--gpu NAME|SMSxTHREADS] [--from X --to Y | --mean M --std S |
- *                  --p P | --lambd L] [--start I] [--count N]
+ *                  --p P | --lambd L] [--start I] [--count N] [--digest]
  *   shardcheck rng --engine threefry [--key H,H | --seed N] --shape S
  *
  * Tested by conformance/tests/cli_rng.sh.
@@ -20,15 +21,17 @@
 #include <string.h>
 #include "cli.h"
 #include "torch_cuda_rng.h"
+#include "golden.h"
 
 enum { O_ENGINE = OPT_CMD_BASE, O_SEED, O_KEY, O_COUNTER, O_ROUNDS, O_BLOCKS, O_STEP, O_SUBSEQ,
        O_OFFSET, O_CALL, O_COUNT, O_START, O_OP, O_DTYPE, O_GPU, O_FROM, O_TO, O_MEAN, O_STD,
-       O_P, O_LAMBD };
+       O_P, O_LAMBD, O_PATH, O_DIGEST };
 
 typedef struct rng_opts {
     cli_common c;
     const char *engine, *seed, *key, *counter, *step, *sub, *offset, *call, *op, *dtype, *gpu;
-    const char *from, *to, *mean, *std, *p, *lambd, *count, *start, *rounds, *blocks;
+    const char *from, *to, *mean, *std, *p, *lambd, *count, *start, *rounds, *blocks, *path;
+    const char *digest; /* non-NULL: print the sha256 of the whole output (golden "sha256") */
 } rng_opts;
 
 static int parse_u64(const char *opt, const char *s, uint64_t *out, shc_err *e)
@@ -134,10 +137,21 @@ static int run_philox(const rng_opts *o, shc_err *e)
         rc = shc_fail(e, SHC_EINVAL, "--step: '%s' is not counter or subseq", o->step);
     if (rc)
         return cli_report("rng", rc, e);
+    shc_philox_path path = SHC_PHILOX_AUTO;
+    if (o->path) {
+        static const char *const names[] = {"auto", "scalar", "avx2", "avx512"};
+        int i = 0;
+        while (i < 4 && strcmp(o->path, names[i]))
+            i++;
+        if (i == 4)
+            return cli_report("rng", shc_fail(e, SHC_EINVAL, "--path: '%s' is not auto, scalar, "
+                                              "avx2 or avx512", o->path), e);
+        path = (shc_philox_path)i;
+    }
     uint32_t *w = malloc(16 * (size_t)blocks + 16);
     shc_philox_step step = o->step && !strcmp(o->step, "subseq") ? SHC_PHILOX_STEP_SUBSEQ
                                                                  : SHC_PHILOX_STEP_COUNTER;
-    rc = w ? shc_philox_fill(SHC_PHILOX_AUTO, k, c, step, rounds > 16 ? 0 : (int)rounds,
+    rc = w ? shc_philox_fill(path, k, c, step, rounds > 16 ? 0 : (int)rounds,
                              (int64_t)blocks, w, false, e)
            : shc_fail(e, SHC_ENOMEM, "out of memory");
     int ex = rc ? cli_report("rng", rc, e) : print_words(o, w, 4 * (int64_t)blocks);
@@ -261,6 +275,43 @@ static void torch_elem(shc_dtype t, const uint8_t *p, char *hex, size_t hn, doub
     }
 }
 
+/* --digest: sha256 of the whole little-endian output (and of the dropout mask), the
+ * values the torch-cuda-rng golden files store for large tensors. */
+static int torch_digest(const shc_gpu_profile *g, uint64_t seed, int64_t off,
+                        const shc_torch_rng_req *r, int json, shc_err *e)
+{
+    size_t sz = shc_dtype_size(r->dtype);
+    int64_t no = 0;
+    if (r->numel > (1ll << 28))
+        return cli_report("rng", shc_fail(e, SHC_EINVAL, "--digest: at most 2^28 elements"), e);
+    uint8_t *buf = malloc((size_t)r->numel * sz + 8), *mask = malloc((size_t)r->numel + 1);
+    int rc = buf && mask ? shc_torch_rng_fill(g, seed, off, r, 0, r->numel, buf, mask, &no, e)
+                         : shc_fail(e, SHC_ENOMEM, "out of memory");
+    char h[65], hm[65];
+    if (!rc) {
+        shc_sha256_hex(buf, (size_t)r->numel * sz, h);
+        shc_sha256_hex(mask, (size_t)r->numel, hm);
+    }
+    free(buf);
+    free(mask);
+    if (rc)
+        return cli_report("rng", rc, e);
+    bool dropout = r->op == SHC_TORCH_DROPOUT;
+    if (json) {
+        json_t *res = json_pack("{s:s,s:o}", "sha256", h, "new_offset", json_sprintf("%lld", (long long)no));
+        if (dropout)
+            json_object_set_new(res, "mask_sha256", json_string(hm));
+        cli_print_json(res);
+        json_decref(res);
+    } else {
+        printf("sha256 %s\n", h);
+        if (dropout)
+            printf("mask_sha256 %s\n", hm);
+        printf("new_offset %lld\n", (long long)no);
+    }
+    return EXIT_OK;
+}
+
 static int run_torch(const rng_opts *o, shc_err *e)
 {
     shc_torch_rng_req r;
@@ -279,6 +330,8 @@ static int run_torch(const rng_opts *o, shc_err *e)
     if (rc)
         return cli_report("rng", rc, e);
     size_t sz = shc_dtype_size(r.dtype);
+    if (o->digest)
+        return torch_digest(&g, seed, off, &r, o->c.json, e);
     uint8_t *buf = malloc((size_t)n * sz + 8);
     if (!buf)
         return cli_report("rng", shc_fail(e, SHC_ENOMEM, "out of memory"), e);
@@ -355,14 +408,16 @@ int cmd_rng(int argc, char **argv)
         {"gpu", required_argument, NULL, O_GPU}, {"from", required_argument, NULL, O_FROM},
         {"to", required_argument, NULL, O_TO}, {"mean", required_argument, NULL, O_MEAN},
         {"std", required_argument, NULL, O_STD}, {"p", required_argument, NULL, O_P},
-        {"lambd", required_argument, NULL, O_LAMBD}, {NULL, 0, NULL, 0}};
+        {"lambd", required_argument, NULL, O_LAMBD}, {"path", required_argument, NULL, O_PATH},
+        {"digest", no_argument, NULL, O_DIGEST},
+        {NULL, 0, NULL, 0}};
     rng_opts o;
     memset(&o, 0, sizeof o);
     cli_common_init(&o.c);
     const char **slot[] = {[O_ENGINE - O_ENGINE] = &o.engine, &o.seed, &o.key, &o.counter,
                            &o.rounds, &o.blocks, &o.step, &o.sub, &o.offset, &o.call, &o.count,
                            &o.start, &o.op, &o.dtype, &o.gpu, &o.from, &o.to, &o.mean, &o.std,
-                           &o.p, &o.lambd};
+                           &o.p, &o.lambd, &o.path, &o.digest};
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -375,8 +430,8 @@ int cmd_rng(int argc, char **argv)
             return EXIT_USAGE;
         if (r == 1)
             continue;
-        if (c >= O_ENGINE && c <= O_LAMBD)
-            *slot[c - O_ENGINE] = optarg;
+        if (c >= O_ENGINE && c <= O_DIGEST)
+            *slot[c - O_ENGINE] = c == O_DIGEST ? "yes" : optarg;
         else
             return cli_usage_error("rng", "unknown option (see --help)");
     }

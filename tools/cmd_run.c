@@ -26,7 +26,7 @@
 #include "run.h"
 
 enum { OPT_BACKEND = OPT_CMD_BASE, OPT_FAMILY, OPT_GOLDEN, OPT_TAP, OPT_JUNIT, OPT_TIMEOUT,
-       OPT_MAX_CASES, OPT_MAX_RANKS };
+       OPT_MAX_CASES, OPT_MAX_RANKS, OPT_JOURNAL };
 
 static const struct option run_options[] = {
     {"backend", required_argument, NULL, OPT_BACKEND},
@@ -38,6 +38,7 @@ static const struct option run_options[] = {
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"max-cases", required_argument, NULL, OPT_MAX_CASES},
     {"max-ranks", required_argument, NULL, OPT_MAX_RANKS},
+    {"journal", required_argument, NULL, OPT_JOURNAL},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -46,7 +47,7 @@ static void usage(void)
 {
     puts("usage: shardcheck run [--backend ref|local|mpi|plugin:FILE.so] [--family F]\n"
          "                      [--golden DIR] [--tap | --junit FILE | --json] [--timeout SEC]\n"
-         "                      [--max-cases N] [--max-ranks N]\n"
+         "                      [--max-cases N] [--max-ranks N] [--journal FILE]\n"
          "  ref     the reference, one process;  local  simulated ranks with real collectives\n"
          "  mpi     one process per rank: mpirun -np N shardcheck run --backend mpi\n"
          "  plugin  a vendor library implementing shardcheck_backend.h\n"
@@ -85,6 +86,11 @@ static bool printer(const run_opts *o) { return o->rank == 0; }
 /* Print one result as it finishes (TAP streams; text shows what did not pass). */
 static void emit_line(const run_opts *o, const run_result *r, size_t idx)
 {
+    if (printer(o) && o->journal) {
+        fprintf(o->journal, "%s %s %lld\n", run_status_name(r->status), r->family,
+                (long long)r->tcid);
+        fflush(o->journal);
+    }
     if (!printer(o) || o->json)
         return;
     if (o->tap) {
@@ -103,43 +109,62 @@ static void emit_line(const run_opts *o, const run_result *r, size_t idx)
     fflush(stdout);
 }
 
-/* ---- one test ---- */
+/* ---- one chunk of tests ---- */
 
-static void run_one(run_opts *o, const shc_family *f, const json_t *group, json_t *test,
-                    int64_t seq, run_result *r)
+#define CHUNK 256
+
+static void run_chunk(run_opts *o, const shc_family *f, const shc_golden *g, const int64_t *idx,
+                      int64_t n, int64_t seq, results *rs)
 {
-    double t0 = now_s();
-    r->family = f->name;
-    r->tcid = json_integer_value(json_object_get(test, "tcId"));
-    snprintf(r->comment, sizeof r->comment, "%s",
-             json_string_value(json_object_get(test, "comment")) ?: "");
-    int64_t world = f->world_size(group, test);
+    run_outcome *out = calloc((size_t)n, sizeof *out);
+    if (!out) {
+        fputs("shardcheck run: out of memory\n", stderr);
+        exit(EXIT_INTERNAL);
+    }
     int64_t cap = o->backend == BACKEND_MPI ? o->nprocs : o->max_ranks;
-    if (world > cap) {
-        r->status = RUN_NOTSUPPORTED;
-        snprintf(r->msg, sizeof r->msg, "needs %lld ranks, the %s backend has %lld",
-                 (long long)world, o->backend == BACKEND_MPI ? "mpi" : "run's", (long long)cap);
-        return;
+    for (int64_t k = 0; k < n; k++) {
+        out[k].world = f->world_size(g->groups[idx[k]], g->tests[idx[k]]);
+        if (out[k].world > cap) {
+            out[k].status = RUN_NOTSUPPORTED;
+            snprintf(out[k].msg, sizeof out[k].msg, "needs %lld ranks, the %s has %lld",
+                     (long long)out[k].world,
+                     o->backend == BACKEND_MPI ? "mpirun job" : "backend (--max-ranks)",
+                     (long long)cap);
+        }
     }
-    json_t **views = calloc((size_t)world, sizeof *views);
-    if (!views) {
-        r->status = RUN_INTERNAL;
-        snprintf(r->msg, sizeof r->msg, "out of memory for %lld views", (long long)world);
-        return;
-    }
+    double t0 = now_s();
 #ifdef HAVE_MPI
     if (o->backend == BACKEND_MPI)
-        r->status = run_mpi_case(o, f, group, test, world, seq, views, r->msg, sizeof r->msg);
+        run_mpi_chunk(o, f, g, idx, n, seq, out);
     else
 #endif
-        r->status = run_views(o, f, group, test, world, 0, world, views, r->msg, sizeof r->msg);
+        run_views_chunk(o, f, g, idx, n, -1, out);
     (void)seq;
-    if (r->status == RUN_PASS && printer(o))
-        r->status = run_check(o, f, group, test, world, views, r->msg, sizeof r->msg);
-    for (int64_t i = 0; i < world; i++)
-        json_decref(views[i]);
-    free(views);
-    r->seconds = now_s() - t0;
+    double each = (now_s() - t0) / (double)n;
+    for (int64_t k = 0; k < n; k++) {
+        const json_t *test = g->tests[idx[k]];
+        run_result *r = add_result(rs);
+        r->family = f->name;
+        r->tcid = json_integer_value(json_object_get(test, "tcId"));
+        snprintf(r->comment, sizeof r->comment, "%s",
+                 json_string_value(json_object_get(test, "comment")) ?: "");
+        r->status = out[k].status;
+        r->seconds = each;
+        snprintf(r->msg, sizeof r->msg, "%s", out[k].msg);
+        if (r->status == RUN_PASS && printer(o)) {
+            if (!out[k].views || out[k].count != out[k].world) {
+                r->status = RUN_INTERNAL;
+                snprintf(r->msg, sizeof r->msg, "%lld views for %lld ranks",
+                         (long long)out[k].count, (long long)out[k].world);
+            } else {
+                r->status = run_check(o, f, g->groups[idx[k]], test, out[k].world, out[k].views,
+                                      r->msg, sizeof r->msg);
+            }
+        }
+        run_outcome_clear(&out[k]);
+        emit_line(o, r, rs->n);
+    }
+    free(out);
 }
 
 /* Every selected test of one family; returns EXIT_USAGE on a corrupt golden file. */
@@ -173,11 +198,14 @@ static int run_family(run_opts *o, const shc_family *f, results *rs, int64_t *se
         return EXIT_USAGE;
     }
     int64_t n = g.ntests, take = o->max_cases > 0 && o->max_cases < n ? o->max_cases : n;
-    for (int64_t k = 0; k < take && !o->lost; k++) {
-        int64_t i = take == n ? k : k * n / take;
-        run_result *r = add_result(rs);
-        run_one(o, f, g.groups[i], g.tests[i], (*seq)++, r);
-        emit_line(o, r, rs->n);
+    int64_t idx[CHUNK];
+    /* mpi executes redistribute-data in lockstep: small chunks keep the journal current */
+    int64_t chunk = o->backend == BACKEND_MPI && !strcmp(f->name, "redistribute-data") ? 8 : CHUNK;
+    for (int64_t k0 = 0; k0 < take && !o->lost; k0 += chunk) {
+        int64_t m = take - k0 < chunk ? take - k0 : chunk;
+        for (int64_t k = 0; k < m; k++)
+            idx[k] = take == n ? k0 + k : (k0 + k) * n / take;
+        run_chunk(o, f, &g, idx, m, (*seq)++, rs);
     }
     shc_golden_free(&g);
     return EXIT_OK;
@@ -340,6 +368,7 @@ static int parse_options(run_opts *o, int argc, char **argv)
                 return cli_usage_error("run", "--max-ranks %lld: expected 1..4096", v);
             o->max_ranks = v;
             break;
+        case OPT_JOURNAL: o->journal_path = optarg; break;
         case OPT_HELP: usage(); return -1;
         default: return cli_usage_error("run", "unknown option (see shardcheck run --help)");
         }
@@ -379,6 +408,10 @@ int cmd_run(int argc, char **argv)
         return EXIT_SKIP;
 #endif
     }
+    if (o.journal_path && printer(&o) && !(o.journal = fopen(o.journal_path, "w"))) {
+        fprintf(stderr, "shardcheck run: --journal %s: cannot write\n", o.journal_path);
+        return EXIT_USAGE;
+    }
     results rs = {0};
     int64_t seq = 0;
     const shc_family *const *fams = shc_families();
@@ -386,6 +419,10 @@ int cmd_run(int argc, char **argv)
         if (!o.family || !strcmp(o.family, fams[i]->name))
             rc = run_family(&o, fams[i], &rs, &seq);
     int code = rc ? rc : printer(&o) ? report(&o, &rs) : EXIT_OK;
+    if (o.journal) {
+        fprintf(o.journal, "done %d\n", code);
+        fclose(o.journal);
+    }
 #ifdef HAVE_MPI
     if (o.backend == BACKEND_MPI)
         run_mpi_finish(&o, o.lost);

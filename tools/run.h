@@ -7,6 +7,7 @@
  */
 #ifndef SHC_RUN_H
 #define SHC_RUN_H
+#include <stdio.h>
 #include <jansson.h>
 #include "shardcheck.h"
 #include "golden.h"
@@ -38,6 +39,8 @@ typedef struct run_opts {
     int64_t rank, nprocs;    /* this process under mpi; 0 and 1 otherwise */
     shc_comm *comm;          /* mpi: the communicator redistribute-data executes on */
     int lost;                /* mpi: a rank stopped answering; the run must end */
+    const char *journal_path;
+    FILE *journal;           /* --journal: one line per case as it finishes (rank 0) */
 } run_opts;
 
 /* One finished case. */
@@ -52,37 +55,46 @@ typedef struct run_result {
 
 /* Name of a status ("Pass", "Fail", ...). */
 const char *run_status_name(run_status s);
+/* Apply the injected fault if it targets this rank and test (kill or hang). */
+void run_inject(const run_opts *o, const json_t *test, int64_t first, int64_t count);
 /* Parse SHARDCHECK_FAULT; 0 or -1 with a message on stderr. */
 int run_parse_fault(const char *spec, run_fault *f);
 
-/* Compute the views of ranks [first, first+count) of a test as the backend sees
- * them, in a forked worker limited to o->timeout_s: views[i] is the view of rank
- * first+i ({"error": msg} for a refused case).  Returns RUN_PASS when every view
- * was computed, otherwise the status (Crash, Timeout, NotSupported, InternalError)
- * with msg set. */
-run_status run_views(const run_opts *o, const shc_family *f, const json_t *group,
-                     const json_t *test, int64_t world, int64_t first, int64_t count,
-                     json_t **views, char *msg, size_t n);
+/* What computing one test produced: a status (Pass = every view computed) and,
+ * for ranks [first, first+count), their views ({"error": msg} for a refused case). */
+typedef struct run_outcome {
+    run_status status;
+    char msg[768];
+    int64_t world, first, count;
+    json_t **views;
+} run_outcome;
+
+/* Free an outcome's views. */
+void run_outcome_clear(run_outcome *oc);
+/* Compute the outcomes of tests idx[0..n) of golden g in forked workers that stream
+ * one outcome per test: a worker that crashes or exceeds o->timeout_s on a test
+ * costs that test only (Crash or Timeout) and the next worker goes on.  Outcomes
+ * whose status is preset to NotSupported are skipped.  rank < 0: every rank of each
+ * test; otherwise only that rank (mpi). */
+void run_views_chunk(const run_opts *o, const shc_family *f, const shc_golden *g,
+                     const int64_t *idx, int64_t n, int64_t rank, run_outcome *out);
 /* Check every rank's view against golden and the family's SPMD invariants;
  * views has world entries. */
 run_status run_check(const run_opts *o, const shc_family *f, const json_t *group,
                      const json_t *test, int64_t world, json_t *const *views, char *msg,
                      size_t n);
 
-/* Result messages of one rank's view, shared with the mpi path: serialise a
- * worker outcome {"status": s, "msg": m, "views": [...]} and read it back. */
-char *run_outcome_dump(run_status s, const char *msg, json_t **views, int64_t count);
-run_status run_outcome_load(const char *text, json_t **views, int64_t count, char *msg,
-                            size_t n);
+/* An outcome as one line of text (worker -> parent, rank -> rank 0), and back. */
+char *run_outcome_dump(const run_outcome *oc);
+int run_outcome_load(const json_t *j, run_outcome *oc);
 
 #ifdef HAVE_MPI
 /* Under mpirun: initialise, and per case gather every rank's outcome to rank 0. */
 int run_mpi_init(run_opts *o, int *argc, char ***argv);
-/* Every rank calls this for each case in the same order; on rank 0 views gets
- * world entries and the return is the combined status. */
-run_status run_mpi_case(run_opts *o, const shc_family *f, const json_t *group,
-                        const json_t *test, int64_t world, int64_t seq, json_t **views,
-                        char *msg, size_t n);
+/* Every rank calls this for each chunk of tests in the same order; on rank 0 each
+ * outcome gets every rank's view (world entries, first = 0). */
+void run_mpi_chunk(run_opts *o, const shc_family *f, const shc_golden *g, const int64_t *idx,
+                   int64_t n, int64_t seq, run_outcome *out);
 /* Finish: MPI_Finalize (or MPI_Abort when a rank stopped answering). */
 void run_mpi_finish(const run_opts *o, int lost);
 #endif

@@ -102,12 +102,52 @@ static run_status exec_view(const run_opts *o, const json_t *group, const json_t
 /* Worse of two statuses for the combined case result. */
 static run_status worse(run_status a, run_status b)
 {
-    static const int rank[RUN_NSTATUS] = {0, 2, 1, 5, 4, 6}; /* Pass < NotSupported < Fail < ... */
+    static const int rank[RUN_NSTATUS] = {0, 2, 1, 4, 3, 5}; /* Pass < NotSupported < Fail < ... */
     return rank[b] > rank[a] ? b : a;
 }
 
-static run_status receive(run_opts *o, int64_t src, int tag, double deadline, json_t **view,
-                          char *msg, size_t n)
+/* This rank's outcomes for the chunk (NotSupported where it is idle). */
+static void my_outcomes(run_opts *o, const shc_family *f, const shc_golden *g,
+                        const int64_t *idx, int64_t n, const run_outcome *all, run_outcome *mine)
+{
+    for (int64_t k = 0; k < n; k++) {
+        mine[k] = (run_outcome){.world = all[k].world, .first = o->rank, .count = 1};
+        if (all[k].status == RUN_NOTSUPPORTED || o->rank >= all[k].world)
+            mine[k].status = RUN_NOTSUPPORTED;
+    }
+    if (strcmp(f->name, "redistribute-data")) {
+        run_views_chunk(o, f, g, idx, n, o->rank, mine);
+        return;
+    }
+    int64_t broken = -1;  /* a collective timed out: the job is out of step from here */
+    for (int64_t k = 0; k < n; k++) {
+        if (mine[k].status == RUN_NOTSUPPORTED)
+            continue;
+        if (broken >= 0) {
+            mine[k].status = RUN_TIMEOUT;
+            snprintf(mine[k].msg, sizeof mine[k].msg, "not run: a collective of tc %lld timed "
+                     "out, the job is out of step", (long long)broken);
+            continue;
+        }
+        if (o->journal)
+            fprintf(o->journal, "start %s %lld\n", f->name,
+                    (long long)json_integer_value(json_object_get(g->tests[idx[k]], "tcId")));
+        if (o->journal)
+            fflush(o->journal);
+        /* A fault here hits the MPI process itself: a real dead or hung rank. */
+        run_inject(o, g->tests[idx[k]], o->rank, 1);
+        mine[k].views = calloc(1, sizeof *mine[k].views);
+        mine[k].status = exec_view(o, g->groups[idx[k]], g->tests[idx[k]], mine[k].views,
+                                   mine[k].msg, sizeof mine[k].msg);
+        if (mine[k].status == RUN_TIMEOUT) {
+            broken = json_integer_value(json_object_get(g->tests[idx[k]], "tcId"));
+            o->lost = 1;
+        }
+    }
+}
+
+/* Rank 0: one chunk message from src, or NULL after the deadline. */
+static json_t *receive(run_opts *o, int64_t src, int tag, double deadline)
 {
     int flag = 0;
     MPI_Status st;
@@ -122,57 +162,89 @@ static run_status receive(run_opts *o, int64_t src, int tag, double deadline, js
     }
     if (!flag) {
         o->lost = 1;
-        snprintf(msg, n, "rank %lld sent nothing within %.0f s (process stuck or dead)",
-                 (long long)src, o->timeout_s + 30);
-        return RUN_TIMEOUT;
+        return NULL;
     }
     int len;
     MPI_Get_count(&st, MPI_CHAR, &len);
     char *buf = malloc((size_t)len + 1);
-    if (!buf) {
-        snprintf(msg, n, "out of memory");
-        return RUN_INTERNAL;
-    }
+    if (!buf)
+        return NULL;
     MPI_Recv(buf, len, MPI_CHAR, (int)src, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     buf[len] = '\0';
-    run_status s = run_outcome_load(buf, view, 1, msg, n);
+    json_error_t je;
+    json_t *j = json_loads(buf, 0, &je);
     free(buf);
-    return s;
+    return j;
 }
 
-run_status run_mpi_case(run_opts *o, const shc_family *f, const json_t *group,
-                        const json_t *test, int64_t world, int64_t seq, json_t **views,
-                        char *msg, size_t n)
+/* Rank 0: fold rank r's outcome for one test into the combined one. */
+static void merge(run_outcome *all, int64_t r, const run_outcome *part)
 {
-    if (o->rank >= world || o->lost)
-        return RUN_PASS;
-    json_t *mine = NULL;
-    char m[768] = "";
-    run_status s = !strcmp(f->name, "redistribute-data")
-                   ? exec_view(o, group, test, &mine, m, sizeof m)
-                   : run_views(o, f, group, test, world, o->rank, 1, &mine, m, sizeof m);
+    if (part->status != RUN_PASS && worse(all->status, part->status) != all->status) {
+        all->status = worse(all->status, part->status);
+        snprintf(all->msg, sizeof all->msg, "%s", part->msg);
+    }
+    if (part->views && part->count == 1 && r < all->world) {
+        all->views[r] = part->views[0];
+        part->views[0] = NULL;
+    }
+}
+
+void run_mpi_chunk(run_opts *o, const shc_family *f, const shc_golden *g, const int64_t *idx,
+                   int64_t n, int64_t seq, run_outcome *out)
+{
+    run_outcome *mine = calloc((size_t)n, sizeof *mine);
+    double t0 = now_s();
+    my_outcomes(o, f, g, idx, n, out, mine);
     int tag = (int)(seq % 30000);
     if (o->rank != 0) {
-        char *text = run_outcome_dump(s, m, &mine, 1);
+        json_t *a = json_array();
+        for (int64_t k = 0; k < n; k++) {
+            char *t = mine[k].status == RUN_NOTSUPPORTED && !mine[k].views ? NULL
+                                                                          : run_outcome_dump(&mine[k]);
+            json_array_append_new(a, t ? json_string(t) : json_null());
+            free(t);
+            run_outcome_clear(&mine[k]);
+        }
+        char *text = json_dumps(a, JSON_COMPACT);
         MPI_Send(text, (int)strlen(text) + 1, MPI_CHAR, 0, tag, MPI_COMM_WORLD);
         free(text);
-        json_decref(mine);
-        return s;
+        json_decref(a);
+        free(mine);
+        return;
     }
-    views[0] = mine;
-    run_status all = s;
-    snprintf(msg, n, "%s", m);
-    double deadline = now_s() + o->timeout_s + 30;
-    for (int64_t r = 1; r < world; r++) {
-        char rm[768] = "";
-        run_status rs = receive(o, r, tag, deadline, &views[r], rm, sizeof rm);
-        if (worse(all, rs) != all || (all == RUN_PASS && rs != RUN_PASS)) {
-            all = worse(all, rs);
-            snprintf(msg, n, "%s", rm);
+    for (int64_t k = 0; k < n; k++) {
+        if (out[k].status == RUN_NOTSUPPORTED)
+            continue;
+        out[k].first = 0;
+        out[k].count = out[k].world;
+        out[k].views = calloc((size_t)out[k].world, sizeof *out[k].views);
+        merge(&out[k], 0, &mine[k]);
+        run_outcome_clear(&mine[k]);
+    }
+    /* The others did the same work as rank 0: allow twice its time plus the case limit. */
+    double deadline = now_s() + 2 * (now_s() - t0) + o->timeout_s + 10;
+    for (int64_t r = 1; r < o->nprocs; r++) {
+        json_t *a = receive(o, r, tag, deadline);
+        for (int64_t k = 0; k < n; k++) {
+            if (out[k].status == RUN_NOTSUPPORTED || r >= out[k].world)
+                continue;
+            run_outcome part = {0};
+            json_error_t je;
+            const char *t = json_string_value(json_array_get(a, (size_t)k));
+            json_t *j = t ? json_loads(t, 0, &je) : NULL;
+            if (!j || run_outcome_load(j, &part)) {
+                part.status = a ? RUN_INTERNAL : RUN_TIMEOUT;
+                snprintf(part.msg, sizeof part.msg, a ? "rank %lld sent no outcome"
+                         : "rank %lld sent nothing within the deadline (process stuck or dead)",
+                         (long long)r);
+            }
+            merge(&out[k], r, &part);
+            run_outcome_clear(&part);
+            json_decref(j);
         }
-        if (o->lost)
-            break;
+        json_decref(a);
     }
-    return all;
+    free(mine);
 }
 #endif

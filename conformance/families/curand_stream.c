@@ -111,7 +111,7 @@ static int run_call(shc_curand_philox *s, const char *c, json_t *r, shc_err *e)
 
 static int compute(const json_t *group, const json_t *test, json_t **out, int *normals, shc_err *e)
 {
-    uint64_t seed, sub, off;
+    uint64_t seed = 0, sub = 0, off = 0;
     int rc = shcr_u64(group, "seed", &seed, e);
     if (!rc) rc = shcr_u64(group, "subsequence", &sub, e);
     if (!rc) rc = shcr_u64(group, "offset", &off, e);

@@ -37,7 +37,6 @@ static inline int shcl_join(const json_t *a, char sep, char *buf, size_t n, cons
 /* Mesh of a test group: "mesh" [sizes] and optional "rankMap" [ranks]. */
 static inline int shcl_mesh_from_json(const json_t *group, shc_mesh *m, shc_err *e)
 {
-    static const size_t cap = 1 << 20;
     char shape[256];
     memset(m, 0, sizeof *m);
     int rc = shcl_join(json_object_get(group, "mesh"), 'x', shape, sizeof shape, "mesh", e);
@@ -46,6 +45,7 @@ static inline int shcl_mesh_from_json(const json_t *group, shc_mesh *m, shc_err 
     const json_t *rm = json_object_get(group, "rankMap");
     if (!rm)
         return shc_mesh_parse(m, shape, NULL, e);
+    size_t cap = 24 * json_array_size(rm) + 16; /* an int64 is at most 20 chars + ',' */
     char *ranks = malloc(cap);
     if (!ranks)
         return shc_fail(e, SHC_ENOMEM, "rank map: out of memory");

@@ -159,6 +159,9 @@ static void declare_notes(shc_gw *w)
     shc_gw_note(w, "StridedShard", "A _StridedShard placement (gather and permute).");
     shc_gw_note(w, "ShardOrder", "An explicit shard order in trace form.");
     shc_gw_note(w, "SizeOneMeshDim", "A mesh dim of size 1 (torch's num_chunks == 1 shortcut).");
+    shc_gw_note(w, "WrongDataFinding", "Finding: torch 2.13 executes this plan (the greedy "
+                "fallback for an undecodable _StridedShard) and the result is not the global "
+                "tensor's slice on some rank; expected records what torch computes.");
     shc_gw_note(w, "LargeMesh", "More than 8 ranks (the mpi backend needs that many processes).");
 }
 
@@ -244,8 +247,11 @@ static int emit(gen_state *g, const char *mesh, const char *src0, const char *ds
         rc = SHC_OK;
     } else if (!rc) {
         json_t *ls = json_array(), *hs = json_array(), *vs = json_array();
+        bool wrong = false;
         for (int64_t r = 0; r < x.mesh.size; r++) {
             json_t *v = shc_rdata_view(&res[r]);
+            shc_rdata_oracle_note(&x, r, &res[r], v);
+            wrong |= json_object_get(v, "oracleMismatch") != NULL;
             json_array_append(ls, json_object_get(v, "localShape"));
             json_array_append(hs, json_object_get(v, "sha256"));
             json_array_append(vs, json_object_get(v, "values"));
@@ -254,6 +260,8 @@ static int emit(gen_state *g, const char *mesh, const char *src0, const char *ds
         }
         json_t *per = json_pack("{s:o, s:o, s:o}", "localShape", ls, "sha256", hs, "values", vs);
         add_flags(t, &x, per);
+        if (wrong)
+            shc_test_flag(t, "WrongDataFinding");
         json_object_set_new(t, "expected", json_pack("{s:o}", "perRank", per));
     } else {
         json_decref(t);

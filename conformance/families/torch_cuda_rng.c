@@ -60,6 +60,19 @@ static const rcase CASES[] = {
     {"uniform", "float32", "536870913", 0, 1, 0, 0, 17, 0, false}, /* 32-bit index split */
 };
 
+/* Inputs torch rejects (result "invalid", expected {error}); one group (a100). */
+static const rcase INVALID[] = {
+    {"uniform", "float32", "4", 2, 1, 0, 0, 0, 0, false},
+    {"uniform", "int32", "4", 0, 1, 0, 0, 0, 0, false},
+    {"normal", "float32", "4", 0, -1, 0, 0, 0, 0, false},
+    {"bernoulli", "float32", "4", 1.5, 0, 0, 0, 0, 0, false},
+    {"dropout", "float16", "4", -0.25, 0, 0, 0, 0, 0, false},
+    {"exponential", "float64", "4", 0, 0, 0, 0, 0, 0, false},
+    {"random", "int64", "4", 0, 0, 7, 7, 0, 0, false},
+    {"random", "int8", "4", 0, 0, 0, 1000, 0, 0, false},
+    {"uniform", "float32", "4", 0, 1, 0, 0, 0, 6, false}, /* offset not a multiple of 4 */
+};
+
 static int req_from(const json_t *test, shc_torch_rng_req *r, shc_shape *s, shc_err *e)
 {
     shc_torch_op op;
@@ -119,8 +132,8 @@ static int compute(const json_t *group, const json_t *test, json_t **out, shc_er
     shc_gpu_profile g;
     shc_torch_rng_req r;
     shc_shape s;
-    uint64_t seed;
-    int64_t off, no;
+    uint64_t seed = 0;
+    int64_t off = 0, no = 0;
     profile_from(group, &g);
     int rc = req_from(test, &r, &s, e);
     if (!rc) rc = shcr_u64(test, "seed", &seed, e);
@@ -209,7 +222,7 @@ static json_t *case_test(const rcase *c, shc_err *e)
     } else if (!strcmp(c->op, "exponential")) {
         json_object_set_new(p, "lambd", json_real(c->a));
     } else if (!strcmp(c->op, "random")) {
-        if (c->from < c->to) {
+        if (c->from < c->to || (c->from == c->to && c->from)) {
             json_object_set_new(p, "from", shc_json_i64s(c->from));
             json_object_set_new(p, "to", shc_json_i64s(c->to));
         }
@@ -230,6 +243,38 @@ static json_t *case_test(const rcase *c, shc_err *e)
     return t;
 }
 
+static int gen_invalid(shc_gw *w, shc_err *e)
+{
+    shc_gpu_profile g;
+    int rc = shc_gpu_profile_parse("a100", &g, e);
+    json_t *grp = json_pack("{s:s,s:i,s:i}", "gpu", g.name, "smCount", g.sm_count,
+                            "maxThreadsPerSM", g.max_threads_per_sm);
+    json_t *keep = json_incref(grp);
+    if (!rc)
+        rc = shc_gw_group(w, grp, e);
+    for (size_t i = 0; i < sizeof INVALID / sizeof INVALID[0] && !rc; i++) {
+        json_t *t = case_test(&INVALID[i], e), *ex = NULL;
+        if (!t) {
+            rc = e->code;
+            break;
+        }
+        shc_err ce;
+        int crc = compute(keep, t, &ex, &ce);
+        if (crc != SHC_EINVAL) {
+            json_decref(ex);
+            json_decref(t);
+            rc = shc_fail(e, SHC_EINTERNAL, "invalid torch-cuda-rng case %zu was accepted", i);
+            break;
+        }
+        json_object_set_new(t, "result", json_string("invalid"));
+        json_object_set_new(t, "flags", json_array());
+        json_object_set_new(t, "expected", json_pack("{s:s}", "error", ce.msg));
+        rc = shc_gw_test(w, t, e);
+    }
+    json_decref(keep);
+    return rc;
+}
+
 static int generate(shc_gw *w, shc_err *e)
 {
     shc_gw_note(w, "GpuOnly", "normal_/exponential_: the GPU's sincos/log (Box-Muller uses "
@@ -245,6 +290,8 @@ static int generate(shc_gw *w, shc_err *e)
                 "[0.3990, 0.5167, 0.0249, 0.9401] and the next call [0.9722, 0.7910, 0.4690, "
                 "0.3300].");
     int rc = shc_gw_file(w, "torch_cuda_rng", e);
+    if (!rc)
+        rc = gen_invalid(w, e);
     for (int gi = 0; GPUS[gi] && !rc; gi++) {
         shc_gpu_profile g;
         if ((rc = shc_gpu_profile_parse(GPUS[gi], &g, e)))

@@ -9,6 +9,7 @@
  * against torch itself.
  */
 #include "config.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tap.h"
@@ -303,6 +304,73 @@ START_TEST(layout_errors)
 }
 END_TEST
 
+/* Property: along every tensor dim, the ranks' held indices partition the dim
+ * once per replica: index i is held by exactly world / (product of the mesh
+ * dims sharding that dim) ranks, and every held index is in range.  Checked
+ * for every placement combination of a few meshes, shapes and shard orders. */
+static void ck_partition(const char *ms, const char *pls, const char *shape)
+{
+    shc_mesh m;
+    shc_placements pl;
+    shc_shape s;
+    shc_err e = {0};
+    mesh(&m, ms, NULL);
+    ck_assert_msg(shc_placements_parse(&pl, pls, &e) == SHC_OK, "%s: %s", pls, e.msg);
+    ck_assert_int_eq(shc_shape_parse(&s, shape, &e), SHC_OK);
+    for (int d = 0; d < s.ndim; d++) {
+        int64_t shards = 1;
+        for (int i = 0; i < pl.n; i++)
+            if ((pl.p[i].kind == SHC_P_SHARD || pl.p[i].kind == SHC_P_STRIDED) && pl.p[i].dim == d)
+                shards *= m.shape[i];
+        int64_t *held = calloc((size_t)s.d[d] + 1, sizeof *held);
+        for (int64_t r = 0; r < m.size; r++) {
+            shc_layout l;
+            ck_assert_msg(shc_layout_of_rank(&m, &pl, &s, r, &l, &e) == SHC_OK, "%s", e.msg);
+            for (int64_t k = 0; k < l.local.d[d]; k++) {
+                int64_t g = l.index[d] ? l.index[d][k] : l.offset[d] + k;
+                ck_assert_msg(g >= 0 && g < s.d[d], "%s %s [%s] rank %lld dim %d: index %lld",
+                              ms, pls, shape, (long long)r, d, (long long)g);
+                held[g]++;
+            }
+            if (l.local.d[d] == 0)
+                ck_assert_int_eq(l.offset[d], s.d[d]);
+            shc_layout_free(&l);
+        }
+        for (int64_t g = 0; g < s.d[d]; g++)
+            ck_assert_msg(held[g] == m.size / shards, "%s %s [%s] dim %d index %lld held %lld "
+                          "times, want %lld", ms, pls, shape, d, (long long)g,
+                          (long long)held[g], (long long)(m.size / shards));
+        free(held);
+    }
+    shc_mesh_free(&m);
+}
+
+START_TEST(partition_property)
+{
+    static const char *const opts[] = {"R", "P(sum)", "S(0)", "S(1)", "_S(0, 2)", "_S(1, 3)",
+                                       "_S(0, 5)"};
+    static const char *const meshes[] = {"3", "2x3", "4x2", "2x2x3"};
+    static const char *const shapes[] = {"0,1", "1,7", "7,5", "13,12", "30,2", "61,29"};
+    for (int mi = 0; mi < 4; mi++) {
+        int nd = mi < 1 ? 1 : mi < 3 ? 2 : 3, total = 1;
+        for (int i = 0; i < nd; i++)
+            total *= 7;
+        for (int c = 0; c < total; c++) {
+            char pls[128] = "";
+            for (int i = 0, x = c; i < nd; i++, x /= 7)
+                snprintf(pls + strlen(pls), sizeof pls - strlen(pls), i ? ",%s" : "%s",
+                         opts[x % 7]);
+            for (int k = 0; k < 6; k++)
+                ck_partition(meshes[mi], pls, shapes[k]);
+        }
+    }
+    /* Explicit shard orders partition too. */
+    ck_partition("2x3", "S(0)[1]S(0)[0]", "7,1");
+    ck_partition("2x2x3", "S(1)[2]S(1)[0]S(1)[1]", "2,13");
+    ck_partition("2x2x3", "S(0)[1]S(1)S(0)[0]", "11,5");
+}
+END_TEST
+
 /* ---- groups ---- */
 
 static void ck_groups(const shc_groups *g, int64_t ng, int64_t gs, const int64_t *want)
@@ -428,6 +496,20 @@ START_TEST(seed002_hsdp)
     ck_list(h.unsharded, h.dp_size, (int64_t[]){3, 7}, 2);
     ck_assert_int_eq(h.rank_size, 8);
     shc_hsdp_free(&h);
+    /* Both lists come sorted (communicator order) even when the mesh is not:
+     * 2x2 [[3,1],[2,0]], shard dim 1, rank 0 = (1,1): row [2,0] -> [0,2];
+     * column [1,0] -> [0,1]. */
+    {
+        shc_mesh m;
+        shc_placements pl;
+        mesh(&m, "2x2", "3,1,2,0");
+        ck_assert_int_eq(shc_placements_parse(&pl, "R,S(0)", NULL), SHC_OK);
+        ck_assert_int_eq(shc_hsdp_groups(&m, &pl, 1, 0, &h, NULL), SHC_OK);
+        ck_list(h.sharded, h.shard_size, (int64_t[]){0, 2}, 2);
+        ck_list(h.unsharded, h.dp_size, (int64_t[]){0, 1}, 2);
+        shc_hsdp_free(&h);
+        shc_mesh_free(&m);
+    }
     /* No shard dim: sharded invalid (size 1); unsharded over both R dims. */
     hsdp("2x4", "R,R", -1, 5, &h);
     ck_assert(!h.sharded_valid);
@@ -502,6 +584,7 @@ int main(void)
     tcase_add_test(tc, replicate_partial_rank_map);
     tcase_add_test(tc, shard_order);
     tcase_add_test(tc, layout_errors);
+    tcase_add_test(tc, partition_property);
     suite_add_tcase(s, tc);
     TCase *tg = tcase_create("groups");
     tcase_add_test(tg, device_mesh_groups);

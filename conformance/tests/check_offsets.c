@@ -176,6 +176,36 @@ START_TEST(state_bytes)
 }
 END_TEST
 
+/* manual_seed then two regions on the docstring layout, rank 5 (start 96, end 128). */
+START_TEST(seed_and_region_state)
+{
+    lay L;
+    shc_err e;
+    uint8_t st[16];
+    load(&L, "2x2x2", "S(1),R,S(0)", "8,16");
+    ck_assert_int_eq(shc_rng_manual_seed(&L.m, 5, 1234, st, &e), 0);
+    const uint8_t want0[16] = {0xd2, 0x04, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    ck_assert_mem_eq(st, want0, 16);
+    ck_assert_int_eq(shc_rng_manual_seed(&L.m, 8, 1234, st, &e), SHC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "manual_seed requires"));
+    shc_rng_manual_seed(&L.m, 5, 1234, st, &e);
+    shc_rng_layout t;
+    shc_rng_offsets o;
+    ck_assert_int_eq(shc_rng_layout_init(&t, &L.m, &L.pl, &L.s, &e), 0);
+    ck_assert_int_eq(shc_rng_offsets_rank(&t, &L.m, 5, &o, &e), 0);
+    int64_t run, off;
+    uint64_t seed;
+    ck_assert_int_eq(shc_rng_distribute_region(&o, st, &run, &e), 0);
+    ck_assert_int_eq(run, 96);
+    ck_assert_int_eq(shc_rng_distribute_region(&o, st, &run, &e), 0);
+    ck_assert_int_eq(run, 128 + 96);
+    shc_rng_state_unpack(st, &seed, &off);
+    ck_assert_uint_eq(seed, 1234);
+    ck_assert_int_eq(off, 256);
+    shc_mesh_free(&L.m);
+}
+END_TEST
+
 START_TEST(region_and_overflow)
 {
     shc_rng_offsets o = {1, 64, 128, 32};
@@ -415,6 +445,7 @@ int main(void)
     tcase_add_test(tc, chunk_sizes);
     tcase_add_test(tc, state_bytes);
     tcase_add_test(tc, region_and_overflow);
+    tcase_add_test(tc, seed_and_region_state);
     tcase_add_test(tc, bad_layouts);
     tcase_add_test(tc, local_numel_vs_layout);
     suite_add_tcase(s, tc);

@@ -252,6 +252,15 @@ START_TEST(strided_decode)
     ck_assert_int_eq(so.md[0][0], 2);
     ck_assert_int_eq(so.md[0][1], 0);
     ck_assert_int_eq(so.md[0][2], 1);
+    /* and back (_convert_shard_order_to_StridedShard's docstring example) */
+    shc_placement back[3];
+    char buf[64];
+    shc_placements plain;
+    ck_assert_int_eq(shc_placements_parse(&plain, "S(0),S(0),S(0)", &e), 0);
+    ck_assert_int_eq(shc_shard_order_to_strided(&m, plain.p, 3, &so, back, &e), 0);
+    memcpy(plain.p, back, sizeof back);
+    shc_placements_format(&plain, buf, sizeof buf);
+    ck_assert_str_eq(buf, "_S(0, 2),_S(0, 2),S(0)");
     ck_assert_int_eq(shc_placements_parse(&pl, "_S(0, 5),S(0),R", &e), 0);
     ck_assert(!shc_strided_to_shard_order(&m, pl.p, 3, &so));
     shc_mesh_free(&m);

@@ -10,8 +10,16 @@
 #include "config.h"
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
+#include <jansson.h>
 #include "tap.h"
+
+/* ck_assert records every passing check through a temporary file; hot loops
+ * use this instead and only report failures. */
+#define EXPECT(c, ...) do { if (!(c)) ck_abort_msg(__VA_ARGS__); } while (0)
 #include "shardcheck.h"
+#include "golden.h"
+#include "curand_stream.h"
 
 #ifdef HAVE_RANDOM123
 #include <Random123/philox.h>
@@ -40,7 +48,7 @@ START_TEST(philox_published_kat)
     for (size_t i = 0; i < sizeof KAT / sizeof KAT[0]; i++) {
         uint32_t o[4];
         shc_philox4x32(KAT[i].c, KAT[i].k, KAT[i].r, o);
-        ck_assert_msg(!memcmp(o, KAT[i].o, 16), "KAT %zu: got %08x %08x %08x %08x", i, o[0], o[1],
+        EXPECT(!memcmp(o, KAT[i].o, 16), "KAT %zu: got %08x %08x %08x %08x", i, o[0], o[1],
                       o[2], o[3]);
     }
 }
@@ -57,7 +65,7 @@ START_TEST(philox_vs_random123)
         philox4x32_ctr_t want = rounds == 10 ? philox4x32_R(10, rc, rk) : philox4x32_R(7, rc, rk);
         uint32_t got[4];
         shc_philox4x32(rc.v, rk.v, rounds, got);
-        ck_assert_msg(!memcmp(got, want.v, 16), "case %d rounds %d differs", i, rounds);
+        EXPECT(!memcmp(got, want.v, 16), "case %d rounds %d differs", i, rounds);
     }
 }
 END_TEST
@@ -76,7 +84,7 @@ static void check_fill(shc_philox_path path, shc_philox_step step, bool soa, con
         philox4x32_ctr_t want = rounds == 10 ? philox4x32_R(10, c, k) : philox4x32_R(7, c, k);
         for (int w = 0; w < 4; w++) {
             uint32_t got = soa ? out[w * n + j] : out[4 * j + w];
-            ck_assert_msg(got == want.v[w], "%s step %d soa %d n %lld block %lld word %d",
+            EXPECT(got == want.v[w], "%s step %d soa %d n %lld block %lld word %d",
                           shc_philox_path_name(path), step, soa, (long long)n, (long long)j, w);
         }
         if (step == SHC_PHILOX_STEP_SUBSEQ) {
@@ -115,6 +123,15 @@ START_TEST(philox_paths_vs_random123)
 }
 END_TEST
 
+START_TEST(curand_constants_are_powers_of_two)
+{
+    /* the exactness argument of curand_stream.h and the SIMD torch.rand path */
+    ck_assert(SHC_CURAND_2POW32_INV == 0x1p-32f);
+    ck_assert(SHC_CURAND_2POW32_INV_DOUBLE == 0x1p-32);
+    ck_assert(SHC_CURAND_2POW53_INV_DOUBLE == 0x1p-53);
+}
+END_TEST
+
 START_TEST(philox_fill_errors)
 {
     shc_err e;
@@ -143,7 +160,7 @@ START_TEST(curand_layout_vs_random123)
             philox4x32_ctr_t c = {{(uint32_t)b, (uint32_t)(b >> 32), (uint32_t)sub, (uint32_t)(sub >> 32)}};
             philox4x32_ctr_t want = philox4x32_R(10, c, k);
             uint32_t got = shc_curand(&st);
-            ck_assert_msg(got == want.v[pos % 4], "case %d word %d", i, w);
+            EXPECT(got == want.v[pos % 4], "case %d word %d", i, w);
         }
         /* curand4 from a non-zero STATE: a window across two blocks */
         shc_curand_philox a, b;
@@ -152,7 +169,7 @@ START_TEST(curand_layout_vs_random123)
         uint32_t q[4];
         shc_curand4(&a, q);
         for (int w = 0; w < 4; w++)
-            ck_assert_uint_eq(q[w], shc_curand(&b));
+            EXPECT(q[w] == shc_curand(&b), "curand4 window word %d", w);
     }
 }
 END_TEST
@@ -204,8 +221,112 @@ START_TEST(threefry_vs_random123)
         int rounds = i % 3 ? 20 : 13;
         threefry2x32_ctr_t want = rounds == 20 ? threefry2x32_R(20, c, k) : threefry2x32_R(13, c, k);
         shc_threefry2x32(c.v, k.v, rounds, o);
-        ck_assert_msg(o[0] == want.v[0] && o[1] == want.v[1], "case %d", i);
+        EXPECT(o[0] == want.v[0] && o[1] == want.v[1], "case %d", i);
     }
+}
+END_TEST
+
+
+static const char *srcdir(void)
+{
+    const char *d = getenv("top_srcdir");
+#ifdef SHC_TOP_SRCDIR
+    if (!d)
+        d = SHC_TOP_SRCDIR;
+#endif
+    return d ? d : ".";
+}
+
+static void hex_words(const json_t *a, uint32_t *w, size_t n)
+{
+    ck_assert_uint_eq(json_array_size(a), n);
+    for (size_t i = 0; i < n; i++)
+        w[i] = (uint32_t)strtoul(json_string_value(json_array_get(a, i)), NULL, 16);
+}
+
+/* The philox-kat golden file itself, recomputed block by block with Random123. */
+START_TEST(golden_philox_kat_vs_random123)
+{
+    shc_golden g;
+    shc_err e;
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/golden", srcdir());
+    EXPECT(shc_golden_load_family(&g, dir, "philox-kat", &e) == 0, "%s", e.msg);
+    ck_assert(g.ntests > 0);
+    for (int64_t t = 0; t < g.ntests; t++) {
+        const json_t *test = g.tests[t], *ex = json_object_get(test, "expected");
+        int rounds = (int)json_integer_value(json_object_get(g.groups[t], "rounds"));
+        int64_t n = json_integer_value(json_object_get(test, "blocks"));
+        bool sub = !strcmp(json_string_value(json_object_get(test, "step")), "subseq");
+        philox4x32_ctr_t c;
+        philox4x32_key_t k;
+        hex_words(json_object_get(test, "counter"), c.v, 4);
+        hex_words(json_object_get(test, "key"), k.v, 2);
+        uint32_t *w = malloc(16 * (size_t)n);
+        for (int64_t j = 0; j < n; j++) {
+            philox4x32_ctr_t r = rounds == 10 ? philox4x32_R(10, c, k) : philox4x32_R(7, c, k);
+            memcpy(w + 4 * j, r.v, 16);
+            if (sub) {
+                if (++c.v[2] == 0)
+                    ++c.v[3];
+            } else if (++c.v[0] == 0 && ++c.v[1] == 0 && ++c.v[2] == 0) {
+                ++c.v[3];
+            }
+        }
+        long long id = (long long)json_integer_value(json_object_get(test, "tcId"));
+        if (json_object_get(ex, "words")) {
+            uint32_t want[16];
+            hex_words(json_object_get(ex, "words"), want, 4 * (size_t)n);
+            EXPECT(!memcmp(w, want, 16 * (size_t)n), "tcId %lld differs from Random123", id);
+        } else {
+            char h[65];
+            shc_sha256_hex(w, 16 * (size_t)n, h);
+            EXPECT(!strcmp(h, json_string_value(json_object_get(ex, "sha256"))),
+                          "tcId %lld: sha256 differs from Random123's stream", id);
+        }
+        free(w);
+    }
+    shc_golden_free(&g);
+}
+END_TEST
+
+/* The threefry golden file recomputed with Random123's threefry2x32-20 and JAX's
+ * partitionable counter layout (jax itself checks it again in the harness). */
+START_TEST(golden_threefry_vs_random123)
+{
+    shc_golden g;
+    shc_err e;
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/golden", srcdir());
+    ck_assert_msg(shc_golden_load_family(&g, dir, "threefry", &e) == 0, "%s", e.msg);
+    for (int64_t t = 0; t < g.ntests; t++) {
+        const json_t *test = g.tests[t], *ex = json_object_get(test, "expected");
+        threefry2x32_key_t k;
+        hex_words(json_object_get(g.groups[t], "key"), k.v, 2);
+        const json_t *sh = json_object_get(test, "shape");
+        uint64_t n = 1;
+        for (size_t i = 0; i < json_array_size(sh); i++)
+            n *= (uint64_t)json_integer_value(json_array_get(sh, i));
+        uint32_t *w = malloc(4 * n + 4);
+        for (uint64_t i = 0; i < n; i++) {
+            threefry2x32_ctr_t c = {{(uint32_t)(i >> 32), (uint32_t)i}};
+            threefry2x32_ctr_t r = threefry2x32_R(20, c, k);
+            w[i] = r.v[0] ^ r.v[1];
+        }
+        long long id = (long long)json_integer_value(json_object_get(test, "tcId"));
+        if (json_object_get(ex, "bits")) {
+            uint32_t want[64];
+            hex_words(json_object_get(ex, "bits"), want, n);
+            EXPECT(!n || !memcmp(w, want, 4 * n), "tcId %lld differs from Random123", id);
+        } else {
+            char h[65];
+            shc_sha256_hex(w, 4 * n, h);
+            EXPECT(!strcmp(h, json_string_value(json_object_get(ex, "sha256"))),
+                   "tcId %lld: sha256 differs from Random123's", id);
+        }
+        free(w);
+    }
+    shc_golden_free(&g);
 }
 END_TEST
 
@@ -218,6 +339,8 @@ int main(void)
     tcase_add_test(tc, philox_vs_random123);
     tcase_add_test(tc, philox_paths_vs_random123);
     tcase_add_test(tc, philox_fill_errors);
+    tcase_add_test(tc, golden_philox_kat_vs_random123);
+    tcase_add_test(tc, curand_constants_are_powers_of_two);
     suite_add_tcase(s, tc);
     TCase *tcu = tcase_create("curand");
     tcase_add_test(tcu, curand_layout_vs_random123);
@@ -226,6 +349,7 @@ int main(void)
     suite_add_tcase(s, tcu);
     TCase *tt = tcase_create("threefry");
     tcase_add_test(tt, threefry_vs_random123);
+    tcase_add_test(tt, golden_threefry_vs_random123);
     suite_add_tcase(s, tt);
     return shc_run_suite(s);
 }

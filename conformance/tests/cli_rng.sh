@@ -1,6 +1,9 @@
 #!/bin/sh
 # cli_rng.sh — `shardcheck rng`: the published torch.cuda values, JSON shapes, and bad input
 # (exit 2 with a message naming what was wrong).
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${top_builddir:=$(pwd)}"
+: "${SHARDCHECK:=$top_builddir/tools/shardcheck}"
 . "$top_srcdir/conformance/tests/tap.sh"
 S=$SHARDCHECK
 
@@ -18,8 +21,24 @@ expect_exit "torch-cuda --json gives bits, values, new_offset" 0 '"new_offset":"
 expect_exit "philox KAT via the CLI" 0 '6627e8d5 e169c58d bc57ac4c 9b00dbd8' \
   $S rng --engine philox --seed 0
 expect_exit "philox --json words" 0 '^\{"words":\["6627e8d5"' $S rng --engine philox --json
+for p in scalar avx2 avx512; do
+  a=$($S rng --engine philox --seed 7 --blocks 37 --step subseq 2>&1)
+  b=$($S rng --engine philox --seed 7 --blocks 37 --step subseq --path $p 2>&1)
+  if [ "$b" = "$a" ]; then tap_ok "philox --path $p gives the default path's words"
+  elif printf '%s' "$b" | grep -q "not available"; then tap_skip "philox --path $p" "this CPU lacks $p"
+  else tap_not_ok "philox --path $p gives the default path's words" "$b"; fi
+done
+expect_exit "unknown philox path" 2 "--path: 'sse9' is not auto" $S rng --engine philox --path sse9
 expect_exit "curand stream words" 0 '^0 6627e8d5' $S rng --engine curand --seed 0 --count 2
 expect_exit "threefry jax key 0 shape 2" 0 '^[0-9a-f]{8} [0-9a-f]{8}$' $S rng --engine threefry --seed 0 --shape 2
+
+# --digest reproduces the golden sha256 of a large output (dropout on an A100, tcId from the file)
+g="$top_srcdir/golden/torch-cuda-rng/torch_cuda_rng.json"
+want=$(grep '"gpu":"a100"' -A 200 "$g" | grep -m1 '"op":"dropout","dtype":"float32","shape":\[1048576\]' |
+  sed 's/.*"expected":{"sha256":"\([0-9a-f]*\)".*/\1/')
+got=$($S rng --engine torch-cuda --gpu a100 --seed 3 --shape 1048576 --op dropout --p 0.1 --digest 2>&1 | awk '$1=="sha256"{print $2}')
+if [ -n "$want" ] && [ "$got" = "$want" ]; then tap_ok "--digest equals the golden sha256 (dropout, 2^20 floats)"
+else tap_not_ok "--digest equals the golden sha256 (dropout, 2^20 floats)" "golden: $want" "cli: $got"; fi
 
 # bad input: exit 2 with a clear message
 expect_exit "unknown engine" 2 "unknown engine 'mt19937'" $S rng --engine mt19937
@@ -29,6 +48,8 @@ expect_exit "unknown dtype" 2 "unknown dtype 'float8'" $S rng --engine torch-cud
 expect_exit "offset not a multiple of 4" 2 "offset must be a multiple of 4" \
   $S rng --engine torch-cuda --shape 4 --op uniform --offset 6
 expect_exit "zero SMs" 2 "SM count 0" $S rng --engine torch-cuda --shape 4 --op uniform --gpu 0x2048
+expect_exit "profile too large for torch's launch arithmetic" 2 "overflow torch's 32-bit launch arithmetic" \
+  $S rng --engine torch-cuda --shape 4 --op uniform --gpu 1000000x65536
 expect_exit "unknown gpu" 2 "unknown gpu profile 'gtx1' \(known: a100" $S rng --engine torch-cuda --shape 4 --op uniform --gpu gtx1
 expect_exit "overflowing shape" 2 "overflow" \
   $S rng --engine torch-cuda --shape 4294967296,4294967296,4 --op uniform

@@ -1,6 +1,9 @@
 #!/bin/sh
 # cuda_rng.sh — runs lib/cuda's device test (GPU output vs the CPU reference) where it was
 # built (--with-cuda) and a GPU is present; otherwise a TAP skip saying which is missing.
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${top_builddir:=$(pwd)}"
+: "${SHARDCHECK:=$top_builddir/tools/shardcheck}"
 . "$top_srcdir/conformance/tests/tap.sh"
 T="$top_builddir/lib/cuda/rng_device_test"
 if [ ! -x "$T" ]; then

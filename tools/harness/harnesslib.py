@@ -71,7 +71,8 @@ class FamilyResult:
         self.passed = self.failed = self.skipped = 0
         self.rank_values = 0          # per-rank expectations checked (for bench)
         self.files = 0
-        self.compute_seconds = 0.0    # time spent inside the adapter only
+        self.compute_seconds = 0.0    # wall time spent inside the adapter only
+        self.compute_cpu_seconds = 0.0  # CPU time of this process inside the adapter
         self.mismatches = []
         self.skip_reasons = {}
 
@@ -81,6 +82,7 @@ class FamilyResult:
             "failed": self.failed, "skipped": self.skipped,
             "rank_values": self.rank_values,
             "compute_seconds": round(self.compute_seconds, 6),
+            "compute_cpu_seconds": round(self.compute_cpu_seconds, 6),
             "skip_reasons": self.skip_reasons,
             "mismatches": [m.as_dict() for m in self.mismatches],
         }
@@ -293,12 +295,13 @@ def check_test(family, compute, group, test, result):
     tcid = test.get("tcId")
     kind = test.get("result", "valid")
     expected = test.get("expected", {})
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     try:
         got = normalize(compute(group, test))
         err = None
     except SKIP_EXCEPTIONS as e:
         result.compute_seconds += time.perf_counter() - t0
+        result.compute_cpu_seconds += time.process_time() - c0
         result.skipped += 1
         reason = str(e) or type(e).__name__
         result.skip_reasons[reason] = result.skip_reasons.get(reason, 0) + 1
@@ -306,6 +309,7 @@ def check_test(family, compute, group, test, result):
     except Exception as e:  # noqa: BLE001 — any rejection counts as "raised"
         got, err = None, e
     result.compute_seconds += time.perf_counter() - t0
+    result.compute_cpu_seconds += time.process_time() - c0
     if kind == "invalid":
         mism = [] if err is not None else [Mismatch(
             family, tcid, None, None, expected.get("error", "an error"), got,

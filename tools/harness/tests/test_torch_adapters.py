@@ -145,3 +145,12 @@ def test_quirk_shard_order_vs_its_strided_shard_encoding():
     assert [str(p) for p in enc] == ["_S(0, 2)", "S(0)"]
     strided = layout([3, 2], ",".join(str(p) for p in enc), [13])
     assert [s[0] for s in strided["localShape"]] != [s[0] for s in seq["localShape"]]
+
+
+def test_quirk_get_local_rank_is_the_communicator_rank():
+    """torch 2.13 DeviceMesh.get_local_rank(dim) is get_rank(get_group(dim)):
+    the rank in the sorted communicator, not the mesh coordinate."""
+    m = tc.device_mesh([2, 2], [3, 1, 2, 0], 0)  # rank 0 sits at [1][1]
+    assert m.get_coordinate() == (1, 1)
+    assert m.get_local_rank(0) == 0 and m.get_local_rank(1) == 0
+    tc.WORLD.close()

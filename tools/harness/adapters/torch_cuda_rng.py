@@ -1,0 +1,92 @@
+"""torch_cuda_rng.py — harness adapter for the torch-cuda-rng golden family, run on a real GPU.
+
+What it is for: where a CUDA GPU is present, recompute each torch-cuda-rng test with torch's
+own CUDA kernels (default CUDA generator set to the test's seed and offset) and return the
+same expected object (bits or sha256 + samples, new_offset), so the emulation in
+lib/torch_cuda_rng.c is checked against the hardware.  A test whose group profile (SM count,
+max threads per SM) is not this GPU's is skipped (NotImplementedError) with the reason: the
+launch geometry, hence the bits, depend on it.  Without CUDA the module does not import, and
+run.py reports the family's adapter as unavailable with that reason.
+
+How it is tested: `python tools/harness/run.py --family torch-cuda-rng` on a GPU machine.
+"""
+
+import hashlib
+
+import torch
+
+if not torch.cuda.is_available():
+    raise ImportError("torch.cuda is not available (no GPU or a CPU-only torch build): "
+                      "torch-cuda-rng needs a GPU to be cross-checked")
+
+FAMILY = "torch-cuda-rng"
+
+_DT = {"float32": torch.float32, "float64": torch.float64, "float16": torch.float16,
+       "bfloat16": torch.bfloat16, "int64": torch.int64, "int32": torch.int32,
+       "int16": torch.int16, "int8": torch.int8, "uint8": torch.uint8, "bool": torch.bool}
+_BITS = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
+
+
+def _run(test):
+    dt = _DT[test["dtype"]]
+    shape = tuple(int(d) for d in test["shape"])
+    p = test["params"]
+    op = test["op"]
+    gen = torch.cuda.default_generators[torch.cuda.current_device()]
+    gen.manual_seed(int(test["seed"]))
+    gen.set_offset(int(test["offset"]))
+    x = torch.empty(shape, dtype=dt, device="cuda")
+    mask = None
+    if op == "uniform":
+        x.uniform_(p.get("from", 0.0), p.get("to", 1.0))
+    elif op == "normal":
+        x.normal_(p.get("mean", 0.0), p.get("std", 1.0))
+    elif op == "exponential":
+        x.exponential_(p.get("lambd", 1.0))
+    elif op == "bernoulli":
+        x.bernoulli_(p.get("p", 0.5))
+    elif op == "random":
+        if "from" in p:
+            x.random_(int(p["from"]), int(p["to"]))
+        else:
+            x.random_()
+    elif op == "dropout":
+        x, mask = torch.ops.aten.native_dropout(torch.ones(shape, dtype=dt, device="cuda"),
+                                                p.get("p", 0.5), True)
+    torch.cuda.synchronize()
+    return x, mask, gen.get_offset()
+
+
+def _bytes(t):
+    t = t.contiguous().reshape(-1)
+    if t.dtype == torch.bool:
+        t = t.to(torch.uint8)
+    return t.view(_BITS[t.element_size()]).cpu().numpy().astype(
+        "<u%d" % t.element_size()).tobytes()
+
+
+def compute(group, test):
+    props = torch.cuda.get_device_properties(torch.cuda.current_device())
+    if (props.multi_processor_count, props.max_threads_per_multi_processor) != \
+            (group["smCount"], group["maxThreadsPerSM"]):
+        raise NotImplementedError("profile %s is not this GPU (%d SMs x %d threads)" % (
+            group["gpu"], props.multi_processor_count, props.max_threads_per_multi_processor))
+    x, mask, new_offset = _run(test)
+    raw = _bytes(x)
+    sz = x.element_size()
+    n = x.numel()
+    words = ["%0*x" % (2 * sz, int.from_bytes(raw[i * sz:(i + 1) * sz], "little"))
+             for i in range(n)] if n <= 16 else None
+    out = {"new_offset": str(new_offset)}
+    if words is not None:
+        out["bits"] = words
+        return out
+    idx = [0, 1, 2, 3, n // 3, n // 2, n - 2, n - 1]
+    if n <= (64 << 20):
+        out["sha256"] = hashlib.sha256(raw).hexdigest()
+        if mask is not None:
+            out["mask_sha256"] = hashlib.sha256(_bytes(mask)).hexdigest()
+    out["samples"] = {"index": [str(i) for i in idx],
+                      "bits": ["%0*x" % (2 * sz, int.from_bytes(raw[i * sz:(i + 1) * sz], "little"))
+                               for i in idx]}
+    return out
