@@ -106,6 +106,8 @@ static double time_cmd(const char *cmd)
 {
     double t0 = now();
     int rc = system(cmd);
+    if (rc != 0)
+        fprintf(stderr, "bench_offsets: '%s' exited with status %d\n", cmd, rc);
     return rc == 0 ? now() - t0 : -1;
 }
 
@@ -116,14 +118,25 @@ static void bench_verify(const char *argv0, int cases)
     char dir[512], cmd[2048];
     if (!src || !*src)
         src = "/work/main";
-    snprintf(dir, sizeof dir, "%s", argv0);
-    char *slash = strrchr(dir, '/');
-    if (slash)
-        *slash = '\0';
-    else
-        snprintf(dir, sizeof dir, ".");
-    snprintf(cmd, sizeof cmd, "%s/../tools/shardcheck run --backend ref --family rng-offsets "
-             "--golden %s/golden --max-cases %d >/dev/null 2>&1", dir, src, cases);
+    /* the shardcheck next to us: $SHARDCHECK, or ../tools from bench/ (or from
+     * bench/.libs/ when libtool runs us through its wrapper) */
+    const char *sc = getenv("SHARDCHECK");
+    char exe[600] = "";
+    if (sc && *sc) {
+        snprintf(exe, sizeof exe, "%s", sc);
+    } else {
+        snprintf(dir, sizeof dir, "%s", argv0);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *slash = '\0';
+        else
+            snprintf(dir, sizeof dir, ".");
+        snprintf(exe, sizeof exe, "%s/../tools/shardcheck", dir);
+        if (access(exe, X_OK) != 0)
+            snprintf(exe, sizeof exe, "%s/../../tools/shardcheck", dir);
+    }
+    snprintf(cmd, sizeof cmd, "%s run --backend ref --family rng-offsets "
+             "--golden %s/golden --max-cases %d >/dev/null 2>&1", exe, src, cases);
     double ours = time_cmd(cmd);
     snprintf(cmd, sizeof cmd, "cd %s && %s tools/harness/run.py --family rng-offsets "
              "--max-cases %d >/dev/null 2>&1", src, python(), cases);

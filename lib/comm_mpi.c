@@ -100,7 +100,10 @@ static int get_comm(shc_comm *c, const int64_t *group, int n, MPI_Comm *out, shc
     return SHC_OK;
 }
 
-/* Poll a request until done or the communicator's deadline. */
+/* Poll a request until done or the communicator's deadline.  Without a deadline
+ * (timeout_s <= 0) callers use the blocking collective instead: OpenMPI's
+ * non-blocking collectives (libnbc) progress only inside MPI_Test and are
+ * several times slower than its tuned blocking ones (see bench_comm). */
 static int wait_req(shc_comm *c, MPI_Request *rq, const char *what, const int64_t *group, int n,
                     shc_err *e)
 {
@@ -134,6 +137,9 @@ static int m_all_gather(shc_comm *c, const int64_t *group, int n, const void *se
     int rc = fits(bytes, e);
     if (rc || (rc = get_comm(c, group, n, &mc, e)))
         return rc;
+    if (c->timeout_s <= 0)
+        return MPI_Allgather(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, mc)
+               ? shc_fail(e, SHC_EINTERNAL, "mpi: all_gather failed") : SHC_OK;
     MPI_Iallgather(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, mc, &rq);
     return wait_req(c, &rq, "all_gather", group, n, e);
 }
@@ -171,6 +177,9 @@ static int m_all_to_all(shc_comm *c, const int64_t *group, int n, const void *se
     int rc = fits(bytes * (size_t)n, e);
     if (rc || (rc = get_comm(c, group, n, &mc, e)))
         return rc;
+    if (c->timeout_s <= 0)
+        return MPI_Alltoall(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, mc)
+               ? shc_fail(e, SHC_EINTERNAL, "mpi: all_to_all failed") : SHC_OK;
     MPI_Ialltoall(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, mc, &rq);
     return wait_req(c, &rq, "all_to_all", group, n, e);
 }
@@ -242,8 +251,11 @@ static int m_reduce_scatter(shc_comm *c, const int64_t *group, int n, const void
         return gather_reduce(c, group, n, send, count, (size_t)n, pos, recv, t, op, e);
     if ((rc = fits(count, e)) || (rc = get_comm(c, group, n, &mc, e)))
         return rc;
-    MPI_Ireduce_scatter_block(send, recv, (int)count, dt, mo, mc, &rq);
-    rc = wait_req(c, &rq, "reduce_scatter", group, n, e);
+    if (c->timeout_s <= 0)
+        rc = MPI_Reduce_scatter_block(send, recv, (int)count, dt, mo, mc)
+             ? shc_fail(e, SHC_EINTERNAL, "mpi: reduce_scatter failed") : SHC_OK;
+    else if (MPI_Ireduce_scatter_block(send, recv, (int)count, dt, mo, mc, &rq) == MPI_SUCCESS)
+        rc = wait_req(c, &rq, "reduce_scatter", group, n, e);
     if (!rc && op == SHC_OP_AVG)
         shc_div_scalar(recv, count, t, n);
     return rc;
@@ -271,8 +283,11 @@ static int m_all_reduce(shc_comm *c, const int64_t *group, int n, void *buf, siz
     }
     if ((rc = fits(count, e)) || (rc = get_comm(c, group, n, &mc, e)))
         return rc;
-    MPI_Iallreduce(MPI_IN_PLACE, buf, (int)count, dt, mo, mc, &rq);
-    rc = wait_req(c, &rq, "all_reduce", group, n, e);
+    if (c->timeout_s <= 0)
+        rc = MPI_Allreduce(MPI_IN_PLACE, buf, (int)count, dt, mo, mc)
+             ? shc_fail(e, SHC_EINTERNAL, "mpi: all_reduce failed") : SHC_OK;
+    else if (MPI_Iallreduce(MPI_IN_PLACE, buf, (int)count, dt, mo, mc, &rq) == MPI_SUCCESS)
+        rc = wait_req(c, &rq, "all_reduce", group, n, e);
     if (!rc && op == SHC_OP_AVG)
         shc_div_scalar(buf, count, t, n);
     return rc;

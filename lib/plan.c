@@ -84,10 +84,22 @@ int shc_dtype_bytes(const char *name, int *bytes, shc_err *e)
                     "float64, int8, int32, int64, ...)", name);
 }
 
+int shc_plan_reserve(shc_plan *plan, int n, shc_err *e)
+{
+    if (n <= plan->cap)
+        return SHC_OK;
+    shc_plan_step *s = realloc(plan->steps, (size_t)n * sizeof *s);
+    if (!s)
+        return shc_fail(e, SHC_ENOMEM, "plan: out of memory");
+    plan->steps = s;
+    plan->cap = n;
+    return SHC_OK;
+}
+
 int shc_plan_push(shc_plan *plan, const shc_plan_step *st, shc_err *e)
 {
     if (plan->nsteps == plan->cap) {
-        int cap = plan->cap ? plan->cap * 2 : 2 * SHC_MAX_MESH_DIMS; /* greedy needs <= 2n */
+        int cap = plan->cap ? plan->cap * 2 : 2 * SHC_MAX_MESH_DIMS;
         shc_plan_step *n = realloc(plan->steps, (size_t)cap * sizeof *n);
         if (!n)
             return shc_fail(e, SHC_ENOMEM, "plan: out of memory");

@@ -137,6 +137,8 @@ int shc_plan_merge(const shc_plan_ctx *c, shc_plan *plan, shc_err *e);
 int shc_plan_trace(const shc_plan_ctx *c, const shc_spec *src, shc_plan *plan, shc_err *e);
 /* Comm kinds and the collective count, from the steps (after merging). */
 void shc_plan_classify(const shc_plan_ctx *c, shc_plan *plan);
+/* Make room for n steps (one small allocation on the greedy hot path). */
+int shc_plan_reserve(shc_plan *plan, int n, shc_err *e);
 /* Append a step (grows plan->steps). */
 int shc_plan_push(shc_plan *plan, const shc_plan_step *st, shc_err *e);
 

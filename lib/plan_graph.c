@@ -23,6 +23,7 @@
 #include <string.h>
 #include "plan.h"
 #include "cost_model.h"
+#include "checked_math.h"
 
 #define MAX_CODES 64
 
@@ -570,12 +571,16 @@ int shc_plan_graph(const shc_plan_ctx *c, const shc_spec *src, const shc_spec *d
     g->tdims = c->shape.ndim;
     shc_topo_build(c->mesh, c->opts->devices_per_host, &g->topo);
     int64_t numel = 1;
-    for (int d = 0; d < g->tdims; d++)
-        numel *= c->shape.d[d];
-    g->bytes = numel * c->opts->dtype_bytes;
     gstate s, t;
-    int rc, found = -1;
-    if ((rc = make_state(g, src, &s, e)) || (rc = make_state(g, dst, &t, e)))
+    int rc = SHC_OK, found = -1;
+    for (int d = 0; d < g->tdims && rc == SHC_OK; d++)
+        rc = shc_mul64_e(numel, c->shape.d[d], &numel, "plan graph: element count", e);
+    if (rc == SHC_OK)
+        rc = shc_mul64_e(numel, c->opts->dtype_bytes, &g->bytes, "plan graph: tensor bytes", e);
+    if (rc == SHC_OK && g->bytes > ((int64_t)1 << 53)) /* torch divides exact Python ints */
+        rc = shc_fail(e, SHC_EUNSUPPORTED, "plan graph: %lld bytes exceed 2^53; the cost model "
+                      "would round differently from torch", (long long)g->bytes);
+    if (rc || (rc = make_state(g, src, &s, e)) || (rc = make_state(g, dst, &t, e)))
         goto out;
     collect_ops(g, src, dst);
     plan->nreduce_ops = g->nops;

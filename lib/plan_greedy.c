@@ -73,6 +73,8 @@ int shc_plan_greedy(const shc_plan_ctx *c, const shc_spec *src, const shc_spec *
     const shc_mesh *m = c->mesh;
     int n = m->ndim, rc;
     shc_shape logical[SHC_MAX_MESH_DIMS];
+    if ((rc = shc_plan_reserve(plan, 2 * n, e))) /* at most two passes of n steps */
+        return rc;
     if (n == 1) {
         if (!shc_placement_eq(&src->p[0], &dst->p[0]))
             return push(plan, 0, &src->p[0], &dst->p[0], &c->shape, e);

@@ -58,7 +58,7 @@ static void add(shc_rng_audit *a, int kind, const shard_win *x, const shard_win 
     f->a_hi = x->hi;
     /* for an overrun the second range is the spill into the next op's window */
     f->rank_b = y ? y->rank : -1;
-    f->b_lo = y ? y->lo : end;
+    f->b_lo = y ? y->lo : (x->lo > end ? x->lo : end);
     f->b_hi = y ? y->hi : x->hi;
 }
 

@@ -226,7 +226,7 @@ static void print_audit_text(const offsets_args *a, const shc_rng_audit *au)
             printf("  %-16s rank %lld window [%lld, %lld) runs past end_incr %lld: [%lld, %lld) "
                    "belongs to the next op\n", shc_rng_finding_name(f->kind),
                    (long long)f->rank_a, (long long)f->a_lo, (long long)f->a_hi,
-                   (long long)f->b_lo, (long long)f->b_lo, (long long)f->b_hi);
+                   (long long)au->end_incr, (long long)f->b_lo, (long long)f->b_hi);
         else
             printf("  %-16s ranks %lld and %lld (distinct shards): windows [%lld, %lld) and "
                    "[%lld, %lld)\n", shc_rng_finding_name(f->kind), (long long)f->rank_a,

@@ -33,7 +33,9 @@ static const char plan_usage[] =
     "         [--planner auto|greedy|graph] [--dtype T] [--devices-per-host N]\n"
     "         [--flatten 0+1[,1+2..]] [--no-merge] [--strided-literal] [--rank R] [--json]\n"
     "  P: 'S(0),R,P(sum),_S(0, 2)' or the trace form 'S(0)[1]S(0)[0]R' (shard order)\n"
-    "  --flatten: mesh-dim sets with an explicitly flattened mesh (torch merges steps over them)\n";
+    "  --flatten: mesh-dim sets with an explicitly flattened mesh (torch merges steps over them)\n"
+    "  --devices-per-host: the cost model's host size (default 8; torch on CPU uses 1)\n"
+    "  --strided-literal: _S is a real strided shard (use_strided_shard_as_shard_order=False)\n";
 
 typedef struct plan_args {
     cli_common c;

@@ -68,6 +68,23 @@ static double now_s(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* MPI_Ibarrier on every process, polled under the case limit. */
+static bool world_barrier(const run_opts *o)
+{
+    MPI_Request rq;
+    int done = 0;
+    if (MPI_Ibarrier(MPI_COMM_WORLD, &rq) != MPI_SUCCESS)
+        return false;
+    double deadline = now_s() + o->timeout_s;
+    while (!done) {
+        if (MPI_Test(&rq, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS || (!done && now_s() > deadline))
+            return false;
+        if (!done)
+            usleep(50);
+    }
+    return true;
+}
+
 /* redistribute-data: execute this rank's part over MPI. */
 static run_status exec_view(const run_opts *o, const json_t *group, const json_t *test,
                             json_t **view, char *msg, size_t n)
@@ -121,26 +138,39 @@ static void my_outcomes(run_opts *o, const shc_family *f, const shc_golden *g,
     }
     int64_t broken = -1;  /* a collective timed out: the job is out of step from here */
     for (int64_t k = 0; k < n; k++) {
-        if (mine[k].status == RUN_NOTSUPPORTED)
+        if (all[k].status == RUN_NOTSUPPORTED)
             continue;
+        int64_t tc = json_integer_value(json_object_get(g->tests[idx[k]], "tcId"));
         if (broken >= 0) {
             mine[k].status = RUN_TIMEOUT;
-            snprintf(mine[k].msg, sizeof mine[k].msg, "not run: a collective of tc %lld timed "
-                     "out, the job is out of step", (long long)broken);
+            snprintf(mine[k].msg, sizeof mine[k].msg, "not run: tc %lld timed out, the job is "
+                     "out of step", (long long)broken);
             continue;
         }
-        if (o->journal)
-            fprintf(o->journal, "start %s %lld\n", f->name,
-                    (long long)json_integer_value(json_object_get(g->tests[idx[k]], "tcId")));
-        if (o->journal)
+        if (o->journal) {
+            fprintf(o->journal, "start %s %lld\n", f->name, (long long)tc);
             fflush(o->journal);
+        }
         /* A fault here hits the MPI process itself: a real dead or hung rank. */
-        run_inject(o, g->tests[idx[k]], o->rank, 1);
+        if (mine[k].status != RUN_NOTSUPPORTED)
+            run_inject(o, g->tests[idx[k]], o->rank, 1);
+        /* Everyone (idle ranks too) meets first, under the deadline, so the blocking
+         * communicator creation inside the plan never waits on a dead or stuck peer. */
+        if (!world_barrier(o)) {
+            broken = tc;
+            o->lost = 1;
+            mine[k].status = RUN_TIMEOUT;
+            snprintf(mine[k].msg, sizeof mine[k].msg, "rank %lld: the ranks did not all reach "
+                     "tc %lld within %.0f s", (long long)o->rank, (long long)tc, o->timeout_s);
+            continue;
+        }
+        if (mine[k].status == RUN_NOTSUPPORTED)
+            continue;
         mine[k].views = calloc(1, sizeof *mine[k].views);
         mine[k].status = exec_view(o, g->groups[idx[k]], g->tests[idx[k]], mine[k].views,
                                    mine[k].msg, sizeof mine[k].msg);
         if (mine[k].status == RUN_TIMEOUT) {
-            broken = json_integer_value(json_object_get(g->tests[idx[k]], "tcId"));
+            broken = tc;
             o->lost = 1;
         }
     }

@@ -392,7 +392,10 @@ static void declare_notes(shc_gw *w)
     shc_gw_note(w, "TinyTensor", "Fewer elements than ranks.");
     shc_gw_note(w, "ZeroSizeDim", "The tensor has a dim of size 0.");
     shc_gw_note(w, "ScalarTensor", "A 0-d tensor (numel 1, end_incr 4).");
-    shc_gw_note(w, "NonArangeRanks", "The mesh's rank map is not arange (group rankMap).");
+    shc_gw_note(w, "NonArangeRanks", "The mesh's rank map is not arange (group rankMap).  "
+                "Values are the per-process tracker's (DeviceMesh coordinates); torch 2.13's "
+                "LocalTensor tracker (_LocalOffsetBasedRNGTracker._set_pre_op_offset) derives "
+                "coordinates as if the map were arange and disagrees on these cases.");
     shc_gw_note(w, "ShardOrder", "An explicit shard order; the tracker ignores it (mesh-dim "
                 "order), local_numel honours it.");
     shc_gw_note(w, "LargeMesh", "More than 64 ranks.");

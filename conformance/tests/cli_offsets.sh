@@ -25,12 +25,20 @@ expect_exit "offsets: the vendor port diverges (rank 1 starts at 4, ends at 8)" 
 expect_exit "offsets: megatron tp seed = seed + 2718 + tp_rank" 0 '"seed":"3719"' \
   $S offsets --mesh 2x2 --placements R,S\(0\) --shape 8,8 --policy megatron-tp --seed 1000 --rank 3 --json
 
+# rank 0 sits at coord (1,1): shard 3; first shard = chunk(16 global, 2) = 8, start 3*8 = 24
+expect_exit "offsets: a rank map moves shards to other ranks" 0 \
+  '"rank":0,"coord":\[1,1\],"shard_linear_index":3,"start_incr":"24"' \
+  $S offsets --mesh 2x2 --ranks 3,2,1,0 --placements 'S(0),S(0)' --shape 16 --rank 0 --json
+
 # 2. audit: findings are reported with exit 0.
 expect_exit "audit: tiny tensor, ranks 1 and 2 start at 4" 0 \
   "OffsetSameStart +ranks 1 and 2 .*windows \[4, 5\) and \[4, 5\)" \
   $S audit rng --mesh 4 --placements 'S(0)' --shape 3
 expect_exit "audit: nested S(0),S(0) overruns end_incr 8" 0 \
   "OffsetOverrun +rank 2 window \[8, 10\) runs past end_incr 8" \
+  $S audit rng --mesh 2x2 --placements 'S(0),S(0)' --shape 8
+expect_exit "audit: rank 3 spills [12, 14) into the next op" 0 \
+  "rank 3 window \[12, 14\) runs past end_incr 8: \[12, 14\) belongs to the next op" \
   $S audit rng --mesh 2x2 --placements 'S(0),S(0)' --shape 8
 expect_exit "audit: --json counts" 0 '"findings":2,"kinds":\["OffsetOverrun"\]' \
   $S audit rng --mesh 2x2 --placements 'S(0),S(0)' --shape 8 --json
@@ -39,6 +47,7 @@ expect_exit "audit: the docstring layout is clean" 0 "^0 findings|0 findings" \
 
 # 3. policies: a computed table naming every policy.
 expect_exit "policies: table" 0 "single-device-equal +yes +yes +yes" $S policies
+expect_exit "policies: another GPU profile" 0 "GPU profile t4" $S policies --gpu t4
 expect_exit "policies: --json" 0 '"name":"hyper-parallel".*"torch-equal":\{"holds":false' \
   $S policies --json
 

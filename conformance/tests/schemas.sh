@@ -2,13 +2,15 @@
 # schemas.sh — every golden/<family>/*.json is valid against golden/schemas/<family>_v1.json.
 #
 # What it is for: `make check` proves each golden file matches its family's
-# JSON Schema (draft 2020-12, python jsonschema) plus the checks a schema cannot
+# JSON Schema (draft 2020-12: python jsonschema-rs when installed, else
+# jsonschema; tools/harness/harnesslib.py) plus the checks a schema cannot
 # express (numberOfTests, unique tcId across the family, declared flags); each
 # schema must itself be a valid 2020-12 schema and must reject an empty object
 # (a schema that accepts anything cannot fail).  Python comes from
 # $SHARDCHECK_PYTHON or $top_srcdir/.venv (tools/harness/setup_venv.sh);
 # without one, or without jsonschema in it, the test is a TAP skip.
-# How it is tested: it is a test; tools/harness/tests covers the shared checks.
+# How it is tested: tools/harness/tests/test_schemas_sh.py runs it on good and
+# deliberately broken golden trees (and without python: a skip).
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$top_srcdir/conformance/tests/tap.sh"
 

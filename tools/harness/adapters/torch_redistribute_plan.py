@@ -112,8 +112,9 @@ def _parse(s, S):
 def _shard_order(placements, order, S):
     by_dim = {}
     for md, p in enumerate(placements):
-        if isinstance(p, S["Shard"]) and md in order:
-            by_dim.setdefault(p.dim, []).append((order[md], md))
+        if isinstance(p, S["Shard"]):  # no [i] (a dim sharded once): left-to-right position
+            pos = order.get(md, len(by_dim.get(p.dim, ())))
+            by_dim.setdefault(p.dim, []).append((pos, md))
     return tuple(S["ShardOrderEntry"](tensor_dim=d, mesh_dims=tuple(md for _, md in sorted(v)))
                  for d, v in sorted(by_dim.items()))
 

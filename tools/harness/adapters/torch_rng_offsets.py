@@ -20,6 +20,13 @@ lib/rng_audit.c, from torch's numbers: a rank's window is
 [start_incr, start_incr + local_numel); distinct shards are distinct shard
 linear indices; empty windows take part in nothing.
 
+Why not LocalTensor mode: torch 2.13's _LocalOffsetBasedRNGTracker
+(torch/distributed/_local_tensor/__init__.py, _set_pre_op_offset) computes each
+rank's coordinate as (rank // stride) % size, i.e. as if the mesh were arange,
+so on a rank map such as [3, 1, 2, 0] with Shard(0) of 16 elements it gives
+rank 0 start 0 where the per-process tracker gives 12.  The per-process path
+used here is the one real jobs run.
+
 How it is tested: `python tools/harness/run.py --family rng-offsets` must
 report 0 mismatches.
 """

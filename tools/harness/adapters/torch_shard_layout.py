@@ -10,8 +10,15 @@ composed left to right with _StridedShard.local_shard_size_and_offset in
 offset_mode=ALL, exactly as _compute_local_shape_and_global_offset does before
 it keeps only the first index).  Nothing here computes a layout itself.
 
-Results are cached per (mesh shape, placements, global shape): the rank map
-only decides which rank holds which coordinate.
+A shard order in trace form ("S(0)[1]S(0)[0]") is validated by torch
+(DTensorSpec._verify_shard_order, format_shard_order_str) and honoured by
+giving torch's routine the mesh dims in the order the shards are applied, as
+redistribute applies them.  Quirk: torch's own _StridedShard encoding of a
+shard order (_convert_shard_order_to_StridedShard) differs from that on uneven
+sizes (tests/test_torch_adapters.py pins it).
+
+Results are cached per (mesh shape, placements, global shape, order): the rank
+map only decides which rank holds which coordinate.
 
 How it is tested: `python tools/harness/run.py --family shard-layout` must
 report 0 mismatches over every golden case; tools/harness/tests/ checks the

@@ -79,17 +79,37 @@ def test_invalid_case_accepted_is_a_mismatch(toy_golden):
     assert bad[0].expected == "negative value"
 
 
+def test_adapter_cannot_read_the_answer(toy_golden):
+    res = run_toy(toy_golden, "toy_cheat")
+    # "expected" and "result" are hidden: reading them raises KeyError, so
+    # every valid case fails (the invalid one passes only because it raised)
+    assert res.passed == 1 and res.failed == 4
+    assert all("KeyError" in m.note for m in res.mismatches)
+
+
 def test_acceptable_without_matching_alternative_fails(tmp_path, toy_doc):
     toy_doc["testGroups"][0]["tests"][2]["expected"]["alternatives"] = []
     res = run_toy(write_golden(str(tmp_path), toy_doc))
     assert [m.tcid for m in res.mismatches] == [3]
 
 
-def test_schema_violation_is_reported(tmp_path, toy_doc):
+@pytest.fixture(params=["fast", "pure"])
+def validator_kind(request, monkeypatch):
+    """Run a schema test with jsonschema_rs (when installed) and with jsonschema."""
+    if request.param == "pure":
+        monkeypatch.setenv("SHARDCHECK_PURE_JSONSCHEMA", "1")
+    else:
+        pytest.importorskip("jsonschema_rs")
+        monkeypatch.delenv("SHARDCHECK_PURE_JSONSCHEMA", raising=False)
+    return request.param
+
+
+def test_schema_violation_is_reported(tmp_path, toy_doc, validator_kind):
     toy_doc["testGroups"][0]["tests"][0]["values"] = [1, "2", 3]
     res = run_toy(write_golden(str(tmp_path), toy_doc))
     schema = [m for m in res.mismatches if m.field == "schema"]
-    assert schema and "testGroups/0/tests/0/values/1" in schema[0].note
+    assert len(schema) == 1 and "testGroups/0/tests/0/values/1" in schema[0].note
+    assert "is not of type" in schema[0].note
     # --no-schema turns the JSON Schema check off (the adapter then sees "2")
     res2 = run_toy(str(tmp_path), schema=False)
     assert not [m for m in res2.mismatches if m.field == "schema"]
@@ -104,6 +124,13 @@ def test_structure_errors_are_reported(tmp_path, toy_doc):
     assert "duplicate tcId 1" in notes
     assert "numberOfTests is 9 but the file holds 5 tests" in notes
     assert "flag Undeclared not declared" in notes
+
+
+def test_many_schema_errors_are_capped(tmp_path, toy_doc, validator_kind):
+    toy_doc["testGroups"][0]["tests"][0]["values"] = ["x"] * 50
+    res = run_toy(write_golden(str(tmp_path), toy_doc), max_cases=0)
+    notes = [m.note for m in res.mismatches if m.field == "schema"]
+    assert len(notes) == 21 and notes[-1].endswith("(more schema errors not shown)")
 
 
 def test_missing_schema_file_is_reported(tmp_path, toy_doc):

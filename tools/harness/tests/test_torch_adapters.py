@@ -154,3 +154,27 @@ def test_quirk_get_local_rank_is_the_communicator_rank():
     assert m.get_coordinate() == (1, 1)
     assert m.get_local_rank(0) == 0 and m.get_local_rank(1) == 0
     tc.WORLD.close()
+
+
+def test_hsdp_sharded_group_is_in_communicator_order():
+    """Seed 002's sharded group is mesh_info.shard_process_group, which torch's
+    FSDPMeshInfo (fsdp/_fully_shard/_fsdp_common.py) builds as
+    mesh.get_group(shard_mesh_dim); a rank's shard index is that group's
+    rank(), i.e. its index in the c10d-sorted member list, not its mesh
+    coordinate.  The adapter reports the sorted list for that reason."""
+    from torch.distributed.fsdp._fully_shard._fsdp_common import FSDPMeshInfo
+    rank_map = [3, 1, 2, 0]
+    out = tg.compute({"mesh": [4], "rankMap": rank_map},
+                     {"op": "hsdp", "placements": "R", "shardDim": 0})
+    for r in range(4):
+        m = tc.device_mesh([4], rank_map, r)
+        info = FSDPMeshInfo(mesh=m, shard_mesh_dim=0)
+        assert dist_ranks(info.shard_process_group) == out["perRank"]["sharded"][r]
+        assert out["perRank"]["sharded"][r].index(r) == info.shard_mesh_rank
+        assert m.get_coordinate()[0] == rank_map.index(r)  # differs for r = 0, 3
+    tc.WORLD.close()
+
+
+def dist_ranks(pg):
+    import torch.distributed as dist
+    return dist.get_process_group_ranks(pg)
