@@ -247,6 +247,7 @@ static int build_spec(const char *which, const shc_placements *pl, const shc_pla
                       shc_spec *s, shc_err *e)
 {
     s->n = pl->n;
+    s->so_lazy = false;
     bool strided = false;
     for (int i = 0; i < pl->n; i++) {
         s->p[i] = pl->p[i];
@@ -277,8 +278,8 @@ static int build_spec(const char *which, const shc_placements *pl, const shc_pla
 static shc_comm_kind classify_step(const shc_plan_ctx *c, const shc_plan_step *st)
 {
     const shc_placement *a = &st->src, *b = &st->dst;
-    int64_t n = 1;
-    for (int k = 0; k < st->nmesh_dims; k++)
+    int64_t n = c->mesh->shape[st->mesh_dims[0]];
+    for (int k = 1; k < st->nmesh_dims; k++)
         n *= c->mesh->shape[st->mesh_dims[k]];
     if (shc_placement_eq(a, b) || n == 1)
         return SHC_COMM_NONE;

@@ -80,9 +80,12 @@ int shc_plan_greedy(const shc_plan_ctx *c, const shc_spec *src, const shc_spec *
             return push(plan, 0, &src->p[0], &dst->p[0], &c->shape, e);
         return SHC_OK;
     }
-    logical[0] = c->shape;
+    size_t bytes = (size_t)c->shape.ndim * sizeof c->shape.d[0];
+    logical[0].ndim = c->shape.ndim;
+    memcpy(logical[0].d, c->shape.d, bytes);
     for (int i = 0; i + 1 < n; i++) {
-        logical[i + 1] = logical[i];
+        logical[i + 1].ndim = c->shape.ndim; /* copy only the dims in use: a hot path */
+        memcpy(logical[i + 1].d, logical[i].d, bytes);
         const shc_placement *p = &src->p[i];
         if (p->kind == SHC_P_SHARD)
             logical[i + 1].d[p->dim] = shc_chunk_size(logical[i].d[p->dim], m->shape[i],

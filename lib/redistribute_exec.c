@@ -53,11 +53,22 @@ int shc_xt_gather_dim(const shc_xtensor *in, int d, const int64_t *idx, int64_t 
     out->data = calloc((size_t)(out->numel ? out->numel : 1), es);
     if (!out->data)
         return shc_fail(e, SHC_ENOMEM, "out of memory (%lld elements)", (long long)out->numel);
-    for (int64_t o = 0; o < outer; o++)
-        for (int64_t j = 0; j < nidx; j++)
-            if (idx[j] >= 0)
-                memcpy((char *)out->data + ((size_t)(o * nidx + j)) * ib,
-                       (const char *)in->data + ((size_t)(o * in->shape.d[d] + idx[j])) * ib, ib);
+    /* Copy runs of consecutive source indices with one memcpy each: narrowing, padding
+     * and chunking (almost every use) are a single run per outer index. */
+    for (int64_t j = 0; j < nidx;) {
+        int64_t len = 1;
+        if (idx[j] < 0) {
+            j++;
+            continue;
+        }
+        while (j + len < nidx && idx[j + len] == idx[j] + len)
+            len++;
+        for (int64_t o = 0; o < outer; o++)
+            memcpy((char *)out->data + ((size_t)(o * nidx + j)) * ib,
+                   (const char *)in->data + ((size_t)(o * in->shape.d[d] + idx[j])) * ib,
+                   (size_t)len * ib);
+        j += len;
+    }
     return SHC_OK;
 }
 
@@ -332,29 +343,33 @@ static int shard_to_shard(shc_comm *c, const grp *g, int a, int b, const shc_sha
         rc = narrow_inplace(t, b, 0, fb * n, e);
     if (rc)
         return rc;
-    int64_t bsz = t->shape.d[b] / n;
+    int64_t bsz = t->shape.d[b] / n, outer, inner;
     shc_shape bs = t->shape;
     bs.d[b] = bsz;
-    size_t es = es_of(t), bbytes = 0;
-    char *send = NULL, *recv = NULL;
-    for (int j = 0; !rc && j < n; j++) {
-        shc_xtensor blk;
-        if ((rc = range_dim(t, b, j * bsz, bsz, &blk, e)))
-            break;
-        bbytes = (size_t)blk.numel * es;
-        if (!send && !(send = malloc(bbytes * n + 1)))
-            rc = shc_fail(e, SHC_ENOMEM, "out of memory");
-        else
-            memcpy(send + (size_t)j * bbytes, blk.data, bbytes);
-        shc_xtensor_free(&blk);
-    }
+    dims_split(&t->shape, b, &outer, &inner);
+    size_t es = es_of(t), run = (size_t)(bsz * inner) * es, bbytes = run * (size_t)outer;
+    char *send = malloc(bbytes * n + 1), *recv = NULL;
+    if (!send)
+        rc = shc_fail(e, SHC_ENOMEM, "out of memory");
+    /* block j = rows [j*bsz, (j+1)*bsz) of dim b, packed: one copy, run by run */
+    for (int j = 0; !rc && j < n; j++)
+        for (int64_t o = 0; o < outer; o++)
+            memcpy(send + (size_t)j * bbytes + (size_t)o * run,
+                   (const char *)t->data + ((size_t)o * n + (size_t)j) * run, run);
     if (!rc && !(recv = malloc(bbytes * n + 1)))
         rc = shc_fail(e, SHC_ENOMEM, "out of memory");
     if (!rc)
         rc = c->ops->all_to_all(c, g->ranks, n, send, bbytes, recv, e);
     shc_xtensor r;
-    if (!rc)
+    dims_split(&bs, a, &outer, &inner);
+    if (!rc && outer == 1) {  /* blocks already lie in order along a: adopt the buffer */
+        r = (shc_xtensor){bs, t->dtype, recv, 0};
+        r.shape.d[a] *= n;
+        r.numel = t->numel;
+        recv = NULL;
+    } else if (!rc) {
         rc = concat_blocks(recv, n, &bs, t->dtype, a, &r, e);
+    }
     free(send);
     free(recv);
     if (rc)

@@ -238,7 +238,9 @@ static int print_plans(const plan_args *a, plan_req *q, shc_err *e)
         shc_plan_free(&p);
     }
     if (rc == SHC_OK && a->c.json) {
-        cli_print_json(json_pack("{s:o}", "ranks", ranks));
+        json_t *doc = json_pack("{s:o}", "ranks", ranks);
+        cli_print_json(doc);
+        json_decref(doc);
         ranks = NULL;
     } else if (rc == SHC_OK) {
         char m[64], s[128], sp[256], dp[256];
@@ -313,7 +315,9 @@ int cmd_audit_plan(int argc, char **argv)
         for (int i = 0; i < nf; i++)
             json_array_append_new(arr, json_pack("{s:s,s:s}", "code", f[i].code, "message",
                                                  f[i].msg));
-        cli_print_json(json_pack("{s:o}", "findings", arr));
+        json_t *doc = json_pack("{s:o}", "findings", arr);
+        cli_print_json(doc);
+        json_decref(doc);
     } else {
         for (int i = 0; i < nf; i++)
             printf("finding %s: %s\n", f[i].code, f[i].msg);

@@ -48,7 +48,12 @@ fi
 unset ASAN_OPTIONS UBSAN_OPTIONS
 
 stage "harness: golden vs torch 2.13 and jax"
-if .venv/bin/python tools/harness/run.py --golden golden >_build/harness.out 2>&1; then rc=0; else rc=$?; fi
+# Every family with an adapter is cross-checked; to keep CI near 30 minutes on 2 cores the slowest
+# families are sampled deterministically (every K-th case; every file and group is still reached).
+# SHARDCHECK_HARNESS_FULL=1 checks every case (about 15 minutes more).
+sample=(--stride shard-layout=2 --stride group-ranks=2 --stride rng-offsets=3 --stride redistribute-plan=6)
+[ "${SHARDCHECK_HARNESS_FULL:-0}" = 1 ] && sample=()
+if .venv/bin/python tools/harness/run.py --golden golden --max-report 50 "${sample[@]}" >_build/harness.out 2>&1; then rc=0; else rc=$?; fi
 tail -n 40 _build/harness.out
 line=$(grep -E "^[0-9]+ passed, [0-9]+ failed" _build/harness.out | tail -n1)
 if [ -n "$line" ]; then

@@ -36,6 +36,9 @@ def parse_args(argv):
                         "adapters in tools/harness/adapters)")
     p.add_argument("--max-cases", type=int, default=None, metavar="N",
                    help="check at most N cases per family")
+    p.add_argument("--stride", action="append", default=[], metavar="[FAMILY=]K",
+                   help="check every K-th test only (all families, or FAMILY=K for one; "
+                        "repeatable) — a deterministic sample for time-boxed runs")
     p.add_argument("--tcid", action="append", type=int, default=[], metavar="ID",
                    help="check only these tcIds (repeatable)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
@@ -46,6 +49,12 @@ def parse_args(argv):
     a = p.parse_args(argv)
     if a.max_cases is not None and a.max_cases < 0:
         p.error("--max-cases must be >= 0")
+    a.strides = {}
+    for spec in a.stride:
+        fam, _, k = spec.rpartition("=")
+        if not k.isdigit() or int(k) < 1:
+            p.error("--stride %r: expected K or FAMILY=K with K >= 1" % spec)
+        a.strides[fam or "*"] = int(k)
     return a
 
 
@@ -97,8 +106,12 @@ def main(argv=None):
     results = []
     t0 = time.perf_counter()
     for fam in families:
+        stride = args.strides.get(fam, args.strides.get("*", 1))
         res = hl.run_family(fam, adapters[fam], args.golden, args.max_cases,
-                            schema=not args.no_schema, tcids=set(args.tcid) or None)
+                            schema=not args.no_schema, tcids=set(args.tcid) or None,
+                            stride=stride)
+        if stride > 1 and not args.json:
+            print("%s: sampled every %d-th test (--stride)" % (fam, stride))
         results.append(res)
         if not args.json:
             report_text(res, adapters[fam], args.max_report)
