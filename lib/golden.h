@@ -104,6 +104,8 @@ typedef struct shc_golden {
 int shc_golden_load_file(shc_golden *g, const char *path, shc_err *e);
 /* Load every golden/<family>/<stem>.json under dir, sorted by name. */
 int shc_golden_load_family(shc_golden *g, const char *dir, const char *family, shc_err *e);
+/* Read and parse a JSON file (errors name the file, line and column). */
+json_t *shc_json_load_path(const char *path, shc_err *e);
 /* Find a test by tcId (NULL if absent). */
 json_t *shc_golden_find(const shc_golden *g, int64_t tcid);
 /* Free everything loaded. */

@@ -64,6 +64,11 @@ static void verify_full_test(vstate *s, int64_t idx, json_t *cand)
         json_decref(got);
         return;
     }
+    if (json_equal(json_object_get(gold, "expected"), cexp)) { /* the common case: all ranks at once */
+        case_name(name, sizeof name, tcid, -1);
+        report_case(s->rep, name, ST_PASS, NULL);
+        return;
+    }
     int64_t world = shc_expected_world(json_object_get(gold, "expected"));
     int bad = 0;
     for (int64_t r = world ? 0 : -1; r < (world ? world : 0) && !bad; r++) {
@@ -227,11 +232,9 @@ static void report_missing(vstate *s)
 
 static int verify_candidate(const shc_golden *g, const char *path, report *rep, shc_err *e)
 {
-    json_error_t je;
-    json_t *root = json_load_file(path, 0, &je);
+    json_t *root = shc_json_load_path(path, e);
     if (!root)
-        return shc_fail(e, SHC_EFORMAT, "candidate %s: line %d column %d: %s", path, je.line,
-                        je.column, je.text);
+        return shc_err_prefix(e, "candidate");
     const char *fam = json_string_value(json_object_get(root, "family"));
     int rc = SHC_OK;
     if (fam && strcmp(fam, g->family))
