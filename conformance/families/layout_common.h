@@ -199,4 +199,24 @@ static inline void shcl_mesh_str(const shcl_mesh_shape *ms, char *buf, size_t n)
     for (int i = 0; i < ms->ndim && k < n; i++)
         k += (size_t)snprintf(buf + k, n - k, i ? "x%lld" : "%lld", (long long)ms->d[i]);
 }
+/* Parse a test's inputs: mesh from the group, placements and shape from the
+ * test, checked against each other (the mesh is freed on failure). */
+static inline int shcl_parse_inputs(const json_t *group, const json_t *test, shc_mesh *m, shc_placements *pl,
+                                    shc_shape *s, shc_err *e)
+{
+    int rc = shcl_mesh_from_json(group, m, e);
+    if (rc)
+        return rc;
+    const char *ps = json_string_value(json_object_get(test, "placements"));
+    rc = ps ? shc_placements_parse(pl, ps, e)
+            : shc_fail(e, SHC_EFORMAT, "test: \"placements\" is not a string");
+    if (!rc)
+        rc = shcl_shape_from_json(json_object_get(test, "shape"), s, e);
+    if (!rc)
+        rc = shc_placements_check(pl, m, s->ndim, e);
+    if (rc)
+        shc_mesh_free(m);
+    return rc;
+}
+
 #endif

@@ -115,23 +115,6 @@ static const data_case data_cases[] = {
 
 /* ---- computing one rank ---- */
 
-static int parse_inputs(const json_t *group, const json_t *test, shc_mesh *m, shc_placements *pl,
-                        shc_shape *s, shc_err *e)
-{
-    int rc = shcl_mesh_from_json(group, m, e);
-    if (rc)
-        return rc;
-    const char *ps = json_string_value(json_object_get(test, "placements"));
-    rc = ps ? shc_placements_parse(pl, ps, e)
-            : shc_fail(e, SHC_EFORMAT, "test: \"placements\" is not a string");
-    if (!rc)
-        rc = shcl_shape_from_json(json_object_get(test, "shape"), s, e);
-    if (!rc)
-        rc = shc_placements_check(pl, m, s->ndim, e);
-    if (rc)
-        shc_mesh_free(m);
-    return rc;
-}
 
 static json_t *findings_json(const shc_rng_audit *a)
 {
@@ -171,7 +154,7 @@ static int compute_rank(const json_t *group, const json_t *test, int64_t rank, j
     shc_placements pl;
     shc_shape s;
     shc_rng_audit au;
-    int rc = parse_inputs(group, test, &m, &pl, &s, e);
+    int rc = shcl_parse_inputs(group, test, &m, &pl, &s, e);
     if (rc)
         return rc;
     if ((rc = shc_rng_audit_layout(&m, &pl, &s, &au, e)) == SHC_OK)
@@ -248,7 +231,7 @@ static int data_rank(const json_t *group, const json_t *test, int64_t rank, json
     shc_rng_audit au;
     json_t *v = NULL, *dig = NULL, *smp = NULL;
     int rc = data_params(group, &d, e);
-    if (rc || (rc = parse_inputs(group, test, &m, &pl, &s, e)))
+    if (rc || (rc = shcl_parse_inputs(group, test, &m, &pl, &s, e)))
         return rc;
     if ((rc = shc_rng_audit_layout(&m, &pl, &s, &au, e)) == SHC_OK &&
         (rc = rank_view(&m, &pl, &s, rank, &au, &v, e)) == SHC_OK) {
@@ -302,7 +285,7 @@ static int data_expected(shc_gw *w, const json_t *group, json_t *t, shc_err *e)
     shc_mesh m;
     shc_placements pl;
     shc_shape s;
-    int rc = parse_inputs(group, t, &m, &pl, &s, e);
+    int rc = shcl_parse_inputs(group, t, &m, &pl, &s, e);
     if (rc) {
         json_decref(t);
         return rc;
@@ -491,7 +474,7 @@ static int emit(shc_gw *w, const json_t *group, const char *placements, const sh
     shc_placements pl;
     shc_shape sh;
     shc_err ce;
-    int rc = parse_inputs(group, t, &m, &pl, &sh, &ce);
+    int rc = shcl_parse_inputs(group, t, &m, &pl, &sh, &ce);
     if (rc == SHC_EINVAL) {
         json_object_set_new(t, "result", json_string("invalid"));
         json_object_set_new(t, "expected", json_pack("{s:s}", "error", ce.msg));

@@ -152,24 +152,6 @@ static bool has_strided(const shc_placements *pl)
     return false;
 }
 
-/* Parse a test's inputs (mesh from the group, placements and shape from the test). */
-static int parse_inputs(const json_t *group, const json_t *test, shc_mesh *m, shc_placements *pl,
-                        shc_shape *s, shc_err *e)
-{
-    int rc = shcl_mesh_from_json(group, m, e);
-    if (rc)
-        return rc;
-    const char *ps = json_string_value(json_object_get(test, "placements"));
-    rc = ps ? shc_placements_parse(pl, ps, e)
-            : shc_fail(e, SHC_EFORMAT, "test: \"placements\" is not a string");
-    if (!rc)
-        rc = shcl_shape_from_json(json_object_get(test, "shape"), s, e);
-    if (!rc)
-        rc = shc_placements_check(pl, m, s->ndim, e);
-    if (rc)
-        shc_mesh_free(m);
-    return rc;
-}
 
 static int compute_rank(const json_t *group, const json_t *test, int64_t rank, json_t **out,
                         shc_err *e)
@@ -177,7 +159,7 @@ static int compute_rank(const json_t *group, const json_t *test, int64_t rank, j
     shc_mesh m;
     shc_placements pl;
     shc_shape s;
-    int rc = parse_inputs(group, test, &m, &pl, &s, e);
+    int rc = shcl_parse_inputs(group, test, &m, &pl, &s, e);
     if (rc)
         return rc;
     rc = rank_values(&m, &pl, &s, rank, has_strided(&pl), out, e);
