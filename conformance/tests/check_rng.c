@@ -149,7 +149,7 @@ START_TEST(curand_layout_vs_random123)
 {
     uint64_t s = 7;
     for (int i = 0; i < 3000; i++) {
-        uint64_t seed = mix(&s), sub = mix(&s) >> (i % 64), off = mix(&s) >> (i % 64 + 1);
+        uint64_t seed = mix(&s), sub = mix(&s) >> (i % 64), off = mix(&s) >> (i % 63 + 1);
         shc_curand_philox st;
         shc_curand_init(seed, sub, off, &st);
         philox4x32_key_t k = {{(uint32_t)seed, (uint32_t)(seed >> 32)}};
