@@ -9,7 +9,9 @@
  *      window at shard 0's offset, so two distinct shards draw the same
  *      numbers;
  *   3. off-by-one redistributed data: on an uneven first dim the last rank's
- *      first two elements are swapped (a wrong start index).
+ *      first two elements are swapped (a wrong start index);
+ *   4. a reused RNG offset in random_fill: it always draws from offset 0, so
+ *      a second torch.rand repeats the first one's numbers.
  * Tested by conformance/tests/run_faults.sh.
  */
 #define PLUGIN_NAME "broken example (off-by-one uneven shard, reused RNG offset)"
@@ -22,6 +24,8 @@
         if ((o)->shard_linear_index == 1)                 \
             (o)->start_incr = 0;                          \
     } while (0)
+/* 4: random_fill ignores the generator offset. */
+#define HOOK_FILL_OFFSET(offset) ((void)(offset), (int64_t)0)
 /* 3: swap two elements on the last rank when dim 0 is uneven. */
 #define HOOK_EXECUTE(c, world, out, oshape) broken_execute(c, world, out, oshape)
 

@@ -18,6 +18,7 @@
 #include "plan.h"
 #include "comm.h"
 #include "redistribute_exec.h"
+#include "groups.h"
 
 #ifndef PLUGIN_NAME
 #define PLUGIN_NAME "reference (libshardcheck)"
@@ -28,6 +29,9 @@
 #endif
 #ifndef HOOK_OFFSETS
 #define HOOK_OFFSETS(c, rank, o) ((void)0)
+#endif
+#ifndef HOOK_FILL_OFFSET
+#define HOOK_FILL_OFFSET(offset) (offset)
 #endif
 #ifndef HOOK_EXECUTE
 #define HOOK_EXECUTE(c, world, out, oshape) ((void)0)
@@ -123,6 +127,77 @@ static int ref_offsets(const shc_backend_case *c, int64_t rank, shc_backend_offs
     return 0;
 }
 
+static int ref_group(const shc_backend_case *c, const int *axes, int naxes, int64_t rank,
+                     int64_t *ranks, int64_t cap, int64_t *nout, char *err, size_t n)
+{
+    shc_mesh m;
+    shc_groups g;
+    shc_err e = {0};
+    int64_t gi, mi;
+    if (mesh_of(c, &m, &e))
+        return say(err, n, &e);
+    int rc = shc_groups_locate(&m, axes, naxes, rank, &gi, &mi, &e) ||
+             shc_groups_for_axes(&m, axes, naxes, &g, &e);
+    shc_mesh_free(&m);
+    if (rc)
+        return say(err, n, &e);
+    if (g.group_size > cap) {
+        shc_groups_free(&g);
+        snprintf(err, n, "group of %lld ranks, room for %lld", (long long)g.group_size,
+                 (long long)cap);
+        return 1;
+    }
+    memcpy(ranks, g.ranks + gi * g.group_size, (size_t)g.group_size * sizeof *ranks);
+    *nout = g.group_size;
+    shc_groups_free(&g);
+    return 0;
+}
+
+/* The planner with its defaults (auto, 8 devices per host): what ABI v1 states. */
+static int ref_plan(const shc_backend_case *c, int64_t rank, int *nsteps, const char **kinds,
+                    int cap, char *err, size_t n)
+{
+    shc_mesh m;
+    shc_placements src, dst;
+    shc_shape s;
+    shc_plan_opts o;
+    shc_plan p;
+    shc_err e = {0};
+    memset(&p, 0, sizeof p);
+    shc_plan_opts_init(&o);
+    shape_of(c, &s);
+    if (mesh_of(c, &m, &e))
+        return say(err, n, &e);
+    int rc = (c->dtype && shc_dtype_bytes(c->dtype, &o.dtype_bytes, &e)) ||
+             shc_placements_parse(&src, c->src, &e) || shc_placements_parse(&dst, c->dst, &e) ||
+             shc_plan_compute(&m, &src, &dst, &s, &o, rank, &p, &e);
+    shc_mesh_free(&m);
+    if (rc) {
+        shc_plan_free(&p);
+        return say(err, n, &e);
+    }
+    *nsteps = p.nsteps;
+    for (int i = 0; i < p.nsteps && i < cap; i++)
+        kinds[i] = shc_comm_kind_name(p.steps[i].comm); /* static names */
+    shc_plan_free(&p);
+    return 0;
+}
+
+/* torch.rand on a GPU whose grid is never capped (the ABI names no GPU). */
+static int ref_fill(uint64_t seed, int64_t offset, int64_t count, float *out, char *err,
+                    size_t n)
+{
+    static const shc_gpu_profile big = {"custom", 4096, 2048}; /* > any real GPU */
+    shc_torch_rng_req r;
+    shc_err e = {0};
+    int64_t after;
+    shc_torch_rng_req_init(&r, SHC_TORCH_UNIFORM, SHC_DT_FLOAT32, count);
+    if (shc_torch_rng_fill(&big, seed, HOOK_FILL_OFFSET(offset), &r, 0, count, out, NULL, &after,
+                           &e))
+        return say(err, n, &e);
+    return 0;
+}
+
 /* ---- execute: every rank on the local communicator, from the given inputs ---- */
 
 typedef struct xjob {
@@ -183,7 +258,7 @@ static int ref_execute(const shc_backend_case *c, int64_t world, const void *con
 
 static const shc_backend_v1 backend = {
     SHC_BACKEND_ABI_VERSION, sizeof(shc_backend_v1), PLUGIN_NAME,
-    ref_layout, NULL, ref_offsets, NULL, NULL, ref_execute,
+    ref_layout, ref_group, ref_offsets, ref_plan, ref_fill, ref_execute,
 };
 
 uint32_t shardcheck_backend_abi(void) { return SHC_BACKEND_ABI_VERSION; }

@@ -27,4 +27,7 @@ void shc_plugin_close(shc_plugin *p);
  * or the family is outside ABI v1. */
 int shc_plugin_views(const shc_plugin *p, const char *family, const json_t *group,
                      const json_t *test, int64_t world, json_t **views, shc_err *e);
+/* Add to a golden per-rank view the fields a plugin's answer is converted to when the
+ * family's own fields are beyond the ABI (redistribute-plan: "stepKinds"). */
+void shc_plugin_project(const char *family, json_t *want);
 #endif

@@ -21,6 +21,22 @@
  * Every function returns 0 on success, SHC_BACKEND_UNSUPPORTED for a valid
  * case it does not model, or another non-zero value with a message in err
  * (an "invalid" golden case must be refused that way).
+ *
+ * What the runner checks with each entry point (lib/backend_plugin.c):
+ *   layout -> shard-layout (not _StridedShard cases); offsets -> rng-offsets;
+ *   execute -> redistribute-data;
+ *   group -> group-ranks "device_mesh" tests: "groups", "group", "localRank"
+ *     and "groupRank" are derived from every rank's answer (seed-002 rank
+ *     lists and HSDP tests are NotSupported);
+ *   plan -> redistribute-plan with the planner's defaults (auto, 8 devices
+ *     per host, no flattened mesh, _StridedShard as a shard order, no explicit
+ *     source order; other groups NotSupported): each rank's step kinds must
+ *     equal its golden plan's;
+ *   random_fill -> torch-cuda-rng uniform float32 [0, 1) tests (torch.rand)
+ *     small enough that no GPU caps the launch grid (numel <= SMs x threads
+ *     per SM, so element i is thread i's first draw on every GPU): "bits" or
+ *     "sha256" of the values; offset is torch's Philox offset (a multiple of
+ *     4 — refuse others), new_offset is not part of the ABI.
  * examples/plugin_ref.c implements it on top of libshardcheck;
  * examples/plugin_broken.c is deliberately wrong.  Tested by run_faults.sh.
  */
