@@ -75,7 +75,7 @@ pp=$(grep -Eo "[0-9]+ passed" _build/pytest.out | tail -n1 | awk '{print $1}'); 
 if [ "${SHARDCHECK_DISTCHECK:-1}" != 0 ]; then
   stage "make distcheck"
   if make -C _build distcheck DISTCHECK_CONFIGURE_FLAGS="--without-cuda" >_build/distcheck.out 2>&1; then
-    grep -E "archives ready|\.tar\.gz" _build/distcheck.out | head -n 3
+    echo "distcheck: $(grep -Eo "shardcheck-[0-9.]+ archives ready for distribution" _build/distcheck.out | head -n1)"
   else
     tail -n 40 _build/distcheck.out; stages_failed+=("distcheck"); fail=$((fail+1))
   fi
