@@ -103,13 +103,7 @@ static int generate(shc_gw *w, shc_err *e)
                 shc_test_flag(t, "Carry");
             if (c->blocks > 4)
                 shc_test_flag(t, "LongStream");
-            json_t *ex = NULL;
-            if ((rc = compute(keep, t, &ex, e))) {
-                json_decref(t);
-                break;
-            }
-            json_object_set_new(t, "expected", ex);
-            rc = shc_gw_test(w, t, e);
+            rc = shcr_add_test(w, keep, t, compute, e);
         }
         json_decref(keep);
     }

@@ -95,4 +95,21 @@ static inline json_t *shcr_sha256(const void *p, size_t n)
     return json_string(h);
 }
 
+/* Compute a test's expected value from its inputs with the family's compute
+ * function and add the test to the writer (steals t): the one generation
+ * path of the random-engine families, so gen and run share the computation. */
+static inline int shcr_add_test(shc_gw *w, const json_t *group, json_t *t,
+                                int (*compute)(const json_t *, const json_t *, json_t **, shc_err *),
+                                shc_err *e)
+{
+    json_t *ex = NULL;
+    int rc = compute(group, t, &ex, e);
+    if (rc) {
+        json_decref(t);
+        return rc;
+    }
+    json_object_set_new(t, "expected", ex);
+    return shc_gw_test(w, t, e);
+}
+
 #endif
