@@ -9,15 +9,19 @@
  * 002's rank list for two axes, and its HSDP groups.  The peer in the same
  * run is the O(world) linear group search (shc_groups_find) a port typically
  * writes first, timed on a sample of ranks and scaled; the ratio is printed.
- * The verify-vs-torch ratio lives in the harness benchmark.  Built by `make`,
- * run by hand: bench/bench_layout.
+ * The verify-vs-torch ratio lives in the harness benchmark.  Repeated 3
+ * times: min/median/max and the ratio of medians (bench_stats.h).  Built by
+ * `make`, run by hand: bench/bench_layout.
  */
 #include "config.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include "shardcheck.h"
-#include "groups.h"
+#include "bench_stats.h"
+
+#define REPS 3
+enum { SAMPLE = 512 };
 
 /* Process CPU time: the machine is shared, and wall time would measure the
  * neighbours; the total wall time is printed too. */
@@ -57,7 +61,8 @@ int main(void)
         die(&e);
     free(map);
     int64_t checksum = 0;
-
+    double v_total[REPS], v_wall[REPS], v_ours[REPS], v_peer[REPS];
+    for (int rp = 0; rp < REPS; rp++) { /* repeats; ours and the peer interleave */
     double w0 = wall(), t0 = now();
     for (size_t p = 0; p < sizeof placements / sizeof *placements; p++) {
         shc_placements pl;
@@ -104,8 +109,7 @@ int main(void)
     }
     double t_groups = now() - t0, t_wall = wall() - w0;
 
-    /* Peer: linear search for the rank's dim-3 group, on 512 sampled ranks. */
-    enum { SAMPLE = 512 };
+    /* Peer: linear search for the rank's dim-3 group, on SAMPLE sampled ranks. */
     t0 = now();
     for (int64_t i = 0; i < SAMPLE; i++)
         checksum += shc_groups_find(&g[3], (i * 127) % W);
@@ -121,16 +125,23 @@ int main(void)
 
     for (int k = 0; k < 6; k++)
         shc_groups_free(&g[k]);
+    v_total[rp] = t_layout + t_groups;
+    v_wall[rp] = t_wall;
+    v_ours[rp] = W / (t_ours_one > 0 ? t_ours_one : 1e-9);
+    v_peer[rp] = W / t_peer;
+    }
     shc_mesh_free(&m);
-    printf("mesh 16x16x16x16 (65536 ranks, reversed rank map)\n");
-    printf("layout: %zu placements x 65536 ranks   %.3f s CPU\n",
-           sizeof placements / sizeof *placements, t_layout);
-    printf("groups: 6 axis sets + seed-002 list + HSDP x 65536 ranks   %.3f s CPU\n", t_groups);
-    printf("total   %.3f s CPU, %.3f s wall (goal < 1 s)%s\n", t_layout + t_groups, t_wall,
-           t_layout + t_groups < 1.0 ? "" : "  GOAL MISSED");
-    printf("group lookup, all ranks: ours (O(1) locate) %.4f s, peer (linear search, scaled "
-           "from %d ranks) %.2f s, ratio %.0fx\n", t_ours_one, SAMPLE, t_peer,
-           t_peer / (t_ours_one > 0 ? t_ours_one : 1e-9));
+    bench_spread st = bench_spread_of(v_total, REPS), sw = bench_spread_of(v_wall, REPS);
+    bench_spread so = bench_spread_of(v_ours, REPS), sp = bench_spread_of(v_peer, REPS);
+    printf("# bench_layout: mesh 16x16x16x16 (65536 ranks, reversed rank map), %d repeats, CPU "
+           "time\n# on a shared machine; peer: linear group search (scaled from %d ranks)\n",
+           REPS, SAMPLE);
+    printf("layout (%zu placements) + groups (6 axis sets, seed-002 list, HSDP), all ranks: "
+           "%.3f/%.3f/%.3f s CPU, %.3f/%.3f/%.3f s wall (min/med/max; goal < 1 s)%s\n",
+           sizeof placements / sizeof *placements, st.min, st.med, st.max, sw.min, sw.med,
+           sw.max, st.med < 1.0 ? "" : "  GOAL MISSED");
+    bench_header("group lookups/s");
+    bench_row("group lookup, all ranks", so, "linear-search", sp);
     printf("checksum %lld\n", (long long)checksum);
     return 0;
 }

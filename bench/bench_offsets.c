@@ -5,9 +5,10 @@
  * strided and plain shards), then the audit of the same layout, then the
  * peer in the same run: torch 2.13's own OffsetBasedRNGTracker.
  * _compute_rng_offsets on a sample of ranks (python with torch, from
- * $SHC_PYTHON, default /work/main/.venv/bin/python or python3), which also
- * prints its results so the sample is checked against ours.  Prints the
- * per-rank times and the ratio.  Goal: all ranks in under 1 s.
+ * $SHARDCHECK_PYTHON, default /work/main/.venv/bin/python or python3), which
+ * also prints its results so the sample is checked against ours.  Both are
+ * repeated 3 times, interleaved; prints ranks/s min/median/max of each and
+ * the ratio of the medians (bench_stats.h).  Goal: all ranks in under 1 s.
  *
  * Usage: bench_offsets [SAMPLE [CASES]]   (default SAMPLE = 512 torch ranks)
  * With CASES > 0 it also times verifying the first CASES rng-offsets golden
@@ -24,6 +25,9 @@
 #include <time.h>
 #include <unistd.h>
 #include "shardcheck.h"
+#include "bench_stats.h"
+
+#define REPS 3
 
 #define MESH "16x16x16x16"
 #define PLACEMENTS "S(0),_S(1, 2),S(0),S(2)"
@@ -38,7 +42,7 @@ static double now(void)
 
 static const char *python(void)
 {
-    const char *p = getenv("SHC_PYTHON");
+    const char *p = getenv("SHARDCHECK_PYTHON");
     if (p && *p)
         return p;
     return access("/work/main/.venv/bin/python", X_OK) == 0 ? "/work/main/.venv/bin/python"
@@ -167,41 +171,46 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_offsets: %s\n", e.msg);
         return 99;
     }
-    double t0 = now();
+    double vo[REPS], vp[REPS], va[REPS];
+    int np = 0, mism = 0;
     int64_t check = 0;
-    for (int64_t r = 0; r < m.size; r++) {
-        shc_rng_offsets o;
-        if (shc_rng_offsets_rank(&t, &m, r, &o, &e)) {
-            fprintf(stderr, "bench_offsets: rank %lld: %s\n", (long long)r, e.msg);
+    shc_rng_audit au;
+    for (int rep = 0; rep < REPS; rep++) { /* interleaved: ours, the audit, torch */
+        double t0 = now();
+        check = 0;
+        for (int64_t r = 0; r < m.size; r++) {
+            shc_rng_offsets o;
+            if (shc_rng_offsets_rank(&t, &m, r, &o, &e)) {
+                fprintf(stderr, "bench_offsets: rank %lld: %s\n", (long long)r, e.msg);
+                return 99;
+            }
+            check ^= o.start_incr + o.local_numel;
+        }
+        vo[rep] = (double)m.size / (now() - t0);
+        t0 = now();
+        if (shc_rng_audit_layout(&m, &pl, &s, &au, &e)) {
+            fprintf(stderr, "bench_offsets: audit: %s\n", e.msg);
             return 99;
         }
-        check ^= o.start_incr + o.local_numel;
+        va[rep] = now() - t0;
+        double peer = run_peer(&t, &m, sample, &mism);
+        if (peer > 0)
+            vp[np++] = sample / peer;
     }
-    double ours = now() - t0;
-    shc_rng_audit au;
-    t0 = now();
-    if (shc_rng_audit_layout(&m, &pl, &s, &au, &e)) {
-        fprintf(stderr, "bench_offsets: audit: %s\n", e.msg);
-        return 99;
-    }
-    double audit = now() - t0;
-    printf("mesh %s (%lld ranks) placements %s shape %s\n", MESH, (long long)m.size, PLACEMENTS,
-           SHAPE);
-    printf("shardcheck offsets, all ranks: %.4f s (%.3f us/rank)  [goal < 1 s] checksum %lld\n",
-           ours, 1e6 * ours / (double)m.size, (long long)check);
-    printf("shardcheck audit, all ranks:   %.4f s (%lld shards, %lld findings)\n", audit,
-           (long long)au.nshards,
+    bench_spread so = bench_spread_of(vo, REPS), sa = bench_spread_of(va, REPS);
+    bench_spread sp = bench_spread_of(vp, np);
+    printf("# bench_offsets: mesh %s (%lld ranks) placements %s shape %s, %d interleaved "
+           "repeats,\n# wall clock on a shared machine; peer: torch 2.13 _compute_rng_offsets on "
+           "%d sampled ranks (%d mismatches)\n", MESH, (long long)m.size, PLACEMENTS, SHAPE, REPS,
+           sample, mism);
+    bench_header("ranks/s");
+    bench_row("rng offsets per rank", so, np ? "torch-2.13" : "", sp);
+    printf("all ranks: %.4f s at the median (goal < 1 s), checksum %lld; audit of all ranks "
+           "%.4f/%.4f/%.4f s (%lld shards, %lld findings)\n", (double)m.size / so.med,
+           (long long)check, sa.min, sa.med, sa.max, (long long)au.nshards,
            (long long)(au.count[0] + au.count[1] + au.count[2]));
-    int mism = 0;
-    double peer = run_peer(&t, &m, sample, &mism);
-    if (peer < 0) {
-        printf("peer torch 2.13 _compute_rng_offsets: unavailable (python %s)\n", python());
-    } else {
-        double per_peer = peer / sample, per_ours = ours / (double)m.size;
-        printf("peer torch 2.13 _compute_rng_offsets: %d ranks in %.4f s (%.3f us/rank), "
-               "%d mismatches\n", sample, peer, 1e6 * per_peer, mism);
-        printf("ratio torch/shardcheck per rank: %.1fx\n", per_peer / per_ours);
-    }
+    if (!np)
+        printf("# peer unavailable (python %s)\n", python());
     int cases = argc > 2 ? atoi(argv[2]) : 0;
     if (cases > 0)
         bench_verify(argv[0], cases);

@@ -4,11 +4,17 @@
  * greedy, 100x min-cost), and how planning time grows with mesh dims (1-6)
  * and tensor dims (1-3).
  *
- * Each case is planned for rank 0 repeatedly for a fixed time.  torch's
- * figure comes from tools/harness/bench_plan.py, run here through the Python
- * in $SHC_PYTHON (default: python3) with the source tree in $top_srcdir
- * (default: .); without torch only our figures are printed.  Usage:
- *   SHC_PYTHON=.venv/bin/python top_srcdir=. bench/bench_plan [seconds per case]
+ * Each case is planned for rank 0 repeatedly for a fixed CPU time, as torch's
+ * timed path does it: the DTensorSpecs are built once (shc_plan_prepare:
+ * validation and specs once per layout) and every plan goes into the same
+ * caller-supplied step buffer.  torch's figure comes from
+ * tools/harness/bench_plan.py, run here through the Python in
+ * $SHARDCHECK_PYTHON (default: python3) with the source tree in $top_srcdir
+ * (default: .); without torch only our figures are printed.  Both sides are
+ * measured REPS times, interleaved (torch runs while we wait, so each of our
+ * repeats is taken between two of its): the table shows the ratio of the
+ * medians and the spread (min/median/max) of each side.  Usage:
+ *   SHARDCHECK_PYTHON=.venv/bin/python top_srcdir=. bench/bench_plan [seconds per case]
  * Not run by make check (rule 5: timing never inside tests).
  */
 #include "config.h"
@@ -17,6 +23,9 @@
 #include <string.h>
 #include <time.h>
 #include "plan.h"
+#include "bench_stats.h"
+
+#define REPS 3
 
 typedef struct bcase {
     char label[32];
@@ -85,23 +94,27 @@ static double ours(const bcase *b, double seconds)
     shc_plan_opts_init(&o);
     o.planner = b->planner;
     o.trace = false; /* torch's timed path does not stringify either */
+    shc_plan_req req;
     if (shc_mesh_parse(&m, b->mesh, NULL, &e) || shc_shape_parse(&s, b->shape, &e) ||
-        shc_placements_parse(&a, b->src, &e) || shc_placements_parse(&d, b->dst, &e)) {
+        shc_placements_parse(&a, b->src, &e) || shc_placements_parse(&d, b->dst, &e) ||
+        shc_plan_prepare(&req, &m, &a, &d, &s, &o, &e)) {
         fprintf(stderr, "bench_plan: %s: %s\n", b->label, e.msg);
         exit(99);
     }
+    shc_plan_step buf[2 * SHC_MAX_MESH_DIMS];
+    shc_plan p;
+    shc_plan_use_buffer(&p, buf, 2 * SHC_MAX_MESH_DIMS);
     long n = 0;
     double t0 = now(), t;
     do {
-        shc_plan p;
-        if (shc_plan_compute(&m, &a, &d, &s, &o, 0, &p, &e)) {
+        if (shc_plan_run(&req, 0, &p, &e)) {
             fprintf(stderr, "bench_plan: %s: %s\n", b->label, e.msg);
             exit(99);
         }
-        shc_plan_free(&p);
         n++;
         t = (n & 255) ? 0 : now() - t0; /* reading the CPU clock costs more than a plan */
     } while (t < seconds);
+    shc_plan_free(&p);
     shc_mesh_free(&m);
     return (double)n / t;
 }
@@ -109,7 +122,7 @@ static double ours(const bcase *b, double seconds)
 /* torch's figures by label, from bench_plan.py (0 = unavailable, -1 = timeout). */
 static int torch_rates(const bcase *c, int n, double seconds, char labels[][32], double *rate)
 {
-    const char *py = getenv("SHC_PYTHON"), *src = getenv("top_srcdir");
+    const char *py = getenv("SHARDCHECK_PYTHON"), *src = getenv("top_srcdir");
     char path[] = "/tmp/bench_plan_XXXXXX", cmd[1024];
     int fd = mkstemp(path);
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
@@ -136,31 +149,53 @@ static int torch_rates(const bcase *c, int n, double seconds, char labels[][32],
     return k;
 }
 
+/* Harmonic-mean plans per second of ours over the cases [i, j) of one label. */
+static double label_rate(const bcase *c, int i, int j, double seconds)
+{
+    double sum = 0;
+    for (int k = i; k < j; k++)
+        sum += 1.0 / ours(&c[k], seconds);
+    return (j - i) / sum;
+}
+
 int main(int argc, char **argv)
 {
-    double seconds = argc > 1 ? atof(argv[1]) : 0.3;
-    bcase c[64];
+    double seconds = argc > 1 ? atof(argv[1]) : 0.2;
+    static bcase c[64];
     int n = build_cases(c, 64);
-    char labels[64][32];
-    double trate[64];
-    int nt = torch_rates(c, n, seconds, labels, trate);
-    printf("%-18s %14s %14s %10s\n", "case", "shardcheck/s", "torch/s", "ratio");
+    static char labels[REPS][64][32];
+    static double trate[REPS][64], orate[64][REPS];
+    int nt[REPS];
+    /* Repeats alternate: torch's pass over every case, then ours. */
+    for (int rep = 0; rep < REPS; rep++) {
+        nt[rep] = torch_rates(c, n, seconds, labels[rep], trate[rep]);
+        for (int i = 0; i < n; i++) {
+            int j = i;
+            while (j < n && !strcmp(c[j].label, c[i].label))
+                j++;
+            orate[i][rep] = label_rate(c, i, j, seconds);
+            i = j - 1;
+        }
+    }
+    printf("# bench_plan: plans per second (CPU time, rank 0, prepared request, caller's step "
+           "buffer),\n# %d interleaved repeats of %.2f s per case on a shared machine; "
+           "goal: greedy >= 1000x, graph >= 100x\n", REPS, seconds);
+    bench_header("plans/s");
     for (int i = 0; i < n; i++) {
         if (i > 0 && !strcmp(c[i].label, c[i - 1].label))
             continue;
-        double sum = 0;
-        int cnt = 0;
-        for (int j = i; j < n && !strcmp(c[j].label, c[i].label); j++, cnt++)
-            sum += 1.0 / ours(&c[j], seconds);
-        double r = cnt / sum; /* plans per second over the label's cases */
-        double t = 0;
-        for (int k = 0; k < nt; k++)
-            if (!strcmp(labels[k], c[i].label))
-                t = trate[k];
-        if (t > 0)
-            printf("%-18s %14.0f %14.1f %9.0fx\n", c[i].label, r, t, r / t);
-        else
-            printf("%-18s %14.0f %14s %10s\n", c[i].label, r, t < 0 ? "timeout" : "n/a", "-");
+        double tv[REPS];
+        int k = 0, timeout = 0;
+        for (int rep = 0; rep < REPS; rep++)
+            for (int q = 0; q < nt[rep]; q++)
+                if (!strcmp(labels[rep][q], c[i].label)) {
+                    if (trate[rep][q] > 0)
+                        tv[k++] = trate[rep][q];
+                    else
+                        timeout = 1;
+                }
+        bench_spread so = bench_spread_of(orate[i], REPS), st = bench_spread_of(tv, k);
+        bench_row(c[i].label, so, timeout ? "torch(timeout)" : "torch-2.13", st);
     }
     return 0;
 }

@@ -2,7 +2,8 @@
  * bench_torch_rng.c — throughput of the torch.rand(float32) emulation
  * (shc_torch_rng_fill, uniform, A100 profile), in GB of output per second on
  * one core, against a plain memset of the same buffer in the same run as the
- * memory-bandwidth peer.  Not run by make check.
+ * memory-bandwidth peer: 5 interleaved repeats, min/median/max and the ratio
+ * of medians (bench_stats.h).  Not run by make check.
  *
  *   bench/bench_torch_rng [MELEMS]   (default 64 million floats)
  */
@@ -10,15 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "shardcheck.h"
+#include "bench_stats.h"
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
+#define REPS 5
 
 int main(int argc, char **argv)
 {
@@ -30,22 +26,22 @@ int main(int argc, char **argv)
     if (!out || shc_gpu_profile_parse("a100", &g, &e))
         return 1;
     shc_torch_rng_req_init(&r, SHC_TORCH_UNIFORM, SHC_DT_FLOAT32, n);
-    double best = 0, mset = 0;
-    for (int rep = 0; rep < 3; rep++) {
-        double t0 = now();
+    double vr[REPS], vm[REPS];
+    for (int rep = 0; rep < REPS; rep++) { /* interleaved with the peer */
+        double t0 = bench_now();
         int64_t no;
         if (shc_torch_rng_fill(&g, 0, 0, &r, 0, n, out, NULL, &no, &e))
             return fprintf(stderr, "%s\n", e.msg), 1;
-        double gbs = 4.0 * n / (now() - t0) / 1e9;
-        best = gbs > best ? gbs : best;
-        t0 = now();
+        vr[rep] = 4.0 * n / (bench_now() - t0) / 1e9;
+        t0 = bench_now();
         memset(out, rep, 4 * (size_t)n);
-        gbs = 4.0 * n / (now() - t0) / 1e9;
-        mset = gbs > mset ? gbs : mset;
+        vm[rep] = 4.0 * n / (bench_now() - t0) / 1e9;
     }
-    printf("torch.rand(%lld, float32) emulation, a100 profile, philox path %s: %.2f GB/s "
-           "(memset %.2f GB/s, ratio %.2f)\n", (long long)n,
-           shc_philox_path_name(shc_philox_best_path()), best, mset, best / mset);
+    printf("# bench_torch_rng: torch.rand(%lld, float32) emulation, a100 profile, philox path "
+           "%s,\n# %d interleaved repeats, wall clock, one core of a shared machine; peer: memset "
+           "of the same buffer\n", (long long)n, shc_philox_path_name(shc_philox_best_path()), REPS);
+    bench_header("GB/s of output");
+    bench_row("torch.rand float32", bench_spread_of(vr, REPS), "memset", bench_spread_of(vm, REPS));
     free(out);
     return 0;
 }

@@ -18,7 +18,6 @@
 #include "plan.h"
 #include "comm.h"
 #include "redistribute_exec.h"
-#include "groups.h"
 
 #ifndef PLUGIN_NAME
 #define PLUGIN_NAME "reference (libshardcheck)"
@@ -187,7 +186,8 @@ static int ref_plan(const shc_backend_case *c, int64_t rank, int *nsteps, const 
 static int ref_fill(uint64_t seed, int64_t offset, int64_t count, float *out, char *err,
                     size_t n)
 {
-    static const shc_gpu_profile big = {"custom", 4096, 2048}; /* > any real GPU */
+    static const shc_gpu_profile big = {.name = "custom", .sm_count = 4096,
+                                        .max_threads_per_sm = 2048}; /* > any real GPU */
     shc_torch_rng_req r;
     shc_err e = {0};
     int64_t after;

@@ -10,6 +10,7 @@
  * division.  Tested by conformance/tests/check_exec.c.
  */
 #include "config.h"
+#include <stdlib.h>
 #include <string.h>
 #include <math.h>
 #include "comm.h"
@@ -23,6 +24,18 @@ int shc_comm_group_pos(const shc_comm *c, const int64_t *group, int n, int *pos,
         }
     return shc_fail(e, SHC_EINTERNAL, "rank %lld is not in the collective's group of %d ranks",
                     (long long)c->rank, n);
+}
+
+void *shc_comm_scratch(shc_comm *c, size_t bytes)
+{
+    if (bytes > c->scratch_cap) {
+        void *b = realloc(c->scratch, bytes);
+        if (!b)
+            return NULL;
+        c->scratch = b;
+        c->scratch_cap = bytes;
+    }
+    return c->scratch;
 }
 
 float shc_bf16_to_float(uint16_t h)

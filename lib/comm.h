@@ -17,32 +17,10 @@
 #define SHC_COMM_H
 #include "shardcheck.h"
 
-typedef struct shc_comm_ops {
-    const char *name;
-    /* recv = concatenation of every member's `bytes` bytes, in group order. */
-    int (*all_gather)(shc_comm *c, const int64_t *group, int n, const void *send, size_t bytes,
-                      void *recv, shc_err *e);
-    /* recv = concatenation of member j's counts[j] bytes, in group order. */
-    int (*all_gatherv)(shc_comm *c, const int64_t *group, int n, const void *send,
-                       const size_t *counts, void *recv, shc_err *e);
-    /* send holds n blocks of `bytes`; block j goes to member j; recv block j came from j. */
-    int (*all_to_all)(shc_comm *c, const int64_t *group, int n, const void *send, size_t bytes,
-                      void *recv, shc_err *e);
-    /* send holds n blocks of `count` elements; member j gets block j reduced over members. */
-    int (*reduce_scatter)(shc_comm *c, const int64_t *group, int n, const void *send,
-                          size_t count, void *recv, shc_dtype t, shc_redop op, shc_err *e);
-    /* buf (count elements) becomes the reduction over members, in place. */
-    int (*all_reduce)(shc_comm *c, const int64_t *group, int n, void *buf, size_t count,
-                      shc_dtype t, shc_redop op, shc_err *e);
-    void (*destroy)(shc_comm *c);
-} shc_comm_ops;
-
-struct shc_comm {
-    const shc_comm_ops *ops;
-    int64_t rank, size;
-    double timeout_s;  /* a collective waiting longer fails with a timeout (0 = none) */
-    void *impl;
-};
+/* A buffer of at least `bytes` owned by the communicator and reused by every
+ * redistribute on it (the all-to-all pack buffer), so the data path does not
+ * allocate and fault in fresh pages per call; NULL when out of memory. */
+void *shc_comm_scratch(shc_comm *c, size_t bytes);
 
 /* Position of the caller's rank in a group list, or a clear error. */
 int shc_comm_group_pos(const shc_comm *c, const int64_t *group, int n, int *pos, shc_err *e);
@@ -67,16 +45,6 @@ uint16_t shc_float_to_f16(float f);
 void shc_store_int(void *p, shc_dtype t, int64_t v);
 /* Load element p of dtype t as a double. */
 double shc_load_double(const void *p, shc_dtype t);
-
-/* ---- local backend (comm_local.c) ---- */
-
-/* Body run once per simulated rank, on its own thread. */
-typedef int (*shc_rank_fn)(shc_comm *c, void *arg, shc_err *e);
-/* Run fn on n simulated ranks (threads) sharing one in-process world;
- * errs[r] (n entries, may be NULL) receives each rank's error.  Returns the
- * first non-zero rank result.  A rank that fails or returns early makes the
- * others' pending collectives fail rather than hang. */
-int shc_comm_local_run(int64_t n, shc_rank_fn fn, void *arg, shc_err *errs, shc_err *e);
 
 /* ---- mpi backend (comm_mpi.c, only in an MPI build) ---- */
 #ifdef HAVE_MPI

@@ -259,6 +259,7 @@ int shc_comm_local_run(int64_t n, shc_rank_fn fn, void *arg, shc_err *errs, shc_
             *e = ctx[w.culprit].err;
     }
     for (int64_t r = 0; r < started; r++) {
+        free(ctx[r].comm.scratch);
         if (errs)
             errs[r] = ctx[r].err;
         if (!rc && ctx[r].rc) {

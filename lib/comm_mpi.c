@@ -7,9 +7,15 @@
  * MPI_Comm_create_group (collective over the members only, so each group
  * forms independently, in list order so the communicator rank is the
  * DeviceMesh group position) and cached for the process's lifetime.  Every
- * collective is non-blocking and polled under the communicator's deadline:
- * a peer that died or hangs turns into a timeout error naming the
- * collective and group, never a hung rank.  float32/64 and int32/64
+ * collective is OpenMPI's blocking one (its tuned algorithms; the
+ * non-blocking ones, libnbc, progress only inside MPI_Test and ran at a
+ * third to a half of the speed).  Under a deadline a watchdog guards it: a
+ * one-shot POSIX timer aimed at the calling thread fires SIGALRM at the
+ * deadline and the handler jumps back out of the collective, which then
+ * fails with a timeout error naming the collective and group (never a hung
+ * rank); nothing polls.  After a timeout the communicator refuses further
+ * collectives (MPI's state is no longer trusted), and the runner ends the
+ * job once it has reported.  float32/64 and int32/64
  * reductions use MPI's own ops (avg = sum, then divided as torch does);
  * bfloat16 and float16, which MPI 3.1 has no type for, are all-gathered and
  * reduced with the shared kernel (comm.c), in group order.
@@ -20,11 +26,25 @@
 #ifdef HAVE_MPI
 #include <mpi.h>
 #include <limits.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
 #include "comm.h"
+
+#if defined(SIGEV_THREAD_ID) || defined(__linux__)
+#define SHC_WATCHDOG 1
+#ifndef sigev_notify_thread_id
+#define sigev_notify_thread_id _sigev_un._tid
+#endif
+#ifndef SIGEV_THREAD_ID
+#define SIGEV_THREAD_ID 4
+#endif
+#endif
 
 typedef struct cached {
     int n;
@@ -35,15 +55,61 @@ typedef struct cached {
 typedef struct mpi_impl {
     cached *c;
     int n, cap;
+    bool watchdog;   /* the timer below exists */
+    bool broken;     /* a collective timed out: MPI's state is not trusted any more */
+#ifdef SHC_WATCHDOG
+    timer_t timer;
+#endif
 } mpi_impl;
 
 #define IMPL(c) ((mpi_impl *)(c)->impl)
 
-static double now_s(void)
+/* ---- the watchdog: a timer signal that jumps out of a stuck collective ---- */
+
+static sigjmp_buf wd_jump;
+static volatile sig_atomic_t wd_armed;
+
+static void wd_fire(int sig)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+    (void)sig;
+    if (wd_armed) {
+        wd_armed = 0;
+        siglongjmp(wd_jump, 1);
+    }
+}
+
+/* Create the timer, aimed at this (the calling, MPI) thread; false if unavailable. */
+static bool wd_create(mpi_impl *m)
+{
+#ifdef SHC_WATCHDOG
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = wd_fire;
+    sigemptyset(&sa.sa_mask);
+    struct sigevent ev;
+    memset(&ev, 0, sizeof ev);
+    ev.sigev_notify = SIGEV_THREAD_ID;
+    ev.sigev_signo = SIGALRM;
+    ev.sigev_notify_thread_id = (pid_t)syscall(SYS_gettid);
+    return sigaction(SIGALRM, &sa, NULL) == 0 &&
+           timer_create(CLOCK_MONOTONIC, &ev, &m->timer) == 0;
+#else
+    (void)m;
+    return false;
+#endif
+}
+
+static void wd_set(mpi_impl *m, double seconds)
+{
+#ifdef SHC_WATCHDOG
+    struct itimerspec it;
+    memset(&it, 0, sizeof it);
+    it.it_value.tv_sec = (time_t)seconds;
+    it.it_value.tv_nsec = (long)((seconds - (double)(time_t)seconds) * 1e9);
+    timer_settime(m->timer, 0, &it, NULL);
+#else
+    (void)m, (void)seconds;
+#endif
 }
 
 static int group_str(const int64_t *g, int n, char *buf, size_t sz)
@@ -100,28 +166,39 @@ static int get_comm(shc_comm *c, const int64_t *group, int n, MPI_Comm *out, shc
     return SHC_OK;
 }
 
-/* Poll a request until done or the communicator's deadline.  Without a deadline
- * (timeout_s <= 0) callers use the blocking collective instead: OpenMPI's
- * non-blocking collectives (libnbc) progress only inside MPI_Test and are
- * several times slower than its tuned blocking ones (see bench_comm). */
-static int wait_req(shc_comm *c, MPI_Request *rq, const char *what, const int64_t *group, int n,
-                    shc_err *e)
+static int timeout_err(shc_comm *c, const char *what, const int64_t *group, int n, shc_err *e)
 {
-    double deadline = now_s() + (c->timeout_s > 0 ? c->timeout_s : 3600);
-    int done = 0;
-    while (!done) {
-        int rc = MPI_Test(rq, &done, MPI_STATUS_IGNORE);
-        if (rc != MPI_SUCCESS)
-            return shc_fail(e, SHC_EINTERNAL, "mpi: %s failed (MPI error %d)", what, rc);
-        if (!done && now_s() > deadline) {
-            char g[256];
-            group_str(group, n, g, sizeof g);
-            return shc_fail(e, SHC_EINTERNAL, "mpi: timeout: %s on group %s did not complete "
-                            "within %.0f s (a peer died or hangs)", what, g, c->timeout_s);
-        }
-    }
-    return SHC_OK;
+    char g[256];
+    group_str(group, n, g, sizeof g);
+    return shc_fail(e, SHC_EINTERNAL, "mpi: timeout: %s on group %s did not complete within "
+                    "%.0f s (a peer died or hangs)", what, g, c->timeout_s);
 }
+
+/* Run the blocking MPI call CALL (an expression) under the watchdog; on a
+ * timeout or an MPI error, return from the enclosing function with the error.
+ * sigsetjmp must be in the frame that stays live, hence a macro. */
+#define GUARDED(c, what, group, n, e, CALL)                                     \
+    do {                                                                        \
+        mpi_impl *m_ = IMPL(c);                                                 \
+        if (m_->broken)                                                         \
+            return timeout_err(c, what, group, n, e);                           \
+        bool arm_ = (c)->timeout_s > 0 && m_->watchdog;                         \
+        if (arm_) {                                                             \
+            if (sigsetjmp(wd_jump, 1)) {                                        \
+                m_->broken = true;                                              \
+                return timeout_err(c, what, group, n, e);                       \
+            }                                                                   \
+            wd_armed = 1;                                                       \
+            wd_set(m_, (c)->timeout_s);                                         \
+        }                                                                       \
+        int mrc_ = (CALL);                                                      \
+        if (arm_) {                                                             \
+            wd_armed = 0;                                                       \
+            wd_set(m_, 0);                                                      \
+        }                                                                       \
+        if (mrc_ != MPI_SUCCESS)                                                \
+            return shc_fail(e, SHC_EINTERNAL, "mpi: %s failed (MPI error %d)", what, mrc_); \
+    } while (0)
 
 static int fits(size_t v, shc_err *e)
 {
@@ -133,22 +210,26 @@ static int m_all_gather(shc_comm *c, const int64_t *group, int n, const void *se
                         void *recv, shc_err *e)
 {
     MPI_Comm mc;
-    MPI_Request rq;
     int rc = fits(bytes, e);
     if (rc || (rc = get_comm(c, group, n, &mc, e)))
         return rc;
-    if (c->timeout_s <= 0)
-        return MPI_Allgather(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, mc)
-               ? shc_fail(e, SHC_EINTERNAL, "mpi: all_gather failed") : SHC_OK;
-    MPI_Iallgather(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, mc, &rq);
-    return wait_req(c, &rq, "all_gather", group, n, e);
+    GUARDED(c, "all_gather", group, n, e,
+            MPI_Allgather(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, mc));
+    return SHC_OK;
+}
+
+static int gatherv(shc_comm *c, const int64_t *group, int n, const void *send, const int *cnt,
+                   const int *dis, int pos, void *recv, MPI_Comm mc, shc_err *e)
+{
+    GUARDED(c, "all_gatherv", group, n, e,
+            MPI_Allgatherv(send, cnt[pos], MPI_BYTE, recv, cnt, dis, MPI_BYTE, mc));
+    return SHC_OK;
 }
 
 static int m_all_gatherv(shc_comm *c, const int64_t *group, int n, const void *send,
                          const size_t *counts, void *recv, shc_err *e)
 {
     MPI_Comm mc;
-    MPI_Request rq;
     int pos, rc = shc_comm_group_pos(c, group, n, &pos, e);
     int *cnt = malloc((size_t)n * sizeof *cnt), *dis = malloc((size_t)n * sizeof *dis);
     size_t off = 0;
@@ -161,10 +242,10 @@ static int m_all_gatherv(shc_comm *c, const int64_t *group, int n, const void *s
             off += counts[j];
         }
     }
-    if (!rc && !(rc = get_comm(c, group, n, &mc, e))) {
-        MPI_Iallgatherv(send, cnt[pos], MPI_BYTE, recv, cnt, dis, MPI_BYTE, mc, &rq);
-        rc = wait_req(c, &rq, "all_gatherv", group, n, e);
-    }
+    if (!rc)
+        rc = get_comm(c, group, n, &mc, e);
+    if (!rc)
+        rc = gatherv(c, group, n, send, cnt, dis, pos, recv, mc, e);
     free(cnt), free(dis);
     return rc;
 }
@@ -173,15 +254,12 @@ static int m_all_to_all(shc_comm *c, const int64_t *group, int n, const void *se
                         void *recv, shc_err *e)
 {
     MPI_Comm mc;
-    MPI_Request rq;
     int rc = fits(bytes * (size_t)n, e);
     if (rc || (rc = get_comm(c, group, n, &mc, e)))
         return rc;
-    if (c->timeout_s <= 0)
-        return MPI_Alltoall(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, mc)
-               ? shc_fail(e, SHC_EINTERNAL, "mpi: all_to_all failed") : SHC_OK;
-    MPI_Ialltoall(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, mc, &rq);
-    return wait_req(c, &rq, "all_to_all", group, n, e);
+    GUARDED(c, "all_to_all", group, n, e,
+            MPI_Alltoall(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, mc));
+    return SHC_OK;
 }
 
 /* MPI's type and op for a native reduction; false when MPI has none. */
@@ -243,7 +321,6 @@ static int m_reduce_scatter(shc_comm *c, const int64_t *group, int n, const void
     MPI_Datatype dt;
     MPI_Op mo;
     MPI_Comm mc;
-    MPI_Request rq;
     int pos, rc = check_op(t, op, e);
     if (rc || (rc = shc_comm_group_pos(c, group, n, &pos, e)))
         return rc;
@@ -251,12 +328,9 @@ static int m_reduce_scatter(shc_comm *c, const int64_t *group, int n, const void
         return gather_reduce(c, group, n, send, count, (size_t)n, pos, recv, t, op, e);
     if ((rc = fits(count, e)) || (rc = get_comm(c, group, n, &mc, e)))
         return rc;
-    if (c->timeout_s <= 0)
-        rc = MPI_Reduce_scatter_block(send, recv, (int)count, dt, mo, mc)
-             ? shc_fail(e, SHC_EINTERNAL, "mpi: reduce_scatter failed") : SHC_OK;
-    else if (MPI_Ireduce_scatter_block(send, recv, (int)count, dt, mo, mc, &rq) == MPI_SUCCESS)
-        rc = wait_req(c, &rq, "reduce_scatter", group, n, e);
-    if (!rc && op == SHC_OP_AVG)
+    GUARDED(c, "reduce_scatter", group, n, e,
+            MPI_Reduce_scatter_block(send, recv, (int)count, dt, mo, mc));
+    if (op == SHC_OP_AVG)
         shc_div_scalar(recv, count, t, n);
     return rc;
 }
@@ -267,7 +341,6 @@ static int m_all_reduce(shc_comm *c, const int64_t *group, int n, void *buf, siz
     MPI_Datatype dt;
     MPI_Op mo;
     MPI_Comm mc;
-    MPI_Request rq;
     int rc = check_op(t, op, e);
     if (rc)
         return rc;
@@ -283,12 +356,9 @@ static int m_all_reduce(shc_comm *c, const int64_t *group, int n, void *buf, siz
     }
     if ((rc = fits(count, e)) || (rc = get_comm(c, group, n, &mc, e)))
         return rc;
-    if (c->timeout_s <= 0)
-        rc = MPI_Allreduce(MPI_IN_PLACE, buf, (int)count, dt, mo, mc)
-             ? shc_fail(e, SHC_EINTERNAL, "mpi: all_reduce failed") : SHC_OK;
-    else if (MPI_Iallreduce(MPI_IN_PLACE, buf, (int)count, dt, mo, mc, &rq) == MPI_SUCCESS)
-        rc = wait_req(c, &rq, "all_reduce", group, n, e);
-    if (!rc && op == SHC_OP_AVG)
+    GUARDED(c, "all_reduce", group, n, e,
+            MPI_Allreduce(MPI_IN_PLACE, buf, (int)count, dt, mo, mc));
+    if (op == SHC_OP_AVG)
         shc_div_scalar(buf, count, t, n);
     return rc;
 }
@@ -300,7 +370,12 @@ static void m_destroy(shc_comm *c)
         MPI_Comm_free(&m->c[i].comm);
         free(m->c[i].ranks);
     }
+#ifdef SHC_WATCHDOG
+    if (m->watchdog)
+        timer_delete(m->timer);
+#endif
     free(m->c);
+    free(c->scratch);
     free(m);
     free(c);
 }
@@ -323,7 +398,8 @@ int shc_comm_mpi_new(shc_comm **out, double timeout_s, shc_err *e)
         free(c), free(m);
         return shc_fail(e, SHC_ENOMEM, "out of memory");
     }
-    *c = (shc_comm){&mpi_ops, rank, size, timeout_s, m};
+    *c = (shc_comm){&mpi_ops, rank, size, timeout_s, m, NULL, 0};
+    m->watchdog = timeout_s > 0 && wd_create(m);
     *out = c;
     return SHC_OK;
 }

@@ -17,19 +17,22 @@
 #include "shardcheck.h"
 #include "torch_cuda_rng.h"
 
+/* The one GPU table.  The last column says which torch-cuda-rng cases the
+ * golden corpus holds for the GPU (ALL: every case; COMMON: the cases every
+ * profile gets); order is the corpus order. */
 static const shc_gpu_profile presets[] = {
-    {"a100", 108, 2048},      /* A100 SXM4/PCIe, sm_80 */
-    {"h100-sxm", 132, 2048},  /* H100 SXM5, sm_90 */
-    {"h100-pcie", 114, 2048}, /* H100 PCIe, sm_90 */
-    {"h200", 132, 2048},      /* H200 SXM, sm_90 */
-    {"b200", 148, 2048},      /* B200, sm_100 */
-    {"l4", 58, 1536},         /* L4, sm_89 */
-    {"l40s", 142, 1536},      /* L40S, sm_89 */
-    {"t4", 40, 1024},         /* T4, sm_75 */
-    {"a10g", 80, 1536},       /* A10G (AWS), sm_86 */
-    {"v100", 80, 2048},       /* V100 SXM2, sm_70 */
-    {"rtx4090", 128, 1536},   /* GeForce RTX 4090, sm_89 */
-    {NULL, 0, 0},
+    {"a100", 108, 2048, 80, SHC_GPU_CORPUS_ALL},         /* A100 SXM4/PCIe */
+    {"h100-sxm", 132, 2048, 90, SHC_GPU_CORPUS_COMMON},  /* H100 SXM5 */
+    {"h100-pcie", 114, 2048, 90, SHC_GPU_CORPUS_COMMON}, /* H100 PCIe */
+    {"h200", 132, 2048, 90, SHC_GPU_CORPUS_COMMON},      /* H200 SXM */
+    {"b200", 148, 2048, 100, SHC_GPU_CORPUS_COMMON},     /* B200 */
+    {"l4", 58, 1536, 89, SHC_GPU_CORPUS_COMMON},         /* L4 */
+    {"l40s", 142, 1536, 89, SHC_GPU_CORPUS_COMMON},      /* L40S */
+    {"t4", 40, 1024, 75, SHC_GPU_CORPUS_ALL},            /* T4 */
+    {"a10g", 80, 1536, 86, SHC_GPU_CORPUS_COMMON},       /* A10G (AWS) */
+    {"v100", 80, 2048, 70, SHC_GPU_CORPUS_NONE},         /* V100 SXM2 */
+    {"rtx4090", 128, 1536, 89, SHC_GPU_CORPUS_NONE},     /* GeForce RTX 4090 */
+    {NULL, 0, 0, 0, 0},
 };
 
 const shc_gpu_profile *shc_gpu_profiles(void) { return presets; }
@@ -55,6 +58,8 @@ static int parse_custom(const char *s, shc_gpu_profile *out, shc_err *e)
     out->name = "custom";
     out->sm_count = (int)sm;
     out->max_threads_per_sm = (int)th;
+    out->cc = 0;
+    out->corpus = SHC_GPU_CORPUS_NONE;
     return SHC_OK;
 }
 

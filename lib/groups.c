@@ -25,7 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "shardcheck.h"
-#include "groups.h"
 
 void shc_groups_free(shc_groups *g)
 {

@@ -69,28 +69,69 @@ const char *shc_philox_path_name(shc_philox_path p)
     return "?";
 }
 
+/* The scalar kernel's loop, one instance per (moving word, layout) so the
+ * counter stays in registers and no branch is left inside the loop.  Key and
+ * base counter are copied to locals: `out` may alias them as far as the
+ * compiler knows, which would reload them after every store. */
+#define SCALAR_LOOP(WORD, SOA, BLOCK)                                            \
+    do {                                                                        \
+        uint32_t c[4] = {ctr0[0], ctr0[1], ctr0[2], ctr0[3]}, r[4];             \
+        const uint32_t base_ = ctr0[WORD], k_[2] = {key[0], key[1]};            \
+        (void)k_;                                                               \
+        for (int64_t j = 0; j < n; j++) {                                       \
+            c[WORD] = base_ + (uint32_t)j;                                      \
+            BLOCK;                                                              \
+            if (SOA) {                                                          \
+                out[j] = r[0];                                                  \
+                out[stride + j] = r[1];                                         \
+                out[2 * stride + j] = r[2];                                     \
+                out[3 * stride + j] = r[3];                                     \
+            } else {                                                            \
+                out[4 * j] = r[0];                                              \
+                out[4 * j + 1] = r[1];                                          \
+                out[4 * j + 2] = r[2];                                          \
+                out[4 * j + 3] = r[3];                                          \
+            }                                                                   \
+        }                                                                       \
+    } while (0)
+
+#define SCALAR_LAYOUTS(BLOCK)                                                   \
+    do {                                                                        \
+        if (word == 0 && !soa)                                                  \
+            SCALAR_LOOP(0, 0, BLOCK);                                           \
+        else if (word == 0)                                                     \
+            SCALAR_LOOP(0, 1, BLOCK);                                           \
+        else if (!soa)                                                          \
+            SCALAR_LOOP(2, 0, BLOCK);                                           \
+        else                                                                    \
+            SCALAR_LOOP(2, 1, BLOCK);                                           \
+    } while (0)
+
+/* Philox4x32-10 with the key schedule computed once per fill (as the
+ * compiler arranges Random123's philox4x32_R(10) when the key is loop
+ * invariant): each round reads its key instead of adding to a carried one. */
+static inline SHC_ALWAYS_INLINE void philox10_sched(const uint32_t c[4], const uint32_t ks[20], uint32_t r[4])
+{
+    uint32_t x = c[0], y = c[1], z = c[2], w = c[3];
+#define R_(i) SHC_PHILOX_ROUND(x, y, z, w, ks[2 * (i)], ks[2 * (i) + 1])
+    R_(0); R_(1); R_(2); R_(3); R_(4); R_(5); R_(6); R_(7); R_(8); R_(9);
+#undef R_
+    r[0] = x; r[1] = y; r[2] = z; r[3] = w;
+}
+
 /* The scalar kernel, same contract as the SIMD ones. */
 static void kernel_scalar(const uint32_t key[2], const uint32_t ctr0[4], int word, int rounds,
                           int64_t n, uint32_t *out, int soa, int64_t stride)
 {
-    uint32_t c[4] = {ctr0[0], ctr0[1], ctr0[2], ctr0[3]}, r[4];
-    for (int64_t j = 0; j < n; j++) {
-        c[word] = ctr0[word] + (uint32_t)j;
-        if (rounds == 10) /* constant rounds: fully unrolled */
-            shc_philox4x32_core(c, key, 10, r);
-        else
-            shc_philox4x32_core(c, key, rounds, r);
-        if (soa) {
-            out[j] = r[0];
-            out[stride + j] = r[1];
-            out[2 * stride + j] = r[2];
-            out[3 * stride + j] = r[3];
-        } else {
-            out[4 * j] = r[0];
-            out[4 * j + 1] = r[1];
-            out[4 * j + 2] = r[2];
-            out[4 * j + 3] = r[3];
+    if (rounds == 10) { /* the rounds every caller uses: written out */
+        uint32_t ks[20];
+        for (int i = 0; i < 10; i++) {
+            ks[2 * i] = key[0] + (uint32_t)i * SHC_PHILOX_W0;
+            ks[2 * i + 1] = key[1] + (uint32_t)i * SHC_PHILOX_W1;
         }
+        SCALAR_LAYOUTS(philox10_sched(c, ks, r));
+    } else {
+        SCALAR_LAYOUTS(shc_philox4x32_core(c, k_, rounds, r));
     }
 }
 

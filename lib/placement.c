@@ -70,14 +70,21 @@ static int parse_dim(const char **p, int *dim, const char *item, shc_err *e)
 static int parse_op(const char **p, shc_redop *op, const char *item, shc_err *e)
 {
     skip_ws(p);
-    bool quoted = (**p == '\'' || **p == '"');
-    if (quoted)
+    char quote = (**p == '\'' || **p == '"') ? **p : '\0';
+    if (quote)
         (*p)++;
     for (int i = 0; i < SHC_OP_COUNT; i++) {
         size_t n = strlen(redop_names[i]);
         if (strncmp(*p, redop_names[i], n) == 0 && !isalpha((unsigned char)(*p)[n])) {
             *op = (shc_redop)i;
-            *p += n + quoted;
+            *p += n;
+            /* Step over the closing quote only when it is there: a blind step past an
+             * unterminated quote ("P('sum") would read beyond the string's end. */
+            if (quote && **p != quote)
+                return shc_fail(e, SHC_EINVAL, "%s: missing closing %c after reduce op '%s'",
+                                item, quote, redop_names[i]);
+            if (quote)
+                (*p)++;
             skip_ws(p);
             return SHC_OK;
         }

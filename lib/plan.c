@@ -30,11 +30,36 @@ void shc_plan_free(shc_plan *p)
 {
     if (!p)
         return;
-    free(p->steps);
+    if (!p->steps_external)
+        free(p->steps);
     free(p->trace);
     p->steps = NULL;
     p->trace = NULL;
     p->nsteps = p->cap = 0;
+    p->steps_external = false;
+}
+
+void shc_plan_use_buffer(shc_plan *p, shc_plan_step *buf, int cap)
+{
+    memset(p, 0, sizeof *p);
+    p->steps = buf;
+    p->cap = cap;
+    p->steps_external = true;
+}
+
+/* Grow plan->steps to cap entries; a caller's buffer is copied, never realloc'd. */
+static int grow(shc_plan *plan, int cap, shc_err *e)
+{
+    shc_plan_step *s = plan->steps_external ? malloc((size_t)cap * sizeof *s)
+                                            : realloc(plan->steps, (size_t)cap * sizeof *s);
+    if (!s)
+        return shc_fail(e, SHC_ENOMEM, "plan: out of memory");
+    if (plan->steps_external && plan->nsteps > 0)
+        memcpy(s, plan->steps, (size_t)plan->nsteps * sizeof *s);
+    plan->steps = s;
+    plan->cap = cap;
+    plan->steps_external = false;
+    return SHC_OK;
 }
 
 static const char *const comm_names[SHC_COMM_KIND_COUNT] = {
@@ -65,47 +90,17 @@ int shc_planner_parse(const char *s, shc_planner *out, shc_err *e)
     return SHC_OK;
 }
 
-/* torch dtype names and itemsizes (torch.dtype.itemsize). */
-static const struct { const char *name; int bytes; } dtypes[] = {
-    {"float32", 4}, {"float", 4}, {"float64", 8}, {"double", 8}, {"float16", 2},
-    {"half", 2}, {"bfloat16", 2}, {"float8_e4m3fn", 1}, {"float8_e5m2", 1},
-    {"int8", 1}, {"uint8", 1}, {"int16", 2}, {"int32", 4}, {"int64", 8}, {"bool", 1},
-    {"complex64", 8}, {"complex128", 16},
-};
-
-int shc_dtype_bytes(const char *name, int *bytes, shc_err *e)
-{
-    for (size_t i = 0; i < sizeof dtypes / sizeof dtypes[0]; i++)
-        if (!strcmp(dtypes[i].name, name)) {
-            *bytes = dtypes[i].bytes;
-            return SHC_OK;
-        }
-    return shc_fail(e, SHC_EINVAL, "dtype '%s': unknown (expected float32, bfloat16, float16, "
-                    "float64, int8, int32, int64, ...)", name);
-}
-
 int shc_plan_reserve(shc_plan *plan, int n, shc_err *e)
 {
-    if (n <= plan->cap)
-        return SHC_OK;
-    shc_plan_step *s = realloc(plan->steps, (size_t)n * sizeof *s);
-    if (!s)
-        return shc_fail(e, SHC_ENOMEM, "plan: out of memory");
-    plan->steps = s;
-    plan->cap = n;
-    return SHC_OK;
+    return n <= plan->cap ? SHC_OK : grow(plan, n, e);
 }
 
 int shc_plan_push(shc_plan *plan, const shc_plan_step *st, shc_err *e)
 {
-    if (plan->nsteps == plan->cap) {
-        int cap = plan->cap ? plan->cap * 2 : 2 * SHC_MAX_MESH_DIMS;
-        shc_plan_step *n = realloc(plan->steps, (size_t)cap * sizeof *n);
-        if (!n)
-            return shc_fail(e, SHC_ENOMEM, "plan: out of memory");
-        plan->steps = n;
-        plan->cap = cap;
-    }
+    int rc;
+    if (plan->nsteps == plan->cap &&
+        (rc = grow(plan, plan->cap ? plan->cap * 2 : 2 * SHC_MAX_MESH_DIMS, e)))
+        return rc;
     plan->steps[plan->nsteps++] = *st;
     return SHC_OK;
 }
@@ -274,37 +269,22 @@ static int build_spec(const char *which, const shc_placements *pl, const shc_pla
 
 /* ---- classification ---- */
 
-/* What redistribute_local_tensor does for one step (its branches, in order). */
-static shc_comm_kind classify_step(const shc_plan_ctx *c, const shc_plan_step *st)
+/* Devices a step spans (the product over a merged step's mesh dims). */
+static int64_t step_devices(const shc_plan_ctx *c, const shc_plan_step *st)
 {
-    const shc_placement *a = &st->src, *b = &st->dst;
     int64_t n = c->mesh->shape[st->mesh_dims[0]];
     for (int k = 1; k < st->nmesh_dims; k++)
         n *= c->mesh->shape[st->mesh_dims[k]];
-    if (shc_placement_eq(a, b) || n == 1)
-        return SHC_COMM_NONE;
-    switch (b->kind) {
-    case SHC_P_REPLICATE:
-        return a->kind == SHC_P_PARTIAL ? SHC_COMM_ALL_REDUCE : SHC_COMM_ALL_GATHER;
-    case SHC_P_SHARD:
-        if (a->kind == SHC_P_PARTIAL)
-            return SHC_COMM_REDUCE_SCATTER;
-        if (a->kind == SHC_P_REPLICATE)
-            return SHC_COMM_LOCAL_CHUNK;
-        return a->kind == SHC_P_SHARD ? SHC_COMM_ALL_TO_ALL : SHC_COMM_STRIDED;
-    case SHC_P_PARTIAL:
-        return a->kind == SHC_P_REPLICATE ? SHC_COMM_PARTITION : SHC_COMM_UNSUPPORTED;
-    default: /* _StridedShard target */
-        return a->kind == SHC_P_REPLICATE ? SHC_COMM_LOCAL_CHUNK : SHC_COMM_STRIDED;
-    }
+    return n;
 }
 
 void shc_plan_classify(const shc_plan_ctx *c, shc_plan *plan)
 {
     plan->ncollectives = 0;
     for (int i = 0; i < plan->nsteps; i++) {
-        plan->steps[i].comm = classify_step(c, &plan->steps[i]);
-        plan->ncollectives += shc_comm_is_collective(plan->steps[i].comm);
+        shc_plan_step *st = &plan->steps[i];
+        st->comm = shc_classify(&st->src, &st->dst, step_devices(c, st));
+        plan->ncollectives += shc_comm_is_collective(st->comm);
     }
 }
 
@@ -366,34 +346,88 @@ static int run_planner(const shc_plan_ctx *c, shc_spec *src, shc_spec *dst, shc_
     return shc_plan_greedy(c, src, dst, out, e);
 }
 
+int shc_plan_prepare(shc_plan_req *r, const shc_mesh *m, const shc_placements *src,
+                     const shc_placements *dst, const shc_shape *shape,
+                     const shc_plan_opts *opts, shc_err *e)
+{
+    if (opts)
+        r->opts = *opts;
+    else
+        shc_plan_opts_init(&r->opts);
+    r->mesh = m;
+    r->shape = *shape;
+    r->coord_rank = -1;
+    int rc;
+    if ((rc = check_placements("src", src, m, shape, e)) ||
+        (rc = check_placements("dst", dst, m, shape, e)) ||
+        (rc = build_spec("src", src, &r->opts, &r->src, e)) ||
+        (rc = build_spec("dst", dst, &r->opts, &r->dst, e)))
+        return rc;
+    if (r->opts.dtype_bytes < 1 || r->opts.devices_per_host < 0)
+        return shc_fail(e, SHC_EINVAL, "plan options: dtype size %d and devices per host %lld "
+                        "must be positive", r->opts.dtype_bytes,
+                        (long long)r->opts.devices_per_host);
+    r->greedy = !use_graph(&r->opts, &r->src, &r->dst);
+    return SHC_OK;
+}
+
+int shc_plan_run(shc_plan_req *r, int64_t rank, shc_plan *out, shc_err *e)
+{
+    int rc;
+    if (rank != r->coord_rank) { /* cached: a mesh coordinate costs a division per dim */
+        if ((rc = shc_mesh_coord(r->mesh, rank, r->coord, e)))
+            return rc;
+        if (r->greedy)
+            shc_plan_narrowing(r->mesh, &r->src, &r->shape, r->coord, &r->narrowing);
+        r->coord_rank = rank;
+    }
+    /* keep the step storage, reset everything else */
+    shc_plan_step *steps = out->steps;
+    int cap = out->cap;
+    bool ext = out->steps_external;
+    if (out->trace)
+        free(out->trace);
+    memset(out, 0, sizeof *out);
+    out->steps = steps, out->cap = cap, out->steps_external = ext;
+    shc_plan_ctx c = {.mesh = r->mesh, .coord = r->coord, .shape = &r->shape, .opts = &r->opts,
+                      .narrowing = r->greedy ? &r->narrowing : NULL};
+    /* the planners may fill a lazy default order: work on copies (a spec is ~300 bytes,
+     * so copy only when the graph planner or the trace needs them) */
+    const shc_plan_opts *o = &r->opts;
+    shc_spec s_copy, d_copy, *s = &r->src, *d = &r->dst;
+    bool greedy = r->greedy;
+    if (!greedy) {
+        s_copy = r->src, d_copy = r->dst, s = &s_copy, d = &d_copy;
+    }
+    if ((rc = greedy ? (out->used = SHC_PLANNER_GREEDY, shc_plan_greedy(&c, s, d, out, e))
+                     : run_planner(&c, s, d, out, e)))
+        goto fail;
+    bool merged = o->merge && o->nflattened > 0; /* without a flattened mesh nothing merges */
+    if (merged && (rc = shc_plan_merge(&c, out, e)))
+        goto fail;
+    if (o->trace) {
+        if (s == &r->src) {
+            s_copy = r->src;
+            s = &s_copy;
+        }
+        fill_order(s);
+        if ((rc = shc_plan_trace(&c, s, out, e)))
+            goto fail;
+    }
+    if (!greedy || merged || out->strided_fallback)
+        shc_plan_classify(&c, out); /* greedy classified its steps as it pushed them */
+    return SHC_OK;
+fail:
+    shc_plan_free(out);
+    return rc;
+}
+
 int shc_plan_compute(const shc_mesh *m, const shc_placements *src, const shc_placements *dst,
                      const shc_shape *shape, const shc_plan_opts *opts, int64_t rank,
                      shc_plan *out, shc_err *e)
 {
+    shc_plan_req r;
     memset(out, 0, sizeof *out);
-    shc_plan_opts defaults;
-    if (!opts) {
-        shc_plan_opts_init(&defaults);
-        opts = &defaults;
-    }
-    shc_plan_ctx c = {.mesh = m, .shape = *shape, .opts = opts};
-    shc_spec s, d;
-    int rc;
-    if ((rc = check_placements("src", src, m, shape, e)) ||
-        (rc = check_placements("dst", dst, m, shape, e)) ||
-        (rc = build_spec("src", src, opts, &s, e)) || (rc = build_spec("dst", dst, opts, &d, e)) ||
-        (rc = shc_mesh_coord(m, rank, c.coord, e)))
-        return rc;
-    if (opts->dtype_bytes < 1 || opts->devices_per_host < 0)
-        return shc_fail(e, SHC_EINVAL, "plan options: dtype size %d and devices per host %lld "
-                        "must be positive", opts->dtype_bytes, (long long)opts->devices_per_host);
-    /* without a flattened mesh torch's merge pass can never merge */
-    if ((rc = run_planner(&c, &s, &d, out, e)) ||
-        (opts->merge && opts->nflattened > 0 && (rc = shc_plan_merge(&c, out, e))) ||
-        (opts->trace && (fill_order(&s), rc = shc_plan_trace(&c, &s, out, e)))) {
-        shc_plan_free(out);
-        return rc;
-    }
-    shc_plan_classify(&c, out);
-    return SHC_OK;
+    int rc = shc_plan_prepare(&r, m, src, dst, shape, opts, e);
+    return rc ? rc : shc_plan_run(&r, rank, out, e);
 }

@@ -10,69 +10,6 @@
 #define SHC_PLAN_H
 #include "shardcheck.h"
 
-/* What a step does when torch 2.13's redistribute_local_tensor executes it
- * (the branch it takes, not only _TransformInfo._comm_type_key). */
-typedef enum {
-    SHC_COMM_NONE,           /* no data movement (mesh dim of size 1) */
-    SHC_COMM_ALL_GATHER,     /* S -> R or _S -> R (padded all-gather, then unpad) */
-    SHC_COMM_ALL_REDUCE,     /* P -> R */
-    SHC_COMM_REDUCE_SCATTER, /* P -> S (padded) */
-    SHC_COMM_ALL_TO_ALL,     /* S(a) -> S(b) */
-    SHC_COMM_LOCAL_CHUNK,    /* R -> S or R -> _S (no communication) */
-    SHC_COMM_PARTITION,      /* R -> P (no communication; sum divides by n) */
-    SHC_COMM_STRIDED,        /* _S -> S, S -> _S, _S -> _S, P -> _S: a collective to
-                                replicate, then a local (strided) chunk */
-    SHC_COMM_UNSUPPORTED,    /* torch plans it but execution raises (S -> P, P(a) -> P(b)) */
-    SHC_COMM_KIND_COUNT
-} shc_comm_kind;
-
-/* One transform step, as torch's _TransformInfo / _FlattenedTransformInfo. */
-typedef struct shc_plan_step {
-    int mesh_dim;                 /* first (lowest) mesh dim; the only one unless merged */
-    int nmesh_dims;               /* > 1 for a merged (flattened) step */
-    int mesh_dims[SHC_MAX_MESH_DIMS]; /* ascending for merged steps */
-    shc_placement src, dst;       /* merged sum/avg partials: src is P(sum) */
-    shc_shape logical_shape;      /* this rank's logical shape before the step */
-    shc_comm_kind comm;
-    int64_t avg_scale;            /* merged sum/avg: divide by this afterwards; 0 = none */
-} shc_plan_step;
-
-/* A plan for one rank. */
-typedef struct shc_plan {
-    int nsteps;
-    shc_plan_step *steps;         /* malloc'd */
-    int cap;                      /* allocated steps */
-    int ncollectives;             /* steps that communicate (not NONE/LOCAL_CHUNK/PARTITION/UNSUPPORTED) */
-    char *trace;                  /* torch's stringified transform infos, malloc'd; NULL when
-                                     torch's stringify raises (see trace_error) */
-    const char *trace_error;      /* static text: why stringify_transform_infos raises */
-    shc_planner used;             /* GREEDY or GRAPH: what the auto rule / fallback chose */
-    bool strided_fallback;        /* graph chosen, _StridedShard not decodable -> greedy */
-    int nreduce_ops;              /* graph planner: size of torch's reduce-op set; >= 2 means
-                                     the answer may depend on Python set iteration order */
-} shc_plan;
-
-/* Planner options: see shc_plan_opts_init for defaults. */
-typedef struct shc_plan_opts {
-    shc_planner planner;
-    int dtype_bytes;          /* element size for the cost model (torch dtype itemsize) */
-    int64_t devices_per_host; /* topology for the cost model; 0 = torch's default (8) */
-    bool merge;               /* run torch's _optimize_transform_infos pass */
-    bool trace;               /* stringify the plan as DebugMode does (off: trace NULL,
-                                 trace_error NULL — redistribute without DebugMode) */
-    int nflattened;           /* mesh-dim sets with an explicitly flattened mesh ... */
-    unsigned flattened[16];   /* ... as bitmasks of mesh dims (merging needs one) */
-    bool strided_literal;     /* DTensorSpec(use_strided_shard_as_shard_order=False):
-                                 _S is a real strided shard, not an encoded order */
-    int nop_perm;             /* 0, or a permutation of the graph planner's Partial reduce-op
-                                 set (first-appearance indexes) standing in for Python's
-                                 string-hash set iteration order */
-    int op_perm[SHC_OP_COUNT];
-} shc_plan_opts;
-
-/* Number of collectives a step kind counts as. */
-bool shc_comm_is_collective(shc_comm_kind k);
-
 /* ---- internal to libshardcheck (planners, trace, merge, exec) ---- */
 
 /* torch's ShardOrder: for each tensor dim, the mesh dims sharding it in
@@ -92,18 +29,95 @@ typedef struct shc_spec {
     shc_shard_order so;      /* valid when !strided_as_order && !so_lazy */
 } shc_spec;
 
-/* Everything a planner needs (built once per shc_plan_compute call). */
+/* The greedy planner's logical shapes for one rank, as changes: mesh dim i's
+ * Shard sets tensor dim dim[i] (-1: none) to val[i] for the mesh dims after it.
+ * A step copies the global shape and applies its predecessors' changes: no
+ * division (torch.chunk sizes) and no freshly stored shape read back whole
+ * (that stalls store forwarding) on the hot path. */
+typedef struct shc_narrowing {
+    int8_t dim[SHC_MAX_MESH_DIMS];
+    int64_t val[SHC_MAX_MESH_DIMS];
+} shc_narrowing;
+
+/* Everything a planner needs (built per shc_plan_run; points into the request). */
 typedef struct shc_plan_ctx {
     const shc_mesh *mesh;
-    int64_t coord[SHC_MAX_MESH_DIMS];
-    shc_shape shape;
+    const int64_t *coord;     /* the rank's mesh coordinate */
+    const shc_shape *shape;
     const shc_plan_opts *opts;
+    const shc_narrowing *narrowing; /* the rank's, cached by the request; NULL = compute */
 } shc_plan_ctx;
+
+/* ---- planning one layout many times: the hot path ----
+ * shc_plan_compute validates the request and builds both specs on every call.
+ * A caller planning one layout repeatedly (every rank of a mesh, a benchmark,
+ * torch's own cached DTensorSpecs) prepares it once and runs it per rank,
+ * optionally into a caller-supplied step buffer so that a run allocates
+ * nothing.  Same results as shc_plan_compute (check_plan.c compares them). */
+
+/* A validated request (shc_plan_prepare); the mesh must outlive it. */
+typedef struct shc_plan_req {
+    const shc_mesh *mesh;
+    shc_shape shape;
+    shc_plan_opts opts;
+    shc_spec src, dst;
+    bool greedy;                        /* torch's planner rule chose greedy (no fallback) */
+    int64_t coord_rank;                 /* the rank coord holds, -1 = none yet */
+    int64_t coord[SHC_MAX_MESH_DIMS];   /* cached mesh coordinate of coord_rank */
+    shc_narrowing narrowing;            /* cached for coord_rank (greedy requests) */
+} shc_plan_req;
+
+/* Validate and build the specs once (the checks shc_plan_compute makes). */
+int shc_plan_prepare(shc_plan_req *r, const shc_mesh *m, const shc_placements *src,
+                     const shc_placements *dst, const shc_shape *shape,
+                     const shc_plan_opts *opts, shc_err *e);
+/* Plan r for rank into out.  out must be zeroed, set by shc_plan_use_buffer, or
+ * hold a previous plan, whose step storage is reused (free it with shc_plan_free). */
+int shc_plan_run(shc_plan_req *r, int64_t rank, shc_plan *out, shc_err *e);
+/* Zero *p and let it plan into buf (cap steps; 2 x mesh dims always suffice for
+ * greedy); the plan never frees buf. */
+void shc_plan_use_buffer(shc_plan *p, shc_plan_step *buf, int cap);
 
 /* Shard/_StridedShard placement (torch's _is_shard_like). */
 static inline bool shc_is_shard_like(const shc_placement *p)
 {
     return p->kind == SHC_P_SHARD || p->kind == SHC_P_STRIDED;
+}
+
+/* shc_placement_eq, inlined for the planners' inner loops. */
+static inline bool shc_pl_eq(const shc_placement *a, const shc_placement *b)
+{
+    if (a->kind != b->kind)
+        return false;
+    switch (a->kind) {
+    case SHC_P_SHARD: return a->dim == b->dim;
+    case SHC_P_STRIDED: return a->dim == b->dim && a->split_factor == b->split_factor;
+    case SHC_P_PARTIAL: return a->op == b->op;
+    default: return true;
+    }
+}
+
+/* What redistribute_local_tensor does for a step a -> b over n devices (its
+ * branches, in order); inline so the greedy planner classifies as it pushes. */
+static inline shc_comm_kind shc_classify(const shc_placement *a, const shc_placement *b,
+                                         int64_t n)
+{
+    if (shc_pl_eq(a, b) || n == 1)
+        return SHC_COMM_NONE;
+    switch (b->kind) {
+    case SHC_P_REPLICATE:
+        return a->kind == SHC_P_PARTIAL ? SHC_COMM_ALL_REDUCE : SHC_COMM_ALL_GATHER;
+    case SHC_P_SHARD:
+        if (a->kind == SHC_P_PARTIAL)
+            return SHC_COMM_REDUCE_SCATTER;
+        if (a->kind == SHC_P_REPLICATE)
+            return SHC_COMM_LOCAL_CHUNK;
+        return a->kind == SHC_P_SHARD ? SHC_COMM_ALL_TO_ALL : SHC_COMM_STRIDED;
+    case SHC_P_PARTIAL:
+        return a->kind == SHC_P_REPLICATE ? SHC_COMM_PARTITION : SHC_COMM_UNSUPPORTED;
+    default: /* _StridedShard target */
+        return a->kind == SHC_P_REPLICATE ? SHC_COMM_LOCAL_CHUNK : SHC_COMM_STRIDED;
+    }
 }
 
 /* torch.chunk-rule local size of chunk idx of size split in n (Shard.local_shard_size_and_offset). */
@@ -124,7 +138,11 @@ int shc_shard_order_to_strided(const shc_mesh *m, const shc_placement *p, int n,
 int shc_format_state(const shc_placement *p, int n, const shc_shard_order *so, char **buf,
                      size_t *len, size_t *cap);
 
-/* The greedy planner (generate_greedy_transform_infos); appends steps to *plan. */
+/* The logical-shape changes of src for the rank at coord (see shc_narrowing). */
+void shc_plan_narrowing(const shc_mesh *m, const shc_spec *src, const shc_shape *shape,
+                        const int64_t *coord, shc_narrowing *nw);
+/* The greedy planner (generate_greedy_transform_infos); appends steps to *plan,
+ * classified as it pushes (comm and ncollectives set). */
 int shc_plan_greedy(const shc_plan_ctx *c, const shc_spec *src, const shc_spec *dst,
                     shc_plan *plan, shc_err *e);
 /* The min-cost planner (generate_graph_based_transform_infos) on normalized
@@ -141,16 +159,5 @@ void shc_plan_classify(const shc_plan_ctx *c, shc_plan *plan);
 int shc_plan_reserve(shc_plan *plan, int n, shc_err *e);
 /* Append a step (grows plan->steps). */
 int shc_plan_push(shc_plan *plan, const shc_plan_step *st, shc_err *e);
-
-/* Audit findings about a plan (audit plan). */
-typedef struct shc_plan_finding {
-    char code[48];
-    char msg[400];
-} shc_plan_finding;
-
-/* Findings for one redistribute over every rank of the mesh (malloc'd array). */
-int shc_plan_audit(const shc_mesh *m, const shc_placements *src, const shc_placements *dst,
-                   const shc_shape *shape, const shc_plan_opts *opts,
-                   shc_plan_finding **out, int *nout, shc_err *e);
 
 #endif

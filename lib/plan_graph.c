@@ -461,7 +461,7 @@ static void logical_shape(const graph *g, const gstate *s, int mesh_dim, shc_sha
     const shc_mesh *m = g->c->mesh;
     shc_shard_order so;
     to_order(g, s, &so);
-    *out = g->c->shape;
+    *out = *g->c->shape;
     for (int d = 0; d < g->tdims; d++)
         for (int k = 0; k < so.len[d]; k++) {
             int md = so.md[d][k];
@@ -568,13 +568,13 @@ int shc_plan_graph(const shc_plan_ctx *c, const shc_spec *src, const shc_spec *d
         return shc_fail(e, SHC_ENOMEM, "plan graph: out of memory");
     g->c = c;
     g->n = c->mesh->ndim;
-    g->tdims = c->shape.ndim;
+    g->tdims = c->shape->ndim;
     shc_topo_build(c->mesh, c->opts->devices_per_host, &g->topo);
     int64_t numel = 1;
     gstate s, t;
     int rc = SHC_OK, found = -1;
     for (int d = 0; d < g->tdims && rc == SHC_OK; d++)
-        rc = shc_mul64_e(numel, c->shape.d[d], &numel, "plan graph: element count", e);
+        rc = shc_mul64_e(numel, c->shape->d[d], &numel, "plan graph: element count", e);
     if (rc == SHC_OK)
         rc = shc_mul64_e(numel, c->opts->dtype_bytes, &g->bytes, "plan graph: tensor bytes", e);
     if (rc == SHC_OK && g->bytes > ((int64_t)1 << 53)) /* torch divides exact Python ints */

@@ -124,6 +124,7 @@ int shc_plan_merge(const shc_plan_ctx *c, shc_plan *plan, shc_err *e)
     shc_plan merged = *plan;
     merged.steps = NULL;
     merged.nsteps = merged.cap = 0;
+    merged.steps_external = false;
     int rc = SHC_OK;
     for (int i = 0; i < plan->nsteps && rc == SHC_OK;) {
         const shc_plan_step *st = &plan->steps[i];
@@ -149,7 +150,8 @@ int shc_plan_merge(const shc_plan_ctx *c, shc_plan *plan, shc_err *e)
         free(merged.steps);
         return rc;
     }
-    free(plan->steps);
+    if (!plan->steps_external)
+        free(plan->steps);
     *plan = merged;
     return SHC_OK;
 }

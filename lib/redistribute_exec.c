@@ -30,6 +30,34 @@
 
 static size_t es_of(const shc_xtensor *t) { return shc_dtype_size(t->dtype); }
 
+/* The caller's input buffer while shc_exec_plan runs on this thread (each
+ * simulated rank of the local backend is a thread).  The first step reads it
+ * in place instead of from a whole-input copy; a step that would write it or
+ * free it copies (xt_own) or drops the pointer (xt_release) instead. */
+static _Thread_local const void *borrowed;
+
+/* Free t's data unless it is the caller's buffer. */
+static void xt_release(shc_xtensor *t)
+{
+    if (t->data != borrowed)
+        free(t->data);
+    t->data = NULL;
+}
+
+/* Make t's data writable: copy it if it is the caller's buffer. */
+static int xt_own(shc_xtensor *t, shc_err *e)
+{
+    if (t->data != borrowed || !t->data)
+        return SHC_OK;
+    size_t bytes = (size_t)t->numel * es_of(t);
+    void *d = malloc(bytes + 1);
+    if (!d)
+        return shc_fail(e, SHC_ENOMEM, "out of memory (%zu bytes)", bytes);
+    memcpy(d, t->data, bytes);
+    t->data = d;
+    return SHC_OK;
+}
+
 static void dims_split(const shc_shape *s, int d, int64_t *outer, int64_t *inner)
 {
     *outer = 1;
@@ -94,7 +122,7 @@ static int narrow_inplace(shc_xtensor *t, int d, int64_t start, int64_t len, shc
         return SHC_OK;
     int rc = range_dim(t, d, start, len, &r, e);
     if (!rc) {
-        shc_xtensor_free(t);
+        xt_release(t);
         *t = r;
     }
     return rc;
@@ -207,7 +235,7 @@ static int shard_to_rep(shc_comm *c, const grp *g, int d, int64_t L, shc_xtensor
     free(recv);
     if (rc)
         return rc;
-    shc_xtensor_free(t);
+    xt_release(t);
     *t = r;
     return narrow_inplace(t, d, 0, L, e);
 }
@@ -235,7 +263,7 @@ static int strided_to_rep(shc_comm *c, const grp *g, const shc_placement *p, int
     }
     shc_xtensor r;
     if (!rc && !(rc = shc_xt_gather_dim(t, d, sel, L, &r, e))) {
-        shc_xtensor_free(t);
+        xt_release(t);
         *t = r;
     }
     free(sel);
@@ -261,7 +289,7 @@ static int local_chunk(const grp *g, const shc_placement *p, shc_xtensor *t, shc
     int rc = shc_xt_gather_dim(t, d, idx, k, &r, e);
     free(idx);
     if (!rc) {
-        shc_xtensor_free(t);
+        xt_release(t);
         *t = r;
     }
     return rc;
@@ -269,7 +297,8 @@ static int local_chunk(const grp *g, const shc_placement *p, shc_xtensor *t, shc
 
 static int all_reduce(shc_comm *c, const grp *g, shc_redop op, shc_xtensor *t, shc_err *e)
 {
-    return c->ops->all_reduce(c, g->ranks, g->n, t->data, (size_t)t->numel, t->dtype, op, e);
+    int rc = xt_own(t, e); /* in place: the one copy an all-reduce's result needs */
+    return rc ? rc : c->ops->all_reduce(c, g->ranks, g->n, t->data, (size_t)t->numel, t->dtype, op, e);
 }
 
 /* Shard._reduce_shard_tensor: chunk + pad to n equal blocks, reduce-scatter, unpad. */
@@ -325,7 +354,7 @@ static int reduce_scatter(shc_comm *c, const grp *g, shc_redop op, int d, shc_xt
         shc_xtensor_free(&mine);
         return rc;
     }
-    shc_xtensor_free(t);
+    xt_release(t);
     *t = mine;
     chunk_of(size, g->n, g->pos, &s, &l);
     return narrow_inplace(t, d, 0, l, e);
@@ -348,14 +377,20 @@ static int shard_to_shard(shc_comm *c, const grp *g, int a, int b, const shc_sha
     bs.d[b] = bsz;
     dims_split(&t->shape, b, &outer, &inner);
     size_t es = es_of(t), run = (size_t)(bsz * inner) * es, bbytes = run * (size_t)outer;
-    char *send = malloc(bbytes * n + 1), *recv = NULL;
-    if (!send)
-        rc = shc_fail(e, SHC_ENOMEM, "out of memory");
-    /* block j = rows [j*bsz, (j+1)*bsz) of dim b, packed: one copy, run by run */
-    for (int j = 0; !rc && j < n; j++)
-        for (int64_t o = 0; o < outer; o++)
-            memcpy(send + (size_t)j * bbytes + (size_t)o * run,
-                   (const char *)t->data + ((size_t)o * n + (size_t)j) * run, run);
+    /* block j = rows [j*bsz, (j+1)*bsz) of dim b: already contiguous when b is the
+     * outermost dim, else packed once, run by run, into the communicator's reused buffer */
+    const char *send = t->data;
+    char *recv = NULL;
+    if (outer > 1) {
+        char *pack = shc_comm_scratch(c, bbytes * n + 1);
+        if (!pack)
+            rc = shc_fail(e, SHC_ENOMEM, "out of memory");
+        for (int j = 0; !rc && j < n; j++)
+            for (int64_t o = 0; o < outer; o++)
+                memcpy(pack + (size_t)j * bbytes + (size_t)o * run,
+                       (const char *)t->data + ((size_t)o * n + (size_t)j) * run, run);
+        send = pack;
+    }
     if (!rc && !(recv = malloc(bbytes * n + 1)))
         rc = shc_fail(e, SHC_ENOMEM, "out of memory");
     if (!rc)
@@ -370,11 +405,10 @@ static int shard_to_shard(shc_comm *c, const grp *g, int a, int b, const shc_sha
     } else if (!rc) {
         rc = concat_blocks(recv, n, &bs, t->dtype, a, &r, e);
     }
-    free(send);
     free(recv);
     if (rc)
         return rc;
-    shc_xtensor_free(t);
+    xt_release(t);
     *t = r;
     rc = narrow_inplace(t, a, 0, Ls->d[a], e);
     chunk_of(Ls->d[b], n, g->pos, &s, &l);
@@ -389,8 +423,10 @@ static int partition(const grp *g, shc_redop op, shc_xtensor *t, shc_err *e)
             return shc_fail(e, SHC_EUNSUPPORTED, "Replicate to Partial(sum) on %s: torch 2.13 "
                             "divides with true division and returns float32",
                             shc_dtype_name(t->dtype));
-        shc_div_scalar(t->data, (size_t)t->numel, t->dtype, g->n);
-        return SHC_OK;
+        int rc = xt_own(t, e);
+        if (!rc)
+            shc_div_scalar(t->data, (size_t)t->numel, t->dtype, g->n);
+        return rc;
     }
     if (op == SHC_OP_AVG || op == SHC_OP_MIN || op == SHC_OP_MAX)
         return SHC_OK;
@@ -447,7 +483,7 @@ int shc_exec_step(shc_comm *c, const shc_xcase *x, const shc_plan_step *st, shc_
         shc_placement_format(d, b, sizeof b);
         rc = shc_fail(e, SHC_EINVAL, "redistribute from %s to %s not supported yet", a, b);
     }
-    if (!rc && scaled)
+    if (!rc && scaled && !(rc = xt_own(t, e)))
         shc_div_scalar(t->data, (size_t)t->numel, t->dtype, st->avg_scale);
     free(g.ranks);
     return rc;
@@ -478,20 +514,20 @@ int shc_exec_redistribute(shc_comm *c, const shc_xcase *x, const shc_xtensor *in
 int shc_exec_plan(shc_comm *c, const shc_xcase *x, const shc_plan *plan, const shc_xtensor *in,
                   shc_xtensor *out, shc_err *e)
 {
-    size_t bytes = (size_t)in->numel * shc_dtype_size(in->dtype);
+    /* Run from the caller's buffer (see `borrowed`): most steps produce a new
+     * buffer anyway, so the input is copied only if it is also the result. */
+    int rc = SHC_OK;
     *out = *in;
-    out->data = malloc(bytes + 1);
-    if (!out->data)
-        return shc_fail(e, SHC_ENOMEM, "out of memory");
-    memcpy(out->data, in->data, bytes);
-    for (int i = 0; i < plan->nsteps; i++) {
-        int rc = shc_exec_step(c, x, &plan->steps[i], out, e);
-        if (rc) {
-            shc_xtensor_free(out);
-            return shc_err_prefix(e, "step %d", i);
-        }
-    }
-    return SHC_OK;
+    borrowed = in->data;
+    for (int i = 0; i < plan->nsteps && !rc; i++)
+        if ((rc = shc_exec_step(c, x, &plan->steps[i], out, e)))
+            rc = shc_err_prefix(e, "step %d", i);
+    if (!rc)
+        rc = xt_own(out, e);
+    if (rc)
+        xt_release(out);
+    borrowed = NULL;
+    return rc;
 }
 
 /* ---- simulation on the local backend ---- */
@@ -521,94 +557,5 @@ int shc_exec_simulate(const shc_xcase *x, shc_xtensor *out, shc_err *e)
     if (rc)
         for (int64_t r = 0; r < x->mesh.size; r++)
             shc_xtensor_free(&out[r]);
-    return rc;
-}
-
-json_t *shc_rdata_view(const shc_xtensor *t)
-{
-    char hex[65];
-    shc_xtensor_sha256(t, hex);
-    json_t *vals = json_array();
-    for (int64_t i = 0; i < t->numel && i < SHC_RDATA_NVALUES; i++) {
-        double v = shc_xtensor_value(t, i);
-        json_array_append_new(vals, shc_dtype_is_int(t->dtype) ? json_integer((json_int_t)v)
-                                                               : json_real(v));
-    }
-    return json_pack("{s:o, s:s, s:o}", "localShape",
-                     shc_json_i64_array(t->shape.d, t->shape.ndim), "sha256", hex, "values", vals);
-}
-
-/* Compare a result with the oracle; on a difference add "oracleMismatch" to the view. */
-void shc_rdata_oracle_note(const shc_xcase *x, int64_t rank, const shc_xtensor *got, json_t *view)
-{
-    shc_xtensor want;
-    shc_err e = {0};
-    char m[300] = "";
-    if (shc_testdata_expected(x, rank, &want, &e)) {
-        snprintf(m, sizeof m, "oracle: %.250s", e.msg);
-    } else {
-        size_t es = shc_dtype_size(want.dtype);
-        bool same_shape = want.numel == got->numel && want.shape.ndim == got->shape.ndim &&
-                          !memcmp(want.shape.d, got->shape.d, sizeof(int64_t) * (size_t)want.shape.ndim);
-        if (!same_shape)
-            snprintf(m, sizeof m, "rank %lld: local numel %lld, the global tensor's slice has %lld",
-                     (long long)rank, (long long)got->numel, (long long)want.numel);
-        for (int64_t i = 0; same_shape && i < want.numel; i++)
-            if (memcmp((char *)want.data + i * es, (char *)got->data + i * es, es)) {
-                snprintf(m, sizeof m, "rank %lld: element %lld (bytes %lld..%lld) is %g, the "
-                         "global tensor has %g", (long long)rank, (long long)i,
-                         (long long)(i * (int64_t)es), (long long)((i + 1) * (int64_t)es - 1),
-                         shc_xtensor_value(got, i), shc_xtensor_value(&want, i));
-                break;
-            }
-        shc_xtensor_free(&want);
-    }
-    if (*m)
-        json_object_set_new(view, "oracleMismatch", json_string(m));
-}
-
-/* "a,b,c" (or "axbxc") from a JSON integer array. */
-static int join_ints(const json_t *a, char sep, char *buf, size_t n, const char *what, shc_err *e)
-{
-    size_t k = 0, i;
-    json_t *v;
-    buf[0] = '\0';
-    if (!json_is_array(a))
-        return shc_fail(e, SHC_EFORMAT, "%s: expected an array of integers", what);
-    json_array_foreach(a, i, v) {
-        if (!json_is_integer(v))
-            return shc_fail(e, SHC_EFORMAT, "%s: item %zu is not an integer", what, i);
-        if (i && k + 1 < n)
-            buf[k++] = sep;
-        k += (size_t)snprintf(buf + k, n > k ? n - k : 0, "%lld",
-                              (long long)json_integer_value(v));
-        if (k >= n)
-            return shc_fail(e, SHC_EFORMAT, "%s: too long", what);
-    }
-    return SHC_OK;
-}
-
-int shc_xcase_from_json(const json_t *group, const json_t *test, shc_xcase *x, shc_err *e)
-{
-    char mesh[256], shape[256], *ranks = NULL;
-    const json_t *rm = json_object_get(group, "rankMap");
-    int rc = join_ints(json_object_get(group, "mesh"), 'x', mesh, sizeof mesh, "group mesh", e);
-    if (!rc)
-        rc = join_ints(json_object_get(test, "shape"), ',', shape, sizeof shape, "test shape", e);
-    if (!rc && rm) {
-        size_t cap = 24 * json_array_size(rm) + 16;
-        ranks = malloc(cap);
-        rc = ranks ? join_ints(rm, ',', ranks, cap, "group rankMap", e)
-                   : shc_fail(e, SHC_ENOMEM, "out of memory");
-    }
-    const char *src = json_string_value(json_object_get(test, "src"));
-    const char *dst = json_string_value(json_object_get(test, "dst"));
-    const char *dt = json_string_value(json_object_get(test, "dtype"));
-    if (!rc && (!src || !dst || !dt))
-        rc = shc_fail(e, SHC_EFORMAT, "test: \"src\", \"dst\" and \"dtype\" must be strings");
-    if (!rc)
-        rc = shc_xcase_parse(x, mesh, ranks, src, dst, shape, dt,
-                             json_string_value(json_object_get(test, "planner")), e);
-    free(ranks);
     return rc;
 }

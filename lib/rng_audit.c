@@ -24,9 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "shardcheck.h"
+#include "rng_ops.h"
 
 static const char *const names[SHC_RNGF_COUNT] = {"OffsetSameStart", "OffsetOverrun",
-                                                  "OffsetOverlap"};
+                                                  "OffsetOverlap", "UntrackedOpSharedDraws"};
 
 const char *shc_rng_finding_name(int kind)
 {
@@ -130,6 +131,67 @@ int shc_rng_audit_layout(const shc_mesh *m, const shc_placements *pl, const shc_
         out->nshards = nw;
         out->end_incr = t.end_incr;
         scan(out, w, nw, t.end_incr);
+    }
+    free(w);
+    return rc;
+}
+
+/* An untracked op (rng_ops.h) runs on each rank's own generator with no
+ * pre-op shift (torch 2.13 _dispatch.py:423-436): every shard's window is
+ * [0, local_numel) of the same stream, so distinct non-empty shards draw the
+ * same leading numbers.  One finding per extra distinct shard, paired with
+ * the first (lowest-rank) non-empty one. */
+static void scan_untracked(shc_rng_audit *a, const shard_win *w, int64_t nw)
+{
+    shard_win first = {0, -1, 0, 0};
+    for (int64_t i = 0; i < nw; i++) {
+        shard_win x = w[i];
+        if (x.hi == x.lo)
+            continue;
+        x.hi -= x.lo; /* own stream: the window starts at the rank's current offset */
+        x.lo = 0;
+        if (first.rank < 0)
+            first = x;
+        else
+            add(a, SHC_RNGF_UNTRACKED_SHARED, &first, &x, 0);
+    }
+}
+
+int shc_rng_audit_op(const shc_rng_op *op, const shc_mesh *m, const shc_placements *pl,
+                     const shc_shape *shape, shc_rng_audit *out, shc_err *e)
+{
+    int rc = shc_rng_op_check(op, pl, e);
+    if (rc)
+        return rc;
+    if (op->dispatch == SHC_RNGD_LOCAL)
+        return shc_fail(e, SHC_EINVAL, "%s takes no DTensor (%s): nothing to audit per layout",
+                        op->name, op->api);
+    bool partial = false, last_sharded = false;
+    for (int i = 0; i < pl->n; i++) {
+        partial |= pl->p[i].kind == SHC_P_PARTIAL;
+        last_sharded |= pl->p[i].kind != SHC_P_REPLICATE && pl->p[i].kind != SHC_P_PARTIAL &&
+                        pl->p[i].dim == shape->ndim - 1;
+    }
+    if ((partial && op->partial == SHC_RNGP_REDISTRIBUTE) ||
+        (last_sharded && op->last_dim_replicated))
+        return shc_fail(e, SHC_EUNSUPPORTED,
+                        "%s on %s input: torch redistributes it first and the placement its "
+                        "cost model picks is not modelled", op->name,
+                        partial ? "a Partial" : "a category-dim-sharded");
+    if (op->dispatch == SHC_RNGD_TRACKED)
+        return shc_rng_audit_layout(m, pl, shape, out, e);
+    memset(out, 0, sizeof *out);
+    shc_rng_layout t;
+    if ((rc = shc_rng_layout_init(&t, m, pl, shape, e)))
+        return rc;
+    shard_win *w = malloc(sizeof *w * (size_t)m->size);
+    if (!w)
+        return shc_fail(e, SHC_ENOMEM, "audit: out of memory for %lld ranks", (long long)m->size);
+    int64_t nw = 0;
+    if ((rc = collect(m, &t, w, &nw, e)) == SHC_OK) {
+        out->nshards = nw;
+        out->end_incr = 0;
+        scan_untracked(out, w, nw);
     }
     free(w);
     return rc;

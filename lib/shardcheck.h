@@ -26,7 +26,7 @@ extern "C" {
  * Errors (errors.c)
  * ==================================================================== */
 
-/* Return codes; the CLI maps them to exit codes (DESIGN.md: 2 = bad input). */
+/* Return codes; the CLI maps them to exit codes (docs/DESIGN.md: 2 = bad input). */
 enum {
     SHC_OK = 0,
     SHC_EINVAL = 2,      /* unparsable or out-of-range input */
@@ -56,6 +56,9 @@ int shc_err_prefix(shc_err *e, const char *fmt, ...)
 void shc_err_clear(shc_err *e);
 /* A short name for a return code ("invalid input", "overflow", ...). */
 const char *shc_strerror(int code);
+
+/* sha256 of n bytes as 64 lowercase hex chars + NUL (sha256.c, libcrypto). */
+void shc_sha256_hex(const void *data, size_t n, char out[65]);
 
 /* ======================================================================
  * Device mesh (mesh.c)
@@ -205,6 +208,42 @@ int64_t shc_group_sorted_index(const int64_t *group, int64_t n, int64_t rank);
 /* Free a groups list. */
 void shc_groups_free(shc_groups *g);
 
+/* ---- seed 002 (hyper_parallel hsdp_utils / hsdp_param.py): rank lists for
+ * mesh axes and HSDP groups ---- */
+
+/* Normalise seed-002 axes: sorted, duplicates dropped (its sorted(set(axes)));
+ * out-of-range axes are an error here (the seed ignores them silently). */
+int shc_axes_normalize(const shc_mesh *m, const int *axes, int naxes, int *out, int *nout,
+                       shc_err *e);
+/* Seed 002 get_rank_list_for_axes(mesh, axes, rank): the ranks varying along
+ * axes with the other coordinates of rank fixed, in mesh order; [rank] when
+ * axes is empty.  *out is malloc'd (n entries). */
+int shc_rank_list_for_axes(const shc_mesh *m, const int *axes, int naxes, int64_t rank,
+                           int64_t **out, int64_t *n, shc_err *e);
+/* Seed 002 get_split_rank_lists_for_axes(mesh, axes): every such list, the
+ * complementary coordinates enumerated row-major; ONE list of every rank in
+ * mesh order when axes is empty (unlike the rank list's [rank]). */
+int shc_split_rank_lists_for_axes(const shc_mesh *m, const int *axes, int naxes,
+                                  shc_groups *out, shc_err *e);
+
+/* Seed 002 HSDP groups of one rank. */
+typedef struct shc_hsdp {
+    bool sharded_valid;     /* false: "fully_shard_sharded_group_invalid", size 1 */
+    int64_t shard_size;     /* sharded group size (1 when invalid) */
+    int64_t *sharded;       /* sorted ranks along the shard mesh dim (communicator order) */
+    bool unsharded_valid;   /* false: "fully_shard_unsharded_group_invalid", size 1 */
+    int64_t dp_size;        /* unsharded group size (1 when invalid) */
+    int64_t *unsharded;     /* sorted ranks over the Replicate axes minus the shard dim */
+    int64_t rank_size;      /* max(1, shard_size * dp_size) */
+} shc_hsdp;
+
+/* HSDP groups of rank for a final SPMD layout pl on m; shard_dim is the FSDP
+ * shard mesh dim, or -1 when the parameter is not sharded. */
+int shc_hsdp_groups(const shc_mesh *m, const shc_placements *pl, int shard_dim, int64_t rank,
+                    shc_hsdp *out, shc_err *e);
+/* Free the lists in an shc_hsdp. */
+void shc_hsdp_free(shc_hsdp *h);
+
 /* ======================================================================
  * Element types (dtype.c) — shared by the RNG kernels, planners' cost model
  * and redistribute execution
@@ -224,6 +263,9 @@ const char *shc_dtype_name(shc_dtype t);
 size_t shc_dtype_size(shc_dtype t);
 /* Whether the dtype is an integer (or bool) type: bitwise reductions allowed. */
 bool shc_dtype_is_int(shc_dtype t);
+/* Element size in bytes of any torch dtype name, including those with no
+ * element kernels here (float8_*, complex*): the cost model prices them. */
+int shc_dtype_bytes(const char *name, int *bytes, shc_err *e);
 
 /* ======================================================================
  * Random engines (philox.c, curand_stream.c, torch_cuda_rng.c, threefry.c)
@@ -299,11 +341,16 @@ void shc_curand_normal2_double(shc_curand_philox *s, double out[2]);
 
 /* ---- PyTorch 2.13 CUDA random kernels (torch_cuda_rng.c, gpu_profiles.c) ---- */
 
+/* Which torch-cuda-rng golden cases a preset gets (the one GPU table decides). */
+enum { SHC_GPU_CORPUS_NONE, SHC_GPU_CORPUS_COMMON, SHC_GPU_CORPUS_ALL };
+
 /* A GPU as the launch geometry sees it: cudaDeviceProp fields torch reads. */
 typedef struct shc_gpu_profile {
     const char *name;        /* "a100", "h100-sxm", ... or "custom" */
     int sm_count;            /* multiProcessorCount */
     int max_threads_per_sm;  /* maxThreadsPerMultiProcessor */
+    int cc;                  /* compute capability x10 (90 = sm_90); 0 if unknown */
+    int corpus;              /* SHC_GPU_CORPUS_*: cases of torch-cuda-rng it gets */
 } shc_gpu_profile;
 
 /* The presets, terminated by an entry with name NULL. */
@@ -311,8 +358,6 @@ const shc_gpu_profile *shc_gpu_profiles(void);
 /* A preset by name, or "SMSxTHREADS" (e.g. "108x2048") for any other GPU. */
 int shc_gpu_profile_parse(const char *s, shc_gpu_profile *out, shc_err *e);
 
-/* NOTE: shc_dtype and shc_dtype_parse/name/size/is_int live in the core section
- * "Element types (dtype.c)" near the top of this header (lead-owned): do not redeclare. */
 
 /* The random ops emulated. */
 typedef enum {
@@ -426,6 +471,7 @@ enum {
     SHC_RNGF_SAME_START, /* distinct non-empty shards start at the same offset */
     SHC_RNGF_OVERRUN,    /* a shard's window runs past end_incr into the next op's window */
     SHC_RNGF_OVERLAP,    /* windows of distinct shards overlap */
+    SHC_RNGF_UNTRACKED_SHARED, /* untracked op (lib/rng_ops.h): distinct shards draw the same numbers */
     SHC_RNGF_COUNT
 };
 /* One finding: kind, the ranks involved (rank_b = -1 for overrun) and their counter windows. */
@@ -512,85 +558,8 @@ typedef struct shc_rng_verdict {
 int shc_rng_policy_verdict(const shc_rng_policy *p, const shc_gpu_profile *gpu, uint64_t seed,
                            shc_rng_verdict *out, shc_err *e);
 
-/* ======================================================================
- * Redistribute planning (plan*.c, cost_model.c, trace.c)
- * ==================================================================== */
-/* @@SECTION planners@@ */
-/* Planner choice: auto = torch 2.13's rule (non-default shard order or
- * _StridedShard -> graph, otherwise greedy); greedy/graph force one, as
- * torch's use_min_cost_redistribution_plan(False/True) does. */
-typedef enum { SHC_PLANNER_AUTO, SHC_PLANNER_GREEDY, SHC_PLANNER_GRAPH } shc_planner;
-/* A plan, its steps and the options are defined in lib/plan.h. */
-typedef struct shc_plan shc_plan;
-typedef struct shc_plan_opts shc_plan_opts;
-
-/* Default options: auto planner, 4-byte dtype, 8 devices per host, merging on, no flattened meshes. */
-void shc_plan_opts_init(shc_plan_opts *o);
-/* Plan redistributing a tensor of global shape from src to dst as global rank `rank` sees it
- * (torch 2.13 _gen_transform_infos + _optimize_transform_infos); *out must be freed. */
-int shc_plan_compute(const shc_mesh *m, const shc_placements *src, const shc_placements *dst,
-                     const shc_shape *shape, const shc_plan_opts *opts, int64_t rank,
-                     shc_plan *out, shc_err *e);
-/* Free a plan's steps and trace (safe on a zeroed plan). */
-void shc_plan_free(shc_plan *p);
-/* Name of a step's communication kind ("all_gather", "local_chunk", ...); kind is a shc_comm_kind. */
-const char *shc_comm_kind_name(int kind);
-/* Parse a planner name ("auto", "greedy", "graph"/"min-cost"). */
-int shc_planner_parse(const char *s, shc_planner *out, shc_err *e);
-/* Element size in bytes of a torch dtype name ("float32", "bfloat16", ...). */
-int shc_dtype_bytes(const char *name, int *bytes, shc_err *e);
-
-
-/* ======================================================================
- * Redistribute execution and communicators (comm*.c, redistribute_exec.c)
- * ==================================================================== */
-/* @@SECTION execution@@ */
-/* NOTE: shc_dtype and shc_dtype_parse/name/size/is_int live in the core section
- * "Element types (dtype.c)" near the top of this header (lead-owned): do not redeclare. */
-
-/* A communicator (comm.h): the collectives redistribute execution needs. */
-typedef struct shc_comm shc_comm;
-
-/* One redistribute case: mesh, source and target placements, global shape, dtype. */
-typedef struct shc_xcase {
-    shc_mesh mesh;          /* owned: freed by shc_xcase_free */
-    shc_placements src, dst;
-    shc_shape shape;
-    shc_dtype dtype;
-    shc_planner planner;
-} shc_xcase;
-
-/* A rank's local tensor: shape plus contiguous row-major bytes (malloc'd). */
-typedef struct shc_xtensor {
-    shc_shape shape;
-    shc_dtype dtype;
-    void *data;
-    int64_t numel;
-} shc_xtensor;
-
-/* Parse a case from strings (mesh "2x2", ranks or NULL, placements, shape, dtype, planner or NULL). */
-int shc_xcase_parse(shc_xcase *c, const char *mesh, const char *ranks, const char *src,
-                    const char *dst, const char *shape, const char *dtype, const char *planner,
-                    shc_err *e);
-/* SHC_EUNSUPPORTED unless execution handles dtype t (float32/64, bfloat16, float16, int32/64). */
-int shc_xdtype_check(shc_dtype t, shc_err *e);
-/* Free a case's mesh. */
-void shc_xcase_free(shc_xcase *c);
-/* Free a tensor's data. */
-void shc_xtensor_free(shc_xtensor *t);
-/* The deterministic source local tensor of a rank (testdata.c). */
-int shc_testdata_source(const shc_xcase *c, int64_t rank, shc_xtensor *out, shc_err *e);
-/* The oracle: what a rank must hold after redistribution, from the global data (testdata.c). */
-int shc_testdata_expected(const shc_xcase *c, int64_t rank, shc_xtensor *out, shc_err *e);
-/* Redistribute a rank's local tensor over communicator c as torch 2.13 executes the plan. */
-int shc_exec_redistribute(shc_comm *comm, const shc_xcase *c, const shc_xtensor *in,
-                          shc_xtensor *out, shc_err *e);
-/* Run a case on a local communicator of mesh-size threads: out[rank] for every rank. */
-int shc_exec_simulate(const shc_xcase *c, shc_xtensor *out, shc_err *e);
-/* sha256 of a tensor's bytes as 64 hex chars. */
-void shc_xtensor_sha256(const shc_xtensor *t, char out[65]);
-/* Value of element i as a double (exact for every supported dtype's small integers). */
-double shc_xtensor_value(const shc_xtensor *t, int64_t i);
+/* Redistribute planning, communicators and execution: see shardcheck_exec.h,
+ * included at the end of this header. */
 
 /* Library version string ("0.1.0"). */
 const char *shc_version(void);
@@ -598,5 +567,7 @@ const char *shc_version(void);
 #ifdef __cplusplus
 }
 #endif
+
+#include "shardcheck_exec.h"
 
 #endif /* SHARDCHECK_H */

@@ -211,6 +211,7 @@ int shc_testdata_source(const shc_xcase *c, int64_t rank, shc_xtensor *out, shc_
     pinfo pi;
     int64_t coord[SHC_MAX_MESH_DIMS], *gidx = NULL, n;
     shc_shape local;
+    memset(out, 0, sizeof *out); /* freed on every error path, also before allocation */
     int rc = partial_info(c, &pi, e);
     if (!rc)
         rc = rank_globals(c, &c->src, rank, coord, &local, &gidx, &n, e);
@@ -318,6 +319,7 @@ int shc_testdata_expected(const shc_xcase *c, int64_t rank, shc_xtensor *out, sh
     shc_redop pop = SHC_OP_SUM;
     int64_t coord[SHC_MAX_MESH_DIMS], *gidx = NULL, n = 0;
     shc_shape local;
+    memset(out, 0, sizeof *out); /* freed on every error path, also before allocation */
     int rc = partial_info(c, &pi, e);
     if (!rc)
         rc = classify(c, &pi, &red, &part, &pop, e);

@@ -197,6 +197,22 @@ static uint32_t grid_for(const shc_gpu_profile *g, int64_t n)
     return blocks < cap ? blocks : cap;
 }
 
+/* torch 2.13 calc_execution_policy (aten/src/ATen/native/cuda/DistributionTemplates.h)
+ * builds `dim3 grid((numel + 255) / 256)`: the block count is truncated to 32 bits
+ * before the SM cap, so from 2^32 blocks on the grid wraps (to 0 at exact multiples,
+ * where torch's own counter_offset divides by zero).  No GPU holds such a tensor;
+ * refuse it rather than wrap. */
+#define SHC_TORCH_MAX_NUMEL ((int64_t)UINT32_MAX * SHC_TORCH_BLOCK)
+
+static int check_grid(int64_t n, shc_err *e)
+{
+    if (n > SHC_TORCH_MAX_NUMEL)
+        return shc_fail(e, SHC_EINVAL, "%lld elements: torch's launch grid (32-bit block count "
+                        "of 256-thread blocks) holds at most %lld", (long long)n,
+                        (long long)SHC_TORCH_MAX_NUMEL);
+    return SHC_OK;
+}
+
 /* counter_offset rounded up to a multiple of 4 (philox_cuda_state). */
 static int64_t increment_for(int64_t n, uint32_t grid, int unroll)
 {
@@ -556,6 +572,8 @@ static int run(const shc_gpu_profile *g, uint64_t seed, int64_t offset, const sh
     int rc = check_profile(g, e);
     if (!rc)
         rc = shc_torch_rng_check(r, e);
+    if (!rc)
+        rc = check_grid(r->numel, e);
     if (rc)
         return rc;
     if (offset < 0 || offset % 4)

@@ -88,12 +88,93 @@ int cli_load_mesh(const cli_common *c, shc_mesh *m, shc_err *e)
     return rc;
 }
 
+int cli_print_json_e(json_t *v, shc_err *e)
+{
+    /* Streamed, not built whole with json_dumps: a million ranks' answer is hundreds of
+     * MB of text, and a copy of it is what ran out of memory and printed nothing. */
+    errno = 0;
+    if (json_dumpf(v, stdout, JSON_COMPACT | JSON_ENCODE_ANY) || putchar('\n') == EOF ||
+        fflush(stdout))
+        return shc_fail(e, SHC_EIO, "cannot write the JSON output: %s",
+                        errno ? strerror(errno) : "out of memory");
+    return SHC_OK;
+}
+
 int cli_print_json(json_t *v)
 {
-    char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-    if (!s)
-        return EXIT_INTERNAL;
-    puts(s);
-    free(s);
+    shc_err e = {0};
+    if (!cli_print_json_e(v, &e))
+        return EXIT_OK;
+    fprintf(stderr, "shardcheck: %s\n", e.msg);
+    return EXIT_USAGE;
+}
+
+int cli_printed_ranks_e(int64_t n, shc_err *e)
+{
+    if (n <= CLI_MAX_PRINTED_RANKS)
+        return SHC_OK;
+    return shc_fail(e, SHC_EINVAL, "the mesh has %lld ranks; printing every rank is limited to "
+                    "%lld ranks: ask for one with --rank R (README, Limits)", (long long)n,
+                    (long long)CLI_MAX_PRINTED_RANKS);
+}
+
+int cli_check_printed_ranks(const char *cmd, int64_t n)
+{
+    shc_err e = {0};
+    return cli_printed_ranks_e(n, &e) ? cli_usage_error(cmd, "%s", e.msg) : EXIT_OK;
+}
+
+void cli_jstream_open(cli_jstream *s, json_t *head, const char *key)
+{
+    s->n = 0;
+    s->bad = 0;
+    char *h = head ? json_dumps(head, JSON_COMPACT) : NULL;
+    json_decref(head);
+    size_t len = h ? strlen(h) : 0;
+    if (head && (len < 2 || h[len - 1] != '}'))
+        s->bad = 1;
+    /* "{a:1}" -> "{a:1," : the head without its closing brace */
+    if (printf("%.*s%s", len >= 2 ? (int)(len - 1) : 1, h ? h : "{", len > 2 ? "," : "") < 0)
+        s->bad = 1;
+    free(h);
+    json_t *k = json_string(key);
+    if (!k || json_dumpf(k, stdout, JSON_ENCODE_ANY) || printf(":[") < 0)
+        s->bad = 1;
+    json_decref(k);
+}
+
+void cli_jstream_item(cli_jstream *s, json_t *item)
+{
+    if ((s->n++ && putchar(',') == EOF) || !item || json_dumpf(item, stdout, JSON_COMPACT))
+        s->bad = 1;
+    json_decref(item);
+}
+
+int cli_jstream_close(cli_jstream *s)
+{
+    errno = 0;
+    if (printf("]}\n") < 0 || fflush(stdout) || s->bad) {
+        fprintf(stderr, "shardcheck: cannot write the JSON output: %s\n",
+                errno ? strerror(errno) : "out of memory");
+        return EXIT_USAGE;
+    }
     return EXIT_OK;
+}
+
+int cli_finish_output(const char *cmd, int code)
+{
+    errno = 0;
+    int bad = fflush(stdout) != 0;
+    int err = errno;
+    bad |= ferror(stdout) != 0;
+    if (fclose(stdout) != 0 && !bad) {
+        bad = 1;
+        err = errno;
+    }
+    if (!bad)
+        return code;
+    if (code == EXIT_OK || code == EXIT_FAIL || code == EXIT_SKIP) /* not reported yet */
+        fprintf(stderr, "shardcheck%s%s: cannot write standard output: %s\n", cmd ? " " : "",
+                cmd ? cmd : "", err ? strerror(err) : "an earlier write failed");
+    return code == EXIT_INTERNAL ? code : EXIT_USAGE;
 }

@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-#include "groups.h"
 
 enum { OPT_AXES = OPT_CMD_BASE, OPT_HSDP_DIM };
 
@@ -186,9 +185,9 @@ static void print_text(json_t *out)
             size_t i;
             json_t *r;
             json_array_foreach(v, i, r) {
-                char *s = json_dumps(r, JSON_COMPACT);
-                printf("hsdp\t%s\n", s);
-                free(s);
+                fputs("hsdp\t", stdout); /* streamed: write errors reach stdout's error flag */
+                json_dumpf(r, stdout, JSON_COMPACT);
+                putchar('\n');
             }
             continue;
         }
@@ -196,15 +195,15 @@ static void print_text(json_t *out)
             size_t i;
             json_t *d;
             json_array_foreach(v, i, d) {
-                char *s = json_dumps(d, JSON_COMPACT);
-                printf("dim %zu groups\t%s\n", i, s);
-                free(s);
+                printf("dim %zu groups\t", i);
+                json_dumpf(d, stdout, JSON_COMPACT);
+                putchar('\n');
             }
             continue;
         }
-        char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-        printf("%s\t%s\n", k, s);
-        free(s);
+        printf("%s\t", k);
+        json_dumpf(v, stdout, JSON_COMPACT | JSON_ENCODE_ANY);
+        putchar('\n');
     }
 }
 
@@ -228,14 +227,15 @@ static int run(const gopts *o)
     if (!rc && o->hsdp)
         rc = add_hsdp(out, &m, o, &e);
     shc_mesh_free(&m);
+    int wrc = EXIT_OK;
     if (!rc) {
         if (o->c.json)
-            cli_print_json(out);
+            wrc = cli_print_json(out);
         else
             print_text(out);
     }
     json_decref(out);
-    return rc ? cli_report("groups", rc, &e) : EXIT_OK;
+    return rc ? cli_report("groups", rc, &e) : wrc;
 }
 
 int cmd_groups(int argc, char **argv)

@@ -106,7 +106,13 @@ static int run(const cli_common *c)
             shc_err_prefix(&e, "--rank");
         first = last = c->rank;
     }
-    json_t *ranks = json_array();
+    if (!rc && c->rank < 0 && cli_check_printed_ranks("layout", m.size)) {
+        shc_mesh_free(&m);
+        return EXIT_USAGE;
+    }
+    cli_jstream js;
+    if (!rc && c->json)
+        cli_jstream_open(&js, NULL, "ranks");
     if (!rc && !c->json) {
         char mbuf[128], pbuf[256], sbuf[256];
         shc_mesh_format(&m, mbuf, sizeof mbuf);
@@ -124,24 +130,15 @@ static int run(const cli_common *c)
             (rc = shc_layout_compute(&m, &pl, &s, coord, &l, &e)))
             break;
         if (c->json)
-            json_array_append_new(ranks, rank_json(r, coord, m.ndim, &l, strided));
+            cli_jstream_item(&js, rank_json(r, coord, m.ndim, &l, strided));
         else
             rank_text(r, coord, m.ndim, &l);
         shc_layout_free(&l);
     }
     shc_mesh_free(&m);
-    if (rc) {
-        json_decref(ranks);
+    if (rc)
         return cli_report("layout", rc, &e);
-    }
-    if (c->json) {
-        json_t *o = json_pack("{s:o}", "ranks", ranks);
-        cli_print_json(o);
-        json_decref(o);
-    } else {
-        json_decref(ranks);
-    }
-    return EXIT_OK;
+    return c->json ? cli_jstream_close(&js) : EXIT_OK;
 }
 
 int cmd_layout(int argc, char **argv)

@@ -16,8 +16,9 @@
 #include <string.h>
 #include "cli.h"
 #include "golden.h"
+#include "rng_ops.h"
 
-enum { OPT_POLICY = OPT_CMD_BASE, OPT_SEED, OPT_OFFSET, OPT_GPU };
+enum { OPT_POLICY = OPT_CMD_BASE, OPT_SEED, OPT_OFFSET, OPT_GPU, OPT_OP };
 
 static const struct option offsets_opts[] = {
     CLI_COMMON_OPTIONS,
@@ -25,11 +26,12 @@ static const struct option offsets_opts[] = {
     {"seed", required_argument, NULL, OPT_SEED},
     {"offset", required_argument, NULL, OPT_OFFSET},
     {"gpu", required_argument, NULL, OPT_GPU},
+    {"op", required_argument, NULL, OPT_OP},
     {NULL, 0, NULL, 0}};
 
 typedef struct offsets_args {
     cli_common c;
-    const char *policy, *gpu;
+    const char *policy, *gpu, *op;
     long long seed, offset;
 } offsets_args;
 
@@ -53,6 +55,7 @@ static int parse_args(const char *cmd, int argc, char **argv, offsets_args *a, i
     cli_common_init(&a->c);
     a->policy = "torch-offset";
     a->gpu = NULL;
+    a->op = NULL;
     a->seed = 0;
     a->offset = 0;
     *help = 0;
@@ -68,6 +71,7 @@ static int parse_args(const char *cmd, int argc, char **argv, offsets_args *a, i
         switch (opt) {
         case OPT_POLICY: a->policy = optarg; break;
         case OPT_GPU: a->gpu = optarg; break;
+        case OPT_OP: a->op = optarg; break;
         case OPT_SEED:
             if (cli_parse_ll(cmd, "seed", optarg, &a->seed))
                 return EXIT_USAGE;
@@ -122,9 +126,17 @@ static bool wanted(const layout_in *L, const cli_common *c, int64_t r)
 static int print_streams(const offsets_args *a, layout_in *L, const shc_rng_policy *pol,
                          const shc_gpu_profile *gpu, shc_err *e)
 {
-    json_t *ranks = json_array();
-    int rc = SHC_OK;
-    if (!a->c.json)
+    int rc = a->c.rank < 0 ? cli_printed_ranks_e(L->m.size, e) : SHC_OK;
+    if (rc)
+        return rc;
+    cli_jstream js;
+    if (a->c.json)
+        cli_jstream_open(&js, json_pack("{s:s,s:s,s:s,s:s,s:o,s:o}", "policy",
+                                        shc_rng_policy_name(pol), "mesh", a->c.mesh, "placements",
+                                        a->c.placements, "shape", a->c.shape, "seed",
+                                        json_u64s((uint64_t)a->seed), "offset",
+                                        shc_json_i64s(a->offset)), "ranks");
+    else
         printf("policy %s  mesh %s  placements %s  shape %s  seed %llu  offset %lld\n"
                "%6s %-14s %11s %12s %12s %12s %12s %12s\n",
                shc_rng_policy_name(pol), a->c.mesh, a->c.placements, a->c.shape,
@@ -139,17 +151,17 @@ static int print_streams(const offsets_args *a, layout_in *L, const shc_rng_poli
             break;
         int64_t coord[SHC_MAX_MESH_DIMS];
         shc_mesh_coord(&L->m, r, coord, e);
-        json_t *o = json_pack("{s:I,s:o,s:I,s:o,s:o,s:o,s:o,s:o,s:o}", "rank", (json_int_t)r,
-                              "coord", shc_json_i64_array(coord, L->m.ndim),
+        if (a->c.json)
+            cli_jstream_item(&js, json_pack("{s:I,s:o,s:I,s:o,s:o,s:o,s:o,s:o,s:o}", "rank",
+                              (json_int_t)r, "coord", shc_json_i64_array(coord, L->m.ndim),
                               "shard_linear_index", (json_int_t)s.shard_linear_index,
                               "start_incr", shc_json_i64s(s.start_incr),
                               "end_incr", shc_json_i64s(s.end_incr),
                               "local_numel", shc_json_i64s(s.local_numel),
                               "seed", json_u64s(s.seed),
                               "start_offset", shc_json_i64s(s.start),
-                              "post_offset", shc_json_i64s(s.post));
-        json_array_append_new(ranks, o);
-        if (!a->c.json) {
+                              "post_offset", shc_json_i64s(s.post)));
+        else {
             char cs[64] = "", *p = cs;
             for (int i = 0; i < L->m.ndim; i++)
                 p += snprintf(p, sizeof cs - (size_t)(p - cs), i ? ",%lld" : "(%lld",
@@ -164,17 +176,8 @@ static int print_streams(const offsets_args *a, layout_in *L, const shc_rng_poli
             printf("\n");
         }
     }
-    if (rc == SHC_OK && a->c.json) {
-        json_t *root = json_pack("{s:s,s:s,s:s,s:s,s:o,s:o,s:o}", "policy",
-                                 shc_rng_policy_name(pol), "mesh", a->c.mesh, "placements",
-                                 a->c.placements, "shape", a->c.shape, "seed",
-                                 json_u64s((uint64_t)a->seed), "offset",
-                                 shc_json_i64s(a->offset), "ranks", ranks);
-        cli_print_json(root);
-        json_decref(root);
-    } else {
-        json_decref(ranks);
-    }
+    if (rc == SHC_OK && a->c.json && cli_jstream_close(&js))
+        rc = shc_fail(e, SHC_EIO, "the JSON output is incomplete");
     return rc;
 }
 
@@ -214,12 +217,19 @@ int cmd_offsets(int argc, char **argv)
     return cli_report(cmd, rc, &e);
 }
 
-static void print_audit_text(const offsets_args *a, const shc_rng_audit *au)
+static void print_audit_text(const offsets_args *a, const shc_rng_op *op,
+                             const shc_rng_audit *au)
 {
-    printf("audit rng  mesh %s  placements %s  shape %s  (torch 2.13 OffsetBasedRNGTracker)\n",
-           a->c.mesh, a->c.placements, a->c.shape);
-    printf("%lld distinct shards, end_incr %lld\n", (long long)au->nshards,
-           (long long)au->end_incr);
+    printf("audit rng  mesh %s  placements %s  shape %s  op %s  (torch 2.13 %s)\n",
+           a->c.mesh, a->c.placements, a->c.shape, op ? op->name : "(any tracked op)",
+           op && op->dispatch == SHC_RNGD_UNTRACKED ? "untracked: each rank's own generator"
+                                                    : "OffsetBasedRNGTracker");
+    if (op && op->dispatch == SHC_RNGD_UNTRACKED)
+        printf("%lld distinct shards, each rank's offset advances by its own kernel's "
+               "increment\n", (long long)au->nshards);
+    else
+        printf("%lld distinct shards, end_incr %lld\n", (long long)au->nshards,
+               (long long)au->end_incr);
     for (int64_t i = 0; i < au->nlisted; i++) {
         const shc_rng_finding *f = &au->listed[i];
         if (f->rank_b < 0)
@@ -233,7 +243,9 @@ static void print_audit_text(const offsets_args *a, const shc_rng_audit *au)
                    (long long)f->rank_b, (long long)f->a_lo, (long long)f->a_hi,
                    (long long)f->b_lo, (long long)f->b_hi);
     }
-    int64_t total = au->count[0] + au->count[1] + au->count[2];
+    int64_t total = 0;
+    for (int k = 0; k < SHC_RNGF_COUNT; k++)
+        total += au->count[k];
     if (total > au->nlisted)
         printf("  ... %lld more\n", (long long)(total - au->nlisted));
     printf("%lld findings\n", (long long)total);
@@ -271,7 +283,10 @@ int cmd_audit_rng(int argc, char **argv)
     int help, rc = parse_args(cmd, argc, argv, &a, &help);
     if (rc || help) {
         if (help)
-            printf("usage: shardcheck audit rng --mesh M [--ranks L] --placements P --shape S [--json]\n"
+            printf("usage: shardcheck audit rng --mesh M [--ranks L] --placements P --shape S "
+                   "[--op OP] [--json]\n"
+                   "--op: a random op of `shardcheck ops` (default: any tracked op); untracked ops "
+                   "report UntrackedOpSharedDraws, ops torch rejects exit 2 with torch's message\n"
                    "exit 0 with or without findings (they describe the layout), 2 on bad input\n");
         return rc;
     }
@@ -283,14 +298,21 @@ int cmd_audit_rng(int argc, char **argv)
     layout_in L;
     memset(&L, 0, sizeof L);
     shc_rng_audit au;
+    const shc_rng_op *op = NULL;
+    if (a.op && (rc = shc_rng_op_parse(a.op, &op, &e)) != SHC_OK)
+        return cli_usage_error(cmd, "--op: %s", e.msg);
     if ((rc = load_layout(&a.c, &L, &e)) == SHC_OK &&
-        (rc = shc_rng_audit_layout(&L.m, &L.pl, &L.shape, &au, &e)) == SHC_OK) {
+        (rc = op ? shc_rng_audit_op(op, &L.m, &L.pl, &L.shape, &au, &e)
+                 : shc_rng_audit_layout(&L.m, &L.pl, &L.shape, &au, &e)) == SHC_OK) {
         if (a.c.json) {
             json_t *j = audit_json(&au);
-            cli_print_json(j);
+            if (op)
+                json_object_set_new(j, "dispatch",
+                                    json_string(shc_rng_dispatch_name(op->dispatch)));
+            rc = cli_print_json_e(j, &e);
             json_decref(j);
         } else {
-            print_audit_text(&a, &au);
+            print_audit_text(&a, op, &au);
         }
     }
     shc_mesh_free(&L.m);
@@ -383,7 +405,7 @@ int cmd_policies(int argc, char **argv)
     if (rc == SHC_OK && a.c.json) {
         json_t *root = json_pack("{s:s,s:o,s:o,s:o}", "gpu", gpu->name, "seed",
                                  json_u64s((uint64_t)a.seed), "layouts", layouts, "policies", pols);
-        cli_print_json(root);
+        rc = cli_print_json_e(root, &e);
         json_decref(root);
     } else {
         json_decref(pols);
@@ -396,4 +418,66 @@ int cmd_policies(int argc, char **argv)
         }
     }
     return cli_report(cmd, rc, &e);
+}
+
+/* `shardcheck ops`: the op table of lib/rng_ops.c (what DTensor does with each random op). */
+static const char *const API_KIND[] = {"python", "aten", "dtensor"};
+static const char *const PARTIAL_RULE[] = {"-", "rejected (in-place)", "output Replicate",
+                                           "redistributed", "as replica"};
+
+static json_t *dtypes_json(unsigned mask)
+{
+    json_t *a = json_array();
+    for (int t = 0; t < SHC_DT_COUNT; t++)
+        if (mask & SHC_DTM(t))
+            json_array_append_new(a, json_string(shc_dtype_name((shc_dtype)t)));
+    return a;
+}
+
+int cmd_rng_ops(int argc, char **argv)
+{
+    const char *cmd = "ops";
+    bool json = false;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--json")) {
+            json = true;
+        } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            printf("usage: shardcheck ops [--json]\n"
+                   "torch 2.13's random ops and what DTensor does with each: tracked (inside "
+                   "OffsetBasedRNGTracker._distribute_region), untracked (each rank's own "
+                   "generator), rejected (torch's message), local (no DTensor argument)\n");
+            return EXIT_OK;
+        } else {
+            return cli_usage_error(cmd, "unknown argument '%s' (expected --json)", argv[i]);
+        }
+    }
+    size_t n;
+    const shc_rng_op *ops = shc_rng_ops(&n);
+    if (json) {
+        json_t *rows = json_array();
+        for (size_t i = 0; i < n; i++) {
+            const shc_rng_op *o = &ops[i];
+            shc_err e;
+            json_t *r = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:s}", "name", o->name, "api",
+                                  o->api, "apiKind", API_KIND[o->api_kind], "aten", o->aten,
+                                  "dispatch", shc_rng_dispatch_name(o->dispatch), "partial",
+                                  PARTIAL_RULE[o->partial], "dtypes", dtypes_json(o->dtypes),
+                                  "cite", o->cite, "kernel", o->kernel_note);
+            if (o->dispatch == SHC_RNGD_REJECTED && shc_rng_op_check(o, NULL, &e))
+                json_object_set_new(r, "error", json_string(e.msg));
+            json_object_set_new(r, "emulated", json_boolean(o->kernel >= 0));
+            json_array_append_new(rows, r);
+        }
+        shc_err e;
+        json_t *doc = json_pack("{s:s,s:o}", "source", "pytorch 2.13.0", "ops", rows);
+        int rc = cli_print_json_e(doc, &e);
+        json_decref(doc);
+        return cli_report(cmd, rc, &e);
+    }
+    printf("torch 2.13 random ops under DTensor (lib/rng_ops.c; torch/distributed/tensor/...)\n");
+    printf("%-22s %-10s %-20s %-9s %s\n", "op", "dispatch", "Partial input", "emulated", "api");
+    for (size_t i = 0; i < n; i++)
+        printf("%-22s %-10s %-20s %-9s %s\n", ops[i].name, shc_rng_dispatch_name(ops[i].dispatch),
+               PARTIAL_RULE[ops[i].partial], ops[i].kernel >= 0 ? "yes" : "no", ops[i].api);
+    return EXIT_OK;
 }

@@ -3,7 +3,7 @@
  * steps, logical shapes, communication, trace string) and `shardcheck audit
  * plan` (findings where torch's plan is unsafe: merged uneven all-gathers,
  * rank-divergent plans, steps execution rejects).  Readable table by
- * default, one JSON object with --json (DESIGN.md "CLI contract").
+ * default, one JSON object with --json (docs/DESIGN.md "CLI contract").
  * Tested by conformance/tests/cli_plan.sh.
  */
 #include "config.h"
@@ -222,9 +222,14 @@ static int print_plans(const plan_args *a, plan_req *q, shc_err *e)
 {
     int64_t first = a->c.rank >= 0 ? a->c.rank : 0, last = a->c.rank >= 0 ? a->c.rank
                                                                             : q->mesh.size - 1;
-    json_t *ranks = json_array();
-    char **texts = calloc((size_t)(last - first + 1), sizeof *texts);
-    int rc = texts ? SHC_OK : shc_fail(e, SHC_ENOMEM, "out of memory");
+    if (a->c.rank < 0 && cli_printed_ranks_e(q->mesh.size, e))
+        return SHC_EINVAL;
+    cli_jstream js;
+    /* text groups ranks with equal plans, so it holds every rank's text; JSON streams */
+    char **texts = a->c.json ? NULL : calloc((size_t)(last - first + 1), sizeof *texts);
+    int rc = texts || a->c.json ? SHC_OK : shc_fail(e, SHC_ENOMEM, "out of memory");
+    if (!rc && a->c.json)
+        cli_jstream_open(&js, NULL, "ranks");
     for (int64_t r = first; r <= last && rc == SHC_OK; r++) {
         int64_t rank = a->c.rank >= 0 ? r : q->mesh.ranks[r], coord[SHC_MAX_MESH_DIMS];
         shc_plan p;
@@ -232,16 +237,14 @@ static int print_plans(const plan_args *a, plan_req *q, shc_err *e)
             break;
         shc_mesh_coord(&q->mesh, rank, coord, NULL);
         if (a->c.json)
-            json_array_append_new(ranks, plan_json(rank, coord, q->mesh.ndim, &p));
+            cli_jstream_item(&js, plan_json(rank, coord, q->mesh.ndim, &p));
         else
             texts[r - first] = plan_text(&p);
         shc_plan_free(&p);
     }
     if (rc == SHC_OK && a->c.json) {
-        json_t *doc = json_pack("{s:o}", "ranks", ranks);
-        cli_print_json(doc);
-        json_decref(doc);
-        ranks = NULL;
+        if (cli_jstream_close(&js))
+            rc = shc_fail(e, SHC_EIO, "the JSON output is incomplete");
     } else if (rc == SHC_OK) {
         char m[64], s[128], sp[256], dp[256];
         shc_mesh_format(&q->mesh, m, sizeof m);
@@ -268,7 +271,6 @@ static int print_plans(const plan_args *a, plan_req *q, shc_err *e)
             printf(":\n%s", texts[i]);
         }
     }
-    json_decref(ranks);
     for (int64_t i = 0; texts && i <= last - first; i++)
         free(texts[i]);
     free(texts);
@@ -316,8 +318,12 @@ int cmd_audit_plan(int argc, char **argv)
             json_array_append_new(arr, json_pack("{s:s,s:s}", "code", f[i].code, "message",
                                                  f[i].msg));
         json_t *doc = json_pack("{s:o}", "findings", arr);
-        cli_print_json(doc);
+        int wrc = cli_print_json(doc);
         json_decref(doc);
+        if (wrc) {
+            free(f);
+            return wrc;
+        }
     } else {
         for (int i = 0; i < nf; i++)
             printf("finding %s: %s\n", f[i].code, f[i].msg);

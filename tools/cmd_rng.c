@@ -115,9 +115,9 @@ static int print_words(const rng_opts *o, const uint32_t *w, int64_t n)
             json_array_append_new(a, json_string(b));
         }
         json_t *r = json_pack("{s:o}", "words", a);
-        cli_print_json(r);
+        int wrc = cli_print_json(r);
         json_decref(r);
-        return EXIT_OK;
+        return wrc;
     }
     for (int64_t i = 0; i < n; i++)
         printf("%08x%s", w[i], i % 4 == 3 || i == n - 1 ? "\n" : " ");
@@ -208,8 +208,9 @@ static int run_curand(const rng_opts *o, shc_err *e)
     }
     if (o->c.json) {
         json_t *r = json_pack("{s:o,s:o}", "bits", bits, "values", vals);
-        cli_print_json(r);
+        int wrc = cli_print_json(r);
         json_decref(r);
+        return wrc;
     } else {
         json_decref(bits);
         json_decref(vals);
@@ -301,8 +302,10 @@ static int torch_digest(const shc_gpu_profile *g, uint64_t seed, int64_t off,
         json_t *res = json_pack("{s:s,s:o}", "sha256", h, "new_offset", json_sprintf("%lld", (long long)no));
         if (dropout)
             json_object_set_new(res, "mask_sha256", json_string(hm));
-        cli_print_json(res);
+        int wrc = cli_print_json(res);
         json_decref(res);
+        if (wrc)
+            return wrc;
     } else {
         printf("sha256 %s\n", h);
         if (dropout)
@@ -355,8 +358,10 @@ static int run_torch(const rng_opts *o, shc_err *e)
     if (o->c.json) {
         json_t *res = json_pack("{s:o,s:o,s:o}", "bits", bits, "values", vals, "new_offset",
                                 json_sprintf("%lld", (long long)no));
-        cli_print_json(res);
+        int wrc = cli_print_json(res);
         json_decref(res);
+        if (wrc)
+            return wrc;
     } else {
         json_decref(bits);
         json_decref(vals);

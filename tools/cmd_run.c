@@ -1,7 +1,7 @@
 /*
  * cmd_run.c — `shardcheck run`: the conformance runner.
  *
- *   shardcheck run [--backend ref|local|mpi|plugin:FILE.so] [--family F] [--golden DIR]
+ *   shardcheck run [--backend ref|local|mpi|torch[:gloo|:nccl]|plugin:FILE.so] [--family F] [--golden DIR]
  *                  [--tap | --junit FILE | --json] [--timeout SEC] [--max-cases N]
  *                  [--max-ranks N]
  *
@@ -12,16 +12,18 @@
  * A test whose world does not fit the backend, or that a family or plugin
  * cannot compute, is NotSupported, never Fail.  Reports: text (failures and
  * per-family totals), --tap, --junit FILE, --json; the last line is always
- * "N passed, N failed, N skipped".  Exit codes (DESIGN.md): 0 all passed or
+ * "N passed, N failed, N skipped".  Exit codes (docs/DESIGN.md): 0 all passed or
  * skipped, 1 a Fail/Crash/Timeout, 2 bad usage or input (corrupt golden file,
  * bad plugin), 77 nothing ran, 99 an InternalError.
  * Tested by conformance/tests/run_mpi.sh and run_faults.sh.
  */
 #include "config.h"
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include "cli.h"
 #include "run.h"
 
@@ -45,11 +47,13 @@ static const struct option run_options[] = {
 
 static void usage(void)
 {
-    puts("usage: shardcheck run [--backend ref|local|mpi|plugin:FILE.so] [--family F]\n"
+    puts("usage: shardcheck run [--backend ref|local|mpi|torch|plugin:FILE.so] [--family F]\n"
          "                      [--golden DIR] [--tap | --junit FILE | --json] [--timeout SEC]\n"
          "                      [--max-cases N] [--max-ranks N] [--journal FILE]\n"
          "  ref     the reference, one process;  local  simulated ranks with real collectives\n"
          "  mpi     one process per rank: mpirun -np N shardcheck run --backend mpi\n"
+         "  torch   real DTensor per rank (torch.distributed, gloo or nccl), checked here:\n"
+         "          mpirun -np N shardcheck run --backend torch[:gloo|:nccl]\n"
          "  plugin  a vendor library implementing shardcheck_backend.h\n"
          "  SHARDCHECK_FAULT=kill:RANK:TCID | hang:RANK:TCID injects a fault (tests).\n"
          "  exit: 0 passed, 1 failures, 2 bad input, 77 nothing ran, 99 internal error");
@@ -121,10 +125,16 @@ static void run_chunk(run_opts *o, const shc_family *f, const shc_golden *g, con
         fputs("shardcheck run: out of memory\n", stderr);
         exit(EXIT_INTERNAL);
     }
-    int64_t cap = o->backend == BACKEND_MPI ? o->nprocs : o->max_ranks;
+    bool per_process = o->backend == BACKEND_MPI || o->backend == BACKEND_TORCH;
+    int64_t cap = per_process ? o->nprocs : o->max_ranks;
     for (int64_t k = 0; k < n; k++) {
         out[k].world = f->world_size(g->groups[idx[k]], g->tests[idx[k]]);
-        if (out[k].world > cap) {
+        if (o->backend == BACKEND_TORCH && out[k].world != cap) {
+            /* a real DeviceMesh spans the whole torch.distributed world */
+            out[k].status = RUN_NOTSUPPORTED;
+            snprintf(out[k].msg, sizeof out[k].msg, "the mesh has %lld ranks, the torch job %lld",
+                     (long long)out[k].world, (long long)cap);
+        } else if (out[k].world > cap) {
             out[k].status = RUN_NOTSUPPORTED;
             snprintf(out[k].msg, sizeof out[k].msg, "needs %lld ranks, the %s has %lld",
                      (long long)out[k].world,
@@ -134,7 +144,7 @@ static void run_chunk(run_opts *o, const shc_family *f, const shc_golden *g, con
     }
     double t0 = now_s();
 #ifdef HAVE_MPI
-    if (o->backend == BACKEND_MPI)
+    if (per_process)
         run_mpi_chunk(o, f, g, idx, n, seq, out);
     else
 #endif
@@ -167,6 +177,23 @@ static void run_chunk(run_opts *o, const shc_family *f, const shc_golden *g, con
     free(out);
 }
 
+/* torch: --max-cases samples among the tests whose mesh spans the job (the others can only be
+ * NotSupported); their indices in *pick, their count returned. */
+static int64_t torch_eligible(const run_opts *o, const shc_family *f, const shc_golden *g,
+                              int64_t **pick)
+{
+    *pick = malloc((size_t)(g->ntests ? g->ntests : 1) * sizeof **pick);
+    if (!*pick) {
+        fputs("shardcheck run: out of memory\n", stderr);
+        exit(EXIT_INTERNAL);
+    }
+    int64_t m = 0;
+    for (int64_t k = 0; k < g->ntests; k++)
+        if (f->world_size(g->groups[k], g->tests[k]) == o->nprocs)
+            (*pick)[m++] = k;
+    return m;
+}
+
 /* Every selected test of one family; returns EXIT_USAGE on a corrupt golden file. */
 static int run_family(run_opts *o, const shc_family *f, results *rs, int64_t *seq)
 {
@@ -182,8 +209,15 @@ static int run_family(run_opts *o, const shc_family *f, results *rs, int64_t *se
     shc_golden g;
     shc_err e = {0};
     memset(&g, 0, sizeof g);
-    int rc = shc_golden_load_family(&g, o->golden, f->name, &e);
-    if (rc == SHC_EIO || (rc == SHC_EFORMAT && strstr(e.msg, "no .json files"))) {
+    /* Only a family with no golden directory at all is NotSupported (a --golden holding some
+     * families); anything there that cannot be read is bad input, never a silent pass. */
+    char fdir[4096];
+    struct stat st;
+    snprintf(fdir, sizeof fdir, "%s/%s", o->golden, f->name);
+    bool absent = stat(fdir, &st) && errno == ENOENT;
+    int rc = absent ? shc_fail(&e, SHC_EIO, "golden family %s: no directory %s", f->name, fdir)
+                    : shc_golden_load_family(&g, o->golden, f->name, &e);
+    if (absent) {
         run_result *r = add_result(rs);
         r->family = f->name;
         r->status = RUN_NOTSUPPORTED;
@@ -197,16 +231,25 @@ static int run_family(run_opts *o, const shc_family *f, results *rs, int64_t *se
             fprintf(stderr, "shardcheck run: %s\n", e.msg);
         return EXIT_USAGE;
     }
-    int64_t n = g.ntests, take = o->max_cases > 0 && o->max_cases < n ? o->max_cases : n;
+    int64_t n = g.ntests, *pick = NULL;
+    if (o->backend == BACKEND_TORCH && o->max_cases > 0)
+        n = torch_eligible(o, f, &g, &pick);
+    int64_t take = o->max_cases > 0 && o->max_cases < n ? o->max_cases : n;
     int64_t idx[CHUNK];
-    /* mpi executes redistribute-data in lockstep: small chunks keep the journal current */
-    int64_t chunk = o->backend == BACKEND_MPI && !strcmp(f->name, "redistribute-data") ? 8 : CHUNK;
+    /* a family that executes in lockstep under mpi says how small its batches must be,
+     * so the journal stays current */
+    int64_t chunk = o->backend == BACKEND_MPI && f->mpi_batch > 0 ? f->mpi_batch
+                  : o->backend == BACKEND_TORCH ? 16 : CHUNK;
     for (int64_t k0 = 0; k0 < take && !o->lost; k0 += chunk) {
         int64_t m = take - k0 < chunk ? take - k0 : chunk;
-        for (int64_t k = 0; k < m; k++)
+        for (int64_t k = 0; k < m; k++) {
             idx[k] = take == n ? k0 + k : (k0 + k) * n / take;
+            if (pick)
+                idx[k] = pick[idx[k]];
+        }
         run_chunk(o, f, &g, idx, m, (*seq)++, rs);
     }
+    free(pick);
     shc_golden_free(&g);
     return EXIT_OK;
 }
@@ -261,10 +304,16 @@ static int write_junit(const char *path, const results *rs)
         fputs("  </testsuite>\n", fp);
     }
     fputs("</testsuites>\n", fp);
-    return fclose(fp) ? -1 : 0;
+    int bad = ferror(fp) != 0;
+    if (fclose(fp) || bad) { /* a full disk must not leave CI a truncated report and exit 0 */
+        fprintf(stderr, "shardcheck run: --junit %s: write failed, the report is incomplete\n",
+                path);
+        return -1;
+    }
+    return 0;
 }
 
-static void print_json(const run_opts *o, const results *rs, int passed, int failed, int skipped)
+static int print_json(const run_opts *o, const results *rs, int passed, int failed, int skipped)
 {
     json_t *a = json_array();
     for (size_t i = 0; i < rs->n; i++) {
@@ -274,12 +323,13 @@ static void print_json(const run_opts *o, const results *rs, int passed, int fai
                                            "status", run_status_name(r->status), "message",
                                            r->msg, "seconds", r->seconds));
     }
-    static const char *const names[] = {"ref", "local", "mpi", "plugin"};
+    static const char *const names[] = {"ref", "local", "mpi", "plugin", "torch"};
     json_t *out = json_pack("{s:s, s:I, s:o, s:i, s:i, s:i}", "backend", names[o->backend],
                             "ranks", (json_int_t)o->nprocs, "results", a, "passed", passed,
                             "failed", failed, "skipped", skipped);
-    cli_print_json(out);
+    int wrc = cli_print_json(out);
     json_decref(out);
+    return wrc;
 }
 
 static int report(const run_opts *o, const results *rs)
@@ -291,8 +341,8 @@ static int report(const run_opts *o, const results *rs)
     int failed = cnt[RUN_FAIL] + cnt[RUN_CRASH] + cnt[RUN_TIMEOUT] + cnt[RUN_INTERNAL];
     if (o->junit && write_junit(o->junit, rs))
         return EXIT_USAGE;
-    if (o->json)
-        print_json(o, rs, passed, failed, skipped);
+    if (o->json && print_json(o, rs, passed, failed, skipped))
+        return EXIT_USAGE;
     if (o->tap)
         printf("1..%zu\n", rs->n);
     if (!o->json && !o->tap) {
@@ -328,12 +378,15 @@ static int parse_backend(run_opts *o, const char *b)
         o->backend = BACKEND_LOCAL;
     else if (!strcmp(b, "mpi"))
         o->backend = BACKEND_MPI;
-    else if (!strncmp(b, "plugin:", 7) && b[7]) {
+    else if (!strcmp(b, "torch") || !strcmp(b, "torch:gloo") || !strcmp(b, "torch:nccl")) {
+        o->backend = BACKEND_TORCH;
+        o->torch_backend = b[5] ? b + 6 : "gloo";
+    } else if (!strncmp(b, "plugin:", 7) && b[7]) {
         o->backend = BACKEND_PLUGIN;
         o->plugin_path = b + 7;
     } else
-        return cli_usage_error("run", "--backend '%s': expected ref, local, mpi or "
-                               "plugin:FILE.so", b);
+        return cli_usage_error("run", "--backend '%s': expected ref, local, mpi, "
+                               "torch[:gloo|:nccl] or plugin:FILE.so", b);
     return 0;
 }
 
@@ -393,18 +446,36 @@ int cmd_run(int argc, char **argv)
         return rc < 0 ? EXIT_OK : rc;
     if (!o.max_ranks)
         o.max_ranks = o.backend == BACKEND_LOCAL ? 64 : 1024;
-    if (o.backend == BACKEND_PLUGIN) {
+    results rs = {0};
+    if (o.backend == BACKEND_PLUGIN) { /* loaded only in workers: its code never runs here */
         shc_err e = {0};
-        if (shc_plugin_open(&o.plugin, o.plugin_path, &e))
+        bool crashed;
+        if (shc_plugin_probe(o.plugin_path, o.timeout_s, &crashed, &e) && !crashed)
             return cli_report("run", e.code, &e);
+        if (crashed) {
+            run_result *r = add_result(&rs);
+            r->family = "plugin";
+            r->status = RUN_CRASH;
+            snprintf(r->comment, sizeof r->comment, "loading %s", o.plugin_path);
+            snprintf(r->msg, sizeof r->msg, "%s", e.msg);
+            emit_line(&o, r, rs.n);
+            int code = report(&o, &rs);
+            free(rs.r);
+            return code;
+        }
     }
-    if (o.backend == BACKEND_MPI) {
+    if (o.backend == BACKEND_MPI || o.backend == BACKEND_TORCH) {
 #ifdef HAVE_MPI
         if (run_mpi_init(&o, &argc, &argv))
             return EXIT_INTERNAL;
+        if (o.backend == BACKEND_TORCH && (rc = run_torch_start(&o))) {
+            run_torch_stop(&o);
+            run_mpi_finish(&o, 0);
+            return rc;
+        }
 #else
-        fputs("shardcheck run: --backend mpi: this shardcheck was built without MPI "
-              "(configure --with-mpi)\n", stderr);
+        fprintf(stderr, "shardcheck run: --backend %s: this shardcheck was built without MPI "
+                "(configure --with-mpi)\n", o.backend == BACKEND_MPI ? "mpi" : "torch");
         return EXIT_SKIP;
 #endif
     }
@@ -412,7 +483,6 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "shardcheck run: --journal %s: cannot write\n", o.journal_path);
         return EXIT_USAGE;
     }
-    results rs = {0};
     int64_t seq = 0;
     const shc_family *const *fams = shc_families();
     for (int i = 0; fams[i] && !rc && !o.lost; i++)
@@ -421,10 +491,16 @@ int cmd_run(int argc, char **argv)
     int code = rc ? rc : printer(&o) ? report(&o, &rs) : EXIT_OK;
     if (o.journal) {
         fprintf(o.journal, "done %d\n", code);
-        fclose(o.journal);
+        bool bad = ferror(o.journal) != 0;
+        if ((fclose(o.journal) || bad) && code != EXIT_INTERNAL) { /* the wrapper reads it */
+            fprintf(stderr, "shardcheck run: --journal %s: write failed\n", o.journal_path);
+            code = EXIT_USAGE;
+        }
     }
 #ifdef HAVE_MPI
-    if (o.backend == BACKEND_MPI)
+    if (o.backend == BACKEND_TORCH)
+        run_torch_stop(&o);
+    if (o.backend == BACKEND_MPI || o.backend == BACKEND_TORCH)
         run_mpi_finish(&o, o.lost);
 #endif
     if (o.backend == BACKEND_PLUGIN)

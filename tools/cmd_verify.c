@@ -9,7 +9,8 @@
  * reported as {"tcId":N,"error":"why"}.  Every golden case is reported: Pass,
  * Fail (expected vs got), or Fail "missing" when the candidate lacks it;
  * candidate entries for unknown tcIds are failures too.  Malformed candidate
- * files are exit 2 with the entry named.  Tested by verify_candidate.sh.
+ * files are exit 2 with the entry named.  A candidate may declare the fields
+ * it computes ("fields": [...], see partial_begin): the others are NotSupported.  Tested by verify_candidate.sh.
  */
 #include "config.h"
 #include <stdlib.h>
@@ -104,6 +105,8 @@ static int verify_golden_shaped(vstate *s, json_t *root, const char *path, shc_e
                 report_case(s->rep, name, ST_FAIL, "not a tcId of the golden family");
                 continue;
             }
+            if (s->seen[idx] == 2) /* NotSupported: no declared field (partial_begin) */
+                continue;
             if (s->seen[idx])
                 return shc_fail(e, SHC_EFORMAT, "%s: tcId %lld appears twice", path,
                                 (long long)json_integer_value(id));
@@ -180,6 +183,34 @@ static void verify_entries(vstate *s, rentry *v, size_t a, size_t b)
     }
 }
 
+/* A second answer for the same (test, rank), or a whole-test answer next to
+ * per-rank ones, is a malformed candidate (exit 2) as in the golden-shaped form:
+ * reporting only the first would let a wrong duplicate pass unseen. */
+static int reject_duplicates(const vstate *s, const rentry *v, size_t m, const char *path,
+                             shc_err *e)
+{
+    for (size_t i = 1; i < m; i++) {
+        if (v[i].idx != v[i - 1].idx)
+            continue;
+        const json_t *gold = s->g->tests[v[i].idx];
+        const char *res = json_string_value(json_object_get(gold, "result"));
+        bool whole = v[i - 1].rank < 0 || shc_expected_world(json_object_get(gold, "expected")) == 0
+                     || (res && !strcmp(res, "invalid"));
+        if (!whole && v[i].rank != v[i - 1].rank)
+            continue;
+        size_t a = v[i - 1].pos < v[i].pos ? v[i - 1].pos : v[i].pos;
+        size_t b = v[i - 1].pos < v[i].pos ? v[i].pos : v[i - 1].pos;
+        long long tc = (long long)json_integer_value(json_object_get(gold, "tcId"));
+        if (whole && v[i].rank != v[i - 1].rank)
+            return shc_fail(e, SHC_EFORMAT, "%s: results[%zu] and results[%zu]: tcId %lld is "
+                            "answered twice (once for the whole test, once per rank)", path, a,
+                            b, tc);
+        return shc_fail(e, SHC_EFORMAT, "%s: results[%zu] and results[%zu]: tcId %lld%s appears "
+                        "twice", path, a, b, tc, v[i].rank >= 0 ? " (same rank)" : "");
+    }
+    return SHC_OK;
+}
+
 static int verify_results(vstate *s, json_t *results, const char *path, shc_err *e)
 {
     size_t n = json_array_size(results);
@@ -202,10 +233,17 @@ static int verify_results(vstate *s, json_t *results, const char *path, shc_err 
             json_decref(got);
             continue;
         }
+        if (s->seen[idx] == 2) { /* NotSupported: no declared field (partial_begin) */
+            json_decref(got);
+            continue;
+        }
         v[m++] = (rentry){idx, rank, got, i};
     }
     if (!rc) {
         qsort(v, m, sizeof *v, cmp_rentry);
+        rc = reject_duplicates(s, v, m, path, e);
+    }
+    if (!rc) {
         for (size_t a = 0, b; a < m; a = b) {
             for (b = a + 1; b < m && v[b].idx == v[a].idx; b++)
                 ;
@@ -230,6 +268,126 @@ static void report_missing(vstate *s)
     }
 }
 
+/* A partial candidate declares the fields it computes: "fields": [names]
+ * (top-level or perRank names alike).  Its golden tests are compared on those
+ * fields only, through restricted copies swapped into g->tests for the run;
+ * the fields left out are NotSupported (listed on stderr), a test left with
+ * nothing to compare is reported NotSupported, and a declared field the
+ * candidate omits fails like any missing field.  Tested by verify_partial.sh. */
+typedef struct partial { json_t *owned, *left; json_t **orig; } partial;
+
+static json_t *restrict_expected(json_t *exp, const json_t *fset, json_t *left)
+{
+    json_t *out = json_object();
+    const char *k;
+    json_t *v;
+    json_object_foreach(exp, k, v) {
+        if (!strcmp(k, "perRank") && json_is_object(v)) {
+            json_t *per = json_object(), *x;
+            const char *f;
+            json_object_foreach(v, f, x) {
+                if (json_object_get(fset, f))
+                    json_object_set(per, f, x);
+                else if (left)
+                    json_object_set_new(left, f, json_integer(json_integer_value(json_object_get(left, f)) + 1));
+            }
+            if (json_object_size(per))
+                json_object_set(out, k, per);
+            json_decref(per);
+        } else if (!strcmp(k, "alternatives") && json_is_array(v)) {
+            json_t *alts = json_array(), *a;
+            size_t i;
+            json_array_foreach(v, i, a)
+                json_array_append_new(alts, restrict_expected(a, fset, NULL));
+            json_object_set_new(out, k, alts);
+        } else if (!strcmp(k, "error") || json_object_get(fset, k)) {
+            json_object_set(out, k, v);
+        } else if (left) {
+            json_object_set_new(left, k, json_integer(json_integer_value(json_object_get(left, k)) + 1));
+        }
+    }
+    return out;
+}
+
+/* Whether name is a field of some test's expected object (top-level or perRank). */
+static bool family_has_field(const shc_golden *g, const char *name)
+{
+    for (int64_t i = 0; i < g->ntests; i++) {
+        json_t *exp = json_object_get(g->tests[i], "expected");
+        if (strcmp(name, "perRank") && strcmp(name, "alternatives") && strcmp(name, "error") &&
+            (json_object_get(exp, name) || json_object_get(json_object_get(exp, "perRank"), name)))
+            return true;
+    }
+    return false;
+}
+
+static int partial_begin(vstate *s, json_t *root, const char *path, partial *p, shc_err *e)
+{
+    json_t *fields = json_object_get(root, "fields"), *f;
+    if (!fields)
+        return SHC_OK;
+    if (!json_is_array(fields) || !json_array_size(fields))
+        return shc_fail(e, SHC_EFORMAT, "candidate %s: \"fields\" must be a non-empty array of "
+                        "field names", path);
+    json_t *fset = json_object();
+    size_t i;
+    json_array_foreach(fields, i, f) {
+        const char *name = json_string_value(f);
+        if (!name || !*name || !family_has_field(s->g, name)) {
+            json_decref(fset);
+            if (!name || !*name)
+                return shc_fail(e, SHC_EFORMAT, "candidate %s: fields[%zu] must be a non-empty "
+                                "string", path, i);
+            return shc_fail(e, SHC_EFORMAT, "candidate %s: fields[%zu] \"%s\" is not an "
+                            "expected field of family %s", path, i, name, s->g->family);
+        }
+        json_object_set_new(fset, name, json_true());
+    }
+    p->orig = malloc((size_t)(s->g->ntests ? s->g->ntests : 1) * sizeof *p->orig);
+    if (!p->orig) {
+        json_decref(fset);
+        return shc_fail(e, SHC_ENOMEM, "verify: out of memory");
+    }
+    p->owned = json_array();
+    p->left = json_object();
+    for (int64_t t = 0; t < s->g->ntests; t++) {
+        json_t *test = p->orig[t] = s->g->tests[t], *copy = json_copy(test);
+        json_t *exp = restrict_expected(json_object_get(test, "expected"), fset, p->left);
+        const char *res = json_string_value(json_object_get(test, "result"));
+        bool nothing = !json_object_get(exp, "perRank") &&
+                       json_object_size(exp) == (size_t)!!json_object_get(exp, "alternatives") +
+                                                (size_t)!!json_object_get(exp, "error");
+        json_object_set_new(copy, "expected", exp);
+        json_array_append_new(p->owned, copy);
+        s->g->tests[t] = copy;
+        if (nothing && res && strcmp(res, "invalid")) {
+            char name[64];
+            case_name(name, sizeof name, json_integer_value(json_object_get(test, "tcId")), -1);
+            report_case(s->rep, name, ST_NOTSUPPORTED, "no field the candidate declares");
+            s->seen[t] = 2;
+        }
+    }
+    json_decref(fset);
+    return SHC_OK;
+}
+
+/* Restore the golden tests and name the fields left NotSupported. */
+static void partial_end(vstate *s, partial *p)
+{
+    if (!p->orig)
+        return;
+    for (int64_t t = 0; t < s->g->ntests; t++)
+        s->g->tests[t] = p->orig[t];
+    const char *k;
+    json_t *v;
+    json_object_foreach(p->left, k, v)
+        fprintf(stderr, "verify: NotSupported field %s (not declared by the candidate): %lld "
+                "tests\n", k, (long long)json_integer_value(v));
+    free(p->orig);
+    json_decref(p->owned);
+    json_decref(p->left);
+}
+
 static int verify_candidate(const shc_golden *g, const char *path, report *rep, shc_err *e)
 {
     json_t *root = shc_json_load_path(path, e);
@@ -242,6 +400,9 @@ static int verify_candidate(const shc_golden *g, const char *path, report *rep, 
                       g->family);
     vstate s = {g, rep, calloc((size_t)(g->ntests ? g->ntests : 1), 1)};
     json_t *results = json_object_get(root, "results");
+    partial part = {0};
+    if (!rc)
+        rc = partial_begin(&s, root, path, &part, e);
     if (rc) {
     } else if (json_is_array(json_object_get(root, "testGroups"))) {
         rc = verify_golden_shaped(&s, root, path, e);
@@ -253,6 +414,7 @@ static int verify_candidate(const shc_golden *g, const char *path, report *rep, 
     }
     if (!rc)
         report_missing(&s);
+    partial_end(&s, &part);
     free(s.seen);
     json_decref(root);
     return rc;
@@ -320,7 +482,11 @@ int cmd_verify(int argc, char **argv)
         return cli_usage_error("verify", "--family: unknown family '%s' (see gen --list)", family);
     shc_err e = {0};
     shc_golden g;
-    int rc = shc_golden_load_family(&g, dir, family, &e);
+    /* the golden files are the oracle: a tampered one would fail a correct candidate and
+     * pass a matching wrong one, so they must match MANIFEST before anything is compared */
+    int rc = shc_manifest_verify_family(dir, family, &e);
+    if (!rc)
+        rc = shc_golden_load_family(&g, dir, family, &e);
     if (rc)
         return cli_report("verify", rc, &e);
     report rep;

@@ -19,6 +19,7 @@ int report_open(report *r, report_format fmt, const char *junit_path, const char
     r->fmt = fmt;
     r->suite = suite;
     r->verbose = verbose;
+    r->junit_path = junit_path;
     if (fmt == REP_JSON)
         r->cases = json_array();
     if (junit_path) {
@@ -85,6 +86,7 @@ int report_close(report *r)
     long long passed = r->n[ST_PASS], skipped = r->n[ST_NOTSUPPORTED];
     long long failed = r->n[ST_FAIL] + r->n[ST_CRASH] + r->n[ST_TIMEOUT] + r->n[ST_INTERNAL];
     char line[200];
+    const char *lost = NULL;
     if (skipped)
         snprintf(line, sizeof line, "%lld passed, %lld failed, %lld skipped", passed, failed, skipped);
     else
@@ -94,9 +96,9 @@ int report_close(report *r)
                               "passed", passed, "failed", r->n[ST_FAIL], "not_supported", skipped,
                               "crash", r->n[ST_CRASH], "timeout", r->n[ST_TIMEOUT], "internal_error",
                               r->n[ST_INTERNAL], "cases", r->cases);
-        char *s = json_dumps(o, JSON_COMPACT);
-        puts(s);
-        free(s);
+        /* streamed: the cases of a large family do not fit a second copy as text */
+        if (json_dumpf(o, stdout, JSON_COMPACT) || putchar('\n') == EOF)
+            lost = "the JSON report";
         json_decref(o);
         r->cases = NULL;
         fprintf(stderr, "%s\n", line);
@@ -107,8 +109,18 @@ int report_close(report *r)
     }
     if (r->junit) {
         fputs("</testsuite>\n", r->junit);
-        fclose(r->junit);
+        bool bad = ferror(r->junit) != 0;
+        if (fclose(r->junit) || bad)
+            lost = "the JUnit file";
+        r->junit = NULL;
     }
-    fflush(stdout);
+    if (fflush(stdout) || ferror(stdout))
+        lost = lost ? lost : "standard output";
+    if (lost) {
+        fprintf(stderr, "shardcheck %s: cannot write %s%s%s: the report is incomplete\n",
+                r->suite, lost, r->junit_path && !strcmp(lost, "the JUnit file") ? " " : "",
+                r->junit_path && !strcmp(lost, "the JUnit file") ? r->junit_path : "");
+        return 2;
+    }
     return failed ? 1 : 0;
 }

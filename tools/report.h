@@ -11,13 +11,14 @@
 
 typedef enum { REP_TEXT, REP_TAP, REP_JSON } report_format;
 
-/* Statuses of DESIGN.md (verify uses Pass and Fail only, plus Missing as Fail). */
+/* Statuses of docs/DESIGN.md (verify uses Pass and Fail only, plus Missing as Fail). */
 typedef enum { ST_PASS, ST_FAIL, ST_NOTSUPPORTED, ST_CRASH, ST_TIMEOUT, ST_INTERNAL } report_status;
 
 typedef struct report {
     report_format fmt;
     int verbose;
     FILE *junit;          /* NULL unless --junit FILE */
+    const char *junit_path;
     const char *suite;
     long long n[6];       /* count per status */
     long long seq;        /* TAP numbering */
@@ -28,8 +29,9 @@ typedef struct report {
 int report_open(report *r, report_format fmt, const char *junit_path, const char *suite, int verbose);
 /* Record one case: name ("tcId 12"), status, detail (NULL for none). */
 void report_case(report *r, const char *name, report_status st, const char *detail);
-/* Print the summary line, close files; returns the exit code (0 all passed or skipped, 1 otherwise). */
+/* Print the summary line, close files; returns the exit code (0 all passed or skipped, 1 otherwise,
+ * 2 after a message when the JUnit file or the JSON report could not be written). */
 int report_close(report *r);
-/* Status name as DESIGN.md spells it. */
+/* Status name as docs/DESIGN.md spells it. */
 const char *report_status_name(report_status st);
 #endif

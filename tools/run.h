@@ -16,7 +16,7 @@
 typedef enum { RUN_PASS, RUN_FAIL, RUN_NOTSUPPORTED, RUN_CRASH, RUN_TIMEOUT, RUN_INTERNAL,
                RUN_NSTATUS } run_status;
 
-typedef enum { BACKEND_REF, BACKEND_LOCAL, BACKEND_MPI, BACKEND_PLUGIN } run_backend;
+typedef enum { BACKEND_REF, BACKEND_LOCAL, BACKEND_MPI, BACKEND_PLUGIN, BACKEND_TORCH } run_backend;
 
 /* A fault to inject (SHARDCHECK_FAULT=kill:RANK:TCID or hang:RANK:TCID). */
 typedef struct run_fault {
@@ -27,6 +27,7 @@ typedef struct run_fault {
 typedef struct run_opts {
     run_backend backend;
     const char *plugin_path;
+    const char *torch_backend; /* torch: "gloo" (default) or "nccl" (run_torch.c) */
     const char *family;      /* NULL: every registered family */
     const char *golden;      /* golden directory */
     int tap, json;
@@ -97,5 +98,14 @@ void run_mpi_chunk(run_opts *o, const shc_family *f, const shc_golden *g, const 
                    int64_t n, int64_t seq, run_outcome *out);
 /* Finish: MPI_Finalize (or MPI_Abort when a rank stopped answering). */
 void run_mpi_finish(const run_opts *o, int lost);
+/* torch backend (run_torch.c): start this rank's torch worker (0, or the exit code the run
+ * ends with), compute this rank's outcomes for a chunk through it, stop it. */
+int run_torch_start(run_opts *o);
+void run_torch_outcomes(run_opts *o, const shc_family *f, const shc_golden *g,
+                        const int64_t *idx, int64_t n, const run_outcome *all, run_outcome *mine);
+void run_torch_stop(run_opts *o);
 #endif
+/* torch backend: compare a rank's real view with golden (projecting plans to collectives). */
+int run_torch_compare(const char *family, const json_t *test, int64_t rank, const json_t *got,
+                      char *msg, size_t n);
 #endif

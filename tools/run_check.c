@@ -26,6 +26,7 @@
 #include <unistd.h>
 #include "run.h"
 #include "redistribute_exec.h"
+#include "child_exit.h"
 
 static const char *const status_names[RUN_NSTATUS] = {"Pass", "Fail", "NotSupported", "Crash",
                                                       "Timeout", "InternalError"};
@@ -115,9 +116,11 @@ static run_status ref_views(const shc_family *f, const json_t *group, const json
     return RUN_PASS;
 }
 
-/* redistribute-data on the local backend: execute for real on simulated ranks. */
-static run_status local_exec_views(const run_opts *o, const json_t *group, const json_t *test,
-                                   int64_t world, json_t **views, char *msg, size_t n)
+/* The local backend, for a family that executes for real (simulate_views):
+ * every rank on simulated ranks in this worker. */
+static run_status local_exec_views(const run_opts *o, const shc_family *f, const json_t *group,
+                                   const json_t *test, int64_t world, json_t **views, char *msg,
+                                   size_t n)
 {
     if (world > o->max_ranks) {
         snprintf(msg, n, "needs %lld simulated ranks, --max-ranks is %lld", (long long)world,
@@ -125,31 +128,10 @@ static run_status local_exec_views(const run_opts *o, const json_t *group, const
         return RUN_NOTSUPPORTED;
     }
     shc_err e = {0};
-    int rc;
-    shc_xcase c;
-    memset(&c, 0, sizeof c);
-    rc = shc_xcase_from_json(group, test, &c, &e);
-    shc_xtensor *res = rc ? NULL : calloc((size_t)world, sizeof *res);
-    if (!rc)
-        rc = res ? shc_exec_simulate(&c, res, &e) : SHC_ENOMEM;
-    if (rc == SHC_EINTERNAL || rc == SHC_ENOMEM) {
-        snprintf(msg, n, "local backend: %s", e.msg);
-        free(res);
-        shc_xcase_free(&c);
-        return RUN_INTERNAL;
-    }
-    for (int64_t r = 0; r < world; r++) {
-        if (rc) {
-            views[r] = error_view(e.msg);
-            continue;
-        }
-        views[r] = shc_rdata_view(&res[r]);
-        shc_rdata_oracle_note(&c, r, &res[r], views[r]);
-        shc_xtensor_free(&res[r]);
-    }
-    free(res);
-    shc_xcase_free(&c);
-    return RUN_PASS;
+    if (!f->simulate_views(group, test, world, views, &e))
+        return RUN_PASS;
+    snprintf(msg, n, "local backend: %s", e.msg);
+    return RUN_INTERNAL;
 }
 
 void run_inject(const run_opts *o, const json_t *test, int64_t first, int64_t count)
@@ -171,13 +153,13 @@ static run_status compute_views(const run_opts *o, const shc_family *f, const js
     run_inject(o, test, first, count);
     if (o->backend == BACKEND_PLUGIN) {
         shc_err e = {0};
-        int rc = shc_plugin_views(&o->plugin, f->name, group, test, world, views, &e);
+        int rc = shc_plugin_views(&o->plugin, f, group, test, world, views, &e);
         if (rc)
             snprintf(msg, n, "%s", e.msg);
         return rc == SHC_EUNSUPPORTED ? RUN_NOTSUPPORTED : rc ? RUN_INTERNAL : RUN_PASS;
     }
-    if (o->backend == BACKEND_LOCAL && !strcmp(f->name, "redistribute-data"))
-        return local_exec_views(o, group, test, world, views, msg, n);
+    if (o->backend == BACKEND_LOCAL && f->simulate_views)
+        return local_exec_views(o, f, group, test, world, views, msg, n);
     return ref_views(f, group, test, first, count, views, msg, n);
 }
 
@@ -197,7 +179,18 @@ static void chunk_child(const run_opts *o, const shc_family *f, const shc_golden
 {
     FILE *fp = fdopen(fd, "w");
     if (!fp)
-        _exit(5);
+        shc_child_exit(5);
+    run_opts mine = *o; /* the plugin is opened here, never in the runner's own process */
+    shc_err pe = {0};
+    if (o->backend == BACKEND_PLUGIN && shc_plugin_open(&mine.plugin, o->plugin_path, &pe)) {
+        run_outcome bad = {.status = RUN_INTERNAL};
+        snprintf(bad.msg, sizeof bad.msg, "worker: %s", pe.msg);
+        char *text = run_outcome_dump(&bad);
+        for (; text && k < n; k++)
+            fprintf(fp, "%s\n", out[k].status == RUN_NOTSUPPORTED ? "{}" : text);
+        shc_child_exit(fclose(fp) ? 3 : 0);
+    }
+    o = &mine;
     for (; k < n; k++) {
         if (out[k].status == RUN_NOTSUPPORTED) {
             fputs("{}\n", fp);
@@ -212,12 +205,11 @@ static void chunk_child(const run_opts *o, const shc_family *f, const shc_golden
                              : RUN_INTERNAL;
         char *text = run_outcome_dump(&oc);
         if (!text || fputs(text, fp) < 0 || fputc('\n', fp) < 0 || fflush(fp))
-            _exit(3);
+            shc_child_exit(3);
         free(text);
         run_outcome_clear(&oc);
     }
-    fclose(fp);
-    _exit(0);
+    shc_child_exit(fclose(fp) ? 3 : 0);
 }
 
 /* Read lines from fd into out[*k..] until EOF or a test exceeds the limit. */
@@ -306,6 +298,14 @@ void run_views_chunk(const run_opts *o, const shc_family *f, const shc_golden *g
             oc->status = RUN_CRASH;
             snprintf(oc->msg, sizeof oc->msg, "ranks %lld..%lld: worker died with signal %d (%s)",
                      (long long)a, (long long)b, WTERMSIG(st), strsignal(WTERMSIG(st)));
+        } else if (o->backend == BACKEND_PLUGIN && WIFEXITED(st) && WEXITSTATUS(st) != 3 &&
+                   WEXITSTATUS(st) != 5) {
+            /* the worker itself ends only with 0 after its last answer, or 3/5 on a broken
+             * pipe: anything else before an answer is the plugin calling exit() */
+            oc->status = RUN_CRASH;
+            snprintf(oc->msg, sizeof oc->msg, "ranks %lld..%lld: the plugin ended the worker "
+                     "with exit(%d) before answering", (long long)a, (long long)b,
+                     WEXITSTATUS(st));
         } else {
             oc->status = RUN_INTERNAL;
             snprintf(oc->msg, sizeof oc->msg, "worker exited with status %d before answering",
@@ -316,23 +316,15 @@ void run_views_chunk(const run_opts *o, const shc_family *f, const shc_golden *g
 
 /* ---- checking ---- */
 
-static bool has_flag(const json_t *test, const char *flag)
-{
-    size_t i;
-    json_t *v;
-    json_array_foreach(json_object_get(test, "flags"), i, v)
-        if (!strcmp(json_string_value(v), flag))
-            return true;
-    return false;
-}
 
 /* Plugins answer only the fields the ABI covers: compare those with the view of
  * expected exp (projected to the ABI's form where the family's fields are beyond it). */
-static int compare_fields(const char *family, const json_t *exp, int64_t rank,
+static int compare_fields(const shc_family *f, const json_t *exp, int64_t rank,
                           const json_t *got, char *msg, size_t n)
 {
     json_t *want = shc_expected_view(exp, rank);
-    shc_plugin_project(family, want);
+    if (f->plugin_project)
+        f->plugin_project(want);
     const char *k;
     json_t *v;
     int ok = 1;
@@ -353,7 +345,7 @@ static int compare_fields(const char *family, const json_t *exp, int64_t rank,
 }
 
 /* An "acceptable" test also passes when an alternative's fields match. */
-static int compare_subset(const char *family, const json_t *test, int64_t rank,
+static int compare_subset(const shc_family *f, const json_t *test, int64_t rank,
                           const json_t *got, char *msg, size_t n)
 {
     const json_t *exp = json_object_get(test, "expected");
@@ -364,98 +356,18 @@ static int compare_subset(const char *family, const json_t *test, int64_t rank,
         snprintf(msg, n, "an invalid case was accepted");
         return 0;
     }
-    if (compare_fields(family, exp, rank, got, msg, n))
+    if (compare_fields(f, exp, rank, got, msg, n))
         return 1;
     size_t i;
     const json_t *alt;
     char m[8];
     json_array_foreach(json_object_get(exp, "alternatives"), i, alt)
-        if (compare_fields(family, alt, rank, got, m, sizeof m))
+        if (compare_fields(f, alt, rank, got, m, sizeof m))
             return 1;
     return 0;
 }
 
-static int64_t i64_field(const json_t *v, const char *k)
-{
-    const json_t *x = json_object_get(v, k);
-    return json_is_string(x) ? strtoll(json_string_value(x), NULL, 10) : json_integer_value(x);
-}
 
-/* rng-offsets: post-op state equal, replicas aligned, distinct shards disjoint. */
-static run_status rng_invariants(const json_t *test, int64_t world, json_t *const *v, char *msg,
-                                 size_t n)
-{
-    bool flagged = has_flag(test, "OffsetOverlap") || has_flag(test, "OffsetSameStart") ||
-                   has_flag(test, "OffsetOverrun");
-    for (int64_t a = 0; a < world; a++) {
-        if (i64_field(v[a], "end_incr") != i64_field(v[0], "end_incr")) {
-            snprintf(msg, n, "RNG state differs after the op: rank %lld ends at +%lld, rank 0 at "
-                     "+%lld", (long long)a, (long long)i64_field(v[a], "end_incr"),
-                     (long long)i64_field(v[0], "end_incr"));
-            return RUN_FAIL;
-        }
-        for (int64_t b = 0; b < a; b++) {
-            int64_t sa = i64_field(v[a], "start_incr"), sb = i64_field(v[b], "start_incr");
-            int64_t la = i64_field(v[a], "local_numel"), lb = i64_field(v[b], "local_numel");
-            bool same = i64_field(v[a], "shard_linear_index") ==
-                        i64_field(v[b], "shard_linear_index");
-            if (same && (sa != sb || la != lb)) {
-                snprintf(msg, n, "replicas draw differently: ranks %lld and %lld hold shard "
-                         "%lld but start at +%lld and +%lld", (long long)b, (long long)a,
-                         (long long)i64_field(v[a], "shard_linear_index"), (long long)sb,
-                         (long long)sa);
-                return RUN_FAIL;
-            }
-            if (!same && la > 0 && lb > 0 && sa < sb + lb && sb < sa + la && !flagged) {
-                snprintf(msg, n, "distinct shards share Philox offsets: rank %lld [+%lld, +%lld) "
-                         "and rank %lld [+%lld, +%lld) overlap, and the case has no finding flag",
-                         (long long)b, (long long)sb, (long long)(sb + lb), (long long)a,
-                         (long long)sa, (long long)(sa + la));
-                return RUN_FAIL;
-            }
-        }
-    }
-    return RUN_PASS;
-}
-
-/* redistribute-data: ranks that differ only along Replicate target dims hold equal bytes. */
-static run_status data_invariants(const json_t *group, const json_t *test, int64_t world,
-                                  json_t *const *v, char *msg, size_t n)
-{
-    shc_placements dst;
-    shc_err e = {0};
-    const json_t *mesh = json_object_get(group, "mesh");
-    if (shc_placements_parse(&dst, json_string_value(json_object_get(test, "dst")), &e) ||
-        dst.n != (int)json_array_size(mesh))
-        return RUN_PASS; /* the golden comparison already reported it */
-    bool finding = has_flag(test, "WrongDataFinding");
-    for (int64_t a = 0; a < world; a++) {
-        const char *oracle = json_string_value(json_object_get(v[a], "oracleMismatch"));
-        if (oracle && !finding) {
-            snprintf(msg, n, "redistributed data differs from the global tensor: %s", oracle);
-            return RUN_FAIL;
-        }
-        for (int64_t b = 0; b < a; b++) {
-            int64_t ra = a, rb = b;
-            bool replicas = true;
-            for (int d = dst.n - 1; d >= 0; d--) {
-                int64_t sz = json_integer_value(json_array_get(mesh, (size_t)d));
-                if (dst.p[d].kind != SHC_P_REPLICATE && ra % sz != rb % sz)
-                    replicas = false;
-                ra /= sz, rb /= sz;
-            }
-            if (replicas && !json_equal(json_object_get(v[a], "sha256"),
-                                        json_object_get(v[b], "sha256"))) {
-                snprintf(msg, n, "replicas differ: ranks %lld and %lld hold the same part but "
-                         "their bytes differ (sha256 %.12s... vs %.12s...)", (long long)b,
-                         (long long)a, json_string_value(json_object_get(v[b], "sha256")),
-                         json_string_value(json_object_get(v[a], "sha256")));
-                return RUN_FAIL;
-            }
-        }
-    }
-    return RUN_PASS;
-}
 
 run_status run_check(const run_opts *o, const shc_family *f, const json_t *group,
                      const json_t *test, int64_t world, json_t *const *views, char *msg,
@@ -468,12 +380,13 @@ run_status run_check(const run_opts *o, const shc_family *f, const json_t *group
             return RUN_INTERNAL;
         }
         const char *oracle = json_string_value(json_object_get(views[r], "oracleMismatch"));
-        if (oracle && !has_flag(test, "WrongDataFinding")) {
+        if (oracle && !shc_test_has_flag(test, "WrongDataFinding")) {
             snprintf(msg, n, "redistributed data differs from the global tensor: %s", oracle);
             return RUN_FAIL;
         }
         json_object_del(views[r], "oracleMismatch");
-        int ok = o->backend == BACKEND_PLUGIN ? compare_subset(f->name, test, r, views[r], m, sizeof m)
+        int ok = o->backend == BACKEND_PLUGIN ? compare_subset(f, test, r, views[r], m, sizeof m)
+               : o->backend == BACKEND_TORCH ? run_torch_compare(f->name, test, r, views[r], m, sizeof m)
                                               : shc_compare_view(test, r, views[r], m, sizeof m);
         if (!ok) {
             snprintf(msg, n, "rank %lld: %s", (long long)r, m);
@@ -483,9 +396,8 @@ run_status run_check(const run_opts *o, const shc_family *f, const json_t *group
     const char *res = json_string_value(json_object_get(test, "result"));
     if (res && !strcmp(res, "invalid"))
         return RUN_PASS;
-    if (!strcmp(f->name, "rng-offsets") && json_object_get(views[0], "end_incr"))
-        return rng_invariants(test, world, views, msg, n);
-    if (!strcmp(f->name, "redistribute-data") && json_object_get(views[0], "sha256"))
-        return data_invariants(group, test, world, views, msg, n);
+    /* The family's own SPMD invariants across ranks (replicas, RNG windows, ...). */
+    if (f->invariants && !f->invariants(group, test, world, views, msg, n))
+        return RUN_FAIL;
     return RUN_PASS;
 }

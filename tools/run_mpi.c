@@ -85,35 +85,17 @@ static bool world_barrier(const run_opts *o)
     return true;
 }
 
-/* redistribute-data: execute this rank's part over MPI. */
-static run_status exec_view(const run_opts *o, const json_t *group, const json_t *test,
-                            json_t **view, char *msg, size_t n)
+/* A family with a comm_view hook (redistribute-data) executes this rank's part
+ * over MPI; a communicator timeout names itself "mpi: timeout". */
+static run_status exec_view(const run_opts *o, const shc_family *f, const json_t *group,
+                            const json_t *test, json_t **view, char *msg, size_t n)
 {
-    shc_xcase x;
-    shc_xtensor in, out;
     shc_err e = {0};
-    memset(&x, 0, sizeof x);
-    int rc = shc_xcase_from_json(group, test, &x, &e);
-    if (!rc && !(rc = shc_testdata_source(&x, o->rank, &in, &e))) {
-        rc = shc_exec_redistribute(o->comm, &x, &in, &out, &e);
-        shc_xtensor_free(&in);
-    }
-    run_status s = RUN_PASS;
-    if (!rc) {
-        *view = shc_rdata_view(&out);
-        shc_rdata_oracle_note(&x, o->rank, &out, *view);
-        shc_xtensor_free(&out);
-    } else if (strstr(e.msg, "mpi: timeout")) {
-        snprintf(msg, n, "rank %lld: %s", (long long)o->rank, e.msg);
-        s = RUN_TIMEOUT;
-    } else if (rc == SHC_EINTERNAL || rc == SHC_ENOMEM) {
-        snprintf(msg, n, "rank %lld: %s", (long long)o->rank, e.msg);
-        s = RUN_INTERNAL;
-    } else {
-        *view = json_pack("{s:s}", "error", e.msg);
-    }
-    shc_xcase_free(&x);
-    return s;
+    int rc = f->comm_view(o->comm, group, test, o->rank, view, &e);
+    if (!rc)
+        return RUN_PASS;
+    snprintf(msg, n, "rank %lld: %s", (long long)o->rank, e.msg);
+    return strstr(e.msg, "mpi: timeout") ? RUN_TIMEOUT : RUN_INTERNAL;
 }
 
 /* Worse of two statuses for the combined case result. */
@@ -132,7 +114,11 @@ static void my_outcomes(run_opts *o, const shc_family *f, const shc_golden *g,
         if (all[k].status == RUN_NOTSUPPORTED || o->rank >= all[k].world)
             mine[k].status = RUN_NOTSUPPORTED;
     }
-    if (strcmp(f->name, "redistribute-data")) {
+    if (o->backend == BACKEND_TORCH) {
+        run_torch_outcomes(o, f, g, idx, n, all, mine);
+        return;
+    }
+    if (!f->comm_view) {
         run_views_chunk(o, f, g, idx, n, o->rank, mine);
         return;
     }
@@ -167,7 +153,7 @@ static void my_outcomes(run_opts *o, const shc_family *f, const shc_golden *g,
         if (mine[k].status == RUN_NOTSUPPORTED)
             continue;
         mine[k].views = calloc(1, sizeof *mine[k].views);
-        mine[k].status = exec_view(o, g->groups[idx[k]], g->tests[idx[k]], mine[k].views,
+        mine[k].status = exec_view(o, f, g->groups[idx[k]], g->tests[idx[k]], mine[k].views,
                                    mine[k].msg, sizeof mine[k].msg);
         if (mine[k].status == RUN_TIMEOUT) {
             broken = tc;

@@ -2,12 +2,21 @@
 # tools/setup.sh — install everything shardcheck needs on a fresh Debian machine (as root).
 #   bash tools/setup.sh          # Debian packages only (build, MPI, Check, oracles)
 #   bash tools/setup.sh --venv   # ... and the Python venv for the harness (torch 2.13.0, jax, cuRAND)
+#   bash tools/setup.sh --fuzz   # ... and clang with libFuzzer, for `make fuzz` only (optional: CI
+#                                #     replays the fuzz corpora with gcc, see fuzz/README.md)
 # Idempotent: packages already installed are not fetched again.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 pkgs=(build-essential autoconf automake libtool autoconf-archive pkg-config
       check libjansson-dev libssl-dev libopenmpi-dev openmpi-bin lcov librandom123-dev
       python3-venv)
+venv=0
+for a in "$@"; do
+  case $a in
+    --venv) venv=1 ;;
+    --fuzz) pkgs+=(clang libclang-rt-14-dev) ;;
+  esac
+done
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -18,6 +27,6 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-if [ "${1:-}" = "--venv" ]; then
+if [ "$venv" = 1 ]; then
   bash "$here/tools/harness/setup_venv.sh" "$here/.venv"
 fi

@@ -1,6 +1,6 @@
 /*
  * shardcheck.c — entry point of the shardcheck CLI: dispatch to subcommands.
- * The contract (syntax, JSON shapes, exit codes) is in DESIGN.md and README.md;
+ * The contract (syntax, JSON shapes, exit codes) is in docs/DESIGN.md and README.md;
  * conformance/tests/cli_errors.sh checks its error paths.
  */
 #include "config.h"
@@ -17,10 +17,12 @@ static const struct {
     {"groups", cmd_groups, "process-group rank lists of a device mesh (and HSDP groups)"},
     {"offsets", cmd_offsets, "per-rank Philox offsets of DTensor's RNG tracker"},
     {"policies", cmd_policies, "RNG policies x SPMD properties table"},
+    {"ops", cmd_rng_ops, "torch's random ops: tracked, untracked or rejected by DTensor"},
     {"plan", cmd_plan, "redistribute plan per rank (greedy or min-cost planner)"},
     {"rng", cmd_rng, "random streams: philox, curand, torch-cuda, threefry"},
     {"audit", cmd_audit, "SPMD-invariant findings: audit rng | audit plan"},
     {"gen", cmd_gen, "regenerate golden files from the case tables"},
+    {"families", cmd_families, "the registered golden families, their cases and oracles"},
     {"verify", cmd_verify, "check a candidate's results against a golden family"},
     {"run", cmd_run, "run the conformance suite on a backend (ref, local, mpi, plugin:F.so)"},
 };
@@ -55,16 +57,16 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);
-        return EXIT_OK;
+        return cli_finish_output(NULL, EXIT_OK);
     }
     if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
         printf("shardcheck %s (reference: pytorch 2.13.0, cuda 13.0 curand, random123 1.14)\n",
                shc_version());
-        return EXIT_OK;
+        return cli_finish_output(NULL, EXIT_OK);
     }
     for (size_t i = 0; i < NCOMMANDS; i++)
         if (!strcmp(argv[1], commands[i].name))
-            return commands[i].fn(argc - 1, argv + 1);
+            return cli_finish_output(commands[i].name, commands[i].fn(argc - 1, argv + 1));
     fprintf(stderr, "shardcheck: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return EXIT_USAGE;

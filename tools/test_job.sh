@@ -52,7 +52,8 @@ stage "harness: golden vs torch 2.13 and jax"
 # torch's fake process-group world differently). To keep CI near 30 minutes on 2 cores the slowest
 # families are sampled deterministically (every K-th case; every file and group is still reached);
 # SHARDCHECK_HARNESS_FULL=1 checks every case (about 15 minutes more). torch-cuda-rng needs a GPU.
-harness_families="shard-layout:2 group-ranks:2 rng-offsets:3 redistribute-plan:6 redistribute-data:1 threefry:1"
+# The families and their sampling strides come from the registry (shard_family.harness_stride).
+harness_families=$(_build/tools/shardcheck families --harness) || stages_failed+=("harness family list")
 rc=0; : >_build/harness.out
 for fk in $harness_families; do
   fam=${fk%%:*}; k=${fk##*:}; [ "${SHARDCHECK_HARNESS_FULL:-0}" = 1 ] && k=1

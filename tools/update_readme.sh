@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
-# tools/update_readme.sh SHARDCHECK — paste the output of `shardcheck policies` into README.md between
-# the policies:begin/end markers (readme_policies.sh fails when they differ).
+# tools/update_readme.sh [SHARDCHECK] — paste the generated tables into README.md between their
+# markers: `shardcheck policies` (policies:begin/end) and `shardcheck families --markdown`
+# (families:begin/end).  conformance/tests/readme_tables.sh fails when they differ.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 S=${1:-$here/_build/tools/shardcheck}
-tmp=$(mktemp)
-"$S" policies >"$tmp"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+"$S" policies >"$tmp/policies"
+"$S" families --markdown --golden "$here/golden" >"$tmp/families"
 python3 - "$here/README.md" "$tmp" <<'PY'
 import sys, re
-readme, table = sys.argv[1], open(sys.argv[2]).read()
+readme, tmp = sys.argv[1], sys.argv[2]
 s = open(readme).read()
-block = "<!-- policies:begin -->\n```\n" + table + "```\n<!-- policies:end -->"
-s = re.sub(r"<!-- policies:begin -->.*?<!-- policies:end -->", lambda m: block, s, flags=re.S)
+blocks = {"policies": "```\n" + open(tmp + "/policies").read() + "```\n",
+          "families": open(tmp + "/families").read()}
+for name, body in blocks.items():
+    block = "<!-- %s:begin -->\n%s<!-- %s:end -->" % (name, body, name)
+    s = re.sub(r"<!-- %s:begin -->.*?<!-- %s:end -->" % (name, name), lambda m: block, s, flags=re.S)
 open(readme, "w").write(s)
 PY
-rm -f "$tmp"

@@ -283,3 +283,13 @@ int shc_gw_write(shc_gw *w, const char *outdir, shc_err *e)
     }
     return SHC_OK;
 }
+
+bool shc_test_has_flag(const json_t *test, const char *flag)
+{
+    size_t i;
+    json_t *v;
+    json_array_foreach(json_object_get(test, "flags"), i, v)
+        if (json_is_string(v) && !strcmp(json_string_value(v), flag))
+            return true;
+    return false;
+}

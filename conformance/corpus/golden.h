@@ -27,6 +27,7 @@
 
 #include <jansson.h>
 #include "shardcheck.h"
+#include "shardcheck_backend.h"
 
 /* ---- writing ---- */
 
@@ -54,6 +55,8 @@ void shc_gw_free(shc_gw *w);
 json_t *shc_test_new(const char *comment, const char *result);
 /* Add a flag to a test (once; the flag must be declared with shc_gw_note). */
 void shc_test_flag(json_t *test, const char *flag);
+/* Whether a golden test carries a flag. */
+bool shc_test_has_flag(const json_t *test, const char *flag);
 /* Decimal-string JSON value for a 64-bit integer. */
 json_t *shc_json_i64s(int64_t v);
 /* JSON array of int64 numbers. */
@@ -79,6 +82,40 @@ typedef struct shc_family {
                         shc_err *e);
     /* Ranks a test needs (mesh size); 1 for rank-independent families. */
     int64_t (*world_size)(const json_t *group, const json_t *test);
+    /* For people (README's family table and `shardcheck families`): what a
+     * case gives, and which independent implementation cross-checks it. */
+    const char *gives;
+    const char *oracle;
+    /* The test job cross-checks the family against torch/jax through the
+     * harness adapter, sampling every harness_stride-th case (1 = all);
+     * 0 = the family has no harness adapter (its oracle runs in make check). */
+    int harness_stride;
+    /* ---- hooks for the runner; NULL where the family has nothing to add ---- */
+    /* Cross-rank SPMD invariants over every rank's view, after each matched the
+     * golden one: 1 when they hold, else 0 with msg set (the case fails). */
+    int (*invariants)(const json_t *group, const json_t *test, int64_t world,
+                      json_t *const *views, char *msg, size_t n);
+    /* The local backend: execute the case for real on world simulated ranks
+     * (threads) and give every rank's view; without it the local backend uses
+     * compute_rank. */
+    int (*simulate_views)(const json_t *group, const json_t *test, int64_t world,
+                          json_t **views, shc_err *e);
+    /* The mpi backend: this rank's view after executing the case over comm (a
+     * real MPI communicator); without it each rank uses compute_rank. */
+    int (*comm_view)(shc_comm *comm, const json_t *group, const json_t *test, int64_t rank,
+                     json_t **view, shc_err *e);
+    /* Cases per MPI batch (0: the runner's default); a family whose cases run
+     * collectives keeps it small, so one stuck case costs little. */
+    int mpi_batch;
+    /* A vendor plugin's answer (lib/shardcheck_backend.h) for every rank, as golden
+     * views; SHC_EUNSUPPORTED with the reason where ABI v1 cannot state the case.
+     * plugin_entry is the offsetof() of the ABI entry point the family needs. */
+    int (*plugin_views)(const shc_backend_v1 *be, const json_t *group, const json_t *test,
+                        int64_t world, json_t **views, shc_err *e);
+    size_t plugin_entry;
+    /* Where the family's fields are beyond ABI v1: add to a golden view the fields a
+     * plugin's answer is compared with (redistribute-plan: "stepKinds"). */
+    void (*plugin_project)(json_t *want);
 } shc_family;
 
 /* All registered families, NULL-terminated. */
@@ -104,7 +141,13 @@ typedef struct shc_golden {
 int shc_golden_load_file(shc_golden *g, const char *path, shc_err *e);
 /* Load every golden/<family>/<stem>.json under dir, sorted by name. */
 int shc_golden_load_family(shc_golden *g, const char *dir, const char *family, shc_err *e);
-/* Read and parse a JSON file (errors name the file, line and column). */
+/* Most files one golden family directory may hold. */
+#define SHC_MAX_GOLDEN_FILES 4096
+/* Largest JSON input read (a golden file or a candidate): 1 GiB.  Parsed, that is
+ * about 10 GiB of jansson objects; larger candidates must be split by golden file. */
+#define SHC_MAX_JSON_BYTES ((int64_t)1 << 30)
+/* Read and parse a JSON file (errors name the file, line and column); only a
+ * regular file of at most SHC_MAX_JSON_BYTES (a FIFO or device is refused at once). */
 json_t *shc_json_load_path(const char *path, shc_err *e);
 /* Find a test by tcId (NULL if absent). */
 json_t *shc_golden_find(const shc_golden *g, int64_t tcid);
@@ -125,11 +168,12 @@ int shc_compare_view(const json_t *test, int64_t rank, const json_t *got, char *
 /* World size implied by a test's expected.perRank arrays (0 if none). */
 int64_t shc_expected_world(const json_t *expected);
 
-/* Write dir/MANIFEST: "sha256  family/file.json" per golden file, sorted. */
+/* Write dir/MANIFEST: "sha256  family/file.json" per golden file and
+ * "sha256  schemas/<family>_v1.json" per schema present, sorted. */
 int shc_manifest_write(const char *dir, shc_err *e);
-/* Check dir/MANIFEST against the files (missing, extra, changed). */
+/* Check dir/MANIFEST against the files (missing, extra, changed); schemas included. */
 int shc_manifest_verify(const char *dir, shc_err *e);
-/* sha256 of a buffer as 64 lowercase hex chars + NUL. */
-void shc_sha256_hex(const void *data, size_t n, char out[65]);
+/* The same for one family's files and its schema only (what verify --family reads). */
+int shc_manifest_verify_family(const char *dir, const char *family, shc_err *e);
 
 #endif

@@ -11,9 +11,12 @@
 #include "config.h"
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include "golden.h"
 
 void shc_golden_free(shc_golden *g)
@@ -148,41 +151,70 @@ static int index_tests(shc_golden *g, shc_err *e)
     return rc;
 }
 
+/* Open path for reading only if it is a regular file of at most SHC_MAX_JSON_BYTES:
+ * O_NONBLOCK so a FIFO with no writer cannot block open(), and the type is checked
+ * before a byte is read (a FIFO or /dev/zero would otherwise block or grow forever). */
+static int open_regular(const char *path, off_t *size, shc_err *e)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return shc_fail(e, SHC_EIO, "cannot read %s: %s", path, strerror(errno)), -1;
+    struct stat st;
+    if (fstat(fd, &st)) {
+        shc_fail(e, SHC_EIO, "cannot read %s: %s", path, strerror(errno));
+    } else if (!S_ISREG(st.st_mode)) {
+        shc_fail(e, SHC_EINVAL, "%s is not a regular file (%s): JSON is read from regular files "
+                 "only", path, S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO"
+                       : S_ISCHR(st.st_mode) ? "a character device" : "a special file");
+    } else if (st.st_size > SHC_MAX_JSON_BYTES) {
+        shc_fail(e, SHC_EINVAL, "%s is %lld bytes; the limit for a JSON input is %lld bytes "
+                 "(split the candidate by golden file)", path, (long long)st.st_size,
+                 (long long)SHC_MAX_JSON_BYTES);
+    } else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == 0) {
+        *size = st.st_size;
+        return fd;
+    } else {
+        shc_fail(e, SHC_EIO, "cannot read %s: %s", path, strerror(errno));
+    }
+    close(fd);
+    return -1;
+}
+
 json_t *shc_json_load_path(const char *path, shc_err *e)
 {
     /* One read and json_loadb: jansson's FILE* reader goes through a
      * per-character callback, several times slower on 15 MB files. */
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        shc_fail(e, SHC_EIO, "cannot read %s: %s", path, strerror(errno));
+    off_t size = 0;
+    int fd = open_regular(path, &size, e);
+    if (fd < 0)
+        return NULL;
+    /* one byte more than the size, so a file that grew since fstat is seen (and bounded) */
+    size_t cap = (size_t)size + 1, len = 0;
+    char *buf = malloc(cap);
+    if (!buf) {
+        close(fd);
+        shc_fail(e, SHC_EINVAL, "%s: out of memory for its %lld bytes", path, (long long)size);
         return NULL;
     }
-    char *buf = NULL;
-    size_t len = 0, cap = 0, got;
-    do {
-        if (len == cap) {
-            cap = cap ? 2 * cap : 1 << 20;
-            char *nb = realloc(buf, cap);
-            if (!nb) {
-                free(buf);
-                fclose(fp);
-                shc_fail(e, SHC_ENOMEM, "%s: out of memory", path);
-                return NULL;
-            }
-            buf = nb;
-        }
-        got = fread(buf + len, 1, cap - len, fp);
-        len += got;
-    } while (got > 0);
-    int bad = ferror(fp);
-    fclose(fp);
+    ssize_t got = 0;
+    while (len < cap && (got = read(fd, buf + len, cap - len)) != 0) {
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            break;
+        len += (size_t)got;
+    }
+    int err = got < 0 ? errno : 0;
+    close(fd);
     json_error_t je;
-    json_t *root = bad ? NULL : json_loadb(buf, len, 0, &je);
-    free(buf);
-    if (bad)
-        shc_fail(e, SHC_EIO, "error reading %s", path);
-    else if (!root)
+    json_t *root = NULL;
+    if (err)
+        shc_fail(e, SHC_EIO, "error reading %s: %s", path, strerror(err));
+    else if (len > (size_t)size)
+        shc_fail(e, SHC_EIO, "%s grew while it was read", path);
+    else if (!(root = json_loadb(buf, len, 0, &je)))
         shc_fail(e, SHC_EFORMAT, "%s: line %d column %d: %s", path, je.line, je.column, je.text);
+    free(buf);
     return root;
 }
 
@@ -231,18 +263,26 @@ int shc_golden_load_family(shc_golden *g, const char *dir, const char *family, s
     snprintf(fdir, sizeof fdir, "%s/%s", dir, family);
     DIR *d = opendir(fdir);
     if (!d)
-        return shc_fail(e, SHC_EIO, "golden family %s: cannot open directory %s", family, fdir);
-    char *names[4096];
-    int n = 0;
+        return shc_fail(e, SHC_EIO, "golden family %s: cannot open directory %s: %s", family, fdir,
+                        strerror(errno));
+    char *names[SHC_MAX_GOLDEN_FILES];
+    int n = 0, rc = SHC_OK;
     struct dirent *de;
-    while ((de = readdir(d)) && n < 4096) {
+    while (!rc && (de = readdir(d))) {
         size_t len = strlen(de->d_name);
-        if (len > 5 && !strcmp(de->d_name + len - 5, ".json"))
-            names[n++] = strdup(de->d_name);
+        if (len <= 5 || strcmp(de->d_name + len - 5, ".json"))
+            continue;
+        if (n == SHC_MAX_GOLDEN_FILES) /* never drop a file silently */
+            rc = shc_fail(e, SHC_EINVAL, "golden family %s: more than %d .json files in %s",
+                          family, SHC_MAX_GOLDEN_FILES, fdir);
+        else if (!(names[n++] = strdup(de->d_name)))
+            rc = shc_fail(e, SHC_ENOMEM, "golden: out of memory");
     }
     closedir(d);
-    qsort(names, (size_t)n, sizeof *names, cmp_str);
-    int rc = n ? SHC_OK : shc_fail(e, SHC_EFORMAT, "golden family %s: no .json files in %s", family, fdir);
+    if (!rc)
+        qsort(names, (size_t)n, sizeof *names, cmp_str);
+    if (!rc && !n)
+        rc = shc_fail(e, SHC_EFORMAT, "golden family %s: no .json files in %s", family, fdir);
     for (int i = 0; i < n; i++) {
         char path[8192];
         snprintf(path, sizeof path, "%s/%s", fdir, names[i]);

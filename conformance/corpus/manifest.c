@@ -8,22 +8,13 @@
 #include "config.h"
 #include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <openssl/evp.h>
 #include "golden.h"
-
-void shc_sha256_hex(const void *data, size_t n, char out[65])
-{
-    unsigned char md[32];
-    unsigned int len = 0;
-    EVP_Digest(data, n, md, &len, EVP_sha256(), NULL);
-    for (int i = 0; i < 32; i++)
-        sprintf(out + 2 * i, "%02x", md[i]);
-    out[64] = '\0';
-}
 
 static int sha256_file(const char *path, char out[65], shc_err *e)
 {
@@ -70,7 +61,9 @@ static void sl_free(strlist *l)
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-/* Every "family/file.json" under dir (one level of family directories). */
+/* Every "family/file.json" under dir (one level of family directories), the schemas
+ * (golden/schemas/<family>_v1.json) included: a changed schema changes what a golden
+ * file is checked against, so MANIFEST covers it too. */
 static void list_golden(const char *dir, strlist *out)
 {
     DIR *d = opendir(dir);
@@ -78,7 +71,7 @@ static void list_golden(const char *dir, strlist *out)
         return;
     struct dirent *de;
     while ((de = readdir(d))) {
-        if (de->d_name[0] == '.' || !strcmp(de->d_name, "schemas"))
+        if (de->d_name[0] == '.')
             continue;
         char sub[4096];
         snprintf(sub, sizeof sub, "%s/%s", dir, de->d_name);
@@ -120,8 +113,11 @@ int shc_manifest_write(const char *dir, shc_err *e)
         if (!rc)
             fprintf(fp, "%s  %s\n", hex, files.v[i]);
     }
-    if (fp && fclose(fp) && !rc)
-        rc = shc_fail(e, SHC_EIO, "cannot write %s", tmp);
+    if (fp) {
+        bool bad = ferror(fp) != 0; /* a failed fprintf must not leave a short MANIFEST */
+        if ((fclose(fp) || bad) && !rc)
+            rc = shc_fail(e, SHC_EIO, "cannot write %s", tmp);
+    }
     if (!rc && rename(tmp, path))
         rc = shc_fail(e, SHC_EIO, "cannot rename %s: %s", tmp, strerror(errno));
     sl_free(&files);
@@ -144,7 +140,24 @@ static int parse_line(char *line, char **hex, char **rel)
     return **rel ? 0 : -1;
 }
 
+/* Does MANIFEST entry rel belong to family (NULL: every entry)? */
+static bool in_scope(const char *rel, const char *family)
+{
+    if (!family)
+        return true;
+    size_t n = strlen(family);
+    if (!strncmp(rel, family, n) && rel[n] == '/')
+        return true;
+    return !strncmp(rel, "schemas/", 8) && !strncmp(rel + 8, family, n) &&
+           !strcmp(rel + 8 + n, "_v1.json");
+}
+
 int shc_manifest_verify(const char *dir, shc_err *e)
+{
+    return shc_manifest_verify_family(dir, NULL, e);
+}
+
+int shc_manifest_verify_family(const char *dir, const char *family, shc_err *e)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/MANIFEST", dir);
@@ -163,6 +176,8 @@ int shc_manifest_verify(const char *dir, shc_err *e)
                           path, lineno);
             break;
         }
+        if (!in_scope(rel, family))
+            continue;
         snprintf(full, sizeof full, "%s/%s", dir, rel);
         rc = sha256_file(full, got, e);
         if (rc)
@@ -176,6 +191,8 @@ int shc_manifest_verify(const char *dir, shc_err *e)
     if (!rc && listed.n)
         qsort(listed.v, (size_t)listed.n, sizeof *listed.v, cmp_str);
     for (int i = 0, j = 0; !rc && i < files.n; i++) {
+        if (!in_scope(files.v[i], family))
+            continue;
         while (j < listed.n && strcmp(listed.v[j], files.v[i]) < 0)
             j++;
         if (j >= listed.n || strcmp(listed.v[j], files.v[i]))

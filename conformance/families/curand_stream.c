@@ -188,6 +188,14 @@ static int generate(shc_gw *w, shc_err *e)
 }
 
 const shc_family shc_family_curand_stream = {
-    "curand-stream", "cuda-curand", "13.0",
-    "cuRAND device-API Philox4_32_10 call sequences after curand_init(seed, subsequence, offset)",
-    generate, compute_rank, world_size};
+    .name = "curand-stream",
+    .source_name = "cuda-curand",
+    .source_version = "13.0",
+    .summary = "cuRAND device-API Philox4_32_10 call sequences after curand_init(seed, subsequence, offset)",
+    .generate = generate,
+    .compute_rank = compute_rank,
+    .world_size = world_size,
+    .gives = "cuRAND device-API call sequences after `curand_init(seed, subsequence, offset)`",
+    .oracle = "libcurand's host generator (`make check`)",
+    .harness_stride = 0,
+};

@@ -7,6 +7,13 @@
 #define SHC_FAMILIES_H
 #include "golden.h"
 
+/* LargeMesh, stated once for every family: a mesh larger than the largest
+ * world the test job launches (mpirun -np 8), so the mpi backend reports its
+ * cases NotSupported there. */
+#define SHC_LARGE_MESH_RANKS 8
+#define SHC_LARGE_MESH_NOTE "More than 8 ranks: larger than the biggest world the test job " \
+    "launches (mpirun -np 8)."
+
 extern const shc_family shc_family_shard_layout;
 extern const shc_family shc_family_group_ranks;
 extern const shc_family shc_family_rng_offsets;

@@ -22,9 +22,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
 #include "families.h"
+#include "plugin_case.h"
 #include "layout_common.h"
-#include "groups.h"
 
 /* ---- tables ---- */
 
@@ -237,21 +238,46 @@ static int64_t world_size(const json_t *group, const json_t *test) { return shcl
 
 static void declare_notes(shc_gw *w)
 {
-    shc_gw_note(w, "NonArangeRanks", "The mesh's rank map is not arange (group rankMap).");
-    shc_gw_note(w, "SortedOrderDiffers", "Some rank's communicator rank (index in the sorted "
-                "group) differs from its mesh-order position.");
-    shc_gw_note(w, "Flatten", "DeviceMesh groups over several mesh dims (_flatten).");
-    shc_gw_note(w, "NonAdjacentFlatten", "Flattened mesh dims are not adjacent.");
-    shc_gw_note(w, "EmptyAxes", "Seed 002 with no axes: rank list [rank], split list = the "
-                "whole mesh.");
-    shc_gw_note(w, "AllAxes", "Seed 002 over every mesh dim.");
-    shc_gw_note(w, "UnsortedAxes", "Seed 002 axes given unsorted or repeated (it sorts and "
-                "de-duplicates).");
-    shc_gw_note(w, "InvalidGroup", "An HSDP group of size <= 1, reported as \"invalid\".");
+    shc_gw_note(w, "NonArangeRanks",
+                "The mesh's rank map is not arange (group rankMap): a rank's mesh coordinate "
+                "is its position in the map. A port that takes rank r to sit at row-major "
+                "position r gets every group wrong here.");
+    shc_gw_note(w, "SortedOrderDiffers",
+                "Some rank's communicator rank differs from its mesh-order position. "
+                "groupRank is the index in the SORTED group (c10d new_group sorts ranks, and "
+                "DeviceMesh.get_local_rank returns this), localRank the mesh-order position. "
+                "A port must report both, and must not sort the groups lists themselves (they "
+                "keep mesh order).");
+    shc_gw_note(w, "Flatten",
+                "DeviceMesh groups over several mesh dims (mesh[names]._flatten()): members "
+                "row-major over the chosen dims in mesh order, groups enumerated row-major "
+                "over the other dims.");
+    shc_gw_note(w, "NonAdjacentFlatten",
+                "Flattened mesh dims are not adjacent: the group strides over the dims in "
+                "between. A port that flattens by a contiguous reshape of the chosen dims "
+                "gets the members wrong.");
+    shc_gw_note(w, "EmptyAxes",
+                "Seed 002 with no axes: the rank list is [rank] and the split list is ONE "
+                "list of every rank in mesh order (not one list per rank); rankList is then "
+                "explicit, as [rank] is no split list.");
+    shc_gw_note(w, "AllAxes",
+                "Seed 002 over every mesh dim: one group of the whole mesh, in rank-map "
+                "order.");
+    shc_gw_note(w, "UnsortedAxes",
+                "Seed 002 axes given unsorted or repeated: the seed sorts and de-duplicates "
+                "them first (DeviceMesh would reject them). A port that uses them in the "
+                "given order gets the member order wrong.");
+    shc_gw_note(w, "InvalidGroup",
+                "An HSDP group of size <= 1 is reported as \"invalid\" "
+                "(fully_shard_sharded_group_invalid) with size 1 in shardSize/dpSize, and "
+                "rankSize = max(1, shardSize * dpSize). A port must not report a one-rank "
+                "group as a group.");
     shc_gw_note(w, "SizeOneMeshDim", "A mesh dim of size 1.");
-    shc_gw_note(w, "LargeMesh", "More than 16 ranks.");
-    shc_gw_note(w, "StricterThanSeed", "shardcheck rejects an out-of-range axis; seed 002 "
-                "silently ignores it.");
+    shc_gw_note(w, "LargeMesh", SHC_LARGE_MESH_NOTE);
+    shc_gw_note(w, "StricterThanSeed",
+                "shardcheck rejects an out-of-range axis (expected.error); seed 002 silently "
+                "ignores it and answers as if the axis were absent. result acceptable: a "
+                "rejection passes, and so does seed 002's answer, expected.alternatives[0].");
 }
 
 /* Add every rank's values to test: rank-independent keys once, the rest perRank. */
@@ -302,7 +328,7 @@ static void common_flags(json_t *t, const shc_mesh *m, bool non_arange)
         shc_test_flag(t, "NonArangeRanks");
     if (has_unit_dim(m))
         shc_test_flag(t, "SizeOneMeshDim");
-    if (m->size > 16)
+    if (m->size > SHC_LARGE_MESH_RANKS)
         shc_test_flag(t, "LargeMesh");
 }
 
@@ -484,6 +510,35 @@ static json_t *int_list(const char *s)
     return a;
 }
 
+/* StricterThanSeed: shardcheck rejects an out-of-range seed-002 axis, the seed
+ * ignores it (note StricterThanSeed).  The case is acceptable: a rejection
+ * passes (expected.error), and so does the seed's answer, computed here as the
+ * rank lists over the axes left once out-of-range ones are dropped. */
+static int seed_alternative(const json_t *params, json_t *t, shc_err *e)
+{
+    static const char *const shared[] = {"split", NULL};
+    shc_mesh m;
+    int rc = shcl_mesh_from_json(params, &m, e);
+    if (rc)
+        return rc;
+    json_t *kept = json_array(), *ax, *seed = json_deep_copy(t);
+    size_t i;
+    json_array_foreach(json_object_get(t, "axes"), i, ax) {
+        json_int_t a = json_integer_value(ax);
+        if (a >= 0 && a < m.ndim)
+            json_array_append(kept, ax);
+    }
+    json_object_set_new(seed, "axes", kept);
+    rc = fill_expected(seed, &m, shared, e);
+    if (!rc) {
+        json_object_set_new(json_object_get(t, "expected"), "alternatives",
+                            json_pack("[O]", json_object_get(seed, "expected")));
+        json_object_set_new(t, "result", json_string("acceptable"));
+    }
+    json_decref(seed);
+    return rc;
+}
+
 static int gen_invalid(shc_gw *w, shc_err *e)
 {
     int rc = shc_gw_file(w, "invalid", e);
@@ -511,6 +566,12 @@ static int gen_invalid(shc_gw *w, shc_err *e)
             return shc_fail(e, SHC_EINTERNAL, "invalid case '%s' was accepted", b->comment);
         }
         json_object_set_new(t, "expected", json_pack("{s:s}", "error", err.msg));
+        if (b->flag && !strcmp(b->flag, "StricterThanSeed"))
+            rc = seed_alternative(params, t, e);
+        if (rc) {
+            json_decref(t), json_decref(params);
+            return rc;
+        }
         if (!(rc = shc_gw_group(w, params, e)))
             rc = shc_gw_test(w, t, e);
         else
@@ -528,8 +589,130 @@ static int generate(shc_gw *w, shc_err *e)
     return rc ? rc : gen_invalid(w, e);
 }
 
+/* ---- vendor plugins (ABI v1) ---- */
+
+/* group-ranks, op device_mesh: the plugin names each rank's group (mesh order);
+ * the family's view follows from all ranks' answers: "groups" are the distinct
+ * lists ordered by the mesh position of their first member (DeviceMesh order),
+ * "group" the index of the rank's own list, "localRank" its place in it and
+ * "groupRank" its place in the sorted list (c10d sorts). */
+static int64_t mesh_pos(const shc_pcase *b, int64_t rank)
+{
+    for (int64_t p = 0; b->rank_map && p < b->world; p++)
+        if (b->rank_map[p] == rank)
+            return p;
+    return rank;
+}
+
+static int group_views(const shc_backend_v1 *be, const shc_pcase *b, const json_t *test, json_t **views,
+                       shc_err *e)
+{
+    const char *op = json_string_value(json_object_get(test, "op"));
+    if (!op || strcmp(op, "device_mesh"))
+        return shc_fail(e, SHC_EUNSUPPORTED, "ABI v1 group covers DeviceMesh groups only, not op "
+                        "%s (seed-002 rank lists, HSDP)", op ? op : "(none)");
+    const json_t *aj = json_object_get(test, "axes");
+    int axes[SHC_MAX_MESH_DIMS], na = 0;
+    if (!json_is_array(aj) || json_array_size(aj) > SHC_MAX_MESH_DIMS)
+        return shc_fail(e, SHC_EFORMAT, "test axes: expected at most %d mesh dims",
+                        SHC_MAX_MESH_DIMS);
+    for (size_t i = 0; i < json_array_size(aj); i++)
+        axes[na++] = (int)json_integer_value(json_array_get(aj, i));
+    int64_t w = b->world, cap = w ? w : 1;
+    if (w > (1 << 14)) /* every rank's list is held at once: world^2 entries */
+        return shc_fail(e, SHC_EUNSUPPORTED, "group check holds at most %d ranks, mesh has %lld",
+                        1 << 14, (long long)w);
+    int64_t *lists = calloc((size_t)(cap * cap), sizeof *lists), *len = calloc((size_t)cap,
+                                                                                sizeof *len);
+    int64_t *order = calloc((size_t)cap, sizeof *order);
+    if (!lists || !len || !order) {
+        free(lists), free(len), free(order);
+        return shc_fail(e, SHC_ENOMEM, "out of memory");
+    }
+    bool all = true;
+    int rc = SHC_OK;
+    char why[600] = "";
+    for (int64_t r = 0; r < w && !rc; r++) {
+        char err[512] = "";
+        int prc = be->group(&b->c, axes, na, r, lists + r * cap, cap, &len[r], err, sizeof err);
+        if (prc == SHC_BACKEND_UNSUPPORTED)
+            rc = shc_fail(e, SHC_EUNSUPPORTED, "plugin: group unsupported: %s", err);
+        else if (prc || len[r] < 0 || len[r] > cap) {
+            views[r] = shc_error_view(prc ? err : "plugin group: list length outside 0..world");
+            if (all)
+                snprintf(why, sizeof why, "rank %lld's group failed (%.500s); this rank's answer "
+                         "is not checked", (long long)r, prc ? err : "bad length");
+            all = false;
+        }
+    }
+    /* distinct lists (first occurrence per rank), sorted by their first member's mesh position */
+    int64_t ng = 0;
+    for (int64_t r = 0; r < w && !rc && all; r++) {
+        bool seen = false;
+        for (int64_t g = 0; g < ng && !seen; g++)
+            seen = len[order[g]] == len[r] &&
+                   !memcmp(lists + order[g] * cap, lists + r * cap, (size_t)len[r] * sizeof *lists);
+        if (!seen)
+            order[ng++] = r;
+    }
+    for (int64_t i = 1; i < ng; i++)
+        for (int64_t j = i; j > 0; j--) {
+            int64_t a = order[j - 1], c = order[j];
+            int64_t pa = len[a] ? mesh_pos(b, lists[a * cap]) : -1;
+            int64_t pc = len[c] ? mesh_pos(b, lists[c * cap]) : -1;
+            if (pa <= pc)
+                break;
+            order[j - 1] = c, order[j] = a;
+        }
+    for (int64_t r = 0; r < w && !rc && all; r++) {
+        json_t *groups = json_array();
+        int64_t gi = -1, mi = -1, si = 0;
+        for (int64_t g = 0; g < ng; g++) {
+            const int64_t *l = lists + order[g] * cap;
+            json_array_append_new(groups, shc_json_i64_array(l, len[order[g]]));
+            if (gi < 0 && len[order[g]] == len[r] &&
+                !memcmp(l, lists + r * cap, (size_t)len[r] * sizeof *l))
+                gi = g;
+        }
+        for (int64_t k = 0; k < len[r]; k++) {
+            if (lists[r * cap + k] == r && mi < 0)
+                mi = k;
+            si += lists[r * cap + k] < r;
+        }
+        views[r] = json_pack("{s:o, s:I, s:I, s:I}", "groups", groups, "group", (json_int_t)gi,
+                             "localRank", (json_int_t)mi, "groupRank",
+                             (json_int_t)(mi < 0 ? -1 : si));
+    }
+    for (int64_t r = 0; r < w && !all && !rc; r++)
+        if (!views[r])
+            views[r] = shc_error_view(why);
+    free(lists), free(len), free(order);
+    return rc;
+}
+
+/* Runner hook (shc_family.plugin_views): a vendor plugin's answer, as views. */
+static int plugin_views(const shc_backend_v1 *be, const json_t *group, const json_t *test,
+                        int64_t world, json_t **views, shc_err *e)
+{
+    shc_pcase b;
+    int rc = shc_pcase_load(&b, group, test, world, true, e);
+    if (!rc)
+        rc = group_views(be, &b, test, views, e);
+    shc_pcase_free(&b);
+    return rc;
+}
+
 const shc_family shc_family_group_ranks = {
-    "group-ranks", "pytorch", "2.13.0",
-    "DeviceMesh groups per dim and flattened, seed-002 rank lists and HSDP groups",
-    generate, compute_rank, world_size,
+    .name = "group-ranks",
+    .source_name = "pytorch",
+    .source_version = "2.13.0",
+    .summary = "DeviceMesh groups per dim and flattened, seed-002 rank lists and HSDP groups",
+    .generate = generate,
+    .compute_rank = compute_rank,
+    .world_size = world_size,
+    .gives = "per-dim and flattened groups, the rank's group, sorted communicator order, seed-002 rank lists, HSDP groups",
+    .oracle = "torch 2.13 DeviceMesh on a fake process group (harness)",
+    .plugin_views = plugin_views,
+    .plugin_entry = offsetof(shc_backend_v1, group),
+    .harness_stride = 2,
 };

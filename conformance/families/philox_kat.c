@@ -111,6 +111,14 @@ static int generate(shc_gw *w, shc_err *e)
 }
 
 const shc_family shc_family_philox_kat = {
-    "philox-kat", "random123", "1.14",
-    "Philox4x32-10/-7 blocks: Random123 KATs, 32-bit carries, long chained streams",
-    generate, compute_rank, world_size};
+    .name = "philox-kat",
+    .source_name = "random123",
+    .source_version = "1.14",
+    .summary = "Philox4x32-10/-7 blocks: Random123 KATs, 32-bit carries, long chained streams",
+    .generate = generate,
+    .compute_rank = compute_rank,
+    .world_size = world_size,
+    .gives = "Philox4x32-10/-7 blocks: Random123's KATs, 32-bit carries, chained streams",
+    .oracle = "Random123 (`make check`)",
+    .harness_stride = 0,
+};

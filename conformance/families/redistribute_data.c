@@ -22,9 +22,109 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
 #include "families.h"
+#include "plugin_case.h"
 #include "layout_common.h"
 #include "redistribute_exec.h"
+
+#define RDATA_NVALUES 4
+
+/* One rank's view of a result: {"localShape", "sha256", "values" (the first
+ * RDATA_NVALUES elements, numbers)}. */
+static json_t *rdata_view(const shc_xtensor *t)
+{
+    char hex[65];
+    shc_xtensor_sha256(t, hex);
+    json_t *vals = json_array();
+    for (int64_t i = 0; i < t->numel && i < RDATA_NVALUES; i++) {
+        double v = shc_xtensor_value(t, i);
+        json_array_append_new(vals, shc_dtype_is_int(t->dtype) ? json_integer((json_int_t)v)
+                                                               : json_real(v));
+    }
+    return json_pack("{s:o, s:s, s:o}", "localShape",
+                     shc_json_i64_array(t->shape.d, t->shape.ndim), "sha256", hex, "values", vals);
+}
+
+/* Compare rank's result with the oracle (testdata.c); on a difference add
+ * "oracleMismatch": "rank R: element i (bytes a..b) is X, the global tensor has Y",
+ * which the invariants hook reports unless the case is a flagged finding. */
+static void oracle_note(const shc_xcase *x, int64_t rank, const shc_xtensor *got, json_t *view)
+{
+    shc_xtensor want;
+    shc_err e = {0};
+    char m[300] = "";
+    if (shc_testdata_expected(x, rank, &want, &e)) {
+        snprintf(m, sizeof m, "oracle: %.250s", e.msg);
+    } else {
+        size_t es = shc_dtype_size(want.dtype);
+        bool same_shape = want.numel == got->numel && want.shape.ndim == got->shape.ndim &&
+                          !memcmp(want.shape.d, got->shape.d, sizeof(int64_t) * (size_t)want.shape.ndim);
+        if (!same_shape)
+            snprintf(m, sizeof m, "rank %lld: local numel %lld, the global tensor's slice has %lld",
+                     (long long)rank, (long long)got->numel, (long long)want.numel);
+        for (int64_t i = 0; same_shape && i < want.numel; i++)
+            if (memcmp((char *)want.data + i * es, (char *)got->data + i * es, es)) {
+                snprintf(m, sizeof m, "rank %lld: element %lld (bytes %lld..%lld) is %g, the "
+                         "global tensor has %g", (long long)rank, (long long)i,
+                         (long long)(i * (int64_t)es), (long long)((i + 1) * (int64_t)es - 1),
+                         shc_xtensor_value(got, i), shc_xtensor_value(&want, i));
+                break;
+            }
+        shc_xtensor_free(&want);
+    }
+    if (*m)
+        json_object_set_new(view, "oracleMismatch", json_string(m));
+}
+
+/* "a,b,c" (or "axbxc") from a JSON integer array. */
+static int join_ints(const json_t *a, char sep, char *buf, size_t n, const char *what, shc_err *e)
+{
+    size_t k = 0, i;
+    json_t *v;
+    buf[0] = '\0';
+    if (!json_is_array(a))
+        return shc_fail(e, SHC_EFORMAT, "%s: expected an array of integers", what);
+    json_array_foreach(a, i, v) {
+        if (!json_is_integer(v))
+            return shc_fail(e, SHC_EFORMAT, "%s: item %zu is not an integer", what, i);
+        if (i && k + 1 < n)
+            buf[k++] = sep;
+        k += (size_t)snprintf(buf + k, n > k ? n - k : 0, "%lld",
+                              (long long)json_integer_value(v));
+        if (k >= n)
+            return shc_fail(e, SHC_EFORMAT, "%s: too long", what);
+    }
+    return SHC_OK;
+}
+
+/* A case from a golden group ("mesh", "rankMap") and test ("src", "dst", "shape",
+ * "dtype", "planner"). */
+static int xcase_from_json(const json_t *group, const json_t *test, shc_xcase *x, shc_err *e)
+{
+    char mesh[256], shape[256], *ranks = NULL;
+    const json_t *rm = json_object_get(group, "rankMap");
+    int rc = join_ints(json_object_get(group, "mesh"), 'x', mesh, sizeof mesh, "group mesh", e);
+    if (!rc)
+        rc = join_ints(json_object_get(test, "shape"), ',', shape, sizeof shape, "test shape", e);
+    if (!rc && rm) {
+        size_t cap = 24 * json_array_size(rm) + 16;
+        ranks = malloc(cap);
+        rc = ranks ? join_ints(rm, ',', ranks, cap, "group rankMap", e)
+                   : shc_fail(e, SHC_ENOMEM, "out of memory");
+    }
+    const char *src = json_string_value(json_object_get(test, "src"));
+    const char *dst = json_string_value(json_object_get(test, "dst"));
+    const char *dt = json_string_value(json_object_get(test, "dtype"));
+    if (!rc && (!src || !dst || !dt))
+        rc = shc_fail(e, SHC_EFORMAT, "test: \"src\", \"dst\" and \"dtype\" must be strings");
+    if (!rc)
+        rc = shc_xcase_parse(x, mesh, ranks, src, dst, shape, dt,
+                             json_string_value(json_object_get(test, "planner")), e);
+    free(ranks);
+    return rc;
+}
+
 
 static const char *const dtypes[] = {"float32", "bfloat16", "float16", "float64", "int32",
                                      "int64"};
@@ -124,7 +224,7 @@ static int compute_rank(const json_t *group, const json_t *test, int64_t rank, j
                         shc_err *e)
 {
     shc_xcase x;
-    int rc = shc_xcase_from_json(group, test, &x, e);
+    int rc = xcase_from_json(group, test, &x, e);
     if (rc)
         return rc;
     if (rank < 0 || rank >= x.mesh.size) {
@@ -135,7 +235,7 @@ static int compute_rank(const json_t *group, const json_t *test, int64_t rank, j
     shc_xtensor *res = calloc((size_t)x.mesh.size, sizeof *res);
     rc = res ? shc_exec_simulate(&x, res, e) : shc_fail(e, SHC_ENOMEM, "out of memory");
     if (!rc)
-        *out = shc_rdata_view(&res[rank]);
+        *out = rdata_view(&res[rank]);
     for (int64_t r = 0; !rc && r < x.mesh.size; r++)
         shc_xtensor_free(&res[r]);
     free(res);
@@ -162,7 +262,7 @@ static void declare_notes(shc_gw *w)
     shc_gw_note(w, "WrongDataFinding", "Finding: torch 2.13 executes this plan (the greedy "
                 "fallback for an undecodable _StridedShard) and the result is not the global "
                 "tensor's slice on some rank; expected records what torch computes.");
-    shc_gw_note(w, "LargeMesh", "More than 8 ranks (the mpi backend needs that many processes).");
+    shc_gw_note(w, "LargeMesh", SHC_LARGE_MESH_NOTE);
 }
 
 static void add_flags(json_t *t, const shc_xcase *x, const json_t *per)
@@ -188,7 +288,7 @@ static void add_flags(json_t *t, const shc_xcase *x, const json_t *per)
         shc_test_flag(t, "ShardOrder");
     if (unit)
         shc_test_flag(t, "SizeOneMeshDim");
-    if (x->mesh.size > 8)
+    if (x->mesh.size > SHC_LARGE_MESH_RANKS)
         shc_test_flag(t, "LargeMesh");
 }
 
@@ -249,8 +349,8 @@ static int emit(gen_state *g, const char *mesh, const char *src0, const char *ds
         json_t *ls = json_array(), *hs = json_array(), *vs = json_array();
         bool wrong = false;
         for (int64_t r = 0; r < x.mesh.size; r++) {
-            json_t *v = shc_rdata_view(&res[r]);
-            shc_rdata_oracle_note(&x, r, &res[r], v);
+            json_t *v = rdata_view(&res[r]);
+            oracle_note(&x, r, &res[r], v);
             wrong |= json_object_get(v, "oracleMismatch") != NULL;
             json_array_append(ls, json_object_get(v, "localShape"));
             json_array_append(hs, json_object_get(v, "sha256"));
@@ -395,8 +495,196 @@ static int generate(shc_gw *w, shc_err *e)
     return rc;
 }
 
+/* ---- real execution (local and mpi backends) ---- */
+
+/* Runner hook (shc_family.simulate_views): every rank executed for real on
+ * world simulated ranks (threads, local communicator).  A case the reference
+ * rejects gives each rank an error view; only an internal failure is an error. */
+static int simulate_views(const json_t *group, const json_t *test, int64_t world,
+                          json_t **views, shc_err *e)
+{
+    shc_xcase c;
+    memset(&c, 0, sizeof c);
+    int rc = xcase_from_json(group, test, &c, e);
+    shc_xtensor *res = rc ? NULL : calloc((size_t)world, sizeof *res);
+    if (!rc)
+        rc = res ? shc_exec_simulate(&c, res, e) : shc_fail(e, SHC_ENOMEM, "out of memory");
+    if (rc == SHC_EINTERNAL || rc == SHC_ENOMEM) {
+        free(res);
+        shc_xcase_free(&c);
+        return rc;
+    }
+    for (int64_t r = 0; r < world; r++) {
+        if (rc) {
+            views[r] = shc_error_view(e->msg);
+            continue;
+        }
+        views[r] = rdata_view(&res[r]);
+        oracle_note(&c, r, &res[r], views[r]);
+        shc_xtensor_free(&res[r]);
+    }
+    free(res);
+    shc_xcase_free(&c);
+    shc_err_clear(e);
+    return SHC_OK;
+}
+
+/* Runner hook (shc_family.comm_view): this rank's part executed over a real
+ * communicator (MPI).  A rejected case is an error view; a communicator failure
+ * (a timeout names itself "mpi: timeout") or an internal error is returned. */
+static int comm_view(shc_comm *comm, const json_t *group, const json_t *test, int64_t rank,
+                     json_t **view, shc_err *e)
+{
+    shc_xcase x;
+    shc_xtensor in, out;
+    memset(&x, 0, sizeof x);
+    int rc = xcase_from_json(group, test, &x, e);
+    if (!rc && !(rc = shc_testdata_source(&x, rank, &in, e))) {
+        rc = shc_exec_redistribute(comm, &x, &in, &out, e);
+        shc_xtensor_free(&in);
+    }
+    if (!rc) {
+        *view = rdata_view(&out);
+        oracle_note(&x, rank, &out, *view);
+        shc_xtensor_free(&out);
+    } else if (rc != SHC_EINTERNAL && rc != SHC_ENOMEM) {
+        *view = shc_error_view(e->msg);
+        shc_err_clear(e);
+        rc = SHC_OK;
+    }
+    shc_xcase_free(&x);
+    return rc;
+}
+
+/* ---- cross-rank invariants ---- */
+
+/* Runner hook (shc_family.invariants): every rank holds the global tensor's slice (the
+ * oracle note) and ranks that differ only along Replicate target dims hold equal
+ * bytes.  1 when they hold, else 0 with msg. */
+static int invariants(const json_t *group, const json_t *test, int64_t world,
+                      json_t *const *v, char *msg, size_t n)
+{
+    if (!json_object_get(v[0], "sha256"))
+        return 1;
+    shc_placements dst;
+    shc_err e = {0};
+    const json_t *mesh = json_object_get(group, "mesh");
+    if (shc_placements_parse(&dst, json_string_value(json_object_get(test, "dst")), &e) ||
+        dst.n != (int)json_array_size(mesh))
+        return 1; /* the golden comparison already reported it */
+    bool finding = shc_test_has_flag(test, "WrongDataFinding");
+    for (int64_t a = 0; a < world; a++) {
+        const char *oracle = json_string_value(json_object_get(v[a], "oracleMismatch"));
+        if (oracle && !finding) {
+            snprintf(msg, n, "redistributed data differs from the global tensor: %s", oracle);
+            return 0;
+        }
+        for (int64_t b = 0; b < a; b++) {
+            int64_t ra = a, rb = b;
+            bool replicas = true;
+            for (int d = dst.n - 1; d >= 0; d--) {
+                int64_t sz = json_integer_value(json_array_get(mesh, (size_t)d));
+                if (dst.p[d].kind != SHC_P_REPLICATE && ra % sz != rb % sz)
+                    replicas = false;
+                ra /= sz, rb /= sz;
+            }
+            if (replicas && !json_equal(json_object_get(v[a], "sha256"),
+                                        json_object_get(v[b], "sha256"))) {
+                snprintf(msg, n, "replicas differ: ranks %lld and %lld hold the same part but "
+                         "their bytes differ (sha256 %.12s... vs %.12s...)", (long long)b,
+                         (long long)a, json_string_value(json_object_get(v[b], "sha256")),
+                         json_string_value(json_object_get(v[a], "sha256")));
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+/* ---- vendor plugins (ABI v1) ---- */
+
+static int execute_views(const shc_backend_v1 *be, const shc_pcase *b, const json_t *group,
+                         const json_t *test, json_t **views, shc_err *e)
+{
+    shc_xcase x;
+    memset(&x, 0, sizeof x);
+    int rc = xcase_from_json(group, test, &x, e);
+    if (rc)
+        return rc;
+    int64_t n = b->world;
+    shc_xtensor *in = calloc((size_t)n, sizeof *in);
+    const void **inp = calloc((size_t)n, sizeof *inp);
+    void **out = calloc((size_t)n, sizeof *out);
+    int64_t (*ishape)[SHC_BACKEND_MAX_DIMS] = calloc((size_t)n, sizeof *ishape);
+    int64_t (*oshape)[SHC_BACKEND_MAX_DIMS] = calloc((size_t)n, sizeof *oshape);
+    if (!in || !inp || !out || !ishape || !oshape)
+        rc = shc_fail(e, SHC_ENOMEM, "out of memory");
+    for (int64_t r = 0; !rc && r < n; r++) {
+        if ((rc = shc_testdata_source(&x, r, &in[r], e)))
+            break;
+        inp[r] = in[r].data;
+        memcpy(ishape[r], in[r].shape.d, sizeof(int64_t) * (size_t)x.shape.ndim);
+    }
+    char err[512] = "";
+    int prc = rc ? 0 : be->execute(&b->c, n, inp, (const int64_t (*)[SHC_BACKEND_MAX_DIMS])ishape,
+                                      out, oshape, err, sizeof err);
+    if (!rc && prc == SHC_BACKEND_UNSUPPORTED)
+        rc = shc_fail(e, SHC_EUNSUPPORTED, "plugin: execute unsupported: %s", err);
+    for (int64_t r = 0; !rc && r < n; r++) {
+        if (prc) {
+            views[r] = shc_error_view(err);
+            continue;
+        }
+        shc_xtensor t = {.dtype = x.dtype, .data = out[r]};
+        t.shape.ndim = x.shape.ndim;
+        t.numel = 1;
+        for (int d = 0; d < x.shape.ndim; d++) {
+            t.shape.d[d] = oshape[r][d];
+            t.numel *= oshape[r][d];
+        }
+        views[r] = out[r] ? rdata_view(&t) : shc_error_view("plugin returned no buffer");
+        if (out[r])
+            oracle_note(&x, r, &t, views[r]);
+    }
+    for (int64_t r = 0; r < n && in; r++) {
+        shc_xtensor_free(&in[r]);
+        if (out)
+            free(out[r]);
+    }
+    free(in), free(inp), free(out), free(ishape), free(oshape);
+    shc_xcase_free(&x);
+    (void)test;
+    return rc;
+}
+
+/* Runner hook (shc_family.plugin_views): a vendor plugin's answer, as views. */
+static int plugin_views(const shc_backend_v1 *be, const json_t *group, const json_t *test,
+                        int64_t world, json_t **views, shc_err *e)
+{
+    shc_pcase b;
+    int rc = shc_pcase_load(&b, group, test, world, false, e);
+    if (!rc)
+        rc = b.c.src && b.c.dst ? execute_views(be, &b, group, test, views, e)
+                                : shc_fail(e, SHC_EFORMAT, "test has no src/dst");
+    shc_pcase_free(&b);
+    return rc;
+}
+
 const shc_family shc_family_redistribute_data = {
-    "redistribute-data", "pytorch", "2.13.0",
-    "redistribute on deterministic data: per rank sha256 of the local result (LocalTensor)",
-    generate, compute_rank, world_size,
+    .name = "redistribute-data",
+    .source_name = "pytorch",
+    .source_version = "2.13.0",
+    .summary = "redistribute on deterministic data: per rank sha256 of the local result (LocalTensor)",
+    .generate = generate,
+    .compute_rank = compute_rank,
+    .world_size = world_size,
+    .gives = "per rank: sha256 of the redistributed local tensor and samples",
+    .oracle = "torch 2.13 LocalTensor (harness)",
+    .invariants = invariants,
+    .simulate_views = simulate_views,
+    .comm_view = comm_view,
+    .mpi_batch = 8, /* every case runs collectives: keep a stuck batch small */
+    .plugin_views = plugin_views,
+    .plugin_entry = offsetof(shc_backend_v1, execute),
+    .harness_stride = 1,
 };

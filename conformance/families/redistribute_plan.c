@@ -27,7 +27,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
 #include "families.h"
+#include "plugin_case.h"
 #include "plan.h"
 
 /* ---- tables ---- */
@@ -182,35 +184,68 @@ static int apply_order(const json_t *so, shc_placements *pl, const char *which, 
     return SHC_OK;
 }
 
+/* group "flattened": at most 16 sets of mesh dims of this mesh, as bitmasks.  Golden
+ * bytes are input like any other: a dim outside the mesh would be a shift past the mask. */
+static int flattened_from_json(const json_t *fl, int nd, shc_plan_opts *o, shc_err *e)
+{
+    size_t cap = sizeof o->flattened / sizeof o->flattened[0];
+    if (!fl)
+        return SHC_OK;
+    if (!json_is_array(fl) || json_array_size(fl) > cap)
+        return shc_fail(e, SHC_EFORMAT, "redistribute-plan: flattened must be an array of at most "
+                        "%zu mesh-dim lists", cap);
+    for (size_t k = 0; k < json_array_size(fl); k++) {
+        const json_t *dims = json_array_get(fl, k);
+        unsigned mask = 0;
+        if (!json_is_array(dims))
+            return shc_fail(e, SHC_EFORMAT, "redistribute-plan: flattened[%zu] is not a list of "
+                            "mesh dims", k);
+        for (size_t j = 0; j < json_array_size(dims); j++) {
+            const json_t *d = json_array_get(dims, j);
+            if (!json_is_integer(d) || json_integer_value(d) < 0 || json_integer_value(d) >= nd)
+                return shc_fail(e, SHC_EFORMAT, "redistribute-plan: flattened[%zu][%zu] is not a "
+                                "mesh dim of this %d-dim mesh", k, j, nd);
+            mask |= 1u << json_integer_value(d);
+        }
+        o->flattened[o->nflattened++] = mask;
+    }
+    return SHC_OK;
+}
+
+static int mesh_from_json(const json_t *mj, shc_mesh *m, shc_err *e)
+{
+    int64_t ms[SHC_MAX_MESH_DIMS];
+    if (!json_is_array(mj) || json_array_size(mj) > SHC_MAX_MESH_DIMS)
+        return shc_fail(e, SHC_EFORMAT, "redistribute-plan: mesh must be an array of at most %d "
+                        "sizes", SHC_MAX_MESH_DIMS);
+    int nd = (int)json_array_size(mj);
+    for (int i = 0; i < nd; i++) {
+        if (!json_is_integer(json_array_get(mj, i)))
+            return shc_fail(e, SHC_EFORMAT, "redistribute-plan: mesh[%d] is not an integer", i);
+        ms[i] = json_integer_value(json_array_get(mj, i));
+    }
+    return shc_mesh_init(m, nd, ms, NULL, e);
+}
+
 static int parse_inputs(const json_t *group, const json_t *test, inputs *in, shc_err *e)
 {
     memset(in, 0, sizeof *in);
     shc_plan_opts_init(&in->opts);
-    const json_t *mj = json_object_get(group, "mesh");
-    int64_t ms[SHC_MAX_MESH_DIMS];
-    int nd = (int)json_array_size(mj);
-    for (int i = 0; i < nd && i < SHC_MAX_MESH_DIMS; i++)
-        ms[i] = json_integer_value(json_array_get(mj, i));
-    int rc = shc_mesh_init(&in->mesh, nd, ms, NULL, e);
-    if (rc)
-        return rc;
     const char *planner = json_string_value(json_object_get(group, "planner"));
     const char *dtype = json_string_value(json_object_get(group, "dtype"));
     const char *src = json_string_value(json_object_get(test, "src"));
     const char *dst = json_string_value(json_object_get(test, "dst"));
     if (!planner || !dtype || !src || !dst)
         return shc_fail(e, SHC_EFORMAT, "redistribute-plan: planner, dtype, src or dst missing");
+    int rc = mesh_from_json(json_object_get(group, "mesh"), &in->mesh, e);
+    if (rc)
+        return rc;
     in->opts.devices_per_host = json_integer_value(json_object_get(group, "devicesPerHost"));
     in->opts.strided_literal = json_is_true(json_object_get(group, "stridedLiteral"));
-    const json_t *fl = json_object_get(group, "flattened");
-    for (size_t k = 0; k < json_array_size(fl) && k < 16; k++) {
-        unsigned mask = 0;
-        for (size_t j = 0; j < json_array_size(json_array_get(fl, k)); j++)
-            mask |= 1u << json_integer_value(json_array_get(json_array_get(fl, k), j));
-        in->opts.flattened[in->opts.nflattened++] = mask;
-    }
     const json_t *so = json_object_get(test, "srcShardOrder");
-    if ((rc = shc_planner_parse(planner, &in->opts.planner, e)) ||
+    if ((rc = flattened_from_json(json_object_get(group, "flattened"), in->mesh.ndim, &in->opts,
+                                  e)) ||
+        (rc = shc_planner_parse(planner, &in->opts.planner, e)) ||
         (rc = shc_dtype_bytes(dtype, &in->opts.dtype_bytes, e)) ||
         (rc = shape_from_json(json_object_get(test, "shape"), &in->shape, e)) ||
         (rc = shc_placements_parse(&in->src, src, e)) ||
@@ -719,6 +754,76 @@ static int generate(shc_gw *w, shc_err *e)
     return rc ? rc : gen_invalid(w, e);
 }
 
+/* ---- vendor plugins (ABI v1) ---- */
+
+/* redistribute-plan: ABI v1 states only the default planner setting (auto, 8 devices
+ * per host, _StridedShard as a shard order, no flattened meshes or explicit source
+ * order) and only each step's communication kind; shc_plugin_project derives the
+ * same "stepKinds" from the golden view. */
+static int plan_views(const shc_backend_v1 *be, const shc_pcase *b, const json_t *group,
+                      const json_t *test, json_t **views, shc_err *e)
+{
+    const char *planner = json_string_value(json_object_get(group, "planner"));
+    const json_t *dph = json_object_get(group, "devicesPerHost");
+    if (planner && strcmp(planner, "auto"))
+        return shc_fail(e, SHC_EUNSUPPORTED, "ABI v1 plan cannot force the %s planner", planner);
+    if (dph && json_integer_value(dph) != 8)
+        return shc_fail(e, SHC_EUNSUPPORTED, "ABI v1 plan has no devicesPerHost (case: %lld)",
+                        (long long)json_integer_value(dph));
+    if (json_is_true(json_object_get(group, "stridedLiteral")))
+        return shc_fail(e, SHC_EUNSUPPORTED, "ABI v1 plan has no literal _StridedShard mode");
+    if (json_object_get(group, "flattened"))
+        return shc_fail(e, SHC_EUNSUPPORTED, "ABI v1 plan has no flattened meshes");
+    if (json_object_get(test, "srcShardOrder"))
+        return shc_fail(e, SHC_EUNSUPPORTED, "ABI v1 plan has no explicit source shard order");
+    for (int64_t r = 0; r < b->world; r++) {
+        const char *kinds[64] = {0};
+        int nsteps = 0;
+        char err[512] = "";
+        int rc = be->plan(&b->c, r, &nsteps, kinds, 64, err, sizeof err);
+        if (rc == SHC_BACKEND_UNSUPPORTED)
+            return shc_fail(e, SHC_EUNSUPPORTED, "plugin: plan unsupported: %s", err);
+        if (rc || nsteps < 0 || nsteps > 64) {
+            views[r] = shc_error_view(rc ? err : "plugin plan: step count outside 0..64");
+            continue;
+        }
+        json_t *a = json_array();
+        for (int i = 0; i < nsteps; i++)
+            json_array_append_new(a, kinds[i] ? json_string(kinds[i]) : json_null());
+        views[r] = json_pack("{s:o}", "stepKinds", a);
+    }
+    return SHC_OK;
+}
+
+/* Runner hook (shc_family.plugin_views): a vendor plugin's answer, as views. */
+static int plugin_views(const shc_backend_v1 *be, const json_t *group, const json_t *test,
+                        int64_t world, json_t **views, shc_err *e)
+{
+    shc_pcase b;
+    int rc = shc_pcase_load(&b, group, test, world, true, e);
+    if (!rc)
+        rc = b.c.src && b.c.dst ? plan_views(be, &b, group, test, views, e)
+                                : shc_fail(e, SHC_EFORMAT, "test has no src/dst");
+    shc_pcase_free(&b);
+    return rc;
+}
+
+/* Runner hook (shc_family.plugin_project): ABI v1 states only each step's kind,
+ * so the golden view gains the "stepKinds" a plugin's answer is compared with. */
+static void plugin_project(json_t *want)
+{
+    if (!want || !json_object_get(want, "plans"))
+        return;
+    const json_t *plan = json_array_get(json_object_get(want, "plans"),
+                                        (size_t)json_integer_value(json_object_get(want, "plan")));
+    json_t *kinds = json_array();
+    const json_t *st;
+    size_t i;
+    json_array_foreach(json_object_get(plan, "steps"), i, st)
+        json_array_append(kinds, json_array_get(st, 3));
+    json_object_set_new(want, "stepKinds", kinds);
+}
+
 const shc_family shc_family_redistribute_plan = {
     .name = "redistribute-plan",
     .source_name = "pytorch",
@@ -727,4 +832,10 @@ const shc_family shc_family_redistribute_plan = {
     .generate = generate,
     .compute_rank = compute_rank,
     .world_size = world_size,
+    .gives = "per rank: steps, logical shapes, comm kinds, trace string, collective count",
+    .oracle = "torch 2.13 planners (harness)",
+    .plugin_views = plugin_views,
+    .plugin_project = plugin_project,
+    .plugin_entry = offsetof(shc_backend_v1, plan),
+    .harness_stride = 6,
 };

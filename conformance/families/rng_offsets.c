@@ -20,9 +20,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
 #include "families.h"
+#include "plugin_case.h"
 #include "layout_common.h"
 #include "checked_math.h"
+#include "rng_ops.h"
 
 /* ---- tables ---- */
 
@@ -94,6 +97,27 @@ static const extra_case invalid_cases[] = {
     {"2", "_S(1, 2)", "8", "strided shard dim 1 of a 1-d tensor"},
 };
 
+/* The op dimension (golden/rng-offsets/ops.json): every op of lib/rng_ops.c that
+ * takes a DTensor, on each placement kind.  Per op and layout: tracked ops carry
+ * the tracker's windows, untracked ops each rank's own window (start 0 on its own
+ * generator), rejected ones torch's message.  Inputs torch first redistributes by
+ * its cost model (Partial into an out-of-place op, multinomial's category dim
+ * sharded) are not modelled and left out. */
+static const extra_case op_layouts[] = {
+    {"4", "R", "8,16", "replicas"},
+    {"4", "S(0)", "8,16", "even shards (the issue's H100 layout)"},
+    {"4", "S(1)", "8,6", "uneven shards"},
+    {"4", "S(0)", "3,2", "tiny: an empty shard"},
+    {"2x2", "S(0),S(0)", "8,4", "nested shards"},
+    {"2x2", "S(0),S(1)", "8,8", "two tensor dims sharded"},
+    {"2x2", "R,S(0)", "8,8", "replicate and shard"},
+    {"2x2", "_S(0, 2),S(0)", "8,8", "strided shard (FSDP2 + TP)"},
+    {"2x2", "S(0)[1]S(0)[0]", "8,4", "explicit shard order"},
+    {"4", "P(sum)", "8,8", "partial"},
+    {"2x2", "P(sum),S(1)", "5,6", "partial and shard (the layout of tcId 25798)"},
+    {"2x2", "P(max),R", "4,4", "partial max"},
+};
+
 /* Random-data variant: the tracker's offsets drive a torch CUDA random op
  * (lib/torch_cuda_rng.c) on each rank's local shard; expected per rank is the
  * sha256 of the local output bytes and its first elements' bits. */
@@ -111,6 +135,12 @@ static const data_case data_cases[] = {
     {"2x4", "S(0),S(1)", "16,1024", "normal", "bfloat16", "a100", "bf16 normal", 5, 16},
     {"4", "R", "8,8", "bernoulli", "float32", "v100", "replicas draw the same", 3, 0},
     {"2x2", "P(sum),S(1)", "5,6", "exponential", "float64", "l4", "partial, uneven", 11, 4},
+    /* appended (issue 14): exponential_ is untracked, every shard draws the same numbers */
+    {"4", "S(0)", "8,16", "exponential", "float32", "h100-sxm",
+     "untracked: four identical shards, each offset 0 -> 4 (seen on an H100)", 0, 0},
+    {"2x2", "S(0),S(1)", "6,5", "exponential", "float64", "a100", "untracked, uneven", 11, 4},
+    {"2x2", "P(sum),S(1)", "5,6", "uniform", "float32", "a100", "uniform_ on Partial: rejected",
+     11, 4},
 };
 
 /* ---- computing one rank ---- */
@@ -145,6 +175,25 @@ static int rank_view(const shc_mesh *m, const shc_placements *pl, const shc_shap
 static int data_rank(const json_t *group, const json_t *test, int64_t rank, json_t **out,
                      shc_err *e);
 
+/* An op case's rank view: tracked ops the tracker's (rank_view); untracked ops
+ * the rank's own window on its own generator (start 0; the end is the kernel's
+ * increment for the local size, so no end_incr). */
+static int op_rank_view(const shc_rng_op *op, const shc_mesh *m, const shc_placements *pl,
+                        const shc_shape *s, int64_t rank, json_t **out, shc_err *e)
+{
+    shc_rng_audit au;
+    int rc = shc_rng_audit_op(op, m, pl, s, &au, e);
+    if (rc || (rc = rank_view(m, pl, s, rank, &au, out, e)))
+        return rc;
+    if (op->dispatch == SHC_RNGD_UNTRACKED) {
+        json_object_set_new(*out, "start_incr", json_string("0"));
+        json_object_del(*out, "end_incr");
+        json_object_del(*out, "first_shard_numel");
+        json_object_set_new(*out, "dispatch", json_string("untracked"));
+    }
+    return SHC_OK;
+}
+
 static int compute_rank(const json_t *group, const json_t *test, int64_t rank, json_t **out,
                         shc_err *e)
 {
@@ -154,10 +203,14 @@ static int compute_rank(const json_t *group, const json_t *test, int64_t rank, j
     shc_placements pl;
     shc_shape s;
     shc_rng_audit au;
-    int rc = shcl_parse_inputs(group, test, &m, &pl, &s, e);
-    if (rc)
+    const shc_rng_op *op = NULL;
+    const char *opname = json_string_value(json_object_get(test, "op"));
+    int rc = opname ? shc_rng_op_parse(opname, &op, e) : SHC_OK;
+    if (rc || (rc = shcl_parse_inputs(group, test, &m, &pl, &s, e)))
         return rc;
-    if ((rc = shc_rng_audit_layout(&m, &pl, &s, &au, e)) == SHC_OK)
+    if (op)
+        rc = op_rank_view(op, &m, &pl, &s, rank, out, e);
+    else if ((rc = shc_rng_audit_layout(&m, &pl, &s, &au, e)) == SHC_OK)
         rc = rank_view(&m, &pl, &s, rank, &au, out, e);
     shc_mesh_free(&m);
     return rc;
@@ -233,15 +286,25 @@ static int data_rank(const json_t *group, const json_t *test, int64_t rank, json
     int rc = data_params(group, &d, e);
     if (rc || (rc = shcl_parse_inputs(group, test, &m, &pl, &s, e)))
         return rc;
-    if ((rc = shc_rng_audit_layout(&m, &pl, &s, &au, e)) == SHC_OK &&
+    /* the op row decides tracked / untracked / rejected (lib/rng_ops.c) */
+    const shc_rng_op *op = shc_rng_op_for_kernel(d.req.op);
+    bool untracked = op && op->dispatch == SHC_RNGD_UNTRACKED;
+    if ((rc = shc_rng_audit_op(op, &m, &pl, &s, &au, e)) == SHC_OK &&
         (rc = rank_view(&m, &pl, &s, rank, &au, &v, e)) == SHC_OK) {
         int64_t start = strtoll(json_string_value(json_object_get(v, "start_incr")), NULL, 10);
         int64_t end = strtoll(json_string_value(json_object_get(v, "end_incr")), NULL, 10);
         int64_t n = strtoll(json_string_value(json_object_get(v, "local_numel")), NULL, 10);
         int64_t pre, post;
-        if ((rc = shc_add64_e(d.offset, start, &pre, "pre-op offset", e)) == SHC_OK &&
-            (rc = shc_add64_e(d.offset, end, &post, "post-op offset", e)) == SHC_OK &&
-            (rc = draw_local(&d, pre, n, &dig, &smp, e)) == SHC_OK) {
+        if (untracked) { /* own generator: no shift, the kernel's own increment after */
+            shc_torch_rng_req r = d.req;
+            r.numel = n;
+            pre = d.offset;
+            post = d.offset;
+            rc = n ? shc_torch_rng_offset_after(&d.gpu, d.offset, &r, &post, e) : SHC_OK;
+        } else if ((rc = shc_add64_e(d.offset, start, &pre, "pre-op offset", e)) == SHC_OK) {
+            rc = shc_add64_e(d.offset, end, &post, "post-op offset", e);
+        }
+        if (rc == SHC_OK && (rc = draw_local(&d, pre, n, &dig, &smp, e)) == SHC_OK) {
             json_object_set_new(v, "start_offset", shc_json_i64s(pre));
             json_object_set_new(v, "post_offset", shc_json_i64s(post));
             json_object_set_new(v, "digest", dig);
@@ -250,6 +313,8 @@ static int data_rank(const json_t *group, const json_t *test, int64_t rank, json
             json_object_del(v, "shard_linear_index");
             json_object_del(v, "first_shard_numel");
             json_object_del(v, "end_incr");
+            if (untracked)
+                json_object_set_new(v, "dispatch", json_string("untracked"));
             *out = v;
             v = NULL;
         }
@@ -291,11 +356,29 @@ static int data_expected(shc_gw *w, const json_t *group, json_t *t, shc_err *e)
         return rc;
     }
     json_t *start = json_array(), *local = json_array(), *dig = json_array(), *smp = json_array();
-    json_t *v = NULL;
+    json_t *post = json_array(), *v = NULL;
+    shc_err ce;
+    const shc_rng_op *op = NULL;
+    shc_torch_op k;
+    if (shc_torch_op_parse(json_string_value(json_object_get(group, "op")), &k, &ce) == SHC_OK)
+        op = shc_rng_op_for_kernel(k);
+    if (op && shc_rng_op_check(op, &pl, &ce) == SHC_EINVAL) { /* torch rejects it */
+        json_decref(start);
+        json_decref(local);
+        json_decref(dig);
+        json_decref(smp);
+        json_decref(post);
+        shc_mesh_free(&m);
+        json_object_set_new(t, "result", json_string("invalid"));
+        json_object_set_new(t, "expected", json_pack("{s:s}", "error", ce.msg));
+        return shc_gw_test(w, t, e);
+    }
+    bool untracked = op && op->dispatch == SHC_RNGD_UNTRACKED;
     for (int64_t r = 0; r < m.size && !rc; r++) {
         json_decref(v);
         if ((rc = data_rank(group, t, r, &v, e)))
             break;
+        json_array_append(post, json_object_get(v, "post_offset"));
         json_array_append(start, json_object_get(v, "start_offset"));
         json_array_append(local, json_object_get(v, "local_numel"));
         json_array_append(dig, json_object_get(v, "digest"));
@@ -309,13 +392,23 @@ static int data_expected(shc_gw *w, const json_t *group, json_t *t, shc_err *e)
         shc_test_flag(t, "GpuOnly");
         if (draws_collide(&m, &pl, &s, dig, local))
             shc_test_flag(t, "ShardDrawsCollide");
-        json_object_set_new(t, "expected",
-                            json_pack("{s:O,s:O,s:{s:o,s:o,s:o,s:o}}", "findings", f,
-                                      "post_offset", json_object_get(v, "post_offset"), "perRank",
-                                      "start_offset", start, "local_numel", local, "digest", dig,
-                                      "sample", smp));
+        if (untracked)
+            json_object_set_new(t, "expected",
+                                json_pack("{s:s,s:O,s:{s:o,s:o,s:o,s:o,s:o}}", "dispatch",
+                                          "untracked", "findings", f, "perRank", "start_offset",
+                                          start, "post_offset", post, "local_numel", local,
+                                          "digest", dig, "sample", smp));
+        else
+            json_object_set_new(t, "expected",
+                                json_pack("{s:O,s:O,s:{s:o,s:o,s:o,s:o}}", "findings", f,
+                                          "post_offset", json_object_get(v, "post_offset"),
+                                          "perRank", "start_offset", start, "local_numel", local,
+                                          "digest", dig, "sample", smp));
+        if (!untracked)
+            json_decref(post);
         rc = shc_gw_test(w, t, e);
     } else {
+        json_decref(post);
         json_decref(start);
         json_decref(local);
         json_decref(dig);
@@ -361,30 +454,82 @@ static int gen_data(shc_gw *w, shc_err *e)
 
 static void declare_notes(shc_gw *w)
 {
-    shc_gw_note(w, "OffsetSameStart", "Audit: two distinct non-empty shards start at the same "
-                "offset (ceil4 of tiny shards).");
-    shc_gw_note(w, "OffsetOverrun", "Audit: a shard's window [start_incr, start_incr + "
-                "local_numel) runs past end_incr into the next op's window.");
-    shc_gw_note(w, "OffsetOverlap", "Audit: the windows of two distinct shards overlap.");
-    shc_gw_note(w, "UnevenShard", "Ranks hold shards of different sizes.");
-    shc_gw_note(w, "EmptyShard", "Some rank holds no element of a non-empty tensor.");
-    shc_gw_note(w, "NestedShard", "Several mesh dims shard one tensor dim; the tracker takes the "
-                "first-shard size from the global dim (torch 2.13 _calc_first_shard_size).");
-    shc_gw_note(w, "StridedShard", "A _StridedShard placement (same shard index as Shard).");
-    shc_gw_note(w, "Partial", "A Partial placement (treated as a replica by the tracker).");
-    shc_gw_note(w, "TinyTensor", "Fewer elements than ranks.");
-    shc_gw_note(w, "ZeroSizeDim", "The tensor has a dim of size 0.");
-    shc_gw_note(w, "ScalarTensor", "A 0-d tensor (numel 1, end_incr 4).");
-    shc_gw_note(w, "NonArangeRanks", "The mesh's rank map is not arange (group rankMap).  "
-                "Values are the per-process tracker's (DeviceMesh coordinates); torch 2.13's "
+    shc_gw_note(w, "OffsetSameStart",
+                "Audit: two distinct non-empty shards start at the same offset. start_incr is "
+                "ceil4(shard_linear_index * first_shard_numel) (CUDA Philox offsets advance "
+                "in 4s), so shards of fewer than 4 elements share a start and draw the same "
+                "numbers (`shardcheck audit rng --mesh 4 --placements 'S(0)' --shape 3`). A "
+                "port must round up to a multiple of 4 exactly there, on the product, not per "
+                "element.");
+    shc_gw_note(w, "OffsetOverrun",
+                "Audit: a shard's window [start_incr, start_incr + local_numel) runs past "
+                "end_incr into the next op's window, because start_incr is sized from the "
+                "first shard rather than the rank's own. A port reports torch's start_incr "
+                "and end_incr as they are, not a corrected window.");
+    shc_gw_note(w, "OffsetOverlap",
+                "Audit: the windows of two distinct shards overlap (nested or uneven "
+                "sharding), so they draw some of the same numbers. Recorded as torch computes "
+                "it; a port must not repair it.");
+    shc_gw_note(w, "UnevenShard",
+                "Ranks hold shards of different sizes. start_incr still multiplies the shard "
+                "index by the FIRST shard's numel, not the rank's own size nor a running sum "
+                "of the shards before it: ports that sum actual sizes go wrong here.");
+    shc_gw_note(w, "EmptyShard",
+                "Some rank holds no element of a non-empty tensor. It still gets start_incr = "
+                "ceil4(index * first_shard_numel) and local_numel 0: a port must not skip the "
+                "rank or clamp its start to end_incr.");
+    shc_gw_note(w, "NestedShard",
+                "Several mesh dims shard one tensor dim. torch 2.13's _calc_first_shard_size "
+                "sizes each placement's chunk from the GLOBAL dim size (spec.shape[dim]), not "
+                "from what the previous mesh dim left, so the last placement on that dim "
+                "wins; the shard index combines the mesh coordinates in mesh-dim order "
+                "(_calc_shard_info). A port that chunks the already-chunked size, as a layout "
+                "routine does, gets first_shard_numel and every start_incr wrong.");
+    shc_gw_note(w, "StridedShard",
+                "A _StridedShard placement. Its shard index is Shard's (_calc_shard_info "
+                "treats both alike) but its first-shard size is not: torch 2.13's "
+                "_calc_first_shard_size calls the placement's own "
+                "_local_shard_size_and_offset, which for _S(d, sf) counts rank 0's chunk of "
+                "each of the sf pieces (mesh 2, _S(0, 3), shape [15]: first shard 9, rank 1 "
+                "starts at 12; Shard(0) gives 8 and 8). A port that sizes it as a plain "
+                "Shard, without the split factor, gets first_shard_numel and start_incr "
+                "wrong.");
+    shc_gw_note(w, "Partial",
+                "A Partial placement: the tracker treats it as a replica (no shard index, the "
+                "whole dim), as for R. A port must not count it as a shard.");
+    shc_gw_note(w, "TinyTensor",
+                "Fewer elements than ranks: some shards are empty, and the ceil4 rounding of "
+                "tiny shards makes distinct shards start at the same offset.");
+    shc_gw_note(w, "ZeroSizeDim",
+                "The tensor has a dim of size 0: numel 0, so end_incr and every start_incr "
+                "are 0 (ceil4(0)). A port must not divide by the dim or skip the op.");
+    shc_gw_note(w, "ScalarTensor",
+                "A 0-d tensor: numel 1 (the empty product), so end_incr is 4 and "
+                "first_shard_numel 1. A port must not treat it as empty.");
+    shc_gw_note(w, "NonArangeRanks",
+                "The mesh's rank map is not arange (group rankMap). Values are the "
+                "per-process tracker's: a rank's mesh coordinate is its position in the map "
+                "(DeviceMesh), and perRank stays indexed by global rank. torch 2.13's "
                 "LocalTensor tracker (_LocalOffsetBasedRNGTracker._set_pre_op_offset) derives "
-                "coordinates as if the map were arange and disagrees on these cases.");
-    shc_gw_note(w, "ShardOrder", "An explicit shard order; the tracker ignores it (mesh-dim "
-                "order), local_numel honours it.");
-    shc_gw_note(w, "LargeMesh", "More than 64 ranks.");
+                "coordinates as if the map were arange ((rank // stride) % size) and "
+                "disagrees on these cases; so does a port that does the same.");
+    shc_gw_note(w, "ShardOrder",
+                "An explicit shard order (trace form S(0)[1]S(0)[0]). torch 2.13's tracker "
+                "ignores it: the shard index combines mesh dims in mesh-dim order. "
+                "local_numel honours it (it is the layout's). A port must not apply the order "
+                "to shard_linear_index or start_incr.");
+    shc_gw_note(w, "LargeMesh", SHC_LARGE_MESH_NOTE);
     shc_gw_note(w, "GpuOnly", "Random data of torch's CUDA kernel (lib/torch_cuda_rng.c, whose "
                 "bits the torch-cuda-rng family checks); torch on a CPU cannot recompute it.");
-    shc_gw_note(w, "ShardDrawsCollide", "Two distinct shards hold identical random values.");
+    shc_gw_note(w, "ShardDrawsCollide",
+                "Two distinct shards hold identical random values: their windows start at the "
+                "same counter (OffsetSameStart, or an untracked op). Recorded as torch "
+                "computes it.");
+    shc_gw_note(w, "UntrackedOpSharedDraws", "The op is not in torch 2.13's OpDispatcher."
+                "_random_ops (torch/distributed/tensor/_dispatch.py:179-192): it runs on each "
+                "rank's own generator with no pre-op shift (expected.dispatch = untracked, every "
+                "start_incr 0), so distinct shards draw the same numbers, and each rank's offset "
+                "advances by its own kernel's increment for its local size (lib/rng_ops.c).");
 }
 
 /* One size term: "13", "w", "2w", "2w+1", "w-1" (clamped at 0). */
@@ -460,14 +605,16 @@ static void add_flags(json_t *t, const shc_mesh *m, const shc_placements *pl, co
     add_flag_if(t, s->ndim == 0, "ScalarTensor");
     add_flag_if(t, rank_map, "NonArangeRanks");
     add_flag_if(t, pl->has_order, "ShardOrder");
-    add_flag_if(t, m->size > 64, "LargeMesh");
+    add_flag_if(t, m->size > SHC_LARGE_MESH_RANKS, "LargeMesh");
 }
 
 /* Build and append one test (valid or invalid) for the current group. */
 static int emit(shc_gw *w, const json_t *group, const char *placements, const shc_shape *s,
-                const char *comment, shc_err *e)
+                const char *comment, const shc_rng_op *op, shc_err *e)
 {
     json_t *t = shc_test_new(comment, "valid");
+    if (op)
+        json_object_set_new(t, "op", json_string(op->name));
     json_object_set_new(t, "placements", json_string(placements));
     json_object_set_new(t, "shape", shc_json_i64_array(s->d, s->ndim));
     shc_mesh m;
@@ -475,6 +622,8 @@ static int emit(shc_gw *w, const json_t *group, const char *placements, const sh
     shc_shape sh;
     shc_err ce;
     int rc = shcl_parse_inputs(group, t, &m, &pl, &sh, &ce);
+    if (rc == SHC_OK && op && (rc = shc_rng_op_check(op, &pl, &ce)) != SHC_OK)
+        shc_mesh_free(&m);
     if (rc == SHC_EINVAL) {
         json_object_set_new(t, "result", json_string("invalid"));
         json_object_set_new(t, "expected", json_pack("{s:s}", "error", ce.msg));
@@ -489,10 +638,25 @@ static int emit(shc_gw *w, const json_t *group, const char *placements, const sh
     int64_t *nums = malloc(sizeof(int64_t) * (size_t)m.size);
     if (!nums)
         rc = shc_fail(e, SHC_ENOMEM, "out of memory");
-    if (!rc)
+    if (!rc && op) {
+        shc_err ue;
+        if ((rc = shc_rng_audit_op(op, &m, &pl, &sh, &au, &ue)) == SHC_EUNSUPPORTED) {
+            json_decref(lin); /* redistributed first by torch's cost model: not modelled */
+            json_decref(start);
+            json_decref(local);
+            json_decref(t);
+            free(nums);
+            shc_mesh_free(&m);
+            return SHC_OK;
+        }
+        if (rc)
+            rc = shc_fail(e, rc, "%s", ue.msg);
+    } else if (!rc) {
         rc = shc_rng_audit_layout(&m, &pl, &sh, &au, e);
+    }
     for (int64_t r = 0; r < m.size && !rc; r++) {
-        if ((rc = rank_view(&m, &pl, &sh, r, &au, &v, e)))
+        if ((rc = op ? op_rank_view(op, &m, &pl, &sh, r, &v, e)
+                     : rank_view(&m, &pl, &sh, r, &au, &v, e)))
             break;
         json_array_append(lin, json_object_get(v, "shard_linear_index"));
         json_array_append(start, json_object_get(v, "start_incr"));
@@ -501,7 +665,15 @@ static int emit(shc_gw *w, const json_t *group, const char *placements, const sh
         if (r < m.size - 1)
             json_decref(v);
     }
-    if (!rc) {
+    if (!rc && op && op->dispatch == SHC_RNGD_UNTRACKED) {
+        json_object_set_new(t, "expected",
+                            json_pack("{s:s,s:O,s:{s:o,s:o,s:o}}", "dispatch", "untracked",
+                                      "findings", json_object_get(v, "findings"), "perRank",
+                                      "shard_linear_index", lin, "start_incr", start,
+                                      "local_numel", local));
+        add_flags(t, &m, &pl, &sh, &au, nums, json_object_get(group, "rankMap") != NULL);
+        rc = shc_gw_test(w, t, e);
+    } else if (!rc) {
         json_t *ex = json_pack("{s:O,s:O,s:O,s:{s:o,s:o,s:o}}", "end_incr",
                                json_object_get(v, "end_incr"), "first_shard_numel",
                                json_object_get(v, "first_shard_numel"), "findings",
@@ -568,7 +740,7 @@ static int gen_combos(shc_gw *w, const json_t *group, const shcl_mesh_shape *ms,
         for (int si = 0; rules[si] && si < T->shape_limit && !rc; si++) {
             shc_shape s;
             eval_shape(rules[si], world, &s);
-            rc = emit(w, group, pls, &s, "", e);
+            rc = emit(w, group, pls, &s, "", NULL, e);
         }
     }
     return rc;
@@ -606,7 +778,37 @@ static int gen_list(shc_gw *w, const char *stem, const extra_case *c, size_t n, 
             return shc_fail(e, SHC_EINTERNAL, "extra case %zu: %s", i, pe.msg);
         }
         if ((rc = shc_gw_group(w, g, e)) == SHC_OK)
-            rc = emit(w, keep, c[i].placements, &s, c[i].comment, e);
+            rc = emit(w, keep, c[i].placements, &s, c[i].comment, NULL, e);
+        json_decref(keep);
+    }
+    return rc;
+}
+
+/* Every op of the table that takes a DTensor, on every op layout (one group per layout). */
+static int gen_ops(shc_gw *w, shc_err *e)
+{
+    size_t nops;
+    const shc_rng_op *ops = shc_rng_ops(&nops);
+    int rc = shc_gw_file(w, "ops", e);
+    for (size_t li = 0; li < sizeof op_layouts / sizeof op_layouts[0] && !rc; li++) {
+        const extra_case *c = &op_layouts[li];
+        shcl_mesh_shape ms = shcl_mesh_shape_of(c->mesh);
+        json_t *g = shcl_group_params(&ms, "arange"), *keep = json_incref(g);
+        shc_shape s;
+        shc_err pe;
+        if (shc_shape_parse(&s, c->shape, &pe))
+            rc = shc_fail(e, SHC_EINTERNAL, "op layout %zu: %s", li, pe.msg);
+        if (!rc)
+            rc = shc_gw_group(w, g, e);
+        else
+            json_decref(g);
+        for (size_t oi = 0; oi < nops && !rc; oi++) {
+            if (ops[oi].dispatch == SHC_RNGD_LOCAL)
+                continue;
+            char comment[160];
+            snprintf(comment, sizeof comment, "%s: %s", ops[oi].api, c->comment);
+            rc = emit(w, keep, c->placements, &s, comment, &ops[oi], e);
+        }
         json_decref(keep);
     }
     return rc;
@@ -622,10 +824,113 @@ static int generate(shc_gw *w, shc_err *e)
         rc = gen_list(w, "invalid", invalid_cases, sizeof invalid_cases / sizeof invalid_cases[0], e);
     if (!rc)
         rc = gen_data(w, e);
+    if (!rc)
+        rc = gen_ops(w, e);
+    return rc;
+}
+
+/* ---- cross-rank invariants ---- */
+
+/* A per-rank integer field, decimal string or number. */
+static int64_t i64_field(const json_t *v, const char *k)
+{
+    const json_t *x = json_object_get(v, k);
+    return json_is_string(x) ? strtoll(json_string_value(x), NULL, 10) : json_integer_value(x);
+}
+
+/* Runner hook (shc_family.invariants): the post-op generator state is equal on every
+ * rank, replicas draw alike, distinct shards draw from disjoint Philox windows unless
+ * the case carries a finding flag.  1 when they hold, else 0 with msg. */
+static int invariants(const json_t *group, const json_t *test, int64_t world,
+                      json_t *const *v, char *msg, size_t n)
+{
+    (void)group;
+    if (!json_object_get(v[0], "end_incr"))
+        return 1; /* random-data groups carry no windows */
+    bool flagged = shc_test_has_flag(test, "OffsetOverlap") ||
+                   shc_test_has_flag(test, "OffsetSameStart") ||
+                   shc_test_has_flag(test, "OffsetOverrun");
+    for (int64_t a = 0; a < world; a++) {
+        if (i64_field(v[a], "end_incr") != i64_field(v[0], "end_incr")) {
+            snprintf(msg, n, "RNG state differs after the op: rank %lld ends at +%lld, rank 0 at "
+                     "+%lld", (long long)a, (long long)i64_field(v[a], "end_incr"),
+                     (long long)i64_field(v[0], "end_incr"));
+            return 0;
+        }
+        for (int64_t b = 0; b < a; b++) {
+            int64_t sa = i64_field(v[a], "start_incr"), sb = i64_field(v[b], "start_incr");
+            int64_t la = i64_field(v[a], "local_numel"), lb = i64_field(v[b], "local_numel");
+            bool same = i64_field(v[a], "shard_linear_index") ==
+                        i64_field(v[b], "shard_linear_index");
+            if (same && (sa != sb || la != lb)) {
+                snprintf(msg, n, "replicas draw differently: ranks %lld and %lld hold shard "
+                         "%lld but start at +%lld and +%lld", (long long)b, (long long)a,
+                         (long long)i64_field(v[a], "shard_linear_index"), (long long)sb,
+                         (long long)sa);
+                return 0;
+            }
+            if (!same && la > 0 && lb > 0 && sa < sb + lb && sb < sa + la && !flagged) {
+                snprintf(msg, n, "distinct shards share Philox offsets: rank %lld [+%lld, +%lld) "
+                         "and rank %lld [+%lld, +%lld) overlap, and the case has no finding flag",
+                         (long long)b, (long long)sb, (long long)(sb + lb), (long long)a,
+                         (long long)sa, (long long)(sa + la));
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+
+/* ---- vendor plugins (ABI v1) ---- */
+
+static int offsets_views(const shc_backend_v1 *be, const shc_pcase *b, json_t **views, shc_err *e)
+{
+    for (int64_t r = 0; r < b->world; r++) {
+        shc_backend_offsets o;
+        char err[512] = "";
+        int rc = be->offsets(&b->c, r, &o, err, sizeof err);
+        if (rc == SHC_BACKEND_UNSUPPORTED)
+            return shc_fail(e, SHC_EUNSUPPORTED, "plugin: offsets unsupported: %s", err);
+        views[r] = rc ? shc_error_view(err)
+                      : json_pack("{s:I, s:o, s:o, s:o}", "shard_linear_index",
+                                  (json_int_t)o.shard_linear_index, "start_incr",
+                                  shc_json_i64s(o.start_incr), "end_incr",
+                                  shc_json_i64s(o.end_incr), "local_numel",
+                                  shc_json_i64s(o.local_numel));
+    }
+    return SHC_OK;
+}
+
+/* Runner hook (shc_family.plugin_views): a vendor plugin's answer, as views. */
+static int plugin_views(const shc_backend_v1 *be, const json_t *group, const json_t *test,
+                        int64_t world, json_t **views, shc_err *e)
+{
+    shc_pcase b;
+    int rc = shc_pcase_load(&b, group, test, world, false, e);
+    if (!rc && json_object_get(group, "op"))
+        rc = shc_fail(e, SHC_EUNSUPPORTED, "ABI v1 offsets: no per-rank random data "
+                      "(start_offset, digest) for a %s op",
+                      json_string_value(json_object_get(group, "op")) ?: "random");
+    if (!rc)
+        rc = b.c.placements ? offsets_views(be, &b, views, e)
+                            : shc_fail(e, SHC_EFORMAT, "test has no placements");
+    shc_pcase_free(&b);
     return rc;
 }
 
 const shc_family shc_family_rng_offsets = {
-    "rng-offsets", "pytorch", "2.13.0",
-    "per-rank start/end Philox offset increments of OffsetBasedRNGTracker, with audit findings",
-    generate, compute_rank, world_size};
+    .name = "rng-offsets",
+    .source_name = "pytorch",
+    .source_version = "2.13.0",
+    .summary = "per-rank start/end Philox offset increments of OffsetBasedRNGTracker, with audit findings",
+    .generate = generate,
+    .compute_rank = compute_rank,
+    .world_size = world_size,
+    .gives = "per rank: shard linear index, start/end offset increments, audit findings",
+    .oracle = "torch 2.13 `OffsetBasedRNGTracker` (harness)",
+    .invariants = invariants,
+    .plugin_views = plugin_views,
+    .plugin_entry = offsetof(shc_backend_v1, offsets),
+    .harness_stride = 3,
+};

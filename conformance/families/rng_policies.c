@@ -201,6 +201,14 @@ static int generate(shc_gw *w, shc_err *e)
 }
 
 const shc_family shc_family_rng_policies = {
-    "rng-policies", "shardcheck", "0.1.0 (torch 2.13, Megatron-LM core, jax, seed 000)",
-    "per policy and layout: per-rank seed/start/post offsets and the SPMD properties kept",
-    generate, compute_rank, world_size};
+    .name = "rng-policies",
+    .source_name = "shardcheck",
+    .source_version = "0.1.0 (torch 2.13, Megatron-LM core, jax, seed 000)",
+    .summary = "per policy and layout: per-rank seed/start/post offsets and the SPMD properties kept",
+    .generate = generate,
+    .compute_rank = compute_rank,
+    .world_size = world_size,
+    .gives = "per policy and layout: per-rank seeds and windows, properties kept",
+    .oracle = "computed element by element (`NoIndependentOracle`)",
+    .harness_stride = 0,
+};

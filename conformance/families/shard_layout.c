@@ -20,7 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
 #include "families.h"
+#include "plugin_case.h"
 #include "layout_common.h"
 
 /* ---- tables ---- */
@@ -173,19 +175,38 @@ static int64_t world_size(const json_t *group, const json_t *test) { return shcl
 
 static void declare_notes(shc_gw *w)
 {
-    shc_gw_note(w, "UnevenShard", "Ranks hold local shapes of different sizes (torch.chunk rule).");
-    shc_gw_note(w, "EmptyShard", "Some rank holds nothing of a non-empty sharded dim; its offset "
-                "is the global dim size (torch's zero_global_offset).");
+    shc_gw_note(w, "UnevenShard",
+                "Ranks hold local shapes of different sizes: the torch.chunk rule gives every "
+                "shard ceil(n / k) elements and the last ones what is left (possibly "
+                "nothing), not n // k with the remainder spread over the first ranks "
+                "(numpy.array_split). Ports that split evenly-then-remainder go wrong here.");
+    shc_gw_note(w, "EmptyShard",
+                "Some rank holds nothing of a non-empty sharded dim; its globalOffset on that "
+                "dim is the global dim size (torch's zero_global_offset), not 0 nor where its "
+                "chunk would have started.");
     shc_gw_note(w, "ZeroSizeDim", "The global tensor has a dim of size 0.");
-    shc_gw_note(w, "NestedShard", "Several mesh dims shard the same tensor dim.");
-    shc_gw_note(w, "StridedShard", "A _StridedShard placement: shards are index lists, given in "
-                "expected.perRank.indices.");
+    shc_gw_note(w, "NestedShard",
+                "Several mesh dims shard the same tensor dim: each mesh dim chunks what the "
+                "previous one left (left to right, or in shard order), so offsets accumulate; "
+                "the sizes differ from chunking the global dim once by the product of the "
+                "mesh dims.");
+    shc_gw_note(w, "StridedShard",
+                "A _StridedShard placement _S(d, sf): the dim is first cut into sf pieces and "
+                "this mesh dim takes its chunk of each piece, so a rank holds non-contiguous "
+                "indices (expected.perRank.indices) and its size differs from Shard's when "
+                "pieces are uneven (mesh 2, _S(0, 3), shape [3]: rank 0 holds all 3, rank 1 "
+                "none).");
     shc_gw_note(w, "Partial", "A Partial placement (no effect on the layout).");
     shc_gw_note(w, "SizeOneMeshDim", "A mesh dim of size 1.");
-    shc_gw_note(w, "NonArangeRanks", "The mesh's rank map is not arange (group rankMap).");
-    shc_gw_note(w, "LargeMesh", "More than 16 ranks.");
-    shc_gw_note(w, "ShardOrder", "An explicit shard order in trace form: the mesh dims sharding "
-                "a tensor dim are applied in that order (DTensorSpec.shard_order).");
+    shc_gw_note(w, "NonArangeRanks",
+                "The mesh's rank map is not arange (group rankMap): a rank's mesh coordinate "
+                "is its position in the map; perRank stays indexed by global rank.");
+    shc_gw_note(w, "LargeMesh", SHC_LARGE_MESH_NOTE);
+    shc_gw_note(w, "ShardOrder",
+                "An explicit shard order in trace form (S(0)[1]S(0)[0]): the mesh dims "
+                "sharding a tensor dim are applied in that order (DTensorSpec.shard_order). "
+                "Torch's own _StridedShard encoding of the same order lays out uneven sizes "
+                "differently; the golden follows the order.");
     shc_gw_note(w, "Int64Overflow", "Rejected because the element count overflows int64; torch's "
                 "Python ints do not overflow, so torch itself accepts it.");
 }
@@ -279,7 +300,7 @@ static int fill_expected(json_t *test, const shc_mesh *m, const shc_placements *
         shc_test_flag(test, "SizeOneMeshDim");
     if (non_arange)
         shc_test_flag(test, "NonArangeRanks");
-    if (m->size > 16)
+    if (m->size > SHC_LARGE_MESH_RANKS)
         shc_test_flag(test, "LargeMesh");
     if (pl->has_order)
         shc_test_flag(test, "ShardOrder");
@@ -513,9 +534,55 @@ static int generate(shc_gw *w, shc_err *e)
     return rc ? rc : gen_invalid(w, e);
 }
 
+/* ---- vendor plugins (ABI v1) ---- */
+
+static int layout_views(const shc_backend_v1 *be, const shc_pcase *b, const json_t *test, json_t **views,
+                        shc_err *e)
+{
+    const json_t *flags = json_object_get(test, "flags");
+    size_t i;
+    json_t *f;
+    json_array_foreach(flags, i, f)
+        if (!strcmp(json_string_value(f), "StridedShard"))
+            return shc_fail(e, SHC_EUNSUPPORTED, "ABI v1 layout has no _StridedShard index lists");
+    for (int64_t r = 0; r < b->world; r++) {
+        int64_t ls[SHC_BACKEND_MAX_DIMS] = {0}, off[SHC_BACKEND_MAX_DIMS] = {0};
+        char err[512] = "";
+        int rc = be->layout(&b->c, r, ls, off, err, sizeof err);
+        if (rc == SHC_BACKEND_UNSUPPORTED)
+            return shc_fail(e, SHC_EUNSUPPORTED, "plugin: layout unsupported: %s", err);
+        views[r] = rc ? shc_error_view(err) : json_pack("{s:o, s:o}", "localShape",
+                                                  shc_json_i64_array(ls, b->c.ndim),
+                                                  "globalOffset", shc_json_i64s_array(off, b->c.ndim));
+    }
+    return SHC_OK;
+}
+
+/* Runner hook (shc_family.plugin_views): a vendor plugin's answer, as views. */
+static int plugin_views(const shc_backend_v1 *be, const json_t *group, const json_t *test,
+                        int64_t world, json_t **views, shc_err *e)
+{
+    shc_pcase b;
+    int rc = shc_pcase_load(&b, group, test, world, false, e);
+    if (!rc)
+        rc = b.c.placements ? layout_views(be, &b, test, views, e)
+                            : shc_fail(e, SHC_EFORMAT, "test has no placements");
+    shc_pcase_free(&b);
+    return rc;
+}
+
 const shc_family shc_family_shard_layout = {
-    "shard-layout", "pytorch", "2.13.0",
-    "per-rank local shape, global offset and _StridedShard index lists "
-    "(torch 2.13 compute_local_shape_and_global_offset)",
-    generate, compute_rank, world_size,
+    .name = "shard-layout",
+    .source_name = "pytorch",
+    .source_version = "2.13.0",
+    .summary = "per-rank local shape, global offset and _StridedShard index lists "
+               "(torch 2.13 compute_local_shape_and_global_offset)",
+    .generate = generate,
+    .compute_rank = compute_rank,
+    .world_size = world_size,
+    .gives = "per rank: local shape, global offset, `_StridedShard` index lists",
+    .oracle = "torch 2.13 `_compute_local_shape_and_global_offset` (harness)",
+    .plugin_views = plugin_views,
+    .plugin_entry = offsetof(shc_backend_v1, layout),
+    .harness_stride = 2,
 };

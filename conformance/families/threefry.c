@@ -91,6 +91,14 @@ static int generate(shc_gw *w, shc_err *e)
 }
 
 const shc_family shc_family_threefry = {
-    "threefry", "jax", "0.4+",
-    "jax.random.bits uint32 with jax_threefry_partitionable=True (threefry2x32-20)",
-    generate, compute_rank, world_size};
+    .name = "threefry",
+    .source_name = "jax",
+    .source_version = "0.4+",
+    .summary = "jax.random.bits uint32 with jax_threefry_partitionable=True (threefry2x32-20)",
+    .generate = generate,
+    .compute_rank = compute_rank,
+    .world_size = world_size,
+    .gives = "`jax.random.bits` with partitionable threefry",
+    .oracle = "jax (harness), Random123 threefry (`make check`)",
+    .harness_stride = 1,
+};

@@ -15,11 +15,13 @@
  */
 #include "config.h"
 #include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
 #include "families.h"
+#include "plugin_case.h"
+#include "checked_math.h"
 #include "rng_common.h"
-
-static const char *const GPUS[] = {"a100", "h100-sxm", "h100-pcie", "h200", "b200",
-                                   "l4", "l40s", "t4", "a10g", NULL};
+#include "rng_ops.h"
 
 typedef struct rcase {
     const char *op, *dtype, *shape;
@@ -27,7 +29,7 @@ typedef struct rcase {
     int64_t from, to;      /* random_ range when from < to */
     uint64_t seed;
     int64_t offset;
-    bool all_gpus;         /* else a100 and t4 only */
+    bool all_gpus;         /* else only profiles marked SHC_GPU_CORPUS_ALL */
 } rcase;
 
 static const rcase CASES[] = {
@@ -66,7 +68,7 @@ static const rcase INVALID[] = {
     {"uniform", "int32", "4", 0, 1, 0, 0, 0, 0, false},
     {"normal", "float32", "4", 0, -1, 0, 0, 0, 0, false},
     {"bernoulli", "float32", "4", 1.5, 0, 0, 0, 0, 0, false},
-    {"dropout", "float16", "4", -0.25, 0, 0, 0, 0, 0, false},
+    {"dropout", "float16", "4", -0.25, 0, 0, 0, 0, 0, false}, /* api: F.dropout (api_row) */
     {"exponential", "float64", "4", 0, 0, 0, 0, 0, 0, false},
     {"random", "int64", "4", 0, 0, 7, 7, 0, 0, false},
     {"random", "int8", "4", 0, 0, 0, 1000, 0, 0, false},
@@ -199,7 +201,25 @@ static int compute_rank(const json_t *group, const json_t *test, int64_t rank, j
 
 static int64_t world_size(const json_t *group, const json_t *test) { return 1; }
 
-static json_t *case_test(const rcase *c, shc_err *e)
+/* The op row a case models: the API the harness adapter must call (issue 14).
+ * Rejected dropout cases model torch.nn.functional.dropout, whose Python check
+ * gives their message; aten.native_dropout checks no p range and its values for
+ * p outside [0, 1] are not modelled. */
+static const char *api_row(const rcase *c, bool invalid)
+{
+    shc_torch_op k;
+    shc_err e;
+    if (shc_torch_op_parse(c->op, &k, &e))
+        return "?";
+    if (k == SHC_TORCH_RANDOM && (c->from < c->to || (c->from == c->to && c->from)))
+        return "random_.from";
+    if (k == SHC_TORCH_DROPOUT && invalid)
+        return "dropout";
+    const shc_rng_op *row = shc_rng_op_for_kernel(k);
+    return row ? row->name : "?";
+}
+
+static json_t *case_test(const rcase *c, bool invalid, shc_err *e)
 {
     json_t *t = shc_test_new("", "valid"), *p = json_object();
     shc_shape s;
@@ -211,6 +231,7 @@ static json_t *case_test(const rcase *c, shc_err *e)
     json_object_set_new(t, "seed", shcr_u64s(c->seed));
     json_object_set_new(t, "offset", shc_json_i64s(c->offset));
     json_object_set_new(t, "op", json_string(c->op));
+    json_object_set_new(t, "api", json_string(api_row(c, invalid)));
     json_object_set_new(t, "dtype", json_string(c->dtype));
     json_object_set_new(t, "shape", shc_json_i64_array(s.d, s.ndim));
     if (!strcmp(c->op, "uniform")) {
@@ -255,7 +276,7 @@ static int gen_invalid(shc_gw *w, shc_err *e)
     if (!rc)
         rc = shc_gw_group(w, grp, e);
     for (size_t i = 0; i < sizeof INVALID / sizeof INVALID[0] && !rc; i++) {
-        json_t *t = case_test(&INVALID[i], e), *ex = NULL;
+        json_t *t = case_test(&INVALID[i], true, e), *ex = NULL;
         if (!t) {
             rc = e->code;
             break;
@@ -300,19 +321,19 @@ static int generate(shc_gw *w, shc_err *e)
     int rc = shc_gw_file(w, "torch_cuda_rng", e);
     if (!rc)
         rc = gen_invalid(w, e);
-    for (int gi = 0; GPUS[gi] && !rc; gi++) {
-        shc_gpu_profile g;
-        if ((rc = shc_gpu_profile_parse(GPUS[gi], &g, e)))
-            break;
+    for (const shc_gpu_profile *gp = shc_gpu_profiles(); gp->name && !rc; gp++) {
+        if (gp->corpus == SHC_GPU_CORPUS_NONE)
+            continue;
+        const shc_gpu_profile g = *gp;
         json_t *grp = json_pack("{s:s,s:i,s:i}", "gpu", g.name, "smCount", g.sm_count,
                                 "maxThreadsPerSM", g.max_threads_per_sm);
         json_t *keep = json_incref(grp);
         rc = shc_gw_group(w, grp, e);
         for (size_t i = 0; i < sizeof CASES / sizeof CASES[0] && !rc; i++) {
             const rcase *c = &CASES[i];
-            if (!c->all_gpus && strcmp(GPUS[gi], "a100") && strcmp(GPUS[gi], "t4"))
+            if (!c->all_gpus && g.corpus != SHC_GPU_CORPUS_ALL)
                 continue;
-            json_t *t = case_test(c, e);
+            json_t *t = case_test(c, false, e);
             rc = t ? shcr_add_test(w, keep, t, compute, e) : e->code;
         }
         json_decref(keep);
@@ -320,7 +341,95 @@ static int generate(shc_gw *w, shc_err *e)
     return rc;
 }
 
+/* ---- vendor plugins (ABI v1) ---- */
+
+/* torch-cuda-rng: random_fill is torch.rand (uniform float32 in [0, 1)) without a GPU
+ * name, so only cases whose launch grid is not capped by the GPU (numel <= SMs x
+ * threads per SM: element i is then thread i's first draw on any GPU) and whose
+ * golden holds the bits or the sha256 can be checked; new_offset is not in the ABI. */
+static int fill_views(const shc_backend_v1 *be, const json_t *group, const json_t *test,
+                      json_t **views, shc_err *e)
+{
+    const char *op = json_string_value(json_object_get(test, "op"));
+    const char *dt = json_string_value(json_object_get(test, "dtype"));
+    const json_t *pa = json_object_get(test, "params");
+    const json_t *exp = json_object_get(test, "expected");
+    if (!op || !dt || strcmp(op, "uniform") || strcmp(dt, "float32"))
+        return shc_fail(e, SHC_EUNSUPPORTED, "ABI v1 random_fill is uniform float32 only "
+                        "(case: %s %s)", op ? op : "?", dt ? dt : "?");
+    if (json_real_value(json_object_get(pa, "from")) != 0.0 ||
+        json_real_value(json_object_get(pa, "to")) != 1.0)
+        return shc_fail(e, SHC_EUNSUPPORTED, "ABI v1 random_fill draws [0, 1) only");
+    int64_t numel = 1, cap;
+    if (!shc_mul64(json_integer_value(json_object_get(group, "smCount")),
+                   json_integer_value(json_object_get(group, "maxThreadsPerSM")), &cap))
+        return shc_fail(e, SHC_EFORMAT, "group: smCount x maxThreadsPerSM overflows int64");
+    const json_t *sh = json_object_get(test, "shape");
+    for (size_t i = 0; i < json_array_size(sh); i++)
+        if (!shc_mul64(numel, json_integer_value(json_array_get(sh, i)), &numel))
+            return shc_fail(e, SHC_EFORMAT, "test shape: element count overflows int64");
+    const char *res = json_string_value(json_object_get(test, "result"));
+    bool invalid = res && !strcmp(res, "invalid");
+    if (numel < 0 || numel > cap)
+        return shc_fail(e, SHC_EUNSUPPORTED, "ABI v1 random_fill names no GPU: %lld elements "
+                        "exceed this GPU's uncapped grid (%lld)", (long long)numel,
+                        (long long)cap);
+    if (!invalid && !json_object_get(exp, "bits") && !json_object_get(exp, "sha256"))
+        return shc_fail(e, SHC_EUNSUPPORTED, "golden case stores samples only");
+    const char *seed = json_string_value(json_object_get(test, "seed"));
+    const char *off = json_string_value(json_object_get(test, "offset"));
+    float *out = malloc((size_t)(numel ? numel : 1) * sizeof *out);
+    if (!out)
+        return shc_fail(e, SHC_ENOMEM, "out of memory");
+    char err[512] = "";
+    int rc = be->random_fill(strtoull(seed ? seed : "0", NULL, 10),
+                                strtoll(off ? off : "0", NULL, 10), numel, out, err, sizeof err);
+    if (rc == SHC_BACKEND_UNSUPPORTED) {
+        free(out);
+        return shc_fail(e, SHC_EUNSUPPORTED, "plugin: random_fill unsupported: %s", err);
+    }
+    if (rc) {
+        views[0] = shc_error_view(err);
+    } else if (json_object_get(exp, "bits")) {
+        json_t *a = json_array();
+        for (int64_t i = 0; i < numel; i++) {
+            uint32_t u;
+            char hex[9];
+            memcpy(&u, &out[i], 4);
+            snprintf(hex, sizeof hex, "%08x", u);
+            json_array_append_new(a, json_string(hex));
+        }
+        views[0] = json_pack("{s:o}", "bits", a);
+    } else {
+        char hex[65];
+        shc_sha256_hex(out, (size_t)numel * sizeof *out, hex); /* little-endian host */
+        views[0] = json_pack("{s:s}", "sha256", hex);
+    }
+    free(out);
+    return SHC_OK;
+}
+
+/* Runner hook (shc_family.plugin_views): a vendor plugin's answer, as views. */
+static int plugin_views(const shc_backend_v1 *be, const json_t *group, const json_t *test,
+                        int64_t world, json_t **views, shc_err *e)
+{
+    if (world != 1)
+        return shc_fail(e, SHC_EFORMAT, "torch-cuda-rng: runner expected %lld ranks",
+                        (long long)world);
+    return fill_views(be, group, test, views, e);
+}
+
 const shc_family shc_family_torch_cuda_rng = {
-    "torch-cuda-rng", "pytorch-cuda", "2.13.0",
-    "PyTorch CUDA random kernels (rand/randn/random_/bernoulli_/dropout/exponential_) per GPU profile",
-    generate, compute_rank, world_size};
+    .name = "torch-cuda-rng",
+    .source_name = "pytorch-cuda",
+    .source_version = "2.13.0",
+    .summary = "PyTorch CUDA random kernels (rand/randn/random_/bernoulli_/dropout/exponential_) per GPU profile",
+    .generate = generate,
+    .compute_rank = compute_rank,
+    .world_size = world_size,
+    .gives = "torch's CUDA `rand/randn/random_/bernoulli_/dropout/exponential_` per GPU profile: bits (sha256 + samples), new offset",
+    .oracle = "published `torch.cuda` printouts; a GPU when one is lent (`GpuOnly` where no CPU can match)",
+    .plugin_views = plugin_views,
+    .plugin_entry = offsetof(shc_backend_v1, random_fill),
+    .harness_stride = 0,
+};

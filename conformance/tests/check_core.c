@@ -192,6 +192,10 @@ START_TEST(placements_errors)
     pl_err("S(9)", "shard dim 9 out of range 0..7");
     pl_err("S(-1)", "shard dim -1 out of range 0..7");
     pl_err("P(mean)", "unknown reduce op at 'mean)'");
+    /* issue 9 D1: an unterminated quote used to step past the string's end */
+    pl_err("P('sum", "placement 0 of 'P('sum': missing closing ' after reduce op 'sum'");
+    pl_err("P(\"avg'", "placement 0 of 'P(\"avg'': missing closing \" after reduce op 'avg'");
+    pl_err("Partial(reduce_op='max", "missing closing ' after reduce op 'max'");
     pl_err("_S(0, 0)", "split factor 0 must be >= 1");
     pl_err("_S(0 2)", "expected ',' at '2)'");
     pl_err("S(0),", "placements 'S(0),': trailing comma");

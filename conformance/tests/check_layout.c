@@ -14,7 +14,6 @@
 #include <string.h>
 #include "tap.h"
 #include "shardcheck.h"
-#include "groups.h"
 
 /* ---- helpers ---- */
 

@@ -83,4 +83,27 @@ expect_exit "bad: audit rng with another policy" 2 "audit rng checks torch-offse
 expect_exit "bad: audit rng shard dim beyond the tensor" 2 "shard dim 2 out of range" \
   $S audit rng --mesh 2x2 --placements 'S(2),R' --shape 4,4
 expect_exit "bad: policies takes no layout" 2 "takes no layout options" $S policies --mesh 2
+
+# The op dimension (lib/rng_ops.c; issue 14): untracked ops share draws, torch's rejections.
+expect_exit "audit rng --op exponential_: every shard draws [0, 32) (H100 check)" 0 \
+  "UntrackedOpSharedDraws ranks 0 and 3 .distinct shards.: windows .0, 32. and .0, 32." \
+  $S audit rng --mesh 4 --placements 'S(0)' --shape 8,16 --op exponential_
+expect_exit "audit rng --op uniform_: tracked, no finding" 0 "0 findings" \
+  $S audit rng --mesh 4 --placements 'S(0)' --shape 8,16 --op uniform_
+expect_exit "audit rng --op --json names the dispatch" 0 '"dispatch": ?"untracked"' \
+  $S audit rng --mesh 4 --placements 'S(0)' --shape 8,16 --op log_normal_ --json
+expect_exit "bad: exponential_ on Partial is torch's in-place rejection" 2 \
+  "The input has placement .Partial.sum., Shard.dim=1.., but no valid strategy" \
+  $S audit rng --mesh 2x2 --placements 'P(sum),S(1)' --shape 5,6 --op exponential_
+expect_exit "bad: random_ has no sharding strategy" 2 \
+  "Operator aten.random_.from does not have a sharding strategy registered." \
+  $S audit rng --mesh 4 --placements 'S(0)' --shape 8 --op random_.from
+expect_exit "bad: unknown op" 2 "unknown random op 'uniform'" \
+  $S audit rng --mesh 4 --placements 'S(0)' --shape 8 --op uniform
+expect_exit "native_dropout on Partial: redistribution not modelled (skipped)" 77 "cost model" \
+  $S audit rng --mesh 2x2 --placements 'P(sum),S(1)' --shape 5,6 --op native_dropout
+expect_exit "ops lists the table" 0 "exponential_           untracked" $S ops
+expect_exit "ops --json carries torch's message" 0 \
+  "Operator aten.poisson.default does not have a sharding strategy registered." $S ops --json
+expect_exit "bad: ops takes no layout" 2 "unknown argument '--mesh'" $S ops --mesh 2
 tap_done

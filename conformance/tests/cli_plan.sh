@@ -1,7 +1,7 @@
 #!/bin/sh
 # cli_plan.sh — `shardcheck plan` and `shardcheck audit plan`: the issue's
 # acceptance plan (torch 2.13 prints these 5 steps and 3 collectives), the
-# JSON shape of DESIGN.md, and every kind of bad input (exit 2, message
+# JSON shape of docs/DESIGN.md, and every kind of bad input (exit 2, message
 # naming what and where).  Expected text is torch's output, not lib/'s.
 . "$top_srcdir/conformance/tests/tap.sh"
 S=$SHARDCHECK
@@ -16,7 +16,7 @@ expect_exit "step 2 is torch's all-to-all on mesh dim 0" 0 \
   "2 +0 +S\(0\) +S\(1\) +8,8,8 +all_to_all" $P --planner greedy
 expect_exit "graph planner on a CPU-like topology: 6 steps" 0 "graph \(min-cost\), 6 steps" \
   $P --planner graph --devices-per-host 1
-expect_exit "--json has the DESIGN.md fields" 0 \
+expect_exit "--json has the docs/DESIGN.md fields" 0 \
   '"rank":0,.*"steps":\[\{"mesh_dim":2,"mesh_dims":\[2\],"src":"S\(0\)","dst":"R","logical_shape":\[2,8,8\],"comm":"all_gather"\}' \
   $P --planner greedy --json --rank 0
 expect_exit "a shard order selects the min-cost planner" 0 "graph \(min-cost\)" \
@@ -50,6 +50,9 @@ expect_exit "shard order index out of range" 2 "order index \[2\] out of range" 
 expect_exit "unknown planner" 2 "planner 'fast': expected auto, greedy or graph" \
   $P --planner fast
 expect_exit "unknown dtype" 2 "dtype 'float13': unknown" $P --dtype float13
+# One dtype table (lib/dtype.c): torch's aliases work for plan as for rng.
+expect_exit "dtype alias long prices as int64" 0 "greedy" $P --dtype long
+expect_exit "size-only dtype complex64" 0 "greedy" $P --dtype torch.cfloat
 expect_exit "bad --flatten" 2 "--flatten '0': each set needs 2\+ mesh dims" $P --flatten 0
 expect_exit "missing --dst" 2 "--shape, --src and --dst are required" \
   $S plan --mesh 2x2 --shape 8,8 --src R,R

@@ -45,6 +45,8 @@ expect_exit "unknown engine" 2 "unknown engine 'mt19937'" $S rng --engine mt1993
 expect_exit "missing engine" 2 "--engine is required" $S rng
 expect_exit "unknown op" 2 "unknown op 'gamma'" $S rng --engine torch-cuda --shape 4 --op gamma
 expect_exit "unknown dtype" 2 "unknown dtype 'float8'" $S rng --engine torch-cuda --shape 4 --op uniform --dtype float8
+expect_exit "dtype without kernels" 2 "dtype 'complex64' has no element kernels" \
+  $S rng --engine torch-cuda --shape 4 --op uniform --dtype complex64
 expect_exit "offset not a multiple of 4" 2 "offset must be a multiple of 4" \
   $S rng --engine torch-cuda --shape 4 --op uniform --offset 6
 expect_exit "zero SMs" 2 "SM count 0" $S rng --engine torch-cuda --shape 4 --op uniform --gpu 0x2048

@@ -6,6 +6,8 @@
 G="$top_srcdir/golden"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
+# The schemas are written by hand, not generated; MANIFEST covers them, so they sit beside the output.
+mkdir -p "$tmp/gen" && cp -r "$G/schemas" "$tmp/gen/schemas"
 if "$SHARDCHECK" gen --out "$tmp/gen" --quiet >"$tmp/gen.out" 2>&1; then tap_ok "gen writes every family"
 else tap_not_ok "gen writes every family" "$(head -c 600 "$tmp/gen.out")"; fi
 for fam in $("$SHARDCHECK" gen --list | awk '{print $1}'); do
@@ -36,8 +38,18 @@ rm -f "$tmp/t/${f%/*}/zz-extra.json"
 head -c 300 "$G/$f" >"$tmp/t/$f"
 "$SHARDCHECK" gen --help >/dev/null
 fam=${f%%/*}
-expect_exit "a truncated golden file is rejected with line and column" 2 "$f: line [0-9]+ column [0-9]+" \
+expect_exit "verify --family checks MANIFEST before trusting a golden file" 2 "$f has sha256" \
   "$SHARDCHECK" verify --family "$fam" --candidate "$G/$f" --golden "$tmp/t"
+grep -v "  $f\$" "$G/MANIFEST" >"$tmp/t/MANIFEST"; cp "$G/$f" "$tmp/t/$f"
+expect_exit "verify --family: a golden file MANIFEST does not list is refused" 2 "$f is not listed" \
+  "$SHARDCHECK" verify --family "$fam" --candidate "$G/$f" --golden "$tmp/t"
+cp "$G/MANIFEST" "$tmp/t/MANIFEST"
+printf ' ' >>"$tmp/t/schemas/${fam}_v1.json"
+expect_exit "MANIFEST covers golden/schemas: a changed schema is caught" 2 "schemas/${fam}_v1.json has sha256" \
+  "$SHARDCHECK" verify --manifest --golden "$tmp/t"
+expect_exit "verify --family checks its schema against MANIFEST" 2 "schemas/${fam}_v1.json has sha256" \
+  "$SHARDCHECK" verify --family "$fam" --candidate "$G/$f" --golden "$tmp/t"
+cp "$G/schemas/${fam}_v1.json" "$tmp/t/schemas/${fam}_v1.json"
 printf 'not a manifest\n' >"$tmp/t/MANIFEST"
 expect_exit "a malformed MANIFEST line is rejected" 2 "MANIFEST line 1: expected" \
   "$SHARDCHECK" verify --manifest --golden "$tmp/t"

@@ -1,10 +1,22 @@
 #!/bin/sh
-# readme_policies.sh — the policy x property table in README.md is generated, not written by hand:
-# it must equal what `shardcheck policies` prints now (refresh with tools/update_readme.sh).
+# readme_tables.sh — README.md's generated tables are not written by hand: the policy x property
+# table must equal `shardcheck policies` and the family table `shardcheck families --markdown`
+# (the registry is the one list of families).  Refresh both with tools/update_readme.sh.
 . "$top_srcdir/conformance/tests/tap.sh"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 "$SHARDCHECK" policies >"$tmp/now" 2>&1
 sed -n '/<!-- policies:begin -->/,/<!-- policies:end -->/p' "$top_srcdir/README.md" | sed '1,2d;$d' | sed '$d' >"$tmp/readme"
 if diff "$tmp/readme" "$tmp/now" >"$tmp/diff"; then tap_ok "README's policy table is shardcheck policies' output"
 else tap_not_ok "README's policy table is shardcheck policies' output" "$(head -c 500 "$tmp/diff")" "run tools/update_readme.sh"; fi
+"$SHARDCHECK" families --markdown --golden "$top_srcdir/golden" >"$tmp/fam" 2>&1
+sed -n '/<!-- families:begin -->/,/<!-- families:end -->/p' "$top_srcdir/README.md" | sed '1d;$d' >"$tmp/readme-fam"
+if diff "$tmp/readme-fam" "$tmp/fam" >"$tmp/diff"; then tap_ok "README's family table is the registry's (shardcheck families --markdown)"
+else tap_not_ok "README's family table is the registry's (shardcheck families --markdown)" "$(head -c 500 "$tmp/diff")" "run tools/update_readme.sh"; fi
+# The harness list the test job walks comes from the same registry.
+"$SHARDCHECK" families --harness >"$tmp/h" 2>&1
+if grep -qx "shard-layout:[0-9]*" "$tmp/h" && ! grep -q "philox-kat" "$tmp/h"; then
+  tap_ok "families --harness lists the families with a harness adapter and their stride"
+else tap_not_ok "families --harness lists the families with a harness adapter and their stride" "$(cat "$tmp/h")"; fi
+expect_exit "families rejects a stray argument" 2 "unexpected argument" "$SHARDCHECK" families extra
+expect_exit "families with a missing golden dir names it" 2 "nowhere" "$SHARDCHECK" families --golden /nowhere
 tap_done

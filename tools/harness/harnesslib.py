@@ -8,7 +8,12 @@ tcId, field and rank.  The adapter contract is in README.md beside this file.
 How it is tested: tools/harness/tests/ (pytest) feeds hand-made golden files
 and deliberately wrong adapters through run_family() and checks that each kind
 of disagreement (tampered value, raising adapter, accepted invalid case,
-schema violation) is reported.
+schema violation) is reported; tests/test_partial.py checks partial adapters
+(FIELDS: undeclared fields are NotSupported, a declared field left out fails).
+
+Public entry point for vendors: the `shardcheck_harness` package (this module's
+API plus torch-free parsing of the golden notation), importable from the venv
+that tools/harness/setup_venv.sh sets up.
 """
 
 import importlib
@@ -79,6 +84,11 @@ class FamilyResult:
         self.compute_cpu_seconds = 0.0  # CPU time of this process inside the adapter
         self.mismatches = []
         self.skip_reasons = {}
+        # Partial adapters (FIELDS): cases with nothing to compare, and per
+        # field the number of cases where it was reported NotSupported.
+        self.not_supported = 0
+        self.partial = 0              # passed cases that left some field NotSupported
+        self.not_supported_fields = {}
 
     def as_dict(self):
         return {
@@ -88,6 +98,8 @@ class FamilyResult:
             "compute_seconds": round(self.compute_seconds, 6),
             "compute_cpu_seconds": round(self.compute_cpu_seconds, 6),
             "skip_reasons": self.skip_reasons,
+            "not_supported": self.not_supported, "partial": self.partial,
+            "not_supported_fields": self.not_supported_fields,
             "mismatches": [m.as_dict() for m in self.mismatches],
         }
 
@@ -117,12 +129,48 @@ def load_adapter(spec):
 
 
 def check_adapter(mod):
-    """The contract: a FAMILY string and a compute(group, test) callable."""
+    """The contract: a FAMILY string and a compute(group, test) callable; an
+    optional FIELDS, a non-empty set (list, tuple) of the expected field names
+    the adapter computes (top-level or perRank names alike)."""
     fam = getattr(mod, "FAMILY", None)
     if not isinstance(fam, str) or not fam:
         raise TypeError("adapter %s: missing FAMILY = \"<family>\"" % mod.__name__)
     if not callable(getattr(mod, "compute", None)):
         raise TypeError("adapter %s: missing compute(group, test)" % mod.__name__)
+    adapter_fields(mod)
+
+
+def adapter_fields(mod):
+    """The adapter's FIELDS as a frozenset, or None when it computes every field."""
+    f = getattr(mod, "FIELDS", None)
+    if f is None:
+        return None
+    if isinstance(f, (str, bytes, dict)) or not isinstance(f, (set, frozenset, list, tuple)) \
+            or not f or not all(isinstance(x, str) and x for x in f):
+        raise TypeError("adapter %s: FIELDS must be a non-empty set of field names, got %r"
+                        % (mod.__name__, f))
+    return frozenset(f)
+
+
+def restrict_expected(expected, fields):
+    """(the part of expected an adapter with FIELDS claims, the sorted fields left out).
+    "error" and "alternatives" are never fields; alternatives are restricted alike."""
+    if fields is None or not isinstance(expected, dict):
+        return expected, []
+    out, left = {}, set()
+    for k, v in expected.items():
+        if k == "perRank" and isinstance(v, dict):
+            per = {f: x for f, x in v.items() if f in fields}
+            left.update(f for f in v if f not in fields)
+            if per:
+                out["perRank"] = per
+        elif k == "alternatives" and isinstance(v, list):
+            out[k] = [restrict_expected(a, fields)[0] for a in v]
+        elif k == "error" or k in fields:
+            out[k] = v
+        else:
+            left.add(k)
+    return out, sorted(left)
 
 
 def default_adapter_specs():
@@ -271,9 +319,13 @@ def values_equal(exp, got):
     return exp == got
 
 
-def diff_expected(family, tcid, expected, got):
-    """Mismatches between one expected object and one adapter result."""
+def diff_expected(family, tcid, expected, got, claimed=False):
+    """Mismatches between one expected object and one adapter result.
+    claimed: the adapter declared FIELDS, so a missing field is named as one
+    it claimed and left out (still a failure, never NotSupported)."""
     out = []
+    missing = "field claimed in FIELDS but missing from the result" if claimed \
+        else "field missing"
     if not isinstance(got, dict):
         return [Mismatch(family, tcid, None, None, None, got,
                          "adapter returned %s, not an object" % type(got).__name__)]
@@ -281,7 +333,7 @@ def diff_expected(family, tcid, expected, got):
         if field in ("perRank", "alternatives"):
             continue
         if field not in got:
-            out.append(Mismatch(family, tcid, field, None, ev, None, "field missing"))
+            out.append(Mismatch(family, tcid, field, None, ev, None, missing))
         elif not values_equal(ev, got[field]):
             out.append(Mismatch(family, tcid, field, None, ev, got[field]))
     per = expected.get("perRank")
@@ -294,7 +346,7 @@ def diff_expected(family, tcid, expected, got):
             gvals = gper.get(field)
             if gvals is None:
                 out.append(Mismatch(family, tcid, field, None, None, None,
-                                    "perRank field missing"))
+                                    "perRank " + missing))
                 continue
             if not isinstance(gvals, list) or len(gvals) != len(evals):
                 out.append(Mismatch(family, tcid, field, None, "%d ranks" % len(evals),
@@ -315,12 +367,21 @@ def rank_count(expected):
     return sum(len(v) for v in per.values() if isinstance(v, list))
 
 
-def check_test(family, compute, group, test, result):
+def check_test(family, compute, group, test, result, fields=None):
     """Run one test through the adapter (which sees its inputs only) and
-    record the outcome in result."""
+    record the outcome in result.  fields: the adapter's FIELDS (None: all);
+    expected fields outside it are NotSupported, and a valid case left with
+    no field to compare is NotSupported as a whole (compute is not called)."""
     tcid = test.get("tcId")
     kind = test.get("result", "valid")
-    expected = test.get("expected", {})
+    expected, unsupported = restrict_expected(test.get("expected", {}), fields)
+    for f in unsupported:
+        result.not_supported_fields[f] = result.not_supported_fields.get(f, 0) + 1
+    if unsupported and kind != "invalid" and \
+            not any(k not in ("perRank", "alternatives", "error") for k in expected) \
+            and not expected.get("perRank"):
+        result.not_supported += 1
+        return
     inputs = {k: v for k, v in test.items() if k not in HIDDEN_FIELDS}
     t0, c0 = time.perf_counter(), time.process_time()
     try:
@@ -337,7 +398,11 @@ def check_test(family, compute, group, test, result):
         got, err = None, e
     result.compute_seconds += time.perf_counter() - t0
     result.compute_cpu_seconds += time.process_time() - c0
-    if kind == "invalid":
+    if kind == "acceptable" and err is not None and "error" in expected:
+        # shardcheck rejects where a reference answers (flag StricterThanSeed):
+        # a rejection passes, an answer must equal an alternative
+        mism = []
+    elif kind == "invalid":
         mism = [] if err is not None else [Mismatch(
             family, tcid, None, None, expected.get("error", "an error"), got,
             "invalid case accepted (adapter must raise)")]
@@ -346,10 +411,11 @@ def check_test(family, compute, group, test, result):
                          "adapter raised on a %s case: %s: %s"
                          % (kind, type(err).__name__, _short(str(err), 300)))]
     else:
-        mism = diff_expected(family, tcid, expected, got)
+        claimed = fields is not None
+        mism = diff_expected(family, tcid, expected, got, claimed)
         if mism and kind == "acceptable":
             for alt in expected.get("alternatives") or []:
-                if not diff_expected(family, tcid, alt, got):
+                if not diff_expected(family, tcid, alt, got, claimed):
                     mism = []
                     break
         result.rank_values += rank_count(expected)
@@ -358,6 +424,8 @@ def check_test(family, compute, group, test, result):
         result.mismatches.extend(mism)
     else:
         result.passed += 1
+        if unsupported and kind != "invalid":
+            result.partial += 1
 
 
 def run_family(family, adapter, golden_dir=DEFAULT_GOLDEN, max_cases=None,
@@ -369,6 +437,7 @@ def run_family(family, adapter, golden_dir=DEFAULT_GOLDEN, max_cases=None,
     res = FamilyResult(family)
     paths = files if files is not None else family_files(golden_dir, family)
     compute = adapter.compute
+    fields = adapter_fields(adapter)
     seen = set()
     done = 0
     index = -1
@@ -403,5 +472,19 @@ def run_family(family, adapter, golden_dir=DEFAULT_GOLDEN, max_cases=None,
                 if stride > 1 and index % stride:
                     continue
                 done += 1
-                check_test(family, compute, params, test, res)
+                check_test(family, compute, params, test, res, fields)
     return res
+
+
+def iter_cases(family, golden_dir=DEFAULT_GOLDEN, with_answers=False):
+    """Yield (path, group, test) for every test of a family in file order:
+    group without its tests list, test without expected/result unless
+    with_answers (what an adapter's compute receives)."""
+    for path in family_files(golden_dir, family):
+        doc = load_file(path)
+        for group in doc.get("testGroups") or []:
+            params = {k: v for k, v in group.items() if k != "tests"}
+            for test in group.get("tests") or []:
+                if not with_answers:
+                    test = {k: v for k, v in test.items() if k not in HIDDEN_FIELDS}
+                yield path, params, test

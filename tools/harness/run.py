@@ -46,6 +46,13 @@ def parse_args(argv):
                    help="skip JSON Schema validation of the golden files")
     p.add_argument("--max-report", type=int, default=None, metavar="N",
                    help="print at most N mismatch lines per family (default: all)")
+    p.add_argument("--coverage", action="append", default=[], metavar="MODULE",
+                   help="measure line and branch coverage of MODULE (a module or package name, "
+                        "a .py file or a directory: your implementation) while the corpus runs; "
+                        "repeatable; report on stderr, lcov tracefile with --lcov")
+    p.add_argument("--lcov", default=None, metavar="FILE",
+                   help="with --coverage: write an lcov tracefile (genhtml renders it; "
+                        "default: vendor-coverage.info)")
     a = p.parse_args(argv)
     if a.max_cases is not None and a.max_cases < 0:
         p.error("--max-cases must be >= 0")
@@ -84,6 +91,12 @@ def main(argv=None):
     if not os.path.isdir(args.golden):
         print("run.py: golden directory %s not found" % args.golden, file=sys.stderr)
         return 2
+    if args.lcov and not args.coverage:
+        print("run.py: --lcov needs --coverage MODULE", file=sys.stderr)
+        return 2
+    cov = start_coverage(args.coverage) if args.coverage else None
+    if cov == 2:
+        return 2
     adapters = pick_adapters(args)
     if args.family:
         families = args.family
@@ -118,16 +131,80 @@ def main(argv=None):
     passed = sum(r.passed for r in results)
     failed = sum(r.failed for r in results)
     skipped = sum(r.skipped for r in results)
+    not_supported = sum(r.not_supported for r in results)
     if args.json:
         print(json.dumps({"families": [r.as_dict() for r in results],
                           "passed": passed, "failed": failed, "skipped": skipped,
+                          "not_supported": not_supported,
                           "seconds": round(time.perf_counter() - t0, 3)}))
     else:
         line = "%d passed, %d failed" % (passed, failed)
         if skipped:
             line += ", %d skipped" % skipped
+        if not_supported:
+            line += ", %d not supported" % not_supported
         print(line)
+    if cov is not None and finish_coverage(cov, args) != 0:
+        return 2
     return 0 if failed == 0 else 1
+
+
+def start_coverage(specs):
+    """A started coverage.Coverage (branch mode) over the vendor's modules, or 2."""
+    try:
+        import coverage
+    except ImportError:
+        print("run.py: --coverage needs coverage.py (pip install coverage==7.17.3; "
+              "tools/harness/setup_venv.sh installs it)", file=sys.stderr)
+        return 2
+    include, source, pkgs = [], [], []
+    for spec in specs:
+        if os.path.isfile(spec):
+            include.append(os.path.abspath(spec))
+        elif os.path.isdir(spec):
+            source.append(os.path.abspath(spec))
+        elif spec.replace(".", "").replace("_", "").isalnum():
+            pkgs.append(spec)
+        else:
+            print("run.py: --coverage %s: no such file, directory or module name" % spec,
+                  file=sys.stderr)
+            return 2
+    kw = {"branch": True, "data_file": None}
+    if include:
+        kw["include"] = include
+    if source or pkgs:
+        kw["source"] = source or None
+        kw["source_pkgs"] = pkgs or None
+        if include:   # include is ignored next to source: measure files as directories' members
+            kw.pop("include")
+            kw["source"] = (source or []) + [os.path.dirname(f) for f in include]
+    cov = coverage.Coverage(**kw)
+    cov.start()
+    cov._shc_specs = specs
+    return cov
+
+
+def finish_coverage(cov, args):
+    """Stop measuring; text report (missing lines and partial branches) on
+    stderr, lcov tracefile to --lcov.  Returns 0, or 2 after a message."""
+    import coverage
+    cov.stop()
+    out = args.lcov or "vendor-coverage.info"
+    try:
+        print("# coverage of %s (line and branch, driven by the corpus):"
+              % ", ".join(cov._shc_specs), file=sys.stderr)
+        total = cov.report(file=sys.stderr, show_missing=True)
+        cov.lcov_report(outfile=out)
+    except coverage.exceptions.NoDataError:
+        print("run.py: --coverage %s: none of its code ran (is it what the adapter imports?)"
+              % ", ".join(cov._shc_specs), file=sys.stderr)
+        return 2
+    except OSError as e:
+        print("run.py: --lcov %s: cannot write: %s" % (out, e.strerror or e), file=sys.stderr)
+        return 2
+    print("# coverage: %.1f%% of lines and branches; lcov tracefile %s" % (total, out),
+          file=sys.stderr)
+    return 0
 
 
 def report_text(res, adapter, max_report):
@@ -144,6 +221,12 @@ def report_text(res, adapter, max_report):
              res.rank_values, res.compute_seconds, rate))
     for reason, n in sorted(res.skip_reasons.items()):
         print("#   skipped %d: %s" % (n, reason))
+    if res.not_supported_fields:
+        # A partial adapter (FIELDS): never a failure, always named.
+        print("#   NotSupported fields (cases): %s; %d cases NotSupported as a whole, "
+              "%d passed on their claimed fields only"
+              % (", ".join("%s (%d)" % kv for kv in sorted(res.not_supported_fields.items())),
+                 res.not_supported, res.partial))
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@
 #
 # What it is for: the reference harness (tools/harness) and the C tests' cuRAND
 # oracle need torch 2.13.0, jax, jsonschema, pytest, numpy and CUDA 13.0's
-# cuRAND (nvidia-curand 10.4.0.35: headers and libcurand's host generator).
+# cuRAND (nvidia-curand 10.4.0.35: headers and libcurand's host generator),
+# and installs the harness's public package shardcheck_harness (a .pth file).
 # Idempotent: an existing venv is reused; pip skips what is already installed.
 # Usage: tools/harness/setup_venv.sh [VENV_DIR]   (or SHARDCHECK_VENV=DIR)
 # How it is tested: .ci/run and the README test command run it on a fresh clone.
@@ -39,6 +40,12 @@ else
   $pip install --quiet -r "$here/requirements.txt"
   $pip install --quiet nvidia-curand==10.4.0.35
 fi
+# The public harness package (shardcheck_harness): a .pth file puts
+# tools/harness on the venv's path, so adapters import it with no path edits.
+site=$("$venv/bin/python" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
+printf '%s\n' "$here" > "$site/shardcheck_harness.pth"
+"$venv/bin/python" -c "import shardcheck_harness" ||
+  { echo "setup_venv: shardcheck_harness does not import from $venv" >&2; exit 1; }
 "$venv/bin/python" -c "import torch, jax, jsonschema; print('setup_venv: torch', torch.__version__, 'jax', jax.__version__)"
 curand=$("$venv/bin/python" -c "import nvidia, os; print(os.path.join(list(nvidia.__path__)[0], 'cu13'))" 2>/dev/null || true)
 if [ -n "$curand" ] && [ -f "$curand/include/curand.h" ]; then

@@ -8,6 +8,10 @@ max threads per SM) is not this GPU's is skipped (NotImplementedError) with the 
 launch geometry, hence the bits, depend on it.  Without CUDA the module does not import, and
 run.py reports the family's adapter as unavailable with that reason.
 
+Each test names the op row it models ("api", lib/rng_ops.c): the call made here is that
+row's API, e.g. torch.nn.functional.dropout (which rejects p = -0.25 in Python, tcId 5)
+rather than aten.native_dropout (which does not check p).
+
 How it is tested: `python tools/harness/run.py --family torch-cuda-rng` on a GPU machine.
 """
 
@@ -50,6 +54,11 @@ def _run(test):
             x.random_(int(p["from"]), int(p["to"]))
         else:
             x.random_()
+    elif op == "dropout" and test.get("api") == "dropout":
+        # torch.nn.functional.dropout: checks p in Python, then (CUDA, 0 < p < 1, numel > 0)
+        # runs native_dropout; it returns no mask
+        x = torch.nn.functional.dropout(torch.ones(shape, dtype=dt, device="cuda"),
+                                        p.get("p", 0.5), training=True)
     elif op == "dropout":
         x, mask = torch.ops.aten.native_dropout(torch.ones(shape, dtype=dt, device="cuda"),
                                                 p.get("p", 0.5), True)

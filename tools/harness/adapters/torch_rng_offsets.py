@@ -27,9 +27,26 @@ so on a rank map such as [3, 1, 2, 0] with Shard(0) of 16 elements it gives
 rank 0 start 0 where the per-process tracker gives 12.  The per-process path
 used here is the one real jobs run.
 
+The op dimension (golden/rng-offsets/ops.json, tests with an "op"): which
+ops DTensor tracks is decided by torch's own dispatcher, not re-derived here.
+On a fake process group the op is called on a DTensor of the case's layout
+with a recording OffsetBasedRNGTracker installed as torch's _rng_tracker
+(its _distribute_region only records the spec it is given and yields: on a
+CPU mesh torch's dispatcher takes that path for every op of
+OpDispatcher._random_ops, torch 2.13 _dispatch.py:384-394).  Tracked: the
+region ran (on the input's spec; the offsets then follow as above);
+untracked: the op ran without it; rejected: torch raised, and the adapter
+raises torch's message (first paragraph; tests/test_torch_adapters.py
+compares it with the golden error).  F.dropout on a CPU takes the
+bernoulli_ path where CUDA takes native_dropout: both tracked on the same
+spec, which is what the cases claim.
+
 How it is tested: `python tools/harness/run.py --family rng-offsets` must
 report 0 mismatches.
 """
+
+import contextlib
+import warnings
 
 import math
 
@@ -116,10 +133,147 @@ def audit(lin, start, local, end):
     return [k for k in order if k in kinds]
 
 
+class _RecordingTracker(OffsetBasedRNGTracker):
+    """torch's tracker class with a _distribute_region that records its spec."""
+
+    @contextlib.contextmanager
+    def _distribute_region(self, spec, generator=None):
+        self.calls.append(spec)
+        yield
+
+
+def _recording_tracker():
+    t = object.__new__(_RecordingTracker)
+    t._use_distribute_region = True
+    t.calls = []
+    return t
+
+
+def _call_op(name, x, mesh, placements, gshape):
+    """The call an op row models (lib/rng_ops.c `api`) on DTensor x."""
+    import torch.nn.functional as F
+    import torch.distributed.tensor as dt
+    aten = torch.ops.aten
+    calls = {
+        "uniform_": lambda: x.uniform_(),
+        "normal_": lambda: x.normal_(),
+        "normal.Tensor_float": lambda: torch.normal(x, 1.0),
+        "normal.float_Tensor": lambda: torch.normal(0.0, x),
+        "normal.Tensor_Tensor": lambda: torch.normal(x, x),
+        "bernoulli_.float": lambda: x.bernoulli_(0.5),
+        "bernoulli_.Tensor": lambda: x.bernoulli_(x),
+        "bernoulli": lambda: torch.bernoulli(x),
+        "bernoulli.p": lambda: torch.bernoulli(x, 0.5),
+        "random_": lambda: x.random_(),
+        "random_.from": lambda: x.random_(0, 10),
+        "random_.to": lambda: x.random_(10),
+        "randint_like": lambda: torch.randint_like(x, 10),
+        "randint_like.low_dtype": lambda: torch.randint_like(x, 2, 10),
+        "rand_like": lambda: torch.rand_like(x),
+        "randn_like": lambda: torch.randn_like(x),
+        "exponential_": lambda: x.exponential_(),
+        "log_normal_": lambda: x.log_normal_(),
+        "geometric_": lambda: x.geometric_(0.5),
+        "cauchy_": lambda: x.cauchy_(),
+        "multinomial": lambda: torch.multinomial(x, 2, replacement=True),
+        "multinomial.noreplace": lambda: torch.multinomial(x, 1, replacement=False),
+        "native_dropout": lambda: aten.native_dropout(x, 0.5, True),
+        "dropout": lambda: F.dropout(x, 0.5, training=True),
+        "dtensor.rand": lambda: dt.rand(gshape, device_mesh=mesh, placements=placements),
+        "dtensor.randn": lambda: dt.randn(gshape, device_mesh=mesh, placements=placements),
+        "poisson": lambda: torch.poisson(x),
+    }
+    if name not in calls:
+        raise NotImplementedError("op %r has no call in this adapter" % name)
+    return calls[name]()
+
+
+_DISPATCH = {}
+
+
+def op_dispatch(name, mesh_shape, rank_map, placements, gshape, local_shape):
+    """'tracked' or 'untracked' as torch's dispatcher decides on rank 0's view,
+    or raise torch's rejection (first paragraph of its message)."""
+    import torch.distributed.tensor._random as rnd
+    from torch.distributed.tensor import DTensor
+    key = (name, tuple(mesh_shape), tuple(rank_map), tc.placements_key(placements),
+           tuple(gshape))
+    if key in _DISPATCH:
+        kind, msg = _DISPATCH[key]
+        if kind == "rejected":
+            raise RuntimeError(msg)
+        return kind
+    mesh = tc.device_mesh(mesh_shape, rank_map, rank_map[0])
+    rec = _recording_tracker()
+    saved = rnd._rng_tracker
+    rnd._rng_tracker = rec
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            x = DTensor.from_local(torch.ones(tuple(local_shape)), mesh, placements,
+                                   run_check=False, shape=torch.Size(gshape),
+                                   stride=contiguous_stride(gshape))
+            _call_op(name, x, mesh, placements, gshape)
+        kind, msg = ("tracked" if rec.calls else "untracked"), None
+        if rec.calls and tuple(rec.calls[0].placements) != tuple(placements):
+            raise AssertionError("the tracker saw %s, not the input's %s"
+                                 % (rec.calls[0].placements, placements))
+    except (RuntimeError, NotImplementedError) as e:
+        kind, msg = "rejected", str(e).split("\n\n")[0]
+    finally:
+        rnd._rng_tracker = saved
+    _DISPATCH[key] = (kind, msg)
+    if kind == "rejected":
+        raise RuntimeError(msg)
+    return kind
+
+
+def audit_untracked(lin, local):
+    """Untracked: every shard draws [0, local) of its own stream."""
+    seen = {}
+    for r in range(len(lin)):
+        if local[r] > 0:
+            seen.setdefault(lin[r], r)
+    return ["UntrackedOpSharedDraws"] if len(seen) > 1 else []
+
+
+# random-data groups name torch-cuda-rng kernels; the op rows they model (lib/rng_ops.c)
+_KERNEL_ROW = {"uniform": "uniform_", "normal": "normal_", "random": "random_",
+               "bernoulli": "bernoulli_.float", "dropout": "native_dropout",
+               "exponential": "exponential_"}
+
+
 def compute(group, test):
     if "op" in group:
-        # the random-data variant needs torch's CUDA kernels (flag GpuOnly)
+        # torch's dispatcher still decides whether the layout is accepted ...
+        mesh_shape, rank_map = sl.mesh_inputs(group, test)
+        gshape = tc.parse_int_list(tc.field(group, test, "shape"), "shape")
+        placements, _ = tc.parse_placements(tc.field(group, test, "placements"))
+        local_shapes = sl.compute(group, test)["perRank"]["localShape"]
+        op_dispatch(_KERNEL_ROW[group["op"]], mesh_shape, list(rank_map), placements, gshape,
+                    local_shapes[rank_map[0]])
+        # ... but the random data needs torch's CUDA kernels (flag GpuOnly)
         raise NotImplementedError("random data needs a CUDA GPU (GpuOnly)")
+    out = _compute_offsets(group, test)
+    if "op" not in test:
+        return out
+    mesh_shape, rank_map = sl.mesh_inputs(group, test)
+    gshape = tc.parse_int_list(tc.field(group, test, "shape"), "shape")
+    placements, _ = tc.parse_placements(tc.field(group, test, "placements"))
+    local_shapes = sl.compute(group, test)["perRank"]["localShape"]
+    kind = op_dispatch(test["op"], mesh_shape, list(rank_map), placements, gshape,
+                       local_shapes[rank_map[0]])
+    if kind == "tracked":
+        return out
+    per = out["perRank"]
+    return {"dispatch": "untracked",
+            "findings": audit_untracked(per["shard_linear_index"], per["local_numel"]),
+            "perRank": {"shard_linear_index": per["shard_linear_index"],
+                        "start_incr": [0] * len(per["start_incr"]),
+                        "local_numel": per["local_numel"]}}
+
+
+def _compute_offsets(group, test):
     mesh_shape, rank_map = sl.mesh_inputs(group, test)
     gshape = tc.parse_int_list(tc.field(group, test, "shape"), "shape")
     torch.empty(tuple(gshape), device="meta")  # torch's own size/overflow checks

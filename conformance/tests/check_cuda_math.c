@@ -1,0 +1,161 @@
+/*
+ * check_cuda_math.c — CUDA math on the CPU: lib/cuda_libdevice.c against vectors
+ * that libdevice's own IR produced on the host (tools/gpu/libdevice_vectors.sh,
+ * data/libdevice/vectors.txt; must agree bit for bit), and lib/cuda_sfu.c
+ * against a committed subset of the H100 MUFU recordings (data/sfu/subset.txt;
+ * fitted model: asserts the measured exact fraction as a floor and an ulp bound).
+ */
+#include "config.h"
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tap.h"
+#include "cuda_libdevice.h"
+#include "cuda_sfu.h"
+
+static const char *srcdir(void)
+{
+    const char *d = getenv("top_srcdir");
+#ifdef SHC_TOP_SRCDIR
+    if (!d)
+        d = SHC_TOP_SRCDIR;
+#endif
+    return d ? d : ".";
+}
+
+static FILE *open_data(const char *rel)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s/conformance/tests/data/%s", srcdir(), rel);
+    FILE *f = fopen(p, "r");
+    ck_assert_msg(f != NULL, "cannot open %s", p);
+    return f;
+}
+
+static double d_of(uint64_t u) { double d; memcpy(&d, &u, 8); return d; }
+static uint64_t u_of(double d) { uint64_t u; memcpy(&u, &d, 8); return u; }
+static float f_of(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+static uint32_t uf_of(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+
+/* Equal bits, or both NaN (payloads are the host's, not the GPU's). */
+static int same_d(double got, uint64_t want) { return u_of(got) == want || (isnan(got) && isnan(d_of(want))); }
+static int same_f(float got, uint32_t want) { return uf_of(got) == want || (isnan(got) && isnan(f_of(want))); }
+
+START_TEST(libdevice_vectors)
+{
+    FILE *f = open_data("libdevice/vectors.txt");
+    char line[256], fn[32];
+    long n[3] = {0}, bad = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#')
+            continue;
+        unsigned long long in, o1, o2 = 0;
+        int k = sscanf(line, "%31s %llx %llx %llx", fn, &in, &o1, &o2);
+        ck_assert_int_ge(k, 3);
+        int ok;
+        if (!strcmp(fn, "log")) {
+            ok = same_d(shc_cuda_log(d_of(in)), o1);
+            n[0]++;
+        } else if (!strcmp(fn, "sincospi")) {
+            ck_assert_int_eq(k, 4);
+            double s, c;
+            shc_cuda_sincospi(d_of(in), &s, &c);
+            ok = same_d(s, o1) && same_d(c, o2);
+            n[1]++;
+        } else {
+            ck_assert_str_eq(fn, "logf");
+            ok = same_f(shc_cuda_logf(f_of((uint32_t)in)), (uint32_t)o1);
+            n[2]++;
+        }
+        if (!ok && bad++ < 10)
+            fprintf(stderr, "# mismatch: %s", line);
+    }
+    fclose(f);
+    ck_assert_int_gt(n[0], 1000);
+    ck_assert_int_gt(n[1], 1000);
+    ck_assert_int_gt(n[2], 1000);
+    ck_assert_int_eq(bad, 0);
+}
+END_TEST
+
+/* libdevice's sincospi is not glibc's: a known input where they differ proves the
+ * test above compares something (and sincospi(1/2) is exact: sin 1, cos +0). */
+START_TEST(sincospi_edges)
+{
+    double s, c;
+    shc_cuda_sincospi(0.5, &s, &c);
+    ck_assert(s == 1.0 && c == 0.0 && !signbit(c));
+    shc_cuda_sincospi(-2.0, &s, &c);
+    ck_assert(s == 0.0 && signbit(s) && c == 1.0);
+    ck_assert(shc_cuda_log(1.0) == 0.0);
+    ck_assert(isinf(shc_cuda_log(0.0)) && shc_cuda_log(0.0) < 0);
+    ck_assert(isnan(shc_cuda_log(-1.0)));
+    ck_assert(shc_cuda_logf(1.0f) == 0.0f);
+}
+END_TEST
+
+static int64_t ordered(uint32_t u) { return (u & 0x80000000u) ? -(int64_t)(u & 0x7fffffffu) : (int64_t)u; }
+
+START_TEST(sfu_recordings)
+{
+    FILE *f = open_data("sfu/subset.txt");
+    char line[128], fn[16];
+    long tot[3] = {0}, eq[3] = {0}, far = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#')
+            continue;
+        unsigned in, want;
+        ck_assert_int_eq(sscanf(line, "%15s %x %x", fn, &in, &want), 3);
+        int k = !strcmp(fn, "sin") ? 0 : !strcmp(fn, "cos") ? 1 : 2;
+        float x = f_of(in);
+        float got = k == 0 ? shc_sfu_sin(x) : k == 1 ? shc_sfu_cos(x) : shc_sfu_lg2(x);
+        tot[k]++;
+        eq[k] += uf_of(got) == want;
+        int64_t d = llabs(ordered(uf_of(got)) - ordered(want));
+        /* away from lg2's zero at x = 1 every value is within 2 ulp */
+        if (d > 2 && !(k == 2 && fabsf(f_of(want)) < 0x1p-6f))
+            far++;
+    }
+    fclose(f);
+    for (int k = 0; k < 3; k++) {
+        ck_assert_int_gt(tot[k], 1000);
+        printf("# %s: %ld of %ld recorded entries exact\n", k == 0 ? "sin" : k == 1 ? "cos" : "lg2", eq[k],
+               tot[k]);
+        /* floors under the fitted model's measured fractions (docs/cuda-math.md) */
+        ck_assert_msg(eq[k] * 100 >= tot[k] * 80, "exact fraction below 80%%");
+    }
+    ck_assert_int_le(far, tot[0] / 100);
+}
+END_TEST
+
+START_TEST(sfu_intrinsics)
+{
+    /* FMUL.RZ: 1.0f * 0x3e22f983 is exact; 3.0f * C is truncated, not rounded up */
+    ck_assert_uint_eq(uf_of(shc_sfu_sincos_arg(1.0f)), 0x3e22f983u);
+    double p = 3.0 * (double)f_of(0x3e22f983u);
+    float t = shc_sfu_sincos_arg(3.0f);
+    ck_assert((double)t <= p && (double)nextafterf(t, INFINITY) > p);
+    ck_assert(shc_cuda_fast_logf(1.0f) == 0.0f);
+    /* subnormal inputs are scaled by 2^24 and 24 is subtracted (SASS) */
+    float small = shc_cuda_fast_logf(0x1p-140f), ref = -140.0f * 0.6931472f;
+    ck_assert(fabsf(small - ref) < 1e-4f);
+    float s, c;
+    shc_cuda_fast_sincosf(0.0f, &s, &c);
+    ck_assert(s == 0.0f && c == 1.0f);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("cuda_math");
+    TCase *tc = tcase_create("cuda_math");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, libdevice_vectors);
+    tcase_add_test(tc, sincospi_edges);
+    tcase_add_test(tc, sfu_recordings);
+    tcase_add_test(tc, sfu_intrinsics);
+    suite_add_tcase(s, tc);
+    return shc_run_suite(s);
+}

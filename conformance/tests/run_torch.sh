@@ -1,0 +1,111 @@
+#!/bin/sh
+# run_torch.sh — `shardcheck run --backend torch`: real DTensor in real processes under mpirun,
+# checked rank by rank.  A deterministic sample of every family at 2 and 4 ranks must pass; then
+# faults and bad input, each with its status and message asserted: a torch worker killed with
+# SIGKILL (Crash for that case, the run goes on), a worker stuck while its peers wait in a
+# collective (Timeout within --timeout), a python without torch (exit 77), a torch other than the
+# pin (exit 2), the rendezvous port already in use (retried on another port), and cases torch
+# rejects (its message is the rank's error: Pass for golden `invalid`, Fail for a valid one).
+# Skipped (1..0 # SKIP) without MPI or without the venv's torch.  About 2-3 minutes on 2 cores.
+. "$top_srcdir/conformance/tests/tap.sh"
+PY=${SHARDCHECK_PYTHON:-$top_srcdir/.venv/bin/python}
+if [ -z "${MPIRUN:-}" ] || ! command -v "$MPIRUN" >/dev/null 2>&1; then
+  echo "1..0 # SKIP mpirun not found (configure found no MPIRUN)"; exit 0; fi
+if ! "$PY" -c "import torch" >/dev/null 2>&1; then
+  echo "1..0 # SKIP no torch at $PY (tools/harness/setup_venv.sh makes the venv)"; exit 0; fi
+if "$SHARDCHECK" run --backend torch --max-cases 1 2>&1 | grep -q "built without MPI"; then
+  echo "1..0 # SKIP shardcheck built without MPI"; exit 0; fi
+export SHARDCHECK_PYTHON="$PY" OMPI_MCA_mpi_warn_on_fork=0 OMP_NUM_THREADS=1
+[ "${SHARDCHECK_SANITIZED:-0}" = 1 ] && export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+MPI="$MPIRUN --oversubscribe --allow-run-as-root"
+
+# passes DESC CMD...: exit 0, "0 failed" on the last line and at least one pass.
+passes() {
+  desc=$1; shift
+  out=$("$@" 2>&1); rc=$?
+  last=$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1)
+  if [ "$rc" -eq 0 ] && printf '%s' "$last" | grep -Eq '^[1-9][0-9]* passed, 0 failed'; then tap_ok "$desc: $last"
+  else tap_not_ok "$desc" "exit $rc" "$(printf '%s\n' "$out" | grep -v '^ok' | head -c 900)"; fi
+}
+
+# A deterministic sample of the committed corpus (--max-cases samples among the cases whose mesh
+# spans the job).  At 4 ranks the sample leaves out the cases where real torch and golden
+# disagree (README: findings of the real runs).
+if [ -d "$top_srcdir/golden" ]; then
+  passes "torch at 2 ranks, every family (sample of 12 each)" $MPI -np 2 "$SHARDCHECK" run \
+    --backend torch --golden "$top_srcdir/golden" --max-cases 12 --timeout 60
+  for f in group-ranks redistribute-plan shard-layout; do
+    passes "torch at 4 ranks, $f (sample of 8)" $MPI -np 4 "$SHARDCHECK" run --backend torch \
+      --family $f --golden "$top_srcdir/golden" --max-cases 8 --timeout 60
+  done
+else
+  tap_skip "torch backend on the committed corpus" "no golden/ directory"
+fi
+
+# A small scratch corpus: the first 8 two-rank redistribute-data cases and the invalid ones.
+F=redistribute-data
+"$SHARDCHECK" gen --family $F --out "$tmp/all" >/dev/null 2>&1 || tap_not_ok "gen --family $F"
+mkdir -p "$tmp/g/$F" "$tmp/bad/$F"
+"$PY" - "$tmp/all/$F" "$tmp/g/$F" "$tmp/bad/$F" <<'EOF'
+import json, sys
+src, small, bad = sys.argv[1:]
+d = json.load(open(src + "/one-dim.json"))
+d["testGroups"] = d["testGroups"][:1]
+d["testGroups"][0]["tests"] = d["testGroups"][0]["tests"][:8]
+d["numberOfTests"] = 8
+json.dump(d, open(small + "/one-dim.json", "w"))
+inv = json.load(open(src + "/invalid.json"))
+json.dump(inv, open(small + "/invalid.json", "w"))
+for g in inv["testGroups"]:           # the same cases claimed valid: torch must be caught refusing
+    for t in g["tests"]:
+        t["result"] = "valid"
+json.dump(inv, open(bad + "/invalid.json", "w"))
+EOF
+TC=$(grep -o '"tcId": *[0-9]*, *"comment": *"mesh 2, S(0) -> S(1),' "$tmp/g/$F/one-dim.json" | grep -o '[0-9][0-9]*' | head -n 1)
+[ -n "$TC" ] && tap_ok "tc $TC is a 2-rank S(0) -> S(1) case (a real collective)" || { tap_not_ok "a 2-rank S(0) -> S(1) case"; TC=7; }
+expect_exit "torch rejects the golden invalid cases: their messages are the ranks' errors" 0 \
+  "^11 passed, 0 failed" $MPI -np 2 "$SHARDCHECK" run --backend torch --family $F --golden "$tmp/g"
+expect_exit "a case torch rejects but golden calls valid: Fail with torch's message" 1 \
+  "Fail +$F tc 784 .*rejected a valid input: .*Replicate to Partial\\(product\\) conversion is not supported" \
+  $MPI -np 2 "$SHARDCHECK" run --backend torch --family $F --golden "$tmp/bad"
+
+# Faults inside the torch worker of rank 1.
+expect_exit "worker killed with SIGKILL: Crash for that case, the run goes on" 1 \
+  "Crash +$F tc $TC .*rank 1: the torch worker died with signal 9.*
+.*10 passed, 1 failed, 0 skipped" \
+  env SHARDCHECK_FAULT=kill:1:$TC $MPI -np 2 "$SHARDCHECK" run --backend torch --family $F \
+  --golden "$tmp/g" --timeout 60
+start=$(date +%s)
+expect_exit "worker stuck while rank 0 waits in the collective: Timeout, the run goes on" 1 \
+  "Timeout +$F tc $TC .*gave no answer within 8 s.*
+.*10 passed, 1 failed, 0 skipped" \
+  env SHARDCHECK_FAULT=hang:1:$TC timeout 300 $MPI -np 2 "$SHARDCHECK" run --backend torch \
+  --family $F --golden "$tmp/g" --timeout 8
+el=$(( $(date +%s) - start ))
+[ "$el" -lt 150 ] && tap_ok "stuck worker run ended in ${el}s" || tap_not_ok "stuck worker run ended in ${el}s"
+
+# Bad environments.
+nopy=$(command -v python3 || echo /usr/bin/python3)
+if ! "$nopy" -c "import torch" >/dev/null 2>&1; then
+  expect_exit "a python without torch: exit 77 naming it" 77 \
+    "rank 0: cannot import torch with $nopy: .*No module named 'torch'" \
+    env SHARDCHECK_PYTHON="$nopy" $MPI -np 2 "$SHARDCHECK" run --backend torch --family $F --golden "$tmp/g"
+else tap_skip "a python without torch" "$nopy has torch"; fi
+expect_exit "torch other than the pin: exit 2 naming both versions" 2 \
+  "torch [0-9.]+ found .*shardcheck pins 0.0.1; set SHARDCHECK_TORCH_VERSION=" \
+  env SHARDCHECK_TORCH_VERSION=0.0.1 $MPI -np 2 "$SHARDCHECK" run --backend torch --family $F --golden "$tmp/g"
+port=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$PY" -c "import socket, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(('127.0.0.1', $port)); s.listen(); time.sleep(150)" &
+holder=$!
+sleep 1
+expect_exit "rendezvous port in use: retried on another port, the run passes" 0 \
+  "port: $port.*address already in use; retrying on another port" \
+  env SHARDCHECK_TORCH_PORT=$port $MPI -np 2 "$SHARDCHECK" run --backend torch --family $F \
+  --golden "$tmp/g" --max-cases 2
+kill "$holder" 2>/dev/null
+expect_exit "bad --backend torch flavour: exit 2" 2 "expected ref, local, mpi, torch\\[:gloo\\|:nccl\\]" \
+  "$SHARDCHECK" run --backend torch:mpi --golden "$tmp/g"
+tap_done

@@ -1,0 +1,55 @@
+#!/bin/sh
+# verify_partial.sh — `shardcheck verify` on a partial candidate (one that declares "fields"):
+# built from golden/rng-offsets keeping only the tracker's fields, it passes with the others
+# NotSupported (never Fail) and the random-data tests NotSupported as a whole; without the
+# declaration the same file fails; a declared field it omits fails naming the field; a malformed
+# or unknown declaration is bad input (exit 2).
+. "$top_srcdir/conformance/tests/tap.sh"
+G="$top_srcdir/golden"; fam=rng-offsets
+PY=${SHARDCHECK_PYTHON:-python3}
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+if [ ! -d "$G/$fam" ]; then tap_skip "partial candidates" "golden/$fam not generated yet"; tap_done; exit; fi
+if ! "$PY" -c 'import json' 2>/dev/null; then tap_skip "partial candidates" "no python3 to build candidates"; tap_done; exit; fi
+V() { "$SHARDCHECK" verify --family "$fam" --golden "$G" "$@"; }
+
+"$PY" - "$G/$fam" "$tmp" <<'PYEOF'
+import json, os, sys, glob
+src, out = sys.argv[1], sys.argv[2]
+keep = ["end_incr", "first_shard_numel", "shard_linear_index", "start_incr"]
+res = []
+for path in sorted(glob.glob(os.path.join(src, "*.json"))):
+    for g in json.load(open(path))["testGroups"]:
+        for t in g["tests"]:
+            if t["result"] == "invalid":
+                res.append({"tcId": t["tcId"], "error": "rejected"}); continue
+            e = t["expected"]
+            v = {k: e[k] for k in keep if k in e}
+            per = {k: a for k, a in e.get("perRank", {}).items() if k in keep}
+            if per:
+                v["perRank"] = per
+            res.append({"tcId": t["tcId"], "values": v})
+def dump(name, doc):
+    json.dump(doc, open(os.path.join(out, name), "w"))
+dump("partial.json", {"family": "rng-offsets", "fields": keep, "results": res})
+dump("undeclared.json", {"family": "rng-offsets", "results": res})
+dump("omits.json", {"family": "rng-offsets", "fields": keep + ["local_numel"], "results": res})
+dump("notarray.json", {"family": "rng-offsets", "fields": "start_incr", "results": res})
+dump("unknown.json", {"family": "rng-offsets", "fields": ["start_incr", "start_inc"], "results": res})
+PYEOF
+expect_exit "a partial candidate declaring its fields passes" 0 "^[0-9]+ passed, 0 failed, [1-9][0-9]* skipped" \
+  V --candidate "$tmp/partial.json"
+expect_exit "the fields it leaves out are named NotSupported" 0 \
+  "verify: NotSupported field local_numel \(not declared by the candidate\): [0-9]+ tests" V --candidate "$tmp/partial.json"
+expect_exit "a random-data test (no declared field) is NotSupported as a whole" 0 \
+  "NotSupported +tcId 25791" V --candidate "$tmp/partial.json" --verbose
+expect_exit "without the declaration the same file fails" 1 "findings: expected \[\], got \(missing\)" \
+  V --candidate "$tmp/undeclared.json"
+expect_exit "a declared field the candidate omits fails naming it" 1 \
+  "Fail +tcId 1: perRank: expected \{.*\"local_numel\":\[.*\}, got \{\"shard_linear_index\":\[[0-9,]*\],\"start_incr\":\[[^]]*\]\}" \
+  V --candidate "$tmp/omits.json"
+expect_exit "\"fields\" that is not an array is bad input" 2 \
+  "candidate .*notarray.json: \"fields\" must be a non-empty array of field names" V --candidate "$tmp/notarray.json"
+expect_exit "an unknown declared field is bad input" 2 \
+  "candidate .*unknown.json: fields\[1\] \"start_inc\" is not an expected field of family rng-offsets" \
+  V --candidate "$tmp/unknown.json"
+tap_done

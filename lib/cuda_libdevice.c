@@ -1,0 +1,201 @@
+/*
+ * cuda_libdevice.c — CUDA 13.0 libdevice's log, sincospi and logf on a CPU,
+ * bit for bit.  Each function follows the LLVM IR of its libdevice.10.bc
+ * definition (CUDA 13.0.88, `llvm-dis-14 libdevice.10.bc`) step for step:
+ * every llvm.nvvm.fma.rn.* is an fma()/fmaf() here, every plain fmul/fadd a
+ * single rounded C operation (this file must be built without FP contraction,
+ * which GCC/Clang do not apply to separate statements in ISO C mode anyway).
+ *
+ * Only one step is not plain IEEE arithmetic: __nv_log's rcp.approx.ftz.f64
+ * (MUFU.RCP64H on sm_90), which we model; the Newton step that follows makes
+ * log's result independent of the seed's low bits (measured in check_cuda_math
+ * by perturbing the model; see docs/cuda-math.md).
+ *
+ * Tested by conformance/tests/check_cuda_math.c against vectors that libdevice's
+ * own IR, compiled for x86-64 (tools/gpu/libdevice_vectors.sh), produced.
+ */
+#include "config.h"
+#include <math.h>
+#include <string.h>
+#include "cuda_libdevice.h"
+
+static inline uint64_t dbits(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, 8);
+    return u;
+}
+
+static inline double bitsd(uint64_t u)
+{
+    double d;
+    memcpy(&d, &u, 8);
+    return d;
+}
+
+static inline int32_t hiword(double d) { return (int32_t)(uint32_t)(dbits(d) >> 32); }
+static inline uint32_t loword(double d) { return (uint32_t)dbits(d); }
+static inline double lohi(uint32_t lo, uint32_t hi) { return bitsd((uint64_t)hi << 32 | lo); }
+
+static inline uint32_t fbits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+static inline float bitsf(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+/* MUFU.RCP64H reads the high word of d and writes the high word of the result
+ * (low word zero).  Model: the reciprocal of the high-word value, truncated to
+ * the high word; denormal inputs/outputs flush to zero (ftz). */
+double shc_cuda_rcp_approx_ftz_d(double d)
+{
+    double dh = lohi(0, (uint32_t)hiword(d));
+    double ad = fabs(dh);
+    if (ad < 0x1p-1022)
+        dh = copysign(0.0, dh);
+    double r = 1.0 / dh;
+    if (fabs(r) < 0x1p-1022)
+        r = copysign(0.0, r);
+    return lohi(0, (uint32_t)hiword(r));
+}
+
+/* __nv_log: reduce to m in [0.68, 1.37), log(m) = 2 atanh(f/(m+1)) with a
+ * compensated u = 2f/(m+1), then add e*ln2 in two parts. */
+double shc_cuda_log(double a)
+{
+    int32_t hi = hiword(a);
+    uint32_t lo = loword(a);
+    int32_t e = -1023;
+    if (hi < 0x00100000) { /* zero, subnormal or negative: scale by 2^54 */
+        a = a * 0x1p54;
+        e = -1023 - 54;
+        hi = hiword(a);
+        lo = loword(a);
+    }
+    if (!(hi > 0 && hi < 0x7ff00000)) {
+        double r = fma(a, INFINITY, INFINITY);
+        uint32_t h = (uint32_t)hiword(a);
+        float hf;
+        memcpy(&hf, &h, 4);
+        return hf == 0.0f ? -INFINITY : r;
+    }
+    e += (int32_t)((uint32_t)hi >> 20);
+    uint32_t mh = ((uint32_t)hi & 0x800fffffu) | 0x3ff00000u;
+    if (mh > 0x3ff5e91eu) { /* m > ~1.37: halve it */
+        mh -= 0x00100000u;
+        e += 1;
+    }
+    double m = lohi(lo, mh);
+    double f = m - 1.0, g = m + 1.0;
+    double r = shc_cuda_rcp_approx_ftz_d(g);
+    double t = fma(-g, r, 1.0);
+    t = fma(t, t, t);
+    double q = fma(t, r, r);
+    double u = f * q;
+    u = u + u;
+    double v = u * u;
+    double p = fma(0x1.1380b3ae80f1ep-20, v, 0x1.0ee258b7a8b04p-18);
+    p = fma(p, v, 0x1.3b2669f02676fp-16);
+    p = fma(p, v, 0x1.745cba9ab0956p-14);
+    p = fma(p, v, 0x1.c71c72d1b5154p-12);
+    p = fma(p, v, 0x1.24924923be72dp-9);
+    p = fma(p, v, 0x1.999999999a3c4p-7);
+    p = fma(p, v, 0x1.5555555555554p-4);
+    double w = 2.0 * (f - u);
+    w = fma(-u, f, w);
+    w = q * w;
+    double z = p * v;
+    z = fma(z, u, w);
+    double ed = lohi((uint32_t)e ^ 0x80000000u, 0x43300000u) - lohi(0x80000000u, 0x43300000u);
+    double h = fma(ed, 0x1.62e42fefa39efp-1, u);
+    double k = fma(-ed, 0x1.62e42fefa39efp-1, h);
+    k = k - u;
+    z = z - k;
+    z = fma(ed, 0x1.abc9e3b39803fp-56, z);
+    return h + z;
+}
+
+static inline double negate_bits(double d) { return bitsd(dbits(d) ^ 0x8000000000000000ull); }
+
+/* __nv_sincospi: a = q/2 + t with q = round(2a), then polynomials in pi*t. */
+void shc_cuda_sincospi(double a, double *sp, double *cp)
+{
+    uint32_t hi = (uint32_t)hiword(a);
+    if (hi + hi > 0x86800000u) /* |a| >= 2^53 or not finite */
+        a = a * 0.0;
+    /* 2a by adding one to the exponent field (libdevice's way; wrong for
+     * subnormals, whose q is 0 either way) */
+    double a2 = lohi(loword(a), (uint32_t)hiword(a) + 0x00100000u);
+    double rq = round(a2);
+    int32_t q = (int32_t)(int64_t)rq;
+    double t = fma(-rq, 0.5, a);
+    double x = fma(t, 0x1.921fb54442d18p+1, t * 0x1.1a62633145c07p-53);
+    double s2 = x * x;
+    double c = fma(-0x1.8ff8320fd8164p-37, s2, 0x1.1eea7c1ef8528p-29);
+    c = fma(c, s2, -0x1.27e4f8e06e6d9p-22);
+    c = fma(c, s2, 0x1.a01a019ddbce9p-16);
+    c = fma(c, s2, -0x1.6c16c16c15d47p-10);
+    c = fma(c, s2, 0x1.5555555555551p-5);
+    c = fma(c, s2, -0.5);
+    c = fma(c, s2, 1.0);
+    double s = fma(0x1.5db65f9785ebap-33, s2, -0x1.ae5f12cb0d246p-26);
+    s = fma(s, s2, 0x1.71de369ace392p-19);
+    s = fma(s, s2, -0x1.a01a019db62a1p-13);
+    s = fma(s, s2, 0x1.1111111110818p-7);
+    s = fma(s, s2, -0x1.5555555555554p-3);
+    s = fma(s, s2, 0.0);
+    s = fma(s, x, x);
+    if (q & 1) {
+        double tmp = s;
+        s = c;
+        c = negate_bits(tmp);
+    }
+    if (q & 2) {
+        s = negate_bits(s);
+        c = negate_bits(c);
+    }
+    c = c + 0.0;
+    if (a == trunc(a))
+        s = a * 0.0;
+    *sp = s;
+    *cp = c;
+}
+
+/* __nv_logf (__internal_accurate_logf, non-ftz): m in [2/3, 4/3), a degree-10
+ * polynomial in f = m - 1, then e*ln2 (ln2 rounded to float). */
+float shc_cuda_logf(float a)
+{
+    float ie = 0.0f;
+    if (a < 0x1p-126f) {
+        a = a * 0x1p23f;
+        ie = -23.0f;
+    }
+    uint32_t ab = fbits(a);
+    int32_t eb = (int32_t)((ab - 0x3f2aaaabu) & 0xff800000u);
+    float m = bitsf(ab - (uint32_t)eb);
+    float ef = fmaf((float)eb, 0x1p-23f, ie);
+    float f = m - 1.0f;
+    float p = fmaf(-0x1.0aa04ep-3f, f, 0x1.2073ecp-3f);
+    p = fmaf(p, f, -0x1.f19b98p-4f);
+    p = fmaf(p, f, 0x1.1e52aap-3f);
+    p = fmaf(p, f, -0x1.55b172p-3f);
+    p = fmaf(p, f, 0x1.99da16p-3f);
+    p = fmaf(p, f, -0x1.fffe44p-3f);
+    p = fmaf(p, f, 0x1.5554fp-2f);
+    p = fmaf(p, f, -0.5f);
+    float pf = p * f;
+    float r = fmaf(pf, f, f);
+    r = fmaf(ef, 0x1.62e43p-1f, r);
+    if (ab >= 0x7f800000u)
+        r = fmaf(a, INFINITY, INFINITY);
+    if (a == 0.0f)
+        r = -INFINITY;
+    return r;
+}

@@ -1,0 +1,30 @@
+/*
+ * cuda_libdevice.h — CUDA 13.0 libdevice math functions (libdevice.10.bc) that
+ * torch's random kernels reach, reimplemented on a CPU with the same operation
+ * order and FMA placement so that they return the GPU's bits.
+ *
+ * Algorithms were read from `llvm-dis libdevice.10.bc` (CUDA 13.0.88); each
+ * function cites its libdevice name.  Tested by conformance/tests/check_cuda_math.c
+ * against vectors that libdevice's own IR produced when compiled for the host
+ * (tools/gpu/libdevice_vectors.sh, conformance/tests/data/libdevice/).
+ */
+#ifndef SHC_CUDA_LIBDEVICE_H
+#define SHC_CUDA_LIBDEVICE_H
+
+#include <stdint.h>
+
+/* rcp.approx.ftz.f64 (MUFU.RCP64H): a reciprocal on the high word only; our model
+ * (see cuda_libdevice.c).  __nv_log refines it with a Newton step, and the model
+ * choice does not change log's result on the vectors checked. */
+double shc_cuda_rcp_approx_ftz_d(double d);
+
+/* __nv_log: double natural log. */
+double shc_cuda_log(double a);
+
+/* __nv_sincospi: sin(pi a) and cos(pi a), double. */
+void shc_cuda_sincospi(double a, double *s, double *c);
+
+/* __nv_logf (non-ftz path, nvcc's default): float natural log. */
+float shc_cuda_logf(float a);
+
+#endif

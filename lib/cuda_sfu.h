@@ -1,0 +1,27 @@
+/*
+ * cuda_sfu.h — models of the H100's (sm_90) special-function unit as torch's
+ * float random kernels reach it: MUFU.SIN, MUFU.COS (on t = fmul_rz(a, 1/2pi)),
+ * MUFU.LG2, and the intrinsics built from them, __sincosf and __logf.
+ *
+ * The models are fitted, not yet bit-exact: see docs/cuda-math.md for the fraction
+ * of recorded entries each reproduces (about 88-89%; the rest are 1 ulp off, more
+ * near lg2(1)).  Tested by conformance/tests/check_cuda_math.c, which replays a
+ * committed subset of the recordings and asserts those fractions as floors.
+ */
+#ifndef SHC_CUDA_SFU_H
+#define SHC_CUDA_SFU_H
+
+/* MUFU.SIN / MUFU.COS on their own input t: about sin(2 pi t) / cos(2 pi t). */
+float shc_sfu_sin(float t);
+float shc_sfu_cos(float t);
+/* MUFU.LG2 (lg2.approx.ftz.f32's core): about log2(x). */
+float shc_sfu_lg2(float x);
+
+/* FMUL.RZ a * 0x3e22f983, the argument __sincosf gives MUFU. */
+float shc_sfu_sincos_arg(float a);
+/* __sincosf(a) as nvcc 13.0 compiles it for sm_90. */
+void shc_cuda_fast_sincosf(float a, float *s, float *c);
+/* __logf(x): MUFU.LG2 (inputs below 2^-126 scaled by 2^24 first) times 0x3f317218. */
+float shc_cuda_fast_logf(float x);
+
+#endif

@@ -1,0 +1,230 @@
+/*
+ * rng_ops.c — the op table of torch 2.13's random ops and what DTensor does
+ * with each (see rng_ops.h).  Every row cites the torch 2.13.0 source line
+ * that decides it (paths under torch/distributed/tensor/ unless absolute);
+ * tools/harness/adapters/torch_rng_offsets.py re-derives tracked / untracked
+ * / rejected and the messages from torch's own dispatcher on a fake process
+ * group for every case of golden/rng-offsets/ops.json, and
+ * tools/harness/tests/test_torch_adapters.py checks every row of
+ * `shardcheck ops --json` the same way.  Tested by check_rng_ops.c.
+ *
+ * Adding an op is one row here (plus a kernel in lib/torch_cuda_rng.c when
+ * it runs on CUDA and the families should carry its bits).
+ */
+#include "config.h"
+#include <stdio.h>
+#include <string.h>
+#include "rng_ops.h"
+
+#define DISPATCH_SET "_dispatch.py:179-192 (OpDispatcher._random_ops)"
+#define NO_STRATEGY "_sharding_prop.py:1042 (no sharding strategy registered)"
+#define INPLACE_RULES "_ops/_random_ops.py:39-53; Partial: _ops/utils.py:669-675"
+
+static const shc_rng_op OPS[] = {
+    {"uniform_", "torch.Tensor.uniform_", SHC_API_PYTHON, "aten.uniform_.default",
+     SHC_RNGD_TRACKED, SHC_RNGP_REJECT, false, SHC_DTM_FLOATS, SHC_TORCH_UNIFORM,
+     DISPATCH_SET "; " INPLACE_RULES, "uniform_kernel (DistributionTemplates.h:486)"},
+    {"normal_", "torch.Tensor.normal_", SHC_API_PYTHON, "aten.normal_.default",
+     SHC_RNGD_TRACKED, SHC_RNGP_REJECT, false, SHC_DTM_FLOATS, SHC_TORCH_NORMAL,
+     DISPATCH_SET "; " INPLACE_RULES,
+     "normal_kernel (DistributionTemplates.h:463): Box-Muller, __sincosf/__logf (float), "
+     "sincospi/log (double)"},
+    {"normal.Tensor_float", "torch.normal(mean: Tensor, std: float)", SHC_API_PYTHON,
+     "aten.normal.Tensor_float", SHC_RNGD_REJECTED, SHC_RNGP_NONE, false, SHC_DTM_FLOATS, -1,
+     NO_STRATEGY, "normal_kernel then mean/std arithmetic"},
+    {"normal.float_Tensor", "torch.normal(mean: float, std: Tensor)", SHC_API_PYTHON,
+     "aten.normal.float_Tensor", SHC_RNGD_REJECTED, SHC_RNGP_NONE, false, SHC_DTM_FLOATS, -1,
+     NO_STRATEGY, "normal_kernel then mean/std arithmetic"},
+    {"normal.Tensor_Tensor", "torch.normal(mean: Tensor, std: Tensor)", SHC_API_PYTHON,
+     "aten.normal.Tensor_Tensor", SHC_RNGD_REJECTED, SHC_RNGP_NONE, false, SHC_DTM_FLOATS, -1,
+     NO_STRATEGY, "normal_kernel then mean/std arithmetic"},
+    {"bernoulli_.float", "torch.Tensor.bernoulli_(p: float)", SHC_API_PYTHON,
+     "aten.bernoulli_.float", SHC_RNGD_TRACKED, SHC_RNGP_REJECT, false, SHC_DTM_ALL,
+     SHC_TORCH_BERNOULLI, DISPATCH_SET "; " INPLACE_RULES,
+     "bernoulli_kernel (DistributionTemplates.h:677), uniform_and_transform"},
+    {"bernoulli_.Tensor", "torch.Tensor.bernoulli_(p: Tensor)", SHC_API_PYTHON,
+     "aten.bernoulli_.Tensor", SHC_RNGD_REJECTED, SHC_RNGP_NONE, false, SHC_DTM_ALL, -1,
+     NO_STRATEGY, "bernoulli_tensor_cuda_kernel: philox_cuda_state(10) (DistributionTemplates.h:659)"},
+    {"bernoulli", "torch.bernoulli(p: Tensor)", SHC_API_PYTHON, "aten.bernoulli.default",
+     SHC_RNGD_TRACKED, SHC_RNGP_REDISTRIBUTE, false, SHC_DTM_FLOATS, -1,
+     DISPATCH_SET "; _ops/_random_ops.py:44",
+     "bernoulli_tensor_cuda_kernel: philox_cuda_state(10), 4 elements per curand_uniform4 "
+     "(not emulated yet)"},
+    {"bernoulli.p", "torch.bernoulli(input, p: float)", SHC_API_PYTHON, "aten.bernoulli.p",
+     SHC_RNGD_REJECTED, SHC_RNGP_NONE, false, SHC_DTM_ALL, -1, NO_STRATEGY,
+     "bernoulli_kernel"},
+    {"random_", "torch.Tensor.random_()", SHC_API_PYTHON, "aten.random_.default",
+     SHC_RNGD_REJECTED, SHC_RNGP_NONE, false, SHC_DTM_ALL, SHC_TORCH_RANDOM, NO_STRATEGY,
+     "random_kernel (DistributionTemplates.h:391)"},
+    {"random_.from", "torch.Tensor.random_(from, to)", SHC_API_PYTHON, "aten.random_.from",
+     SHC_RNGD_REJECTED, SHC_RNGP_NONE, false, SHC_DTM_ALL, SHC_TORCH_RANDOM, NO_STRATEGY,
+     "random_from_to_kernel (DistributionTemplates.h:318)"},
+    {"random_.to", "torch.Tensor.random_(to)", SHC_API_PYTHON, "aten.random_.to",
+     SHC_RNGD_REJECTED, SHC_RNGP_NONE, false, SHC_DTM_ALL, SHC_TORCH_RANDOM, NO_STRATEGY,
+     "random_from_to_kernel with from = 0"},
+    {"randint_like", "torch.randint_like(input, high)", SHC_API_PYTHON,
+     "aten.randint_like.default", SHC_RNGD_TRACKED, SHC_RNGP_TO_REPLICATE, false,
+     SHC_DTM_ALL, SHC_TORCH_RANDOM, DISPATCH_SET "; _ops/_tensor_ops.py:210-215",
+     "empty_like + random_from_to_kernel"},
+    {"randint_like.low_dtype", "torch.randint_like(input, low, high)", SHC_API_PYTHON,
+     "aten.randint_like.low_dtype", SHC_RNGD_TRACKED, SHC_RNGP_TO_REPLICATE, false,
+     SHC_DTM_ALL, SHC_TORCH_RANDOM, DISPATCH_SET "; _ops/_tensor_ops.py:210-215",
+     "empty_like + random_from_to_kernel"},
+    {"rand_like", "torch.rand_like", SHC_API_PYTHON, "aten.rand_like.default", SHC_RNGD_TRACKED,
+     SHC_RNGP_TO_REPLICATE, false, SHC_DTM_FLOATS, SHC_TORCH_UNIFORM,
+     DISPATCH_SET "; _ops/_tensor_ops.py:197-204", "empty_like + uniform_kernel"},
+    {"randn_like", "torch.randn_like", SHC_API_PYTHON, "aten.randn_like.default",
+     SHC_RNGD_TRACKED, SHC_RNGP_TO_REPLICATE, false, SHC_DTM_FLOATS, SHC_TORCH_NORMAL,
+     DISPATCH_SET "; _ops/_tensor_ops.py:197-204", "empty_like + normal_kernel"},
+    {"exponential_", "torch.Tensor.exponential_", SHC_API_PYTHON, "aten.exponential_.default",
+     SHC_RNGD_UNTRACKED, SHC_RNGP_REJECT, false, SHC_DTM_FLOATS, SHC_TORCH_EXPONENTIAL,
+     "_ops/_random_ops.py:46, not in " DISPATCH_SET "; Partial: _ops/utils.py:669-675",
+     "exponential_kernel (DistributionTemplates.h:564): __logf (float) / ::log (double)"},
+    {"log_normal_", "torch.Tensor.log_normal_", SHC_API_PYTHON, "aten.log_normal_.default",
+     SHC_RNGD_UNTRACKED, SHC_RNGP_REJECT, false, SHC_DTM_FLOATS, -1,
+     "_ops/_random_ops.py:45, not in " DISPATCH_SET "; Partial: _ops/utils.py:669-675",
+     "log_normal_kernel (DistributionTemplates.h:519): Box-Muller then ::exp "
+     "(GpuOnly: TODO lib/cuda_libdevice expf/exp)"},
+    {"geometric_", "torch.Tensor.geometric_", SHC_API_PYTHON, "aten.geometric_.default",
+     SHC_RNGD_UNTRACKED, SHC_RNGP_REJECT, false, SHC_DTM_FLOATS | SHC_DTM_INTS, -1,
+     "_ops/_random_ops.py:47, not in " DISPATCH_SET "; Partial: _ops/utils.py:669-675",
+     "geometric_kernel (DistributionTemplates.h:542): ::ceil(::log(u) / ::log1p(-p)) "
+     "(GpuOnly: TODO lib/cuda_libdevice logf/log1pf)"},
+    {"cauchy_", "torch.Tensor.cauchy_", SHC_API_PYTHON, "aten.cauchy_.default",
+     SHC_RNGD_UNTRACKED, SHC_RNGP_REDISTRIBUTE, false, SHC_DTM_FLOATS, -1,
+     "_sharding_prop.py:792-800 (strategy from the decomposition, _decompositions.py:178); "
+     "not in " DISPATCH_SET,
+     "cauchy_kernel (DistributionTemplates.h:586): median + sigma * ::tan(pi * (u - 0.5)) "
+     "(GpuOnly: TODO lib/cuda_libdevice tanf/tan)"},
+    {"multinomial", "torch.multinomial(input, n, replacement=True)", SHC_API_PYTHON,
+     "aten.multinomial.default", SHC_RNGD_UNTRACKED, SHC_RNGP_REDISTRIBUTE, true,
+     SHC_DTM_FLOATS, -1, "_ops/_random_ops.py:56-81, not in " DISPATCH_SET,
+     "multinomial_with_replacement_kernel (MultinomialKernel.cu): one philox_cuda_state "
+     "per call, binary search over the cumulative distribution (not emulated yet)"},
+    {"multinomial.noreplace", "torch.multinomial(input, n, replacement=False)",
+     SHC_API_PYTHON, "aten.multinomial.default", SHC_RNGD_UNTRACKED, SHC_RNGP_REDISTRIBUTE,
+     true, SHC_DTM_FLOATS, -1, "_ops/_random_ops.py:56-81, not in " DISPATCH_SET,
+     "multinomial without replacement: exponential_ on a copy, then argmax/topk "
+     "(Distributions.cpp; __logf, not emulated yet)"},
+    {"native_dropout", "torch.ops.aten.native_dropout(input, p, train=True)", SHC_API_ATEN,
+     "aten.native_dropout.default", SHC_RNGD_TRACKED, SHC_RNGP_REDISTRIBUTE, false,
+     SHC_DTM_FLOATS, SHC_TORCH_DROPOUT, DISPATCH_SET "; _ops/_random_ops.py:42",
+     "fused_dropout (Dropout.cu); accepts any p (no range check)"},
+    {"dropout", "torch.nn.functional.dropout(input, p, training=True)", SHC_API_PYTHON,
+     "aten.native_dropout.default", SHC_RNGD_TRACKED, SHC_RNGP_REDISTRIBUTE, false,
+     SHC_DTM_FLOATS, SHC_TORCH_DROPOUT,
+     "torch/nn/functional.py dropout (p in [0, 1] checked in Python), then on CUDA "
+     "at::dropout -> native_dropout (Dropout.cpp is_fused_kernel_acceptable); " DISPATCH_SET,
+     "fused_dropout (Dropout.cu)"},
+    {"dtensor.rand", "torch.distributed.tensor.rand(size, device_mesh, placements)",
+     SHC_API_DTENSOR, "aten.rand.default (local shape)", SHC_RNGD_TRACKED, SHC_RNGP_AS_REPLICA,
+     false, SHC_DTM_FLOATS, SHC_TORCH_UNIFORM, "_api.py:1258-1271 (_dtensor_init_helper)",
+     "torch.rand(local_shape) = uniform_kernel"},
+    {"dtensor.randn", "torch.distributed.tensor.randn(size, device_mesh, placements)",
+     SHC_API_DTENSOR, "aten.randn.default (local shape)", SHC_RNGD_TRACKED, SHC_RNGP_AS_REPLICA,
+     false, SHC_DTM_FLOATS, SHC_TORCH_NORMAL, "_api.py:1258-1271 (_dtensor_init_helper)",
+     "torch.randn(local_shape) = normal_kernel"},
+    {"rand", "torch.rand(size)", SHC_API_PYTHON, "aten.rand.default", SHC_RNGD_LOCAL,
+     SHC_RNGP_NONE, false, SHC_DTM_FLOATS, SHC_TORCH_UNIFORM,
+     "in " DISPATCH_SET " but no DTensor argument reaches it", "uniform_kernel"},
+    {"randn", "torch.randn(size)", SHC_API_PYTHON, "aten.randn.default", SHC_RNGD_LOCAL,
+     SHC_RNGP_NONE, false, SHC_DTM_FLOATS, SHC_TORCH_NORMAL,
+     "in " DISPATCH_SET " but no DTensor argument reaches it", "normal_kernel"},
+    {"randint", "torch.randint(low, high, size)", SHC_API_PYTHON, "aten.randint.low",
+     SHC_RNGD_LOCAL, SHC_RNGP_NONE, false, SHC_DTM_ALL, SHC_TORCH_RANDOM,
+     "no DTensor argument", "random_from_to_kernel"},
+    {"randperm", "torch.randperm(n)", SHC_API_PYTHON, "aten.randperm.default", SHC_RNGD_LOCAL,
+     SHC_RNGP_NONE, false, SHC_DTM_FLOATS | SHC_DTM_INTS, -1, "no DTensor argument",
+     "randperm_cuda (Randperm.cu): n < 2^24 random keys + radix sort (not emulated yet)"},
+    {"poisson", "torch.poisson(rates)", SHC_API_PYTHON, "aten.poisson.default",
+     SHC_RNGD_REJECTED, SHC_RNGP_NONE, false, SHC_DTM_FLOATS, -1, NO_STRATEGY,
+     "_s_poisson_cuda (Distributions.cu)"},
+};
+
+#define NOPS (sizeof OPS / sizeof OPS[0])
+
+const shc_rng_op *shc_rng_ops(size_t *n)
+{
+    *n = NOPS;
+    return OPS;
+}
+
+const shc_rng_op *shc_rng_op_find(const char *name)
+{
+    for (size_t i = 0; name && i < NOPS; i++)
+        if (!strcmp(OPS[i].name, name))
+            return &OPS[i];
+    return NULL;
+}
+
+const shc_rng_op *shc_rng_op_for_kernel(shc_torch_op k)
+{
+    static const char *const by_kernel[SHC_TORCH_OP_COUNT] = {
+        [SHC_TORCH_UNIFORM] = "uniform_", [SHC_TORCH_NORMAL] = "normal_",
+        [SHC_TORCH_RANDOM] = "random_", [SHC_TORCH_BERNOULLI] = "bernoulli_.float",
+        [SHC_TORCH_DROPOUT] = "native_dropout", [SHC_TORCH_EXPONENTIAL] = "exponential_"};
+    return (unsigned)k < SHC_TORCH_OP_COUNT ? shc_rng_op_find(by_kernel[k]) : NULL;
+}
+
+int shc_rng_op_parse(const char *name, const shc_rng_op **out, shc_err *e)
+{
+    if ((*out = shc_rng_op_find(name)))
+        return SHC_OK;
+    char names[1024] = "";
+    for (size_t i = 0, k = 0; i < NOPS && k < sizeof names; i++)
+        k += (size_t)snprintf(names + k, sizeof names - k, i ? " %s" : "%s", OPS[i].name);
+    return shc_fail(e, SHC_EINVAL, "unknown random op '%s' (%s)", name ? name : "", names);
+}
+
+const char *shc_rng_dispatch_name(shc_rng_dispatch d)
+{
+    static const char *const n[SHC_RNGD_COUNT] = {"tracked", "untracked", "rejected", "local"};
+    return (unsigned)d < SHC_RNGD_COUNT ? n[d] : "?";
+}
+
+/* One placement as Python's repr prints it (placement_types.py __repr__). */
+static void placement_repr(const shc_placement *p, char *b, size_t n)
+{
+    switch (p->kind) {
+    case SHC_P_REPLICATE: snprintf(b, n, "Replicate()"); break;
+    case SHC_P_SHARD: snprintf(b, n, "Shard(dim=%d)", p->dim); break;
+    case SHC_P_PARTIAL: snprintf(b, n, "Partial(%s)", shc_redop_name(p->op)); break;
+    case SHC_P_STRIDED:
+        snprintf(b, n, "_StridedShard(dim=%d, sf=%lld)", p->dim, (long long)p->split_factor);
+        break;
+    }
+}
+
+void shc_placements_repr(const shc_placements *pl, char *buf, size_t n)
+{
+    size_t k = (size_t)snprintf(buf, n, "(");
+    for (int i = 0; i < pl->n && k < n; i++) {
+        char one[64];
+        placement_repr(&pl->p[i], one, sizeof one);
+        k += (size_t)snprintf(buf + k, n - k, "%s%s", i ? ", " : "", one);
+    }
+    if (k < n)
+        snprintf(buf + k, n - k, pl->n == 1 ? ",)" : ")");
+}
+
+int shc_rng_op_check(const shc_rng_op *op, const shc_placements *pl, shc_err *e)
+{
+    if (!op)
+        return shc_fail(e, SHC_EINVAL, "random op: no op given");
+    if (op->dispatch == SHC_RNGD_REJECTED)
+        return shc_fail(e, SHC_EINVAL, "Operator %s does not have a sharding strategy registered.",
+                        op->aten);
+    bool partial = false;
+    for (int i = 0; pl && i < pl->n; i++)
+        partial |= pl->p[i].kind == SHC_P_PARTIAL;
+    if (partial && op->partial == SHC_RNGP_REJECT) {
+        char r[512];
+        shc_placements_repr(pl, r, sizeof r);
+        return shc_fail(e, SHC_EINVAL,
+                        "%s: in-place operations that require placement changes are not "
+                        "supported. The input has placement %s, but no valid strategy preserves "
+                        "this placement. Please use the out-of-place version of this operation "
+                        "instead.", op->aten, r);
+    }
+    return SHC_OK;
+}

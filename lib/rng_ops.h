@@ -1,0 +1,99 @@
+/*
+ * rng_ops.h — the op table: every random op of torch 2.13 that a DTensor
+ * program can reach, the API a case models, and what DTensor does with it:
+ *
+ *  - tracked: the op is in OpDispatcher._random_ops
+ *    (torch/distributed/tensor/_dispatch.py:179-192) or is a DTensor random
+ *    factory (_api.py:1258-1271), so the local op runs inside
+ *    OffsetBasedRNGTracker._distribute_region on the input's (or the
+ *    factory's) spec: the tracker's windows (lib/rng_offsets.c);
+ *  - untracked: DTensor has a sharding strategy but the op is not in
+ *    _random_ops, so the local op runs on each rank's own generator
+ *    (_dispatch.py:418-436): no pre-op shift, every shard starts at the
+ *    same offset and draws the same numbers, and each rank's offset advances
+ *    by its own kernel's increment for its local size;
+ *  - rejected: torch raises (no sharding strategy, or an in-place op on a
+ *    Partial input) — shc_rng_op_check returns torch's exact message;
+ *  - local: no DTensor argument (torch.rand, torch.randperm, ...): a plain
+ *    per-rank op on the rank's own generator, nothing DTensor decides.
+ *
+ * Used by the rng-offsets family (per-rank semantics of each op under each
+ * placement kind), the torch-cuda-rng family (each case names its API and
+ * the kernel's dtypes), `shardcheck audit rng --op` and `shardcheck
+ * policies`.  Tested by conformance/tests/check_rng_ops.c and, against
+ * torch 2.13's own dispatcher on a fake process group, by the rng-offsets
+ * harness adapter (tools/harness/adapters/torch_rng_offsets.py).
+ */
+#ifndef SHC_RNG_OPS_H
+#define SHC_RNG_OPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "shardcheck.h"
+
+typedef enum {
+    SHC_RNGD_TRACKED,   /* inside the tracker's _distribute_region */
+    SHC_RNGD_UNTRACKED, /* each rank's own generator, no offset shift */
+    SHC_RNGD_REJECTED,  /* DTensor raises for every layout */
+    SHC_RNGD_LOCAL,     /* takes no DTensor: a per-rank op */
+    SHC_RNGD_COUNT
+} shc_rng_dispatch;
+
+/* What a Partial input does (no Partial input reaches a random op unchanged). */
+typedef enum {
+    SHC_RNGP_NONE,          /* op takes no DTensor, or is rejected anyway */
+    SHC_RNGP_REJECT,        /* in-place: "in-place operations that require placement changes" */
+    SHC_RNGP_TO_REPLICATE,  /* create_like_strategy: output Replicate, tracker sees the input spec */
+    SHC_RNGP_REDISTRIBUTE,  /* input redistributed by the cost model (reduce-scatter or all-reduce) */
+    SHC_RNGP_AS_REPLICA     /* DTensor factory: Partial placements taken as replicas */
+} shc_rng_partial;
+
+typedef enum { SHC_API_PYTHON, SHC_API_ATEN, SHC_API_DTENSOR } shc_rng_api;
+
+#define SHC_DTM(t) (1u << (t))
+#define SHC_DTM_FLOATS (SHC_DTM(SHC_DT_FLOAT32) | SHC_DTM(SHC_DT_FLOAT64) | \
+                        SHC_DTM(SHC_DT_FLOAT16) | SHC_DTM(SHC_DT_BFLOAT16))
+#define SHC_DTM_INTS (SHC_DTM(SHC_DT_INT64) | SHC_DTM(SHC_DT_INT32) | SHC_DTM(SHC_DT_INT16) | \
+                      SHC_DTM(SHC_DT_INT8) | SHC_DTM(SHC_DT_UINT8))
+#define SHC_DTM_ALL (SHC_DTM_FLOATS | SHC_DTM_INTS | SHC_DTM(SHC_DT_BOOL))
+
+typedef struct shc_rng_op {
+    const char *name;         /* table key, e.g. "exponential_", "random_.from" */
+    const char *api;          /* the call a case models, e.g. "torch.Tensor.exponential_" */
+    shc_rng_api api_kind;
+    const char *aten;         /* the overload DTensor's dispatcher sees */
+    shc_rng_dispatch dispatch;
+    shc_rng_partial partial;
+    bool last_dim_replicated; /* multinomial: the category dim is never sharded */
+    unsigned dtypes;          /* output dtypes the CUDA kernel accepts (SHC_DTM bits) */
+    int kernel;               /* shc_torch_op emulated by lib/torch_cuda_rng.c, -1: none yet */
+    const char *cite;         /* torch 2.13 file:line that decides the dispatch */
+    const char *kernel_note;  /* CUDA kernel, and the math-library function values go through */
+} shc_rng_op;
+
+/* The whole table (n rows). */
+const shc_rng_op *shc_rng_ops(size_t *n);
+/* Row by name; NULL if none. */
+const shc_rng_op *shc_rng_op_find(const char *name);
+/* Row modelling a torch-cuda-rng kernel op (uniform -> uniform_, dropout -> native_dropout). */
+const shc_rng_op *shc_rng_op_for_kernel(shc_torch_op k);
+/* Parse a name into a row, SHC_EINVAL naming the valid names otherwise. */
+int shc_rng_op_parse(const char *name, const shc_rng_op **out, shc_err *e);
+/* "tracked", "untracked", "rejected", "local". */
+const char *shc_rng_dispatch_name(shc_rng_dispatch d);
+/* Whether torch 2.13 accepts the op on a DTensor with these placements: SHC_OK, or
+ * SHC_EINVAL with torch's exact message (first paragraph of the RuntimeError /
+ * NotImplementedError). */
+int shc_rng_op_check(const shc_rng_op *op, const shc_placements *pl, shc_err *e);
+/* Audit one op on a layout (lib/rng_audit.c): tracked ops get shc_rng_audit_layout's
+ * findings; untracked ops UntrackedOpSharedDraws (end_incr 0: each rank's offset advances
+ * by its own kernel's increment); rejected inputs SHC_EINVAL with torch's message; an input
+ * torch redistributes by its cost model first (Partial into an out-of-place op, multinomial's
+ * category dim sharded) SHC_EUNSUPPORTED. */
+int shc_rng_audit_op(const shc_rng_op *op, const shc_mesh *m, const shc_placements *pl,
+                     const shc_shape *shape, shc_rng_audit *out, shc_err *e);
+/* Placements as Python prints the tuple: "(Partial(sum), Shard(dim=1))", "(Replicate(),)". */
+void shc_placements_repr(const shc_placements *pl, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,219 @@
+/*
+ * shardcheck_exec.h — the installed API for redistribute plans, communicators
+ * and execution (part of libshardcheck's public API; shardcheck.h includes it,
+ * so programs include shardcheck.h only).  Plans follow torch 2.13's
+ * _redistribute.py (_TransformInfo, _FlattenedTransformInfo, per-rank logical
+ * shapes); execution performs each step as redistribute_local_tensor does.
+ * Tested by conformance/tests/check_plan.c and check_exec.c, and by the
+ * installcheck consumer (conformance/tests/consumer.c), which is built against
+ * the installed headers alone.
+ */
+#ifndef SHARDCHECK_EXEC_H
+#define SHARDCHECK_EXEC_H
+#include "shardcheck.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ======================================================================
+ * Redistribute planning (plan*.c, cost_model.c, trace.c)
+ * ==================================================================== */
+/* @@SECTION planners@@ */
+/* Planner choice: auto = torch 2.13's rule (non-default shard order or
+ * _StridedShard -> graph, otherwise greedy); greedy/graph force one, as
+ * torch's use_min_cost_redistribution_plan(False/True) does. */
+typedef enum { SHC_PLANNER_AUTO, SHC_PLANNER_GREEDY, SHC_PLANNER_GRAPH } shc_planner;
+/* What a step does when torch 2.13's redistribute_local_tensor executes it
+ * (the branch it takes, not only _TransformInfo._comm_type_key). */
+typedef enum {
+    SHC_COMM_NONE,           /* no data movement (mesh dim of size 1) */
+    SHC_COMM_ALL_GATHER,     /* S -> R or _S -> R (padded all-gather, then unpad) */
+    SHC_COMM_ALL_REDUCE,     /* P -> R */
+    SHC_COMM_REDUCE_SCATTER, /* P -> S (padded) */
+    SHC_COMM_ALL_TO_ALL,     /* S(a) -> S(b) */
+    SHC_COMM_LOCAL_CHUNK,    /* R -> S or R -> _S (no communication) */
+    SHC_COMM_PARTITION,      /* R -> P (no communication; sum divides by n) */
+    SHC_COMM_STRIDED,        /* _S -> S, S -> _S, _S -> _S, P -> _S: a collective to
+                                replicate, then a local (strided) chunk */
+    SHC_COMM_UNSUPPORTED,    /* torch plans it but execution raises (S -> P, P(a) -> P(b)) */
+    SHC_COMM_KIND_COUNT
+} shc_comm_kind;
+
+/* One transform step, as torch's _TransformInfo / _FlattenedTransformInfo. */
+typedef struct shc_plan_step {
+    int mesh_dim;                 /* first (lowest) mesh dim; the only one unless merged */
+    int nmesh_dims;               /* > 1 for a merged (flattened) step */
+    int mesh_dims[SHC_MAX_MESH_DIMS]; /* ascending for merged steps */
+    shc_placement src, dst;       /* merged sum/avg partials: src is P(sum) */
+    shc_shape logical_shape;      /* this rank's logical shape before the step */
+    shc_comm_kind comm;
+    int64_t avg_scale;            /* merged sum/avg: divide by this afterwards; 0 = none */
+} shc_plan_step;
+
+/* A plan for one rank. */
+typedef struct shc_plan {
+    int nsteps;
+    shc_plan_step *steps;         /* malloc'd */
+    int cap;                      /* allocated steps */
+    int ncollectives;             /* steps that communicate (not NONE/LOCAL_CHUNK/PARTITION/UNSUPPORTED) */
+    char *trace;                  /* torch's stringified transform infos, malloc'd; NULL when
+                                     torch's stringify raises (see trace_error) */
+    const char *trace_error;      /* static text: why stringify_transform_infos raises */
+    shc_planner used;             /* GREEDY or GRAPH: what the auto rule / fallback chose */
+    bool strided_fallback;        /* graph chosen, _StridedShard not decodable -> greedy */
+    int nreduce_ops;              /* graph planner: size of torch's reduce-op set; >= 2 means
+                                     the answer may depend on Python set iteration order */
+    bool steps_external;          /* steps is a caller's buffer (plan.h shc_plan_use_buffer):
+                                     never freed or realloc'd; copied to the heap to grow */
+} shc_plan;
+
+/* Planner options: see shc_plan_opts_init for defaults. */
+typedef struct shc_plan_opts {
+    shc_planner planner;
+    int dtype_bytes;          /* element size for the cost model (torch dtype itemsize) */
+    int64_t devices_per_host; /* topology for the cost model; 0 = torch's default (8) */
+    bool merge;               /* run torch's _optimize_transform_infos pass */
+    bool trace;               /* stringify the plan as DebugMode does (off: trace NULL,
+                                 trace_error NULL — redistribute without DebugMode) */
+    int nflattened;           /* mesh-dim sets with an explicitly flattened mesh ... */
+    unsigned flattened[16];   /* ... as bitmasks of mesh dims (merging needs one) */
+    bool strided_literal;     /* DTensorSpec(use_strided_shard_as_shard_order=False):
+                                 _S is a real strided shard, not an encoded order */
+    int nop_perm;             /* 0, or a permutation of the graph planner's Partial reduce-op
+                                 set (first-appearance indexes) standing in for Python's
+                                 string-hash set iteration order */
+    int op_perm[SHC_OP_COUNT];
+} shc_plan_opts;
+
+/* Number of collectives a step kind counts as. */
+bool shc_comm_is_collective(shc_comm_kind k);
+
+
+/* Default options: auto planner, 4-byte dtype, 8 devices per host, merging on, no flattened meshes. */
+void shc_plan_opts_init(shc_plan_opts *o);
+/* Plan redistributing a tensor of global shape from src to dst as global rank `rank` sees it
+ * (torch 2.13 _gen_transform_infos + _optimize_transform_infos); *out must be freed. */
+int shc_plan_compute(const shc_mesh *m, const shc_placements *src, const shc_placements *dst,
+                     const shc_shape *shape, const shc_plan_opts *opts, int64_t rank,
+                     shc_plan *out, shc_err *e);
+/* Free a plan's steps and trace (safe on a zeroed plan). */
+void shc_plan_free(shc_plan *p);
+/* Name of a step's communication kind ("all_gather", "local_chunk", ...); kind is a shc_comm_kind. */
+const char *shc_comm_kind_name(int kind);
+/* Parse a planner name ("auto", "greedy", "graph"/"min-cost"). */
+int shc_planner_parse(const char *s, shc_planner *out, shc_err *e);
+
+/* Audit findings about a plan (audit plan). */
+typedef struct shc_plan_finding {
+    char code[48];
+    char msg[400];
+} shc_plan_finding;
+
+/* Findings for one redistribute over every rank of the mesh (malloc'd array). */
+int shc_plan_audit(const shc_mesh *m, const shc_placements *src, const shc_placements *dst,
+                   const shc_shape *shape, const shc_plan_opts *opts,
+                   shc_plan_finding **out, int *nout, shc_err *e);
+
+
+/* ======================================================================
+ * Redistribute execution and communicators (comm*.c, redistribute_exec.c)
+ * ==================================================================== */
+/* @@SECTION execution@@ */
+
+/* A communicator: the collectives redistribute execution needs.  Backends:
+ * threads in one process (shc_comm_local_run) and, in the CLI, MPI; a caller
+ * may supply its own by filling the ops table. */
+typedef struct shc_comm shc_comm;
+typedef struct shc_comm_ops {
+    const char *name;
+    /* recv = concatenation of every member's `bytes` bytes, in group order. */
+    int (*all_gather)(shc_comm *c, const int64_t *group, int n, const void *send, size_t bytes,
+                      void *recv, shc_err *e);
+    /* recv = concatenation of member j's counts[j] bytes, in group order. */
+    int (*all_gatherv)(shc_comm *c, const int64_t *group, int n, const void *send,
+                       const size_t *counts, void *recv, shc_err *e);
+    /* send holds n blocks of `bytes`; block j goes to member j; recv block j came from j. */
+    int (*all_to_all)(shc_comm *c, const int64_t *group, int n, const void *send, size_t bytes,
+                      void *recv, shc_err *e);
+    /* send holds n blocks of `count` elements; member j gets block j reduced over members. */
+    int (*reduce_scatter)(shc_comm *c, const int64_t *group, int n, const void *send,
+                          size_t count, void *recv, shc_dtype t, shc_redop op, shc_err *e);
+    /* buf (count elements) becomes the reduction over members, in place. */
+    int (*all_reduce)(shc_comm *c, const int64_t *group, int n, void *buf, size_t count,
+                      shc_dtype t, shc_redop op, shc_err *e);
+    void (*destroy)(shc_comm *c);
+} shc_comm_ops;
+
+struct shc_comm {
+    const shc_comm_ops *ops;
+    int64_t rank, size;
+    double timeout_s;  /* a collective waiting longer fails with a timeout (0 = none) */
+    void *impl;
+    void *scratch;     /* shc_comm_scratch's buffer, kept across calls; freed with the comm */
+    size_t scratch_cap;
+};
+
+/* Body run once per simulated rank, on its own thread. */
+typedef int (*shc_rank_fn)(shc_comm *c, void *arg, shc_err *e);
+/* Run fn on n simulated ranks (threads) sharing one in-process world;
+ * errs[r] (n entries, may be NULL) receives each rank's error.  Returns the
+ * first non-zero rank result.  A rank that fails or returns early makes the
+ * others' pending collectives fail rather than hang. */
+int shc_comm_local_run(int64_t n, shc_rank_fn fn, void *arg, shc_err *errs, shc_err *e);
+
+
+/* One redistribute case: mesh, source and target placements, global shape, dtype. */
+typedef struct shc_xcase {
+    shc_mesh mesh;          /* owned: freed by shc_xcase_free */
+    shc_placements src, dst;
+    shc_shape shape;
+    shc_dtype dtype;
+    shc_planner planner;
+} shc_xcase;
+
+/* A rank's local tensor: shape plus contiguous row-major bytes (malloc'd). */
+typedef struct shc_xtensor {
+    shc_shape shape;
+    shc_dtype dtype;
+    void *data;
+    int64_t numel;
+} shc_xtensor;
+
+/* Parse a case from strings (mesh "2x2", ranks or NULL, placements, shape, dtype, planner or NULL). */
+int shc_xcase_parse(shc_xcase *c, const char *mesh, const char *ranks, const char *src,
+                    const char *dst, const char *shape, const char *dtype, const char *planner,
+                    shc_err *e);
+/* SHC_EUNSUPPORTED unless execution handles dtype t (float32/64, bfloat16, float16, int32/64). */
+int shc_xdtype_check(shc_dtype t, shc_err *e);
+/* Free a case's mesh. */
+void shc_xcase_free(shc_xcase *c);
+/* Free a tensor's data. */
+void shc_xtensor_free(shc_xtensor *t);
+/* The deterministic source local tensor of a rank (testdata.c). */
+int shc_testdata_source(const shc_xcase *c, int64_t rank, shc_xtensor *out, shc_err *e);
+/* The oracle: what a rank must hold after redistribution, from the global data (testdata.c). */
+int shc_testdata_expected(const shc_xcase *c, int64_t rank, shc_xtensor *out, shc_err *e);
+/* Redistribute a rank's local tensor over communicator c as torch 2.13 executes the plan. */
+int shc_exec_redistribute(shc_comm *comm, const shc_xcase *c, const shc_xtensor *in,
+                          shc_xtensor *out, shc_err *e);
+/* Run a case on a local communicator of mesh-size threads: out[rank] for every rank. */
+int shc_exec_simulate(const shc_xcase *c, shc_xtensor *out, shc_err *e);
+/* Execute one step in place on t. */
+int shc_exec_step(shc_comm *c, const shc_xcase *x, const shc_plan_step *st, shc_xtensor *t,
+                  shc_err *e);
+/* Execute a whole plan: *out is a new tensor. */
+int shc_exec_plan(shc_comm *c, const shc_xcase *x, const shc_plan *plan, const shc_xtensor *in,
+                  shc_xtensor *out, shc_err *e);
+/* The plan a rank executes for case x (the case's planner, its dtype's size). */
+int shc_exec_plan_for(const shc_xcase *x, int64_t rank, shc_plan *plan, shc_err *e);
+/* sha256 of a tensor's bytes as 64 hex chars. */
+void shc_xtensor_sha256(const shc_xtensor *t, char out[65]);
+/* Value of element i as a double (exact for every supported dtype's small integers). */
+double shc_xtensor_value(const shc_xtensor *t, int64_t i);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SHARDCHECK_EXEC_H */

@@ -1,0 +1,115 @@
+/*
+ * cmd_families.c — `shardcheck families`: the registry as people and scripts
+ * read it.  The registry (conformance/families/registry.c) is the only list of
+ * families; README's family table (--markdown, checked by readme_tables.sh)
+ * and the test job's harness list (--harness) are printed from it, so adding a
+ * family never means editing a second list.
+ *
+ *   shardcheck families [--golden DIR] [--markdown | --harness | --json]
+ *
+ * Case counts come from the committed golden files (loaded and validated),
+ * so the README states what the corpus really holds.
+ */
+#include "config.h"
+#include <stdio.h>
+#include <string.h>
+#include "cli.h"
+#include "golden.h"
+
+enum { FMT_TEXT, FMT_MARKDOWN, FMT_HARNESS, FMT_JSON };
+
+/* Thousands separators, as the README writes counts. */
+static void group_digits(long long v, char *buf, size_t n)
+{
+    char raw[32];
+    snprintf(raw, sizeof raw, "%lld", v);
+    size_t len = strlen(raw), o = 0;
+    for (size_t i = 0; i < len && o + 2 < n; i++) {
+        if (i && (len - i) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = raw[i];
+    }
+    buf[o] = '\0';
+}
+
+static int count_cases(const shc_family *f, const char *golden, long long *n)
+{
+    shc_golden g = {0};
+    shc_err e = {0};
+    int rc = shc_golden_load_family(&g, golden, f->name, &e);
+    *n = rc ? -1 : (long long)g.ntests;
+    shc_golden_free(&g);
+    return rc ? cli_report("families", rc, &e) : EXIT_OK;
+}
+
+static int print_one(const shc_family *f, int fmt, const char *golden, json_t *arr)
+{
+    long long n = -1;
+    int rc = fmt == FMT_HARNESS ? EXIT_OK : count_cases(f, golden, &n);
+    if (rc)
+        return rc;
+    char cnt[40];
+    group_digits(n, cnt, sizeof cnt);
+    switch (fmt) {
+    case FMT_MARKDOWN:
+        printf("| %s | %s | %s | %s |\n", f->name, cnt, f->gives, f->oracle);
+        break;
+    case FMT_HARNESS:
+        if (f->harness_stride > 0)
+            printf("%s:%d\n", f->name, f->harness_stride);
+        break;
+    case FMT_JSON:
+        json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:I,s:s,s:s,s:i}", "family", f->name,
+                                             "source", f->source_name, "version",
+                                             f->source_version, "cases", (json_int_t)n, "gives",
+                                             f->gives, "oracle", f->oracle, "harnessStride",
+                                             f->harness_stride));
+        break;
+    default:
+        printf("%-18s %8s  %s\n", f->name, cnt, f->summary);
+    }
+    return EXIT_OK;
+}
+
+int cmd_families(int argc, char **argv)
+{
+    enum { O_GOLDEN = OPT_CMD_BASE, O_MD, O_HARNESS };
+    static const struct option opts[] = {
+        {"golden", required_argument, NULL, O_GOLDEN}, {"markdown", no_argument, NULL, O_MD},
+        {"harness", no_argument, NULL, O_HARNESS},     {"json", no_argument, NULL, OPT_JSON},
+        {"help", no_argument, NULL, OPT_HELP},         {0, 0, 0, 0}};
+    const char *golden = "golden";
+    int fmt = FMT_TEXT, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case O_GOLDEN: golden = optarg; break;
+        case O_MD: fmt = FMT_MARKDOWN; break;
+        case O_HARNESS: fmt = FMT_HARNESS; break;
+        case OPT_JSON: fmt = FMT_JSON; break;
+        case OPT_HELP:
+            printf("usage: shardcheck families [--golden DIR] [--markdown | --harness | --json]\n"
+                   "Lists the registered golden families with their case counts in DIR.\n"
+                   "--markdown prints README's family table, --harness the families the test\n"
+                   "job cross-checks through the harness as NAME:STRIDE.\n");
+            return EXIT_OK;
+        default: return EXIT_USAGE;
+        }
+    }
+    if (cli_no_positionals("families", argc, argv))
+        return EXIT_USAGE;
+    json_t *arr = fmt == FMT_JSON ? json_array() : NULL;
+    if (fmt == FMT_MARKDOWN)
+        printf("| family | cases | what each case gives | cross-checked against |\n"
+               "|---|---:|---|---|\n");
+    int rc = EXIT_OK;
+    for (const shc_family *const *f = shc_families(); *f && !rc; f++)
+        rc = print_one(*f, fmt, golden, arr);
+    if (!rc && arr) {
+        json_t *doc = json_pack("{s:O}", "families", arr);
+        rc = doc ? cli_print_json(doc) : EXIT_INTERNAL;
+        json_decref(doc);
+    }
+    json_decref(arr);
+    return rc;
+}

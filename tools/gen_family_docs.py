@@ -1,0 +1,515 @@
+#!/usr/bin/env python3
+"""gen_family_docs.py — write docs/families/<family>.md from the golden corpus.
+
+What it is for: a vendor porting an adapter needs, per family, what the inputs
+are, every expected field with its meaning and encoding, what each flag means
+and one case worked through.  All of it is in the schemas
+(golden/schemas/<family>_v1.json) and the golden files (notes, tests); this
+script renders it so the pages can never drift from the corpus: a field the
+schema does not describe must be described in MEANING below, or the script
+fails.  Standard library only.
+
+    python3 tools/gen_family_docs.py                 # rewrite docs/families/
+    python3 tools/gen_family_docs.py --check         # exit 1 and a diff when stale
+    python3 tools/gen_family_docs.py --golden DIR --out DIR
+
+How it is tested: conformance/tests/family_docs.sh (make check) runs --check
+against the committed pages and checks that a stale page is reported.
+"""
+
+import argparse
+import difflib
+import glob
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+
+# Meanings the schemas leave out (schema descriptions win where they exist).
+MEANING = {
+    ("curand-stream", "results"): "one array per call, in call order: the call's output words "
+    "as hex (8 digits for 32-bit words and floats, 16 for doubles); skipahead calls give []",
+    ("philox-kat", "words"): "the output words of every block, 4 per block, in order",
+    ("philox-kat", "sha256"): "sha256 of all output words (little-endian uint32) for runs over "
+    "4 blocks",
+    ("philox-kat", "first"): "the first block's 4 words",
+    ("philox-kat", "last"): "the last block's 4 words",
+    ("rng-offsets", "findings"): "the audit's findings on the windows [start, start + "
+    "local_numel) of distinct shards: OffsetSameStart, OffsetOverrun, OffsetOverlap (in that "
+    "order; empty when none)",
+    ("rng-offsets", "shard_linear_index"): "the rank's shard index as torch's tracker computes "
+    "it (_calc_shard_info + _calc_shard_linear_idx, mesh-dim order; replicas share it)",
+    ("rng-offsets", "sample"): "the first elements of the rank's local random shard, as hex bits",
+    ("threefry", "bits"): "every output word as 8-digit hex (64 elements or fewer)",
+    ("threefry", "sha256"): "sha256 of the little-endian uint32 output (over 64 elements)",
+    ("threefry", "samples"): "selected elements: {index: 8-digit hex word}",
+    ("torch-cuda-rng", "new_offset"): "the generator's Philox offset after the op",
+    ("torch-cuda-rng", "bits"): "every output element as hex of its little-endian bytes "
+    "(16 elements or fewer)",
+    ("torch-cuda-rng", "sha256"): "sha256 of the little-endian output (over 16 elements)",
+    ("torch-cuda-rng", "samples"): "selected elements: {index: hex}",
+    ("redistribute-plan", "planner"): "the planner torch used: greedy or graph (min-cost)",
+    ("redistribute-plan", "plans"): "the distinct plans of the case; perRank.plan indexes it",
+    ("redistribute-plan", "shapeSets"): "the distinct lists of logical shapes; perRank.shapes "
+    "indexes it",
+    ("redistribute-plan", "alternatives"): "other answers accepted (result acceptable)",
+    ("group-ranks", "op"): "which query: device_mesh (torch's DeviceMesh groups), rank_lists "
+    "(seed 002's rank lists) or hsdp (seed 002's HSDP groups)",
+    ("redistribute-plan", "plan"): "index into plans of the rank's plan (ranks of one mesh may "
+    "run different plans: flag RankDivergentPlan)",
+    ("redistribute-plan", "shapes"): "index into shapeSets of the rank's logical shapes, one per "
+    "step",
+    ("redistribute-data", "localShape"): "the rank's local tensor shape after the redistribute",
+    ("redistribute-data", "sha256"): "sha256 of the rank's local tensor bytes (little-endian, "
+    "row-major) after the redistribute",
+    ("redistribute-data", "values"): "the first elements of the rank's local tensor (at most 4), "
+    "as numbers",
+    ("rng-offsets", "local_numel"): "numel of the rank's actual shard (its window length)",
+    ("rng-offsets", "dispatch"): "how the op is dispatched: `untracked` when torch runs it on "
+    "each rank's own generator with no pre-op shift (see its flag)",
+    ("rng-policies", "holds"): "the SPMD properties the policy keeps on this layout: "
+    "replicas-equal, shards-distinct, sharding-invariant, torch-equal",
+    ("rng-policies", "seed"): "the rank's generator seed under the policy",
+    ("rng-policies", "start_offset"): "the rank's Philox offset before the op",
+    ("rng-policies", "post_offset"): "the rank's Philox offset after the op",
+    ("rng-policies", "shard_linear_index"): "the rank's shard index under the policy (-1 where "
+    "the policy has none)",
+    ("torch-cuda-rng", "mask_sha256"): "dropout: sha256 of the keep mask (one byte per element)",
+}
+
+# Per-family prose on encodings a schema states only in passing.
+EXTRA = {
+    "group-ranks": """\
+### The compact `rankList` form (op `rank_lists`)
+
+`split` holds seed 002's `get_split_rank_lists_for_axes(mesh, axes)`: every
+rank list over the axes. `perRank.rankList[r]` is rank r's
+`get_rank_list_for_axes(mesh, axes, r)`, written compactly: an **integer i**
+means "the list `split[i]`"; a **list** is given explicitly (empty axes give
+`[r]`, which is in no split list). To compare a port's lists, expand first:
+
+```python
+lists = [split[x] if isinstance(x, int) else x for x in expected["perRank"]["rankList"]]
+```
+
+Comparison is exact JSON, so an adapter returns the compact form too: for
+rank r, the index of the first entry of `split` equal to its list, else the
+explicit list (`{tuple(s): i for i, s in reversed(list(enumerate(split)))}`
+gives the index, as the torch adapter does).
+""",
+    "rng-offsets": """\
+### Two shapes of `expected`: offsets and random data
+
+A group **without** `op` is the offset family proper: `expected` holds
+`end_incr`, `first_shard_numel`, `findings` and per rank
+`shard_linear_index`, `start_incr`, `local_numel` (variant `offsets`
+above). A group **with** `op` (plus `dtype`, `gpu`, `seed`, `offset`) is the
+**random-data group**: each rank's local shard drawn by torch's CUDA kernel
+at its tracker offset, and `expected` has another shape (the `randomData`
+variant above): `post_offset` = offset + end_incr, per rank `start_offset` =
+offset + start_incr, `local_numel`, `digest` (sha256 of the local output
+bytes) and `sample`. These cases are `GpuOnly`: torch on a CPU cannot
+recompute them. A tracker port that does not draw numbers declares
+`FIELDS` without them and the whole group is NotSupported
+(tools/harness/README.md, "A partial port").
+
+`local_numel` is a layout value (the rank's actual shard) and `findings` an
+audit of the windows; a tracker port that computes neither leaves them out
+of `FIELDS`.
+""",
+}
+
+ENCODING = {
+    "i64s": "decimal string (64-bit integer)",
+    "u64s": "decimal string (unsigned 64-bit integer)",
+    "hex32": "8-digit lowercase hex string",
+    "hex64": "16-digit lowercase hex string",
+    "hexN": "lowercase hex string",
+    "sha256": "64-digit lowercase hex (sha256)",
+    "ranks": "array of global ranks",
+    "perRankInts": "array of integers indexed by global rank",
+    "shape": "array of sizes",
+    "placements": "placement string (torch's notation)",
+}
+
+UNDESCRIBED = []   # fields with no meaning anywhere: an error, all named at once
+
+SKIP_TEST_KEYS = ("tcId", "comment", "flags", "result", "expected")
+
+
+class DocError(Exception):
+    pass
+
+
+def resolve(schema, node):
+    """Follow a local $ref (and an allOf of refs, whose properties a `true`
+    property of the node keeps); returns (name or None, node)."""
+    name = None
+    while isinstance(node, dict) and "$ref" in node and len(node) <= 2:
+        name = node["$ref"].rsplit("/", 1)[-1]
+        node = dict(schema["$defs"][name], **{k: v for k, v in node.items() if k != "$ref"})
+    if isinstance(node, dict) and "allOf" in node:
+        merged = {k: v for k, v in node.items() if k != "allOf"}
+        props, req = {}, list(node.get("required", []))
+        for part in node["allOf"]:
+            _, base = resolve(schema, part)
+            props.update(base.get("properties", {}))
+            req += [r for r in base.get("required", []) if r not in req]
+        for k, v in (node.get("properties") or {}).items():
+            if v is not True or k not in props:
+                props[k] = v
+        merged["properties"], merged["required"] = props, req
+        node = merged
+    return name, node
+
+
+def encoding(schema, node, depth=0):
+    """A short human-readable type of a schema node."""
+    if node is True or node == {}:
+        return "any JSON value"
+    if isinstance(node, dict) and "$ref" in node:
+        name = node["$ref"].rsplit("/", 1)[-1]
+        if name in ENCODING:
+            return ENCODING[name]
+        return encoding(schema, schema["$defs"][name], depth + 1)
+    if "const" in node:
+        return "`%s`" % json.dumps(node["const"])
+    if "enum" in node:
+        return "one of " + ", ".join("`%s`" % json.dumps(v).strip('"') for v in node["enum"])
+    if "oneOf" in node:
+        return " or ".join(encoding(schema, x, depth + 1) for x in node["oneOf"])
+    t = node.get("type")
+    if isinstance(t, list):
+        return " or ".join(encoding(schema, dict(node, type=x), depth + 1) for x in t)
+    if t == "array":
+        inner = encoding(schema, node.get("items", True), depth + 1)
+        return "array of (%s)" % inner if " " in inner else "array of %s" % inner
+    if t == "object":
+        props = node.get("properties")
+        return "object {%s}" % ", ".join(props) if props else "object"
+    if t == "string" and node.get("pattern", "").startswith("^[0-9a-f]"):
+        return "lowercase hex string"
+    if t == "string" and node.get("pattern") == "^-?[0-9]+$":
+        return ENCODING["i64s"]
+    return t or "any JSON value"
+
+
+def describe(family, schema, name, node):
+    _, n = resolve(schema, node)
+    desc = (node.get("description") if isinstance(node, dict) else None) or \
+        (n.get("description") if isinstance(n, dict) else None) or MEANING.get((family, name))
+    if not desc:
+        UNDESCRIBED.append("%s: field %r" % (family, name))
+        return "?"
+    return " ".join(desc.split())
+
+
+def variants(schema):
+    """The expected object's variants: [(name, node)], error variants excluded."""
+    test = schema["$defs"]["test"]
+    exp = test["properties"]["expected"]
+    _, exp = resolve(schema, exp)
+    alts = exp.get("oneOf")
+    out = []
+    if alts and all("properties" in resolve(schema, a)[1] or "$ref" in a for a in alts):
+        for i, a in enumerate(alts):
+            nm, node = resolve(schema, a)
+            if list(node.get("required", [])) == ["error"]:
+                continue
+            out.append((nm or "variant %d" % (i + 1), node))
+    else:
+        out.append(("expected", exp))
+    return out
+
+
+def fields_of(schema, node):
+    """[(name, node, per_rank, required)] of one variant."""
+    out = []
+    req = set(node.get("required", []))
+    for k, v in (node.get("properties") or {}).items():
+        if k == "perRank":
+            _, per = resolve(schema, v)
+            preq = set(per.get("required", []))
+            for pk, pv in (per.get("properties") or {}).items():
+                out.append((pk, pv, True, pk in preq))
+        elif k != "error":
+            out.append((k, v, False, k in req))
+    return out
+
+
+def load_family(golden, family):
+    files = sorted(glob.glob(os.path.join(golden, family, "*.json")))
+    docs = [(os.path.basename(f), json.load(open(f))) for f in files]
+    return docs
+
+
+def compact(v, indent=0):
+    """JSON with objects broken over lines and arrays of scalars kept on one line."""
+    pad = "  " * indent
+    if isinstance(v, dict) and v:
+        items = ["%s  %s: %s" % (pad, json.dumps(k), compact(x, indent + 1)) for k, x in v.items()]
+        return "{\n" + ",\n".join(items) + "\n" + pad + "}"
+    if isinstance(v, list) and any(isinstance(x, (dict, list)) and x for x in v) \
+            and len(json.dumps(v)) > 80:
+        items = ["%s  %s" % (pad, compact(x, indent + 1)) for x in v]
+        return "[\n" + ",\n".join(items) + "\n" + pad + "]"
+    return json.dumps(v, separators=(", ", ": "))
+
+
+def fits(schema, node, obj):
+    """A shallow structural match of obj against an object schema: required
+    keys present and, with additionalProperties false, no others."""
+    _, node = resolve(schema, node)
+    if not isinstance(obj, dict) or not isinstance(node, dict):
+        return False
+    props = node.get("properties") or {}
+    if not set(node.get("required", [])) <= set(obj):
+        return False
+    if node.get("additionalProperties") is False and not set(obj) <= set(props):
+        return False
+    return all(fits(schema, props[k], obj[k]) for k in obj
+               if isinstance(props.get(k), dict) and isinstance(obj[k], dict)
+               and resolve(schema, props[k])[1].get("type") == "object")
+
+
+def matches(schema, variant, exp):
+    return "error" not in exp and fits(schema, variant, exp)
+
+
+def pick_example(schema, docs, variant):
+    """The first test of this variant with 2-8 ranks and a short line, else the first."""
+    first = None
+    for fname, d in docs:
+        for g in d["testGroups"]:
+            for t in g["tests"]:
+                if t["result"] == "invalid" or not matches(schema, variant, t["expected"]):
+                    continue
+                per = t["expected"].get("perRank") or {}
+                world = len(next(iter(per.values()))) if per else 0
+                size = len(json.dumps(t))
+                if first is None:
+                    first = (fname, g, t)
+                if (not per or 2 <= world <= 8) and size <= 1400:
+                    return fname, g, t
+    return first
+
+
+def pick_invalid(docs):
+    for fname, d in docs:
+        for g in d["testGroups"]:
+            for t in g["tests"]:
+                if t["result"] == "invalid":
+                    return fname, g, t
+    return None
+
+
+def rank_table(exp):
+    per = exp.get("perRank") or {}
+    if not per:
+        return []
+    world = len(next(iter(per.values())))
+    if world > 16:
+        return []
+    out = ["| rank | " + " | ".join("`%s`" % k for k in per) + " |",
+           "|---:|" + "---|" * len(per)]
+    for r in range(world):
+        out.append("| %d | " % r + " | ".join("`%s`" % json.dumps(per[k][r], separators=(",", ":"))
+                                              for k in per) + " |")
+    return out
+
+
+def render(family, schema, docs):
+    ntests = sum(d["numberOfTests"] for _, d in docs)
+    src = docs[0][1].get("source", {}) if docs else {}
+    L = ["<!-- generated by tools/gen_family_docs.py from golden/%s and "
+         "golden/schemas/%s_v1.json: do not edit -->" % (family, family),
+         "# %s" % family, "",
+         " ".join(schema.get("description", "").split()), "",
+         "Reference: %s %s. %d tests in %d files (%s). Schema: "
+         "`golden/schemas/%s_v1.json`." % (src.get("name", "?"), src.get("version", "?"), ntests,
+                                           len(docs), ", ".join(f for f, _ in docs), family), "",
+         "A case passes when every expected field below equals the implementation's answer "
+         "(JSON equality: `1` is not `1.0`); `perRank` fields are arrays indexed by **global "
+         "rank**. `result` is `valid`, `invalid` (the input must be rejected; `expected.error` "
+         "is shardcheck's own message, for information) or `acceptable` (implementation-defined: "
+         "`expected` or any entry of `expected.alternatives` passes; see the flags).", ""]
+    defs = schema["$defs"]
+    L += ["## Inputs", "", "| where | field | encoding | meaning |", "|---|---|---|---|"]
+    for where, node in (("group", defs["group"]), ("test", defs["test"])):
+        for k, v in node.get("properties", {}).items():
+            if k in SKIP_TEST_KEYS or k == "tests":
+                continue
+            req = "" if k in node.get("required", []) else " (optional)"
+            desc = (v.get("description") if isinstance(v, dict) else None) or \
+                MEANING.get((family, k)) or INPUT_MEANING.get(k)
+            if not desc:
+                UNDESCRIBED.append("%s: input %r" % (family, k))
+                desc = "?"
+            L.append("| %s | `%s`%s | %s | %s |" % (where, k, req, encoding(schema, v),
+                                                    " ".join(desc.split())))
+    L += ["", "A group holds the parameters its tests share; an adapter's `compute(group, test)` "
+          "receives both (the test without `expected` and `result`).", ""]
+    L += ["## Expected fields", ""]
+    vs = variants(schema)
+    for name, node in vs:
+        if len(vs) > 1:
+            d = node.get("description")
+            L += ["### Variant `%s`%s" % (name, (": " + " ".join(d.split())) if d else ""), ""]
+        L += ["| field | per rank | encoding | meaning |", "|---|:-:|---|---|"]
+        for k, v, per, req in fields_of(schema, node):
+            if per:   # the encoding of one rank's value
+                _, arr = resolve(schema, v)
+                enc = encoding(schema, arr.get("items", True) if arr.get("type") == "array" else v)
+            else:
+                enc = encoding(schema, v)
+            L.append("| `%s`%s | %s | %s | %s |" % (
+                k, "" if req else " (optional)", "yes" if per else "", enc,
+                describe(family, schema, k, v)))
+        L.append("")
+    L += ["An invalid case's `expected` is `{\"error\": \"...\"}`.", ""]
+    if family in EXTRA:
+        L += [EXTRA[family]]
+    L += ["## Flags", "", "| flag | tests | what it means, what a port must get right |",
+          "|---|---:|---|"]
+    notes, counts = {}, {}
+    for _, d in docs:
+        for k, v in d["notes"].items():
+            notes.setdefault(k, v)
+        for g in d["testGroups"]:
+            for t in g["tests"]:
+                for f in t.get("flags", []):
+                    counts[f] = counts.get(f, 0) + 1
+    for k, v in notes.items():
+        L.append("| `%s` | %d | %s |" % (k, counts.get(k, 0), " ".join(v.split()).replace("|", "\\|")))
+    L += ["", "## Worked examples", ""]
+    for name, node in vs:
+        ex = pick_example(schema, docs, node)
+        if not ex:
+            continue
+        fname, g, t = ex
+        params = {k: v for k, v in g.items() if k != "tests"}
+        L += ["### %s (`%s`, tcId %d)" % ("Variant `%s`" % name if len(vs) > 1 else "A valid case",
+                                          fname, t["tcId"]), "",
+              "Group parameters and the test, as the golden file holds them:", "", "```json",
+              compact(params), compact(t), "```", ""]
+        rows = rank_table(t["expected"])
+        if rows:
+            L += ["Read per rank (`perRank` arrays are indexed by global rank):", ""] + rows + [""]
+    inv = pick_invalid(docs)
+    if inv:
+        fname, g, t = inv
+        params = {k: v for k, v in g.items() if k != "tests"}
+        L += ["### An invalid case (`%s`, tcId %d)" % (fname, t["tcId"]), "",
+              "The implementation must reject it (raise, or report `{\"tcId\": N, \"error\": "
+              "\"...\"}`):", "", "```json", compact(params), compact(t), "```", ""]
+    return "\n".join(L).rstrip("\n") + "\n"
+
+
+INPUT_MEANING = {
+    "dtype": "element type of the op's output (torch dtype name)",
+    "seed": "generator seed",
+    "subsequence": "cuRAND subsequence of curand_init",
+    "offset": "offset (in 128-bit Philox blocks for cuRAND; torch's generator offset otherwise)",
+    "rounds": "Philox rounds (10 standard, 7 reduced)",
+    "counter": "the 128-bit Philox counter as 4 words, word 0 lowest",
+    "key": "the key as 2 words",
+    "blocks": "number of consecutive blocks to generate",
+    "step": "how the counter advances between blocks: counter (as a 128-bit number) or subseq "
+            "(words 2..3, one block per cuRAND subsequence)",
+    "shape": "global tensor shape",
+    "mesh": "device mesh shape",
+    "rankMap": "global rank at each row-major mesh position (default arange)",
+    "calls": "the device-API calls in order (curand, uniform4, normal2_double, skipahead:N, ...)",
+    "gpu": "GPU profile (launch geometry of torch's CUDA kernels)",
+    "smCount": "streaming multiprocessors of the GPU profile",
+    "maxThreadsPerSM": "max resident threads per SM of the GPU profile",
+    "op": "the random op",
+    "params": "the op's parameters (from/to, mean/std, p, lambd)",
+    "policy": "RNG policy under test",
+    "placements": "placements as torch prints them, or the trace form with shard order",
+    "src": "source placements",
+    "dst": "target placements",
+    "planner": "redistribute planner",
+}
+
+
+def family_list(golden):
+    return sorted(os.path.basename(p)[:-len("_v1.json")]
+                  for p in glob.glob(os.path.join(golden, "schemas", "*_v1.json"))
+                  if os.path.isdir(os.path.join(golden, os.path.basename(p)[:-len("_v1.json")])))
+
+
+def render_index(fams, golden):
+    L = ["<!-- generated by tools/gen_family_docs.py: do not edit -->",
+         "# Golden families: reference pages", "",
+         "One page per family: inputs, every expected field with its meaning and encoding, the "
+         "flags and what a port must get right, and worked examples taken from the golden files. "
+         "Regenerate with `python3 tools/gen_family_docs.py` after `shardcheck gen`; `make check` "
+         "fails when a page is stale.", "", "| family | tests | page |", "|---|---:|---|"]
+    for f in fams:
+        n = sum(d["numberOfTests"] for _, d in load_family(golden, f))
+        L.append("| %s | %d | [%s.md](%s.md) |" % (f, n, f, f))
+    return "\n".join(L) + "\n"
+
+
+def generate(golden):
+    fams = family_list(golden)
+    if not fams:
+        raise DocError("no family with a schema and golden files under %s" % golden)
+    pages = {"README.md": render_index(fams, golden)}
+    for f in fams:
+        schema = json.load(open(os.path.join(golden, "schemas", "%s_v1.json" % f)))
+        pages[f + ".md"] = render(f, schema, load_family(golden, f))
+    if UNDESCRIBED:
+        raise DocError("no description in the schema nor in tools/gen_family_docs.py for: "
+                       + "; ".join(UNDESCRIBED))
+    return pages
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description="Write docs/families/*.md from the golden corpus.")
+    p.add_argument("--golden", default=os.path.join(REPO, "golden"), metavar="DIR")
+    p.add_argument("--out", default=os.path.join(REPO, "docs", "families"), metavar="DIR")
+    p.add_argument("--check", action="store_true",
+                   help="write nothing; exit 1 with a diff when a page differs")
+    a = p.parse_args(argv)
+    if not os.path.isdir(a.golden):
+        print("gen_family_docs: golden directory %s not found" % a.golden, file=sys.stderr)
+        return 2
+    try:
+        pages = generate(a.golden)
+    except (DocError, OSError, ValueError, KeyError) as e:
+        print("gen_family_docs: %s" % e, file=sys.stderr)
+        return 2
+    if a.check:
+        stale = []
+        have = set(os.listdir(a.out)) if os.path.isdir(a.out) else set()
+        for name, text in sorted(pages.items()):
+            path = os.path.join(a.out, name)
+            old = open(path).read() if os.path.isfile(path) else ""
+            if old != text:
+                stale.append(name)
+                sys.stdout.writelines(list(difflib.unified_diff(
+                    old.splitlines(True), text.splitlines(True), path, "generated", n=1))[:40])
+        for name in sorted(have - set(pages)):
+            if name.endswith(".md"):
+                stale.append(name)
+                print("%s: no such family any more" % os.path.join(a.out, name))
+        if stale:
+            print("gen_family_docs: stale: %s; run python3 tools/gen_family_docs.py"
+                  % ", ".join(stale), file=sys.stderr)
+            return 1
+        print("gen_family_docs: %d pages up to date" % len(pages))
+        return 0
+    os.makedirs(a.out, exist_ok=True)
+    for name, text in pages.items():
+        with open(os.path.join(a.out, name), "w") as fh:
+            fh.write(text)
+    print("gen_family_docs: wrote %d pages to %s" % (len(pages), a.out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,38 @@
+/*
+ * nvvm_host.c — host definitions of the llvm.nvvm.* intrinsics that libdevice's
+ * __nv_log, __nv_sincospi and __nv_logf call, so that their IR (retargeted to
+ * x86-64 by tools/gpu/libdevice_vectors.sh) runs on a CPU as an oracle.
+ * All but rcp.approx.ftz.d are exact IEEE operations or word moves (PTX ISA 8.x
+ * semantics); rcp.approx.ftz.d is MUFU.RCP64H, modelled as the reciprocal of the
+ * high word truncated to the high word (see docs/cuda-math.md).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+int __nvvm_reflect(const char *s) { (void)s; return 0; } /* __CUDA_FTZ=0: nvcc's default */
+
+static double u2d(uint64_t u) { double d; memcpy(&d, &u, 8); return d; }
+static uint64_t d2u(double d) { uint64_t u; memcpy(&u, &d, 8); return u; }
+
+double nvvm_host_fma_rn_d(double a, double b, double c) { return fma(a, b, c); }
+double nvvm_host_mul_rn_d(double a, double b) { return a * b; }
+double nvvm_host_add_rn_d(double a, double b) { return a + b; }
+double nvvm_host_round_d(double a) { return round(a); }
+double nvvm_host_trunc_d(double a) { return trunc(a); }
+int nvvm_host_d2i_hi(double a) { return (int)(uint32_t)(d2u(a) >> 32); }
+int nvvm_host_d2i_lo(double a) { return (int)(uint32_t)d2u(a); }
+double nvvm_host_lohi_i2d(int lo, int hi) { return u2d((uint64_t)(uint32_t)hi << 32 | (uint32_t)lo); }
+float nvvm_host_fma_rn_f(float a, float b, float c) { return fmaf(a, b, c); }
+static float ftz(float x) { return fabsf(x) < 0x1p-126f ? copysignf(0.0f, x) : x; }
+float nvvm_host_fma_rn_ftz_f(float a, float b, float c) { return ftz(fmaf(ftz(a), ftz(b), ftz(c))); }
+
+double nvvm_host_rcp_approx_ftz_d(double a)
+{
+    uint64_t hi = d2u(a) & 0xffffffff00000000ull;
+    double x = u2d(hi);
+    if (fabs(x) < 0x1p-1022) x = copysign(0.0, x);
+    double r = 1.0 / x;
+    if (fabs(r) < 0x1p-1022) r = copysign(0.0, r);
+    return u2d(d2u(r) & 0xffffffff00000000ull);
+}

@@ -1,0 +1,548 @@
+/*
+ * run_torch.c — `shardcheck run --backend torch[:gloo|:nccl]`: real DTensor in real processes.
+ *
+ * Under mpirun every rank's shardcheck process starts one persistent Python worker
+ * (tools/harness/torch_worker.py) that initialises torch.distributed for real — RANK,
+ * WORLD_SIZE, LOCAL_RANK, MASTER_ADDR and a MASTER_PORT that rank 0 picks free and broadcasts
+ * over MPI — and answers one golden case per JSON line.  This file feeds the cases, enforces the
+ * per-case limit and turns what the workers did into outcomes; run_mpi.c gathers them to rank 0
+ * and run_check.c checks them against golden and across ranks, as for the mpi backend.
+ *
+ * Faults are per case, never a hung run: a worker that dies is Crash, one that does not answer in
+ * time is Timeout; the rank that sees it first tells the others over MPI (their workers are then
+ * stuck in a collective with the dead or stuck peer), every rank stops its worker, and all ranks
+ * start fresh workers on a new port before the next case.  A worker that cannot import torch ends
+ * the run with exit 77 (skipped), a torch other than the pin (SHARDCHECK_TORCH_VERSION) exit 2; a
+ * rendezvous that fails (a port in use) is retried on another port.
+ * Tested by conformance/tests/run_torch.sh.
+ */
+#include "config.h"
+#ifdef HAVE_MPI
+#include <mpi.h>
+#include <arpa/inet.h>
+#include <assert.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "cli.h"
+#include "run.h"
+
+#ifndef SHC_HARNESS_DIR
+#define SHC_HARNESS_DIR "tools/harness"
+#endif
+
+enum { TAG_FAIL = 31001, TAG_START = 31002, START_TRIES = 3 };
+
+/* The worker of this rank, and what it said about whole families. */
+static struct {
+    pid_t pid;
+    int to, from;
+    char *buf;
+    size_t len, cap;
+    int64_t seq;            /* cases sent so far: tags the failure notices */
+    char nofam[64];         /* a family the worker answers NotSupported as a whole */
+    char nofam_msg[256];
+    int local_rank;
+} W = {.pid = -1, .to = -1, .from = -1};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static const char *python_path(void)
+{
+    static char path[4096];
+    const char *p = getenv("SHARDCHECK_PYTHON");
+    if (p && *p)
+        return p;
+    snprintf(path, sizeof path, "%s/../../.venv/bin/python", SHC_HARNESS_DIR);
+    return access(path, X_OK) == 0 ? path : "python3";
+}
+
+static const char *harness_dir(void)
+{
+    const char *h = getenv("SHARDCHECK_HARNESS");
+    return h && *h ? h : SHC_HARNESS_DIR;
+}
+
+/* A TCP port nobody listens on now (rank 0 only; a race is caught by the retry). */
+static int free_port(void)
+{
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = 0};
+    socklen_t n = sizeof a;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    int port = -1;
+    if (s >= 0 && !bind(s, (struct sockaddr *)&a, sizeof a) &&
+        !getsockname(s, (struct sockaddr *)&a, &n))
+        port = ntohs(a.sin_port);
+    if (s >= 0)
+        close(s);
+    return port > 0 ? port : 29500;
+}
+
+static void stop_worker(bool gently)
+{
+    if (W.pid > 0) {
+        if (gently && W.to >= 0) {
+            const char *q = "{\"cmd\":\"quit\"}\n";
+            if (write(W.to, q, strlen(q)) < 0) { /* dead already: waited for below */ }
+            close(W.to);
+            W.to = -1;
+            for (int i = 0; i < 200 && waitpid(W.pid, NULL, WNOHANG) == 0; i++)
+                usleep(25000);
+        }
+        kill(W.pid, SIGKILL);
+        waitpid(W.pid, NULL, 0);
+    }
+    if (W.to >= 0)
+        close(W.to);
+    if (W.from >= 0)
+        close(W.from);
+    W.pid = -1, W.to = W.from = -1, W.len = 0;
+}
+
+static void setenv_ll(const char *k, long long v)
+{
+    char b[32];
+    snprintf(b, sizeof b, "%lld", v);
+    setenv(k, b, 1);
+}
+
+static int spawn(const run_opts *o, const char *addr, int port)
+{
+    int in[2], out[2];
+    if (pipe(in))
+        return -1;
+    if (pipe(out)) {
+        close(in[0]), close(in[1]);
+        return -1;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        close(in[0]), close(in[1]), close(out[0]), close(out[1]);
+        setenv_ll("RANK", o->rank);
+        setenv_ll("WORLD_SIZE", o->nprocs);
+        setenv_ll("LOCAL_RANK", W.local_rank);
+        setenv("MASTER_ADDR", addr, 1);
+        setenv_ll("MASTER_PORT", port);
+        setenv_ll("SHARDCHECK_TORCH_TIMEOUT", (long long)o->timeout_s + 30);
+        setenv("SHARDCHECK_TORCH_BACKEND", o->torch_backend ? o->torch_backend : "gloo", 1);
+        setenv("OMP_NUM_THREADS", getenv("OMP_NUM_THREADS") ?: "1", 1);
+        if (!strcmp(addr, "127.0.0.1") && !getenv("GLOO_SOCKET_IFNAME"))
+            setenv("GLOO_SOCKET_IFNAME", "lo", 1);
+        char script[4096];
+        snprintf(script, sizeof script, "%s/torch_worker.py", harness_dir());
+        const char *py = python_path();
+        execlp(py, py, "-u", script, (char *)NULL);
+        fprintf(stderr, "shardcheck run: --backend torch: cannot run %s: %s\n", py,
+                strerror(errno));
+        _exit(127);
+    }
+    close(in[0]), close(out[1]);
+    W.pid = pid, W.to = in[1], W.from = out[0], W.len = 0;
+    return 0;
+}
+
+/* One line from the worker before deadline: 1 (line in *line, to free), 0 EOF, -1 timeout.
+ * With notice set, a failure notice from another rank (MPI) also ends the wait: -2. */
+static int read_line(double deadline, int notice_tag, char **line)
+{
+    for (;;) {
+        char *nl = W.buf ? memchr(W.buf, '\n', W.len) : NULL;
+        if (nl) {
+            size_t k = (size_t)(nl - W.buf);
+            *line = strndup(W.buf, k);
+            memmove(W.buf, nl + 1, W.len - k - 1);
+            W.len -= k + 1;
+            return 1;
+        }
+        if (notice_tag) {
+            int flag = 0;
+            MPI_Iprobe(MPI_ANY_SOURCE, notice_tag, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+            if (flag)
+                return -2;
+        }
+        double left = deadline - now_s();
+        if (left <= 0)
+            return -1;
+        struct pollfd p = {W.from, POLLIN, 0};
+        int pr = poll(&p, 1, left < 0.02 ? (int)(left * 1000) + 1 : 20);
+        if (pr <= 0)
+            continue;
+        if (W.len + 65536 > W.cap) {
+            W.cap = W.cap ? 2 * W.cap : 1 << 17;
+            if (!(W.buf = realloc(W.buf, W.cap)))
+                return 0;
+        }
+        ssize_t r = read(W.from, W.buf + W.len, W.cap - W.len);
+        if (r <= 0)
+            return 0;
+        W.len += (size_t)r;
+    }
+}
+
+/* What ended a worker that stopped answering ("signal 9 (Killed)", "exit status 3"). */
+static void reap(char *msg, size_t n)
+{
+    int st = 0;
+    pid_t p = W.pid > 0 ? waitpid(W.pid, &st, 0) : -1;
+    W.pid = -1;
+    if (p < 0)
+        snprintf(msg, n, "gone");
+    else if (WIFSIGNALED(st))
+        snprintf(msg, n, "signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
+    else
+        snprintf(msg, n, "exit status %d", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+}
+
+/* Tell every other rank that this rank's worker failed case seq (status, message). */
+static void notify(const run_opts *o, int tag, run_status s, const char *msg)
+{
+    char b[400];
+    int len = snprintf(b, sizeof b, "%lld %d %s", (long long)W.seq, (int)s, msg);
+    for (int64_t r = 0; r < o->nprocs; r++)
+        if (r != o->rank)
+            MPI_Send(b, len + 1, MPI_CHAR, (int)r, tag, MPI_COMM_WORLD);
+}
+
+/* Drain failure notices; the first about case seq (if any) into *s / msg. */
+static bool drain_notices(int tag, run_status *s, char *msg, size_t n)
+{
+    bool got = false;
+    for (;;) {
+        int flag = 0;
+        MPI_Status st;
+        MPI_Iprobe(MPI_ANY_SOURCE, tag, MPI_COMM_WORLD, &flag, &st);
+        if (!flag)
+            return got;
+        char b[400];
+        MPI_Recv(b, sizeof b, MPI_CHAR, st.MPI_SOURCE, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        b[sizeof b - 1] = '\0';
+        long long seq;
+        int stat, off = 0;
+        if (sscanf(b, "%lld %d %n", &seq, &stat, &off) >= 2 && seq == W.seq && !got && s) {
+            *s = (run_status)stat;
+            snprintf(msg, n, "%s", b + off);
+            got = true;
+        }
+    }
+}
+
+/* Start every rank's worker; 0 or the exit code the run ends with. */
+static int start_workers(run_opts *o)
+{
+    char host[256] = "", root[256] = "";
+    gethostname(host, sizeof host - 1);
+    memcpy(root, host, sizeof root);
+    MPI_Bcast(root, sizeof root, MPI_CHAR, 0, MPI_COMM_WORLD);
+    const char *addr = getenv("MASTER_ADDR");
+    if (!addr || !*addr)
+        addr = strcmp(root, host) ? root : "127.0.0.1";
+    for (int attempt = 0; attempt < START_TRIES; attempt++) {
+        int port = 0;
+        if (o->rank == 0) {
+            const char *fixed = getenv("SHARDCHECK_TORCH_PORT");
+            port = attempt == 0 && fixed && atoi(fixed) > 0 ? atoi(fixed) : free_port();
+        }
+        MPI_Bcast(&port, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        drain_notices(TAG_START, NULL, NULL, 0);
+        int code = 0;
+        char msg[700] = "", *line = NULL;
+        if (spawn(o, addr, port)) {
+            code = 99;
+            snprintf(msg, sizeof msg, "cannot start a worker: %s", strerror(errno));
+        } else {
+            double limit = o->timeout_s > 120 ? o->timeout_s : 120;
+            int r = read_line(now_s() + limit, TAG_START, &line);
+            json_error_t je;
+            json_t *j = r == 1 ? json_loads(line, 0, &je) : NULL;
+            if (j && json_is_true(json_object_get(j, "ready"))) {
+                code = 0;
+            } else if (j && json_object_get(j, "fatal")) {
+                code = (int)json_integer_value(json_object_get(j, "exit"));
+                snprintf(msg, sizeof msg, "%s", json_string_value(json_object_get(j, "fatal")));
+            } else if (r == -2) {
+                code = 3;
+                snprintf(msg, sizeof msg, "another rank's worker failed to start");
+            } else if (r == -1) {
+                code = 3;
+                snprintf(msg, sizeof msg, "the worker did not join the process group within "
+                         "%.0f s", limit);
+            } else {
+                char how[64];
+                reap(how, sizeof how);
+                code = 3;
+                snprintf(msg, sizeof msg, "the worker (%s %s/torch_worker.py) ended with %s "
+                         "before it was ready", python_path(), harness_dir(), how);
+            }
+            json_decref(j);
+            free(line);
+            if (code && r != -2)
+                notify(o, TAG_START, RUN_INTERNAL, msg);
+        }
+        /* a reason that no retry mends (torch missing, wrong version) outranks a rendezvous
+         * that failed (code 3: a port in use, another rank's failure) */
+        int hard = code == 3 ? 0 : code, retry = code == 3, worst = 0, again = 0;
+        MPI_Allreduce(&hard, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        MPI_Allreduce(&retry, &again, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        if (!worst && again)
+            worst = 3;
+        drain_notices(TAG_START, NULL, NULL, 0);
+        if (!worst)
+            return 0;
+        stop_worker(false);
+        /* the lowest rank with a reason of its own (not "another rank's") speaks */
+        bool own = code && (code == worst || worst == 3) && !strstr(msg, "another rank");
+        int mine = own ? (int)o->rank : o->rank == 0 ? 1 << 29 : 1 << 30, first;
+        MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        if (mine == first) {
+            if (worst == 3 && attempt + 1 < START_TRIES)
+                fprintf(stderr, "shardcheck run: --backend torch: rank %lld: %s; retrying on "
+                        "another port\n", (long long)o->rank, msg);
+            else
+                fprintf(stderr, "shardcheck run: --backend torch: rank %lld: %s\n",
+                        (long long)o->rank, msg);
+        }
+        if (worst != 3)
+            return worst == 77 ? EXIT_SKIP : worst == 2 ? EXIT_USAGE : EXIT_INTERNAL;
+    }
+    return EXIT_INTERNAL;
+}
+
+int run_torch_start(run_opts *o)
+{
+    signal(SIGPIPE, SIG_IGN);  /* a dead worker's pipe is an outcome, not our death */
+    MPI_Comm node;
+    int lr = 0;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
+        MPI_SUCCESS) {
+        MPI_Comm_rank(node, &lr);
+        MPI_Comm_free(&node);
+    }
+    W.local_rank = lr;
+    return start_workers(o);
+}
+
+void run_torch_stop(run_opts *o)
+{
+    (void)o;
+    stop_worker(true);
+    free(W.buf);
+    W.buf = NULL;
+    W.cap = 0;
+}
+
+/* Ask the worker for one case; the outcome of this rank in *oc (views[0] set on an answer). */
+static run_status ask(run_opts *o, const shc_family *f, const json_t *group, const json_t *test,
+                      run_outcome *oc, bool *broken)
+{
+    W.seq++;
+    json_t *req = json_pack("{s:s, s:O, s:o}", "family", f->name, "group", group, "test",
+                            json_object());
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)test, k, v)
+        if (strcmp(k, "expected") && strcmp(k, "result"))
+            json_object_set(json_object_get(req, "test"), k, v);
+    char *text = json_dumps(req, JSON_COMPACT);
+    json_decref(req);
+    size_t len = text ? strlen(text) : 0;
+    bool sent = text && W.to >= 0 && write(W.to, text, len) == (ssize_t)len &&
+                write(W.to, "\n", 1) == 1;
+    free(text);
+    char *line = NULL;
+    double deadline = now_s() + o->timeout_s;
+    run_status peer = RUN_PASS;
+    char peer_msg[400] = "";
+    int r = 0;
+    while (sent && (r = read_line(deadline, TAG_FAIL, &line)) == -2 &&
+           !drain_notices(TAG_FAIL, &peer, peer_msg, sizeof peer_msg))
+        ;  /* a stale notice (an earlier case): keep waiting */
+    json_error_t je;
+    json_t *j = r == 1 ? json_loads(line, 0, &je) : NULL;
+    free(line);
+    run_status s = RUN_PASS;
+    if (j && json_object_get(j, "view")) {
+        oc->views[0] = json_incref(json_object_get(j, "view"));
+    } else if (j && json_object_get(j, "error")) {
+        oc->views[0] = json_pack("{s:O}", "error", json_object_get(j, "error"));
+    } else if (j && json_object_get(j, "unsupported")) {
+        s = RUN_NOTSUPPORTED;
+        snprintf(oc->msg, sizeof oc->msg, "%s", json_string_value(json_object_get(j,
+                 "unsupported")) ?: "");
+        if (json_is_true(json_object_get(j, "family"))) {
+            snprintf(W.nofam, sizeof W.nofam, "%s", f->name);
+            snprintf(W.nofam_msg, sizeof W.nofam_msg, "%.250s", oc->msg);
+        }
+    } else if (r == -2) {
+        /* a peer's worker died or hung in this case: mine waits in a collective with it */
+        s = peer;
+        snprintf(oc->msg, sizeof oc->msg, "%s", peer_msg);
+        *broken = true;
+    } else {
+        if (r == -1) {
+            kill(W.pid, SIGKILL);
+            s = RUN_TIMEOUT;
+            snprintf(oc->msg, sizeof oc->msg, "rank %lld: the torch worker gave no answer within "
+                     "%.0f s (stuck, e.g. in a collective; worker killed)", (long long)o->rank,
+                     o->timeout_s);
+        } else if (r == 1) {
+            s = RUN_INTERNAL;
+            snprintf(oc->msg, sizeof oc->msg, "rank %lld: the torch worker sent an unreadable "
+                     "line", (long long)o->rank);
+        } else {
+            char how[64];
+            if (W.pid > 0)
+                reap(how, sizeof how);
+            else
+                snprintf(how, sizeof how, "gone");
+            s = RUN_CRASH;
+            snprintf(oc->msg, sizeof oc->msg, "rank %lld: the torch worker died with %s",
+                     (long long)o->rank, how);
+        }
+        notify(o, TAG_FAIL, s, oc->msg);
+        *broken = true;
+    }
+    json_decref(j);
+    return s;
+}
+
+void run_torch_outcomes(run_opts *o, const shc_family *f, const shc_golden *g,
+                        const int64_t *idx, int64_t n, const run_outcome *all, run_outcome *mine)
+{
+    for (int64_t k = 0; k < n && !o->lost; k++) {
+        if (all[k].status == RUN_NOTSUPPORTED) {
+            mine[k].status = RUN_NOTSUPPORTED;
+            continue;
+        }
+        assert(all[k].world == o->nprocs);  /* cmd_run.c leaves only whole-world meshes */
+        if (!strcmp(W.nofam, f->name)) {
+            mine[k].status = RUN_NOTSUPPORTED;
+            snprintf(mine[k].msg, sizeof mine[k].msg, "%s", W.nofam_msg);
+            continue;
+        }
+        if (o->journal) {
+            fprintf(o->journal, "start %s %lld\n", f->name,
+                    (long long)json_integer_value(json_object_get(g->tests[idx[k]], "tcId")));
+            fflush(o->journal);
+        }
+        mine[k].views = calloc(1, sizeof *mine[k].views);
+        bool broken = false;
+        mine[k].status = mine[k].views ? ask(o, f, g->groups[idx[k]], g->tests[idx[k]], &mine[k],
+                                             &broken)
+                                       : RUN_INTERNAL;
+        /* every rank learns whether any worker failed this case; then all restart together */
+        int bad = broken, any = 0;
+        MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        if (any) {
+            /* a peer's outcome decides the case when my worker answered */
+            stop_worker(false);
+            drain_notices(TAG_FAIL, NULL, NULL, 0);
+            int rc = start_workers(o);
+            if (rc) {
+                o->lost = 1;
+                for (int64_t m = k + 1; m < n; m++)
+                    if (mine[m].status != RUN_NOTSUPPORTED) {
+                        mine[m].status = RUN_INTERNAL;
+                        snprintf(mine[m].msg, sizeof mine[m].msg, "not run: the torch workers "
+                                 "could not be restarted");
+                    }
+                if (o->rank == 0)
+                    fprintf(stderr, "shardcheck run: --backend torch: workers could not be "
+                            "restarted after tc %lld; the run ends\n",
+                            (long long)json_integer_value(json_object_get(g->tests[idx[k]],
+                                                                           "tcId")));
+            }
+        }
+    }
+}
+#endif /* HAVE_MPI */
+
+/* ---- checking a torch rank's view (run_check.c) ---- */
+
+/* The real collectives golden plan `exp` implies for rank: per redistribute step, the kind
+ * redistribute_local_tensor issues.  On CPU process groups all_to_all is an all-gather plus a
+ * local chunk (torch 2.13 _collective_utils.py shard_dim_alltoall: "Gloo does not support
+ * alltoall"); a _StridedShard step gathers through Replicate (_redistribute.py, the
+ * _StridedShard branches of redistribute_local_tensor).  Returns NULL when a step is one torch
+ * refuses ("unsupported": the rank must raise). */
+static json_t *plan_collectives(const json_t *exp, int64_t rank, bool cpu)
+{
+    const json_t *pr = json_object_get(exp, "perRank");
+    json_int_t p = json_integer_value(json_array_get(json_object_get(pr, "plan"), (size_t)rank));
+    const json_t *steps = json_object_get(json_array_get(json_object_get(exp, "plans"), (size_t)p),
+                                          "steps");
+    json_t *want = json_object();
+    size_t i;
+    json_t *st;
+    json_array_foreach(steps, i, st) {
+        const char *comm = json_string_value(json_array_get(st, 3)) ?: "";
+        const char *kind = NULL;
+        if (!strcmp(comm, "unsupported")) {
+            json_decref(want);
+            return NULL;
+        }
+        if (!strcmp(comm, "all_gather") || !strcmp(comm, "strided"))
+            kind = "all_gather";
+        else if (!strcmp(comm, "all_to_all"))
+            kind = cpu ? "all_gather" : "all_to_all";
+        else if (!strcmp(comm, "all_reduce") || !strcmp(comm, "reduce_scatter"))
+            kind = comm;
+        if (kind)
+            json_object_set_new(want, kind, json_integer(json_integer_value(json_object_get(want,
+                                                                                         kind)) + 1));
+    }
+    return want;
+}
+
+int run_torch_compare(const char *family, const json_t *test, int64_t rank, const json_t *got,
+                      char *msg, size_t n)
+{
+    const json_t *dm = json_object_get(got, "dataMismatch");
+    if (dm) {
+        snprintf(msg, n, "local data: %s", json_string_value(dm) ?: "?");
+        return 0;
+    }
+    const char *res = json_string_value(json_object_get(test, "result"));
+    if (strcmp(family, "redistribute-plan") || (res && !strcmp(res, "invalid")))
+        return shc_compare_view(test, rank, got, msg, n);
+    const char *dev = getenv("SHARDCHECK_TORCH_DEVICE");
+    json_t *want = plan_collectives(json_object_get(test, "expected"), rank,
+                                    !(dev && !strcmp(dev, "cuda")));
+    const json_t *err = json_object_get(got, "error");
+    if (!want) {
+        if (err)
+            return 1;
+        snprintf(msg, n, "the golden plan has a step torch does not support, but the real "
+                 "redistribute ran");
+        return 0;
+    }
+    const json_t *have = json_object_get(got, "collectives");
+    int ok = have && json_equal(want, (json_t *)have);
+    if (!ok) {
+        char *a = json_dumps(want, JSON_COMPACT | JSON_SORT_KEYS);
+        char *b = have ? json_dumps(have, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+        snprintf(msg, n, "collectives: expected %s, got %.300s", a ? a : "?",
+                 b ? b : err ? json_string_value(err) : "(missing)");
+        free(a), free(b);
+    }
+    json_decref(want);
+    return ok;
+}
