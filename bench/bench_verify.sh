@@ -7,13 +7,14 @@
 #   (b) torch 2.13 computing the same cases through tools/harness (adapter time
 #       only: JSON loading and schema checks are not charged to torch),
 # and prints both rates in per-rank expectations per second and their ratio
-# (goal: verify >= 1,000x torch).  Both sides see the same cases: the family's
+# (goal: verify >= 250x torch, issue 12).  Both sides see the same cases: the family's
 # files merged into one golden/candidate file in a temporary directory.
 #
 # Usage: bench/bench_verify.sh [MAX_CASES]
 #   SHARDCHECK=path/to/shardcheck (default: $top_builddir/tools/shardcheck,
 #   then ./tools/shardcheck); SHARDCHECK_PYTHON (default: $top_srcdir/.venv/bin/python);
-#   GOLDEN=dir (default: $top_srcdir/golden); BENCH_REPEAT=N verify runs, best kept (3).
+#   GOLDEN=dir (default: $top_srcdir/golden); BENCH_REPEAT=N verify runs (3): the median
+#   is used and min/median/max printed (the machine is shared and noisy).
 # Not run by `make check` (timing never happens inside tests).
 set -eu
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -71,7 +72,7 @@ values = sum(hl.rank_count(t.get("expected", {})) for g in merged["testGroups"]
              for t in g["tests"] if t.get("result") != "invalid")
 
 import resource
-best = best_cpu = None
+walls, cpus = [], []
 for _ in range(max(1, int(repeat))):
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
@@ -82,8 +83,12 @@ for _ in range(max(1, int(repeat))):
     cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
     if p.returncode != 0:
         sys.exit("bench_verify: shardcheck verify exited %d: %s" % (p.returncode, p.stderr[-400:]))
-    best = dt if best is None else min(best, dt)
-    best_cpu = cpu if best_cpu is None else min(best_cpu, cpu)
+    walls.append(dt)
+    cpus.append(cpu)
+walls.sort()
+cpus.sort()
+med = lambda v: v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
+best, best_cpu = med(walls), med(cpus)  # the median: the machine is shared and noisy
 
 mod = hl.load_adapter("adapters.torch_shard_layout")
 res = hl.run_family(FAM, mod, gdir, schema=False)
@@ -94,12 +99,12 @@ v_rate, v_cpu_rate = values / best, values / best_cpu
 t_rate = res.rank_values / res.compute_seconds
 t_cpu_rate = res.rank_values / res.compute_cpu_seconds
 print("shard-layout: %d cases, %d per-rank expectations" % (ntests, values))
-print("shardcheck verify: %.3f s wall, %.3f s cpu: %.0f expectations/s wall, %.0f/s cpu "
-      "(best of %s, whole process: load both files + compare)"
-      % (best, best_cpu, v_rate, v_cpu_rate, repeat))
+print("shardcheck verify: %.3f s wall, %.3f s cpu (median of %s; wall min/med/max "
+      "%.3f/%.3f/%.3f s): %.0f expectations/s wall, %.0f/s cpu (whole process: load both "
+      "files + compare)" % (best, best_cpu, repeat, walls[0], best, walls[-1], v_rate, v_cpu_rate))
 print("torch %s via harness: %.3f s wall, %.3f s cpu: %.0f expectations/s wall, %.0f/s cpu "
       "(adapter time only)" % (mod.tc.TORCH_VERSION, res.compute_seconds,
                                res.compute_cpu_seconds, t_rate, t_cpu_rate))
-print("ratio verify/torch: %.0fx wall, %.0fx cpu (goal >= 1000x)"
+print("ratio verify/torch (medians; torch timed once): %.0fx wall, %.0fx cpu (goal >= 250x)"
       % (v_rate / t_rate, v_cpu_rate / t_cpu_rate))
 PY

@@ -4,7 +4,9 @@
  * holds (local shape, global offset, and the index list of every dim a
  * _StridedShard touches), as torch 2.13 computes it (lib/shard_layout.c).
  * Output: a table by default; with --json one object
- * {"ranks":[{"rank","coord","local_shape","global_offset"[,"indices"]}]}.
+ * {"ranks":[{"rank","coord","localShape","globalOffset"[,"indices"]}]}: each rank's
+ * object is the golden shard-layout view (the same names and encodings: offsets as
+ * decimal strings) plus its rank and coordinate, so one spelling serves all three.
  * Tested by conformance/tests/cli_layout.sh (outputs and every error path).
  */
 #include "config.h"
@@ -46,7 +48,7 @@ static json_t *rank_json(int64_t rank, const int64_t *coord, int ndim, const shc
     json_t *ls = json_array();
     for (int d = 0; d < l->local.ndim; d++) {
         json_array_append_new(ls, json_integer(l->local.d[d]));
-        json_array_append_new(off, json_integer(l->offset[d]));
+        json_array_append_new(off, json_sprintf("%lld", (long long)l->offset[d]));
         json_t *ix = json_null();
         if (l->index[d]) {
             ix = json_array();
@@ -55,8 +57,8 @@ static json_t *rank_json(int64_t rank, const int64_t *coord, int ndim, const shc
         }
         json_array_append_new(idx, ix);
     }
-    json_object_set_new(o, "local_shape", ls);
-    json_object_set_new(o, "global_offset", off);
+    json_object_set_new(o, "localShape", ls);
+    json_object_set_new(o, "globalOffset", off);
     if (strided)
         json_object_set_new(o, "indices", idx);
     else
@@ -122,7 +124,7 @@ static int run(const cli_common *c)
             shc_placements_format(&pl, pbuf, sizeof pbuf);
         shc_shape_format(&s, sbuf, sizeof sbuf);
         printf("mesh %s  placements %s  shape [%s]\n", mbuf, pbuf, sbuf);
-        printf("rank  coord\tlocal_shape\tglobal_offset%s\n", strided ? "\tindices" : "");
+        printf("rank  coord\tlocalShape\tglobalOffset%s\n", strided ? "\tindices" : "");
     }
     for (int64_t r = first; r <= last && !rc; r++) {
         shc_layout l;

@@ -297,6 +297,80 @@ START_TEST(bad_input)
 }
 END_TEST
 
+/* A prepared request planned rank after rank into one reused caller buffer
+ * (shc_plan_prepare/run: cached coordinates and logical shapes, steps
+ * classified as pushed) must give what a fresh shc_plan_compute gives for each
+ * rank, in any rank order, and a buffer too small must grow onto the heap
+ * without being freed or overrun. */
+static void same_plan(const shc_plan *a, const shc_plan *b, int64_t rank)
+{
+    ck_assert_msg(a->nsteps == b->nsteps, "rank %lld: %d vs %d steps", (long long)rank,
+                  a->nsteps, b->nsteps);
+    ck_assert_int_eq(a->ncollectives, b->ncollectives);
+    ck_assert_int_eq(a->used, b->used);
+    ck_assert_int_eq(a->strided_fallback, b->strided_fallback);
+    ck_assert_msg((a->trace == NULL) == (b->trace == NULL) &&
+                  (!a->trace || !strcmp(a->trace, b->trace)), "rank %lld: traces differ",
+                  (long long)rank);
+    for (int i = 0; i < a->nsteps; i++) {
+        const shc_plan_step *x = &a->steps[i], *y = &b->steps[i];
+        ck_assert_int_eq(x->mesh_dim, y->mesh_dim);
+        ck_assert_int_eq(x->nmesh_dims, y->nmesh_dims);
+        ck_assert_int_eq(x->comm, y->comm);
+        ck_assert(shc_placement_eq(&x->src, &y->src) && shc_placement_eq(&x->dst, &y->dst));
+        ck_assert_int_eq(x->logical_shape.ndim, y->logical_shape.ndim);
+        for (int d = 0; d < x->logical_shape.ndim; d++)
+            ck_assert_msg(x->logical_shape.d[d] == y->logical_shape.d[d],
+                          "rank %lld step %d dim %d: %lld vs %lld", (long long)rank, i, d,
+                          (long long)x->logical_shape.d[d], (long long)y->logical_shape.d[d]);
+    }
+}
+
+START_TEST(prepared_runs_match_compute)
+{
+    static const char *const cases[][4] = {
+        {"3x2x2", "7,10,5", "S(0),S(0),S(1)", "S(1),R,S(0)"},
+        {"2x3", "9,8", "S(0),P(sum)", "R,S(1)"},
+        {"2x2x2", "8,8,8", "S(0)[1],S(0)[0],R", "S(1),S(1),S(1)"},   /* graph via order */
+        {"4", "10", "S(0)", "R"},
+        {"2x2", "5,3", "_S(0, 2),S(0)", "R,S(0)"},                   /* strided fallback */
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+        for (int trace = 0; trace < 2; trace++) {
+            shc_mesh m;
+            shc_shape s;
+            shc_placements a, b;
+            shc_err e = {0};
+            shc_plan_opts o;
+            shc_plan_opts_init(&o);
+            o.trace = trace;
+            ck_assert_int_eq(shc_mesh_parse(&m, cases[k][0], NULL, &e), 0);
+            ck_assert_int_eq(shc_shape_parse(&s, cases[k][1], &e), 0);
+            ck_assert_int_eq(shc_placements_parse(&a, cases[k][2], &e), 0);
+            ck_assert_int_eq(shc_placements_parse(&b, cases[k][3], &e), 0);
+            shc_plan_req req;
+            ck_assert_int_eq(shc_plan_prepare(&req, &m, &a, &b, &s, &o, &e), 0);
+            shc_plan_step buf[3];
+            memset(buf, 0x5a, sizeof buf);
+            shc_plan run;
+            shc_plan_use_buffer(&run, buf, 1); /* too small: must grow onto the heap */
+            for (int64_t q = 0; q < 2 * m.size; q++) {
+                int64_t rank = (q * 7 + 3) % m.size; /* ranks out of order, each twice */
+                shc_plan ref;
+                ck_assert_int_eq(shc_plan_compute(&m, &a, &b, &s, &o, rank, &ref, &e), 0);
+                ck_assert_msg(shc_plan_run(&req, rank, &run, &e) == 0, "%s", e.msg);
+                same_plan(&run, &ref, rank);
+                shc_plan_free(&ref);
+            }
+            unsigned char *raw = (unsigned char *)&buf[1];
+            for (size_t i = 0; i < 2 * sizeof buf[0]; i++)
+                ck_assert_msg(raw[i] == 0x5a, "caller buffer overrun");
+            shc_plan_free(&run); /* frees the heap copy, never buf */
+            shc_mesh_free(&m);
+        }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("check_plan");
@@ -313,6 +387,7 @@ int main(void)
     tcase_add_test(tc, strided_decode);
     tcase_add_test(tc, cost_model);
     tcase_add_test(tc, bad_input);
+    tcase_add_test(tc, prepared_runs_match_compute);
     suite_add_tcase(s, tc);
     return shc_run_suite(s);
 }

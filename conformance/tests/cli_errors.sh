@@ -20,5 +20,5 @@ out=$($S layout --mesh 2 --shape 4 --placements 'P("max' 2>&1); rc=$?
 want="shardcheck layout: --placements: placement 0 of 'P(\"max': missing closing \" after reduce op 'max'"
 if [ $rc -eq 2 ] && [ "$out" = "$want" ]; then tap_ok "an unterminated double quote is exit 2, exact message"
 else tap_not_ok "an unterminated double quote is exit 2, exact message" "exit $rc (want 2)" "output: $out" "want: $want"; fi
-expect_exit "a closed quote is still accepted" 0 '"local_shape":\[4\]' $S layout --mesh 2 --shape 4 --placements "P('avg')" --json
+expect_exit "a closed quote is still accepted" 0 '"localShape":\[4\]' $S layout --mesh 2 --shape 4 --placements "P('avg')" --json
 tap_done

@@ -17,18 +17,18 @@ expect_out() {
 
 # The issue's example, as torch 2.13 computes it: 13 rows over 4 -> 4,4,4,1; each over 2.
 expect_out "layout 4x2 S(0),S(0) 13,2 (json)" \
-'{"ranks":[{"rank":0,"coord":[0,0],"local_shape":[2,2],"global_offset":[0,0]},{"rank":1,"coord":[0,1],"local_shape":[2,2],"global_offset":[2,0]},{"rank":2,"coord":[1,0],"local_shape":[2,2],"global_offset":[4,0]},{"rank":3,"coord":[1,1],"local_shape":[2,2],"global_offset":[6,0]},{"rank":4,"coord":[2,0],"local_shape":[2,2],"global_offset":[8,0]},{"rank":5,"coord":[2,1],"local_shape":[2,2],"global_offset":[10,0]},{"rank":6,"coord":[3,0],"local_shape":[1,2],"global_offset":[12,0]},{"rank":7,"coord":[3,1],"local_shape":[0,2],"global_offset":[13,0]}]}' \
+'{"ranks":[{"rank":0,"coord":[0,0],"localShape":[2,2],"globalOffset":["0","0"]},{"rank":1,"coord":[0,1],"localShape":[2,2],"globalOffset":["2","0"]},{"rank":2,"coord":[1,0],"localShape":[2,2],"globalOffset":["4","0"]},{"rank":3,"coord":[1,1],"localShape":[2,2],"globalOffset":["6","0"]},{"rank":4,"coord":[2,0],"localShape":[2,2],"globalOffset":["8","0"]},{"rank":5,"coord":[2,1],"localShape":[2,2],"globalOffset":["10","0"]},{"rank":6,"coord":[3,0],"localShape":[1,2],"globalOffset":["12","0"]},{"rank":7,"coord":[3,1],"localShape":[0,2],"globalOffset":["13","0"]}]}' \
   $S layout --mesh 4x2 --placements 'S(0),S(0)' --shape 13,2 --json
 expect_exit "layout table shows rank 7's empty shard at offset 13" 0 "^7 +\[3,1\].\[0,2\].\[13,0\]" \
   $S layout --mesh 4x2 --placements 'S(0),S(0)' --shape 13,2
-expect_out "layout --rank 6" '{"ranks":[{"rank":6,"coord":[3,0],"local_shape":[1,2],"global_offset":[12,0]}]}' \
+expect_out "layout --rank 6" '{"ranks":[{"rank":6,"coord":[3,0],"localShape":[1,2],"globalOffset":["12","0"]}]}' \
   $S layout --mesh 4x2 --placements 'S(0),S(0)' --shape 13,2 --json --rank 6
 # _StridedShard docstring: [8,8], [_S(0, sf=2), S(0)] on 2x2: rank 1 holds rows 4-5.
-expect_out "layout _S index list" '{"ranks":[{"rank":1,"coord":[0,1],"local_shape":[2,8],"global_offset":[4,0],"indices":[[4,5],null]}]}' \
+expect_out "layout _S index list" '{"ranks":[{"rank":1,"coord":[0,1],"localShape":[2,8],"globalOffset":["4","0"],"indices":[[4,5],null]}]}' \
   $S layout --mesh 2x2 --placements '_S(0, 2),S(0)' --shape 8,8 --json --rank 1
-expect_out "layout with a rank map" '{"ranks":[{"rank":0,"coord":[3],"local_shape":[2],"global_offset":[6]}]}' \
+expect_out "layout with a rank map" '{"ranks":[{"rank":0,"coord":[3],"localShape":[2],"globalOffset":["6"]}]}' \
   $S layout --mesh 4 --ranks 3,1,2,0 --placements 'S(0)' --shape 8 --json --rank 0
-expect_out "layout shard order S(0)[1]S(0)[0]" '{"ranks":[{"rank":1,"coord":[0,1],"local_shape":[2],"global_offset":[4]}]}' \
+expect_out "layout shard order S(0)[1]S(0)[0]" '{"ranks":[{"rank":1,"coord":[0,1],"localShape":[2],"globalOffset":["4"]}]}' \
   $S layout --mesh 2x2 --placements 'S(0)[1]S(0)[0]' --shape 7 --json --rank 1
 expect_exit "layout --help" 0 "usage: shardcheck layout" $S layout --help
 

@@ -35,10 +35,8 @@ passes() {
 if [ -d "$top_srcdir/golden" ]; then
   passes "torch at 2 ranks, every family (sample of 12 each)" $MPI -np 2 "$SHARDCHECK" run \
     --backend torch --golden "$top_srcdir/golden" --max-cases 12 --timeout 60
-  for f in group-ranks redistribute-plan shard-layout; do
-    passes "torch at 4 ranks, $f (sample of 8)" $MPI -np 4 "$SHARDCHECK" run --backend torch \
-      --family $f --golden "$top_srcdir/golden" --max-cases 8 --timeout 60
-  done
+  passes "torch at 4 ranks, every family (sample of 6 each)" $MPI -np 4 "$SHARDCHECK" run \
+    --backend torch --golden "$top_srcdir/golden" --max-cases 6 --timeout 60
 else
   tap_skip "torch backend on the committed corpus" "no golden/ directory"
 fi
@@ -64,13 +62,12 @@ json.dump(inv, open(bad + "/invalid.json", "w"))
 EOF
 TC=$(grep -o '"tcId": *[0-9]*, *"comment": *"mesh 2, S(0) -> S(1),' "$tmp/g/$F/one-dim.json" | grep -o '[0-9][0-9]*' | head -n 1)
 [ -n "$TC" ] && tap_ok "tc $TC is a 2-rank S(0) -> S(1) case (a real collective)" || { tap_not_ok "a 2-rank S(0) -> S(1) case"; TC=7; }
-expect_exit "torch rejects the golden invalid cases: their messages are the ranks' errors" 0 \
-  "^11 passed, 0 failed" $MPI -np 2 "$SHARDCHECK" run --backend torch --family $F --golden "$tmp/g"
 expect_exit "a case torch rejects but golden calls valid: Fail with torch's message" 1 \
   "Fail +$F tc 784 .*rejected a valid input: .*Replicate to Partial\\(product\\) conversion is not supported" \
   $MPI -np 2 "$SHARDCHECK" run --backend torch --family $F --golden "$tmp/bad"
 
 # Faults inside the torch worker of rank 1.
+# (the 3 two-rank invalid cases pass in these runs: torch's messages are the ranks' errors)
 expect_exit "worker killed with SIGKILL: Crash for that case, the run goes on" 1 \
   "Crash +$F tc $TC .*rank 1: the torch worker died with signal 9.*
 .*10 passed, 1 failed, 0 skipped" \
@@ -89,7 +86,7 @@ el=$(( $(date +%s) - start ))
 nopy=$(command -v python3 || echo /usr/bin/python3)
 if ! "$nopy" -c "import torch" >/dev/null 2>&1; then
   expect_exit "a python without torch: exit 77 naming it" 77 \
-    "rank 0: cannot import torch with $nopy: .*No module named 'torch'" \
+    "rank 0: cannot import torch with [^ ]*python[^ ]*: .*No module named 'torch'" \
     env SHARDCHECK_PYTHON="$nopy" $MPI -np 2 "$SHARDCHECK" run --backend torch --family $F --golden "$tmp/g"
 else tap_skip "a python without torch" "$nopy has torch"; fi
 expect_exit "torch other than the pin: exit 2 naming both versions" 2 \

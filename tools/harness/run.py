@@ -94,6 +94,15 @@ def main(argv=None):
     if args.lcov and not args.coverage:
         print("run.py: --lcov needs --coverage MODULE", file=sys.stderr)
         return 2
+    if args.coverage:   # fail before the corpus runs, not after
+        out = args.lcov or "vendor-coverage.info"
+        d = os.path.dirname(os.path.abspath(out))
+        why = "no such directory %s" % d if not os.path.isdir(d) else \
+            "a directory" if os.path.isdir(out) else \
+            "directory %s is not writable" % d if not os.access(d, os.W_OK) else None
+        if why:
+            print("run.py: --lcov %s: cannot write: %s" % (out, why), file=sys.stderr)
+            return 2
     cov = start_coverage(args.coverage) if args.coverage else None
     if cov == 2:
         return 2
