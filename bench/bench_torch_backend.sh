@@ -9,8 +9,8 @@
 #
 # Environment: SHARDCHECK (default _build/tools/shardcheck), SHARDCHECK_PYTHON (default
 # .venv/bin/python), MPIRUN (default mpirun), GOLDEN (default golden).  Prints one line per family:
-# cases, seconds per case for each backend (the job's start-up excluded: each backend is also run
-# on zero cases and that time subtracted), and torch/mpi.
+# cases, seconds per case for each backend (the runner's own per-case figure, start-up excluded),
+# and torch/mpi.
 set -u
 np=${1:-2}; cases=${2:-40}; shift 2 2>/dev/null || shift $#
 fams=${*:-shard-layout group-ranks redistribute-plan redistribute-data}
@@ -21,9 +21,6 @@ MPI="${MPIRUN:-mpirun} --oversubscribe --bind-to none"
 [ "$(id -u)" -eq 0 ] && MPI="$MPI --allow-run-as-root"
 export SHARDCHECK_PYTHON="$PY" OMPI_MCA_mpi_warn_on_fork=0 OMP_NUM_THREADS=1
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-now() { "$PY" -c 'import time; print(time.time())'; }
-secs() { # secs CMD...: wall seconds of CMD
-  t0=$(now); "$@" >"$tmp/out" 2>&1; t1=$(now); "$PY" -c "print($t1 - $t0)"; }
 printf '%-20s %6s %12s %12s %8s   (np %s)\n' family cases torch_s/case mpi_s/case ratio "$np"
 for f in $fams; do
   # the torch sample, as tcIds, then the same cases as a scratch corpus for the mpi backend
@@ -46,12 +43,18 @@ for p in sorted(glob.glob(src + "/*.json")):
     if d["numberOfTests"]:
         json.dump(d, open(os.path.join(dst, os.path.basename(p)), "w"))
 PYEOF
-  mkdir -p "$tmp/empty/$f"
-  tz=$(secs $MPI -np "$np" "$S" run --backend torch --family "$f" --golden "$tmp/empty")
-  tt=$(secs $MPI -np "$np" "$S" run --backend torch --family "$f" --golden "$tmp/g")
-  mz=$(secs $MPI -np "$np" "$S" run --backend mpi --family "$f" --golden "$tmp/empty")
-  mt=$(secs $MPI -np "$np" "$S" run --backend mpi --family "$f" --golden "$tmp/g")
-  "$PY" -c "
-n=$n; t=max($tt-$tz, 1e-9)/n; m=max($mt-$mz, 1e-9)/n
-print('%-20s %6d %12.5f %12.5f %7.0fx' % ('$f', n, t, m, t/m))"
+  # per-case seconds as the runner reports them (--json "seconds": each chunk's time over its
+  # cases, so the job's start-up and the torch workers' import are not counted)
+  $MPI -np "$np" "$S" run --backend torch --family "$f" --golden "$tmp/g" --json >"$tmp/t.json" 2>/dev/null
+  $MPI -np "$np" "$S" run --backend mpi --family "$f" --golden "$tmp/g" --json >"$tmp/m.json" 2>/dev/null
+  "$PY" - "$f" "$tmp/t.json" "$tmp/m.json" <<'PYEOF'
+import json, sys
+f, t, m = sys.argv[1:]
+def per_case(p):
+    r = json.load(open(p))["results"]
+    return len(r), sum(x["seconds"] for x in r) / max(1, len(r))
+n, ts = per_case(t)
+_, ms = per_case(m)
+print("%-20s %6d %12.5f %12.5f %7.0fx" % (f, n, ts, ms, ts / ms if ms > 0 else float("inf")))
+PYEOF
 done

@@ -17,10 +17,10 @@
  *
  * Normals: float Box-Muller on the GPU uses __sincosf (absolute error about
  * 2^-21.4 on the angle's sin/cos, times s <= 6.7), so float normals here
- * (accurate sinf/cosf) differ from a GPU's by up to ~1e-5 absolute; double
- * normals use sincospi on the GPU (documented max error 2 ulp) and an accurate
- * sin(pi v) here, so they agree to a few ulp, not bit for bit.  Both are flagged
- * GpuOnly in golden files.  Uniforms and raw words are bit-exact.
+ * (accurate sinf/cosf) differ from a GPU's by up to ~1e-5 absolute.  Double
+ * normals use libdevice's own log and sincospi (cuda_libdevice.c), so they
+ * follow the GPU bit for bit as far as the MUFU.RCP64H seed model inside
+ * __nv_log holds (docs/cuda-math.md).  Uniforms and raw words are bit-exact.
  *
  * Tested by conformance/tests/check_rng.c (libcurand host generator oracle).
  */

@@ -6,9 +6,12 @@
  * Exactness: the uniform transforms are exact on a CPU (the scale constants
  * CURAND_2POW32_INV and CURAND_2POW53_INV_DOUBLE are exactly 2^-32 and 2^-53,
  * so x*scale is exact and only the final add rounds, with or without FMA).
- * The Box-Muller transforms are not: the GPU uses __sincosf (float) and
- * sincospi (double, up to 2 ulp); here they use accurate math, so normals are
- * flagged GpuOnly in the golden files (see curand_stream.c for tolerances).
+ * The double Box-Muller uses CUDA 13.0 libdevice's own log and sincospi
+ * (cuda_libdevice.c), so it follows the GPU's algorithm bit for bit (up to the
+ * MUFU.RCP64H seed model, docs/cuda-math.md); the float one still uses
+ * accurate sinf/cosf/logf where the GPU uses __sincosf (a hardware
+ * approximation, cuda_sfu.c holds a 99%-exact model of it), so float normals
+ * are flagged GpuOnly in the golden files (see curand_stream.c).
  *
  * Tested by conformance/tests/check_rng.c against libcurand's host generator.
  */
@@ -45,6 +48,8 @@ static inline SHC_HD double shc_curand_u01_double_hq(uint32_t x, uint32_t y)
 }
 
 #ifndef __CUDACC__
+#include "cuda_libdevice.h"
+
 /* _curand_box_muller(x, y) with accurate sinf/cosf/logf.  The device code
  * contracts y*K + K/2 into an FMA (nvcc's default --fmad=true); we do too. */
 static inline void shc_curand_box_muller(uint32_t x, uint32_t y, float out[2])
@@ -56,8 +61,8 @@ static inline void shc_curand_box_muller(uint32_t x, uint32_t y, float out[2])
     out[1] = cosf(v) * s;
 }
 
-/* _curand_box_muller_double(x0, x1, y0, y1): the device computes
- * sincospi(v); we evaluate sin(pi*v), cos(pi*v) in long double and round. */
+/* _curand_box_muller_double(x0, x1, y0, y1) as the device computes it: libdevice's
+ * log and sincospi (CUDA 13.0, reimplemented in cuda_libdevice.c), IEEE sqrt. */
 static inline void shc_curand_box_muller_double(uint32_t x0, uint32_t x1, uint32_t y0,
                                                 uint32_t y1, double out[2])
 {
@@ -65,12 +70,11 @@ static inline void shc_curand_box_muller_double(uint32_t x0, uint32_t x1, uint32
     double u = (double)zx * SHC_CURAND_2POW53_INV_DOUBLE + (SHC_CURAND_2POW53_INV_DOUBLE / 2.0);
     uint64_t zy = (uint64_t)y0 ^ ((uint64_t)y1 << (53 - 32));
     double v = (double)zy * (SHC_CURAND_2POW53_INV_DOUBLE * 2.0) + SHC_CURAND_2POW53_INV_DOUBLE;
-    double s = sqrt(-2.0 * log(u));
-    /* v in (0, 2]: pi*v in 64-bit-mantissa long double keeps sin/cos within ~1 ulp of double. */
-    long double pi = 3.141592653589793238462643383279502884L;
-    long double sv = sinl(pi * (long double)v), cv = cosl(pi * (long double)v);
-    out[0] = (double)sv * s;
-    out[1] = (double)cv * s;
+    double s = sqrt(-2.0 * shc_cuda_log(u));
+    double sv, cv;
+    shc_cuda_sincospi(v, &sv, &cv);
+    out[0] = sv * s;
+    out[1] = cv * s;
 }
 #endif
 

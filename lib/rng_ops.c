@@ -81,17 +81,17 @@ static const shc_rng_op OPS[] = {
      "_ops/_random_ops.py:46, not in " DISPATCH_SET "; Partial: _ops/utils.py:669-675",
      "exponential_kernel (DistributionTemplates.h:564): __logf (float) / ::log (double)"},
     {"log_normal_", "torch.Tensor.log_normal_", SHC_API_PYTHON, "aten.log_normal_.default",
-     SHC_RNGD_UNTRACKED, SHC_RNGP_REJECT, false, SHC_DTM_FLOATS, -1,
+     SHC_RNGD_UNTRACKED, SHC_RNGP_REJECT, false, SHC_DTM_FLOATS, SHC_TORCH_LOG_NORMAL,
      "_ops/_random_ops.py:45, not in " DISPATCH_SET "; Partial: _ops/utils.py:669-675",
      "log_normal_kernel (DistributionTemplates.h:519): Box-Muller then ::exp "
      "(GpuOnly: TODO lib/cuda_libdevice expf/exp)"},
     {"geometric_", "torch.Tensor.geometric_", SHC_API_PYTHON, "aten.geometric_.default",
-     SHC_RNGD_UNTRACKED, SHC_RNGP_REJECT, false, SHC_DTM_FLOATS | SHC_DTM_INTS, -1,
+     SHC_RNGD_UNTRACKED, SHC_RNGP_REJECT, false, SHC_DTM_FLOATS | SHC_DTM_INTS, SHC_TORCH_GEOMETRIC,
      "_ops/_random_ops.py:47, not in " DISPATCH_SET "; Partial: _ops/utils.py:669-675",
      "geometric_kernel (DistributionTemplates.h:542): ::ceil(::log(u) / ::log1p(-p)) "
      "(GpuOnly: TODO lib/cuda_libdevice logf/log1pf)"},
     {"cauchy_", "torch.Tensor.cauchy_", SHC_API_PYTHON, "aten.cauchy_.default",
-     SHC_RNGD_UNTRACKED, SHC_RNGP_REDISTRIBUTE, false, SHC_DTM_FLOATS, -1,
+     SHC_RNGD_UNTRACKED, SHC_RNGP_REDISTRIBUTE, false, SHC_DTM_FLOATS, SHC_TORCH_CAUCHY,
      "_sharding_prop.py:792-800 (strategy from the decomposition, _decompositions.py:178); "
      "not in " DISPATCH_SET,
      "cauchy_kernel (DistributionTemplates.h:586): median + sigma * ::tan(pi * (u - 0.5)) "
@@ -162,7 +162,9 @@ const shc_rng_op *shc_rng_op_for_kernel(shc_torch_op k)
     static const char *const by_kernel[SHC_TORCH_OP_COUNT] = {
         [SHC_TORCH_UNIFORM] = "uniform_", [SHC_TORCH_NORMAL] = "normal_",
         [SHC_TORCH_RANDOM] = "random_", [SHC_TORCH_BERNOULLI] = "bernoulli_.float",
-        [SHC_TORCH_DROPOUT] = "native_dropout", [SHC_TORCH_EXPONENTIAL] = "exponential_"};
+        [SHC_TORCH_DROPOUT] = "native_dropout", [SHC_TORCH_EXPONENTIAL] = "exponential_",
+        [SHC_TORCH_LOG_NORMAL] = "log_normal_", [SHC_TORCH_GEOMETRIC] = "geometric_",
+        [SHC_TORCH_CAUCHY] = "cauchy_"};
     return (unsigned)k < SHC_TORCH_OP_COUNT ? shc_rng_op_find(by_kernel[k]) : NULL;
 }
 

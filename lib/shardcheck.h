@@ -367,9 +367,13 @@ typedef enum {
     SHC_TORCH_BERNOULLI,   /* bernoulli_(p) with a float p */
     SHC_TORCH_DROPOUT,     /* native_dropout(x, p, train=True) (fused kernel) */
     SHC_TORCH_EXPONENTIAL, /* exponential_(lambd) */
+    SHC_TORCH_LOG_NORMAL,  /* log_normal_(mean, std) */
+    SHC_TORCH_GEOMETRIC,   /* geometric_(p) */
+    SHC_TORCH_CAUCHY,      /* cauchy_(median, sigma) */
     SHC_TORCH_OP_COUNT
 } shc_torch_op;
-/* Parse "uniform", "normal", "random", "bernoulli", "dropout", "exponential". */
+/* Parse "uniform", "normal", "random", "bernoulli", "dropout", "exponential", "log_normal",
+ * "geometric", "cauchy". */
 int shc_torch_op_parse(const char *s, shc_torch_op *out, shc_err *e);
 /* Name of an op. */
 const char *shc_torch_op_name(shc_torch_op op);
@@ -379,8 +383,9 @@ typedef struct shc_torch_rng_req {
     shc_torch_op op;
     shc_dtype dtype;
     int64_t numel;
-    double a, b;      /* uniform: from, to; normal: mean, std; exponential: lambd (a);
-                         bernoulli: p (a); dropout: p = drop probability (a) */
+    double a, b;      /* uniform: from, to; normal, log_normal: mean, std; exponential: lambd (a);
+                         bernoulli, geometric: p (a); dropout: p = drop probability (a);
+                         cauchy: median, sigma */
     bool has_range;   /* random_: from/to given */
     int64_t from, to; /* random_: [from, to) */
 } shc_torch_rng_req;

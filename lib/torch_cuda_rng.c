@@ -66,6 +66,7 @@ static const dtinfo DT[SHC_DT_COUNT] = {
 
 static const char *const OPS[SHC_TORCH_OP_COUNT] = {
     "uniform", "normal", "random", "bernoulli", "dropout", "exponential",
+    "log_normal", "geometric", "cauchy",
 };
 
 int shc_torch_op_parse(const char *s, shc_torch_op *out, shc_err *e)
@@ -76,7 +77,8 @@ int shc_torch_op_parse(const char *s, shc_torch_op *out, shc_err *e)
             return SHC_OK;
         }
     return shc_fail(e, SHC_EINVAL,
-                    "unknown op '%s' (uniform normal random bernoulli dropout exponential)",
+                    "unknown op '%s' (uniform normal random bernoulli dropout exponential "
+                    "log_normal geometric cauchy)",
                     s ? s : "");
 }
 
@@ -88,10 +90,17 @@ void shc_torch_rng_req_init(shc_torch_rng_req *r, shc_torch_op op, shc_dtype dty
     r->op = op;
     r->dtype = dtype;
     r->numel = numel;
-    r->a = op == SHC_TORCH_BERNOULLI || op == SHC_TORCH_DROPOUT ? 0.5
-         : op == SHC_TORCH_EXPONENTIAL ? 1.0 : 0.0;
-    r->b = 1.0;
+    r->a = op == SHC_TORCH_BERNOULLI || op == SHC_TORCH_DROPOUT || op == SHC_TORCH_GEOMETRIC ? 0.5
+         : op == SHC_TORCH_EXPONENTIAL || op == SHC_TORCH_LOG_NORMAL ? 1.0 : 0.0;
+    r->b = op == SHC_TORCH_LOG_NORMAL ? 2.0 : 1.0; /* log_normal_(mean=1, std=2) */
 }
+
+/* c10::ScalarType names (toString) and caffe2::TypeMeta names (self.dtype() in messages). */
+static const char *const SCALAR_TYPE[SHC_DT_COUNT] = {
+    "Float", "Double", "Half", "BFloat16", "Long", "Int", "Short", "Char", "Byte", "Bool"};
+static const char *const TYPE_META[SHC_DT_COUNT] = {
+    "float", "double", "c10::Half", "c10::BFloat16", "long int", "int", "short int",
+    "signed char", "unsigned char", "bool"};
 
 /* random_(from, to) bounds: torch's check_from_to_in_range (floats: integers
  * up to 2^digits in magnitude; the update_from/update_to rounding for values
@@ -112,13 +121,24 @@ static int check_random_range(const shc_torch_rng_req *r, shc_err *e)
                             "random_: to=%lld above 2^%d for %s is not modelled (update_to rounding)",
                             (long long)r->to, d->digits, d->name);
     }
+    /* check_from_to_in_range prints self.dtype(): the TypeMeta name ("signed char") */
     if (r->from < lo || r->from > hi)
-        return shc_fail(e, SHC_EINVAL, "from is out of bounds for %s", d->name);
+        return shc_fail(e, SHC_EINVAL, "from is out of bounds for %s", TYPE_META[r->dtype]);
     if (r->to - 1 < lo || r->to - 1 > hi)
-        return shc_fail(e, SHC_EINVAL, "to - 1 is out of bounds for %s", d->name);
+        return shc_fail(e, SHC_EINVAL, "to - 1 is out of bounds for %s", TYPE_META[r->dtype]);
     return SHC_OK;
 }
 
+/* AT_DISPATCH's rejection: "\"NAME\" not implemented for 'Int'". */
+static int not_implemented(const char *kernel, shc_dtype t, shc_err *e)
+{
+    return shc_fail(e, SHC_EINVAL, "\"%s\" not implemented for '%s'", kernel, SCALAR_TYPE[t]);
+}
+
+/* Parameter checks then dtype checks in the order torch 2.13 makes them
+ * (aten/src/ATen/native/DistributionTemplates.h *_impl_, then the CUDA kernel's
+ * dispatch in native/cuda/DistributionTemplates.h); messages verbatim (the
+ * impl-level ones are checked against torch on a CPU by the harness tests). */
 int shc_torch_rng_check(const shc_torch_rng_req *r, shc_err *e)
 {
     if (r->op >= SHC_TORCH_OP_COUNT || r->dtype >= SHC_DT_COUNT)
@@ -126,18 +146,10 @@ int shc_torch_rng_check(const shc_torch_rng_req *r, shc_err *e)
     if (r->numel < 0)
         return shc_fail(e, SHC_EINVAL, "torch rng: numel %lld is negative", (long long)r->numel);
     const dtinfo *d = &DT[r->dtype];
-    bool float_only = r->op == SHC_TORCH_UNIFORM || r->op == SHC_TORCH_NORMAL ||
-                      r->op == SHC_TORCH_EXPONENTIAL || r->op == SHC_TORCH_DROPOUT;
-    static const char *const scalar_type[SHC_DT_COUNT] = {
-        "Float", "Double", "Half", "BFloat16", "Long", "Int", "Short", "Char", "Byte", "Bool"};
-    static const char *const kernel[SHC_TORCH_OP_COUNT] = {
-        "uniform_kernel_cuda", "normal_kernel_cuda", "", "", "fused_dropout", "exponential_cuda"};
-    if (float_only && !d->is_float)
-        return shc_fail(e, SHC_EINVAL, "%s: dtype %s is not a floating type: \"%s\" not "
-                        "implemented for '%s'", OPS[r->op], d->name, kernel[r->op],
-                        scalar_type[r->dtype]);
     switch (r->op) {
-    case SHC_TORCH_UNIFORM:
+    case SHC_TORCH_UNIFORM: /* uniform_impl_: dispatch "check_uniform_bounds" first */
+        if (!d->is_float)
+            return not_implemented("check_uniform_bounds", r->dtype, e);
         if (!(r->a <= r->b))
             return shc_fail(e, SHC_EINVAL,
                             "uniform_ expects to return a [from, to) range, but found from=%g > to=%g",
@@ -146,22 +158,43 @@ int shc_torch_rng_check(const shc_torch_rng_req *r, shc_err *e)
     case SHC_TORCH_NORMAL:
         if (!(r->b >= 0.0))
             return shc_fail(e, SHC_EINVAL, "normal expects std >= 0.0, but found std %g", r->b);
-        return SHC_OK;
+        return d->is_float ? SHC_OK : not_implemented("normal_kernel_cuda", r->dtype, e);
     case SHC_TORCH_EXPONENTIAL:
         if (!(r->a > 0.0))
             return shc_fail(e, SHC_EINVAL, "exponential_ expects lambda > 0.0, but found lambda=%g",
                             r->a);
+        if (!d->is_float) /* exponential_kernel's TORCH_CHECK (iter.dtype(): ScalarType) */
+            return shc_fail(e, SHC_EINVAL, "Exponential distribution is a continuous probability "
+                            "distribution. dtype must be a floating point but you specified %s",
+                            SCALAR_TYPE[r->dtype]);
+        return SHC_OK;
+    case SHC_TORCH_LOG_NORMAL:
+        if (!(r->b > 0.0))
+            return shc_fail(e, SHC_EINVAL, "log_normal_ expects std > 0.0, but found std=%g", r->b);
+        return d->is_float ? SHC_OK : not_implemented("log_normal_cuda", r->dtype, e);
+    case SHC_TORCH_GEOMETRIC:
+        if (!(r->a > 0.0 && r->a < 1.0))
+            return shc_fail(e, SHC_EINVAL, "geometric_ expects p to be in (0, 1), but got p=%g",
+                            r->a);
+        return r->dtype != SHC_DT_BOOL ? SHC_OK : not_implemented("geometric_cuda", r->dtype, e);
+    case SHC_TORCH_CAUCHY:
+        if (!(r->b > 0.0))
+            return shc_fail(e, SHC_EINVAL, "cauchy_ expects sigma > 0.0, but found sigma=%g", r->b);
+        if (!d->is_float) /* cauchy_impl_'s TORCH_CHECK (self.dtype(): TypeMeta name) */
+            return shc_fail(e, SHC_EINVAL, "Cauchy distribution is a continuous probability "
+                            "distribution. dtype must be a floating point but you specified %s",
+                            TYPE_META[r->dtype]);
         return SHC_OK;
     case SHC_TORCH_BERNOULLI:
         if (!(r->a >= 0.0 && r->a <= 1.0))
             return shc_fail(e, SHC_EINVAL, "bernoulli_ expects p to be in [0, 1], but got p=%g",
                             r->a);
         return SHC_OK;
-    case SHC_TORCH_DROPOUT:
+    case SHC_TORCH_DROPOUT: /* the p check is torch.nn.functional.dropout's (api "dropout") */
         if (!(r->a >= 0.0 && r->a <= 1.0))
             return shc_fail(e, SHC_EINVAL,
                             "dropout probability has to be between 0 and 1, but got %g", r->a);
-        return SHC_OK;
+        return d->is_float ? SHC_OK : not_implemented("fused_dropout", r->dtype, e);
     case SHC_TORCH_RANDOM:
         return r->has_range ? check_random_range(r, e) : SHC_OK;
     default: return SHC_OK;
@@ -177,7 +210,8 @@ static draw_kind draw_for(const shc_torch_rng_req *r)
 {
     bool dbl = r->dtype == SHC_DT_FLOAT64;
     switch (r->op) {
-    case SHC_TORCH_NORMAL: return dbl ? D_NORMD : D_NORMF;
+    case SHC_TORCH_NORMAL:
+    case SHC_TORCH_LOG_NORMAL: return dbl ? D_NORMD : D_NORMF; /* normal_and_transform */
     case SHC_TORCH_RANDOM:
         if (r->has_range)
             return (uint64_t)r->to - (uint64_t)r->from >= (1ull << 28) ? D_RAW64 : D_RAW32;
@@ -318,6 +352,19 @@ static uint64_t unranged_modulus(shc_dtype t)
     return (uint64_t)d->max + 1; /* int64: 2^63; uint8: 256 */
 }
 
+/* c10::pi<float>, c10::pi<double> */
+#define SHC_PI_F 3.14159265358979323846f
+#define SHC_PI_D 3.14159265358979323846
+
+/* static_cast<scalar_t>(float v) of geometric_ (any dtype but bool; v >= 0 and small). */
+static inline void store_int_or_float(const job *j, uint8_t *dst, float v)
+{
+    if (DT[j->r->dtype].is_float)
+        store_float(j, dst, v);
+    else
+        store_int(j, dst, (int64_t)v);
+}
+
 /* One element from its accscalar input (float path). */
 static inline void emit_f(const job *j, uint8_t *dst, float x)
 {
@@ -335,6 +382,18 @@ static inline void emit_f(const job *j, uint8_t *dst, float x)
         break;
     }
     case SHC_TORCH_BERNOULLI: store_int(j, dst, x < j->f_p); break;
+    case SHC_TORCH_LOG_NORMAL: /* exp(normal(x, mean, std)); GpuOnly: CUDA's expf */
+        store_float(j, dst, expf(fmaf(x, j->f_b, j->f_a)));
+        break;
+    case SHC_TORCH_GEOMETRIC: /* ceil(log(u) / log1p(-p)) in float; GpuOnly: logf, log1pf */
+        store_int_or_float(j, dst, ceilf(logf(x) / log1pf(-j->f_p)));
+        break;
+    case SHC_TORCH_CAUCHY: { /* transformation::cauchy<float>: clip to [eps, 1-eps]; GpuOnly: tanf */
+        float v = x > 1.0f - FLT_EPSILON ? 1.0f - FLT_EPSILON : x;
+        v = v < FLT_EPSILON ? FLT_EPSILON : v;
+        store_float(j, dst, fmaf(j->f_b, tanf(SHC_PI_F * (v - 0.5f)), j->f_a));
+        break;
+    }
     case SHC_TORCH_DROPOUT: { /* input of ones: src * mask * scale */
         bool keep = r->dtype == SHC_DT_FLOAT64 ? (double)x < j->d_pa : x < j->f_pa;
         if (r->dtype == SHC_DT_FLOAT64) {
@@ -359,11 +418,15 @@ static inline void emit_d(const job *j, uint8_t *dst, double x)
     case SHC_TORCH_UNIFORM: v = fma(x, j->d_range, j->d_from); v = v == j->d_to ? j->d_from : v; break;
     case SHC_TORCH_NORMAL: v = fma(x, j->d_b, j->d_a); break;
     case SHC_TORCH_EXPONENTIAL: {
-        double lg = x >= 1.0 - DBL_EPSILON / 2 ? -DBL_EPSILON / 2 : log(x);
+        /* at::log<double> is ::log, libdevice's __nv_log on the device */
+        double lg = x >= 1.0 - DBL_EPSILON / 2 ? -DBL_EPSILON / 2 : shc_cuda_log(x);
         v = -1.0 / j->d_a * lg;
         break;
     }
     case SHC_TORCH_BERNOULLI: v = x < j->d_a; break;
+    case SHC_TORCH_LOG_NORMAL: v = exp(fma(x, j->d_b, j->d_a)); break;   /* GpuOnly: exp */
+    case SHC_TORCH_GEOMETRIC: v = ceil(log(x) / log1p(-j->d_a)); break; /* GpuOnly: log, log1p */
+    case SHC_TORCH_CAUCHY: v = fma(j->d_b, tan(SHC_PI_D * (x - 0.5)), j->d_a); break; /* no clip */
     default: break;
     }
     memcpy(dst, &v, 8);

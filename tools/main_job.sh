@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tools/main_job.sh — the README's main command: set up, build, then run the conformance suite over
-# every golden family with the built-in backends — ref (one process), local (simulated ranks) and
-# mpi under mpirun at several rank counts — and print the report.
+# every golden family with the built-in backends — ref (one process), local (simulated ranks),
+# mpi under mpirun at several rank counts, and torch (real DTensor per rank) — and print the report.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
@@ -37,7 +37,25 @@ for np in ${SHARDCHECK_NP:-1 2 3 4 8}; do
     >"_build/run-mpi-$np.out" 2>&1; rc=$?
   tail -n 25 "_build/run-mpi-$np.out"; tally "_build/run-mpi-$np.out" $rc
 done
+# The torch backend: real DTensor per rank (tools/harness/torch_worker.py, gloo), every family it
+# supports; each np runs the cases whose mesh spans the job (the others are NotSupported).
+if [ -x "$here/.venv/bin/python" ] && "$here/.venv/bin/python" -c "import torch" 2>/dev/null; then
+  for np in ${SHARDCHECK_TORCH_NP:-1 2 3 4 8}; do
+    section "backend torch, mpirun -np $np"
+    t0=$(date +%s)
+    for fam in shard-layout group-ranks redistribute-plan redistribute-data rng-offsets torch-cuda-rng; do
+      SHARDCHECK_PYTHON="$here/.venv/bin/python" MPIRUN_ARGS="$MPIARGS" bash tools/mpirun_runner.sh \
+        -np "$np" --backend torch --shardcheck "$S" -- --golden "$G" --family "$fam" \
+        --max-cases "${SHARDCHECK_TORCH_CASES:-1000000}" >"_build/run-torch-$np-$fam.out" 2>&1; rc=$?
+      tail -n 3 "_build/run-torch-$np-$fam.out"; tally "_build/run-torch-$np-$fam.out" $rc
+    done
+    echo "torch backend at np $np: $(( $(date +%s) - t0 )) s wall"
+  done
+else
+  section "backend torch"; echo "skipped: no torch in $here/.venv (tools/harness/setup_venv.sh)"
+fi
 section "report"
-printf 'backends ref, local, mpi (np %s); full logs in _build/run-*.out\n' "${SHARDCHECK_NP:-1 2 3 4 8}"
+printf 'backends ref, local, mpi (np %s), torch (np %s); full logs in _build/run-*.out\n' \
+  "${SHARDCHECK_NP:-1 2 3 4 8}" "${SHARDCHECK_TORCH_NP:-1 2 3 4 8}"
 echo "$pass passed, $fail failed, $skip skipped"
 exit $worst

@@ -3,7 +3,8 @@
 # node, across nodes with a hostfile, or under Slurm's srun, and make sure a
 # rank that dies still ends in a readable report.
 #
-#   tools/mpirun_runner.sh -np 8 [--hostfile FILE | --srun] [--shardcheck PATH] -- [run options]
+#   tools/mpirun_runner.sh -np 8 [--hostfile FILE | --srun] [--shardcheck PATH]
+#                          [--backend mpi|torch[:gloo|:nccl]] -- [run options]
 #
 # OpenMPI ends the whole job when a process dies; the runner's rank 0 keeps a
 # journal (--journal) of finished cases and of the redistribute case it is
@@ -14,7 +15,7 @@
 # least one), 2 bad usage (this script's options or the run options), 77 skipped, 99 internal.
 # Tested by conformance/tests/run_faults.sh (a killed rank), run_mpi.sh and hardening.sh.
 set -u
-np=2 hostfile= use_srun=0
+np=2 hostfile= use_srun=0 backend=mpi
 sc=${SHARDCHECK:-$(dirname "$0")/shardcheck}
 usage_error() { echo "mpirun_runner.sh: $1 (see --help)" >&2; exit 2; }
 need_arg() { [ $# -ge 2 ] || usage_error "$1 needs an argument"; }
@@ -24,8 +25,9 @@ while [ $# -gt 0 ]; do
     --hostfile) need_arg "$@"; hostfile=$2; shift 2 ;;
     --srun) use_srun=1; shift ;;
     --shardcheck) need_arg "$@"; sc=$2; shift 2 ;;
+    --backend) need_arg "$@"; backend=$2; shift 2 ;;
     --) shift; break ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) echo "mpirun_runner.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -36,13 +38,13 @@ trap 'rm -f "$journal"' EXIT
 # A dead rank must end the job promptly, and fork() in the per-case workers is expected.
 export OMPI_MCA_mpi_warn_on_fork=0
 if [ "$use_srun" = 1 ]; then
-  srun -n "$np" "$sc" run --backend mpi --journal "$journal" "$@"
+  srun -n "$np" "$sc" run --backend "$backend" --journal "$journal" "$@"
 else
   set -- --journal "$journal" "$@"
   if [ -n "$hostfile" ]; then
-    ${MPIRUN:-mpirun} ${MPIRUN_ARGS:-} --hostfile "$hostfile" -np "$np" "$sc" run --backend mpi "$@"
+    ${MPIRUN:-mpirun} ${MPIRUN_ARGS:-} --hostfile "$hostfile" -np "$np" "$sc" run --backend "$backend" "$@"
   else
-    ${MPIRUN:-mpirun} ${MPIRUN_ARGS:-} -np "$np" "$sc" run --backend mpi "$@"
+    ${MPIRUN:-mpirun} ${MPIRUN_ARGS:-} -np "$np" "$sc" run --backend "$backend" "$@"
   fi
 fi
 rc=$?

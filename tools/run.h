@@ -1,9 +1,10 @@
 /*
  * run.h — pieces of `shardcheck run` shared by cmd_run.c (options, the case
  * loop, reports), run_check.c (computing a test's per-rank views in an
- * isolated worker, comparing them with golden, the SPMD invariants) and
- * run_mpi.c (one process per rank under mpirun).  Tested by
- * conformance/tests/run_mpi.sh and run_faults.sh.
+ * isolated worker, comparing them with golden, the SPMD invariants),
+ * run_mpi.c (one process per rank under mpirun) and run_torch.c (real DTensor
+ * per rank through a Python worker).  Tested by conformance/tests/run_mpi.sh,
+ * run_faults.sh and run_torch.sh.
  */
 #ifndef SHC_RUN_H
 #define SHC_RUN_H

@@ -21,10 +21,12 @@ static const struct {
     {"plan", cmd_plan, "redistribute plan per rank (greedy or min-cost planner)"},
     {"rng", cmd_rng, "random streams: philox, curand, torch-cuda, threefry"},
     {"audit", cmd_audit, "SPMD-invariant findings: audit rng | audit plan"},
+    {"explain", cmd_explain, "a picture of who holds what: blocks, groups, Philox windows (--svg)"},
     {"gen", cmd_gen, "regenerate golden files from the case tables"},
     {"families", cmd_families, "the registered golden families, their cases and oracles"},
     {"verify", cmd_verify, "check a candidate's results against a golden family"},
     {"run", cmd_run, "run the conformance suite on a backend (ref, local, mpi, plugin:F.so)"},
+    {"report", cmd_report, "one self-contained HTML page from run/verify --json output"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -62,6 +62,36 @@ static const rcase CASES[] = {
     {"uniform", "float32", "536870913", 0, 1, 0, 0, 17, 0, false}, /* 32-bit index split */
 };
 
+/* Appended (issue 14): the untracked ops' kernels and every random_ dtype, in
+ * groups after all of CASES so that earlier tcIds stay. */
+static const rcase CASES_MORE[] = {
+    {"log_normal", "float32", "100003", 1, 2, 0, 0, 19, 0, true},
+    {"log_normal", "float64", "4099", 0, 0.5, 0, 0, 19, 8, false},
+    {"log_normal", "float16", "4100", 1, 2, 0, 0, 19, 8, false},
+    {"log_normal", "bfloat16", "4100", 1, 2, 0, 0, 19, 8, false},
+    {"geometric", "float32", "100003", 0.3, 0, 0, 0, 23, 0, true},
+    {"geometric", "float64", "4099", 0.3, 0, 0, 0, 23, 4, false},
+    {"geometric", "int64", "4099", 0.5, 0, 0, 0, 23, 4, false},
+    {"geometric", "int8", "777", 0.5, 0, 0, 0, 23, 4, false},
+    {"geometric", "uint8", "777", 0.5, 0, 0, 0, 23, 4, false},
+    {"geometric", "bfloat16", "777", 0.5, 0, 0, 0, 23, 4, false},
+    {"cauchy", "float32", "100003", 0, 1, 0, 0, 29, 0, true},
+    {"cauchy", "float64", "4099", 1, 0.5, 0, 0, 29, 4, false},
+    {"cauchy", "float16", "4100", 0, 1, 0, 0, 29, 4, false},
+    {"random", "int16", "777", 0, 0, 0, 0, 9, 0, false},
+    {"random", "int32", "777", 0, 0, 0, 0, 9, 0, false},
+    {"random", "int64", "777", 0, 0, 0, 0, 9, 0, false},
+    {"random", "uint8", "777", 0, 0, 0, 0, 9, 0, false},
+    {"random", "float16", "777", 0, 0, 0, 0, 9, 0, false},
+    {"random", "bfloat16", "777", 0, 0, 0, 0, 9, 0, false},
+    {"random", "float32", "777", 0, 0, 0, 0, 9, 0, false},
+    {"random", "bool", "777", 0, 0, 0, 2, 9, 0, false},
+    {"random", "uint8", "777", 0, 0, 3, 250, 9, 0, false},
+    {"random", "int16", "777", 0, 0, -300, 300, 9, 0, false},
+    {"random", "float16", "777", 0, 0, -2048, 2048, 9, 0, false},
+    {"random", "bfloat16", "777", 0, 0, -256, 256, 9, 0, false},
+};
+
 /* Inputs torch rejects (result "invalid", expected {error}); one group (a100). */
 static const rcase INVALID[] = {
     {"uniform", "float32", "4", 2, 1, 0, 0, 0, 0, false},
@@ -73,6 +103,19 @@ static const rcase INVALID[] = {
     {"random", "int64", "4", 0, 0, 7, 7, 0, 0, false},
     {"random", "int8", "4", 0, 0, 0, 1000, 0, 0, false},
     {"uniform", "float32", "4", 0, 1, 0, 0, 0, 6, false}, /* offset not a multiple of 4 */
+};
+
+/* Rejected inputs appended after every profile's group (keeps earlier tcIds). */
+static const rcase INVALID_MORE[] = {
+    {"geometric", "float32", "4", 1.0, 0, 0, 0, 0, 0, false},
+    {"geometric", "bool", "4", 0.5, 0, 0, 0, 0, 0, false},
+    {"cauchy", "int32", "4", 0, 1, 0, 0, 0, 0, false},
+    {"cauchy", "float32", "4", 0, -1, 0, 0, 0, 0, false},
+    {"log_normal", "float32", "4", 1, 0, 0, 0, 0, 0, false},
+    {"log_normal", "int64", "4", 1, 2, 0, 0, 0, 0, false},
+    {"exponential", "int64", "4", 1, 0, 0, 0, 0, 0, false},
+    {"normal", "uint8", "4", 0, 1, 0, 0, 0, 0, false},
+    {"random", "bool", "4", 0, 0, 0, 3, 0, 0, false},
 };
 
 static int req_from(const json_t *test, shc_torch_rng_req *r, shc_shape *s, shc_err *e)
@@ -95,11 +138,12 @@ static int req_from(const json_t *test, shc_torch_rng_req *r, shc_shape *s, shc_
         return rc;
     shc_torch_rng_req_init(r, op, dt, numel);
     const json_t *p = json_object_get(test, "params");
-    const char *ka = op == SHC_TORCH_UNIFORM ? "from" : op == SHC_TORCH_NORMAL ? "mean"
-                   : op == SHC_TORCH_EXPONENTIAL ? "lambd" : "p";
+    const char *ka = op == SHC_TORCH_UNIFORM ? "from"
+                   : op == SHC_TORCH_NORMAL || op == SHC_TORCH_LOG_NORMAL ? "mean"
+                   : op == SHC_TORCH_EXPONENTIAL ? "lambd" : op == SHC_TORCH_CAUCHY ? "median" : "p";
     if (json_object_get(p, ka))
         r->a = json_number_value(json_object_get(p, ka));
-    const char *kb = op == SHC_TORCH_UNIFORM ? "to" : "std";
+    const char *kb = op == SHC_TORCH_UNIFORM ? "to" : op == SHC_TORCH_CAUCHY ? "sigma" : "std";
     if (json_object_get(p, kb))
         r->b = json_number_value(json_object_get(p, kb));
     if (op == SHC_TORCH_RANDOM && json_object_get(p, "from")) {
@@ -237,9 +281,12 @@ static json_t *case_test(const rcase *c, bool invalid, shc_err *e)
     if (!strcmp(c->op, "uniform")) {
         json_object_set_new(p, "from", json_real(c->a));
         json_object_set_new(p, "to", json_real(c->b));
-    } else if (!strcmp(c->op, "normal")) {
+    } else if (!strcmp(c->op, "normal") || !strcmp(c->op, "log_normal")) {
         json_object_set_new(p, "mean", json_real(c->a));
         json_object_set_new(p, "std", json_real(c->b));
+    } else if (!strcmp(c->op, "cauchy")) {
+        json_object_set_new(p, "median", json_real(c->a));
+        json_object_set_new(p, "sigma", json_real(c->b));
     } else if (!strcmp(c->op, "exponential")) {
         json_object_set_new(p, "lambd", json_real(c->a));
     } else if (!strcmp(c->op, "random")) {
@@ -252,8 +299,12 @@ static json_t *case_test(const rcase *c, bool invalid, shc_err *e)
     }
     json_object_set_new(t, "params", p);
     bool dbl = !strcmp(c->dtype, "float64");
-    if (!strcmp(c->op, "normal") || !strcmp(c->op, "exponential"))
+    bool math = !strcmp(c->op, "log_normal") || !strcmp(c->op, "geometric") ||
+                !strcmp(c->op, "cauchy");
+    if (!strcmp(c->op, "normal") || !strcmp(c->op, "exponential") || math)
         shc_test_flag(t, "GpuOnly");
+    if (math)
+        shc_test_flag(t, "CudaMathTodo");
     if ((!strcmp(c->op, "uniform") && (c->a != 0 || c->b != 1)) ||
         (!strcmp(c->op, "normal") && (c->a != 0 || c->b != 1)))
         shc_test_flag(t, "FmaContract");
@@ -266,7 +317,7 @@ static json_t *case_test(const rcase *c, bool invalid, shc_err *e)
     return t;
 }
 
-static int gen_invalid(shc_gw *w, shc_err *e)
+static int gen_invalid(shc_gw *w, const rcase *list, size_t n, shc_err *e)
 {
     shc_gpu_profile g;
     int rc = shc_gpu_profile_parse("a100", &g, e);
@@ -275,8 +326,8 @@ static int gen_invalid(shc_gw *w, shc_err *e)
     json_t *keep = json_incref(grp);
     if (!rc)
         rc = shc_gw_group(w, grp, e);
-    for (size_t i = 0; i < sizeof INVALID / sizeof INVALID[0] && !rc; i++) {
-        json_t *t = case_test(&INVALID[i], true, e), *ex = NULL;
+    for (size_t i = 0; i < n && !rc; i++) {
+        json_t *t = case_test(&list[i], true, e), *ex = NULL;
         if (!t) {
             rc = e->code;
             break;
@@ -298,12 +349,42 @@ static int gen_invalid(shc_gw *w, shc_err *e)
     return rc;
 }
 
+/* One group per GPU profile of the corpus with the cases of list that apply to it. */
+static int gen_profiles(shc_gw *w, const rcase *list, size_t n, shc_err *e)
+{
+    int rc = SHC_OK;
+    for (const shc_gpu_profile *gp = shc_gpu_profiles(); gp->name && !rc; gp++) {
+        if (gp->corpus == SHC_GPU_CORPUS_NONE)
+            continue;
+        const shc_gpu_profile g = *gp;
+        json_t *grp = json_pack("{s:s,s:i,s:i}", "gpu", g.name, "smCount", g.sm_count,
+                                "maxThreadsPerSM", g.max_threads_per_sm);
+        json_t *keep = json_incref(grp);
+        rc = shc_gw_group(w, grp, e);
+        for (size_t i = 0; i < n && !rc; i++) {
+            const rcase *c = &list[i];
+            if (!c->all_gpus && g.corpus != SHC_GPU_CORPUS_ALL)
+                continue;
+            json_t *t = case_test(c, false, e);
+            rc = t ? shcr_add_test(w, keep, t, compute, e) : e->code;
+        }
+        json_decref(keep);
+    }
+    return rc;
+}
+
 static int generate(shc_gw *w, shc_err *e)
 {
     shc_gw_note(w, "GpuOnly", "normal_/exponential_: the GPU's sincos/log (Box-Muller uses "
                 "__sincosf for float, sincospi for double; exponential uses logf/log) may differ "
                 "from these accurate-math values in the last bits (float normals: ~1e-5 "
                 "absolute). Uniform, random_, bernoulli_, dropout are bit-exact.");
+    shc_gw_note(w, "CudaMathTodo", "log_normal_ (exp of a Box-Muller normal: CUDA expf/exp), "
+                "geometric_ (ceil(log(u) / log1p(-p)): logf and log1pf, double log and log1p) and "
+                "cauchy_ (median + sigma * tan(pi * (u - 0.5)), float clipped to [eps, 1 - eps]: "
+                "tanf, double tan): the uniform/normal draws and new_offset are exact; the final "
+                "transform uses the host C library until lib/cuda_libdevice provides those "
+                "functions (TODO), so the last bits may differ from a GPU's.");
     shc_gw_note(w, "FmaContract", "rand*range+from (uniform) or rand*std+mean (normal) with "
                 "non-trivial parameters: computed as one FMA, as nvcc compiles it by default.");
     shc_gw_note(w, "SplitLaunch", "More than 2^31 bytes: torch takes one offset increment for "
@@ -320,24 +401,14 @@ static int generate(shc_gw *w, shc_err *e)
                 "torch_cuda_rng.py checks them on a GPU.");
     int rc = shc_gw_file(w, "torch_cuda_rng", e);
     if (!rc)
-        rc = gen_invalid(w, e);
-    for (const shc_gpu_profile *gp = shc_gpu_profiles(); gp->name && !rc; gp++) {
-        if (gp->corpus == SHC_GPU_CORPUS_NONE)
-            continue;
-        const shc_gpu_profile g = *gp;
-        json_t *grp = json_pack("{s:s,s:i,s:i}", "gpu", g.name, "smCount", g.sm_count,
-                                "maxThreadsPerSM", g.max_threads_per_sm);
-        json_t *keep = json_incref(grp);
-        rc = shc_gw_group(w, grp, e);
-        for (size_t i = 0; i < sizeof CASES / sizeof CASES[0] && !rc; i++) {
-            const rcase *c = &CASES[i];
-            if (!c->all_gpus && g.corpus != SHC_GPU_CORPUS_ALL)
-                continue;
-            json_t *t = case_test(c, false, e);
-            rc = t ? shcr_add_test(w, keep, t, compute, e) : e->code;
-        }
-        json_decref(keep);
-    }
+        rc = gen_invalid(w, INVALID, sizeof INVALID / sizeof INVALID[0], e);
+    if (!rc)
+        rc = gen_profiles(w, CASES, sizeof CASES / sizeof CASES[0], e);
+    /* appended cases in groups of their own after all of the above: earlier tcIds stay */
+    if (!rc)
+        rc = gen_invalid(w, INVALID_MORE, sizeof INVALID_MORE / sizeof INVALID_MORE[0], e);
+    if (!rc)
+        rc = gen_profiles(w, CASES_MORE, sizeof CASES_MORE / sizeof CASES_MORE[0], e);
     return rc;
 }
 
@@ -423,11 +494,11 @@ const shc_family shc_family_torch_cuda_rng = {
     .name = "torch-cuda-rng",
     .source_name = "pytorch-cuda",
     .source_version = "2.13.0",
-    .summary = "PyTorch CUDA random kernels (rand/randn/random_/bernoulli_/dropout/exponential_) per GPU profile",
+    .summary = "PyTorch CUDA random kernels (rand/randn/random_/bernoulli_/dropout/exponential_/log_normal_/geometric_/cauchy_) per GPU profile",
     .generate = generate,
     .compute_rank = compute_rank,
     .world_size = world_size,
-    .gives = "torch's CUDA `rand/randn/random_/bernoulli_/dropout/exponential_` per GPU profile: bits (sha256 + samples), new offset",
+    .gives = "torch's CUDA `rand/randn/random_/bernoulli_/dropout/exponential_/log_normal_/geometric_/cauchy_` per GPU profile, each case naming its API: bits (sha256 + samples), new offset",
     .oracle = "published `torch.cuda` printouts; a GPU when one is lent (`GpuOnly` where no CPU can match)",
     .plugin_views = plugin_views,
     .plugin_entry = offsetof(shc_backend_v1, random_fill),

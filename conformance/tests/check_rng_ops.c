@@ -8,6 +8,8 @@
  * on S(0) of 8x16 over 4 ranks: four identical shards).
  */
 #include "config.h"
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include "shardcheck.h"
@@ -140,6 +142,105 @@ START_TEST(not_modelled_and_local)
 }
 END_TEST
 
+/* The kernels of the untracked ops compose the exact draws of the tracked ones
+ * (native/cuda/DistributionTemplates.h, torch 2.13): log_normal_ is exp of
+ * normal_'s values, geometric_ and cauchy_ transform uniform_'s, and each takes
+ * the same offset increment as the kernel it reuses.  The float transforms use
+ * the host libm here (flag CudaMathTodo in the corpus). */
+START_TEST(untracked_kernels_compose)
+{
+    shc_gpu_profile g;
+    shc_err e;
+    ck_assert_int_eq(shc_gpu_profile_parse("a100", &g, &e), 0);
+    enum { N = 1031 };
+    static float u[N], nrm[N], out[N];
+    static double ud[N], outd[N];
+    static int8_t geo8[N];
+    shc_torch_rng_req r;
+    int64_t off_u, off_n, off;
+    shc_torch_rng_req_init(&r, SHC_TORCH_UNIFORM, SHC_DT_FLOAT32, N);
+    ck_assert_int_eq(shc_torch_rng_fill(&g, 7, 8, &r, 0, N, u, NULL, &off_u, &e), 0);
+    shc_torch_rng_req_init(&r, SHC_TORCH_NORMAL, SHC_DT_FLOAT32, N);
+    r.a = 1; /* mean */
+    r.b = 2; /* std: log_normal_'s defaults */
+    ck_assert_int_eq(shc_torch_rng_fill(&g, 7, 8, &r, 0, N, nrm, NULL, &off_n, &e), 0);
+
+    shc_torch_rng_req_init(&r, SHC_TORCH_LOG_NORMAL, SHC_DT_FLOAT32, N);
+    ck_assert_int_eq(shc_torch_rng_fill(&g, 7, 8, &r, 0, N, out, NULL, &off, &e), 0);
+    ck_assert_int_eq(off, off_n);
+    for (int i = 0; i < N; i++)
+        ck_assert_float_eq(out[i], expf(nrm[i]));
+
+    shc_torch_rng_req_init(&r, SHC_TORCH_GEOMETRIC, SHC_DT_INT8, N);
+    r.a = 0.5;
+    ck_assert_int_eq(shc_torch_rng_fill(&g, 7, 8, &r, 0, N, geo8, NULL, &off, &e), 0);
+    ck_assert_int_eq(off, off_u);
+    for (int i = 0; i < N; i++) {
+        ck_assert_int_eq(geo8[i], (int8_t)ceilf(logf(u[i]) / log1pf(-0.5f)));
+        ck_assert_int_ge(geo8[i], 0); /* u = 1.0 gives 0: curand_uniform's (0, 1] */
+        ck_assert_int_le(geo8[i], 24);
+    }
+
+    shc_torch_rng_req_init(&r, SHC_TORCH_CAUCHY, SHC_DT_FLOAT32, N);
+    ck_assert_int_eq(shc_torch_rng_fill(&g, 7, 8, &r, 0, N, out, NULL, &off, &e), 0);
+    ck_assert_int_eq(off, off_u);
+    for (int i = 0; i < N; i++) {
+        float v = u[i] > 1.0f - FLT_EPSILON ? 1.0f - FLT_EPSILON : u[i];
+        ck_assert_float_eq(out[i], tanf(3.14159265358979323846f * (v - 0.5f)));
+        ck_assert(isfinite(out[i])); /* the clip keeps tan finite at u = 1 */
+    }
+
+    /* double: curand_uniform2_double draws, no clip */
+    shc_torch_rng_req_init(&r, SHC_TORCH_UNIFORM, SHC_DT_FLOAT64, N);
+    ck_assert_int_eq(shc_torch_rng_fill(&g, 7, 8, &r, 0, N, ud, NULL, &off_u, &e), 0);
+    shc_torch_rng_req_init(&r, SHC_TORCH_CAUCHY, SHC_DT_FLOAT64, N);
+    r.a = 1;
+    r.b = 0.5;
+    ck_assert_int_eq(shc_torch_rng_fill(&g, 7, 8, &r, 0, N, outd, NULL, &off, &e), 0);
+    ck_assert_int_eq(off, off_u);
+    for (int i = 0; i < N; i++)
+        ck_assert_double_eq(outd[i], fma(0.5, tan(3.14159265358979323846 * (ud[i] - 0.5)), 1.0));
+}
+END_TEST
+
+/* torch 2.13's messages, checked on a CPU where the check is device-independent
+ * (DistributionTemplates.h *_impl_); kernel-dispatch names are CUDA's. */
+START_TEST(kernel_rejections)
+{
+    static const struct {
+        shc_torch_op op;
+        shc_dtype t;
+        double a, b;
+        const char *msg;
+    } cases[] = {
+        {SHC_TORCH_UNIFORM, SHC_DT_INT32, 0, 1, "\"check_uniform_bounds\" not implemented for 'Int'"},
+        {SHC_TORCH_EXPONENTIAL, SHC_DT_INT64, 1, 0, "Exponential distribution is a continuous "
+         "probability distribution. dtype must be a floating point but you specified Long"},
+        {SHC_TORCH_CAUCHY, SHC_DT_INT16, 0, 1, "Cauchy distribution is a continuous probability "
+         "distribution. dtype must be a floating point but you specified short int"},
+        {SHC_TORCH_CAUCHY, SHC_DT_FLOAT32, 0, 0, "cauchy_ expects sigma > 0.0, but found sigma=0"},
+        {SHC_TORCH_GEOMETRIC, SHC_DT_FLOAT32, 1, 0, "geometric_ expects p to be in (0, 1), but "
+         "got p=1"},
+        {SHC_TORCH_GEOMETRIC, SHC_DT_BOOL, 0.5, 0, "\"geometric_cuda\" not implemented for 'Bool'"},
+        {SHC_TORCH_LOG_NORMAL, SHC_DT_FLOAT16, 1, 0, "log_normal_ expects std > 0.0, but found std=0"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        shc_torch_rng_req r;
+        shc_err e;
+        shc_torch_rng_req_init(&r, cases[i].op, cases[i].t, 4);
+        r.a = cases[i].a;
+        r.b = cases[i].b;
+        ck_assert_int_eq(shc_torch_rng_check(&r, &e), SHC_EINVAL);
+        ck_assert_str_eq(e.msg, cases[i].msg);
+    }
+    shc_torch_op op;
+    shc_err e;
+    ck_assert_int_eq(shc_torch_op_parse("geometric", &op, &e), 0);
+    ck_assert_int_eq(op, SHC_TORCH_GEOMETRIC);
+    ck_assert_ptr_eq(shc_rng_op_for_kernel(SHC_TORCH_CAUCHY), shc_rng_op_find("cauchy_"));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("rng_ops");
@@ -148,6 +249,8 @@ int main(void)
     tcase_add_test(tc, rejection_messages);
     tcase_add_test(tc, untracked_shared_draws);
     tcase_add_test(tc, not_modelled_and_local);
+    tcase_add_test(tc, untracked_kernels_compose);
+    tcase_add_test(tc, kernel_rejections);
     suite_add_tcase(s, tc);
     return shc_run_suite(s);
 }

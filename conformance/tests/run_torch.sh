@@ -41,13 +41,21 @@ else
   tap_skip "torch backend on the committed corpus" "no golden/ directory"
 fi
 
+# The torchrun form: the same per-family code, checked by the worker itself.
+out=$(cd "$top_srcdir/tools/harness" && timeout 300 "$PY" -m torch.distributed.run --nproc-per-node 2 \
+      --master-port "$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')" \
+      -m torch_worker --family shard-layout --golden "$top_srcdir/golden" --max-cases 10 2>&1); rc=$?
+if [ $rc -eq 0 ] && printf '%s\n' "$out" | grep -q '^10 passed, 0 failed, 0 skipped'; then
+  tap_ok "torchrun --nproc-per-node 2 -m torch_worker: 10 passed"
+else tap_not_ok "torchrun -m torch_worker" "exit $rc" "$(printf '%s\n' "$out" | tail -n 5)"; fi
+
 # A small scratch corpus: the first 8 two-rank redistribute-data cases and the invalid ones.
 F=redistribute-data
 "$SHARDCHECK" gen --family $F --out "$tmp/all" >/dev/null 2>&1 || tap_not_ok "gen --family $F"
-mkdir -p "$tmp/g/$F" "$tmp/bad/$F"
-"$PY" - "$tmp/all/$F" "$tmp/g/$F" "$tmp/bad/$F" <<'EOF'
+mkdir -p "$tmp/g/$F"
+"$PY" - "$tmp/all/$F" "$tmp/g/$F" <<'EOF'
 import json, sys
-src, small, bad = sys.argv[1:]
+src, small = sys.argv[1:]
 d = json.load(open(src + "/one-dim.json"))
 d["testGroups"] = d["testGroups"][:1]
 d["testGroups"][0]["tests"] = d["testGroups"][0]["tests"][:8]
@@ -58,27 +66,39 @@ json.dump(inv, open(small + "/invalid.json", "w"))
 for g in inv["testGroups"]:           # the same cases claimed valid: torch must be caught refusing
     for t in g["tests"]:
         t["result"] = "valid"
-json.dump(inv, open(bad + "/invalid.json", "w"))
+        t["tcId"] += 10000
+json.dump(inv, open(small + "/invalid-as-valid.json", "w"))
 EOF
 TC=$(grep -o '"tcId": *[0-9]*, *"comment": *"mesh 2, S(0) -> S(1),' "$tmp/g/$F/one-dim.json" | grep -o '[0-9][0-9]*' | head -n 1)
 [ -n "$TC" ] && tap_ok "tc $TC is a 2-rank S(0) -> S(1) case (a real collective)" || { tap_not_ok "a 2-rank S(0) -> S(1) case"; TC=7; }
-expect_exit "a case torch rejects but golden calls valid: Fail with torch's message" 1 \
-  "Fail +$F tc 784 .*rejected a valid input: .*Replicate to Partial\\(product\\) conversion is not supported" \
-  $MPI -np 2 "$SHARDCHECK" run --backend torch --family $F --golden "$tmp/bad"
-
 # Faults inside the torch worker of rank 1.
-# (the 3 two-rank invalid cases pass in these runs: torch's messages are the ranks' errors)
-expect_exit "worker killed with SIGKILL: Crash for that case, the run goes on" 1 \
-  "Crash +$F tc $TC .*rank 1: the torch worker died with signal 9.*
-.*10 passed, 1 failed, 0 skipped" \
+# In these runs the 3 two-rank invalid cases pass (torch's messages are the ranks' errors) and
+# the same cases claimed valid (tc 10784...) fail with torch's message.
+# expect_lines DESC CODE RE... -- CMD...: exit CODE and every RE matching some output line.
+expect_lines() {
+  desc=$1; code=$2; shift 2; res=
+  while [ "$1" != -- ]; do res="$res$1
+"; shift; done; shift
+  out=$("$@" 2>&1); rc=$?; miss=
+  while IFS= read -r re; do
+    [ -n "$re" ] && ! printf '%s\n' "$out" | grep -Eq -- "$re" && miss="$miss /$re/"
+  done <<EOT
+$res
+EOT
+  if [ "$rc" -eq "$code" ] && [ -z "$miss" ]; then tap_ok "$desc"
+  else tap_not_ok "$desc" "exit $rc (want $code)" "missing:$miss" "$(printf '%s\n' "$out" | grep -v '^--\|^ \|^$' | head -c 700)"; fi
+}
+expect_lines "worker killed with SIGKILL: Crash for that case, the run goes on; torch's refusals fail" 1 \
+  "^Crash +$F tc $TC .*rank 1: the torch worker died with signal 9" \
+  "^Fail +$F tc 10784 .*rejected a valid input: .*Replicate to Partial\\(product\\) conversion is not supported" \
+  "^10 passed, 4 failed, 2 skipped" -- \
   env SHARDCHECK_FAULT=kill:1:$TC $MPI -np 2 "$SHARDCHECK" run --backend torch --family $F \
   --golden "$tmp/g" --timeout 60
 start=$(date +%s)
-expect_exit "worker stuck while rank 0 waits in the collective: Timeout, the run goes on" 1 \
-  "Timeout +$F tc $TC .*gave no answer within 8 s.*
-.*10 passed, 1 failed, 0 skipped" \
+expect_lines "worker stuck while rank 0 waits in the collective: Timeout, the run goes on" 1 \
+  "^Timeout +$F tc $TC .*gave no answer within 6 s" "^10 passed, 4 failed, 2 skipped" -- \
   env SHARDCHECK_FAULT=hang:1:$TC timeout 300 $MPI -np 2 "$SHARDCHECK" run --backend torch \
-  --family $F --golden "$tmp/g" --timeout 8
+  --family $F --golden "$tmp/g" --timeout 6
 el=$(( $(date +%s) - start ))
 [ "$el" -lt 150 ] && tap_ok "stuck worker run ended in ${el}s" || tap_not_ok "stuck worker run ended in ${el}s"
 

@@ -3,7 +3,8 @@
 # built from golden/rng-offsets keeping only the tracker's fields, it passes with the others
 # NotSupported (never Fail) and the random-data tests NotSupported as a whole; without the
 # declaration the same file fails; a declared field it omits fails naming the field; a malformed
-# or unknown declaration is bad input (exit 2).
+# or unknown declaration is bad input (exit 2).  Also the acceptable StricterThanSeed cases of
+# group-ranks: a rejection or seed 002's answer passes, any other answer fails.
 . "$top_srcdir/conformance/tests/tap.sh"
 G="$top_srcdir/golden"; fam=rng-offsets
 PY=${SHARDCHECK_PYTHON:-python3}
@@ -52,4 +53,37 @@ expect_exit "\"fields\" that is not an array is bad input" 2 \
 expect_exit "an unknown declared field is bad input" 2 \
   "candidate .*unknown.json: fields\[1\] \"start_inc\" is not an expected field of family rng-offsets" \
   V --candidate "$tmp/unknown.json"
+
+# StricterThanSeed (group-ranks tcIds 21110/21111): acceptable; a rejection passes, and so does
+# seed 002's answer (expected.alternatives[0]); any other answer fails.
+"$PY" - "$G/group-ranks" "$tmp" <<'PYEOF'
+import json, os, sys, glob
+src, out = sys.argv[1], sys.argv[2]
+res, seen = [], []
+for path in sorted(glob.glob(os.path.join(src, "*.json"))):
+    for g in json.load(open(path))["testGroups"]:
+        for t in g["tests"]:
+            e = t["expected"]
+            if "StricterThanSeed" in t["flags"]:
+                seen.append(t["tcId"])
+                res.append({"tcId": t["tcId"], "values": e["alternatives"][0]} if len(seen) == 1
+                           else {"tcId": t["tcId"], "error": "rejected"})
+            elif t["result"] == "invalid":
+                res.append({"tcId": t["tcId"], "error": "rejected"})
+            else:
+                res.append({"tcId": t["tcId"], "values": {k: v for k, v in e.items() if k != "alternatives"}})
+json.dump({"family": "group-ranks", "results": res}, open(os.path.join(out, "seed.json"), "w"))
+for r in res:
+    if r["tcId"] == seen[0]:
+        r["values"] = {"split": [[0, 1, 2, 3]], "perRank": {"rankList": [[0], [1], [2], [9]]}}
+json.dump({"family": "group-ranks", "results": res}, open(os.path.join(out, "seedbad.json"), "w"))
+open(os.path.join(out, "stricter"), "w").write(" ".join(map(str, seen)))
+PYEOF
+read s1 s2 <"$tmp/stricter"
+[ "$s1 $s2" = "21110 21111" ] && tap_ok "the StricterThanSeed cases are tcIds 21110 and 21111" \
+  || tap_not_ok "the StricterThanSeed cases are tcIds 21110 and 21111" "got: $s1 $s2"
+expect_exit "StricterThanSeed: seed 002's answer and a rejection both pass" 0 "^[0-9]+ passed, 0 failed" \
+  "$SHARDCHECK" verify --family group-ranks --golden "$G" --candidate "$tmp/seed.json"
+expect_exit "StricterThanSeed: another answer fails" 1 "Fail +tcId 21110" \
+  "$SHARDCHECK" verify --family group-ranks --golden "$G" --candidate "$tmp/seedbad.json"
 tap_done

@@ -25,9 +25,11 @@ worker processes (no fake process group, no LocalTensor).  What each family runs
   rng families       NotSupported without CUDA.
 Startup prints {"ready": true, "torch": version} or {"fatal": msg, "exit": code} (77: torch missing).
 
-Standalone (torchrun):  torchrun --nproc-per-node N -m torch_worker --golden DIR [--family F]
-(run from tools/harness) runs the same cases and prints the same per-rank views as JSON lines for
-`shardcheck verify`-style checking; see README.md.  Tested by conformance/tests/run_torch.sh.
+Standalone (torchrun, from tools/harness):  torchrun --nproc-per-node N -m torch_worker --family F
+[--golden DIR] [--max-cases N] [--out FILE] runs the same cases with the same per-family code and
+checks each rank's view by the C runner's rule (expected_view/check below mirror run_torch.c and
+golden_compare.c), printing failures and "N passed, N failed, N skipped"; --out writes the views
+as a `shardcheck verify` candidate.  Tested by conformance/tests/run_torch.sh (both forms).
 """
 
 import hashlib
@@ -437,55 +439,122 @@ def serve():
         pass
 
 
+def expected_view(family, test, rank, cpu=True):
+    """The golden view of one rank, as the C runner projects it (run_torch.c): every
+    rank-independent field plus perRank[field][rank]; for redistribute-plan, the collectives its
+    plan's steps imply (None: a step torch refuses, the rank must raise)."""
+    exp = test.get("expected") or {}
+    if family != "redistribute-plan":
+        view = {k: v for k, v in exp.items() if k not in ("perRank", "alternatives")}
+        for k, v in (exp.get("perRank") or {}).items():
+            view[k] = v[rank]
+        return view
+    plan = exp["plans"][exp["perRank"]["plan"][rank]]
+    kinds = {"all_gather": "all_gather", "strided": "all_gather", "all_reduce": "all_reduce",
+             "reduce_scatter": "reduce_scatter", "all_to_all": "all_gather" if cpu else "all_to_all"}
+    want = {}
+    for step in plan["steps"]:
+        if step[3] == "unsupported":
+            return None
+        if step[3] in kinds:
+            want[kinds[step[3]]] = want.get(kinds[step[3]], 0) + 1
+    return {"collectives": want}
+
+
+def check(family, test, rank, reply):
+    """None when this rank's reply matches golden, else why not (the C runner's rule)."""
+    if "unsupported" in reply:
+        return None
+    invalid = test.get("result") == "invalid"
+    if "error" in reply:
+        if invalid:
+            return None
+        if family == "redistribute-plan" and expected_view(family, test, rank) is None:
+            return None
+        return "rejected a valid input: %s" % reply["error"]
+    if invalid:
+        return "accepted an input that must be rejected"
+    view = dict(reply["view"])
+    if "dataMismatch" in view:
+        return "local data: %s" % view["dataMismatch"]
+    want = expected_view(family, test, rank, w_device_cpu())
+    if want is None:
+        return "the golden plan has a step torch does not support, but the real redistribute ran"
+    for k in set(want) | set(view):
+        if json.loads(json.dumps(want.get(k))) != json.loads(json.dumps(view.get(k))):
+            alts = (test.get("expected") or {}).get("alternatives") or ()
+            if test.get("result") == "acceptable" and any(
+                    all(a.get(x) == view.get(x) for x in a if x != "perRank") for a in alts):
+                return None
+            return "%s: expected %s, got %s" % (k, json.dumps(want.get(k))[:200],
+                                                json.dumps(view.get(k))[:200])
+    return None
+
+
+def w_device_cpu():
+    return os.environ.get("SHARDCHECK_TORCH_DEVICE") != "cuda"
+
+
 def standalone(argv):
-    """torchrun mode: every rank walks the golden cases whose mesh is the whole world and prints
-    its views as JSON lines {"tcId", "rank", "values"|"error"} (the `shardcheck verify` candidate
-    format); rank 0 gathers them, so one file holds every rank."""
+    """torchrun mode: every rank walks the golden cases whose mesh is the whole world, checks its
+    own view as the C runner does, and rank 0 prints the failures and the closing line
+    "N passed, N failed, N skipped" (exit 1 on a failure).  --out writes every rank's views as a
+    `shardcheck verify` candidate."""
     import argparse
+    import glob as g
     ap = argparse.ArgumentParser(prog="torch_worker")
-    ap.add_argument("--golden", default=os.path.join(os.path.dirname(__file__), "..", "..",
-                                                     "golden"))
+    ap.add_argument("--golden", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                     "..", "..", "golden"))
     ap.add_argument("--family", required=True, choices=sorted(FAMILIES))
     ap.add_argument("--max-cases", type=int, default=0)
-    ap.add_argument("--out", default="-")
+    ap.add_argument("--out")
     a = ap.parse_args(argv)
     w = start(sys.stdout)
     fault = Fault(os.environ.get("SHARDCHECK_FAULT"), w.rank)
-    import glob as g
-    results = []
+    cases = []
     for path in sorted(g.glob(os.path.join(a.golden, a.family, "*.json"))):
         doc = json.load(open(path))
         for grp in doc["testGroups"]:
-            params = {k: v for k, v in grp.items() if k != "tests"}
-            mesh = [int(x) for x in grp.get("mesh", [])]
             n = 1
-            for s in mesh:
-                n *= s
-            if n != w.size:
-                continue
-            for t in grp["tests"]:
-                test = {k: v for k, v in t.items() if k not in ("expected", "result")}
-                r = answer(w, {"family": a.family, "group": params, "test": test}, fault)
-                row = {"tcId": t["tcId"], "rank": w.rank}
-                if "view" in r:
-                    row["values"] = r["view"]
-                else:
-                    row["error"] = r.get("error") or r.get("unsupported")
-                results.append(row)
-                if a.max_cases and len(results) >= a.max_cases:
-                    break
-    every = [None] * w.size
-    w.dist.all_gather_object(every, results)
-    if w.rank == 0:
-        rows = [r for part in every for r in part]
-        text = json.dumps({"family": a.family, "results": rows})
-        if a.out == "-":
-            print(text)
+            for x in grp.get("mesh", []):
+                n *= int(x)
+            if n == w.size:
+                params = {k: v for k, v in grp.items() if k != "tests"}
+                cases += [(params, t) for t in grp["tests"]]
+    if a.max_cases and a.max_cases < len(cases):
+        cases = [cases[k * len(cases) // a.max_cases] for k in range(a.max_cases)]
+    rows, fails, skipped = [], [], 0
+    for params, t in cases:
+        test = {k: v for k, v in t.items() if k not in ("expected", "result")}
+        r = answer(w, {"family": a.family, "group": params, "test": test}, fault)
+        why = check(a.family, t, w.rank, r)
+        skipped += "unsupported" in r
+        if why:
+            fails.append((t["tcId"], t.get("comment", ""), "rank %d: %s" % (w.rank, why)))
+        row = {"tcId": t["tcId"], "rank": w.rank}
+        if "view" in r:
+            row["values"] = r["view"]
         else:
+            row["error"] = r.get("error") or r.get("unsupported")
+        rows.append(row)
+    every = [None] * w.size
+    w.dist.all_gather_object(every, (rows, fails, skipped))
+    code = 0
+    if w.rank == 0:
+        bad = {}
+        for _, f, _ in every:
+            for tc, comment, why in f:
+                bad.setdefault(tc, (comment, why))
+        for tc in sorted(bad):
+            print("Fail          %s tc %d (%s): %s" % (a.family, tc, bad[tc][0], bad[tc][1]))
+        nskip = every[0][2]
+        print("%d passed, %d failed, %d skipped" % (len(cases) - len(bad) - nskip, len(bad), nskip))
+        code = 1 if bad else 0
+        if a.out:
             with open(a.out, "w") as fp:
-                fp.write(text)
-        print("torch_worker: %d views from %d ranks" % (len(rows), w.size), file=sys.stderr)
+                json.dump({"family": a.family, "results": [r for part in every for r in part[0]]}, fp)
     w.dist.destroy_process_group()
+    sys.exit(code)
 
 
 if __name__ == "__main__":

@@ -47,6 +47,12 @@ def _run(test):
         x.normal_(p.get("mean", 0.0), p.get("std", 1.0))
     elif op == "exponential":
         x.exponential_(p.get("lambd", 1.0))
+    elif op == "log_normal":
+        x.log_normal_(p.get("mean", 1.0), p.get("std", 2.0))
+    elif op == "geometric":
+        x.geometric_(p["p"])
+    elif op == "cauchy":
+        x.cauchy_(p.get("median", 0.0), p.get("sigma", 1.0))
     elif op == "bernoulli":
         x.bernoulli_(p.get("p", 0.5))
     elif op == "random":

@@ -171,3 +171,22 @@ def test_coverage_bad_input_exit_2(toy_golden, tmp_path):
         % (tmp_path / "nodir" / "v.info", tmp_path / "nodir") in err
     rc, _, err = run_cli("--golden", toy_golden, "--lcov", str(tmp_path / "v.info"))
     assert rc == 2 and "--lcov needs --coverage MODULE" in err
+
+
+def test_acceptable_rejection_or_reference_answer(tmp_path, toy_doc):
+    """StricterThanSeed: shardcheck rejects (expected.error), a reference answers
+    (expected.alternatives); a rejection passes, an answer must equal an alternative."""
+    from conftest import write_golden
+    toy_doc["testGroups"][0]["tests"][2] = {
+        "tcId": 3, "comment": "", "flags": [], "result": "acceptable", "values": [5],
+        "expected": {"error": "shardcheck rejects", "alternatives": [
+            {"total": "5", "perRank": {"scaled": [10]}}]}}
+    golden = write_golden(str(tmp_path), toy_doc)
+    good = hl.run_family("toy", hl.load_adapter(fixture_adapter("toy_good")), golden)
+    assert good.failed == 0, [str(m) for m in good.mismatches]
+    raises = hl.run_family("toy", hl.load_adapter(fixture_adapter("toy_raises")), golden)
+    assert 3 not in {m.tcid for m in raises.mismatches}
+    toy_doc["testGroups"][0]["tests"][2]["expected"]["alternatives"][0]["perRank"]["scaled"] = [11]
+    bad = hl.run_family("toy", hl.load_adapter(fixture_adapter("toy_good")),
+                        write_golden(str(tmp_path / "b"), toy_doc))
+    assert {m.tcid for m in bad.mismatches} == {3}

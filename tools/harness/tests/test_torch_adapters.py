@@ -226,3 +226,53 @@ def test_untracked_op_shards_draw_the_same():
                      ("geometric_", "untracked"), ("cauchy_", "untracked"),
                      ("uniform_", "tracked"), ("native_dropout", "tracked")]:
         assert tro.op_dispatch(op, [4], [0, 1, 2, 3], [Shard(0)], [8, 16], [2, 16]) == want, op
+
+
+_DT = {"float32": "float32", "float64": "float64", "float16": "float16", "bfloat16": "bfloat16",
+       "int64": "int64", "int32": "int32", "int16": "int16", "int8": "int8", "uint8": "uint8",
+       "bool": "bool"}
+
+
+def _cpu_call(test):
+    """The API a torch-cuda-rng case names ("api"), on a CPU tensor."""
+    p = test["params"]
+    x = torch.empty([int(d) for d in test["shape"]], dtype=getattr(torch, _DT[test["dtype"]]))
+    api = test["api"]
+    calls = {
+        "uniform_": lambda: x.uniform_(p.get("from", 0.0), p.get("to", 1.0)),
+        "normal_": lambda: x.normal_(p.get("mean", 0.0), p.get("std", 1.0)),
+        "exponential_": lambda: x.exponential_(p.get("lambd", 1.0)),
+        "bernoulli_.float": lambda: x.bernoulli_(p.get("p", 0.5)),
+        "random_.from": lambda: x.random_(int(p["from"]), int(p["to"])),
+        "dropout": lambda: torch.nn.functional.dropout(x, p["p"], training=True),
+        "log_normal_": lambda: x.log_normal_(p.get("mean", 1.0), p.get("std", 2.0)),
+        "geometric_": lambda: x.geometric_(p["p"]),
+        "cauchy_": lambda: x.cauchy_(p.get("median", 0.0), p.get("sigma", 1.0)),
+    }
+    return calls[api]()
+
+
+def test_torch_cuda_rng_rejections_match_torch_on_cpu():
+    """Rejected torch-cuda-rng cases whose check is device-independent
+    (DistributionTemplates.h *_impl_, torch.nn.functional.dropout) raise torch's
+    exact message on a CPU too; kernel-dispatch names (*_cuda) and our offset
+    precondition are not CPU-checkable and are left out."""
+    import json
+    import os
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "..", "..", "..", "golden", "torch-cuda-rng",
+                           "torch_cuda_rng.json")) as f:
+        doc = json.load(f)
+    checked = 0
+    for g in doc["testGroups"]:
+        for t in g["tests"]:
+            if t["result"] != "invalid":
+                continue
+            msg = t["expected"]["error"]
+            if "_cuda" in msg or "fused_dropout" in msg or "offset" in msg:
+                continue
+            with pytest.raises((RuntimeError, ValueError)) as ei:
+                _cpu_call(t)
+            assert str(ei.value).split("\n")[0] == msg, (t["tcId"], t["api"])
+            checked += 1
+    assert checked >= 12, checked

@@ -1,0 +1,324 @@
+/*
+ * cmd_report.c — `shardcheck report --out FILE.html [--golden DIR] INPUT.json...`: one
+ * self-contained HTML page (inline CSS, no script, no external resource) from the JSON
+ * that `shardcheck run --json` and `shardcheck verify --json` print: a family x backend x
+ * rank-count matrix of pass/fail/NotSupported counts, every failure with its message
+ * (expected vs got), the other outcomes (crash, timeout, internal error, NotSupported),
+ * and provenance (sha256 of golden/MANIFEST, shardcheck and reference versions, the
+ * command and its inputs).  Bad input — an unreadable or malformed input, an unwritable
+ * --out — is exit 2 naming the file.  Tested by conformance/tests/report_html.sh, which
+ * also loads the page in headless chromium when it is installed (Debian package chromium).
+ */
+#include "config.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "cli.h"
+#include "golden.h"
+
+#define RP_MAX_FAIL_ROWS 2000
+
+/* One matrix cell: a family under one backend at one rank count. */
+typedef struct cell {
+    char family[64], backend[96], ranks[16];
+    long long n[4]; /* pass, fail, notsupported, other */
+} cell;
+
+typedef struct rp {
+    cell *cells;
+    size_t ncells, cap;
+    json_t *fails;   /* [family, backend, ranks, case, status, message] */
+    json_t *others;
+    long long nfails;
+} rp;
+
+static void esc(FILE *f, const char *s)
+{
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default: fputc(*s, f);
+        }
+    }
+}
+
+static cell *cell_of(rp *r, const char *fam, const char *be, const char *ranks)
+{
+    for (size_t i = 0; i < r->ncells; i++)
+        if (!strcmp(r->cells[i].family, fam) && !strcmp(r->cells[i].backend, be) &&
+            !strcmp(r->cells[i].ranks, ranks))
+            return &r->cells[i];
+    if (r->ncells == r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 16;
+        cell *c = realloc(r->cells, cap * sizeof *c);
+        if (!c)
+            return NULL;
+        r->cells = c, r->cap = cap;
+    }
+    cell *c = &r->cells[r->ncells++];
+    memset(c, 0, sizeof *c);
+    snprintf(c->family, sizeof c->family, "%s", fam);
+    snprintf(c->backend, sizeof c->backend, "%s", be);
+    snprintf(c->ranks, sizeof c->ranks, "%s", ranks);
+    return c;
+}
+
+static int status_slot(const char *st)
+{
+    if (!strcmp(st, "Pass"))
+        return 0;
+    if (!strcmp(st, "Fail"))
+        return 1;
+    return !strcmp(st, "NotSupported") ? 2 : 3;
+}
+
+static int add_case(rp *r, const char *fam, const char *be, const char *ranks, const char *name,
+                    const char *st, const char *msg)
+{
+    cell *c = cell_of(r, fam, be, ranks);
+    if (!c)
+        return -1;
+    int k = status_slot(st);
+    c->n[k]++;
+    if (k == 1 && r->nfails++ < RP_MAX_FAIL_ROWS)
+        json_array_append_new(r->fails, json_pack("[s,s,s,s,s,s]", fam, be, ranks, name, st,
+                                                  msg ? msg : ""));
+    if (k >= 2 && json_array_size(r->others) < RP_MAX_FAIL_ROWS)
+        json_array_append_new(r->others, json_pack("[s,s,s,s,s,s]", fam, be, ranks, name, st,
+                                                   msg ? msg : ""));
+    return 0;
+}
+
+/* One input: run --json ({"backend","ranks","results"}) or verify --json ({"suite","cases"}). */
+static int add_input(rp *r, const char *path, shc_err *e)
+{
+    json_t *root = shc_json_load_path(path, e);
+    if (!root)
+        return shc_err_prefix(e, "input");
+    json_t *results = json_object_get(root, "results"), *cases = json_object_get(root, "cases");
+    size_t i;
+    json_t *x;
+    int rc = SHC_OK;
+    if (json_is_array(results) && json_is_string(json_object_get(root, "backend"))) {
+        const char *be = json_string_value(json_object_get(root, "backend"));
+        char ranks[16];
+        snprintf(ranks, sizeof ranks, "%lld", (long long)json_integer_value(json_object_get(root, "ranks")));
+        json_array_foreach(results, i, x) {
+            const char *fam = json_string_value(json_object_get(x, "family"));
+            const char *st = json_string_value(json_object_get(x, "status"));
+            if (!fam || !st) {
+                rc = shc_fail(e, SHC_EFORMAT, "input %s: results[%zu] needs \"family\" and "
+                              "\"status\" strings", path, i);
+                break;
+            }
+            char name[64];
+            snprintf(name, sizeof name, "tcId %lld", (long long)json_integer_value(json_object_get(x, "tcId")));
+            if (add_case(r, fam, be, ranks, name, st, json_string_value(json_object_get(x, "message"))))
+                rc = shc_fail(e, SHC_ENOMEM, "report: out of memory");
+        }
+    } else if (json_is_array(cases) && json_is_string(json_object_get(root, "suite"))) {
+        const char *fam = json_string_value(json_object_get(root, "suite"));
+        char be[96];
+        const char *base = strrchr(path, '/');
+        snprintf(be, sizeof be, "verify %s", base ? base + 1 : path);
+        json_array_foreach(cases, i, x) {
+            const char *name = json_string_value(json_object_get(x, "case"));
+            const char *st = json_string_value(json_object_get(x, "status"));
+            if (!name || !st) {
+                rc = shc_fail(e, SHC_EFORMAT, "input %s: cases[%zu] needs \"case\" and \"status\" "
+                              "strings", path, i);
+                break;
+            }
+            if (add_case(r, fam, be, "-", name, st, json_string_value(json_object_get(x, "detail"))))
+                rc = shc_fail(e, SHC_ENOMEM, "report: out of memory");
+        }
+    } else {
+        rc = shc_fail(e, SHC_EFORMAT, "input %s: neither `shardcheck run --json` output "
+                      "(\"backend\", \"results\") nor `verify --json` output (\"suite\", \"cases\")",
+                      path);
+    }
+    json_decref(root);
+    return rc;
+}
+
+static void rows(FILE *f, json_t *list)
+{
+    size_t i;
+    json_t *x;
+    json_array_foreach(list, i, x) {
+        fputs("<tr>", f);
+        for (size_t k = 0; k < 6; k++) {
+            fputs(k == 5 ? "<td class=msg>" : "<td>", f);
+            esc(f, json_string_value(json_array_get(x, k)));
+            fputs("</td>", f);
+        }
+        fputs("</tr>\n", f);
+    }
+}
+
+static void matrix(FILE *f, const rp *r)
+{
+    fputs("<table class=matrix><tr><th>family</th>", f);
+    for (size_t j = 0; j < r->ncells; j++) { /* one column per distinct (backend, ranks) */
+        bool seen = false;
+        for (size_t k = 0; k < j && !seen; k++)
+            seen = !strcmp(r->cells[k].backend, r->cells[j].backend) &&
+                   !strcmp(r->cells[k].ranks, r->cells[j].ranks);
+        if (seen)
+            continue;
+        fputs("<th>", f);
+        esc(f, r->cells[j].backend);
+        fprintf(f, "<br>ranks %s</th>", r->cells[j].ranks);
+    }
+    fputs("</tr>\n", f);
+    for (size_t i = 0; i < r->ncells; i++) {
+        bool seen = false;
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = !strcmp(r->cells[k].family, r->cells[i].family);
+        if (seen)
+            continue;
+        fputs("<tr><th>", f);
+        esc(f, r->cells[i].family);
+        fputs("</th>", f);
+        for (size_t j = 0; j < r->ncells; j++) {
+            bool dup = false;
+            for (size_t k = 0; k < j && !dup; k++)
+                dup = !strcmp(r->cells[k].backend, r->cells[j].backend) &&
+                      !strcmp(r->cells[k].ranks, r->cells[j].ranks);
+            if (dup)
+                continue;
+            const cell *c = NULL;
+            for (size_t k = 0; k < r->ncells && !c; k++)
+                if (!strcmp(r->cells[k].family, r->cells[i].family) &&
+                    !strcmp(r->cells[k].backend, r->cells[j].backend) &&
+                    !strcmp(r->cells[k].ranks, r->cells[j].ranks))
+                    c = &r->cells[k];
+            if (!c) {
+                fputs("<td class=none>not run</td>", f);
+                continue;
+            }
+            const char *cls = c->n[1] || c->n[3] ? "fail" : c->n[0] ? "pass" : "ns";
+            fprintf(f, "<td class=%s>%lld passed<br>%lld failed<br>%lld not supported%s</td>",
+                    cls, c->n[0], c->n[1], c->n[2], c->n[3] ? "<br>+ crashes/timeouts" : "");
+        }
+        fputs("</tr>\n", f);
+    }
+    fputs("</table>\n", f);
+}
+
+static void provenance(FILE *f, const char *golden, int argc, char **argv)
+{
+    char path[4096], hex[65] = "(no MANIFEST)";
+    snprintf(path, sizeof path, "%s/MANIFEST", golden);
+    FILE *m = fopen(path, "rb");
+    if (m) {
+        static char buf[1 << 20];
+        size_t n = fread(buf, 1, sizeof buf, m);
+        fclose(m);
+        shc_sha256_hex(buf, n, hex);
+    }
+    char when[64];
+    time_t t = time(NULL);
+    strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", gmtime(&t));
+    fputs("<h2>Provenance</h2><table class=prov>", f);
+    fputs("<tr><th>golden MANIFEST sha256</th><td>", f);
+    esc(f, hex);
+    fputs(" (", f);
+    esc(f, path);
+    fprintf(f, ")</td></tr><tr><th>shardcheck</th><td>%s (reference: pytorch 2.13.0, cuda 13.0 "
+               "curand, random123 1.14)</td></tr><tr><th>written</th><td>%s</td></tr>"
+               "<tr><th>command</th><td>shardcheck", shc_version(), when);
+    for (int i = 0; i < argc; i++) {
+        fputc(' ', f);
+        esc(f, argv[i]);
+    }
+    fputs("</td></tr></table>\n", f);
+}
+
+static int write_page(const rp *r, const char *out, const char *golden, int argc, char **argv)
+{
+    FILE *f = fopen(out, "w");
+    if (!f)
+        return -1;
+    fputs("<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8><title>shardcheck report"
+          "</title>\n<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;"
+          "margin-bottom:1.5em}td,th{border:1px solid #ccc;padding:4px 8px;vertical-align:top;"
+          "font-size:13px}.pass{background:#d4f4d4}.fail{background:#f8d0d0}.ns{background:#eee}"
+          ".none{color:#999}.msg{font-family:monospace;white-space:pre-wrap;max-width:70em}"
+          "</style></head><body>\n<h1>shardcheck report</h1>\n<h2>Family &times; backend "
+          "&times; rank count</h2>\n", f);
+    matrix(f, r);
+    fprintf(f, "<h2>Failures (%lld%s)</h2>\n", r->nfails,
+            r->nfails > RP_MAX_FAIL_ROWS ? ", first 2000 shown" : "");
+    fputs("<table><tr><th>family</th><th>backend</th><th>ranks</th><th>case</th><th>status</th>"
+          "<th>expected vs got</th></tr>\n", f);
+    rows(f, r->fails);
+    fputs("</table>\n<h2>Other outcomes (NotSupported, crashes, timeouts)</h2>\n<table><tr>"
+          "<th>family</th><th>backend</th><th>ranks</th><th>case</th><th>status</th>"
+          "<th>why</th></tr>\n", f);
+    rows(f, r->others);
+    fputs("</table>\n", f);
+    provenance(f, golden, argc, argv);
+    fputs("</body></html>\n", f);
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        if (!errno)
+            errno = EIO;
+        return -1;
+    }
+    return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+    enum { OPT_OUT = OPT_CMD_BASE, OPT_GOLDEN };
+    static const struct option opts[] = {{"out", required_argument, NULL, OPT_OUT},
+                                         {"golden", required_argument, NULL, OPT_GOLDEN},
+                                         {"help", no_argument, NULL, OPT_HELP},
+                                         {0, 0, 0, 0}};
+    const char *out = NULL, *golden = "golden";
+    int o;
+    optind = 1;
+    while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (o == OPT_HELP) {
+            printf("usage: shardcheck report --out FILE.html [--golden DIR] INPUT.json...\n"
+                   "  INPUT: the output of `shardcheck run --json` or `verify --json`.\n"
+                   "  Writes one self-contained HTML page: family x backend x rank-count matrix,\n"
+                   "  failures with expected vs got, other outcomes, provenance.\n");
+            return EXIT_OK;
+        }
+        if (o == OPT_OUT)
+            out = optarg;
+        else if (o == OPT_GOLDEN)
+            golden = optarg;
+        else
+            return cli_usage_error("report", "unknown option (see --help)");
+    }
+    if (!out || !*out)
+        return cli_usage_error("report", "--out FILE.html is required");
+    if (optind >= argc)
+        return cli_usage_error("report", "no input: give the JSON of `run --json` or "
+                               "`verify --json`");
+    rp r = {0};
+    r.fails = json_array();
+    r.others = json_array();
+    shc_err e = {0};
+    int rc = SHC_OK;
+    for (int i = optind; i < argc && !rc; i++)
+        rc = add_input(&r, argv[i], &e);
+    int code = rc ? cli_report("report", rc, &e) : EXIT_OK;
+    if (!rc && write_page(&r, out, golden, argc, argv) != 0) {
+        fprintf(stderr, "shardcheck report: --out %s: cannot write: %s\n", out, strerror(errno));
+        code = EXIT_USAGE;
+    }
+    if (!rc && code == EXIT_OK)
+        printf("report: %zu matrix cells, %lld failures -> %s\n", r.ncells, r.nfails, out);
+    free(r.cells);
+    json_decref(r.fails);
+    json_decref(r.others);
+    return code;
+}

@@ -1,0 +1,28 @@
+/*
+ * svg.h — a minimal SVG writer for the CLI's pictures (`shardcheck explain --svg`).
+ * Rectangles, lines and escaped text into one file; every write error is kept and
+ * reported by svg_close, so a full disk or an unwritable path is an error, not a
+ * truncated picture.  Tested by conformance/tests/cli_explain.sh (the file parses as
+ * XML; an unwritable path exits 2 naming it).
+ */
+#ifndef SHC_SVG_H
+#define SHC_SVG_H
+#include <stdio.h>
+
+typedef struct svg {
+    FILE *f;
+    int err; /* errno of the first failed write, 0 if none */
+} svg;
+
+/* Create path and write the header for a width x height picture; -1 with errno on failure. */
+int svg_open(svg *s, const char *path, int width, int height);
+/* A filled rectangle; stroke may be NULL for none. */
+void svg_rect(svg *s, double x, double y, double w, double h, const char *fill, const char *stroke);
+/* A line. */
+void svg_line(svg *s, double x1, double y1, double x2, double y2, const char *stroke, double width);
+/* Text at (x, y) in px, escaped for XML; anchor "start", "middle" or "end". */
+void svg_text(svg *s, double x, double y, int size, const char *anchor, const char *fill,
+              const char *text);
+/* Close the picture; 0, or -1 with errno of the first failed write or the close. */
+int svg_close(svg *s);
+#endif
