@@ -68,6 +68,17 @@ if os.path.isdir(os.path.join(golden, "schemas")):
 cand = os.path.join(gdir, FAM, "all.json")
 with open(cand, "w") as fh:
     json.dump(merged, fh, separators=(",", ":"))
+# verify checks the golden directory's MANIFEST (sha256 of every file under it)
+import hashlib
+with open(os.path.join(gdir, "MANIFEST"), "w") as fh:
+    for root, _, names in sorted(os.walk(gdir)):
+        for nm in sorted(names):
+            if nm == "MANIFEST":
+                continue
+            full = os.path.join(root, nm)
+            with open(full, "rb") as f:
+                fh.write("%s  %s\n" % (hashlib.sha256(f.read()).hexdigest(),
+                                       os.path.relpath(full, gdir)))
 values = sum(hl.rank_count(t.get("expected", {})) for g in merged["testGroups"]
              for t in g["tests"] if t.get("result") != "invalid")
 

@@ -39,7 +39,7 @@ if [ -x "$b/bench/bench_comm" ] && command -v "$mpirun" >/dev/null 2>&1; then
   done
 fi
 run verify env SHARDCHECK="$b/tools/shardcheck" SHARDCHECK_PYTHON="$py" top_srcdir="$top_srcdir" \
-  sh "$top_srcdir/bench/bench_verify.sh"
+  sh "$top_srcdir/bench/bench_verify.sh" 2000
 
 echo "# shardcheck benches, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, build $b; logs in $logs"
 echo "| bench | case | shardcheck min/med/max | peer | peer min/med/max | ratio (medians) |"

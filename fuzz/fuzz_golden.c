@@ -1,7 +1,8 @@
 /*
- * fuzz_golden.c — libFuzzer target for the golden loader (lib/golden_load.c)
- * and the per-rank view and comparison code every command runs on what it
- * loaded (lib/golden_compare.c): the input is the bytes of one golden file.
+ * fuzz_golden.c — libFuzzer target for the golden loader
+ * (conformance/corpus/golden_load.c) and the per-rank view and comparison code
+ * every command runs on what it loaded (conformance/corpus/golden_compare.c):
+ * the input is the bytes of one golden file.
  *
  * A file that loads must index its tests by tcId (every test found again by
  * shc_golden_find); each test's per-rank views are taken for the ranks its

@@ -1,6 +1,7 @@
 /*
  * fuzz_plugin.c — libFuzzer target for the plugin-results path of `shardcheck
- * run --backend plugin:` (lib/backend_plugin.c, shc_plugin_views): turning a
+ * run --backend plugin:` (shc_plugin_views in tools/backend_plugin.c and the
+ * families' conversions it dispatches to in conformance/families/): turning a
  * vendor plugin's answers into golden views, then comparing them as run does.
  *
  * No dlopen: shc_plugin_views only needs the plugin's function table, so a

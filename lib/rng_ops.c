@@ -4,9 +4,10 @@
  * that decides it (paths under torch/distributed/tensor/ unless absolute);
  * tools/harness/adapters/torch_rng_offsets.py re-derives tracked / untracked
  * / rejected and the messages from torch's own dispatcher on a fake process
- * group for every case of golden/rng-offsets/ops.json, and
- * tools/harness/tests/test_torch_adapters.py checks every row of
- * `shardcheck ops --json` the same way.  Tested by check_rng_ops.c.
+ * group for every case of golden/rng-offsets/ops.json (every row that takes
+ * a DTensor, on each placement kind; tools/harness/tests/
+ * test_torch_adapters.py runs all of them and compares the messages).
+ * Tested by check_rng_ops.c.
  *
  * Adding an op is one row here (plus a kernel in lib/torch_cuda_rng.c when
  * it runs on CUDA and the families should carry its bits).

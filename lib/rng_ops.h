@@ -9,7 +9,7 @@
  *    factory's) spec: the tracker's windows (lib/rng_offsets.c);
  *  - untracked: DTensor has a sharding strategy but the op is not in
  *    _random_ops, so the local op runs on each rank's own generator
- *    (_dispatch.py:418-436): no pre-op shift, every shard starts at the
+ *    (_dispatch.py:423-436): no pre-op shift, every shard starts at the
  *    same offset and draws the same numbers, and each rank's offset advances
  *    by its own kernel's increment for its local size;
  *  - rejected: torch raises (no sharding strategy, or an in-place op on a

@@ -34,7 +34,9 @@
 #include "checked_math.h"
 
 /* Largest index list we materialise for a _StridedShard dim. */
-#define SHC_MAX_INDEX_LIST (1 << 24)
+/* _StridedShard dims are answered as explicit index lists; a list is capped so that
+ * a layout query stays seconds, not minutes (README "Limits"). */
+#define SHC_MAX_INDEX_LIST (1 << 20)
 
 /* min(a * b, cap) for a, b, cap >= 0, without overflow. */
 static int64_t mul_cap(int64_t a, int64_t b, int64_t cap)

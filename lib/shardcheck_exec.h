@@ -163,6 +163,10 @@ typedef int (*shc_rank_fn)(shc_comm *c, void *arg, shc_err *e);
 int shc_comm_local_run(int64_t n, shc_rank_fn fn, void *arg, shc_err *errs, shc_err *e);
 
 
+/* Largest global tensor redistribute execution accepts (elements): it holds whole
+ * local tensors, and a replicated one is the global tensor. */
+#define SHC_MAX_EXEC_ELEMENTS (INT64_C(1) << 26)
+
 /* One redistribute case: mesh, source and target placements, global shape, dtype. */
 typedef struct shc_xcase {
     shc_mesh mesh;          /* owned: freed by shc_xcase_free */

@@ -29,6 +29,20 @@
 #include "comm.h"
 #include "golden.h"
 
+/* Execution holds whole local tensors, and a replicated one is the global tensor:
+ * cases past SHC_MAX_EXEC_ELEMENTS are refused up front instead of failing an
+ * allocation (or exhausting memory) midway. */
+static int exec_size_check(const shc_shape *s, shc_err *e)
+{
+    int64_t n;
+    int rc = shc_shape_numel(s, &n, e);
+    if (!rc && n > SHC_MAX_EXEC_ELEMENTS)
+        rc = shc_fail(e, SHC_EINVAL, "shape: %lld elements; redistribute execution holds whole "
+                      "tensors and accepts at most %lld (2^26)", (long long)n,
+                      (long long)SHC_MAX_EXEC_ELEMENTS);
+    return rc;
+}
+
 int shc_xcase_parse(shc_xcase *c, const char *mesh, const char *ranks, const char *src,
                     const char *dst, const char *shape, const char *dtype, const char *planner,
                     shc_err *e)
@@ -46,7 +60,7 @@ int shc_xcase_parse(shc_xcase *c, const char *mesh, const char *ranks, const cha
         (rc = shc_placements_check(&c->dst, &c->mesh, c->shape.ndim, e)) ||
         (rc = shc_dtype_parse(dtype ? dtype : "float32", &c->dtype, e)) ||
         (rc = shc_planner_parse(planner ? planner : "auto", &c->planner, e)) ||
-        (rc = shc_xdtype_check(c->dtype, e))) {
+        (rc = shc_xdtype_check(c->dtype, e)) || (rc = exec_size_check(&c->shape, e))) {
         shc_mesh_free(&c->mesh);
         memset(&c->mesh, 0, sizeof c->mesh);
         return rc;

@@ -182,7 +182,8 @@ static void shard_label(const xp *x, int k, char *buf, size_t n)
     if (shown > 8 && at < n)
         at += (size_t)snprintf(buf + at, n - at, ",... (%d)", shown);
     int64_t num = lnumel(l);
-    const char *mark = num == 0 && x->numel > 0 ? "  (empty)" : num < x->max_numel ? "  (uneven)" : "";
+    const char *mark = num == 0 && x->numel > 0 ? "  (empty)"
+                       : num < x->max_numel    ? "  (uneven)" : "";
     bool strided = false;
     for (int d = 0; d < l->local.ndim; d++)
         strided |= l->index[d] != NULL;
@@ -203,9 +204,11 @@ static char window_char(const xp *x, int k, int64_t c, int64_t unit)
         return '!';
     for (int j = 0; j < x->nshards; j++) {
         const shc_rng_offsets *p = &x->off[x->rep[j]];
-        if (j != k && p->shard_linear_index != o->shard_linear_index && p->local_numel > 0 &&
-            p->start_incr < hi && p->start_incr + p->local_numel > lo &&
-            (a > p->start_incr ? a : p->start_incr) < (b < p->start_incr + p->local_numel ? b : p->start_incr + p->local_numel))
+        int64_t pa = p->start_incr, pb = p->start_incr + p->local_numel;
+        /* this cell holds part of the two windows' intersection */
+        int64_t from = a > pa ? a : pa, to = b < pb ? b : pb;
+        from = from > lo ? from : lo, to = to < hi ? to : hi;
+        if (j != k && p->shard_linear_index != o->shard_linear_index && pb > pa && from < to)
             return 'X';
     }
     return '=';

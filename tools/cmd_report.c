@@ -106,7 +106,8 @@ static int add_input(rp *r, const char *path, shc_err *e)
     if (json_is_array(results) && json_is_string(json_object_get(root, "backend"))) {
         const char *be = json_string_value(json_object_get(root, "backend"));
         char ranks[16];
-        snprintf(ranks, sizeof ranks, "%lld", (long long)json_integer_value(json_object_get(root, "ranks")));
+        snprintf(ranks, sizeof ranks, "%lld",
+                 (long long)json_integer_value(json_object_get(root, "ranks")));
         json_array_foreach(results, i, x) {
             const char *fam = json_string_value(json_object_get(x, "family"));
             const char *st = json_string_value(json_object_get(x, "status"));
@@ -116,8 +117,10 @@ static int add_input(rp *r, const char *path, shc_err *e)
                 break;
             }
             char name[64];
-            snprintf(name, sizeof name, "tcId %lld", (long long)json_integer_value(json_object_get(x, "tcId")));
-            if (add_case(r, fam, be, ranks, name, st, json_string_value(json_object_get(x, "message"))))
+            snprintf(name, sizeof name, "tcId %lld",
+                     (long long)json_integer_value(json_object_get(x, "tcId")));
+            const char *msg = json_string_value(json_object_get(x, "message"));
+            if (add_case(r, fam, be, ranks, name, st, msg))
                 rc = shc_fail(e, SHC_ENOMEM, "report: out of memory");
         }
     } else if (json_is_array(cases) && json_is_string(json_object_get(root, "suite"))) {
@@ -133,13 +136,14 @@ static int add_input(rp *r, const char *path, shc_err *e)
                               "strings", path, i);
                 break;
             }
-            if (add_case(r, fam, be, "-", name, st, json_string_value(json_object_get(x, "detail"))))
+            const char *detail = json_string_value(json_object_get(x, "detail"));
+            if (add_case(r, fam, be, "-", name, st, detail))
                 rc = shc_fail(e, SHC_ENOMEM, "report: out of memory");
         }
     } else {
         rc = shc_fail(e, SHC_EFORMAT, "input %s: neither `shardcheck run --json` output "
-                      "(\"backend\", \"results\") nor `verify --json` output (\"suite\", \"cases\")",
-                      path);
+                      "(\"backend\", \"results\") nor `verify --json` output (\"suite\", "
+                      "\"cases\")", path);
     }
     json_decref(root);
     return rc;

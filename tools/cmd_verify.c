@@ -276,6 +276,11 @@ static void report_missing(vstate *s)
  * candidate omits fails like any missing field.  Tested by verify_partial.sh. */
 typedef struct partial { json_t *owned, *left; json_t **orig; } partial;
 
+static void count_field(json_t *left, const char *f)
+{
+    json_object_set_new(left, f, json_integer(json_integer_value(json_object_get(left, f)) + 1));
+}
+
 static json_t *restrict_expected(json_t *exp, const json_t *fset, json_t *left)
 {
     json_t *out = json_object();
@@ -289,7 +294,7 @@ static json_t *restrict_expected(json_t *exp, const json_t *fset, json_t *left)
                 if (json_object_get(fset, f))
                     json_object_set(per, f, x);
                 else if (left)
-                    json_object_set_new(left, f, json_integer(json_integer_value(json_object_get(left, f)) + 1));
+                    count_field(left, f);
             }
             if (json_object_size(per))
                 json_object_set(out, k, per);
@@ -303,7 +308,7 @@ static json_t *restrict_expected(json_t *exp, const json_t *fset, json_t *left)
         } else if (!strcmp(k, "error") || json_object_get(fset, k)) {
             json_object_set(out, k, v);
         } else if (left) {
-            json_object_set_new(left, k, json_integer(json_integer_value(json_object_get(left, k)) + 1));
+            count_field(left, k);
         }
     }
     return out;

@@ -296,6 +296,12 @@ def redistribute_plan(w, group, test):
             kw["shard_order"] = rp._shard_order(placements, order, S)
         return DTensorSpec(mesh, placements, **kw)
 
+    for p in (src_p, dst_p):
+        # a DTensor's placements match its mesh (DTensor and distribute_tensor refuse
+        # otherwise; redistribute_local_tensor on bare specs does not check, so check as the
+        # plan adapter does)
+        if len(p) != mesh.ndim:
+            raise AssertionError("dimensions mismatch %d vs %d" % (len(p), mesh.ndim))
     src, dst = spec(src_p, src_o, test.get("srcShardOrder")), spec(dst_p, dst_o, None)
     from torch.distributed.tensor._utils import compute_local_shape_and_global_offset
     local_shape, _ = compute_local_shape_and_global_offset(tshape, mesh, src_p)
