@@ -22,19 +22,7 @@
  * allocate and fault in fresh pages per call; NULL when out of memory. */
 void *shc_comm_scratch(shc_comm *c, size_t bytes);
 
-/* Position of the caller's rank in a group list, or a clear error. */
-int shc_comm_group_pos(const shc_comm *c, const int64_t *group, int n, int *pos, shc_err *e);
 
-/* acc[i] = acc[i] op x[i] for count elements of dtype t, computed as torch
- * does on CPU (half types in float, rounded to nearest even).  avg here is
- * a sum; callers divide by the group size afterwards (LocalTensor's
- * reduce(add) / len).  Bitwise ops on float types are SHC_EINVAL. */
-int shc_reduce_into(void *acc, const void *x, size_t count, shc_dtype t, shc_redop op,
-                    shc_err *e);
-/* buf[i] /= n for count elements: torch's `tensor / n` on float dtypes
- * (half types in float then rounded); integer dtypes divide truncating,
- * as LocalTensor's copy_ of the float quotient into an integer tensor does. */
-void shc_div_scalar(void *buf, size_t count, shc_dtype t, int64_t n);
 
 /* Conversions shared by the kernels and the test data. */
 float shc_bf16_to_float(uint16_t h);

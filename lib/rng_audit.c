@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "shardcheck.h"
-#include "rng_ops.h"
+#include "shardcheck_ops.h"
 
 static const char *const names[SHC_RNGF_COUNT] = {"OffsetSameStart", "OffsetOverrun",
                                                   "OffsetOverlap", "UntrackedOpSharedDraws"};
@@ -136,7 +136,7 @@ int shc_rng_audit_layout(const shc_mesh *m, const shc_placements *pl, const shc_
     return rc;
 }
 
-/* An untracked op (rng_ops.h) runs on each rank's own generator with no
+/* An untracked op (shardcheck_ops.h) runs on each rank's own generator with no
  * pre-op shift (torch 2.13 _dispatch.py:423-436): every shard's window is
  * [0, local_numel) of the same stream, so distinct non-empty shards draw the
  * same leading numbers.  One finding per extra distinct shard, paired with

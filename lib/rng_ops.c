@@ -1,6 +1,6 @@
 /*
  * rng_ops.c — the op table of torch 2.13's random ops and what DTensor does
- * with each (see rng_ops.h).  Every row cites the torch 2.13.0 source line
+ * with each (see shardcheck_ops.h).  Every row cites the torch 2.13.0 source line
  * that decides it (paths under torch/distributed/tensor/ unless absolute);
  * tools/harness/adapters/torch_rng_offsets.py re-derives tracked / untracked
  * / rejected and the messages from torch's own dispatcher on a fake process
@@ -15,7 +15,7 @@
 #include "config.h"
 #include <stdio.h>
 #include <string.h>
-#include "rng_ops.h"
+#include "shardcheck_ops.h"
 
 #define DISPATCH_SET "_dispatch.py:179-192 (OpDispatcher._random_ops)"
 #define NO_STRATEGY "_sharding_prop.py:1042 (no sharding strategy registered)"

@@ -476,7 +476,7 @@ enum {
     SHC_RNGF_SAME_START, /* distinct non-empty shards start at the same offset */
     SHC_RNGF_OVERRUN,    /* a shard's window runs past end_incr into the next op's window */
     SHC_RNGF_OVERLAP,    /* windows of distinct shards overlap */
-    SHC_RNGF_UNTRACKED_SHARED, /* untracked op (lib/rng_ops.h): distinct shards draw the same numbers */
+    SHC_RNGF_UNTRACKED_SHARED, /* untracked op (lib/shardcheck_ops.h): distinct shards draw the same numbers */
     SHC_RNGF_COUNT
 };
 /* One finding: kind, the ranks involved (rank_b = -1 for overrun) and their counter windows. */
@@ -574,5 +574,6 @@ const char *shc_version(void);
 #endif
 
 #include "shardcheck_exec.h"
+#include "shardcheck_ops.h"
 
 #endif /* SHARDCHECK_H */

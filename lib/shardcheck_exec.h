@@ -154,6 +154,20 @@ struct shc_comm {
     size_t scratch_cap;
 };
 
+/* Helpers for writing a communicator (the MPI one in the CLI uses them): */
+/* Position of the caller's rank in a group list, or a clear error. */
+int shc_comm_group_pos(const shc_comm *c, const int64_t *group, int n, int *pos, shc_err *e);
+/* acc[i] = acc[i] op x[i] for count elements of dtype t, computed as torch
+ * does on CPU (half types in float, rounded to nearest even).  avg here is
+ * a sum; callers divide by the group size afterwards (LocalTensor's
+ * reduce(add) / len).  Bitwise ops on float types are SHC_EINVAL. */
+int shc_reduce_into(void *acc, const void *x, size_t count, shc_dtype t, shc_redop op,
+                    shc_err *e);
+/* buf[i] /= n for count elements: torch's `tensor / n` on float dtypes
+ * (half types in float then rounded); integer dtypes divide truncating,
+ * as LocalTensor's copy_ of the float quotient into an integer tensor does. */
+void shc_div_scalar(void *buf, size_t count, shc_dtype t, int64_t n);
+
 /* Body run once per simulated rank, on its own thread. */
 typedef int (*shc_rank_fn)(shc_comm *c, void *arg, shc_err *e);
 /* Run fn on n simulated ranks (threads) sharing one in-process world;

@@ -107,6 +107,6 @@ void run_torch_outcomes(run_opts *o, const shc_family *f, const shc_golden *g,
 void run_torch_stop(run_opts *o);
 #endif
 /* torch backend: compare a rank's real view with golden (projecting plans to collectives). */
-int run_torch_compare(const char *family, const json_t *test, int64_t rank, const json_t *got,
+int run_torch_compare(const shc_family *f, const json_t *test, int64_t rank, const json_t *got,
                       char *msg, size_t n);
 #endif

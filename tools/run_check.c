@@ -386,7 +386,7 @@ run_status run_check(const run_opts *o, const shc_family *f, const json_t *group
         }
         json_object_del(views[r], "oracleMismatch");
         int ok = o->backend == BACKEND_PLUGIN ? compare_subset(f, test, r, views[r], m, sizeof m)
-               : o->backend == BACKEND_TORCH ? run_torch_compare(f->name, test, r, views[r], m, sizeof m)
+               : o->backend == BACKEND_TORCH ? run_torch_compare(f, test, r, views[r], m, sizeof m)
                                               : shc_compare_view(test, r, views[r], m, sizeof m);
         if (!ok) {
             snprintf(msg, n, "rank %lld: %s", (long long)r, m);

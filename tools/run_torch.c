@@ -477,42 +477,7 @@ void run_torch_outcomes(run_opts *o, const shc_family *f, const shc_golden *g,
 
 /* ---- checking a torch rank's view (run_check.c) ---- */
 
-/* The real collectives golden plan `exp` implies for rank: per redistribute step, the kind
- * redistribute_local_tensor issues.  On CPU process groups all_to_all is an all-gather plus a
- * local chunk (torch 2.13 _collective_utils.py shard_dim_alltoall: "Gloo does not support
- * alltoall"); a _StridedShard step gathers through Replicate (_redistribute.py, the
- * _StridedShard branches of redistribute_local_tensor).  Returns NULL when a step is one torch
- * refuses ("unsupported": the rank must raise). */
-static json_t *plan_collectives(const json_t *exp, int64_t rank, bool cpu)
-{
-    const json_t *pr = json_object_get(exp, "perRank");
-    json_int_t p = json_integer_value(json_array_get(json_object_get(pr, "plan"), (size_t)rank));
-    const json_t *steps = json_object_get(json_array_get(json_object_get(exp, "plans"), (size_t)p),
-                                          "steps");
-    json_t *want = json_object();
-    size_t i;
-    json_t *st;
-    json_array_foreach(steps, i, st) {
-        const char *comm = json_string_value(json_array_get(st, 3)) ?: "";
-        const char *kind = NULL;
-        if (!strcmp(comm, "unsupported")) {
-            json_decref(want);
-            return NULL;
-        }
-        if (!strcmp(comm, "all_gather") || !strcmp(comm, "strided"))
-            kind = "all_gather";
-        else if (!strcmp(comm, "all_to_all"))
-            kind = cpu ? "all_gather" : "all_to_all";
-        else if (!strcmp(comm, "all_reduce") || !strcmp(comm, "reduce_scatter"))
-            kind = comm;
-        if (kind)
-            json_object_set_new(want, kind, json_integer(json_integer_value(json_object_get(want,
-                                                                                         kind)) + 1));
-    }
-    return want;
-}
-
-int run_torch_compare(const char *family, const json_t *test, int64_t rank, const json_t *got,
+int run_torch_compare(const shc_family *f, const json_t *test, int64_t rank, const json_t *got,
                       char *msg, size_t n)
 {
     const json_t *dm = json_object_get(got, "dataMismatch");
@@ -521,11 +486,11 @@ int run_torch_compare(const char *family, const json_t *test, int64_t rank, cons
         return 0;
     }
     const char *res = json_string_value(json_object_get(test, "result"));
-    if (strcmp(family, "redistribute-plan") || (res && !strcmp(res, "invalid")))
+    /* a family whose real-torch answer has another form says so (torch_view) */
+    if (!f->torch_view || (res && !strcmp(res, "invalid")))
         return shc_compare_view(test, rank, got, msg, n);
     const char *dev = getenv("SHARDCHECK_TORCH_DEVICE");
-    json_t *want = plan_collectives(json_object_get(test, "expected"), rank,
-                                    !(dev && !strcmp(dev, "cuda")));
+    json_t *want = f->torch_view(test, rank, !(dev && !strcmp(dev, "cuda")));
     const json_t *err = json_object_get(got, "error");
     if (!want) {
         if (err)

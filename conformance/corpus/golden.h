@@ -116,6 +116,11 @@ typedef struct shc_family {
     /* Where the family's fields are beyond ABI v1: add to a golden view the fields a
      * plugin's answer is compared with (redistribute-plan: "stepKinds"). */
     void (*plugin_project)(json_t *want);
+    /* Where a real torch process (the torch backend) reports the family's answer in
+     * another form than the golden view: that form for rank, from the golden test
+     * (redistribute-plan: how many collectives of each kind the rank issues; cpu: a
+     * gloo group, where all_to_all is an all-gather).  NULL: torch must raise. */
+    json_t *(*torch_view)(const json_t *test, int64_t rank, bool cpu);
 } shc_family;
 
 /* All registered families, NULL-terminated. */

@@ -754,75 +754,7 @@ static int generate(shc_gw *w, shc_err *e)
     return rc ? rc : gen_invalid(w, e);
 }
 
-/* ---- vendor plugins (ABI v1) ---- */
-
-/* redistribute-plan: ABI v1 states only the default planner setting (auto, 8 devices
- * per host, _StridedShard as a shard order, no flattened meshes or explicit source
- * order) and only each step's communication kind; shc_plugin_project derives the
- * same "stepKinds" from the golden view. */
-static int plan_views(const shc_backend_v1 *be, const shc_pcase *b, const json_t *group,
-                      const json_t *test, json_t **views, shc_err *e)
-{
-    const char *planner = json_string_value(json_object_get(group, "planner"));
-    const json_t *dph = json_object_get(group, "devicesPerHost");
-    if (planner && strcmp(planner, "auto"))
-        return shc_fail(e, SHC_EUNSUPPORTED, "ABI v1 plan cannot force the %s planner", planner);
-    if (dph && json_integer_value(dph) != 8)
-        return shc_fail(e, SHC_EUNSUPPORTED, "ABI v1 plan has no devicesPerHost (case: %lld)",
-                        (long long)json_integer_value(dph));
-    if (json_is_true(json_object_get(group, "stridedLiteral")))
-        return shc_fail(e, SHC_EUNSUPPORTED, "ABI v1 plan has no literal _StridedShard mode");
-    if (json_object_get(group, "flattened"))
-        return shc_fail(e, SHC_EUNSUPPORTED, "ABI v1 plan has no flattened meshes");
-    if (json_object_get(test, "srcShardOrder"))
-        return shc_fail(e, SHC_EUNSUPPORTED, "ABI v1 plan has no explicit source shard order");
-    for (int64_t r = 0; r < b->world; r++) {
-        const char *kinds[64] = {0};
-        int nsteps = 0;
-        char err[512] = "";
-        int rc = be->plan(&b->c, r, &nsteps, kinds, 64, err, sizeof err);
-        if (rc == SHC_BACKEND_UNSUPPORTED)
-            return shc_fail(e, SHC_EUNSUPPORTED, "plugin: plan unsupported: %s", err);
-        if (rc || nsteps < 0 || nsteps > 64) {
-            views[r] = shc_error_view(rc ? err : "plugin plan: step count outside 0..64");
-            continue;
-        }
-        json_t *a = json_array();
-        for (int i = 0; i < nsteps; i++)
-            json_array_append_new(a, kinds[i] ? json_string(kinds[i]) : json_null());
-        views[r] = json_pack("{s:o}", "stepKinds", a);
-    }
-    return SHC_OK;
-}
-
-/* Runner hook (shc_family.plugin_views): a vendor plugin's answer, as views. */
-static int plugin_views(const shc_backend_v1 *be, const json_t *group, const json_t *test,
-                        int64_t world, json_t **views, shc_err *e)
-{
-    shc_pcase b;
-    int rc = shc_pcase_load(&b, group, test, world, true, e);
-    if (!rc)
-        rc = b.c.src && b.c.dst ? plan_views(be, &b, group, test, views, e)
-                                : shc_fail(e, SHC_EFORMAT, "test has no src/dst");
-    shc_pcase_free(&b);
-    return rc;
-}
-
-/* Runner hook (shc_family.plugin_project): ABI v1 states only each step's kind,
- * so the golden view gains the "stepKinds" a plugin's answer is compared with. */
-static void plugin_project(json_t *want)
-{
-    if (!want || !json_object_get(want, "plans"))
-        return;
-    const json_t *plan = json_array_get(json_object_get(want, "plans"),
-                                        (size_t)json_integer_value(json_object_get(want, "plan")));
-    json_t *kinds = json_array();
-    const json_t *st;
-    size_t i;
-    json_array_foreach(json_object_get(plan, "steps"), i, st)
-        json_array_append(kinds, json_array_get(st, 3));
-    json_object_set_new(want, "stepKinds", kinds);
-}
+#include "redistribute_plan_views.h"
 
 const shc_family shc_family_redistribute_plan = {
     .name = "redistribute-plan",
@@ -834,8 +766,9 @@ const shc_family shc_family_redistribute_plan = {
     .world_size = world_size,
     .gives = "per rank: steps, logical shapes, comm kinds, trace string, collective count",
     .oracle = "torch 2.13 planners (harness)",
-    .plugin_views = plugin_views,
-    .plugin_project = plugin_project,
+    .plugin_views = shcrp_plugin_views,
+    .plugin_project = shcrp_plugin_project,
+    .torch_view = shcrp_torch_view,
     .plugin_entry = offsetof(shc_backend_v1, plan),
     .harness_stride = 6,
 };

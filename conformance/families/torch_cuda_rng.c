@@ -21,7 +21,7 @@
 #include "plugin_case.h"
 #include "checked_math.h"
 #include "rng_common.h"
-#include "rng_ops.h"
+#include "shardcheck_ops.h"
 
 typedef struct rcase {
     const char *op, *dtype, *shape;

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "shardcheck.h"
-#include "rng_ops.h"
+#include "shardcheck_ops.h"
 #include "tap.h"
 
 typedef struct lay {

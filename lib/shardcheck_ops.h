@@ -1,6 +1,6 @@
 /*
- * rng_ops.h — the op table: every random op of torch 2.13 that a DTensor
- * program can reach, the API a case models, and what DTensor does with it:
+ * shardcheck_ops.h — the op table (installed; shardcheck.h includes it): every random op of
+ * torch 2.13 that a DTensor program can reach, the API a case models, and what DTensor does:
  *
  *  - tracked: the op is in OpDispatcher._random_ops
  *    (torch/distributed/tensor/_dispatch.py:179-192) or is a DTensor random
@@ -24,13 +24,17 @@
  * torch 2.13's own dispatcher on a fake process group, by the rng-offsets
  * harness adapter (tools/harness/adapters/torch_rng_offsets.py).
  */
-#ifndef SHC_RNG_OPS_H
-#define SHC_RNG_OPS_H
+#ifndef SHARDCHECK_OPS_H
+#define SHARDCHECK_OPS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "shardcheck.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef enum {
     SHC_RNGD_TRACKED,   /* inside the tracker's _distribute_region */
@@ -96,4 +100,8 @@ int shc_rng_audit_op(const shc_rng_op *op, const shc_mesh *m, const shc_placemen
 /* Placements as Python prints the tuple: "(Partial(sum), Shard(dim=1))", "(Replicate(),)". */
 void shc_placements_repr(const shc_placements *pl, char *buf, size_t n);
 
+#ifdef __cplusplus
+}
 #endif
+
+#endif /* SHARDCHECK_OPS_H */

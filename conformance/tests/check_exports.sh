@@ -1,0 +1,29 @@
+#!/bin/sh
+# check_exports.sh — libshardcheck exports exactly its API (the jansson practice): the dynamic
+# symbol table of the built shared library equals lib/libshardcheck.sym, and that list equals
+# the functions the installed headers declare.  A function added to lib/ but not to an
+# installed header and the list stays internal; one exported without being declared, or
+# declared without being exported, fails here with its name.
+. "$top_srcdir/conformance/tests/tap.sh"
+so=$top_builddir/lib/.libs/libshardcheck.so
+sym=$top_srcdir/lib/libshardcheck.sym
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+if [ ! -f "$so" ]; then
+  echo "1..0 # SKIP no shared library built (configure --disable-shared?)"; exit 0
+fi
+nm -D --defined-only "$so" | awk '$2 == "T" {print $3}' | sort >"$tmp/exported"
+sort "$sym" >"$tmp/listed"
+for h in shardcheck.h shardcheck_exec.h shardcheck_ops.h shardcheck_backend.h; do
+  gcc -fpreprocessed -dD -E -P "$top_srcdir/lib/$h" 2>/dev/null
+done | grep -oE '\bshc_[a-z0-9_]+[[:space:]]*\(' | sed 's/[[:space:]]*(//' | sort -u >"$tmp/declared"
+if cmp -s "$tmp/exported" "$tmp/listed"; then tap_ok "the library exports exactly lib/libshardcheck.sym"
+else tap_not_ok "the library exports exactly lib/libshardcheck.sym" \
+  "exported, not listed: $(comm -23 "$tmp/exported" "$tmp/listed" | tr '\n' ' ')" \
+  "listed, not exported: $(comm -13 "$tmp/exported" "$tmp/listed" | tr '\n' ' ')"; fi
+if cmp -s "$tmp/declared" "$tmp/listed"; then tap_ok "lib/libshardcheck.sym is what the installed headers declare"
+else tap_not_ok "lib/libshardcheck.sym is what the installed headers declare" \
+  "declared, not listed: $(comm -23 "$tmp/declared" "$tmp/listed" | tr '\n' ' ')" \
+  "listed, not declared: $(comm -13 "$tmp/declared" "$tmp/listed" | tr '\n' ' ')"; fi
+n=$(wc -l <"$tmp/exported")
+[ "$n" -gt 50 ] && tap_ok "the API is not empty ($n functions)" || tap_not_ok "the API is not empty" "$n functions"
+tap_done
