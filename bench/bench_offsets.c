@@ -1,7 +1,7 @@
 /*
  * bench_offsets.c — RNG offsets for every rank of a 65,536-rank 4-D mesh.
  *
- * Times lib/rng_offsets.c over all ranks of a 16x16x16x16 mesh (nested,
+ * Times lib/offsets/rng_offsets.c over all ranks of a 16x16x16x16 mesh (nested,
  * strided and plain shards), then the audit of the same layout, then the
  * peer in the same run: torch 2.13's own OffsetBasedRNGTracker.
  * _compute_rng_offsets on a sample of ranks (python with torch, from

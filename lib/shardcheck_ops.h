@@ -6,7 +6,7 @@
  *    (torch/distributed/tensor/_dispatch.py:179-192) or is a DTensor random
  *    factory (_api.py:1258-1271), so the local op runs inside
  *    OffsetBasedRNGTracker._distribute_region on the input's (or the
- *    factory's) spec: the tracker's windows (lib/rng_offsets.c);
+ *    factory's) spec: the tracker's windows (lib/offsets/rng_offsets.c);
  *  - untracked: DTensor has a sharding strategy but the op is not in
  *    _random_ops, so the local op runs on each rank's own generator
  *    (_dispatch.py:423-436): no pre-op shift, every shard starts at the
@@ -71,7 +71,7 @@ typedef struct shc_rng_op {
     shc_rng_partial partial;
     bool last_dim_replicated; /* multinomial: the category dim is never sharded */
     unsigned dtypes;          /* output dtypes the CUDA kernel accepts (SHC_DTM bits) */
-    int kernel;               /* shc_torch_op emulated by lib/torch_cuda_rng.c, -1: none yet */
+    int kernel;               /* shc_torch_op emulated by lib/rng/torch_cuda_rng.c, -1: none yet */
     const char *cite;         /* torch 2.13 file:line that decides the dispatch */
     const char *kernel_note;  /* CUDA kernel, and the math-library function values go through */
 } shc_rng_op;
@@ -90,7 +90,7 @@ const char *shc_rng_dispatch_name(shc_rng_dispatch d);
  * SHC_EINVAL with torch's exact message (first paragraph of the RuntimeError /
  * NotImplementedError). */
 int shc_rng_op_check(const shc_rng_op *op, const shc_placements *pl, shc_err *e);
-/* Audit one op on a layout (lib/rng_audit.c): tracked ops get shc_rng_audit_layout's
+/* Audit one op on a layout (lib/offsets/rng_audit.c): tracked ops get shc_rng_audit_layout's
  * findings; untracked ops UntrackedOpSharedDraws (end_incr 0: each rank's offset advances
  * by its own kernel's increment); rejected inputs SHC_EINVAL with torch's message; an input
  * torch redistributes by its cost model first (Partial into an out-of-place op, multinomial's

@@ -1,7 +1,7 @@
 /*
  * cmd_groups.c — `shardcheck groups --mesh M [--ranks L] [--axes A] [--rank R]
  * [--placements P --hsdp-shard-dim D] [--json]`: process-group rank lists
- * (lib/groups.c).
+ * (lib/layout/groups.c).
  *  - always: "dims", every mesh dim's DeviceMesh groups (mesh order);
  *  - --axes A: "axes", "split" (seed 002 get_split_rank_lists_for_axes) and,
  *    when A is ascending and distinct, "flattened" (DeviceMesh _flatten

@@ -2,7 +2,7 @@
  * cmd_layout.c — `shardcheck layout --mesh M [--ranks L] --placements P
  * --shape S [--rank R] [--json]`: which part of the global tensor each rank
  * holds (local shape, global offset, and the index list of every dim a
- * _StridedShard touches), as torch 2.13 computes it (lib/shard_layout.c).
+ * _StridedShard touches), as torch 2.13 computes it (lib/layout/shard_layout.c).
  * Output: a table by default; with --json one object
  * {"ranks":[{"rank","coord","localShape","globalOffset"[,"indices"]}]}: each rank's
  * object is the golden shard-layout view (the same names and encodings: offsets as

@@ -2,8 +2,8 @@
  * cmd_offsets.c — `shardcheck offsets`, `shardcheck audit rng` and
  * `shardcheck policies`: per-rank RNG offsets of torch 2.13's
  * OffsetBasedRNGTracker (or another policy), their SPMD findings, and the
- * policy x property table.  The arithmetic is lib/rng_offsets.c,
- * lib/rng_audit.c and lib/rng_policy.c; this file only parses and prints.
+ * policy x property table.  The arithmetic is lib/offsets/rng_offsets.c,
+ * lib/offsets/rng_audit.c and lib/offsets/rng_policy.c; this file only parses and prints.
  * Tested by conformance/tests/cli_offsets.sh (outputs and every bad input).
  *
  * Exit codes: offsets and policies 0; audit rng 0 whether or not it finds
@@ -367,7 +367,7 @@ int cmd_policies(int argc, char **argv)
     if (rc || help) {
         if (help)
             printf("usage: shardcheck policies [--gpu PROFILE] [--seed N] [--json]\n"
-                   "verdicts are computed over the layout table in lib/rng_policy_check.c\n");
+                   "verdicts are computed over the layout table in lib/offsets/rng_policy_check.c\n");
         return rc;
     }
     if (a.c.mesh || a.c.placements || a.c.shape || a.c.rank >= 0)
@@ -420,7 +420,7 @@ int cmd_policies(int argc, char **argv)
     return cli_report(cmd, rc, &e);
 }
 
-/* `shardcheck ops`: the op table of lib/rng_ops.c (what DTensor does with each random op). */
+/* `shardcheck ops`: the op table of lib/offsets/rng_ops.c (what DTensor does with each random op). */
 static const char *const API_KIND[] = {"python", "aten", "dtensor"};
 static const char *const PARTIAL_RULE[] = {"-", "rejected (in-place)", "output Replicate",
                                            "redistributed", "as replica"};
@@ -474,7 +474,7 @@ int cmd_rng_ops(int argc, char **argv)
         json_decref(doc);
         return cli_report(cmd, rc, &e);
     }
-    printf("torch 2.13 random ops under DTensor (lib/rng_ops.c; torch/distributed/tensor/...)\n");
+    printf("torch 2.13 random ops under DTensor (lib/offsets/rng_ops.c; torch/distributed/tensor/...)\n");
     printf("%-22s %-10s %-20s %-9s %s\n", "op", "dispatch", "Partial input", "emulated", "api");
     for (size_t i = 0; i < n; i++)
         printf("%-22s %-10s %-20s %-9s %s\n", ops[i].name, shc_rng_dispatch_name(ops[i].dispatch),

@@ -1,6 +1,6 @@
 /*
  * redistribute_data.c — the redistribute-data golden family: a plan executed
- * on deterministic data (lib/testdata.c); per rank, the sha256 of the local
+ * on deterministic data (lib/exec/testdata.c); per rank, the sha256 of the local
  * result, its shape and its first few values.
  *
  * What the corpus covers is the tables below: tiers of meshes, per-mesh-dim

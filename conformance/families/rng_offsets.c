@@ -98,7 +98,7 @@ static const extra_case invalid_cases[] = {
     {"2", "_S(1, 2)", "8", "strided shard dim 1 of a 1-d tensor"},
 };
 
-/* The op dimension (golden/rng-offsets/ops.json): every op of lib/rng_ops.c that
+/* The op dimension (golden/rng-offsets/ops.json): every op of lib/offsets/rng_ops.c that
  * takes a DTensor, on each placement kind.  Per op and layout: tracked ops carry
  * the tracker's windows, untracked ops each rank's own window (start 0 on its own
  * generator), rejected ones torch's message.  Inputs torch first redistributes by
@@ -261,7 +261,7 @@ static void declare_notes(shc_gw *w)
                 "local_numel honours it (it is the layout's). A port must not apply the order "
                 "to shard_linear_index or start_incr.");
     shc_gw_note(w, "LargeMesh", SHC_LARGE_MESH_NOTE);
-    shc_gw_note(w, "GpuOnly", "Random data of torch's CUDA kernel (lib/torch_cuda_rng.c, whose "
+    shc_gw_note(w, "GpuOnly", "Random data of torch's CUDA kernel (lib/rng/torch_cuda_rng.c, whose "
                 "bits the torch-cuda-rng family checks); torch on a CPU cannot recompute it.");
     shc_gw_note(w, "ShardDrawsCollide",
                 "Two distinct shards hold identical random values: their windows start at the "
@@ -271,7 +271,7 @@ static void declare_notes(shc_gw *w)
                 "_random_ops (torch/distributed/tensor/_dispatch.py:179-192): it runs on each "
                 "rank's own generator with no pre-op shift (expected.dispatch = untracked, every "
                 "start_incr 0), so distinct shards draw the same numbers, and each rank's offset "
-                "advances by its own kernel's increment for its local size (lib/rng_ops.c).");
+                "advances by its own kernel's increment for its local size (lib/offsets/rng_ops.c).");
 }
 
 /* One size term: "13", "w", "2w", "2w+1", "w-1" (clamped at 0). */

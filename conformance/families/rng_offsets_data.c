@@ -1,6 +1,6 @@
 /*
  * rng_offsets_data.c — the random-data variant of the rng-offsets family: the
- * tracker's offsets drive a torch CUDA random op (lib/torch_cuda_rng.c) on each
+ * tracker's offsets drive a torch CUDA random op (lib/rng/torch_cuda_rng.c) on each
  * rank's local shard; expected per rank is the sha256 of the local output bytes
  * and its first elements' bits.  Tracked ops take the tracker's windows,
  * untracked ones each rank's own generator (rng_ops.c).  The values no CPU
@@ -18,7 +18,7 @@
 #include "rng_offsets_data.h"
 
 /* Random-data variant: the tracker's offsets drive a torch CUDA random op
- * (lib/torch_cuda_rng.c) on each rank's local shard; expected per rank is the
+ * (lib/rng/torch_cuda_rng.c) on each rank's local shard; expected per rank is the
  * sha256 of the local output bytes and its first elements' bits. */
 typedef struct data_case {
     const char *mesh, *placements, *shape, *op, *dtype, *gpu, *comment;
@@ -110,7 +110,7 @@ int shcro_data_rank(const json_t *group, const json_t *test, int64_t rank, json_
     int rc = data_params(group, &d, e);
     if (rc || (rc = shcl_parse_inputs(group, test, &m, &pl, &s, e)))
         return rc;
-    /* the op row decides tracked / untracked / rejected (lib/rng_ops.c) */
+    /* the op row decides tracked / untracked / rejected (lib/offsets/rng_ops.c) */
     const shc_rng_op *op = shc_rng_op_for_kernel(d.req.op);
     bool untracked = op && op->dispatch == SHC_RNGD_UNTRACKED;
     if ((rc = shc_rng_audit_op(op, &m, &pl, &s, &au, e)) == SHC_OK &&

@@ -1,10 +1,10 @@
 /*
  * rng_policies.c — the rng-policies golden family: for every RNG policy
- * (lib/rng_policy.c) and every layout of the policy table
+ * (lib/offsets/rng_policy.c) and every layout of the policy table
  * (shc_rng_policy_cases), per rank the generator seed, the offset the local
  * op starts at and the offset after it, and per case the SPMD properties the
  * policy keeps on that layout (computed element by element by
- * lib/rng_policy_check.c, never written by hand).  One file per policy,
+ * lib/offsets/rng_policy_check.c, never written by hand).  One file per policy,
  * golden/rng-policies/<policy>.json; a layout a policy cannot run (seed 000's
  * IndexError) is an "invalid" case.
  *

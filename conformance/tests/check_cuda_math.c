@@ -1,7 +1,7 @@
 /*
- * check_cuda_math.c — CUDA math on the CPU: lib/cuda_libdevice.c against vectors
+ * check_cuda_math.c — CUDA math on the CPU: lib/rng/cuda_libdevice.c against vectors
  * that libdevice's own IR produced on the host (tools/gpu/libdevice_vectors.sh,
- * data/libdevice/vectors.txt; must agree bit for bit), and lib/cuda_sfu.c
+ * data/libdevice/vectors.txt; must agree bit for bit), and lib/rng/cuda_sfu.c
  * against a committed subset of the H100 MUFU recordings (data/sfu/subset.txt;
  * fitted model: asserts a floor under the measured exact fraction and an absolute
  * error bound far below the hardware's own).

@@ -1,5 +1,5 @@
 /*
- * check_layout.c — unit tests of lib/shard_layout.c and lib/groups.c.
+ * check_layout.c — unit tests of lib/layout/shard_layout.c and lib/layout/groups.c.
  *
  * Every expectation here is written by hand from torch 2.13's documented
  * examples (the docstrings of _utils.compute_local_shape_and_global_offset,

@@ -1,5 +1,5 @@
 /*
- * check_offsets.c — tests of lib/rng_offsets.c, rng_audit.c, rng_policy*.c.
+ * check_offsets.c — tests of lib/offsets/rng_offsets.c, rng_audit.c, rng_policy*.c.
  *
  * Expected values are derived by hand in the comments from torch 2.13's
  * _random.py (the issue's docstring example, the tiny and nested quirks),

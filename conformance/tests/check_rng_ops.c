@@ -1,5 +1,5 @@
 /*
- * check_rng_ops.c — the op table (lib/rng_ops.c) and the per-op audit.
+ * check_rng_ops.c — the op table (lib/offsets/rng_ops.c) and the per-op audit.
  *
  * The expected values are torch 2.13's, observed on a fake process group
  * (tools/harness/adapters/torch_rng_offsets.py recomputes them for every

@@ -84,7 +84,7 @@ expect_exit "bad: audit rng shard dim beyond the tensor" 2 "shard dim 2 out of r
   $S audit rng --mesh 2x2 --placements 'S(2),R' --shape 4,4
 expect_exit "bad: policies takes no layout" 2 "takes no layout options" $S policies --mesh 2
 
-# The op dimension (lib/rng_ops.c; issue 14): untracked ops share draws, torch's rejections.
+# The op dimension (lib/offsets/rng_ops.c; issue 14): untracked ops share draws, torch's rejections.
 expect_exit "audit rng --op exponential_: every shard draws [0, 32) (H100 check)" 0 \
   "UntrackedOpSharedDraws ranks 0 and 3 .distinct shards.: windows .0, 32. and .0, 32." \
   $S audit rng --mesh 4 --placements 'S(0)' --shape 8,16 --op exponential_

@@ -50,7 +50,7 @@ expect_exit "shard order index out of range" 2 "order index \[2\] out of range" 
 expect_exit "unknown planner" 2 "planner 'fast': expected auto, greedy or graph" \
   $P --planner fast
 expect_exit "unknown dtype" 2 "dtype 'float13': unknown" $P --dtype float13
-# One dtype table (lib/dtype.c): torch's aliases work for plan as for rng.
+# One dtype table (lib/core/dtype.c): torch's aliases work for plan as for rng.
 expect_exit "dtype alias long prices as int64" 0 "greedy" $P --dtype long
 expect_exit "size-only dtype complex64" 0 "greedy" $P --dtype torch.cfloat
 expect_exit "bad --flatten" 2 "--flatten '0': each set needs 2\+ mesh dims" $P --flatten 0

@@ -1,6 +1,6 @@
 /*
  * mpi_watchdog.c — the mpi backend's hang detection with blocking collectives
- * (lib/comm_mpi.c): run under `mpirun -np 2` by mpi_watchdog_run.sh.
+ * (lib/exec/comm_mpi.c): run under `mpirun -np 2` by mpi_watchdog_run.sh.
  *
  * Both ranks first all-gather once under a 2 s deadline (the watchdog armed
  * and disarmed on the normal path, the group's communicator created), then

@@ -1,5 +1,5 @@
 #!/bin/sh
-# libdevice_vectors.sh — reference vectors for lib/cuda_libdevice.c, produced by
+# libdevice_vectors.sh — reference vectors for lib/rng/cuda_libdevice.c, produced by
 # CUDA's own libdevice IR compiled for the host (an oracle independent of our C).
 #
 #   tools/gpu/libdevice_vectors.sh [OUT]   (default conformance/tests/data/libdevice/vectors.txt)

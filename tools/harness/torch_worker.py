@@ -20,7 +20,7 @@ worker processes (no fake process group, no LocalTensor).  What each family runs
                      with get_process_group_ranks / get_rank(group);
   redistribute-plan  a real redistribute_local_tensor under CommDebugMode: the collectives torch
                      really issued on this rank, by kind;
-  redistribute-data  a real redistribute (the data of lib/testdata.c, re-implemented by
+  redistribute-data  a real redistribute (the data of lib/exec/testdata.c, re-implemented by
                      adapters/torch_redistribute_data.py); sha256 of the local result;
   rng families       NotSupported without CUDA.
 Startup prints {"ready": true, "torch": version} or {"fatal": msg, "exit": code} (77: torch missing).

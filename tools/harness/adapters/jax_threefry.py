@@ -2,7 +2,7 @@
 
 What it is for: recompute every threefry test (jax.random.bits(key, shape, uint32) with
 jax_threefry_partitionable=True) with the installed jax, so the golden bits written by
-shardcheck's lib/threefry.c are checked against an implementation shardcheck did not write.
+shardcheck's lib/rng/threefry.c are checked against an implementation shardcheck did not write.
 The key is rebuilt from its key_data words with jax.random.wrap_key_data (impl threefry2x32).
 
 How it is tested: `python tools/harness/run.py --family threefry` (0 mismatches is the bar).

@@ -3,12 +3,12 @@
 What it is for: where a CUDA GPU is present, recompute each torch-cuda-rng test with torch's
 own CUDA kernels (default CUDA generator set to the test's seed and offset) and return the
 same expected object (bits or sha256 + samples, new_offset), so the emulation in
-lib/torch_cuda_rng.c is checked against the hardware.  A test whose group profile (SM count,
+lib/rng/torch_cuda_rng.c is checked against the hardware.  A test whose group profile (SM count,
 max threads per SM) is not this GPU's is skipped (NotImplementedError) with the reason: the
 launch geometry, hence the bits, depend on it.  Without CUDA the module does not import, and
 run.py reports the family's adapter as unavailable with that reason.
 
-Each test names the op row it models ("api", lib/rng_ops.c): the call made here is that
+Each test names the op row it models ("api", lib/offsets/rng_ops.c): the call made here is that
 row's API, e.g. torch.nn.functional.dropout (which rejects p = -0.25 in Python, tcId 5)
 rather than aten.native_dropout (which does not check p).
 

@@ -6,7 +6,7 @@ collectives done as the equivalent tensor ops), and the per-rank sha256 of
 each local result is compared bitwise with shardcheck's.
 
 The deterministic data are re-implemented here from the description in
-lib/testdata.c (global element g(i) and per-rank partial values p(i, c)), not
+lib/exec/testdata.c (global element g(i) and per-rank partial values p(i, c)), not
 imported from it.  The source placements are reached the way torch itself
 would lay the data out: every rank starts from the full tensor (its partial
 values on Partial mesh dims, Replicate elsewhere) and torch redistributes that
@@ -43,7 +43,7 @@ def _mix64(x):
 
 
 class _Data:
-    """g(i) and p(i, c) of lib/testdata.c's header comment."""
+    """g(i) and p(i, c) of lib/exec/testdata.c's header comment."""
 
     def __init__(self, mesh_shape, src):
         self.mesh = mesh_shape

@@ -16,7 +16,7 @@ orders as torch does).  Nothing here re-derives the offset
 arithmetic.
 
 The findings are recomputed by a small audit written here, independently of
-lib/rng_audit.c, from torch's numbers: a rank's window is
+lib/offsets/rng_audit.c, from torch's numbers: a rank's window is
 [start_incr, start_incr + local_numel); distinct shards are distinct shard
 linear indices; empty windows take part in nothing.
 
@@ -150,7 +150,7 @@ def _recording_tracker():
 
 
 def _call_op(name, x, mesh, placements, gshape):
-    """The call an op row models (lib/rng_ops.c `api`) on DTensor x."""
+    """The call an op row models (lib/offsets/rng_ops.c `api`) on DTensor x."""
     import torch.nn.functional as F
     import torch.distributed.tensor as dt
     aten = torch.ops.aten
@@ -237,7 +237,7 @@ def audit_untracked(lin, local):
     return ["UntrackedOpSharedDraws"] if len(seen) > 1 else []
 
 
-# random-data groups name torch-cuda-rng kernels; the op rows they model (lib/rng_ops.c)
+# random-data groups name torch-cuda-rng kernels; the op rows they model (lib/offsets/rng_ops.c)
 _KERNEL_ROW = {"uniform": "uniform_", "normal": "normal_", "random": "random_",
                "bernoulli": "bernoulli_.float", "dropout": "native_dropout",
                "exponential": "exponential_"}

@@ -192,7 +192,7 @@ def _golden_ops():
 
 
 def test_op_table_matches_torch_dispatcher():
-    """Every case of the op dimension (lib/rng_ops.c x placement kinds) against
+    """Every case of the op dimension (lib/offsets/rng_ops.c x placement kinds) against
     torch 2.13's own dispatcher on a fake process group: tracked / untracked
     from whether _distribute_region ran, and rejections with torch's exact
     message (run.py only demands that invalid cases raise)."""

@@ -9,7 +9,7 @@
  * test_torch_adapters.py runs all of them and compares the messages).
  * Tested by check_rng_ops.c.
  *
- * Adding an op is one row here (plus a kernel in lib/torch_cuda_rng.c when
+ * Adding an op is one row here (plus a kernel in lib/rng/torch_cuda_rng.c when
  * it runs on CUDA and the families should carry its bits).
  */
 #include "config.h"

@@ -33,7 +33,7 @@
  *  - single-device-equal: each element drawn with the thread and word it
  *    would get on one GPU of the profile (veScale's ThreadBasedRNGTracker);
  *  - torch-untracked: torch 2.13 itself for a random op DTensor accepts but
- *    does not track (lib/rng_ops.c, e.g. exponential_): the op dimension of
+ *    does not track (lib/offsets/rng_ops.c, e.g. exponential_): the op dimension of
  *    the table — torch-offset's answers hold for tracked ops only.
  * Verdicts are computed over the layout table below, never written by hand.
  * Tested by check_offsets.c (per-policy expectations derived in comments)
@@ -77,7 +77,7 @@ static const shc_rng_policy policies[] = {
     {"megatron-ep", K_MEG_EP, "Megatron expert-parallel-rng: seed + 1024 + 100*ep_rank + tp_rank"},
     {"jax-partitionable", K_JAX, "JAX threefry, partitionable: bits from the global index"},
     {"single-device-equal", K_SDE, "veScale-style: thread and offset of one GPU per element"},
-    /* torch 2.13 itself for the ops DTensor does not track (lib/rng_ops.c: exponential_,
+    /* torch 2.13 itself for the ops DTensor does not track (lib/offsets/rng_ops.c: exponential_,
      * log_normal_, geometric_, cauchy_, multinomial): each rank's own generator, the same
      * seed everywhere, no pre-op shift, advanced by its own kernel's increment — the
      * megatron-dp stream, so the verdicts are computed by that code path */
