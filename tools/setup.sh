@@ -2,7 +2,7 @@
 # tools/setup.sh — install everything shardcheck needs on a fresh Debian machine (as root).
 #   bash tools/setup.sh          # Debian packages only (build, MPI, Check, oracles)
 #   bash tools/setup.sh --venv   # ... and the Python venv for the harness (torch 2.13.0, jax, cuRAND)
-#                                #     and chromium (report_html.sh loads the HTML report headless)
+#   bash tools/setup.sh --browser  # ... and chromium (report_html.sh loads the HTML report headless)
 #   bash tools/setup.sh --fuzz   # ... and clang with libFuzzer, for `make fuzz` only (optional: CI
 #                                #     replays the fuzz corpora with gcc, see fuzz/README.md)
 # Idempotent: packages already installed are not fetched again.
@@ -14,7 +14,8 @@ pkgs=(build-essential autoconf automake libtool autoconf-archive pkg-config
 venv=0
 for a in "$@"; do
   case $a in
-    --venv) venv=1; pkgs+=(chromium) ;;  # the test command: harness venv, headless browser
+    --venv) venv=1 ;;
+    --browser) pkgs+=(chromium) ;;
     --fuzz) pkgs+=(clang libclang-rt-14-dev) ;;
   esac
 done

@@ -21,7 +21,7 @@ add_counts() { # add_counts LOG: sum automake's "# PASS:" style totals
 stage() { echo; echo "=== $* ==="; }
 
 stage "set-up"
-bash tools/setup.sh --venv || { echo "set-up failed"; echo "0 passed, 1 failed"; exit 1; }
+bash tools/setup.sh --venv --browser || { echo "set-up failed"; echo "0 passed, 1 failed"; exit 1; }
 export SHARDCHECK_PYTHON="$here/.venv/bin/python"
 
 stage "build and make check"

@@ -536,6 +536,7 @@ static int seed_alternative(const json_t *params, json_t *t, shc_err *e)
         json_object_set_new(t, "result", json_string("acceptable"));
     }
     json_decref(seed);
+    shc_mesh_free(&m);
     return rc;
 }
 

@@ -83,4 +83,9 @@ expect_exit "groups: HSDP shard dim out of range" 2 "hsdp: shard mesh dim 2 out 
 expect_exit "groups: HSDP shard dim not an integer" 2 "--hsdp-shard-dim: 'x' is not an integer" $S groups --mesh 2x2 --placements 'R,R' --hsdp-shard-dim x
 expect_exit "groups: HSDP placement count" 2 "hsdp: 1 placements for a 2-d mesh" $S groups --mesh 2x2 --placements R --hsdp-shard-dim 0
 expect_exit "groups: --shape is not an option" 2 "unknown option" $S groups --mesh 2 --shape 4
+# README "Limits": a _StridedShard index list holds at most 2^20 entries; past it, a prompt
+# refusal instead of minutes of work (found by fuzz_parse, fuzz/README.md finding 6).
+expect_exit "layout: _StridedShard index list limit" 2 \
+  "dim of 16222222 elements is too large for an index list \(at most 1048576\)" \
+  $S layout --mesh 2x22 --placements '_S(0,8),R' --shape 16222222
 tap_done

@@ -116,7 +116,7 @@ static int apply_shard(dim_state *d, int64_t n, int64_t c, shc_err *e)
 static int apply_strided(dim_state *d, int64_t sf, int64_t n, int64_t c, shc_err *e)
 {
     if (d->size > SHC_MAX_INDEX_LIST)
-        return shc_fail(e, SHC_EUNSUPPORTED, "_StridedShard: dim of %lld elements is too large "
+        return shc_fail(e, SHC_EINVAL, "_StridedShard: dim of %lld elements is too large "
                         "for an index list (at most %d)", (long long)d->size, SHC_MAX_INDEX_LIST);
     int64_t cnt = strided_positions(d->size, sf, n, c, NULL, 0);
     int64_t *pos = malloc((size_t)(cnt ? cnt : 1) * sizeof *pos);
