@@ -1,7 +1,7 @@
 /*
  * shardcheck_exec.h — the installed API for redistribute plans, communicators
- * and execution (part of libshardcheck's public API; shardcheck.h includes it,
- * so programs include shardcheck.h only).  Plans follow torch 2.13's
+ * and execution (part of libshardcheck's public API; shardcheck.h includes it
+ * after the core types, so programs include shardcheck.h only: no include loop).  Plans follow torch 2.13's
  * _redistribute.py (_TransformInfo, _FlattenedTransformInfo, per-rank logical
  * shapes); execution performs each step as redistribute_local_tensor does.
  * Tested by conformance/tests/check_plan.c and check_exec.c, and by the
@@ -10,7 +10,10 @@
  */
 #ifndef SHARDCHECK_EXEC_H
 #define SHARDCHECK_EXEC_H
-#include "shardcheck.h"
+/* Part of shardcheck.h, which includes it after the core types: include that. */
+#ifndef SHARDCHECK_H
+#error "include <shardcheck.h> (it includes this header)"
+#endif
 
 #ifdef __cplusplus
 extern "C" {

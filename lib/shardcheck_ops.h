@@ -30,7 +30,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "shardcheck.h"
+/* Part of shardcheck.h, which includes it after the core types: include that. */
+#ifndef SHARDCHECK_H
+#error "include <shardcheck.h> (it includes this header)"
+#endif
 
 #ifdef __cplusplus
 extern "C" {

@@ -16,7 +16,6 @@
 #include <string.h>
 #include "cli.h"
 #include "golden.h"
-#include "shardcheck_ops.h"
 
 enum { OPT_POLICY = OPT_CMD_BASE, OPT_SEED, OPT_OFFSET, OPT_GPU, OPT_OP };
 

@@ -25,7 +25,6 @@
 #include "plugin_case.h"
 #include "layout_common.h"
 #include "checked_math.h"
-#include "shardcheck_ops.h"
 #include "rng_offsets_data.h"
 
 /* ---- tables ---- */

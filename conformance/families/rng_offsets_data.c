@@ -14,7 +14,6 @@
 #include "families.h"
 #include "layout_common.h"
 #include "checked_math.h"
-#include "shardcheck_ops.h"
 #include "rng_offsets_data.h"
 
 /* Random-data variant: the tracker's offsets drive a torch CUDA random op

@@ -21,7 +21,6 @@
 #include "plugin_case.h"
 #include "checked_math.h"
 #include "rng_common.h"
-#include "shardcheck_ops.h"
 
 typedef struct rcase {
     const char *op, *dtype, *shape;

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <string.h>
 #include "shardcheck.h"
-#include "shardcheck_ops.h"
 #include "tap.h"
 
 typedef struct lay {

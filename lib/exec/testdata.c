@@ -27,7 +27,6 @@
 #include "shardcheck.h"
 #include "checked_math.h"
 #include "comm.h"
-#include "golden.h"
 
 /* Execution holds whole local tensors, and a replicated one is the global tensor:
  * cases past SHC_MAX_EXEC_ELEMENTS are refused up front instead of failing an

@@ -24,7 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "shardcheck.h"
-#include "shardcheck_ops.h"
 
 static const char *const names[SHC_RNGF_COUNT] = {"OffsetSameStart", "OffsetOverrun",
                                                   "OffsetOverlap", "UntrackedOpSharedDraws"};

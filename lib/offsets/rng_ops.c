@@ -15,7 +15,7 @@
 #include "config.h"
 #include <stdio.h>
 #include <string.h>
-#include "shardcheck_ops.h"
+#include "shardcheck.h"
 
 #define DISPATCH_SET "_dispatch.py:179-192 (OpDispatcher._random_ops)"
 #define NO_STRATEGY "_sharding_prop.py:1042 (no sharding strategy registered)"
