@@ -128,6 +128,36 @@ static int cmp_rentry(const void *a, const void *b)
     return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
+/* One spelling per concept (docs/DESIGN.md): a layout is "localShape" and "globalOffset"
+ * (decimal strings) in golden files, in candidates and in `layout --json`.  Candidates written
+ * against the old CLI spelling ("local_shape", "global_offset" as integers) are still accepted,
+ * converted, with one warning per file. */
+static json_t *old_spelling(json_t *vals, const char *path, size_t i)
+{
+    static const char *warned;
+    json_t *ls = json_object_get(vals, "local_shape"), *go = json_object_get(vals, "global_offset");
+    if (!ls && !go)
+        return vals;
+    if (warned != path)
+        fprintf(stderr, "shardcheck verify: %s: results[%zu]: \"local_shape\"/\"global_offset\" "
+                "is the old spelling of \"localShape\"/\"globalOffset\"; accepted (update the "
+                "writer)\n", path, i);
+    warned = path;
+    if (ls && !json_object_get(vals, "localShape"))
+        json_object_set(vals, "localShape", ls);
+    if (json_is_array(go) && !json_object_get(vals, "globalOffset")) {
+        json_t *a = json_array(), *x;
+        size_t k;
+        json_array_foreach(go, k, x)
+            json_array_append_new(a, json_is_integer(x) ? json_sprintf("%lld",
+                                      (long long)json_integer_value(x)) : json_incref(x));
+        json_object_set_new(vals, "globalOffset", a);
+    }
+    json_object_del(vals, "local_shape");
+    json_object_del(vals, "global_offset");
+    return vals;
+}
+
 static int parse_result(const json_t *r, size_t i, const char *path, int64_t *tcid, int64_t *rank,
                         json_t **got, shc_err *e)
 {
@@ -143,7 +173,7 @@ static int parse_result(const json_t *r, size_t i, const char *path, int64_t *tc
                         "or an \"error\"", path, i, (long long)json_integer_value(id));
     *tcid = json_integer_value(id);
     *rank = rk ? json_integer_value(rk) : -1;
-    *got = err ? json_pack("{s:O}", "error", err) : json_incref(vals);
+    *got = err ? json_pack("{s:O}", "error", err) : old_spelling(json_incref(vals), path, i);
     return SHC_OK;
 }
 

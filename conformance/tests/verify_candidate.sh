@@ -38,6 +38,14 @@ for x in alt:
     if "values" in x and x.get("rank") == 1:
         k = sorted(x["values"])[0]; x["values"][k] = "ALTERED"; victim = (x["tcId"], k); break
 json.dump({"family": "shard-layout", "results": alt}, open(os.path.join(out, "altered.json"), "w"))
+# the old CLI spelling of the same answers (local_shape, global_offset as integers)
+old = json.loads(json.dumps(res))
+for x in old:
+    v = x.get("values")
+    if v and "localShape" in v:
+        v["local_shape"] = v.pop("localShape")
+        v["global_offset"] = [int(o) for o in v.pop("globalOffset")]
+json.dump({"family": "shard-layout", "results": old}, open(os.path.join(out, "old.json"), "w"))
 open(os.path.join(out, "victim"), "w").write("%d %s" % victim)
 json.dump({"family": "shard-layout", "results": res[1:]}, open(os.path.join(out, "missing.json"), "w"))
 json.dump({"family": "shard-layout", "results": res + [{"tcId": 99999999, "values": {}}]},
@@ -49,6 +57,12 @@ json.dump({"family": "shard-layout"}, open(os.path.join(out, "neither.json"), "w
 PYEOF
 read tc field <"$tmp/victim"
 expect_exit "a results file equal to golden passes" 0 "^[0-9]+ passed, 0 failed" V --candidate "$tmp/good.json"
+expect_exit "the old spelling (local_shape, global_offset) still passes" 0 "^[0-9]+ passed, 0 failed" \
+  V --candidate "$tmp/old.json"
+V --candidate "$tmp/old.json" >/dev/null 2>"$tmp/old.err"
+grep -q 'old spelling of "localShape"/"globalOffset"; accepted' "$tmp/old.err" && [ "$(wc -l <"$tmp/old.err")" -eq 1 ] \
+  && tap_ok "... with one warning naming the new spelling" \
+  || tap_not_ok "... with one warning naming the new spelling" "$(head -c 400 "$tmp/old.err")"
 expect_exit "one golden file as candidate: the family's other cases are missing" 1 "missing from the candidate" V --candidate "$f"
 expect_exit "an altered value fails that case with expected vs got" 1 \
   "Fail +tcId $tc rank 1: $field: expected .*, got \"ALTERED\"" V --candidate "$tmp/altered.json"
