@@ -288,7 +288,9 @@ START_TEST(layout_errors)
     layout_err("2x2", "_S(0, 2)[0]S(0)[1]", "8", 0, SHC_EINVAL,
                "a shard order cannot be combined with _StridedShard");
     layout_err("2x2", "S(0),R", "8", 4, SHC_EINVAL, "rank 4 is not in the mesh");
-    layout_err("2", "_S(0, 2)", "33554433", 0, SHC_EUNSUPPORTED, "too large for an index list");
+    /* a stated limit (README "Limits"): bad input, exit 2 in the CLI */
+    layout_err("2", "_S(0, 2)", "33554433", 0, SHC_EINVAL, "too large for an index list");
+    layout_err("2", "_S(0, 2)", "1048577", 0, SHC_EINVAL, "(at most 1048576)");
     /* Overflowing element counts are rejected before any layout work. */
     shc_mesh m;
     shc_placements pl;
