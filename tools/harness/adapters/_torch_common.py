@@ -15,6 +15,8 @@ import re
 
 import torch
 import torch.distributed as dist
+
+from shardcheck_harness import notation
 from torch.distributed.tensor.placement_types import (Partial, Replicate, Shard,
                                                       _StridedShard)
 
@@ -25,34 +27,14 @@ _TOKEN = re.compile(r"\s*(_S\(\s*(-?\d+)\s*,\s*(-?\d+)\s*\)|S\(\s*(-?\d+)\s*\)|"
 _TRACE = re.compile(r"(_S\(-?\d+, ?-?\d+\)|S\(-?\d+\)|P\(\w+\)|R)(?:\[(\d+)\])?")
 
 
-def field(group, test, *names, default=KeyError):
-    """First of names found in the test, then in its group (golden files put
-    shared parameters on the group, per-case inputs on the test)."""
-    for src in (test, group):
-        for n in names:
-            if isinstance(src, dict) and n in src:
-                return src[n]
-    if default is KeyError:
-        raise KeyError("none of %s in the test or its group" % (names,))
-    return default
+# The notation helpers are the public ones vendors use (shardcheck_harness.notation):
+# one parser for golden inputs, so the torch adapters and a vendor's read them alike.
+field = notation.field
 
 
 def parse_int_list(v, what):
     """[2, 2], "2x2", "2,2", "13" -> [ints]."""
-    if isinstance(v, (list, tuple)):
-        return [int(x) for x in v]
-    if isinstance(v, int):
-        return [v]
-    if isinstance(v, str):
-        s = v.strip()
-        if s == "":
-            return []
-        parts = re.split(r"[x,]", s)
-        try:
-            return [int(p) for p in parts]
-        except ValueError:
-            raise ValueError("unparsable %s %r" % (what, v)) from None
-    raise ValueError("unparsable %s %r" % (what, v))
+    return notation._int_list(v, what)
 
 
 def make_placement(tok):
