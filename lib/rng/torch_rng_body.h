@@ -366,6 +366,23 @@ static inline SHC_HD void shc_tk_thread_dropout_vec(const shc_tk *k, const shc_t
     }
 }
 
+/* An executor's copy of a planned launch restricted to the global elements
+ * [start, end), which go to out (and mask) from element start on; 0 when the
+ * launch writes none of them. */
+static inline SHC_HD int shc_tk_window(const shc_tk *k, const shc_tk_launch *plan, int64_t start,
+                                       int64_t end, uint8_t *out, uint8_t *mask, shc_tk_launch *L)
+{
+    *L = *plan;
+    L->win0 = start > L->base ? start - L->base : 0;
+    L->win1 = end - L->base < L->numel ? end - L->base : L->numel;
+    if (L->win0 >= L->win1)
+        return 0;
+    size_t at = (size_t)(L->base + L->win0 - start);
+    L->out = out + at * (size_t)k->size;
+    L->mask = mask ? mask + at : (uint8_t *)0;
+    return 1;
+}
+
 #ifdef __cplusplus
 extern "C" {
 #endif

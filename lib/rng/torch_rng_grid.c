@@ -47,14 +47,9 @@ void shc_tk_grid_launch(const shc_tk *k, const shc_tk_launch *L)
 static int on_launch(void *ctx, const shc_tk *k, const shc_tk_launch *plan, shc_err *e)
 {
     const window *w = ctx;
-    shc_tk_launch L = *plan;
-    L.win0 = w->start > L.base ? w->start - L.base : 0;
-    L.win1 = w->end - L.base < L.numel ? w->end - L.base : L.numel;
-    if (L.win0 >= L.win1)
+    shc_tk_launch L;
+    if (!shc_tk_window(k, plan, w->start, w->end, w->out, w->mask, &L))
         return SHC_OK;
-    size_t at = (size_t)(L.base + L.win0 - w->start);
-    L.out = w->out + at * (size_t)k->size;
-    L.mask = w->mask ? w->mask + at : NULL;
     if (L.kind == SHC_TK_ZEROS) { /* no kernel: native_dropout's p == 1 path writes zeros */
         memset(L.out, 0, (size_t)(L.win1 - L.win0) * (size_t)k->size);
         if (L.mask)
