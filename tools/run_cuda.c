@@ -47,7 +47,25 @@ run_status run_cuda_views(const run_opts *o, const shc_family *f, const json_t *
     return RUN_NOTSUPPORTED;
 }
 #else
-/* cudaGetDeviceCount in a child; the count (> 0) or 0 with the reason. */
+/* "GPU 0: NAME, profile P (SMSxTHREADS); ..." for the run's first line. */
+static void describe(int cnt, char *out, size_t n)
+{
+    size_t used = 0;
+    out[0] = 0;
+    for (int d = 0; d < cnt && used + 1 < n; d++) {
+        shc_gpu_profile g;
+        char name[128];
+        shc_err e = {0};
+        int w = shc_cuda_profile(d, &g, name, sizeof name, &e)
+              ? snprintf(out + used, n - used, "%sGPU %d: %s", d ? "; " : "", d, e.msg)
+              : snprintf(out + used, n - used, "%sGPU %d: %s, profile %s (%dx%d)", d ? "; " : "", d,
+                         name, g.name, g.sm_count, g.max_threads_per_sm);
+        used += w > 0 ? (size_t)w : 0;
+    }
+}
+
+/* cudaGetDeviceCount in a child; the count (> 0) or 0 with the reason; with
+ * devices, why describes them. */
 static int probe(char *why, size_t n)
 {
     int fd[2];
@@ -61,6 +79,8 @@ static int probe(char *why, size_t n)
         close(fd[0]);
         char line[600];
         int cnt = shc_cuda_probe(line + 16, sizeof line - 16);
+        if (cnt > 0)
+            describe(cnt, line + 16, sizeof line - 16);
         char head[17];
         snprintf(head, sizeof head, "%-15d ", cnt);
         memcpy(line, head, 16);
@@ -88,8 +108,10 @@ int run_cuda_start(run_opts *o)
 {
     char why[512] = "";
     o->cuda_devices = probe(why, sizeof why);
-    if (o->cuda_devices > 0)
+    if (o->cuda_devices > 0) { /* the profiles the views are computed and checked with */
+        fprintf(stderr, "shardcheck run: --backend cuda: %s\n", why);
         return 0;
+    }
     fprintf(stderr, SKIP_PREFIX "%s\n", why);
     return EXIT_SKIP;
 }
