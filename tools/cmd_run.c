@@ -141,7 +141,7 @@ static void run_chunk(run_opts *o, const shc_family *f, const shc_golden *g, con
             out[k].status = RUN_NOTSUPPORTED;
             snprintf(out[k].msg, sizeof out[k].msg, "needs %lld ranks, the %s has %lld",
                      (long long)out[k].world,
-                     o->backend == BACKEND_MPI ? "mpirun job" : "backend (--max-ranks)",
+                     per_process ? "mpirun job" : "backend (--max-ranks)",
                      (long long)cap);
         }
     }

@@ -12,6 +12,9 @@
  * in a child process: CUDA initialised here would be unusable in the forked
  * workers that compute the views.
  *
+ * SHARDCHECK_CUDA_EMULATE=PROFILE swaps the GPU for the CPU grid emulator (a test
+ * mode of this plumbing, announced on stderr; never a GPU result).
+ *
  * A GpuOnly case (golden values from a CPU model of CUDA's transcendental math,
  * docs/cuda-math.md) that the device does not match is NotSupported with the
  * difference stated, never Pass.
@@ -27,6 +30,7 @@
 #include "run.h"
 #ifdef HAVE_CUDA
 #include "cuda/shc_cuda.h"
+#include "torch_rng_grid.h"
 #endif
 
 #define SKIP_PREFIX "shardcheck run: --backend cuda: skipped: "
@@ -104,8 +108,43 @@ static int probe(char *why, size_t n)
     return atoi(buf);
 }
 
+/* SHARDCHECK_CUDA_EMULATE=PROFILE (a preset or SMSxTHREADS): no GPU is used; the
+ * "device" is the CPU grid emulator (lib/rng/torch_rng_grid.c) with that profile, so
+ * make check exercises this backend's plumbing (device views, the reference for
+ * another profile, reports) on machines without a GPU.  Never a GPU result. */
+static const char *emulated(void)
+{
+    const char *s = getenv("SHARDCHECK_CUDA_EMULATE");
+    return s && *s ? s : NULL;
+}
+
+static int emulated_fill(const shc_rng_device *d, uint64_t seed, int64_t offset,
+                         const shc_torch_rng_req *r, int64_t start, int64_t count, void *out,
+                         uint8_t *mask, int64_t *new_offset, shc_err *e)
+{
+    return shc_torch_rng_grid_fill(&d->profile, seed, offset, r, start, count, out, mask,
+                                   new_offset, e);
+}
+
+static int start_emulated(run_opts *o, const char *spec)
+{
+    shc_gpu_profile g;
+    shc_err e = {0};
+    if (shc_gpu_profile_parse(spec, &g, &e)) {
+        fprintf(stderr, "shardcheck run: SHARDCHECK_CUDA_EMULATE: %s\n", e.msg);
+        return EXIT_USAGE;
+    }
+    o->cuda_devices = 1;
+    fprintf(stderr, "shardcheck run: --backend cuda: no GPU used: SHARDCHECK_CUDA_EMULATE runs the "
+            "kernel bodies on the CPU grid emulator, profile %s (%dx%d)\n", g.name, g.sm_count,
+            g.max_threads_per_sm);
+    return 0;
+}
+
 int run_cuda_start(run_opts *o)
 {
+    if (emulated())
+        return start_emulated(o, emulated());
     char why[512] = "";
     o->cuda_devices = probe(why, sizeof why);
     if (o->cuda_devices > 0) { /* the profiles the views are computed and checked with */
@@ -165,7 +204,13 @@ run_status run_cuda_views(const run_opts *o, const shc_family *f, const json_t *
     for (int64_t i = 0; i < count; i++) {
         shc_rng_device d = {.index = (int)((first + i) % o->cuda_devices), .fill = device_fill};
         shc_err e = {0};
-        if (shc_cuda_profile(d.index, &d.profile, NULL, 0, &e)) {
+        if (emulated()) {
+            d.fill = emulated_fill;
+            if (shc_gpu_profile_parse(emulated(), &d.profile, &e)) {
+                snprintf(msg, n, "SHARDCHECK_CUDA_EMULATE: %s", e.msg);
+                return RUN_INTERNAL;
+            }
+        } else if (shc_cuda_profile(d.index, &d.profile, NULL, 0, &e)) {
             snprintf(msg, n, "GPU %d: %s", d.index, e.msg);
             return RUN_INTERNAL;
         }

@@ -4,6 +4,7 @@
 # CUDA_VISIBLE_DEVICES= hides every GPU, so the no-GPU path is checked on any machine, under
 # mpirun too (every rank skips).  Where a GPU is visible, the torch-cuda-rng family must pass on it
 # (nothing failed; GpuOnly values the CPU model of CUDA math misses are NotSupported, with the count).
+# SHARDCHECK_CUDA_EMULATE runs the backend with the CPU grid emulator as its device (no GPU used).
 . "$top_srcdir/conformance/tests/tap.sh"
 G="$top_srcdir/golden"
 if [ -f "$top_builddir/lib/cuda/torch_rng_kernels.o" ]; then built=yes; else built=no; fi
@@ -28,6 +29,28 @@ else
   else
     tap_skip "no visible GPU under mpirun" "no MPI"
   fi
+fi
+# The backend's plumbing without a GPU: SHARDCHECK_CUDA_EMULATE puts the CPU grid emulator in the
+# device's place (views from the kernel bodies, the reference for another profile, reports).
+if [ $built = yes ]; then
+  emu() { prof=$1; shift; env SHARDCHECK_CUDA_EMULATE=$prof "$SHARDCHECK" run --backend cuda --golden "$G" "$@"; }
+  out=$(emu a100 --family torch-cuda-rng 2>&1); rc=$?
+  if [ $rc -eq 0 ] && printf '%s\n' "$out" | tail -n 1 | grep -Eq '^213 passed, 0 failed' &&
+     printf '%s' "$out" | grep -q 'no GPU used: SHARDCHECK_CUDA_EMULATE'; then
+    tap_ok "emulated device, golden's own profile (a100): every torch-cuda-rng case passes"
+  else tap_not_ok "emulated a100" "exit $rc" "$(printf '%s\n' "$out" | tail -n 5)"; fi
+  out=$(emu 66x2048 --family torch-cuda-rng --json 2>/dev/null); rc=$?
+  if [ $rc -eq 0 ] && printf '%s' "$out" | grep -Eq '"failed": *0' &&
+     printf '%s' "$out" | grep -q "checked against the CPU reference for the device's profile custom (66x2048)"; then
+    tap_ok "emulated 66-SM device: checked against the CPU reference for its own profile, named"
+  else tap_not_ok "emulated 66x2048" "exit $rc" "$(printf '%s' "$out" | head -c 600)"; fi
+  out=$(emu h100-sxm --family rng-offsets 2>&1); rc=$?
+  last=$(printf '%s\n' "$out" | tail -n 1)
+  if [ $rc -eq 0 ] && printf '%s' "$last" | grep -Eq '^[1-9][0-9]* passed, 0 failed'; then
+    tap_ok "emulated device: rng-offsets random data per rank ($last)"
+  else tap_not_ok "emulated rng-offsets" "exit $rc" "$last"; fi
+  expect_exit "SHARDCHECK_CUDA_EMULATE with no such profile is bad usage" 2 "unknown gpu profile" \
+    env SHARDCHECK_CUDA_EMULATE=nosuchgpu "$SHARDCHECK" run --backend cuda --golden "$G"
 fi
 expect_exit "a backend name it does not know is bad usage" 2 "expected ref, local, mpi, cuda" \
   "$SHARDCHECK" run --backend cudax --golden "$G"
