@@ -390,8 +390,8 @@ static int parse_backend(run_opts *o, const char *b)
         o->backend = BACKEND_PLUGIN;
         o->plugin_path = b + 7;
     } else
-        return cli_usage_error("run", "--backend '%s': expected ref, local, mpi, cuda, "
-                               "torch[:gloo|:nccl] or plugin:FILE.so", b);
+        return cli_usage_error("run", "--backend '%s': expected ref, local, mpi, "
+                               "torch[:gloo|:nccl], cuda or plugin:FILE.so", b);
     return 0;
 }
 
