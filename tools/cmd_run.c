@@ -1,7 +1,7 @@
 /*
  * cmd_run.c — `shardcheck run`: the conformance runner.
  *
- *   shardcheck run [--backend ref|local|mpi|torch[:gloo|:nccl]|plugin:FILE.so] [--family F] [--golden DIR]
+ *   shardcheck run [--backend ref|local|mpi|cuda|torch[:gloo|:nccl]|plugin:FILE.so] [--family F] [--golden DIR]
  *                  [--tap | --junit FILE | --json] [--timeout SEC] [--max-cases N]
  *                  [--max-ranks N]
  *
@@ -47,13 +47,15 @@ static const struct option run_options[] = {
 
 static void usage(void)
 {
-    puts("usage: shardcheck run [--backend ref|local|mpi|torch|plugin:FILE.so] [--family F]\n"
+    puts("usage: shardcheck run [--backend ref|local|mpi|cuda|torch|plugin:FILE.so] [--family F]\n"
          "                      [--golden DIR] [--tap | --junit FILE | --json] [--timeout SEC]\n"
          "                      [--max-cases N] [--max-ranks N] [--journal FILE]\n"
          "  ref     the reference, one process;  local  simulated ranks with real collectives\n"
          "  mpi     one process per rank: mpirun -np N shardcheck run --backend mpi\n"
          "  torch   real DTensor per rank (torch.distributed, gloo or nccl), checked here:\n"
          "          mpirun -np N shardcheck run --backend torch[:gloo|:nccl]\n"
+         "  cuda    each rank's view on a GPU (rank mod GPUs; under mpirun one process per rank);\n"
+         "          77 with the reason where CUDA was not built in or no GPU is visible\n"
          "  plugin  a vendor library implementing shardcheck_backend.h\n"
          "  SHARDCHECK_FAULT=kill:RANK:TCID | hang:RANK:TCID injects a fault (tests).\n"
          "  exit: 0 passed, 1 failures, 2 bad input, 77 nothing ran, 99 internal error");
@@ -125,7 +127,8 @@ static void run_chunk(run_opts *o, const shc_family *f, const shc_golden *g, con
         fputs("shardcheck run: out of memory\n", stderr);
         exit(EXIT_INTERNAL);
     }
-    bool per_process = o->backend == BACKEND_MPI || o->backend == BACKEND_TORCH;
+    bool per_process = o->backend == BACKEND_MPI || o->backend == BACKEND_TORCH ||
+                       (o->backend == BACKEND_CUDA && o->nprocs > 1);
     int64_t cap = per_process ? o->nprocs : o->max_ranks;
     for (int64_t k = 0; k < n; k++) {
         out[k].world = f->world_size(g->groups[idx[k]], g->tests[idx[k]]);
@@ -138,7 +141,7 @@ static void run_chunk(run_opts *o, const shc_family *f, const shc_golden *g, con
             out[k].status = RUN_NOTSUPPORTED;
             snprintf(out[k].msg, sizeof out[k].msg, "needs %lld ranks, the %s has %lld",
                      (long long)out[k].world,
-                     o->backend == BACKEND_MPI ? "mpirun job" : "backend (--max-ranks)",
+                     per_process ? "mpirun job" : "backend (--max-ranks)",
                      (long long)cap);
         }
     }
@@ -323,7 +326,7 @@ static int print_json(const run_opts *o, const results *rs, int passed, int fail
                                            "status", run_status_name(r->status), "message",
                                            r->msg, "seconds", r->seconds));
     }
-    static const char *const names[] = {"ref", "local", "mpi", "plugin", "torch"};
+    static const char *const names[] = {"ref", "local", "mpi", "plugin", "torch", "cuda"};
     json_t *out = json_pack("{s:s, s:I, s:o, s:i, s:i, s:i}", "backend", names[o->backend],
                             "ranks", (json_int_t)o->nprocs, "results", a, "passed", passed,
                             "failed", failed, "skipped", skipped);
@@ -378,6 +381,8 @@ static int parse_backend(run_opts *o, const char *b)
         o->backend = BACKEND_LOCAL;
     else if (!strcmp(b, "mpi"))
         o->backend = BACKEND_MPI;
+    else if (!strcmp(b, "cuda"))
+        o->backend = BACKEND_CUDA;
     else if (!strcmp(b, "torch") || !strcmp(b, "torch:gloo") || !strcmp(b, "torch:nccl")) {
         o->backend = BACKEND_TORCH;
         o->torch_backend = b[5] ? b + 6 : "gloo";
@@ -386,7 +391,7 @@ static int parse_backend(run_opts *o, const char *b)
         o->plugin_path = b + 7;
     } else
         return cli_usage_error("run", "--backend '%s': expected ref, local, mpi, "
-                               "torch[:gloo|:nccl] or plugin:FILE.so", b);
+                               "torch[:gloo|:nccl], cuda or plugin:FILE.so", b);
     return 0;
 }
 
@@ -464,6 +469,18 @@ int cmd_run(int argc, char **argv)
             return code;
         }
     }
+    bool cuda_mpi = false;
+    if (o.backend == BACKEND_CUDA) { /* probes in a child: workers fork and use CUDA themselves */
+        if ((rc = run_cuda_start(&o)))
+            return rc;
+#ifdef HAVE_MPI
+        if (getenv("OMPI_COMM_WORLD_SIZE")) { /* under mpirun: one process per rank */
+            if (run_mpi_init(&o, &argc, &argv))
+                return EXIT_INTERNAL;
+            cuda_mpi = true;
+        }
+#endif
+    }
     if (o.backend == BACKEND_MPI || o.backend == BACKEND_TORCH) {
 #ifdef HAVE_MPI
         if (run_mpi_init(&o, &argc, &argv))
@@ -500,9 +517,10 @@ int cmd_run(int argc, char **argv)
 #ifdef HAVE_MPI
     if (o.backend == BACKEND_TORCH)
         run_torch_stop(&o);
-    if (o.backend == BACKEND_MPI || o.backend == BACKEND_TORCH)
+    if (o.backend == BACKEND_MPI || o.backend == BACKEND_TORCH || cuda_mpi)
         run_mpi_finish(&o, o.lost);
 #endif
+    (void)cuda_mpi;
     if (o.backend == BACKEND_PLUGIN)
         shc_plugin_close(&o.plugin);
     free(rs.r);

@@ -2,8 +2,9 @@
  * run.h — pieces of `shardcheck run` shared by cmd_run.c (options, the case
  * loop, reports), run_check.c (computing a test's per-rank views in an
  * isolated worker, comparing them with golden, the SPMD invariants),
- * run_mpi.c (one process per rank under mpirun) and run_torch.c (real DTensor
- * per rank through a Python worker).  Tested by conformance/tests/run_mpi.sh,
+ * run_mpi.c (one process per rank under mpirun), run_torch.c (real DTensor
+ * per rank through a Python worker) and run_cuda.c (each rank's view computed on
+ * a GPU).  Tested by conformance/tests/run_mpi.sh,
  * run_faults.sh and run_torch.sh.
  */
 #ifndef SHC_RUN_H
@@ -17,7 +18,7 @@
 typedef enum { RUN_PASS, RUN_FAIL, RUN_NOTSUPPORTED, RUN_CRASH, RUN_TIMEOUT, RUN_INTERNAL,
                RUN_NSTATUS } run_status;
 
-typedef enum { BACKEND_REF, BACKEND_LOCAL, BACKEND_MPI, BACKEND_PLUGIN, BACKEND_TORCH } run_backend;
+typedef enum { BACKEND_REF, BACKEND_LOCAL, BACKEND_MPI, BACKEND_PLUGIN, BACKEND_TORCH, BACKEND_CUDA } run_backend;
 
 /* A fault to inject (SHARDCHECK_FAULT=kill:RANK:TCID or hang:RANK:TCID). */
 typedef struct run_fault {
@@ -41,6 +42,7 @@ typedef struct run_opts {
     int64_t rank, nprocs;    /* this process under mpi; 0 and 1 otherwise */
     shc_comm *comm;          /* mpi: the communicator redistribute-data executes on */
     int lost;                /* mpi: a rank stopped answering; the run must end */
+    int cuda_devices;        /* cuda: visible devices (rank r uses r % cuda_devices) */
     const char *journal_path;
     FILE *journal;           /* --journal: one line per case as it finishes (rank 0) */
 } run_opts;
@@ -106,6 +108,15 @@ void run_torch_outcomes(run_opts *o, const shc_family *f, const shc_golden *g,
                         const int64_t *idx, int64_t n, const run_outcome *all, run_outcome *mine);
 void run_torch_stop(run_opts *o);
 #endif
+/* cuda backend (run_cuda.c): find the GPUs (0, or 77 with the reason printed when
+ * there is none or CUDA was not built in); every rank's view computed on device
+ * rank % o->cuda_devices; the check of one such view against golden, or against
+ * the CPU reference for the device's own GPU profile where the view carries it. */
+int run_cuda_start(run_opts *o);
+run_status run_cuda_views(const run_opts *o, const shc_family *f, const json_t *group,
+                          const json_t *test, int64_t first, int64_t count, json_t **views,
+                          char *msg, size_t n);
+int run_cuda_compare(const json_t *test, int64_t rank, json_t *got, char *msg, size_t n);
 /* torch backend: compare a rank's real view with golden (projecting plans to collectives). */
 int run_torch_compare(const shc_family *f, const json_t *test, int64_t rank, const json_t *got,
                       char *msg, size_t n);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tools/test_job.sh — the README's test command (and all that .ci/run does):
 #   1. set-up (Debian packages; venv with torch 2.13.0, jax, cuRAND for the oracles)
-#   2. build and `make check` (Check unit tests, golden regeneration + MANIFEST + schemas,
+#   2. build (CUDA kernels compiled by nvcc where the image has it) and `make check` (Check unit
+#      tests, golden regeneration + MANIFEST + schemas,
 #      verify, the mpirun runner at 1, 2, 3, 4, 8 ranks, fault injection)
 #   3. the same under ASan+UBSan
 #   4. the harness: every golden family cross-checked against real torch 2.13 and jax
@@ -24,8 +25,14 @@ stage "set-up"
 bash tools/setup.sh --venv --browser || { echo "set-up failed"; echo "0 passed, 1 failed"; exit 1; }
 export SHARDCHECK_PYTHON="$here/.venv/bin/python"
 
-stage "build and make check"
-if bash tools/build.sh _build; then
+stage "build (with CUDA where nvcc is) and make check"
+# The CUDA kernels (lib/cuda), the device test and bench/bench_cuda are compiled with nvcc whenever
+# this image has it (/usr/local/cuda): --with-cuda makes a missing CUDA runtime an error instead
+# of a silent skip.  No GPU here: the device tests and run --backend cuda skip with the reason.
+cuda_flag=()
+if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then cuda_flag=(--with-cuda); fi
+echo "CUDA build: ${cuda_flag[*]:-no nvcc on this machine}"
+if bash tools/build.sh _build "${cuda_flag[@]}"; then
   make -C _build -j2 check >_build/check.out 2>&1; rc=$?
   grep -E "^(FAIL|XPASS|ERROR):|^# (TOTAL|PASS|SKIP|XFAIL|FAIL|XPASS|ERROR):" _build/check.out | tail -n 60
   add_counts _build/check.out

@@ -64,6 +64,16 @@ json_t *shc_json_i64_array(const int64_t *v, int64_t n);
 
 /* ---- families ---- */
 
+/* A random-op executor on a device (the cuda backend, tools/run_cuda.c): the
+ * device's GPU profile, and fill with shc_torch_rng_fill's contract computed there. */
+typedef struct shc_rng_device {
+    shc_gpu_profile profile; /* from the device's cudaDeviceProp */
+    int index;               /* which device */
+    int (*fill)(const struct shc_rng_device *d, uint64_t seed, int64_t offset,
+                const shc_torch_rng_req *r, int64_t start, int64_t count, void *out,
+                uint8_t *mask, int64_t *new_offset, shc_err *e);
+} shc_rng_device;
+
 /* A golden family: generator plus metadata.  Registered in
  * conformance/families/registry.c. */
 typedef struct shc_family {
@@ -121,6 +131,12 @@ typedef struct shc_family {
      * (redistribute-plan: how many collectives of each kind the rank issues; cpu: a
      * gloo group, where all_to_all is an all-gather).  NULL: torch must raise. */
     json_t *(*torch_view)(const json_t *test, int64_t rank, bool cpu);
+    /* The cuda backend: rank's view computed on dev; where the group's GPU profile
+     * has another launch geometry than dev's, *ref = the CPU reference's view for
+     * dev's profile (the golden view does not apply), else *ref = NULL.  NULL hook:
+     * the family has no device computation (its cases are NotSupported on cuda). */
+    int (*device_view)(const shc_rng_device *dev, const json_t *group, const json_t *test,
+                       int64_t rank, json_t **view, json_t **ref, shc_err *e);
 } shc_family;
 
 /* All registered families, NULL-terminated. */

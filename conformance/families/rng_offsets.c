@@ -167,6 +167,16 @@ static int op_rank_view(const shc_rng_op *op, const shc_mesh *m, const shc_place
     return SHC_OK;
 }
 
+/* The cuda backend: the random-data cases draw each rank's shard on the device; the
+ * offsets-only cases have nothing to compute there. */
+static int device_view(const shc_rng_device *dev, const json_t *group, const json_t *test,
+                       int64_t rank, json_t **view, json_t **ref, shc_err *e)
+{
+    if (!json_object_get(group, "op"))
+        return shc_fail(e, SHC_EUNSUPPORTED, "offsets only: no random data to compute on a GPU");
+    return shcro_data_device_rank(dev, group, test, rank, view, ref, e);
+}
+
 static int compute_rank(const json_t *group, const json_t *test, int64_t rank, json_t **out,
                         shc_err *e)
 {
@@ -673,5 +683,6 @@ const shc_family shc_family_rng_offsets = {
     .invariants = invariants,
     .plugin_views = plugin_views,
     .plugin_entry = offsetof(shc_backend_v1, offsets),
+    .device_view = device_view,
     .harness_stride = 3,
 };

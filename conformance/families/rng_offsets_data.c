@@ -45,6 +45,7 @@ static const data_case data_cases[] = {
 
 typedef struct data_in {
     shc_gpu_profile gpu;
+    const shc_rng_device *dev; /* NULL: the CPU reference */
     shc_torch_rng_req req;
     uint64_t seed;
     int64_t offset;
@@ -65,12 +66,14 @@ static int data_params(const json_t *group, data_in *d, shc_err *e)
     if (rc || (rc = shc_dtype_parse(dt, &t, e)) || (rc = shc_gpu_profile_parse(gpu, &d->gpu, e)))
         return rc;
     shc_torch_rng_req_init(&d->req, o, t, 0);
+    d->dev = NULL;
     d->seed = strtoull(seed, NULL, 10);
     d->offset = strtoll(off, NULL, 10);
     return SHC_OK;
 }
 
-/* The rank's local random shard: digest and up to 4 elements' bits in hex. */
+/* The rank's local random shard: digest and up to 4 elements' bits in hex; computed
+ * by the CPU reference, or by d->dev (the cuda backend) when set. */
 static int draw_local(const data_in *d, int64_t start, int64_t n, json_t **digest,
                       json_t **sample, shc_err *e)
 {
@@ -80,7 +83,9 @@ static int draw_local(const data_in *d, int64_t start, int64_t n, json_t **diges
     if (!buf)
         return shc_fail(e, SHC_ENOMEM, "random data: out of memory for %lld elements", (long long)n);
     r.numel = n;
-    int rc = n ? shc_torch_rng_fill(&d->gpu, d->seed, start, &r, 0, n, buf, NULL, NULL, e) : 0;
+    int rc = !n ? 0
+           : d->dev ? d->dev->fill(d->dev, d->seed, start, &r, 0, n, buf, NULL, NULL, e)
+                    : shc_torch_rng_fill(&d->gpu, d->seed, start, &r, 0, n, buf, NULL, NULL, e);
     if (!rc) {
         char hex[65];
         shc_sha256_hex(buf, es * (size_t)n, hex);
@@ -97,7 +102,9 @@ static int draw_local(const data_in *d, int64_t start, int64_t n, json_t **diges
     return rc;
 }
 
-int shcro_data_rank(const json_t *group, const json_t *test, int64_t rank, json_t **out,
+/* The rank's view; gpu/dev (may be NULL) replace the group's GPU profile and the CPU. */
+static int data_rank(const json_t *group, const json_t *test, int64_t rank,
+                     const shc_gpu_profile *gpu, const shc_rng_device *dev, json_t **out,
                      shc_err *e)
 {
     data_in d;
@@ -109,6 +116,9 @@ int shcro_data_rank(const json_t *group, const json_t *test, int64_t rank, json_
     int rc = data_params(group, &d, e);
     if (rc || (rc = shcl_parse_inputs(group, test, &m, &pl, &s, e)))
         return rc;
+    if (gpu)
+        d.gpu = *gpu;
+    d.dev = dev;
     /* the op row decides tracked / untracked / rejected (lib/offsets/rng_ops.c) */
     const shc_rng_op *op = shc_rng_op_for_kernel(d.req.op);
     bool untracked = op && op->dispatch == SHC_RNGD_UNTRACKED;
@@ -144,6 +154,31 @@ int shcro_data_rank(const json_t *group, const json_t *test, int64_t rank, json_
     }
     json_decref(v);
     shc_mesh_free(&m);
+    return rc;
+}
+
+int shcro_data_rank(const json_t *group, const json_t *test, int64_t rank, json_t **out,
+                    shc_err *e)
+{
+    return data_rank(group, test, rank, NULL, NULL, out, e);
+}
+
+int shcro_data_device_rank(const shc_rng_device *dev, const json_t *group, const json_t *test,
+                           int64_t rank, json_t **view, json_t **ref, shc_err *e)
+{
+    data_in d;
+    int rc = data_params(group, &d, e);
+    *ref = NULL;
+    if (rc || (rc = data_rank(group, test, rank, &dev->profile, dev, view, e)))
+        return rc;
+    /* torch's launches depend on the SM count and threads per SM only */
+    if (d.gpu.sm_count == dev->profile.sm_count &&
+        d.gpu.max_threads_per_sm == dev->profile.max_threads_per_sm)
+        return SHC_OK;
+    if ((rc = data_rank(group, test, rank, &dev->profile, NULL, ref, e))) {
+        json_decref(*view);
+        *view = NULL;
+    }
     return rc;
 }
 

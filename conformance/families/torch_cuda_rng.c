@@ -172,14 +172,26 @@ static json_t *elem_hex(const uint8_t *p, size_t sz)
 
 #define FULL_MAX (64ll << 20) /* hash outputs up to this many elements */
 
-static int compute(const json_t *group, const json_t *test, json_t **out, shc_err *e)
+/* Who computes the elements: the CPU reference, or a device (the cuda backend). */
+typedef struct filler {
+    const shc_gpu_profile *g;
+    const shc_rng_device *dev; /* NULL: shc_torch_rng_fill on g */
+} filler;
+
+static int fill(const filler *f, uint64_t seed, int64_t off, const shc_torch_rng_req *r,
+                int64_t start, int64_t count, void *out, uint8_t *mask, int64_t *no, shc_err *e)
 {
-    shc_gpu_profile g;
+    if (f->dev)
+        return f->dev->fill(f->dev, seed, off, r, start, count, out, mask, no, e);
+    return shc_torch_rng_fill(f->g, seed, off, r, start, count, out, mask, no, e);
+}
+
+static int compute_with(const filler *fl, const json_t *test, json_t **out, shc_err *e)
+{
     shc_torch_rng_req r;
     shc_shape s;
     uint64_t seed = 0;
     int64_t off = 0, no = 0;
-    profile_from(group, &g);
     int rc = req_from(test, &r, &s, e);
     if (!rc) rc = shcr_u64(test, "seed", &seed, e);
     if (!rc) rc = shcr_i64(test, "offset", &off, e);
@@ -198,7 +210,7 @@ static int compute(const json_t *group, const json_t *test, json_t **out, shc_er
             json_decref(ex);
             return shc_fail(e, SHC_ENOMEM, "out of memory");
         }
-        rc = shc_torch_rng_fill(&g, seed, off, &r, 0, n, buf, mask, &no, e);
+        rc = fill(fl, seed, off, &r, 0, n, buf, mask, &no, e);
         if (!rc && n <= 16) {
             json_t *a = json_array();
             for (int64_t i = 0; i < n; i++)
@@ -221,7 +233,7 @@ static int compute(const json_t *group, const json_t *test, json_t **out, shc_er
         json_t *si = json_array(), *sb = json_array();
         for (int i = 0; i < 8 && !rc; i++) {
             uint8_t v[8];
-            rc = shc_torch_rng_fill(&g, seed, off, &r, idx[i], 1, v, NULL, &no, e);
+            rc = fill(fl, seed, off, &r, idx[i], 1, v, NULL, &no, e);
             json_array_append_new(si, shc_json_i64s(idx[i]));
             json_array_append_new(sb, elem_hex(v, sz));
         }
@@ -236,10 +248,41 @@ static int compute(const json_t *group, const json_t *test, json_t **out, shc_er
     return SHC_OK;
 }
 
+static int compute(const json_t *group, const json_t *test, json_t **out, shc_err *e)
+{
+    shc_gpu_profile g;
+    profile_from(group, &g);
+    filler fl = {&g, NULL};
+    return compute_with(&fl, test, out, e);
+}
+
 static int compute_rank(const json_t *group, const json_t *test, int64_t rank, json_t **out,
                         shc_err *e)
 {
     return compute(group, test, out, e);
+}
+
+/* The cuda backend: the view computed on the device, and where the group's profile
+ * launches another grid than the device's, the CPU reference for the device's own. */
+static int device_view(const shc_rng_device *dev, const json_t *group, const json_t *test,
+                       int64_t rank, json_t **view, json_t **ref, shc_err *e)
+{
+    shc_gpu_profile g;
+    profile_from(group, &g);
+    *ref = NULL;
+    filler on_dev = {&dev->profile, dev};
+    int rc = compute_with(&on_dev, test, view, e);
+    /* torch's launches depend on these two fields only */
+    if (rc || (g.sm_count == dev->profile.sm_count &&
+               g.max_threads_per_sm == dev->profile.max_threads_per_sm))
+        return rc;
+    filler cpu = {&dev->profile, NULL};
+    rc = compute_with(&cpu, test, ref, e);
+    if (rc) {
+        json_decref(*view);
+        *view = NULL;
+    }
+    return rc;
 }
 
 static int64_t world_size(const json_t *group, const json_t *test) { return 1; }
@@ -501,5 +544,6 @@ const shc_family shc_family_torch_cuda_rng = {
     .oracle = "published `torch.cuda` printouts; a GPU when one is lent (`GpuOnly` where no CPU can match)",
     .plugin_views = plugin_views,
     .plugin_entry = offsetof(shc_backend_v1, random_fill),
+    .device_view = device_view,
     .harness_stride = 0,
 };

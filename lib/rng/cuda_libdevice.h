@@ -13,6 +13,10 @@
 
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* rcp.approx.ftz.f64 (MUFU.RCP64H): a reciprocal on the high word only; our model
  * (see cuda_libdevice.c).  __nv_log refines it with a Newton step, and the model
  * choice does not change log's result on the vectors checked. */
@@ -26,5 +30,9 @@ void shc_cuda_sincospi(double a, double *s, double *c);
 
 /* __nv_logf (non-ftz path, nvcc's default): float natural log. */
 float shc_cuda_logf(float a);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

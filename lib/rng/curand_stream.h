@@ -47,7 +47,7 @@ static inline SHC_HD double shc_curand_u01_double_hq(uint32_t x, uint32_t y)
     return (double)z * SHC_CURAND_2POW53_INV_DOUBLE + (SHC_CURAND_2POW53_INV_DOUBLE / 2.0);
 }
 
-#ifndef __CUDACC__
+#ifndef __CUDA_ARCH__ /* host code, nvcc's host pass included (torch_rng_body.h's host branch) */
 #include "cuda_libdevice.h"
 
 /* _curand_box_muller(x, y) with accurate sinf/cosf/logf.  The device code

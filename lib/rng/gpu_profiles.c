@@ -3,15 +3,21 @@
  * two cudaDeviceProp fields torch's launch geometry reads
  * (multiProcessorCount, maxThreadsPerMultiProcessor).  A GPU not listed is
  * given as "SMSxTHREADS".  Adding a GPU is adding a row.
+ * shc_gpu_profile_for_device maps a device's cudaDeviceProp fields to a row,
+ * or to an ad-hoc profile, so the CUDA backend can compute the CPU reference
+ * for any GPU (torch's grid depends only on SMs and threads per SM).
  *
  * Values are from NVIDIA's product specifications and the CUDA programming
  * guide's compute-capability table (max resident threads per SM: 2048 for
  * sm_70/80/90/100, 1536 for sm_86/89, 1024 for sm_75).
  *
- * Tested by conformance/tests/check_torch_rng.c and cli_rng.sh.
+ * Tested by conformance/tests/check_torch_rng.c, check_torch_grid.c (device
+ * selection with fake cudaDeviceProp values) and cli_rng.sh.
  */
 #include "config.h"
 #include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "shardcheck.h"
@@ -82,4 +88,53 @@ int shc_gpu_profile_parse(const char *s, shc_gpu_profile *out, shc_err *e)
     }
     return shc_fail(e, SHC_EINVAL, "unknown gpu profile '%s' (known: %sor SMSxTHREADS, e.g. 108x2048)",
                     s, names);
+}
+
+/* Does lower-cased hay contain the preset name's model token (before '-')? */
+static bool name_mentions(const char *hay, const char *preset)
+{
+    char tok[32];
+    size_t n = strcspn(preset, "-");
+    if (n >= sizeof tok)
+        return false;
+    memcpy(tok, preset, n);
+    tok[n] = 0;
+    char low[256];
+    size_t i = 0;
+    for (; hay && hay[i] && i + 1 < sizeof low; i++)
+        low[i] = (char)((hay[i] >= 'A' && hay[i] <= 'Z') ? hay[i] + 32 : hay[i]);
+    low[i] = 0;
+    if (!strstr(low, tok))
+        return false;
+    const char *var = preset[n] == '-' ? preset + n + 1 : NULL; /* "pcie", "sxm" */
+    return !var || strstr(low, var) || !strcmp(var, "sxm");
+}
+
+int shc_gpu_profile_for_device(const char *dev_name, int sm_count, int max_threads_per_sm,
+                               int cc_major, int cc_minor, shc_gpu_profile *out, shc_err *e)
+{
+    char spec[48];
+    snprintf(spec, sizeof spec, "%dx%d", sm_count, max_threads_per_sm);
+    shc_gpu_profile custom;
+    int rc = parse_custom(spec, &custom, e); /* the same bounds as a profile given by hand */
+    if (rc)
+        return rc < 0 ? shc_fail(e, SHC_EINVAL, "device %s: %d SMs x %d threads is not a GPU "
+                                 "profile", dev_name ? dev_name : "?", sm_count,
+                                 max_threads_per_sm) : rc;
+    int cc = cc_major * 10 + cc_minor;
+    const shc_gpu_profile *pick = NULL;
+    for (const shc_gpu_profile *p = presets; p->name; p++) {
+        if (p->sm_count != sm_count || p->max_threads_per_sm != max_threads_per_sm || p->cc != cc)
+            continue;
+        if (!pick || (name_mentions(dev_name, p->name) && !name_mentions(dev_name, pick->name)))
+            pick = p;
+    }
+    *out = pick ? *pick : custom;
+    out->cc = cc;
+    return SHC_OK;
+}
+
+bool shc_gpu_profile_same_geometry(const shc_gpu_profile *a, const shc_gpu_profile *b)
+{
+    return a->sm_count == b->sm_count && a->max_threads_per_sm == b->max_threads_per_sm;
 }

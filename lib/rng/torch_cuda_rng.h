@@ -21,6 +21,24 @@
 
 #define SHC_TORCH_BLOCK 256 /* block_size_bound in DistributionTemplates.h */
 
+#include <stdbool.h>
+#include "shardcheck.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* The profile torch's launch geometry sees on a device, from its cudaDeviceProp
+ * (name, multiProcessorCount, maxThreadsPerMultiProcessor, major, minor): the
+ * preset with the same SMs, threads per SM and compute capability (the one
+ * the device name mentions when several do), else an ad-hoc "custom" profile
+ * with those values.  SHC_EINVAL when the values are outside a profile's bounds. */
+int shc_gpu_profile_for_device(const char *dev_name, int sm_count, int max_threads_per_sm,
+                               int cc_major, int cc_minor, shc_gpu_profile *out, shc_err *e);
+/* Same launch geometry, hence the same output and offsets for every request. */
+bool shc_gpu_profile_same_geometry(const shc_gpu_profile *a, const shc_gpu_profile *b);
+#ifdef __cplusplus
+}
+#endif
+
 /* float -> IEEE binary16 bits, round to nearest even (c10::detail::fp16_ieee_from_fp32_value). */
 static inline SHC_HD uint16_t shc_f32_to_f16(float f)
 {

@@ -1,0 +1,253 @@
+/*
+ * run_cuda.c — `shardcheck run --backend cuda`: every rank's view computed on a
+ * GPU (rank r on device r % visible devices; under mpirun one process per rank,
+ * several may share a device) by the CUDA kernels of lib/cuda, then checked as
+ * every backend is (run_check.c): against golden, or — where the golden's GPU
+ * profile launches another grid than the device — against the CPU reference
+ * computed for the device's own profile (shc_gpu_profile_for_device); the
+ * message names the profile used.
+ *
+ * Built without CUDA, or with no usable GPU (no driver, cudaGetDeviceCount fails
+ * or finds 0), the backend prints the reason and the run exits 77.  The probe runs
+ * in a child process: CUDA initialised here would be unusable in the forked
+ * workers that compute the views.
+ *
+ * SHARDCHECK_CUDA_EMULATE=PROFILE swaps the GPU for the CPU grid emulator (a test
+ * mode of this plumbing, announced on stderr; never a GPU result).
+ *
+ * A GpuOnly case (golden values from a CPU model of CUDA's transcendental math,
+ * docs/cuda-math.md) that the device does not match is NotSupported with the
+ * difference stated, never Pass.
+ * Tested (no GPU) by conformance/tests/run_cuda.sh; on a GPU by the same script.
+ */
+#include "config.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include "cli.h"
+#include "run.h"
+#ifdef HAVE_CUDA
+#include "cuda/shc_cuda.h"
+#include "torch_rng_grid.h"
+#endif
+
+#define SKIP_PREFIX "shardcheck run: --backend cuda: skipped: "
+
+#ifndef HAVE_CUDA
+int run_cuda_start(run_opts *o)
+{
+    fprintf(stderr, SKIP_PREFIX "this shardcheck was built without CUDA "
+            "(configure --with-cuda; needs nvcc and the CUDA runtime)\n");
+    return EXIT_SKIP;
+}
+
+run_status run_cuda_views(const run_opts *o, const shc_family *f, const json_t *group,
+                          const json_t *test, int64_t first, int64_t count, json_t **views,
+                          char *msg, size_t n)
+{
+    snprintf(msg, n, "built without CUDA");
+    return RUN_NOTSUPPORTED;
+}
+#else
+/* "GPU 0: NAME, profile P (SMSxTHREADS); ..." for the run's first line. */
+static void describe(int cnt, char *out, size_t n)
+{
+    size_t used = 0;
+    out[0] = 0;
+    for (int d = 0; d < cnt && used + 1 < n; d++) {
+        shc_gpu_profile g;
+        char name[128];
+        shc_err e = {0};
+        int w = shc_cuda_profile(d, &g, name, sizeof name, &e)
+              ? snprintf(out + used, n - used, "%sGPU %d: %s", d ? "; " : "", d, e.msg)
+              : snprintf(out + used, n - used, "%sGPU %d: %s, profile %s (%dx%d)", d ? "; " : "", d,
+                         name, g.name, g.sm_count, g.max_threads_per_sm);
+        used += w > 0 ? (size_t)w : 0;
+    }
+}
+
+/* cudaGetDeviceCount in a child; the count (> 0) or 0 with the reason; with
+ * devices, why describes them. */
+static int probe(char *why, size_t n)
+{
+    int fd[2];
+    if (pipe(fd)) {
+        snprintf(why, n, "cannot probe for GPUs: pipe failed");
+        return 0;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fd[0]);
+        char line[600];
+        int cnt = shc_cuda_probe(line + 16, sizeof line - 16);
+        if (cnt > 0)
+            describe(cnt, line + 16, sizeof line - 16);
+        char head[17];
+        snprintf(head, sizeof head, "%-15d ", cnt);
+        memcpy(line, head, 16);
+        ssize_t w = write(fd[1], line, strlen(line + 16) + 16);
+        _exit(w > 0 ? 0 : 1);
+    }
+    close(fd[1]);
+    char buf[600] = "";
+    ssize_t got = pid > 0 ? read(fd[0], buf, sizeof buf - 1) : -1;
+    close(fd[0]);
+    int st = 0;
+    if (pid > 0)
+        waitpid(pid, &st, 0);
+    if (got < 16) {
+        snprintf(why, n, "the CUDA probe process failed (%s)",
+                 pid < 0 ? "fork" : WIFSIGNALED(st) ? "killed by a signal" : "no answer");
+        return 0;
+    }
+    buf[got] = 0;
+    snprintf(why, n, "%.480s", buf + 16);
+    return atoi(buf);
+}
+
+/* SHARDCHECK_CUDA_EMULATE=PROFILE (a preset or SMSxTHREADS): no GPU is used; the
+ * "device" is the CPU grid emulator (lib/rng/torch_rng_grid.c) with that profile, so
+ * make check exercises this backend's plumbing (device views, the reference for
+ * another profile, reports) on machines without a GPU.  Never a GPU result. */
+static const char *emulated(void)
+{
+    const char *s = getenv("SHARDCHECK_CUDA_EMULATE");
+    return s && *s ? s : NULL;
+}
+
+static int emulated_fill(const shc_rng_device *d, uint64_t seed, int64_t offset,
+                         const shc_torch_rng_req *r, int64_t start, int64_t count, void *out,
+                         uint8_t *mask, int64_t *new_offset, shc_err *e)
+{
+    return shc_torch_rng_grid_fill(&d->profile, seed, offset, r, start, count, out, mask,
+                                   new_offset, e);
+}
+
+static int start_emulated(run_opts *o, const char *spec)
+{
+    shc_gpu_profile g;
+    shc_err e = {0};
+    if (shc_gpu_profile_parse(spec, &g, &e)) {
+        fprintf(stderr, "shardcheck run: SHARDCHECK_CUDA_EMULATE: %s\n", e.msg);
+        return EXIT_USAGE;
+    }
+    o->cuda_devices = 1;
+    fprintf(stderr, "shardcheck run: --backend cuda: no GPU used: SHARDCHECK_CUDA_EMULATE runs the "
+            "kernel bodies on the CPU grid emulator, profile %s (%dx%d)\n", g.name, g.sm_count,
+            g.max_threads_per_sm);
+    return 0;
+}
+
+int run_cuda_start(run_opts *o)
+{
+    if (emulated())
+        return start_emulated(o, emulated());
+    char why[512] = "";
+    o->cuda_devices = probe(why, sizeof why);
+    if (o->cuda_devices > 0) { /* the profiles the views are computed and checked with */
+        fprintf(stderr, "shardcheck run: --backend cuda: %s\n", why);
+        return 0;
+    }
+    fprintf(stderr, SKIP_PREFIX "%s\n", why);
+    return EXIT_SKIP;
+}
+
+static int device_fill(const shc_rng_device *d, uint64_t seed, int64_t offset,
+                       const shc_torch_rng_req *r, int64_t start, int64_t count, void *out,
+                       uint8_t *mask, int64_t *new_offset, shc_err *e)
+{
+    return shc_cuda_torch_rng_fill(d->index, seed, offset, r, start, count, out, mask, new_offset,
+                                   NULL, e);
+}
+
+/* Views carry the CPU reference for the device's profile (when the golden's does
+ * not apply) and the profile's name under this key; run_cuda_compare takes it out. */
+#define META "cudaReference"
+
+static run_status one_view(const shc_family *f, const shc_rng_device *d, const json_t *group,
+                           const json_t *test, int64_t rank, json_t **view, char *msg, size_t n)
+{
+    shc_err e = {0};
+    json_t *ref = NULL;
+    int rc = f->device_view(d, group, test, rank, view, &ref, &e);
+    if (rc == SHC_EUNSUPPORTED) {
+        snprintf(msg, n, "%s", e.msg);
+        return RUN_NOTSUPPORTED;
+    }
+    if (rc == SHC_EINTERNAL || rc == SHC_ENOMEM) {
+        snprintf(msg, n, "rank %lld on GPU %d: %s", (long long)rank, d->index, e.msg);
+        return RUN_INTERNAL;
+    }
+    if (rc) {
+        *view = json_pack("{s:s}", "error", e.msg);
+        return RUN_PASS;
+    }
+    char prof[96];
+    snprintf(prof, sizeof prof, "%s (%dx%d)", d->profile.name, d->profile.sm_count,
+             d->profile.max_threads_per_sm);
+    json_object_set_new(*view, META, ref ? json_pack("{s:s,s:o}", "profile", prof, "view", ref)
+                                         : json_pack("{s:s}", "profile", prof));
+    return RUN_PASS;
+}
+
+run_status run_cuda_views(const run_opts *o, const shc_family *f, const json_t *group,
+                          const json_t *test, int64_t first, int64_t count, json_t **views,
+                          char *msg, size_t n)
+{
+    if (!f->device_view) {
+        snprintf(msg, n, "no device computation for this family on the cuda backend");
+        return RUN_NOTSUPPORTED;
+    }
+    for (int64_t i = 0; i < count; i++) {
+        shc_rng_device d = {.index = (int)((first + i) % o->cuda_devices), .fill = device_fill};
+        shc_err e = {0};
+        if (emulated()) {
+            d.fill = emulated_fill;
+            if (shc_gpu_profile_parse(emulated(), &d.profile, &e)) {
+                snprintf(msg, n, "SHARDCHECK_CUDA_EMULATE: %s", e.msg);
+                return RUN_INTERNAL;
+            }
+        } else if (shc_cuda_profile(d.index, &d.profile, NULL, 0, &e)) {
+            snprintf(msg, n, "GPU %d: %s", d.index, e.msg);
+            return RUN_INTERNAL;
+        }
+        run_status st = one_view(f, &d, group, test, first + i, &views[i], msg, n);
+        if (st != RUN_PASS)
+            return st;
+    }
+    return RUN_PASS;
+}
+#endif
+
+/* 1: match; 0: mismatch (msg); 2: a GpuOnly mismatch (msg says so: NotSupported). */
+int run_cuda_compare(const json_t *test, int64_t rank, json_t *got, char *msg, size_t n)
+{
+    json_t *meta = json_incref(json_object_get(got, "cudaReference"));
+    json_object_del(got, "cudaReference");
+    const json_t *ref = meta ? json_object_get(meta, "view") : NULL;
+    const char *prof = meta ? json_string_value(json_object_get(meta, "profile")) : NULL;
+    char m[600];
+    int ok;
+    if (ref) { /* the golden's profile is not the device's: the CPU reference for the device's */
+        ok = json_equal(got, (json_t *)ref);
+        snprintf(m, sizeof m, "differs from the CPU reference for the device's profile %s",
+                 prof ? prof : "?");
+    } else {
+        ok = shc_compare_view(test, rank, got, m, sizeof m);
+    }
+    if (!ok && shc_test_has_flag(test, "GpuOnly")) {
+        snprintf(msg, n, "GpuOnly: the golden holds a CPU model of CUDA's math, which the device "
+                 "does not match here (%s)", m);
+        json_decref(meta);
+        return 2;
+    }
+    if (!ok)
+        snprintf(msg, n, "%s", m);
+    else if (ref)
+        snprintf(msg, n, "checked against the CPU reference for the device's profile %s", prof);
+    json_decref(meta);
+    return ok;
+}
