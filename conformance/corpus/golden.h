@@ -45,6 +45,9 @@ int shc_gw_group(shc_gw *w, json_t *params, shc_err *e);
 int shc_gw_test(shc_gw *w, json_t *test, shc_err *e);
 /* Number of tests written so far (all files). */
 int64_t shc_gw_count(const shc_gw *w);
+/* Call fn(ctx, tests so far) after each test is added: `gen` shows progress through a
+ * family whose generation takes seconds, without the corpus knowing about terminals. */
+void shc_gw_on_test(shc_gw *w, void (*fn)(void *ctx, int64_t count), void *ctx);
 /* Write every file under outdir/<family>/ (creating directories). */
 int shc_gw_write(shc_gw *w, const char *outdir, shc_err *e);
 /* Free the writer. */
