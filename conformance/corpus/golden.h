@@ -179,6 +179,8 @@ int64_t shc_expected_world(const json_t *expected);
 /* Write dir/MANIFEST: "sha256  family/file.json" per golden file and
  * "sha256  schemas/<family>_v1.json" per schema present, sorted. */
 int shc_manifest_write(const char *dir, shc_err *e);
+/* sha256 of a file's bytes as 64 lowercase hex chars (libcrypto); SHC_EIO naming the path. */
+int shc_sha256_file(const char *path, char out[65], shc_err *e);
 /* Check dir/MANIFEST against the files (missing, extra, changed); schemas included. */
 int shc_manifest_verify(const char *dir, shc_err *e);
 /* The same for one family's files and its schema only (what verify --family reads). */
