@@ -4,7 +4,8 @@
 # accepts) and passes --check; a failing candidate makes it nonconformant (exit 1) and a
 # partial one lists its NotSupported fields; the mpi backend runs under mpirun at np 1 and 2.
 # Bad input, each exit 2 with the reason: unwritable --out, --out non-empty, unknown family,
-# bad --np, a tampered golden corpus, a child that refuses its input (a missing plugin).
+# bad --np, a tampered golden corpus, a child that refuses its input (a missing plugin, a
+# malformed candidate).  A rank killed under mpirun: the row is rebuilt from run's journal.
 # Altered packages, each --check exit 1 naming the file: one file changed, one missing, one
 # added, the statement edited to say pass (MANIFEST rewritten to match), statement.txt edited.
 . "$top_srcdir/conformance/tests/tap.sh"
@@ -125,6 +126,9 @@ expect_exit "a candidate naming no family: exit 2" 2 "no known \"family\"" C --o
 expect_exit "an unreadable candidate: exit 2" 2 "--candidate threefry=$tmp/nothere.json: cannot read" \
   C --out "$tmp/u" --candidate threefry="$tmp/nothere.json"
 expect_exit "no --out: exit 2" 2 "--out DIR is required" C --families threefry
+echo '{"family": "threefry", "results": [{"values": {}}]}' >"$tmp/malformed.json"
+expect_exit "a malformed candidate: exit 2 with verify's reason" 2 \
+  "verify threefry: .*results\[0\]: needs an integer .tcId.*is incomplete" C --out "$tmp/mal" --candidate "$tmp/malformed.json"
 "$SHARDCHECK" gen --family threefry --out "$tmp/g" >/dev/null 2>&1
 sed -i '3s/"f29a4fa7"/"f29a4fa8"/' "$tmp/g/threefry/threefry.json"
 expect_exit "a tampered golden corpus: exit 2 naming the file" 2 "threefry/threefry.json has sha256" \
@@ -135,9 +139,9 @@ expect_exit "a child refusing its input (missing plugin): exit 2, package incomp
 
 # ---- mpi under mpirun ----
 if [ -z "${MPIRUN:-}" ] || ! command -v "$MPIRUN" >/dev/null 2>&1; then
-  tap_skip "mpi backend at np 1,2" "mpirun not found"
+  tap_skip "mpi backend at np 1,2 and a killed rank" "mpirun not found"
 elif "$SHARDCHECK" run --backend mpi --family threefry --golden "$G" --max-cases 1 2>&1 | grep -q "built without MPI"; then
-  tap_skip "mpi backend at np 1,2" "shardcheck built without MPI"
+  tap_skip "mpi backend at np 1,2 and a killed rank" "shardcheck built without MPI"
 else
   [ "${SHARDCHECK_SANITIZED:-0}" = 1 ] && export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
   MPIRUN_ARGS="--oversubscribe --allow-run-as-root" expect_exit "mpi backend at np 1,2: conformant" 0 \
@@ -145,5 +149,16 @@ else
   has "np 2 row" "$tmp/mpi/statement.txt" "threefry             run     mpi                       2        10"
   has "environment.json names mpirun's version" "$tmp/mpi/environment.json" '"mpirun": "mpirun'
   expect_exit "--check the mpi package" 0 "intact" "$SHARDCHECK" certify --check "$tmp/mpi"
+  # A rank killed in a 2-rank collective ends the mpirun job: the row is rebuilt from the run's
+  # journal with a Crash, and the package stays checkable.
+  F=redistribute-data
+  "$SHARDCHECK" gen --family $F --out "$tmp/rd" >/dev/null 2>&1
+  TC=$(grep -o '"tcId":[0-9]*,"comment":"mesh 2, S(0) -> R,' "$tmp/rd/$F/one-dim.json" | head -n 1 | grep -o '[0-9][0-9]*' | head -n 1)
+  SHARDCHECK_FAULT=kill:1:${TC:-3} MPIRUN_ARGS="--oversubscribe --allow-run-as-root" expect_exit \
+    "a rank killed mid-job: nonconformant, exit 1" 1 "NONCONFORMANT: failures in $F \(run mpi, np 2\)" \
+    "$SHARDCHECK" certify --golden "$tmp/rd" --out "$tmp/kill" --backend mpi --np 2 --families $F --timeout 30
+  has "the row's results come from the journal, with the Crash" "$tmp/kill/results/$F.mpi.np2.json" \
+    "the job ended before its report"
+  expect_exit "--check the package of the dead job" 0 "intact.*nonconformant" "$SHARDCHECK" certify --check "$tmp/kill"
 fi
 tap_done
