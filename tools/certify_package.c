@@ -412,9 +412,10 @@ static int check_row(const char *dir, const json_t *j, size_t i, cert_row *r)
     row_from_json(j, r);
     shc_err e = {0};
     char msg[1024];
-    if (strstr(r->results, "..") || r->results[0] == '/')
-        return problem(dir, "statement.json", "altered: row %s cites %s, outside the package",
-                       r->family, r->results);
+    for (const char *p = r->results; p; p = p == r->results ? r->log : NULL)
+        if (strstr(p, "..") || p[0] == '/')
+            return problem(dir, "statement.json", "altered: row %s cites %s, outside the "
+                           "package", r->family, p);
     if (cert_count(dir, r, &e))
         return problem(dir, "statement.json", "inconsistent: row %s: %s", r->family, e.msg);
     json_t *want = row_json(r);

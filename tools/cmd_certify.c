@@ -432,7 +432,7 @@ static json_t *environment(const cert_opts *o)
         char *ver[] = {v[0], "--version", NULL};
         progress off = {0};
         snprintf(path, sizeof path, "%s/logs/mpirun-version.txt", o->out);
-        int code = cert_spawn(ver, path, path, NULL, &off);
+        int code = cert_spawn(ver, path, "/dev/null", NULL, &off);
         FILE *f = fopen(path, "r");
         if (f && fgets(line, sizeof line, f) && code == 0) {
             line[strcspn(line, "\n")] = '\0';
