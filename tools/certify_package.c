@@ -229,7 +229,7 @@ void cert_statement_text(FILE *f, const json_t *st)
     const char *v = sget(st, "verdict");
     if (!strcmp(v, "conformant")) {
         fputs("\nverdict: CONFORMANT: every claimed family passed at every claimed rank count "
-              "(NotSupported cases are listed above)\n", f);
+              "(NotSupported cases, if any, are listed above)\n", f);
         return;
     }
     if (!strcmp(v, "incomplete")) {

@@ -11,6 +11,7 @@
 #include "config.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -108,18 +109,23 @@ int cert_mpirun_prefix(char **v, int cap, int np, char *npbuf, size_t npn, char 
     return n;
 }
 
-/* The last non-empty line of a log, for a row's "why". */
+/* A log's last line from shardcheck itself ("shardcheck run: ..."), else its last line with
+ * a letter in it (mpirun closes with rules of dashes), for a row's "why". */
 void cert_last_line(const char *path, char *out, size_t n)
 {
     FILE *f = fopen(path, "r");
     char line[1024];
+    bool ours = false;
     out[0] = '\0';
     if (!f)
         return;
     while (fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = '\0';
-        if (line[0])
+        bool mine = !strncmp(line, "shardcheck ", 11);
+        if ((mine || !ours) && strpbrk(line, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")) {
             snprintf(out, n, "%s", line);
+            ours |= mine;
+        }
     }
     fclose(f);
 }

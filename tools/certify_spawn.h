@@ -16,7 +16,7 @@ int cert_spawn(char *const argv[], const char *out, const char *err, const char 
                progress *bar);
 /* Fill v with `$MPIRUN $MPIRUN_ARGS -np N`; *argsbuf is to be freed by the caller. */
 int cert_mpirun_prefix(char **v, int cap, int np, char *npbuf, size_t npn, char **argsbuf);
-/* The last non-empty line of the file at path (empty when none). */
+/* The line of a child's log that says why it stopped (empty when none). */
 void cert_last_line(const char *path, char *out, size_t n);
 /* run --json output rebuilt from a run journal plus a Crash for the job's end. */
 json_t *cert_from_journal(const char *journal, const char *backend, int np, int code,

@@ -324,7 +324,9 @@ static int finish_row(const cert_opts *o, cert_row *r, int code, const char *jou
     if (loads_as(res, key))
         return 0;
     snprintf(jr, sizeof jr, "%s/%s", o->out, journal ? journal : "");
-    if (journal && code != 77 && code != 126 && code != 127) { /* the job died mid-way */
+    /* run opens its journal once its backend is up (MPI, torch workers): with a journal the
+     * job died mid-way, without one it never ran (its reason is in the log) */
+    if (journal && code != 77 && code != 126 && code != 127 && access(jr, F_OK) == 0) {
         json_t *j = cert_from_journal(jr, r->backend, r->np, code, r->log);
         shc_err e = {0};
         int rc = write_json(o->out, r->results, j, &e);

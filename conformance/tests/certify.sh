@@ -5,7 +5,8 @@
 # partial one lists its NotSupported fields; the mpi backend runs under mpirun at np 1 and 2.
 # Bad input, each exit 2 with the reason: unwritable --out, --out non-empty, unknown family,
 # bad --np, a tampered golden corpus, a child that refuses its input (a missing plugin, a
-# malformed candidate).  A rank killed under mpirun: the row is rebuilt from run's journal.
+# malformed candidate).  A rank killed under mpirun: the row is rebuilt from run's journal; a
+# backend that cannot run (no torch): the row is "not run", the verdict incomplete (exit 77).
 # Altered packages, each --check exit 1 naming the file: one file changed, one missing, one
 # added, the statement edited to say pass (MANIFEST rewritten to match), statement.txt edited.
 . "$top_srcdir/conformance/tests/tap.sh"
@@ -149,6 +150,17 @@ else
   has "np 2 row" "$tmp/mpi/statement.txt" "threefry             run     mpi                       2        10"
   has "environment.json names mpirun's version" "$tmp/mpi/environment.json" '"mpirun": "mpirun'
   expect_exit "--check the mpi package" 0 "intact" "$SHARDCHECK" certify --check "$tmp/mpi"
+  # A backend that cannot run (torch backend, a Python without torch): the row is "not run" with
+  # the child's reason, the verdict INCOMPLETE, exit 77.
+  nopy=$(command -v python3 || true)
+  if [ -n "$nopy" ] && ! "$nopy" -c 'import torch' 2>/dev/null; then
+    SHARDCHECK_PYTHON=$nopy MPIRUN_ARGS="--oversubscribe --allow-run-as-root" expect_exit \
+      "a backend that cannot run: incomplete, exit 77" 77 "verdict: INCOMPLETE" \
+      C --out "$tmp/notrun" --backend torch --np 1 --families threefry --max-cases 2
+    has "the row says why it did not run" "$tmp/notrun/statement.txt" "not run: shardcheck run: --backend torch"
+  else
+    tap_skip "a backend that cannot run" "no python3 without torch"; tap_skip "the row says why" "no python3 without torch"
+  fi
   # A rank killed in a 2-rank collective ends the mpirun job: the row is rebuilt from the run's
   # journal with a Crash, and the package stays checkable.
   F=redistribute-data
