@@ -55,6 +55,12 @@ expect_exit "MANIFEST removed: exit 1" 1 "alt/MANIFEST: missing" "$SHARDCHECK" c
 alter; sed -i 's/CONFORMANT/conformant!/' "$tmp/alt/statement.txt"; remanifest
 expect_exit "statement.txt edited, MANIFEST rewritten: exit 1 naming it" 1 \
   "alt/statement.txt: inconsistent" "$SHARDCHECK" certify --check "$tmp/alt"
+alter; sed -i 's/"shardcheck": "[^"]*"/"shardcheck": "0.0.0-other"/' "$tmp/alt/statement.json"; remanifest
+expect_exit "a statement from another shardcheck version: its text is checked for the verdict line" 0 \
+  "intact" "$SHARDCHECK" certify --check "$tmp/alt"
+sed -i 's/verdict: CONFORMANT/verdict: NONCONFORMANT/' "$tmp/alt/statement.txt"; remanifest
+expect_exit "... and a text with another verdict: exit 1" 1 "alt/statement.txt: inconsistent: no line \"verdict: CONFORMANT:\"" \
+  "$SHARDCHECK" certify --check "$tmp/alt"
 expect_exit "--check on a missing directory: exit 2" 2 "not a directory" "$SHARDCHECK" certify --check "$tmp/none"
 
 # ---- candidates: a failing one (nonconformant) and a partial one (NotSupported fields) ----
