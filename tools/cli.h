@@ -100,5 +100,6 @@ int cmd_audit_plan(int argc, char **argv); /* mk/plan.am */
 int cmd_run(int argc, char **argv);      /* mk/exec.am */
 int cmd_explain(int argc, char **argv);  /* mk/vendor.am */
 int cmd_report(int argc, char **argv);   /* mk/vendor.am */
+int cmd_certify(int argc, char **argv);  /* mk/vendor.am */
 
 #endif

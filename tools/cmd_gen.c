@@ -3,6 +3,8 @@
  * regenerate golden files from the case tables, then rewrite MANIFEST.
  * golden_regen.sh runs it into a scratch directory and demands byte-identical
  * files, which is what keeps golden/ honest (nobody edits it by hand).
+ * On a terminal a progress bar (tools/progress.h) counts families, naming the one being
+ * generated and its tests so far.
  */
 #include "config.h"
 #include <stdio.h>
@@ -10,23 +12,45 @@
 #include <time.h>
 #include "cli.h"
 #include "golden.h"
+#include "progress.h"
 
-static int gen_one(const shc_family *f, const char *out, int quiet)
+/* Name the family and its tests so far on the bar (every 4,096 tests: the label is a
+ * snprintf, and the bar redraws ten times a second at most anyway). */
+static void on_test(void *ctx, int64_t count)
+{
+    progress *p = ctx;
+    if (!p->on || count % 4096)
+        return;
+    char label[96], *colon = strchr(p->label, ':');
+    snprintf(label, sizeof label, "%.*s: %lld tests", colon ? (int)(colon - p->label) : 40,
+             p->label, (long long)count);
+    progress_label(p, label);
+}
+
+static int gen_one(const shc_family *f, const char *out, int quiet, progress *bar)
 {
     shc_err e = {0};
     clock_t t0 = clock();
     shc_gw *w = shc_gw_new(f->name, f->source_name, f->source_version);
     if (!w)
         return cli_report("gen", SHC_ENOMEM, NULL);
+    char label[96];
+    snprintf(label, sizeof label, "gen %s: 0 tests", f->name);
+    progress_label(bar, label);
+    shc_gw_on_test(w, on_test, bar);
     int rc = f->generate(w, &e);
     if (rc)
         shc_err_prefix(&e, "family %s", f->name);
     if (!rc)
         rc = shc_gw_write(w, out, &e);
-    if (!rc && !quiet)
+    if (!rc && !quiet) {
+        progress_hide();
         printf("%-18s %8lld tests  (%.1f s)\n", f->name, (long long)shc_gw_count(w),
                (double)(clock() - t0) / CLOCKS_PER_SEC);
+    }
     shc_gw_free(w);
+    if (rc)
+        progress_hide(); /* the message must not land on (and be erased with) the bar */
     return rc ? cli_report("gen", rc, &e) : EXIT_OK;
 }
 
@@ -63,13 +87,22 @@ int cmd_gen(int argc, char **argv)
     }
     if (family && !shc_family_find(family))
         return cli_usage_error("gen", "--family: unknown family '%s' (see gen --list)", family);
+    int nfam = 0;
+    for (int i = 0; all[i]; i++)
+        nfam += !family || !strcmp(family, all[i]->name);
+    progress bar;
+    progress_begin(&bar, "gen", nfam);
     for (int i = 0; all[i]; i++) {
         if (family && strcmp(family, all[i]->name))
             continue;
-        int rc = gen_one(all[i], out, quiet);
-        if (rc)
+        int rc = gen_one(all[i], out, quiet, &bar);
+        if (rc) {
+            progress_end(&bar);
             return rc;
+        }
+        progress_add(&bar, 1);
     }
+    progress_end(&bar);
     shc_err e = {0};
     int rc = shc_manifest_write(out, &e);
     return rc ? cli_report("gen", rc, &e) : EXIT_OK;

@@ -8,6 +8,7 @@
  * command and its inputs).  Bad input — an unreadable or malformed input, an unwritable
  * --out — is exit 2 naming the file.  Tested by conformance/tests/report_html.sh, which
  * also loads the page in headless chromium when it is installed (Debian package chromium).
+ * report_html_write (report.h) is the generator itself; `shardcheck certify` calls it too.
  */
 #include "config.h"
 #include <errno.h>
@@ -16,6 +17,7 @@
 #include <time.h>
 #include "cli.h"
 #include "golden.h"
+#include "report.h"
 
 #define RP_MAX_FAIL_ROWS 2000
 
@@ -277,6 +279,25 @@ static int write_page(const rp *r, const char *out, const char *golden, int argc
     return 0;
 }
 
+int report_html_write(const char *out, const char *golden, char *const *inputs, int ninputs,
+                      int argc, char **argv, size_t *cells, long long *fails, shc_err *e)
+{
+    rp r = {0};
+    r.fails = json_array();
+    r.others = json_array();
+    int rc = SHC_OK;
+    for (int i = 0; i < ninputs && !rc; i++)
+        rc = add_input(&r, inputs[i], e);
+    if (!rc && write_page(&r, out, golden, argc, argv) != 0)
+        rc = shc_fail(e, SHC_EIO, "--out %s: cannot write: %s", out, strerror(errno));
+    *cells = r.ncells;
+    *fails = r.nfails;
+    free(r.cells);
+    json_decref(r.fails);
+    json_decref(r.others);
+    return rc;
+}
+
 int cmd_report(int argc, char **argv)
 {
     enum { OPT_OUT = OPT_CMD_BASE, OPT_GOLDEN };
@@ -307,22 +328,13 @@ int cmd_report(int argc, char **argv)
     if (optind >= argc)
         return cli_usage_error("report", "no input: give the JSON of `run --json` or "
                                "`verify --json`");
-    rp r = {0};
-    r.fails = json_array();
-    r.others = json_array();
     shc_err e = {0};
-    int rc = SHC_OK;
-    for (int i = optind; i < argc && !rc; i++)
-        rc = add_input(&r, argv[i], &e);
-    int code = rc ? cli_report("report", rc, &e) : EXIT_OK;
-    if (!rc && write_page(&r, out, golden, argc, argv) != 0) {
-        fprintf(stderr, "shardcheck report: --out %s: cannot write: %s\n", out, strerror(errno));
-        code = EXIT_USAGE;
-    }
-    if (!rc && code == EXIT_OK)
-        printf("report: %zu matrix cells, %lld failures -> %s\n", r.ncells, r.nfails, out);
-    free(r.cells);
-    json_decref(r.fails);
-    json_decref(r.others);
-    return code;
+    size_t cells = 0;
+    long long fails = 0;
+    int rc = report_html_write(out, golden, argv + optind, argc - optind, argc, argv, &cells,
+                               &fails, &e);
+    if (rc)
+        return cli_report("report", rc, &e);
+    printf("report: %zu matrix cells, %lld failures -> %s\n", cells, fails, out);
+    return EXIT_OK;
 }

@@ -12,7 +12,8 @@
  * A test whose world does not fit the backend, or that a family or plugin
  * cannot compute, is NotSupported, never Fail.  Reports: text (failures and
  * per-family totals), --tap, --junit FILE, --json; the last line is always
- * "N passed, N failed, N skipped".  Exit codes (docs/DESIGN.md): 0 all passed or
+ * "N passed, N failed, N skipped"; on a terminal, rank 0 shows a progress bar over each
+ * family's cases (tools/progress.h).  Exit codes (docs/DESIGN.md): 0 all passed or
  * skipped, 1 a Fail/Crash/Timeout, 2 bad usage or input (corrupt golden file,
  * bad plugin), 77 nothing ran, 99 an InternalError.
  * Tested by conformance/tests/run_mpi.sh and run_faults.sh.
@@ -92,6 +93,8 @@ static bool printer(const run_opts *o) { return o->rank == 0; }
 /* Print one result as it finishes (TAP streams; text shows what did not pass). */
 static void emit_line(const run_opts *o, const run_result *r, size_t idx)
 {
+    if (printer(o) && o->bar)
+        progress_add(o->bar, 1);
     if (printer(o) && o->journal) {
         fprintf(o->journal, "%s %s %lld\n", run_status_name(r->status), r->family,
                 (long long)r->tcid);
@@ -99,6 +102,8 @@ static void emit_line(const run_opts *o, const run_result *r, size_t idx)
     }
     if (!printer(o) || o->json)
         return;
+    if (o->bar && (o->tap || (r->status != RUN_PASS && r->status != RUN_NOTSUPPORTED)))
+        progress_hide(); /* the result line goes below the bar, not onto it */
     if (o->tap) {
         if (r->status == RUN_PASS)
             printf("ok %zu - %s tc %lld: %s\n", idx, r->family, (long long)r->tcid, r->comment);
@@ -230,8 +235,10 @@ static int run_family(run_opts *o, const shc_family *f, results *rs, int64_t *se
         return EXIT_OK;
     }
     if (rc) {
-        if (printer(o))
+        if (printer(o)) {
+            progress_hide();
             fprintf(stderr, "shardcheck run: %s\n", e.msg);
+        }
         return EXIT_USAGE;
     }
     int64_t n = g.ntests, *pick = NULL;
@@ -243,6 +250,11 @@ static int run_family(run_opts *o, const shc_family *f, results *rs, int64_t *se
      * so the journal stays current */
     int64_t chunk = o->backend == BACKEND_MPI && f->mpi_batch > 0 ? f->mpi_batch
                   : o->backend == BACKEND_TORCH ? 16 : CHUNK;
+    if (o->bar) {
+        char label[96];
+        snprintf(label, sizeof label, "run %s", f->name);
+        progress_begin(o->bar, label, take);
+    }
     for (int64_t k0 = 0; k0 < take && !o->lost; k0 += chunk) {
         int64_t m = take - k0 < chunk ? take - k0 : chunk;
         for (int64_t k = 0; k < m; k++) {
@@ -252,6 +264,8 @@ static int run_family(run_opts *o, const shc_family *f, results *rs, int64_t *se
         }
         run_chunk(o, f, &g, idx, m, (*seq)++, rs);
     }
+    if (o->bar)
+        progress_end(o->bar);
     free(pick);
     shc_golden_free(&g);
     return EXIT_OK;
@@ -501,6 +515,9 @@ int cmd_run(int argc, char **argv)
         return EXIT_USAGE;
     }
     int64_t seq = 0;
+    progress bar;
+    if (printer(&o) && progress_enabled())
+        o.bar = &bar;
     const shc_family *const *fams = shc_families();
     for (int i = 0; fams[i] && !rc && !o.lost; i++)
         if (!o.family || !strcmp(o.family, fams[i]->name))

@@ -9,7 +9,8 @@
  * reported as {"tcId":N,"error":"why"}.  Every golden case is reported: Pass,
  * Fail (expected vs got), or Fail "missing" when the candidate lacks it;
  * candidate entries for unknown tcIds are failures too.  Malformed candidate
- * files are exit 2 with the entry named.  A candidate may declare the fields
+ * files are exit 2 with the entry named.  On a terminal a progress bar counts the golden
+ * cases (tools/progress.h).  A candidate may declare the fields
  * it computes ("fields": [...], see partial_begin): the others are NotSupported.  Tested by verify_candidate.sh.
  */
 #include "config.h"
@@ -138,10 +139,12 @@ static json_t *old_spelling(json_t *vals, const char *path, size_t i)
     json_t *ls = json_object_get(vals, "local_shape"), *go = json_object_get(vals, "global_offset");
     if (!ls && !go)
         return vals;
-    if (warned != path)
+    if (warned != path) {
+        progress_hide();
         fprintf(stderr, "shardcheck verify: %s: results[%zu]: \"local_shape\"/\"global_offset\" "
                 "is the old spelling of \"localShape\"/\"globalOffset\"; accepted (update the "
                 "writer)\n", path, i);
+    }
     warned = path;
     if (ls && !json_object_get(vals, "localShape"))
         json_object_set(vals, "localShape", ls);
@@ -415,6 +418,7 @@ static void partial_end(vstate *s, partial *p)
         s->g->tests[t] = p->orig[t];
     const char *k;
     json_t *v;
+    progress_hide();
     json_object_foreach(p->left, k, v)
         fprintf(stderr, "verify: NotSupported field %s (not declared by the candidate): %lld "
                 "tests\n", k, (long long)json_integer_value(v));
@@ -529,7 +533,14 @@ int cmd_verify(int argc, char **argv)
         shc_golden_free(&g);
         return cli_usage_error("verify", "--junit: cannot write %s", junit);
     }
+    progress bar;
+    char label[96];
+    snprintf(label, sizeof label, "verify %s", family);
+    progress_begin(&bar, label, g.ntests);
+    rep.bar = &bar;
     rc = verify_candidate(&g, cand, &rep, &e);
+    progress_end(&bar);
+    rep.bar = NULL;
     int code = report_close(&rep);
     shc_golden_free(&g);
     return rc ? cli_report("verify", rc, &e) : code;

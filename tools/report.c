@@ -50,6 +50,11 @@ void report_case(report *r, const char *name, report_status st, const char *deta
     r->n[st]++;
     r->seq++;
     bool bad = st != ST_PASS && st != ST_NOTSUPPORTED;
+    if (r->bar) {
+        progress_add(r->bar, 1);
+        if (r->fmt == REP_TAP || (r->fmt == REP_TEXT && (bad || r->verbose || st != ST_PASS)))
+            progress_hide(); /* a result line is coming: keep it off the bar's line */
+    }
     switch (r->fmt) {
     case REP_TAP:
         if (st == ST_NOTSUPPORTED)

@@ -8,6 +8,8 @@
 #define SHC_REPORT_H
 #include <stdio.h>
 #include <jansson.h>
+#include "shardcheck.h"
+#include "progress.h"
 
 typedef enum { REP_TEXT, REP_TAP, REP_JSON } report_format;
 
@@ -23,6 +25,7 @@ typedef struct report {
     long long n[6];       /* count per status */
     long long seq;        /* TAP numbering */
     json_t *cases;        /* REP_JSON: collected */
+    progress *bar;        /* NULL, or a bar counting reported cases (verify) */
 } report;
 
 /* Open a report; junit_path may be NULL. Returns 0, or -1 if the JUnit file cannot be written. */
@@ -34,4 +37,11 @@ void report_case(report *r, const char *name, report_status st, const char *deta
 int report_close(report *r);
 /* Status name as docs/DESIGN.md spells it. */
 const char *report_status_name(report_status st);
+
+/* `shardcheck report`'s page (cmd_report.c): one self-contained HTML file at out from the
+ * JSON of `run --json` / `verify --json` at inputs[0..ninputs), with golden's MANIFEST hash
+ * and the command argv in its provenance.  SHC_OK, SHC_EFORMAT naming a bad input, or
+ * SHC_EIO when out cannot be written; *cells and *fails give the matrix size and failures. */
+int report_html_write(const char *out, const char *golden, char *const *inputs, int ninputs,
+                      int argc, char **argv, size_t *cells, long long *fails, shc_err *e);
 #endif

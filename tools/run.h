@@ -14,6 +14,7 @@
 #include "shardcheck.h"
 #include "golden.h"
 #include "backend_plugin.h"
+#include "progress.h"
 
 typedef enum { RUN_PASS, RUN_FAIL, RUN_NOTSUPPORTED, RUN_CRASH, RUN_TIMEOUT, RUN_INTERNAL,
                RUN_NSTATUS } run_status;
@@ -45,6 +46,7 @@ typedef struct run_opts {
     int cuda_devices;        /* cuda: visible devices (rank r uses r % cuda_devices) */
     const char *journal_path;
     FILE *journal;           /* --journal: one line per case as it finishes (rank 0) */
+    progress *bar;           /* rank 0: the terminal's progress bar over a family's cases */
 } run_opts;
 
 /* One finished case. */

@@ -27,6 +27,7 @@ static const struct {
     {"verify", cmd_verify, "check a candidate's results against a golden family"},
     {"run", cmd_run, "run the conformance suite on a backend (ref, local, mpi, plugin:F.so)"},
     {"report", cmd_report, "one self-contained HTML page from run/verify --json output"},
+    {"certify", cmd_certify, "a submission package: results, report, statement, sha256 MANIFEST"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

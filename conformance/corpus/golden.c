@@ -31,6 +31,8 @@ struct shc_gw {
     gw_file *files;
     int nfiles, cap;
     int64_t ntests;
+    void (*on_test)(void *ctx, int64_t count); /* progress (shc_gw_on_test) */
+    void *on_test_ctx;
 };
 
 shc_gw *shc_gw_new(const char *family, const char *source_name, const char *source_version)
@@ -138,10 +140,18 @@ int shc_gw_test(shc_gw *w, json_t *test, shc_err *e)
     json_t *groups = w->files[w->nfiles - 1].groups;
     json_t *g = json_array_get(groups, json_array_size(groups) - 1);
     json_array_append_new(json_object_get(g, "tests"), t);
+    if (w->on_test)
+        w->on_test(w->on_test_ctx, w->ntests);
     return SHC_OK;
 }
 
 int64_t shc_gw_count(const shc_gw *w) { return w->ntests; }
+
+void shc_gw_on_test(shc_gw *w, void (*fn)(void *ctx, int64_t count), void *ctx)
+{
+    w->on_test = fn;
+    w->on_test_ctx = ctx;
+}
 
 json_t *shc_test_new(const char *comment, const char *result)
 {

@@ -45,6 +45,9 @@ int shc_gw_group(shc_gw *w, json_t *params, shc_err *e);
 int shc_gw_test(shc_gw *w, json_t *test, shc_err *e);
 /* Number of tests written so far (all files). */
 int64_t shc_gw_count(const shc_gw *w);
+/* Call fn(ctx, tests so far) after each test is added: `gen` shows progress through a
+ * family whose generation takes seconds, without the corpus knowing about terminals. */
+void shc_gw_on_test(shc_gw *w, void (*fn)(void *ctx, int64_t count), void *ctx);
 /* Write every file under outdir/<family>/ (creating directories). */
 int shc_gw_write(shc_gw *w, const char *outdir, shc_err *e);
 /* Free the writer. */
@@ -192,6 +195,8 @@ int64_t shc_expected_world(const json_t *expected);
 /* Write dir/MANIFEST: "sha256  family/file.json" per golden file and
  * "sha256  schemas/<family>_v1.json" per schema present, sorted. */
 int shc_manifest_write(const char *dir, shc_err *e);
+/* sha256 of a file's bytes as 64 lowercase hex chars (libcrypto); SHC_EIO naming the path. */
+int shc_sha256_file(const char *path, char out[65], shc_err *e);
 /* Check dir/MANIFEST against the files (missing, extra, changed); schemas included. */
 int shc_manifest_verify(const char *dir, shc_err *e);
 /* The same for one family's files and its schema only (what verify --family reads). */

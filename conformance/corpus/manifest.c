@@ -16,7 +16,7 @@
 #include <openssl/evp.h>
 #include "golden.h"
 
-static int sha256_file(const char *path, char out[65], shc_err *e)
+int shc_sha256_file(const char *path, char out[65], shc_err *e)
 {
     FILE *fp = fopen(path, "rb");
     if (!fp)
@@ -109,7 +109,7 @@ int shc_manifest_write(const char *dir, shc_err *e)
     for (int i = 0; !rc && i < files.n; i++) {
         char full[8192], hex[65];
         snprintf(full, sizeof full, "%s/%s", dir, files.v[i]);
-        rc = sha256_file(full, hex, e);
+        rc = shc_sha256_file(full, hex, e);
         if (!rc)
             fprintf(fp, "%s  %s\n", hex, files.v[i]);
     }
@@ -179,7 +179,7 @@ int shc_manifest_verify_family(const char *dir, const char *family, shc_err *e)
         if (!in_scope(rel, family))
             continue;
         snprintf(full, sizeof full, "%s/%s", dir, rel);
-        rc = sha256_file(full, got, e);
+        rc = shc_sha256_file(full, got, e);
         if (rc)
             rc = shc_fail(e, SHC_EFORMAT, "%s line %d: %s is listed but missing", path, lineno, rel);
         else if (strcmp(got, hex))

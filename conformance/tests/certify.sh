@@ -1,0 +1,182 @@
+#!/bin/sh
+# certify.sh — `shardcheck certify`: a package from the ref backend is conformant, complete
+# (results, JUnit, report, environment, golden MANIFEST, statement, MANIFEST that sha256sum -c
+# accepts) and passes --check; a failing candidate makes it nonconformant (exit 1) and a
+# partial one lists its NotSupported fields; the mpi backend runs under mpirun at np 1 and 2.
+# Bad input, each exit 2 with the reason: unwritable --out, --out non-empty, unknown family,
+# bad --np, a tampered golden corpus, a child that refuses its input (a missing plugin, a
+# malformed candidate).  A rank killed under mpirun: the row is rebuilt from run's journal; a
+# backend that cannot run (no torch): the row is "not run", the verdict incomplete (exit 77).
+# Altered packages, each --check exit 1 naming the file: one file changed, one missing, one
+# added, the statement edited to say pass (MANIFEST rewritten to match), statement.txt edited.
+. "$top_srcdir/conformance/tests/tap.sh"
+G="$top_srcdir/golden"
+PY=${SHARDCHECK_PYTHON:-python3}
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+if [ ! -d "$G/threefry" ] || [ ! -d "$G/philox-kat" ] || ! "$PY" -c 'import json' 2>/dev/null; then
+  tap_skip "certify" "golden/threefry, golden/philox-kat or python3 missing"; tap_done; exit; fi
+C() { "$SHARDCHECK" certify --golden "$G" "$@"; }
+has() { # has DESC FILE TEXT: FILE holds TEXT
+  if grep -qF -- "$3" "$2" 2>/dev/null; then tap_ok "$1"; else tap_not_ok "$1" "$(head -c 400 "$2" 2>/dev/null)"; fi; }
+
+# ---- a conformant package ----
+P="$tmp/pkg"
+expect_exit "ref backend, two families: conformant, exit 0" 0 "verdict: CONFORMANT" \
+  C --out "$P" --families threefry,philox-kat --name "reference build"
+for f in MANIFEST statement.json statement.txt report.html environment.json golden-MANIFEST \
+    results/threefry.ref.np1.json results/threefry.ref.np1.junit.xml results/philox-kat.ref.np1.json \
+    logs/threefry.ref.np1.stderr; do
+  if [ -f "$P/$f" ]; then tap_ok "the package holds $f"; else tap_not_ok "the package holds $f" "$(ls -R "$P" | head -30)"; fi
+done
+has "statement.txt gives the corpus's MANIFEST sha256" "$P/statement.txt" "$(sha256sum "$G/MANIFEST" | cut -d' ' -f1)"
+has "statement.txt has a row per family with counts and verdict" "$P/statement.txt" \
+  "threefry             run     ref                       1        40         0         0  pass"
+has "statement.json names the implementation" "$P/statement.json" '"implementation": "reference build"'
+has "the report's matrix has the families" "$P/report.html" "<td class=pass>40 passed"
+has "environment.json gives versions and the command" "$P/environment.json" '"shardcheck": "'
+if (cd "$P" && sha256sum -c --quiet MANIFEST) >/dev/null 2>&1; then tap_ok "sha256sum -c accepts MANIFEST"
+else tap_not_ok "sha256sum -c accepts MANIFEST"; fi
+expect_exit "--check: the package is intact" 0 "intact: 1[0-9] files match MANIFEST.*verdict: conformant" \
+  "$SHARDCHECK" certify --check "$P"
+expect_exit "--check --golden: certified against this corpus" 0 "intact" C --check "$P"
+
+# ---- altered packages: --check exits 1 naming the file ----
+alter() { rm -rf "$tmp/alt"; cp -r "$P" "$tmp/alt"; }
+remanifest() { (cd "$tmp/alt" && find . -type f ! -name MANIFEST | sed 's|^\./||' | LC_ALL=C sort | xargs sha256sum >MANIFEST); }
+alter; sed -i 's/"Pass"/"Fail"/' "$tmp/alt/results/threefry.ref.np1.json"
+expect_exit "one results file altered: exit 1 naming it" 1 "alt/results/threefry.ref.np1.json: altered" \
+  "$SHARDCHECK" certify --check "$tmp/alt"
+alter; rm "$tmp/alt/report.html"
+expect_exit "a file missing: exit 1 naming it" 1 "alt/report.html: missing" "$SHARDCHECK" certify --check "$tmp/alt"
+alter; echo extra >"$tmp/alt/results/extra.json"
+expect_exit "a file added: exit 1 naming it" 1 "alt/results/extra.json: added" "$SHARDCHECK" certify --check "$tmp/alt"
+alter; rm "$tmp/alt/MANIFEST"
+expect_exit "MANIFEST removed: exit 1" 1 "alt/MANIFEST: missing" "$SHARDCHECK" certify --check "$tmp/alt"
+alter; sed -i 's/CONFORMANT/conformant!/' "$tmp/alt/statement.txt"; remanifest
+expect_exit "statement.txt edited, MANIFEST rewritten: exit 1 naming it" 1 \
+  "alt/statement.txt: inconsistent" "$SHARDCHECK" certify --check "$tmp/alt"
+alter; sed -i 's/"shardcheck": "[^"]*"/"shardcheck": "0.0.0-other"/' "$tmp/alt/statement.json"; remanifest
+expect_exit "a statement from another shardcheck version: its text is checked for the verdict line" 0 \
+  "intact" "$SHARDCHECK" certify --check "$tmp/alt"
+sed -i 's/verdict: CONFORMANT/verdict: NONCONFORMANT/' "$tmp/alt/statement.txt"; remanifest
+expect_exit "... and a text with another verdict: exit 1" 1 "alt/statement.txt: inconsistent: no line \"verdict: CONFORMANT:\"" \
+  "$SHARDCHECK" certify --check "$tmp/alt"
+expect_exit "--check on a missing directory: exit 2" 2 "not a directory" "$SHARDCHECK" certify --check "$tmp/none"
+
+# ---- candidates: a failing one (nonconformant) and a partial one (NotSupported fields) ----
+"$PY" - "$G" "$tmp" <<'PYEOF'
+import json, os, sys, glob
+G, out = sys.argv[1], sys.argv[2]
+d = json.load(open(os.path.join(G, "threefry", "threefry.json")))
+t = d["testGroups"][0]["tests"][0]
+t["expected"]["bits"] = ["00000000"]
+json.dump(d, open(os.path.join(out, "bad-threefry.json"), "w"))
+keep, res = ["end_incr", "first_shard_numel", "shard_linear_index", "start_incr"], []
+for path in sorted(glob.glob(os.path.join(G, "rng-offsets", "*.json"))):
+    for g in json.load(open(path))["testGroups"]:
+        for t in g["tests"]:
+            if t["result"] == "invalid":
+                res.append({"tcId": t["tcId"], "error": "rejected"}); continue
+            e = t["expected"]
+            v = {k: e[k] for k in keep if k in e}
+            per = {k: a for k, a in e.get("perRank", {}).items() if k in keep}
+            if per:
+                v["perRank"] = per
+            res.append({"tcId": t["tcId"], "values": v})
+json.dump({"family": "rng-offsets", "fields": keep, "results": res},
+          open(os.path.join(out, "partial.json"), "w"))
+PYEOF
+N="$tmp/nc"
+expect_exit "a failing candidate: nonconformant, exit 1" 1 "verdict: NONCONFORMANT: failures in threefry \(verify candidate\)" \
+  C --out "$N" --candidate threefry="$tmp/bad-threefry.json"
+has "the candidate is in the package" "$N/inputs/threefry.candidate.json" '"family"'
+has "the statement row says fail" "$N/statement.txt" "threefry             verify  candidate               all        39         1         0  fail"
+expect_exit "--check: intact, verdict nonconformant (exit 0: the package is what certify wrote)" 0 \
+  "intact.*verdict: nonconformant" "$SHARDCHECK" certify --check "$N"
+rm -rf "$tmp/alt"; cp -r "$N" "$tmp/alt"
+"$PY" - "$tmp/alt/statement.json" <<'PYEOF'
+import json, sys
+s = json.load(open(sys.argv[1]))
+for r in s["rows"]:
+    r["passed"] += r["failed"]; r["failed"] = 0; r["verdict"] = "pass"
+s["verdict"] = "conformant"
+json.dump(s, open(sys.argv[1], "w"), indent=1)
+PYEOF
+cp "$tmp/alt/statement.json" "$tmp/edited.json"
+expect_exit "statement edited to say pass: exit 1 naming it" 1 "alt/statement.json: altered" \
+  "$SHARDCHECK" certify --check "$tmp/alt"
+remanifest
+expect_exit "statement edited to say pass, MANIFEST rewritten: exit 1, inconsistent with the results" 1 \
+  "alt/statement.json: inconsistent with the results: row 0 \(threefry verify candidate np 0\) says pass" \
+  "$SHARDCHECK" certify --check "$tmp/alt"
+if [ -d "$G/rng-offsets" ]; then
+  expect_exit "a partial candidate (FILE naming its family): conformant" 0 "verdict: CONFORMANT" \
+    C --out "$tmp/partial" --candidate "$tmp/partial.json"
+  has "the statement lists the fields it does not compute" "$tmp/partial/statement.txt" \
+    "field local_numel not computed by the candidate"
+else tap_skip "a partial candidate" "no golden/rng-offsets"; fi
+
+# ---- bad input: exit 2 ----
+expect_exit "--out under a file: exit 2 naming it" 2 "--out /proc/version/pkg: cannot create" \
+  C --out /proc/version/pkg --families threefry
+mkdir "$tmp/full"; echo x >"$tmp/full/old"
+expect_exit "--out an existing non-empty directory: exit 2" 2 "exists and is not empty" \
+  C --out "$tmp/full" --families threefry
+expect_exit "unknown family: exit 2" 2 "--families: unknown family 'threefy'" C --out "$tmp/u" --families threefy
+[ -e "$tmp/u" ] && tap_not_ok "nothing is written on bad input" || tap_ok "nothing is written on bad input"
+expect_exit "--np 0: exit 2" 2 "--np '0': '0' is not a rank count" C --out "$tmp/u" --backend mpi --np 0
+expect_exit "--np x: exit 2" 2 "is not a rank count" C --out "$tmp/u" --backend mpi --np 1,x
+expect_exit "--np twice the same: exit 2" 2 "given twice" C --out "$tmp/u" --backend mpi --np 2,2
+expect_exit "--np 2 on the ref backend: exit 2" 2 "only mpi and torch take rank counts" C --out "$tmp/u" --np 2
+echo '{"results": []}' >"$tmp/nofam.json"
+expect_exit "a candidate naming no family: exit 2" 2 "no known \"family\"" C --out "$tmp/u" --candidate "$tmp/nofam.json"
+expect_exit "an unreadable candidate: exit 2" 2 "--candidate threefry=$tmp/nothere.json: cannot read" \
+  C --out "$tmp/u" --candidate threefry="$tmp/nothere.json"
+expect_exit "no --out: exit 2" 2 "--out DIR is required" C --families threefry
+echo '{"family": "threefry", "results": [{"values": {}}]}' >"$tmp/malformed.json"
+expect_exit "a malformed candidate: exit 2 with verify's reason" 2 \
+  "verify threefry: .*results\[0\]: needs an integer .tcId.*is incomplete" C --out "$tmp/mal" --candidate "$tmp/malformed.json"
+"$SHARDCHECK" gen --family threefry --out "$tmp/g" >/dev/null 2>&1
+sed -i '3s/"f29a4fa7"/"f29a4fa8"/' "$tmp/g/threefry/threefry.json"
+expect_exit "a tampered golden corpus: exit 2 naming the file" 2 "threefry/threefry.json has sha256" \
+  "$SHARDCHECK" certify --golden "$tmp/g" --out "$tmp/u" --families threefry
+expect_exit "a child refusing its input (missing plugin): exit 2, package incomplete" 2 \
+  "run threefry at np 1: .*cannot load.*exit 2.*is incomplete" \
+  C --out "$tmp/plug" --backend plugin:"$tmp/none.so" --families threefry
+
+# ---- mpi under mpirun ----
+if [ -z "${MPIRUN:-}" ] || ! command -v "$MPIRUN" >/dev/null 2>&1; then
+  tap_skip "mpi backend at np 1,2 and a killed rank" "mpirun not found"
+elif "$SHARDCHECK" run --backend mpi --family threefry --golden "$G" --max-cases 1 2>&1 | grep -q "built without MPI"; then
+  tap_skip "mpi backend at np 1,2 and a killed rank" "shardcheck built without MPI"
+else
+  [ "${SHARDCHECK_SANITIZED:-0}" = 1 ] && export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+  MPIRUN_ARGS="--oversubscribe --allow-run-as-root" expect_exit "mpi backend at np 1,2: conformant" 0 \
+    "verdict: CONFORMANT" C --out "$tmp/mpi" --backend mpi --np 1,2 --families threefry --max-cases 10
+  has "np 2 row" "$tmp/mpi/statement.txt" "threefry             run     mpi                       2        10"
+  has "environment.json names mpirun's version" "$tmp/mpi/environment.json" '"mpirun": "mpirun'
+  expect_exit "--check the mpi package" 0 "intact" "$SHARDCHECK" certify --check "$tmp/mpi"
+  # A backend that cannot run (torch backend, a Python without torch): the row is "not run" with
+  # the child's reason, the verdict INCOMPLETE, exit 77.
+  nopy=$(command -v python3 || true)
+  if [ -n "$nopy" ] && ! "$nopy" -c 'import torch' 2>/dev/null; then
+    SHARDCHECK_PYTHON=$nopy MPIRUN_ARGS="--oversubscribe --allow-run-as-root" expect_exit \
+      "a backend that cannot run: incomplete, exit 77" 77 "verdict: INCOMPLETE" \
+      C --out "$tmp/notrun" --backend torch --np 1 --families threefry --max-cases 2
+    has "the row says why it did not run" "$tmp/notrun/statement.txt" "not run: shardcheck run: --backend torch"
+  else
+    tap_skip "a backend that cannot run" "no python3 without torch"; tap_skip "the row says why" "no python3 without torch"
+  fi
+  # A rank killed in a 2-rank collective ends the mpirun job: the row is rebuilt from the run's
+  # journal with a Crash, and the package stays checkable.
+  F=redistribute-data
+  "$SHARDCHECK" gen --family $F --out "$tmp/rd" >/dev/null 2>&1
+  TC=$(grep -o '"tcId":[0-9]*,"comment":"mesh 2, S(0) -> R,' "$tmp/rd/$F/one-dim.json" | head -n 1 | grep -o '[0-9][0-9]*' | head -n 1)
+  SHARDCHECK_FAULT=kill:1:${TC:-3} MPIRUN_ARGS="--oversubscribe --allow-run-as-root" expect_exit \
+    "a rank killed mid-job: nonconformant, exit 1" 1 "NONCONFORMANT: failures in $F \(run mpi, np 2\)" \
+    "$SHARDCHECK" certify --golden "$tmp/rd" --out "$tmp/kill" --backend mpi --np 2 --families $F --timeout 30
+  has "the row's results come from the journal, with the Crash" "$tmp/kill/results/$F.mpi.np2.json" \
+    "the job ended before its report"
+  expect_exit "--check the package of the dead job" 0 "intact.*nonconformant" "$SHARDCHECK" certify --check "$tmp/kill"
+fi
+tap_done

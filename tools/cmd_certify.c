@@ -1,0 +1,584 @@
+/*
+ * cmd_certify.c — `shardcheck certify`: a submission package saying "this implementation
+ * conforms to shardcheck corpus X".
+ *
+ *   shardcheck certify --out DIR [--golden DIR] [--backend B] [--families a,b] [--np 1,2,4]
+ *                      [--candidate [FAMILY=]FILE]... [--name TEXT] [--max-cases N]
+ *                      [--timeout SEC]
+ *   shardcheck certify --check DIR [--golden DIR]
+ *
+ * Every claimed family (--families, default all) runs on the backend (B as in `run`,
+ * default ref) at every claimed rank count (--np; mpi and torch under `mpirun -np N`, the
+ * others compute every rank in one process and take np 1 only), and every --candidate (a
+ * vendor adapter's results, as `verify` reads them) is verified; each in a child process
+ * (certify_spawn.c).  DIR gets the results (JSON, JUnit), the HTML report, the environment,
+ * the golden MANIFEST, the statement (statement.json, statement.txt) and a sha256 MANIFEST
+ * of it all (certify.h lists the layout; certify_package.c writes and checks it).
+ * Exit: 0 conformant, 1 nonconformant (or, with --check, an altered package), 2 bad usage
+ * or input (unknown family, bad --np, --out existing and not empty or not creatable, a
+ * tampered golden corpus, a child refusing its input), 77 incomplete (a claimed row could
+ * not run, or nothing passed), 99 internal.  Tested by conformance/tests/certify.sh.
+ */
+#include "config.h"
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include "cli.h"
+#include "golden.h"
+#include "report.h"
+#include "certify.h"
+#include "certify_spawn.h"
+
+#define CERT_MAX_NP 16
+#define CERT_MAX_ROWS 512
+
+typedef struct cert_opts {
+    const char *out, *golden, *backend, *families, *np, *name, *check;
+    const char *golden_opt; /* --golden as given (--check compares against it only then) */
+    const char *cand[64];
+    int ncand, np_v[CERT_MAX_NP], nnp, run_backend; /* run_backend: backend rows wanted */
+    long long max_cases, timeout;
+    const shc_family *fam[64];
+    int nfam;
+    char exe[4096], written[64];
+    int argc;
+    char **argv;
+} cert_opts;
+
+static void usage(void)
+{
+    puts("usage: shardcheck certify --out DIR [--golden DIR] [--backend ref|local|mpi|torch[:gloo|"
+         ":nccl]|plugin:F.so]\n"
+         "                          [--families a,b] [--np 1,2,4] [--candidate [FAMILY=]FILE]...\n"
+         "                          [--name TEXT] [--max-cases N] [--timeout SEC]\n"
+         "       shardcheck certify --check DIR [--golden DIR]\n"
+         "  Runs the claimed families on the backend at each claimed rank count (mpi, torch:\n"
+         "  under mpirun -np N, with $MPIRUN and $MPIRUN_ARGS), verifies each candidate, and\n"
+         "  writes DIR: results, report.html, environment.json, golden-MANIFEST, statement.json,\n"
+         "  statement.txt and MANIFEST (sha256 of every file).  --check re-verifies a package.\n"
+         "  exit: 0 conformant (--check: intact), 1 nonconformant (--check: altered), 2 bad\n"
+         "  usage or input, 77 incomplete (a claimed row could not run), 99 internal error");
+}
+
+/* ---- options ---- */
+
+static bool per_process(const char *b) { return !strcmp(b, "mpi") || !strncmp(b, "torch", 5); }
+
+static int parse_np(cert_opts *o)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", o->np ? o->np : "1");
+    char *save = NULL;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        char *end;
+        errno = 0;
+        long v = strtol(t, &end, 10);
+        if (errno || end == t || *end || v < 1 || v > 4096)
+            return cli_usage_error("certify", "--np '%s': '%s' is not a rank count in 1..4096",
+                                   o->np, t);
+        for (int i = 0; i < o->nnp; i++)
+            if (o->np_v[i] == v)
+                return cli_usage_error("certify", "--np '%s': %ld is given twice", o->np, v);
+        if (o->nnp == CERT_MAX_NP)
+            return cli_usage_error("certify", "--np: at most %d rank counts", CERT_MAX_NP);
+        if (v > 1 && !per_process(o->backend))
+            return cli_usage_error("certify", "--np %ld: backend %s computes every rank in one "
+                                   "process; only mpi and torch take rank counts", v, o->backend);
+        o->np_v[o->nnp++] = (int)v;
+    }
+    return o->nnp ? 0 : cli_usage_error("certify", "--np '%s': no rank count", o->np);
+}
+
+static int parse_families(cert_opts *o)
+{
+    const shc_family *const *all = shc_families();
+    if (!o->families) {
+        for (int i = 0; all[i] && o->nfam < 64; i++)
+            o->fam[o->nfam++] = all[i];
+        return 0;
+    }
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", o->families);
+    char *save = NULL;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        const shc_family *f = shc_family_find(t);
+        if (!f)
+            return cli_usage_error("certify", "--families: unknown family '%s' (see shardcheck "
+                                   "families)", t);
+        for (int i = 0; i < o->nfam; i++)
+            if (o->fam[i] == f)
+                return cli_usage_error("certify", "--families: '%s' is given twice", t);
+        if (o->nfam < 64)
+            o->fam[o->nfam++] = f;
+    }
+    return o->nfam ? 0 : cli_usage_error("certify", "--families '%s': no family", o->families);
+}
+
+/* A candidate is FAMILY=FILE or FILE whose "family" names it; it must be readable. */
+static int candidate_family(const char *arg, const shc_family **f, const char **file)
+{
+    const char *eq = strchr(arg, '=');
+    char fam[64] = "";
+    if (eq && (size_t)(eq - arg) < sizeof fam) {
+        snprintf(fam, sizeof fam, "%.*s", (int)(eq - arg), arg);
+        if ((*f = shc_family_find(fam))) {
+            *file = eq + 1;
+            return access(*file, R_OK) ? cli_usage_error("certify", "--candidate %s: cannot "
+                          "read %s: %s", arg, *file, strerror(errno)) : 0;
+        }
+    }
+    *file = arg;
+    shc_err e = {0};
+    json_t *root = shc_json_load_path(arg, &e);
+    if (!root)
+        return cli_usage_error("certify", "--candidate %s: %s", arg, e.msg);
+    const char *name = json_string_value(json_object_get(root, "family"));
+    *f = name ? shc_family_find(name) : NULL;
+    json_decref(root);
+    if (!*f)
+        return cli_usage_error("certify", "--candidate %s: no known \"family\" in the file; "
+                               "write FAMILY=FILE", arg);
+    return 0;
+}
+
+static int parse_options(cert_opts *o, int argc, char **argv)
+{
+    enum { O_OUT = OPT_CMD_BASE, O_GOLDEN, O_BACKEND, O_FAMILIES, O_NP, O_CAND, O_NAME,
+           O_MAXC, O_TIMEOUT, O_CHECK };
+    static const struct option opts[] = {
+        {"out", required_argument, NULL, O_OUT}, {"golden", required_argument, NULL, O_GOLDEN},
+        {"backend", required_argument, NULL, O_BACKEND},
+        {"families", required_argument, NULL, O_FAMILIES}, {"np", required_argument, NULL, O_NP},
+        {"candidate", required_argument, NULL, O_CAND}, {"name", required_argument, NULL, O_NAME},
+        {"max-cases", required_argument, NULL, O_MAXC},
+        {"timeout", required_argument, NULL, O_TIMEOUT}, {"check", required_argument, NULL, O_CHECK},
+        {"help", no_argument, NULL, OPT_HELP}, {0, 0, 0, 0}};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case O_OUT: o->out = optarg; break;
+        case O_GOLDEN: o->golden = o->golden_opt = optarg; break;
+        case O_BACKEND: o->backend = optarg; o->run_backend = 1; break;
+        case O_FAMILIES: o->families = optarg; o->run_backend = 1; break;
+        case O_NP: o->np = optarg; break;
+        case O_NAME: o->name = optarg; break;
+        case O_CHECK: o->check = optarg; break;
+        case O_CAND:
+            if (o->ncand == 64)
+                return cli_usage_error("certify", "--candidate: at most 64");
+            o->cand[o->ncand++] = optarg;
+            break;
+        case O_MAXC:
+            if (cli_parse_ll("certify", "max-cases", optarg, &o->max_cases) || o->max_cases < 0)
+                return o->max_cases < 0 ? cli_usage_error("certify", "--max-cases: >= 0") : 2;
+            break;
+        case O_TIMEOUT:
+            if (cli_parse_ll("certify", "timeout", optarg, &o->timeout) || o->timeout < 1 ||
+                o->timeout > 86400)
+                return cli_usage_error("certify", "--timeout: expected 1..86400 seconds");
+            break;
+        case OPT_HELP: usage(); return -1;
+        default: return cli_usage_error("certify", "unknown option (see shardcheck certify --help)");
+        }
+    }
+    return cli_no_positionals("certify", argc, argv);
+}
+
+static int validate(cert_opts *o)
+{
+    if (o->check)
+        return 0;
+    if (!o->out || !*o->out)
+        return cli_usage_error("certify", "--out DIR is required (or --check DIR)");
+    if (!o->ncand)
+        o->run_backend = 1;
+    if (!o->backend)
+        o->backend = "ref";
+    static const char *const known[] = {"ref", "local", "mpi", "torch", "torch:gloo",
+                                        "torch:nccl"};
+    bool ok = !strncmp(o->backend, "plugin:", 7) && o->backend[7];
+    for (size_t i = 0; i < sizeof known / sizeof *known; i++)
+        ok |= !strcmp(o->backend, known[i]);
+    if (!ok)
+        return cli_usage_error("certify", "--backend '%s': expected ref, local, mpi, "
+                               "torch[:gloo|:nccl] or plugin:FILE.so", o->backend);
+    if (o->np && !o->run_backend)
+        return cli_usage_error("certify", "--np applies to backend runs (--backend, --families)");
+    int rc = parse_np(o);
+    if (!rc && o->run_backend)
+        rc = parse_families(o);
+    return rc;
+}
+
+/* ---- the package directory ---- */
+
+/* --out must be new or an empty directory: a package is never mixed with older files. */
+static int make_out(const cert_opts *o)
+{
+    struct stat st;
+    if (!stat(o->out, &st)) {
+        DIR *d = S_ISDIR(st.st_mode) ? opendir(o->out) : NULL;
+        if (!d)
+            return cli_usage_error("certify", "--out %s: exists and is not a directory", o->out);
+        struct dirent *de;
+        int n = 0;
+        while ((de = readdir(d)))
+            n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+        closedir(d);
+        if (n)
+            return cli_usage_error("certify", "--out %s: exists and is not empty (a package is "
+                                   "written into a new or empty directory)", o->out);
+    } else if (mkdir(o->out, 0777)) {
+        return cli_usage_error("certify", "--out %s: cannot create: %s", o->out, strerror(errno));
+    }
+    static const char *const sub[] = {"results", "logs", "inputs"};
+    for (int i = 0; i < 3; i++) {
+        char p[4096];
+        snprintf(p, sizeof p, "%s/%s", o->out, sub[i]);
+        if (mkdir(p, 0777) && errno != EEXIST)
+            return cli_usage_error("certify", "--out %s: cannot write: %s", o->out,
+                                   strerror(errno));
+    }
+    return 0;
+}
+
+static int copy_file(const char *from, const char *to, shc_err *e)
+{
+    FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
+    char buf[1 << 16];
+    size_t n;
+    int rc = in && out ? SHC_OK : shc_fail(e, SHC_EIO, "cannot copy %s to %s: %s", from, to,
+                                           strerror(errno));
+    while (!rc && (n = fread(buf, 1, sizeof buf, in)) > 0)
+        if (fwrite(buf, 1, n, out) != n)
+            rc = shc_fail(e, SHC_EIO, "cannot write %s", to);
+    if (in && ferror(in) && !rc)
+        rc = shc_fail(e, SHC_EIO, "cannot read %s", from);
+    if (in)
+        fclose(in);
+    if (out && fclose(out) && !rc)
+        rc = shc_fail(e, SHC_EIO, "cannot write %s", to);
+    return rc;
+}
+
+/* Write a JSON value to dir/rel. */
+static int write_json(const char *dir, const char *rel, json_t *v, shc_err *e)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s/%s", dir, rel);
+    if (json_dump_file(v, p, JSON_INDENT(1)))
+        return shc_fail(e, SHC_EIO, "cannot write %s", p);
+    FILE *f = fopen(p, "a"); /* a final newline, as every text file here has */
+    int bad = !f || fputc('\n', f) == EOF;
+    if (f)
+        bad |= fclose(f) != 0;
+    return bad ? shc_fail(e, SHC_EIO, "cannot write %s", p) : SHC_OK;
+}
+
+/* ---- rows ---- */
+
+/* results/<family>.<backend>.np<N>: the backend spelled for a file name (a plugin's path
+ * is in environment.json and the statement, not in file names). */
+static void row_paths(cert_row *r, const char *stem, char *journal, size_t jn)
+{
+    snprintf(r->results, sizeof r->results, "results/%s.json", stem);
+    snprintf(r->junit, sizeof r->junit, "results/%s.junit.xml", stem);
+    snprintf(r->log, sizeof r->log, "logs/%s.stderr", stem);
+    if (journal)
+        snprintf(journal, jn, "logs/%s.journal", stem);
+}
+
+static bool loads_as(const char *path, const char *key)
+{
+    shc_err e = {0};
+    json_t *root = shc_json_load_path(path, &e);
+    bool ok = root && json_is_array(json_object_get(root, key));
+    json_decref(root);
+    return ok;
+}
+
+/* After the child: its results, or the journal's (a job that died), or "not run". */
+static int finish_row(const cert_opts *o, cert_row *r, int code, const char *journal)
+{
+    char res[4096], jr[4096], log[4096], last[512];
+    snprintf(res, sizeof res, "%s/%s", o->out, r->results);
+    snprintf(log, sizeof log, "%s/%s", o->out, r->log);
+    r->exit_code = code;
+    cert_last_line(log, last, sizeof last);
+    if (code < 0 || code == 2) {
+        char np[32] = "";
+        if (r->np)
+            snprintf(np, sizeof np, " at np %d", r->np);
+        fprintf(stderr, "shardcheck certify: %s %s%s: %s (exit %d); the package in %s is "
+                "incomplete\n", r->mode, r->family, np, last[0] ? last : "could not start",
+                code, o->out);
+        return code < 0 ? EXIT_INTERNAL : EXIT_USAGE;
+    }
+    const char *key = strcmp(r->mode, "run") ? "cases" : "results";
+    if (loads_as(res, key))
+        return 0;
+    snprintf(jr, sizeof jr, "%s/%s", o->out, journal ? journal : "");
+    /* run opens its journal once its backend is up (MPI, torch workers): with a journal the
+     * job died mid-way, without one it never ran (its reason is in the log) */
+    if (journal && code != 77 && code != 126 && code != 127 && access(jr, F_OK) == 0) {
+        json_t *j = cert_from_journal(jr, r->backend, r->np, code, r->log);
+        shc_err e = {0};
+        int rc = write_json(o->out, r->results, j, &e);
+        json_decref(j);
+        return rc ? cli_report("certify", rc, &e) : 0;
+    }
+    unlink(res); /* nothing ran: no results to keep */
+    snprintf(res, sizeof res, "%s/%s", o->out, r->junit);
+    unlink(res);
+    r->results[0] = r->junit[0] = '\0';
+    snprintf(r->why, sizeof r->why, "%.250s", last[0] ? last : "the child printed nothing");
+    return 0;
+}
+
+static int run_row(const cert_opts *o, const shc_family *f, int np, cert_row *r, progress *bar)
+{
+    char tag[64], stem[160], journal[256], res[4096], jun[4096], log[4096], jr[4096];
+    snprintf(tag, sizeof tag, "%s", strncmp(o->backend, "plugin:", 7) ? o->backend : "plugin");
+    for (char *p = tag; *p; p++)
+        *p = *p == ':' ? '-' : *p;
+    snprintf(r->family, sizeof r->family, "%s", f->name);
+    snprintf(r->mode, sizeof r->mode, "run");
+    snprintf(r->backend, sizeof r->backend, "%s", o->backend);
+    r->np = np;
+    snprintf(stem, sizeof stem, "%s.%s.np%d", f->name, tag, np);
+    row_paths(r, stem, journal, sizeof journal);
+    snprintf(res, sizeof res, "%s/%s", o->out, r->results);
+    snprintf(jun, sizeof jun, "%s/%s", o->out, r->junit);
+    snprintf(log, sizeof log, "%s/%s", o->out, r->log);
+    snprintf(jr, sizeof jr, "%s/%s", o->out, journal);
+    char *v[80], npbuf[16], mc[32], to[32], *args = NULL;
+    int n = per_process(o->backend) ? cert_mpirun_prefix(v, 48, np, npbuf, sizeof npbuf, &args) : 0;
+    const char *tail[] = {o->exe, "run", "--backend", o->backend, "--family", f->name, "--golden",
+                          o->golden, "--json", "--junit", jun, "--journal", jr};
+    for (size_t i = 0; i < sizeof tail / sizeof *tail; i++)
+        v[n++] = (char *)tail[i];
+    snprintf(mc, sizeof mc, "%lld", o->max_cases);
+    snprintf(to, sizeof to, "%lld", o->timeout);
+    if (o->max_cases)
+        v[n++] = "--max-cases", v[n++] = mc;
+    if (o->timeout)
+        v[n++] = "--timeout", v[n++] = to;
+    v[n] = NULL;
+    char label[96];
+    snprintf(label, sizeof label, "certify %s np %d", f->name, np);
+    progress_label(bar, label);
+    int code = cert_spawn(v, res, log, jr, bar);
+    free(args);
+    return finish_row(o, r, code, journal);
+}
+
+static int verify_row(const cert_opts *o, const shc_family *f, const char *file, cert_row *r,
+                      progress *bar)
+{
+    char stem[160], inp[256], res[4096], jun[4096], log[4096], cin[4096];
+    snprintf(r->family, sizeof r->family, "%s", f->name);
+    snprintf(r->mode, sizeof r->mode, "verify");
+    snprintf(r->backend, sizeof r->backend, "candidate");
+    snprintf(stem, sizeof stem, "%s.verify", f->name);
+    row_paths(r, stem, NULL, 0);
+    snprintf(inp, sizeof inp, "inputs/%s.candidate.json", f->name);
+    snprintf(cin, sizeof cin, "%s/%s", o->out, inp);
+    shc_err e = {0};
+    if (access(cin, F_OK) == 0)
+        return cli_usage_error("certify", "--candidate: two candidates for family %s", f->name);
+    if (copy_file(file, cin, &e))
+        return cli_report("certify", e.code, &e);
+    snprintf(res, sizeof res, "%s/%s", o->out, r->results);
+    snprintf(jun, sizeof jun, "%s/%s", o->out, r->junit);
+    snprintf(log, sizeof log, "%s/%s", o->out, r->log);
+    char *v[] = {(char *)o->exe, "verify", "--family", (char *)f->name, "--candidate", cin,
+                 "--golden", (char *)o->golden, "--json", "--junit", jun, NULL};
+    char label[96];
+    snprintf(label, sizeof label, "certify verify %s", f->name);
+    progress_label(bar, label);
+    return finish_row(o, r, cert_spawn(v, res, log, NULL, bar), NULL);
+}
+
+/* ---- environment, statement, the whole ---- */
+
+static json_t *environment(const cert_opts *o)
+{
+    struct utsname u;
+    json_t *cmd = json_array(), *env = json_object();
+    for (int i = 0; i < o->argc; i++)
+        json_array_append_new(cmd, json_string(o->argv[i]));
+    static const char *const vars[] = {"MPIRUN", "MPIRUN_ARGS", "SHARDCHECK_PYTHON",
+                                       "SHARDCHECK_TORCH_VERSION", "SHARDCHECK_TORCH_DEVICE",
+                                       "SHARDCHECK_HARNESS", "OMP_NUM_THREADS"};
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
+        if (getenv(vars[i]))
+            json_object_set_new(env, vars[i], json_string(getenv(vars[i])));
+    json_t *j = json_pack("{s:s, s:s, s:s, s:o, s:s, s:s, s:I, s:o}", "shardcheck", shc_version(),
+                          "reference", "pytorch 2.13.0, cuda 13.0 curand, random123 1.14",
+                          "written", o->written, "command", cmd, "golden", o->golden,
+                          "backend", o->run_backend ? o->backend : "(candidates only)", "cpus",
+                          (json_int_t)sysconf(_SC_NPROCESSORS_ONLN), "environment", env);
+    if (!uname(&u))
+        json_object_set_new(j, "system", json_pack("{s:s, s:s, s:s, s:s}", "sysname", u.sysname,
+                                                   "release", u.release, "version", u.version,
+                                                   "machine", u.machine));
+    if (o->run_backend && per_process(o->backend)) { /* what ran the ranks */
+        char *v[40], npbuf[16], *args = NULL, path[4096], line[512];
+        cert_mpirun_prefix(v, 30, 1, npbuf, sizeof npbuf, &args);
+        char *ver[] = {v[0], "--version", NULL};
+        progress off = {0};
+        snprintf(path, sizeof path, "%s/logs/mpirun-version.txt", o->out);
+        int code = cert_spawn(ver, path, "/dev/null", NULL, &off);
+        FILE *f = fopen(path, "r");
+        if (f && fgets(line, sizeof line, f) && code == 0) {
+            line[strcspn(line, "\n")] = '\0';
+            json_object_set_new(j, "mpirun", json_string(line));
+        } else
+            json_object_set_new(j, "mpirun", json_sprintf("%s --version: exit %d", v[0], code));
+        if (f)
+            fclose(f);
+        free(args);
+    }
+    return j;
+}
+
+/* report.html over every row's results, then environment, statement and MANIFEST. */
+static int assemble(const cert_opts *o, cert_row *rows, int n, char sha[65])
+{
+    char **in = calloc((size_t)n + 1, sizeof *in), golden_sha[65], p[4096];
+    int k = 0, rc = in ? SHC_OK : SHC_ENOMEM;
+    shc_err e = {0};
+    for (int i = 0; i < n && !rc; i++)
+        if (rows[i].results[0] && (in[k] = malloc(4096)))
+            snprintf(in[k++], 4096, "%s/%s", o->out, rows[i].results);
+    snprintf(p, sizeof p, "%s/report.html", o->out);
+    size_t cells;
+    long long fails;
+    if (!rc)
+        rc = report_html_write(p, o->golden, in, k, o->argc, o->argv, &cells, &fails, &e);
+    for (int i = 0; i < k; i++)
+        free(in[i]);
+    free(in);
+    json_t *env = environment(o);
+    if (!rc)
+        rc = write_json(o->out, "environment.json", env, &e);
+    json_decref(env);
+    snprintf(p, sizeof p, "%s/golden-MANIFEST", o->out);
+    if (!rc)
+        rc = shc_sha256_file(p, golden_sha, &e);
+    json_t *st = rc ? NULL : cert_statement(rows, n, golden_sha, o->name, o->written);
+    if (st)
+        rc = write_json(o->out, "statement.json", st, &e);
+    snprintf(p, sizeof p, "%s/statement.txt", o->out);
+    FILE *f = rc ? NULL : fopen(p, "w");
+    if (f) {
+        cert_statement_text(f, st);
+        cert_statement_text(stdout, st);
+        if (ferror(f) | fclose(f))
+            rc = shc_fail(&e, SHC_EIO, "cannot write %s", p);
+    } else if (!rc)
+        rc = shc_fail(&e, SHC_EIO, "cannot write %s: %s", p, strerror(errno));
+    json_decref(st);
+    snprintf(p, sizeof p, "%s/inputs", o->out);
+    rmdir(p); /* only when no candidate was copied there */
+    if (!rc)
+        rc = cert_manifest_write(o->out, sha, &e);
+    return rc ? cli_report("certify", rc, &e) : 0;
+}
+
+static int run_rows(cert_opts *o, cert_row *rows, const shc_family **cf, const char **cfile)
+{
+    int n = 0, code = 0;
+    progress bar;
+    progress_begin(&bar, "certify", (long long)o->nnp * o->nfam * o->run_backend + o->ncand);
+    for (int a = 0; o->run_backend && a < o->nnp && !code; a++)
+        for (int i = 0; i < o->nfam && !code; i++, progress_add(&bar, 1))
+            code = run_row(o, o->fam[i], o->np_v[a], &rows[n++], &bar);
+    for (int i = 0; i < o->ncand && !code; i++, progress_add(&bar, 1))
+        code = verify_row(o, cf[i], cfile[i], &rows[n++], &bar);
+    progress_end(&bar);
+    for (int i = 0; i < n && !code; i++) {
+        shc_err e = {0};
+        if (cert_count(o->out, &rows[i], &e))
+            code = cli_report("certify", e.code, &e);
+    }
+    return code ? -code : n;
+}
+
+/* The golden files certified against must be the ones MANIFEST lists. */
+static int check_golden(const cert_opts *o, const shc_family **cf, int ncf)
+{
+    shc_err e = {0};
+    int rc = SHC_OK;
+    for (int i = 0; o->run_backend && i < o->nfam && !rc; i++)
+        rc = shc_manifest_verify_family(o->golden, o->fam[i]->name, &e);
+    for (int i = 0; i < ncf && !rc; i++)
+        rc = shc_manifest_verify_family(o->golden, cf[i]->name, &e);
+    return rc ? cli_report("certify", rc, &e) : 0;
+}
+
+static int certify(cert_opts *o)
+{
+    const shc_family *cf[64];
+    const char *cfile[64];
+    int rc = 0;
+    for (int i = 0; i < o->ncand && !rc; i++)
+        rc = candidate_family(o->cand[i], &cf[i], &cfile[i]);
+    if (rc || (rc = check_golden(o, cf, o->ncand)))
+        return rc;
+    ssize_t k = readlink("/proc/self/exe", o->exe, sizeof o->exe - 1);
+    if (k <= 0)
+        return cli_report("certify", SHC_EINTERNAL, NULL);
+    o->exe[k] = '\0';
+    time_t t = time(NULL);
+    strftime(o->written, sizeof o->written, "%Y-%m-%d %H:%M:%S UTC", gmtime(&t));
+    char gm[4096], pm[4096], sha[65];
+    shc_err e = {0};
+    snprintf(gm, sizeof gm, "%s/MANIFEST", o->golden);
+    snprintf(pm, sizeof pm, "%s/golden-MANIFEST", o->out);
+    if ((rc = make_out(o)) || (rc = copy_file(gm, pm, &e) ? cli_report("certify", e.code, &e) : 0))
+        return rc;
+    int nrows = o->run_backend * o->nnp * o->nfam + o->ncand, internal = 0;
+    cert_row *rows = calloc((size_t)nrows, sizeof *rows);
+    if (!rows)
+        return cli_report("certify", SHC_ENOMEM, NULL);
+    int n = run_rows(o, rows, cf, cfile);
+    if (n >= 0)
+        rc = assemble(o, rows, n, sha);
+    for (int i = 0; i < (n > 0 ? n : 0); i++) {
+        internal |= rows[i].exit_code == EXIT_INTERNAL;
+        json_decref(rows[i].reasons);
+        json_decref(rows[i].fields);
+    }
+    if (n < 0 || rc) {
+        free(rows);
+        return n < 0 ? -n : rc;
+    }
+    const char *v = cert_overall(rows, n);
+    printf("package %s: MANIFEST sha256 %s (publish it: it pins every file); check it with "
+           "`shardcheck certify --check %s`\n", o->out, sha, o->out);
+    free(rows);
+    return internal ? EXIT_INTERNAL : !strcmp(v, "conformant") ? EXIT_OK
+         : !strcmp(v, "nonconformant") ? EXIT_FAIL : EXIT_SKIP;
+}
+
+int cmd_certify(int argc, char **argv)
+{
+    cert_opts o = {.golden = getenv("SHARDCHECK_GOLDEN"), .argc = argc, .argv = argv};
+    int rc = parse_options(&o, argc, argv);
+    if (rc)
+        return rc < 0 ? EXIT_OK : rc;
+    if (!o.golden)
+        o.golden = "golden";
+    if ((rc = validate(&o)))
+        return rc;
+    if (o.check)
+        return cert_check(o.check, o.golden_opt);
+    return certify(&o);
+}
