@@ -279,32 +279,25 @@ static int write_page(const rp *r, const char *out, const char *golden, int argc
 
 int cmd_report(int argc, char **argv)
 {
-    enum { OPT_OUT = OPT_CMD_BASE, OPT_GOLDEN };
-    static const struct option opts[] = {{"out", required_argument, NULL, OPT_OUT},
-                                         {"golden", required_argument, NULL, OPT_GOLDEN},
-                                         {"help", no_argument, NULL, OPT_HELP},
-                                         {0, 0, 0, 0}};
     const char *out = NULL, *golden = "golden";
-    int o;
-    optind = 1;
-    while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (o == OPT_HELP) {
-            printf("usage: shardcheck report --out FILE.html [--golden DIR] INPUT.json...\n"
-                   "  INPUT: the output of `shardcheck run --json` or `verify --json`.\n"
-                   "  Writes one self-contained HTML page: family x backend x rank-count matrix,\n"
-                   "  failures with expected vs got, other outcomes, provenance.\n");
-            return EXIT_OK;
-        }
-        if (o == OPT_OUT)
-            out = optarg;
-        else if (o == OPT_GOLDEN)
-            golden = optarg;
-        else
-            return cli_usage_error("report", "unknown option (see --help)");
-    }
+    const cli_option opts[] = {
+        {.name = "out", .kind = CLI_STR, .meta = "FILE.html", .to = &out,
+         .help = "the page to write"},
+        {.name = "golden", .kind = CLI_STR, .meta = "DIR", .to = &golden,
+         .help = "golden directory, for expected values (default golden)"},
+        CLI_OPT_END};
+    const cli_command cmd = {
+        .name = "report", .opts = opts, .positional = "INPUT.json...",
+        .synopsis = "--out FILE.html [--golden DIR] INPUT.json...",
+        .about = "  INPUT: the output of `shardcheck run --json` or `verify --json`.\n"
+                 "  Writes one self-contained HTML page: family x backend x rank-count matrix,\n"
+                 "  failures with expected vs got, other outcomes, provenance."};
+    int first = 0, x = cli_parse(&cmd, argc, argv, &first);
+    if (x != CLI_GO)
+        return x;
     if (!out || !*out)
         return cli_usage_error("report", "--out FILE.html is required");
-    if (optind >= argc)
+    if (first >= argc)
         return cli_usage_error("report", "no input: give the JSON of `run --json` or "
                                "`verify --json`");
     rp r = {0};
@@ -312,7 +305,7 @@ int cmd_report(int argc, char **argv)
     r.others = json_array();
     shc_err e = {0};
     int rc = SHC_OK;
-    for (int i = optind; i < argc && !rc; i++)
+    for (int i = first; i < argc && !rc; i++)
         rc = add_input(&r, argv[i], &e);
     int code = rc ? cli_report("report", rc, &e) : EXIT_OK;
     if (!rc && write_page(&r, out, golden, argc, argv) != 0) {

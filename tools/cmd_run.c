@@ -27,37 +27,14 @@
 #include "cli.h"
 #include "run.h"
 
-enum { OPT_BACKEND = OPT_CMD_BASE, OPT_FAMILY, OPT_GOLDEN, OPT_TAP, OPT_JUNIT, OPT_TIMEOUT,
-       OPT_MAX_CASES, OPT_MAX_RANKS, OPT_JOURNAL };
-
-static const struct option run_options[] = {
-    {"backend", required_argument, NULL, OPT_BACKEND},
-    {"family", required_argument, NULL, OPT_FAMILY},
-    {"golden", required_argument, NULL, OPT_GOLDEN},
-    {"tap", no_argument, NULL, OPT_TAP},
-    {"junit", required_argument, NULL, OPT_JUNIT},
-    {"json", no_argument, NULL, OPT_JSON},
-    {"timeout", required_argument, NULL, OPT_TIMEOUT},
-    {"max-cases", required_argument, NULL, OPT_MAX_CASES},
-    {"max-ranks", required_argument, NULL, OPT_MAX_RANKS},
-    {"journal", required_argument, NULL, OPT_JOURNAL},
-    {"help", no_argument, NULL, OPT_HELP},
-    {NULL, 0, NULL, 0},
-};
-
-static void usage(void)
-{
-    puts("usage: shardcheck run [--backend ref|local|mpi|torch|plugin:FILE.so] [--family F]\n"
-         "                      [--golden DIR] [--tap | --junit FILE | --json] [--timeout SEC]\n"
-         "                      [--max-cases N] [--max-ranks N] [--journal FILE]\n"
-         "  ref     the reference, one process;  local  simulated ranks with real collectives\n"
-         "  mpi     one process per rank: mpirun -np N shardcheck run --backend mpi\n"
-         "  torch   real DTensor per rank (torch.distributed, gloo or nccl), checked here:\n"
-         "          mpirun -np N shardcheck run --backend torch[:gloo|:nccl]\n"
-         "  plugin  a vendor library implementing shardcheck_backend.h\n"
-         "  SHARDCHECK_FAULT=kill:RANK:TCID | hang:RANK:TCID injects a fault (tests).\n"
-         "  exit: 0 passed, 1 failures, 2 bad input, 77 nothing ran, 99 internal error");
-}
+static const char RUN_ABOUT[] =
+    "  ref     the reference, one process;  local  simulated ranks with real collectives\n"
+    "  mpi     one process per rank: mpirun -np N shardcheck run --backend mpi\n"
+    "  torch   real DTensor per rank (torch.distributed, gloo or nccl), checked here:\n"
+    "          mpirun -np N shardcheck run --backend torch[:gloo|:nccl]\n"
+    "  plugin  a vendor library implementing shardcheck_backend.h\n"
+    "  SHARDCHECK_FAULT=kill:RANK:TCID | hang:RANK:TCID injects a fault (tests).\n"
+    "  exit: 0 passed, 1 failures, 2 bad input, 77 nothing ran, 99 internal error";
 
 typedef struct results {
     run_result *r;
@@ -370,8 +347,9 @@ static int report(const run_opts *o, const results *rs)
 
 /* ---- options ---- */
 
-static int parse_backend(run_opts *o, const char *b)
+static int parse_backend(void *ctx, const char *b, shc_err *e)
 {
+    run_opts *o = ctx;
     if (!strcmp(b, "ref"))
         o->backend = BACKEND_REF;
     else if (!strcmp(b, "local"))
@@ -385,56 +363,54 @@ static int parse_backend(run_opts *o, const char *b)
         o->backend = BACKEND_PLUGIN;
         o->plugin_path = b + 7;
     } else
-        return cli_usage_error("run", "--backend '%s': expected ref, local, mpi, "
-                               "torch[:gloo|:nccl] or plugin:FILE.so", b);
-    return 0;
+        return shc_fail(e, SHC_EINVAL, "'%s': expected ref, local, mpi, torch[:gloo|:nccl] or "
+                        "plugin:FILE.so", b);
+    return SHC_OK;
 }
 
 static int parse_options(run_opts *o, int argc, char **argv)
 {
-    int opt;
-    long long v;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "", run_options, NULL)) != -1) {
-        switch (opt) {
-        case OPT_BACKEND: if (parse_backend(o, optarg)) return EXIT_USAGE; break;
-        case OPT_FAMILY: o->family = optarg; break;
-        case OPT_GOLDEN: o->golden = optarg; break;
-        case OPT_TAP: o->tap = 1; break;
-        case OPT_JUNIT: o->junit = optarg; break;
-        case OPT_JSON: o->json = 1; break;
-        case OPT_TIMEOUT:
-            if (cli_parse_ll("run", "--timeout", optarg, &v)) return EXIT_USAGE;
-            if (v < 1 || v > 86400)
-                return cli_usage_error("run", "--timeout %lld: expected 1..86400 seconds", v);
-            o->timeout_s = (double)v;
-            break;
-        case OPT_MAX_CASES:
-            if (cli_parse_ll("run", "--max-cases", optarg, &v)) return EXIT_USAGE;
-            if (v < 0)
-                return cli_usage_error("run", "--max-cases %lld: expected >= 0", v);
-            o->max_cases = v;
-            break;
-        case OPT_MAX_RANKS:
-            if (cli_parse_ll("run", "--max-ranks", optarg, &v)) return EXIT_USAGE;
-            if (v < 1 || v > 4096)
-                return cli_usage_error("run", "--max-ranks %lld: expected 1..4096", v);
-            o->max_ranks = v;
-            break;
-        case OPT_JOURNAL: o->journal_path = optarg; break;
-        case OPT_HELP: usage(); return -1;
-        default: return cli_usage_error("run", "unknown option (see shardcheck run --help)");
-        }
-    }
+    long long timeout = 60, max_cases = 0, max_ranks = 0;
+    const cli_option opts[] = {
+        {.name = "backend", .kind = CLI_CALL, .meta = "B", .call = parse_backend,
+         .help = "ref (default), local, mpi, torch[:gloo|:nccl] or plugin:FILE.so"},
+        {.name = "family", .kind = CLI_STR, .meta = "F", .to = &o->family,
+         .help = "only this family (default every registered family)"},
+        {.name = "golden", .kind = CLI_STR, .meta = "DIR", .to = &o->golden,
+         .help = "golden directory (default $SHARDCHECK_GOLDEN or golden)"},
+        {.name = "tap", .kind = CLI_FLAG, .to = &o->tap, .help = "TAP on stdout"},
+        {.name = "junit", .kind = CLI_STR, .meta = "FILE", .to = &o->junit,
+         .help = "also JUnit XML into FILE"},
+        {.name = "json", .kind = CLI_FLAG, .to = &o->json, .help = "one JSON report on stdout"},
+        {.name = "timeout", .kind = CLI_LL, .meta = "SEC", .to = &timeout, .lo = 1, .hi = 86400,
+         .help = "per-case time limit in seconds (default 60)"},
+        {.name = "max-cases", .kind = CLI_LL, .meta = "N", .to = &max_cases, .lo = 0,
+         .hi = LLONG_MAX, .range = "is negative",
+         .help = "at most N cases per family, spread over it (0: all)"},
+        {.name = "max-ranks", .kind = CLI_LL, .meta = "N", .to = &max_ranks, .lo = 1, .hi = 4096,
+         .help = "largest simulated world (default local 64, ref 1024)"},
+        {.name = "journal", .kind = CLI_STR, .meta = "FILE", .to = &o->journal_path,
+         .help = "one line per case as it finishes (mpirun_runner.sh reads it)"},
+        CLI_OPT_END};
+    const cli_command cmd = {
+        .name = "run", .opts = opts, .ctx = o, .about = RUN_ABOUT,
+        .synopsis = "[--backend ref|local|mpi|torch|plugin:FILE.so] [--family F]\n"
+                    "                      [--golden DIR] [--tap | --junit FILE | --json] "
+                    "[--timeout SEC]\n                      [--max-cases N] [--max-ranks N] "
+                    "[--journal FILE]"};
+    int x = cli_parse(&cmd, argc, argv, NULL);
+    if (x != CLI_GO)
+        return x;
+    o->timeout_s = (double)timeout;
+    o->max_cases = max_cases;
+    o->max_ranks = max_ranks;
     if (o->tap + o->json > 1)
         return cli_usage_error("run", "--tap and --json exclude each other");
-    if (optind < argc)
-        return cli_usage_error("run", "unexpected argument '%s'", argv[optind]);
     if (o->family && !shc_family_find(o->family))
-        return cli_usage_error("run", "--family '%s': no such family", o->family);
+        return cli_usage_error("run", "--family: '%s': no such family", o->family);
     if (run_parse_fault(getenv("SHARDCHECK_FAULT"), &o->fault))
         return EXIT_USAGE;
-    return 0;
+    return CLI_GO;
 }
 
 int cmd_run(int argc, char **argv)
@@ -442,8 +418,9 @@ int cmd_run(int argc, char **argv)
     run_opts o = {.golden = getenv("SHARDCHECK_GOLDEN") ?: "golden", .timeout_s = 60,
                   .max_ranks = 0, .nprocs = 1};
     int rc = parse_options(&o, argc, argv);
-    if (rc)
-        return rc < 0 ? EXIT_OK : rc;
+    if (rc != CLI_GO)
+        return rc;
+    rc = 0;
     if (!o.max_ranks)
         o.max_ranks = o.backend == BACKEND_LOCAL ? 64 : 1024;
     results rs = {0};
