@@ -30,8 +30,10 @@ static void help_choices(const cli_option *o, FILE *f)
 
 void cli_help(const cli_command *cmd, FILE *f)
 {
-    fprintf(f, "usage: shardcheck %s %s\n\noptions:\n", cmd->name,
-            cmd->synopsis ? cmd->synopsis : "[options]");
+    fprintf(f, "usage: shardcheck %s %s\n", cmd->name, cmd->synopsis ? cmd->synopsis : "[options]");
+    if (cmd->positional)
+        fprintf(f, "\narguments: %s\n", cmd->positional);
+    fputs("\noptions:\n", f);
     for (const cli_option *o = cmd->opts; o && o->name; o++) {
         char left[64];
         snprintf(left, sizeof left, "--%s%s%s", o->name, o->meta ? " " : "",

@@ -93,13 +93,15 @@ static int add_case(rp *r, const char *fam, const char *be, const char *ranks, c
     return 0;
 }
 
-/* One input: run --json ({"backend","ranks","results"}) or verify --json ({"suite","cases"}). */
+/* One input: run --json ({"backend","ranks","cases"}; before the shared reporter "results"
+ * with "message") or verify --json ({"suite","cases"}). */
 static int add_input(rp *r, const char *path, shc_err *e)
 {
     json_t *root = shc_json_load_path(path, e);
     if (!root)
         return shc_err_prefix(e, "input");
-    json_t *results = json_object_get(root, "results"), *cases = json_object_get(root, "cases");
+    json_t *cases = json_object_get(root, "cases");
+    json_t *results = json_is_array(cases) ? cases : json_object_get(root, "results");
     size_t i;
     json_t *x;
     int rc = SHC_OK;
@@ -119,7 +121,9 @@ static int add_input(rp *r, const char *path, shc_err *e)
             char name[64];
             snprintf(name, sizeof name, "tcId %lld",
                      (long long)json_integer_value(json_object_get(x, "tcId")));
-            const char *msg = json_string_value(json_object_get(x, "message"));
+            const char *msg = json_string_value(json_object_get(x, "detail"));
+            if (!json_object_get(x, "detail"))
+                msg = json_string_value(json_object_get(x, "message"));
             if (add_case(r, fam, be, ranks, name, st, msg))
                 rc = shc_fail(e, SHC_ENOMEM, "report: out of memory");
         }
@@ -142,7 +146,7 @@ static int add_input(rp *r, const char *path, shc_err *e)
         }
     } else {
         rc = shc_fail(e, SHC_EFORMAT, "input %s: neither `shardcheck run --json` output "
-                      "(\"backend\", \"results\") nor `verify --json` output (\"suite\", "
+                      "(\"backend\", \"cases\") nor `verify --json` output (\"suite\", "
                       "\"cases\")", path);
     }
     json_decref(root);

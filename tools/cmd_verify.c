@@ -10,7 +10,11 @@
  * Fail (expected vs got), or Fail "missing" when the candidate lacks it;
  * candidate entries for unknown tcIds are failures too.  Malformed candidate
  * files are exit 2 with the entry named.  A candidate may declare the fields
- * it computes ("fields": [...], see partial_begin): the others are NotSupported.  Tested by verify_candidate.sh.
+ * it computes ("fields": [...], see partial_begin): the others are NotSupported.
+ * Cases are reported through report.c, the reporter `run` uses too (text, --tap,
+ * --junit FILE, --json; NotSupported cases listed with --verbose).  Exit 0, 1 a
+ * failure, 77 when nothing passed (every case NotSupported), 2 bad input.
+ * Tested by verify_candidate.sh, verify_partial.sh and hardening.sh.
  */
 #include "config.h"
 #include <stdlib.h>
@@ -519,7 +523,10 @@ int cmd_verify(int argc, char **argv)
     if (rc)
         return cli_report("verify", rc, &e);
     report rep;
-    if (report_open(&rep, (report_format)fmt, junit, family, verbose)) {
+    report_opts ro = {.fmt = (report_format)fmt, .cmd = "verify", .suite = family,
+                      .junit_path = junit, .verbose = verbose,
+                      .head = json_pack("{s:s}", "suite", family)};
+    if (report_open(&rep, &ro)) {
         shc_golden_free(&g);
         return cli_usage_error("verify", "--junit: cannot write %s", junit);
     }

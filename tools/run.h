@@ -31,8 +31,9 @@ typedef struct run_opts {
     const char *torch_backend; /* torch: "gloo" (default) or "nccl" (run_torch.c) */
     const char *family;      /* NULL: every registered family */
     const char *golden;      /* golden directory */
-    int tap, json;
+    int tap, json, verbose;
     const char *junit;
+    struct report *rep;      /* rank 0: where results go (report.h); NULL elsewhere */
     double timeout_s;        /* per case */
     int64_t max_cases;       /* per family, 0 = all */
     int64_t max_ranks;       /* local backend: largest simulated world */
