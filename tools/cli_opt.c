@@ -155,7 +155,7 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, int *first_pos)
     int nopts, rc = build_longopts(cmd, lo, &nopts), c;
     if (rc != CLI_GO)
         return rc;
-    optind = 0; /* glibc: a full restart, argv differs between calls (audit rng|plan) */
+    optind = 0; /* glibc: a full restart (audit rng|plan hands over argv + 1, not main's argv) */
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
         if (c == 'h') {
