@@ -47,10 +47,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     const shc_golden *g = golden_at(data[0] % NGOLDEN);
     report rep;
-    if (report_open(&rep, REP_JSON, NULL, "fuzz", 0) != 0)
+    report_opts ro = {.fmt = REP_JSON, .cmd = "fuzz", .suite = "fuzz"};
+    if (report_open(&rep, &ro) != 0)
         fuzz_die("report_open");
     shc_err e;
     (void)verify_candidate(g, fuzz_scratch(data + 1, size - 1), &rep, &e);
-    json_decref(rep.cases); /* report_close would print the cases */
+    report_abandon(&rep); /* report_close would print the cases */
     return 0;
 }

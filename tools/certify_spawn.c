@@ -146,7 +146,7 @@ json_t *cert_from_journal(const char *journal, const char *backend, int np, int 
         if (strcmp(st, "start")) /* "start F N": rank 0 began executing a case */
             json_array_append_new(a, json_pack("{s:s, s:I, s:s, s:s, s:s, s:f}", "family", fam,
                                                "tcId", (json_int_t)tc, "comment", "", "status",
-                                               st, "message", "", "seconds", 0.0));
+                                               st, "detail", "", "seconds", 0.0));
     }
     if (f)
         fclose(f);
@@ -155,6 +155,7 @@ json_t *cert_from_journal(const char *journal, const char *backend, int np, int 
              "from its journal; see %s", code, log);
     json_array_append_new(a, json_pack("{s:s, s:I, s:s, s:s, s:s, s:f}", "family", fam[0] ? fam
                                        : "run", "tcId", (json_int_t)0, "comment", "", "status",
-                                       "Crash", "message", msg, "seconds", 0.0));
-    return json_pack("{s:s, s:i, s:o}", "backend", backend, "ranks", np, "results", a);
+                                       "Crash", "detail", msg, "seconds", 0.0));
+    /* the spelling of run --json (report.c), so report and cert_count read it alike */
+    return json_pack("{s:s, s:i, s:o}", "backend", backend, "ranks", np, "cases", a);
 }

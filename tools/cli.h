@@ -1,17 +1,22 @@
 /*
  * cli.h — shared pieces of the shardcheck command-line tool.
  *
- * Each subcommand is `int cmd_NAME(int argc, char **argv)` in tools/cmd_NAME.c,
- * parses its own options with getopt_long, and returns an exit code from the
- * contract in docs/DESIGN.md: 0 all good, 1 failures, 2 bad usage or input,
- * 77 skipped, 99 internal error.  Common options (mesh, rank map, placements,
- * shape, rank, --json) are parsed by cli_common.c so every command spells
- * and reports them the same way.
+ * Each subcommand is `int cmd_NAME(int argc, char **argv)` in tools/cmd_NAME.c.  It
+ * declares its options as a table of cli_option (name, kind, argument name, help line,
+ * target) and a cli_command (name, usage line, description), and calls cli_parse
+ * (cli_opt.c), which is the only option loop: it fills the targets, prints the
+ * generated --help, and reports every usage error as "shardcheck CMD: --opt: reason"
+ * with exit 2.  Exit codes follow docs/DESIGN.md: 0 all good, 1 failures, 2 bad usage
+ * or input, 77 skipped, 99 internal error.  The common options (mesh, rank map,
+ * placements, shape, rank, --json) come from the CLI_OPT_* macros so every command
+ * spells, documents and checks them the same way.  Reports (text/TAP/JUnit/JSON) go
+ * through report.h.  conformance/tests/cli_framework.sh checks every command's --help
+ * and usage errors; the per-command tests check the rest.
  */
 #ifndef SHC_CLI_H
 #define SHC_CLI_H
 
-#include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <jansson.h>
 #include "shardcheck.h"
@@ -25,29 +30,73 @@ typedef struct cli_common {
     int json;
 } cli_common;
 
-/* Long-option ids for the common options (use in each command's option table). */
-enum { OPT_MESH = 1000, OPT_RANKS, OPT_PLACEMENTS, OPT_SHAPE, OPT_RANK, OPT_JSON, OPT_HELP,
-       OPT_CMD_BASE = 1100 /* commands number their own options from here */ };
+/* ---- declaring and parsing options (cli_opt.c) ---- */
 
-#define CLI_COMMON_OPTIONS                                     \
-    {"mesh", required_argument, NULL, OPT_MESH},               \
-    {"ranks", required_argument, NULL, OPT_RANKS},             \
-    {"placements", required_argument, NULL, OPT_PLACEMENTS},   \
-    {"shape", required_argument, NULL, OPT_SHAPE},             \
-    {"rank", required_argument, NULL, OPT_RANK},               \
-    {"json", no_argument, NULL, OPT_JSON},                     \
-    {"help", no_argument, NULL, OPT_HELP}
+typedef enum {
+    CLI_FLAG,   /* no argument: *(int *)to = set (1 when set is 0) */
+    CLI_STR,    /* *(const char **)to = the argument */
+    CLI_LL,     /* *(long long *)to = the argument as an integer in [lo, hi] */
+    CLI_CHOICE, /* *(int *)to = the argument's index in choices (NULL-terminated) */
+    CLI_CALL    /* call(ctx, arg, e): anything else; SHC_OK or a code with e's reason */
+} cli_kind;
+
+typedef struct cli_option {
+    const char *name;            /* long name without "--" */
+    cli_kind kind;
+    const char *meta;            /* the argument in --help ("M", "FILE"); NULL for flags */
+    const char *help;            /* one line of --help */
+    void *to;
+    long long lo, hi;            /* CLI_LL: accepted range (both 0: any value) */
+    const char *range;           /* CLI_LL: why a value outside it is refused ("is negative") */
+    const char *const *choices;  /* CLI_CHOICE */
+    int (*call)(void *ctx, const char *arg, shc_err *e); /* CLI_CALL */
+    int set;                     /* CLI_FLAG: the value stored (0 means 1) */
+} cli_option;
+
+typedef struct cli_command {
+    const char *name;            /* as typed: "layout", "audit rng" */
+    const char *synopsis;        /* the usage line after "shardcheck NAME " */
+    const char *about;           /* printed after the option list (may be NULL) */
+    const cli_option *opts;      /* ends with an entry whose name is NULL */
+    void *ctx;                   /* passed to CLI_CALL options */
+    const char *positional;      /* NULL: positional arguments are usage errors */
+} cli_command;
+
+/* cli_parse's answer when the command should go on (anything else is its exit code). */
+enum { CLI_GO = -1 };
+/* Parse argv[1..argc) against cmd's table: CLI_GO with targets filled and *first_pos
+ * (may be NULL) the first positional's index; EXIT_OK after printing --help to stdout;
+ * EXIT_USAGE after "shardcheck CMD: --opt: reason" on stderr. */
+int cli_parse(const cli_command *cmd, int argc, char **argv, int *first_pos);
+/* Print cmd's generated --help to f. */
+void cli_help(const cli_command *cmd, FILE *f);
+
+/* The common options, one spelling and one help line each. */
+#define CLI_OPT_MESH(c) {.name = "mesh", .kind = CLI_STR, .meta = "M", \
+        .help = "device mesh shape, e.g. 2x4", .to = &(c)->mesh}
+#define CLI_OPT_RANKS(c) {.name = "ranks", .kind = CLI_STR, .meta = "L", \
+        .help = "rank map, row-major, e.g. 3,1,2,0 (default arange)", .to = &(c)->ranks}
+#define CLI_OPT_PLACEMENTS(c) {.name = "placements", .kind = CLI_STR, .meta = "P", \
+        .help = "e.g. 'S(0),R', 'P(sum),_S(0, 2)' or the trace form 'S(0)[1]S(0)[0]'", \
+        .to = &(c)->placements}
+#define CLI_OPT_SHAPE(c) {.name = "shape", .kind = CLI_STR, .meta = "S", \
+        .help = "global tensor shape, e.g. 8,16", .to = &(c)->shape}
+#define CLI_OPT_RANK(c) {.name = "rank", .kind = CLI_LL, .meta = "R", \
+        .help = "only this global rank", .to = &(c)->rank, .lo = 0, .hi = LLONG_MAX, \
+        .range = "is negative"}
+#define CLI_OPT_JSON(c) {.name = "json", .kind = CLI_FLAG, \
+        .help = "one JSON object instead of text", .to = &(c)->json}
+/* All six, for the layout queries. */
+#define CLI_OPTS_LAYOUT(c) CLI_OPT_MESH(c), CLI_OPT_RANKS(c), CLI_OPT_PLACEMENTS(c), \
+        CLI_OPT_SHAPE(c), CLI_OPT_RANK(c), CLI_OPT_JSON(c)
+#define CLI_OPT_END {.name = NULL}
 
 /* Reset to defaults (rank = -1). */
 void cli_common_init(cli_common *c);
-/* Handle a common option; returns 1 if consumed, 0 if not ours, -1 on error (reported). */
-int cli_common_opt(cli_common *c, int opt, const char *arg, const char *cmd);
 /* Map a library return code to an exit code and print "shardcheck CMD: msg". */
 int cli_report(const char *cmd, int rc, const shc_err *e);
 /* Print a usage error for cmd and return EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Reject stray positional args; returns 0 or EXIT_USAGE. */
-int cli_no_positionals(const char *cmd, int argc, char **argv);
 /* Parse --mesh/--ranks into m, with the option named in errors. */
 int cli_load_mesh(const cli_common *c, shc_mesh *m, shc_err *e);
 /* Print a JSON value compactly followed by a newline (streamed); returns EXIT_OK, or
@@ -80,8 +129,6 @@ int cli_jstream_close(cli_jstream *s);
 /* Flush and close stdout at exit: a lost write turns code into EXIT_USAGE (2) with a
  * message (EXIT_INTERNAL stays), so output is never lost silently. */
 int cli_finish_output(const char *cmd, int code);
-/* Parse a long long option value, or report a usage error (returns -1). */
-int cli_parse_ll(const char *cmd, const char *opt, const char *arg, long long *out);
 
 /* Subcommands. */
 int cmd_layout(int argc, char **argv);
@@ -93,7 +140,7 @@ int cmd_rng(int argc, char **argv);      /* mk/rng.am */
 int cmd_offsets(int argc, char **argv);  /* mk/offsets.am */
 int cmd_policies(int argc, char **argv); /* mk/offsets.am */
 int cmd_plan(int argc, char **argv);     /* mk/plan.am */
-int cmd_audit(int argc, char **argv);    /* dispatches to the two below */
+int cmd_audit(int argc, char **argv);    /* dispatches to the two below (shardcheck.c) */
 int cmd_audit_rng(int argc, char **argv);  /* mk/offsets.am */
 int cmd_rng_ops(int argc, char **argv);    /* mk/offsets.am */
 int cmd_audit_plan(int argc, char **argv); /* mk/plan.am */

@@ -1,5 +1,8 @@
 /*
- * cli_common.c — option handling and reporting shared by all subcommands.
+ * cli_common.c — what every subcommand shares after its options are parsed
+ * (cli_opt.c parses them): usage and library errors as exit codes, the mesh from
+ * --mesh/--ranks, JSON output streamed to stdout, and the check that stdout was
+ * really written.  Tested through the CLI tests (cli_errors.sh, hardening.sh).
  */
 #include "config.h"
 #include <errno.h>
@@ -12,39 +15,6 @@ void cli_common_init(cli_common *c)
 {
     memset(c, 0, sizeof *c);
     c->rank = -1;
-}
-
-int cli_parse_ll(const char *cmd, const char *opt, const char *arg, long long *out)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(arg, &end, 10);
-    if (errno || end == arg || *end) {
-        cli_usage_error(cmd, "--%s: '%s' is not an integer", opt, arg);
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
-int cli_common_opt(cli_common *c, int opt, const char *arg, const char *cmd)
-{
-    switch (opt) {
-    case OPT_MESH: c->mesh = arg; return 1;
-    case OPT_RANKS: c->ranks = arg; return 1;
-    case OPT_PLACEMENTS: c->placements = arg; return 1;
-    case OPT_SHAPE: c->shape = arg; return 1;
-    case OPT_JSON: c->json = 1; return 1;
-    case OPT_RANK:
-        if (cli_parse_ll(cmd, "rank", arg, &c->rank))
-            return -1;
-        if (c->rank < 0) {
-            cli_usage_error(cmd, "--rank: %lld is negative", c->rank);
-            return -1;
-        }
-        return 1;
-    default: return 0;
-    }
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -68,13 +38,6 @@ int cli_report(const char *cmd, int rc, const shc_err *e)
     case SHC_EUNSUPPORTED: return EXIT_SKIP;
     default: return EXIT_INTERNAL;
     }
-}
-
-int cli_no_positionals(const char *cmd, int argc, char **argv)
-{
-    if (optind < argc)
-        return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-    return 0;
 }
 
 int cli_load_mesh(const cli_common *c, shc_mesh *m, shc_err *e)

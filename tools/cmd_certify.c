@@ -50,21 +50,6 @@ typedef struct cert_opts {
     char **argv;
 } cert_opts;
 
-static void usage(void)
-{
-    puts("usage: shardcheck certify --out DIR [--golden DIR] [--backend ref|local|mpi|torch[:gloo|"
-         ":nccl]|plugin:F.so]\n"
-         "                          [--families a,b] [--np 1,2,4] [--candidate [FAMILY=]FILE]...\n"
-         "                          [--name TEXT] [--max-cases N] [--timeout SEC]\n"
-         "       shardcheck certify --check DIR [--golden DIR]\n"
-         "  Runs the claimed families on the backend at each claimed rank count (mpi, torch:\n"
-         "  under mpirun -np N, with $MPIRUN and $MPIRUN_ARGS), verifies each candidate, and\n"
-         "  writes DIR: results, report.html, environment.json, golden-MANIFEST, statement.json,\n"
-         "  statement.txt and MANIFEST (sha256 of every file).  --check re-verifies a package.\n"
-         "  exit: 0 conformant (--check: intact), 1 nonconformant (--check: altered), 2 bad\n"
-         "  usage or input, 77 incomplete (a claimed row could not run), 99 internal error");
-}
-
 /* ---- options ---- */
 
 static bool per_process(const char *b) { return !strcmp(b, "mpi") || !strncmp(b, "torch", 5); }
@@ -146,48 +131,83 @@ static int candidate_family(const char *arg, const shc_family **f, const char **
     return 0;
 }
 
+static int opt_golden(void *ctx, const char *arg, shc_err *e)
+{
+    cert_opts *o = ctx;
+    (void)e;
+    o->golden = o->golden_opt = arg;
+    return SHC_OK;
+}
+
+static int opt_backend(void *ctx, const char *arg, shc_err *e)
+{
+    cert_opts *o = ctx;
+    (void)e;
+    o->backend = arg;
+    o->run_backend = 1;
+    return SHC_OK;
+}
+
+static int opt_families(void *ctx, const char *arg, shc_err *e)
+{
+    cert_opts *o = ctx;
+    (void)e;
+    o->families = arg;
+    o->run_backend = 1;
+    return SHC_OK;
+}
+
+static int opt_candidate(void *ctx, const char *arg, shc_err *e)
+{
+    cert_opts *o = ctx;
+    if (o->ncand == 64)
+        return shc_fail(e, SHC_EINVAL, "at most 64");
+    o->cand[o->ncand++] = arg;
+    return SHC_OK;
+}
+
+static const char CERTIFY_ABOUT[] =
+    "       shardcheck certify --check DIR [--golden DIR]\n"
+    "  Runs the claimed families on the backend at each claimed rank count (mpi, torch:\n"
+    "  under mpirun -np N, with $MPIRUN and $MPIRUN_ARGS), verifies each candidate, and\n"
+    "  writes DIR: results, report.html, environment.json, golden-MANIFEST, statement.json,\n"
+    "  statement.txt and MANIFEST (sha256 of every file).  --check re-verifies a package.\n"
+    "  exit: 0 conformant (--check: intact), 1 nonconformant (--check: altered), 2 bad\n"
+    "  usage or input, 77 incomplete (a claimed row could not run), 99 internal error";
+
+/* CLI_GO, or the exit code (0 after --help). */
 static int parse_options(cert_opts *o, int argc, char **argv)
 {
-    enum { O_OUT = OPT_CMD_BASE, O_GOLDEN, O_BACKEND, O_FAMILIES, O_NP, O_CAND, O_NAME,
-           O_MAXC, O_TIMEOUT, O_CHECK };
-    static const struct option opts[] = {
-        {"out", required_argument, NULL, O_OUT}, {"golden", required_argument, NULL, O_GOLDEN},
-        {"backend", required_argument, NULL, O_BACKEND},
-        {"families", required_argument, NULL, O_FAMILIES}, {"np", required_argument, NULL, O_NP},
-        {"candidate", required_argument, NULL, O_CAND}, {"name", required_argument, NULL, O_NAME},
-        {"max-cases", required_argument, NULL, O_MAXC},
-        {"timeout", required_argument, NULL, O_TIMEOUT}, {"check", required_argument, NULL, O_CHECK},
-        {"help", no_argument, NULL, OPT_HELP}, {0, 0, 0, 0}};
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case O_OUT: o->out = optarg; break;
-        case O_GOLDEN: o->golden = o->golden_opt = optarg; break;
-        case O_BACKEND: o->backend = optarg; o->run_backend = 1; break;
-        case O_FAMILIES: o->families = optarg; o->run_backend = 1; break;
-        case O_NP: o->np = optarg; break;
-        case O_NAME: o->name = optarg; break;
-        case O_CHECK: o->check = optarg; break;
-        case O_CAND:
-            if (o->ncand == 64)
-                return cli_usage_error("certify", "--candidate: at most 64");
-            o->cand[o->ncand++] = optarg;
-            break;
-        case O_MAXC:
-            if (cli_parse_ll("certify", "max-cases", optarg, &o->max_cases) || o->max_cases < 0)
-                return o->max_cases < 0 ? cli_usage_error("certify", "--max-cases: >= 0") : 2;
-            break;
-        case O_TIMEOUT:
-            if (cli_parse_ll("certify", "timeout", optarg, &o->timeout) || o->timeout < 1 ||
-                o->timeout > 86400)
-                return cli_usage_error("certify", "--timeout: expected 1..86400 seconds");
-            break;
-        case OPT_HELP: usage(); return -1;
-        default: return cli_usage_error("certify", "unknown option (see shardcheck certify --help)");
-        }
-    }
-    return cli_no_positionals("certify", argc, argv);
+    const cli_option opts[] = {
+        {.name = "out", .kind = CLI_STR, .meta = "DIR", .to = &o->out,
+         .help = "the package directory to write (new or empty)"},
+        {.name = "golden", .kind = CLI_CALL, .meta = "DIR", .call = opt_golden,
+         .help = "golden directory (default $SHARDCHECK_GOLDEN or golden)"},
+        {.name = "backend", .kind = CLI_CALL, .meta = "B", .call = opt_backend,
+         .help = "ref (default), local, mpi, torch[:gloo|:nccl] or plugin:FILE.so"},
+        {.name = "families", .kind = CLI_CALL, .meta = "A,B", .call = opt_families,
+         .help = "the families claimed (default every registered family)"},
+        {.name = "np", .kind = CLI_STR, .meta = "N,M", .to = &o->np,
+         .help = "rank counts claimed (default 1; mpi and torch run under mpirun -np N)"},
+        {.name = "candidate", .kind = CLI_CALL, .meta = "[FAMILY=]FILE", .call = opt_candidate,
+         .help = "a results file to verify (repeatable)"},
+        {.name = "name", .kind = CLI_STR, .meta = "TEXT", .to = &o->name,
+         .help = "the implementation's name in the statement"},
+        {.name = "max-cases", .kind = CLI_LL, .meta = "N", .to = &o->max_cases, .lo = 0,
+         .hi = LLONG_MAX, .range = "is negative",
+         .help = "at most N cases per family and rank count (0: all)"},
+        {.name = "timeout", .kind = CLI_LL, .meta = "SEC", .to = &o->timeout, .lo = 1,
+         .hi = 86400, .help = "per-case time limit in seconds"},
+        {.name = "check", .kind = CLI_STR, .meta = "DIR", .to = &o->check,
+         .help = "re-verify the package in DIR instead of writing one"},
+        CLI_OPT_END};
+    const cli_command cmd = {
+        .name = "certify", .opts = opts, .ctx = o, .about = CERTIFY_ABOUT,
+        .synopsis = "--out DIR [--golden DIR] [--backend ref|local|mpi|torch[:gloo|:nccl]|"
+                    "plugin:F.so]\n                          [--families a,b] [--np 1,2,4] "
+                    "[--candidate [FAMILY=]FILE]...\n                          [--name TEXT] "
+                    "[--max-cases N] [--timeout SEC]"};
+    return cli_parse(&cmd, argc, argv, NULL);
 }
 
 static int validate(cert_opts *o)
@@ -320,8 +340,7 @@ static int finish_row(const cert_opts *o, cert_row *r, int code, const char *jou
                 code, o->out);
         return code < 0 ? EXIT_INTERNAL : EXIT_USAGE;
     }
-    const char *key = strcmp(r->mode, "run") ? "cases" : "results";
-    if (loads_as(res, key))
+    if (loads_as(res, "cases")) /* run and verify JSON both list "cases" (report.c) */
         return 0;
     snprintf(jr, sizeof jr, "%s/%s", o->out, journal ? journal : "");
     /* run opens its journal once its backend is up (MPI, torch workers): with a journal the
@@ -572,8 +591,8 @@ int cmd_certify(int argc, char **argv)
 {
     cert_opts o = {.golden = getenv("SHARDCHECK_GOLDEN"), .argc = argc, .argv = argv};
     int rc = parse_options(&o, argc, argv);
-    if (rc)
-        return rc < 0 ? EXIT_OK : rc;
+    if (rc != CLI_GO)
+        return rc;
     if (!o.golden)
         o.golden = "golden";
     if ((rc = validate(&o)))

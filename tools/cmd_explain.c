@@ -375,17 +375,6 @@ static int write_svg(const xp *x, const char *path)
     return svg_close(&s);
 }
 
-static void usage(void)
-{
-    printf("usage: shardcheck explain --mesh M [--ranks L] --placements P --shape S [--op OP] "
-           "[--svg FILE]\n"
-           "  Who holds what: the global tensor with each shard's block, the shards (uneven and\n"
-           "  empty marked), the groups of every mesh dim; with --op (uniform, normal, random,\n"
-           "  bernoulli, dropout, exponential) each shard's Philox window on the counter line\n"
-           "  (! past end_incr, X overlapping another shard, same starts named).  --svg FILE\n"
-           "  also draws it as SVG.  Meshes of at most %d ranks.\n", XP_MAX_WORLD);
-}
-
 static int explain(const cli_common *c, const char *op, const char *svgpath)
 {
     shc_err e = {0};
@@ -435,41 +424,29 @@ static int explain(const cli_common *c, const char *op, const char *svgpath)
 
 int cmd_explain(int argc, char **argv)
 {
-    enum { OPT_OP = OPT_CMD_BASE, OPT_SVG };
-    static const struct option opts[] = {CLI_COMMON_OPTIONS,
-                                         {"op", required_argument, NULL, OPT_OP},
-                                         {"svg", required_argument, NULL, OPT_SVG},
-                                         {0, 0, 0, 0}};
     cli_common c;
     cli_common_init(&c);
     const char *op = NULL, *svgpath = NULL;
-    int o;
-    optind = 1;
-    while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (o == OPT_HELP) {
-            usage();
-            return EXIT_OK;
-        }
-        if (o == OPT_OP) {
-            op = optarg;
-            continue;
-        }
-        if (o == OPT_SVG) {
-            if (!*optarg)
-                return cli_usage_error("explain", "--svg: empty file name");
-            svgpath = optarg;
-            continue;
-        }
-        int r = cli_common_opt(&c, o, optarg, "explain");
-        if (r < 0)
-            return EXIT_USAGE;
-        if (r == 0)
-            return cli_usage_error("explain", "unknown option (see --help)");
-    }
-    if (cli_no_positionals("explain", argc, argv))
-        return EXIT_USAGE;
-    if (c.rank >= 0 || c.json)
-        return cli_usage_error("explain", "--rank and --json are not explain options (see "
-                               "layout/offsets)");
+    const cli_option opts[] = {
+        CLI_OPT_MESH(&c), CLI_OPT_RANKS(&c), CLI_OPT_PLACEMENTS(&c), CLI_OPT_SHAPE(&c),
+        {.name = "op", .kind = CLI_STR, .meta = "OP", .to = &op,
+         .help = "uniform, normal, random, bernoulli, dropout or exponential"},
+        {.name = "svg", .kind = CLI_STR, .meta = "FILE", .to = &svgpath,
+         .help = "also draw it as SVG into FILE"},
+        CLI_OPT_END};
+    char about[512];
+    snprintf(about, sizeof about,
+             "Who holds what: the global tensor with each shard's block, the shards (uneven and\n"
+             "empty marked), the groups of every mesh dim; with --op each shard's Philox window\n"
+             "on the counter line (! past end_incr, X overlapping another shard, same starts\n"
+             "named).  Meshes of at most %d ranks.", XP_MAX_WORLD);
+    const cli_command cmd = {.name = "explain", .opts = opts, .about = about,
+                             .synopsis = "--mesh M [--ranks L] --placements P --shape S [--op OP] "
+                                         "[--svg FILE]"};
+    int x = cli_parse(&cmd, argc, argv, NULL);
+    if (x != CLI_GO)
+        return x;
+    if (svgpath && !*svgpath)
+        return cli_usage_error("explain", "--svg: empty file name");
     return explain(&c, op, svgpath);
 }

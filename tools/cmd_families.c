@@ -73,31 +73,26 @@ static int print_one(const shc_family *f, int fmt, const char *golden, json_t *a
 
 int cmd_families(int argc, char **argv)
 {
-    enum { O_GOLDEN = OPT_CMD_BASE, O_MD, O_HARNESS };
-    static const struct option opts[] = {
-        {"golden", required_argument, NULL, O_GOLDEN}, {"markdown", no_argument, NULL, O_MD},
-        {"harness", no_argument, NULL, O_HARNESS},     {"json", no_argument, NULL, OPT_JSON},
-        {"help", no_argument, NULL, OPT_HELP},         {0, 0, 0, 0}};
     const char *golden = "golden";
-    int fmt = FMT_TEXT, c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case O_GOLDEN: golden = optarg; break;
-        case O_MD: fmt = FMT_MARKDOWN; break;
-        case O_HARNESS: fmt = FMT_HARNESS; break;
-        case OPT_JSON: fmt = FMT_JSON; break;
-        case OPT_HELP:
-            printf("usage: shardcheck families [--golden DIR] [--markdown | --harness | --json]\n"
-                   "Lists the registered golden families with their case counts in DIR.\n"
-                   "--markdown prints README's family table, --harness the families the test\n"
-                   "job cross-checks through the harness as NAME:STRIDE.\n");
-            return EXIT_OK;
-        default: return EXIT_USAGE;
-        }
-    }
-    if (cli_no_positionals("families", argc, argv))
-        return EXIT_USAGE;
+    int fmt = FMT_TEXT;
+    const cli_option opts[] = {
+        {.name = "golden", .kind = CLI_STR, .meta = "DIR", .help = "golden directory (default "
+         "golden)", .to = &golden},
+        {.name = "markdown", .kind = CLI_FLAG, .help = "README's family table", .to = &fmt,
+         .set = FMT_MARKDOWN},
+        {.name = "harness", .kind = CLI_FLAG, .help = "the harness list, NAME:STRIDE", .to = &fmt,
+         .set = FMT_HARNESS},
+        {.name = "json", .kind = CLI_FLAG, .help = "one JSON object", .to = &fmt, .set = FMT_JSON},
+        CLI_OPT_END};
+    const cli_command cmd = {
+        .name = "families", .opts = opts,
+        .synopsis = "[--golden DIR] [--markdown | --harness | --json]",
+        .about = "Lists the registered golden families with their case counts in DIR.\n"
+                 "--markdown prints README's family table, --harness the families the test\n"
+                 "job cross-checks through the harness as NAME:STRIDE."};
+    int x = cli_parse(&cmd, argc, argv, NULL);
+    if (x != CLI_GO)
+        return x;
     json_t *arr = fmt == FMT_JSON ? json_array() : NULL;
     if (fmt == FMT_MARKDOWN)
         printf("| family | cases | what each case gives | cross-checked against |\n"

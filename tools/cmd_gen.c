@@ -56,28 +56,21 @@ static int gen_one(const shc_family *f, const char *out, int quiet, progress *ba
 
 int cmd_gen(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"family", required_argument, NULL, 'f'}, {"out", required_argument, NULL, 'o'},
-        {"list", no_argument, NULL, 'l'},         {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},         {0, 0, 0, 0}};
     const char *family = NULL, *out = "golden";
-    int list = 0, quiet = 0, c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'f': family = optarg; break;
-        case 'o': out = optarg; break;
-        case 'l': list = 1; break;
-        case 'q': quiet = 1; break;
-        case 'h':
-            printf("usage: shardcheck gen [--family F] [--out DIR] [--list] [--quiet]\n"
-                   "Regenerates golden/<family>/*.json from the case tables and rewrites MANIFEST.\n");
-            return EXIT_OK;
-        default: return EXIT_USAGE;
-        }
-    }
-    if (cli_no_positionals("gen", argc, argv))
-        return EXIT_USAGE;
+    int list = 0, quiet = 0;
+    const cli_option opts[] = {
+        {.name = "family", .kind = CLI_STR, .meta = "F", .help = "only this family", .to = &family},
+        {.name = "out", .kind = CLI_STR, .meta = "DIR", .help = "golden directory (default golden)",
+         .to = &out},
+        {.name = "list", .kind = CLI_FLAG, .help = "list the families and exit", .to = &list},
+        {.name = "quiet", .kind = CLI_FLAG, .help = "no per-family line", .to = &quiet},
+        CLI_OPT_END};
+    const cli_command cmd = {
+        .name = "gen", .opts = opts, .synopsis = "[--family F] [--out DIR] [--list] [--quiet]",
+        .about = "Regenerates golden/<family>/*.json from the case tables and rewrites MANIFEST."};
+    int x = cli_parse(&cmd, argc, argv, NULL);
+    if (x != CLI_GO)
+        return x;
     const shc_family *const *all = shc_families();
     if (list) {
         for (int i = 0; all[i]; i++)

@@ -18,24 +18,12 @@
 #include <string.h>
 #include "cli.h"
 
-enum { OPT_AXES = OPT_CMD_BASE, OPT_HSDP_DIM };
-
 typedef struct gopts {
     cli_common c;
     const char *axes;
     long long hsdp_dim;
     bool hsdp;
 } gopts;
-
-static void usage(void)
-{
-    printf("usage: shardcheck groups --mesh M [--ranks L] [--axes A] [--rank R]\n"
-           "                         [--placements P --hsdp-shard-dim D] [--json]\n"
-           "  --axes 0,2            mesh dims: seed-002 split lists (any order; '' = none)\n"
-           "                        and, if ascending, DeviceMesh flattened groups\n"
-           "  --rank R              also the rank's own groups and communicator ranks\n"
-           "  --hsdp-shard-dim D    seed-002 HSDP groups for final placements P (-1: no shard)\n");
-}
 
 static json_t *list_json(const int64_t *v, int64_t n)
 {
@@ -240,40 +228,29 @@ static int run(const gopts *o)
 
 int cmd_groups(int argc, char **argv)
 {
-    static const struct option opts[] = {CLI_COMMON_OPTIONS,
-                                         {"axes", required_argument, NULL, OPT_AXES},
-                                         {"hsdp-shard-dim", required_argument, NULL, OPT_HSDP_DIM},
-                                         {0, 0, 0, 0}};
     gopts o;
     memset(&o, 0, sizeof o);
     cli_common_init(&o.c);
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (c == OPT_HELP) {
-            usage();
-            return EXIT_OK;
-        }
-        if (c == OPT_AXES) {
-            o.axes = optarg;
-            continue;
-        }
-        if (c == OPT_HSDP_DIM) {
-            if (cli_parse_ll("groups", "hsdp-shard-dim", optarg, &o.hsdp_dim))
-                return EXIT_USAGE;
-            if (o.hsdp_dim < -1 || o.hsdp_dim >= SHC_MAX_MESH_DIMS)
-                return cli_usage_error("groups", "--hsdp-shard-dim: %lld is not a mesh dim "
-                                       "(or -1 for none)", o.hsdp_dim);
-            o.hsdp = true;
-            continue;
-        }
-        int k = cli_common_opt(&o.c, c, optarg, "groups");
-        if (k < 0)
-            return EXIT_USAGE;
-        if (k == 0 || c == OPT_SHAPE)
-            return cli_usage_error("groups", "unknown option (see --help)");
-    }
-    if (cli_no_positionals("groups", argc, argv))
-        return EXIT_USAGE;
+    o.hsdp_dim = LLONG_MIN; /* not given */
+    const cli_option opts[] = {
+        CLI_OPT_MESH(&o.c), CLI_OPT_RANKS(&o.c),
+        {.name = "axes", .kind = CLI_STR, .meta = "A", .to = &o.axes,
+         .help = "mesh dims, e.g. 0,2: seed-002 split lists (any order; '' = none) and, if "
+                 "ascending, DeviceMesh flattened groups"},
+        {.name = "rank", .kind = CLI_LL, .meta = "R", .to = &o.c.rank, .lo = 0, .hi = LLONG_MAX,
+         .range = "is negative", .help = "also the rank's own groups and communicator ranks"},
+        CLI_OPT_PLACEMENTS(&o.c),
+        {.name = "hsdp-shard-dim", .kind = CLI_LL, .meta = "D", .to = &o.hsdp_dim, .lo = -1,
+         .hi = SHC_MAX_MESH_DIMS - 1, .range = "is not a mesh dim (or -1 for none)",
+         .help = "seed-002 HSDP groups for final placements P (-1: no shard)"},
+        CLI_OPT_JSON(&o.c), CLI_OPT_END};
+    const cli_command cmd = {
+        .name = "groups", .opts = opts,
+        .synopsis = "--mesh M [--ranks L] [--axes A] [--rank R]\n"
+                    "                         [--placements P --hsdp-shard-dim D] [--json]"};
+    int x = cli_parse(&cmd, argc, argv, NULL);
+    if (x != CLI_GO)
+        return x;
+    o.hsdp = o.hsdp_dim != LLONG_MIN;
     return run(&o);
 }

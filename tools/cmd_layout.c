@@ -14,20 +14,6 @@
 #include <string.h>
 #include "cli.h"
 
-static void usage(void)
-{
-    printf("usage: shardcheck layout --mesh M [--ranks L] --placements P --shape S [--rank R] "
-           "[--json]\n"
-           "  --mesh 4x2            device mesh shape\n"
-           "  --ranks 3,1,2,0       rank map, row-major (default arange)\n"
-           "  --placements P        e.g. 'S(0),R', 'P(sum),_S(0, 2)' or 'S(0)[1]S(0)[0]'\n"
-           "  --shape 13,2          global tensor shape\n"
-           "  --rank R              only this global rank\n"
-           "Prints every rank's local shape and global offset (torch 2.13\n"
-           "compute_local_shape_and_global_offset); dims touched by _StridedShard\n"
-           "also list the global indices held.\n");
-}
-
 static void print_list(const int64_t *v, int64_t n)
 {
     putchar('[');
@@ -145,23 +131,15 @@ static int run(const cli_common *c)
 
 int cmd_layout(int argc, char **argv)
 {
-    static const struct option opts[] = {CLI_COMMON_OPTIONS, {0, 0, 0, 0}};
     cli_common c;
     cli_common_init(&c);
-    optind = 1;
-    int o;
-    while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (o == OPT_HELP) {
-            usage();
-            return EXIT_OK;
-        }
-        int k = cli_common_opt(&c, o, optarg, "layout");
-        if (k < 0)
-            return EXIT_USAGE;
-        if (k == 0)
-            return cli_usage_error("layout", "unknown option (see --help)");
-    }
-    if (cli_no_positionals("layout", argc, argv))
-        return EXIT_USAGE;
-    return run(&c);
+    const cli_option opts[] = {CLI_OPTS_LAYOUT(&c), CLI_OPT_END};
+    const cli_command cmd = {
+        .name = "layout", .opts = opts,
+        .synopsis = "--mesh M [--ranks L] --placements P --shape S [--rank R] [--json]",
+        .about = "Prints every rank's local shape and global offset (torch 2.13\n"
+                 "compute_local_shape_and_global_offset); dims touched by _StridedShard\n"
+                 "also list the global indices held."};
+    int x = cli_parse(&cmd, argc, argv, NULL);
+    return x == CLI_GO ? run(&c) : x;
 }

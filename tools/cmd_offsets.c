@@ -17,17 +17,6 @@
 #include "cli.h"
 #include "golden.h"
 
-enum { OPT_POLICY = OPT_CMD_BASE, OPT_SEED, OPT_OFFSET, OPT_GPU, OPT_OP };
-
-static const struct option offsets_opts[] = {
-    CLI_COMMON_OPTIONS,
-    {"policy", required_argument, NULL, OPT_POLICY},
-    {"seed", required_argument, NULL, OPT_SEED},
-    {"offset", required_argument, NULL, OPT_OFFSET},
-    {"gpu", required_argument, NULL, OPT_GPU},
-    {"op", required_argument, NULL, OPT_OP},
-    {NULL, 0, NULL, 0}};
-
 typedef struct offsets_args {
     cli_common c;
     const char *policy, *gpu, *op;
@@ -49,7 +38,10 @@ static json_t *json_u64s(uint64_t v)
     return json_string(b);
 }
 
-static int parse_args(const char *cmd, int argc, char **argv, offsets_args *a, int *help)
+/* The three commands share one table (policies refuses the layout options itself):
+ * CLI_GO, or the exit code of --help or a usage error. */
+static int parse_args(const char *name, const char *synopsis, const char *about, int argc,
+                      char **argv, offsets_args *a)
 {
     cli_common_init(&a->c);
     a->policy = "torch-offset";
@@ -57,36 +49,20 @@ static int parse_args(const char *cmd, int argc, char **argv, offsets_args *a, i
     a->op = NULL;
     a->seed = 0;
     a->offset = 0;
-    *help = 0;
-    optind = 1;
-    opterr = 0;
-    int opt;
-    while ((opt = getopt_long(argc, argv, "", offsets_opts, NULL)) != -1) {
-        int r = cli_common_opt(&a->c, opt, optarg, cmd);
-        if (r < 0)
-            return EXIT_USAGE;
-        if (r > 0)
-            continue;
-        switch (opt) {
-        case OPT_POLICY: a->policy = optarg; break;
-        case OPT_GPU: a->gpu = optarg; break;
-        case OPT_OP: a->op = optarg; break;
-        case OPT_SEED:
-            if (cli_parse_ll(cmd, "seed", optarg, &a->seed))
-                return EXIT_USAGE;
-            break;
-        case OPT_OFFSET:
-            if (cli_parse_ll(cmd, "offset", optarg, &a->offset))
-                return EXIT_USAGE;
-            if (a->offset < 0)
-                return cli_usage_error(cmd, "--offset: %lld is negative", a->offset);
-            break;
-        case OPT_HELP: *help = 1; return EXIT_OK;
-        default:
-            return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
-        }
-    }
-    return cli_no_positionals(cmd, argc, argv);
+    const cli_option opts[] = {
+        CLI_OPTS_LAYOUT(&a->c),
+        {.name = "policy", .kind = CLI_STR, .meta = "NAME", .to = &a->policy,
+         .help = "RNG policy (default torch-offset)"},
+        {.name = "seed", .kind = CLI_LL, .meta = "N", .to = &a->seed, .help = "the seed"},
+        {.name = "offset", .kind = CLI_LL, .meta = "N", .to = &a->offset, .lo = 0,
+         .hi = LLONG_MAX, .range = "is negative", .help = "the Philox offset before the op"},
+        {.name = "gpu", .kind = CLI_STR, .meta = "PROFILE", .to = &a->gpu,
+         .help = "GPU profile NAME or SMSxTHREADS (default a100)"},
+        {.name = "op", .kind = CLI_STR, .meta = "OP", .to = &a->op,
+         .help = "a random op of `shardcheck ops`"},
+        CLI_OPT_END};
+    const cli_command cmd = {.name = name, .opts = opts, .synopsis = synopsis, .about = about};
+    return cli_parse(&cmd, argc, argv, NULL);
 }
 
 static int load_layout(const cli_common *c, layout_in *L, shc_err *e)
@@ -195,14 +171,13 @@ int cmd_offsets(int argc, char **argv)
 {
     const char *cmd = "offsets";
     offsets_args a;
-    int help, rc = parse_args(cmd, argc, argv, &a, &help);
-    if (rc || help) {
-        if (help)
-            printf("usage: shardcheck offsets --mesh M [--ranks L] --placements P --shape S\n"
-                   "       [--policy NAME] [--gpu PROFILE] [--seed N] [--offset N] [--rank R] [--json]\n"
-                   "policies: %s\n", shc_rng_policy_names());
+    char about[512];
+    snprintf(about, sizeof about, "policies: %s", shc_rng_policy_names());
+    int rc = parse_args(cmd, "--mesh M [--ranks L] --placements P --shape S\n"
+                        "       [--policy NAME] [--gpu PROFILE] [--seed N] [--offset N] [--rank R] "
+                        "[--json]", about, argc, argv, &a);
+    if (rc != CLI_GO)
         return rc;
-    }
     shc_err e;
     shc_err_clear(&e);
     layout_in L;
@@ -279,16 +254,13 @@ int cmd_audit_rng(int argc, char **argv)
 {
     const char *cmd = "audit rng";
     offsets_args a;
-    int help, rc = parse_args(cmd, argc, argv, &a, &help);
-    if (rc || help) {
-        if (help)
-            printf("usage: shardcheck audit rng --mesh M [--ranks L] --placements P --shape S "
-                   "[--op OP] [--json]\n"
-                   "--op: a random op of `shardcheck ops` (default: any tracked op); untracked ops "
-                   "report UntrackedOpSharedDraws, ops torch rejects exit 2 with torch's message\n"
-                   "exit 0 with or without findings (they describe the layout), 2 on bad input\n");
+    int rc = parse_args(cmd, "--mesh M [--ranks L] --placements P --shape S [--op OP] [--json]",
+                        "--op: a random op of `shardcheck ops` (default: any tracked op); "
+                        "untracked ops\nreport UntrackedOpSharedDraws, ops torch rejects exit 2 "
+                        "with torch's message.\nExit 0 with or without findings (they describe "
+                        "the layout), 2 on bad input.", argc, argv, &a);
+    if (rc != CLI_GO)
         return rc;
-    }
     if (strcmp(a.policy, "torch-offset") != 0)
         return cli_usage_error(cmd, "--policy: audit rng checks torch-offset windows only; "
                                "use 'shardcheck policies' for other policies");
@@ -362,13 +334,11 @@ int cmd_policies(int argc, char **argv)
 {
     const char *cmd = "policies";
     offsets_args a;
-    int help, rc = parse_args(cmd, argc, argv, &a, &help);
-    if (rc || help) {
-        if (help)
-            printf("usage: shardcheck policies [--gpu PROFILE] [--seed N] [--json]\n"
-                   "verdicts are computed over the layout table in lib/offsets/rng_policy_check.c\n");
+    int rc = parse_args(cmd, "[--gpu PROFILE] [--seed N] [--json]",
+                        "Verdicts are computed over the layout table in "
+                        "lib/offsets/rng_policy_check.c.", argc, argv, &a);
+    if (rc != CLI_GO)
         return rc;
-    }
     if (a.c.mesh || a.c.placements || a.c.shape || a.c.rank >= 0)
         return cli_usage_error(cmd, "takes no layout options (verdicts cover its own layout table)");
     shc_err e;
@@ -436,20 +406,18 @@ static json_t *dtypes_json(unsigned mask)
 int cmd_rng_ops(int argc, char **argv)
 {
     const char *cmd = "ops";
-    bool json = false;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--json")) {
-            json = true;
-        } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            printf("usage: shardcheck ops [--json]\n"
-                   "torch 2.13's random ops and what DTensor does with each: tracked (inside "
-                   "OffsetBasedRNGTracker._distribute_region), untracked (each rank's own "
-                   "generator), rejected (torch's message), local (no DTensor argument)\n");
-            return EXIT_OK;
-        } else {
-            return cli_usage_error(cmd, "unknown argument '%s' (expected --json)", argv[i]);
-        }
-    }
+    int json = 0;
+    const cli_option opts[] = {{.name = "json", .kind = CLI_FLAG, .to = &json,
+                                .help = "one JSON object instead of the table"},
+                               CLI_OPT_END};
+    const cli_command c = {
+        .name = cmd, .opts = opts, .synopsis = "[--json]",
+        .about = "torch 2.13's random ops and what DTensor does with each: tracked (inside\n"
+                 "OffsetBasedRNGTracker._distribute_region), untracked (each rank's own\n"
+                 "generator), rejected (torch's message), local (no DTensor argument)."};
+    int x = cli_parse(&c, argc, argv, NULL);
+    if (x != CLI_GO)
+        return x;
     size_t n;
     const shc_rng_op *ops = shc_rng_ops(&n);
     if (json) {

@@ -13,35 +13,16 @@
 #include "golden.h"
 #include "plan.h"
 
-enum { OPT_SRC = OPT_CMD_BASE, OPT_DST, OPT_PLANNER, OPT_DTYPE, OPT_DPH, OPT_NO_MERGE,
-       OPT_FLATTEN, OPT_STRIDED_LITERAL };
-
-static const struct option plan_options[] = {
-    CLI_COMMON_OPTIONS,
-    {"src", required_argument, NULL, OPT_SRC},
-    {"dst", required_argument, NULL, OPT_DST},
-    {"planner", required_argument, NULL, OPT_PLANNER},
-    {"dtype", required_argument, NULL, OPT_DTYPE},
-    {"devices-per-host", required_argument, NULL, OPT_DPH},
-    {"no-merge", no_argument, NULL, OPT_NO_MERGE},
-    {"flatten", required_argument, NULL, OPT_FLATTEN},
-    {"strided-literal", no_argument, NULL, OPT_STRIDED_LITERAL},
-    {NULL, 0, NULL, 0}};
-
-static const char plan_usage[] =
-    "usage: shardcheck plan --mesh M [--ranks L] --shape S --src P --dst P\n"
+static const char plan_synopsis[] =
+    "--mesh M [--ranks L] --shape S --src P --dst P\n"
     "         [--planner auto|greedy|graph] [--dtype T] [--devices-per-host N]\n"
-    "         [--flatten 0+1[,1+2..]] [--no-merge] [--strided-literal] [--rank R] [--json]\n"
-    "  P: 'S(0),R,P(sum),_S(0, 2)' or the trace form 'S(0)[1]S(0)[0]R' (shard order)\n"
-    "  --flatten: mesh-dim sets with an explicitly flattened mesh (torch merges steps over them)\n"
-    "  --devices-per-host: the cost model's host size (default 8; torch on CPU uses 1)\n"
-    "  --strided-literal: _S is a real strided shard (use_strided_shard_as_shard_order=False)\n";
+    "         [--flatten 0+1[,1+2..]] [--no-merge] [--strided-literal] [--rank R] [--json]";
 
 typedef struct plan_args {
     cli_common c;
     const char *src, *dst, *planner, *dtype, *flatten;
     long long dph;
-    bool no_merge, strided_literal;
+    int no_merge, strided_literal;
 } plan_args;
 
 /* Parse "0+1,1+2" into bitmasks. */
@@ -75,44 +56,39 @@ static int parse_flatten(const char *s, shc_plan_opts *o, shc_err *e)
     return SHC_OK;
 }
 
-static int parse_args(const char *cmd, int argc, char **argv, plan_args *a)
+/* CLI_GO, or the exit code of --help or a usage error. */
+static int parse_args(const char *name, int argc, char **argv, plan_args *a)
 {
     memset(a, 0, sizeof *a);
     cli_common_init(&a->c);
     a->dph = -1;
-    optind = 1;
-    int opt;
-    while ((opt = getopt_long(argc, argv, "", plan_options, NULL)) != -1) {
-        int r = cli_common_opt(&a->c, opt, optarg, cmd);
-        if (r < 0)
-            return EXIT_USAGE;
-        if (r > 0)
-            continue;
-        switch (opt) {
-        case OPT_SRC: a->src = optarg; break;
-        case OPT_DST: a->dst = optarg; break;
-        case OPT_PLANNER: a->planner = optarg; break;
-        case OPT_DTYPE: a->dtype = optarg; break;
-        case OPT_FLATTEN: a->flatten = optarg; break;
-        case OPT_NO_MERGE: a->no_merge = true; break;
-        case OPT_STRIDED_LITERAL: a->strided_literal = true; break;
-        case OPT_DPH:
-            if (cli_parse_ll(cmd, "devices-per-host", optarg, &a->dph))
-                return EXIT_USAGE;
-            if (a->dph < 1)
-                return cli_usage_error(cmd, "--devices-per-host: %lld must be >= 1", a->dph);
-            break;
-        case OPT_HELP: fputs(plan_usage, stdout); return -1;
-        default: return cli_usage_error(cmd, "unknown option (see --help)");
-        }
-    }
-    if (cli_no_positionals(cmd, argc, argv))
-        return EXIT_USAGE;
-    if (a->c.placements)
-        return cli_usage_error(cmd, "use --src and --dst, not --placements");
+    const cli_option opts[] = {
+        CLI_OPT_MESH(&a->c), CLI_OPT_RANKS(&a->c), CLI_OPT_SHAPE(&a->c),
+        {.name = "src", .kind = CLI_STR, .meta = "P", .to = &a->src,
+         .help = "source placements: 'S(0),R,P(sum),_S(0, 2)' or the trace form 'S(0)[1]S(0)[0]R'"},
+        {.name = "dst", .kind = CLI_STR, .meta = "P", .to = &a->dst,
+         .help = "destination placements, as --src"},
+        {.name = "planner", .kind = CLI_STR, .meta = "NAME", .to = &a->planner,
+         .help = "auto, greedy or graph"},
+        {.name = "dtype", .kind = CLI_STR, .meta = "T", .to = &a->dtype,
+         .help = "element dtype (the cost model's bytes)"},
+        {.name = "devices-per-host", .kind = CLI_LL, .meta = "N", .to = &a->dph, .lo = 1,
+         .hi = LLONG_MAX, .range = "must be >= 1",
+         .help = "the cost model's host size (default 8; torch on CPU uses 1)"},
+        {.name = "no-merge", .kind = CLI_FLAG, .to = &a->no_merge,
+         .help = "do not merge steps over flattened mesh dims"},
+        {.name = "flatten", .kind = CLI_STR, .meta = "0+1[,1+2..]", .to = &a->flatten,
+         .help = "mesh-dim sets with an explicitly flattened mesh (torch merges steps over them)"},
+        {.name = "strided-literal", .kind = CLI_FLAG, .to = &a->strided_literal,
+         .help = "_S is a real strided shard (use_strided_shard_as_shard_order=False)"},
+        CLI_OPT_RANK(&a->c), CLI_OPT_JSON(&a->c), CLI_OPT_END};
+    const cli_command cmd = {.name = name, .opts = opts, .synopsis = plan_synopsis};
+    int x = cli_parse(&cmd, argc, argv, NULL);
+    if (x != CLI_GO)
+        return x;
     if (!a->c.shape || !a->src || !a->dst)
-        return cli_usage_error(cmd, "--shape, --src and --dst are required (see --help)");
-    return EXIT_OK;
+        return cli_usage_error(name, "--shape, --src and --dst are required (see --help)");
+    return CLI_GO;
 }
 
 /* Everything parsed into library types. */
@@ -281,8 +257,8 @@ int cmd_plan(int argc, char **argv)
 {
     plan_args a;
     int x = parse_args("plan", argc, argv, &a);
-    if (x)
-        return x < 0 ? EXIT_OK : x;
+    if (x != CLI_GO)
+        return x;
     plan_req q;
     memset(&q, 0, sizeof q);
     shc_err e;
@@ -298,8 +274,8 @@ int cmd_audit_plan(int argc, char **argv)
 {
     plan_args a;
     int x = parse_args("audit plan", argc, argv, &a);
-    if (x)
-        return x < 0 ? EXIT_OK : x;
+    if (x != CLI_GO)
+        return x;
     plan_req q;
     memset(&q, 0, sizeof q);
     shc_err e;

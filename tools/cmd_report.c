@@ -95,13 +95,15 @@ static int add_case(rp *r, const char *fam, const char *be, const char *ranks, c
     return 0;
 }
 
-/* One input: run --json ({"backend","ranks","results"}) or verify --json ({"suite","cases"}). */
+/* One input: run --json ({"backend","ranks","cases"}; before the shared reporter "results"
+ * with "message") or verify --json ({"suite","cases"}). */
 static int add_input(rp *r, const char *path, shc_err *e)
 {
     json_t *root = shc_json_load_path(path, e);
     if (!root)
         return shc_err_prefix(e, "input");
-    json_t *results = json_object_get(root, "results"), *cases = json_object_get(root, "cases");
+    json_t *cases = json_object_get(root, "cases");
+    json_t *results = json_is_array(cases) ? cases : json_object_get(root, "results");
     size_t i;
     json_t *x;
     int rc = SHC_OK;
@@ -121,7 +123,9 @@ static int add_input(rp *r, const char *path, shc_err *e)
             char name[64];
             snprintf(name, sizeof name, "tcId %lld",
                      (long long)json_integer_value(json_object_get(x, "tcId")));
-            const char *msg = json_string_value(json_object_get(x, "message"));
+            const char *msg = json_string_value(json_object_get(x, "detail"));
+            if (!json_object_get(x, "detail"))
+                msg = json_string_value(json_object_get(x, "message"));
             if (add_case(r, fam, be, ranks, name, st, msg))
                 rc = shc_fail(e, SHC_ENOMEM, "report: out of memory");
         }
@@ -144,7 +148,7 @@ static int add_input(rp *r, const char *path, shc_err *e)
         }
     } else {
         rc = shc_fail(e, SHC_EFORMAT, "input %s: neither `shardcheck run --json` output "
-                      "(\"backend\", \"results\") nor `verify --json` output (\"suite\", "
+                      "(\"backend\", \"cases\") nor `verify --json` output (\"suite\", "
                       "\"cases\")", path);
     }
     json_decref(root);
@@ -300,38 +304,31 @@ int report_html_write(const char *out, const char *golden, char *const *inputs, 
 
 int cmd_report(int argc, char **argv)
 {
-    enum { OPT_OUT = OPT_CMD_BASE, OPT_GOLDEN };
-    static const struct option opts[] = {{"out", required_argument, NULL, OPT_OUT},
-                                         {"golden", required_argument, NULL, OPT_GOLDEN},
-                                         {"help", no_argument, NULL, OPT_HELP},
-                                         {0, 0, 0, 0}};
     const char *out = NULL, *golden = "golden";
-    int o;
-    optind = 1;
-    while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (o == OPT_HELP) {
-            printf("usage: shardcheck report --out FILE.html [--golden DIR] INPUT.json...\n"
-                   "  INPUT: the output of `shardcheck run --json` or `verify --json`.\n"
-                   "  Writes one self-contained HTML page: family x backend x rank-count matrix,\n"
-                   "  failures with expected vs got, other outcomes, provenance.\n");
-            return EXIT_OK;
-        }
-        if (o == OPT_OUT)
-            out = optarg;
-        else if (o == OPT_GOLDEN)
-            golden = optarg;
-        else
-            return cli_usage_error("report", "unknown option (see --help)");
-    }
+    const cli_option opts[] = {
+        {.name = "out", .kind = CLI_STR, .meta = "FILE.html", .to = &out,
+         .help = "the page to write"},
+        {.name = "golden", .kind = CLI_STR, .meta = "DIR", .to = &golden,
+         .help = "golden directory, for expected values (default golden)"},
+        CLI_OPT_END};
+    const cli_command cmd = {
+        .name = "report", .opts = opts, .positional = "INPUT.json...",
+        .synopsis = "--out FILE.html [--golden DIR] INPUT.json...",
+        .about = "  INPUT: the output of `shardcheck run --json` or `verify --json`.\n"
+                 "  Writes one self-contained HTML page: family x backend x rank-count matrix,\n"
+                 "  failures with expected vs got, other outcomes, provenance."};
+    int first = 0, x = cli_parse(&cmd, argc, argv, &first);
+    if (x != CLI_GO)
+        return x;
     if (!out || !*out)
         return cli_usage_error("report", "--out FILE.html is required");
-    if (optind >= argc)
+    if (first >= argc)
         return cli_usage_error("report", "no input: give the JSON of `run --json` or "
                                "`verify --json`");
     shc_err e = {0};
     size_t cells = 0;
     long long fails = 0;
-    int rc = report_html_write(out, golden, argv + optind, argc - optind, argc, argv, &cells,
+    int rc = report_html_write(out, golden, argv + first, argc - first, argc, argv, &cells,
                                &fails, &e);
     if (rc)
         return cli_report("report", rc, &e);

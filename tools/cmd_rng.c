@@ -23,15 +23,11 @@
 #include "torch_cuda_rng.h"
 #include "golden.h"
 
-enum { O_ENGINE = OPT_CMD_BASE, O_SEED, O_KEY, O_COUNTER, O_ROUNDS, O_BLOCKS, O_STEP, O_SUBSEQ,
-       O_OFFSET, O_CALL, O_COUNT, O_START, O_OP, O_DTYPE, O_GPU, O_FROM, O_TO, O_MEAN, O_STD,
-       O_P, O_LAMBD, O_PATH, O_DIGEST };
-
 typedef struct rng_opts {
     cli_common c;
     const char *engine, *seed, *key, *counter, *step, *sub, *offset, *call, *op, *dtype, *gpu;
     const char *from, *to, *mean, *std, *p, *lambd, *count, *start, *rounds, *blocks, *path;
-    const char *digest; /* non-NULL: print the sha256 of the whole output (golden "sha256") */
+    int digest; /* print the sha256 of the whole output (golden "sha256") */
 } rng_opts;
 
 static int parse_u64(const char *opt, const char *s, uint64_t *out, shc_err *e)
@@ -399,49 +395,53 @@ static int run_threefry(const rng_opts *o, shc_err *e)
     return ex;
 }
 
+static const char RNG_ABOUT[] =
+    "  shardcheck rng --engine philox [--key H,H | --seed N] [--counter H,H,H,H]\n"
+    "                 [--rounds 10] [--blocks N] [--step counter|subseq] [--path P]\n"
+    "  shardcheck rng --engine curand --seed N [--subsequence N] [--offset N]\n"
+    "                 [--call curand|uniform|uniform_double|normal|normal_double] [--count N]\n"
+    "  shardcheck rng --engine torch-cuda --seed N [--offset N] --shape S --op OP [--dtype T]\n"
+    "                 [--gpu NAME|SMSxTHREADS] [--from X --to Y | --mean M --std S | --p P |\n"
+    "                 --lambd L] [--start I] [--count N] [--digest]\n"
+    "  shardcheck rng --engine threefry [--key H,H | --seed N] --shape S";
+
 int cmd_rng(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        CLI_COMMON_OPTIONS,
-        {"engine", required_argument, NULL, O_ENGINE}, {"seed", required_argument, NULL, O_SEED},
-        {"key", required_argument, NULL, O_KEY}, {"counter", required_argument, NULL, O_COUNTER},
-        {"rounds", required_argument, NULL, O_ROUNDS}, {"blocks", required_argument, NULL, O_BLOCKS},
-        {"step", required_argument, NULL, O_STEP}, {"subsequence", required_argument, NULL, O_SUBSEQ},
-        {"offset", required_argument, NULL, O_OFFSET}, {"call", required_argument, NULL, O_CALL},
-        {"count", required_argument, NULL, O_COUNT}, {"start", required_argument, NULL, O_START},
-        {"op", required_argument, NULL, O_OP}, {"dtype", required_argument, NULL, O_DTYPE},
-        {"gpu", required_argument, NULL, O_GPU}, {"from", required_argument, NULL, O_FROM},
-        {"to", required_argument, NULL, O_TO}, {"mean", required_argument, NULL, O_MEAN},
-        {"std", required_argument, NULL, O_STD}, {"p", required_argument, NULL, O_P},
-        {"lambd", required_argument, NULL, O_LAMBD}, {"path", required_argument, NULL, O_PATH},
-        {"digest", no_argument, NULL, O_DIGEST},
-        {NULL, 0, NULL, 0}};
     rng_opts o;
     memset(&o, 0, sizeof o);
     cli_common_init(&o.c);
-    const char **slot[] = {[O_ENGINE - O_ENGINE] = &o.engine, &o.seed, &o.key, &o.counter,
-                           &o.rounds, &o.blocks, &o.step, &o.sub, &o.offset, &o.call, &o.count,
-                           &o.start, &o.op, &o.dtype, &o.gpu, &o.from, &o.to, &o.mean, &o.std,
-                           &o.p, &o.lambd, &o.path, &o.digest};
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (c == OPT_HELP) {
-            puts("usage: shardcheck rng --engine philox|curand|torch-cuda|threefry [options] [--json]");
-            return EXIT_OK;
-        }
-        int r = cli_common_opt(&o.c, c, optarg, "rng");
-        if (r < 0)
-            return EXIT_USAGE;
-        if (r == 1)
-            continue;
-        if (c >= O_ENGINE && c <= O_DIGEST)
-            *slot[c - O_ENGINE] = c == O_DIGEST ? "yes" : optarg;
-        else
-            return cli_usage_error("rng", "unknown option (see --help)");
-    }
-    if (cli_no_positionals("rng", argc, argv))
-        return EXIT_USAGE;
+    const cli_option opts[] = {
+        {.name = "engine", .kind = CLI_STR, .meta = "E", .help = "philox, curand, torch-cuda or threefry", .to = &o.engine},
+        {.name = "seed", .kind = CLI_STR, .meta = "N", .help = "the seed (decimal)", .to = &o.seed},
+        {.name = "key", .kind = CLI_STR, .meta = "H,H", .help = "philox/threefry key words (hex)", .to = &o.key},
+        {.name = "counter", .kind = CLI_STR, .meta = "H,H,H,H", .help = "philox: first counter (hex words)", .to = &o.counter},
+        {.name = "rounds", .kind = CLI_STR, .meta = "N", .help = "philox: rounds (default 10)", .to = &o.rounds},
+        {.name = "blocks", .kind = CLI_STR, .meta = "N", .help = "philox: blocks to print", .to = &o.blocks},
+        {.name = "step", .kind = CLI_STR, .meta = "S", .help = "philox: counter or subseq", .to = &o.step},
+        {.name = "subsequence", .kind = CLI_STR, .meta = "N", .help = "curand: subsequence", .to = &o.sub},
+        {.name = "offset", .kind = CLI_STR, .meta = "N", .help = "curand/torch-cuda: Philox offset", .to = &o.offset},
+        {.name = "call", .kind = CLI_STR, .meta = "F", .help = "curand: curand, uniform, uniform_double, normal, normal_double", .to = &o.call},
+        {.name = "count", .kind = CLI_STR, .meta = "N", .help = "values to print", .to = &o.count},
+        {.name = "start", .kind = CLI_STR, .meta = "I", .help = "torch-cuda: first element printed", .to = &o.start},
+        {.name = "op", .kind = CLI_STR, .meta = "OP", .help = "torch-cuda: the random op", .to = &o.op},
+        {.name = "dtype", .kind = CLI_STR, .meta = "T", .help = "torch-cuda: element dtype", .to = &o.dtype},
+        {.name = "gpu", .kind = CLI_STR, .meta = "G", .help = "torch-cuda: GPU profile NAME or SMSxTHREADS", .to = &o.gpu},
+        {.name = "from", .kind = CLI_STR, .meta = "X", .help = "torch-cuda: random_/uniform_ low", .to = &o.from},
+        {.name = "to", .kind = CLI_STR, .meta = "Y", .help = "torch-cuda: random_/uniform_ high", .to = &o.to},
+        {.name = "mean", .kind = CLI_STR, .meta = "M", .help = "torch-cuda: normal_ mean", .to = &o.mean},
+        {.name = "std", .kind = CLI_STR, .meta = "S", .help = "torch-cuda: normal_ std", .to = &o.std},
+        {.name = "p", .kind = CLI_STR, .meta = "P", .help = "torch-cuda: bernoulli_ probability", .to = &o.p},
+        {.name = "lambd", .kind = CLI_STR, .meta = "L", .help = "torch-cuda: exponential_ lambda", .to = &o.lambd},
+        {.name = "path", .kind = CLI_STR, .meta = "P", .help = "philox: auto, scalar, avx2 or avx512", .to = &o.path},
+        {.name = "digest", .kind = CLI_FLAG, .to = &o.digest,
+         .help = "torch-cuda: the sha256 of the whole output (golden \"sha256\")"},
+        CLI_OPT_SHAPE(&o.c), CLI_OPT_JSON(&o.c), CLI_OPT_END};
+    const cli_command cmd = {.name = "rng", .opts = opts, .about = RNG_ABOUT,
+                             .synopsis = "--engine philox|curand|torch-cuda|threefry [options] "
+                                         "[--json]"};
+    int x = cli_parse(&cmd, argc, argv, NULL);
+    if (x != CLI_GO)
+        return x;
     shc_err e;
     shc_err_clear(&e);
     if (!o.engine)

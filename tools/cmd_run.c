@@ -10,8 +10,9 @@
  * in a forked worker with a per-case time limit; run_mpi.c with one process
  * per rank under mpirun) and checked against golden and the SPMD invariants.
  * A test whose world does not fit the backend, or that a family or plugin
- * cannot compute, is NotSupported, never Fail.  Reports: text (failures and
- * per-family totals), --tap, --junit FILE, --json; the last line is always
+ * cannot compute, is NotSupported, never Fail.  Reports go through report.c, the
+ * reporter verify uses: text (failures, every case with --verbose, per-family
+ * totals), --tap, --junit FILE, --json; the last line is always
  * "N passed, N failed, N skipped"; on a terminal, rank 0 shows a progress bar over each
  * family's cases (tools/progress.h).  Exit codes (docs/DESIGN.md): 0 all passed or
  * skipped, 1 a Fail/Crash/Timeout, 2 bad usage or input (corrupt golden file,
@@ -26,60 +27,19 @@
 #include <time.h>
 #include <sys/stat.h>
 #include "cli.h"
+#include "report.h"
 #include "run.h"
 
-enum { OPT_BACKEND = OPT_CMD_BASE, OPT_FAMILY, OPT_GOLDEN, OPT_TAP, OPT_JUNIT, OPT_TIMEOUT,
-       OPT_MAX_CASES, OPT_MAX_RANKS, OPT_JOURNAL };
-
-static const struct option run_options[] = {
-    {"backend", required_argument, NULL, OPT_BACKEND},
-    {"family", required_argument, NULL, OPT_FAMILY},
-    {"golden", required_argument, NULL, OPT_GOLDEN},
-    {"tap", no_argument, NULL, OPT_TAP},
-    {"junit", required_argument, NULL, OPT_JUNIT},
-    {"json", no_argument, NULL, OPT_JSON},
-    {"timeout", required_argument, NULL, OPT_TIMEOUT},
-    {"max-cases", required_argument, NULL, OPT_MAX_CASES},
-    {"max-ranks", required_argument, NULL, OPT_MAX_RANKS},
-    {"journal", required_argument, NULL, OPT_JOURNAL},
-    {"help", no_argument, NULL, OPT_HELP},
-    {NULL, 0, NULL, 0},
-};
-
-static void usage(void)
-{
-    puts("usage: shardcheck run [--backend ref|local|mpi|cuda|torch|plugin:FILE.so] [--family F]\n"
-         "                      [--golden DIR] [--tap | --junit FILE | --json] [--timeout SEC]\n"
-         "                      [--max-cases N] [--max-ranks N] [--journal FILE]\n"
-         "  ref     the reference, one process;  local  simulated ranks with real collectives\n"
-         "  mpi     one process per rank: mpirun -np N shardcheck run --backend mpi\n"
-         "  torch   real DTensor per rank (torch.distributed, gloo or nccl), checked here:\n"
-         "          mpirun -np N shardcheck run --backend torch[:gloo|:nccl]\n"
-         "  cuda    each rank's view on a GPU (rank mod GPUs; under mpirun one process per rank);\n"
-         "          77 with the reason where CUDA was not built in or no GPU is visible\n"
-         "  plugin  a vendor library implementing shardcheck_backend.h\n"
-         "  SHARDCHECK_FAULT=kill:RANK:TCID | hang:RANK:TCID injects a fault (tests).\n"
-         "  exit: 0 passed, 1 failures, 2 bad input, 77 nothing ran, 99 internal error");
-}
-
-typedef struct results {
-    run_result *r;
-    size_t n, cap;
-} results;
-
-static run_result *add_result(results *rs)
-{
-    if (rs->n == rs->cap) {
-        rs->cap = rs->cap ? 2 * rs->cap : 256;
-        rs->r = realloc(rs->r, rs->cap * sizeof *rs->r);
-        if (!rs->r) {
-            fputs("shardcheck run: out of memory\n", stderr);
-            exit(EXIT_INTERNAL);
-        }
-    }
-    memset(&rs->r[rs->n], 0, sizeof rs->r[0]);
-    return &rs->r[rs->n++];
-}
+static const char RUN_ABOUT[] =
+    "  ref     the reference, one process;  local  simulated ranks with real collectives\n"
+    "  mpi     one process per rank: mpirun -np N shardcheck run --backend mpi\n"
+    "  torch   real DTensor per rank (torch.distributed, gloo or nccl), checked here:\n"
+    "          mpirun -np N shardcheck run --backend torch[:gloo|:nccl]\n"
+    "  cuda    each rank's view on a GPU (rank mod GPUs; under mpirun one process per rank);\n"
+    "          77 with the reason where CUDA was not built in or no GPU is visible\n"
+    "  plugin  a vendor library implementing shardcheck_backend.h\n"
+    "  SHARDCHECK_FAULT=kill:RANK:TCID | hang:RANK:TCID injects a fault (tests).\n"
+    "  exit: 0 passed, 1 failures, 2 bad input, 77 nothing ran, 99 internal error";
 
 static double now_s(void)
 {
@@ -90,34 +50,35 @@ static double now_s(void)
 
 static bool printer(const run_opts *o) { return o->rank == 0; }
 
-/* Print one result as it finishes (TAP streams; text shows what did not pass). */
-static void emit_line(const run_opts *o, const run_result *r, size_t idx)
+/* One finished result: a line in the journal (the mpirun wrapper follows it) and a case
+ * of the report (rank 0 of an mpi job reports; the other ranks only compute). */
+static void emit(const run_opts *o, const run_result *r)
 {
-    if (printer(o) && o->bar)
-        progress_add(o->bar, 1);
-    if (printer(o) && o->journal) {
+    if (!printer(o))
+        return;
+    if (o->journal) {
         fprintf(o->journal, "%s %s %lld\n", run_status_name(r->status), r->family,
                 (long long)r->tcid);
         fflush(o->journal);
     }
-    if (!printer(o) || o->json)
-        return;
-    if (o->bar && (o->tap || (r->status != RUN_PASS && r->status != RUN_NOTSUPPORTED)))
-        progress_hide(); /* the result line goes below the bar, not onto it */
-    if (o->tap) {
-        if (r->status == RUN_PASS)
-            printf("ok %zu - %s tc %lld: %s\n", idx, r->family, (long long)r->tcid, r->comment);
-        else if (r->status == RUN_NOTSUPPORTED)
-            printf("ok %zu - %s tc %lld: %s # SKIP NotSupported: %s\n", idx, r->family,
-                   (long long)r->tcid, r->comment, r->msg);
-        else
-            printf("not ok %zu - %s tc %lld: %s # %s: %s\n", idx, r->family, (long long)r->tcid,
-                   r->comment, run_status_name(r->status), r->msg);
-    } else if (r->status != RUN_PASS && r->status != RUN_NOTSUPPORTED) {
-        printf("%-13s %s tc %lld (%s): %s\n", run_status_name(r->status), r->family,
-               (long long)r->tcid, r->comment, r->msg);
-    }
+    report_item it = {.family = r->family, .tcid = r->tcid, .name = r->comment,
+                      .st = (report_status)r->status, .detail = r->msg[0] ? r->msg : NULL,
+                      .seconds = r->seconds};
+    report_add(o->rep, &it);
     fflush(stdout);
+}
+
+/* A result that stands for a whole family or the plugin (tcId 0). */
+static void emit_whole(const run_opts *o, const char *family, run_status st, const char *comment,
+                       const char *msg)
+{
+    run_result r;
+    memset(&r, 0, sizeof r);
+    r.family = family;
+    r.status = st;
+    snprintf(r.comment, sizeof r.comment, "%s", comment);
+    snprintf(r.msg, sizeof r.msg, "%s", msg);
+    emit(o, &r);
 }
 
 /* ---- one chunk of tests ---- */
@@ -125,15 +86,14 @@ static void emit_line(const run_opts *o, const run_result *r, size_t idx)
 #define CHUNK 256
 
 static void run_chunk(run_opts *o, const shc_family *f, const shc_golden *g, const int64_t *idx,
-                      int64_t n, int64_t seq, results *rs)
+                      int64_t n, int64_t seq)
 {
     run_outcome *out = calloc((size_t)n, sizeof *out);
     if (!out) {
         fputs("shardcheck run: out of memory\n", stderr);
         exit(EXIT_INTERNAL);
     }
-    bool per_process = o->backend == BACKEND_MPI || o->backend == BACKEND_TORCH ||
-                       (o->backend == BACKEND_CUDA && o->nprocs > 1);
+    bool per_process = o->backend == BACKEND_MPI || o->backend == BACKEND_TORCH || o->cuda_mpi;
     int64_t cap = per_process ? o->nprocs : o->max_ranks;
     for (int64_t k = 0; k < n; k++) {
         out[k].world = f->world_size(g->groups[idx[k]], g->tests[idx[k]]);
@@ -161,7 +121,8 @@ static void run_chunk(run_opts *o, const shc_family *f, const shc_golden *g, con
     double each = (now_s() - t0) / (double)n;
     for (int64_t k = 0; k < n; k++) {
         const json_t *test = g->tests[idx[k]];
-        run_result *r = add_result(rs);
+        run_result res, *r = &res;
+        memset(r, 0, sizeof *r);
         r->family = f->name;
         r->tcid = json_integer_value(json_object_get(test, "tcId"));
         snprintf(r->comment, sizeof r->comment, "%s",
@@ -180,7 +141,7 @@ static void run_chunk(run_opts *o, const shc_family *f, const shc_golden *g, con
             }
         }
         run_outcome_clear(&out[k]);
-        emit_line(o, r, rs->n);
+        emit(o, r);
     }
     free(out);
 }
@@ -203,15 +164,12 @@ static int64_t torch_eligible(const run_opts *o, const shc_family *f, const shc_
 }
 
 /* Every selected test of one family; returns EXIT_USAGE on a corrupt golden file. */
-static int run_family(run_opts *o, const shc_family *f, results *rs, int64_t *seq)
+static int run_family(run_opts *o, const shc_family *f, int64_t *seq)
 {
     if (!f->compute_rank || !f->world_size) {
-        run_result *r = add_result(rs);
-        r->family = f->name;
-        r->status = RUN_NOTSUPPORTED;
-        snprintf(r->comment, sizeof r->comment, "family");
-        snprintf(r->msg, sizeof r->msg, "family %s has no per-rank computation yet", f->name);
-        emit_line(o, r, rs->n);
+        char msg[160];
+        snprintf(msg, sizeof msg, "family %s has no per-rank computation yet", f->name);
+        emit_whole(o, f->name, RUN_NOTSUPPORTED, "family", msg);
         return EXIT_OK;
     }
     shc_golden g;
@@ -226,12 +184,7 @@ static int run_family(run_opts *o, const shc_family *f, results *rs, int64_t *se
     int rc = absent ? shc_fail(&e, SHC_EIO, "golden family %s: no directory %s", f->name, fdir)
                     : shc_golden_load_family(&g, o->golden, f->name, &e);
     if (absent) {
-        run_result *r = add_result(rs);
-        r->family = f->name;
-        r->status = RUN_NOTSUPPORTED;
-        snprintf(r->comment, sizeof r->comment, "family");
-        snprintf(r->msg, sizeof r->msg, "%s", e.msg);
-        emit_line(o, r, rs->n);
+        emit_whole(o, f->name, RUN_NOTSUPPORTED, "family", e.msg);
         return EXIT_OK;
     }
     if (rc) {
@@ -262,7 +215,7 @@ static int run_family(run_opts *o, const shc_family *f, results *rs, int64_t *se
             if (pick)
                 idx[k] = pick[idx[k]];
         }
-        run_chunk(o, f, &g, idx, m, (*seq)++, rs);
+        run_chunk(o, f, &g, idx, m, (*seq)++);
     }
     if (o->bar)
         progress_end(o->bar);
@@ -271,124 +224,11 @@ static int run_family(run_opts *o, const shc_family *f, results *rs, int64_t *se
     return EXIT_OK;
 }
 
-/* ---- reports ---- */
-
-static void xml_escape(FILE *fp, const char *s)
-{
-    for (; *s; s++) {
-        switch (*s) {
-        case '<': fputs("&lt;", fp); break;
-        case '>': fputs("&gt;", fp); break;
-        case '&': fputs("&amp;", fp); break;
-        case '"': fputs("&quot;", fp); break;
-        default: fputc(*s, fp);
-        }
-    }
-}
-
-static int write_junit(const char *path, const results *rs)
-{
-    FILE *fp = fopen(path, "w");
-    if (!fp) {
-        fprintf(stderr, "shardcheck run: --junit %s: cannot write\n", path);
-        return -1;
-    }
-    fprintf(fp, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"shardcheck\">\n");
-    for (size_t i = 0; i < rs->n;) {
-        size_t j = i;
-        int cnt[RUN_NSTATUS] = {0};
-        while (j < rs->n && !strcmp(rs->r[j].family, rs->r[i].family))
-            cnt[rs->r[j++].status]++;
-        fprintf(fp, "  <testsuite name=\"%s\" tests=\"%zu\" failures=\"%d\" errors=\"%d\" "
-                "skipped=\"%d\">\n", rs->r[i].family, j - i, cnt[RUN_FAIL],
-                cnt[RUN_CRASH] + cnt[RUN_TIMEOUT] + cnt[RUN_INTERNAL], cnt[RUN_NOTSUPPORTED]);
-        for (; i < j; i++) {
-            const run_result *r = &rs->r[i];
-            fprintf(fp, "    <testcase classname=\"%s\" name=\"tc %lld: ", r->family,
-                    (long long)r->tcid);
-            xml_escape(fp, r->comment);
-            fprintf(fp, "\" time=\"%.3f\"", r->seconds);
-            if (r->status == RUN_PASS) {
-                fputs("/>\n", fp);
-                continue;
-            }
-            const char *tag = r->status == RUN_NOTSUPPORTED ? "skipped"
-                            : r->status == RUN_FAIL ? "failure" : "error";
-            fprintf(fp, ">\n      <%s type=\"%s\" message=\"", tag, run_status_name(r->status));
-            xml_escape(fp, r->msg);
-            fprintf(fp, "\"/>\n    </testcase>\n");
-        }
-        fputs("  </testsuite>\n", fp);
-    }
-    fputs("</testsuites>\n", fp);
-    int bad = ferror(fp) != 0;
-    if (fclose(fp) || bad) { /* a full disk must not leave CI a truncated report and exit 0 */
-        fprintf(stderr, "shardcheck run: --junit %s: write failed, the report is incomplete\n",
-                path);
-        return -1;
-    }
-    return 0;
-}
-
-static int print_json(const run_opts *o, const results *rs, int passed, int failed, int skipped)
-{
-    json_t *a = json_array();
-    for (size_t i = 0; i < rs->n; i++) {
-        const run_result *r = &rs->r[i];
-        json_array_append_new(a, json_pack("{s:s, s:I, s:s, s:s, s:s, s:f}", "family", r->family,
-                                           "tcId", (json_int_t)r->tcid, "comment", r->comment,
-                                           "status", run_status_name(r->status), "message",
-                                           r->msg, "seconds", r->seconds));
-    }
-    static const char *const names[] = {"ref", "local", "mpi", "plugin", "torch", "cuda"};
-    json_t *out = json_pack("{s:s, s:I, s:o, s:i, s:i, s:i}", "backend", names[o->backend],
-                            "ranks", (json_int_t)o->nprocs, "results", a, "passed", passed,
-                            "failed", failed, "skipped", skipped);
-    int wrc = cli_print_json(out);
-    json_decref(out);
-    return wrc;
-}
-
-static int report(const run_opts *o, const results *rs)
-{
-    int cnt[RUN_NSTATUS] = {0};
-    for (size_t i = 0; i < rs->n; i++)
-        cnt[rs->r[i].status]++;
-    int passed = cnt[RUN_PASS], skipped = cnt[RUN_NOTSUPPORTED];
-    int failed = cnt[RUN_FAIL] + cnt[RUN_CRASH] + cnt[RUN_TIMEOUT] + cnt[RUN_INTERNAL];
-    if (o->junit && write_junit(o->junit, rs))
-        return EXIT_USAGE;
-    if (o->json && print_json(o, rs, passed, failed, skipped))
-        return EXIT_USAGE;
-    if (o->tap)
-        printf("1..%zu\n", rs->n);
-    if (!o->json && !o->tap) {
-        for (size_t i = 0; i < rs->n;) {
-            size_t j = i;
-            int c[RUN_NSTATUS] = {0};
-            while (j < rs->n && !strcmp(rs->r[j].family, rs->r[i].family))
-                c[rs->r[j++].status]++;
-            printf("%-20s %5zu cases: %d passed, %d failed, %d crashed, %d timed out, "
-                   "%d not supported, %d internal errors\n", rs->r[i].family, j - i, c[RUN_PASS],
-                   c[RUN_FAIL], c[RUN_CRASH], c[RUN_TIMEOUT], c[RUN_NOTSUPPORTED],
-                   c[RUN_INTERNAL]);
-            i = j;
-        }
-    }
-    FILE *last = o->json ? stderr : stdout;
-    fprintf(last, "%d passed, %d failed, %d skipped\n", passed, failed, skipped);
-    fflush(NULL);
-    if (cnt[RUN_INTERNAL])
-        return EXIT_INTERNAL;
-    if (failed)
-        return EXIT_FAIL;
-    return passed ? EXIT_OK : EXIT_SKIP;
-}
-
 /* ---- options ---- */
 
-static int parse_backend(run_opts *o, const char *b)
+static int parse_backend(void *ctx, const char *b, shc_err *e)
 {
+    run_opts *o = ctx;
     if (!strcmp(b, "ref"))
         o->backend = BACKEND_REF;
     else if (!strcmp(b, "local"))
@@ -404,56 +244,147 @@ static int parse_backend(run_opts *o, const char *b)
         o->backend = BACKEND_PLUGIN;
         o->plugin_path = b + 7;
     } else
-        return cli_usage_error("run", "--backend '%s': expected ref, local, mpi, "
-                               "torch[:gloo|:nccl], cuda or plugin:FILE.so", b);
-    return 0;
+        return shc_fail(e, SHC_EINVAL, "'%s': expected ref, local, mpi, torch[:gloo|:nccl], "
+                        "cuda or plugin:FILE.so", b);
+    return SHC_OK;
 }
 
 static int parse_options(run_opts *o, int argc, char **argv)
 {
-    int opt;
-    long long v;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "", run_options, NULL)) != -1) {
-        switch (opt) {
-        case OPT_BACKEND: if (parse_backend(o, optarg)) return EXIT_USAGE; break;
-        case OPT_FAMILY: o->family = optarg; break;
-        case OPT_GOLDEN: o->golden = optarg; break;
-        case OPT_TAP: o->tap = 1; break;
-        case OPT_JUNIT: o->junit = optarg; break;
-        case OPT_JSON: o->json = 1; break;
-        case OPT_TIMEOUT:
-            if (cli_parse_ll("run", "--timeout", optarg, &v)) return EXIT_USAGE;
-            if (v < 1 || v > 86400)
-                return cli_usage_error("run", "--timeout %lld: expected 1..86400 seconds", v);
-            o->timeout_s = (double)v;
-            break;
-        case OPT_MAX_CASES:
-            if (cli_parse_ll("run", "--max-cases", optarg, &v)) return EXIT_USAGE;
-            if (v < 0)
-                return cli_usage_error("run", "--max-cases %lld: expected >= 0", v);
-            o->max_cases = v;
-            break;
-        case OPT_MAX_RANKS:
-            if (cli_parse_ll("run", "--max-ranks", optarg, &v)) return EXIT_USAGE;
-            if (v < 1 || v > 4096)
-                return cli_usage_error("run", "--max-ranks %lld: expected 1..4096", v);
-            o->max_ranks = v;
-            break;
-        case OPT_JOURNAL: o->journal_path = optarg; break;
-        case OPT_HELP: usage(); return -1;
-        default: return cli_usage_error("run", "unknown option (see shardcheck run --help)");
-        }
-    }
+    long long timeout = 60, max_cases = 0, max_ranks = 0;
+    const cli_option opts[] = {
+        {.name = "backend", .kind = CLI_CALL, .meta = "B", .call = parse_backend,
+         .help = "ref (default), local, mpi, torch[:gloo|:nccl], cuda or plugin:FILE.so"},
+        {.name = "family", .kind = CLI_STR, .meta = "F", .to = &o->family,
+         .help = "only this family (default every registered family)"},
+        {.name = "golden", .kind = CLI_STR, .meta = "DIR", .to = &o->golden,
+         .help = "golden directory (default $SHARDCHECK_GOLDEN or golden)"},
+        {.name = "tap", .kind = CLI_FLAG, .to = &o->tap, .help = "TAP on stdout"},
+        {.name = "junit", .kind = CLI_STR, .meta = "FILE", .to = &o->junit,
+         .help = "also JUnit XML into FILE"},
+        {.name = "json", .kind = CLI_FLAG, .to = &o->json, .help = "one JSON report on stdout"},
+        {.name = "timeout", .kind = CLI_LL, .meta = "SEC", .to = &timeout, .lo = 1, .hi = 86400,
+         .help = "per-case time limit in seconds (default 60)"},
+        {.name = "max-cases", .kind = CLI_LL, .meta = "N", .to = &max_cases, .lo = 0,
+         .hi = LLONG_MAX, .range = "is negative",
+         .help = "at most N cases per family, spread over it (0: all)"},
+        {.name = "max-ranks", .kind = CLI_LL, .meta = "N", .to = &max_ranks, .lo = 1, .hi = 4096,
+         .help = "largest simulated world (default local 64, ref 1024)"},
+        {.name = "verbose", .kind = CLI_FLAG, .to = &o->verbose,
+         .help = "text: list every case, not only those that did not pass"},
+        {.name = "journal", .kind = CLI_STR, .meta = "FILE", .to = &o->journal_path,
+         .help = "one line per case as it finishes (mpirun_runner.sh reads it)"},
+        CLI_OPT_END};
+    const cli_command cmd = {
+        .name = "run", .opts = opts, .ctx = o, .about = RUN_ABOUT,
+        .synopsis = "[--backend ref|local|mpi|cuda|torch|plugin:FILE.so] [--family F]\n"
+                    "                      [--golden DIR] [--tap | --junit FILE | --json] "
+                    "[--timeout SEC]\n                      [--max-cases N] [--max-ranks N] "
+                    "[--journal FILE]"};
+    int x = cli_parse(&cmd, argc, argv, NULL);
+    if (x != CLI_GO)
+        return x;
+    o->timeout_s = (double)timeout;
+    o->max_cases = max_cases;
+    o->max_ranks = max_ranks;
     if (o->tap + o->json > 1)
         return cli_usage_error("run", "--tap and --json exclude each other");
-    if (optind < argc)
-        return cli_usage_error("run", "unexpected argument '%s'", argv[optind]);
     if (o->family && !shc_family_find(o->family))
-        return cli_usage_error("run", "--family '%s': no such family", o->family);
+        return cli_usage_error("run", "--family: '%s': no such family", o->family);
     if (run_parse_fault(getenv("SHARDCHECK_FAULT"), &o->fault))
         return EXIT_USAGE;
-    return 0;
+    return CLI_GO;
+}
+
+/* The cuda backend probes its GPUs in a child (workers fork and use CUDA themselves); under
+ * mpirun it runs one process per rank like mpi.  CLI_GO or the exit code (77: no GPU). */
+static int start_cuda(run_opts *o, int *argc, char ***argv)
+{
+    int rc = run_cuda_start(o);
+    if (rc)
+        return rc;
+#ifdef HAVE_MPI
+    if (getenv("OMPI_COMM_WORLD_SIZE")) {
+        if (run_mpi_init(o, argc, argv))
+            return EXIT_INTERNAL;
+        o->cuda_mpi = true;
+    }
+#else
+    (void)argc;
+    (void)argv;
+#endif
+    return CLI_GO;
+}
+
+/* Start the mpi, torch or cuda job: CLI_GO, or the exit code the run ends with. */
+static int start_job(run_opts *o, int *argc, char ***argv)
+{
+    if (o->backend == BACKEND_CUDA)
+        return start_cuda(o, argc, argv);
+    if (o->backend != BACKEND_MPI && o->backend != BACKEND_TORCH)
+        return CLI_GO;
+#ifdef HAVE_MPI
+    if (run_mpi_init(o, argc, argv))
+        return EXIT_INTERNAL;
+    int rc = o->backend == BACKEND_TORCH ? run_torch_start(o) : 0;
+    if (rc) {
+        run_torch_stop(o);
+        run_mpi_finish(o, 0);
+        return rc;
+    }
+    return CLI_GO;
+#else
+    (void)argc;
+    (void)argv;
+    fprintf(stderr, "shardcheck run: --backend %s: this shardcheck was built without MPI "
+            "(configure --with-mpi)\n", o->backend == BACKEND_MPI ? "mpi" : "torch");
+    return EXIT_SKIP;
+#endif
+}
+
+static void stop_job(run_opts *o)
+{
+#ifdef HAVE_MPI
+    if (o->backend == BACKEND_TORCH)
+        run_torch_stop(o);
+    if (o->backend == BACKEND_MPI || o->backend == BACKEND_TORCH || o->cuda_mpi)
+        run_mpi_finish(o, o->lost);
+#endif
+    if (o->backend == BACKEND_PLUGIN)
+        shc_plugin_close(&o->plugin);
+}
+
+/* Rank 0's report (the same reporter as verify) and journal: CLI_GO or EXIT_USAGE. */
+static int open_outputs(run_opts *o, report *rep)
+{
+    static const char *const backends[] = {"ref", "local", "mpi", "plugin", "torch", "cuda"};
+    if (!printer(o))
+        return CLI_GO;
+    report_opts ro = {.fmt = o->json ? REP_JSON : o->tap ? REP_TAP : REP_TEXT, .cmd = "run",
+                      .suite = "shardcheck", .junit_path = o->junit, .verbose = o->verbose,
+                      .head = json_pack("{s:s,s:I}", "backend", backends[o->backend], "ranks",
+                                        (json_int_t)o->nprocs)};
+    if (report_open(rep, &ro))
+        return cli_usage_error("run", "--junit %s: cannot write", o->junit);
+    o->rep = rep;
+    if (o->journal_path && !(o->journal = fopen(o->journal_path, "w"))) {
+        report_abandon(rep);
+        return cli_usage_error("run", "--journal %s: cannot write", o->journal_path);
+    }
+    return CLI_GO;
+}
+
+static int close_journal(run_opts *o, int code)
+{
+    if (!o->journal)
+        return code;
+    fprintf(o->journal, "done %d\n", code);
+    bool bad = ferror(o->journal) != 0;
+    if ((fclose(o->journal) || bad) && code != EXIT_INTERNAL) { /* the wrapper reads it */
+        fprintf(stderr, "shardcheck run: --journal %s: write failed\n", o->journal_path);
+        code = EXIT_USAGE;
+    }
+    return code;
 }
 
 int cmd_run(int argc, char **argv)
@@ -461,85 +392,40 @@ int cmd_run(int argc, char **argv)
     run_opts o = {.golden = getenv("SHARDCHECK_GOLDEN") ?: "golden", .timeout_s = 60,
                   .max_ranks = 0, .nprocs = 1};
     int rc = parse_options(&o, argc, argv);
-    if (rc)
-        return rc < 0 ? EXIT_OK : rc;
+    if (rc != CLI_GO)
+        return rc;
     if (!o.max_ranks)
         o.max_ranks = o.backend == BACKEND_LOCAL ? 64 : 1024;
-    results rs = {0};
-    if (o.backend == BACKEND_PLUGIN) { /* loaded only in workers: its code never runs here */
-        shc_err e = {0};
-        bool crashed;
-        if (shc_plugin_probe(o.plugin_path, o.timeout_s, &crashed, &e) && !crashed)
-            return cli_report("run", e.code, &e);
-        if (crashed) {
-            run_result *r = add_result(&rs);
-            r->family = "plugin";
-            r->status = RUN_CRASH;
-            snprintf(r->comment, sizeof r->comment, "loading %s", o.plugin_path);
-            snprintf(r->msg, sizeof r->msg, "%s", e.msg);
-            emit_line(&o, r, rs.n);
-            int code = report(&o, &rs);
-            free(rs.r);
-            return code;
-        }
-    }
-    bool cuda_mpi = false;
-    if (o.backend == BACKEND_CUDA) { /* probes in a child: workers fork and use CUDA themselves */
-        if ((rc = run_cuda_start(&o)))
-            return rc;
-#ifdef HAVE_MPI
-        if (getenv("OMPI_COMM_WORLD_SIZE")) { /* under mpirun: one process per rank */
-            if (run_mpi_init(&o, &argc, &argv))
-                return EXIT_INTERNAL;
-            cuda_mpi = true;
-        }
-#endif
-    }
-    if (o.backend == BACKEND_MPI || o.backend == BACKEND_TORCH) {
-#ifdef HAVE_MPI
-        if (run_mpi_init(&o, &argc, &argv))
-            return EXIT_INTERNAL;
-        if (o.backend == BACKEND_TORCH && (rc = run_torch_start(&o))) {
-            run_torch_stop(&o);
-            run_mpi_finish(&o, 0);
-            return rc;
-        }
-#else
-        fprintf(stderr, "shardcheck run: --backend %s: this shardcheck was built without MPI "
-                "(configure --with-mpi)\n", o.backend == BACKEND_MPI ? "mpi" : "torch");
-        return EXIT_SKIP;
-#endif
-    }
-    if (o.journal_path && printer(&o) && !(o.journal = fopen(o.journal_path, "w"))) {
-        fprintf(stderr, "shardcheck run: --journal %s: cannot write\n", o.journal_path);
-        return EXIT_USAGE;
+    shc_err e = {0};
+    bool crashed = false; /* loaded only in workers: the plugin's code never runs here */
+    if (o.backend == BACKEND_PLUGIN &&
+        shc_plugin_probe(o.plugin_path, o.timeout_s, &crashed, &e) && !crashed)
+        return cli_report("run", e.code, &e);
+    if ((rc = start_job(&o, &argc, &argv)) != CLI_GO)
+        return rc;
+    report rep;
+    if ((rc = open_outputs(&o, &rep)) != CLI_GO)
+        return rc;
+    rc = 0;
+    if (crashed) {
+        char comment[160];
+        snprintf(comment, sizeof comment, "loading %s", o.plugin_path);
+        emit_whole(&o, "plugin", RUN_CRASH, comment, e.msg);
     }
     int64_t seq = 0;
-    progress bar;
+    progress bar = {0}; /* rank 0 on a terminal: a bar over each family's cases (the report counts) */
     if (printer(&o) && progress_enabled())
-        o.bar = &bar;
+        o.bar = rep.bar = &bar;
     const shc_family *const *fams = shc_families();
-    for (int i = 0; fams[i] && !rc && !o.lost; i++)
+    for (int i = 0; fams[i] && !rc && !o.lost && !crashed; i++)
         if (!o.family || !strcmp(o.family, fams[i]->name))
-            rc = run_family(&o, fams[i], &rs, &seq);
-    int code = rc ? rc : printer(&o) ? report(&o, &rs) : EXIT_OK;
-    if (o.journal) {
-        fprintf(o.journal, "done %d\n", code);
-        bool bad = ferror(o.journal) != 0;
-        if ((fclose(o.journal) || bad) && code != EXIT_INTERNAL) { /* the wrapper reads it */
-            fprintf(stderr, "shardcheck run: --journal %s: write failed\n", o.journal_path);
-            code = EXIT_USAGE;
-        }
-    }
-#ifdef HAVE_MPI
-    if (o.backend == BACKEND_TORCH)
-        run_torch_stop(&o);
-    if (o.backend == BACKEND_MPI || o.backend == BACKEND_TORCH || cuda_mpi)
-        run_mpi_finish(&o, o.lost);
-#endif
-    (void)cuda_mpi;
-    if (o.backend == BACKEND_PLUGIN)
-        shc_plugin_close(&o.plugin);
-    free(rs.r);
+            rc = run_family(&o, fams[i], &seq);
+    int code = EXIT_OK;
+    if (printer(&o) && rc)
+        report_abandon(&rep); /* bad input: its message is the answer, not a summary */
+    else if (printer(&o))
+        code = report_close(&rep);
+    code = close_journal(&o, rc ? rc : code);
+    stop_job(&o);
     return code;
 }

@@ -11,7 +11,11 @@
  * candidate entries for unknown tcIds are failures too.  Malformed candidate
  * files are exit 2 with the entry named.  On a terminal a progress bar counts the golden
  * cases (tools/progress.h).  A candidate may declare the fields
- * it computes ("fields": [...], see partial_begin): the others are NotSupported.  Tested by verify_candidate.sh.
+ * it computes ("fields": [...], see partial_begin): the others are NotSupported.
+ * Cases are reported through report.c, the reporter `run` uses too (text, --tap,
+ * --junit FILE, --json; NotSupported cases listed with --verbose).  Exit 0, 1 a
+ * failure, 77 when nothing passed (every case NotSupported), 2 bad input.
+ * Tested by verify_candidate.sh, verify_partial.sh and hardening.sh.
  */
 #include "config.h"
 #include <stdlib.h>
@@ -483,36 +487,30 @@ static int verify_manifest(const char *dir)
 
 int cmd_verify(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"family", required_argument, NULL, 'f'}, {"candidate", required_argument, NULL, 'c'},
-        {"golden", required_argument, NULL, 'g'}, {"tap", no_argument, NULL, 't'},
-        {"junit", required_argument, NULL, 'j'},  {"json", no_argument, NULL, 'J'},
-        {"verbose", no_argument, NULL, 'v'},      {"manifest", no_argument, NULL, 'm'},
-        {"help", no_argument, NULL, 'h'},         {0, 0, 0, 0}};
     const char *family = NULL, *cand = NULL, *dir = "golden", *junit = NULL;
-    report_format fmt = REP_TEXT;
-    int verbose = 0, manifest = 0, c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'f': family = optarg; break;
-        case 'c': cand = optarg; break;
-        case 'g': dir = optarg; break;
-        case 't': fmt = REP_TAP; break;
-        case 'j': junit = optarg; break;
-        case 'J': fmt = REP_JSON; break;
-        case 'v': verbose = 1; break;
-        case 'm': manifest = 1; break;
-        case 'h':
-            printf("usage: shardcheck verify --family F --candidate FILE [--golden DIR] "
-                   "[--tap | --junit FILE | --json] [--verbose]\n"
-                   "       shardcheck verify --manifest [--golden DIR]\n");
-            return EXIT_OK;
-        default: return EXIT_USAGE;
-        }
-    }
-    if (cli_no_positionals("verify", argc, argv))
-        return EXIT_USAGE;
+    int fmt = REP_TEXT, verbose = 0, manifest = 0;
+    const cli_option opts[] = {
+        {.name = "family", .kind = CLI_STR, .meta = "F", .help = "the golden family", .to = &family},
+        {.name = "candidate", .kind = CLI_STR, .meta = "FILE", .to = &cand,
+         .help = "the candidate's results (JSON lines or one array)"},
+        {.name = "golden", .kind = CLI_STR, .meta = "DIR", .help = "golden directory (default "
+         "golden)", .to = &dir},
+        {.name = "tap", .kind = CLI_FLAG, .help = "TAP on stdout", .to = &fmt, .set = REP_TAP},
+        {.name = "junit", .kind = CLI_STR, .meta = "FILE", .help = "also JUnit XML into FILE",
+         .to = &junit},
+        {.name = "json", .kind = CLI_FLAG, .help = "one JSON report on stdout", .to = &fmt,
+         .set = REP_JSON},
+        {.name = "verbose", .kind = CLI_FLAG, .help = "text: list passes too", .to = &verbose},
+        {.name = "manifest", .kind = CLI_FLAG, .help = "check MANIFEST and every golden file's "
+         "structure instead", .to = &manifest},
+        CLI_OPT_END};
+    const cli_command cmd = {
+        .name = "verify", .opts = opts,
+        .synopsis = "--family F --candidate FILE [--golden DIR] [--tap | --junit FILE | --json] "
+                    "[--verbose]\n       shardcheck verify --manifest [--golden DIR]"};
+    int x = cli_parse(&cmd, argc, argv, NULL);
+    if (x != CLI_GO)
+        return x;
     if (manifest)
         return verify_manifest(dir);
     if (!family || !cand)
@@ -529,7 +527,10 @@ int cmd_verify(int argc, char **argv)
     if (rc)
         return cli_report("verify", rc, &e);
     report rep;
-    if (report_open(&rep, fmt, junit, family, verbose)) {
+    report_opts ro = {.fmt = (report_format)fmt, .cmd = "verify", .suite = family,
+                      .junit_path = junit, .verbose = verbose,
+                      .head = json_pack("{s:s}", "suite", family)};
+    if (report_open(&rep, &ro)) {
         shc_golden_free(&g);
         return cli_usage_error("verify", "--junit: cannot write %s", junit);
     }

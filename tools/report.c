@@ -1,8 +1,13 @@
 /*
- * report.c — see report.h.  JUnit output follows the common Ant/Jenkins
- * schema (testsuite/testcase/failure/skipped); XML text is escaped.
+ * report.c — see report.h.  Text and TAP lines are printed as cases finish (a long
+ * run shows progress); JUnit and JSON need the counts first, so their cases are kept
+ * and written at the end.  JUnit follows the common Ant/Jenkins schema (testsuites /
+ * testsuite with counts / testcase with failure, error or skipped); XML text is escaped.
+ * JSON: the caller's head members, the counts, and "cases": [{"case" or "family",
+ * "tcId", "comment", "status", "detail"[, "seconds"]}] (cmd_report.c reads it back).
  */
 #include "config.h"
+#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,23 +18,108 @@ static const char *const names[] = {"Pass", "Fail", "NotSupported", "Crash", "Ti
 
 const char *report_status_name(report_status st) { return names[st]; }
 
-int report_open(report *r, report_format fmt, const char *junit_path, const char *suite, int verbose)
+int report_open(report *r, const report_opts *o)
 {
     memset(r, 0, sizeof *r);
-    r->fmt = fmt;
-    r->suite = suite;
-    r->verbose = verbose;
-    r->junit_path = junit_path;
-    if (fmt == REP_JSON)
+    r->o = *o;
+    if (o->fmt == REP_JSON || o->junit_path)
         r->cases = json_array();
-    if (junit_path) {
-        r->junit = fopen(junit_path, "w");
-        if (!r->junit)
-            return -1;
-        fprintf(r->junit, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"%s\">\n",
-                suite);
+    if (o->junit_path && !(r->junit = fopen(o->junit_path, "w"))) {
+        json_decref(r->cases);
+        json_decref(r->o.head);
+        r->cases = r->o.head = NULL;
+        return -1;
     }
     return 0;
+}
+
+static bool is_bad(report_status st) { return st != ST_PASS && st != ST_NOTSUPPORTED; }
+
+/* "tcId 12 rank 1" (verify) or "shard-layout tc 12 (mesh 2, S(0))" (run). */
+static void label(const report_item *it, char *buf, size_t n)
+{
+    if (it->tcid >= 0) /* "(comment)" even when empty: scripts match "tc N (...)" */
+        snprintf(buf, n, "%s tc %lld (%s)", it->family ? it->family : "", it->tcid,
+                 it->name ? it->name : "");
+    else
+        snprintf(buf, n, "%s", it->name ? it->name : "");
+}
+
+static void print_line(const report *r, const report_item *it)
+{
+    char lab[512];
+    label(it, lab, sizeof lab);
+    const char *d = it->detail;
+    if (r->o.fmt == REP_TAP) {
+        if (it->st == ST_NOTSUPPORTED)
+            printf("ok %lld - %s # SKIP NotSupported%s%s\n", r->seq, lab, d ? ": " : "",
+                   d ? d : "");
+        else
+            printf("%s %lld - %s%s%s%s\n", is_bad(it->st) ? "not ok" : "ok", r->seq, lab,
+                   is_bad(it->st) ? " [" : "", is_bad(it->st) ? names[it->st] : "",
+                   is_bad(it->st) ? "]" : "");
+        if (is_bad(it->st) && d)
+            printf("#   %s\n", d);
+    } else if (r->o.fmt == REP_TEXT && (is_bad(it->st) || r->o.verbose)) {
+        printf("%-13s %s%s%s\n", names[it->st], lab, d ? ": " : "", d ? d : "");
+    }
+}
+
+static void count_suite(report *r, const char *name, report_status st)
+{
+    if (!r->nsuites || strcmp(r->suites[r->nsuites - 1].name, name)) {
+        if (r->nsuites == r->cap) {
+            size_t cap = r->cap ? 2 * r->cap : 16;
+            report_suite *s = realloc(r->suites, cap * sizeof *s);
+            if (!s)
+                return; /* totals per family are a convenience; the summary stays exact */
+            r->suites = s;
+            r->cap = cap;
+        }
+        memset(&r->suites[r->nsuites], 0, sizeof r->suites[0]);
+        r->suites[r->nsuites++].name = name;
+    }
+    r->suites[r->nsuites - 1].n[st]++;
+}
+
+static json_t *case_json(const report_item *it)
+{
+    json_t *c = json_object();
+    if (it->family)
+        json_object_set_new(c, "family", json_string(it->family));
+    if (it->tcid >= 0) {
+        json_object_set_new(c, "tcId", json_integer(it->tcid));
+        json_object_set_new(c, "comment", json_string(it->name ? it->name : ""));
+    } else {
+        json_object_set_new(c, "case", json_string(it->name ? it->name : ""));
+    }
+    json_object_set_new(c, "status", json_string(names[it->st]));
+    json_object_set_new(c, "detail", it->detail ? json_string(it->detail) : json_null());
+    if (it->seconds >= 0)
+        json_object_set_new(c, "seconds", json_real(it->seconds));
+    return c;
+}
+
+void report_add(report *r, const report_item *it)
+{
+    r->n[it->st]++;
+    r->seq++;
+    if (r->bar) {
+        progress_add(r->bar, 1);
+        if (r->o.fmt == REP_TAP || (r->o.fmt == REP_TEXT && (is_bad(it->st) || r->o.verbose)))
+            progress_hide(); /* a result line is coming: keep it off the bar's line */
+    }
+    if (it->family)
+        count_suite(r, it->family, it->st);
+    print_line(r, it);
+    if (r->cases)
+        json_array_append_new(r->cases, case_json(it));
+}
+
+void report_case(report *r, const char *name, report_status st, const char *detail)
+{
+    report_item it = {.tcid = -1, .name = name, .st = st, .detail = detail, .seconds = -1};
+    report_add(r, &it);
 }
 
 static void xml_escape(FILE *f, const char *s)
@@ -45,87 +135,165 @@ static void xml_escape(FILE *f, const char *s)
     }
 }
 
-void report_case(report *r, const char *name, report_status st, const char *detail)
+static const char *jstr(const json_t *c, const char *k)
 {
-    r->n[st]++;
-    r->seq++;
-    bool bad = st != ST_PASS && st != ST_NOTSUPPORTED;
-    if (r->bar) {
-        progress_add(r->bar, 1);
-        if (r->fmt == REP_TAP || (r->fmt == REP_TEXT && (bad || r->verbose || st != ST_PASS)))
-            progress_hide(); /* a result line is coming: keep it off the bar's line */
+    return json_string_value(json_object_get(c, k));
+}
+
+static report_status status_of(const json_t *c)
+{
+    const char *s = jstr(c, "status");
+    for (int k = 0; k < ST_NSTATUS; k++)
+        if (s && !strcmp(s, names[k]))
+            return (report_status)k;
+    return ST_INTERNAL;
+}
+
+static void junit_case(FILE *f, const char *suite, const json_t *c)
+{
+    report_status st = status_of(c);
+    fprintf(f, "    <testcase classname=\"");
+    xml_escape(f, suite);
+    fputs("\" name=\"", f);
+    if (json_object_get(c, "tcId")) {
+        fprintf(f, "tc %lld: ", (long long)json_integer_value(json_object_get(c, "tcId")));
+        xml_escape(f, jstr(c, "comment"));
+    } else {
+        xml_escape(f, jstr(c, "case"));
     }
-    switch (r->fmt) {
-    case REP_TAP:
-        if (st == ST_NOTSUPPORTED)
-            printf("ok %lld - %s # SKIP %s\n", r->seq, name, detail ? detail : "not supported");
-        else
-            printf("%s %lld - %s%s%s%s\n", bad ? "not ok" : "ok", r->seq, name, bad ? " [" : "",
-                   bad ? names[st] : "", bad ? "]" : "");
-        if (bad && detail)
-            printf("#   %s\n", detail);
-        break;
-    case REP_JSON:
-        json_array_append_new(r->cases, json_pack("{s:s, s:s, s:s?}", "case", name, "status",
-                                                  names[st], "detail", detail));
-        break;
-    default:
-        if (bad || r->verbose || st == ST_NOTSUPPORTED)
-            printf("%-13s %s%s%s\n", names[st], name, detail ? ": " : "", detail ? detail : "");
+    fputc('"', f);
+    if (json_object_get(c, "seconds"))
+        fprintf(f, " time=\"%.3f\"", json_real_value(json_object_get(c, "seconds")));
+    if (st == ST_PASS) {
+        fputs("/>\n", f);
+        return;
     }
-    if (r->junit) {
-        fprintf(r->junit, "  <testcase classname=\"%s\" name=\"", r->suite);
-        xml_escape(r->junit, name);
-        if (st == ST_PASS) {
-            fputs("\"/>\n", r->junit);
-        } else {
-            fprintf(r->junit, "\">\n    <%s message=\"%s\">", bad ? "failure" : "skipped", names[st]);
-            xml_escape(r->junit, detail);
-            fprintf(r->junit, "</%s>\n  </testcase>\n", bad ? "failure" : "skipped");
+    const char *tag = st == ST_NOTSUPPORTED ? "skipped" : st == ST_FAIL ? "failure" : "error";
+    fprintf(f, ">\n      <%s message=\"%s\">", tag, names[st]);
+    xml_escape(f, jstr(c, "detail"));
+    fprintf(f, "</%s>\n    </testcase>\n", tag);
+}
+
+/* One <testsuite> per run of consecutive cases of the same family. */
+static void write_junit(report *r)
+{
+    FILE *f = r->junit;
+    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"shardcheck\">\n");
+    size_t n = json_array_size(r->cases);
+    for (size_t i = 0; i < n;) {
+        const char *suite = jstr(json_array_get(r->cases, i), "family");
+        suite = suite ? suite : r->o.suite;
+        long long cnt[ST_NSTATUS] = {0};
+        size_t j = i;
+        for (; j < n; j++) {
+            const char *s = jstr(json_array_get(r->cases, j), "family");
+            if (strcmp(s ? s : r->o.suite, suite))
+                break;
+            cnt[status_of(json_array_get(r->cases, j))]++;
         }
+        fputs("  <testsuite name=\"", f);
+        xml_escape(f, suite);
+        fprintf(f, "\" tests=\"%zu\" failures=\"%lld\" errors=\"%lld\" skipped=\"%lld\">\n", j - i,
+                cnt[ST_FAIL], cnt[ST_CRASH] + cnt[ST_TIMEOUT] + cnt[ST_INTERNAL],
+                cnt[ST_NOTSUPPORTED]);
+        for (; i < j; i++)
+            junit_case(f, suite, json_array_get(r->cases, i));
+        fputs("  </testsuite>\n", f);
     }
+    fputs("</testsuites>\n", f);
+}
+
+static long long n_failed(const report *r)
+{
+    return r->n[ST_FAIL] + r->n[ST_CRASH] + r->n[ST_TIMEOUT] + r->n[ST_INTERNAL];
+}
+
+/* Streamed: the cases of a large family do not fit a second copy as text. */
+static int write_json(report *r)
+{
+    json_t *o = r->o.head ? r->o.head : json_object();
+    r->o.head = NULL;
+    json_object_set_new(o, "passed", json_integer(r->n[ST_PASS]));
+    json_object_set_new(o, "failed", json_integer(n_failed(r)));
+    json_object_set_new(o, "skipped", json_integer(r->n[ST_NOTSUPPORTED]));
+    json_object_set_new(o, "crash", json_integer(r->n[ST_CRASH]));
+    json_object_set_new(o, "timeout", json_integer(r->n[ST_TIMEOUT]));
+    json_object_set_new(o, "internal_error", json_integer(r->n[ST_INTERNAL]));
+    json_object_set(o, "cases", r->cases);
+    errno = 0;
+    int bad = json_dumpf(o, stdout, JSON_COMPACT) || putchar('\n') == EOF || fflush(stdout);
+    json_decref(o);
+    return bad ? -1 : 0;
+}
+
+static void print_suite_totals(const report *r)
+{
+    for (size_t i = 0; i < r->nsuites; i++) {
+        const long long *c = r->suites[i].n;
+        long long all = 0;
+        for (int k = 0; k < ST_NSTATUS; k++)
+            all += c[k];
+        printf("%-20s %5lld cases: %lld passed, %lld failed, %lld crashed, %lld timed out, "
+               "%lld not supported, %lld internal errors\n", r->suites[i].name, all, c[ST_PASS],
+               c[ST_FAIL], c[ST_CRASH], c[ST_TIMEOUT], c[ST_NOTSUPPORTED], c[ST_INTERNAL]);
+    }
+}
+
+static int close_junit(report *r)
+{
+    if (!r->junit)
+        return 0;
+    write_junit(r);
+    bool bad = ferror(r->junit) != 0;
+    bad |= fclose(r->junit) != 0;
+    r->junit = NULL;
+    if (bad)
+        fprintf(stderr, "shardcheck %s: --junit %s: write failed: the report is incomplete\n",
+                r->o.cmd, r->o.junit_path);
+    return bad ? -1 : 0;
+}
+
+void report_abandon(report *r)
+{
+    if (r->junit)
+        fclose(r->junit);
+    json_decref(r->cases);
+    json_decref(r->o.head);
+    free(r->suites);
+    memset(r, 0, sizeof *r);
 }
 
 int report_close(report *r)
 {
-    long long passed = r->n[ST_PASS], skipped = r->n[ST_NOTSUPPORTED];
-    long long failed = r->n[ST_FAIL] + r->n[ST_CRASH] + r->n[ST_TIMEOUT] + r->n[ST_INTERNAL];
+    long long passed = r->n[ST_PASS], skipped = r->n[ST_NOTSUPPORTED], failed = n_failed(r);
     char line[200];
-    const char *lost = NULL;
-    if (skipped)
-        snprintf(line, sizeof line, "%lld passed, %lld failed, %lld skipped", passed, failed, skipped);
-    else
-        snprintf(line, sizeof line, "%lld passed, %lld failed", passed, failed);
-    if (r->fmt == REP_JSON) {
-        json_t *o = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:o}", "suite", r->suite,
-                              "passed", passed, "failed", r->n[ST_FAIL], "not_supported", skipped,
-                              "crash", r->n[ST_CRASH], "timeout", r->n[ST_TIMEOUT], "internal_error",
-                              r->n[ST_INTERNAL], "cases", r->cases);
-        /* streamed: the cases of a large family do not fit a second copy as text */
-        if (json_dumpf(o, stdout, JSON_COMPACT) || putchar('\n') == EOF)
-            lost = "the JSON report";
-        json_decref(o);
-        r->cases = NULL;
+    snprintf(line, sizeof line, "%lld passed, %lld failed, %lld skipped", passed, failed, skipped);
+    bool lost = false;
+    if (r->o.fmt == REP_JSON) {
+        if (write_json(r)) {
+            fprintf(stderr, "shardcheck %s: cannot write the JSON output: %s\n", r->o.cmd,
+                    errno ? strerror(errno) : "out of memory");
+            lost = true;
+        }
         fprintf(stderr, "%s\n", line);
-    } else if (r->fmt == REP_TAP) {
+    } else if (r->o.fmt == REP_TAP) {
         printf("1..%lld\n# %s\n", r->seq, line);
     } else {
+        print_suite_totals(r);
         printf("%s\n", line);
     }
-    if (r->junit) {
-        fputs("</testsuite>\n", r->junit);
-        bool bad = ferror(r->junit) != 0;
-        if (fclose(r->junit) || bad)
-            lost = "the JUnit file";
-        r->junit = NULL;
+    lost |= close_junit(r) != 0;
+    if (!lost && (fflush(stdout) || ferror(stdout))) {
+        fprintf(stderr, "shardcheck %s: cannot write standard output: the report is incomplete\n",
+                r->o.cmd);
+        lost = true;
     }
-    if (fflush(stdout) || ferror(stdout))
-        lost = lost ? lost : "standard output";
-    if (lost) {
-        fprintf(stderr, "shardcheck %s: cannot write %s%s%s: the report is incomplete\n",
-                r->suite, lost, r->junit_path && !strcmp(lost, "the JUnit file") ? " " : "",
-                r->junit_path && !strcmp(lost, "the JUnit file") ? r->junit_path : "");
+    json_decref(r->cases);
+    json_decref(r->o.head);
+    free(r->suites);
+    r->cases = r->o.head = NULL;
+    r->suites = NULL;
+    if (lost)
         return 2;
-    }
-    return failed ? 1 : 0;
+    return r->n[ST_INTERNAL] ? 99 : failed ? 1 : passed ? 0 : 77;
 }

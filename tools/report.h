@@ -1,8 +1,11 @@
 /*
- * report.h — case-by-case reporting shared by `verify` and `run`:
- * text (failures in full, passes with --verbose), TAP, JUnit XML, JSON.
- * Every format ends with the plain line "N passed, N failed[, N skipped]"
- * on stdout (TAP puts it in a comment), so CI and humans read the same total.
+ * report.h — the one case-by-case reporter of the CLI, used by `verify` and `run`:
+ * text (what did not pass; every case with --verbose; per-family totals when the cases
+ * carry a family), TAP, JUnit XML, JSON.  Every format ends with the plain line
+ * "N passed, N failed, N skipped" on stdout (TAP puts it in a comment, JSON on stderr),
+ * so CI and humans read the same total.  Tested through verify_candidate.sh,
+ * verify_partial.sh, run_mpi.sh, run_faults.sh, hardening.sh and report_html.sh (which
+ * reads the JSON back).
  */
 #ifndef SHC_REPORT_H
 #define SHC_REPORT_H
@@ -13,28 +16,59 @@
 
 typedef enum { REP_TEXT, REP_TAP, REP_JSON } report_format;
 
-/* Statuses of docs/DESIGN.md (verify uses Pass and Fail only, plus Missing as Fail). */
-typedef enum { ST_PASS, ST_FAIL, ST_NOTSUPPORTED, ST_CRASH, ST_TIMEOUT, ST_INTERNAL } report_status;
+/* Statuses of docs/DESIGN.md, in the order of run.h's run_status. */
+typedef enum { ST_PASS, ST_FAIL, ST_NOTSUPPORTED, ST_CRASH, ST_TIMEOUT, ST_INTERNAL,
+               ST_NSTATUS } report_status;
+
+/* One finished case.  verify names it ("tcId 12 rank 1"); run gives family, tcId and
+ * the golden comment, and the time it took. */
+typedef struct report_item {
+    const char *family;  /* NULL: the report's suite */
+    long long tcid;      /* < 0: none (name says it) */
+    const char *name;    /* verify: the case; run: the golden comment */
+    report_status st;
+    const char *detail;  /* why it did not pass (NULL for none) */
+    double seconds;      /* < 0: not timed */
+} report_item;
+
+typedef struct report_opts {
+    report_format fmt;
+    const char *cmd;        /* "verify", "run": names the command in messages */
+    const char *suite;      /* verify: the family; run: "shardcheck" */
+    const char *junit_path; /* NULL unless --junit FILE */
+    int verbose;            /* text: every case, not only those that did not pass */
+    json_t *head;           /* JSON: members before the counts (reference stolen; may be NULL) */
+} report_opts;
+
+/* Per-family counts, in the order families first appear. */
+typedef struct report_suite {
+    const char *name;
+    long long n[ST_NSTATUS];
+} report_suite;
 
 typedef struct report {
-    report_format fmt;
-    int verbose;
-    FILE *junit;          /* NULL unless --junit FILE */
-    const char *junit_path;
-    const char *suite;
-    long long n[6];       /* count per status */
-    long long seq;        /* TAP numbering */
-    json_t *cases;        /* REP_JSON: collected */
-    progress *bar;        /* NULL, or a bar counting reported cases (verify) */
+    report_opts o;
+    FILE *junit;
+    long long n[ST_NSTATUS]; /* count per status */
+    long long seq;           /* TAP numbering */
+    json_t *cases;           /* JSON or JUnit: every case, written at the end */
+    report_suite *suites;
+    size_t nsuites, cap;
+    progress *bar;           /* NULL, or a bar counting reported cases (hidden before a line) */
 } report;
 
-/* Open a report; junit_path may be NULL. Returns 0, or -1 if the JUnit file cannot be written. */
-int report_open(report *r, report_format fmt, const char *junit_path, const char *suite, int verbose);
-/* Record one case: name ("tcId 12"), status, detail (NULL for none). */
+/* Open a report.  Returns 0, or -1 if the JUnit file cannot be created (nothing to close). */
+int report_open(report *r, const report_opts *o);
+/* Record one case (printed at once in text and TAP). */
+void report_add(report *r, const report_item *it);
+/* verify's shorthand: a named case of the report's suite. */
 void report_case(report *r, const char *name, report_status st, const char *detail);
-/* Print the summary line, close files; returns the exit code (0 all passed or skipped, 1 otherwise,
- * 2 after a message when the JUnit file or the JSON report could not be written). */
+/* Print the per-family totals and the summary line, write JUnit and JSON, close.  Returns
+ * the exit code: 99 an InternalError, 1 a Fail/Crash/Timeout, 77 nothing passed, 0 otherwise;
+ * 2 after a message when an output could not be written. */
 int report_close(report *r);
+/* Free a report whose run ended in bad input (exit 2): no summary, an empty JUnit file. */
+void report_abandon(report *r);
 /* Status name as docs/DESIGN.md spells it. */
 const char *report_status_name(report_status st);
 

@@ -33,8 +33,9 @@ typedef struct run_opts {
     const char *torch_backend; /* torch: "gloo" (default) or "nccl" (run_torch.c) */
     const char *family;      /* NULL: every registered family */
     const char *golden;      /* golden directory */
-    int tap, json;
+    int tap, json, verbose;
     const char *junit;
+    struct report *rep;      /* rank 0: where results go (report.h); NULL elsewhere */
     double timeout_s;        /* per case */
     int64_t max_cases;       /* per family, 0 = all */
     int64_t max_ranks;       /* local backend: largest simulated world */
@@ -44,6 +45,7 @@ typedef struct run_opts {
     shc_comm *comm;          /* mpi: the communicator redistribute-data executes on */
     int lost;                /* mpi: a rank stopped answering; the run must end */
     int cuda_devices;        /* cuda: visible devices (rank r uses r % cuda_devices) */
+    bool cuda_mpi;           /* cuda under mpirun: one process per rank, as mpi */
     const char *journal_path;
     FILE *journal;           /* --journal: one line per case as it finishes (rank 0) */
     progress *bar;           /* rank 0: the terminal's progress bar over a family's cases */

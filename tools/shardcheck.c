@@ -1,7 +1,8 @@
 /*
  * shardcheck.c — entry point of the shardcheck CLI: dispatch to subcommands.
  * The contract (syntax, JSON shapes, exit codes) is in docs/DESIGN.md and README.md;
- * conformance/tests/cli_errors.sh checks its error paths.
+ * conformance/tests/cli_errors.sh checks its error paths, and cli_framework.sh runs
+ * every command that `shardcheck --list-commands` prints through the common checks.
  */
 #include "config.h"
 #include <stdio.h>
@@ -12,22 +13,24 @@ static const struct {
     const char *name;
     int (*fn)(int, char **);
     const char *summary;
+    const char *subs; /* its own subcommands, for --list-commands */
 } commands[] = {
-    {"layout", cmd_layout, "per-rank local shape and global offset of a sharded tensor"},
-    {"groups", cmd_groups, "process-group rank lists of a device mesh (and HSDP groups)"},
-    {"offsets", cmd_offsets, "per-rank Philox offsets of DTensor's RNG tracker"},
-    {"policies", cmd_policies, "RNG policies x SPMD properties table"},
-    {"ops", cmd_rng_ops, "torch's random ops: tracked, untracked or rejected by DTensor"},
-    {"plan", cmd_plan, "redistribute plan per rank (greedy or min-cost planner)"},
-    {"rng", cmd_rng, "random streams: philox, curand, torch-cuda, threefry"},
-    {"audit", cmd_audit, "SPMD-invariant findings: audit rng | audit plan"},
-    {"explain", cmd_explain, "a picture of who holds what: blocks, groups, Philox windows (--svg)"},
-    {"gen", cmd_gen, "regenerate golden files from the case tables"},
-    {"families", cmd_families, "the registered golden families, their cases and oracles"},
-    {"verify", cmd_verify, "check a candidate's results against a golden family"},
-    {"run", cmd_run, "run the conformance suite on a backend (ref, local, mpi, plugin:F.so)"},
-    {"report", cmd_report, "one self-contained HTML page from run/verify --json output"},
-    {"certify", cmd_certify, "a submission package: results, report, statement, sha256 MANIFEST"},
+    {"layout", cmd_layout, "per-rank local shape and global offset of a sharded tensor", NULL},
+    {"groups", cmd_groups, "process-group rank lists of a device mesh (and HSDP groups)", NULL},
+    {"offsets", cmd_offsets, "per-rank Philox offsets of DTensor's RNG tracker", NULL},
+    {"policies", cmd_policies, "RNG policies x SPMD properties table", NULL},
+    {"ops", cmd_rng_ops, "torch's random ops: tracked, untracked or rejected by DTensor", NULL},
+    {"plan", cmd_plan, "redistribute plan per rank (greedy or min-cost planner)", NULL},
+    {"rng", cmd_rng, "random streams: philox, curand, torch-cuda, threefry", NULL},
+    {"audit", cmd_audit, "SPMD-invariant findings: audit rng | audit plan", "rng plan"},
+    {"explain", cmd_explain, "a picture of who holds what: blocks, groups, Philox windows (--svg)", NULL},
+    {"gen", cmd_gen, "regenerate golden files from the case tables", NULL},
+    {"families", cmd_families, "the registered golden families, their cases and oracles", NULL},
+    {"verify", cmd_verify, "check a candidate's results against a golden family", NULL},
+    {"run", cmd_run, "run the conformance suite on a backend (ref, local, mpi, cuda, torch, plugin:F.so)", NULL},
+    {"report", cmd_report, "one self-contained HTML page from run/verify --json output", NULL},
+    {"certify", cmd_certify, "a submission package: results, report, statement, sha256 MANIFEST",
+     NULL},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
@@ -45,11 +48,25 @@ int cmd_audit(int argc, char **argv)
         return cmd_audit_rng(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "plan") == 0)
         return cmd_audit_plan(argc - 1, argv + 1);
-    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-        printf("usage: shardcheck audit rng|plan [layout options]\n");
-        return EXIT_OK;
+    const cli_option none[] = {CLI_OPT_END};
+    const cli_command cmd = {.name = "audit", .opts = none, .positional = "rng|plan",
+                             .synopsis = "rng|plan [layout options]",
+                             .about = "See shardcheck audit rng --help and audit plan --help."};
+    int x = cli_parse(&cmd, argc, argv, NULL);
+    return x != CLI_GO ? x : cli_usage_error("audit", "expected 'rng' or 'plan' after 'audit'");
+}
+
+/* Every command a user can type, one a line ("audit rng"): what cli_framework.sh tests. */
+static void list_commands(void)
+{
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        printf("%s\n", commands[i].name);
+        for (const char *p = commands[i].subs; p && *p;) {
+            size_t n = strcspn(p, " ");
+            printf("%s %.*s\n", commands[i].name, (int)n, p);
+            p += n + (p[n] == ' ');
+        }
     }
-    return cli_usage_error("audit", "expected 'rng' or 'plan' after 'audit'");
 }
 
 int main(int argc, char **argv)
@@ -60,6 +77,10 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);
+        return cli_finish_output(NULL, EXIT_OK);
+    }
+    if (!strcmp(argv[1], "--list-commands")) {
+        list_commands();
         return cli_finish_output(NULL, EXIT_OK);
     }
     if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {

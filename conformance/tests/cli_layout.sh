@@ -50,7 +50,7 @@ expect_exit "layout: negative rank" 2 "--rank: -1 is negative" $S layout --mesh 
 expect_exit "layout: non-integer rank" 2 "--rank: 'x' is not an integer" $S layout --mesh 2 --placements 'S(0)' --shape 4 --rank x
 expect_exit "layout: order with _StridedShard" 2 "cannot be combined with _StridedShard" $S layout --mesh 2x2 --placements '_S(0, 2)[0]S(0)[1]' --shape 8
 expect_exit "layout: stray argument" 2 "unexpected argument 'extra'" $S layout --mesh 2 --placements 'S(0)' --shape 4 extra
-expect_exit "layout: unknown option" 2 "unrecognized option" $S layout --bogus
+expect_exit "layout: unknown option" 2 "--bogus: unknown option" $S layout --bogus
 
 # groups: _MeshLayout.remap_to_tensor docstring (2x2, dim 0 -> [[0,2],[1,3]]) and
 # DeviceMesh._flatten docstring (2x2x2, dims 0,1 -> [0,2,4,6] and [1,3,5,7]).

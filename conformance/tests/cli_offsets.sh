@@ -77,7 +77,7 @@ expect_exit "bad: unparsable placement" 2 "--placements 'Q\(0\)'" \
   $S offsets --mesh 2 --placements 'Q(0)' --shape 8
 expect_exit "bad: negative --offset" 2 "--offset: -4 is negative" $S offsets $EX --offset -4
 expect_exit "bad: stray argument" 2 "unexpected argument 'extra'" $S offsets $EX extra
-expect_exit "bad: unknown option" 2 "unknown option '--frob'" $S offsets $EX --frob
+expect_exit "bad: unknown option" 2 "--frob: unknown option" $S offsets $EX --frob
 expect_exit "bad: audit rng with another policy" 2 "audit rng checks torch-offset" \
   $S audit rng $EX --policy megatron-tp
 expect_exit "bad: audit rng shard dim beyond the tensor" 2 "shard dim 2 out of range" \
@@ -105,5 +105,5 @@ expect_exit "native_dropout on Partial: redistribution not modelled (skipped)" 7
 expect_exit "ops lists the table" 0 "exponential_           untracked" $S ops
 expect_exit "ops --json carries torch's message" 0 \
   "Operator aten.poisson.default does not have a sharding strategy registered." $S ops --json
-expect_exit "bad: ops takes no layout" 2 "unknown argument '--mesh'" $S ops --mesh 2
+expect_exit "bad: ops takes no layout" 2 "--mesh: unknown option" $S ops --mesh 2
 tap_done

@@ -69,7 +69,7 @@ if [ -w /dev/full ]; then
     # shellcheck disable=SC2086
     expect_exit "D5 $q >/dev/full: exit 2" 2 "cannot write" full $S $q
   done
-  expect_exit "D5 verify --junit /dev/full: exit 2 naming the file" 2 "cannot write the JUnit file /dev/full" \
+  expect_exit "D5 verify --junit /dev/full: exit 2 naming the file" 2 "verify: --junit /dev/full: write failed" \
     $S verify --family philox-kat --golden "$G" --candidate "$tmp/good.json" --junit /dev/full
   expect_exit "D5 verify --tap >/dev/full" 2 "cannot write standard output" \
     full $S verify --family philox-kat --golden "$G" --candidate "$tmp/good.json" --tap

@@ -1,0 +1,62 @@
+#!/bin/sh
+# cli_framework.sh — the common contract of every command (tools/cli_opt.c): the commands come
+# from the program itself (shardcheck --list-commands), so a new command is covered without
+# editing this file.  For each: --help exits 0 with a usage line on stdout; an unknown option,
+# an option missing its argument and a stray argument each exit 2 with
+# "shardcheck CMD: --opt: reason" (or "unexpected argument 'X'").
+. "$top_srcdir/conformance/tests/tap.sh"
+S=$SHARDCHECK
+cmds=$($S --list-commands); rc=$?
+if [ "$rc" -eq 0 ] && [ -n "$cmds" ]; then tap_ok "--list-commands lists the commands"
+else tap_not_ok "--list-commands lists the commands" "exit $rc"; fi
+# Every command of `shardcheck --help` is in the list the checks below walk.
+for c in $($S --help | sed -n '/^commands:/,/^$/p' | awk 'NR > 1 && NF { print $1 }'); do
+  if printf '%s\n' "$cmds" | grep -qx "$c"; then tap_ok "--help's '$c' is listed"
+  else tap_not_ok "--help's '$c' is listed" "$cmds"; fi
+done
+
+nl='
+'
+IFS_SAVE=$IFS
+IFS=$nl
+for c in $cmds; do
+  IFS=$IFS_SAVE
+  # shellcheck disable=SC2086  # "audit rng" is two words
+  set -- $c
+  help=$($S "$@" --help 2>/dev/null); rc=$?
+  if [ "$rc" -eq 0 ] && printf '%s\n' "$help" | head -n 1 | grep -q "^usage: shardcheck $c"; then
+    tap_ok "$c --help: exit 0 and a usage line"
+  else tap_not_ok "$c --help: exit 0 and a usage line" "exit $rc" "$(printf '%s' "$help" | head -c 200)"; fi
+  if printf '%s\n' "$help" | grep -q -- "^  --help "; then tap_ok "$c --help lists --help"
+  else tap_not_ok "$c --help lists --help"; fi
+  expect_exit "$c: an unknown option is exit 2 naming it" 2 \
+    "^shardcheck $c: --no-such-option: unknown option" $S "$@" --no-such-option
+  expect_exit "$c: -Z is exit 2 naming it" 2 "^shardcheck $c: -Z: unknown option" $S "$@" -Z
+  opt=$(printf '%s\n' "$help" | grep -E '^  --[a-z0-9-]+ [^ ]' | head -n 1 | awk '{ print $1 }')
+  if [ -n "$opt" ]; then
+    expect_exit "$c: $opt without its argument is exit 2 naming it" 2 \
+      "^shardcheck $c: $opt: needs an argument" $S "$@" "$opt"
+  else
+    tap_skip "$c: an option without its argument" "no option of $c takes an argument"
+  fi
+  if printf '%s\n' "$help" | grep -q '^arguments:'; then
+    tap_skip "$c: a stray argument" "$c takes arguments"
+  else
+    expect_exit "$c: a stray argument is exit 2 naming it" 2 \
+      "^shardcheck $c: unexpected argument 'stray-arg'" $S "$@" stray-arg
+  fi
+  IFS=$nl
+done
+IFS=$IFS_SAVE
+
+expect_exit "a flag given a value is exit 2 naming it" 2 "^shardcheck layout: --json: takes no argument" \
+  $S layout --json=yes
+expect_exit "an ambiguous abbreviation is exit 2 naming it" 2 \
+  "^shardcheck layout: --r: ambiguous abbreviation" $S layout --r 1
+expect_exit "a bad integer names the option" 2 "^shardcheck run: --max-cases: 'many' is not an integer" \
+  $S run --max-cases many
+expect_exit "an integer out of range names the option" 2 "^shardcheck run: --max-ranks: 0 is outside 1..4096" \
+  $S run --max-ranks 0
+expect_exit "a bad value of a parsed option names it" 2 "^shardcheck run: --backend: 'nope': expected" \
+  $S run --backend nope
+tap_done
