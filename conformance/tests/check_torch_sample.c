@@ -19,7 +19,6 @@
 #define EXPECT(c, ...) do { if (!(c)) ck_abort_msg(__VA_ARGS__); } while (0)
 #include "shardcheck.h"
 #include "torch_cuda_rng.h"
-#include "torch_cuda_sample.h"
 
 static shc_gpu_profile prof(const char *name)
 {
@@ -100,7 +99,7 @@ static void bern_case(const char *gpu, const char *shape, const char *pshape, sh
                       shc_dtype pdt, uint64_t seed, int64_t offset)
 {
     shc_gpu_profile g = prof(gpu);
-    shc_tsample_req r = {.op = SHC_TSAMPLE_BERNOULLI_P, .dtype = dt, .p_dtype = pdt,
+    shc_torch_sample_req r = {.op = SHC_TORCH_SAMPLE_BERNOULLI_P, .dtype = dt, .p_dtype = pdt,
                          .shape = shape_of(shape), .p_shape = shape_of(pshape)};
     int64_t n, np;
     shc_err e;
@@ -112,7 +111,7 @@ static void bern_case(const char *gpu, const char *shape, const char *pshape, sh
     size_t sz = shc_dtype_size(dt);
     uint8_t *x = calloc((size_t)n, sz), *y = calloc((size_t)n, sz);
     int64_t no;
-    EXPECT(shc_tsample_run(&g, seed, offset, &r, x, &no, &e) == 0, "%s", e.msg);
+    EXPECT(shc_torch_sample_run(&g, seed, offset, &r, x, &no, &e) == 0, "%s", e.msg);
     ck_assert_int_eq(no, offset + 12); /* philox_cuda_state(10), rounded up */
     naive_bernoulli(seed, offset, &r.shape, &r.p_shape, p, dt, y);
     for (int64_t i = 0; i < n; i++)
@@ -140,17 +139,17 @@ START_TEST(bernoulli_tensor_p_edges)
     /* p = 0 never, p = 1 always (curand_uniform is in (0, 1]); an empty self draws nothing */
     shc_gpu_profile g = prof("a100");
     double p01[2] = {0.0, 1.0};
-    shc_tsample_req r = {.op = SHC_TSAMPLE_BERNOULLI_P, .dtype = SHC_DT_FLOAT32,
+    shc_torch_sample_req r = {.op = SHC_TORCH_SAMPLE_BERNOULLI_P, .dtype = SHC_DT_FLOAT32,
                          .p_dtype = SHC_DT_FLOAT32, .shape = shape_of("5000,2"),
                          .p_shape = shape_of("2"), .w = p01, .nw = 2};
     float *o = malloc(sizeof *o * 10000);
     shc_err e;
     int64_t no;
-    ck_assert_int_eq(shc_tsample_run(&g, 9, 0, &r, o, &no, &e), 0);
+    ck_assert_int_eq(shc_torch_sample_run(&g, 9, 0, &r, o, &no, &e), 0);
     for (int i = 0; i < 10000; i++)
         EXPECT(o[i] == (float)(i % 2), "p edge element %d", i);
     r.shape = shape_of("0,2");
-    ck_assert_int_eq(shc_tsample_run(&g, 9, 4, &r, o, &no, &e), 0);
+    ck_assert_int_eq(shc_torch_sample_run(&g, 9, 4, &r, o, &no, &e), 0);
     ck_assert_int_eq(no, 4);
     free(o);
 }
@@ -209,7 +208,7 @@ static void multi_case(int64_t rows, int64_t cats, int64_t ns, shc_dtype dt, uin
             left -= v;
         }
     }
-    shc_tsample_req r = {.op = SHC_TSAMPLE_MULTINOMIAL, .dtype = dt, .n = ns, .replacement = true,
+    shc_torch_sample_req r = {.op = SHC_TORCH_SAMPLE_MULTINOMIAL, .dtype = dt, .n = ns, .replacement = true,
                          .w = w, .nw = rows * cats};
     r.shape.ndim = 2;
     r.shape.d[0] = rows;
@@ -217,7 +216,7 @@ static void multi_case(int64_t rows, int64_t cats, int64_t ns, shc_dtype dt, uin
     int64_t *x = malloc(sizeof *x * (size_t)(rows * ns)), *y = malloc(sizeof *y * (size_t)(rows * ns));
     shc_err e;
     int64_t no;
-    EXPECT(shc_tsample_run(&g, seed, offset, &r, x, &no, &e) == 0, "%s", e.msg);
+    EXPECT(shc_torch_sample_run(&g, seed, offset, &r, x, &no, &e) == 0, "%s", e.msg);
     ck_assert_int_eq(no, offset + want_inc);
     naive_multinomial(seed, offset, rows, cats, ns, w, dt, y);
     for (int64_t i = 0; i < rows * ns; i++)
@@ -244,33 +243,33 @@ START_TEST(multinomial_rejections)
 {
     shc_gpu_profile g = prof("a100");
     double w[4] = {0.25, 0.25, 0.5, 0};
-    shc_tsample_req r = {.op = SHC_TSAMPLE_MULTINOMIAL, .dtype = SHC_DT_FLOAT32, .n = 2,
+    shc_torch_sample_req r = {.op = SHC_TORCH_SAMPLE_MULTINOMIAL, .dtype = SHC_DT_FLOAT32, .n = 2,
                          .replacement = true, .w = w, .nw = 4, .shape = shape_of("4")};
     int64_t o[8], no;
     shc_err e;
     r.n = 0;
-    ck_assert_int_eq(shc_tsample_run(&g, 0, 0, &r, o, &no, &e), SHC_EINVAL);
+    ck_assert_int_eq(shc_torch_sample_run(&g, 0, 0, &r, o, &no, &e), SHC_EINVAL);
     ck_assert_str_eq(e.msg, "cannot sample n_sample <= 0 samples");
     r.n = 5, r.replacement = false;
-    ck_assert_int_eq(shc_tsample_run(&g, 0, 0, &r, o, &no, &e), SHC_EINVAL);
+    ck_assert_int_eq(shc_torch_sample_run(&g, 0, 0, &r, o, &no, &e), SHC_EINVAL);
     ck_assert_str_eq(e.msg, "cannot sample n_sample > prob_dist.size(-1) samples without replacement");
     r.n = 2, r.dtype = SHC_DT_INT64;
-    ck_assert_int_eq(shc_tsample_run(&g, 0, 0, &r, o, &no, &e), SHC_EINVAL);
+    ck_assert_int_eq(shc_torch_sample_run(&g, 0, 0, &r, o, &no, &e), SHC_EINVAL);
     ck_assert_str_eq(e.msg, "multinomial only supports floating-point dtypes for input, got: Long");
     r.dtype = SHC_DT_FLOAT32, r.shape = shape_of("1,1,4");
-    ck_assert_int_eq(shc_tsample_run(&g, 0, 0, &r, o, &no, &e), SHC_EINVAL);
+    ck_assert_int_eq(shc_torch_sample_run(&g, 0, 0, &r, o, &no, &e), SHC_EINVAL);
     ck_assert_str_eq(e.msg, "prob_dist must be 1 or 2 dim");
     r.shape = shape_of("4");
     w[1] = -0.25;
-    ck_assert_int_eq(shc_tsample_run(&g, 0, 0, &r, o, &no, &e), SHC_EINVAL);
+    ck_assert_int_eq(shc_torch_sample_run(&g, 0, 0, &r, o, &no, &e), SHC_EINVAL);
     ck_assert_str_eq(e.msg, "probability tensor contains either `inf`, `nan` or element < 0");
     r.replacement = true; /* with replacement, n >= 2: a device-side assert, not modelled */
-    ck_assert_int_eq(shc_tsample_run(&g, 0, 0, &r, o, &no, &e), SHC_EUNSUPPORTED);
+    ck_assert_int_eq(shc_torch_sample_run(&g, 0, 0, &r, o, &no, &e), SHC_EUNSUPPORTED);
     w[1] = 0.125; /* the sum 0.875 is not a power of two: the GPU's reduction order would matter */
-    ck_assert_int_eq(shc_tsample_run(&g, 0, 0, &r, o, &no, &e), SHC_EUNSUPPORTED);
+    ck_assert_int_eq(shc_torch_sample_run(&g, 0, 0, &r, o, &no, &e), SHC_EUNSUPPORTED);
     ck_assert_ptr_nonnull(strstr(e.msg, "not a power of two"));
     w[0] = w[1] = w[2] = w[3] = 0, r.replacement = false;
-    ck_assert_int_eq(shc_tsample_run(&g, 0, 0, &r, o, &no, &e), SHC_EINVAL);
+    ck_assert_int_eq(shc_torch_sample_run(&g, 0, 0, &r, o, &no, &e), SHC_EINVAL);
     ck_assert_str_eq(e.msg, "invalid multinomial distribution (sum of probabilities <= 0)");
 }
 END_TEST
@@ -305,7 +304,7 @@ static int64_t naive_keys(const shc_gpu_profile *g, uint64_t seed, int64_t offse
 static void naive_randperm(const shc_gpu_profile *g, uint64_t seed, int64_t offset, int64_t n,
                            int64_t *perm, int64_t *new_offset)
 {
-    int bits = shc_randperm_bits(n);
+    int bits = shc_torch_randperm_bits(n);
     bool wide = bits > 32;
     int64_t *keys = malloc(sizeof *keys * (size_t)n);
     int64_t off = naive_keys(g, seed, offset, n, wide, keys);
@@ -349,12 +348,12 @@ static void naive_randperm(const shc_gpu_profile *g, uint64_t seed, int64_t offs
 static void perm_case(const char *gpu, int64_t n, shc_dtype dt, uint64_t seed, int64_t offset)
 {
     shc_gpu_profile g = prof(gpu);
-    shc_tsample_req r = {.op = SHC_TSAMPLE_RANDPERM, .dtype = dt, .n = n};
+    shc_torch_sample_req r = {.op = SHC_TORCH_SAMPLE_RANDPERM, .dtype = dt, .n = n};
     size_t sz = shc_dtype_size(dt);
     uint8_t *x = malloc(sz * (size_t)n);
     int64_t *y = malloc(sizeof *y * (size_t)n), no, wno;
     shc_err e;
-    EXPECT(shc_tsample_run(&g, seed, offset, &r, x, &no, &e) == 0, "%s", e.msg);
+    EXPECT(shc_torch_sample_run(&g, seed, offset, &r, x, &no, &e) == 0, "%s", e.msg);
     naive_randperm(&g, seed, offset, n, y, &wno);
     ck_assert_int_eq(no, wno);
     char *seen = calloc((size_t)n, 1);
@@ -377,10 +376,10 @@ static void perm_case(const char *gpu, int64_t n, shc_dtype dt, uint64_t seed, i
 
 START_TEST(randperm_matches_naive)
 {
-    ck_assert_int_eq(shc_randperm_bits(1), 3);
-    ck_assert_int_eq(shc_randperm_bits(100), 16);
-    ck_assert_int_eq(shc_randperm_bits(30000), 32);
-    ck_assert_int_eq(shc_randperm_bits(40000), 33);
+    ck_assert_int_eq(shc_torch_randperm_bits(1), 3);
+    ck_assert_int_eq(shc_torch_randperm_bits(100), 16);
+    ck_assert_int_eq(shc_torch_randperm_bits(30000), 32);
+    ck_assert_int_eq(shc_torch_randperm_bits(40000), 33);
     perm_case("a100", 1, SHC_DT_INT64, 0, 0);
     perm_case("a100", 10, SHC_DT_INT64, 0, 0);
     perm_case("a100", 100, SHC_DT_INT32, 3, 8);
@@ -400,7 +399,7 @@ START_TEST(randperm_islands_are_shuffled)
     for (uint64_t seed = 0; seed < 64 && !found; seed++) {
         int64_t keys[3000];
         naive_keys(&g, seed, 0, 3000, false, keys);
-        uint64_t mask = (UINT64_C(1) << shc_randperm_bits(3000)) - 1;
+        uint64_t mask = (UINT64_C(1) << shc_torch_randperm_bits(3000)) - 1;
         for (int i = 0; i < 3000 && !found; i++)
             for (int j = i + 1; j < 3000 && !found; j++)
                 found = (((uint64_t)(uint32_t)keys[i] ^ (uint64_t)(uint32_t)keys[j]) & mask) == 0;
@@ -414,25 +413,25 @@ END_TEST
 START_TEST(randperm_rejections)
 {
     shc_gpu_profile g = prof("a100");
-    shc_tsample_req r = {.op = SHC_TSAMPLE_RANDPERM, .dtype = SHC_DT_INT64, .n = -1};
+    shc_torch_sample_req r = {.op = SHC_TORCH_SAMPLE_RANDPERM, .dtype = SHC_DT_INT64, .n = -1};
     int64_t o[4], no;
     shc_err e;
-    ck_assert_int_eq(shc_tsample_run(&g, 0, 0, &r, o, &no, &e), SHC_EINVAL);
+    ck_assert_int_eq(shc_torch_sample_run(&g, 0, 0, &r, o, &no, &e), SHC_EINVAL);
     ck_assert_str_eq(e.msg, "Trying to create tensor with negative dimension -1: [-1]");
     r.n = 2050, r.dtype = SHC_DT_FLOAT16;
-    ck_assert_int_eq(shc_tsample_run(&g, 0, 0, &r, o, &no, &e), SHC_EINVAL);
+    ck_assert_int_eq(shc_torch_sample_run(&g, 0, 0, &r, o, &no, &e), SHC_EINVAL);
     ck_assert_str_eq(e.msg, "n cannot be greater than 2049 for Half type.");
     r.n = 129, r.dtype = SHC_DT_INT8;
-    ck_assert_int_eq(shc_tsample_run(&g, 0, 0, &r, o, &no, &e), SHC_EINVAL);
+    ck_assert_int_eq(shc_torch_sample_run(&g, 0, 0, &r, o, &no, &e), SHC_EINVAL);
     ck_assert_str_eq(e.msg, "value cannot be converted to type int8_t without overflow");
     r.n = 128; /* n - 1 = 127 fits */
     uint8_t b[128];
-    ck_assert_int_eq(shc_tsample_run(&g, 0, 0, &r, b, &no, &e), 0);
+    ck_assert_int_eq(shc_torch_sample_run(&g, 0, 0, &r, b, &no, &e), 0);
     r.n = 0; /* no generator use */
-    ck_assert_int_eq(shc_tsample_run(&g, 0, 8, &r, o, &no, &e), 0);
+    ck_assert_int_eq(shc_torch_sample_run(&g, 0, 8, &r, o, &no, &e), 0);
     ck_assert_int_eq(no, 8);
     r.n = 3, r.dtype = SHC_DT_BOOL;
-    ck_assert_int_eq(shc_tsample_run(&g, 0, 0, &r, o, &no, &e), SHC_EUNSUPPORTED);
+    ck_assert_int_eq(shc_torch_sample_run(&g, 0, 0, &r, o, &no, &e), SHC_EUNSUPPORTED);
 }
 END_TEST
 
@@ -440,24 +439,24 @@ START_TEST(bernoulli_rejections)
 {
     shc_gpu_profile g = prof("a100");
     double p[6] = {0.5, 0.5, 0.5, 0.5, 0.5, 0.5};
-    shc_tsample_req r = {.op = SHC_TSAMPLE_BERNOULLI_P, .dtype = SHC_DT_FLOAT32,
+    shc_torch_sample_req r = {.op = SHC_TORCH_SAMPLE_BERNOULLI_P, .dtype = SHC_DT_FLOAT32,
                          .p_dtype = SHC_DT_INT64, .shape = shape_of("3"),
                          .p_shape = shape_of("3"), .w = p, .nw = 3};
     float o[12];
     int64_t no;
     shc_err e;
-    ck_assert_int_eq(shc_tsample_run(&g, 0, 0, &r, o, &no, &e), SHC_EINVAL);
+    ck_assert_int_eq(shc_torch_sample_run(&g, 0, 0, &r, o, &no, &e), SHC_EINVAL);
     ck_assert_str_eq(e.msg, "expected probabilities tensor to have floating type, got Long");
     r.p_dtype = SHC_DT_FLOAT32, r.shape = shape_of("4,3"), r.p_shape = shape_of("2,1"), r.nw = 2;
-    ck_assert_int_eq(shc_tsample_run(&g, 0, 0, &r, o, &no, &e), SHC_EINVAL);
+    ck_assert_int_eq(shc_torch_sample_run(&g, 0, 0, &r, o, &no, &e), SHC_EINVAL);
     ck_assert_str_eq(e.msg, "The expanded size of the tensor (4) must match the existing size (2) "
                      "at non-singleton dimension 0.  Target sizes: [4, 3].  Tensor sizes: [2, 1]");
     r.shape = shape_of("3"), r.p_shape = shape_of("3"), r.nw = 3, p[1] = 1.5;
-    ck_assert_int_eq(shc_tsample_run(&g, 0, 0, &r, o, &no, &e), SHC_EUNSUPPORTED);
+    ck_assert_int_eq(shc_torch_sample_run(&g, 0, 0, &r, o, &no, &e), SHC_EUNSUPPORTED);
     p[1] = 0.1; /* not a float16 value */
     r.p_dtype = SHC_DT_FLOAT16;
-    ck_assert_int_eq(shc_tsample_run(&g, 0, 0, &r, o, &no, &e), SHC_EINVAL);
-    ck_assert_int_eq(shc_tsample_run(&g, 0, 6, &r, o, &no, &e), SHC_EINVAL);
+    ck_assert_int_eq(shc_torch_sample_run(&g, 0, 0, &r, o, &no, &e), SHC_EINVAL);
+    ck_assert_int_eq(shc_torch_sample_run(&g, 0, 6, &r, o, &no, &e), SHC_EINVAL);
     ck_assert_ptr_nonnull(strstr(e.msg, "multiple of 4"));
 }
 END_TEST

@@ -1,7 +1,10 @@
 /*
  * torch_cuda_sample.c — torch 2.13's CUDA bernoulli with a tensor p,
- * multinomial with replacement and randperm, bit for bit on a CPU (see
- * torch_cuda_sample.h).  Each function below names the torch 2.13 source it
+ * multinomial with replacement and randperm, bit for bit on a CPU (API in
+ * shardcheck.h, section torch 2.13's CUDA sampling kernels).  They are apart
+ * from torch_cuda_rng.c because none goes through distribution_nullary_kernel's
+ * grid-stride launch: each has its own launch, its own philox_cuda_state
+ * increment and its own host-side checks.  Each function below names the torch 2.13 source it
  * reproduces; the kernels are read from aten/src/ATen/native/cuda/
  * (DistributionTemplates.h and Randperm.cuh ship in the wheel's include/,
  * MultinomialKernel.cu and Randperm.cu in the source tree) and
@@ -19,7 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "torch_cuda_sample.h"
+#include "shardcheck.h"
 #include "checked_math.h"
 #include "curand_stream.h"
 #include "torch_cuda_rng.h"
@@ -99,7 +102,7 @@ static void sizes_str(const shc_shape *s, char *b, size_t n)
 /* expand_inplace(self, p): p's dims aligned right, each 1 or equal
  * (ExpandUtils.cpp inferExpandGeometry walks from the last dim, so the message
  * names the last mismatching one).  strides[i]: p's stride along self dim i. */
-static int p_broadcast(const shc_tsample_req *r, int64_t strides[SHC_MAX_TENSOR_DIMS], shc_err *e)
+static int p_broadcast(const shc_torch_sample_req *r, int64_t strides[SHC_MAX_TENSOR_DIMS], shc_err *e)
 {
     const shc_shape *s = &r->shape, *p = &r->p_shape;
     if (p->ndim > s->ndim)
@@ -127,7 +130,7 @@ static int p_broadcast(const shc_tsample_req *r, int64_t strides[SHC_MAX_TENSOR_
 
 /* p's values as the kernel reads them: p_.to(double) for a double self, else
  * p_.to(float) (bernoulli_kernel, cuda/DistributionTemplates.h:662). */
-static int p_values(const shc_tsample_req *r, double **out, shc_err *e)
+static int p_values(const shc_torch_sample_req *r, double **out, shc_err *e)
 {
     double *v = malloc(sizeof *v * (size_t)(r->nw ? r->nw : 1));
     if (!v)
@@ -158,7 +161,7 @@ static int p_values(const shc_tsample_req *r, double **out, shc_err *e)
  * static_cast<scalar_t>(component c <= p).  self is contiguous, so
  * rearrangeDims never swaps dims (self's strides decrease) and the linear
  * index is self's row-major index. */
-static int run_bernoulli(uint64_t seed, int64_t offset, const shc_tsample_req *r, uint8_t *out,
+static int run_bernoulli(uint64_t seed, int64_t offset, const shc_torch_sample_req *r, uint8_t *out,
                          int64_t *new_offset, shc_err *e)
 {
     int64_t n, np, strides[SHC_MAX_TENSOR_DIMS];
@@ -177,7 +180,7 @@ static int run_bernoulli(uint64_t seed, int64_t offset, const shc_tsample_req *r
                         "got %s", SCALAR_TYPE[r->p_dtype]);
     if ((rc = p_broadcast(r, strides, e)))
         return rc;
-    if (n > SHC_TSAMPLE_MAX_NUMEL)
+    if (n > SHC_TORCH_SAMPLE_MAX_NUMEL)
         return shc_fail(e, SHC_EUNSUPPORTED, "bernoulli: %lld elements: the kernel's 32-bit "
                         "thread index wraps above 2^32 elements; not modelled", (long long)n);
     if (np != r->nw)
@@ -212,7 +215,7 @@ static int run_bernoulli(uint64_t seed, int64_t offset, const shc_tsample_req *r
 /* multinomial_out's host checks in torch 2.13 order (aten/src/ATen/native/
  * Distributions.cpp; the messages are device-independent and checked against
  * torch on a CPU by the harness tests). */
-static int multinomial_check(const shc_tsample_req *r, int64_t *rows, int64_t *cats, shc_err *e)
+static int multinomial_check(const shc_torch_sample_req *r, int64_t *rows, int64_t *cats, shc_err *e)
 {
     if (r->shape.ndim < 1 || r->shape.ndim > 2)
         return shc_fail(e, SHC_EINVAL, "prob_dist must be 1 or 2 dim");
@@ -242,7 +245,7 @@ static int multinomial_check(const shc_tsample_req *r, int64_t *rows, int64_t *c
 /* The fast path's host checks (!replacement || n == 1): max < inf, min >= 0,
  * no row summing to 0; its sampling (exponential_ then argmax/topk) is not
  * emulated yet. */
-static int multinomial_fast_path(const shc_tsample_req *r, int64_t rows, int64_t cats, shc_err *e)
+static int multinomial_fast_path(const shc_torch_sample_req *r, int64_t rows, int64_t cats, shc_err *e)
 {
     for (int64_t i = 0; i < r->nw; i++)
         if (!(r->w[i] >= 0.0 && r->w[i] < INFINITY))
@@ -268,7 +271,7 @@ static int multinomial_fast_path(const shc_tsample_req *r, int64_t rows, int64_t
  * dtype: the weights are integer multiples of a power of two u, their total T
  * is a power of two and T/u <= 2^digits.  Then normDist = w/T and its prefix
  * sums are exact, whatever the order. */
-static int exact_cumsum(const shc_tsample_req *r, const double *w, int64_t cats, double *cum,
+static int exact_cumsum(const shc_torch_sample_req *r, const double *w, int64_t cats, double *cum,
                         shc_err *e)
 {
     double t = 0, u = INFINITY;
@@ -331,7 +334,7 @@ static int64_t search(const double *cum, const double *w, int64_t cats, double v
  * for its k-th row blockIdx.y + k*grid_y, curand_uniform4's .x only (3 of 4
  * words wasted, as the kernel's comment says), rounds it to scalar_t and
  * binary-searches the row's cumulative distribution. */
-static int run_multinomial(uint64_t seed, int64_t offset, const shc_tsample_req *r, int64_t *out,
+static int run_multinomial(uint64_t seed, int64_t offset, const shc_torch_sample_req *r, int64_t *out,
                            int64_t *new_offset, shc_err *e)
 {
     int64_t rows = 0, cats = 0;
@@ -372,7 +375,7 @@ static int run_multinomial(uint64_t seed, int64_t offset, const shc_tsample_req 
 
 /* ---- randperm ---- */
 
-int shc_randperm_bits(int64_t n)
+int shc_torch_randperm_bits(int64_t n)
 {
     const double log_threshold_12 = log(0.9) * 12;
     double nd = (double)n;
@@ -382,7 +385,7 @@ int shc_randperm_bits(int64_t n)
 
 /* check_supported_max_int_with_precision (ATen/native/TensorFactories.h:83):
  * scalar_tensor(n - 1, dtype) must not overflow, and floats hold n exactly. */
-static int randperm_check(const shc_tsample_req *r, shc_err *e)
+static int randperm_check(const shc_torch_sample_req *r, shc_err *e)
 {
     static const char *const CTYPE[SHC_DT_COUNT] = {
         [SHC_DT_INT32] = "int32_t", [SHC_DT_INT16] = "int16_t", [SHC_DT_INT8] = "int8_t",
@@ -405,7 +408,7 @@ static int randperm_check(const shc_tsample_req *r, shc_err *e)
         return shc_fail(e, SHC_EINVAL, "n cannot be greater than 2049 for Half type.");
     if (r->dtype == SHC_DT_FLOAT32 && n > (1 << 24) + 1)
         return shc_fail(e, SHC_EINVAL, "n cannot be greater than 2^24+1 for Float type.");
-    if (n > INT32_MAX || shc_randperm_bits(n) > 63)
+    if (n > INT32_MAX || shc_torch_randperm_bits(n) > 63)
         return shc_fail(e, SHC_EUNSUPPORTED, "randperm: n = %lld: the kernels' int n and the "
                         "64-bit key mask ((1UL << 64) - 1 is undefined) are not modelled",
                         (long long)n);
@@ -483,14 +486,14 @@ static void rp_islands(uint64_t seed, int64_t offset, const uint64_t *mk, int64_
  * is among the digits only when bits is the key width), then
  * philox_cuda_state(n) and the island shuffle of equal keys. */
 static int run_randperm(const shc_gpu_profile *g, uint64_t seed, int64_t offset,
-                        const shc_tsample_req *r, uint8_t *out, int64_t *new_offset, shc_err *e)
+                        const shc_torch_sample_req *r, uint8_t *out, int64_t *new_offset, shc_err *e)
 {
     int rc = randperm_check(r, e);
     int64_t n = r->n;
     *new_offset = offset;
     if (rc || n == 0)
         return rc;
-    int bits = shc_randperm_bits(n), width = bits > 32 ? 64 : 32;
+    int bits = shc_torch_randperm_bits(n), width = bits > 32 ? 64 : 32;
     int64_t *keys = malloc(sizeof *keys * (size_t)n), *perm = malloc(sizeof *perm * (size_t)n);
     rp_item *it = malloc(sizeof *it * (size_t)n);
     uint64_t *mk = malloc(sizeof *mk * (size_t)n);
@@ -528,20 +531,20 @@ static int run_randperm(const shc_gpu_profile *g, uint64_t seed, int64_t offset,
 
 /* ---- entry points ---- */
 
-int shc_tsample_out(const shc_tsample_req *r, int64_t *numel, shc_dtype *dtype, shc_err *e)
+int shc_torch_sample_out(const shc_torch_sample_req *r, int64_t *numel, shc_dtype *dtype, shc_err *e)
 {
     switch (r->op) {
-    case SHC_TSAMPLE_BERNOULLI_P:
+    case SHC_TORCH_SAMPLE_BERNOULLI_P:
         *dtype = r->dtype;
         return shc_shape_numel(&r->shape, numel, e);
-    case SHC_TSAMPLE_MULTINOMIAL:
+    case SHC_TORCH_SAMPLE_MULTINOMIAL:
         *dtype = SHC_DT_INT64;
         if (r->shape.ndim == 2 && !shc_mul64(r->shape.d[0], r->n, numel))
             return shc_fail(e, SHC_EOVERFLOW, "multinomial: rows x n_sample overflows int64");
         if (r->shape.ndim != 2)
             *numel = r->n;
         return SHC_OK;
-    case SHC_TSAMPLE_RANDPERM:
+    case SHC_TORCH_SAMPLE_RANDPERM:
         *dtype = r->dtype;
         *numel = r->n;
         return SHC_OK;
@@ -550,8 +553,8 @@ int shc_tsample_out(const shc_tsample_req *r, int64_t *numel, shc_dtype *dtype, 
     }
 }
 
-int shc_tsample_run(const shc_gpu_profile *g, uint64_t seed, int64_t offset,
-                    const shc_tsample_req *r, void *out, int64_t *new_offset, shc_err *e)
+int shc_torch_sample_run(const shc_gpu_profile *g, uint64_t seed, int64_t offset,
+                    const shc_torch_sample_req *r, void *out, int64_t *new_offset, shc_err *e)
 {
     if (offset < 0 || offset % 4)
         return shc_fail(e, SHC_EINVAL, "offset %lld: offset must be a multiple of 4",
@@ -561,9 +564,9 @@ int shc_tsample_run(const shc_gpu_profile *g, uint64_t seed, int64_t offset,
     int64_t no = offset;
     int rc;
     switch (r->op) {
-    case SHC_TSAMPLE_BERNOULLI_P: rc = run_bernoulli(seed, offset, r, out, &no, e); break;
-    case SHC_TSAMPLE_MULTINOMIAL: rc = run_multinomial(seed, offset, r, out, &no, e); break;
-    case SHC_TSAMPLE_RANDPERM: rc = run_randperm(g, seed, offset, r, out, &no, e); break;
+    case SHC_TORCH_SAMPLE_BERNOULLI_P: rc = run_bernoulli(seed, offset, r, out, &no, e); break;
+    case SHC_TORCH_SAMPLE_MULTINOMIAL: rc = run_multinomial(seed, offset, r, out, &no, e); break;
+    case SHC_TORCH_SAMPLE_RANDPERM: rc = run_randperm(g, seed, offset, r, out, &no, e); break;
     default: rc = shc_fail(e, SHC_EINVAL, "torch sampling op %d out of range", (int)r->op);
     }
     if (!rc && new_offset)
