@@ -384,8 +384,10 @@ static int gen_profiles(shc_gw *w, const rcase *list, size_t n, shc_err *e)
 
 static int generate(shc_gw *w, shc_err *e)
 {
-    shc_gw_note(w, "GpuOnly", "normal_/exponential_: the GPU's sincos/log (Box-Muller uses "
-                "__sincosf for float, sincospi for double; exponential uses logf/log) may differ "
+    shc_gw_note(w, "GpuOnly", "normal_/exponential_ (and multinomial without replacement or "
+                "with n_sample 1, which divides by an exponential_ draw): the GPU's sincos/log "
+                "(Box-Muller uses __sincosf for float, sincospi for double; exponential uses "
+                "logf/log) may differ "
                 "from these accurate-math values in the last bits (float normals: ~1e-5 "
                 "absolute). Uniform, random_, bernoulli_, dropout are bit-exact.");
     shc_gw_note(w, "CudaMathTodo", "log_normal_ (exp of a Box-Muller normal: CUDA expf/exp), "

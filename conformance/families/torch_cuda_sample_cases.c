@@ -1,8 +1,9 @@
 /*
  * torch_cuda_sample_cases.c — torch-cuda-rng cases of the sampling kernels
  * (lib/rng/torch_cuda_sample.c): bernoulli with a tensor p
- * (torch.bernoulli(p) and Tensor.bernoulli_(p)), multinomial with
- * replacement, randperm, and torch's rejections of them.
+ * (torch.bernoulli(p) and Tensor.bernoulli_(p)), multinomial (with
+ * replacement: the cumulative-distribution kernel; without, or n_sample 1:
+ * exponential_ then argmax/topk, GpuOnly), randperm, and torch's rejections.
  *
  * A test carries every input value it needs (p's values, the multinomial
  * weights) so that an implementation never re-derives them; the recipes
@@ -46,6 +47,7 @@ typedef struct scase {
 #define BT "bernoulli_tensor", "bernoulli_.Tensor"
 #define MN "multinomial", "multinomial"
 #define RP "randperm", "randperm"
+#define MNR "multinomial", "multinomial.noreplace"
 
 static const scase CASES[] = {
     {BP, "float32", "1000,37", "float32", "37", W_RAMP, 0, false, 31, 0, true},
@@ -66,6 +68,12 @@ static const scase CASES[] = {
     {MN, "float16", "5,40", NULL, NULL, W_POW2, 129, true, 41, 4, false},
     {MN, "bfloat16", "3,9", NULL, NULL, W_POW2, 2, true, 41, 0, false},
     {MN, "float32", "4,5", NULL, NULL, W_POW2, 3, true, 41, 0, false},
+    {MNR, "float32", "10", NULL, NULL, W_POW2, 5, false, 47, 0, true},
+    {MNR, "float64", "37,16", NULL, NULL, W_POW2, 6, false, 47, 8, false},
+    {MNR, "float32", "4,5", NULL, NULL, W_POW2, 3, false, 47, 4, false},
+    {MN, "float16", "5,40", NULL, NULL, W_POW2, 1, true, 47, 0, false},
+    {MN, "bfloat16", "3,9", NULL, NULL, W_POW2, 1, true, 47, 0, false},
+    {MN, "float32", "300,33", NULL, NULL, W_POW2, 1, true, 47, 0, false},
     {RP, "int64", "", NULL, NULL, W_NONE, 10, false, 43, 0, true},
     {RP, "int64", "", NULL, NULL, W_NONE, 1, false, 43, 0, false},
     {RP, "int32", "", NULL, NULL, W_NONE, 100, false, 43, 8, false},
@@ -85,8 +93,8 @@ static const scase INVALID[] = {
     {MN, "float32", "4", NULL, NULL, W_POW2, 5, false, 0, 0, false},
     {MN, "int64", "4", NULL, NULL, W_POW2, 2, true, 0, 0, false},
     {MN, "float32", "1,1,4", NULL, NULL, W_POW2, 2, true, 0, 0, false},
-    {"multinomial", "multinomial.noreplace", "float32", "4", NULL, NULL, W_NEG, 2, false, 0, 0, false},
-    {"multinomial", "multinomial.noreplace", "float32", "2,4", NULL, NULL, W_ZERO, 2, false, 0, 0, false},
+    {MNR, "float32", "4", NULL, NULL, W_NEG, 2, false, 0, 0, false},
+    {MNR, "float32", "2,4", NULL, NULL, W_ZERO, 2, false, 0, 0, false},
     {RP, "int64", "", NULL, NULL, W_NONE, -1, false, 0, 0, false},
     {RP, "float16", "", NULL, NULL, W_NONE, 2050, false, 0, 0, false},
     {RP, "int8", "", NULL, NULL, W_NONE, 129, false, 0, 0, false},
@@ -166,7 +174,9 @@ static json_t *case_test(const scase *c, shc_err *e)
         json_object_set_new(p, "weights", weights_of(c, n, dt));
         json_object_set_new(p, "n_sample", json_integer(c->n));
         json_object_set_new(p, "replacement", json_boolean(c->replacement));
-        shc_test_flag(t, "ExactCumsum");
+        /* n_sample >= 2 with replacement: the cumulative-distribution kernel; else the
+         * Gumbel-max path through exponential_ (its logf/log: GpuOnly) */
+        shc_test_flag(t, c->replacement && c->n >= 2 ? "ExactCumsum" : "GpuOnly");
     } else {
         json_object_set_new(p, "n", json_integer(c->n));
     }

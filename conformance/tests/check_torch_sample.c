@@ -19,6 +19,7 @@
 #define EXPECT(c, ...) do { if (!(c)) ck_abort_msg(__VA_ARGS__); } while (0)
 #include "shardcheck.h"
 #include "torch_cuda_rng.h"
+#include "cuda_libdevice.h"
 
 static shc_gpu_profile prof(const char *name)
 {
@@ -274,6 +275,99 @@ START_TEST(multinomial_rejections)
 }
 END_TEST
 
+/* ---- multinomial without replacement / n_sample == 1: exponential_, p / q, argmax/topk ---- */
+
+/* exponential_(1) of n elements through the grid-stride kernel, thread by thread:
+ * float4 (unroll 4) or double2 (unroll 2) draws; -log(u), log(u) clamped near 1. */
+static int64_t naive_exponential(const shc_gpu_profile *g, uint64_t seed, int64_t offset, int64_t n,
+                                 shc_dtype dt, double *q)
+{
+    int64_t blocks = (n + 255) / 256, cap = (int64_t)g->sm_count * (g->max_threads_per_sm / 256);
+    int64_t stride = 256 * (blocks < cap ? blocks : cap);
+    int unroll = dt == SHC_DT_FLOAT64 ? 2 : 4;
+    for (int64_t t = 0; t < stride; t++) {
+        shc_curand_philox st;
+        shc_curand_init(seed, (uint64_t)t, (uint64_t)offset, &st);
+        for (int64_t li = t; li < n; li += stride * unroll) {
+            float f[4];
+            double d[2];
+            if (unroll == 2)
+                shc_curand_uniform2_double(&st, d);
+            else
+                shc_curand_uniform4(&st, f);
+            for (int ii = 0; ii < unroll; ii++) {
+                int64_t el = li + ii * stride;
+                if (el >= n)
+                    continue;
+                if (unroll == 2) {
+                    double lg = d[ii] >= 1.0 - 0x1p-53 ? -0x1p-53 : shc_cuda_log(d[ii]);
+                    q[el] = -1.0 / 1.0 * lg;
+                } else {
+                    float lg = f[ii] >= 1.0f - 0x1p-24f ? -0x1p-24f : logf(f[ii]);
+                    float v = -1.0f / 1.0f * lg;
+                    q[el] = dt == SHC_DT_FLOAT16 ? (double)(_Float16)v
+                          : dt == SHC_DT_BFLOAT16 ? (double)shc_bf16_to_f32(shc_f32_to_bf16(v)) : v;
+                }
+            }
+        }
+    }
+    return offset + ((n - 1) / (stride * unroll) + 1) * 4;
+}
+
+static void gumbel_case(int64_t rows, int64_t cats, int64_t ns, bool repl, shc_dtype dt,
+                        uint64_t seed, int64_t offset)
+{
+    shc_gpu_profile g = prof("a100");
+    double *w = malloc(sizeof *w * (size_t)(rows * cats)), *q = malloc(sizeof *q * (size_t)(rows * cats));
+    for (int64_t i = 0; i < rows * cats; i++) /* any non-negative weights: no cumsum here */
+        w[i] = i % 7 == 3 ? 0 : (double)(float)(0.1 * (double)(1 + (i * 5) % 13));
+    if (dt == SHC_DT_FLOAT16)
+        for (int64_t i = 0; i < rows * cats; i++)
+            w[i] = (double)(_Float16)w[i];
+    shc_torch_sample_req r = {.op = SHC_TORCH_SAMPLE_MULTINOMIAL, .dtype = dt, .n = ns,
+                              .replacement = repl, .w = w, .nw = rows * cats};
+    r.shape.ndim = 2;
+    r.shape.d[0] = rows;
+    r.shape.d[1] = cats;
+    int64_t *x = malloc(sizeof *x * (size_t)(rows * ns)), no;
+    shc_err e;
+    EXPECT(shc_torch_sample_run(&g, seed, offset, &r, x, &no, &e) == 0, "%s", e.msg);
+    ck_assert_int_eq(no, naive_exponential(&g, seed, offset, rows * cats, dt, q));
+    char *taken = malloc((size_t)cats);
+    for (int64_t d = 0; d < rows; d++) {
+        memset(taken, 0, (size_t)cats);
+        for (int64_t k = 0; k < ns; k++) { /* repeated argmax: the k-th largest p/q */
+            int64_t best = -1;
+            double bv = 0;
+            for (int64_t c = 0; c < cats; c++) {
+                double p = w[d * cats + c], qq = q[d * cats + c];
+                double v = dt == SHC_DT_FLOAT64 ? p / qq : (double)((float)p / (float)qq);
+                if (dt == SHC_DT_FLOAT16)
+                    v = (double)(_Float16)v;
+                if (!taken[c] && (best < 0 || v > bv))
+                    best = c, bv = v;
+            }
+            taken[best] = 1;
+            EXPECT(x[d * ns + k] == best, "gumbel %s row %lld pick %lld: %lld, naive %lld",
+                   shc_dtype_name(dt), (long long)d, (long long)k, (long long)x[d * ns + k],
+                   (long long)best);
+        }
+    }
+    free(taken);
+    free(x);
+    free(w);
+    free(q);
+}
+
+START_TEST(multinomial_without_replacement_matches_naive)
+{
+    gumbel_case(1, 1000, 10, false, SHC_DT_FLOAT32, 1, 0);
+    gumbel_case(7, 50, 40, false, SHC_DT_FLOAT64, 2, 4); /* all but the zero-weight ones */
+    gumbel_case(300, 33, 1, true, SHC_DT_FLOAT32, 3, 8);  /* n_sample 1 takes this path too */
+    gumbel_case(30, 20, 1, false, SHC_DT_FLOAT16, 4, 0);
+}
+END_TEST
+
 /* ---- randperm ---- */
 
 /* random_(min, max) of the key type through the grid-stride kernel: 64-bit
@@ -471,6 +565,7 @@ int main(void)
     tcase_add_test(tc, bernoulli_rejections);
     tcase_add_test(tc, multinomial_with_replacement_matches_naive);
     tcase_add_test(tc, multinomial_rejections);
+    tcase_add_test(tc, multinomial_without_replacement_matches_naive);
     tcase_add_test(tc, randperm_matches_naive);
     tcase_add_test(tc, randperm_islands_are_shuffled);
     tcase_add_test(tc, randperm_rejections);

@@ -107,12 +107,14 @@ static const shc_rng_op OPS[] = {
      "n_sample >= 2: multinomial_with_replacement_kernel_impl (MultinomialKernel.cu): "
      "philox_cuda_state(((rows-1)/grid_y+1)*4), curand_uniform4's .x, binary search over the "
      "cumulative distribution (emulated for weights whose partial sums are exact); n_sample = 1 "
-     "takes the no-replacement path (not emulated yet)"},
+     "takes the no-replacement path (exponential_, argmax: GpuOnly)"},
     {"multinomial.noreplace", "torch.multinomial(input, n, replacement=False)",
      SHC_API_PYTHON, "aten.multinomial.default", SHC_RNGD_UNTRACKED, SHC_RNGP_REDISTRIBUTE,
-     true, SHC_DTM_FLOATS, -1, "_ops/_random_ops.py:56-81, not in " DISPATCH_SET,
-     "multinomial without replacement: exponential_ on a copy, then argmax/topk "
-     "(Distributions.cpp; __logf, not emulated yet)"},
+     true, SHC_DTM_FLOATS, SHC_RNG_KERNEL_SAMPLE + SHC_TORCH_SAMPLE_MULTINOMIAL,
+     "_ops/_random_ops.py:56-81, not in " DISPATCH_SET,
+     "multinomial_out's fast path (Distributions.cpp): exponential_(1) on a copy (its "
+     "logf/log: GpuOnly), self / q, then argmax (n_sample 1) or topk (ties inside the top n "
+     "not modelled)"},
     {"native_dropout", "torch.ops.aten.native_dropout(input, p, train=True)", SHC_API_ATEN,
      "aten.native_dropout.default", SHC_RNGD_TRACKED, SHC_RNGP_REDISTRIBUTE, false,
      SHC_DTM_FLOATS, SHC_TORCH_DROPOUT, DISPATCH_SET "; _ops/_random_ops.py:42",

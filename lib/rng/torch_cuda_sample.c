@@ -243,9 +243,8 @@ static int multinomial_check(const shc_torch_sample_req *r, int64_t *rows, int64
 }
 
 /* The fast path's host checks (!replacement || n == 1): max < inf, min >= 0,
- * no row summing to 0; its sampling (exponential_ then argmax/topk) is not
- * emulated yet. */
-static int multinomial_fast_path(const shc_torch_sample_req *r, int64_t rows, int64_t cats, shc_err *e)
+ * no row summing to 0. */
+static int fast_path_check(const shc_torch_sample_req *r, int64_t rows, int64_t cats, shc_err *e)
 {
     for (int64_t i = 0; i < r->nw; i++)
         if (!(r->w[i] >= 0.0 && r->w[i] < INFINITY))
@@ -259,8 +258,88 @@ static int multinomial_fast_path(const shc_torch_sample_req *r, int64_t rows, in
             return shc_fail(e, SHC_EINVAL,
                             "invalid multinomial distribution (sum of probabilities <= 0)");
     }
-    return shc_fail(e, SHC_EUNSUPPORTED, "multinomial without replacement or with n_sample = 1 "
-                    "(exponential_ on a copy, then argmax/topk of p/q): not emulated yet");
+    return SHC_OK;
+}
+
+/* at::div_out(q, self, q) in the dtype: IEEE division, half/bfloat16 through float
+ * (opmath) and rounded back. */
+static double div_in(shc_dtype t, double p, double q)
+{
+    return t == SHC_DT_FLOAT64 ? p / q : round_to(t, (double)((float)p / (float)q));
+}
+
+typedef struct gk_item {
+    double v;
+    int64_t c;
+} gk_item;
+
+/* Larger value first, then the lower index: argmax's GreaterOrNan
+ * (SharedReduceOps.h) on ties; no NaN reaches here (p finite, q > 0). */
+static int gk_cmp(const void *a, const void *b)
+{
+    const gk_item *x = a, *y = b;
+    if (x->v != y->v)
+        return x->v > y->v ? -1 : 1;
+    return x->c < y->c ? -1 : x->c > y->c;
+}
+
+/* One row: the n categories of largest p/q.  n == 1 is argmax (ties: the
+ * lowest index); n > 1 is topk(sorted), whose order among equal values is the
+ * GPU sort's, so a tie inside the top n or at its boundary is not modelled. */
+static int gk_row(const shc_torch_sample_req *r, const double *w, const uint8_t *q, int64_t cats,
+                  gk_item *it, int64_t *out, shc_err *e)
+{
+    size_t sz = shc_dtype_size(r->dtype);
+    for (int64_t c = 0; c < cats; c++) {
+        const uint8_t *qb = q + (size_t)c * sz;
+        double qv;
+        if (r->dtype == SHC_DT_FLOAT64) {
+            memcpy(&qv, qb, 8);
+        } else if (r->dtype == SHC_DT_FLOAT32) {
+            float f;
+            memcpy(&f, qb, 4);
+            qv = f;
+        } else {
+            uint16_t h;
+            memcpy(&h, qb, 2);
+            qv = r->dtype == SHC_DT_FLOAT16 ? shc_f16_to_f32(h) : shc_bf16_to_f32(h);
+        }
+        it[c] = (gk_item){div_in(r->dtype, w[c], qv), c};
+    }
+    qsort(it, (size_t)cats, sizeof *it, gk_cmp);
+    for (int64_t k = 1; r->n > 1 && k < cats && k <= r->n; k++)
+        if (it[k].v == it[k - 1].v)
+            return shc_fail(e, SHC_EUNSUPPORTED, "multinomial without replacement: equal "
+                            "values of p/q (%g) among the top %lld: topk's order of ties is the "
+                            "GPU sort's; not modelled", it[k].v, (long long)r->n);
+    for (int64_t k = 0; k < r->n; k++)
+        out[k] = it[k].c;
+    return SHC_OK;
+}
+
+/* torch 2.13 multinomial_out's fast path (aten/src/ATen/native/Distributions.cpp),
+ * taken without replacement or for n_sample == 1: q = empty_like(self).exponential_(1)
+ * (torch_cuda_rng.c's kernel, so its logf/log: GpuOnly), q = self / q, then argmax
+ * (n == 1, keepdim) or topk(q, n): the Gumbel-max trick. */
+static int run_gumbel(const shc_gpu_profile *g, uint64_t seed, const shc_torch_sample_req *r,
+                      int64_t rows, int64_t cats, int64_t *out, int64_t *new_offset, shc_err *e)
+{
+    shc_torch_rng_req q;
+    shc_torch_rng_req_init(&q, SHC_TORCH_EXPONENTIAL, r->dtype, rows * cats);
+    q.a = 1.0;
+    size_t sz = shc_dtype_size(r->dtype);
+    uint8_t *qb = malloc(sz * (size_t)(rows * cats));
+    gk_item *it = malloc(sizeof *it * (size_t)cats);
+    int rc = qb && it ? SHC_OK : shc_fail(e, SHC_ENOMEM, "multinomial: out of memory");
+    if (!rc)
+        rc = shc_torch_rng_fill(g, seed, *new_offset, &q, 0, rows * cats, qb, NULL, new_offset,
+                                e);
+    for (int64_t d = 0; d < rows && !rc; d++)
+        rc = gk_row(r, r->w + d * cats, qb + (size_t)(d * cats) * sz, cats, it, out + d * r->n,
+                    e);
+    free(qb);
+    free(it);
+    return rc;
 }
 
 /* One row's normalised cumulative distribution, exactly as the GPU computes
@@ -334,8 +413,9 @@ static int64_t search(const double *cum, const double *w, int64_t cats, double v
  * for its k-th row blockIdx.y + k*grid_y, curand_uniform4's .x only (3 of 4
  * words wasted, as the kernel's comment says), rounds it to scalar_t and
  * binary-searches the row's cumulative distribution. */
-static int run_multinomial(uint64_t seed, int64_t offset, const shc_torch_sample_req *r, int64_t *out,
-                           int64_t *new_offset, shc_err *e)
+static int run_multinomial(const shc_gpu_profile *g, uint64_t seed, int64_t offset,
+                           const shc_torch_sample_req *r, int64_t *out, int64_t *new_offset,
+                           shc_err *e)
 {
     int64_t rows = 0, cats = 0;
     int rc = multinomial_check(r, &rows, &cats, e);
@@ -344,8 +424,10 @@ static int run_multinomial(uint64_t seed, int64_t offset, const shc_torch_sample
     *new_offset = offset;
     if (rows == 0) /* result.numel() == 0: returned before any generator use */
         return SHC_OK;
-    if (!r->replacement || r->n == 1)
-        return multinomial_fast_path(r, rows, cats, e);
+    if (!r->replacement || r->n == 1) {
+        rc = fast_path_check(r, rows, cats, e);
+        return rc ? rc : run_gumbel(g, seed, r, rows, cats, out, new_offset, e);
+    }
     if (cats == 0)
         return shc_fail(e, SHC_EUNSUPPORTED, "multinomial: 0 categories: the kernel reads "
                         "cumdist[-1]; not modelled");
@@ -565,7 +647,7 @@ int shc_torch_sample_run(const shc_gpu_profile *g, uint64_t seed, int64_t offset
     int rc;
     switch (r->op) {
     case SHC_TORCH_SAMPLE_BERNOULLI_P: rc = run_bernoulli(seed, offset, r, out, &no, e); break;
-    case SHC_TORCH_SAMPLE_MULTINOMIAL: rc = run_multinomial(seed, offset, r, out, &no, e); break;
+    case SHC_TORCH_SAMPLE_MULTINOMIAL: rc = run_multinomial(g, seed, offset, r, out, &no, e); break;
     case SHC_TORCH_SAMPLE_RANDPERM: rc = run_randperm(g, seed, offset, r, out, &no, e); break;
     default: rc = shc_fail(e, SHC_EINVAL, "torch sampling op %d out of range", (int)r->op);
     }
