@@ -83,6 +83,9 @@ static const scase CASES[] = {
     {RP, "float32", "", NULL, NULL, W_NONE, 25000, false, 43, 0, true}, /* 32-bit keys, signed order */
     {RP, "int64", "", NULL, NULL, W_NONE, 40000, false, 43, 0, false},  /* 64-bit keys */
     {RP, "float64", "", NULL, NULL, W_NONE, 0, false, 43, 4, false},
+    {RP, "int8", "", NULL, NULL, W_NONE, 128, false, 43, 4, false},     /* n - 1 = 127 fits */
+    {BT, "float16", "130", "float32", "130", W_RAMP, 0, false, 53, 0, false},
+    {BT, "bfloat16", "9,10", "float64", "10", W_DECIMAL, 0, false, 53, 0, false},
 };
 
 /* Rejected by torch with a host-side message (one group, a100). */
