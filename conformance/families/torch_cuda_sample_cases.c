@@ -197,6 +197,7 @@ static int values_of(const json_t *a, double **out, int64_t *n, shc_err *e)
     for (size_t i = 0; i < k; i++) {
         if (!json_is_number(json_array_get(a, i))) {
             free(*out);
+            *out = NULL; /* the caller frees the request's values */
             return shc_fail(e, SHC_EFORMAT, "torch-cuda-rng: value %zu is not a number", i);
         }
         (*out)[i] = json_number_value(json_array_get(a, i));
@@ -266,9 +267,10 @@ int shc_tcs_compute(const json_t *group, const json_t *test, json_t **out, shc_e
     if (!rc) rc = shc_torch_sample_out(&r, &n, &odt, e);
     if (n < 0) /* randperm(-1): torch's rejection comes from the run */
         n = 0;
-    if (!rc && n > (INT64_C(64) << 20))
-        rc = shc_fail(e, SHC_EUNSUPPORTED, "torch-cuda-rng: %lld output elements: cases hold "
-                      "at most 2^26", (long long)n);
+    /* randperm holds ~40 bytes per element while it sorts: keep a malformed case small */
+    if (!rc && n > (INT64_C(1) << 22))
+        rc = shc_fail(e, SHC_EUNSUPPORTED, "torch-cuda-rng: %lld output elements: sampling "
+                      "cases hold at most 2^22", (long long)n);
     size_t sz = shc_dtype_size(odt);
     uint8_t *buf = rc ? NULL : malloc((size_t)(n > 0 ? n : 1) * sz);
     if (!rc && !buf)

@@ -100,4 +100,6 @@ expect_exit "bernoulli p that does not broadcast (torch's message)" 2 \
 expect_exit "multinomial weights whose sums the GPU's order would round: not modelled" 77 \
   "not a power of two" \
   $S rng --engine torch-cuda --op multinomial --shape 4 --values 1,2,0,4 --n 3 --replacement
+expect_exit "sampling output over the CLI's limit" 2 "at most 2\^24" \
+  $S rng --engine torch-cuda --op randperm --n 20000000
 tap_done
