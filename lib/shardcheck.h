@@ -406,6 +406,52 @@ int shc_torch_rng_fill(const shc_gpu_profile *g, uint64_t seed, int64_t offset,
                        const shc_torch_rng_req *r, int64_t start, int64_t count, void *out,
                        uint8_t *mask, int64_t *new_offset, shc_err *e);
 
+/* ---- torch 2.13's CUDA sampling kernels (torch_cuda_sample.c): bernoulli with a
+ * tensor p, multinomial, randperm -- each with its own launch and host checks ---- */
+
+typedef enum {
+    SHC_TORCH_SAMPLE_BERNOULLI_P,  /* self.bernoulli_(p) / torch.bernoulli(p): self = empty_like(p) */
+    SHC_TORCH_SAMPLE_MULTINOMIAL,  /* torch.multinomial(input, n, replacement) */
+    SHC_TORCH_SAMPLE_RANDPERM,     /* torch.randperm(n, dtype) */
+    SHC_TORCH_SAMPLE_COUNT
+} shc_torch_sample_op;
+
+/* Largest tensor a sampling op is emulated for: bernoulli's thread index and
+ * linearIndex (CUDAApplyUtils.cuh) are 32-bit products that wrap beyond it. */
+#define SHC_TORCH_SAMPLE_MAX_NUMEL (INT64_C(1) << 32)
+
+typedef struct shc_torch_sample_req {
+    shc_torch_sample_op op;
+    shc_dtype dtype;    /* bernoulli: self (the output); multinomial: the input's; randperm: result */
+    shc_dtype p_dtype;  /* bernoulli: the p tensor's dtype (torch rejects non-floating ones) */
+    shc_shape shape;    /* bernoulli: self; multinomial: the input (1 or 2 dims) */
+    shc_shape p_shape;  /* bernoulli: p's shape, broadcast to shape (expand_inplace) */
+    const double *w;    /* bernoulli: p's values; multinomial: the input's; row-major */
+    int64_t nw;         /* number of values in w (numel of p_shape / shape) */
+    int64_t n;          /* multinomial: n_sample; randperm: n */
+    bool replacement;   /* multinomial */
+} shc_torch_sample_req;
+
+/* Elements and dtype of the op's output (multinomial: int64, rows x n). Checks
+ * nothing torch checks; SHC_EOVERFLOW if the count overflows. */
+int shc_torch_sample_out(const shc_torch_sample_req *r, int64_t *numel, shc_dtype *dtype,
+                         shc_err *e);
+
+/* Run the op at generator state (seed, offset) on GPU g: out gets the output
+ * (shc_torch_sample_out elements; float16/bfloat16 as uint16 bits, bool as 0/1
+ * bytes), *new_offset the generator offset afterwards.  A rejected input is
+ * SHC_EINVAL with torch's message; inputs whose result torch does not fix on
+ * the host (a device-side assert) or that we cannot reproduce exactly (a
+ * reduction whose rounding depends on the GPU's order) are SHC_EUNSUPPORTED
+ * saying why. */
+int shc_torch_sample_run(const shc_gpu_profile *g, uint64_t seed, int64_t offset,
+                         const shc_torch_sample_req *r, void *out, int64_t *new_offset,
+                         shc_err *e);
+
+/* randperm's key width: ceil(log2(n - (6n^2 + 1) / (12 log 0.9))), at most 64
+ * (Randperm.cu, note [Algorithm of randperm]). */
+int shc_torch_randperm_bits(int64_t n);
+
 /* ---- JAX threefry2x32 (threefry.c) ---- */
 
 /* One Threefry2x32 block with `rounds` rounds (20 = threefry2x32-20, JAX's). */

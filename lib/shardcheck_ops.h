@@ -65,6 +65,9 @@ typedef enum { SHC_API_PYTHON, SHC_API_ATEN, SHC_API_DTENSOR } shc_rng_api;
                       SHC_DTM(SHC_DT_INT8) | SHC_DTM(SHC_DT_UINT8))
 #define SHC_DTM_ALL (SHC_DTM_FLOATS | SHC_DTM_INTS | SHC_DTM(SHC_DT_BOOL))
 
+/* shc_rng_op.kernel of an op emulated by lib/rng/torch_cuda_sample.c: this + its shc_torch_sample_op. */
+#define SHC_RNG_KERNEL_SAMPLE 64
+
 typedef struct shc_rng_op {
     const char *name;         /* table key, e.g. "exponential_", "random_.from" */
     const char *api;          /* the call a case models, e.g. "torch.Tensor.exponential_" */
@@ -74,7 +77,9 @@ typedef struct shc_rng_op {
     shc_rng_partial partial;
     bool last_dim_replicated; /* multinomial: the category dim is never sharded */
     unsigned dtypes;          /* output dtypes the CUDA kernel accepts (SHC_DTM bits) */
-    int kernel;               /* shc_torch_op emulated by lib/rng/torch_cuda_rng.c, -1: none yet */
+    int kernel;               /* shc_torch_op emulated by lib/rng/torch_cuda_rng.c, or
+                                 SHC_RNG_KERNEL_SAMPLE + shc_torch_sample_op (torch_cuda_sample.c);
+                                 -1: none yet */
     const char *cite;         /* torch 2.13 file:line that decides the dispatch */
     const char *kernel_note;  /* CUDA kernel, and the math-library function values go through */
 } shc_rng_op;

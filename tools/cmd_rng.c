@@ -10,6 +10,10 @@
  *   shardcheck rng --engine torch-cuda --seed N [--offset N] --shape S --op OP
  *                  [--dtype T] [--gpu NAME|SMSxTHREADS] [--from X --to Y | --mean M --std S |
  *                  --p P | --lambd L] [--start I] [--count N] [--digest]
+ *   shardcheck rng --engine torch-cuda --seed N [--offset N] [--gpu G] [--dtype T] --op
+ *                  randperm --n N | multinomial --shape [R,]C --values W,... --n N
+ *                  [--replacement] | bernoulli_tensor --shape S --values P,...
+ *                  [--p-shape S] [--p-dtype T]   (lib/rng/torch_cuda_sample.c)
  *   shardcheck rng --engine threefry [--key H,H | --seed N] --shape S
  *
  * Tested by conformance/tests/cli_rng.sh.
@@ -28,6 +32,8 @@ typedef struct rng_opts {
     const char *engine, *seed, *key, *counter, *step, *sub, *offset, *call, *op, *dtype, *gpu;
     const char *from, *to, *mean, *std, *p, *lambd, *count, *start, *rounds, *blocks, *path;
     int digest; /* print the sha256 of the whole output (golden "sha256") */
+    const char *n, *values, *p_shape, *p_dtype; /* the sampling ops */
+    int repl;
 } rng_opts;
 
 static int parse_u64(const char *opt, const char *s, uint64_t *out, shc_err *e)
@@ -222,7 +228,8 @@ static int torch_req(const rng_opts *o, shc_torch_rng_req *r, shc_err *e)
     int64_t n;
     if (!o->op)
         return shc_fail(e, SHC_EINVAL, "--op is required (uniform normal random bernoulli "
-                        "dropout exponential)");
+                        "dropout exponential log_normal geometric cauchy bernoulli_tensor "
+                        "multinomial randperm)");
     if (!o->c.shape)
         return shc_fail(e, SHC_EINVAL, "--shape is required (e.g. --shape 4 or --shape 8,16)");
     int rc = shc_torch_op_parse(o->op, &op, e);
@@ -311,6 +318,113 @@ static int torch_digest(const shc_gpu_profile *g, uint64_t seed, int64_t off,
     return EXIT_OK;
 }
 
+/* "0.5,0.25,1" -> values (malloc'ed). */
+static int parse_values(const char *s, double **out, int64_t *n, shc_err *e)
+{
+    size_t cap = 1;
+    for (const char *q = s; *q; q++)
+        cap += *q == ',';
+    double *v = malloc(sizeof *v * cap);
+    if (!v)
+        return shc_fail(e, SHC_ENOMEM, "out of memory");
+    int64_t k = 0;
+    for (const char *q = s;; q++) {
+        char *end;
+        errno = 0;
+        v[k] = strtod(q, &end);
+        if (end == q || errno || (*end && *end != ',')) {
+            free(v);
+            return shc_fail(e, SHC_EINVAL, "--values: '%s' is not a comma-separated list of "
+                            "numbers", s);
+        }
+        k++;
+        if (!*end)
+            break;
+        q = end;
+    }
+    *out = v;
+    *n = k;
+    return SHC_OK;
+}
+
+/* The sampling ops' request from the options (r->w is malloc'ed). */
+static int sample_req(const rng_opts *o, shc_torch_sample_req *r, shc_err *e)
+{
+    memset(r, 0, sizeof *r);
+    r->op = !strcmp(o->op, "randperm") ? SHC_TORCH_SAMPLE_RANDPERM
+          : !strcmp(o->op, "multinomial") ? SHC_TORCH_SAMPLE_MULTINOMIAL
+          : SHC_TORCH_SAMPLE_BERNOULLI_P;
+    r->dtype = r->op == SHC_TORCH_SAMPLE_RANDPERM ? SHC_DT_INT64 : SHC_DT_FLOAT32;
+    r->p_dtype = SHC_DT_FLOAT32;
+    r->replacement = o->repl != 0;
+    int rc = o->dtype ? shc_dtype_parse(o->dtype, &r->dtype, e) : SHC_OK;
+    if (!rc && o->p_dtype) rc = shc_dtype_parse(o->p_dtype, &r->p_dtype, e);
+    if (!rc && r->op != SHC_TORCH_SAMPLE_BERNOULLI_P && !o->n)
+        rc = shc_fail(e, SHC_EINVAL, "--n is required for %s", o->op);
+    if (!rc && o->n) rc = parse_i64("n", o->n, &r->n, e);
+    if (rc || r->op == SHC_TORCH_SAMPLE_RANDPERM)
+        return rc;
+    if (!o->c.shape || !o->values)
+        return shc_fail(e, SHC_EINVAL, "%s needs --shape and --values", o->op);
+    rc = shc_shape_parse(&r->shape, o->c.shape, e);
+    r->p_shape = r->shape;
+    if (!rc && o->p_shape) rc = shc_shape_parse(&r->p_shape, o->p_shape, e);
+    double *w = NULL;
+    if (!rc) rc = parse_values(o->values, &w, &r->nw, e);
+    r->w = w;
+    return rc;
+}
+
+/* randperm, multinomial, bernoulli with a tensor p: the whole output. */
+static int run_torch_sample(const rng_opts *o, const shc_gpu_profile *g, uint64_t seed,
+                            int64_t off, shc_err *e)
+{
+    shc_torch_sample_req r;
+    int64_t n = 0, no = 0;
+    shc_dtype odt = SHC_DT_INT64;
+    int rc = sample_req(o, &r, e);
+    if (!rc) rc = shc_torch_sample_out(&r, &n, &odt, e);
+    if (!rc && n > (INT64_C(1) << 24)) /* randperm sorts with ~40 bytes per element */
+        rc = shc_fail(e, SHC_EINVAL, "%s: %lld output elements: at most 2^24", o->op, (long long)n);
+    size_t sz = shc_dtype_size(odt);
+    uint8_t *buf = rc ? NULL : malloc((size_t)(n > 0 ? n : 1) * sz);
+    if (!rc && !buf) rc = shc_fail(e, SHC_ENOMEM, "out of memory");
+    if (!rc) rc = shc_torch_sample_run(g, seed, off, &r, buf, &no, e);
+    free((void *)r.w);
+    if (rc) {
+        free(buf);
+        return cli_report("rng", rc, e);
+    }
+    json_t *bits = json_array(), *vals = json_array();
+    for (int64_t i = 0; i < n; i++) {
+        char hex[17];
+        double v;
+        torch_elem(odt, buf + (size_t)i * sz, hex, sizeof hex, &v);
+        json_array_append_new(bits, json_string(hex));
+        json_array_append_new(vals, json_real(v));
+        if (!o->c.json)
+            printf("%lld %s %.9g\n", (long long)i, hex, v);
+    }
+    free(buf);
+    if (!o->c.json) {
+        json_decref(bits);
+        json_decref(vals);
+        printf("new_offset %lld\n", (long long)no);
+        return EXIT_OK;
+    }
+    json_t *res = json_pack("{s:o,s:o,s:o}", "bits", bits, "values", vals, "new_offset",
+                            json_sprintf("%lld", (long long)no));
+    int wrc = cli_print_json(res);
+    json_decref(res);
+    return wrc ? wrc : EXIT_OK;
+}
+
+static bool is_sample_op(const char *op)
+{
+    return op && (!strcmp(op, "randperm") || !strcmp(op, "multinomial") ||
+                  !strcmp(op, "bernoulli_tensor"));
+}
+
 static int run_torch(const rng_opts *o, shc_err *e)
 {
     shc_torch_rng_req r;
@@ -321,6 +435,8 @@ static int run_torch(const rng_opts *o, shc_err *e)
     if (!rc && o->seed) rc = parse_u64("seed", o->seed, &seed, e);
     if (!rc && o->offset) rc = parse_i64("offset", o->offset, &off, e);
     if (!rc && o->start) rc = parse_i64("start", o->start, &start, e);
+    if (!rc && is_sample_op(o->op))
+        return run_torch_sample(o, &g, seed, off, e);
     if (!rc) rc = torch_req(o, &r, e);
     if (!rc) rc = count_or(o, r.numel - start < 1024 ? r.numel - start : 16, &n, e);
     if (!rc && (start < 0 || start > r.numel || n > r.numel - start))
@@ -403,6 +519,9 @@ static const char RNG_ABOUT[] =
     "  shardcheck rng --engine torch-cuda --seed N [--offset N] --shape S --op OP [--dtype T]\n"
     "                 [--gpu NAME|SMSxTHREADS] [--from X --to Y | --mean M --std S | --p P |\n"
     "                 --lambd L] [--start I] [--count N] [--digest]\n"
+    "  shardcheck rng --engine torch-cuda --seed N --op randperm|multinomial|bernoulli_tensor\n"
+    "                 [--n N] [--values V,V] [--shape S] [--p-shape S] [--p-dtype T]\n"
+    "                 [--replacement] [--dtype T] [--gpu G]\n"
     "  shardcheck rng --engine threefry [--key H,H | --seed N] --shape S";
 
 int cmd_rng(int argc, char **argv)
@@ -435,6 +554,16 @@ int cmd_rng(int argc, char **argv)
         {.name = "path", .kind = CLI_STR, .meta = "P", .help = "philox: auto, scalar, avx2 or avx512", .to = &o.path},
         {.name = "digest", .kind = CLI_FLAG, .to = &o.digest,
          .help = "torch-cuda: the sha256 of the whole output (golden \"sha256\")"},
+        {.name = "n", .kind = CLI_STR, .meta = "N", .to = &o.n,
+         .help = "torch-cuda randperm: n; multinomial: samples per row"},
+        {.name = "values", .kind = CLI_STR, .meta = "V,V", .to = &o.values,
+         .help = "torch-cuda multinomial weights / bernoulli_tensor probabilities"},
+        {.name = "p-shape", .kind = CLI_STR, .meta = "S", .to = &o.p_shape,
+         .help = "torch-cuda bernoulli_tensor: p's shape (default the output's)"},
+        {.name = "p-dtype", .kind = CLI_STR, .meta = "T", .to = &o.p_dtype,
+         .help = "torch-cuda bernoulli_tensor/multinomial: the input's dtype"},
+        {.name = "replacement", .kind = CLI_FLAG, .to = &o.repl,
+         .help = "torch-cuda multinomial: with replacement"},
         CLI_OPT_SHAPE(&o.c), CLI_OPT_JSON(&o.c), CLI_OPT_END};
     const cli_command cmd = {.name = "rng", .opts = opts, .about = RNG_ABOUT,
                              .synopsis = "--engine philox|curand|torch-cuda|threefry [options] "

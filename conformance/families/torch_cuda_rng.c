@@ -21,6 +21,7 @@
 #include "plugin_case.h"
 #include "checked_math.h"
 #include "rng_common.h"
+#include "torch_cuda_sample_cases.h"
 
 typedef struct rcase {
     const char *op, *dtype, *shape;
@@ -172,6 +173,27 @@ static json_t *elem_hex(const uint8_t *p, size_t sz)
 
 #define FULL_MAX (64ll << 20) /* hash outputs up to this many elements */
 
+void shc_tcr_encode(json_t *ex, const uint8_t *buf, int64_t n, size_t sz, const uint8_t *mask)
+{
+    if (n <= 16) {
+        json_t *a = json_array();
+        for (int64_t i = 0; i < n; i++)
+            json_array_append_new(a, elem_hex(buf + i * sz, sz));
+        json_object_set_new(ex, "bits", a);
+        return;
+    }
+    int64_t idx[8] = {0, 1, 2, 3, n / 3, n / 2, n - 2, n - 1};
+    json_object_set_new(ex, "sha256", shcr_sha256(buf, (size_t)n * sz));
+    if (mask)
+        json_object_set_new(ex, "mask_sha256", shcr_sha256(mask, (size_t)n));
+    json_t *si = json_array(), *sb = json_array();
+    for (int i = 0; i < 8; i++) {
+        json_array_append_new(si, shc_json_i64s(idx[i]));
+        json_array_append_new(sb, elem_hex(buf + idx[i] * sz, sz));
+    }
+    json_object_set_new(ex, "samples", json_pack("{s:o,s:o}", "index", si, "bits", sb));
+}
+
 /* Who computes the elements: the CPU reference, or a device (the cuda backend). */
 typedef struct filler {
     const shc_gpu_profile *g;
@@ -192,6 +214,12 @@ static int compute_with(const filler *fl, const json_t *test, json_t **out, shc_
     shc_shape s;
     uint64_t seed = 0;
     int64_t off = 0, no = 0;
+    if (shc_tcs_is_sample(json_string_value(json_object_get(test, "op")))) {
+        if (fl->dev) /* the sampling kernels run on the CPU reference only */
+            return shc_fail(e, SHC_EUNSUPPORTED, "the cuda backend has no sampling kernels "
+                            "(bernoulli tensor-p, multinomial, randperm) yet");
+        return shc_tcs_compute_on(fl->g, test, out, e);
+    }
     int rc = req_from(test, &r, &s, e);
     if (!rc) rc = shcr_u64(test, "seed", &seed, e);
     if (!rc) rc = shcr_i64(test, "offset", &off, e);
@@ -211,22 +239,8 @@ static int compute_with(const filler *fl, const json_t *test, json_t **out, shc_
             return shc_fail(e, SHC_ENOMEM, "out of memory");
         }
         rc = fill(fl, seed, off, &r, 0, n, buf, mask, &no, e);
-        if (!rc && n <= 16) {
-            json_t *a = json_array();
-            for (int64_t i = 0; i < n; i++)
-                json_array_append_new(a, elem_hex(buf + i * sz, sz));
-            json_object_set_new(ex, "bits", a);
-        } else if (!rc) {
-            json_object_set_new(ex, "sha256", shcr_sha256(buf, (size_t)n * sz));
-            if (r.op == SHC_TORCH_DROPOUT)
-                json_object_set_new(ex, "mask_sha256", shcr_sha256(mask, (size_t)n));
-            json_t *si = json_array(), *sb = json_array();
-            for (int i = 0; i < 8; i++) {
-                json_array_append_new(si, shc_json_i64s(idx[i]));
-                json_array_append_new(sb, elem_hex(buf + idx[i] * sz, sz));
-            }
-            json_object_set_new(ex, "samples", json_pack("{s:o,s:o}", "index", si, "bits", sb));
-        }
+        if (!rc)
+            shc_tcr_encode(ex, buf, n, sz, r.op == SHC_TORCH_DROPOUT ? mask : NULL);
         free(buf);
         free(mask);
     } else {
@@ -417,8 +431,10 @@ static int gen_profiles(shc_gw *w, const rcase *list, size_t n, shc_err *e)
 
 static int generate(shc_gw *w, shc_err *e)
 {
-    shc_gw_note(w, "GpuOnly", "normal_/exponential_: the GPU's sincos/log (Box-Muller uses "
-                "__sincosf for float, sincospi for double; exponential uses logf/log) may differ "
+    shc_gw_note(w, "GpuOnly", "normal_/exponential_ (and multinomial without replacement or "
+                "with n_sample 1, which divides by an exponential_ draw): the GPU's sincos/log "
+                "(Box-Muller uses __sincosf for float, sincospi for double; exponential uses "
+                "logf/log) may differ "
                 "from these accurate-math values in the last bits (float normals: ~1e-5 "
                 "absolute). Uniform, random_, bernoulli_, dropout are bit-exact.");
     shc_gw_note(w, "CudaMathTodo", "log_normal_ (exp of a Box-Muller normal: CUDA expf/exp), "
@@ -439,8 +455,10 @@ static int generate(shc_gw *w, shc_err *e)
                 "CPU, and no GPU was lent when they were generated: they follow our reading of "
                 "torch 2.13's kernels, whose Philox stream is checked against Random123 and "
                 "libcurand and whose launch mapping is checked against the Published printout and a "
-                "naive per-thread emulation (check_torch_rng.c). tools/harness/adapters/"
+                "naive per-thread emulation (check_torch_rng.c, check_torch_sample.c). "
+                "tools/harness/adapters/"
                 "torch_cuda_rng.py checks them on a GPU.");
+    shc_tcs_notes(w);
     int rc = shc_gw_file(w, "torch_cuda_rng", e);
     if (!rc)
         rc = gen_invalid(w, INVALID, sizeof INVALID / sizeof INVALID[0], e);
@@ -451,6 +469,9 @@ static int generate(shc_gw *w, shc_err *e)
         rc = gen_invalid(w, INVALID_MORE, sizeof INVALID_MORE / sizeof INVALID_MORE[0], e);
     if (!rc)
         rc = gen_profiles(w, CASES_MORE, sizeof CASES_MORE / sizeof CASES_MORE[0], e);
+    /* the sampling kernels (torch_cuda_sample_cases.c), after everything above */
+    if (!rc)
+        rc = shc_tcs_generate(w, e);
     return rc;
 }
 
@@ -536,11 +557,11 @@ const shc_family shc_family_torch_cuda_rng = {
     .name = "torch-cuda-rng",
     .source_name = "pytorch-cuda",
     .source_version = "2.13.0",
-    .summary = "PyTorch CUDA random kernels (rand/randn/random_/bernoulli_/dropout/exponential_/log_normal_/geometric_/cauchy_) per GPU profile",
+    .summary = "PyTorch CUDA random kernels (rand/randn/random_/bernoulli_/bernoulli(p)/dropout/exponential_/log_normal_/geometric_/cauchy_/multinomial/randperm) per GPU profile",
     .generate = generate,
     .compute_rank = compute_rank,
     .world_size = world_size,
-    .gives = "torch's CUDA `rand/randn/random_/bernoulli_/dropout/exponential_/log_normal_/geometric_/cauchy_` per GPU profile, each case naming its API: bits (sha256 + samples), new offset",
+    .gives = "torch's CUDA `rand/randn/random_/bernoulli_/bernoulli(p)/dropout/exponential_/log_normal_/geometric_/cauchy_/multinomial/randperm` per GPU profile, each case naming its API: bits (sha256 + samples), new offset",
     .oracle = "published `torch.cuda` printouts; a GPU when one is lent (`GpuOnly` where no CPU can match)",
     .plugin_views = plugin_views,
     .plugin_entry = offsetof(shc_backend_v1, random_fill),

@@ -69,4 +69,37 @@ expect_exit "normal on an integer dtype (torch's dispatch message)" 2 \
 expect_exit "bad philox key" 2 "--key: 'xyz' must be 2 comma-separated hex words" \
   $S rng --engine philox --key xyz
 expect_exit "count out of range" 2 "--count: -1 is outside" $S rng --engine curand --count -1
+
+# the sampling kernels (lib/rng/torch_cuda_sample.c): the golden randperm(10) (tcId of
+# seed 43 on the a100), then torch's rejections and what is not modelled
+want=$(grep '"gpu":"a100"' -A 400 "$g" | grep -m1 '"seed":"43","offset":"0","op":"randperm","api":"randperm","dtype":"int64","shape":\[\],"params":{"n":10}' |
+  sed 's/.*"bits":\(\[[^]]*\]\).*/\1/')
+got=$($S rng --engine torch-cuda --gpu a100 --seed 43 --op randperm --n 10 --json 2>&1 |
+  sed 's/.*"bits":\(\[[^]]*\]\).*/\1/')
+if [ -n "$want" ] && [ "$got" = "$want" ]; then tap_ok "randperm(10) via the CLI equals the golden bits"
+else tap_not_ok "randperm(10) via the CLI equals the golden bits" "golden: $want" "cli: $got"; fi
+expect_exit "multinomial with replacement" 0 '"new_offset":"4"' \
+  $S rng --engine torch-cuda --op multinomial --shape 4 --values 1,2,0,5 --n 3 --replacement --json
+expect_exit "bernoulli with a tensor p broadcast" 0 '^\{"bits":\["3f800000","3f800000","00000000","00000000","3f800000","00000000"\]' \
+  $S rng --engine torch-cuda --op bernoulli_tensor --shape 2,3 --values 0.5,1,0 --p-shape 3 --seed 0 --json
+expect_exit "randperm n < 0 (torch's message)" 2 "Trying to create tensor with negative dimension -1: \[-1\]" \
+  $S rng --engine torch-cuda --op randperm --n -1
+expect_exit "randperm without --n" 2 "--n is required for randperm" $S rng --engine torch-cuda --op randperm
+expect_exit "multinomial n_sample 0 (torch's message)" 2 "cannot sample n_sample <= 0 samples" \
+  $S rng --engine torch-cuda --op multinomial --shape 4 --values 1,2,0,5 --n 0
+expect_exit "multinomial bad --values" 2 "--values: '1,x' is not a comma-separated list" \
+  $S rng --engine torch-cuda --op multinomial --shape 2 --values 1,x --n 2
+expect_exit "multinomial without --values" 2 "multinomial needs --shape and --values" \
+  $S rng --engine torch-cuda --op multinomial --shape 2 --n 2
+expect_exit "bernoulli p of an integer dtype (torch's CUDA message)" 2 \
+  "expected probabilities tensor to have floating type, got Long" \
+  $S rng --engine torch-cuda --op bernoulli_tensor --shape 3 --values 1,0,1 --p-dtype int64
+expect_exit "bernoulli p that does not broadcast (torch's message)" 2 \
+  "The expanded size of the tensor \(4\) must match the existing size \(2\)" \
+  $S rng --engine torch-cuda --op bernoulli_tensor --shape 4,3 --values 0.5,0.5 --p-shape 2,1
+expect_exit "multinomial weights whose sums the GPU's order would round: not modelled" 77 \
+  "not a power of two" \
+  $S rng --engine torch-cuda --op multinomial --shape 4 --values 1,2,0,4 --n 3 --replacement
+expect_exit "sampling output over the CLI's limit" 2 "at most 2\^24" \
+  $S rng --engine torch-cuda --op randperm --n 20000000
 tap_done

@@ -9,8 +9,9 @@
  * test_torch_adapters.py runs all of them and compares the messages).
  * Tested by check_rng_ops.c.
  *
- * Adding an op is one row here (plus a kernel in lib/rng/torch_cuda_rng.c when
- * it runs on CUDA and the families should carry its bits).
+ * Adding an op is one row here (plus a kernel in lib/rng/torch_cuda_rng.c, or
+ * lib/rng/torch_cuda_sample.c for one with its own launch, when it runs on CUDA
+ * and the families should carry its bits).
  */
 #include "config.h"
 #include <stdio.h>
@@ -44,13 +45,15 @@ static const shc_rng_op OPS[] = {
      SHC_TORCH_BERNOULLI, DISPATCH_SET "; " INPLACE_RULES,
      "bernoulli_kernel (DistributionTemplates.h:677), uniform_and_transform"},
     {"bernoulli_.Tensor", "torch.Tensor.bernoulli_(p: Tensor)", SHC_API_PYTHON,
-     "aten.bernoulli_.Tensor", SHC_RNGD_REJECTED, SHC_RNGP_NONE, false, SHC_DTM_ALL, -1,
-     NO_STRATEGY, "bernoulli_tensor_cuda_kernel: philox_cuda_state(10) (DistributionTemplates.h:659)"},
+     "aten.bernoulli_.Tensor", SHC_RNGD_REJECTED, SHC_RNGP_NONE, false, SHC_DTM_ALL,
+     SHC_RNG_KERNEL_SAMPLE + SHC_TORCH_SAMPLE_BERNOULLI_P, NO_STRATEGY,
+     "bernoulli_tensor_cuda_kernel (cuda/DistributionTemplates.h:608): philox_cuda_state(10), "
+     "CUDA_tensor_apply2 step 4 x 512 threads, one curand_uniform4 per 4 elements, u <= p"},
     {"bernoulli", "torch.bernoulli(p: Tensor)", SHC_API_PYTHON, "aten.bernoulli.default",
-     SHC_RNGD_TRACKED, SHC_RNGP_REDISTRIBUTE, false, SHC_DTM_FLOATS, -1,
-     DISPATCH_SET "; _ops/_random_ops.py:44",
-     "bernoulli_tensor_cuda_kernel: philox_cuda_state(10), 4 elements per curand_uniform4 "
-     "(not emulated yet)"},
+     SHC_RNGD_TRACKED, SHC_RNGP_REDISTRIBUTE, false, SHC_DTM_FLOATS,
+     SHC_RNG_KERNEL_SAMPLE + SHC_TORCH_SAMPLE_BERNOULLI_P, DISPATCH_SET "; _ops/_random_ops.py:44",
+     "empty_like(p) + bernoulli_tensor_cuda_kernel (cuda/DistributionTemplates.h:608): "
+     "philox_cuda_state(10), 4 elements per curand_uniform4, u <= p"},
     {"bernoulli.p", "torch.bernoulli(input, p: float)", SHC_API_PYTHON, "aten.bernoulli.p",
      SHC_RNGD_REJECTED, SHC_RNGP_NONE, false, SHC_DTM_ALL, -1, NO_STRATEGY,
      "bernoulli_kernel"},
@@ -99,14 +102,19 @@ static const shc_rng_op OPS[] = {
      "(GpuOnly: TODO lib/cuda_libdevice tanf/tan)"},
     {"multinomial", "torch.multinomial(input, n, replacement=True)", SHC_API_PYTHON,
      "aten.multinomial.default", SHC_RNGD_UNTRACKED, SHC_RNGP_REDISTRIBUTE, true,
-     SHC_DTM_FLOATS, -1, "_ops/_random_ops.py:56-81, not in " DISPATCH_SET,
-     "multinomial_with_replacement_kernel (MultinomialKernel.cu): one philox_cuda_state "
-     "per call, binary search over the cumulative distribution (not emulated yet)"},
+     SHC_DTM_FLOATS, SHC_RNG_KERNEL_SAMPLE + SHC_TORCH_SAMPLE_MULTINOMIAL,
+     "_ops/_random_ops.py:56-81, not in " DISPATCH_SET,
+     "n_sample >= 2: multinomial_with_replacement_kernel_impl (MultinomialKernel.cu): "
+     "philox_cuda_state(((rows-1)/grid_y+1)*4), curand_uniform4's .x, binary search over the "
+     "cumulative distribution (emulated for weights whose partial sums are exact); n_sample = 1 "
+     "takes the no-replacement path (exponential_, argmax: GpuOnly)"},
     {"multinomial.noreplace", "torch.multinomial(input, n, replacement=False)",
      SHC_API_PYTHON, "aten.multinomial.default", SHC_RNGD_UNTRACKED, SHC_RNGP_REDISTRIBUTE,
-     true, SHC_DTM_FLOATS, -1, "_ops/_random_ops.py:56-81, not in " DISPATCH_SET,
-     "multinomial without replacement: exponential_ on a copy, then argmax/topk "
-     "(Distributions.cpp; __logf, not emulated yet)"},
+     true, SHC_DTM_FLOATS, SHC_RNG_KERNEL_SAMPLE + SHC_TORCH_SAMPLE_MULTINOMIAL,
+     "_ops/_random_ops.py:56-81, not in " DISPATCH_SET,
+     "multinomial_out's fast path (Distributions.cpp): exponential_(1) on a copy (its "
+     "logf/log: GpuOnly), self / q, then argmax (n_sample 1) or topk (ties inside the top n "
+     "not modelled)"},
     {"native_dropout", "torch.ops.aten.native_dropout(input, p, train=True)", SHC_API_ATEN,
      "aten.native_dropout.default", SHC_RNGD_TRACKED, SHC_RNGP_REDISTRIBUTE, false,
      SHC_DTM_FLOATS, SHC_TORCH_DROPOUT, DISPATCH_SET "; _ops/_random_ops.py:42",
@@ -135,8 +143,12 @@ static const shc_rng_op OPS[] = {
      SHC_RNGD_LOCAL, SHC_RNGP_NONE, false, SHC_DTM_ALL, SHC_TORCH_RANDOM,
      "no DTensor argument", "random_from_to_kernel"},
     {"randperm", "torch.randperm(n)", SHC_API_PYTHON, "aten.randperm.default", SHC_RNGD_LOCAL,
-     SHC_RNGP_NONE, false, SHC_DTM_FLOATS | SHC_DTM_INTS, -1, "no DTensor argument",
-     "randperm_cuda (Randperm.cu): n < 2^24 random keys + radix sort (not emulated yet)"},
+     SHC_RNGP_NONE, false,
+     SHC_DTM(SHC_DT_FLOAT32) | SHC_DTM(SHC_DT_FLOAT64) | SHC_DTM(SHC_DT_FLOAT16) | SHC_DTM_INTS,
+     SHC_RNG_KERNEL_SAMPLE + SHC_TORCH_SAMPLE_RANDPERM, "no DTensor argument",
+     "randperm_out_cuda (Randperm.cu): random_ keys (int32 when bits <= 32, else int64), "
+     "stable radix sort on the low bits, island shuffle with philox_cuda_state(n) "
+     "(Randperm.cuh); not bool/bfloat16"},
     {"poisson", "torch.poisson(rates)", SHC_API_PYTHON, "aten.poisson.default",
      SHC_RNGD_REJECTED, SHC_RNGP_NONE, false, SHC_DTM_FLOATS, -1, NO_STRATEGY,
      "_s_poisson_cuda (Distributions.cu)"},

@@ -68,8 +68,29 @@ def _run(test):
     elif op == "dropout":
         x, mask = torch.ops.aten.native_dropout(torch.ones(shape, dtype=dt, device="cuda"),
                                                 p.get("p", 0.5), True)
+    elif op in ("bernoulli_tensor", "multinomial", "randperm"):
+        x = sample_call(test, "cuda")
     torch.cuda.synchronize()
     return x, mask, gen.get_offset()
+
+
+def sample_call(test, device):
+    """The sampling ops (lib/rng/torch_cuda_sample.c) as the case's API calls them; the
+    inputs are in params.  Also used on a CPU by the harness tests for the rejections."""
+    p = test["params"]
+    dt = _DT[test["dtype"]]
+    shape = [int(d) for d in test["shape"]]
+    api = test["api"]
+    if test["op"] == "bernoulli_tensor":
+        pt = torch.tensor(p["p_values"], dtype=_DT[p["p_dtype"]], device=device).reshape(
+            [int(d) for d in p["p_shape"]])
+        if api == "bernoulli":  # torch.bernoulli(p): self = empty_like(p), p broadcast
+            return torch.bernoulli(pt.expand(shape))
+        return torch.empty(shape, dtype=dt, device=device).bernoulli_(pt)
+    if test["op"] == "multinomial":
+        w = torch.tensor(p["weights"], dtype=dt, device=device).reshape(shape)
+        return torch.multinomial(w, int(p["n_sample"]), bool(p["replacement"]))
+    return torch.randperm(int(p["n"]), dtype=dt, device=device)
 
 
 def _bytes(t):

@@ -233,8 +233,27 @@ _DT = {"float32": "float32", "float64": "float64", "float16": "float16", "bfloat
        "bool": "bool"}
 
 
+def _cpu_sample_call(test):
+    """torch_cuda_rng.sample_call on a CPU (the adapter module needs CUDA to import)."""
+    p = test["params"]
+    dt = getattr(torch, _DT[test["dtype"]])
+    shape = [int(d) for d in test["shape"]]
+    if test["op"] == "bernoulli_tensor":
+        pt = torch.tensor(p["p_values"], dtype=getattr(torch, _DT[p["p_dtype"]])).reshape(
+            [int(d) for d in p["p_shape"]])
+        if test["api"] == "bernoulli":
+            return torch.bernoulli(pt.expand(shape))
+        return torch.empty(shape, dtype=dt).bernoulli_(pt)
+    if test["op"] == "multinomial":
+        w = torch.tensor(p["weights"], dtype=dt).reshape(shape)
+        return torch.multinomial(w, int(p["n_sample"]), bool(p["replacement"]))
+    return torch.randperm(int(p["n"]), dtype=dt)
+
+
 def _cpu_call(test):
     """The API a torch-cuda-rng case names ("api"), on a CPU tensor."""
+    if test["op"] in ("bernoulli_tensor", "multinomial", "randperm"):
+        return _cpu_sample_call(test)
     p = test["params"]
     x = torch.empty([int(d) for d in test["shape"]], dtype=getattr(torch, _DT[test["dtype"]]))
     api = test["api"]
@@ -269,10 +288,56 @@ def test_torch_cuda_rng_rejections_match_torch_on_cpu():
             if t["result"] != "invalid":
                 continue
             msg = t["expected"]["error"]
-            if "_cuda" in msg or "fused_dropout" in msg or "offset" in msg:
+            if "_cuda" in msg or "fused_dropout" in msg or "offset" in msg or \
+                    "CudaHostCheck" in t["flags"]:
                 continue
             with pytest.raises((RuntimeError, ValueError)) as ei:
                 _cpu_call(t)
             assert str(ei.value).split("\n")[0] == msg, (t["tcId"], t["api"])
             checked += 1
-    assert checked >= 12, checked
+    assert checked >= 22, checked
+
+
+def test_torch_cuda_rng_sampling_inputs_accepted_on_cpu():
+    """Every valid sampling case (bernoulli with a tensor p, multinomial, randperm) is an
+    input torch accepts, with the output shape and dtype the golden's bits assume; the
+    golden's multinomial samples name categories of nonzero weight, and small randperm
+    outputs are permutations.  (The bits themselves need a GPU: NoGpuOracle.)"""
+    import json
+    import os
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "..", "..", "..", "golden", "torch-cuda-rng",
+                           "torch_cuda_rng.json")) as f:
+        doc = json.load(f)
+    checked = 0
+    for g in doc["testGroups"]:
+        for t in g["tests"]:
+            if t["result"] != "valid" or t["op"] not in ("bernoulli_tensor", "multinomial",
+                                                          "randperm"):
+                continue
+            out = _cpu_sample_call(t)
+            p, shape = t["params"], [int(d) for d in t["shape"]]
+            if t["op"] == "bernoulli_tensor":
+                want_shape, want_dt = shape, t["dtype"]
+            elif t["op"] == "multinomial":
+                want_shape = shape[:-1] + [int(p["n_sample"])]
+                want_dt = "int64"
+            else:
+                want_shape, want_dt = [int(p["n"])], t["dtype"]
+            assert list(out.shape) == want_shape, t["tcId"]
+            assert out.dtype == getattr(torch, want_dt), t["tcId"]
+            ex = t["expected"]
+            bits = ex["bits"] if "bits" in ex else ex["samples"]["bits"]
+            if t["op"] == "multinomial":
+                cats = shape[-1]
+                idx = [int(i) for i in ex["samples"]["index"]] if "samples" in ex \
+                    else list(range(len(bits)))
+                for i, b in zip(idx, bits):
+                    row = i // int(p["n_sample"])
+                    assert p["weights"][row * cats + int(b, 16)] > 0, (t["tcId"], i)
+            elif t["op"] == "randperm" and "bits" in ex:
+                if t["dtype"] in ("int64", "int32", "int16", "uint8"):
+                    vals = [int(b, 16) for b in bits]  # bits: the element's value in hex
+                    assert sorted(vals) == list(range(int(p["n"]))), t["tcId"]
+            checked += 1
+    assert checked >= 27, checked
