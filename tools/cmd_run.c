@@ -99,14 +99,16 @@ static void emit_line(const run_opts *o, const run_result *r, size_t idx)
         return;
     if (o->tap) {
         if (r->status == RUN_PASS)
-            printf("ok %zu - %s tc %lld: %s\n", idx, r->family, (long long)r->tcid, r->comment);
+            printf("ok %zu - %s tc %lld: %s\n%s%s%s", idx, r->family, (long long)r->tcid,
+                   r->comment, r->msg[0] ? "#   " : "", r->msg, r->msg[0] ? "\n" : "");
         else if (r->status == RUN_NOTSUPPORTED)
             printf("ok %zu - %s tc %lld: %s # SKIP NotSupported: %s\n", idx, r->family,
                    (long long)r->tcid, r->comment, r->msg);
         else
             printf("not ok %zu - %s tc %lld: %s # %s: %s\n", idx, r->family, (long long)r->tcid,
                    r->comment, run_status_name(r->status), r->msg);
-    } else if (r->status != RUN_PASS && r->status != RUN_NOTSUPPORTED) {
+    } else if (r->status != RUN_NOTSUPPORTED && (r->status != RUN_PASS || r->msg[0])) {
+        /* failures, and a Pass that carries a note (GpuOnly within tolerance) */
         printf("%-13s %s tc %lld (%s): %s\n", run_status_name(r->status), r->family,
                (long long)r->tcid, r->comment, r->msg);
     }
@@ -167,6 +169,7 @@ static void run_chunk(run_opts *o, const shc_family *f, const shc_golden *g, con
                 snprintf(r->msg, sizeof r->msg, "%lld views for %lld ranks",
                          (long long)out[k].count, (long long)out[k].world);
             } else {
+                r->msg[0] = '\0'; /* a Pass's msg is only ever a note from run_check */
                 r->status = run_check(o, f, g->groups[idx[k]], test, out[k].world, out[k].views,
                                       r->msg, sizeof r->msg);
             }
@@ -291,6 +294,12 @@ static int write_junit(const char *path, const results *rs)
                     (long long)r->tcid);
             xml_escape(fp, r->comment);
             fprintf(fp, "\" time=\"%.3f\"", r->seconds);
+            if (r->status == RUN_PASS && r->msg[0]) { /* a note */
+                fputs(">\n      <system-out>", fp);
+                xml_escape(fp, r->msg);
+                fputs("</system-out>\n    </testcase>\n", fp);
+                continue;
+            }
             if (r->status == RUN_PASS) {
                 fputs("/>\n", fp);
                 continue;

@@ -57,21 +57,29 @@ void report_case(report *r, const char *name, report_status st, const char *deta
         else
             printf("%s %lld - %s%s%s%s\n", bad ? "not ok" : "ok", r->seq, name, bad ? " [" : "",
                    bad ? names[st] : "", bad ? "]" : "");
-        if (bad && detail)
+        if (detail) /* a failure's reason, or a pass's note */
             printf("#   %s\n", detail);
         break;
-    case REP_JSON:
-        json_array_append_new(r->cases, json_pack("{s:s, s:s, s:s?}", "case", name, "status",
-                                                  names[st], "detail", detail));
+    case REP_JSON: { /* a pass's detail is a note (GpuOnly within tolerance) */
+        json_t *c = json_pack("{s:s, s:s, s:s?}", "case", name, "status", names[st], "detail",
+                              st == ST_PASS ? NULL : detail);
+        if (st == ST_PASS && detail)
+            json_object_set_new(c, "note", json_string(detail));
+        json_array_append_new(r->cases, c);
         break;
+    }
     default:
-        if (bad || r->verbose || st == ST_NOTSUPPORTED)
+        if (bad || r->verbose || st == ST_NOTSUPPORTED || detail)
             printf("%-13s %s%s%s\n", names[st], name, detail ? ": " : "", detail ? detail : "");
     }
     if (r->junit) {
         fprintf(r->junit, "  <testcase classname=\"%s\" name=\"", r->suite);
         xml_escape(r->junit, name);
-        if (st == ST_PASS) {
+        if (st == ST_PASS && detail) { /* a note: passed, said beside it */
+            fputs("\">\n    <system-out>", r->junit);
+            xml_escape(r->junit, detail);
+            fputs("</system-out>\n  </testcase>\n", r->junit);
+        } else if (st == ST_PASS) {
             fputs("\"/>\n", r->junit);
         } else {
             fprintf(r->junit, "\">\n    <%s message=\"%s\">", bad ? "failure" : "skipped", names[st]);

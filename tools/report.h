@@ -27,7 +27,9 @@ typedef struct report {
 
 /* Open a report; junit_path may be NULL. Returns 0, or -1 if the JUnit file cannot be written. */
 int report_open(report *r, report_format fmt, const char *junit_path, const char *suite, int verbose);
-/* Record one case: name ("tcId 12"), status, detail (NULL for none). */
+/* Record one case: name ("tcId 12"), status, detail (NULL for none).  A Pass with a
+ * detail is a note (a GpuOnly value within its tolerance): printed in text and TAP,
+ * "note" in JSON, <system-out> in JUnit; it never changes the counts. */
 void report_case(report *r, const char *name, report_status st, const char *detail);
 /* Print the summary line, close files; returns the exit code (0 all passed or skipped, 1 otherwise,
  * 2 after a message when the JUnit file or the JSON report could not be written). */
