@@ -6,7 +6,8 @@
 # differ) passes with a note in text, TAP, JSON and JUnit; one ulp past it fails; a
 # non-GpuOnly sample or digest moved by one bit fails; so does a GpuOnly op without a
 # tolerance (CudaMathTodo), and bad candidate samples (NaN, wrong count, wrong width, other
-# indices) fail with a message saying why.
+# indices) fail with a message saying why.  `run` applies the same rule (a golden copy one
+# ulp away from what the ref backend computes).
 . "$top_srcdir/conformance/tests/tap.sh"
 G="$top_srcdir/golden"
 PY=${SHARDCHECK_PYTHON:-python3}
@@ -155,4 +156,38 @@ expect_exit "... far off: Fail" 1 "tcId 25793 rank 2: sample\[1\]: .*over the Gp
 mk "$tmp/o3.json" $O 25791:sample:1:+1:0
 expect_exit "rng-offsets GpuOnly uniform (exact data) 1 ulp off: Fail" 1 "tcId 25791 rank 0: digest: expected" \
   V --family $O --candidate "$tmp/o3.json"
+
+# run: the same rule for our own backends.  A golden copy whose tcId 17 holds a sample one ulp
+# away (and another sha256) stands in for a GPU's answer: ref's view passes with the note;
+# ten thousand bits away it fails.  MANIFEST is rewritten for the copy.
+runcopy() { # DIR BITS
+  mkdir -p "$1" && cp -r "$G/schemas" "$G/$R" "$1/" && chmod -R u+w "$1"
+  "$PY" - "$1/$R/torch_cuda_rng.json" "$2" <<'PYEOF'
+import json, sys
+path, n = sys.argv[1], int(sys.argv[2])
+d = json.load(open(path))
+for g in d["testGroups"]:
+    for t in g["tests"]:
+        if t["tcId"] == 17:
+            b = t["expected"]["samples"]["bits"]
+            b[2] = "%08x" % (int(b[2], 16) + n)
+            t["expected"]["sha256"] = "0" * 64
+json.dump(d, open(path, "w"))
+PYEOF
+  (cd "$1" && sha256sum $R/*.json schemas/*.json >MANIFEST)
+}
+runcopy "$tmp/g1" 1
+expect_exit "run --backend ref: a GpuOnly golden 1 ulp away passes with the note" 0 \
+  "^Pass +torch-cuda-rng tc 17 \(.*\): note: sha256 differs \(GpuOnly: samples within 390 ulp of float32, largest 1\)" \
+  "$SHARDCHECK" run --backend ref --family $R --golden "$tmp/g1"
+out=$("$SHARDCHECK" run --backend ref --family $R --golden "$tmp/g1" --json 2>/dev/null)
+if printf '%s' "$out" | "$PY" -c '
+import json,sys
+r=[r for r in json.load(sys.stdin)["results"] if r["tcId"]==17][0]
+sys.exit(not (r["status"]=="Pass" and r["message"].startswith("note: sha256 differs")))'
+then tap_ok "run --json: Pass, the note as its message"; else tap_not_ok "run --json: Pass, the note as its message"; fi
+runcopy "$tmp/g2" 10000
+expect_exit "run --backend ref: 10000 bits away fails" 1 \
+  "Fail +torch-cuda-rng tc 17 .*rank 0: samples.bits\[2\]: .*over the GpuOnly tolerance of 390 ulp" \
+  "$SHARDCHECK" run --backend ref --family $R --golden "$tmp/g2"
 tap_done
