@@ -13,8 +13,8 @@
  *     values within it and reports a digest that differs as a note, not a
  *     failure; every other field, and every case without a tolerance, stays
  *     exact.  The loader refuses a tolerance on a case that is not GpuOnly.
- * Tested by check_golden.c (tolerance_*) and verify_candidate.sh; the Python
- * mirror is harnesslib.tolerant_values.
+ * Tested by check_golden.c (*_tolerance*) and verify_gpuonly.sh; the Python
+ * mirror is harnesslib.tolerance_of / diff_expected (tools/harness/tests/test_tolerance.py).
  */
 #include "config.h"
 #include <math.h>

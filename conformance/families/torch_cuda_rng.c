@@ -389,8 +389,8 @@ static int generate(shc_gw *w, shc_err *e)
                 "cauchy_ (median + sigma * tan(pi * (u - 0.5)), float clipped to [eps, 1 - eps]: "
                 "tanf, double tan): the uniform/normal draws and new_offset are exact; the final "
                 "transform uses the host C library until lib/cuda_libdevice provides those "
-                "functions (TODO), so the last bits may differ from a GPU's. No tolerance is "
-                "stated for them (no GPU measurement bounds them; geometric_ is integer-valued): "
+                "functions (TODO), so the last bits may differ from a GPU's. Tolerance: 0 ulp "
+                "(no GPU measurement bounds them yet; geometric_ is integer-valued), "
                 "they are compared exactly.");
     shc_gw_note(w, "FmaContract", "rand*range+from (uniform) or rand*std+mean (normal) with "
                 "non-trivial parameters: computed as one FMA, as nvcc compiles it by default.");
