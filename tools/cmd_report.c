@@ -143,6 +143,8 @@ static int add_input(rp *r, const char *path, shc_err *e)
                 break;
             }
             const char *detail = json_string_value(json_object_get(x, "detail"));
+            if (!detail) /* a Pass's note (GpuOnly within tolerance), as run's "message" */
+                detail = json_string_value(json_object_get(x, "note"));
             if (add_case(r, fam, be, "-", name, st, detail))
                 rc = shc_fail(e, SHC_ENOMEM, "report: out of memory");
         }

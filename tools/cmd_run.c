@@ -136,6 +136,7 @@ static void run_chunk(run_opts *o, const shc_family *f, const shc_golden *g, con
                 snprintf(r->msg, sizeof r->msg, "%lld views for %lld ranks",
                          (long long)out[k].count, (long long)out[k].world);
             } else {
+                r->msg[0] = '\0'; /* a Pass's msg is only ever a note from run_check */
                 r->status = run_check(o, f, g->groups[idx[k]], test, out[k].world, out[k].views,
                                       r->msg, sizeof r->msg);
             }

@@ -61,7 +61,9 @@ typedef struct report {
 int report_open(report *r, const report_opts *o);
 /* Record one case (printed at once in text and TAP). */
 void report_add(report *r, const report_item *it);
-/* verify's shorthand: a named case of the report's suite. */
+/* verify's shorthand: a named case of the report's suite.  A Pass with a detail is a note
+ * (a GpuOnly value within its tolerance): printed in text and TAP, "note" in JSON,
+ * <system-out> in JUnit; it never changes the counts. */
 void report_case(report *r, const char *name, report_status st, const char *detail);
 /* Print the per-family totals and the summary line, write JUnit and JSON, close.  Returns
  * the exit code: 99 an InternalError, 1 a Fail/Crash/Timeout, 77 nothing passed, 0 otherwise;

@@ -20,7 +20,8 @@
  * - written with one test per line, so diffs of regenerations stay readable.
  *
  * Comparison (verify) is generic: a candidate value passes when it is
- * JSON-equal to the golden one.  Tested by check_golden.c.
+ * JSON-equal to the golden one, except the sampled values of a case carrying a
+ * GpuOnly "tolerance" (see below).  Tested by check_golden.c.
  */
 #ifndef SHC_GOLDEN_H
 #define SHC_GOLDEN_H
@@ -187,8 +188,40 @@ json_t *shc_expected_view(const json_t *expected, int64_t rank);
 /* Compare a candidate's view `got` of test t at rank (or -1 for the whole
  * expected object).  Returns 1 on a match; 0 on a mismatch with msg set to
  * "FIELD: expected E, got G" (values shortened); an invalid test matches any
- * got holding "error"; an acceptable one also matches expected.alternatives. */
+ * got holding "error"; an acceptable one also matches expected.alternatives.
+ * On a match msg is "" or, for a GpuOnly case passed within its tolerance, a
+ * note ("note: sha256 differs (GpuOnly: ...)") that callers report beside the Pass. */
 int shc_compare_view(const json_t *test, int64_t rank, const json_t *got, char *msg, size_t n);
+/* ---- GpuOnly tolerance (golden_tolerance.c) ----
+ * A GpuOnly case whose values follow our emulation of a GPU's fast math carries
+ * "tolerance": {"dtype": D, "ulp": N}: its sampled values ("samples", "sample", "bits")
+ * may differ from golden by N ulp of D at max(|expected|, 1), and a digest ("sha256",
+ * "digest") that differs is a note, not a failure.  Everything else is exact. */
+typedef struct shc_tol {
+    int ulp;            /* allowed distance */
+    int mbits;          /* explicit mantissa bits of dtype */
+    const char *dtype;  /* borrowed from the test */
+    double worst;       /* largest distance seen so far */
+} shc_tol;
+/* The tolerance (ulp) of op's GPU values in dtype; 0 = exact.  The one table. */
+int shc_gpu_tolerance_ulp(const char *op, const char *dtype);
+/* Add "tolerance" to a GpuOnly test when op/dtype has one (generators). */
+void shc_test_set_tolerance(json_t *test, const char *op, const char *dtype);
+/* The sentence that states every tolerance, for the GpuOnly notes. */
+const char *shc_gpu_tolerance_note(void);
+/* 1 when test's "tolerance" (if any) is well formed and on a GpuOnly case; else 0 + msg. */
+int shc_tolerance_check(const json_t *test, char *msg, size_t n);
+/* Fill t from test's tolerance; 0 when the test has none (compare exactly). */
+int shc_tolerance_of(const json_t *test, shc_tol *t);
+/* Whether a field is a digest (a note when it differs) or sampled values (tolerant). */
+bool shc_tol_digest_field(const char *field);
+bool shc_tol_value_field(const char *field);
+/* Compare a sampled-values field within t (t->worst updated); 0 with msg set. */
+int shc_tol_compare(shc_tol *t, const char *field, const json_t *want, const json_t *got,
+                    char *msg, size_t n);
+/* The note for a case that passed within t ("note: sha256 differs (GpuOnly: ...)"). */
+void shc_tol_note(const shc_tol *t, const char *digest, char *msg, size_t n);
+
 /* World size implied by a test's expected.perRank arrays (0 if none). */
 int64_t shc_expected_world(const json_t *expected);
 

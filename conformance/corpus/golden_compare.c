@@ -6,6 +6,8 @@
  * JSON-equal to the golden view?  Keeping it in one place means a
  * field-naming or per-rank convention change cannot make verify and run
  * disagree.  Messages name the field and show both values, shortened.
+ * Exact, except a GpuOnly case's tolerance (golden_tolerance.c): its samples
+ * within it, a differing digest reported as a note in msg on a pass.
  * Tested by check_golden.c.
  */
 #include "config.h"
@@ -75,10 +77,38 @@ static int same_field(const char *k, const json_t *want, const json_t *got, char
     return 0;
 }
 
+/* A comparison in progress: the case's GpuOnly tolerance, if any, and what it let pass. */
+typedef struct cmp {
+    shc_tol tol;
+    int tolerant;         /* the case carries a tolerance */
+    int values;           /* sampled-value fields compared within it */
+    const char *digest;   /* a digest field that differed (a note, not a failure) */
+} cmp;
+
+/* One field: exact, unless c is tolerant and the field holds sampled values (within the
+ * tolerance) or a digest (a difference is remembered for the note: the samples vouch). */
+static int check_field(cmp *c, const char *k, const json_t *want, const json_t *got, char *msg,
+                       size_t n)
+{
+    if (c && c->tolerant && shc_tol_value_field(k)) {
+        c->values++;
+        return shc_tol_compare(&c->tol, k, want, got, msg, n);
+    }
+    if (c && c->tolerant && shc_tol_digest_field(k) && json_is_string(got) &&
+        json_string_length(got) == json_string_length(want)) {
+        if (!json_equal((json_t *)want, (json_t *)got))
+            c->digest = k;
+        return 1;
+    }
+    return same_field(k, want, got, msg, n);
+}
+
 /* Whether got equals expected's view at rank (rank < 0: the whole object),
  * field by field, without building the view: this runs once per rank of
- * every case, so it allocates nothing.  -1 when rank is outside the world. */
-static int diff_view(const json_t *exp, int64_t rank, const json_t *got, char *msg, size_t n)
+ * every case, so it allocates nothing.  -1 when rank is outside the world.
+ * c: the case's tolerance state, NULL to compare exactly. */
+static int diff_view(const json_t *exp, int64_t rank, const json_t *got, cmp *c, char *msg,
+                     size_t n)
 {
     size_t nfields = 0;
     const char *k;
@@ -88,7 +118,7 @@ static int diff_view(const json_t *exp, int64_t rank, const json_t *got, char *m
         if (!strcmp(k, "alternatives") || (per && rank >= 0))
             continue;
         nfields++;
-        if (!same_field(k, v, json_object_get(got, k), msg, n))
+        if (!check_field(c, k, v, json_object_get(got, k), msg, n))
             return 0;
     }
     if (rank >= 0) {
@@ -99,7 +129,7 @@ static int diff_view(const json_t *exp, int64_t rank, const json_t *got, char *m
                 return -1;
             }
             nfields++;
-            if (!same_field(k, x, json_object_get(got, k), msg, n))
+            if (!check_field(c, k, x, json_object_get(got, k), msg, n))
                 return 0;
         }
     }
@@ -116,10 +146,26 @@ static int diff_view(const json_t *exp, int64_t rank, const json_t *got, char *m
     return 1;
 }
 
+/* After a tolerant match: a differing digest passes only when samples were compared; the
+ * difference becomes the note in msg.  1 = pass. */
+static int tolerant_outcome(const cmp *c, char *msg, size_t n)
+{
+    if (c->digest && !c->values) {
+        snprintf(msg, n, "%s: differs, and the case has no samples to compare within its "
+                 "GpuOnly tolerance", c->digest);
+        return 0;
+    }
+    if (c->digest || c->tol.worst > 0)
+        shc_tol_note(&c->tol, c->digest, msg, n);
+    return 1;
+}
+
 int shc_compare_view(const json_t *test, int64_t rank, const json_t *got, char *msg, size_t n)
 {
     const char *res = json_string_value(json_object_get(test, "result"));
     const json_t *exp = json_object_get(test, "expected");
+    if (n)
+        msg[0] = '\0';
     if (res && !strcmp(res, "invalid")) {
         if (json_object_get(got, "error"))
             return 1;
@@ -138,14 +184,18 @@ int shc_compare_view(const json_t *test, int64_t rank, const json_t *got, char *
         snprintf(msg, n, "rejected a valid input: %s", b);
         return 0;
     }
-    int ok = diff_view(exp, rank, got, msg, n);
+    cmp c = {0};
+    c.tolerant = shc_tolerance_of(test, &c.tol);
+    int ok = diff_view(exp, rank, got, &c, msg, n);
+    if (ok == 1 && c.tolerant)
+        return tolerant_outcome(&c, msg, n);
     if (ok != 0 || !res || strcmp(res, "acceptable"))
         return ok == 1;
     size_t i;
     json_t *alt;
     json_array_foreach(json_object_get(exp, "alternatives"), i, alt) {
         char dummy[8];
-        if (diff_view(alt, rank, got, dummy, sizeof dummy) == 1)
+        if (diff_view(alt, rank, got, NULL, dummy, sizeof dummy) == 1)
             return 1;
     }
     return 0;

@@ -5,7 +5,8 @@
  * hand: truncated JSON (jansson reports line and column), a wrong schema or
  * family name, a numberOfTests that disagrees with the tests present, a
  * duplicated or non-positive tcId, an undeclared flag, a result outside
- * valid/invalid/acceptable, a test without "expected".  The message always
+ * valid/invalid/acceptable, a test without "expected", a "tolerance" on a case
+ * that is not GpuOnly or not of the one form.  The message always
  * names the file, and the tcId where there is one.  Tested by check_golden.c.
  */
 #include "config.h"
@@ -56,6 +57,9 @@ static int check_test(const char *path, json_t *notes, json_t *t, shc_err *e)
     }
     if (!json_is_object(json_object_get(t, "expected")))
         return shc_fail(e, SHC_EFORMAT, "%s: tcId %lld: expected must be an object", path, tc);
+    char why[200];
+    if (!shc_tolerance_check(t, why, sizeof why))
+        return shc_fail(e, SHC_EFORMAT, "%s: tcId %lld: %s", path, tc, why);
     return SHC_OK;
 }
 

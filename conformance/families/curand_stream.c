@@ -154,7 +154,8 @@ static int generate(shc_gw *w, shc_err *e)
     shc_gw_note(w, "GpuOnly", "Box-Muller normals: a GPU computes __sincosf (float, absolute "
                 "error up to ~1e-5 after scaling) or sincospi (double, up to 2 ulp); these values "
                 "use accurate sin/cos/log, so a GPU may differ in the last bits. Raw words and "
-                "uniforms are bit-exact.");
+                "uniforms are bit-exact. Tolerance: 0 ulp, compared exactly (every value is stored, "
+                "raw words beside normals, and no GPU recording bounds cuRAND's device normals yet).");
     shc_gw_note(w, "Skipahead", "The sequence calls skipahead / skipahead_sequence.");
     int rc = shc_gw_file(w, "curand_stream", e);
     for (size_t g = 0; g < sizeof STATES / sizeof STATES[0] && !rc; g++) {

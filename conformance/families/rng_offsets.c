@@ -270,8 +270,13 @@ static void declare_notes(shc_gw *w)
                 "local_numel honours it (it is the layout's). A port must not apply the order "
                 "to shard_linear_index or start_incr.");
     shc_gw_note(w, "LargeMesh", SHC_LARGE_MESH_NOTE);
-    shc_gw_note(w, "GpuOnly", "Random data of torch's CUDA kernel (lib/rng/torch_cuda_rng.c, whose "
-                "bits the torch-cuda-rng family checks); torch on a CPU cannot recompute it.");
+    char gpu_only[1200];
+    snprintf(gpu_only, sizeof gpu_only, "Random data of torch's CUDA kernel "
+             "(lib/rng/torch_cuda_rng.c, whose bits the torch-cuda-rng family checks); torch on "
+             "a CPU cannot recompute it. Uniform, bernoulli and dropout data are bit-exact; "
+             "normal and exponential data follow our emulation of the GPU's math. %s",
+             shc_gpu_tolerance_note());
+    shc_gw_note(w, "GpuOnly", gpu_only);
     shc_gw_note(w, "ShardDrawsCollide",
                 "Two distinct shards hold identical random values: their windows start at the "
                 "same counter (OffsetSameStart, or an untracked op). Recorded as torch "

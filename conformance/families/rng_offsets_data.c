@@ -248,6 +248,8 @@ static int data_expected(shc_gw *w, const json_t *group, json_t *t, shc_err *e)
         json_t *x;
         json_array_foreach(f, i, x) shc_test_flag(t, json_string_value(x));
         shc_test_flag(t, "GpuOnly");
+        shc_test_set_tolerance(t, json_string_value(json_object_get(group, "op")),
+                               json_string_value(json_object_get(group, "dtype")));
         if (draws_collide(&m, &pl, &s, dig, local))
             shc_test_flag(t, "ShardDrawsCollide");
         if (untracked)

@@ -370,6 +370,8 @@ static json_t *case_test(const rcase *c, bool invalid, shc_err *e)
         shc_test_flag(t, "Published");
     else
         shc_test_flag(t, "NoGpuOracle");
+    if (!invalid) /* an invalid case's flags are dropped: it compares an error, exactly */
+        shc_test_set_tolerance(t, c->op, c->dtype); /* GpuOnly normal/exponential only */
     return t;
 }
 
@@ -431,18 +433,24 @@ static int gen_profiles(shc_gw *w, const rcase *list, size_t n, shc_err *e)
 
 static int generate(shc_gw *w, shc_err *e)
 {
-    shc_gw_note(w, "GpuOnly", "normal_/exponential_ (and multinomial without replacement or "
-                "with n_sample 1, which divides by an exponential_ draw): the GPU's sincos/log "
-                "(Box-Muller uses __sincosf for float, sincospi for double; exponential uses "
-                "logf/log) may differ "
-                "from these accurate-math values in the last bits (float normals: ~1e-5 "
-                "absolute). Uniform, random_, bernoulli_, dropout are bit-exact.");
+    char gpu_only[1200];
+    snprintf(gpu_only, sizeof gpu_only, "normal_/exponential_ (and the CudaMathTodo ops, and "
+             "multinomial without replacement or with n_sample 1, which divides by an "
+             "exponential_ draw): the "
+             "values follow our CPU emulation of the GPU's math (Box-Muller: __sincosf and logf "
+             "for float, libdevice sincospi and log for double; exponential: __logf for float, "
+             "libdevice log for double; docs/cuda-math.md), which may differ from a GPU's in "
+             "the last bits. Uniform, random_, bernoulli_, dropout are bit-exact. %s",
+             shc_gpu_tolerance_note());
+    shc_gw_note(w, "GpuOnly", gpu_only);
     shc_gw_note(w, "CudaMathTodo", "log_normal_ (exp of a Box-Muller normal: CUDA expf/exp), "
                 "geometric_ (ceil(log(u) / log1p(-p)): logf and log1pf, double log and log1p) and "
                 "cauchy_ (median + sigma * tan(pi * (u - 0.5)), float clipped to [eps, 1 - eps]: "
                 "tanf, double tan): the uniform/normal draws and new_offset are exact; the final "
                 "transform uses the host C library until lib/cuda_libdevice provides those "
-                "functions (TODO), so the last bits may differ from a GPU's.");
+                "functions (TODO), so the last bits may differ from a GPU's. Tolerance: 0 ulp "
+                "(no GPU measurement bounds them yet; geometric_ is integer-valued), "
+                "they are compared exactly.");
     shc_gw_note(w, "FmaContract", "rand*range+from (uniform) or rand*std+mean (normal) with "
                 "non-trivial parameters: computed as one FMA, as nvcc compiles it by default.");
     shc_gw_note(w, "SplitLaunch", "More than 2^31 bytes: torch takes one offset increment for "

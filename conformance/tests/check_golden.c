@@ -1,7 +1,8 @@
 /*
  * check_golden.c — the golden format machinery: writer output, loader
  * validation (each way a file can be broken), MANIFEST tampering, and the
- * comparison rule shared by verify and run.  Expected values here are
+ * comparison rule shared by verify and run (GpuOnly tolerances included:
+ * the ulp bounds, the units below 1, each float format, bad samples).  Expected values here are
  * written by hand from the format's definition in golden.h, not produced by
  * the code under test.
  */
@@ -253,6 +254,151 @@ START_TEST(compare_views)
 }
 END_TEST
 
+/* ---- GpuOnly tolerance (golden_tolerance.c) ---- */
+#define HEADG "{\"schema\":\"demo_v1.json\",\"family\":\"demo\",\"notes\":{\"F\":\"f\"," \
+              "\"GpuOnly\":\"g\"},\"numberOfTests\":1,\"testGroups\":[{\"tests\":[{\"tcId\":1,"
+
+START_TEST(load_tolerance_needs_gpuonly)
+{
+    expect_load_error(HEADG "\"flags\":[\"F\"],\"result\":\"valid\",\"tolerance\":{\"dtype\":"
+                            "\"float32\",\"ulp\":1},\"expected\":{}}]}]}",
+                      "%s: tcId 1: a tolerance on a case that is not GpuOnly (exact means exact)");
+    expect_load_error(HEADG "\"flags\":[\"GpuOnly\"],\"result\":\"valid\",\"tolerance\":{\"dtype\":"
+                            "\"int8\",\"ulp\":1},\"expected\":{}}]}]}",
+                      "%s: tcId 1: tolerance must be {\"dtype\": float32|float64|float16|bfloat16, "
+                      "\"ulp\": 1..1048576}");
+    expect_load_error(HEADG "\"flags\":[\"GpuOnly\"],\"result\":\"valid\",\"tolerance\":{\"dtype\":"
+                            "\"float32\",\"ulp\":0},\"expected\":{}}]}]}",
+                      "%s: tcId 1: tolerance must be {\"dtype\": float32|float64|float16|bfloat16, "
+                      "\"ulp\": 1..1048576}");
+}
+END_TEST
+
+/* A GpuOnly test with tolerance (dtype, ulp) whose expected holds a sha256, two samples
+ * and an exact field. */
+static json_t *tol_test(const char *dtype, int ulp, const char *b0, const char *b1)
+{
+    return json_pack("{s:i, s:[s], s:s, s:{s:s, s:i}, s:{s:s, s:{s:[s,s], s:[s,s]}, s:s}}",
+                     "tcId", 1, "flags", "GpuOnly", "result", "valid", "tolerance", "dtype", dtype,
+                     "ulp", ulp, "expected", "sha256", "aa", "samples", "index", "0", "9", "bits",
+                     b0, b1, "new_offset", "4");
+}
+
+static json_t *tol_got(const char *sha, const char *b0, const char *b1, const char *off)
+{
+    return json_pack("{s:s, s:{s:[s,s], s:[s,s]}, s:s}", "sha256", sha, "samples", "index", "0",
+                     "9", "bits", b0, b1, "new_offset", off);
+}
+
+/* 1/0 from shc_compare_view of got built from (sha, b0, b1, off); msg kept. */
+static int tol_cmp(const json_t *t, const char *sha, const char *b0, const char *b1,
+                   const char *off, char *msg, size_t n)
+{
+    json_t *got = tol_got(sha, b0, b1, off);
+    int ok = shc_compare_view(t, -1, got, msg, n);
+    json_decref(got);
+    return ok;
+}
+
+START_TEST(compare_tolerance_float32)
+{
+    json_t *t = tol_test("float32", 390, "3f800000", "c02934c5"); /* 1.0, -2.64 */
+    char msg[300];
+    ck_assert_int_eq(tol_cmp(t, "aa", "3f800000", "c02934c5", "4", msg, sizeof msg), 1);
+    ck_assert_str_eq(msg, "");
+    ck_assert_int_eq(tol_cmp(t, "bb", "3f800000", "c02934c6", "4", msg, sizeof msg), 1);
+    ck_assert_str_eq(msg, "note: sha256 differs (GpuOnly: samples within 390 ulp of float32, "
+                          "largest 1)");
+    /* 3f800000 + 390 = 1 + 390 * 2^-23: the bound passes, one more fails */
+    ck_assert_int_eq(tol_cmp(t, "bb", "3f800186", "c02934c5", "4", msg, sizeof msg), 1);
+    ck_assert_int_eq(tol_cmp(t, "bb", "3f800187", "c02934c5", "4", msg, sizeof msg), 0);
+    ck_assert_str_eq(msg, "samples.bits[0]: expected 3f800000 (1), got 3f800187 (1.00004661): "
+                          "391 ulp, over the GpuOnly tolerance of 390 ulp (float32)");
+    /* below 1 the unit is 1.0's ulp: 0.5 + 780 * 2^-24 is 390 units */
+    json_array_set_new(json_object_get(json_object_get(json_object_get(t, "expected"), "samples"),
+                                       "bits"), 0, json_string("3f000000"));
+    ck_assert_int_eq(tol_cmp(t, "bb", "3f00030c", "c02934c5", "4", msg, sizeof msg), 1);
+    ck_assert_int_eq(tol_cmp(t, "bb", "3f00030e", "c02934c5", "4", msg, sizeof msg), 0);
+    /* the exact fields stay exact */
+    ck_assert_int_eq(tol_cmp(t, "aa", "3f000000", "c02934c5", "8", msg, sizeof msg), 0);
+    ck_assert_str_eq(msg, "new_offset: expected \"4\", got \"8\"");
+    /* without GpuOnly the tolerance is ignored: one ulp fails (the loader refuses it anyway) */
+    json_array_clear(json_object_get(t, "flags"));
+    ck_assert_int_eq(tol_cmp(t, "bb", "3f000000", "c02934c6", "4", msg, sizeof msg), 0);
+    ck_assert_str_eq(msg, "sha256: expected \"aa\", got \"bb\"");
+    json_decref(t);
+}
+END_TEST
+
+START_TEST(compare_tolerance_formats)
+{
+    char msg[300];
+    json_t *t = tol_test("bfloat16", 1, "3f80", "c029");
+    ck_assert_int_eq(tol_cmp(t, "bb", "3f81", "c029", "4", msg, sizeof msg), 1);
+    ck_assert_int_eq(tol_cmp(t, "bb", "3f82", "c029", "4", msg, sizeof msg), 0);
+    ck_assert_int_eq(tol_cmp(t, "bb", "3f8", "c029", "4", msg, sizeof msg), 0);
+    ck_assert_str_eq(msg, "samples.bits[0]: expected a bfloat16 word (4 hex digits) like \"3f80\", "
+                          "got 3f8");
+    json_decref(t);
+    t = tol_test("float16", 1, "3c00", "bc00"); /* 1.0, -1.0 */
+    ck_assert_int_eq(tol_cmp(t, "bb", "3c01", "bbff", "4", msg, sizeof msg), 1);
+    ck_assert_int_eq(tol_cmp(t, "bb", "3c00", "bc02", "4", msg, sizeof msg), 0);
+    ck_assert_int_eq(tol_cmp(t, "bb", "7e00", "bc00", "4", msg, sizeof msg), 0);
+    ck_assert_str_eq(msg, "samples.bits[0]: expected 3c00, got 7e00 (NaN): not finite, no "
+                          "tolerance applies");
+    json_decref(t);
+    t = tol_test("float64", 2, "3ff0000000000000", "4000000000000000");
+    ck_assert_int_eq(tol_cmp(t, "bb", "3ff0000000000002", "4000000000000001", "4", msg,
+                             sizeof msg), 1);
+    ck_assert_str_eq(msg, "note: sha256 differs (GpuOnly: samples within 2 ulp of float64, "
+                          "largest 2)");
+    ck_assert_int_eq(tol_cmp(t, "bb", "3ff0000000000003", "4000000000000000", "4", msg,
+                             sizeof msg), 0);
+    json_decref(t);
+}
+END_TEST
+
+START_TEST(compare_tolerance_shapes)
+{
+    char msg[300];
+    json_t *t = tol_test("float32", 390, "3f800000", "c02934c5");
+    json_t *got = tol_got("bb", "3f800000", "c02934c5", "4");
+    json_array_remove(json_object_get(json_object_get(got, "samples"), "bits"), 1);
+    ck_assert_int_eq(shc_compare_view(t, -1, got, msg, sizeof msg), 0);
+    ck_assert_str_eq(msg, "samples.bits: expected 2 values, got 1");
+    json_decref(got);
+    got = tol_got("bb", "3f800000", "c02934c5", "4");
+    json_array_set_new(json_object_get(json_object_get(got, "samples"), "index"), 1,
+                       json_string("8"));
+    ck_assert_int_eq(shc_compare_view(t, -1, got, msg, sizeof msg), 0);
+    ck_assert_str_eq(msg, "samples.index: the candidate's sample indices differ from golden's "
+                          "(they must be the same elements)");
+    json_decref(got);
+    /* a digest that differs needs samples to vouch for it */
+    json_object_del(json_object_get(t, "expected"), "samples");
+    got = json_pack("{s:s, s:s}", "sha256", "bb", "new_offset", "4");
+    ck_assert_int_eq(shc_compare_view(t, -1, got, msg, sizeof msg), 0);
+    ck_assert_str_eq(msg, "sha256: differs, and the case has no samples to compare within its "
+                          "GpuOnly tolerance");
+    json_decref(got);
+    json_decref(t);
+    /* per rank: perRank digest and sample */
+    t = json_pack("{s:i, s:[s], s:s, s:{s:s, s:i}, s:{s:{s:[s,s], s:[[s],[s]]}}}", "tcId", 2,
+                  "flags", "GpuOnly", "result", "valid", "tolerance", "dtype", "float32", "ulp",
+                  39, "expected", "perRank", "digest", "d0", "d1", "sample", "3f800000",
+                  "40000000");
+    got = json_pack("{s:s, s:[s]}", "digest", "xx", "sample", "40000027"); /* 2 + 39 ulp of 2 */
+    ck_assert_int_eq(shc_compare_view(t, 1, got, msg, sizeof msg), 1);
+    ck_assert_str_eq(msg, "note: digest differs (GpuOnly: samples within 39 ulp of float32, "
+                          "largest 39)");
+    json_decref(got);
+    got = json_pack("{s:s, s:[s]}", "digest", "xx", "sample", "40000028");
+    ck_assert_int_eq(shc_compare_view(t, 1, got, msg, sizeof msg), 0);
+    json_decref(got);
+    json_decref(t);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("golden");
@@ -270,6 +416,10 @@ int main(void)
     tcase_add_test(tc, manifest_detects_tampering);
     tcase_add_test(tc, sha256_known_answer);
     tcase_add_test(tc, compare_views);
+    tcase_add_test(tc, load_tolerance_needs_gpuonly);
+    tcase_add_test(tc, compare_tolerance_float32);
+    tcase_add_test(tc, compare_tolerance_formats);
+    tcase_add_test(tc, compare_tolerance_shapes);
     suite_add_tcase(s, tc);
     return shc_run_suite(s);
 }

@@ -19,7 +19,9 @@ that tools/harness/setup_venv.sh sets up.
 import importlib
 import importlib.util
 import json
+import math
 import os
+import struct
 import sys
 import time
 
@@ -32,9 +34,10 @@ DEFAULT_ADAPTER_DIR = os.path.join(HERE, "adapters")
 # counted as skipped, never as passed.
 SKIP_EXCEPTIONS = (NotImplementedError,)
 
-# Test fields an adapter never sees: the answer, and whether the case is invalid
-# (an adapter that could read them would pass without computing anything).
-HIDDEN_FIELDS = ("expected", "result")
+# Test fields an adapter never sees: the answer, whether the case is invalid
+# (an adapter that could read them would pass without computing anything), and
+# how the answer is compared (a GpuOnly tolerance).
+HIDDEN_FIELDS = ("expected", "result", "tolerance")
 
 
 class Mismatch:
@@ -89,6 +92,9 @@ class FamilyResult:
         self.not_supported = 0
         self.partial = 0              # passed cases that left some field NotSupported
         self.not_supported_fields = {}
+        # Passed cases that carry a note: (tcId, text), e.g. a GpuOnly sha256 that
+        # differs while the samples are within the case's tolerance.
+        self.notes = []
 
     def as_dict(self):
         return {
@@ -100,6 +106,7 @@ class FamilyResult:
             "skip_reasons": self.skip_reasons,
             "not_supported": self.not_supported, "partial": self.partial,
             "not_supported_fields": self.not_supported_fields,
+            "notes": [{"tcId": t, "note": n} for t, n in self.notes],
             "mismatches": [m.as_dict() for m in self.mismatches],
         }
 
@@ -319,11 +326,125 @@ def values_equal(exp, got):
     return exp == got
 
 
-def diff_expected(family, tcid, expected, got, claimed=False):
+# ------------------------------------------- GpuOnly tolerance (golden_tolerance.c)
+# The mirror of conformance/corpus/golden_tolerance.c: a GpuOnly case carrying
+# "tolerance": {"dtype", "ulp"} has its sampled values compared within ulp units
+# in the last place of dtype at max(|expected|, 1), and a digest that differs is a
+# note, not a failure.  The numbers live in the golden file (written from the one
+# C table), so this module holds none.
+
+_MBITS = {"float32": 23, "float64": 52, "float16": 10, "bfloat16": 7}
+DIGEST_FIELDS = ("sha256", "digest")
+VALUE_FIELDS = ("samples", "sample", "bits")
+
+
+def tolerance_of(test):
+    """The test's tolerance dict when it is a well-formed one on a GpuOnly case, else
+    None (compare exactly; the C loader refuses such a golden file outright)."""
+    tol = test.get("tolerance") if isinstance(test, dict) else None
+    if not isinstance(tol, dict) or "GpuOnly" not in (test.get("flags") or []):
+        return None
+    ulp = tol.get("ulp")
+    if set(tol) != {"dtype", "ulp"} or tol.get("dtype") not in _MBITS or \
+            type(ulp) is not int or not 1 <= ulp <= 1 << 20:
+        return None
+    return tol
+
+
+def _word(dtype, w):
+    """A hex word of dtype as a float, or None when it is not one."""
+    width = {52: 16, 23: 8}.get(_MBITS[dtype], 4)
+    if not isinstance(w, str) or len(w) != width or \
+            any(c not in "0123456789abcdefABCDEF" for c in w):
+        return None
+    b = int(w, 16)
+    if dtype == "float64":
+        return struct.unpack("<d", struct.pack("<Q", b))[0]
+    if dtype == "float16":
+        return struct.unpack("<e", struct.pack("<H", b))[0]
+    return struct.unpack("<f", struct.pack("<I", b << 16 if dtype == "bfloat16" else b))[0]
+
+
+def ulp_distance(dtype, want, got):
+    """|got - want| in ulp of dtype at max(|want|, 1) (below 1 the GPU's error is absolute)."""
+    e = math.frexp(max(abs(want), 1.0))[1]
+    return abs(got - want) / math.ldexp(1.0, e - 1 - _MBITS[dtype])
+
+
+def _words_within(tol, where, want, got, state):
+    """None when every word of got is within tol of want (state["worst"] updated), else why."""
+    dt = tol["dtype"]
+    if not isinstance(got, list):
+        return "%s: expected an array of %d values, got none" % (where, len(want))
+    if len(got) != len(want):
+        return "%s: expected %d values, got %d" % (where, len(want), len(got))
+    for i, (w, g) in enumerate(zip(want, got)):
+        a, b = _word(dt, w), _word(dt, g)
+        if a is None:
+            return "%s[%d]: the golden value is not a %s word" % (where, i, dt)
+        if b is None:
+            return "%s[%d]: expected a %s word (%d hex digits) like \"%s\", got %s" % (
+                where, i, dt, len(w), w, g if isinstance(g, str) else "a non-string")
+        if w == g:
+            continue
+        if not (math.isfinite(a) and math.isfinite(b)):
+            return "%s[%d]: expected %s, got %s (%s): not finite, no tolerance applies" % (
+                where, i, w, g, "NaN" if math.isnan(b) else "inf")
+        d = ulp_distance(dt, a, b)
+        if d > tol["ulp"]:
+            return "%s[%d]: expected %s (%.9g), got %s (%.9g): %d ulp, over the GpuOnly " \
+                "tolerance of %d ulp (%s)" % (where, i, w, a, g, b, math.ceil(d), tol["ulp"], dt)
+        state["worst"] = max(state["worst"], d)
+    return None
+
+
+def tolerant_field(tol, field, want, got, state):
+    """None when field's value passes under tol, else why.  Sampled values within the
+    tolerance; a digest that differs is remembered in state["digest"] for the note;
+    everything else exact.  state: {"worst": 0.0, "digest": None, "values": 0}."""
+    if field in VALUE_FIELDS:
+        state["values"] += 1
+        if field != "samples":
+            return _words_within(tol, field, want, got, state)
+        if not isinstance(got, dict) or got.get("index") != want.get("index"):
+            return "samples.index: the candidate's sample indices differ from golden's " \
+                "(they must be the same elements)"
+        return _words_within(tol, "samples.bits", want.get("bits") or [], got.get("bits"), state)
+    if field in DIGEST_FIELDS and isinstance(got, str) and len(got) == len(want):
+        if got != want:
+            state["digest"] = field
+        return None
+    return None if values_equal(want, got) else "%s: expected %s, got %s" % (
+        field, _short(want, 200), _short(got, 200))
+
+
+def tolerant_outcome(tol, state):
+    """(why it fails or None, note or None) once every field passed under tol."""
+    if state["digest"] and not state["values"]:
+        return ("%s: differs, and the case has no samples to compare within its GpuOnly "
+                "tolerance" % state["digest"]), None
+    if state["digest"] or state["worst"] > 0:
+        return None, "note: %s differs (GpuOnly: samples within %d ulp of %s, largest %d)" % (
+            state["digest"] or "samples", tol["ulp"], tol["dtype"], math.ceil(state["worst"]))
+    return None, None
+
+
+def _field_mismatch(family, tcid, field, rank, ev, gv, tol, state):
+    """One field of diff_expected: a Mismatch or None."""
+    if tol is None or field not in VALUE_FIELDS + DIGEST_FIELDS:  # exact stays exact
+        return None if values_equal(ev, gv) else Mismatch(family, tcid, field, rank, ev, gv)
+    why = tolerant_field(tol, field, ev, gv, state)
+    return None if why is None else Mismatch(family, tcid, field, rank, ev, gv, why)
+
+
+def diff_expected(family, tcid, expected, got, claimed=False, tolerance=None, notes=None):
     """Mismatches between one expected object and one adapter result.
     claimed: the adapter declared FIELDS, so a missing field is named as one
-    it claimed and left out (still a failure, never NotSupported)."""
+    it claimed and left out (still a failure, never NotSupported).
+    tolerance: the case's GpuOnly tolerance (tolerance_of); then a passing case's
+    note (a digest that differs) is appended to notes."""
     out = []
+    state = {"worst": 0.0, "digest": None, "values": 0}
     missing = "field claimed in FIELDS but missing from the result" if claimed \
         else "field missing"
     if not isinstance(got, dict):
@@ -334,8 +455,10 @@ def diff_expected(family, tcid, expected, got, claimed=False):
             continue
         if field not in got:
             out.append(Mismatch(family, tcid, field, None, ev, None, missing))
-        elif not values_equal(ev, got[field]):
-            out.append(Mismatch(family, tcid, field, None, ev, got[field]))
+            continue
+        m = _field_mismatch(family, tcid, field, None, ev, got[field], tolerance, state)
+        if m:
+            out.append(m)
     per = expected.get("perRank")
     if per is not None:
         gper = got.get("perRank")
@@ -354,8 +477,15 @@ def diff_expected(family, tcid, expected, got, claimed=False):
                                     "perRank length differs"))
                 continue
             for rank, (a, b) in enumerate(zip(evals, gvals)):
-                if not values_equal(a, b):
-                    out.append(Mismatch(family, tcid, field, rank, a, b))
+                m = _field_mismatch(family, tcid, field, rank, a, b, tolerance, state)
+                if m:
+                    out.append(m)
+    if tolerance is not None and not out:
+        why, note = tolerant_outcome(tolerance, state)
+        if why:
+            out.append(Mismatch(family, tcid, state["digest"], None, None, None, why))
+        elif note and notes is not None:
+            notes.append(note)
     return out
 
 
@@ -412,7 +542,10 @@ def check_test(family, compute, group, test, result, fields=None):
                          % (kind, type(err).__name__, _short(str(err), 300)))]
     else:
         claimed = fields is not None
-        mism = diff_expected(family, tcid, expected, got, claimed)
+        notes = []
+        mism = diff_expected(family, tcid, expected, got, claimed, tolerance_of(test), notes)
+        if not mism:
+            result.notes.extend((tcid, n) for n in notes)
         if mism and kind == "acceptable":
             for alt in expected.get("alternatives") or []:
                 if not diff_expected(family, tcid, alt, got, claimed):

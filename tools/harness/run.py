@@ -223,6 +223,8 @@ def report_text(res, adapter, max_report):
     if len(shown) < len(res.mismatches):
         print("# %d more mismatches of %s not shown" % (len(res.mismatches) - len(shown),
                                                         res.family))
+    for tcid, note in res.notes:  # passed, with something to say (GpuOnly within tolerance)
+        print("NOTE %s tcId=%s: %s" % (res.family, tcid, note))
     rate = res.rank_values / res.compute_seconds if res.compute_seconds > 0 else 0.0
     print("# %s (%s, %d files): %d passed, %d failed, %d skipped; %d per-rank values in "
           "%.2f s of adapter time (%.0f/s)"
