@@ -179,21 +179,68 @@ static int obj_next(cur *c, bool *first, shc_span *key, bool *plain)
     return c->p < c->end ? 1 : SHC_SCAN_UNSURE;
 }
 
+/* A container at c->p, validated and skipped in one loop: most of a file's bytes sit
+ * in small nested arrays below the levels the walk looks at, so no call per value.
+ * kind[] holds, per level opened here, whether it is an object. */
 static int scan_container(cur *c)
 {
-    bool first = true, plain;
-    shc_span key;
-    int r;
-    if (*c->p == '[') {
-        while ((r = arr_next(c, &first)) == 1)
-            if (scan_value(c))
-                return SHC_SCAN_UNSURE;
-    } else {
-        while ((r = obj_next(c, &first, &key, &plain)) == 1)
-            if (scan_value(c))
-                return SHC_SCAN_UNSURE;
+    bool kind[SCAN_MAX_DEPTH + 1];
+    int level = 0;
+    cur k = *c;
+#define PEEK (k.p < k.end ? *k.p : '\0')
+open:
+    if (c->depth + level >= SCAN_MAX_DEPTH)
+        return SHC_SCAN_UNSURE;
+    kind[level++] = *k.p++ == '{';
+    skip_ws(&k);
+    if (PEEK == (kind[level - 1] ? '}' : ']')) {
+        k.p++;
+        goto close;
     }
-    return r;
+member:
+    if (kind[level - 1]) {
+        if (PEEK != '"' || scan_string(&k, NULL))
+            return SHC_SCAN_UNSURE;
+        skip_ws(&k);
+        if (PEEK != ':')
+            return SHC_SCAN_UNSURE;
+        k.p++;
+        skip_ws(&k);
+    }
+    switch (PEEK) {
+    case '{':
+    case '[': goto open;
+    case '"':
+        if (scan_string(&k, NULL))
+            return SHC_SCAN_UNSURE;
+        break;
+    case 't':
+    case 'f':
+    case 'n':
+        if (scan_literal(&k, *k.p == 't' ? "true" : *k.p == 'f' ? "false" : "null",
+                         *k.p == 'f' ? 5 : 4))
+            return SHC_SCAN_UNSURE;
+        break;
+    default:
+        if (scan_number(&k))
+            return SHC_SCAN_UNSURE;
+    }
+after:
+    skip_ws(&k);
+    if (PEEK == ',') {
+        k.p++;
+        skip_ws(&k);
+        goto member;
+    }
+    if (PEEK != (kind[level - 1] ? '}' : ']'))
+        return SHC_SCAN_UNSURE;
+    k.p++;
+close:
+    if (--level > 0)
+        goto after;
+#undef PEEK
+    c->p = k.p;
+    return 0;
 }
 
 /* One value of any kind at c->p (no leading whitespace), validated and skipped. */
@@ -262,7 +309,9 @@ static int key_slot(shc_span key, bool plain, const char *const *names, unsigned
     if (!plain)
         return -1; /* an escaped key never spells one of the plain names below */
     for (int i = 0; names[i]; i++) {
-        if (shc_span_is(key, names[i])) {
+        /* strncmp stops at names[i]'s end: a plain key holds no NUL */
+        if (key.n && names[i][0] == key.p[0] && !strncmp(names[i], key.p, key.n) &&
+            !names[i][key.n]) {
             if (*seen & (1u << i))
                 return -2;
             *seen |= 1u << i;
