@@ -132,7 +132,7 @@ const shc_family *shc_family_find(const char *name);
 /* ---- loading and validating ---- */
 
 /* Where a test sits in its file's bytes (shc_golden_index_family). */
-typedef struct shc_gtext { shc_span test, expected, flags; } shc_gtext;
+typedef struct shc_gtext { shc_span test, expected, flags; bool invalid; } shc_gtext;
 
 /* A loaded family: every file's tests indexed by tcId (sorted). */
 typedef struct shc_golden {

@@ -41,7 +41,8 @@ static int on_test(void *ctx, const shc_scan_test *t)
         L->v = nv;
         L->cap = cap;
     }
-    L->v[L->n++] = (irec){t->tcid, {t->text, t->expected, t->flags}};
+    L->v[L->n++] = (irec){t->tcid, {t->text, t->expected, t->flags,
+                                    shc_span_is(t->result, "invalid")}};
     return 0;
 }
 
@@ -122,8 +123,9 @@ static bool index_file(shc_golden *g, iload *L, const char *path, const char *fa
     g->nfiles++;
     int64_t first = L->n;
     shc_scan_doc doc;
-    return g->paths[g->nfiles - 1] && shc_scan_golden_shaped(buf, len, &doc, on_test, L) == 0 &&
-           !L->bad && file_ok(L, &doc, family, first);
+    return g->paths[g->nfiles - 1] &&
+           shc_scan_golden_shaped(buf, len, &doc, on_test, NULL, L) == 0 && !L->bad &&
+           file_ok(L, &doc, family, first);
 }
 
 int shc_golden_index_family(shc_golden *g, const char *dir, const char *family, shc_err *e)
