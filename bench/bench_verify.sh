@@ -29,6 +29,14 @@ if [ -z "$sc" ]; then
   done
 fi
 [ -n "$sc" ] && [ -x "$sc" ] || { echo "bench_verify: shardcheck not found (set SHARDCHECK)" >&2; exit 2; }
+# A libtool wrapper script is bypassed (its .libs binary runs with the build's libraries), so
+# the shell that wraps an uninstalled build is not charged to verify.
+if [ -x "$(dirname "$sc")/.libs/shardcheck" ]; then
+  bdir=$(cd "$(dirname "$sc")/.." && pwd)
+  sc=$(dirname "$sc")/.libs/shardcheck
+  LD_LIBRARY_PATH="$bdir/lib/.libs:$bdir/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export LD_LIBRARY_PATH
+fi
 [ -x "$py" ] || { echo "bench_verify: no python at $py (tools/harness/setup_venv.sh)" >&2; exit 2; }
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench_verify.XXXXXX")

@@ -40,6 +40,8 @@ if [ -x "$b/bench/bench_comm" ] && command -v "$mpirun" >/dev/null 2>&1; then
 fi
 run verify env SHARDCHECK="$b/tools/shardcheck" SHARDCHECK_PYTHON="$py" top_srcdir="$top_srcdir" \
   sh "$top_srcdir/bench/bench_verify.sh" 2000
+run verify-mbps env SHARDCHECK="$b/tools/shardcheck" SHARDCHECK_PYTHON="$py" top_srcdir="$top_srcdir" \
+  sh "$top_srcdir/bench/bench_verify_mbps.sh"
 
 echo "# shardcheck benches, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, build $b; logs in $logs"
 echo "| bench | case | shardcheck min/med/max | peer | peer min/med/max | ratio (medians) |"
@@ -52,6 +54,8 @@ for f in "$logs"/*.txt; do
       n, $1, $2, $3 / 1048576, $9, $10, $7 }' "$f" ;;
   verify)
     grep -E "^ratio|^shardcheck verify|^torch" "$f" | sed "s/^/| verify | /; s/\$/ | | | | |/" ;;
+  verify-mbps)
+    grep -E "^JSON read|^candidate alone|^peak RSS" "$f" | sed "s/^/| verify-mbps | /; s/\$/ | | | | |/" ;;
   *) # bench_stats.h rows: fixed columns (label 24, ours 30, peer 16, peer spread 30, ratio)
     awk -v n="$name" 'length($0) > 100 && $NF ~ /x$/ && !/^case/ {
       l=substr($0,1,24); o=substr($0,26,30); p=substr($0,57,16); q=substr($0,74,30); r=$NF;

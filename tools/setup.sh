@@ -10,7 +10,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 pkgs=(build-essential autoconf automake libtool autoconf-archive pkg-config
       check libjansson-dev libssl-dev libopenmpi-dev openmpi-bin lcov librandom123-dev
-      python3-venv)
+      python3-venv time)  # time: GNU time, the child's own peak RSS in bench_verify_mbps.sh
 venv=0
 for a in "$@"; do
   case $a in

@@ -29,6 +29,7 @@
 #include <jansson.h>
 #include "shardcheck.h"
 #include "shardcheck_backend.h"
+#include "json_scan.h"
 
 /* ---- writing ---- */
 
@@ -150,15 +151,22 @@ const shc_family *shc_family_find(const char *name);
 
 /* ---- loading and validating ---- */
 
-/* A loaded family: every file's tests indexed by tcId. */
+/* Where a test sits in its file's bytes (shc_golden_index_family). */
+typedef struct shc_gtext { shc_span test, expected, flags; bool invalid; } shc_gtext;
+
+/* A loaded family: every file's tests indexed by tcId (sorted). */
 typedef struct shc_golden {
     char family[64];
-    json_t **tests;      /* tests[i], borrowed from roots */
-    json_t **groups;     /* the testGroup each test belongs to */
+    json_t **tests;      /* tests[i], borrowed from roots; from the index loader NULL until
+                          * shc_golden_test parses it (then owned) */
+    json_t **groups;     /* the testGroup each test belongs to (NULL from the index loader) */
     int64_t ntests;
-    json_t **roots;      /* one per file */
+    json_t **roots;      /* one per file (NULLs from the index loader) */
     char **paths;
     int nfiles;
+    int64_t *tcids;      /* tcids[i]: test i's tcId */
+    shc_gtext *text;     /* index loader: test i's bytes in bufs; NULL from the tree loaders */
+    char **bufs;         /* index loader: each file's bytes */
 } shc_golden;
 
 /* Load one golden file (structural validation: schema name, family,
@@ -166,6 +174,10 @@ typedef struct shc_golden {
 int shc_golden_load_file(shc_golden *g, const char *path, shc_err *e);
 /* Load every golden/<family>/<stem>.json under dir, sorted by name. */
 int shc_golden_load_family(shc_golden *g, const char *dir, const char *family, shc_err *e);
+/* The .json names in fdir, sorted (strdup'ed into names[], *count of them; at most
+ * SHC_MAX_GOLDEN_FILES); both family loaders list a directory this way. */
+int shc_golden_list_family(const char *fdir, const char *family, char **names, int *count,
+                           shc_err *e);
 /* Most files one golden family directory may hold. */
 #define SHC_MAX_GOLDEN_FILES 4096
 /* Largest JSON input read (a golden file or a candidate): 1 GiB.  Parsed, that is
@@ -174,6 +186,24 @@ int shc_golden_load_family(shc_golden *g, const char *dir, const char *family, s
 /* Read and parse a JSON file (errors name the file, line and column); only a
  * regular file of at most SHC_MAX_JSON_BYTES (a FIFO or device is refused at once). */
 json_t *shc_json_load_path(const char *path, shc_err *e);
+/* Load a family for verify: the same files, checks and errors as shc_golden_load_family,
+ * but each file is scanned (json_scan.h) instead of parsed, and a test is parsed only
+ * when shc_golden_test asks for it.  A file the scanner is unsure of (or that fails a
+ * check) sends the whole family through shc_golden_load_family, which then gives the
+ * error message or the trees. */
+int shc_golden_index_family(shc_golden *g, const char *dir, const char *family, shc_err *e);
+/* Test i as a jansson object (parsed on first use from the index loader's bytes; a
+ * test that scanned but does not parse is an internal error: exit 99). */
+json_t *shc_golden_test(const shc_golden *g, int64_t i);
+/* Index of a tcId in g (-1 if absent). */
+int64_t shc_golden_index(const shc_golden *g, int64_t tcid);
+/* Read a whole regular file of at most SHC_MAX_JSON_BYTES (the checks and messages of
+ * shc_json_load_path); the caller frees the bytes. */
+char *shc_read_path(const char *path, size_t *len, shc_err *e);
+/* Whether a command should free its big structures before exiting: only where a leak
+ * checker looks (an ASan build, or SHARDCHECK_SANITIZED=1).  Elsewhere the OS frees
+ * them at exit, and freeing two parsed families took a third of verify's time. */
+bool shc_free_at_exit(void);
 /* Find a test by tcId (NULL if absent). */
 json_t *shc_golden_find(const shc_golden *g, int64_t tcid);
 /* Free everything loaded. */

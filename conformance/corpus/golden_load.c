@@ -24,15 +24,36 @@ void shc_golden_free(shc_golden *g)
 {
     if (!g)
         return;
+    for (int64_t i = 0; g->text && g->tests && i < g->ntests; i++)
+        json_decref(g->tests[i]); /* parsed on demand, owned */
     for (int i = 0; i < g->nfiles; i++) {
-        json_decref(g->roots[i]);
+        if (g->roots)
+            json_decref(g->roots[i]);
+        if (g->bufs)
+            free(g->bufs[i]);
         free(g->paths[i]);
     }
     free(g->roots);
     free(g->paths);
+    free(g->bufs);
     free(g->tests);
     free(g->groups);
+    free(g->tcids);
+    free(g->text);
     memset(g, 0, sizeof *g);
+}
+
+bool shc_free_at_exit(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    return true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(leak_sanitizer)
+    return true;
+#endif
+#endif
+    const char *v = getenv("SHARDCHECK_SANITIZED");
+    return v && !strcmp(v, "1");
 }
 
 static int check_test(const char *path, json_t *notes, json_t *t, shc_err *e)
@@ -144,9 +165,14 @@ static int index_tests(shc_golden *g, shc_err *e)
         pairs[i] = (tg_pair){g->tests[i], g->groups[i]};
     qsort(pairs, (size_t)n, sizeof *pairs, cmp_pair);
     int rc = SHC_OK;
+    g->tcids = malloc((size_t)(n ? n : 1) * sizeof *g->tcids);
+    if (!g->tcids)
+        rc = shc_fail(e, SHC_ENOMEM, "golden: out of memory");
     for (int64_t i = 0; i < n; i++) {
         g->tests[i] = pairs[i].test;
         g->groups[i] = pairs[i].group;
+        if (g->tcids)
+            g->tcids[i] = tcid_of(g->tests[i]);
         if (!rc && i > 0 && tcid_of(g->tests[i - 1]) == tcid_of(g->tests[i]))
             rc = shc_fail(e, SHC_EFORMAT, "family %s: duplicate tcId %lld", g->family,
                           (long long)tcid_of(g->tests[i]));
@@ -184,10 +210,8 @@ static int open_regular(const char *path, off_t *size, shc_err *e)
     return -1;
 }
 
-json_t *shc_json_load_path(const char *path, shc_err *e)
+char *shc_read_path(const char *path, size_t *lenp, shc_err *e)
 {
-    /* One read and json_loadb: jansson's FILE* reader goes through a
-     * per-character callback, several times slower on 15 MB files. */
     off_t size = 0;
     int fd = open_regular(path, &size, e);
     if (fd < 0)
@@ -210,13 +234,29 @@ json_t *shc_json_load_path(const char *path, shc_err *e)
     }
     int err = got < 0 ? errno : 0;
     close(fd);
-    json_error_t je;
-    json_t *root = NULL;
     if (err)
         shc_fail(e, SHC_EIO, "error reading %s: %s", path, strerror(err));
     else if (len > (size_t)size)
         shc_fail(e, SHC_EIO, "%s grew while it was read", path);
-    else if (!(root = json_loadb(buf, len, 0, &je)))
+    if (err || len > (size_t)size) {
+        free(buf);
+        return NULL;
+    }
+    *lenp = len;
+    return buf;
+}
+
+json_t *shc_json_load_path(const char *path, shc_err *e)
+{
+    /* One read and json_loadb: jansson's FILE* reader goes through a
+     * per-character callback, several times slower on 15 MB files. */
+    size_t len = 0;
+    char *buf = shc_read_path(path, &len, e);
+    if (!buf)
+        return NULL;
+    json_error_t je;
+    json_t *root = json_loadb(buf, len, 0, &je);
+    if (!root)
         shc_fail(e, SHC_EFORMAT, "%s: line %d column %d: %s", path, je.line, je.column, je.text);
     free(buf);
     return root;
@@ -259,17 +299,14 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int shc_golden_load_family(shc_golden *g, const char *dir, const char *family, shc_err *e)
+int shc_golden_list_family(const char *fdir, const char *family, char **names, int *count,
+                           shc_err *e)
 {
-    memset(g, 0, sizeof *g);
-    snprintf(g->family, sizeof g->family, "%s", family);
-    char fdir[4096];
-    snprintf(fdir, sizeof fdir, "%s/%s", dir, family);
+    *count = 0;
     DIR *d = opendir(fdir);
     if (!d)
         return shc_fail(e, SHC_EIO, "golden family %s: cannot open directory %s: %s", family, fdir,
                         strerror(errno));
-    char *names[SHC_MAX_GOLDEN_FILES];
     int n = 0, rc = SHC_OK;
     struct dirent *de;
     while (!rc && (de = readdir(d))) {
@@ -287,6 +324,18 @@ int shc_golden_load_family(shc_golden *g, const char *dir, const char *family, s
         qsort(names, (size_t)n, sizeof *names, cmp_str);
     if (!rc && !n)
         rc = shc_fail(e, SHC_EFORMAT, "golden family %s: no .json files in %s", family, fdir);
+    *count = n;
+    return rc;
+}
+
+int shc_golden_load_family(shc_golden *g, const char *dir, const char *family, shc_err *e)
+{
+    memset(g, 0, sizeof *g);
+    snprintf(g->family, sizeof g->family, "%s", family);
+    char fdir[4096];
+    snprintf(fdir, sizeof fdir, "%s/%s", dir, family);
+    char *names[SHC_MAX_GOLDEN_FILES];
+    int n = 0, rc = shc_golden_list_family(fdir, family, names, &n, e);
     for (int i = 0; i < n; i++) {
         char path[8192];
         snprintf(path, sizeof path, "%s/%s", fdir, names[i]);
@@ -301,18 +350,23 @@ int shc_golden_load_family(shc_golden *g, const char *dir, const char *family, s
     return rc;
 }
 
-json_t *shc_golden_find(const shc_golden *g, int64_t tcid)
+int64_t shc_golden_index(const shc_golden *g, int64_t tcid)
 {
     int64_t lo = 0, hi = g->ntests - 1;
     while (lo <= hi) {
         int64_t mid = lo + (hi - lo) / 2;
-        json_int_t v = json_integer_value(json_object_get(g->tests[mid], "tcId"));
-        if (v == tcid)
-            return g->tests[mid];
-        if (v < tcid)
+        if (g->tcids[mid] == tcid)
+            return mid;
+        if (g->tcids[mid] < tcid)
             lo = mid + 1;
         else
             hi = mid - 1;
     }
-    return NULL;
+    return -1;
+}
+
+json_t *shc_golden_find(const shc_golden *g, int64_t tcid)
+{
+    int64_t i = shc_golden_index(g, tcid);
+    return i < 0 ? NULL : shc_golden_test(g, i);
 }

@@ -191,4 +191,26 @@ runcopy "$tmp/g2" 10000
 expect_exit "run --backend ref: 10000 bits away fails" 1 \
   "Fail +torch-cuda-rng tc 17 .*rank 0: samples.bits\[2\]: .*over the GpuOnly tolerance of 390 ulp" \
   "$SHARDCHECK" run --backend ref --family $R --golden "$tmp/g2"
+# A tolerance on a case that is not GpuOnly is refused by the loader (exact means exact),
+# also where verify reads without trees (golden_index.c sends such files to the tree loader).
+mkdir -p "$tmp/gt" && cp -r "$G/schemas" "$G/$R" "$tmp/gt/" && chmod -R u+w "$tmp/gt"
+"$PY" - "$tmp/gt" "$R" <<'PYEOF'
+import hashlib, json, os, sys
+root, fam = sys.argv[1], sys.argv[2]
+path = os.path.join(root, fam, "torch_cuda_rng.json")
+d = json.load(open(path))
+t = next(t for g in d["testGroups"] for t in g["tests"]
+         if "GpuOnly" not in t["flags"] and t["result"] == "valid")
+t["tolerance"] = {"dtype": "float32", "ulp": 390}
+open(path, "w").write(json.dumps(d) + "\n")
+with open(os.path.join(root, "MANIFEST"), "w") as fh:
+    for dp, _, fs in sorted(os.walk(root)):
+        for f in sorted(fs):
+            if f != "MANIFEST":
+                q = os.path.join(dp, f)
+                fh.write("%s  %s\n" % (hashlib.sha256(open(q, "rb").read()).hexdigest(),
+                                       os.path.relpath(q, root)))
+PYEOF
+expect_exit "a tolerance on a non-GpuOnly case: the golden file is refused (exit 2)" 2 \
+  "tolerance" "$SHARDCHECK" verify --golden "$tmp/gt" --family $R --candidate "$tmp/good.json"
 tap_done

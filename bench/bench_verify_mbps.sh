@@ -1,0 +1,113 @@
+#!/bin/sh
+# bench_verify_mbps.sh — how fast `shardcheck verify` reads JSON, and in how much memory.
+#
+# What it is for: issue 12's throughput and memory goals (>= 200 MB/s of JSON end to end
+# on one core; peak memory under 2x the largest file).  It merges the shard-layout family
+# (the largest) into one golden-shaped file, as bench_verify.sh does, and verifies it
+# against itself: the golden side and the candidate side are each that file.  Per run it
+# takes the child's CPU time (user + sys, one thread: one core) and its peak RSS, and
+# prints, over BENCH_REPEAT runs (5), min/median/max of
+#   - MB/s of JSON read: golden bytes + candidate bytes over CPU seconds (and over wall),
+#   - MB/s of candidate alone,
+#   - peak RSS, and its ratio to the largest file.
+# The peer is the same command's own input size: there is no other verifier to run.
+#
+# Usage: bench/bench_verify_mbps.sh
+#   SHARDCHECK=path (default: $top_builddir/tools/shardcheck; a libtool wrapper is
+#   bypassed: its .libs binary runs with LD_LIBRARY_PATH, so the shell is not timed);
+#   SHARDCHECK_PYTHON (default $top_srcdir/.venv/bin/python, else python3); GOLDEN=dir;
+#   BENCH_REPEAT=N.  Not run by `make check` (timing never happens inside tests).
+set -eu
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+top_builddir=${top_builddir:-.}
+py=${SHARDCHECK_PYTHON:-$top_srcdir/.venv/bin/python}
+[ -x "$py" ] || py=python3
+golden=${GOLDEN:-$top_srcdir/golden}
+sc=${SHARDCHECK:-}
+if [ -z "$sc" ]; then
+  for c in "$top_builddir/tools/shardcheck" ./tools/shardcheck; do
+    [ -x "$c" ] && { sc=$c; break; }
+  done
+fi
+[ -n "$sc" ] && [ -x "$sc" ] || { echo "bench_verify_mbps: shardcheck not found (set SHARDCHECK)" >&2; exit 2; }
+bdir=$(cd "$(dirname "$sc")/.." && pwd)
+if [ -x "$(dirname "$sc")/.libs/shardcheck" ]; then
+  sc=$(dirname "$sc")/.libs/shardcheck
+  LD_LIBRARY_PATH="$bdir/lib/.libs:$bdir/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export LD_LIBRARY_PATH
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench_verify_mbps.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+exec "$py" - "$sc" "$golden" "$tmp" "${BENCH_REPEAT:-5}" <<'PY'
+import hashlib, json, os, resource, shutil, subprocess, sys, time
+sc, golden, tmp, repeat = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+FAM = "shard-layout"
+fdir = os.path.join(golden, FAM)
+files = sorted(os.path.join(fdir, f) for f in os.listdir(fdir) if f.endswith(".json"))
+merged = None
+for path in files:
+    with open(path) as fh:
+        doc = json.load(fh)
+    if merged is None:
+        merged = {k: v for k, v in doc.items() if k != "testGroups"}
+        merged["testGroups"], merged["notes"] = [], {}
+    merged["notes"].update(doc.get("notes", {}))
+    merged["testGroups"] += doc["testGroups"]
+merged["numberOfTests"] = ncases = sum(len(g["tests"]) for g in merged["testGroups"])
+gdir = os.path.join(tmp, "golden")
+os.makedirs(os.path.join(gdir, FAM))
+cand = os.path.join(gdir, FAM, "all.json")
+with open(cand, "w") as fh:
+    json.dump(merged, fh, separators=(",", ":"))
+if os.path.isdir(os.path.join(golden, "schemas")):
+    shutil.copytree(os.path.join(golden, "schemas"), os.path.join(gdir, "schemas"))
+with open(os.path.join(gdir, "MANIFEST"), "w") as fh:  # verify checks it first
+    for root, _, names in sorted(os.walk(gdir)):
+        for nm in sorted(names):
+            full = os.path.join(root, nm)
+            if nm != "MANIFEST":
+                with open(full, "rb") as f:
+                    fh.write("%s  %s\n" % (hashlib.sha256(f.read()).hexdigest(),
+                                           os.path.relpath(full, gdir)))
+size = os.path.getsize(cand)
+
+del merged["testGroups"], doc
+# GNU time forks the verify itself: a child forked from this Python would inherit its peak
+# RSS (Linux keeps the larger of the old and new image's across exec), so rusage is taken
+# there.  Without GNU time, rusage of our own child is an upper bound.
+gnu_time = "/usr/bin/time" if os.path.exists("/usr/bin/time") else None
+cpus, walls, rss = [], [], []
+cmd = [sc, "verify", "--family", FAM, "--candidate", cand, "--golden", gdir]
+tfile = os.path.join(tmp, "time.out")
+for _ in range(max(1, repeat)):
+    t0 = time.perf_counter()
+    p = subprocess.run(([gnu_time, "-f", "%U %S %M", "-o", tfile] if gnu_time else []) + cmd,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    walls.append(time.perf_counter() - t0)
+    if p.returncode != 0:
+        sys.exit("bench_verify_mbps: verify exited %d: %s" % (p.returncode, p.stderr[-400:]))
+    if gnu_time:
+        u, s_, m = open(tfile).read().split()[-3:]
+        cpus.append(float(u) + float(s_))
+        rss.append(int(m) * 1024)
+    else:
+        ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(ru.ru_utime + ru.ru_stime - sum(cpus))
+        rss.append(ru.ru_maxrss * 1024)
+cpus.sort(); walls.sort(); rss.sort()
+med = lambda v: v[len(v) // 2]
+mb = lambda s: 2 * size / s / 1e6
+print("verify %s: %d cases, golden %.1f MB + candidate %.1f MB (one golden-shaped file)"
+      % (FAM, ncases, size / 1e6, size / 1e6))
+print("cpu s min/med/max %.3f/%.3f/%.3f; wall s %.3f/%.3f/%.3f (%d runs)"
+      % (cpus[0], med(cpus), cpus[-1], walls[0], med(walls), walls[-1], repeat))
+print("JSON read (golden + candidate): %.0f MB/s cpu (best; median %.0f), %.0f MB/s wall (best)"
+      % (mb(cpus[0]), mb(med(cpus)), mb(walls[0])))
+print("candidate alone: %.0f MB/s cpu (best; median %.0f) (goal >= 200 MB/s)"
+      % (size / cpus[0] / 1e6, size / med(cpus) / 1e6))
+print("peak RSS %.1f MiB (min/max %.1f/%.1f) = %.2fx the largest file (%.1f MiB) (goal < 2x)%s"
+      % (med(rss) / 2**20, rss[0] / 2**20, rss[-1] / 2**20, med(rss) / size, size / 2**20,
+         "" if gnu_time else " (no GNU time: includes this Python's size)"))
+PY

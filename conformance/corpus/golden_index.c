@@ -1,0 +1,181 @@
+/*
+ * golden_index.c — loading a golden family for verify without building its trees.
+ *
+ * verify needs every test's tcId and, for most tests, nothing but the bytes of its
+ * "expected" value (a candidate that repeats them byte for byte is JSON-equal).
+ * So each file is read once, scanned (json_scan.c) and checked by the rules of
+ * golden_load.c's check_root; the tests stay bytes until shc_golden_test parses
+ * one.  Anything unusual (a failed check, input the scanner is unsure of) sends the
+ * family through shc_golden_load_family, the one place that words the errors, so
+ * messages and exit codes are those of the tree loader.  Tested by verify_fast.sh.
+ */
+#include "config.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "golden.h"
+
+/* A scanned test waiting for the index. */
+typedef struct irec { int64_t tcid; shc_gtext text; } irec;
+
+typedef struct iload {
+    irec *v;
+    int64_t n, cap;
+    json_t *notes; /* the current file's notes (flags must be declared there) */
+    bool bad;      /* a check failed: the tree loader words it */
+} iload;
+
+static bool span_has(shc_span s, const char *word)
+{
+    size_t w = strlen(word);
+    for (size_t i = 0; i + w <= s.n; i++)
+        if (s.p[i] == word[0] && !memcmp(s.p + i, word, w))
+            return true;
+    return false;
+}
+
+/* One test: the checks of check_test (golden_load.c), else bad. */
+static int on_test(void *ctx, const shc_scan_test *t)
+{
+    iload *L = ctx;
+    if (!t->is_object || !t->has_tcid || t->tcid < 1 || !t->expected.p || *t->expected.p != '{' ||
+        !(shc_span_is(t->result, "valid") || shc_span_is(t->result, "invalid") ||
+          shc_span_is(t->result, "acceptable")) || !t->flags.p || *t->flags.p != '[')
+        return L->bad = true, 1;
+    /* a "tolerance" has rules of its own (shc_tolerance_check): the tree loader checks those
+     * few cases' files; the bytes may hold the word elsewhere, which only costs the fast path */
+    if (span_has(t->text, "\"tolerance\""))
+        return L->bad = true, 1;
+    if (L->n == L->cap) {
+        int64_t cap = L->cap ? 2 * L->cap : 1024;
+        irec *nv = realloc(L->v, (size_t)cap * sizeof *nv);
+        if (!nv)
+            return L->bad = true, 1;
+        L->v = nv;
+        L->cap = cap;
+    }
+    L->v[L->n++] = (irec){t->tcid, {t->text, t->expected, t->flags,
+                                    shc_span_is(t->result, "invalid")}};
+    return 0;
+}
+
+static bool flag_declared(void *ctx, shc_span s)
+{
+    char name[256];
+    if (s.n >= sizeof name)
+        return false;
+    memcpy(name, s.p, s.n);
+    name[s.n] = '\0';
+    return json_object_get(ctx, name) != NULL;
+}
+
+/* The file-level checks of check_root on a scanned document; tests [first, L->n) are
+ * this file's. */
+static bool file_ok(iload *L, const shc_scan_doc *d, const char *family, int64_t first)
+{
+    char schema[160];
+    int64_t count = 0;
+    snprintf(schema, sizeof schema, "%s_v1.json", family);
+    if (!d->family.p || !d->schema.p || !shc_span_is(d->family, family) ||
+        !shc_span_is(d->schema, schema) || !d->notes.p || *d->notes.p != '{' ||
+        !d->test_groups.p || *d->test_groups.p != '[' || !d->groups_ok ||
+        !shc_span_int(d->number_of_tests, &count) || count != L->n - first)
+        return false;
+    json_error_t je;
+    L->notes = json_loadb(d->notes.p, d->notes.n, 0, &je);
+    bool ok = L->notes != NULL;
+    for (int64_t i = first; ok && i < L->n; i++)
+        ok = shc_span_each_string(L->v[i].text.flags, flag_declared, L->notes);
+    json_decref(L->notes);
+    L->notes = NULL;
+    return ok;
+}
+
+static int cmp_irec(const void *a, const void *b)
+{
+    int64_t x = ((const irec *)a)->tcid, y = ((const irec *)b)->tcid;
+    return (x > y) - (x < y);
+}
+
+/* Sorted by tcId into g; false on a repeated tcId (the tree loader words it). */
+static bool build_index(shc_golden *g, iload *L)
+{
+    qsort(L->v, (size_t)L->n, sizeof *L->v, cmp_irec);
+    size_t n = (size_t)(L->n ? L->n : 1);
+    g->ntests = L->n;
+    g->tcids = malloc(n * sizeof *g->tcids);
+    g->text = malloc(n * sizeof *g->text);
+    g->tests = calloc(n, sizeof *g->tests);
+    if (!g->tcids || !g->text || !g->tests)
+        return false;
+    for (int64_t i = 0; i < L->n; i++) {
+        if (i && L->v[i].tcid == L->v[i - 1].tcid)
+            return false;
+        g->tcids[i] = L->v[i].tcid;
+        g->text[i] = L->v[i].text;
+    }
+    return true;
+}
+
+/* Read and scan one file into g and L; false when the tree loader must take over. */
+static bool index_file(shc_golden *g, iload *L, const char *path, const char *family)
+{
+    char **nb = realloc(g->bufs, (size_t)(g->nfiles + 1) * sizeof *nb);
+    char **np = nb ? realloc(g->paths, (size_t)(g->nfiles + 1) * sizeof *np) : NULL;
+    if (nb)
+        g->bufs = nb;
+    if (!np)
+        return false;
+    g->paths = np;
+    size_t len = 0;
+    char *buf = shc_read_path(path, &len, NULL);
+    if (!buf)
+        return false;
+    g->bufs[g->nfiles] = buf;
+    g->paths[g->nfiles] = strdup(path);
+    g->nfiles++;
+    int64_t first = L->n;
+    shc_scan_doc doc;
+    return g->paths[g->nfiles - 1] &&
+           shc_scan_golden_shaped(buf, len, &doc, on_test, NULL, L) == 0 && !L->bad &&
+           file_ok(L, &doc, family, first);
+}
+
+int shc_golden_index_family(shc_golden *g, const char *dir, const char *family, shc_err *e)
+{
+    memset(g, 0, sizeof *g);
+    snprintf(g->family, sizeof g->family, "%s", family);
+    char fdir[4096], *names[SHC_MAX_GOLDEN_FILES];
+    snprintf(fdir, sizeof fdir, "%s/%s", dir, family);
+    int n = 0;
+    bool ok = shc_golden_list_family(fdir, family, names, &n, NULL) == SHC_OK;
+    iload L = {0};
+    for (int i = 0; i < n; i++) {
+        char path[8192];
+        snprintf(path, sizeof path, "%s/%s", fdir, names[i]);
+        ok = ok && index_file(g, &L, path, family);
+        free(names[i]);
+    }
+    ok = ok && build_index(g, &L);
+    free(L.v);
+    if (ok)
+        ok = (g->roots = calloc((size_t)g->nfiles, sizeof *g->roots)) != NULL;
+    if (ok)
+        return SHC_OK;
+    shc_golden_free(g);
+    return shc_golden_load_family(g, dir, family, e);
+}
+
+json_t *shc_golden_test(const shc_golden *g, int64_t i)
+{
+    if (g->tests[i] || !g->text)
+        return g->tests[i];
+    json_error_t je;
+    /* tests[] is the cache; the pointer array itself is not const */
+    g->tests[i] = json_loadb(g->text[i].test.p, g->text[i].test.n, 0, &je);
+    if (!g->tests[i]) { /* the bytes scanned as JSON: only memory can be short here */
+        fprintf(stderr, "shardcheck: golden tcId %lld: %s\n", (long long)g->tcids[i], je.text);
+        exit(99);
+    }
+    return g->tests[i];
+}

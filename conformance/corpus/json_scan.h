@@ -1,0 +1,81 @@
+/*
+ * json_scan.h — a validating JSON scanner that finds the tests of a golden-shaped
+ * document without building a tree.
+ *
+ * Why: verify used to parse the golden family and the candidate into two jansson
+ * trees and free them again; allocation was almost all of its time (issue 12).
+ * The scanner walks the bytes once, checks the JSON grammar, and hands each test of
+ * {"testGroups":[{"tests":[{...}]}]} to a callback as spans of the buffer (tcId,
+ * result, expected), so a test is parsed with jansson only when it must be.
+ *
+ * It is deliberately stricter than jansson, never looser: anything it is not sure
+ * jansson accepts with the same meaning (non-ASCII bytes, \u escapes, numbers
+ * jansson might call too big, deep nesting, a repeated key the walk relies on)
+ * makes it give up with SHC_SCAN_UNSURE, and the caller parses the file with jansson
+ * as before, which gives the exact error message (file, line, column) or the tree.
+ * Tested by verify_fast.sh (every candidate form compared with the jansson path) and
+ * the candidate fuzzer.
+ */
+#ifndef SHC_JSON_SCAN_H
+#define SHC_JSON_SCAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A byte range of the scanned buffer; p == NULL: absent. */
+typedef struct shc_span { const char *p; size_t n; } shc_span;
+
+/* One test object, as spans of the buffer. */
+typedef struct shc_scan_test {
+    size_t gi, ti;        /* testGroups[gi].tests[ti] */
+    bool is_object;       /* false: the entry is not an object (nothing else is set) */
+    bool has_tcid;        /* "tcId" is an integer (json_is_integer) */
+    int64_t tcid;
+    shc_span text;        /* the whole test object */
+    shc_span result;      /* the raw contents of a "result" string (no escapes), else NULL */
+    bool result_other;    /* "result" is present but not a plain string */
+    shc_span flags;       /* the "flags" value */
+    shc_span expected;    /* the "expected" value */
+    bool known;           /* the bytes are those the known hook gave (nothing else is set
+                           * but tcid, has_tcid and text) */
+} shc_scan_test;
+
+/* The document's top-level members the callers look at (absent: p == NULL). */
+typedef struct shc_scan_doc {
+    shc_span family, schema;   /* raw string contents when plain strings, else p == NULL */
+    bool family_other, schema_other; /* present but not a plain string */
+    shc_span notes, number_of_tests, fields, results, test_groups;
+    bool groups_ok;            /* every testGroups entry is an object with a "tests" array */
+    size_t bad_group;          /* the first one that is not (when !groups_ok) */
+} shc_scan_doc;
+
+/* Called for every test in document order; a nonzero return stops the scan and is
+ * returned by shc_scan_golden_shaped. */
+typedef int (*shc_scan_fn)(void *ctx, const shc_scan_test *t);
+
+/* Optional: the text of a test already known valid (a golden test) for a tcId, or a
+ * NULL span.  A test whose first member is that tcId and whose bytes repeat the known
+ * text is skipped by one memcmp: a complete JSON object is self-delimiting, so the same
+ * bytes are the same valid object.  This is what makes a correct candidate cheap. */
+typedef shc_span (*shc_scan_known_fn)(void *ctx, int64_t tcid);
+
+/* The scan gave up: invalid JSON, or valid but not certainly read as jansson does. */
+#define SHC_SCAN_UNSURE (-1)
+
+/* Validate buf[0, n) as one JSON object (flags-0 jansson rules) and call fn for every
+ * test under "testGroups" (when it is an array).  0 on success, SHC_SCAN_UNSURE, or fn's
+ * nonzero return. */
+int shc_scan_golden_shaped(const char *buf, size_t n, shc_scan_doc *doc, shc_scan_fn fn,
+                           shc_scan_known_fn known, void *ctx);
+
+/* Whether a span holds a JSON integer (jansson's json_is_integer) that fits in int64;
+ * its value in *v. */
+bool shc_span_int(shc_span s, int64_t *v);
+/* Whether a span is exactly the bytes of the C string s. */
+bool shc_span_is(shc_span a, const char *s);
+/* Call fn(ctx, raw) for each plain string element of an array span (validated already);
+ * false when an element is not a plain string (escaped or not a string). */
+bool shc_span_each_string(shc_span arr, bool (*fn)(void *ctx, shc_span s), void *ctx);
+
+#endif

@@ -1,0 +1,139 @@
+#!/bin/sh
+# verify_fast.sh — verify's scanned path (json_scan.c, golden_index.c: no jansson trees) gives
+# byte for byte the output, exit code and messages of the jansson tree path
+# (SHARDCHECK_VERIFY_TREES=1) on every candidate form verify meets: golden-shaped (compact,
+# pretty, keys reordered, values altered, tests missing, unknown, repeated or malformed),
+# results files, and inputs the scanner must hand to jansson (escapes, non-ASCII, big numbers,
+# deep nesting, repeated keys, truncated or trailing bytes), against clean and tampered golden
+# families (an escape in a golden file, a syntax error, an undeclared flag, a repeated tcId).
+. "$top_srcdir/conformance/tests/tap.sh"
+G="$top_srcdir/golden"; fam=shard-layout
+PY=${SHARDCHECK_PYTHON:-python3}
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+if [ ! -d "$G/$fam" ]; then tap_skip "scanned verify" "golden/$fam not generated yet"; tap_done; exit; fi
+if ! "$PY" -c 'import json' 2>/dev/null; then tap_skip "scanned verify" "no python3 to build candidates"; tap_done; exit; fi
+
+"$PY" - "$G" "$tmp" <<'PYEOF'
+import copy, glob, hashlib, json, os, shutil, sys
+G, out = sys.argv[1], sys.argv[2]
+fam = "shard-layout"
+src = [os.path.join(G, fam, f) for f in ("invalid.json", "rank-maps-explicit.json", "shard-order.json")]
+docs = [json.load(open(p)) for p in src]
+raws = [open(p).read() for p in src]
+
+def golden(name, texts):
+    d = os.path.join(out, name)
+    os.makedirs(os.path.join(d, fam))
+    shutil.copytree(os.path.join(G, "schemas"), os.path.join(d, "schemas"))
+    for p, t in zip(src, texts):
+        open(os.path.join(d, fam, os.path.basename(p)), "w").write(t)
+    with open(os.path.join(d, "MANIFEST"), "w") as fh:
+        for root, _, names in sorted(os.walk(d)):
+            for nm in sorted(names):
+                if nm != "MANIFEST":
+                    full = os.path.join(root, nm)
+                    fh.write("%s  %s\n" % (hashlib.sha256(open(full, "rb").read()).hexdigest(),
+                                           os.path.relpath(full, d)))
+golden("g-clean", raws)
+golden("g-escape", [raws[0], raws[1].replace('"comment":"', '"comment":"\\u00e9', 2), raws[2]])
+golden("g-syntax", [raws[0], raws[1][:-200], raws[2]])
+golden("g-flag", [raws[0], raws[1].replace('"flags":[', '"flags":["NotDeclared",', 1), raws[2]])
+dup = docs[2]["testGroups"][0]["tests"][0]["tcId"]
+golden("g-dup", [raws[0], raws[1].replace('"tcId":', '"tcId":%d,"x":' % dup, 1), raws[2]])
+
+os.makedirs(os.path.join(out, "c"))
+def W(name, obj=None, raw=None):
+    with open(os.path.join(out, "c", name + ".json"), "w") as f:
+        f.write(raw if raw is not None else json.dumps(obj, separators=(",", ":")))
+m = copy.deepcopy(docs[0]); m["testGroups"] = [g for d in docs for g in d["testGroups"]]
+m["numberOfTests"] = sum(len(g["tests"]) for g in m["testGroups"])
+W("all", m)
+with open(os.path.join(out, "c", "pretty.json"), "w") as f: json.dump(m, f, indent=2)
+alt, ro, n = copy.deepcopy(m), copy.deepcopy(m), 0
+for g in alt["testGroups"]:
+    for t in g["tests"]:
+        n += 1; e = t["expected"]
+        if n % 7 == 0 and "perRank" in e: k = sorted(e["perRank"])[0]; e["perRank"][k][-1] = "X"
+        if n % 11 == 0: e["extra"] = 1
+        if n % 13 == 0: t["result"] = "invalid"
+        if n % 17 == 0: t["expected"] = "notobj"
+        if n % 19 == 0: del t["expected"]
+        if n % 23 == 0 and "perRank" in e: k = sorted(e["perRank"])[0]; e["perRank"][k] = e["perRank"][k][:-1]
+W("altered", alt)
+for g in ro["testGroups"]:
+    for t in g["tests"]: t["expected"] = dict(reversed(list(t["expected"].items())))
+W("reordered", ro)
+one = docs[1]
+def V(name, f):
+    u = copy.deepcopy(one); f(u); W(name, u)
+V("missing", lambda u: u["testGroups"][0].update(tests=u["testGroups"][0]["tests"][3:]))
+V("unknown", lambda u: u["testGroups"][0]["tests"][1].update(tcId=99999999))
+V("twice", lambda u: u["testGroups"][0]["tests"][2].update(tcId=u["testGroups"][0]["tests"][1]["tcId"]))
+V("string-id", lambda u: u["testGroups"][0]["tests"][2].update(tcId="5"))
+V("real-id", lambda u: u["testGroups"][0]["tests"][2].update(tcId=2.0))
+V("not-object", lambda u: u["testGroups"][0]["tests"].__setitem__(2, 7))
+V("group-not-object", lambda u: u["testGroups"].__setitem__(0, 5))
+V("family", lambda u: u.update(family="group-ranks"))
+V("fields", lambda u: u.update(fields=["localShape"]))
+raw = json.dumps(one, separators=(",", ":"))
+for name, text in [
+        ("truncated", raw[:len(raw) // 2]), ("trailing", raw + " x"), ("comma", raw.replace("]}", "],}", 1)),
+        ("non-ascii", raw.replace('"comment":"', '"comment":"\u00e9', 3)),
+        ("u-escape", raw.replace('"comment":"', '"comment":"\\u00e9\\ud83d\\ude00', 3)),
+        ("lone-surrogate", raw.replace('"comment":"', '"comment":"\\ud83d', 1)),
+        ("nul-escape", raw.replace('"comment":"', '"comment":"\\u0000', 1)),
+        ("escapes", raw.replace('"comment":"', '"comment":"a\\"\\\\\\/\\b\\f\\n\\r\\t', 3)),
+        ("control", raw.replace('"comment":"', '"comment":"\t', 1)),
+        ("repeated-tcid-key", raw.replace('"tcId":', '"tcId":1,"tcId":', 3)),
+        ("repeated-expected", raw.replace('"expected":', '"expected":{},"expected":', 5)),
+        ("int64-max", raw.replace('"tcId":', '"x":9223372036854775807,"y":-9223372036854775808,"tcId":', 2)),
+        ("int-overflow", raw.replace('"tcId":', '"x":9223372036854775808,"tcId":', 1)),
+        ("real-overflow", raw.replace('"tcId":', '"x":1e999,"tcId":', 1)),
+        ("reals", raw.replace('"tcId":', '"x":-1.5e-3,"y":0.25,"tcId":', 2)),
+        ("leading-zero", raw.replace('"tcId":', '"x":01,"tcId":', 1)),
+        ("deep", raw.replace('"tcId":', '"x":' + "[" * 3000 + "]" * 3000 + ',"tcId":', 1)),
+        ("deep-ok", raw.replace('"tcId":', '"x":' + "[" * 1500 + "]" * 1500 + ',"tcId":', 1)),
+        ("result-escape", raw.replace('"result":"valid"', '"result":"vali\\u0064"', 2)),
+        ("family-escape", raw.replace('"family":"shard-layout"', '"family":"shard\\u002dlayout"', 1)),
+        ("top-array", "[1,2]"), ("empty", ""), ("whitespace", "  \n{" + raw[1:] + "\n\t ")]:
+    W(name, raw=text)
+res = []
+for d in docs:
+    for g in d["testGroups"]:
+        for t in g["tests"]:
+            e = t["expected"]
+            if t["result"] == "invalid": res.append({"tcId": t["tcId"], "error": "rejected"}); continue
+            pr = e.get("perRank", {}); nr = len(next(iter(pr.values()))) if pr else 0
+            common = {k: v for k, v in e.items() if k not in ("perRank", "alternatives")}
+            for r in range(nr):
+                v = dict(common); v.update({k: a[r] for k, a in pr.items()})
+                res.append({"tcId": t["tcId"], "rank": r, "values": v})
+W("results", {"family": fam, "results": res})
+W("results-altered", {"family": fam, "results": [dict(x, values=dict(x["values"], localShape=[9]))
+                                                   if i % 5 == 0 and "values" in x else x for i, x in enumerate(res)][3:]})
+PYEOF
+
+same=0; differ=""
+for g in "$tmp"/g-*; do
+  for c in "$tmp"/c/*.json; do
+    for fmt in "" --json --tap --verbose; do
+      "$SHARDCHECK" verify --family "$fam" --golden "$g" --candidate "$c" $fmt >"$tmp/a.out" 2>"$tmp/a.err"; ra=$?
+      SHARDCHECK_VERIFY_TREES=1 "$SHARDCHECK" verify --family "$fam" --golden "$g" --candidate "$c" $fmt \
+        >"$tmp/b.out" 2>"$tmp/b.err"; rb=$?
+      if [ "$ra" = "$rb" ] && cmp -s "$tmp/a.out" "$tmp/b.out" && cmp -s "$tmp/a.err" "$tmp/b.err"; then
+        same=$((same+1))
+      else
+        differ="$differ $(basename "$g")/$(basename "$c" .json)${fmt:+ $fmt} (exit $ra vs $rb)"
+      fi
+    done
+  done
+  [ "$(basename "$g")" = g-clean ] || continue
+  # the clean family must really be compared: the golden-shaped copy passes, the altered one fails
+  expect_exit "scanned: the golden family as candidate passes" 0 "passed, 0 failed" \
+    "$SHARDCHECK" verify --family "$fam" --golden "$g" --candidate "$tmp/c/all.json"
+  expect_exit "scanned: altered values fail" 1 "expected .*, got" \
+    "$SHARDCHECK" verify --family "$fam" --golden "$g" --candidate "$tmp/c/altered.json"
+done
+if [ -z "$differ" ]; then tap_ok "scanned and tree paths agree on $same runs (output, messages, exit code)"
+else tap_not_ok "scanned and tree paths differ" "$differ"; fi
+tap_done
