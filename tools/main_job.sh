@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tools/main_job.sh — the README's main command: set up, build, then run the conformance suite over
 # every golden family with the built-in backends — ref (one process), local (simulated ranks),
-# mpi under mpirun at several rank counts, and torch (real DTensor per rank) — and print the report.
+# mpi under mpirun at several rank counts, cuda (a GPU per rank; 77 with the reason without one) and
+# torch (real DTensor per rank) — and print the report.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
@@ -37,6 +38,19 @@ for np in ${SHARDCHECK_NP:-1 2 3 4 8}; do
     >"_build/run-mpi-$np.out" 2>&1; rc=$?
   tail -n 25 "_build/run-mpi-$np.out"; tally "_build/run-mpi-$np.out" $rc
 done
+# The cuda backend: each rank's view on a GPU (torch-cuda-rng, rng-offsets random data). Without a
+# GPU (or a CUDA build) it says why and exits 77; with one it also runs under mpirun at np 2 and 4.
+section "backend cuda"
+"$S" run --backend cuda --golden "$G" >"_build/run-cuda.out" 2>&1; rc=$?
+tail -n 5 "_build/run-cuda.out"; tally "_build/run-cuda.out" $rc
+if [ $rc -ne 77 ]; then
+  for np in 2 4; do
+    section "backend cuda, mpirun -np $np"
+    MPIRUN_ARGS="$MPIARGS" bash tools/mpirun_runner.sh -np "$np" --backend cuda --shardcheck "$S" \
+      -- --golden "$G" >"_build/run-cuda-$np.out" 2>&1; rc=$?
+    tail -n 5 "_build/run-cuda-$np.out"; tally "_build/run-cuda-$np.out" $rc
+  done
+fi
 # The torch backend: real DTensor per rank (tools/harness/torch_worker.py, gloo), every family it
 # supports; each np runs the cases whose mesh spans the job (the others are NotSupported), a
 # deterministic sample of SHARDCHECK_TORCH_CASES per family (default 1000; a real process costs
@@ -57,7 +71,7 @@ else
   section "backend torch"; echo "skipped: no torch in $here/.venv (tools/harness/setup_venv.sh)"
 fi
 section "report"
-printf 'backends ref, local, mpi (np %s), torch (np %s); full logs in _build/run-*.out\n' \
+printf 'backends ref, local, mpi (np %s), cuda, torch (np %s); full logs in _build/run-*.out\n' \
   "${SHARDCHECK_NP:-1 2 3 4 8}" "${SHARDCHECK_TORCH_NP:-1 2 3 4 8}"
 echo "$pass passed, $fail failed, $skip skipped"
 exit $worst

@@ -4,7 +4,7 @@
 # rank that dies still ends in a readable report.
 #
 #   tools/mpirun_runner.sh -np 8 [--hostfile FILE | --srun] [--shardcheck PATH]
-#                          [--backend mpi|torch[:gloo|:nccl]] -- [run options]
+#                          [--backend mpi|cuda|torch[:gloo|:nccl]] -- [run options]
 #
 # OpenMPI ends the whole job when a process dies; the runner's rank 0 keeps a
 # journal (--journal) of finished cases and of the redistribute case it is
