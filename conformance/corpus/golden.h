@@ -81,6 +81,7 @@ typedef struct shc_rng_device {
 
 /* A golden family: generator plus metadata.  Registered in
  * conformance/families/registry.c. */
+struct shc_dcomm; /* lib/exec/xdev.h */
 typedef struct shc_family {
     const char *name;            /* "shard-layout" */
     const char *source_name;     /* "pytorch" */
@@ -142,6 +143,11 @@ typedef struct shc_family {
      * the family has no device computation (its cases are NotSupported on cuda). */
     int (*device_view)(const shc_rng_device *dev, const json_t *group, const json_t *test,
                        int64_t rank, json_t **view, json_t **ref, shc_err *e);
+    /* The cuda backend for families that execute collectives (redistribute-data):
+     * this rank's view with its tensors in device memory and collectives over dc
+     * (lib/exec/xdev.h); NULL: device_view or nothing. */
+    int (*dcomm_view)(struct shc_dcomm *dc, const json_t *group, const json_t *test,
+                      int64_t rank, json_t **view, shc_err *e);
 } shc_family;
 
 /* All registered families, NULL-terminated. */
