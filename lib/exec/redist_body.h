@@ -110,6 +110,16 @@ static inline SHC_HD void shc_rk_swap_elem(const shc_rk_swap *k, int64_t i)
     shc_rk_copy(k->out + i * k->es, k->in + ((b * k->A + a) * k->run + r) * k->es, k->es);
 }
 
+/* Threads per block and the grid the CUDA launcher uses (the emulator's default):
+ * enough blocks to cover total, at most SHC_RK_MAX_GRID (threads then loop). */
+#define SHC_RK_BLOCK 256
+#define SHC_RK_MAX_GRID 4096
+static inline SHC_HD uint32_t shc_rk_grid(int64_t total, uint32_t block)
+{
+    int64_t g = (total + block - 1) / block;
+    return g < 1 ? 1u : g > SHC_RK_MAX_GRID ? (uint32_t)SHC_RK_MAX_GRID : (uint32_t)g;
+}
+
 /* Thread t of nthreads: the grid-stride loop (torch's kernels' pattern). */
 static inline SHC_HD void shc_rk_gather_thread(const shc_rk_gather *k, uint64_t t, uint64_t nthreads)
 {

@@ -37,14 +37,10 @@ static int emu_copy(shc_xdev *d, void *dst, const void *src, size_t bytes, shc_e
     return SHC_OK;
 }
 
-/* The launch's grid: the configured one, or enough blocks for total (the CUDA launcher's
- * choice, capped alike). */
+/* The launch's grid: the configured one, or the CUDA launcher's (shc_rk_grid). */
 static uint32_t grid_for(const emu *m, int64_t total)
 {
-    if (m->grid)
-        return m->grid;
-    int64_t g = (total + m->block - 1) / m->block;
-    return g < 1 ? 1 : g > 4096 ? 4096 : (uint32_t)g;
+    return m->grid ? m->grid : shc_rk_grid(total, m->block);
 }
 
 static int emu_gather(shc_xdev *d, const shc_rk_gather *k, shc_err *e)
