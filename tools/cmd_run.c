@@ -348,6 +348,8 @@ static void stop_job(run_opts *o)
 #ifdef HAVE_MPI
     if (o->backend == BACKEND_TORCH)
         run_torch_stop(o);
+    if (o->cuda_mpi)
+        run_cuda_stop();
     if (o->backend == BACKEND_MPI || o->backend == BACKEND_TORCH || o->cuda_mpi)
         run_mpi_finish(o, o->lost);
 #endif

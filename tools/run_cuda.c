@@ -61,6 +61,8 @@ run_status run_cuda_views(const run_opts *o, const shc_family *f, const json_t *
     return RUN_NOTSUPPORTED;
 }
 
+void run_cuda_stop(void) {}
+
 run_status run_cuda_comm_view(const run_opts *o, const shc_family *f, const json_t *group,
                               const json_t *test, json_t **view, char *msg, size_t n)
 {
@@ -296,6 +298,16 @@ static int mpi_device(const run_opts *o, shc_err *e)
         fprintf(stderr, "shardcheck run: --backend cuda: redistribute collectives host-staged over "
                 "MPI (%s)\n", why);
     return SHC_OK;
+}
+
+void run_cuda_stop(void)
+{
+    if (mpi_dc)
+        mpi_dc->ops->destroy(mpi_dc); /* NCCL's communicators, before MPI_Finalize */
+    if (mpi_dev)
+        mpi_dev->ops->destroy(mpi_dev);
+    mpi_dc = NULL;
+    mpi_dev = NULL;
 }
 
 run_status run_cuda_comm_view(const run_opts *o, const shc_family *f, const json_t *group,

@@ -30,13 +30,17 @@ if [ -z "${MPIRUN:-}" ] || ! command -v "$MPIRUN" >/dev/null 2>&1 ||
    "$SHARDCHECK" run --backend mpi --max-cases 1 2>&1 | grep -q "built without MPI"; then
   for np in 1 2 4; do tap_skip "emulated device under mpirun -np $np" "no MPI (mpirun not found or not built in)"; done
 else
+  err=$(mktemp); trap 'rm -f "$err"' EXIT
   for np in 1 2 4; do
     mpi=$(last "$(env OMPI_MCA_mpi_warn_on_fork=0 "$MPIRUN" --oversubscribe --allow-run-as-root -np $np \
           "$SHARDCHECK" run --backend mpi --golden "$G" --family $F 2>&1)")
+    # stdout and stderr apart: mpirun forwards them on separate channels, in no fixed order
     out=$(env SHARDCHECK_CUDA_EMULATE=a100 OMPI_MCA_mpi_warn_on_fork=0 "$MPIRUN" --oversubscribe \
           --allow-run-as-root -x SHARDCHECK_CUDA_EMULATE -np $np \
-          "$SHARDCHECK" run --backend cuda --golden "$G" --family $F 2>&1); rc=$?
+          "$SHARDCHECK" run --backend cuda --golden "$G" --family $F 2>"$err"); rc=$?
     got=$(last "$out")
+    out="$out
+$(cat "$err")"
     if [ $rc -eq 0 ] && [ "$got" = "$mpi" ] && printf '%s' "$got" | grep -Eq '^[1-9][0-9]* passed, 0 failed' &&
        printf '%s' "$out" | grep -q 'redistribute collectives host-staged over MPI (SHARDCHECK_CUDA_EMULATE)'; then
       tap_ok "emulated device under mpirun -np $np, host-staged MPI: as the mpi backend ($got)"
