@@ -237,7 +237,7 @@ static int dexec_rank(shc_dcomm *dc, void *arg, shc_err *e)
 {
     dexec *x = arg;
     int64_t r = dc->host->rank;
-    return x->f->dcomm_view(dc, x->group, x->test, r, &x->views[r], e);
+    return x->f->dcomm_view(shc_dexec_redistribute, dc, x->group, x->test, r, &x->views[r], e);
 }
 
 /* One process: every rank a thread on its device, collectives host-staged over the
@@ -320,7 +320,7 @@ run_status run_cuda_comm_view(const run_opts *o, const shc_family *f, const json
     shc_err e = {0};
     int rc = mpi_device(o, &e);
     if (!rc)
-        rc = f->dcomm_view(mpi_dc, group, test, o->rank, view, &e);
+        rc = f->dcomm_view(shc_dexec_redistribute, mpi_dc, group, test, o->rank, view, &e);
     if (!rc)
         return RUN_PASS;
     snprintf(msg, n, "rank %lld: %s", (long long)o->rank, e.msg);

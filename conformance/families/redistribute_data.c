@@ -28,7 +28,6 @@
 #include "checked_math.h"
 #include "layout_common.h"
 #include "redistribute_exec.h"
-#include "xdev.h"
 
 #define RDATA_NVALUES 4
 
@@ -531,26 +530,25 @@ static int simulate_views(const json_t *group, const json_t *test, int64_t world
     return SHC_OK;
 }
 
-/* Executes x for `rank` over a communicator: the host one or a device one. */
-typedef int (*exec_fn)(void *comm, const shc_xcase *x, const shc_xtensor *in, shc_xtensor *out,
-                       shc_err *e);
+/* Where a rank's part executes: on the host over comm, or (dexec set) with the tensors
+ * on dc's device (the executor comes from the caller: libshcgen does not link it). */
+typedef struct exec_on {
+    shc_comm *comm;
+    shc_dexec_fn dexec;
+    struct shc_dcomm *dc;
+} exec_on;
 
-static int exec_host(void *comm, const shc_xcase *x, const shc_xtensor *in, shc_xtensor *out,
-                     shc_err *e)
+static int exec_run(const exec_on *on, const shc_xcase *x, const shc_xtensor *in,
+                    shc_xtensor *out, shc_err *e)
 {
-    return shc_exec_redistribute(comm, x, in, out, e);
-}
-
-static int exec_device(void *comm, const shc_xcase *x, const shc_xtensor *in, shc_xtensor *out,
-                       shc_err *e)
-{
-    return shc_dexec_redistribute(comm, x, in, out, e);
+    return on->dexec ? on->dexec(on->dc, x, in, out, e)
+                     : shc_exec_redistribute(on->comm, x, in, out, e);
 }
 
 /* This rank's part executed by run over comm.  A rejected case is an error view; a
  * communicator failure (a timeout names itself "mpi: timeout") or an internal error
  * is returned. */
-static int exec_view(exec_fn run, void *comm, const json_t *group, const json_t *test,
+static int exec_view(const exec_on *on, const json_t *group, const json_t *test,
                      int64_t rank, json_t **view, shc_err *e)
 {
     shc_xcase x;
@@ -558,7 +556,7 @@ static int exec_view(exec_fn run, void *comm, const json_t *group, const json_t 
     memset(&x, 0, sizeof x);
     int rc = xcase_from_json(group, test, &x, e);
     if (!rc && !(rc = shc_testdata_source(&x, rank, &in, e))) {
-        rc = run(comm, &x, &in, &out, e);
+        rc = exec_run(on, &x, &in, &out, e);
         shc_xtensor_free(&in);
     }
     if (!rc) {
@@ -578,15 +576,17 @@ static int exec_view(exec_fn run, void *comm, const json_t *group, const json_t 
 static int comm_view(shc_comm *comm, const json_t *group, const json_t *test, int64_t rank,
                      json_t **view, shc_err *e)
 {
-    return exec_view(exec_host, comm, group, test, rank, view, e);
+    exec_on on = {comm, NULL, NULL};
+    return exec_view(&on, group, test, rank, view, e);
 }
 
 /* Runner hook (shc_family.dcomm_view, the cuda backend): the tensors in device memory
- * (redistribute_dev.c), collectives over a device communicator. */
-static int dcomm_view(shc_dcomm *dc, const json_t *group, const json_t *test, int64_t rank,
-                      json_t **view, shc_err *e)
+ * (dexec: shc_dexec_redistribute), collectives over a device communicator. */
+static int dcomm_view(shc_dexec_fn dexec, struct shc_dcomm *dc, const json_t *group,
+                      const json_t *test, int64_t rank, json_t **view, shc_err *e)
 {
-    return exec_view(exec_device, dc, group, test, rank, view, e);
+    exec_on on = {NULL, dexec, dc};
+    return exec_view(&on, group, test, rank, view, e);
 }
 
 /* ---- cross-rank invariants ---- */

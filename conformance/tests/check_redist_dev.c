@@ -43,7 +43,7 @@ static int open_emu(void *arg, int64_t rank, shc_xdev **out, shc_err *e)
 static int rank_view(shc_dcomm *dc, void *arg, shc_err *e)
 {
     ctx *c = arg;
-    return c->f->dcomm_view(dc, c->group, c->test, dc->host->rank, &c->views[dc->host->rank], e);
+    return c->f->dcomm_view(shc_dexec_redistribute, dc, c->group, c->test, dc->host->rank, &c->views[dc->host->rank], e);
 }
 
 static shc_golden G;
