@@ -7,7 +7,8 @@
 #     must pass every case the local backend passes;
 #   - under mpirun at 1, 2 and 4 ranks (collectives host-staged over MPI; the backend says so) it
 #     must pass exactly the cases the mpi backend passes at the same size;
-# and where a GPU is visible, the same runs without emulation (NCCL when each rank has a GPU).
+# and where a GPU is visible, the same runs without emulation, in one process and under mpirun at 1, 2
+# and 4 ranks (NCCL when each rank has a GPU of its own, host-staged MPI when ranks share one).
 # Skipped with the reason without CUDA built in, or without mpirun for the mpirun part.
 . "$top_srcdir/conformance/tests/tap.sh"
 G="$top_srcdir/golden"
@@ -58,5 +59,18 @@ elif [ $rc -eq 0 ] && [ "$got" = "$want" ]; then
   tap_ok "$F on a GPU: $got"
 else
   tap_not_ok "$F on a GPU" "exit $rc, $got (local: $want)" "$(printf '%s\n' "$out" | grep -v '^ok' | head -c 900)"
+fi
+# ... and under mpirun (NCCL where each rank has a GPU, host-staged MPI where they share), as mpi
+if [ $rc -ne 77 ] && [ -n "${err:-}" ]; then
+  for np in 1 2 4; do
+    mpi=$(last "$(env OMPI_MCA_mpi_warn_on_fork=0 "$MPIRUN" --oversubscribe --allow-run-as-root -np $np \
+          "$SHARDCHECK" run --backend mpi --golden "$G" --family $F 2>&1)")
+    out=$(env OMPI_MCA_mpi_warn_on_fork=0 "$MPIRUN" --oversubscribe --allow-run-as-root -np $np \
+          "$SHARDCHECK" run --backend cuda --golden "$G" --family $F 2>"$err"); rc2=$?
+    got=$(last "$out")
+    how=$(grep -o 'redistribute collectives [^(]*' "$err" | head -n 1)
+    if [ $rc2 -eq 0 ] && [ "$got" = "$mpi" ]; then tap_ok "$F on GPUs under mpirun -np $np, $how: $got"
+    else tap_not_ok "$F on GPUs under mpirun -np $np" "exit $rc2, cuda: $got, mpi: $mpi" "$(head -c 600 "$err")"; fi
+  done
 fi
 tap_done

@@ -19,6 +19,7 @@
  * bytes.
  */
 #include "config.h"
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include "plan.h"
@@ -74,6 +75,7 @@ static void adopt(shc_xdev *dev, dt *t, dt r)
 static int dgather(shc_xdev *dev, const dt *in, int d, const int64_t *idx, int64_t start,
                    int64_t nidx, dt *out, shc_err *e)
 {
+    assert(d >= 0 && d < in->shape.ndim && nidx >= 0);
     shc_rk_gather k = {.nidx = nidx, .in_len = in->shape.d[d], .start = start,
                        .es = (int)es_of(in), .in = in->d};
     dims_split(&in->shape, d, &k.outer, &k.inner);
@@ -313,6 +315,7 @@ static int shard_to_shard(shc_dcomm *c, const grp *g, int a, int b, const shc_sh
         rc = narrow_inplace(dev, t, b, 0, fb * n, e);
     if (rc)
         return rc;
+    assert(t->shape.d[b] % n == 0); /* padded to n equal blocks along b */
     int64_t bsz = t->shape.d[b] / n, outer, inner;
     shc_shape bs = t->shape;
     bs.d[b] = bsz;
