@@ -348,6 +348,8 @@ static void stop_job(run_opts *o)
 #ifdef HAVE_MPI
     if (o->backend == BACKEND_TORCH)
         run_torch_stop(o);
+    if (o->cuda_mpi)
+        run_cuda_stop();
     if (o->backend == BACKEND_MPI || o->backend == BACKEND_TORCH || o->cuda_mpi)
         run_mpi_finish(o, o->lost);
 #endif
@@ -418,9 +420,14 @@ int cmd_run(int argc, char **argv)
     if (printer(&o) && progress_enabled())
         o.bar = rep.bar = &bar;
     const shc_family *const *fams = shc_families();
-    for (int i = 0; fams[i] && !rc && !o.lost && !crashed; i++)
-        if (!o.family || !strcmp(o.family, fams[i]->name))
-            rc = run_family(&o, fams[i], &seq);
+    /* cuda under mpirun: a family executing in this process (dcomm_view: CUDA and NCCL
+     * here) runs after those computed in forked workers, which could not use CUDA once
+     * this process had initialised it. */
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; fams[i] && !rc && !o.lost && !crashed; i++)
+            if ((!o.family || !strcmp(o.family, fams[i]->name)) &&
+                pass == (o.cuda_mpi && fams[i]->dcomm_view))
+                rc = run_family(&o, fams[i], &seq);
     int code = EXIT_OK;
     if (printer(&o) && rc)
         report_abandon(&rep); /* bad input: its message is the answer, not a summary */

@@ -120,6 +120,12 @@ int run_cuda_start(run_opts *o);
 run_status run_cuda_views(const run_opts *o, const shc_family *f, const json_t *group,
                           const json_t *test, int64_t first, int64_t count, json_t **views,
                           char *msg, size_t n);
+/* cuda under mpirun, a family with a dcomm_view hook (redistribute-data): this rank's
+ * view with its tensors on the device, collectives over NCCL or host-staged MPI. */
+run_status run_cuda_comm_view(const run_opts *o, const shc_family *f, const json_t *group,
+                              const json_t *test, json_t **view, char *msg, size_t n);
+/* Free what run_cuda_comm_view made (NCCL communicators), before MPI_Finalize. */
+void run_cuda_stop(void);
 int run_cuda_compare(const json_t *test, int64_t rank, json_t *got, char *msg, size_t n);
 /* torch backend: compare a rank's real view with golden (projecting plans to collectives). */
 int run_torch_compare(const shc_family *f, const json_t *test, int64_t rank, const json_t *got,

@@ -15,6 +15,15 @@
  * SHARDCHECK_CUDA_EMULATE=PROFILE swaps the GPU for the CPU grid emulator (a test
  * mode of this plumbing, announced on stderr; never a GPU result).
  *
+ * redistribute-data (a family with a dcomm_view hook) executes with its tensors
+ * in device memory (lib/exec/redistribute_dev.c: slicing and packing as kernels):
+ * in one process, every rank is a thread on GPU rank % devices and collectives
+ * are host-staged over the local communicator; under mpirun, one process per rank
+ * with collectives over NCCL when every rank has a GPU of its own (nprocs <=
+ * visible devices and libnccl loads), else host-staged over MPI (ranks share a
+ * GPU).  Under SHARDCHECK_CUDA_EMULATE the device is the grid emulator
+ * (xdev_emu.c) and collectives are host-staged.
+ *
  * A GpuOnly case (golden values from a CPU model of CUDA's transcendental math,
  * docs/cuda-math.md) that the device does not match is NotSupported with the
  * difference stated, never Pass.
@@ -31,6 +40,7 @@
 #ifdef HAVE_CUDA
 #include "cuda/shc_cuda.h"
 #include "torch_rng_grid.h"
+#include "xdev.h"
 #endif
 
 #define SKIP_PREFIX "shardcheck run: --backend cuda: skipped: "
@@ -46,6 +56,15 @@ int run_cuda_start(run_opts *o)
 run_status run_cuda_views(const run_opts *o, const shc_family *f, const json_t *group,
                           const json_t *test, int64_t first, int64_t count, json_t **views,
                           char *msg, size_t n)
+{
+    snprintf(msg, n, "built without CUDA");
+    return RUN_NOTSUPPORTED;
+}
+
+void run_cuda_stop(void) {}
+
+run_status run_cuda_comm_view(const run_opts *o, const shc_family *f, const json_t *group,
+                              const json_t *test, json_t **view, char *msg, size_t n)
 {
     snprintf(msg, n, "built without CUDA");
     return RUN_NOTSUPPORTED;
@@ -193,10 +212,127 @@ static run_status one_view(const shc_family *f, const shc_rng_device *d, const j
     return RUN_PASS;
 }
 
+/* ---- redistribute-data: tensors in device memory ---- */
+
+/* The device of rank: the grid emulator (CUDA's launch grid) or GPU rank % devices. */
+static int open_device(const run_opts *o, int64_t rank, shc_xdev **out, shc_err *e)
+{
+    if (emulated())
+        return shc_xdev_emu_open(0, SHC_RK_BLOCK, out, e);
+    return shc_cuda_xdev_open((int)(rank % o->cuda_devices), out, e);
+}
+
+static int open_for_thread(void *arg, int64_t rank, shc_xdev **out, shc_err *e)
+{
+    return open_device(arg, rank, out, e);
+}
+
+typedef struct dexec {
+    const shc_family *f;
+    const json_t *group, *test;
+    json_t **views; /* every rank's (world entries) */
+} dexec;
+
+static int dexec_rank(shc_dcomm *dc, void *arg, shc_err *e)
+{
+    dexec *x = arg;
+    int64_t r = dc->host->rank;
+    return x->f->dcomm_view(shc_dexec_redistribute, dc, x->group, x->test, r, &x->views[r], e);
+}
+
+/* One process: every rank a thread on its device, collectives host-staged over the
+ * local communicator; views[i] for ranks first..first+count-1. */
+static run_status threads_views(const run_opts *o, const shc_family *f, const json_t *group,
+                                const json_t *test, int64_t first, int64_t count, json_t **views,
+                                char *msg, size_t n)
+{
+    int64_t world = f->world_size(group, test);
+    if (world > o->max_ranks) {
+        snprintf(msg, n, "needs %lld simulated ranks, --max-ranks is %lld", (long long)world,
+                 (long long)o->max_ranks);
+        return RUN_NOTSUPPORTED;
+    }
+    dexec x = {f, group, test, calloc((size_t)world, sizeof(json_t *))};
+    shc_err e = {0};
+    int rc = x.views ? shc_dexec_local_run(world, open_for_thread, (void *)o, dexec_rank, &x, NULL, &e)
+                     : shc_fail(&e, SHC_ENOMEM, "out of memory");
+    for (int64_t r = 0; r < world; r++) {
+        if (!rc && r >= first && r < first + count)
+            views[r - first] = x.views[r];
+        else
+            json_decref(x.views[r]);
+    }
+    free(x.views);
+    if (rc)
+        snprintf(msg, n, "cuda backend: %s", e.msg);
+    return rc ? RUN_INTERNAL : RUN_PASS;
+}
+
+/* Under mpirun: this process's device and device communicator, made on first use. */
+static shc_xdev *mpi_dev;
+static shc_dcomm *mpi_dc;
+
+static int mpi_device(const run_opts *o, shc_err *e)
+{
+    if (mpi_dc)
+        return SHC_OK;
+    int rc = mpi_dev ? SHC_OK : open_device(o, o->rank, &mpi_dev, e);
+    if (rc)
+        return rc;
+    char why[300] = "ranks share a GPU";
+    if (emulated()) {
+        snprintf(why, sizeof why, "SHARDCHECK_CUDA_EMULATE");
+    } else if (o->nprocs <= o->cuda_devices) {
+        shc_err ne = {0};
+        if (!shc_cuda_nccl_new(o->comm, mpi_dev, &mpi_dc, &ne)) {
+            if (o->rank == 0)
+                fprintf(stderr, "shardcheck run: --backend cuda: redistribute collectives over "
+                        "NCCL (a GPU per rank)\n");
+            return SHC_OK;
+        }
+        snprintf(why, sizeof why, "%.280s", ne.msg);
+    }
+    if ((rc = shc_dcomm_staged_new(o->comm, mpi_dev, &mpi_dc, e)))
+        return rc;
+    if (o->rank == 0)
+        fprintf(stderr, "shardcheck run: --backend cuda: redistribute collectives host-staged over "
+                "MPI (%s)\n", why);
+    return SHC_OK;
+}
+
+void run_cuda_stop(void)
+{
+    if (mpi_dc)
+        mpi_dc->ops->destroy(mpi_dc); /* NCCL's communicators, before MPI_Finalize */
+    if (mpi_dev)
+        mpi_dev->ops->destroy(mpi_dev);
+    mpi_dc = NULL;
+    mpi_dev = NULL;
+}
+
+run_status run_cuda_comm_view(const run_opts *o, const shc_family *f, const json_t *group,
+                              const json_t *test, json_t **view, char *msg, size_t n)
+{
+    if (!f->dcomm_view) {
+        snprintf(msg, n, "no device computation for this family on the cuda backend");
+        return RUN_NOTSUPPORTED;
+    }
+    shc_err e = {0};
+    int rc = mpi_device(o, &e);
+    if (!rc)
+        rc = f->dcomm_view(shc_dexec_redistribute, mpi_dc, group, test, o->rank, view, &e);
+    if (!rc)
+        return RUN_PASS;
+    snprintf(msg, n, "rank %lld: %s", (long long)o->rank, e.msg);
+    return strstr(e.msg, "mpi: timeout") ? RUN_TIMEOUT : RUN_INTERNAL;
+}
+
 run_status run_cuda_views(const run_opts *o, const shc_family *f, const json_t *group,
                           const json_t *test, int64_t first, int64_t count, json_t **views,
                           char *msg, size_t n)
 {
+    if (f->dcomm_view)
+        return threads_views(o, f, group, test, first, count, views, msg, n);
     if (!f->device_view) {
         snprintf(msg, n, "no device computation for this family on the cuda backend");
         return RUN_NOTSUPPORTED;

@@ -90,6 +90,8 @@ static bool world_barrier(const run_opts *o)
 static run_status exec_view(const run_opts *o, const shc_family *f, const json_t *group,
                             const json_t *test, json_t **view, char *msg, size_t n)
 {
+    if (o->backend == BACKEND_CUDA) /* the same, with the tensors on the device */
+        return run_cuda_comm_view(o, f, group, test, view, msg, n);
     shc_err e = {0};
     int rc = f->comm_view(o->comm, group, test, o->rank, view, &e);
     if (!rc)

@@ -81,6 +81,10 @@ typedef struct shc_rng_device {
 
 /* A golden family: generator plus metadata.  Registered in
  * conformance/families/registry.c. */
+struct shc_dcomm; /* lib/exec/xdev.h */
+/* shc_dexec_redistribute's type (lib/exec/xdev.h), passed in by the caller. */
+typedef int (*shc_dexec_fn)(struct shc_dcomm *dc, const shc_xcase *x, const shc_xtensor *in,
+                            shc_xtensor *out, shc_err *e);
 typedef struct shc_family {
     const char *name;            /* "shard-layout" */
     const char *source_name;     /* "pytorch" */
@@ -142,6 +146,12 @@ typedef struct shc_family {
      * the family has no device computation (its cases are NotSupported on cuda). */
     int (*device_view)(const shc_rng_device *dev, const json_t *group, const json_t *test,
                        int64_t rank, json_t **view, json_t **ref, shc_err *e);
+    /* The cuda backend for families that execute collectives (redistribute-data):
+     * this rank's view with its tensors in device memory and collectives over dc
+     * (lib/exec/xdev.h), executed by dexec (shc_dexec_redistribute: the caller links it,
+     * libshcgen does not); NULL: device_view or nothing. */
+    int (*dcomm_view)(shc_dexec_fn dexec, struct shc_dcomm *dc, const json_t *group,
+                      const json_t *test, int64_t rank, json_t **view, shc_err *e);
 } shc_family;
 
 /* All registered families, NULL-terminated. */

@@ -530,18 +530,33 @@ static int simulate_views(const json_t *group, const json_t *test, int64_t world
     return SHC_OK;
 }
 
-/* Runner hook (shc_family.comm_view): this rank's part executed over a real
- * communicator (MPI).  A rejected case is an error view; a communicator failure
- * (a timeout names itself "mpi: timeout") or an internal error is returned. */
-static int comm_view(shc_comm *comm, const json_t *group, const json_t *test, int64_t rank,
-                     json_t **view, shc_err *e)
+/* Where a rank's part executes: on the host over comm, or (dexec set) with the tensors
+ * on dc's device (the executor comes from the caller: libshcgen does not link it). */
+typedef struct exec_on {
+    shc_comm *comm;
+    shc_dexec_fn dexec;
+    struct shc_dcomm *dc;
+} exec_on;
+
+static int exec_run(const exec_on *on, const shc_xcase *x, const shc_xtensor *in,
+                    shc_xtensor *out, shc_err *e)
+{
+    return on->dexec ? on->dexec(on->dc, x, in, out, e)
+                     : shc_exec_redistribute(on->comm, x, in, out, e);
+}
+
+/* This rank's part executed by run over comm.  A rejected case is an error view; a
+ * communicator failure (a timeout names itself "mpi: timeout") or an internal error
+ * is returned. */
+static int exec_view(const exec_on *on, const json_t *group, const json_t *test,
+                     int64_t rank, json_t **view, shc_err *e)
 {
     shc_xcase x;
     shc_xtensor in, out;
     memset(&x, 0, sizeof x);
     int rc = xcase_from_json(group, test, &x, e);
     if (!rc && !(rc = shc_testdata_source(&x, rank, &in, e))) {
-        rc = shc_exec_redistribute(comm, &x, &in, &out, e);
+        rc = exec_run(on, &x, &in, &out, e);
         shc_xtensor_free(&in);
     }
     if (!rc) {
@@ -555,6 +570,23 @@ static int comm_view(shc_comm *comm, const json_t *group, const json_t *test, in
     }
     shc_xcase_free(&x);
     return rc;
+}
+
+/* Runner hook (shc_family.comm_view): over a real communicator (MPI). */
+static int comm_view(shc_comm *comm, const json_t *group, const json_t *test, int64_t rank,
+                     json_t **view, shc_err *e)
+{
+    exec_on on = {comm, NULL, NULL};
+    return exec_view(&on, group, test, rank, view, e);
+}
+
+/* Runner hook (shc_family.dcomm_view, the cuda backend): the tensors in device memory
+ * (dexec: shc_dexec_redistribute), collectives over a device communicator. */
+static int dcomm_view(shc_dexec_fn dexec, struct shc_dcomm *dc, const json_t *group,
+                      const json_t *test, int64_t rank, json_t **view, shc_err *e)
+{
+    exec_on on = {NULL, dexec, dc};
+    return exec_view(&on, group, test, rank, view, e);
 }
 
 /* ---- cross-rank invariants ---- */
@@ -706,6 +738,7 @@ const shc_family shc_family_redistribute_data = {
     .invariants = invariants,
     .simulate_views = simulate_views,
     .comm_view = comm_view,
+    .dcomm_view = dcomm_view,
     .mpi_batch = 8, /* every case runs collectives: keep a stuck batch small */
     .plugin_views = plugin_views,
     .plugin_entry = offsetof(shc_backend_v1, execute),

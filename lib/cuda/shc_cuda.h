@@ -40,6 +40,16 @@ int shc_cuda_torch_rng_fill_device(const shc_gpu_profile *g, uint64_t seed, int6
                                    const shc_torch_rng_req *r, int64_t start, int64_t count,
                                    void *dout, uint8_t *dmask, int64_t *new_offset, shc_err *e);
 
+/* Redistribute with device buffers (lib/exec/xdev.h): GPU dev as a redistribute
+ * device (lib/cuda/redist_kernels.cu: the kernels of lib/exec/redist_body.h). */
+struct shc_xdev;
+struct shc_dcomm;
+int shc_cuda_xdev_open(int dev, struct shc_xdev **out, shc_err *e);
+/* A device communicator over NCCL (lib/cuda/comm_nccl.cu; libnccl.so.2 loaded at run
+ * time), bootstrapped over host; SHC_EUNSUPPORTED with the reason where NCCL was not
+ * built in or cannot be loaded. */
+int shc_cuda_nccl_new(shc_comm *host, struct shc_xdev *dev, struct shc_dcomm **out, shc_err *e);
+
 #ifdef __cplusplus
 }
 #endif

@@ -3,7 +3,9 @@
 #
 # What it is for: the reference harness (tools/harness) and the C tests' cuRAND
 # oracle need torch 2.13.0, jax, jsonschema, pytest, numpy and CUDA 13.0's
-# cuRAND (nvidia-curand 10.4.0.35: headers and libcurand's host generator),
+# cuRAND (nvidia-curand 10.4.0.35: headers and libcurand's host generator), NCCL
+# (nvidia-nccl-cu13 2.32.3: nccl.h for the cuda backend's NCCL communicator, which
+# loads libnccl.so.2 at run time),
 # and installs the harness's public package shardcheck_harness (a .pth file).
 # Idempotent: an existing venv is reused; pip skips what is already installed.
 # Usage: tools/harness/setup_venv.sh [VENV_DIR]   (or SHARDCHECK_VENV=DIR)
@@ -24,7 +26,7 @@ if "$venv/bin/python" - "$here/requirements.txt" <<'PY' 2>/dev/null
 import sys
 from importlib.metadata import version, PackageNotFoundError
 need = [l.split("#")[0].strip() for l in open(sys.argv[1])]
-need = [l for l in need if l] + ["nvidia-curand==10.4.0.35"]
+need = [l for l in need if l] + ["nvidia-curand==10.4.0.35", "nvidia-nccl-cu13==2.32.3"]
 for req in need:
     name, want = req.split("==")
     try:
@@ -39,6 +41,7 @@ then
 else
   $pip install --quiet -r "$here/requirements.txt"
   $pip install --quiet nvidia-curand==10.4.0.35
+  $pip install --quiet nvidia-nccl-cu13==2.32.3
 fi
 # The public harness package (shardcheck_harness): a .pth file puts
 # tools/harness on the venv's path, so adapters import it with no path edits.
