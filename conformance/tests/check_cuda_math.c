@@ -110,6 +110,12 @@ START_TEST(sincospi_edges)
     ck_assert(s == 1.0 && c == 0.0 && !signbit(c));
     shc_cuda_sincospi(-2.0, &s, &c);
     ck_assert(s == 0.0 && signbit(s) && c == 1.0);
+    /* 2a = 0.5 is a tie: q = rint(0.5) = 0 (cvt.rni, ties to even), so sin comes from
+     * the sine polynomial at t = 1/4; C's round() would take q = 1, t = -1/4 and the
+     * cosine polynomial, one ulp apart */
+    shc_cuda_sincospi(0.25, &s, &c);
+    ck_assert_uint_eq(u_of(s), 0x3fe6a09e667f3bccull);
+    ck_assert_uint_eq(u_of(c), 0x3fe6a09e667f3bcdull);
     ck_assert(shc_cuda_log(1.0) == 0.0);
     ck_assert(isinf(shc_cuda_log(0.0)) && shc_cuda_log(0.0) < 0);
     ck_assert(isnan(shc_cuda_log(-1.0)));

@@ -124,7 +124,10 @@ double shc_cuda_log(double a)
 
 static inline double negate_bits(double d) { return bitsd(dbits(d) ^ 0x8000000000000000ull); }
 
-/* __nv_sincospi: a = q/2 + t with q = round(2a), then polynomials in pi*t. */
+/* __nv_sincospi: a = q/2 + t with q = rint(2a), then polynomials in pi*t.
+ * llvm.nvvm.round.d is cvt.rni.f64.f64 (nearest, ties to even: the PTX that
+ * nvcc emits, FRND.F64 in SASS), not C's round(): at quarter-integers a the
+ * two pick different quadrants and the result's last bit can differ. */
 void shc_cuda_sincospi(double a, double *sp, double *cp)
 {
     uint32_t hi = (uint32_t)hiword(a);
@@ -133,7 +136,7 @@ void shc_cuda_sincospi(double a, double *sp, double *cp)
     /* 2a by adding one to the exponent field (libdevice's way; wrong for
      * subnormals, whose q is 0 either way) */
     double a2 = lohi(loword(a), (uint32_t)hiword(a) + 0x00100000u);
-    double rq = round(a2);
+    double rq = nearbyint(a2); /* default rounding mode: ties to even */
     int32_t q = (int32_t)(int64_t)rq;
     double t = fma(-rq, 0.5, a);
     double x = fma(t, 0x1.921fb54442d18p+1, t * 0x1.1a62633145c07p-53);

@@ -18,7 +18,8 @@ static uint64_t d2u(double d) { uint64_t u; memcpy(&u, &d, 8); return u; }
 double nvvm_host_fma_rn_d(double a, double b, double c) { return fma(a, b, c); }
 double nvvm_host_mul_rn_d(double a, double b) { return a * b; }
 double nvvm_host_add_rn_d(double a, double b) { return a + b; }
-double nvvm_host_round_d(double a) { return round(a); }
+/* llvm.nvvm.round.d lowers to cvt.rni.f64.f64: nearest, ties to even (not C round()) */
+double nvvm_host_round_d(double a) { return nearbyint(a); }
 double nvvm_host_trunc_d(double a) { return trunc(a); }
 int nvvm_host_d2i_hi(double a) { return (int)(uint32_t)(d2u(a) >> 32); }
 int nvvm_host_d2i_lo(double a) { return (int)(uint32_t)d2u(a); }
