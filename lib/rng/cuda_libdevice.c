@@ -283,7 +283,9 @@ static inline int32_t d2i_rn(double d)
  * (__internal_trig_reduction_slowpathd), which is not reimplemented: torch's
  * cauchy_ only passes |a| <= pi/2, and such a is answered by the host tan(),
  * not libdevice's bits (documented in the header). */
-double shc_cuda_tan(double a)
+double shc_cuda_tan(double a) { return shc_cuda_tan_rcp(a, shc_cuda_rcp_approx_ftz_d); }
+
+double shc_cuda_tan_rcp(double a, double (*rcp)(double))
 {
     double z = a * 0.0;
     int32_t q = 0;
@@ -316,7 +318,7 @@ double shc_cuda_tan(double a)
     if (!(q & 1))
         return t;
     double lo = fma(p, z, -(t - z)); /* t + lo = tan(z) to ~2^-106 */
-    double r = shc_cuda_rcp_approx_ftz_d(t);
+    double r = rcp(t);
     double e = fma(-t, r, 1.0);
     e = fma(e, e, e);
     r = fma(e, r, r);

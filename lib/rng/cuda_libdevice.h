@@ -45,6 +45,10 @@ double shc_cuda_log1p(double a);
  * bit (torch's cauchy_ passes |a| <= pi/2 only). */
 double shc_cuda_tan(double a);
 
+/* shc_cuda_tan with another model of rcp.approx.ftz.f64 (check_cuda_math measures
+ * that the result does not depend on the seed). */
+double shc_cuda_tan_rcp(double a, double (*rcp)(double));
+
 #ifdef __cplusplus
 }
 #endif
