@@ -48,7 +48,7 @@ START_TEST(libdevice_vectors)
 {
     FILE *f = open_data("libdevice/vectors.txt");
     char line[256], fn[32];
-    long n[6] = {0}, bad = 0, libc[6] = {0};
+    long n[7] = {0}, bad = 0, libc[7] = {0};
     while (fgets(line, sizeof line, f)) {
         if (line[0] == '#')
             continue;
@@ -77,6 +77,10 @@ START_TEST(libdevice_vectors)
             ok = same_d(shc_cuda_tan(d_of(in)), o1);
             libc[5] += !same_d(tan(d_of(in)), o1);
             n[5]++;
+        } else if (!strcmp(fn, "log1pf")) {
+            ok = same_f(shc_cuda_log1pf(f_of((uint32_t)in)), (uint32_t)o1);
+            libc[6] += !same_f(log1pf(f_of((uint32_t)in)), (uint32_t)o1);
+            n[6]++;
         } else {
             ck_assert_str_eq(fn, "logf");
             ok = same_f(shc_cuda_logf(f_of((uint32_t)in)), (uint32_t)o1);
@@ -92,11 +96,12 @@ START_TEST(libdevice_vectors)
     ck_assert_int_gt(n[3], 1000);
     ck_assert_int_gt(n[4], 1000);
     ck_assert_int_gt(n[5], 1000);
+    ck_assert_int_gt(n[6], 1000);
     /* the vectors tell libdevice from the C library (else agreeing with them would
      * prove nothing about following libdevice) */
-    printf("# vectors where glibc differs from libdevice: exp %ld, log1p %ld, tan %ld\n", libc[3], libc[4],
-           libc[5]);
-    ck_assert(libc[3] > 0 && libc[4] > 0 && libc[5] > 0);
+    printf("# vectors where glibc differs from libdevice: exp %ld, log1p %ld, tan %ld, log1pf %ld\n", libc[3],
+           libc[4], libc[5], libc[6]);
+    ck_assert(libc[3] > 0 && libc[4] > 0 && libc[5] > 0 && libc[6] > 0);
     ck_assert_int_eq(bad, 0);
 }
 END_TEST

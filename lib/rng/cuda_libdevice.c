@@ -15,6 +15,7 @@
  * own IR, compiled for x86-64 (tools/gpu/libdevice_vectors.sh), produced.
  */
 #include "config.h"
+#include <float.h>
 #include <math.h>
 #include <string.h>
 #include "cuda_libdevice.h"
@@ -326,4 +327,53 @@ double shc_cuda_tan_rcp(double a, double (*rcp)(double))
     double h = fma(t, nr, 1.0);
     h = fma(nr, lo, h);
     return fma(h, nr, nr);
+}
+
+/* add.rz.f32: a + b rounded toward zero, from the round-to-nearest sum and its
+ * exact error (TwoSum), without touching the FP environment. */
+static float add_rz_f(float a, float b)
+{
+    float s = a + b;
+    if (!isfinite(s))
+        return isinf(s) && isfinite(a) && isfinite(b) ? copysignf(FLT_MAX, s) : s;
+    float bb = s - a;
+    float err = (a - (s - bb)) + (b - bb); /* a + b = s + err exactly */
+    if (err != 0.0f && (s > 0.0f ? err < 0.0f : err > 0.0f))
+        s = nextafterf(s, 0.0f); /* s was rounded away from zero */
+    if (s == 0.0f && err == 0.0f && a + b == 0.0f)
+        return a + b; /* exact zero: the sign IEEE gives it */
+    return s;
+}
+
+/* __nv_log1pf (non-ftz): 1 + a rounded toward zero only picks the exponent e;
+ * m - 1 = a 2^-e + (2^-e - 1) is then formed without that rounding, and log1p
+ * = e ln2 + f + f^2 P(f).  libdevice's float log1p; torch's at::log1p<float> is
+ * __logf(1 + x) on the device instead, so no torch kernel calls this. */
+float shc_cuda_log1pf(float a)
+{
+    uint32_t s = fbits(add_rz_f(a, 1.0f));
+    uint32_t eb = (s - 0x3f400000u) & 0xff800000u;
+    float m = bitsf(fbits(a) - eb);
+    float sc = bitsf(0x40800000u - eb); /* 4 * 2^-e */
+    float f = m + fmaf(0.25f, sc, -1.0f);
+    float ef = (float)(int32_t)eb * 0x1p-23f;
+    float p = fmaf(-0x1.737efp-5f, f, 0x1.b00024p-4f);
+    p = fmaf(p, f, -0x1.0ef1cp-3f);
+    p = fmaf(p, f, 0x1.28c8eap-3f);
+    p = fmaf(p, f, -0x1.54d1bap-3f);
+    p = fmaf(p, f, 0x1.995f3cp-3f);
+    p = fmaf(p, f, -0x1.000084p-2f);
+    p = fmaf(p, f, 0x1.5555ccp-2f);
+    p = fmaf(p, f, -0.5f);
+    p = p * f;
+    float r = fmaf(p, f, f);
+    r = fmaf(ef, 0x1.62e43p-1f, r);
+    uint32_t ab = fbits(a);
+    if (ab >= 0x7f800000u) { /* negative, +inf or NaN */
+        if ((int32_t)ab > (int32_t)0xbf800000u) /* a < -1, -inf, NaN, +inf */
+            r = fmaf(a, INFINITY, INFINITY);
+        if (a == 0.0f)
+            r = -0.0f;
+    }
+    return r;
 }

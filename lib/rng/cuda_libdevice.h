@@ -45,6 +45,10 @@ double shc_cuda_log1p(double a);
  * bit (torch's cauchy_ passes |a| <= pi/2 only). */
 double shc_cuda_tan(double a);
 
+/* __nv_log1pf (non-ftz): float log(1 + a), pure FMA code.  Not what torch's
+ * at::log1p<float> runs on the device (__logf(1.0f + x)). */
+float shc_cuda_log1pf(float a);
+
 /* shc_cuda_tan with another model of rcp.approx.ftz.f64 (check_cuda_math measures
  * that the result does not depend on the seed). */
 double shc_cuda_tan_rcp(double a, double (*rcp)(double));

@@ -5,7 +5,7 @@
 #   tools/gpu/libdevice_vectors.sh [OUT]   (default conformance/tests/data/libdevice/vectors.txt)
 #
 # Steps: llvm-extract __nv_log, __nv_sincospi, __nv_logf, __nv_exp, __nv_log1p,
-# __nv_tan from libdevice.10.bc (tan's |a| >= 2^31 slow path is left out: a stub);
+# __nv_tan, __nv_log1pf from libdevice.10.bc (tan's |a| >= 2^31 slow path is left out: a stub);
 # retarget the IR to the host (triple/datalayout); rename the llvm.nvvm.*
 # intrinsics it calls to plain functions defined in tools/gpu/libdevice_oracle/
 # nvvm_host.c (IEEE fma/round/trunc and word moves; rcp.approx.ftz.d modelled
@@ -26,7 +26,7 @@ llc=$(command -v llc-14 || command -v llc || true)
 [ -n "$clang" ] || [ -n "$llc" ] || { echo "libdevice_vectors.sh: neither clang nor llc found" >&2; exit 2; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 "$ext" --func=__nv_log --func=__nv_sincospi --func=__nv_logf --func=__nv_exp --func=__nv_log1p \
-    --func=__nv_tan "$bc" -S -o "$tmp/ext.ll"
+    --func=__nv_tan --func=__nv_log1pf "$bc" -S -o "$tmp/ext.ll"
 sed -e 's/^target datalayout = .*/target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-f80:128-n8:16:32:64-S128"/' \
     -e 's/^target triple = .*/target triple = "x86_64-pc-linux-gnu"/' \
     -e 's/^@.str = external hidden unnamed_addr constant \[11 x i8\], align 1/@.str = private unnamed_addr constant [11 x i8] c"__CUDA_FTZ\\00", align 1/' \

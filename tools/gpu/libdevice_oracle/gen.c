@@ -15,6 +15,7 @@ float __nv_logf(float);
 double __nv_exp(double);
 double __nv_log1p(double);
 double __nv_tan(double);
+float __nv_log1pf(float);
 
 static uint64_t st = 0x9e3779b97f4a7c15ull;
 static uint64_t rnd(void) { st ^= st << 13; st ^= st >> 7; st ^= st << 17; return st; }
@@ -106,6 +107,33 @@ static void gen_exp_log1p_tan(void)
     }
 }
 
+static void vlog1pf(float x) { printf("log1pf %08x %08x\n", f2u(x), f2u(__nv_log1pf(x))); }
+
+/* log1pf: edges (the add.rz exponent pick near powers of two, -1, 0, inf, NaN),
+ * then (-1, 1), (-1, 10) and random finite floats. */
+static void gen_log1pf(void)
+{
+    static const uint32_t edge[] = {0, 0x80000000u, 1, 0x80000001u, 0x007fffffu, 0x00800000u, 0x3f800000u,
+        0xbf800000u, 0xbf7fffffu, 0x3f7fffffu, 0x3f000000u, 0xbf000000u, 0x3e800000u, 0xbe800000u,
+        0x3f3fffffu, 0x3f400000u, 0xbe7fffffu, 0x4b7fffffu, 0x4b800000u, 0x4b7ffffeu, 0x7f7fffffu,
+        0x7f800000u, 0xff800000u, 0x7fc00000u, 0xffc00000u, 0xc0000000u, 0x33800000u, 0xb3800000u,
+        0x337fffffu, 0x40400000u, 0x403fffffu, 0x40e00000u, 0x40dfffffu};
+    for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++)
+        vlog1pf(u2f(edge[i]));
+    for (int i = 0; i < 1500; i++)
+        vlog1pf((float)(i < 1000 ? unif(-1, 1) : unif(-1, 10)));
+    for (int i = 0; i < 1000; i++) { /* near powers of two minus one: the rounding of 1 + a matters */
+        float p = ldexpf(1.0f, (int)(rnd() % 40) - 20);
+        uint32_t b = f2u(p - 1.0f) + (uint32_t)(rnd() % 9) - 4u;
+        vlog1pf(i % 2 ? u2f(b) : (float)ldexp(unif(-1, 1), -(int)(rnd() % 140))); /* or tiny a */
+    }
+    for (int i = 0; i < 500; i++) {
+        uint32_t b = (uint32_t)(rnd() >> 32);
+        if (((b >> 23) & 0xff) == 0xff) b ^= 1u << 30;
+        vlog1pf(u2f(b));
+    }
+}
+
 int main(void)
 {
     static const uint64_t dedge[] = {0, 0x8000000000000000ull, 1, 0x000fffffffffffffull, 0x0010000000000000ull,
@@ -160,5 +188,6 @@ int main(void)
         vlogf(u2f(b));
     }
     gen_exp_log1p_tan();
+    gen_log1pf();
     return 0;
 }

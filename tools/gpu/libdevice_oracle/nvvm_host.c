@@ -1,11 +1,13 @@
 /*
  * nvvm_host.c — host definitions of the llvm.nvvm.* intrinsics that libdevice's
- * __nv_log, __nv_sincospi, __nv_logf, __nv_exp, __nv_log1p and __nv_tan call, so that their IR (retargeted to
+ * __nv_log, __nv_sincospi, __nv_logf, __nv_exp, __nv_log1p, __nv_tan and
+ * __nv_log1pf call, so that their IR (retargeted to
  * x86-64 by tools/gpu/libdevice_vectors.sh) runs on a CPU as an oracle.
  * All but rcp.approx.ftz.d are exact IEEE operations or word moves (PTX ISA 8.x
  * semantics); rcp.approx.ftz.d is MUFU.RCP64H, modelled as the reciprocal of the
  * high word truncated to the high word (see docs/cuda-math.md).
  */
+#include <fenv.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -36,6 +38,16 @@ int nvvm_host_d2i_rn(double a)
     if (a <= -2147483648.0) return -2147483647 - 1;
     return (int)nearbyint(a);
 }
+/* add.rz.f32 by the FP environment's own round-toward-zero mode */
+float nvvm_host_add_rz_f(float a, float b)
+{
+    volatile float x = a, y = b;
+    fesetround(FE_TOWARDZERO);
+    volatile float r = x + y;
+    fesetround(FE_TONEAREST);
+    return r;
+}
+float nvvm_host_add_rz_ftz_f(float a, float b) { return ftz(nvvm_host_add_rz_f(ftz(a), ftz(b))); }
 float nvvm_host_fma_rn_f(float a, float b, float c) { return fmaf(a, b, c); }
 float nvvm_host_fma_rn_ftz_f(float a, float b, float c) { return ftz(fmaf(ftz(a), ftz(b), ftz(c))); }
 
