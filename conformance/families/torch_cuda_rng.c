@@ -357,9 +357,13 @@ static json_t *case_test(const rcase *c, bool invalid, shc_err *e)
     bool dbl = !strcmp(c->dtype, "float64");
     bool math = !strcmp(c->op, "log_normal") || !strcmp(c->op, "geometric") ||
                 !strcmp(c->op, "cauchy");
-    if (!strcmp(c->op, "normal") || !strcmp(c->op, "exponential") || math)
+    /* float64 cauchy_ is libdevice tan on an exact uniform: its one MUFU step
+     * (RCP64H, odd quadrants) seeds two Newton steps whose result does not
+     * depend on the seed (docs/cuda-math.md), so it is exact, not GpuOnly */
+    bool exact_math = dbl && !strcmp(c->op, "cauchy");
+    if (!strcmp(c->op, "normal") || !strcmp(c->op, "exponential") || (math && !exact_math))
         shc_test_flag(t, "GpuOnly");
-    if (math)
+    if (math && !dbl) /* float64 transforms are libdevice, reimplemented (cuda_libdevice.c) */
         shc_test_flag(t, "CudaMathTodo");
     if ((!strcmp(c->op, "uniform") && (c->a != 0 || c->b != 1)) ||
         (!strcmp(c->op, "normal") && (c->a != 0 || c->b != 1)))
@@ -433,24 +437,31 @@ static int gen_profiles(shc_gw *w, const rcase *list, size_t n, shc_err *e)
 
 static int generate(shc_gw *w, shc_err *e)
 {
-    char gpu_only[1200];
+    char gpu_only[2048];
     snprintf(gpu_only, sizeof gpu_only, "normal_/exponential_ (and the CudaMathTodo ops, and "
              "multinomial without replacement or with n_sample 1, which divides by an "
              "exponential_ draw): the "
              "values follow our CPU emulation of the GPU's math (Box-Muller: __sincosf and logf "
              "for float, libdevice sincospi and log for double; exponential: __logf for float, "
-             "libdevice log for double; docs/cuda-math.md), which may differ from a GPU's in "
-             "the last bits. Uniform, random_, bernoulli_, dropout are bit-exact. %s",
+             "libdevice log for double; float64 log_normal_/geometric_: libdevice exp, "
+             "log, log1p; docs/cuda-math.md), which may differ from a GPU's in the last "
+             "bits: the MUFU intrinsics are not modelled exactly, and libdevice's log and "
+             "log1p seed a Newton step with MUFU.RCP64H, whose model no recording confirms "
+             "yet. Uniform, random_, bernoulli_, dropout and float64 cauchy_ (libdevice tan, "
+             "whose result does not depend on its RCP64H seed) are bit-exact. %s",
              shc_gpu_tolerance_note());
     shc_gw_note(w, "GpuOnly", gpu_only);
-    shc_gw_note(w, "CudaMathTodo", "log_normal_ (exp of a Box-Muller normal: CUDA expf/exp), "
-                "geometric_ (ceil(log(u) / log1p(-p)): logf and log1pf, double log and log1p) and "
-                "cauchy_ (median + sigma * tan(pi * (u - 0.5)), float clipped to [eps, 1 - eps]: "
-                "tanf, double tan): the uniform/normal draws and new_offset are exact; the final "
-                "transform uses the host C library until lib/cuda_libdevice provides those "
-                "functions (TODO), so the last bits may differ from a GPU's. Tolerance: 0 ulp "
-                "(no GPU measurement bounds them yet; geometric_ is integer-valued), "
-                "they are compared exactly.");
+    shc_gw_note(w, "CudaMathTodo", "log_normal_, geometric_ and cauchy_ on float, half, "
+                "bfloat16 and integer tensors (float accscalar): torch's at::exp, at::log, "
+                "at::log1p and at::tan are the fast intrinsics there (__expf, __logf, "
+                "__logf(1 + x), __tanf: the special-function unit, MUFU.EX2/LG2/SIN/COS/RCP), "
+                "which no recording reproduces yet; the host keeps the IEEE steps around the "
+                "unit (__expf's multiply by log2(e), 1 + x) and uses the C library for the "
+                "unit itself, so the last bits may differ from a GPU's. The uniform/normal "
+                "draws and new_offset are exact. float64 cases do not carry this flag: their "
+                "exp, log, log1p and tan are libdevice's, reimplemented bit for bit "
+                "(docs/cuda-math.md). Tolerance: 0 ulp (no GPU measurement bounds them yet; "
+                "geometric_ is integer-valued), they are compared exactly.");
     shc_gw_note(w, "FmaContract", "rand*range+from (uniform) or rand*std+mean (normal) with "
                 "non-trivial parameters: computed as one FMA, as nvcc compiles it by default.");
     shc_gw_note(w, "SplitLaunch", "More than 2^31 bytes: torch takes one offset increment for "

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "shardcheck.h"
+#include "cuda_libdevice.h"
 #include "tap.h"
 
 typedef struct lay {
@@ -144,8 +145,10 @@ END_TEST
 /* The kernels of the untracked ops compose the exact draws of the tracked ones
  * (native/cuda/DistributionTemplates.h, torch 2.13): log_normal_ is exp of
  * normal_'s values, geometric_ and cauchy_ transform uniform_'s, and each takes
- * the same offset increment as the kernel it reuses.  The float transforms use
- * the host libm here (flag CudaMathTodo in the corpus). */
+ * the same offset increment as the kernel it reuses.  The float transforms are
+ * the MUFU intrinsics on the GPU (__expf, __logf, __tanf), modelled by the host
+ * libm around their exact IEEE steps (flag CudaMathTodo in the corpus); the
+ * double ones are libdevice's exp, log, log1p and tan (cuda_libdevice.c). */
 START_TEST(untracked_kernels_compose)
 {
     shc_gpu_profile g;
@@ -168,14 +171,14 @@ START_TEST(untracked_kernels_compose)
     ck_assert_int_eq(shc_torch_rng_fill(&g, 7, 8, &r, 0, N, out, NULL, &off, &e), 0);
     ck_assert_int_eq(off, off_n);
     for (int i = 0; i < N; i++)
-        ck_assert_float_eq(out[i], expf(nrm[i]));
+        ck_assert_float_eq(out[i], exp2f(nrm[i] * 0x1.715476p+0f)); /* __expf: fmul log2e, ex2 */
 
     shc_torch_rng_req_init(&r, SHC_TORCH_GEOMETRIC, SHC_DT_INT8, N);
     r.a = 0.5;
     ck_assert_int_eq(shc_torch_rng_fill(&g, 7, 8, &r, 0, N, geo8, NULL, &off, &e), 0);
     ck_assert_int_eq(off, off_u);
     for (int i = 0; i < N; i++) {
-        ck_assert_int_eq(geo8[i], (int8_t)ceilf(logf(u[i]) / log1pf(-0.5f)));
+        ck_assert_int_eq(geo8[i], (int8_t)ceilf(logf(u[i]) / logf(1.0f + -0.5f))); /* __logf(1 + x) */
         ck_assert_int_ge(geo8[i], 0); /* u = 1.0 gives 0: curand_uniform's (0, 1] */
         ck_assert_int_le(geo8[i], 24);
     }
@@ -197,8 +200,35 @@ START_TEST(untracked_kernels_compose)
     r.b = 0.5;
     ck_assert_int_eq(shc_torch_rng_fill(&g, 7, 8, &r, 0, N, outd, NULL, &off, &e), 0);
     ck_assert_int_eq(off, off_u);
+    int libc = 0; /* values where glibc's tan would have given other bits */
+    for (int i = 0; i < N; i++) {
+        double a = 3.14159265358979323846 * (ud[i] - 0.5);
+        ck_assert_double_eq(outd[i], fma(0.5, shc_cuda_tan(a), 1.0));
+        libc += outd[i] != fma(0.5, tan(a), 1.0);
+    }
+    ck_assert_int_gt(libc, 0);
+
+    shc_torch_rng_req_init(&r, SHC_TORCH_GEOMETRIC, SHC_DT_FLOAT64, N);
+    r.a = 0.3;
+    ck_assert_int_eq(shc_torch_rng_fill(&g, 7, 8, &r, 0, N, outd, NULL, &off, &e), 0);
+    ck_assert_int_eq(off, off_u);
     for (int i = 0; i < N; i++)
-        ck_assert_double_eq(outd[i], fma(0.5, tan(3.14159265358979323846 * (ud[i] - 0.5)), 1.0));
+        ck_assert_double_eq(outd[i], ceil(shc_cuda_log(ud[i]) / shc_cuda_log1p(-0.3)));
+
+    /* log_normal_ float64: libdevice exp of normal_(mean, std)'s values */
+    shc_torch_rng_req_init(&r, SHC_TORCH_NORMAL, SHC_DT_FLOAT64, N);
+    r.a = 1;
+    r.b = 2;
+    ck_assert_int_eq(shc_torch_rng_fill(&g, 7, 8, &r, 0, N, ud, NULL, &off_n, &e), 0);
+    shc_torch_rng_req_init(&r, SHC_TORCH_LOG_NORMAL, SHC_DT_FLOAT64, N);
+    ck_assert_int_eq(shc_torch_rng_fill(&g, 7, 8, &r, 0, N, outd, NULL, &off, &e), 0);
+    ck_assert_int_eq(off, off_n);
+    libc = 0;
+    for (int i = 0; i < N; i++) {
+        ck_assert_double_eq(outd[i], shc_cuda_exp(ud[i]));
+        libc += outd[i] != exp(ud[i]);
+    }
+    ck_assert_int_gt(libc, 0);
 }
 END_TEST
 

@@ -87,19 +87,21 @@ static const shc_rng_op OPS[] = {
     {"log_normal_", "torch.Tensor.log_normal_", SHC_API_PYTHON, "aten.log_normal_.default",
      SHC_RNGD_UNTRACKED, SHC_RNGP_REJECT, false, SHC_DTM_FLOATS, SHC_TORCH_LOG_NORMAL,
      "_ops/_random_ops.py:45, not in " DISPATCH_SET "; Partial: _ops/utils.py:669-675",
-     "log_normal_kernel (DistributionTemplates.h:519): Box-Muller then ::exp "
-     "(GpuOnly: TODO lib/cuda_libdevice expf/exp)"},
+     "log_normal_kernel (DistributionTemplates.h:519): Box-Muller then at::exp: __expf "
+     "(float accscalar, MUFU.EX2: GpuOnly), libdevice exp (double: exact, its normal draw's "
+     "log GpuOnly)"},
     {"geometric_", "torch.Tensor.geometric_", SHC_API_PYTHON, "aten.geometric_.default",
      SHC_RNGD_UNTRACKED, SHC_RNGP_REJECT, false, SHC_DTM_FLOATS | SHC_DTM_INTS, SHC_TORCH_GEOMETRIC,
      "_ops/_random_ops.py:47, not in " DISPATCH_SET "; Partial: _ops/utils.py:669-675",
-     "geometric_kernel (DistributionTemplates.h:542): ::ceil(::log(u) / ::log1p(-p)) "
-     "(GpuOnly: TODO lib/cuda_libdevice logf/log1pf)"},
+     "geometric_kernel (DistributionTemplates.h:542): ::ceil(at::log(u) / at::log1p(-p)): "
+     "__logf(u) / __logf(1 - p) (float accscalar, MUFU.LG2: GpuOnly), libdevice log, log1p "
+     "(double: GpuOnly for log's MUFU.RCP64H seed)"},
     {"cauchy_", "torch.Tensor.cauchy_", SHC_API_PYTHON, "aten.cauchy_.default",
      SHC_RNGD_UNTRACKED, SHC_RNGP_REDISTRIBUTE, false, SHC_DTM_FLOATS, SHC_TORCH_CAUCHY,
      "_sharding_prop.py:792-800 (strategy from the decomposition, _decompositions.py:178); "
      "not in " DISPATCH_SET,
-     "cauchy_kernel (DistributionTemplates.h:586): median + sigma * ::tan(pi * (u - 0.5)) "
-     "(GpuOnly: TODO lib/cuda_libdevice tanf/tan)"},
+     "cauchy_kernel (DistributionTemplates.h:586): median + sigma * at::tan(pi * (u - 0.5)): "
+     "__tanf (float accscalar, MUFU.SIN/COS: GpuOnly), libdevice tan (double: exact)"},
     {"multinomial", "torch.multinomial(input, n, replacement=True)", SHC_API_PYTHON,
      "aten.multinomial.default", SHC_RNGD_UNTRACKED, SHC_RNGP_REDISTRIBUTE, true,
      SHC_DTM_FLOATS, SHC_RNG_KERNEL_SAMPLE + SHC_TORCH_SAMPLE_MULTINOMIAL,

@@ -1,5 +1,5 @@
 /*
- * cuda_libdevice.c — CUDA 13.0 libdevice's log, sincospi and logf on a CPU,
+ * cuda_libdevice.c — CUDA 13.0 libdevice's log, sincospi, logf, exp, log1p and tan on a CPU,
  * bit for bit.  Each function follows the LLVM IR of its libdevice.10.bc
  * definition (CUDA 13.0.88, `llvm-dis-14 libdevice.10.bc`) step for step:
  * every llvm.nvvm.fma.rn.* is an fma()/fmaf() here, every plain fmul/fadd a
@@ -15,6 +15,7 @@
  * own IR, compiled for x86-64 (tools/gpu/libdevice_vectors.sh), produced.
  */
 #include "config.h"
+#include <float.h>
 #include <math.h>
 #include <string.h>
 #include "cuda_libdevice.h"
@@ -124,7 +125,10 @@ double shc_cuda_log(double a)
 
 static inline double negate_bits(double d) { return bitsd(dbits(d) ^ 0x8000000000000000ull); }
 
-/* __nv_sincospi: a = q/2 + t with q = round(2a), then polynomials in pi*t. */
+/* __nv_sincospi: a = q/2 + t with q = rint(2a), then polynomials in pi*t.
+ * llvm.nvvm.round.d is cvt.rni.f64.f64 (nearest, ties to even: the PTX that
+ * nvcc emits, FRND.F64 in SASS), not C's round(): at quarter-integers a the
+ * two pick different quadrants and the result's last bit can differ. */
 void shc_cuda_sincospi(double a, double *sp, double *cp)
 {
     uint32_t hi = (uint32_t)hiword(a);
@@ -133,7 +137,7 @@ void shc_cuda_sincospi(double a, double *sp, double *cp)
     /* 2a by adding one to the exponent field (libdevice's way; wrong for
      * subnormals, whose q is 0 either way) */
     double a2 = lohi(loword(a), (uint32_t)hiword(a) + 0x00100000u);
-    double rq = round(a2);
+    double rq = nearbyint(a2); /* default rounding mode: ties to even */
     int32_t q = (int32_t)(int64_t)rq;
     double t = fma(-rq, 0.5, a);
     double x = fma(t, 0x1.921fb54442d18p+1, t * 0x1.1a62633145c07p-53);
@@ -197,5 +201,179 @@ float shc_cuda_logf(float a)
         r = fmaf(a, INFINITY, INFINITY);
     if (a == 0.0f)
         r = -INFINITY;
+    return r;
+}
+
+/* Bits of a double's high word read as a float: libdevice compares exponent
+ * ranges this way (__internal_fast_icmp_abs_lt and log1p's range test). */
+static inline float hiword_as_float(double d) { return bitsf((uint32_t)hiword(d)); }
+
+/* __nv_exp: a = j ln2 + r with j = rint(a log2e) taken from the low word of
+ * a + 1.5*2^52, r by a two-part ln2; e^r by a degree-11 polynomial; then 2^j
+ * added to the exponent field (split in two factors near over/underflow). */
+double shc_cuda_exp(double a)
+{
+    double t = fma(a, 0x1.71547652b82fep+0, 0x1.8p+52);
+    int32_t j = (int32_t)loword(t);
+    double jd = t + -0x1.8p+52;
+    double r = fma(jd, -0x1.62e42fefa39efp-1, a);
+    r = fma(jd, -0x1.abc9e3b39803fp-56, r);
+    double p = fma(0x1.ade1569ce2bdfp-26, r, 0x1.28af3fca213eap-22);
+    p = fma(p, r, 0x1.71dee62401315p-19);
+    p = fma(p, r, 0x1.a01997c89eb71p-16);
+    p = fma(p, r, 0x1.a01a014761f65p-13);
+    p = fma(p, r, 0x1.6c16c1852b7afp-10);
+    p = fma(p, r, 0x1.1111111122322p-7);
+    p = fma(p, r, 0x1.55555555502a1p-5);
+    p = fma(p, r, 0x1.5555555555511p-3);
+    p = fma(p, r, 0x1.000000000000bp-1);
+    p = fma(p, r, 1.0);
+    p = fma(p, r, 1.0);
+    float ah = fabsf(hiword_as_float(a));
+    if (ah < 0x1.0c4656p+2f) /* |a| < ~708.4: 2^j fits the exponent field */
+        return lohi(loword(p), (uint32_t)hiword(p) + ((uint32_t)j << 20));
+    double z = a < 0.0 ? 0.0 : a + INFINITY;
+    if (ah < 0x1.0e9p+2f) { /* |a| < ~745.1: 2^j as 2^(j/2) * 2^(j - j/2) */
+        int32_t j2 = j / 2;
+        double s = lohi(loword(p), (uint32_t)hiword(p) + ((uint32_t)j2 << 20));
+        z = s * lohi(0, 0x3ff00000u + ((uint32_t)(j - j2) << 20));
+    }
+    return z;
+}
+
+/* __nv_log1p: for a in about (-0.4, 0.67) (a test on the high word read as a
+ * float) log1p(a) = 2 atanh(a / (a + 2)) with a compensated quotient; elsewhere
+ * libdevice inlines __nv_log(a + 1), which is shc_cuda_log (same IR, checked by
+ * the vectors). */
+double shc_cuda_log1p(double a)
+{
+    float h = hiword_as_float(a);
+    if (!(h < 0x1.caaaaap+0f && h > -0x1.b33332p+0f))
+        return shc_cuda_log(a + 1.0);
+    double q = a / (a + 2.0); /* fdiv: IEEE division, exact on the GPU too */
+    double m = -a * q;
+    double u = a + m;
+    double v = u * u;
+    double p = fma(0x1.372fb2fbe14b5p-20, v, 0x1.087ffceb2dc44p-18);
+    p = fma(p, v, 0x1.3b9ff890f468cp-16);
+    p = fma(p, v, 0x1.7457efd51baf8p-14);
+    p = fma(p, v, 0x1.c71c8de3ce825p-12);
+    p = fma(p, v, 0x1.249248fa4661fp-9);
+    p = fma(p, v, 0x1.99999999d70c4p-7);
+    p = fma(p, v, 0x1.5555555555462p-4);
+    p = p * v;
+    return fma(p, u, m) + a;
+}
+
+/* cvt.rni.s32.f64: nearest-even, saturating, NaN to 0. */
+static inline int32_t d2i_rn(double d)
+{
+    if (isnan(d))
+        return 0;
+    if (d >= 2147483647.0)
+        return INT32_MAX;
+    if (d <= -2147483648.0)
+        return INT32_MIN;
+    return (int32_t)nearbyint(d);
+}
+
+/* __nv_tan for |a| < 2^31 (and +-inf, NaN): a = q pi/2 + z by a three-part
+ * pi/2 (Cody-Waite); tan(z) by an odd polynomial; for odd q, -1/tan(z) by a
+ * MUFU.RCP64H seed refined twice, the second step folding in the rounding
+ * error of tan(z).  |a| >= 2^31 takes libdevice's Payne-Hanek slow path
+ * (__internal_trig_reduction_slowpathd), which is not reimplemented: torch's
+ * cauchy_ only passes |a| <= pi/2, and such a is answered by the host tan(),
+ * not libdevice's bits (documented in the header). */
+double shc_cuda_tan(double a) { return shc_cuda_tan_rcp(a, shc_cuda_rcp_approx_ftz_d); }
+
+double shc_cuda_tan_rcp(double a, double (*rcp)(double))
+{
+    double z = a * 0.0;
+    int32_t q = 0;
+    if (fabs(a) != INFINITY) {
+        if (fabs(a) >= 0x1p31)
+            return tan(a);
+        q = d2i_rn(a * 0x1.45f306dc9c883p-1);
+        double qd = (double)q;
+        z = fma(-qd, 0x1.921fb54442d18p+0, a);
+        z = fma(-qd, 0x1.1a62633145c00p-54, z);
+        z = fma(-qd, 0x1.b839a252049c0p-104, z);
+    }
+    double s = z * z;
+    double p = fma(0x1.48dac2799bcb9p-17, s, -0x1.9757c5b27ebb1p-16);
+    p = fma(p, s, 0x1.980e90fd91e04p-15);
+    p = fma(p, s, -0x1.ae2b0417d7e1dp-16);
+    p = fma(p, s, 0x1.19f5341bfba57p-14);
+    p = fma(p, s, 0x1.5e791a00f6919p-14);
+    p = fma(p, s, 0x1.ff2e7fadec73ap-13);
+    p = fma(p, s, 0x1.34bc1b206da62p-11);
+    p = fma(p, s, 0x1.7db18ef2f83f9p-10);
+    p = fma(p, s, 0x1.d6d2e7ae49fbcp-9);
+    p = fma(p, s, 0x1.226e3a816a776p-7);
+    p = fma(p, s, 0x1.664f485d25660p-6);
+    p = fma(p, s, 0x1.ba1ba1babf31dp-5);
+    p = fma(p, s, 0x1.11111111105d2p-3);
+    p = fma(p, s, 0x1.555555555555ep-2);
+    p = p * s;
+    double t = fma(p, z, z);
+    if (!(q & 1))
+        return t;
+    double lo = fma(p, z, -(t - z)); /* t + lo = tan(z) to ~2^-106 */
+    double r = rcp(t);
+    double e = fma(-t, r, 1.0);
+    e = fma(e, e, e);
+    r = fma(e, r, r);
+    double nr = -r;
+    double h = fma(t, nr, 1.0);
+    h = fma(nr, lo, h);
+    return fma(h, nr, nr);
+}
+
+/* add.rz.f32: a + b rounded toward zero, from the round-to-nearest sum and its
+ * exact error (TwoSum), without touching the FP environment. */
+static float add_rz_f(float a, float b)
+{
+    float s = a + b;
+    if (!isfinite(s))
+        return isinf(s) && isfinite(a) && isfinite(b) ? copysignf(FLT_MAX, s) : s;
+    float bb = s - a;
+    float err = (a - (s - bb)) + (b - bb); /* a + b = s + err exactly */
+    if (err != 0.0f && (s > 0.0f ? err < 0.0f : err > 0.0f))
+        s = nextafterf(s, 0.0f); /* s was rounded away from zero */
+    if (s == 0.0f && err == 0.0f && a + b == 0.0f)
+        return a + b; /* exact zero: the sign IEEE gives it */
+    return s;
+}
+
+/* __nv_log1pf (non-ftz): 1 + a rounded toward zero only picks the exponent e;
+ * m - 1 = a 2^-e + (2^-e - 1) is then formed without that rounding, and log1p
+ * = e ln2 + f + f^2 P(f).  libdevice's float log1p; torch's at::log1p<float> is
+ * __logf(1 + x) on the device instead, so no torch kernel calls this. */
+float shc_cuda_log1pf(float a)
+{
+    uint32_t s = fbits(add_rz_f(a, 1.0f));
+    uint32_t eb = (s - 0x3f400000u) & 0xff800000u;
+    float m = bitsf(fbits(a) - eb);
+    float sc = bitsf(0x40800000u - eb); /* 4 * 2^-e */
+    float f = m + fmaf(0.25f, sc, -1.0f);
+    float ef = (float)(int32_t)eb * 0x1p-23f;
+    float p = fmaf(-0x1.737efp-5f, f, 0x1.b00024p-4f);
+    p = fmaf(p, f, -0x1.0ef1cp-3f);
+    p = fmaf(p, f, 0x1.28c8eap-3f);
+    p = fmaf(p, f, -0x1.54d1bap-3f);
+    p = fmaf(p, f, 0x1.995f3cp-3f);
+    p = fmaf(p, f, -0x1.000084p-2f);
+    p = fmaf(p, f, 0x1.5555ccp-2f);
+    p = fmaf(p, f, -0.5f);
+    p = p * f;
+    float r = fmaf(p, f, f);
+    r = fmaf(ef, 0x1.62e43p-1f, r);
+    uint32_t ab = fbits(a);
+    if (ab >= 0x7f800000u) { /* negative, +inf or NaN */
+        if ((int32_t)ab > (int32_t)0xbf800000u) /* a < -1, -inf, NaN, +inf */
+            r = fmaf(a, INFINITY, INFINITY);
+        if (a == 0.0f)
+            r = -0.0f;
+    }
     return r;
 }

@@ -14,9 +14,10 @@
  *
  * The only place host and device differ is the transcendental function a
  * transform calls (shc_tk_logf & co. below): on the device the one CUDA's
- * math library gives (what torch's kernel calls: logf, __sincosf in cuRAND's
- * Box-Muller, sincospi, tanf ...), on the host the CPU reference's model of
- * it (glibc, or cuda_libdevice.c's reimplementation of libdevice).  Those are
+ * math library gives (what torch's kernel calls: __logf, __expf, __tanf,
+ * __sincosf in cuRAND's Box-Muller, libdevice's log, exp, log1p, tan, sincospi),
+ * on the host the CPU reference's model of it (cuda_libdevice.c's bit-exact
+ * reimplementation of libdevice; glibc standing in for the MUFU intrinsics).  Those are
  * exactly the values the golden files flag GpuOnly; every other step (Philox,
  * counter layout, index mapping, u01 scaling, FMA placement, rounding to the
  * dtype, stores) is this one text.
@@ -110,17 +111,81 @@ static inline SHC_HD int shc_tk_fits32(int64_t n, int64_t size)
 
 /* ---- the math a transform calls: the device's own, or the host's model of it ---- */
 
+/* at::log<float>, at::exp<float>, at::tan<float> and at::log1p<float> are the
+ * fast intrinsics on the device (ATen/NumericUtils.h, torch 2.13: "use __logf
+ * fast approximation for peak bandwidth"; log1p is __logf(1.0f + x)), i.e. the
+ * special-function unit (MUFU.LG2, MUFU.EX2, MUFU.SIN/COS + MUFU.RCP).  The host
+ * keeps the IEEE steps around the unit exactly (__expf's FMUL by log2(e),
+ * log1p's 1.0f + x) and stands in glibc for the unit itself: not bit-exact,
+ * which is why these values stay GpuOnly/CudaMathTodo. */
 static inline SHC_HD float shc_tk_logf(float x)
 {
-    return logf(x); /* device: CUDA's logf (torch's at::log<float>); host: glibc */
+#ifdef __CUDA_ARCH__
+    return __logf(x);
+#else
+    return logf(x);
+#endif
 }
 
+static inline SHC_HD float shc_tk_log1pf(float x)
+{
+    return shc_tk_logf(1.0f + x);
+}
+
+static inline SHC_HD float shc_tk_expf(float x)
+{
+#ifdef __CUDA_ARCH__
+    return __expf(x);
+#else
+    return exp2f(x * 0x1.715476p+0f); /* __nv_fast_expf: fmul by log2(e), ex2.approx */
+#endif
+}
+
+static inline SHC_HD float shc_tk_tanf(float x)
+{
+#ifdef __CUDA_ARCH__
+    return __tanf(x);
+#else
+    return tanf(x);
+#endif
+}
+
+/* The double forms are libdevice (::log, ::exp, ::log1p, ::tan), reimplemented
+ * bit for bit in cuda_libdevice.c; log, log1p (a >= ~0.67 or <= ~-0.4) and tan
+ * (odd quadrant) seed a Newton step with MUFU.RCP64H, which is modelled. */
 static inline SHC_HD double shc_tk_log(double x)
 {
 #ifdef __CUDA_ARCH__
     return log(x);
 #else
-    return shc_cuda_log(x); /* libdevice's __nv_log, reimplemented */
+    return shc_cuda_log(x);
+#endif
+}
+
+static inline SHC_HD double shc_tk_log1p(double x)
+{
+#ifdef __CUDA_ARCH__
+    return log1p(x);
+#else
+    return shc_cuda_log1p(x);
+#endif
+}
+
+static inline SHC_HD double shc_tk_exp(double x)
+{
+#ifdef __CUDA_ARCH__
+    return exp(x);
+#else
+    return shc_cuda_exp(x);
+#endif
+}
+
+static inline SHC_HD double shc_tk_tan(double x)
+{
+#ifdef __CUDA_ARCH__
+    return tan(x);
+#else
+    return shc_cuda_tan(x);
 #endif
 }
 
@@ -231,9 +296,9 @@ static inline SHC_HD void shc_tk_emit_f(const shc_tk *k, uint8_t *dst, uint8_t *
         break;
     }
     case SHC_TORCH_BERNOULLI: shc_tk_store_i(k, dst, x < k->f_p); break;
-    case SHC_TORCH_LOG_NORMAL: shc_tk_store_f(k, dst, expf(fmaf(x, k->f_b, k->f_a))); break;
+    case SHC_TORCH_LOG_NORMAL: shc_tk_store_f(k, dst, shc_tk_expf(fmaf(x, k->f_b, k->f_a))); break;
     case SHC_TORCH_GEOMETRIC: { /* ceil(log(u) / log1p(-p)), float; any dtype but bool */
-        float v = ceilf(shc_tk_logf(x) / log1pf(-k->f_p));
+        float v = ceilf(shc_tk_logf(x) / shc_tk_log1pf(-k->f_p));
         if (k->is_float)
             shc_tk_store_f(k, dst, v);
         else
@@ -243,7 +308,7 @@ static inline SHC_HD void shc_tk_emit_f(const shc_tk *k, uint8_t *dst, uint8_t *
     case SHC_TORCH_CAUCHY: { /* transformation::cauchy<float> clips to [eps, 1 - eps] */
         float v = x > 1.0f - FLT_EPSILON ? 1.0f - FLT_EPSILON : x;
         v = v < FLT_EPSILON ? FLT_EPSILON : v;
-        shc_tk_store_f(k, dst, fmaf(k->f_b, tanf(SHC_TK_PI_F * (v - 0.5f)), k->f_a));
+        shc_tk_store_f(k, dst, fmaf(k->f_b, shc_tk_tanf(SHC_TK_PI_F * (v - 0.5f)), k->f_a));
         break;
     }
     case SHC_TORCH_DROPOUT: shc_tk_dropout(k, dst, mask, x); break;
@@ -264,9 +329,9 @@ static inline SHC_HD void shc_tk_emit_d(const shc_tk *k, uint8_t *dst, double x)
         break;
     }
     case SHC_TORCH_BERNOULLI: v = x < k->d_a; break;
-    case SHC_TORCH_LOG_NORMAL: v = exp(fma(x, k->d_b, k->d_a)); break;
-    case SHC_TORCH_GEOMETRIC: v = ceil(log(x) / log1p(-k->d_a)); break;
-    case SHC_TORCH_CAUCHY: v = fma(k->d_b, tan(SHC_TK_PI_D * (x - 0.5)), k->d_a); break; /* no clip */
+    case SHC_TORCH_LOG_NORMAL: v = shc_tk_exp(fma(x, k->d_b, k->d_a)); break;
+    case SHC_TORCH_GEOMETRIC: v = ceil(shc_tk_log(x) / shc_tk_log1p(-k->d_a)); break;
+    case SHC_TORCH_CAUCHY: v = fma(k->d_b, shc_tk_tan(SHC_TK_PI_D * (x - 0.5)), k->d_a); break; /* no clip */
     default: break;
     }
     memcpy(dst, &v, 8);

@@ -6,7 +6,8 @@
 //      [2^-7,2^-6), with the reachability mask found_B.u8 (t = fmul_rz(a, 0x3e22f983) for some a);
 //      rcp.approx.ftz.f64 (MUFU.RCP64H) on the high words of [1,2) (2^20 entries, rcp64h.raw);
 //   2. libdevice vectors: the INPUT column of conformance/tests/data/libdevice/vectors.txt
-//      through log, sincospi and logf, written in the same format (compare with diff).
+//      through log, sincospi, logf, exp, log1p and tan, written in the same format (compare
+//      with diff).
 // Usage: record_cuda_math OUTDIR [VECTORS.txt]   (tools/gpu/record_cuda_math.sh drives it)
 #include <cstdint>
 #include <cstdio>
@@ -66,6 +67,9 @@ __global__ void k_vec(int n, const int *fn, const unsigned long long *in, unsign
     case 0: o1[i] = (unsigned long long)__double_as_longlong(log(x)); break;
     case 1: sincospi(x, &s, &c); o1[i] = (unsigned long long)__double_as_longlong(s);
             o2[i] = (unsigned long long)__double_as_longlong(c); break;
+    case 3: o1[i] = (unsigned long long)__double_as_longlong(exp(x)); break;
+    case 4: o1[i] = (unsigned long long)__double_as_longlong(log1p(x)); break;
+    case 5: o1[i] = (unsigned long long)__double_as_longlong(tan(x)); break;
     default: o1[i] = __float_as_uint(logf(__uint_as_float((uint32_t)in[i]))); break;
     }
 }
@@ -93,7 +97,10 @@ static int vectors(const char *dir, const char *path)
     while (fgets(line, sizeof line, f) && n < cap) {
         unsigned long long x;
         if (line[0] == '#' || sscanf(line, "%31s %llx", fname, &x) != 2) continue;
-        fn[n] = !strcmp(fname, "log") ? 0 : !strcmp(fname, "sincospi") ? 1 : 2;
+        static const char *const names[] = {"log", "sincospi", "logf", "exp", "log1p", "tan"};
+        fn[n] = 2;
+        for (int k = 0; k < 6; k++)
+            if (!strcmp(fname, names[k])) fn[n] = k;
         in[n++] = x;
     }
     fclose(f);
@@ -114,6 +121,9 @@ static int vectors(const char *dir, const char *path)
     for (int i = 0; i < n; i++) {
         if (fn[i] == 0) fprintf(o, "log %016llx %016llx\n", in[i], o1[i]);
         else if (fn[i] == 1) fprintf(o, "sincospi %016llx %016llx %016llx\n", in[i], o1[i], o2[i]);
+        else if (fn[i] == 3) fprintf(o, "exp %016llx %016llx\n", in[i], o1[i]);
+        else if (fn[i] == 4) fprintf(o, "log1p %016llx %016llx\n", in[i], o1[i]);
+        else if (fn[i] == 5) fprintf(o, "tan %016llx %016llx\n", in[i], o1[i]);
         else fprintf(o, "logf %08llx %08llx\n", in[i], o1[i]);
     }
     fclose(o);
