@@ -2,7 +2,9 @@
 # certify.sh — `shardcheck certify`: a package from the ref backend is conformant, complete
 # (results, JUnit, report, environment, golden MANIFEST, statement, MANIFEST that sha256sum -c
 # accepts) and passes --check; a failing candidate makes it nonconformant (exit 1) and a
-# partial one lists its NotSupported fields; the mpi backend runs under mpirun at np 1 and 2.
+# partial one lists its NotSupported fields; the mpi backend runs under mpirun at np 1 and 2; the
+# cuda backend without a GPU is a "not run" row with run's reason (exit 77, incomplete), and on the
+# emulated device (SHARDCHECK_CUDA_EMULATE) a conformant package.
 # Bad input, each exit 2 with the reason: unwritable --out, --out non-empty, unknown family,
 # bad --np, a tampered golden corpus, a child that refuses its input (a missing plugin, a
 # malformed candidate).  A rank killed under mpirun: the row is rebuilt from run's journal; a
@@ -143,6 +145,33 @@ expect_exit "a tampered golden corpus: exit 2 naming the file" 2 "threefry/three
 expect_exit "a child refusing its input (missing plugin): exit 2, package incomplete" 2 \
   "run threefry at np 1: .*cannot load.*exit 2.*is incomplete" \
   C --out "$tmp/plug" --backend plugin:"$tmp/none.so" --families threefry
+
+# ---- cuda: `run --backend cuda`, np 1; no GPU is a "not run" row (exit 77), never a failure ----
+expect_exit "--np 2 on the cuda backend: exit 2" 2 "only mpi and torch take rank counts" \
+  C --out "$tmp/u" --backend cuda --np 2 --families torch-cuda-rng
+if [ -f "$top_builddir/lib/cuda/torch_rng_kernels.o" ]; then why='skipped: no (usable )?CUDA device'
+else why='skipped: this shardcheck was built without CUDA'; fi
+expect_exit "cuda without a GPU: incomplete, exit 77" 77 "verdict: INCOMPLETE" \
+  env CUDA_VISIBLE_DEVICES= "$SHARDCHECK" certify --golden "$G" --out "$tmp/nogpu" --backend cuda \
+  --families torch-cuda-rng --max-cases 4
+if grep -Eq "torch-cuda-rng +run +cuda +1 +0 +0 +0 +notrun" "$tmp/nogpu/statement.txt" &&
+   grep -Eq "torch-cuda-rng \(run cuda, np 1\): not run: shardcheck run: --backend cuda: $why" "$tmp/nogpu/statement.txt"; then
+  tap_ok "the cuda row is not run, with run's reason"
+else tap_not_ok "the cuda row is not run, with run's reason" "$(tail -n 8 "$tmp/nogpu/statement.txt" 2>/dev/null)"; fi
+expect_exit "--check the package without a GPU" 0 "intact.*verdict: incomplete" "$SHARDCHECK" certify --check "$tmp/nogpu"
+if [ -f "$top_builddir/lib/cuda/torch_rng_kernels.o" ] && [ -d "$G/torch-cuda-rng" ]; then
+  # SHARDCHECK_CUDA_EMULATE: the backend runs for real with the CPU grid emulator as its device
+  expect_exit "cuda, emulated a100 device: conformant, exit 0" 0 "verdict: CONFORMANT" \
+    env SHARDCHECK_CUDA_EMULATE=a100 "$SHARDCHECK" certify --golden "$G" --out "$tmp/cuda" \
+    --backend cuda --families torch-cuda-rng --max-cases 40
+  if grep -Eq "torch-cuda-rng +run +cuda +1 +[1-9][0-9]* +0 +[0-9]+ +pass" "$tmp/cuda/statement.txt"; then
+    tap_ok "the cuda row passed cases on the emulated device"
+  else tap_not_ok "the cuda row passed cases on the emulated device" "$(cat "$tmp/cuda/statement.txt" 2>/dev/null)"; fi
+  has "environment.json records the emulation" "$tmp/cuda/environment.json" '"SHARDCHECK_CUDA_EMULATE": "a100"'
+  has "the results file is run's, backend cuda" "$tmp/cuda/results/torch-cuda-rng.cuda.np1.json" '"backend":"cuda"'
+  has "the row's log says no GPU was used" "$tmp/cuda/logs/torch-cuda-rng.cuda.np1.stderr" "no GPU used: SHARDCHECK_CUDA_EMULATE"
+  expect_exit "--check the cuda package" 0 "intact.*verdict: conformant" "$SHARDCHECK" certify --check "$tmp/cuda"
+else tap_skip "cuda on an emulated device" "shardcheck built without CUDA (configure --with-cuda)"; fi
 
 # ---- mpi under mpirun ----
 if [ -z "${MPIRUN:-}" ] || ! command -v "$MPIRUN" >/dev/null 2>&1; then
