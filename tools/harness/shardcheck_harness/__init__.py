@@ -43,10 +43,12 @@ families_in = _hl.families_in
 family_files = _hl.family_files
 iter_cases = _hl.iter_cases
 load_adapter = _hl.load_adapter
+results_document = _hl.results_document
 run_family = _hl.run_family
 values_equal = _hl.values_equal
 
 __all__ = ["DEFAULT_GOLDEN", "FamilyResult", "Mismatch", "Placement", "adapter_fields",
            "check_adapter", "coordinates", "families_in", "family_files", "field",
            "format_placements", "iter_cases", "load_adapter", "parse_mesh", "parse_placement",
-           "parse_placements", "parse_shape", "rank_map", "run_family", "values_equal"]
+           "parse_placements", "parse_shape", "rank_map", "results_document", "run_family",
+           "values_equal"]
