@@ -376,8 +376,8 @@ static int open_outputs(run_opts *o, report *rep)
         return CLI_GO;
     report_opts ro = {.fmt = o->json ? REP_JSON : o->tap ? REP_TAP : REP_TEXT, .cmd = "run",
                       .suite = "shardcheck", .junit_path = o->junit, .verbose = o->verbose,
-                      .head = json_pack("{s:s,s:I}", "backend", run_backend_name(o->backend), "ranks",
-                                        (json_int_t)o->nprocs)};
+                      .head = json_pack("{s:s,s:I}", "backend", run_backend_name(o->backend),
+                                        "ranks", (json_int_t)o->nprocs)};
     if (report_open(rep, &ro))
         return cli_usage_error("run", "--junit %s: cannot write", o->junit);
     o->rep = rep;
