@@ -3,7 +3,7 @@
 # corpus fuzz/corpus/T/ and the crash reproducers fuzz/regressions/T/ go through the target's
 # entry point (fuzz/replay_T, no libFuzzer; sanitizers come from the build's CFLAGS).
 # Reproducers of defects not fixed yet are listed in fuzz/regressions/PENDING and left out.
-. "$top_srcdir/conformance/tests/tap.sh"
+. "$top_srcdir/conformance/tests/testlib.sh"
 F=$top_srcdir/fuzz
 pending=$F/regressions/PENDING
 for t in parse golden family candidate plugin; do

@@ -37,7 +37,8 @@ typedef enum {
     CLI_STR,    /* *(const char **)to = the argument */
     CLI_LL,     /* *(long long *)to = the argument as an integer in [lo, hi] */
     CLI_CHOICE, /* *(int *)to = the argument's index in choices (NULL-terminated) */
-    CLI_CALL    /* call(ctx, arg, e): anything else; SHC_OK or a code with e's reason */
+    CLI_CALL,   /* call(ctx, arg, e): anything else; SHC_OK or a code with e's reason */
+    CLI_LIST    /* repeatable: ((const char **)to)[(*count)++] = the argument, at most hi */
 } cli_kind;
 
 typedef struct cli_option {
@@ -51,6 +52,8 @@ typedef struct cli_option {
     const char *const *choices;  /* CLI_CHOICE */
     int (*call)(void *ctx, const char *arg, shc_err *e); /* CLI_CALL */
     int set;                     /* CLI_FLAG: the value stored (0 means 1) */
+    int *count;                  /* CLI_LIST: how many arguments `to` holds */
+    int *mark;                   /* any kind: set to 1 when the option is given (may be NULL) */
 } cli_option;
 
 typedef struct cli_command {

@@ -9,6 +9,7 @@
  * missing argument and a stray argument against every command the program lists.
  */
 #include "config.h"
+#include <assert.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -86,13 +87,25 @@ static int set_choice(const cli_command *cmd, const cli_option *o, const char *a
     return cli_usage_error(cmd->name, "--%s: unknown value '%s' (one of %s)", o->name, arg, list);
 }
 
+static int set_list(const cli_command *cmd, const cli_option *o, const char *arg)
+{
+    assert(o->count && o->hi > 0);
+    if (*o->count >= o->hi)
+        return cli_usage_error(cmd->name, "--%s: at most %lld", o->name, o->hi);
+    ((const char **)o->to)[(*o->count)++] = arg;
+    return CLI_GO;
+}
+
 static int set_value(const cli_command *cmd, const cli_option *o, const char *arg)
 {
+    if (o->mark)
+        *o->mark = 1;
     switch (o->kind) {
     case CLI_FLAG: *(int *)o->to = o->set ? o->set : 1; return CLI_GO;
     case CLI_STR: *(const char **)o->to = arg; return CLI_GO;
     case CLI_LL: return set_ll(cmd, o, arg);
     case CLI_CHOICE: return set_choice(cmd, o, arg);
+    case CLI_LIST: return set_list(cmd, o, arg);
     case CLI_CALL: {
         shc_err e = {0};
         int rc = o->call(cmd->ctx, arg, &e);

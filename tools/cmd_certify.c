@@ -33,14 +33,16 @@
 #include "report.h"
 #include "certify.h"
 #include "certify_spawn.h"
+#include "run.h"
 
 #define CERT_MAX_NP 16
 #define CERT_MAX_ROWS 512
+#define CERT_MAX_CAND 64
 
 typedef struct cert_opts {
     const char *out, *golden, *backend, *families, *np, *name, *check;
     const char *golden_opt; /* --golden as given (--check compares against it only then) */
-    const char *cand[64];
+    const char *cand[CERT_MAX_CAND];
     int ncand, np_v[CERT_MAX_NP], nnp, run_backend; /* run_backend: backend rows wanted */
     long long max_cases, timeout;
     const shc_family *fam[64];
@@ -131,41 +133,6 @@ static int candidate_family(const char *arg, const shc_family **f, const char **
     return 0;
 }
 
-static int opt_golden(void *ctx, const char *arg, shc_err *e)
-{
-    cert_opts *o = ctx;
-    (void)e;
-    o->golden = o->golden_opt = arg;
-    return SHC_OK;
-}
-
-static int opt_backend(void *ctx, const char *arg, shc_err *e)
-{
-    cert_opts *o = ctx;
-    (void)e;
-    o->backend = arg;
-    o->run_backend = 1;
-    return SHC_OK;
-}
-
-static int opt_families(void *ctx, const char *arg, shc_err *e)
-{
-    cert_opts *o = ctx;
-    (void)e;
-    o->families = arg;
-    o->run_backend = 1;
-    return SHC_OK;
-}
-
-static int opt_candidate(void *ctx, const char *arg, shc_err *e)
-{
-    cert_opts *o = ctx;
-    if (o->ncand == 64)
-        return shc_fail(e, SHC_EINVAL, "at most 64");
-    o->cand[o->ncand++] = arg;
-    return SHC_OK;
-}
-
 static const char CERTIFY_ABOUT[] =
     "       shardcheck certify --check DIR [--golden DIR]\n"
     "  Runs the claimed families on the backend at each claimed rank count (mpi, torch:\n"
@@ -181,16 +148,17 @@ static int parse_options(cert_opts *o, int argc, char **argv)
     const cli_option opts[] = {
         {.name = "out", .kind = CLI_STR, .meta = "DIR", .to = &o->out,
          .help = "the package directory to write (new or empty)"},
-        {.name = "golden", .kind = CLI_CALL, .meta = "DIR", .call = opt_golden,
+        {.name = "golden", .kind = CLI_STR, .meta = "DIR", .to = &o->golden_opt,
          .help = "golden directory (default $SHARDCHECK_GOLDEN or golden)"},
-        {.name = "backend", .kind = CLI_CALL, .meta = "B", .call = opt_backend,
-         .help = "ref (default), local, mpi, torch[:gloo|:nccl] or plugin:FILE.so"},
-        {.name = "families", .kind = CLI_CALL, .meta = "A,B", .call = opt_families,
-         .help = "the families claimed (default every registered family)"},
+        {.name = "backend", .kind = CLI_STR, .meta = "B", .to = &o->backend,
+         .mark = &o->run_backend,
+         .help = "ref (default), local, mpi, torch[:gloo|:nccl], cuda or plugin:FILE.so"},
+        {.name = "families", .kind = CLI_STR, .meta = "A,B", .to = &o->families,
+         .mark = &o->run_backend, .help = "the families claimed (default every registered family)"},
         {.name = "np", .kind = CLI_STR, .meta = "N,M", .to = &o->np,
          .help = "rank counts claimed (default 1; mpi and torch run under mpirun -np N)"},
-        {.name = "candidate", .kind = CLI_CALL, .meta = "[FAMILY=]FILE", .call = opt_candidate,
-         .help = "a results file to verify (repeatable)"},
+        {.name = "candidate", .kind = CLI_LIST, .meta = "[FAMILY=]FILE", .to = o->cand,
+         .count = &o->ncand, .hi = CERT_MAX_CAND, .help = "a results file to verify (repeatable)"},
         {.name = "name", .kind = CLI_STR, .meta = "TEXT", .to = &o->name,
          .help = "the implementation's name in the statement"},
         {.name = "max-cases", .kind = CLI_LL, .meta = "N", .to = &o->max_cases, .lo = 0,
@@ -202,9 +170,9 @@ static int parse_options(cert_opts *o, int argc, char **argv)
          .help = "re-verify the package in DIR instead of writing one"},
         CLI_OPT_END};
     const cli_command cmd = {
-        .name = "certify", .opts = opts, .ctx = o, .about = CERTIFY_ABOUT,
+        .name = "certify", .opts = opts, .about = CERTIFY_ABOUT,
         .synopsis = "--out DIR [--golden DIR] [--backend ref|local|mpi|torch[:gloo|:nccl]|"
-                    "plugin:F.so]\n                          [--families a,b] [--np 1,2,4] "
+                    "cuda|plugin:F.so]\n                          [--families a,b] [--np 1,2,4] "
                     "[--candidate [FAMILY=]FILE]...\n                          [--name TEXT] "
                     "[--max-cases N] [--timeout SEC]"};
     return cli_parse(&cmd, argc, argv, NULL);
@@ -220,14 +188,11 @@ static int validate(cert_opts *o)
         o->run_backend = 1;
     if (!o->backend)
         o->backend = "ref";
-    static const char *const known[] = {"ref", "local", "mpi", "torch", "torch:gloo",
-                                        "torch:nccl"};
-    bool ok = !strncmp(o->backend, "plugin:", 7) && o->backend[7];
-    for (size_t i = 0; i < sizeof known / sizeof *known; i++)
-        ok |= !strcmp(o->backend, known[i]);
-    if (!ok)
-        return cli_usage_error("certify", "--backend '%s': expected ref, local, mpi, "
-                               "torch[:gloo|:nccl] or plugin:FILE.so", o->backend);
+    run_backend b; /* run's own list: certify runs `run --backend B` as given */
+    const char *pg, *plugin;
+    shc_err e = {0};
+    if (run_backend_parse(o->backend, &b, &pg, &plugin, &e))
+        return cli_usage_error("certify", "--backend: %s", e.msg);
     if (o->np && !o->run_backend)
         return cli_usage_error("certify", "--np applies to backend runs (--backend, --families)");
     int rc = parse_np(o);
@@ -434,7 +399,8 @@ static json_t *environment(const cert_opts *o)
         json_array_append_new(cmd, json_string(o->argv[i]));
     static const char *const vars[] = {"MPIRUN", "MPIRUN_ARGS", "SHARDCHECK_PYTHON",
                                        "SHARDCHECK_TORCH_VERSION", "SHARDCHECK_TORCH_DEVICE",
-                                       "SHARDCHECK_HARNESS", "OMP_NUM_THREADS"};
+                                       "SHARDCHECK_HARNESS", "OMP_NUM_THREADS",
+                                       "CUDA_VISIBLE_DEVICES", "SHARDCHECK_CUDA_EMULATE"};
     for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
         if (getenv(vars[i]))
             json_object_set_new(env, vars[i], json_string(getenv(vars[i])));
@@ -544,8 +510,8 @@ static int check_golden(const cert_opts *o, const shc_family **cf, int ncf)
 
 static int certify(cert_opts *o)
 {
-    const shc_family *cf[64];
-    const char *cfile[64];
+    const shc_family *cf[CERT_MAX_CAND];
+    const char *cfile[CERT_MAX_CAND];
     int rc = 0;
     for (int i = 0; i < o->ncand && !rc; i++)
         rc = candidate_family(o->cand[i], &cf[i], &cfile[i]);
@@ -593,6 +559,8 @@ int cmd_certify(int argc, char **argv)
     int rc = parse_options(&o, argc, argv);
     if (rc != CLI_GO)
         return rc;
+    if (o.golden_opt)
+        o.golden = o.golden_opt;
     if (!o.golden)
         o.golden = "golden";
     if ((rc = validate(&o)))

@@ -20,6 +20,7 @@
  * Tested by conformance/tests/run_mpi.sh and run_faults.sh.
  */
 #include "config.h"
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -227,34 +228,47 @@ static int run_family(run_opts *o, const shc_family *f, int64_t *seq)
 
 /* ---- options ---- */
 
-static int parse_backend(void *ctx, const char *b, shc_err *e)
+int run_backend_parse(const char *b, run_backend *out, const char **torch_pg,
+                      const char **plugin_path, shc_err *e)
+{
+    static const struct { const char *name; run_backend b; } plain[] = {
+        {"ref", BACKEND_REF}, {"local", BACKEND_LOCAL}, {"mpi", BACKEND_MPI},
+        {"cuda", BACKEND_CUDA}, {"torch", BACKEND_TORCH}, {"torch:gloo", BACKEND_TORCH},
+        {"torch:nccl", BACKEND_TORCH}};
+    for (size_t i = 0; i < sizeof plain / sizeof *plain; i++)
+        if (!strcmp(b, plain[i].name)) {
+            *out = plain[i].b;
+            if (*out == BACKEND_TORCH)
+                *torch_pg = b[5] ? b + 6 : "gloo";
+            return SHC_OK;
+        }
+    if (!strncmp(b, "plugin:", 7) && b[7]) {
+        *out = BACKEND_PLUGIN;
+        *plugin_path = b + 7;
+        return SHC_OK;
+    }
+    return shc_fail(e, SHC_EINVAL, "'%s': expected ref, local, mpi, torch[:gloo|:nccl], "
+                    "cuda or plugin:FILE.so", b);
+}
+
+const char *run_backend_name(run_backend b)
+{
+    static const char *const names[] = {"ref", "local", "mpi", "plugin", "torch", "cuda"};
+    assert((size_t)b < sizeof names / sizeof *names);
+    return names[b];
+}
+
+static int opt_backend(void *ctx, const char *b, shc_err *e)
 {
     run_opts *o = ctx;
-    if (!strcmp(b, "ref"))
-        o->backend = BACKEND_REF;
-    else if (!strcmp(b, "local"))
-        o->backend = BACKEND_LOCAL;
-    else if (!strcmp(b, "mpi"))
-        o->backend = BACKEND_MPI;
-    else if (!strcmp(b, "cuda"))
-        o->backend = BACKEND_CUDA;
-    else if (!strcmp(b, "torch") || !strcmp(b, "torch:gloo") || !strcmp(b, "torch:nccl")) {
-        o->backend = BACKEND_TORCH;
-        o->torch_backend = b[5] ? b + 6 : "gloo";
-    } else if (!strncmp(b, "plugin:", 7) && b[7]) {
-        o->backend = BACKEND_PLUGIN;
-        o->plugin_path = b + 7;
-    } else
-        return shc_fail(e, SHC_EINVAL, "'%s': expected ref, local, mpi, torch[:gloo|:nccl], "
-                        "cuda or plugin:FILE.so", b);
-    return SHC_OK;
+    return run_backend_parse(b, &o->backend, &o->torch_backend, &o->plugin_path, e);
 }
 
 static int parse_options(run_opts *o, int argc, char **argv)
 {
     long long timeout = 60, max_cases = 0, max_ranks = 0;
     const cli_option opts[] = {
-        {.name = "backend", .kind = CLI_CALL, .meta = "B", .call = parse_backend,
+        {.name = "backend", .kind = CLI_CALL, .meta = "B", .call = opt_backend,
          .help = "ref (default), local, mpi, torch[:gloo|:nccl], cuda or plugin:FILE.so"},
         {.name = "family", .kind = CLI_STR, .meta = "F", .to = &o->family,
          .help = "only this family (default every registered family)"},
@@ -360,13 +374,12 @@ static void stop_job(run_opts *o)
 /* Rank 0's report (the same reporter as verify) and journal: CLI_GO or EXIT_USAGE. */
 static int open_outputs(run_opts *o, report *rep)
 {
-    static const char *const backends[] = {"ref", "local", "mpi", "plugin", "torch", "cuda"};
     if (!printer(o))
         return CLI_GO;
     report_opts ro = {.fmt = o->json ? REP_JSON : o->tap ? REP_TAP : REP_TEXT, .cmd = "run",
                       .suite = "shardcheck", .junit_path = o->junit, .verbose = o->verbose,
-                      .head = json_pack("{s:s,s:I}", "backend", backends[o->backend], "ranks",
-                                        (json_int_t)o->nprocs)};
+                      .head = json_pack("{s:s,s:I}", "backend", run_backend_name(o->backend),
+                                        "ranks", (json_int_t)o->nprocs)};
     if (report_open(rep, &ro))
         return cli_usage_error("run", "--junit %s: cannot write", o->junit);
     o->rep = rep;

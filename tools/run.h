@@ -21,6 +21,14 @@ typedef enum { RUN_PASS, RUN_FAIL, RUN_NOTSUPPORTED, RUN_CRASH, RUN_TIMEOUT, RUN
 
 typedef enum { BACKEND_REF, BACKEND_LOCAL, BACKEND_MPI, BACKEND_PLUGIN, BACKEND_TORCH, BACKEND_CUDA } run_backend;
 
+/* The one list of --backend spellings (cmd_run.c), for run and certify alike: spec into *b,
+ * with torch's process group ("gloo" by default) and a plugin's path pointing into spec;
+ * SHC_EINVAL naming the accepted spellings. */
+int run_backend_parse(const char *spec, run_backend *b, const char **torch_pg,
+                      const char **plugin_path, shc_err *e);
+/* "ref", "local", "mpi", "plugin", "torch", "cuda": the name reports carry. */
+const char *run_backend_name(run_backend b);
+
 /* A fault to inject (SHARDCHECK_FAULT=kill:RANK:TCID or hang:RANK:TCID). */
 typedef struct run_fault {
     enum { FAULT_NONE, FAULT_KILL, FAULT_HANG } kind;

@@ -2,22 +2,20 @@
 # certify.sh — `shardcheck certify`: a package from the ref backend is conformant, complete
 # (results, JUnit, report, environment, golden MANIFEST, statement, MANIFEST that sha256sum -c
 # accepts) and passes --check; a failing candidate makes it nonconformant (exit 1) and a
-# partial one lists its NotSupported fields; the mpi backend runs under mpirun at np 1 and 2.
+# partial one lists its NotSupported fields; the mpi backend runs under mpirun at np 1 and 2; the
+# cuda backend without a GPU is a "not run" row with run's reason (exit 77, incomplete), and on the
+# emulated device (SHARDCHECK_CUDA_EMULATE) a conformant package.
 # Bad input, each exit 2 with the reason: unwritable --out, --out non-empty, unknown family,
 # bad --np, a tampered golden corpus, a child that refuses its input (a missing plugin, a
 # malformed candidate).  A rank killed under mpirun: the row is rebuilt from run's journal; a
 # backend that cannot run (no torch): the row is "not run", the verdict incomplete (exit 77).
 # Altered packages, each --check exit 1 naming the file: one file changed, one missing, one
 # added, the statement edited to say pass (MANIFEST rewritten to match), statement.txt edited.
-. "$top_srcdir/conformance/tests/tap.sh"
-G="$top_srcdir/golden"
-PY=${SHARDCHECK_PYTHON:-python3}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-if [ ! -d "$G/threefry" ] || [ ! -d "$G/philox-kat" ] || ! "$PY" -c 'import json' 2>/dev/null; then
-  tap_skip "certify" "golden/threefry, golden/philox-kat or python3 missing"; tap_done; exit; fi
+. "$(dirname "$0")/testlib.sh"
+use_tmpdir
+need_golden threefry philox-kat
+need_python "to build candidates"
 C() { "$SHARDCHECK" certify --golden "$G" "$@"; }
-has() { # has DESC FILE TEXT: FILE holds TEXT
-  if grep -qF -- "$3" "$2" 2>/dev/null; then tap_ok "$1"; else tap_not_ok "$1" "$(head -c 400 "$2" 2>/dev/null)"; fi; }
 
 # ---- a conformant package ----
 P="$tmp/pkg"
@@ -28,12 +26,12 @@ for f in MANIFEST statement.json statement.txt report.html environment.json gold
     logs/threefry.ref.np1.stderr; do
   if [ -f "$P/$f" ]; then tap_ok "the package holds $f"; else tap_not_ok "the package holds $f" "$(ls -R "$P" | head -30)"; fi
 done
-has "statement.txt gives the corpus's MANIFEST sha256" "$P/statement.txt" "$(sha256sum "$G/MANIFEST" | cut -d' ' -f1)"
-has "statement.txt has a row per family with counts and verdict" "$P/statement.txt" \
+expect_file "statement.txt gives the corpus's MANIFEST sha256" "$P/statement.txt" "$(sha256sum "$G/MANIFEST" | cut -d' ' -f1)"
+expect_file "statement.txt has a row per family with counts and verdict" "$P/statement.txt" \
   "threefry             run     ref                       1        40         0         0  pass"
-has "statement.json names the implementation" "$P/statement.json" '"implementation": "reference build"'
-has "the report's matrix has the families" "$P/report.html" "<td class=pass>40 passed"
-has "environment.json gives versions and the command" "$P/environment.json" '"shardcheck": "'
+expect_file "statement.json names the implementation" "$P/statement.json" '"implementation": "reference build"'
+expect_file "the report's matrix has the families" "$P/report.html" "<td class=pass>40 passed"
+expect_file "environment.json gives versions and the command" "$P/environment.json" '"shardcheck": "'
 if (cd "$P" && sha256sum -c --quiet MANIFEST) >/dev/null 2>&1; then tap_ok "sha256sum -c accepts MANIFEST"
 else tap_not_ok "sha256sum -c accepts MANIFEST"; fi
 expect_exit "--check: the package is intact" 0 "intact: 1[0-9] files match MANIFEST.*verdict: conformant" \
@@ -42,7 +40,7 @@ expect_exit "--check --golden: certified against this corpus" 0 "intact" C --che
 
 # ---- altered packages: --check exits 1 naming the file ----
 alter() { rm -rf "$tmp/alt"; cp -r "$P" "$tmp/alt"; }
-remanifest() { (cd "$tmp/alt" && find . -type f ! -name MANIFEST | sed 's|^\./||' | LC_ALL=C sort | xargs sha256sum >MANIFEST); }
+remanifest() { write_manifest "$tmp/alt"; }
 alter; sed -i 's/"Pass"/"Fail"/' "$tmp/alt/results/threefry.ref.np1.json"
 expect_exit "one results file altered: exit 1 naming it" 1 "alt/results/threefry.ref.np1.json: altered" \
   "$SHARDCHECK" certify --check "$tmp/alt"
@@ -65,32 +63,20 @@ expect_exit "--check on a missing directory: exit 2" 2 "not a directory" "$SHARD
 
 # ---- candidates: a failing one (nonconformant) and a partial one (NotSupported fields) ----
 "$PY" - "$G" "$tmp" <<'PYEOF'
-import json, os, sys, glob
+import json, os, sys
 G, out = sys.argv[1], sys.argv[2]
 d = json.load(open(os.path.join(G, "threefry", "threefry.json")))
 t = d["testGroups"][0]["tests"][0]
 t["expected"]["bits"] = ["00000000"]
 json.dump(d, open(os.path.join(out, "bad-threefry.json"), "w"))
-keep, res = ["end_incr", "first_shard_numel", "shard_linear_index", "start_incr"], []
-for path in sorted(glob.glob(os.path.join(G, "rng-offsets", "*.json"))):
-    for g in json.load(open(path))["testGroups"]:
-        for t in g["tests"]:
-            if t["result"] == "invalid":
-                res.append({"tcId": t["tcId"], "error": "rejected"}); continue
-            e = t["expected"]
-            v = {k: e[k] for k in keep if k in e}
-            per = {k: a for k, a in e.get("perRank", {}).items() if k in keep}
-            if per:
-                v["perRank"] = per
-            res.append({"tcId": t["tcId"], "values": v})
-json.dump({"family": "rng-offsets", "fields": keep, "results": res},
-          open(os.path.join(out, "partial.json"), "w"))
 PYEOF
+"$PY" "$tests_dir/golden_results.py" "$G" rng-offsets "$tmp/partial.json" \
+  --fields end_incr,first_shard_numel,shard_linear_index,start_incr
 N="$tmp/nc"
 expect_exit "a failing candidate: nonconformant, exit 1" 1 "verdict: NONCONFORMANT: failures in threefry \(verify candidate\)" \
   C --out "$N" --candidate threefry="$tmp/bad-threefry.json"
-has "the candidate is in the package" "$N/inputs/threefry.candidate.json" '"family"'
-has "the statement row says fail" "$N/statement.txt" "threefry             verify  candidate               all        39         1         0  fail"
+expect_file "the candidate is in the package" "$N/inputs/threefry.candidate.json" '"family"'
+expect_file "the statement row says fail" "$N/statement.txt" "threefry             verify  candidate               all        39         1         0  fail"
 expect_exit "--check: intact, verdict nonconformant (exit 0: the package is what certify wrote)" 0 \
   "intact.*verdict: nonconformant" "$SHARDCHECK" certify --check "$N"
 rm -rf "$tmp/alt"; cp -r "$N" "$tmp/alt"
@@ -112,7 +98,7 @@ expect_exit "statement edited to say pass, MANIFEST rewritten: exit 1, inconsist
 if [ -d "$G/rng-offsets" ]; then
   expect_exit "a partial candidate (FILE naming its family): conformant" 0 "verdict: CONFORMANT" \
     C --out "$tmp/partial" --candidate "$tmp/partial.json"
-  has "the statement lists the fields it does not compute" "$tmp/partial/statement.txt" \
+  expect_file "the statement lists the fields it does not compute" "$tmp/partial/statement.txt" \
     "field local_numel not computed by the candidate"
 else tap_skip "a partial candidate" "no golden/rng-offsets"; fi
 
@@ -144,17 +130,44 @@ expect_exit "a child refusing its input (missing plugin): exit 2, package incomp
   "run threefry at np 1: .*cannot load.*exit 2.*is incomplete" \
   C --out "$tmp/plug" --backend plugin:"$tmp/none.so" --families threefry
 
+# ---- cuda: `run --backend cuda`, np 1; no GPU is a "not run" row (exit 77), never a failure ----
+expect_exit "--np 2 on the cuda backend: exit 2" 2 "only mpi and torch take rank counts" \
+  C --out "$tmp/u" --backend cuda --np 2 --families torch-cuda-rng
+if [ -f "$top_builddir/lib/cuda/torch_rng_kernels.o" ]; then why='skipped: no (usable )?CUDA device'
+else why='skipped: this shardcheck was built without CUDA'; fi
+expect_exit "cuda without a GPU: incomplete, exit 77" 77 "verdict: INCOMPLETE" \
+  env CUDA_VISIBLE_DEVICES= "$SHARDCHECK" certify --golden "$G" --out "$tmp/nogpu" --backend cuda \
+  --families torch-cuda-rng --max-cases 4
+if grep -Eq "torch-cuda-rng +run +cuda +1 +0 +0 +0 +notrun" "$tmp/nogpu/statement.txt" &&
+   grep -Eq "torch-cuda-rng \(run cuda, np 1\): not run: shardcheck run: --backend cuda: $why" "$tmp/nogpu/statement.txt"; then
+  tap_ok "the cuda row is not run, with run's reason"
+else tap_not_ok "the cuda row is not run, with run's reason" "$(tail -n 8 "$tmp/nogpu/statement.txt" 2>/dev/null)"; fi
+expect_exit "--check the package without a GPU" 0 "intact.*verdict: incomplete" "$SHARDCHECK" certify --check "$tmp/nogpu"
+if [ -f "$top_builddir/lib/cuda/torch_rng_kernels.o" ] && [ -d "$G/torch-cuda-rng" ]; then
+  # SHARDCHECK_CUDA_EMULATE: the backend runs for real with the CPU grid emulator as its device
+  expect_exit "cuda, emulated a100 device: conformant, exit 0" 0 "verdict: CONFORMANT" \
+    env SHARDCHECK_CUDA_EMULATE=a100 "$SHARDCHECK" certify --golden "$G" --out "$tmp/cuda" \
+    --backend cuda --families torch-cuda-rng --max-cases 40
+  if grep -Eq "torch-cuda-rng +run +cuda +1 +[1-9][0-9]* +0 +[0-9]+ +pass" "$tmp/cuda/statement.txt"; then
+    tap_ok "the cuda row passed cases on the emulated device"
+  else tap_not_ok "the cuda row passed cases on the emulated device" "$(cat "$tmp/cuda/statement.txt" 2>/dev/null)"; fi
+  expect_file "environment.json records the emulation" "$tmp/cuda/environment.json" '"SHARDCHECK_CUDA_EMULATE": "a100"'
+  expect_file "the results file is run's, backend cuda" "$tmp/cuda/results/torch-cuda-rng.cuda.np1.json" '"backend":"cuda"'
+  expect_file "the row's log says no GPU was used" "$tmp/cuda/logs/torch-cuda-rng.cuda.np1.stderr" "no GPU used: SHARDCHECK_CUDA_EMULATE"
+  expect_exit "--check the cuda package" 0 "intact.*verdict: conformant" "$SHARDCHECK" certify --check "$tmp/cuda"
+else tap_skip "cuda on an emulated device" "shardcheck built without CUDA (configure --with-cuda)"; fi
+
 # ---- mpi under mpirun ----
-if [ -z "${MPIRUN:-}" ] || ! command -v "$MPIRUN" >/dev/null 2>&1; then
+if ! have_mpi; then
   tap_skip "mpi backend at np 1,2 and a killed rank" "mpirun not found"
-elif "$SHARDCHECK" run --backend mpi --family threefry --golden "$G" --max-cases 1 2>&1 | grep -q "built without MPI"; then
+elif ! have_mpi_build; then
   tap_skip "mpi backend at np 1,2 and a killed rank" "shardcheck built without MPI"
 else
   [ "${SHARDCHECK_SANITIZED:-0}" = 1 ] && export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
   MPIRUN_ARGS="--oversubscribe --allow-run-as-root" expect_exit "mpi backend at np 1,2: conformant" 0 \
     "verdict: CONFORMANT" C --out "$tmp/mpi" --backend mpi --np 1,2 --families threefry --max-cases 10
-  has "np 2 row" "$tmp/mpi/statement.txt" "threefry             run     mpi                       2        10"
-  has "environment.json names mpirun's version" "$tmp/mpi/environment.json" '"mpirun": "mpirun'
+  expect_file "np 2 row" "$tmp/mpi/statement.txt" "threefry             run     mpi                       2        10"
+  expect_file "environment.json names mpirun's version" "$tmp/mpi/environment.json" '"mpirun": "mpirun'
   expect_exit "--check the mpi package" 0 "intact" "$SHARDCHECK" certify --check "$tmp/mpi"
   # A backend that cannot run (torch backend, a Python without torch): the row is "not run" with
   # the child's reason, the verdict INCOMPLETE, exit 77.
@@ -163,7 +176,7 @@ else
     SHARDCHECK_PYTHON=$nopy MPIRUN_ARGS="--oversubscribe --allow-run-as-root" expect_exit \
       "a backend that cannot run: incomplete, exit 77" 77 "verdict: INCOMPLETE" \
       C --out "$tmp/notrun" --backend torch --np 1 --families threefry --max-cases 2
-    has "the row says why it did not run" "$tmp/notrun/statement.txt" "not run: shardcheck run: --backend torch"
+    expect_file "the row says why it did not run" "$tmp/notrun/statement.txt" "not run: shardcheck run: --backend torch"
   else
     tap_skip "a backend that cannot run" "no python3 without torch"; tap_skip "the row says why" "no python3 without torch"
   fi
@@ -175,7 +188,7 @@ else
   SHARDCHECK_FAULT=kill:1:${TC:-3} MPIRUN_ARGS="--oversubscribe --allow-run-as-root" expect_exit \
     "a rank killed mid-job: nonconformant, exit 1" 1 "NONCONFORMANT: failures in $F \(run mpi, np 2\)" \
     "$SHARDCHECK" certify --golden "$tmp/rd" --out "$tmp/kill" --backend mpi --np 2 --families $F --timeout 30
-  has "the row's results come from the journal, with the Crash" "$tmp/kill/results/$F.mpi.np2.json" \
+  expect_file "the row's results come from the journal, with the Crash" "$tmp/kill/results/$F.mpi.np2.json" \
     "the job ended before its report"
   expect_exit "--check the package of the dead job" 0 "intact.*nonconformant" "$SHARDCHECK" certify --check "$tmp/kill"
 fi

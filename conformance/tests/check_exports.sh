@@ -4,13 +4,11 @@
 # the functions the installed headers declare.  A function added to lib/ but not to an
 # installed header and the list stays internal; one exported without being declared, or
 # declared without being exported, fails here with its name.
-. "$top_srcdir/conformance/tests/tap.sh"
+. "$(dirname "$0")/testlib.sh"
 so=$top_builddir/lib/.libs/libshardcheck.so
 sym=$top_srcdir/lib/libshardcheck.sym
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-if [ ! -f "$so" ]; then
-  echo "1..0 # SKIP no shared library built (configure --disable-shared?)"; exit 0
-fi
+use_tmpdir
+[ -f "$so" ] || skip_all "no shared library built (configure --disable-shared?)"
 nm -D --defined-only "$so" | awk '$2 == "T" {print $3}' | sort >"$tmp/exported"
 sort "$sym" >"$tmp/listed"
 for h in shardcheck.h shardcheck_exec.h shardcheck_ops.h shardcheck_backend.h; do

@@ -1,7 +1,6 @@
 #!/bin/sh
 # cli_errors.sh — the CLI's shared contract: help, version, unknown commands and options, exit codes.
-. "$top_srcdir/conformance/tests/tap.sh"
-S=$SHARDCHECK
+. "$(dirname "$0")/testlib.sh"
 expect_exit "--help lists the commands" 0 "commands:" $S --help
 expect_exit "--version names the pinned reference" 0 "pytorch 2.13.0" $S --version
 expect_exit "no command is a usage error" 2 "usage: shardcheck COMMAND" $S

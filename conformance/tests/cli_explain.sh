@@ -4,9 +4,8 @@
 # of every mesh dim are listed, and with --op the Philox windows show overruns (!) and the audit's
 # findings; --svg writes a well-formed SVG.  Bad input: missing options, an unknown op, a mesh too
 # large to draw, an unwritable --svg path: exit 2 naming it.
-. "$top_srcdir/conformance/tests/tap.sh"
-PY=${SHARDCHECK_PYTHON:-python3}
-tmp=$(mktemp -d); trap 'chmod -R u+w "$tmp"; rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/testlib.sh"
+use_tmpdir
 X() { "$SHARDCHECK" explain "$@"; }
 out=$(X --mesh 4 --placements 'S(0)' --shape 3 --op uniform 2>&1); rc=$?
 check() { # DESC REGEX: against $out (exit must be 0)

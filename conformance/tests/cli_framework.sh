@@ -4,8 +4,7 @@
 # editing this file.  For each: --help exits 0 with a usage line on stdout; an unknown option,
 # an option missing its argument and a stray argument each exit 2 with
 # "shardcheck CMD: --opt: reason" (or "unexpected argument 'X'").
-. "$top_srcdir/conformance/tests/tap.sh"
-S=$SHARDCHECK
+. "$(dirname "$0")/testlib.sh"
 cmds=$($S --list-commands); rc=$?
 if [ "$rc" -eq 0 ] && [ -n "$cmds" ]; then tap_ok "--list-commands lists the commands"
 else tap_not_ok "--list-commands lists the commands" "exit $rc"; fi

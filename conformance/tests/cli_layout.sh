@@ -1,19 +1,8 @@
 #!/bin/sh
 # cli_layout.sh — `shardcheck layout` and `shardcheck groups`: outputs (expected values
 # hand-derived from the torch.chunk rule and torch's docstrings) and every error path.
-# Fallbacks for runners that do not export the test environment (serial-tests).
-: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
-: "${SHARDCHECK:=$(pwd)/tools/shardcheck}"
-. "$top_srcdir/conformance/tests/tap.sh"
-S=$SHARDCHECK
+. "$(dirname "$0")/testlib.sh"
 
-# expect_out DESC WANT CMD...: CMD exits 0 and prints exactly WANT.
-expect_out() {
-  desc=$1; want=$2; shift 2
-  out=$("$@" 2>&1); rc=$?
-  if [ "$rc" -eq 0 ] && [ "$out" = "$want" ]; then tap_ok "$desc"
-  else tap_not_ok "$desc" "exit $rc" "got:  $(printf '%s' "$out" | head -c 600)" "want: $want"; fi
-}
 
 # The issue's example, as torch 2.13 computes it: 13 rows over 4 -> 4,4,4,1; each over 2.
 expect_out "layout 4x2 S(0),S(0) 13,2 (json)" \

@@ -2,8 +2,7 @@
 # cli_offsets.sh — `shardcheck offsets`, `audit rng` and `policies`: the issue's
 # worked examples (values derived by hand from torch 2.13's _random.py, see
 # check_offsets.c) and every bad-input path, each asserting its message.
-. "$top_srcdir/conformance/tests/tap.sh"
-S=$SHARDCHECK
+. "$(dirname "$0")/testlib.sh"
 EX="--mesh 2x2x2 --placements S(1),R,S(0) --shape 8,16"
 
 # 1. torch 2.13 start increments 0,64,0,64,32,96,32,96 and end 128, one rank at a time.

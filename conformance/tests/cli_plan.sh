@@ -3,8 +3,7 @@
 # acceptance plan (torch 2.13 prints these 5 steps and 3 collectives), the
 # JSON shape of docs/DESIGN.md, and every kind of bad input (exit 2, message
 # naming what and where).  Expected text is torch's output, not lib/'s.
-. "$top_srcdir/conformance/tests/tap.sh"
-S=$SHARDCHECK
+. "$(dirname "$0")/testlib.sh"
 P="$S plan --mesh 2x2x2 --shape 8,8,8 --src S(0),S(0),S(0) --dst S(1),S(1),S(1)"
 expect_exit "greedy 2x2x2 plan: 5 steps, 3 collectives" 0 "greedy, 5 steps, 3 collectives" \
   $P --planner greedy

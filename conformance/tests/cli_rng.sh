@@ -1,11 +1,7 @@
 #!/bin/sh
 # cli_rng.sh — `shardcheck rng`: the published torch.cuda values, JSON shapes, and bad input
 # (exit 2 with a message naming what was wrong).
-: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
-: "${top_builddir:=$(pwd)}"
-: "${SHARDCHECK:=$top_builddir/tools/shardcheck}"
-. "$top_srcdir/conformance/tests/tap.sh"
-S=$SHARDCHECK
+. "$(dirname "$0")/testlib.sh"
 
 # torch.manual_seed(0); torch.rand(4, device='cuda') printed [0.3990, 0.5167, 0.0249, 0.9401]
 out=$($S rng --engine torch-cuda --seed 0 --shape 4 --op uniform --dtype float32 2>&1)

@@ -3,11 +3,10 @@
 # tools/gen_family_docs.py and never edited by hand: the committed pages must equal a fresh
 # rendering; a stale page is reported naming it (exit 1); a schema field that nothing describes
 # is an error naming family and field (exit 2).  Refresh with: python3 tools/gen_family_docs.py
-. "$top_srcdir/conformance/tests/tap.sh"
-PY=${SHARDCHECK_PYTHON:-python3}
+. "$(dirname "$0")/testlib.sh"
 GEN="$top_srcdir/tools/gen_family_docs.py"
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-if ! "$PY" -c 'import json' 2>/dev/null; then tap_skip "family pages" "no python3"; tap_done; exit; fi
+use_tmpdir
+need_python "to render the family pages"
 expect_exit "docs/families is the rendering of golden/ (else run tools/gen_family_docs.py)" 0 \
   "pages up to date" "$PY" "$GEN" --check --golden "$top_srcdir/golden" --out "$top_srcdir/docs/families"
 "$PY" "$GEN" --golden "$top_srcdir/golden" --out "$tmp/pages" >/dev/null

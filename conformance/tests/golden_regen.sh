@@ -2,9 +2,8 @@
 # golden_regen.sh — golden/ is exactly what the generator writes: regenerate every family into a
 # scratch directory and demand byte-identical files; check MANIFEST and each file's structure;
 # and show that a tampered, truncated or unlisted golden file is caught with a message naming it.
-. "$top_srcdir/conformance/tests/tap.sh"
-G="$top_srcdir/golden"
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/testlib.sh"
+use_tmpdir
 
 # The schemas are written by hand, not generated; MANIFEST covers them, so they sit beside the output.
 mkdir -p "$tmp/gen" && cp -r "$G/schemas" "$tmp/gen/schemas"

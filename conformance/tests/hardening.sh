@@ -5,10 +5,8 @@
 # plugin code run in the runner's own process (D7), the mpirun wrapper's exit codes (D8),
 # golden-supplied shift counts (D9); and the stated limits (README, Limits).  D10 (MANIFEST)
 # is in golden_regen.sh.
-. "$top_srcdir/conformance/tests/tap.sh"
-S=$SHARDCHECK; G="$top_srcdir/golden"
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-PY=${SHARDCHECK_PYTHON:-python3}
+. "$(dirname "$0")/testlib.sh"
+use_tmpdir
 
 # D2: a block count of 2^32 wrapped to 0 and divided by zero (SIGFPE).
 expect_exit "D2 torch-cuda: 2^40 elements are refused, not SIGFPE" 2 \

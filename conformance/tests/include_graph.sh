@@ -2,7 +2,7 @@
 # include_graph.sh — the layers hold: no #include loop anywhere in the tree (a header reached from
 # itself, e.g. the planner's files including each other), and lib/ includes nothing from
 # conformance/ or tools/ (semantics below the corpus and the CLI).  Reads the sources only.
-. "$top_srcdir/conformance/tests/tap.sh"
+. "$(dirname "$0")/testlib.sh"
 out=$(cd "$top_srcdir" && python3 - <<'PY'
 import glob, os, re, sys
 files = [f for f in glob.glob("**/*.[ch]", recursive=True)

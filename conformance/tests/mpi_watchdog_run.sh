@@ -5,12 +5,9 @@
 # all-gather into "mpi: timeout: all_gather on group [0,1]" after its 2 s
 # deadline, the communicator then refuses further collectives at once, and
 # the normal path never fires the watchdog.  Skipped without MPI.
-. "$top_srcdir/conformance/tests/tap.sh"
+. "$(dirname "$0")/testlib.sh"
 prog="$top_builddir/conformance/tests/mpi_watchdog"
-if [ -z "${MPIRUN:-}" ] || ! command -v "$MPIRUN" >/dev/null 2>&1 || [ ! -x "$prog" ]; then
-  tap_skip "watchdog turns a stuck collective into a timeout" "no MPI (or mpi_watchdog not built)"
-  tap_done; exit 0
-fi
+{ have_mpi && [ -x "$prog" ]; } || skip_all "no MPI (or mpi_watchdog not built)"
 export OMPI_MCA_mpi_warn_on_fork=0
 [ "${SHARDCHECK_SANITIZED:-0}" = 1 ] && export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 start=$(date +%s)

@@ -5,11 +5,9 @@
 # terminal with SHARDCHECK_NO_PROGRESS=1.  SHARDCHECK_PROGRESS=1 forces it without a terminal.
 # A bar is erased when its work ends, and a failure line printed meanwhile starts on a clean
 # line (the bar is hidden before it).
-. "$top_srcdir/conformance/tests/tap.sh"
-G="$top_srcdir/golden"
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-if [ ! -d "$G/threefry" ]; then tap_skip "progress" "golden/threefry missing"; tap_done; exit; fi
-S=$SHARDCHECK
+. "$(dirname "$0")/testlib.sh"
+use_tmpdir
+need_golden threefry
 unset SHARDCHECK_NO_PROGRESS SHARDCHECK_PROGRESS
 # bar FILE: the file holds a drawn bar (carriage return, label, [###, counts)
 bar() { tr '\r' '\n' <"$1" | grep -Eq "$2 \[[#.]+\] [0-9]+/[0-9]+ +[0-9]+%"; }

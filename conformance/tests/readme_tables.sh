@@ -2,8 +2,8 @@
 # readme_tables.sh — README.md's generated tables are not written by hand: the policy x property
 # table must equal `shardcheck policies` and the family table `shardcheck families --markdown`
 # (the registry is the one list of families).  Refresh both with tools/update_readme.sh.
-. "$top_srcdir/conformance/tests/tap.sh"
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/testlib.sh"
+use_tmpdir
 "$SHARDCHECK" policies >"$tmp/now" 2>&1
 sed -n '/<!-- policies:begin -->/,/<!-- policies:end -->/p' "$top_srcdir/README.md" | sed '1,2d;$d' | sed '$d' >"$tmp/readme"
 if diff "$tmp/readme" "$tmp/now" >"$tmp/diff"; then tap_ok "README's policy table is shardcheck policies' output"

@@ -5,8 +5,7 @@
 # mpirun too (every rank skips).  Where a GPU is visible, the torch-cuda-rng family must pass on it
 # (nothing failed; GpuOnly values the CPU model of CUDA math misses are NotSupported, with the count).
 # SHARDCHECK_CUDA_EMULATE runs the backend with the CPU grid emulator as its device (no GPU used).
-. "$top_srcdir/conformance/tests/tap.sh"
-G="$top_srcdir/golden"
+. "$(dirname "$0")/testlib.sh"
 if [ -f "$top_builddir/lib/cuda/torch_rng_kernels.o" ]; then built=yes; else built=no; fi
 
 if [ $built = no ]; then
@@ -20,8 +19,7 @@ else
   out=$(env CUDA_VISIBLE_DEVICES= "$SHARDCHECK" run --backend cuda --golden "$G" --json 2>&1 >/dev/null)
   if [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ]; then tap_ok "the reason is one line: $out"
   else tap_not_ok "the reason is one line" "$out"; fi
-  if [ -n "${MPIRUN:-}" ] && command -v "$MPIRUN" >/dev/null 2>&1 &&
-     ! "$SHARDCHECK" run --backend mpi --max-cases 1 2>&1 | grep -q "built without MPI"; then
+  if have_mpi_build; then
     expect_exit "no visible GPU under mpirun -np 2: every rank skips, exit 77" 77 'skipped: no' \
       env CUDA_VISIBLE_DEVICES= OMPI_MCA_mpi_warn_on_fork=0 \
       "$MPIRUN" --oversubscribe --allow-run-as-root -x CUDA_VISIBLE_DEVICES -np 2 \
@@ -56,13 +54,5 @@ expect_exit "a backend name it does not know is bad usage" 2 "expected ref, loca
   "$SHARDCHECK" run --backend cudax --golden "$G"
 
 # on a machine with a GPU: the family runs on it
-out=$("$SHARDCHECK" run --backend cuda --golden "$G" --family torch-cuda-rng 2>&1); rc=$?
-last=$(printf '%s\n' "$out" | tail -n 1)
-if [ $rc -eq 77 ]; then
-  tap_skip "torch-cuda-rng on a GPU" "$(printf '%s\n' "$out" | grep skipped | head -n 1)"
-elif [ $rc -eq 0 ] && printf '%s' "$last" | grep -Eq '^[1-9][0-9]* passed, 0 failed'; then
-  tap_ok "torch-cuda-rng on a GPU: $last"
-else
-  tap_not_ok "torch-cuda-rng on a GPU" "exit $rc" "$(printf '%s\n' "$out" | grep -v '^ok' | head -c 900)"
-fi
+expect_pass_or_skip "torch-cuda-rng on a GPU" "$SHARDCHECK" run --backend cuda --golden "$G" --family torch-cuda-rng
 tap_done

@@ -6,35 +6,26 @@
 # family is regenerated into a scratch directory so the test does not depend
 # on the committed corpus; a sample of every committed family runs too.  Kept
 # under ~5 minutes on 2 cores by --max-cases.
-. "$top_srcdir/conformance/tests/tap.sh"
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/testlib.sh"
+use_tmpdir
 G="$tmp/golden"
 F=redistribute-data
 "$SHARDCHECK" gen --family $F --out "$G" >"$tmp/gen.out" 2>&1 \
   && tap_ok "gen --family $F" || tap_not_ok "gen --family $F" "$(head -c 400 "$tmp/gen.out")"
 
-# passes CMD...: exit 0, "0 failed" on the last line and at least one pass.
-passes() {
-  desc=$1; shift
-  out=$("$@" 2>&1); rc=$?
-  last=$(printf '%s\n' "$out" | tail -n 1)
-  if [ "$rc" -eq 0 ] && printf '%s' "$last" | grep -Eq '^[1-9][0-9]* passed, 0 failed'; then tap_ok "$desc: $last"
-  else tap_not_ok "$desc" "exit $rc" "$(printf '%s\n' "$out" | grep -v '^ok' | head -c 600)"; fi
-}
-
-passes "ref backend, $F" "$SHARDCHECK" run --backend ref --family $F --golden "$G"
-passes "local backend (<= 64 simulated ranks), $F" "$SHARDCHECK" run --backend local --family $F --golden "$G" --max-ranks 64
+expect_passes "ref backend, $F" "$SHARDCHECK" run --backend ref --family $F --golden "$G"
+expect_passes "local backend (<= 64 simulated ranks), $F" "$SHARDCHECK" run --backend local --family $F --golden "$G" --max-ranks 64
 out=$("$SHARDCHECK" run --backend local --family $F --golden "$G" --max-ranks 64 --tap 2>&1)
 if printf '%s\n' "$out" | grep -q '^ok .*mesh 4x4x4,'; then tap_ok "local backend ran a 64-rank case"
 else tap_not_ok "local backend ran a 64-rank case"; fi
 if printf '%s\n' "$out" | grep -q '^1\.\.[0-9]'; then tap_ok "--tap prints a plan"; else tap_not_ok "--tap prints a plan"; fi
 plug="$top_builddir/examples/.libs/plugin_ref.so"
-if [ -f "$plug" ]; then passes "reference plugin passes $F" "$SHARDCHECK" run --backend plugin:"$plug" --family $F --golden "$G"
+if [ -f "$plug" ]; then expect_passes "reference plugin passes $F" "$SHARDCHECK" run --backend plugin:"$plug" --family $F --golden "$G"
 else tap_skip "reference plugin passes $F" "examples/.libs/plugin_ref.so not built"; fi
 # ABI v1's group, plan and random_fill entries against the committed corpus.
 for pf in group-ranks redistribute-plan torch-cuda-rng; do
   if [ -f "$plug" ] && [ -d "$top_srcdir/golden/$pf" ]; then
-    passes "reference plugin passes $pf" "$SHARDCHECK" run --backend plugin:"$plug" --family $pf \
+    expect_passes "reference plugin passes $pf" "$SHARDCHECK" run --backend plugin:"$plug" --family $pf \
       --golden "$top_srcdir/golden" --max-cases 3000
   else tap_skip "reference plugin passes $pf" "plugin_ref.so not built or no golden/$pf"; fi
 done
@@ -47,13 +38,13 @@ else tap_not_ok "--json reports counts" "$(printf '%s' "$js" | head -c 300)"; fi
 
 # Every committed family, sampled, on the local backend.
 if [ -d "$top_srcdir/golden" ]; then
-  passes "every committed family (sample of 40 each), local" "$SHARDCHECK" run --backend local --golden "$top_srcdir/golden" --max-cases 40
+  expect_passes "every committed family (sample of 40 each), local" "$SHARDCHECK" run --backend local --golden "$top_srcdir/golden" --max-cases 40
 else tap_skip "every committed family, local" "no golden/ directory"; fi
 
 # mpi
-if [ -z "${MPIRUN:-}" ] || ! command -v "$MPIRUN" >/dev/null 2>&1; then
+if ! have_mpi; then
   for np in 1 2 3 4 8; do tap_skip "mpi backend at $np ranks" "mpirun not found (configure found no MPIRUN)"; done
-elif "$SHARDCHECK" run --backend mpi --family $F --golden "$G" --max-cases 1 2>&1 | grep -q "built without MPI"; then
+elif ! have_mpi_build; then
   for np in 1 2 3 4 8; do tap_skip "mpi backend at $np ranks" "shardcheck built without MPI"; done
 else
   export OMPI_MCA_mpi_warn_on_fork=0
@@ -63,15 +54,15 @@ else
   # local backends above keep leak detection).
   [ "${SHARDCHECK_SANITIZED:-0}" = 1 ] && export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
   for np in 1 2 3 4 8; do
-    passes "mpi backend at $np ranks, $F" "$MPIRUN" --oversubscribe --allow-run-as-root -np $np \
+    expect_passes "mpi backend at $np ranks, $F" "$MPIRUN" --oversubscribe --allow-run-as-root -np $np \
       "$SHARDCHECK" run --backend mpi --family $F --golden "$G" --timeout 60
   done
   if [ -d "$top_srcdir/golden" ]; then
-    passes "mpi at 4 ranks, every committed family (sample of 25 each)" "$MPIRUN" --oversubscribe \
+    expect_passes "mpi at 4 ranks, every committed family (sample of 25 each)" "$MPIRUN" --oversubscribe \
       --allow-run-as-root -np 4 "$SHARDCHECK" run --backend mpi --golden "$top_srcdir/golden" --max-cases 25
   fi
   MPIRUN_ARGS="--oversubscribe --allow-run-as-root" SHARDCHECK="$SHARDCHECK" \
-    passes "mpirun_runner.sh -np 2" "$top_srcdir/tools/mpirun_runner.sh" -np 2 --shardcheck "$SHARDCHECK" -- \
+    expect_passes "mpirun_runner.sh -np 2" "$top_srcdir/tools/mpirun_runner.sh" -np 2 --shardcheck "$SHARDCHECK" -- \
       --family $F --golden "$G" --max-cases 50
 fi
 tap_done

@@ -7,35 +7,23 @@
 # pin (exit 2), the rendezvous port already in use (retried on another port), and cases torch
 # rejects (its message is the rank's error: Pass for golden `invalid`, Fail for a valid one).
 # Skipped (1..0 # SKIP) without MPI or without the venv's torch.  About 2-3 minutes on 2 cores.
-. "$top_srcdir/conformance/tests/tap.sh"
+. "$(dirname "$0")/testlib.sh"
 PY=${SHARDCHECK_PYTHON:-$top_srcdir/.venv/bin/python}
-if [ -z "${MPIRUN:-}" ] || ! command -v "$MPIRUN" >/dev/null 2>&1; then
-  echo "1..0 # SKIP mpirun not found (configure found no MPIRUN)"; exit 0; fi
-if ! "$PY" -c "import torch" >/dev/null 2>&1; then
-  echo "1..0 # SKIP no torch at $PY (tools/harness/setup_venv.sh makes the venv)"; exit 0; fi
-if "$SHARDCHECK" run --backend torch --max-cases 1 2>&1 | grep -q "built without MPI"; then
-  echo "1..0 # SKIP shardcheck built without MPI"; exit 0; fi
+have_mpi || skip_all "mpirun not found (configure found no MPIRUN)"
+"$PY" -c "import torch" >/dev/null 2>&1 || skip_all "no torch at $PY (tools/harness/setup_venv.sh makes the venv)"
+have_mpi_build || skip_all "shardcheck built without MPI"
 export SHARDCHECK_PYTHON="$PY" OMPI_MCA_mpi_warn_on_fork=0 OMP_NUM_THREADS=1
 [ "${SHARDCHECK_SANITIZED:-0}" = 1 ] && export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+use_tmpdir
 MPI="$MPIRUN --oversubscribe --allow-run-as-root"
-
-# passes DESC CMD...: exit 0, "0 failed" on the last line and at least one pass.
-passes() {
-  desc=$1; shift
-  out=$("$@" 2>&1); rc=$?
-  last=$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1)
-  if [ "$rc" -eq 0 ] && printf '%s' "$last" | grep -Eq '^[1-9][0-9]* passed, 0 failed'; then tap_ok "$desc: $last"
-  else tap_not_ok "$desc" "exit $rc" "$(printf '%s\n' "$out" | grep -v '^ok' | head -c 900)"; fi
-}
 
 # A deterministic sample of the committed corpus (--max-cases samples among the cases whose mesh
 # spans the job).  At 4 ranks the sample leaves out the cases where real torch and golden
 # disagree (README: findings of the real runs).
 if [ -d "$top_srcdir/golden" ]; then
-  passes "torch at 2 ranks, every family (sample of 12 each)" $MPI -np 2 "$SHARDCHECK" run \
+  expect_passes "torch at 2 ranks, every family (sample of 12 each)" $MPI -np 2 "$SHARDCHECK" run \
     --backend torch --golden "$top_srcdir/golden" --max-cases 12 --timeout 60
-  passes "torch at 4 ranks, every family (sample of 6 each)" $MPI -np 4 "$SHARDCHECK" run \
+  expect_passes "torch at 4 ranks, every family (sample of 6 each)" $MPI -np 4 "$SHARDCHECK" run \
     --backend torch --golden "$top_srcdir/golden" --max-cases 6 --timeout 60
 else
   tap_skip "torch backend on the committed corpus" "no golden/ directory"

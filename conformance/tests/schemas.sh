@@ -11,18 +11,11 @@
 # without one, or without jsonschema in it, the test is a TAP skip.
 # How it is tested: tools/harness/tests/test_schemas_sh.py runs it on good and
 # deliberately broken golden trees (and without python: a skip).
-top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-. "$top_srcdir/conformance/tests/tap.sh"
+. "$(dirname "$0")/testlib.sh"
 
 py=${SHARDCHECK_PYTHON:-$top_srcdir/.venv/bin/python}
-if [ ! -x "$py" ]; then
-  tap_skip "golden schemas" "no python venv at $py (run tools/harness/setup_venv.sh or set SHARDCHECK_PYTHON)"
-  tap_done; exit $?
-fi
-if ! "$py" -c "import jsonschema" 2>/dev/null; then
-  tap_skip "golden schemas" "python jsonschema not installed in $py"
-  tap_done; exit $?
-fi
+[ -x "$py" ] || skip_all "no python venv at $py (run tools/harness/setup_venv.sh or set SHARDCHECK_PYTHON)"
+"$py" -c "import jsonschema" 2>/dev/null || skip_all "python jsonschema not installed in $py"
 
 # The Python part prints TAP lines without numbers ("ok - ..."/"not ok - ...").
 out=$("$py" - "$top_srcdir/golden" "$top_srcdir/tools/harness" <<'PY'
@@ -82,7 +75,7 @@ if [ $rc -ne 0 ]; then
   out="$out
 not ok - schema validation ran to the end (python exited $rc)"
 fi
-# Renumber the Python output through tap.sh.
+# Renumber the Python output through testlib.sh.
 printf '%s\n' "$out" | {
   while IFS= read -r line; do
     case $line in

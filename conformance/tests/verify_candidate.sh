@@ -2,35 +2,21 @@
 # verify_candidate.sh — `shardcheck verify` on vendor candidates built from golden/shard-layout:
 # the golden itself and a results file pass; one altered value fails that case and shows expected vs
 # got; missing and extra cases fail; malformed candidates exit 2 naming the entry; TAP/JUnit/JSON.
-. "$top_srcdir/conformance/tests/tap.sh"
-G="$top_srcdir/golden"; fam=shard-layout
-PY=${SHARDCHECK_PYTHON:-python3}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-if [ ! -d "$G/$fam" ]; then tap_skip "verify candidates" "golden/$fam not generated yet"; tap_done; exit; fi
-if ! "$PY" -c 'import json' 2>/dev/null; then tap_skip "verify candidates" "no python3 to build candidates"; tap_done; exit; fi
+. "$(dirname "$0")/testlib.sh"
+fam=shard-layout
+use_tmpdir
+need_golden $fam
+need_python "to build candidates"
 f=$(ls "$G/$fam"/*.json | head -n1)
 V() { "$SHARDCHECK" verify --family "$fam" --golden "$G" "$@"; }
 
 # Results file: one entry per (test, rank) from the first file only, plus the rest of the family as golden.
-"$PY" - "$G/$fam" "$tmp" <<'PYEOF'
-import json, os, sys, glob
-src, out = sys.argv[1], sys.argv[2]
-res = []
-for path in sorted(glob.glob(os.path.join(src, "*.json"))):
-    d = json.load(open(path))
-    for g in d["testGroups"]:
-        for t in g["tests"]:
-            e = t["expected"]
-            if t["result"] == "invalid":
-                res.append({"tcId": t["tcId"], "error": "rejected"}); continue
-            pr = e.get("perRank", {})
-            n = len(next(iter(pr.values()))) if pr else 0
-            common = {k: v for k, v in e.items() if k not in ("perRank", "alternatives")}
-            if n == 0:
-                res.append({"tcId": t["tcId"], "values": common}); continue
-            for r in range(n):
-                v = dict(common); v.update({k: a[r] for k, a in pr.items()})
-                res.append({"tcId": t["tcId"], "rank": r, "values": v})
+"$PY" - "$G" "$tmp" "$tests_dir" <<'PYEOF'
+import json, os, sys
+G, out = sys.argv[1], sys.argv[2]
+sys.path.insert(0, sys.argv[3])
+import golden_results
+res = golden_results.entries(G, "shard-layout")
 json.dump({"family": "shard-layout", "results": res}, open(os.path.join(out, "good.json"), "w"))
 # altered: first valid per-rank entry, first field, rank 1 if present
 alt = json.loads(json.dumps(res))

@@ -6,15 +6,14 @@
 # results files, and inputs the scanner must hand to jansson (escapes, non-ASCII, big numbers,
 # deep nesting, repeated keys, truncated or trailing bytes), against clean and tampered golden
 # families (an escape in a golden file, a syntax error, an undeclared flag, a repeated tcId).
-. "$top_srcdir/conformance/tests/tap.sh"
-G="$top_srcdir/golden"; fam=shard-layout
-PY=${SHARDCHECK_PYTHON:-python3}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-if [ ! -d "$G/$fam" ]; then tap_skip "scanned verify" "golden/$fam not generated yet"; tap_done; exit; fi
-if ! "$PY" -c 'import json' 2>/dev/null; then tap_skip "scanned verify" "no python3 to build candidates"; tap_done; exit; fi
+. "$(dirname "$0")/testlib.sh"
+fam=shard-layout
+use_tmpdir
+need_golden $fam
+need_python "to build candidates"
 
 "$PY" - "$G" "$tmp" <<'PYEOF'
-import copy, glob, hashlib, json, os, shutil, sys
+import copy, glob, json, os, shutil, sys
 G, out = sys.argv[1], sys.argv[2]
 fam = "shard-layout"
 src = [os.path.join(G, fam, f) for f in ("invalid.json", "rank-maps-explicit.json", "shard-order.json")]
@@ -27,13 +26,6 @@ def golden(name, texts):
     shutil.copytree(os.path.join(G, "schemas"), os.path.join(d, "schemas"))
     for p, t in zip(src, texts):
         open(os.path.join(d, fam, os.path.basename(p)), "w").write(t)
-    with open(os.path.join(d, "MANIFEST"), "w") as fh:
-        for root, _, names in sorted(os.walk(d)):
-            for nm in sorted(names):
-                if nm != "MANIFEST":
-                    full = os.path.join(root, nm)
-                    fh.write("%s  %s\n" % (hashlib.sha256(open(full, "rb").read()).hexdigest(),
-                                           os.path.relpath(full, d)))
 golden("g-clean", raws)
 golden("g-escape", [raws[0], raws[1].replace('"comment":"', '"comment":"\\u00e9', 2), raws[2]])
 golden("g-syntax", [raws[0], raws[1][:-200], raws[2]])
@@ -112,6 +104,7 @@ W("results", {"family": fam, "results": res})
 W("results-altered", {"family": fam, "results": [dict(x, values=dict(x["values"], localShape=[9]))
                                                    if i % 5 == 0 and "values" in x else x for i, x in enumerate(res)][3:]})
 PYEOF
+for g in "$tmp"/g-*; do write_manifest "$g"; done
 
 same=0; differ=""
 for g in "$tmp"/g-*; do

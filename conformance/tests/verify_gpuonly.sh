@@ -8,33 +8,19 @@
 # tolerance (CudaMathTodo), and bad candidate samples (NaN, wrong count, wrong width, other
 # indices) fail with a message saying why.  `run` applies the same rule (a golden copy one
 # ulp away from what the ref backend computes).
-. "$top_srcdir/conformance/tests/tap.sh"
-G="$top_srcdir/golden"
-PY=${SHARDCHECK_PYTHON:-python3}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-if ! "$PY" -c 'import json' 2>/dev/null; then tap_skip "GpuOnly tolerance" "no python3 to build candidates"; tap_done; exit; fi
+. "$(dirname "$0")/testlib.sh"
+use_tmpdir
+need_python "to build candidates"
 
 # mk OUT FAMILY EDITS...: a results-file candidate equal to golden except EDITS, each
 # "tcId:field:index:how[:rank]" with how = +N (add N to the word), nan, drop, short, idx, digest.
 mk() {
-  "$PY" - "$G" "$@" <<'PYEOF'
-import glob, json, os, sys
-gold, out, fam, edits = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
-res = []
-for path in sorted(glob.glob(os.path.join(gold, fam, "*.json"))):
-    for g in json.load(open(path))["testGroups"]:
-        for t in g["tests"]:
-            e = t["expected"]
-            if t["result"] == "invalid":
-                res.append({"tcId": t["tcId"], "error": "rejected"}); continue
-            pr = e.get("perRank", {})
-            n = len(next(iter(pr.values()))) if pr else 0
-            common = {k: v for k, v in e.items() if k not in ("perRank", "alternatives")}
-            if n == 0:
-                res.append({"tcId": t["tcId"], "values": json.loads(json.dumps(common))}); continue
-            for r in range(n):
-                v = json.loads(json.dumps(common)); v.update({k: a[r] for k, a in pr.items()})
-                res.append({"tcId": t["tcId"], "rank": r, "values": v})
+  "$PY" - "$G" "$tests_dir" "$@" <<'PYEOF'
+import json, sys
+gold, out, fam, edits = sys.argv[1], sys.argv[3], sys.argv[4], sys.argv[5:]
+sys.path.insert(0, sys.argv[2])
+import golden_results
+res = golden_results.entries(gold, fam)
 for ed in edits:
     p = ed.split(":")
     tc, field, i, how = int(p[0]), p[1], int(p[2]), p[3]
@@ -195,7 +181,7 @@ expect_exit "run --backend ref: 10000 bits away fails" 1 \
 # also where verify reads without trees (golden_index.c sends such files to the tree loader).
 mkdir -p "$tmp/gt" && cp -r "$G/schemas" "$G/$R" "$tmp/gt/" && chmod -R u+w "$tmp/gt"
 "$PY" - "$tmp/gt" "$R" <<'PYEOF'
-import hashlib, json, os, sys
+import json, os, sys
 root, fam = sys.argv[1], sys.argv[2]
 path = os.path.join(root, fam, "torch_cuda_rng.json")
 d = json.load(open(path))
@@ -203,14 +189,8 @@ t = next(t for g in d["testGroups"] for t in g["tests"]
          if "GpuOnly" not in t["flags"] and t["result"] == "valid")
 t["tolerance"] = {"dtype": "float32", "ulp": 390}
 open(path, "w").write(json.dumps(d) + "\n")
-with open(os.path.join(root, "MANIFEST"), "w") as fh:
-    for dp, _, fs in sorted(os.walk(root)):
-        for f in sorted(fs):
-            if f != "MANIFEST":
-                q = os.path.join(dp, f)
-                fh.write("%s  %s\n" % (hashlib.sha256(open(q, "rb").read()).hexdigest(),
-                                       os.path.relpath(q, root)))
 PYEOF
+write_manifest "$tmp/gt"
 expect_exit "a tolerance on a non-GpuOnly case: the golden file is refused (exit 2)" 2 \
   "tolerance" "$SHARDCHECK" verify --golden "$tmp/gt" --family $R --candidate "$tmp/good.json"
 tap_done

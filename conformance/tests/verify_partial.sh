@@ -5,30 +5,20 @@
 # declaration the same file fails; a declared field it omits fails naming the field; a malformed
 # or unknown declaration is bad input (exit 2).  Also the acceptable StricterThanSeed cases of
 # group-ranks: a rejection or seed 002's answer passes, any other answer fails.
-. "$top_srcdir/conformance/tests/tap.sh"
-G="$top_srcdir/golden"; fam=rng-offsets
-PY=${SHARDCHECK_PYTHON:-python3}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-if [ ! -d "$G/$fam" ]; then tap_skip "partial candidates" "golden/$fam not generated yet"; tap_done; exit; fi
-if ! "$PY" -c 'import json' 2>/dev/null; then tap_skip "partial candidates" "no python3 to build candidates"; tap_done; exit; fi
+. "$(dirname "$0")/testlib.sh"
+fam=rng-offsets
+use_tmpdir
+need_golden $fam
+need_python "to build candidates"
 V() { "$SHARDCHECK" verify --family "$fam" --golden "$G" "$@"; }
 
-"$PY" - "$G/$fam" "$tmp" <<'PYEOF'
-import json, os, sys, glob
-src, out = sys.argv[1], sys.argv[2]
+"$PY" - "$G" "$tmp" "$tests_dir" <<'PYEOF'
+import json, os, sys
+G, out = sys.argv[1], sys.argv[2]
+sys.path.insert(0, sys.argv[3])
+import golden_results
 keep = ["end_incr", "first_shard_numel", "shard_linear_index", "start_incr"]
-res = []
-for path in sorted(glob.glob(os.path.join(src, "*.json"))):
-    for g in json.load(open(path))["testGroups"]:
-        for t in g["tests"]:
-            if t["result"] == "invalid":
-                res.append({"tcId": t["tcId"], "error": "rejected"}); continue
-            e = t["expected"]
-            v = {k: e[k] for k in keep if k in e}
-            per = {k: a for k, a in e.get("perRank", {}).items() if k in keep}
-            if per:
-                v["perRank"] = per
-            res.append({"tcId": t["tcId"], "values": v})
+res = golden_results.entries(G, "rng-offsets", keep)
 def dump(name, doc):
     json.dump(doc, open(os.path.join(out, name), "w"))
 dump("partial.json", {"family": "rng-offsets", "fields": keep, "results": res})

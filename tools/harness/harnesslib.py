@@ -95,6 +95,9 @@ class FamilyResult:
         # Passed cases that carry a note: (tcId, text), e.g. a GpuOnly sha256 that
         # differs while the samples are within the case's tolerance.
         self.notes = []
+        # With run_family(record=True): the adapter's answers as entries of a
+        # results file (`shardcheck verify`'s and `certify --candidate`'s format).
+        self.entries = None
 
     def as_dict(self):
         return {
@@ -489,6 +492,75 @@ def diff_expected(family, tcid, expected, got, claimed=False, tolerance=None, no
     return out
 
 
+# ------------------------------------------- results file (verify, certify --candidate)
+# The adapter's answers written in the results form `shardcheck verify` reads (and so
+# `shardcheck certify --candidate`): {"family": F, ["fields": [...],] "results": [entry]},
+# an entry {"tcId": N, "rank": R, "values": {...}} per rank ("rank" left out for a
+# rank-independent answer) or {"tcId": N, "error": why} for a rejected input
+# (tools/cmd_verify.c).  Only the encoding follows the golden file, never a value: a
+# field the golden case does not have is left out (the harness ignores it, verify would
+# call it unexpected) and an int where golden holds a 64-bit decimal string is written
+# as that string (values_equal accepts either, verify compares JSON exactly).
+
+def _field_names(expected):
+    """(top-level names, perRank names) of an expected object and its alternatives."""
+    top, per = set(), set()
+    for e in [expected] + list(expected.get("alternatives") or []):
+        if isinstance(e, dict):
+            top.update(k for k in e if k not in ("perRank", "alternatives", "error"))
+            if isinstance(e.get("perRank"), dict):
+                per.update(e["perRank"])
+    return top, per
+
+
+def encode_like(exp, got):
+    """got in golden's JSON encoding where values_equal accepts another spelling."""
+    if isinstance(exp, list) and isinstance(got, list):
+        return [encode_like(e, g) for e, g in zip(exp, got)] + got[len(exp):]
+    if isinstance(exp, dict) and isinstance(got, dict):
+        return {k: encode_like(exp[k], v) if k in exp else v for k, v in got.items()}
+    if _is_int_string(exp) and isinstance(got, int) and not isinstance(got, bool):
+        return str(got)
+    return got
+
+
+def result_entries(tcid, expected, got, err):
+    """The results-file entries of one answered test: its error, or its values per rank
+    (a whole-test entry when the answer has no per-rank lists of one length)."""
+    if err is not None:
+        return [{"tcId": tcid, "error": "%s: %s" % (type(err).__name__, err)}]
+    if not isinstance(got, dict):
+        return [{"tcId": tcid, "values": got}]   # not an object: verify says so
+    top, pernames = _field_names(expected)
+    vals = encode_like(expected, {k: v for k, v in got.items() if k in top})
+    per = got.get("perRank")
+    if not isinstance(per, dict):
+        return [{"tcId": tcid, "values": vals}]
+    per = encode_like(expected.get("perRank") or {},
+                      {k: v for k, v in per.items() if k in pernames})
+    lens = {len(v) if isinstance(v, list) else -1 for v in per.values()}
+    if len(lens) != 1 or min(lens) < 1:
+        if per:
+            vals["perRank"] = per
+        return [{"tcId": tcid, "values": vals}]
+    out = []
+    for r in range(lens.pop()):
+        v = dict(vals)
+        v.update((k, a[r]) for k, a in per.items())
+        out.append({"tcId": tcid, "rank": r, "values": v})
+    return out
+
+
+def results_document(family, adapter, entries):
+    """The results file of one family (FIELDS, when the adapter declares it, as "fields")."""
+    doc = {"family": family}
+    fields = adapter_fields(adapter)
+    if fields is not None:
+        doc["fields"] = sorted(fields)
+    doc["results"] = entries
+    return doc
+
+
 def rank_count(expected):
     """Per-rank expectations in one expected object (ranks x perRank fields)."""
     per = expected.get("perRank") if isinstance(expected, dict) else None
@@ -528,6 +600,8 @@ def check_test(family, compute, group, test, result, fields=None):
         got, err = None, e
     result.compute_seconds += time.perf_counter() - t0
     result.compute_cpu_seconds += time.process_time() - c0
+    if result.entries is not None:
+        result.entries.extend(result_entries(tcid, expected, got, err))
     if kind == "acceptable" and err is not None and "error" in expected:
         # shardcheck rejects where a reference answers (flag StricterThanSeed):
         # a rejection passes, an answer must equal an alternative
@@ -562,12 +636,15 @@ def check_test(family, compute, group, test, result, fields=None):
 
 
 def run_family(family, adapter, golden_dir=DEFAULT_GOLDEN, max_cases=None,
-               schema=True, tcids=None, files=None, stride=1):
+               schema=True, tcids=None, files=None, stride=1, record=False):
     """Check every test of one family against adapter.compute; FamilyResult.
 
     stride K > 1 checks every K-th test in file order (a deterministic sample
-    that still reaches every file and group); the rest are not counted."""
+    that still reaches every file and group); the rest are not counted.
+    record: keep the adapter's answers in res.entries (results_document)."""
     res = FamilyResult(family)
+    if record:
+        res.entries = []
     paths = files if files is not None else family_files(golden_dir, family)
     compute = adapter.compute
     fields = adapter_fields(adapter)

@@ -5,11 +5,12 @@ What it is for: `python tools/harness/run.py` recomputes every case of every
 golden family that has an adapter with torch 2.13 (or jax) itself, prints the
 counts per family and every mismatch, and ends with `N passed, N failed`
 (`, N skipped`).  A vendor runs their own Python implementation over the same
-files with `--adapter path/to/their_adapter.py` (contract: README.md).
-Exit 0 only when nothing failed; 2 on bad usage.
+files with `--adapter path/to/their_adapter.py` (contract: README.md), and
+`--results DIR` writes its answers in the results form `shardcheck verify` and
+`shardcheck certify --candidate` read.  Exit 0 only when nothing failed; 2 on bad usage.
 
-How it is tested: tools/harness/tests/test_run.py runs it as a subprocess on
-hand-made golden files with right and wrong adapters.
+How it is tested: tools/harness/tests/test_harness.py runs it as a subprocess on
+hand-made golden files with right and wrong adapters; test_results.py checks --results.
 """
 
 import argparse
@@ -50,6 +51,10 @@ def parse_args(argv):
                    help="measure line and branch coverage of MODULE (a module or package name, "
                         "a .py file or a directory: your implementation) while the corpus runs; "
                         "repeatable; report on stderr, lcov tracefile with --lcov")
+    p.add_argument("--results", default=None, metavar="DIR",
+                   help="also write each family's answers to DIR/FAMILY.json, the results form "
+                        "`shardcheck verify --candidate` and `shardcheck certify --candidate` "
+                        "read (a whole family: not with --max-cases, --stride or --tcid)")
     p.add_argument("--lcov", default=None, metavar="FILE",
                    help="with --coverage: write an lcov tracefile (genhtml renders it; "
                         "default: vendor-coverage.info)")
@@ -103,6 +108,8 @@ def main(argv=None):
         if why:
             print("run.py: --lcov %s: cannot write: %s" % (out, why), file=sys.stderr)
             return 2
+    if args.results and check_results_dir(args) != 0:
+        return 2
     cov = start_coverage(args.coverage) if args.coverage else None
     if cov == 2:
         return 2
@@ -131,12 +138,14 @@ def main(argv=None):
         stride = args.strides.get(fam, args.strides.get("*", 1))
         res = hl.run_family(fam, adapters[fam], args.golden, args.max_cases,
                             schema=not args.no_schema, tcids=set(args.tcid) or None,
-                            stride=stride)
+                            stride=stride, record=bool(args.results))
         if stride > 1 and not args.json:
             print("%s: sampled every %d-th test (--stride)" % (fam, stride))
         results.append(res)
         if not args.json:
             report_text(res, adapters[fam], args.max_report)
+        if args.results and write_results(args, res, adapters[fam]) != 0:
+            return 2
     passed = sum(r.passed for r in results)
     failed = sum(r.failed for r in results)
     skipped = sum(r.skipped for r in results)
@@ -156,6 +165,49 @@ def main(argv=None):
     if cov is not None and finish_coverage(cov, args) != 0:
         return 2
     return 0 if failed == 0 else 1
+
+
+def check_results_dir(args):
+    """--results: a whole family, into a directory that can be written (made when missing);
+    0, or 2 after a message, before the corpus runs."""
+    cut = [o for o, v in (("--max-cases", args.max_cases is not None), ("--stride", args.stride),
+                          ("--tcid", args.tcid)) if v]
+    if cut:
+        print("run.py: --results writes whole families (verify and certify count a case left "
+              "out as missing): not with %s" % ", ".join(cut), file=sys.stderr)
+        return 2
+    try:
+        os.makedirs(args.results, exist_ok=True)
+    except OSError as e:
+        print("run.py: --results %s: cannot create: %s" % (args.results, e.strerror or e),
+              file=sys.stderr)
+        return 2
+    if not os.access(args.results, os.W_OK):
+        print("run.py: --results %s: cannot write: not writable" % args.results, file=sys.stderr)
+        return 2
+    return 0
+
+
+def write_results(args, res, adapter):
+    """DIR/FAMILY.json from the family's recorded answers; 0, or 2 after a message."""
+    path = os.path.join(args.results, res.family + ".json")
+    try:
+        with open(path, "w") as fh:
+            json.dump(hl.results_document(res.family, adapter, res.entries), fh,
+                      separators=(",", ":"))
+            fh.write("\n")
+    except OSError as e:
+        print("run.py: --results %s: cannot write: %s" % (path, e.strerror or e), file=sys.stderr)
+        return 2
+    if res.skipped:
+        # the results form has no per-case NotSupported: verify reports these as missing
+        print("run.py: %s: %d cases the adapter skipped (NotImplementedError) are not in %s; "
+              "verify and certify count them as missing (Fail) — a port that leaves fields out "
+              "declares FIELDS instead" % (res.family, res.skipped, path), file=sys.stderr)
+    if not args.json:
+        print("# %s: results written to %s (%d entries): shardcheck certify --out PKG "
+              "--candidate %s" % (res.family, path, len(res.entries), path))
+    return 0
 
 
 def start_coverage(specs):

@@ -30,23 +30,14 @@ _HERE = _os.path.dirname(_os.path.dirname(_os.path.abspath(__file__)))
 if _HERE not in _sys.path:  # harnesslib lives beside this package
     _sys.path.append(_HERE)
 
-import harnesslib as _hl  # noqa: E402
+from harnesslib import (DEFAULT_GOLDEN, FamilyResult, Mismatch,  # noqa: E402,F401
+                        adapter_fields, check_adapter, families_in, family_files, iter_cases,
+                        load_adapter, results_document, run_family, values_equal)
 from .notation import (Placement, coordinates, field, format_placements,  # noqa: E402,F401
                        parse_mesh, parse_placement, parse_placements, parse_shape, rank_map)
-
-DEFAULT_GOLDEN = _hl.DEFAULT_GOLDEN
-FamilyResult = _hl.FamilyResult
-Mismatch = _hl.Mismatch
-adapter_fields = _hl.adapter_fields
-check_adapter = _hl.check_adapter
-families_in = _hl.families_in
-family_files = _hl.family_files
-iter_cases = _hl.iter_cases
-load_adapter = _hl.load_adapter
-run_family = _hl.run_family
-values_equal = _hl.values_equal
 
 __all__ = ["DEFAULT_GOLDEN", "FamilyResult", "Mismatch", "Placement", "adapter_fields",
            "check_adapter", "coordinates", "families_in", "family_files", "field",
            "format_placements", "iter_cases", "load_adapter", "parse_mesh", "parse_placement",
-           "parse_placements", "parse_shape", "rank_map", "run_family", "values_equal"]
+           "parse_placements", "parse_shape", "rank_map", "results_document", "run_family",
+           "values_equal"]

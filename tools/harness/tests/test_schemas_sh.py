@@ -21,8 +21,8 @@ def make_top(tmp_path, doc=None, schema=None):
     top = str(tmp_path / "top")
     os.makedirs(os.path.join(top, "conformance", "tests"))
     os.makedirs(os.path.join(top, "tools"))
-    shutil.copy(os.path.join(REPO, "conformance", "tests", "tap.sh"),
-                os.path.join(top, "conformance", "tests", "tap.sh"))
+    shutil.copy(os.path.join(REPO, "conformance", "tests", "testlib.sh"),
+                os.path.join(top, "conformance", "tests", "testlib.sh"))
     os.symlink(HARNESS, os.path.join(top, "tools", "harness"))
     write_golden(os.path.join(top, "golden"), doc, schema)
     return top
