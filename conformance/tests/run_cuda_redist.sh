@@ -10,14 +10,9 @@
 # and where a GPU is visible, the same runs without emulation, in one process and under mpirun at 1, 2
 # and 4 ranks (NCCL when each rank has a GPU of its own, host-staged MPI when ranks share one).
 # Skipped with the reason without CUDA built in, or without mpirun for the mpirun part.
-. "$top_srcdir/conformance/tests/tap.sh"
-G="$top_srcdir/golden"
+. "$(dirname "$0")/testlib.sh"
 F=redistribute-data
-if [ ! -f "$top_builddir/lib/cuda/redist_kernels.o" ]; then
-  tap_skip "cuda backend, $F" "built without CUDA (configure --with-cuda)"
-  tap_done
-  exit 0
-fi
+[ -f "$top_builddir/lib/cuda/redist_kernels.o" ] || skip_all "cuda backend, $F: built without CUDA (configure --with-cuda)"
 last() { printf '%s\n' "$1" | tail -n 1; }
 
 want=$(last "$("$SHARDCHECK" run --backend local --golden "$G" --family $F 2>&1)")
@@ -27,8 +22,7 @@ if [ $rc -eq 0 ] && [ "$got" = "$want" ] && printf '%s' "$got" | grep -Eq '^[1-9
   tap_ok "emulated device, one process: as the local backend ($got)"
 else tap_not_ok "emulated device, one process" "exit $rc, cuda: $got, local: $want"; fi
 
-if [ -z "${MPIRUN:-}" ] || ! command -v "$MPIRUN" >/dev/null 2>&1 ||
-   "$SHARDCHECK" run --backend mpi --max-cases 1 2>&1 | grep -q "built without MPI"; then
+if ! have_mpi_build; then
   for np in 1 2 4; do tap_skip "emulated device under mpirun -np $np" "no MPI (mpirun not found or not built in)"; done
 else
   err=$(mktemp); trap 'rm -f "$err"' EXIT
