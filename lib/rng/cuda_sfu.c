@@ -4,15 +4,17 @@
  * `FMUL.RZ t, a, 0x3e22f983; MUFU.SIN/COS t` and `@p FMUL x, x, 2^24;
  * MUFU.LG2; @p FADD -24; FMUL 0x3f317218`).
  *
- * What the recordings showed (docs/cuda-math.md): a 23-bit fixed-point
- * argument, 64 segments per octave of lg2's mantissa and per quadrant of
- * sin/cos's argument, a quadratic interpolator whose squarer keeps only the
- * partial products x_a x_b with a + b >= 18; MUFU.COS(t) is MUFU.SIN(t + 1/4)
- * bit for bit; lg2 over [0.5, 1) is not -1 + lg2 over [1, 2).  The tables
- * (cuda_sfu_tables.h, tools/gpu/fit_sfu.py) are least-squares real
- * coefficients, not the hardware's integer words, so 97.7-99.7% of recorded
- * entries come out exact and the rest 1 ulp off (a few more near zeros of the
- * function).  Callers keep GpuOnly for anything derived from them.
+ * What the recordings showed (docs/cuda-math.md, tools/gpu/fit_sfu.py): a
+ * quadratic interpolator in integer fixed point.  The 23-bit argument's top 6 bits
+ * pick one of 64 segments (per quadrant of sin/cos, per octave of lg2's mantissa),
+ * W = c0 + c1 x + c2 sq(x) on the low 17 bits x with a truncated squarer, and the
+ * word is rounded toward zero to float.  sin/cos share one table (MUFU.COS is
+ * MUFU.SIN at the complemented quadrant argument); lg2 adds the exponent in fixed
+ * point (2^-36) and negates by complement.  The integer coefficients are the ones
+ * the recordings allow, and the model reproduces every recorded entry (all lg2
+ * inputs in [0.5, 2), every reachable sin/cos input in [0.5, 1), [0.25, 0.5) and
+ * [2^-7, 2^-6)).  Other binades, negative t and lg2 of other octaves follow the
+ * same structure but are not recorded.
  *
  * Tested by conformance/tests/check_cuda_math.c (committed subset of the
  * recordings, conformance/tests/data/sfu/).
@@ -25,39 +27,58 @@
 #include "cuda_sfu.h"
 #include "cuda_sfu_tables.h"
 
-enum { SEGS = 64 };
-
-/* The interpolator's truncated squarer: sum of the partial products x_a x_b
- * with a + b >= SHC_SFU_TSQ, scaled so that the full square of x / 2^17 is in [0, 1). */
-static double sq_trunc(uint32_t x)
+/* The interpolator's truncated squarer (tools/gpu/fit_sfu.py): x^2 as its partial
+ * products, diagonal x_a 2^2a and cross x_a x_b 2^(a+b+1) (a < b), keeping only
+ * those of weight >= 2^SHC_SFU_TSQ, shifted down by SHC_SFU_TSQ.  The recordings
+ * pin the threshold: 18 or 20 break segment 0 of sin, 19 reproduces every entry. */
+static uint32_t sq_trunc(uint32_t x)
 {
     uint64_t tot = 0;
     for (int a = 0; a < SHC_SFU_NB; a++) {
         if (!(x >> a & 1))
             continue;
-        int k = SHC_SFU_TSQ - a > 0 ? SHC_SFU_TSQ - a : 0;
-        tot += (uint64_t)(x >> k << k) << a;
+        if (2 * a >= SHC_SFU_TSQ)
+            tot += (uint64_t)1 << (2 * a);
+        /* cross terms x_b, b > a, with a + b + 1 >= TSQ */
+        int b0 = SHC_SFU_TSQ - 1 - a > a + 1 ? SHC_SFU_TSQ - 1 - a : a + 1;
+        uint64_t hi = (uint64_t)(x >> b0) << b0;
+        tot += hi << (a + 1);
     }
-    return ldexp((double)(tot >> SHC_SFU_TSQ), SHC_SFU_TSQ - 2 * SHC_SFU_NB);
+    return (uint32_t)(tot >> SHC_SFU_TSQ);
 }
 
-/* One table at the 23-bit fixed-point argument u23, in tools/gpu/fit_sfu.py's
- * order (ev): c0 + c2*sq, then + w_b for each set bit b, low to high. */
-static double eval_q(const double (*tab)[SHC_SFU_NB + 2], uint32_t u23)
+/* W = c0 + c1 x + c2 sq(x) at the 23-bit fixed-point argument u23: the top 6
+ * bits pick the segment, the low 17 are x.  Exact integer arithmetic. */
+static int64_t interp(const shc_sfu_seg *tab, uint32_t u23)
 {
     assert(u23 < (1u << 23));
-    const double *c = tab[u23 >> SHC_SFU_NB];
+    const shc_sfu_seg *c = &tab[u23 >> SHC_SFU_NB];
     uint32_t x = u23 & ((1u << SHC_SFU_NB) - 1);
-    double v = c[0] + c[1] * sq_trunc(x);
-    for (int b = 0; b < SHC_SFU_NB; b++)
-        if (x >> b & 1)
-            v = v + c[2 + b];
-    return v;
+    return c->c0 + (int64_t)c->c1 * x + (int64_t)c->c2 * sq_trunc(x);
 }
 
+/* Non-negative fixed-point w (units 2^-scale) rounded toward zero to float. */
+static float rz_float(int64_t w, int scale)
+{
+    assert(w >= 0);
+    int nb = 0;
+    while (nb < 63 && (w >> nb) != 0)
+        nb++;
+    if (nb > 24)
+        w = w >> (nb - 24) << (nb - 24);
+    return ldexpf((float)w, -scale); /* exact: 24 significant bits, normal range */
+}
+
+/* The quadrant functions: S(u) ~ sin(pi u / 2) in units of 2^-37, and
+ * C(u) = S(~u) (the bitwise complement of the 23-bit argument; recorded:
+ * MUFU.COS over a quadrant is MUFU.SIN over the same quadrant reversed). */
+static float quad_s(uint32_t u23) { return rz_float(interp(SHC_SFU_SINQ, u23), 37); }
+static float quad_c(uint32_t u23) { return rz_float(interp(SHC_SFU_SINQ, (1u << 23) - 1 - u23), 37); }
+
 /* MUFU.SIN(t + k/4): quadrant q of 4|t| picks +-S or +-C of u = frac(4|t|),
- * truncated to 23 bits; sin is odd (sign applied after, assumed: cuRAND only
- * feeds t > 0). */
+ * truncated to 23 bits; the sign is applied to the rounded magnitude (sign and
+ * magnitude: recorded for both signs of the output); sin is odd (assumed for
+ * t < 0: cuRAND only feeds t > 0). */
 static float sin_quadrant(float t, int k)
 {
     if (!isfinite(t))
@@ -68,9 +89,8 @@ static float sin_quadrant(float t, int k)
     int q = (int)(((int64_t)fmod(fl, 4.0) + k) & 3);
     if (k == 0 && signbit(t))
         q = (q + 2) & 3;
-    double S = eval_q(SHC_SFU_SINQ, u23), C = eval_q(SHC_SFU_COSQ, u23);
-    double v = q == 0 ? S : q == 1 ? C : q == 2 ? -S : -C;
-    return (float)v;
+    float m = (q & 1) ? quad_c(u23) : quad_s(u23);
+    return q >= 2 ? -m : m;
 }
 
 float shc_sfu_sin(float t) { return sin_quadrant(t, 0); }
@@ -85,14 +105,16 @@ float shc_sfu_lg2(float x)
     if (isinf(x))
         return INFINITY;
     if (x == 1.0f)
-        return 0.0f; /* recorded: exactly 0, while lg2(1 + ulp) carries the fit's offset */
+        return 0.0f; /* recorded: exactly 0, while the table gives 7377 * 2^-36 */
     int e;
     double m = frexp((double)x, &e); /* x = m 2^e, m in [0.5, 1) */
+    e -= 1;                           /* x = 2^e * 1.f */
     uint32_t u23 = (uint32_t)((2.0 * m - 1.0) * 0x1p23); /* exact: the mantissa bits */
-    if (e == 0) /* x in [0.5, 1): its own table (recorded binade) */
-        return (float)eval_q(SHC_SFU_LG2H, u23);
-    /* other binades are not recorded: e - 1 + lg2 over [1, 2), an assumption */
-    return (float)((double)(e - 1) + eval_q(SHC_SFU_LG2, u23));
+    /* fixed point with 36 fractional bits: exponent + table (2^-38) >> 2 */
+    int64_t f = (int64_t)e * ((int64_t)1 << 36) + (interp(SHC_SFU_LG2, u23) >> 2);
+    /* recorded over [0.5, 1): a negative word is negated by complementing it
+     * (magnitude -f - 1), then rounded toward zero like a positive one */
+    return f >= 0 ? rz_float(f, 36) : -rz_float(-f - 1, 36);
 }
 
 float shc_sfu_sincos_arg(float a)

@@ -3,10 +3,11 @@
  * float random kernels reach it: MUFU.SIN, MUFU.COS (on t = fmul_rz(a, 1/2pi)),
  * MUFU.LG2, and the intrinsics built from them, __sincosf and __logf.
  *
- * The models are fitted, not yet bit-exact: see docs/cuda-math.md for the fraction
- * of recorded entries each reproduces (97.7-99.7%; the rest are 1 ulp off, a few
- * more near the function's zeros).  Tested by conformance/tests/check_cuda_math.c,
- * which replays a committed subset of the recordings with a floor under those fractions.
+ * The models are the unit's integer interpolator recovered from exhaustive H100
+ * recordings and reproduce every recorded entry (docs/cuda-math.md); inputs outside
+ * the recorded binades follow the same structure, unrecorded.  Tested by
+ * conformance/tests/check_cuda_math.c, which replays a committed subset of the
+ * recordings and requires each entry bit for bit.
  */
 #ifndef SHC_CUDA_SFU_H
 #define SHC_CUDA_SFU_H
