@@ -363,6 +363,113 @@ static int m_all_reduce(shc_comm *c, const int64_t *group, int n, void *buf, siz
     return rc;
 }
 
+/* Elements before segment k when count elements are cut into n near-equal segments. */
+static size_t seg(size_t count, int n, int k)
+{
+    return (size_t)k * count / (size_t)n;
+}
+
+/* Ring all-reduce out of place on communicator mc (this rank is pos of n): n-1
+ * reduce-scatter steps, then n-1 all-gather steps, each a Sendrecv to the right
+ * neighbour.  A segment's partial reduction is received straight into recv and this
+ * rank's own send is folded into it there (MPI_Reduce_local: recv = send op recv), so
+ * the input is read where it lies and nothing is copied first; MPI_Allreduce out of
+ * place copies send into recv before it starts, which is the pass this saves.  Each
+ * segment is reduced once, along one chain, then passed on as is, so every member ends
+ * with the same bits.  Returns an MPI error code. */
+static int ring_reduce(const char *send, char *recv, size_t count, size_t es, MPI_Datatype dt,
+                       MPI_Op mo, int pos, int n, MPI_Comm mc)
+{
+    int right = (pos + 1) % n, left = (pos + n - 1) % n, rc = MPI_SUCCESS;
+    for (int k = 0; k < n - 1 && rc == MPI_SUCCESS; k++) {
+        int ss = (pos - k + n) % n, rs = (pos - k - 1 + 2 * n) % n;
+        size_t so = seg(count, n, ss), ro = seg(count, n, rs);
+        int sn = (int)(seg(count, n, ss + 1) - so), rn = (int)(seg(count, n, rs + 1) - ro);
+        rc = MPI_Sendrecv((k ? recv : send) + so * es, sn, dt, right, 0, recv + ro * es, rn, dt,
+                          left, 0, mc, MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS && rn)
+            rc = MPI_Reduce_local(send + ro * es, recv + ro * es, rn, dt, mo);
+    }
+    for (int k = 0; k < n - 1 && rc == MPI_SUCCESS; k++) {
+        int ss = (pos + 1 - k + n) % n, rs = (pos - k + n) % n;
+        size_t so = seg(count, n, ss), ro = seg(count, n, rs);
+        rc = MPI_Sendrecv(recv + so * es, (int)(seg(count, n, ss + 1) - so), dt, right, 1,
+                          recv + ro * es, (int)(seg(count, n, rs + 1) - ro), dt, left, 1, mc,
+                          MPI_STATUS_IGNORE);
+    }
+    return rc;
+}
+
+/* Below this many bytes MPI's own latency-bound algorithms beat the 2(n-1)-step ring. */
+#define RING_MIN_BYTES ((size_t)64 << 10)
+
+static int m_all_reduce_to(shc_comm *c, const int64_t *group, int n, const void *send,
+                           void *recv, size_t count, shc_dtype t, shc_redop op, shc_err *e)
+{
+    MPI_Datatype dt;
+    MPI_Op mo;
+    MPI_Comm mc;
+    int pos, rc = check_op(t, op, e);
+    if (rc || (rc = shc_comm_group_pos(c, group, n, &pos, e)))
+        return rc;
+    if (!native(t, op, &dt, &mo))
+        return gather_reduce(c, group, n, send, count, 1, 0, recv, t, op, e);
+    size_t es = shc_dtype_size(t);
+    if ((rc = fits(count, e)) || (rc = get_comm(c, group, n, &mc, e)))
+        return rc;
+    GUARDED(c, "all_reduce", group, n, e,
+            count * es < RING_MIN_BYTES || count < (size_t)n
+                ? MPI_Allreduce(send, recv, (int)count, dt, mo, mc)
+                : ring_reduce(send, recv, count, es, dt, mo, pos, n, mc));
+    if (op == SHC_OP_AVG)
+        shc_div_scalar(recv, count, t, n);
+    return rc;
+}
+
+static int alltoallw(shc_comm *c, const int64_t *group, int n, const void *send, const int *cnt,
+                     const MPI_Datatype *types, void *recv, MPI_Comm mc, shc_err *e)
+{
+    const int *sc = cnt, *sd = cnt + n, *rcn = cnt + 2 * n, *rd = cnt + 3 * n;
+    GUARDED(c, "all_to_all", group, n, e,
+            MPI_Alltoallw(send, sc, sd, types, recv, rcn, rd, types + n, mc));
+    return SHC_OK;
+}
+
+/* all_to_all from strided blocks with a derived datatype (one hvector of `runs` runs),
+ * so MPI reads each block where it lies instead of from a packed copy. */
+static int m_all_to_all_runs(shc_comm *c, const int64_t *group, int n, const void *send,
+                             size_t run, size_t runs, size_t stride, void *recv, shc_err *e)
+{
+    MPI_Comm mc;
+    MPI_Datatype vt;
+    int rc = fits(run * runs * (size_t)n, e);
+    if (rc || (rc = fits(stride, e)) || (rc = get_comm(c, group, n, &mc, e)))
+        return rc;
+    int *cnt = malloc((size_t)n * 4 * sizeof *cnt);
+    MPI_Datatype *types = malloc((size_t)n * 2 * sizeof *types);
+    if (!cnt || !types) {
+        free(cnt), free(types);
+        return shc_fail(e, SHC_ENOMEM, "out of memory");
+    }
+    if (MPI_Type_create_hvector((int)runs, (int)run, (MPI_Aint)stride, MPI_BYTE, &vt) !=
+            MPI_SUCCESS || MPI_Type_commit(&vt) != MPI_SUCCESS) {
+        free(cnt), free(types);
+        return shc_fail(e, SHC_EINTERNAL, "mpi: could not build the all_to_all datatype");
+    }
+    for (int j = 0; j < n; j++) {
+        cnt[j] = 1;                              /* send: one strided block */
+        cnt[n + j] = (int)((size_t)j * run);     /* its byte displacement */
+        cnt[2 * n + j] = (int)(run * runs);      /* recv: contiguous bytes */
+        cnt[3 * n + j] = (int)((size_t)j * run * runs);
+        types[j] = vt;
+        types[n + j] = MPI_BYTE;
+    }
+    rc = alltoallw(c, group, n, send, cnt, types, recv, mc, e);
+    MPI_Type_free(&vt);
+    free(cnt), free(types);
+    return rc;
+}
+
 static void m_destroy(shc_comm *c)
 {
     mpi_impl *m = IMPL(c);
@@ -382,6 +489,7 @@ static void m_destroy(shc_comm *c)
 
 static const shc_comm_ops mpi_ops = {
     "mpi", m_all_gather, m_all_gatherv, m_all_to_all, m_reduce_scatter, m_all_reduce, m_destroy,
+    m_all_reduce_to, m_all_to_all_runs,
 };
 
 int shc_comm_mpi_new(shc_comm **out, double timeout_s, shc_err *e)
