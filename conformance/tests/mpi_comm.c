@@ -10,9 +10,9 @@
  * sub-group, at counts that do not divide by the group (segments of unequal
  * length, counts below the group size); it must leave its input unwritten;
  * and on inexact float data every member must end with the same bits (each
- * segment reduced once, then passed on).  all_to_all_runs (MPI_Alltoallw
- * with an hvector) must give the bytes of packing the strided blocks by hand
- * and calling all_to_all.  Each rank prints "ok"/"not ok" lines; rank 0 adds
+ * segment reduced once, then passed on).  all_to_all_runs (a message per
+ * long run, a pack into the scratch buffer for short or very many runs) must
+ * give the bytes of packing the strided blocks by hand and calling all_to_all.  Each rank prints "ok"/"not ok" lines; rank 0 adds
  * a summary line "mpi_comm: N ranks, K checks, F failed".  Outside mpirun
  * (make check runs every check program) it prints a TAP skip.
  */
@@ -104,7 +104,10 @@ static void reduce_checks(shc_comm *c, const int64_t *group, int gn, MPI_Comm su
 /* all_to_all_runs against packing by hand + all_to_all. */
 static void runs_checks(shc_comm *c, const int64_t *group, int gn, int rank)
 {
-    const size_t shapes[][3] = {{1, 1, 0}, {4, 3, 0}, {12, 5, 8}, {4096, 17, 0}, {3, 200000, 4}};
+    /* {run, runs, extra stride}: short runs (packed), long runs (a message each, with and
+     * without a gap between rows), and more long runs than get messages of their own */
+    const size_t shapes[][3] = {{1, 1, 0},     {4, 3, 0},      {12, 5, 8},   {4096, 17, 0},
+                                {3, 200000, 4}, {40000, 3, 0}, {65536, 2, 100}, {32768, 65, 0}};
     for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
         size_t run = shapes[s][0], runs = shapes[s][1], stride = run * (size_t)gn + shapes[s][2];
         size_t total = runs * stride, bb = run * runs;

@@ -15,12 +15,16 @@
  * fails with a timeout error naming the collective and group (never a hung
  * rank); nothing polls.  After a timeout the communicator refuses further
  * collectives (MPI's state is no longer trusted), and the runner ends the
- * job once it has reported.  float32/64 and int32/64
+ * job once it has reported.  Two ops read the caller's data where it lies:
+ * all_reduce_to (a ring of MPI_Sendrecv + MPI_Reduce_local into the result,
+ * see ring_reduce) and all_to_all_runs (a message per long run, see runs_p2p).
+ * float32/64 and int32/64
  * reductions use MPI's own ops (avg = sum, then divided as torch does);
  * bfloat16 and float16, which MPI 3.1 has no type for, are all-gathered and
  * reduced with the shared kernel (comm.c), in group order.
  * Tested by conformance/tests/run_mpi.sh (redistribute-data under mpirun
- * at 1-8 ranks) and bench/bench_comm.c.
+ * at 1-8 ranks), mpi_comm_run.sh (the two ops against OpenMPI's bytes),
+ * mpi_watchdog_run.sh; measured by bench/bench_comm.c.
  */
 #include "config.h"
 #ifdef HAVE_MPI
@@ -426,47 +430,79 @@ static int m_all_reduce_to(shc_comm *c, const int64_t *group, int n, const void 
     return rc;
 }
 
-static int alltoallw(shc_comm *c, const int64_t *group, int n, const void *send, const int *cnt,
-                     const MPI_Datatype *types, void *recv, MPI_Comm mc, shc_err *e)
+/* Runs at least this long go as messages of their own: OpenMPI's shared-memory
+ * transport copies a contiguous message above its eager limit once, straight from
+ * the sender's memory (CMA), while a derived datatype or a packed copy costs a
+ * second pass; and on an oversubscribed machine a non-contiguous message, moved in
+ * 32 KiB fragments that each wait for the peer to be scheduled, ran at a tenth of
+ * the speed (bench_comm).  Shorter runs are packed once into the reused scratch. */
+#define RUN_MSG_MIN ((size_t)32 << 10)
+/* ... and at most this many messages per peer, so that a wide tensor's many runs
+ * do not flood the transport. */
+#define RUN_MSG_MAX 64
+
+/* all_to_all_runs as one message per run: post every receive, then every send (in
+ * run order, so MPI's non-overtaking rule matches run o to run o), copy this rank's
+ * own block locally, wait.  Returns an MPI error code. */
+static int runs_p2p(const char *send, size_t run, size_t runs, size_t stride, char *recv, int pos,
+                    int n, MPI_Comm mc, MPI_Request *rq)
 {
-    const int *sc = cnt, *sd = cnt + n, *rcn = cnt + 2 * n, *rd = cnt + 3 * n;
-    GUARDED(c, "all_to_all", group, n, e,
-            MPI_Alltoallw(send, sc, sd, types, recv, rcn, rd, types + n, mc));
+    size_t bb = run * runs;
+    int k = 0, rc = MPI_SUCCESS;
+    for (int d = 1; d < n && rc == MPI_SUCCESS; d++) {
+        int from = (pos - d + n) % n;
+        for (size_t o = 0; o < runs && rc == MPI_SUCCESS; o++)
+            rc = MPI_Irecv(recv + (size_t)from * bb + o * run, (int)run, MPI_BYTE, from, 2, mc,
+                           &rq[k++]);
+    }
+    for (int d = 1; d < n && rc == MPI_SUCCESS; d++) {
+        int to = (pos + d) % n;
+        for (size_t o = 0; o < runs && rc == MPI_SUCCESS; o++)
+            rc = MPI_Isend(send + (size_t)to * run + o * stride, (int)run, MPI_BYTE, to, 2, mc,
+                           &rq[k++]);
+    }
+    for (size_t o = 0; o < runs; o++)
+        memcpy(recv + (size_t)pos * bb + o * run, send + (size_t)pos * run + o * stride, run);
+    int wrc = MPI_Waitall(k, rq, MPI_STATUSES_IGNORE);
+    return rc != MPI_SUCCESS ? rc : wrc;
+}
+
+static int runs_guarded(shc_comm *c, const int64_t *group, int n, const void *send, size_t run,
+                        size_t runs, size_t stride, void *recv, int pos, MPI_Comm mc,
+                        MPI_Request *rq, shc_err *e)
+{
+    GUARDED(c, "all_to_all", group, n, e, runs_p2p(send, run, runs, stride, recv, pos, n, mc, rq));
     return SHC_OK;
 }
 
-/* all_to_all from strided blocks with a derived datatype (one hvector of `runs` runs),
- * so MPI reads each block where it lies instead of from a packed copy. */
+/* all_to_all from strided blocks without a pack pass where the runs are long: each
+ * run is a contiguous message (runs_p2p); short runs are packed once into the
+ * communicator's reused buffer and sent with MPI_Alltoall. */
 static int m_all_to_all_runs(shc_comm *c, const int64_t *group, int n, const void *send,
                              size_t run, size_t runs, size_t stride, void *recv, shc_err *e)
 {
     MPI_Comm mc;
-    MPI_Datatype vt;
-    int rc = fits(run * runs * (size_t)n, e);
-    if (rc || (rc = fits(stride, e)) || (rc = get_comm(c, group, n, &mc, e)))
+    size_t bb = run * runs;
+    int pos, rc = fits(bb * (size_t)n, e);
+    if (rc || (rc = shc_comm_group_pos(c, group, n, &pos, e)))
         return rc;
-    int *cnt = malloc((size_t)n * 4 * sizeof *cnt);
-    MPI_Datatype *types = malloc((size_t)n * 2 * sizeof *types);
-    if (!cnt || !types) {
-        free(cnt), free(types);
+    if (run < RUN_MSG_MIN || runs > RUN_MSG_MAX) {
+        char *pack = shc_comm_scratch(c, bb * (size_t)n + 1);
+        if (!pack)
+            return shc_fail(e, SHC_ENOMEM, "out of memory");
+        for (int j = 0; j < n; j++)
+            for (size_t o = 0; o < runs; o++)
+                memcpy(pack + (size_t)j * bb + o * run,
+                       (const char *)send + (size_t)j * run + o * stride, run);
+        return m_all_to_all(c, group, n, pack, bb, recv, e);
+    }
+    if ((rc = get_comm(c, group, n, &mc, e)))
+        return rc;
+    MPI_Request *rq = malloc(2 * (size_t)n * runs * sizeof *rq);
+    if (!rq)
         return shc_fail(e, SHC_ENOMEM, "out of memory");
-    }
-    if (MPI_Type_create_hvector((int)runs, (int)run, (MPI_Aint)stride, MPI_BYTE, &vt) !=
-            MPI_SUCCESS || MPI_Type_commit(&vt) != MPI_SUCCESS) {
-        free(cnt), free(types);
-        return shc_fail(e, SHC_EINTERNAL, "mpi: could not build the all_to_all datatype");
-    }
-    for (int j = 0; j < n; j++) {
-        cnt[j] = 1;                              /* send: one strided block */
-        cnt[n + j] = (int)((size_t)j * run);     /* its byte displacement */
-        cnt[2 * n + j] = (int)(run * runs);      /* recv: contiguous bytes */
-        cnt[3 * n + j] = (int)((size_t)j * run * runs);
-        types[j] = vt;
-        types[n + j] = MPI_BYTE;
-    }
-    rc = alltoallw(c, group, n, send, cnt, types, recv, mc, e);
-    MPI_Type_free(&vt);
-    free(cnt), free(types);
+    rc = runs_guarded(c, group, n, send, run, runs, stride, recv, pos, mc, rq, e);
+    free(rq);
     return rc;
 }
 
