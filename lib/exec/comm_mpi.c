@@ -61,6 +61,7 @@ typedef struct mpi_impl {
     int n, cap;
     bool watchdog;   /* the timer below exists */
     bool broken;     /* a collective timed out: MPI's state is not trusted any more */
+    size_t ring_segment; /* all_reduce_to's ring above this segment size on > 2 ranks */
 #ifdef SHC_WATCHDOG
     timer_t timer;
 #endif
@@ -406,6 +407,12 @@ static int ring_reduce(const char *send, char *recv, size_t count, size_t es, MP
 
 /* Below this many bytes MPI's own latency-bound algorithms beat the 2(n-1)-step ring. */
 #define RING_MIN_BYTES ((size_t)64 << 10)
+/* On more than 2 ranks the ring's 2(n-1) steps each wait for a neighbour to be
+ * scheduled, which on an oversubscribed machine costs more than the copy
+ * MPI_Allreduce out of place makes, until segments reach about this size (bench_comm
+ * at np 4: 0.66x raw MPI at 1 MiB segments, 0.84x at 4 MiB, 1.35x at 16 MiB).
+ * SHC_MPI_RING_SEGMENT=BYTES overrides it (mpi_comm_run.sh sets 0 to test the ring). */
+#define RING_SEGMENT_DEFAULT ((size_t)4 << 20)
 
 static int m_all_reduce_to(shc_comm *c, const int64_t *group, int n, const void *send,
                            void *recv, size_t count, shc_dtype t, shc_redop op, shc_err *e)
@@ -421,10 +428,11 @@ static int m_all_reduce_to(shc_comm *c, const int64_t *group, int n, const void 
     size_t es = shc_dtype_size(t);
     if ((rc = fits(count, e)) || (rc = get_comm(c, group, n, &mc, e)))
         return rc;
+    bool ring = count * es >= RING_MIN_BYTES && count >= (size_t)n &&
+                (n == 2 || count * es / (size_t)n >= IMPL(c)->ring_segment);
     GUARDED(c, "all_reduce", group, n, e,
-            count * es < RING_MIN_BYTES || count < (size_t)n
-                ? MPI_Allreduce(send, recv, (int)count, dt, mo, mc)
-                : ring_reduce(send, recv, count, es, dt, mo, pos, n, mc));
+            ring ? ring_reduce(send, recv, count, es, dt, mo, pos, n, mc)
+                 : MPI_Allreduce(send, recv, (int)count, dt, mo, mc));
     if (op == SHC_OP_AVG)
         shc_div_scalar(recv, count, t, n);
     return rc;
@@ -435,8 +443,9 @@ static int m_all_reduce_to(shc_comm *c, const int64_t *group, int n, const void 
  * the sender's memory (CMA), while a derived datatype or a packed copy costs a
  * second pass; and on an oversubscribed machine a non-contiguous message, moved in
  * 32 KiB fragments that each wait for the peer to be scheduled, ran at a tenth of
- * the speed (bench_comm).  Shorter runs are packed once into the reused scratch. */
-#define RUN_MSG_MIN ((size_t)32 << 10)
+ * the speed (bench_comm).  Shorter runs are packed once into the reused scratch
+ * (at np 4, 64 KiB runs as messages were no faster than the pack, 128 KiB ones were). */
+#define RUN_MSG_MIN ((size_t)128 << 10)
 /* ... and at most this many messages per peer, so that a wide tensor's many runs
  * do not flood the transport. */
 #define RUN_MSG_MAX 64
@@ -544,6 +553,8 @@ int shc_comm_mpi_new(shc_comm **out, double timeout_s, shc_err *e)
     }
     *c = (shc_comm){&mpi_ops, rank, size, timeout_s, m, NULL, 0};
     m->watchdog = timeout_s > 0 && wd_create(m);
+    const char *rs = getenv("SHC_MPI_RING_SEGMENT");
+    m->ring_segment = rs && *rs ? (size_t)strtoull(rs, NULL, 10) : RING_SEGMENT_DEFAULT;
     *out = c;
     return SHC_OK;
 }
