@@ -18,8 +18,10 @@
  * each timed redistribute includes everything else (copies, padding, result
  * buffer).  Freed buffers stay in the heap (mallopt), as torch's caching
  * allocator keeps them.  The raw MPI peer overwrites its input in place and
- * moves bytes in the layout it already has; ours returns a new tensor and, for
- * S(0) -> S(1), regroups the columns: that work is the ceiling's difference.
+ * moves bytes in the layout it already has; ours returns a new tensor, which
+ * the all-reduce ring writes as it reduces (comm_mpi.c all_reduce_to: no copy
+ * first), and for S(0) -> S(1) sends each row's column block as a message of
+ * its own (all_to_all_runs: no pack), so neither makes a pass raw MPI skips.
  */
 #include "config.h"
 #include <malloc.h>

@@ -146,6 +146,16 @@ typedef struct shc_comm_ops {
     int (*all_reduce)(shc_comm *c, const int64_t *group, int n, void *buf, size_t count,
                       shc_dtype t, shc_redop op, shc_err *e);
     void (*destroy)(shc_comm *c);
+    /* Optional, NULL when a backend has no faster way (the executor then copies or
+     * packs and calls the ops above); a backend offering them saves that pass. */
+    /* recv (count elements) = the reduction over members of each one's send
+     * (all_reduce out of place: send is never written). */
+    int (*all_reduce_to)(shc_comm *c, const int64_t *group, int n, const void *send, void *recv,
+                         size_t count, shc_dtype t, shc_redop op, shc_err *e);
+    /* all_to_all from strided blocks: block j (to member j) is `runs` runs of `run`
+     * bytes, run o at send + j*run + o*stride; recv block j (run*runs bytes) came from j. */
+    int (*all_to_all_runs)(shc_comm *c, const int64_t *group, int n, const void *send,
+                           size_t run, size_t runs, size_t stride, void *recv, shc_err *e);
 } shc_comm_ops;
 
 struct shc_comm {

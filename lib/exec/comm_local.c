@@ -191,7 +191,7 @@ static void l_destroy(shc_comm *c) { (void)c; }
 
 static const shc_comm_ops local_ops = {
     "local", l_all_gather, l_all_gatherv, l_all_to_all, l_reduce_scatter, l_all_reduce,
-    l_destroy,
+    l_destroy, NULL, NULL, /* the executor copies and packs for this backend */
 };
 
 static void *rank_main(void *p)

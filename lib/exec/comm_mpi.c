@@ -15,12 +15,16 @@
  * fails with a timeout error naming the collective and group (never a hung
  * rank); nothing polls.  After a timeout the communicator refuses further
  * collectives (MPI's state is no longer trusted), and the runner ends the
- * job once it has reported.  float32/64 and int32/64
+ * job once it has reported.  Two ops read the caller's data where it lies:
+ * all_reduce_to (a ring of MPI_Sendrecv + MPI_Reduce_local into the result,
+ * see ring_reduce) and all_to_all_runs (a message per long run, see runs_p2p).
+ * float32/64 and int32/64
  * reductions use MPI's own ops (avg = sum, then divided as torch does);
  * bfloat16 and float16, which MPI 3.1 has no type for, are all-gathered and
  * reduced with the shared kernel (comm.c), in group order.
  * Tested by conformance/tests/run_mpi.sh (redistribute-data under mpirun
- * at 1-8 ranks) and bench/bench_comm.c.
+ * at 1-8 ranks), mpi_comm_run.sh (the two ops against OpenMPI's bytes),
+ * mpi_watchdog_run.sh; measured by bench/bench_comm.c.
  */
 #include "config.h"
 #ifdef HAVE_MPI
@@ -57,6 +61,7 @@ typedef struct mpi_impl {
     int n, cap;
     bool watchdog;   /* the timer below exists */
     bool broken;     /* a collective timed out: MPI's state is not trusted any more */
+    size_t ring_segment; /* all_reduce_to's ring above this segment size on > 2 ranks */
 #ifdef SHC_WATCHDOG
     timer_t timer;
 #endif
@@ -363,6 +368,153 @@ static int m_all_reduce(shc_comm *c, const int64_t *group, int n, void *buf, siz
     return rc;
 }
 
+/* Elements before segment k when count elements are cut into n near-equal segments. */
+static size_t seg(size_t count, int n, int k)
+{
+    return (size_t)k * count / (size_t)n;
+}
+
+/* Ring all-reduce out of place on communicator mc (this rank is pos of n): n-1
+ * reduce-scatter steps, then n-1 all-gather steps, each a Sendrecv to the right
+ * neighbour.  A segment's partial reduction is received straight into recv and this
+ * rank's own send is folded into it there (MPI_Reduce_local: recv = send op recv), so
+ * the input is read where it lies and nothing is copied first; MPI_Allreduce out of
+ * place copies send into recv before it starts, which is the pass this saves.  Each
+ * segment is reduced once, along one chain, then passed on as is, so every member ends
+ * with the same bits.  Returns an MPI error code. */
+static int ring_reduce(const char *send, char *recv, size_t count, size_t es, MPI_Datatype dt,
+                       MPI_Op mo, int pos, int n, MPI_Comm mc)
+{
+    int right = (pos + 1) % n, left = (pos + n - 1) % n, rc = MPI_SUCCESS;
+    for (int k = 0; k < n - 1 && rc == MPI_SUCCESS; k++) {
+        int ss = (pos - k + n) % n, rs = (pos - k - 1 + 2 * n) % n;
+        size_t so = seg(count, n, ss), ro = seg(count, n, rs);
+        int sn = (int)(seg(count, n, ss + 1) - so), rn = (int)(seg(count, n, rs + 1) - ro);
+        rc = MPI_Sendrecv((k ? recv : send) + so * es, sn, dt, right, 0, recv + ro * es, rn, dt,
+                          left, 0, mc, MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS && rn)
+            rc = MPI_Reduce_local(send + ro * es, recv + ro * es, rn, dt, mo);
+    }
+    for (int k = 0; k < n - 1 && rc == MPI_SUCCESS; k++) {
+        int ss = (pos + 1 - k + n) % n, rs = (pos - k + n) % n;
+        size_t so = seg(count, n, ss), ro = seg(count, n, rs);
+        rc = MPI_Sendrecv(recv + so * es, (int)(seg(count, n, ss + 1) - so), dt, right, 1,
+                          recv + ro * es, (int)(seg(count, n, rs + 1) - ro), dt, left, 1, mc,
+                          MPI_STATUS_IGNORE);
+    }
+    return rc;
+}
+
+/* Below this many bytes MPI's own latency-bound algorithms beat the 2(n-1)-step ring. */
+#define RING_MIN_BYTES ((size_t)64 << 10)
+/* On more than 2 ranks the ring's 2(n-1) steps each wait for a neighbour to be
+ * scheduled, which on an oversubscribed machine costs more than the copy
+ * MPI_Allreduce out of place makes, until segments reach about this size (bench_comm
+ * at np 4: 0.66x raw MPI at 1 MiB segments, 0.84x at 4 MiB, 1.35x at 16 MiB).
+ * SHC_MPI_RING_SEGMENT=BYTES overrides it (mpi_comm_run.sh sets 0 to test the ring). */
+#define RING_SEGMENT_DEFAULT ((size_t)4 << 20)
+
+static int m_all_reduce_to(shc_comm *c, const int64_t *group, int n, const void *send,
+                           void *recv, size_t count, shc_dtype t, shc_redop op, shc_err *e)
+{
+    MPI_Datatype dt;
+    MPI_Op mo;
+    MPI_Comm mc;
+    int pos, rc = check_op(t, op, e);
+    if (rc || (rc = shc_comm_group_pos(c, group, n, &pos, e)))
+        return rc;
+    if (!native(t, op, &dt, &mo))
+        return gather_reduce(c, group, n, send, count, 1, 0, recv, t, op, e);
+    size_t es = shc_dtype_size(t);
+    if ((rc = fits(count, e)) || (rc = get_comm(c, group, n, &mc, e)))
+        return rc;
+    bool ring = count * es >= RING_MIN_BYTES && count >= (size_t)n &&
+                (n == 2 || count * es / (size_t)n >= IMPL(c)->ring_segment);
+    GUARDED(c, "all_reduce", group, n, e,
+            ring ? ring_reduce(send, recv, count, es, dt, mo, pos, n, mc)
+                 : MPI_Allreduce(send, recv, (int)count, dt, mo, mc));
+    if (op == SHC_OP_AVG)
+        shc_div_scalar(recv, count, t, n);
+    return rc;
+}
+
+/* Runs at least this long go as messages of their own: OpenMPI's shared-memory
+ * transport copies a contiguous message above its eager limit once, straight from
+ * the sender's memory (CMA), while a derived datatype or a packed copy costs a
+ * second pass; and on an oversubscribed machine a non-contiguous message, moved in
+ * 32 KiB fragments that each wait for the peer to be scheduled, ran at a tenth of
+ * the speed (bench_comm).  Shorter runs are packed once into the reused scratch
+ * (at np 4, 64 KiB runs as messages were no faster than the pack, 128 KiB ones were). */
+#define RUN_MSG_MIN ((size_t)128 << 10)
+/* ... and at most this many messages per peer, so that a wide tensor's many runs
+ * do not flood the transport. */
+#define RUN_MSG_MAX 64
+
+/* all_to_all_runs as one message per run: post every receive, then every send (in
+ * run order, so MPI's non-overtaking rule matches run o to run o), copy this rank's
+ * own block locally, wait.  Returns an MPI error code. */
+static int runs_p2p(const char *send, size_t run, size_t runs, size_t stride, char *recv, int pos,
+                    int n, MPI_Comm mc, MPI_Request *rq)
+{
+    size_t bb = run * runs;
+    int k = 0, rc = MPI_SUCCESS;
+    for (int d = 1; d < n && rc == MPI_SUCCESS; d++) {
+        int from = (pos - d + n) % n;
+        for (size_t o = 0; o < runs && rc == MPI_SUCCESS; o++)
+            rc = MPI_Irecv(recv + (size_t)from * bb + o * run, (int)run, MPI_BYTE, from, 2, mc,
+                           &rq[k++]);
+    }
+    for (int d = 1; d < n && rc == MPI_SUCCESS; d++) {
+        int to = (pos + d) % n;
+        for (size_t o = 0; o < runs && rc == MPI_SUCCESS; o++)
+            rc = MPI_Isend(send + (size_t)to * run + o * stride, (int)run, MPI_BYTE, to, 2, mc,
+                           &rq[k++]);
+    }
+    for (size_t o = 0; o < runs; o++)
+        memcpy(recv + (size_t)pos * bb + o * run, send + (size_t)pos * run + o * stride, run);
+    int wrc = MPI_Waitall(k, rq, MPI_STATUSES_IGNORE);
+    return rc != MPI_SUCCESS ? rc : wrc;
+}
+
+static int runs_guarded(shc_comm *c, const int64_t *group, int n, const void *send, size_t run,
+                        size_t runs, size_t stride, void *recv, int pos, MPI_Comm mc,
+                        MPI_Request *rq, shc_err *e)
+{
+    GUARDED(c, "all_to_all", group, n, e, runs_p2p(send, run, runs, stride, recv, pos, n, mc, rq));
+    return SHC_OK;
+}
+
+/* all_to_all from strided blocks without a pack pass where the runs are long: each
+ * run is a contiguous message (runs_p2p); short runs are packed once into the
+ * communicator's reused buffer and sent with MPI_Alltoall. */
+static int m_all_to_all_runs(shc_comm *c, const int64_t *group, int n, const void *send,
+                             size_t run, size_t runs, size_t stride, void *recv, shc_err *e)
+{
+    MPI_Comm mc;
+    size_t bb = run * runs;
+    int pos, rc = fits(bb * (size_t)n, e);
+    if (rc || (rc = shc_comm_group_pos(c, group, n, &pos, e)))
+        return rc;
+    if (run < RUN_MSG_MIN || runs > RUN_MSG_MAX) {
+        char *pack = shc_comm_scratch(c, bb * (size_t)n + 1);
+        if (!pack)
+            return shc_fail(e, SHC_ENOMEM, "out of memory");
+        for (int j = 0; j < n; j++)
+            for (size_t o = 0; o < runs; o++)
+                memcpy(pack + (size_t)j * bb + o * run,
+                       (const char *)send + (size_t)j * run + o * stride, run);
+        return m_all_to_all(c, group, n, pack, bb, recv, e);
+    }
+    if ((rc = get_comm(c, group, n, &mc, e)))
+        return rc;
+    MPI_Request *rq = malloc(2 * (size_t)n * runs * sizeof *rq);
+    if (!rq)
+        return shc_fail(e, SHC_ENOMEM, "out of memory");
+    rc = runs_guarded(c, group, n, send, run, runs, stride, recv, pos, mc, rq, e);
+    free(rq);
+    return rc;
+}
+
 static void m_destroy(shc_comm *c)
 {
     mpi_impl *m = IMPL(c);
@@ -382,6 +534,7 @@ static void m_destroy(shc_comm *c)
 
 static const shc_comm_ops mpi_ops = {
     "mpi", m_all_gather, m_all_gatherv, m_all_to_all, m_reduce_scatter, m_all_reduce, m_destroy,
+    m_all_reduce_to, m_all_to_all_runs,
 };
 
 int shc_comm_mpi_new(shc_comm **out, double timeout_s, shc_err *e)
@@ -400,6 +553,8 @@ int shc_comm_mpi_new(shc_comm **out, double timeout_s, shc_err *e)
     }
     *c = (shc_comm){&mpi_ops, rank, size, timeout_s, m, NULL, 0};
     m->watchdog = timeout_s > 0 && wd_create(m);
+    const char *rs = getenv("SHC_MPI_RING_SEGMENT");
+    m->ring_segment = rs && *rs ? (size_t)strtoull(rs, NULL, 10) : RING_SEGMENT_DEFAULT;
     *out = c;
     return SHC_OK;
 }

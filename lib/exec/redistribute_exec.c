@@ -297,8 +297,22 @@ static int local_chunk(const grp *g, const shc_placement *p, shc_xtensor *t, shc
 
 static int all_reduce(shc_comm *c, const grp *g, shc_redop op, shc_xtensor *t, shc_err *e)
 {
-    int rc = xt_own(t, e); /* in place: the one copy an all-reduce's result needs */
-    return rc ? rc : c->ops->all_reduce(c, g->ranks, g->n, t->data, (size_t)t->numel, t->dtype, op, e);
+    size_t count = (size_t)t->numel;
+    if (t->data != borrowed || !c->ops->all_reduce_to) {
+        int rc = xt_own(t, e); /* in place: copy the caller's buffer, never write it */
+        return rc ? rc : c->ops->all_reduce(c, g->ranks, g->n, t->data, count, t->dtype, op, e);
+    }
+    /* out of place from the caller's buffer: the reduction writes the result, no copy first */
+    void *r = malloc(count * es_of(t) + 1);
+    if (!r)
+        return shc_fail(e, SHC_ENOMEM, "out of memory");
+    int rc = c->ops->all_reduce_to(c, g->ranks, g->n, t->data, r, count, t->dtype, op, e);
+    if (rc) {
+        free(r);
+        return rc;
+    }
+    t->data = r;
+    return SHC_OK;
 }
 
 /* Shard._reduce_shard_tensor: chunk + pad to n equal blocks, reduce-scatter, unpad. */
@@ -378,10 +392,13 @@ static int shard_to_shard(shc_comm *c, const grp *g, int a, int b, const shc_sha
     dims_split(&t->shape, b, &outer, &inner);
     size_t es = es_of(t), run = (size_t)(bsz * inner) * es, bbytes = run * (size_t)outer;
     /* block j = rows [j*bsz, (j+1)*bsz) of dim b: already contiguous when b is the
-     * outermost dim, else packed once, run by run, into the communicator's reused buffer */
+     * outermost dim; else `outer` runs n*run apart, which the communicator sends as
+     * they lie (all_to_all_runs: MPI derived datatypes) or which are packed once, run
+     * by run, into its reused buffer */
     const char *send = t->data;
     char *recv = NULL;
-    if (outer > 1) {
+    bool strided = outer > 1 && c->ops->all_to_all_runs;
+    if (outer > 1 && !strided) {
         char *pack = shc_comm_scratch(c, bbytes * n + 1);
         if (!pack)
             rc = shc_fail(e, SHC_ENOMEM, "out of memory");
@@ -393,7 +410,10 @@ static int shard_to_shard(shc_comm *c, const grp *g, int a, int b, const shc_sha
     }
     if (!rc && !(recv = malloc(bbytes * n + 1)))
         rc = shc_fail(e, SHC_ENOMEM, "out of memory");
-    if (!rc)
+    if (!rc && strided)
+        rc = c->ops->all_to_all_runs(c, g->ranks, n, send, run, (size_t)outer, run * (size_t)n,
+                                     recv, e);
+    else if (!rc)
         rc = c->ops->all_to_all(c, g->ranks, n, send, bbytes, recv, e);
     shc_xtensor r;
     dims_split(&bs, a, &outer, &inner);
