@@ -1,15 +1,12 @@
 #!/bin/sh
 # mpi_comm_run.sh — the mpi backend's copy-free collectives (all_reduce_to's
-# ring, all_to_all_runs' derived datatype) give OpenMPI's bytes:
+# ring, all_to_all_runs' messages per run) give OpenMPI's bytes:
 # conformance/tests/mpi_comm (see its header) under `$MPIRUN -np N` for
 # N = 2, 3 and 4, with the ring forced on at every size above 64 KiB.  Skipped
 # without MPI.
-. "$top_srcdir/conformance/tests/tap.sh"
+. "$(dirname "$0")/testlib.sh"
 prog="$top_builddir/conformance/tests/mpi_comm"
-if [ -z "${MPIRUN:-}" ] || ! command -v "$MPIRUN" >/dev/null 2>&1 || [ ! -x "$prog" ]; then
-  tap_skip "copy-free collectives match OpenMPI's" "no MPI (or mpi_comm not built)"
-  tap_done; exit 0
-fi
+{ have_mpi && [ -x "$prog" ]; } || skip_all "copy-free collectives match OpenMPI's: no MPI (or mpi_comm not built)"
 export OMPI_MCA_mpi_warn_on_fork=0
 [ "${SHARDCHECK_SANITIZED:-0}" = 1 ] && export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 for np in 2 3 4; do
