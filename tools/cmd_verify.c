@@ -28,7 +28,16 @@ typedef struct vstate {
     const shc_golden *g;
     report *rep;
     unsigned char *seen; /* per test: 1 = reported */
+    const char *path;    /* the candidate */
+    bool pinned;         /* g->tests holds partial_begin's copies: never let go */
 } vstate;
+
+/* Let test i's golden tree go (shc_golden_test_done) unless partial_begin owns it. */
+static void test_done(const vstate *s, int64_t i)
+{
+    if (!s->pinned)
+        shc_golden_test_done(s->g, i);
+}
 
 static int64_t test_index(const shc_golden *g, int64_t tcid) { return shc_golden_index(g, tcid); }
 
@@ -93,6 +102,13 @@ static void verify_full_test(vstate *s, int64_t idx, json_t *cand)
     report_case(s->rep, name, bad ? ST_FAIL : ST_PASS, bad ? msg : note[0] ? note : NULL);
 }
 
+/* verify_full_test, then the golden test's tree is let go (one test's tree at a time). */
+static void verify_full_test_once(vstate *s, int64_t idx, json_t *cand)
+{
+    verify_full_test(s, idx, cand);
+    test_done(s, idx);
+}
+
 static int verify_golden_shaped(vstate *s, json_t *root, const char *path, shc_err *e)
 {
     size_t gi, ti;
@@ -116,21 +132,27 @@ static int verify_golden_shaped(vstate *s, json_t *root, const char *path, shc_e
                 return shc_fail(e, SHC_EFORMAT, "%s: tcId %lld appears twice", path,
                                 (long long)json_integer_value(id));
             s->seen[idx] = 1;
-            verify_full_test(s, idx, t);
+            verify_full_test_once(s, idx, t);
         }
     }
     return SHC_OK;
 }
 
-/* Results-file entries for one test are grouped; each (test, rank) once. */
-typedef struct rentry { int64_t idx, rank; json_t *got; size_t pos; } rentry;
+/* Results-file entries for one test are grouped; each (test, rank) once.  The tree path
+ * holds each entry's answer (got); the scanned path holds its bytes (text) and parses one
+ * test's entries at a time (entry_got). */
+typedef struct rentry { int64_t idx, rank; json_t *got; size_t pos; shc_span text; } rentry;
 
+/* Ties (duplicates) in file order, so the pair reject_duplicates names does not depend on
+ * the sort. */
 static int cmp_rentry(const void *a, const void *b)
 {
     const rentry *x = a, *y = b;
     if (x->idx != y->idx)
         return (x->idx > y->idx) - (x->idx < y->idx);
-    return (x->rank > y->rank) - (x->rank < y->rank);
+    if (x->rank != y->rank)
+        return (x->rank > y->rank) - (x->rank < y->rank);
+    return (x->pos > y->pos) - (x->pos < y->pos);
 }
 
 /* One spelling per concept (docs/DESIGN.md): a layout is "localShape" and "globalOffset"
@@ -184,6 +206,26 @@ static int parse_result(const json_t *r, size_t i, const char *path, int64_t *tc
     return SHC_OK;
 }
 
+/* An entry's answer; the scanned path parses its bytes now (they were checked by the scan
+ * and by the rules of parse_result, so only memory can fail here: exit 99). */
+static json_t *entry_got(vstate *s, rentry *r)
+{
+    if (r->got)
+        return r->got;
+    json_error_t je;
+    json_t *o = json_loadb(r->text.p, r->text.n, 0, &je);
+    int64_t tcid, rank;
+    shc_err e = {0};
+    if (!o || parse_result(o, r->pos, s->path, &tcid, &rank, &r->got, &e)) {
+        fprintf(stderr, "shardcheck: %s: results[%zu]: %s\n", s->path, r->pos,
+                o ? e.msg : je.text);
+        exit(EXIT_INTERNAL);
+    }
+    json_decref(o);
+    shc_map_touched(r->text.n);
+    return r->got;
+}
+
 /* Report one test from its sorted results entries [a, b). */
 static void verify_entries(vstate *s, rentry *v, size_t a, size_t b)
 {
@@ -201,7 +243,8 @@ static void verify_entries(vstate *s, rentry *v, size_t a, size_t b)
                                                                         : "missing from the candidate");
             return;
         }
-        int ok = shc_compare_view(gold, whole ? -1 : v[i].rank, v[i].got, msg, sizeof msg);
+        int ok = shc_compare_view(gold, whole ? -1 : v[i].rank, entry_got(s, &v[i]), msg,
+                                  sizeof msg);
         if (!ok) {
             case_name(name, sizeof name, tcid, whole ? -1 : v[i].rank);
             report_case(s->rep, name, ST_FAIL, msg);
@@ -227,18 +270,25 @@ static void verify_entries(vstate *s, rentry *v, size_t a, size_t b)
 static int reject_duplicates(const vstate *s, const rentry *v, size_t m, const char *path,
                              shc_err *e)
 {
+    int64_t test = -1;
+    bool test_whole = false; /* of test: rank-independent or invalid (golden decides) */
     for (size_t i = 1; i < m; i++) {
         if (v[i].idx != v[i - 1].idx)
             continue;
-        const json_t *gold = shc_golden_test(s->g, v[i].idx);
-        const char *res = json_string_value(json_object_get(gold, "result"));
-        bool whole = v[i - 1].rank < 0 || shc_expected_world(json_object_get(gold, "expected")) == 0
-                     || (res && !strcmp(res, "invalid"));
+        if (v[i].idx != test) { /* one golden parse per test, not per entry */
+            const json_t *gold = shc_golden_test(s->g, v[i].idx);
+            const char *res = json_string_value(json_object_get(gold, "result"));
+            test_whole = shc_expected_world(json_object_get(gold, "expected")) == 0 ||
+                         (res && !strcmp(res, "invalid"));
+            test_done(s, v[i].idx);
+            test = v[i].idx;
+        }
+        bool whole = v[i - 1].rank < 0 || test_whole;
         if (!whole && v[i].rank != v[i - 1].rank)
             continue;
         size_t a = v[i - 1].pos < v[i].pos ? v[i - 1].pos : v[i].pos;
         size_t b = v[i - 1].pos < v[i].pos ? v[i].pos : v[i - 1].pos;
-        long long tc = (long long)json_integer_value(json_object_get(gold, "tcId"));
+        long long tc = (long long)s->g->tcids[v[i].idx];
         if (whole && v[i].rank != v[i - 1].rank)
             return shc_fail(e, SHC_EFORMAT, "%s: results[%zu] and results[%zu]: tcId %lld is "
                             "answered twice (once for the whole test, once per rank)", path, a,
@@ -247,6 +297,26 @@ static int reject_duplicates(const vstate *s, const rentry *v, size_t m, const c
                         "twice", path, a, b, tc, v[i].rank >= 0 ? " (same rank)" : "");
     }
     return SHC_OK;
+}
+
+/* The entries v[0, m) of known tests: sorted, duplicates rejected (exit 2 before any of
+ * them is reported), then one test at a time, its answers and golden tree let go after. */
+static int verify_rentries(vstate *s, rentry *v, size_t m, const char *path, shc_err *e)
+{
+    qsort(v, m, sizeof *v, cmp_rentry);
+    int rc = reject_duplicates(s, v, m, path, e);
+    for (size_t a = 0, b; !rc && a < m; a = b) {
+        for (b = a + 1; b < m && v[b].idx == v[a].idx; b++)
+            ;
+        s->seen[v[a].idx] = 1;
+        verify_entries(s, v, a, b);
+        test_done(s, v[a].idx);
+        for (size_t i = a; i < b; i++) {
+            json_decref(v[i].got);
+            v[i].got = NULL;
+        }
+    }
+    return rc;
 }
 
 static int verify_results(vstate *s, json_t *results, const char *path, shc_err *e)
@@ -275,20 +345,10 @@ static int verify_results(vstate *s, json_t *results, const char *path, shc_err 
             json_decref(got);
             continue;
         }
-        v[m++] = (rentry){idx, rank, got, i};
+        v[m++] = (rentry){idx, rank, got, i, {NULL, 0}};
     }
-    if (!rc) {
-        qsort(v, m, sizeof *v, cmp_rentry);
-        rc = reject_duplicates(s, v, m, path, e);
-    }
-    if (!rc) {
-        for (size_t a = 0, b; a < m; a = b) {
-            for (b = a + 1; b < m && v[b].idx == v[a].idx; b++)
-                ;
-            s->seen[v[a].idx] = 1;
-            verify_entries(s, v, a, b);
-        }
-    }
+    if (!rc)
+        rc = verify_rentries(s, v, m, path, e);
     for (size_t i = 0; i < m; i++)
         json_decref(v[i].got);
     free(v);
@@ -391,6 +451,7 @@ static int partial_begin(vstate *s, json_t *root, const char *path, partial *p, 
         json_decref(fset);
         return shc_fail(e, SHC_ENOMEM, "verify: out of memory");
     }
+    s->pinned = true;
     p->owned = json_array();
     p->left = json_object();
     for (int64_t t = 0; t < s->g->ntests; t++) {
@@ -447,31 +508,130 @@ typedef struct crec {
     bool has_tcid, same; /* same: "expected" byte-equal to the golden one */
 } crec;
 
-typedef struct cscan { const shc_golden *g; crec *v; size_t n, cap; } cscan;
+/* A results-file entry for a tcId the golden family lacks (reported in file order). */
+typedef struct runknown { int64_t tcid, rank; } runknown;
+
+typedef struct cscan {
+    const shc_golden *g;
+    crec *v; /* golden-shaped: one record per test */
+    size_t n, cap;
+    rentry *rv; /* results file: the entries of known tests */
+    size_t rn, rcap;
+    runknown *uv; /* and of unknown ones */
+    size_t un, ucap;
+    bool has_bad;          /* an entry parse_result refuses: the first one, */
+    shc_scan_result bad;   /* where the tree path stops with exit 2 */
+} cscan;
+
+/* Make room for one more element of *v (n used, *cap allocated); false when memory is short. */
+static bool grow(void **v, size_t n, size_t *cap, size_t size)
+{
+    if (n < *cap)
+        return true;
+    size_t nc = *cap ? 2 * *cap : 1024;
+    void *nv = realloc(*v, nc * size);
+    if (!nv)
+        return false;
+    *v = nv;
+    *cap = nc;
+    return true;
+}
 
 static int scan_candidate_test(void *ctx, const shc_scan_test *t)
 {
     cscan *c = ctx;
-    if (c->n == c->cap) {
-        size_t cap = c->cap ? 2 * c->cap : 1024;
-        crec *nv = realloc(c->v, cap * sizeof *nv);
-        if (!nv)
-            return SHC_SCAN_UNSURE; /* the tree path reports the shortage */
-        c->v = nv;
-        c->cap = cap;
-    }
+    if (!grow((void **)&c->v, c->n, &c->cap, sizeof *c->v))
+        return SHC_SCAN_UNSURE; /* the tree path reports the shortage */
     crec *r = &c->v[c->n++];
+    size_t golden_bytes = 0;
     *r = (crec){t->tcid, -1, t->gi, t->ti, t->text, t->has_tcid, false};
     if (t->has_tcid)
         r->idx = test_index(c->g, t->tcid);
-    if (t->known) /* the golden test's own bytes (known_test) */
+    if (t->known) { /* the golden test's own bytes (known_test) */
         r->same = !c->g->text[r->idx].invalid;
-    else if (r->idx >= 0 && c->g->text && t->expected.p && !t->result_other &&
+        golden_bytes = t->text.n;
+    } else if (r->idx >= 0 && c->g->text && t->expected.p && !t->result_other &&
              !shc_span_is(t->result, "invalid")) {
         shc_span want = c->g->text[r->idx].expected;
         r->same = want.n == t->expected.n && !memcmp(want.p, t->expected.p, want.n);
+        golden_bytes = want.n;
     }
+    shc_map_touched(t->text.n + golden_bytes);
     return 0;
+}
+
+/* parse_result's rules on a scanned entry: whether it would accept it. */
+static bool entry_ok(const shc_scan_result *r, int64_t *rank)
+{
+    *rank = -1;
+    return r->is_object && r->has_tcid &&
+           (!r->rank.p || (shc_span_int(r->rank, rank) && *rank >= 0)) &&
+           (r->error.p || (r->values.p && *r->values.p == '{'));
+}
+
+/* Whether bytes hold a quoted key of the old spelling (old_spelling's conversion and warning
+ * are left to the tree path; a false alarm only costs speed). */
+static bool maybe_old_spelling(shc_span v)
+{
+    static const char *const keys[] = {"\"local_shape\"", "\"global_offset\"", NULL};
+    for (int k = 0; keys[k]; k++) {
+        size_t w = strlen(keys[k]);
+        for (size_t i = 0; i + w <= v.n; i++)
+            if (v.p[i] == '"' && !memcmp(v.p + i, keys[k], w))
+                return true;
+    }
+    return false;
+}
+
+/* One results entry: kept as bytes, or the first refused one noted.  Entries after it are
+ * not looked at: the tree path stops there too (but the scan still validates them all). */
+static int scan_result_entry(void *ctx, const shc_scan_result *r)
+{
+    cscan *c = ctx;
+    int64_t rank;
+    if (c->has_bad)
+        return 0;
+    if (!entry_ok(r, &rank)) {
+        c->has_bad = true;
+        c->bad = *r;
+        return 0;
+    }
+    if (!r->error.p && maybe_old_spelling(r->values))
+        return SHC_SCAN_UNSURE;
+    int64_t idx = test_index(c->g, r->tcid);
+    if (idx < 0) {
+        if (!grow((void **)&c->uv, c->un, &c->ucap, sizeof *c->uv))
+            return SHC_SCAN_UNSURE;
+        c->uv[c->un++] = (runknown){r->tcid, rank};
+    } else {
+        if (!grow((void **)&c->rv, c->rn, &c->rcap, sizeof *c->rv))
+            return SHC_SCAN_UNSURE;
+        c->rv[c->rn++] = (rentry){idx, rank, NULL, r->i, r->text};
+    }
+    shc_map_touched(r->text.n);
+    return 0;
+}
+
+/* verify_results over the scanned entries: the unknown tcIds reported in file order, then
+ * parse_result's error for the first refused entry (exit 2), else verify_rentries. */
+static int verify_scanned_results(vstate *s, cscan *c, const char *path, shc_err *e)
+{
+    for (size_t i = 0; i < c->un; i++) {
+        char name[64];
+        case_name(name, sizeof name, c->uv[i].tcid, c->uv[i].rank);
+        report_case(s->rep, name, ST_FAIL, "not a tcId of the golden family");
+    }
+    const shc_scan_result *b = &c->bad;
+    int64_t rank;
+    if (!c->has_bad)
+        return verify_rentries(s, c->rv, c->rn, path, e);
+    if (!b->is_object || !b->has_tcid)
+        return shc_fail(e, SHC_EFORMAT, "%s: results[%zu]: needs an integer \"tcId\"", path, b->i);
+    if (b->rank.p && !(shc_span_int(b->rank, &rank) && rank >= 0))
+        return shc_fail(e, SHC_EFORMAT, "%s: results[%zu] (tcId %lld): \"rank\" must be a "
+                        "non-negative integer", path, b->i, (long long)b->tcid);
+    return shc_fail(e, SHC_EFORMAT, "%s: results[%zu] (tcId %lld): needs a \"values\" object "
+                    "or an \"error\"", path, b->i, (long long)b->tcid);
 }
 
 /* The golden test's bytes for a tcId: a candidate test repeating them is skipped unread. */
@@ -508,8 +668,9 @@ static int verify_records(vstate *s, const cscan *c, const char *path, shc_err *
         json_t *t = json_loadb(r->text.p, r->text.n, 0, &je);
         if (!t)
             return shc_fail(e, SHC_ENOMEM, "%s: tcId %lld: %s", path, (long long)r->tcid, je.text);
-        verify_full_test(s, r->idx, t);
+        verify_full_test_once(s, r->idx, t);
         json_decref(t);
+        shc_map_touched(r->text.n);
     }
     return SHC_OK;
 }
@@ -522,30 +683,36 @@ static bool trees_only(void)
     return v && !strcmp(v, "1");
 }
 
-/* SHC_SCAN_UNSURE when the tree path must decide; else verify_candidate's result. */
+/* SHC_SCAN_UNSURE when the tree path must decide; else verify_candidate's result.  The
+ * candidate is mapped (json_map.c), so neither its bytes nor the golden's stay resident. */
 static int verify_scanned(const shc_golden *g, const char *path, report *rep, shc_err *e)
 {
-    size_t len = 0;
-    char *buf = trees_only() ? NULL : shc_read_path(path, &len, NULL);
-    if (!buf)
+    shc_map m;
+    if (trees_only() || shc_map_path(&m, path, NULL))
         return SHC_SCAN_UNSURE;
-    cscan c = {g, NULL, 0, 0};
+    cscan c = {.g = g};
     shc_scan_doc d;
-    int rc = shc_scan_golden_shaped(buf, len, &d, scan_candidate_test, known_test, &c);
-    if (rc || d.fields.p || d.family_other || !d.test_groups.p || *d.test_groups.p != '[') {
+    int rc = shc_scan_candidate(m.p, m.n, &d, scan_candidate_test, known_test,
+                                scan_result_entry, &c);
+    bool shaped = d.test_groups.p && *d.test_groups.p == '[';
+    if (rc || d.fields.p || d.family_other || !(shaped || (d.results.p && *d.results.p == '['))) {
         rc = SHC_SCAN_UNSURE;
     } else if (d.family.p && !shc_span_is(d.family, g->family)) {
         rc = shc_fail(e, SHC_EFORMAT, "candidate %s: family \"%.*s\", verifying \"%s\"", path,
                       (int)d.family.n, d.family.p, g->family);
     } else {
-        vstate s = {g, rep, calloc((size_t)(g->ntests ? g->ntests : 1), 1)};
-        rc = s.seen ? verify_records(&s, &c, path, e) : shc_fail(e, SHC_ENOMEM, "verify: out of memory");
+        vstate s = {g, rep, calloc((size_t)(g->ntests ? g->ntests : 1), 1), path, false};
+        rc = !s.seen    ? shc_fail(e, SHC_ENOMEM, "verify: out of memory")
+             : shaped ? verify_records(&s, &c, path, e)
+                      : verify_scanned_results(&s, &c, path, e);
         if (!rc)
             report_missing(&s);
         free(s.seen);
     }
     free(c.v);
-    free(buf);
+    free(c.rv);
+    free(c.uv);
+    shc_map_free(&m);
     return rc;
 }
 
@@ -562,7 +729,7 @@ static int verify_candidate(const shc_golden *g, const char *path, report *rep, 
     if (fam && strcmp(fam, g->family))
         rc = shc_fail(e, SHC_EFORMAT, "candidate %s: family \"%s\", verifying \"%s\"", path, fam,
                       g->family);
-    vstate s = {g, rep, calloc((size_t)(g->ntests ? g->ntests : 1), 1)};
+    vstate s = {g, rep, calloc((size_t)(g->ntests ? g->ntests : 1), 1), path, false};
     json_t *results = json_object_get(root, "results");
     partial part = {0};
     if (!rc)
