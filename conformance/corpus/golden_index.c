@@ -85,8 +85,10 @@ static bool file_ok(iload *L, const shc_scan_doc *d, const char *family, int64_t
     json_error_t je;
     L->notes = json_loadb(d->notes.p, d->notes.n, 0, &je);
     bool ok = L->notes != NULL;
-    for (int64_t i = first; ok && i < L->n; i++)
+    for (int64_t i = first; ok && i < L->n; i++) {
         ok = shc_span_each_string(L->v[i].text.flags, flag_declared, L->notes);
+        shc_map_touched(L->v[i].text.test.n); /* its page was faulted in again */
+    }
     json_decref(L->notes);
     L->notes = NULL;
     return ok;
@@ -176,6 +178,7 @@ json_t *shc_golden_test(const shc_golden *g, int64_t i)
         fprintf(stderr, "shardcheck: golden tcId %lld: %s\n", (long long)g->tcids[i], je.text);
         exit(99);
     }
+    shc_map_touched(g->text[i].test.n);
     return g->tests[i];
 }
 
