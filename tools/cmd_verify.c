@@ -293,7 +293,8 @@ static int reject_duplicates(const vstate *s, const rentry *v, size_t m, const c
  * them is reported), then one test at a time, its answers and golden tree let go after. */
 int verify_rentries(vstate *s, rentry *v, size_t m, const char *path, shc_err *e)
 {
-    qsort(v, m, sizeof *v, cmp_rentry);
+    if (m > 1) /* v may be NULL when m is 0 */
+        qsort(v, m, sizeof *v, cmp_rentry);
     int rc = reject_duplicates(s, v, m, path, e);
     for (size_t a = 0, b; !rc && a < m; a = b) {
         for (b = a + 1; b < m && v[b].idx == v[a].idx; b++)
