@@ -19,7 +19,7 @@
  * records are reported only once the whole file has scanned, so a malformed file is
  * still exit 2 before any case is printed, exactly as with the tree.  Whatever the
  * scanner is unsure of (json_scan.h), or a partial candidate ("fields"), goes through
- * the tree path below, which words every error. */
+ * the tree path (cmd_verify.c), which words every error. */
 typedef struct crec {
     int64_t tcid, idx;
     size_t gi, ti;
