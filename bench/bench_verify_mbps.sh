@@ -3,13 +3,16 @@
 #
 # What it is for: issue 12's throughput and memory goals (>= 200 MB/s of JSON end to end
 # on one core; peak memory under 2x the largest file).  It merges the shard-layout family
-# (the largest) into one golden-shaped file, as bench_verify.sh does, and verifies it
-# against itself: the golden side and the candidate side are each that file.  Per run it
-# takes the child's CPU time (user + sys, one thread: one core) and its peak RSS, and
-# prints, over BENCH_REPEAT runs (5), min/median/max of
+# (the largest) into one golden-shaped file, as bench_verify.sh does, and verifies two
+# candidates against it: that file itself, and the same answers as a results file (one
+# {"tcId","rank","values"} entry per test and rank, as tools/harness writes), the latter
+# also through the jansson tree path (SHARDCHECK_VERIFY_TREES=1; BENCH_TREES=0 skips it).
+# Per run it takes the child's CPU time (user + sys, one thread: one core) and its peak RSS
+# (ru_maxrss: anonymous and mapped file pages alike, see below), and prints, over
+# BENCH_REPEAT runs (5), min/median/max of
 #   - MB/s of JSON read: golden bytes + candidate bytes over CPU seconds (and over wall),
 #   - MB/s of candidate alone,
-#   - peak RSS, and its ratio to the largest file.
+#   - peak RSS, and its ratio to the largest file (golden or candidate).
 # The peer is the same command's own input size: there is no other verifier to run.
 #
 # Usage: bench/bench_verify_mbps.sh
@@ -73,41 +76,90 @@ with open(os.path.join(gdir, "MANIFEST"), "w") as fh:  # verify checks it first
                                            os.path.relpath(full, gdir)))
 size = os.path.getsize(cand)
 
-del merged["testGroups"], doc
+# The same cases as a results file, the form the harness writes (tools/harness/torch_worker.py):
+# one entry per (test, rank), {"tcId","rank","values"}, or {"tcId","error"} for invalid tests.
+res = []
+for g in merged["testGroups"]:
+    for t in g["tests"]:
+        e = t["expected"]
+        if t["result"] == "invalid":
+            res.append({"tcId": t["tcId"], "error": "rejected"})
+            continue
+        pr = e.get("perRank", {})
+        nr = len(next(iter(pr.values()))) if pr else 0
+        common = {k: v for k, v in e.items() if k not in ("perRank", "alternatives")}
+        if not nr:
+            res.append({"tcId": t["tcId"], "values": common})
+        for r in range(nr):
+            v = dict(common)
+            v.update({k: a[r] for k, a in pr.items()})
+            res.append({"tcId": t["tcId"], "rank": r, "values": v})
+rfile = os.path.join(tmp, "results.json")
+with open(rfile, "w") as fh:
+    json.dump({"family": FAM, "results": res}, fh, separators=(",", ":"))
+rsize = os.path.getsize(rfile)
+del merged["testGroups"], doc, res
+
 # GNU time forks the verify itself: a child forked from this Python would inherit its peak
 # RSS (Linux keeps the larger of the old and new image's across exec), so rusage is taken
 # there.  Without GNU time, rusage of our own child is an upper bound.
+# Peak RSS is ru_maxrss (GNU time's %M): every page resident in the process at its peak,
+# anonymous memory and mapped file pages alike (verify maps its inputs, json_map.c), so a
+# mapping does not hide the bytes verify holds; the kernel's page cache, shared with every
+# reader of the file (and there for read() too), is not the process's and is not counted.
 gnu_time = "/usr/bin/time" if os.path.exists("/usr/bin/time") else None
-cpus, walls, rss = [], [], []
-cmd = [sc, "verify", "--family", FAM, "--candidate", cand, "--golden", gdir]
 tfile = os.path.join(tmp, "time.out")
-for _ in range(max(1, repeat)):
-    t0 = time.perf_counter()
-    p = subprocess.run(([gnu_time, "-f", "%U %S %M", "-o", tfile] if gnu_time else []) + cmd,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    walls.append(time.perf_counter() - t0)
-    if p.returncode != 0:
-        sys.exit("bench_verify_mbps: verify exited %d: %s" % (p.returncode, p.stderr[-400:]))
-    if gnu_time:
-        u, s_, m = open(tfile).read().split()[-3:]
-        cpus.append(float(u) + float(s_))
-        rss.append(int(m) * 1024)
-    else:
-        ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpus.append(ru.ru_utime + ru.ru_stime - sum(cpus))
-        rss.append(ru.ru_maxrss * 1024)
-cpus.sort(); walls.sort(); rss.sort()
 med = lambda v: v[len(v) // 2]
-mb = lambda s: 2 * size / s / 1e6
-print("verify %s: %d cases, golden %.1f MB + candidate %.1f MB (one golden-shaped file)"
-      % (FAM, ncases, size / 1e6, size / 1e6))
-print("cpu s min/med/max %.3f/%.3f/%.3f; wall s %.3f/%.3f/%.3f (%d runs)"
-      % (cpus[0], med(cpus), cpus[-1], walls[0], med(walls), walls[-1], repeat))
-print("JSON read (golden + candidate): %.0f MB/s cpu (best; median %.0f), %.0f MB/s wall (best)"
-      % (mb(cpus[0]), mb(med(cpus)), mb(walls[0])))
-print("candidate alone: %.0f MB/s cpu (best; median %.0f) (goal >= 200 MB/s)"
-      % (size / cpus[0] / 1e6, size / med(cpus) / 1e6))
-print("peak RSS %.1f MiB (min/max %.1f/%.1f) = %.2fx the largest file (%.1f MiB) (goal < 2x)%s"
-      % (med(rss) / 2**20, rss[0] / 2**20, rss[-1] / 2**20, med(rss) / size, size / 2**20,
-         "" if gnu_time else " (no GNU time: includes this Python's size)"))
+
+
+def measure(candidate, env=None):
+    cpus, walls, rss = [], [], []
+    cmd = [sc, "verify", "--family", FAM, "--candidate", candidate, "--golden", gdir]
+    for _ in range(max(1, repeat)):
+        t0 = time.perf_counter()
+        p = subprocess.run(([gnu_time, "-f", "%U %S %M", "-o", tfile] if gnu_time else []) + cmd,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           env=dict(os.environ, **(env or {})))
+        walls.append(time.perf_counter() - t0)
+        if p.returncode != 0:
+            sys.exit("bench_verify_mbps: verify exited %d: %s" % (p.returncode, p.stderr[-400:]))
+        if gnu_time:
+            u, s_, m = open(tfile).read().split()[-3:]
+            cpus.append(float(u) + float(s_))
+            rss.append(int(m) * 1024)
+        else:
+            ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpus.append(ru.ru_utime + ru.ru_stime - sum(cpus) - sum(measure.before))
+            rss.append(ru.ru_maxrss * 1024)
+    if not gnu_time:
+        measure.before += cpus
+    cpus.sort(); walls.sort(); rss.sort()
+    return cpus, walls, rss
+measure.before = []
+
+
+def show(title, csize, cpus, walls, rss):
+    big = max(size, csize)
+    mb = lambda s: (size + csize) / s / 1e6
+    print(title)
+    print("  cpu s min/med/max %.3f/%.3f/%.3f; wall s %.3f/%.3f/%.3f (%d runs)"
+          % (cpus[0], med(cpus), cpus[-1], walls[0], med(walls), walls[-1], repeat))
+    print("  JSON read (golden + candidate): %.0f MB/s cpu (best; median %.0f), %.0f MB/s wall (best)"
+          % (mb(max(cpus[0], 1e-3)), mb(max(med(cpus), 1e-3)), mb(walls[0])))
+    print("  candidate alone: %.0f MB/s cpu (best; median %.0f) (goal >= 200 MB/s)"
+          % (csize / max(cpus[0], 1e-3) / 1e6, csize / max(med(cpus), 1e-3) / 1e6))
+    print("  peak RSS %.1f MiB (min/max %.1f/%.1f) = %.2fx the largest file (%.1f MiB) (goal < 2x)%s"
+          % (med(rss) / 2**20, rss[0] / 2**20, rss[-1] / 2**20, med(rss) / big, big / 2**20,
+             "" if gnu_time else " (no GNU time: includes this Python's size)"))
+
+
+print("verify %s: %d cases; golden %.1f MB (one golden-shaped file); GNU time's cpu has 10 ms steps"
+      % (FAM, ncases, size / 1e6))
+show("golden-shaped candidate (the golden file itself, %.1f MB):" % (size / 1e6), size,
+     *measure(cand))
+show("results file (%.1f MB, one entry per test and rank, as the harness writes):"
+     % (rsize / 1e6), rsize, *measure(rfile))
+if os.environ.get("BENCH_TREES", "1") == "1":  # the jansson tree path, for the before figure
+    show("results file, jansson tree path (SHARDCHECK_VERIFY_TREES=1):", rsize,
+         *measure(rfile, {"SHARDCHECK_VERIFY_TREES": "1"}))
 PY

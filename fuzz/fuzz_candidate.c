@@ -1,6 +1,6 @@
 /*
  * fuzz_candidate.c — libFuzzer target for the candidate loader of `shardcheck
- * verify` (tools/cmd_verify.c): both candidate forms (the minimal results file
+ * verify` (tools/cmd_verify.c, tools/verify_scan.c): both candidate forms (the minimal results file
  * and the golden-shaped file) checked against small fixed golden families.
  *
  * Input: byte 0 picks the golden family (fuzz/data/candidate-*.json: per-rank

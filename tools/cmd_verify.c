@@ -23,16 +23,19 @@
 #include "cli.h"
 #include "golden.h"
 #include "report.h"
+#include "verify.h"
 
-typedef struct vstate {
-    const shc_golden *g;
-    report *rep;
-    unsigned char *seen; /* per test: 1 = reported */
-} vstate;
+
+/* Let test i's golden tree go (shc_golden_test_done) unless partial_begin owns it. */
+static void test_done(const vstate *s, int64_t i)
+{
+    if (!s->pinned)
+        shc_golden_test_done(s->g, i);
+}
 
 static int64_t test_index(const shc_golden *g, int64_t tcid) { return shc_golden_index(g, tcid); }
 
-static void case_name(char *buf, size_t n, int64_t tcid, int64_t rank)
+void verify_case_name(char *buf, size_t n, int64_t tcid, int64_t rank)
 {
     if (rank >= 0)
         snprintf(buf, n, "tcId %lld rank %lld", (long long)tcid, (long long)rank);
@@ -62,14 +65,14 @@ static void verify_full_test(vstate *s, int64_t idx, json_t *cand)
     char name[96], msg[600];
     if ((cres && !strcmp(cres, "invalid")) || !json_is_object(cexp)) {
         json_t *got = json_pack("{s:s}", "error", "rejected");
-        case_name(name, sizeof name, tcid, -1);
+        verify_case_name(name, sizeof name, tcid, -1);
         int ok = shc_compare_view(gold, -1, got, msg, sizeof msg);
         report_case(s->rep, name, ok ? ST_PASS : ST_FAIL, ok ? NULL : msg);
         json_decref(got);
         return;
     }
     if (json_equal(json_object_get(gold, "expected"), cexp)) { /* the common case: all ranks at once */
-        case_name(name, sizeof name, tcid, -1);
+        verify_case_name(name, sizeof name, tcid, -1);
         report_case(s->rep, name, ST_PASS, NULL);
         return;
     }
@@ -86,11 +89,18 @@ static void verify_full_test(vstate *s, int64_t idx, json_t *cand)
             keep_note(note, sizeof note, bad, r, msg);
             json_decref(got);
         }
-        case_name(name, sizeof name, tcid, bad ? r : -1);
+        verify_case_name(name, sizeof name, tcid, bad ? r : -1);
     }
     if (!world && !bad)
-        case_name(name, sizeof name, tcid, -1);
+        verify_case_name(name, sizeof name, tcid, -1);
     report_case(s->rep, name, bad ? ST_FAIL : ST_PASS, bad ? msg : note[0] ? note : NULL);
+}
+
+/* verify_full_test, then the golden test's tree is let go (one test's tree at a time). */
+void verify_full_test_once(vstate *s, int64_t idx, json_t *cand)
+{
+    verify_full_test(s, idx, cand);
+    test_done(s, idx);
 }
 
 static int verify_golden_shaped(vstate *s, json_t *root, const char *path, shc_err *e)
@@ -105,7 +115,7 @@ static int verify_golden_shaped(vstate *s, json_t *root, const char *path, shc_e
                                 path, gi, ti);
             int64_t idx = test_index(s->g, json_integer_value(id));
             char name[64];
-            case_name(name, sizeof name, json_integer_value(id), -1);
+            verify_case_name(name, sizeof name, json_integer_value(id), -1);
             if (idx < 0) {
                 report_case(s->rep, name, ST_FAIL, "not a tcId of the golden family");
                 continue;
@@ -116,21 +126,23 @@ static int verify_golden_shaped(vstate *s, json_t *root, const char *path, shc_e
                 return shc_fail(e, SHC_EFORMAT, "%s: tcId %lld appears twice", path,
                                 (long long)json_integer_value(id));
             s->seen[idx] = 1;
-            verify_full_test(s, idx, t);
+            verify_full_test_once(s, idx, t);
         }
     }
     return SHC_OK;
 }
 
-/* Results-file entries for one test are grouped; each (test, rank) once. */
-typedef struct rentry { int64_t idx, rank; json_t *got; size_t pos; } rentry;
 
+/* Ties (duplicates) in file order, so the pair reject_duplicates names does not depend on
+ * the sort. */
 static int cmp_rentry(const void *a, const void *b)
 {
     const rentry *x = a, *y = b;
     if (x->idx != y->idx)
         return (x->idx > y->idx) - (x->idx < y->idx);
-    return (x->rank > y->rank) - (x->rank < y->rank);
+    if (x->rank != y->rank)
+        return (x->rank > y->rank) - (x->rank < y->rank);
+    return (x->pos > y->pos) - (x->pos < y->pos);
 }
 
 /* One spelling per concept (docs/DESIGN.md): a layout is "localShape" and "globalOffset"
@@ -184,6 +196,26 @@ static int parse_result(const json_t *r, size_t i, const char *path, int64_t *tc
     return SHC_OK;
 }
 
+/* An entry's answer; the scanned path parses its bytes now (they were checked by the scan
+ * and by the rules of parse_result, so only memory can fail here: exit 99). */
+static json_t *entry_got(vstate *s, rentry *r)
+{
+    if (r->got)
+        return r->got;
+    json_error_t je;
+    json_t *o = json_loadb(r->text.p, r->text.n, 0, &je);
+    int64_t tcid, rank;
+    shc_err e = {0};
+    if (!o || parse_result(o, r->pos, s->path, &tcid, &rank, &r->got, &e)) {
+        fprintf(stderr, "shardcheck: %s: results[%zu]: %s\n", s->path, r->pos,
+                o ? e.msg : je.text);
+        exit(EXIT_INTERNAL);
+    }
+    json_decref(o);
+    shc_map_touched(r->text.n);
+    return r->got;
+}
+
 /* Report one test from its sorted results entries [a, b). */
 static void verify_entries(vstate *s, rentry *v, size_t a, size_t b)
 {
@@ -196,14 +228,15 @@ static void verify_entries(vstate *s, rentry *v, size_t a, size_t b)
     int64_t expect_rank = 0;
     for (size_t i = a; i < b; i++) {
         if (!whole && v[i].rank != expect_rank) {
-            case_name(name, sizeof name, tcid, expect_rank);
+            verify_case_name(name, sizeof name, tcid, expect_rank);
             report_case(s->rep, name, ST_FAIL, v[i].rank < expect_rank ? "rank reported twice"
                                                                         : "missing from the candidate");
             return;
         }
-        int ok = shc_compare_view(gold, whole ? -1 : v[i].rank, v[i].got, msg, sizeof msg);
+        int ok = shc_compare_view(gold, whole ? -1 : v[i].rank, entry_got(s, &v[i]), msg,
+                                  sizeof msg);
         if (!ok) {
-            case_name(name, sizeof name, tcid, whole ? -1 : v[i].rank);
+            verify_case_name(name, sizeof name, tcid, whole ? -1 : v[i].rank);
             report_case(s->rep, name, ST_FAIL, msg);
             return;
         }
@@ -212,9 +245,9 @@ static void verify_entries(vstate *s, rentry *v, size_t a, size_t b)
         if (whole)
             break;
     }
-    case_name(name, sizeof name, tcid, -1);
+    verify_case_name(name, sizeof name, tcid, -1);
     if (!whole && expect_rank < world) {
-        case_name(name, sizeof name, tcid, expect_rank);
+        verify_case_name(name, sizeof name, tcid, expect_rank);
         report_case(s->rep, name, ST_FAIL, "missing from the candidate");
     } else {
         report_case(s->rep, name, ST_PASS, note[0] ? note : NULL);
@@ -227,18 +260,25 @@ static void verify_entries(vstate *s, rentry *v, size_t a, size_t b)
 static int reject_duplicates(const vstate *s, const rentry *v, size_t m, const char *path,
                              shc_err *e)
 {
+    int64_t test = -1;
+    bool test_whole = false; /* of test: rank-independent or invalid (golden decides) */
     for (size_t i = 1; i < m; i++) {
         if (v[i].idx != v[i - 1].idx)
             continue;
-        const json_t *gold = shc_golden_test(s->g, v[i].idx);
-        const char *res = json_string_value(json_object_get(gold, "result"));
-        bool whole = v[i - 1].rank < 0 || shc_expected_world(json_object_get(gold, "expected")) == 0
-                     || (res && !strcmp(res, "invalid"));
+        if (v[i].idx != test) { /* one golden parse per test, not per entry */
+            const json_t *gold = shc_golden_test(s->g, v[i].idx);
+            const char *res = json_string_value(json_object_get(gold, "result"));
+            test_whole = shc_expected_world(json_object_get(gold, "expected")) == 0 ||
+                         (res && !strcmp(res, "invalid"));
+            test_done(s, v[i].idx);
+            test = v[i].idx;
+        }
+        bool whole = v[i - 1].rank < 0 || test_whole;
         if (!whole && v[i].rank != v[i - 1].rank)
             continue;
         size_t a = v[i - 1].pos < v[i].pos ? v[i - 1].pos : v[i].pos;
         size_t b = v[i - 1].pos < v[i].pos ? v[i].pos : v[i - 1].pos;
-        long long tc = (long long)json_integer_value(json_object_get(gold, "tcId"));
+        long long tc = (long long)s->g->tcids[v[i].idx];
         if (whole && v[i].rank != v[i - 1].rank)
             return shc_fail(e, SHC_EFORMAT, "%s: results[%zu] and results[%zu]: tcId %lld is "
                             "answered twice (once for the whole test, once per rank)", path, a,
@@ -247,6 +287,27 @@ static int reject_duplicates(const vstate *s, const rentry *v, size_t m, const c
                         "twice", path, a, b, tc, v[i].rank >= 0 ? " (same rank)" : "");
     }
     return SHC_OK;
+}
+
+/* The entries v[0, m) of known tests: sorted, duplicates rejected (exit 2 before any of
+ * them is reported), then one test at a time, its answers and golden tree let go after. */
+int verify_rentries(vstate *s, rentry *v, size_t m, const char *path, shc_err *e)
+{
+    if (m > 1) /* v may be NULL when m is 0 */
+        qsort(v, m, sizeof *v, cmp_rentry);
+    int rc = reject_duplicates(s, v, m, path, e);
+    for (size_t a = 0, b; !rc && a < m; a = b) {
+        for (b = a + 1; b < m && v[b].idx == v[a].idx; b++)
+            ;
+        s->seen[v[a].idx] = 1;
+        verify_entries(s, v, a, b);
+        test_done(s, v[a].idx);
+        for (size_t i = a; i < b; i++) {
+            json_decref(v[i].got);
+            v[i].got = NULL;
+        }
+    }
+    return rc;
 }
 
 static int verify_results(vstate *s, json_t *results, const char *path, shc_err *e)
@@ -266,7 +327,7 @@ static int verify_results(vstate *s, json_t *results, const char *path, shc_err 
         int64_t idx = test_index(s->g, tcid);
         if (idx < 0) {
             char name[64];
-            case_name(name, sizeof name, tcid, rank);
+            verify_case_name(name, sizeof name, tcid, rank);
             report_case(s->rep, name, ST_FAIL, "not a tcId of the golden family");
             json_decref(got);
             continue;
@@ -275,33 +336,23 @@ static int verify_results(vstate *s, json_t *results, const char *path, shc_err 
             json_decref(got);
             continue;
         }
-        v[m++] = (rentry){idx, rank, got, i};
+        v[m++] = (rentry){idx, rank, got, i, {NULL, 0}};
     }
-    if (!rc) {
-        qsort(v, m, sizeof *v, cmp_rentry);
-        rc = reject_duplicates(s, v, m, path, e);
-    }
-    if (!rc) {
-        for (size_t a = 0, b; a < m; a = b) {
-            for (b = a + 1; b < m && v[b].idx == v[a].idx; b++)
-                ;
-            s->seen[v[a].idx] = 1;
-            verify_entries(s, v, a, b);
-        }
-    }
+    if (!rc)
+        rc = verify_rentries(s, v, m, path, e);
     for (size_t i = 0; i < m; i++)
         json_decref(v[i].got);
     free(v);
     return rc;
 }
 
-static void report_missing(vstate *s)
+void verify_report_missing(vstate *s)
 {
     for (int64_t i = 0; i < s->g->ntests; i++) {
         if (s->seen[i])
             continue;
         char name[64];
-        case_name(name, sizeof name, s->g->tcids[i], -1);
+        verify_case_name(name, sizeof name, s->g->tcids[i], -1);
         report_case(s->rep, name, ST_FAIL, "missing from the candidate");
     }
 }
@@ -391,6 +442,7 @@ static int partial_begin(vstate *s, json_t *root, const char *path, partial *p, 
         json_decref(fset);
         return shc_fail(e, SHC_ENOMEM, "verify: out of memory");
     }
+    s->pinned = true;
     p->owned = json_array();
     p->left = json_object();
     for (int64_t t = 0; t < s->g->ntests; t++) {
@@ -405,7 +457,7 @@ static int partial_begin(vstate *s, json_t *root, const char *path, partial *p, 
         s->g->tests[t] = copy;
         if (nothing && res && strcmp(res, "invalid")) {
             char name[64];
-            case_name(name, sizeof name, json_integer_value(json_object_get(test, "tcId")), -1);
+            verify_case_name(name, sizeof name, json_integer_value(json_object_get(test, "tcId")), -1);
             report_case(s->rep, name, ST_NOTSUPPORTED, "no field the candidate declares");
             s->seen[t] = 2;
         }
@@ -432,123 +484,6 @@ static void partial_end(vstate *s, partial *p)
     json_decref(p->left);
 }
 
-/* ---- the golden-shaped candidate without a tree (issue 12) ----
- * The candidate is scanned (json_scan.h) into one record per test; a test whose
- * "expected" bytes equal the golden test's passes without being parsed (equal bytes
- * are JSON-equal), any other is parsed alone and checked by verify_full_test.  The
- * records are reported only once the whole file has scanned, so a malformed file is
- * still exit 2 before any case is printed, exactly as with the tree.  Whatever the
- * scanner is unsure of (json_scan.h), or a partial candidate ("fields"), goes through
- * the tree path below, which words every error. */
-typedef struct crec {
-    int64_t tcid, idx;
-    size_t gi, ti;
-    shc_span text;
-    bool has_tcid, same; /* same: "expected" byte-equal to the golden one */
-} crec;
-
-typedef struct cscan { const shc_golden *g; crec *v; size_t n, cap; } cscan;
-
-static int scan_candidate_test(void *ctx, const shc_scan_test *t)
-{
-    cscan *c = ctx;
-    if (c->n == c->cap) {
-        size_t cap = c->cap ? 2 * c->cap : 1024;
-        crec *nv = realloc(c->v, cap * sizeof *nv);
-        if (!nv)
-            return SHC_SCAN_UNSURE; /* the tree path reports the shortage */
-        c->v = nv;
-        c->cap = cap;
-    }
-    crec *r = &c->v[c->n++];
-    *r = (crec){t->tcid, -1, t->gi, t->ti, t->text, t->has_tcid, false};
-    if (t->has_tcid)
-        r->idx = test_index(c->g, t->tcid);
-    if (t->known) /* the golden test's own bytes (known_test) */
-        r->same = !c->g->text[r->idx].invalid;
-    else if (r->idx >= 0 && c->g->text && t->expected.p && !t->result_other &&
-             !shc_span_is(t->result, "invalid")) {
-        shc_span want = c->g->text[r->idx].expected;
-        r->same = want.n == t->expected.n && !memcmp(want.p, t->expected.p, want.n);
-    }
-    return 0;
-}
-
-/* The golden test's bytes for a tcId: a candidate test repeating them is skipped unread. */
-static shc_span known_test(void *ctx, int64_t tcid)
-{
-    const cscan *c = ctx;
-    int64_t i = c->g->text ? test_index(c->g, tcid) : -1;
-    return i < 0 ? (shc_span){NULL, 0} : c->g->text[i].test;
-}
-
-/* verify_golden_shaped over the records. */
-static int verify_records(vstate *s, const cscan *c, const char *path, shc_err *e)
-{
-    for (size_t i = 0; i < c->n; i++) {
-        const crec *r = &c->v[i];
-        if (!r->has_tcid)
-            return shc_fail(e, SHC_EFORMAT, "%s: testGroups[%zu].tests[%zu] has no integer tcId",
-                            path, r->gi, r->ti);
-        char name[64];
-        case_name(name, sizeof name, r->tcid, -1);
-        if (r->idx < 0) {
-            report_case(s->rep, name, ST_FAIL, "not a tcId of the golden family");
-            continue;
-        }
-        if (s->seen[r->idx])
-            return shc_fail(e, SHC_EFORMAT, "%s: tcId %lld appears twice", path,
-                            (long long)r->tcid);
-        s->seen[r->idx] = 1;
-        if (r->same) {
-            report_case(s->rep, name, ST_PASS, NULL);
-            continue;
-        }
-        json_error_t je;
-        json_t *t = json_loadb(r->text.p, r->text.n, 0, &je);
-        if (!t)
-            return shc_fail(e, SHC_ENOMEM, "%s: tcId %lld: %s", path, (long long)r->tcid, je.text);
-        verify_full_test(s, r->idx, t);
-        json_decref(t);
-    }
-    return SHC_OK;
-}
-
-/* SHARDCHECK_VERIFY_TREES=1: the jansson trees for both sides, the reference the scanned
- * path is compared with by verify_fast.sh. */
-static bool trees_only(void)
-{
-    const char *v = getenv("SHARDCHECK_VERIFY_TREES");
-    return v && !strcmp(v, "1");
-}
-
-/* SHC_SCAN_UNSURE when the tree path must decide; else verify_candidate's result. */
-static int verify_scanned(const shc_golden *g, const char *path, report *rep, shc_err *e)
-{
-    size_t len = 0;
-    char *buf = trees_only() ? NULL : shc_read_path(path, &len, NULL);
-    if (!buf)
-        return SHC_SCAN_UNSURE;
-    cscan c = {g, NULL, 0, 0};
-    shc_scan_doc d;
-    int rc = shc_scan_golden_shaped(buf, len, &d, scan_candidate_test, known_test, &c);
-    if (rc || d.fields.p || d.family_other || !d.test_groups.p || *d.test_groups.p != '[') {
-        rc = SHC_SCAN_UNSURE;
-    } else if (d.family.p && !shc_span_is(d.family, g->family)) {
-        rc = shc_fail(e, SHC_EFORMAT, "candidate %s: family \"%.*s\", verifying \"%s\"", path,
-                      (int)d.family.n, d.family.p, g->family);
-    } else {
-        vstate s = {g, rep, calloc((size_t)(g->ntests ? g->ntests : 1), 1)};
-        rc = s.seen ? verify_records(&s, &c, path, e) : shc_fail(e, SHC_ENOMEM, "verify: out of memory");
-        if (!rc)
-            report_missing(&s);
-        free(s.seen);
-    }
-    free(c.v);
-    free(buf);
-    return rc;
-}
-
 static int verify_candidate(const shc_golden *g, const char *path, report *rep, shc_err *e)
 {
     int fast = verify_scanned(g, path, rep, e);
@@ -562,7 +497,7 @@ static int verify_candidate(const shc_golden *g, const char *path, report *rep, 
     if (fam && strcmp(fam, g->family))
         rc = shc_fail(e, SHC_EFORMAT, "candidate %s: family \"%s\", verifying \"%s\"", path, fam,
                       g->family);
-    vstate s = {g, rep, calloc((size_t)(g->ntests ? g->ntests : 1), 1)};
+    vstate s = {g, rep, calloc((size_t)(g->ntests ? g->ntests : 1), 1), path, false};
     json_t *results = json_object_get(root, "results");
     partial part = {0};
     if (!rc)
@@ -577,7 +512,7 @@ static int verify_candidate(const shc_golden *g, const char *path, report *rep, 
                       "\"results\" (results file)", path);
     }
     if (!rc)
-        report_missing(&s);
+        verify_report_missing(&s);
     partial_end(&s, &part);
     free(s.seen);
     if (shc_free_at_exit()) /* verify's last act: the OS frees the tree faster */
@@ -645,7 +580,7 @@ int cmd_verify(int argc, char **argv)
      * pass a matching wrong one, so they must match MANIFEST before anything is compared */
     int rc = shc_manifest_verify_family(dir, family, &e);
     if (!rc)
-        rc = trees_only() ? shc_golden_load_family(&g, dir, family, &e)
+        rc = verify_trees_only() ? shc_golden_load_family(&g, dir, family, &e)
                           : shc_golden_index_family(&g, dir, family, &e);
     if (rc)
         return cli_report("verify", rc, &e);

@@ -176,7 +176,7 @@ typedef struct shc_golden {
     int nfiles;
     int64_t *tcids;      /* tcids[i]: test i's tcId */
     shc_gtext *text;     /* index loader: test i's bytes in bufs; NULL from the tree loaders */
-    char **bufs;         /* index loader: each file's bytes */
+    struct shc_map *maps; /* index loader: each file's bytes (json_map.c) */
 } shc_golden;
 
 /* Load one golden file (structural validation: schema name, family,
@@ -205,11 +205,31 @@ int shc_golden_index_family(shc_golden *g, const char *dir, const char *family, 
 /* Test i as a jansson object (parsed on first use from the index loader's bytes; a
  * test that scanned but does not parse is an internal error: exit 99). */
 json_t *shc_golden_test(const shc_golden *g, int64_t i);
+/* Done with test i for now: a test the index loader parsed is freed (parsed again if asked
+ * for), so verify holds one test's tree at a time, not the family's. */
+void shc_golden_test_done(const shc_golden *g, int64_t i);
 /* Index of a tcId in g (-1 if absent). */
 int64_t shc_golden_index(const shc_golden *g, int64_t tcid);
 /* Read a whole regular file of at most SHC_MAX_JSON_BYTES (the checks and messages of
  * shc_json_load_path); the caller frees the bytes. */
 char *shc_read_path(const char *path, size_t *len, shc_err *e);
+/* Open a JSON input for reading: a regular file of at most SHC_MAX_JSON_BYTES (the checks
+ * and messages of shc_read_path); its size in *size.  The fd, or -1 with e set. */
+int shc_open_json_input(const char *path, int64_t *size, shc_err *e);
+
+/* ---- mapped JSON inputs (json_map.c) ----
+ * A file's bytes p[0, n) through a read-only mapping (or a malloc'd copy when it cannot
+ * be mapped), valid until shc_map_free.  Readers that walk the bytes call
+ * shc_map_touched with what they read; every SHC_MAP_WINDOW bytes the pages of every
+ * live mapping are dropped from the process (they fault back in, same bytes, if read
+ * again), which bounds the resident share of the inputs, see json_map.c. */
+typedef struct shc_map { const char *p; size_t n; char *heap; bool mapped; } shc_map;
+#define SHC_MAP_WINDOW ((size_t)4 << 20)
+/* The checks and messages of shc_read_path; SHC_OK or e's code. */
+int shc_map_path(shc_map *m, const char *path, shc_err *e);
+void shc_map_touched(size_t bytes);
+void shc_map_trim_all(void);
+void shc_map_free(shc_map *m);
 /* Whether a command should free its big structures before exiting: only where a leak
  * checker looks (an ASan build, or SHARDCHECK_SANITIZED=1).  Elsewhere the OS frees
  * them at exit, and freeing two parsed families took a third of verify's time. */

@@ -3,9 +3,9 @@
  *
  * verify needs every test's tcId and, for most tests, nothing but the bytes of its
  * "expected" value (a candidate that repeats them byte for byte is JSON-equal).
- * So each file is read once, scanned (json_scan.c) and checked by the rules of
- * golden_load.c's check_root; the tests stay bytes until shc_golden_test parses
- * one.  Anything unusual (a failed check, input the scanner is unsure of) sends the
+ * So each file is mapped (json_map.c: its pages are not held resident), scanned
+ * (json_scan.c) and checked by the rules of golden_load.c's check_root; the tests stay
+ * bytes until shc_golden_test parses one (and shc_golden_test_done frees it again).  Anything unusual (a failed check, input the scanner is unsure of) sends the
  * family through shc_golden_load_family, the one place that words the errors, so
  * messages and exit codes are those of the tree loader.  Tested by verify_fast.sh.
  */
@@ -56,6 +56,7 @@ static int on_test(void *ctx, const shc_scan_test *t)
     }
     L->v[L->n++] = (irec){t->tcid, {t->text, t->expected, t->flags,
                                     shc_span_is(t->result, "invalid")}};
+    shc_map_touched(t->text.n); /* the pages behind are dropped, the spans stay valid */
     return 0;
 }
 
@@ -84,8 +85,10 @@ static bool file_ok(iload *L, const shc_scan_doc *d, const char *family, int64_t
     json_error_t je;
     L->notes = json_loadb(d->notes.p, d->notes.n, 0, &je);
     bool ok = L->notes != NULL;
-    for (int64_t i = first; ok && i < L->n; i++)
+    for (int64_t i = first; ok && i < L->n; i++) {
         ok = shc_span_each_string(L->v[i].text.flags, flag_declared, L->notes);
+        shc_map_touched(L->v[i].text.test.n); /* its page was faulted in again */
+    }
     json_decref(L->notes);
     L->notes = NULL;
     return ok;
@@ -117,27 +120,25 @@ static bool build_index(shc_golden *g, iload *L)
     return true;
 }
 
-/* Read and scan one file into g and L; false when the tree loader must take over. */
+/* Map and scan one file into g and L; false when the tree loader must take over. */
 static bool index_file(shc_golden *g, iload *L, const char *path, const char *family)
 {
-    char **nb = realloc(g->bufs, (size_t)(g->nfiles + 1) * sizeof *nb);
-    char **np = nb ? realloc(g->paths, (size_t)(g->nfiles + 1) * sizeof *np) : NULL;
-    if (nb)
-        g->bufs = nb;
+    shc_map *nm = realloc(g->maps, (size_t)(g->nfiles + 1) * sizeof *nm);
+    char **np = nm ? realloc(g->paths, (size_t)(g->nfiles + 1) * sizeof *np) : NULL;
+    if (nm)
+        g->maps = nm;
     if (!np)
         return false;
     g->paths = np;
-    size_t len = 0;
-    char *buf = shc_read_path(path, &len, NULL);
-    if (!buf)
+    shc_map *m = &g->maps[g->nfiles];
+    if (shc_map_path(m, path, NULL))
         return false;
-    g->bufs[g->nfiles] = buf;
     g->paths[g->nfiles] = strdup(path);
     g->nfiles++;
     int64_t first = L->n;
     shc_scan_doc doc;
     return g->paths[g->nfiles - 1] &&
-           shc_scan_golden_shaped(buf, len, &doc, on_test, NULL, L) == 0 && !L->bad &&
+           shc_scan_golden_shaped(m->p, m->n, &doc, on_test, NULL, L) == 0 && !L->bad &&
            file_ok(L, &doc, family, first);
 }
 
@@ -177,5 +178,14 @@ json_t *shc_golden_test(const shc_golden *g, int64_t i)
         fprintf(stderr, "shardcheck: golden tcId %lld: %s\n", (long long)g->tcids[i], je.text);
         exit(99);
     }
+    shc_map_touched(g->text[i].test.n);
     return g->tests[i];
+}
+
+void shc_golden_test_done(const shc_golden *g, int64_t i)
+{
+    if (!g->text || !g->tests[i])
+        return; /* the tree loaders' tests are borrowed from their roots */
+    json_decref(g->tests[i]);
+    g->tests[i] = NULL;
 }

@@ -29,13 +29,13 @@ void shc_golden_free(shc_golden *g)
     for (int i = 0; i < g->nfiles; i++) {
         if (g->roots)
             json_decref(g->roots[i]);
-        if (g->bufs)
-            free(g->bufs[i]);
+        if (g->maps)
+            shc_map_free(&g->maps[i]);
         free(g->paths[i]);
     }
     free(g->roots);
     free(g->paths);
-    free(g->bufs);
+    free(g->maps);
     free(g->tests);
     free(g->groups);
     free(g->tcids);
@@ -184,7 +184,7 @@ static int index_tests(shc_golden *g, shc_err *e)
 /* Open path for reading only if it is a regular file of at most SHC_MAX_JSON_BYTES:
  * O_NONBLOCK so a FIFO with no writer cannot block open(), and the type is checked
  * before a byte is read (a FIFO or /dev/zero would otherwise block or grow forever). */
-static int open_regular(const char *path, off_t *size, shc_err *e)
+int shc_open_json_input(const char *path, int64_t *size, shc_err *e)
 {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
@@ -212,8 +212,8 @@ static int open_regular(const char *path, off_t *size, shc_err *e)
 
 char *shc_read_path(const char *path, size_t *lenp, shc_err *e)
 {
-    off_t size = 0;
-    int fd = open_regular(path, &size, e);
+    int64_t size = 0;
+    int fd = shc_open_json_input(path, &size, e);
     if (fd < 0)
         return NULL;
     /* one byte more than the size, so a file that grew since fstat is seen (and bounded) */

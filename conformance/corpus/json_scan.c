@@ -422,8 +422,57 @@ static int walk_groups(cur *c, shc_scan_doc *doc, shc_scan_fn fn, shc_scan_known
     return r;
 }
 
+/* One results entry: its tcId, rank, values and error members as spans. */
+static int walk_result(cur *c, shc_scan_result *r)
+{
+    static const char *const names[] = {"tcId", "rank", "values", "error", NULL};
+    r->text.p = c->p;
+    r->is_object = *c->p == '{';
+    bool first = true, plain;
+    unsigned seen = 0;
+    shc_span key, val;
+    int x = 0;
+    if (!r->is_object) {
+        x = scan_value(c);
+    } else {
+        shc_span *slots[] = {NULL, &r->rank, &r->values, &r->error};
+        while ((x = obj_next(c, &first, &key, &plain)) == 1) {
+            int slot = key_slot(key, plain, names, &seen);
+            if (slot == -2 || scan_capture(c, &val, NULL, NULL))
+                return SHC_SCAN_UNSURE;
+            if (slot == 0)
+                r->has_tcid = shc_span_int(val, &r->tcid);
+            else if (slot > 0)
+                *slots[slot] = val;
+        }
+    }
+    r->text.n = (size_t)(c->p - r->text.p);
+    return x;
+}
+
+static int walk_results(cur *c, shc_scan_result_fn rfn, void *ctx)
+{
+    bool first = true;
+    int r;
+    for (size_t i = 0; (r = arr_next(c, &first)) == 1; i++) {
+        shc_scan_result e = {.i = i};
+        if (walk_result(c, &e))
+            return SHC_SCAN_UNSURE;
+        int rc = rfn(ctx, &e);
+        if (rc)
+            return rc;
+    }
+    return r;
+}
+
 int shc_scan_golden_shaped(const char *buf, size_t n, shc_scan_doc *doc, shc_scan_fn fn,
                            shc_scan_known_fn known, void *ctx)
+{
+    return shc_scan_candidate(buf, n, doc, fn, known, NULL, ctx);
+}
+
+int shc_scan_candidate(const char *buf, size_t n, shc_scan_doc *doc, shc_scan_fn fn,
+                       shc_scan_known_fn known, shc_scan_result_fn rfn, void *ctx)
 {
     static const char *const names[] = {"family", "schema", "notes", "numberOfTests", "fields",
                                         "results", "testGroups", NULL};
@@ -449,6 +498,12 @@ int shc_scan_golden_shaped(const char *buf, size_t n, shc_scan_doc *doc, shc_sca
             if (rc)
                 return rc;
             doc->test_groups = (shc_span){v, (size_t)(c.p - v)};
+        } else if (slot == 5 && rfn && *c.p == '[') {
+            const char *v = c.p;
+            int rc = walk_results(&c, rfn, ctx);
+            if (rc)
+                return rc;
+            doc->results = (shc_span){v, (size_t)(c.p - v)};
         } else if (slot == 0 || slot == 1) {
             if (scan_capture(&c, NULL, slot ? &doc->schema : &doc->family,
                              slot ? &doc->schema_other : &doc->family_other))

@@ -6,7 +6,8 @@
  * trees and free them again; allocation was almost all of its time (issue 12).
  * The scanner walks the bytes once, checks the JSON grammar, and hands each test of
  * {"testGroups":[{"tests":[{...}]}]} to a callback as spans of the buffer (tcId,
- * result, expected), so a test is parsed with jansson only when it must be.
+ * result, expected), so a test is parsed with jansson only when it must be; likewise
+ * each entry of a results file's {"results":[{"tcId":..,"rank":..,"values":{..}}]}.
  *
  * It is deliberately stricter than jansson, never looser: anything it is not sure
  * jansson accepts with the same meaning (non-ASCII bytes, \u escapes, numbers
@@ -54,6 +55,19 @@ typedef struct shc_scan_doc {
  * returned by shc_scan_golden_shaped. */
 typedef int (*shc_scan_fn)(void *ctx, const shc_scan_test *t);
 
+/* One entry of a results file's "results" array, as spans (absent: p == NULL). */
+typedef struct shc_scan_result {
+    size_t i;             /* results[i] */
+    bool is_object;       /* false: the entry is not an object (only text is set) */
+    bool has_tcid;        /* "tcId" is an integer (json_is_integer) */
+    int64_t tcid;
+    shc_span rank, values, error; /* those members' values */
+    shc_span text;        /* the whole entry */
+} shc_scan_result;
+
+/* Called for every results entry in document order (nonzero: stop, as shc_scan_fn). */
+typedef int (*shc_scan_result_fn)(void *ctx, const shc_scan_result *r);
+
 /* Optional: the text of a test already known valid (a golden test) for a tcId, or a
  * NULL span.  A test whose first member is that tcId and whose bytes repeat the known
  * text is skipped by one memcmp: a complete JSON object is self-delimiting, so the same
@@ -68,6 +82,11 @@ typedef shc_span (*shc_scan_known_fn)(void *ctx, int64_t tcid);
  * nonzero return. */
 int shc_scan_golden_shaped(const char *buf, size_t n, shc_scan_doc *doc, shc_scan_fn fn,
                            shc_scan_known_fn known, void *ctx);
+
+/* shc_scan_golden_shaped that also hands every entry of a top-level "results" array (a
+ * results file, cmd_verify.c) to rfn. */
+int shc_scan_candidate(const char *buf, size_t n, shc_scan_doc *doc, shc_scan_fn fn,
+                       shc_scan_known_fn known, shc_scan_result_fn rfn, void *ctx);
 
 /* Whether a span holds a JSON integer (jansson's json_is_integer) that fits in int64;
  * its value in *v. */

@@ -2,13 +2,15 @@
  * check_golden.c — the golden format machinery: writer output, loader
  * validation (each way a file can be broken), MANIFEST tampering, and the
  * comparison rule shared by verify and run (GpuOnly tolerances included:
- * the ulp bounds, the units below 1, each float format, bad samples).  Expected values here are
+ * the ulp bounds, the units below 1, each float format, bad samples), and mapped JSON
+ * inputs (json_map.c: the trim gives pages back, bytes unchanged; a shrunk file is exit 2).  Expected values here are
  * written by hand from the format's definition in golden.h, not produced by
  * the code under test.
  */
 #include "config.h"
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 #include "tap.h"
@@ -399,6 +401,90 @@ START_TEST(compare_tolerance_shapes)
 }
 END_TEST
 
+/* The resident size of the mapping that starts at p, from /proc/self/smaps (KiB; -1 if
+ * not found): what json_map.c's trim is meant to drop. */
+static long mapping_rss_kib(const void *p)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (!f)
+        return -1;
+    char line[512];
+    bool in = false;
+    long rss = -1;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
+            in = lo == (unsigned long)(uintptr_t)p;
+        else if (in && sscanf(line, "Rss: %ld kB", &rss) == 1)
+            break;
+    }
+    fclose(f);
+    return rss;
+}
+
+START_TEST(map_trims_and_rereads)
+{
+    char *text = malloc(1 << 20);
+    for (int i = 0; i < (1 << 20) - 1; i++)
+        text[i] = (char)('a' + i % 26);
+    text[(1 << 20) - 1] = '\0';
+    write_text("big.json", text);
+    char path[512];
+    snprintf(path, sizeof path, "%s/big.json", tmpdir);
+    shc_map m;
+    ck_assert_int_eq(shc_map_path(&m, path, NULL), SHC_OK);
+    ck_assert(m.mapped);
+    ck_assert_uint_eq(m.n, (1 << 20) - 1);
+    ck_assert(!memcmp(m.p, text, m.n)); /* every page touched */
+    long before = mapping_rss_kib(m.p);
+    if (before >= 0) { /* /proc mounted: the trim really gives the pages back */
+        ck_assert_int_ge(before, 512);
+        shc_map_trim_all();
+        ck_assert_int_eq(mapping_rss_kib(m.p), 0);
+    }
+    ck_assert(!memcmp(m.p, text, m.n)); /* and they come back unchanged */
+    shc_map_touched(SHC_MAP_WINDOW); /* a full window: trims */
+    if (before >= 0)
+        ck_assert_int_eq(mapping_rss_kib(m.p), 0);
+    ck_assert(!memcmp(m.p, text, m.n));
+    shc_map_free(&m);
+    free(text);
+}
+END_TEST
+
+START_TEST(map_empty_and_refused)
+{
+    write_text("empty.json", "");
+    char path[512];
+    snprintf(path, sizeof path, "%s/empty.json", tmpdir);
+    shc_map m;
+    ck_assert_int_eq(shc_map_path(&m, path, NULL), SHC_OK);
+    ck_assert(m.p && m.n == 0 && !m.mapped); /* nothing to map: an empty private copy */
+    shc_map_free(&m);
+    shc_err e = {0};
+    ck_assert_int_ne(shc_map_path(&m, tmpdir, &e), SHC_OK);
+    ck_assert_ptr_nonnull(strstr(e.msg, "is not a regular file (a directory)"));
+    snprintf(path, sizeof path, "%s/missing.json", tmpdir);
+    ck_assert_int_ne(shc_map_path(&m, path, &e), SHC_OK);
+    ck_assert_ptr_nonnull(strstr(e.msg, "cannot read"));
+}
+END_TEST
+
+/* A mapped file cut short under the reader: SIGBUS becomes exit 2 with a message. */
+START_TEST(map_shrunk_file_exits_2)
+{
+    write_text("shrinks.json", "[1,2,3]                                                    ");
+    char path[512];
+    snprintf(path, sizeof path, "%s/shrinks.json", tmpdir);
+    shc_map m;
+    ck_assert_int_eq(shc_map_path(&m, path, NULL), SHC_OK);
+    ck_assert_int_eq(truncate(path, 0), 0);
+    volatile char c = m.p[m.n - 1];
+    (void)c;
+    ck_abort_msg("read past a shrunk mapping without SIGBUS");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("golden");
@@ -420,6 +506,9 @@ int main(void)
     tcase_add_test(tc, compare_tolerance_float32);
     tcase_add_test(tc, compare_tolerance_formats);
     tcase_add_test(tc, compare_tolerance_shapes);
+    tcase_add_test(tc, map_trims_and_rereads);
+    tcase_add_test(tc, map_empty_and_refused);
+    tcase_add_exit_test(tc, map_shrunk_file_exits_2, 2);
     suite_add_tcase(s, tc);
     return shc_run_suite(s);
 }

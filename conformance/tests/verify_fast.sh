@@ -6,6 +6,8 @@
 # results files, and inputs the scanner must hand to jansson (escapes, non-ASCII, big numbers,
 # deep nesting, repeated keys, truncated or trailing bytes), against clean and tampered golden
 # families (an escape in a golden file, a syntax error, an undeclared flag, a repeated tcId).
+# Results files (r-*.json) too: reordered, whole-test and per-rank answers, and every way an entry
+# is refused (exit 2 with the entry named) or a test is answered twice, missing a rank, unknown.
 . "$(dirname "$0")/testlib.sh"
 fam=shard-layout
 use_tmpdir
@@ -103,6 +105,44 @@ for d in docs:
 W("results", {"family": fam, "results": res})
 W("results-altered", {"family": fam, "results": [dict(x, values=dict(x["values"], localShape=[9]))
                                                    if i % 5 == 0 and "values" in x else x for i, x in enumerate(res)][3:]})
+# results files the scanned path reads (and the malformed ones it must word as the tree path does)
+def R(name, f, fam_=fam):
+    r = copy.deepcopy(res); out_ = f(r); W(name, out_ if isinstance(out_, dict) else {"family": fam_, "results": r})
+multi = next(i for i, x in enumerate(res) if x.get("rank") == 1)   # res[multi] is rank 1 of a multi-rank test
+R("r-pretty", lambda r: None)
+with open(os.path.join(out, "c", "r-indent.json"), "w") as f: json.dump({"results": res, "family": fam}, f, indent=1)
+R("r-reversed", lambda r: r.reverse())
+R("r-not-object", lambda r: r.__setitem__(5, 7))
+R("r-string-tcid", lambda r: r[4].update(tcId="4"))
+R("r-no-tcid", lambda r: r[4].pop("tcId"))
+R("r-neg-rank", lambda r: r[multi].update(rank=-1))
+R("r-real-rank", lambda r: r[multi].update(rank=1.0))
+R("r-string-rank", lambda r: r[multi].update(rank="1"))
+R("r-null-rank", lambda r: r[multi].update(rank=None))
+R("r-no-values", lambda r: r[multi].pop("values"))
+R("r-values-list", lambda r: r[multi].update(values=[1]))
+R("r-error-null", lambda r: (r[multi].pop("values"), r[multi].update(error=None)))
+R("r-error-and-values", lambda r: r[multi].update(error="x"))
+R("r-dup-rank", lambda r: r.insert(multi + 3, dict(r[multi])))
+R("r-dup-three", lambda r: [r.insert(multi + 3, dict(r[multi])) for _ in range(2)])
+R("r-dup-whole", lambda r: r.insert(multi + 2, {"tcId": r[multi]["tcId"], "values": r[multi]["values"]}))
+R("r-whole-only", lambda r: r.__setitem__(slice(None), [x for x in r if x.get("rank", 0) == 0]))
+R("r-dup-invalid", lambda r: r.append(dict(next(x for x in r if "error" in x))))
+R("r-rank-gap", lambda r: (r.pop(multi),))
+R("r-rank-extra", lambda r: r.insert(multi + 1, dict(r[multi], rank=999)))
+R("r-unknown", lambda r: r.insert(7, {"tcId": 99999999, "rank": 0, "values": {}}))
+R("r-unknown-then-bad", lambda r: (r.insert(2, {"tcId": 99999998, "values": {}}), r.insert(9, {"tcId": 99999999, "rank": 3, "values": {}}), r.__setitem__(multi + 4, {"tcId": 5})))
+R("r-bad-then-dup", lambda r: (r.__setitem__(3, {"rank": 1}), r.append(dict(r[multi]))))
+R("r-old-spelling", lambda r: r[multi]["values"].update(local_shape=[1], global_offset=[0]))
+R("r-old-spelling-string", lambda r: r[multi]["values"].update(note="\"local_shape\""))
+W("r-repeated-key", raw=json.dumps({"family": fam, "results": res}, separators=(",", ":")).replace('"rank":', '"rank":0,"rank":', 2))
+W("r-escape", raw=json.dumps({"family": fam, "results": res}, separators=(",", ":")).replace('"values":{', '"values":{"n\\u00e9":1,', 2))
+W("r-truncated", raw=json.dumps({"family": fam, "results": res}, separators=(",", ":"))[:-40])
+R("r-family", lambda r: None, fam_="group-ranks")
+R("r-not-array", lambda r: {"family": fam, "results": {"tcId": 1}})
+R("r-and-groups", lambda r: {"family": fam, "results": r, "testGroups": "x"})
+R("r-fields", lambda r: {"family": fam, "results": r, "fields": ["localShape"]})
+R("r-empty", lambda r: {"family": fam, "results": []})
 PYEOF
 for g in "$tmp"/g-*; do write_manifest "$g"; done
 

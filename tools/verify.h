@@ -1,0 +1,39 @@
+/*
+ * verify.h — what cmd_verify.c (the tree path, partial candidates, the command) and
+ * verify_scan.c (candidates read by the scanner, without trees) share.
+ */
+#ifndef SHC_TOOLS_VERIFY_H
+#define SHC_TOOLS_VERIFY_H
+
+#include "golden.h"
+#include "report.h"
+
+typedef struct vstate {
+    const shc_golden *g;
+    report *rep;
+    unsigned char *seen; /* per test: 1 = reported */
+    const char *path;    /* the candidate */
+    bool pinned;         /* g->tests holds partial_begin's copies: never let go */
+} vstate;
+
+/* Results-file entries for one test are grouped; each (test, rank) once.  The tree path
+ * holds each entry's answer (got); the scanned path holds its bytes (text) and parses one
+ * test's entries at a time (entry_got). */
+typedef struct rentry { int64_t idx, rank; json_t *got; size_t pos; shc_span text; } rentry;
+
+/* "tcId N" or "tcId N rank R" (rank >= 0). */
+void verify_case_name(char *buf, size_t n, int64_t tcid, int64_t rank);
+/* Compare every rank of a golden-shaped candidate test, report it, let the golden tree go. */
+void verify_full_test_once(vstate *s, int64_t idx, json_t *cand);
+/* A results file's entries v[0, m) of known tests: sorted, duplicates rejected (exit 2
+ * before any of them is reported), then reported one test at a time. */
+int verify_rentries(vstate *s, rentry *v, size_t m, const char *path, shc_err *e);
+/* Report every golden test no candidate entry answered as missing. */
+void verify_report_missing(vstate *s);
+/* SHARDCHECK_VERIFY_TREES=1: the jansson tree path only (verify_fast.sh's reference). */
+bool verify_trees_only(void);
+/* The candidate through the scanner (verify_scan.c): SHC_SCAN_UNSURE when the tree path must
+ * decide, else the result verify_candidate would give. */
+int verify_scanned(const shc_golden *g, const char *path, report *rep, shc_err *e);
+
+#endif

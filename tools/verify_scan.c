@@ -1,0 +1,237 @@
+/*
+ * verify_scan.c — `shardcheck verify` without trees: the candidate is mapped (json_map.c)
+ * and scanned (json_scan.h), golden-shaped or a results file, and only the tests that
+ * must be compared field by field are parsed, one at a time.  Its output, messages and
+ * exit codes are those of the tree path in cmd_verify.c (SHARDCHECK_VERIFY_TREES=1), which
+ * takes over whenever the scanner is unsure.  Tested by verify_fast.sh, which runs both
+ * paths on every candidate form, malformed ones included, and compares the bytes.
+ */
+#include "config.h"
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "verify.h"
+
+/* ---- the golden-shaped candidate without a tree (issue 12) ----
+ * The candidate is scanned (json_scan.h) into one record per test; a test whose
+ * "expected" bytes equal the golden test's passes without being parsed (equal bytes
+ * are JSON-equal), any other is parsed alone and checked by verify_full_test.  The
+ * records are reported only once the whole file has scanned, so a malformed file is
+ * still exit 2 before any case is printed, exactly as with the tree.  Whatever the
+ * scanner is unsure of (json_scan.h), or a partial candidate ("fields"), goes through
+ * the tree path (cmd_verify.c), which words every error. */
+typedef struct crec {
+    int64_t tcid, idx;
+    size_t gi, ti;
+    shc_span text;
+    bool has_tcid, same; /* same: "expected" byte-equal to the golden one */
+} crec;
+
+/* A results-file entry for a tcId the golden family lacks (reported in file order). */
+typedef struct runknown { int64_t tcid, rank; } runknown;
+
+typedef struct cscan {
+    const shc_golden *g;
+    crec *v; /* golden-shaped: one record per test */
+    size_t n, cap;
+    rentry *rv; /* results file: the entries of known tests */
+    size_t rn, rcap;
+    runknown *uv; /* and of unknown ones */
+    size_t un, ucap;
+    bool has_bad;          /* an entry parse_result refuses: the first one, */
+    shc_scan_result bad;   /* where the tree path stops with exit 2 */
+} cscan;
+
+/* Make room for one more element of *v (n used, *cap allocated); false when memory is short. */
+static bool grow(void **v, size_t n, size_t *cap, size_t size)
+{
+    if (n < *cap)
+        return true;
+    size_t nc = *cap ? 2 * *cap : 1024;
+    void *nv = realloc(*v, nc * size);
+    if (!nv)
+        return false;
+    *v = nv;
+    *cap = nc;
+    return true;
+}
+
+static int scan_candidate_test(void *ctx, const shc_scan_test *t)
+{
+    cscan *c = ctx;
+    if (!grow((void **)&c->v, c->n, &c->cap, sizeof *c->v))
+        return SHC_SCAN_UNSURE; /* the tree path reports the shortage */
+    crec *r = &c->v[c->n++];
+    size_t golden_bytes = 0;
+    *r = (crec){t->tcid, -1, t->gi, t->ti, t->text, t->has_tcid, false};
+    if (t->has_tcid)
+        r->idx = shc_golden_index(c->g, t->tcid);
+    if (t->known) { /* the golden test's own bytes (known_test) */
+        r->same = !c->g->text[r->idx].invalid;
+        golden_bytes = t->text.n;
+    } else if (r->idx >= 0 && c->g->text && t->expected.p && !t->result_other &&
+             !shc_span_is(t->result, "invalid")) {
+        shc_span want = c->g->text[r->idx].expected;
+        r->same = want.n == t->expected.n && !memcmp(want.p, t->expected.p, want.n);
+        golden_bytes = want.n;
+    }
+    shc_map_touched(t->text.n + golden_bytes);
+    return 0;
+}
+
+/* parse_result's rules on a scanned entry: whether it would accept it. */
+static bool entry_ok(const shc_scan_result *r, int64_t *rank)
+{
+    *rank = -1;
+    return r->is_object && r->has_tcid &&
+           (!r->rank.p || (shc_span_int(r->rank, rank) && *rank >= 0)) &&
+           (r->error.p || (r->values.p && *r->values.p == '{'));
+}
+
+/* Whether bytes hold a quoted key of the old spelling (old_spelling's conversion and warning
+ * are left to the tree path; a false alarm only costs speed). */
+static bool maybe_old_spelling(shc_span v)
+{
+    static const char *const keys[] = {"\"local_shape\"", "\"global_offset\"", NULL};
+    for (int k = 0; keys[k]; k++) {
+        size_t w = strlen(keys[k]);
+        for (size_t i = 0; i + w <= v.n; i++)
+            if (v.p[i] == '"' && !memcmp(v.p + i, keys[k], w))
+                return true;
+    }
+    return false;
+}
+
+/* One results entry: kept as bytes, or the first refused one noted.  Entries after it are
+ * not looked at: the tree path stops there too (but the scan still validates them all). */
+static int scan_result_entry(void *ctx, const shc_scan_result *r)
+{
+    cscan *c = ctx;
+    int64_t rank;
+    if (c->has_bad)
+        return 0;
+    if (!entry_ok(r, &rank)) {
+        c->has_bad = true;
+        c->bad = *r;
+        return 0;
+    }
+    if (!r->error.p && maybe_old_spelling(r->values))
+        return SHC_SCAN_UNSURE;
+    int64_t idx = shc_golden_index(c->g, r->tcid);
+    if (idx < 0) {
+        if (!grow((void **)&c->uv, c->un, &c->ucap, sizeof *c->uv))
+            return SHC_SCAN_UNSURE;
+        c->uv[c->un++] = (runknown){r->tcid, rank};
+    } else {
+        if (!grow((void **)&c->rv, c->rn, &c->rcap, sizeof *c->rv))
+            return SHC_SCAN_UNSURE;
+        c->rv[c->rn++] = (rentry){idx, rank, NULL, r->i, r->text};
+    }
+    shc_map_touched(r->text.n);
+    return 0;
+}
+
+/* verify_results over the scanned entries: the unknown tcIds reported in file order, then
+ * parse_result's error for the first refused entry (exit 2), else verify_rentries. */
+static int verify_scanned_results(vstate *s, cscan *c, const char *path, shc_err *e)
+{
+    for (size_t i = 0; i < c->un; i++) {
+        char name[64];
+        verify_case_name(name, sizeof name, c->uv[i].tcid, c->uv[i].rank);
+        report_case(s->rep, name, ST_FAIL, "not a tcId of the golden family");
+    }
+    const shc_scan_result *b = &c->bad;
+    int64_t rank;
+    if (!c->has_bad)
+        return verify_rentries(s, c->rv, c->rn, path, e);
+    if (!b->is_object || !b->has_tcid)
+        return shc_fail(e, SHC_EFORMAT, "%s: results[%zu]: needs an integer \"tcId\"", path, b->i);
+    if (b->rank.p && !(shc_span_int(b->rank, &rank) && rank >= 0))
+        return shc_fail(e, SHC_EFORMAT, "%s: results[%zu] (tcId %lld): \"rank\" must be a "
+                        "non-negative integer", path, b->i, (long long)b->tcid);
+    return shc_fail(e, SHC_EFORMAT, "%s: results[%zu] (tcId %lld): needs a \"values\" object "
+                    "or an \"error\"", path, b->i, (long long)b->tcid);
+}
+
+/* The golden test's bytes for a tcId: a candidate test repeating them is skipped unread. */
+static shc_span known_test(void *ctx, int64_t tcid)
+{
+    const cscan *c = ctx;
+    int64_t i = c->g->text ? shc_golden_index(c->g, tcid) : -1;
+    return i < 0 ? (shc_span){NULL, 0} : c->g->text[i].test;
+}
+
+/* verify_golden_shaped over the records. */
+static int verify_records(vstate *s, const cscan *c, const char *path, shc_err *e)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        const crec *r = &c->v[i];
+        if (!r->has_tcid)
+            return shc_fail(e, SHC_EFORMAT, "%s: testGroups[%zu].tests[%zu] has no integer tcId",
+                            path, r->gi, r->ti);
+        char name[64];
+        verify_case_name(name, sizeof name, r->tcid, -1);
+        if (r->idx < 0) {
+            report_case(s->rep, name, ST_FAIL, "not a tcId of the golden family");
+            continue;
+        }
+        if (s->seen[r->idx])
+            return shc_fail(e, SHC_EFORMAT, "%s: tcId %lld appears twice", path,
+                            (long long)r->tcid);
+        s->seen[r->idx] = 1;
+        if (r->same) {
+            report_case(s->rep, name, ST_PASS, NULL);
+            continue;
+        }
+        json_error_t je;
+        json_t *t = json_loadb(r->text.p, r->text.n, 0, &je);
+        if (!t)
+            return shc_fail(e, SHC_ENOMEM, "%s: tcId %lld: %s", path, (long long)r->tcid, je.text);
+        verify_full_test_once(s, r->idx, t);
+        json_decref(t);
+        shc_map_touched(r->text.n);
+    }
+    return SHC_OK;
+}
+
+/* SHARDCHECK_VERIFY_TREES=1: the jansson trees for both sides, the reference the scanned
+ * path is compared with by verify_fast.sh. */
+bool verify_trees_only(void)
+{
+    const char *v = getenv("SHARDCHECK_VERIFY_TREES");
+    return v && !strcmp(v, "1");
+}
+
+/* SHC_SCAN_UNSURE when the tree path must decide; else verify_candidate's result.  The
+ * candidate is mapped (json_map.c), so neither its bytes nor the golden's stay resident. */
+int verify_scanned(const shc_golden *g, const char *path, report *rep, shc_err *e)
+{
+    shc_map m;
+    if (verify_trees_only() || shc_map_path(&m, path, NULL))
+        return SHC_SCAN_UNSURE;
+    cscan c = {.g = g};
+    shc_scan_doc d;
+    int rc = shc_scan_candidate(m.p, m.n, &d, scan_candidate_test, known_test,
+                                scan_result_entry, &c);
+    bool shaped = d.test_groups.p && *d.test_groups.p == '[';
+    if (rc || d.fields.p || d.family_other || !(shaped || (d.results.p && *d.results.p == '['))) {
+        rc = SHC_SCAN_UNSURE;
+    } else if (d.family.p && !shc_span_is(d.family, g->family)) {
+        rc = shc_fail(e, SHC_EFORMAT, "candidate %s: family \"%.*s\", verifying \"%s\"", path,
+                      (int)d.family.n, d.family.p, g->family);
+    } else {
+        vstate s = {g, rep, calloc((size_t)(g->ntests ? g->ntests : 1), 1), path, false};
+        rc = !s.seen    ? shc_fail(e, SHC_ENOMEM, "verify: out of memory")
+             : shaped ? verify_records(&s, &c, path, e)
+                      : verify_scanned_results(&s, &c, path, e);
+        if (!rc)
+            verify_report_missing(&s);
+        free(s.seen);
+    }
+    free(c.v);
+    free(c.rv);
+    free(c.uv);
+    shc_map_free(&m);
+    return rc;
+}
+
