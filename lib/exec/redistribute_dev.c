@@ -38,25 +38,6 @@ typedef struct dt {
 static size_t es_of(const dt *t) { return shc_dtype_size(t->dtype); }
 static size_t bytes_of(const dt *t) { return (size_t)t->numel * es_of(t); }
 
-static void dims_split(const shc_shape *s, int d, int64_t *outer, int64_t *inner)
-{
-    *outer = 1;
-    *inner = 1;
-    for (int i = 0; i < d; i++)
-        *outer *= s->d[i];
-    for (int i = d + 1; i < s->ndim; i++)
-        *inner *= s->d[i];
-}
-
-static void chunk_of(int64_t size, int64_t n, int64_t k, int64_t *start, int64_t *len)
-{
-    int64_t cs = shc_ceildiv64(size, n), s = cs * k;
-    if (s > size)
-        s = size;
-    *start = s;
-    *len = (size - s < cs) ? size - s : cs;
-}
-
 static void drop(shc_xdev *dev, dt *t)
 {
     dev->ops->release(dev, t->d);
@@ -78,7 +59,7 @@ static int dgather(shc_xdev *dev, const dt *in, int d, const int64_t *idx, int64
     assert(d >= 0 && d < in->shape.ndim && nidx >= 0);
     shc_rk_gather k = {.nidx = nidx, .in_len = in->shape.d[d], .start = start,
                        .es = (int)es_of(in), .in = in->d};
-    dims_split(&in->shape, d, &k.outer, &k.inner);
+    shc_xt_dims_split(&in->shape, d, &k.outer, &k.inner);
     *out = (dt){in->shape, in->dtype, NULL, k.outer * nidx * k.inner};
     out->shape.d[d] = nidx;
     void *didx = NULL;
@@ -135,7 +116,7 @@ static int concat_blocks(shc_xdev *dev, const void *blocks, int n, const shc_sha
                          shc_dtype dtype, int d, dt *out, shc_err *e)
 {
     int64_t outer, inner;
-    dims_split(bs, d, &outer, &inner);
+    shc_xt_dims_split(bs, d, &outer, &inner);
     *out = (dt){*bs, dtype, NULL, outer * inner * bs->d[d] * n};
     out->shape.d[d] = bs->d[d] * n;
     return dswap(dev, blocks, outer, n, bs->d[d] * inner, (int)shc_dtype_size(dtype), &out->d, e);
@@ -157,42 +138,10 @@ static int div_staged(shc_xdev *dev, dt *t, int64_t n, shc_err *e)
     return rc;
 }
 
-/* ---- step kinds (each mirrors its namesake in redistribute_exec.c) ---- */
+/* ---- step kinds (each mirrors its namesake in redistribute_exec.c; the group, chunk and dim
+ * arithmetic is that file's, shared through redistribute_exec.h) ---- */
 
-typedef struct grp {
-    int64_t *ranks;
-    int n, pos;
-} grp;
-
-static int step_group(shc_comm *c, const shc_xcase *x, const shc_plan_step *st, grp *g,
-                      shc_err *e)
-{
-    int axes[SHC_MAX_MESH_DIMS], na = st->nmesh_dims > 1 ? st->nmesh_dims : 1;
-    for (int i = 0; i < na; i++)
-        axes[i] = st->nmesh_dims > 1 ? st->mesh_dims[i] : st->mesh_dim;
-    shc_groups gs;
-    memset(&gs, 0, sizeof gs);
-    int rc = shc_groups_for_axes(&x->mesh, axes, na, &gs, e);
-    if (rc)
-        return rc;
-    int64_t gi = shc_groups_find(&gs, c->rank);
-    if (gi < 0) {
-        shc_groups_free(&gs);
-        return shc_fail(e, SHC_EINTERNAL, "rank %lld is in no group of mesh dim %d",
-                        (long long)c->rank, st->mesh_dim);
-    }
-    g->n = (int)gs.group_size;
-    g->ranks = malloc((size_t)g->n * sizeof *g->ranks);
-    if (!g->ranks) {
-        shc_groups_free(&gs);
-        return shc_fail(e, SHC_ENOMEM, "out of memory");
-    }
-    memcpy(g->ranks, gs.ranks + gi * gs.group_size, (size_t)g->n * sizeof *g->ranks);
-    shc_groups_free(&gs);
-    return shc_comm_group_pos(c, g->ranks, g->n, &g->pos, e);
-}
-
-static int shard_to_rep(shc_dcomm *c, const grp *g, int d, int64_t L, dt *t, shc_err *e)
+static int shard_to_rep(shc_dcomm *c, const shc_xgroup *g, int d, int64_t L, dt *t, shc_err *e)
 {
     shc_xdev *dev = c->dev;
     int64_t full = shc_ceildiv64(L, g->n);
@@ -214,8 +163,8 @@ static int shard_to_rep(shc_dcomm *c, const grp *g, int d, int64_t L, dt *t, shc
     return narrow_inplace(dev, t, d, 0, L, e);
 }
 
-static int strided_to_rep(shc_dcomm *c, const grp *g, const shc_placement *p, int64_t L, dt *t,
-                          shc_err *e)
+static int strided_to_rep(shc_dcomm *c, const shc_xgroup *g, const shc_placement *p, int64_t L,
+                          dt *t, shc_err *e)
 {
     int d = p->dim;
     int64_t sf = p->split_factor, maxc = shc_strided_positions(L, sf, g->n, 0, NULL);
@@ -241,13 +190,14 @@ static int strided_to_rep(shc_dcomm *c, const grp *g, const shc_placement *p, in
     return rc;
 }
 
-static int local_chunk(shc_xdev *dev, const grp *g, const shc_placement *p, dt *t, shc_err *e)
+static int local_chunk(shc_xdev *dev, const shc_xgroup *g, const shc_placement *p, dt *t,
+                       shc_err *e)
 {
     int d = p->dim;
     int64_t size = t->shape.d[d];
     if (p->kind == SHC_P_SHARD) {
         int64_t s, l;
-        chunk_of(size, g->n, g->pos, &s, &l);
+        shc_xt_chunk_of(size, g->n, g->pos, &s, &l);
         return narrow_inplace(dev, t, d, s, l, e);
     }
     int64_t *idx = malloc((size_t)(size + 1) * sizeof *idx);
@@ -259,7 +209,7 @@ static int local_chunk(shc_xdev *dev, const grp *g, const shc_placement *p, dt *
     return rc;
 }
 
-static int reduce_scatter(shc_dcomm *c, const grp *g, shc_redop op, int d, dt *t, shc_err *e)
+static int reduce_scatter(shc_dcomm *c, const shc_xgroup *g, shc_redop op, int d, dt *t, shc_err *e)
 {
     shc_xdev *dev = c->dev;
     if (op == SHC_OP_AVG && shc_dtype_is_int(t->dtype))
@@ -270,7 +220,7 @@ static int reduce_scatter(shc_dcomm *c, const grp *g, shc_redop op, int d, dt *t
     if (!idx)
         return shc_fail(e, SHC_ENOMEM, "out of memory");
     for (int j = 0; j < g->n; j++) {
-        chunk_of(size, g->n, j, &s, &l);
+        shc_xt_chunk_of(size, g->n, j, &s, &l);
         for (int64_t q = 0; q < full; q++)
             idx[j * full + q] = q < l ? s + q : -1;
     }
@@ -283,7 +233,7 @@ static int reduce_scatter(shc_dcomm *c, const grp *g, shc_redop op, int d, dt *t
     shc_shape bs = padded.shape;
     bs.d[d] = full;
     int64_t outer, inner;
-    dims_split(&bs, d, &outer, &inner);
+    shc_xt_dims_split(&bs, d, &outer, &inner);
     size_t bcount = (size_t)(outer * full * inner);
     void *blocks = NULL;
     rc = dswap(dev, padded.d, g->n, outer, full * inner, (int)es_of(t), &blocks, e);
@@ -299,11 +249,12 @@ static int reduce_scatter(shc_dcomm *c, const grp *g, shc_redop op, int d, dt *t
         return rc;
     }
     adopt(dev, t, mine);
-    chunk_of(size, g->n, g->pos, &s, &l);
+    shc_xt_chunk_of(size, g->n, g->pos, &s, &l);
     return narrow_inplace(dev, t, d, 0, l, e);
 }
 
-static int shard_to_shard(shc_dcomm *c, const grp *g, int a, int b, const shc_shape *Ls, dt *t,
+static int shard_to_shard(shc_dcomm *c, const shc_xgroup *g, int a, int b, const shc_shape *Ls,
+                          dt *t,
                           shc_err *e)
 {
     shc_xdev *dev = c->dev;
@@ -319,7 +270,7 @@ static int shard_to_shard(shc_dcomm *c, const grp *g, int a, int b, const shc_sh
     int64_t bsz = t->shape.d[b] / n, outer, inner;
     shc_shape bs = t->shape;
     bs.d[b] = bsz;
-    dims_split(&t->shape, b, &outer, &inner);
+    shc_xt_dims_split(&t->shape, b, &outer, &inner);
     size_t bbytes = (size_t)(bsz * inner * outer) * es_of(t);
     void *send = NULL, *recv = NULL;
     rc = dswap(dev, t->d, n, outer, bsz * inner, (int)es_of(t), &send, e);
@@ -336,11 +287,11 @@ static int shard_to_shard(shc_dcomm *c, const grp *g, int a, int b, const shc_sh
         return rc;
     adopt(dev, t, r);
     rc = narrow_inplace(dev, t, a, 0, Ls->d[a], e);
-    chunk_of(Ls->d[b], n, g->pos, &s, &l);
+    shc_xt_chunk_of(Ls->d[b], n, g->pos, &s, &l);
     return rc ? rc : narrow_inplace(dev, t, b, 0, l, e);
 }
 
-static int partition(shc_xdev *dev, const grp *g, shc_redop op, dt *t, shc_err *e)
+static int partition(shc_xdev *dev, const shc_xgroup *g, shc_redop op, dt *t, shc_err *e)
 {
     if (op == SHC_OP_SUM) {
         if (shc_dtype_is_int(t->dtype))
@@ -355,7 +306,8 @@ static int partition(shc_xdev *dev, const grp *g, shc_redop op, dt *t, shc_err *
                     shc_redop_name(op));
 }
 
-static int to_replicate(shc_dcomm *c, const grp *g, const shc_plan_step *st, dt *t, shc_err *e)
+static int to_replicate(shc_dcomm *c, const shc_xgroup *g, const shc_plan_step *st, dt *t,
+                        shc_err *e)
 {
     const shc_placement *p = &st->src;
     switch (p->kind) {
@@ -373,8 +325,8 @@ static int dexec_step(shc_dcomm *c, const shc_xcase *x, const shc_plan_step *st,
     const shc_placement *s = &st->src, *d = &st->dst;
     if (shc_placement_eq(s, d))
         return SHC_OK;
-    grp g = {0};
-    int rc = step_group(c->host, x, st, &g, e);
+    shc_xgroup g = {0};
+    int rc = shc_xt_step_group(c->host, x, st, &g, e);
     if (rc || g.n == 1) {
         free(g.ranks);
         return rc;

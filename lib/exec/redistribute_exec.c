@@ -58,7 +58,7 @@ static int xt_own(shc_xtensor *t, shc_err *e)
     return SHC_OK;
 }
 
-static void dims_split(const shc_shape *s, int d, int64_t *outer, int64_t *inner)
+void shc_xt_dims_split(const shc_shape *s, int d, int64_t *outer, int64_t *inner)
 {
     *outer = 1;
     *inner = 1;
@@ -72,7 +72,7 @@ int shc_xt_gather_dim(const shc_xtensor *in, int d, const int64_t *idx, int64_t 
                       shc_xtensor *out, shc_err *e)
 {
     int64_t outer, inner;
-    dims_split(&in->shape, d, &outer, &inner);
+    shc_xt_dims_split(&in->shape, d, &outer, &inner);
     size_t es = es_of(in), ib = (size_t)inner * es;
     out->shape = in->shape;
     out->shape.d[d] = nidx;
@@ -133,7 +133,7 @@ static int concat_blocks(const char *blocks, int n, const shc_shape *bs, shc_dty
                          shc_xtensor *out, shc_err *e)
 {
     int64_t outer, inner;
-    dims_split(bs, d, &outer, &inner);
+    shc_xt_dims_split(bs, d, &outer, &inner);
     size_t es = shc_dtype_size(dt), run = (size_t)(bs->d[d] * inner) * es;
     out->shape = *bs;
     out->shape.d[d] = bs->d[d] * n;
@@ -150,7 +150,7 @@ static int concat_blocks(const char *blocks, int n, const shc_shape *bs, shc_dty
 }
 
 /* torch.chunk of `size` into n: chunk k's start and length. */
-static void chunk_of(int64_t size, int64_t n, int64_t k, int64_t *start, int64_t *len)
+void shc_xt_chunk_of(int64_t size, int64_t n, int64_t k, int64_t *start, int64_t *len)
 {
     int64_t cs = shc_ceildiv64(size, n), s = cs * k;
     if (s > size)
@@ -164,8 +164,8 @@ int64_t shc_strided_positions(int64_t size, int64_t sf, int64_t n, int64_t k, in
     int64_t cnt = 0;
     for (int64_t j = 0; j < sf; j++) {
         int64_t ps, pl, qs, ql;
-        chunk_of(size, sf, j, &ps, &pl);
-        chunk_of(pl, n, k, &qs, &ql);
+        shc_xt_chunk_of(size, sf, j, &ps, &pl);
+        shc_xt_chunk_of(pl, n, k, &qs, &ql);
         for (int64_t p = 0; p < ql; p++, cnt++)
             if (out)
                 out[cnt] = ps + qs + p;
@@ -175,12 +175,7 @@ int64_t shc_strided_positions(int64_t size, int64_t sf, int64_t n, int64_t k, in
 
 /* ---- step kinds ---- */
 
-typedef struct grp {
-    int64_t *ranks;
-    int n, pos;
-} grp;
-
-static int step_group(shc_comm *c, const shc_xcase *x, const shc_plan_step *st, grp *g,
+int shc_xt_step_group(shc_comm *c, const shc_xcase *x, const shc_plan_step *st, shc_xgroup *g,
                       shc_err *e)
 {
     int axes[SHC_MAX_MESH_DIMS], na = st->nmesh_dims > 1 ? st->nmesh_dims : 1;
@@ -209,7 +204,8 @@ static int step_group(shc_comm *c, const shc_xcase *x, const shc_plan_step *st, 
 }
 
 /* Shard._to_replicate_tensor: pad to ceil(L/n), all-gather, concatenate, unpad. */
-static int shard_to_rep(shc_comm *c, const grp *g, int d, int64_t L, shc_xtensor *t, shc_err *e)
+static int shard_to_rep(shc_comm *c, const shc_xgroup *g, int d, int64_t L, shc_xtensor *t,
+                        shc_err *e)
 {
     int64_t full = shc_ceildiv64(L, g->n);
     int rc = L % g->n ? narrow_inplace(t, d, 0, full, e) : SHC_OK;
@@ -222,7 +218,7 @@ static int shard_to_rep(shc_comm *c, const grp *g, int d, int64_t L, shc_xtensor
     rc = c->ops->all_gather(c, g->ranks, g->n, t->data, bytes, recv, e);
     shc_xtensor r;
     int64_t outer, inner;
-    dims_split(&t->shape, d, &outer, &inner);
+    shc_xt_dims_split(&t->shape, d, &outer, &inner);
     if (!rc && outer == 1) {  /* the blocks already lie in order along d: no copy */
         r = *t;
         r.shape.d[d] *= g->n;
@@ -241,7 +237,7 @@ static int shard_to_rep(shc_comm *c, const grp *g, int d, int64_t L, shc_xtensor
 }
 
 /* _StridedShard._to_replicate_tensor: pad to shard 0's size, all-gather, index_select. */
-static int strided_to_rep(shc_comm *c, const grp *g, const shc_placement *p, int64_t L,
+static int strided_to_rep(shc_comm *c, const shc_xgroup *g, const shc_placement *p, int64_t L,
                           shc_xtensor *t, shc_err *e)
 {
     int d = p->dim;
@@ -272,13 +268,13 @@ static int strided_to_rep(shc_comm *c, const grp *g, const shc_placement *p, int
 }
 
 /* R -> S(d) or R -> _S(d, sf): keep this rank's chunk (no communication). */
-static int local_chunk(const grp *g, const shc_placement *p, shc_xtensor *t, shc_err *e)
+static int local_chunk(const shc_xgroup *g, const shc_placement *p, shc_xtensor *t, shc_err *e)
 {
     int d = p->dim;
     int64_t size = t->shape.d[d];
     if (p->kind == SHC_P_SHARD) {
         int64_t s, l;
-        chunk_of(size, g->n, g->pos, &s, &l);
+        shc_xt_chunk_of(size, g->n, g->pos, &s, &l);
         return narrow_inplace(t, d, s, l, e);
     }
     int64_t *idx = malloc((size_t)(size + 1) * sizeof *idx);
@@ -295,7 +291,7 @@ static int local_chunk(const grp *g, const shc_placement *p, shc_xtensor *t, shc
     return rc;
 }
 
-static int all_reduce(shc_comm *c, const grp *g, shc_redop op, shc_xtensor *t, shc_err *e)
+static int all_reduce(shc_comm *c, const shc_xgroup *g, shc_redop op, shc_xtensor *t, shc_err *e)
 {
     size_t count = (size_t)t->numel;
     if (t->data != borrowed || !c->ops->all_reduce_to) {
@@ -316,7 +312,7 @@ static int all_reduce(shc_comm *c, const grp *g, shc_redop op, shc_xtensor *t, s
 }
 
 /* Shard._reduce_shard_tensor: chunk + pad to n equal blocks, reduce-scatter, unpad. */
-static int reduce_scatter(shc_comm *c, const grp *g, shc_redop op, int d, shc_xtensor *t,
+static int reduce_scatter(shc_comm *c, const shc_xgroup *g, shc_redop op, int d, shc_xtensor *t,
                           shc_err *e)
 {
     /* Quirk (torch 2.13 on LocalTensor, checked by the harness): the functional
@@ -330,7 +326,7 @@ static int reduce_scatter(shc_comm *c, const grp *g, shc_redop op, int d, shc_xt
     if (!idx)
         return shc_fail(e, SHC_ENOMEM, "out of memory");
     for (int j = 0; j < g->n; j++) {
-        chunk_of(size, g->n, j, &s, &l);
+        shc_xt_chunk_of(size, g->n, j, &s, &l);
         for (int64_t q = 0; q < full; q++)
             idx[j * full + q] = q < l ? s + q : -1;
     }
@@ -345,7 +341,7 @@ static int reduce_scatter(shc_comm *c, const grp *g, shc_redop op, int d, shc_xt
     shc_shape bs = padded.shape;
     bs.d[d] = full;
     int64_t outer, inner;
-    dims_split(&bs, d, &outer, &inner);
+    shc_xt_dims_split(&bs, d, &outer, &inner);
     size_t bcount = (size_t)(outer * full * inner), es = es_of(t);
     blocks.data = rc ? NULL : malloc(bcount * g->n * es + 1);
     for (int j = 0; !rc && j < g->n; j++) {
@@ -370,12 +366,12 @@ static int reduce_scatter(shc_comm *c, const grp *g, shc_redop op, int d, shc_xt
     }
     xt_release(t);
     *t = mine;
-    chunk_of(size, g->n, g->pos, &s, &l);
+    shc_xt_chunk_of(size, g->n, g->pos, &s, &l);
     return narrow_inplace(t, d, 0, l, e);
 }
 
 /* Shard._to_new_shard_dim: pad both dims, all-to-all along the new dim, unpad. */
-static int shard_to_shard(shc_comm *c, const grp *g, int a, int b, const shc_shape *Ls,
+static int shard_to_shard(shc_comm *c, const shc_xgroup *g, int a, int b, const shc_shape *Ls,
                           shc_xtensor *t, shc_err *e)
 {
     int n = g->n, rc = SHC_OK;
@@ -389,7 +385,7 @@ static int shard_to_shard(shc_comm *c, const grp *g, int a, int b, const shc_sha
     int64_t bsz = t->shape.d[b] / n, outer, inner;
     shc_shape bs = t->shape;
     bs.d[b] = bsz;
-    dims_split(&t->shape, b, &outer, &inner);
+    shc_xt_dims_split(&t->shape, b, &outer, &inner);
     size_t es = es_of(t), run = (size_t)(bsz * inner) * es, bbytes = run * (size_t)outer;
     /* block j = rows [j*bsz, (j+1)*bsz) of dim b: already contiguous when b is the
      * outermost dim; else `outer` runs n*run apart, which the communicator sends as
@@ -416,7 +412,7 @@ static int shard_to_shard(shc_comm *c, const grp *g, int a, int b, const shc_sha
     else if (!rc)
         rc = c->ops->all_to_all(c, g->ranks, n, send, bbytes, recv, e);
     shc_xtensor r;
-    dims_split(&bs, a, &outer, &inner);
+    shc_xt_dims_split(&bs, a, &outer, &inner);
     if (!rc && outer == 1) {  /* blocks already lie in order along a: adopt the buffer */
         r = (shc_xtensor){bs, t->dtype, recv, 0};
         r.shape.d[a] *= n;
@@ -431,12 +427,12 @@ static int shard_to_shard(shc_comm *c, const grp *g, int a, int b, const shc_sha
     xt_release(t);
     *t = r;
     rc = narrow_inplace(t, a, 0, Ls->d[a], e);
-    chunk_of(Ls->d[b], n, g->pos, &s, &l);
+    shc_xt_chunk_of(Ls->d[b], n, g->pos, &s, &l);
     return rc ? rc : narrow_inplace(t, b, 0, l, e);
 }
 
 /* Partial._partition_value (R -> P). */
-static int partition(const grp *g, shc_redop op, shc_xtensor *t, shc_err *e)
+static int partition(const shc_xgroup *g, shc_redop op, shc_xtensor *t, shc_err *e)
 {
     if (op == SHC_OP_SUM) {
         if (shc_dtype_is_int(t->dtype))
@@ -455,7 +451,7 @@ static int partition(const grp *g, shc_redop op, shc_xtensor *t, shc_err *e)
 }
 
 /* To Replicate from any source placement (the first half of most branches). */
-static int to_replicate(shc_comm *c, const grp *g, const shc_plan_step *st, shc_xtensor *t,
+static int to_replicate(shc_comm *c, const shc_xgroup *g, const shc_plan_step *st, shc_xtensor *t,
                         shc_err *e)
 {
     const shc_placement *p = &st->src;
@@ -473,8 +469,8 @@ int shc_exec_step(shc_comm *c, const shc_xcase *x, const shc_plan_step *st, shc_
     const shc_placement *s = &st->src, *d = &st->dst;
     if (shc_placement_eq(s, d))
         return SHC_OK;
-    grp g = {0};
-    int rc = step_group(c, x, st, &g, e);
+    shc_xgroup g = {0};
+    int rc = shc_xt_step_group(c, x, st, &g, e);
     if (rc || g.n == 1) {
         free(g.ranks);
         return rc;
