@@ -36,7 +36,9 @@ static uint32_t sq_trunc(uint32_t x)
     uint64_t tot = 0;
     /* branch-free (a bit's row is masked in, not skipped): the bits are random
      * under randn, and a mispredicted branch per bit dominated bench_randn */
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 8
 #pragma GCC unroll 32
+#endif
     for (int a = 0; a < SHC_SFU_NB; a++) {
         uint64_t on = 0 - (uint64_t)(x >> a & 1);
         uint64_t row = 2 * a >= SHC_SFU_TSQ ? (uint64_t)1 << (2 * a) : 0;
