@@ -29,6 +29,7 @@ run() { # run NAME CMD...: the bench's output into $logs/NAME.txt
 if [ "$quick" = 1 ]; then mb=2 melems=16 secs=0.05 maxmib=16; else mb=16 melems=64 secs=0.2 maxmib=64; fi
 run philox "$b/bench/bench_philox" $mb
 run torch_rng "$b/bench/bench_torch_rng" $melems
+run randn "$b/bench/bench_randn" $((melems / 8))
 run layout "$b/bench/bench_layout"
 run offsets env SHARDCHECK_PYTHON="$py" top_srcdir="$top_srcdir" "$b/bench/bench_offsets" 512
 run plan env SHARDCHECK_PYTHON="$py" top_srcdir="$top_srcdir" "$b/bench/bench_plan" $secs

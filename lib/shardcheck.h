@@ -357,6 +357,15 @@ typedef struct shc_gpu_profile {
 const shc_gpu_profile *shc_gpu_profiles(void);
 /* A preset by name, or "SMSxTHREADS" (e.g. "108x2048") for any other GPU. */
 int shc_gpu_profile_parse(const char *s, shc_gpu_profile *out, shc_err *e);
+/* The special-function-unit model (lib/rng/cuda_sfu.c) g's MUFU.SIN/COS/LG2
+ * follow: SHC_SFU_SM90 for compute capability 9.0 (H100, H200: recorded on an
+ * H100), SHC_SFU_NONE for other generations and custom profiles (unrecorded:
+ * the CPU reference uses glibc for the unit there). */
+enum { SHC_SFU_NONE = 0, SHC_SFU_SM90 = 90 };
+int shc_gpu_sfu_model(const shc_gpu_profile *g);
+/* g->cc from the preset named g->name when it has g's geometry, else 0 (a golden
+ * group states name and geometry only; the generation decides the SFU model). */
+void shc_gpu_profile_fill_cc(shc_gpu_profile *g);
 
 
 /* The random ops emulated. */

@@ -26,7 +26,9 @@
  *
  * A GpuOnly case (golden values from a CPU model of CUDA's transcendental math,
  * docs/cuda-math.md) that the device does not match is NotSupported with the
- * difference stated, never Pass.
+ * difference stated, never Pass; so is an SfuModel case (the sm_90 unit's model)
+ * on a device of another generation.  On an sm_90 device an SfuModel case is
+ * compared exactly: that is the model's cross-check.
  * Tested (no GPU) by conformance/tests/run_cuda.sh; on a GPU by the same script.
  */
 #include "config.h"
@@ -207,8 +209,10 @@ static run_status one_view(const shc_family *f, const shc_rng_device *d, const j
     char prof[96];
     snprintf(prof, sizeof prof, "%s (%dx%d)", d->profile.name, d->profile.sm_count,
              d->profile.max_threads_per_sm);
-    json_object_set_new(*view, META, ref ? json_pack("{s:s,s:o}", "profile", prof, "view", ref)
-                                         : json_pack("{s:s}", "profile", prof));
+    json_t *meta = json_pack("{s:s,s:i}", "profile", prof, "sfu", shc_gpu_sfu_model(&d->profile));
+    if (ref)
+        json_object_set_new(meta, "view", ref);
+    json_object_set_new(*view, META, meta);
     return RUN_PASS;
 }
 
@@ -373,6 +377,16 @@ int run_cuda_compare(const json_t *test, int64_t rank, json_t *got, char *msg, s
                  prof ? prof : "?");
     } else {
         ok = shc_compare_view(test, rank, got, m, sizeof m);
+    }
+    /* SfuModel: the golden follows the sm_90 unit's model; another generation's
+     * unit is not modelled, so its difference says nothing about the golden */
+    if (!ok && shc_test_has_flag(test, "SfuModel") && meta &&
+        json_integer_value(json_object_get(meta, "sfu")) != SHC_SFU_SM90) {
+        snprintf(msg, n, "SfuModel: the golden follows the sm_90 special-function unit, and the "
+                 "device (%s) is another generation, which no recording models (%s)",
+                 prof ? prof : "?", m);
+        json_decref(meta);
+        return 2;
     }
     if (!ok && shc_test_has_flag(test, "GpuOnly")) {
         snprintf(msg, n, "GpuOnly: the golden holds a CPU model of CUDA's math, which the device "

@@ -11,6 +11,22 @@
  * world the test job launches (mpirun -np 8), so the mpi backend reports its
  * cases NotSupported there. */
 #define SHC_LARGE_MESH_RANKS 8
+/* The SfuModel flag (torch-cuda-rng, rng-offsets): float values through the sm_90
+ * special-function-unit model (lib/rng/cuda_sfu.c, docs/cuda-math.md). */
+#define SHC_SFU_MODEL_NOTE "The group's GPU is sm_90 and the value passes through the " \
+    "special-function unit (MUFU.SIN/MUFU.COS via __sincosf in float Box-Muller, the normal " \
+    "draw of float/half/bfloat16 normal_; MUFU.LG2 via __logf in float-accscalar " \
+    "exponential_ and geometric_), which lib/rng/cuda_sfu.c models bit for bit on all 59.3 " \
+    "million entries of exhaustive H100 recordings (MUFU.LG2 on [0.5, 2); MUFU.SIN/COS on " \
+    "t = fmul_rz(v, 1/2pi) in [2^-7, 2^-6) and [0.25, 1)); every other step is IEEE or " \
+    "libdevice (logf), reimplemented bit for bit. Compared exactly (no tolerance). Inputs " \
+    "outside the recorded binades, which these cases reach (t below 1/4: about a quarter of " \
+    "normals; MUFU.LG2 below 1/2: exponential_ draws u < 1/2), follow the model's recovered " \
+    "structure (fixed-point argument, one interpolation table per sine quadrant and lg2 " \
+    "octave) that no recording confirms, and no implementation someone else wrote computes " \
+    "these bits on a CPU: only a run on an sm_90 GPU (tools/harness) cross-checks them. " \
+    "Other generations keep GpuOnly (the C library stands in for their unit)."
+
 #define SHC_LARGE_MESH_NOTE "More than 8 ranks: larger than the biggest world the test job " \
     "launches (mpirun -np 8)."
 

@@ -274,9 +274,12 @@ static void declare_notes(shc_gw *w)
     snprintf(gpu_only, sizeof gpu_only, "Random data of torch's CUDA kernel "
              "(lib/rng/torch_cuda_rng.c, whose bits the torch-cuda-rng family checks); torch on "
              "a CPU cannot recompute it. Uniform, bernoulli and dropout data are bit-exact; "
-             "normal and exponential data follow our emulation of the GPU's math. %s",
+             "normal and exponential data follow our emulation of the GPU's math (exact on "
+             "sm_90 profiles for float dtypes: SfuModel). %s",
              shc_gpu_tolerance_note());
     shc_gw_note(w, "GpuOnly", gpu_only);
+    shc_gw_note(w, "SfuModel", SHC_SFU_MODEL_NOTE " Here GpuOnly stays (torch on a CPU cannot "
+                "recompute the data), without a tolerance.");
     shc_gw_note(w, "ShardDrawsCollide",
                 "Two distinct shards hold identical random values: their windows start at the "
                 "same counter (OffsetSameStart, or an untracked op). Recorded as torch "

@@ -156,9 +156,11 @@ static int req_from(const json_t *test, shc_torch_rng_req *r, shc_shape *s, shc_
 
 static int profile_from(const json_t *group, shc_gpu_profile *g)
 {
+    memset(g, 0, sizeof *g);
     g->name = json_string_value(json_object_get(group, "gpu"));
     g->sm_count = (int)json_integer_value(json_object_get(group, "smCount"));
     g->max_threads_per_sm = (int)json_integer_value(json_object_get(group, "maxThreadsPerSM"));
+    shc_gpu_profile_fill_cc(g);
     return SHC_OK;
 }
 
@@ -319,7 +321,8 @@ static const char *api_row(const rcase *c, bool invalid)
     return row ? row->name : "?";
 }
 
-static json_t *case_test(const rcase *c, bool invalid, shc_err *e)
+/* sfu: the group's GPU's special-function-unit model (shc_gpu_sfu_model). */
+static json_t *case_test(const rcase *c, bool invalid, int sfu, shc_err *e)
 {
     json_t *t = shc_test_new("", "valid"), *p = json_object();
     shc_shape s;
@@ -361,10 +364,19 @@ static json_t *case_test(const rcase *c, bool invalid, shc_err *e)
      * (RCP64H, odd quadrants) seeds two Newton steps whose result does not
      * depend on the seed (docs/cuda-math.md), so it is exact, not GpuOnly */
     bool exact_math = dbl && !strcmp(c->op, "cauchy");
-    if (!strcmp(c->op, "normal") || !strcmp(c->op, "exponential") || (math && !exact_math))
+    /* on sm_90 the float-accscalar normal_ (__sincosf, libdevice logf), exponential_
+     * and geometric_ (__logf) follow cuda_sfu.c's model of the unit, which reproduces
+     * every recorded entry; log_normal_ (MUFU.EX2) and cauchy_ (MUFU.RCP) have none */
+    bool sfu_exact = sfu == SHC_SFU_SM90 && !dbl &&
+                     (!strcmp(c->op, "normal") || !strcmp(c->op, "exponential") ||
+                      !strcmp(c->op, "geometric"));
+    if ((!strcmp(c->op, "normal") || !strcmp(c->op, "exponential") || (math && !exact_math)) &&
+        !sfu_exact)
         shc_test_flag(t, "GpuOnly");
-    if (math && !dbl) /* float64 transforms are libdevice, reimplemented (cuda_libdevice.c) */
+    if (math && !dbl && !sfu_exact) /* float64 transforms are libdevice, reimplemented (cuda_libdevice.c) */
         shc_test_flag(t, "CudaMathTodo");
+    if (sfu_exact)
+        shc_test_flag(t, "SfuModel");
     if ((!strcmp(c->op, "uniform") && (c->a != 0 || c->b != 1)) ||
         (!strcmp(c->op, "normal") && (c->a != 0 || c->b != 1)))
         shc_test_flag(t, "FmaContract");
@@ -389,7 +401,7 @@ static int gen_invalid(shc_gw *w, const rcase *list, size_t n, shc_err *e)
     if (!rc)
         rc = shc_gw_group(w, grp, e);
     for (size_t i = 0; i < n && !rc; i++) {
-        json_t *t = case_test(&list[i], true, e), *ex = NULL;
+        json_t *t = case_test(&list[i], true, shc_gpu_sfu_model(&g), e), *ex = NULL;
         if (!t) {
             rc = e->code;
             break;
@@ -427,7 +439,7 @@ static int gen_profiles(shc_gw *w, const rcase *list, size_t n, shc_err *e)
             const rcase *c = &list[i];
             if (!c->all_gpus && g.corpus != SHC_GPU_CORPUS_ALL)
                 continue;
-            json_t *t = case_test(c, false, e);
+            json_t *t = case_test(c, false, shc_gpu_sfu_model(&g), e);
             rc = t ? shcr_add_test(w, keep, t, compute, e) : e->code;
         }
         json_decref(keep);
@@ -445,7 +457,10 @@ static int generate(shc_gw *w, shc_err *e)
              "for float, libdevice sincospi and log for double; exponential: __logf for float, "
              "libdevice log for double; float64 log_normal_/geometric_: libdevice exp, "
              "log, log1p; docs/cuda-math.md), which may differ from a GPU's in the last "
-             "bits: the MUFU intrinsics are not modelled exactly, and libdevice's log and "
+             "bits: the MUFU intrinsics are modelled only for sm_90 (float normal_, "
+             "exponential_ and geometric_ on the sm_90 profiles h100-sxm, h100-pcie and h200 "
+             "carry SfuModel instead of this flag) and glibc stands in for the unit on other "
+             "generations, and libdevice's log and "
              "log1p seed a Newton step with MUFU.RCP64H, whose model no recording confirms "
              "yet. Uniform, random_, bernoulli_, dropout and float64 cauchy_ (libdevice tan, "
              "whose result does not depend on its RCP64H seed) are bit-exact. %s",
@@ -454,14 +469,18 @@ static int generate(shc_gw *w, shc_err *e)
     shc_gw_note(w, "CudaMathTodo", "log_normal_, geometric_ and cauchy_ on float, half, "
                 "bfloat16 and integer tensors (float accscalar): torch's at::exp, at::log, "
                 "at::log1p and at::tan are the fast intrinsics there (__expf, __logf, "
-                "__logf(1 + x), __tanf: the special-function unit, MUFU.EX2/LG2/SIN/COS/RCP), "
-                "which no recording reproduces yet; the host keeps the IEEE steps around the "
-                "unit (__expf's multiply by log2(e), 1 + x) and uses the C library for the "
-                "unit itself, so the last bits may differ from a GPU's. The uniform/normal "
-                "draws and new_offset are exact. float64 cases do not carry this flag: their "
+                "__logf(1 + x), __tanf: the special-function unit, MUFU.EX2/LG2/SIN/COS/RCP). "
+                "MUFU.EX2 and MUFU.RCP have no model on any generation; MUFU.LG2/SIN/COS have "
+                "one for sm_90 only (geometric_ on sm_90 profiles carries SfuModel instead of "
+                "this flag). The host keeps the IEEE steps around the unit (__expf's multiply "
+                "by log2(e), 1 + x) and uses the C library for what is not modelled, so the "
+                "last bits may differ from a GPU's. The uniform draws and new_offset are exact, "
+                "and so is log_normal_'s normal draw on sm_90 profiles. float64 cases do not "
+                "carry this flag: their "
                 "exp, log, log1p and tan are libdevice's, reimplemented bit for bit "
                 "(docs/cuda-math.md). Tolerance: 0 ulp (no GPU measurement bounds them yet; "
                 "geometric_ is integer-valued), they are compared exactly.");
+    shc_gw_note(w, "SfuModel", SHC_SFU_MODEL_NOTE);
     shc_gw_note(w, "FmaContract", "rand*range+from (uniform) or rand*std+mean (normal) with "
                 "non-trivial parameters: computed as one FMA, as nvcc compiles it by default.");
     shc_gw_note(w, "SplitLaunch", "More than 2^31 bytes: torch takes one offset increment for "

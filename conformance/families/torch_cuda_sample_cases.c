@@ -257,6 +257,7 @@ int shc_tcs_compute(const json_t *group, const json_t *test, json_t **out, shc_e
         .name = json_string_value(json_object_get(group, "gpu")),
         .sm_count = (int)json_integer_value(json_object_get(group, "smCount")),
         .max_threads_per_sm = (int)json_integer_value(json_object_get(group, "maxThreadsPerSM"))};
+    shc_gpu_profile_fill_cc(&g); /* the SFU model of an sm_90 group's exponential_ */
     return shc_tcs_compute_on(&g, test, out, e);
 }
 

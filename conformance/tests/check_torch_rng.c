@@ -6,9 +6,13 @@
  * one cuRAND state machine per thread (curand_stream.c), looping as the CUDA
  * grid-stride kernel does.  The library instead computes Philox blocks in
  * SoA chunks with the SIMD fill, so the two share only the Philox core,
- * which check_rng.c checks against Random123.
+ * which check_rng.c checks against Random123.  sm90_sfu_compose composes sm_90's
+ * float normal_/exponential_/geometric_ from the SFU model's primitives, libdevice
+ * logf and sqrtf on Philox words drawn here, and requires the a100 (glibc) path to
+ * differ.
  */
 #include "config.h"
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +24,9 @@
 #define EXPECT(c, ...) do { if (!(c)) ck_abort_msg(__VA_ARGS__); } while (0)
 #include "shardcheck.h"
 #include "torch_cuda_rng.h"
+#include "philox_core.h"
+#include "cuda_libdevice.h"
+#include "cuda_sfu.h"
 
 static shc_gpu_profile prof(const char *name)
 {
@@ -356,6 +363,111 @@ START_TEST(half_and_bfloat16_rounding)
 }
 END_TEST
 
+/* sm_90 (issue 15 item 3): float normal_, exponential_ and geometric_ composed here
+ * from the SFU model's primitives (shc_sfu_sincos_arg, shc_sfu_sin/cos, shc_sfu_lg2),
+ * libdevice logf and sqrtf, on Philox words drawn here with torch's layout
+ * (curand_init(seed, t, offset): counter (offset/4, t), key seed), not through the
+ * kernel-body code.  Elements [0, N) of a launch of numel < SMs x threads are thread
+ * i's first draw, component 0 (sin of Box-Muller(w0, w1)); elements from the grid's
+ * stride on are component 1 (cos).  The a100 profile (no model: glibc sinf/cosf/logf)
+ * must differ somewhere, so the test tells the old path from the new. */
+static float sm90_normal(const uint32_t w[4], int cosine)
+{
+    float u = (float)w[0] * 0x1p-32f + 0x1p-33f;  /* curand_uniform: exact */
+    const float k = 2.3283064e-10f * 6.2831855f;    /* cuRAND's CURAND_2POW32_INV_2PI */
+    float v = fmaf((float)w[1], k, k / 2);           /* nvcc contracts y*K + K/2 */
+    float s = sqrtf(-2.0f * shc_cuda_logf(u));       /* libdevice __nv_logf, IEEE sqrtf */
+    float t = shc_sfu_sincos_arg(v);                 /* __sincosf: FMUL.RZ by 1/2pi ... */
+    return (cosine ? shc_sfu_cos(t) : shc_sfu_sin(t)) * s; /* ... then MUFU.SIN/COS */
+}
+
+static float sm90_logf(float x) /* __logf for x >= 2^-126: MUFU.LG2, FMUL by ln 2 */
+{
+    return shc_sfu_lg2(x) * 0x1.62e430p-1f;
+}
+
+START_TEST(sm90_sfu_compose)
+{
+    enum { N = 1031 };
+    const uint64_t seed = 0x1234567889abcdefull;
+    const int64_t offset = 40;
+    const uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
+    shc_gpu_profile h = prof("h100-sxm"), a = prof("a100");
+    ck_assert_int_eq(shc_gpu_sfu_model(&h), SHC_SFU_SM90);
+    ck_assert_int_eq(shc_gpu_sfu_model(&a), SHC_SFU_NONE);
+    /* numel past the capped grid's stride: component 1 (cosine) from element stride on */
+    const int64_t stride = (int64_t)h.sm_count * h.max_threads_per_sm, big = stride + N;
+    static float out[N], old[N], w_lg[N];
+    static uint32_t w[N][4];
+    for (uint32_t i = 0; i < N; i++) {
+        uint32_t c[4] = {(uint32_t)(offset / 4), 0, i, 0};
+        shc_philox4x32_10(c, key, w[i]);
+    }
+    shc_torch_rng_req r;
+    shc_err e;
+    int diff_old = 0, diff_libm = 0, below_quarter = 0;
+    for (int cosine = 0; cosine < 2; cosine++) {
+        shc_torch_rng_req_init(&r, SHC_TORCH_NORMAL, SHC_DT_FLOAT32, cosine ? big : N);
+        int64_t start = cosine ? stride : 0;
+        ck_assert_int_eq(shc_torch_rng_fill(&h, seed, offset, &r, start, N, out, NULL, NULL, &e), 0);
+        ck_assert_int_eq(shc_torch_rng_fill(&a, seed, offset, &r, cosine ? 108 * 2048 : 0, N, old,
+                                            NULL, NULL, &e), 0);
+        for (int i = 0; i < N; i++) {
+            float want = sm90_normal(w[i], cosine);
+            EXPECT(memcmp(&out[i], &want, 4) == 0, "normal_ sm_90 %s element %d: %a, composed %a",
+                   cosine ? "cos" : "sin", i, (double)out[i], (double)want);
+            diff_old += memcmp(&old[i], &want, 4) != 0;
+            float u = (float)w[i][0] * 0x1p-32f + 0x1p-33f;
+            float v = fmaf((float)w[i][1], 2.3283064e-10f * 6.2831855f,
+                           2.3283064e-10f * 6.2831855f / 2);
+            float libm = (cosine ? cosf(v) : sinf(v)) * sqrtf(-2.0f * logf(u));
+            diff_libm += libm != want;
+            below_quarter += shc_sfu_sincos_arg(v) < 0.25f;
+        }
+    }
+    ck_assert_int_gt(diff_old, N / 4); /* the a100 (glibc) path gives other bits */
+    ck_assert_int_gt(diff_libm, N / 4);
+    ck_assert_int_gt(below_quarter, 0); /* unrecorded sin/cos binades are reached (SfuModel) */
+    /* float16 / bfloat16 normal_: the float Box-Muller value, rounded once */
+    static uint16_t h16[N];
+    for (int bf = 0; bf < 2; bf++) {
+        shc_torch_rng_req_init(&r, SHC_TORCH_NORMAL, bf ? SHC_DT_BFLOAT16 : SHC_DT_FLOAT16, N);
+        ck_assert_int_eq(shc_torch_rng_fill(&h, seed, offset, &r, 0, N, h16, NULL, NULL, &e), 0);
+        for (int i = 0; i < N; i++) {
+            float v = sm90_normal(w[i], 0);
+            uint16_t want = bf ? shc_f32_to_bf16(v) : shc_f32_to_f16(v);
+            EXPECT(h16[i] == want, "normal_ sm_90 %s element %d: %04x, composed %04x",
+                   bf ? "bfloat16" : "float16", i, h16[i], want);
+        }
+    }
+
+    /* exponential_(lambd = 2) and geometric_(0.3): __logf(u) = MUFU.LG2 * ln 2 */
+    shc_torch_rng_req_init(&r, SHC_TORCH_EXPONENTIAL, SHC_DT_FLOAT32, N);
+    r.a = 2;
+    ck_assert_int_eq(shc_torch_rng_fill(&h, seed, offset, &r, 0, N, out, NULL, NULL, &e), 0);
+    ck_assert_int_eq(shc_torch_rng_fill(&a, seed, offset, &r, 0, N, old, NULL, NULL, &e), 0);
+    diff_old = 0;
+    for (int i = 0; i < N; i++) {
+        float u = (float)w[i][0] * 0x1p-32f + 0x1p-33f;
+        float lg = u >= 1.0f - FLT_EPSILON / 2 ? -FLT_EPSILON / 2 : sm90_logf(u);
+        float want = -1.0f / 2.0f * lg;
+        w_lg[i] = u;
+        EXPECT(memcmp(&out[i], &want, 4) == 0, "exponential_ sm_90 element %d: %a, composed %a",
+               i, (double)out[i], (double)want);
+        diff_old += memcmp(&old[i], &want, 4) != 0;
+    }
+    ck_assert_int_gt(diff_old, N / 4);
+    shc_torch_rng_req_init(&r, SHC_TORCH_GEOMETRIC, SHC_DT_FLOAT32, N);
+    r.a = 0.3;
+    ck_assert_int_eq(shc_torch_rng_fill(&h, seed, offset, &r, 0, N, out, NULL, NULL, &e), 0);
+    for (int i = 0; i < N; i++) {
+        float want = ceilf(sm90_logf(w_lg[i]) / sm90_logf(1.0f + -0.3f));
+        EXPECT(out[i] == want, "geometric_ sm_90 element %d: %a, composed %a", i, (double)out[i],
+               (double)want);
+    }
+}
+END_TEST
+
 START_TEST(bad_input)
 {
     shc_gpu_profile g = prof("a100"), z = {"zero", 0, 2048};
@@ -404,6 +516,7 @@ int main(void)
     tcase_add_test(tc, dropout_all_vector_widths_match_naive);
     tcase_add_test(tc, random_without_bounds);
     tcase_add_test(tc, half_and_bfloat16_rounding);
+    tcase_add_test(tc, sm90_sfu_compose);
     tcase_add_test(tc, bad_input);
     suite_add_tcase(s, tc);
     return shc_run_suite(s);

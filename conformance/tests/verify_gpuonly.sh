@@ -130,15 +130,19 @@ V --family $R --candidate "$tmp/f32_1.json" --junit "$tmp/j.xml" >/dev/null
 if grep -A1 'name="tcId 17"' "$tmp/j.xml" | grep -q '<system-out>note: sha256 differs'; then tap_ok "JUnit: a passed testcase with the note in system-out"
 else tap_not_ok "JUnit: a passed testcase with the note in system-out" "$(grep -A2 'tcId 17"' "$tmp/j.xml")"; fi
 
-# rng-offsets random data: per-rank digest and sample (tcId 25793: normal float32 on 2x2).
+# rng-offsets random data: per-rank digest and sample (tcId 25796: normal bfloat16 on a100,
+# 1 ulp; tcId 25793: normal float32 on h100-sxm, exact since the sm_90 SFU model: SfuModel).
 O=rng-offsets
-mk "$tmp/o1.json" $O 25793:sample:1:+1:2
+mk "$tmp/o1.json" $O 25796:sample:1:+1:2
 expect_exit "rng-offsets GpuOnly normal, rank 2's sample 1 ulp off: Pass with a note naming the rank" 0 \
-  "tcId 25793: rank 2: note: digest differs \(GpuOnly: samples within 390 ulp of float32" \
+  "tcId 25796: rank 2: note: digest differs \(GpuOnly: samples within 1 ulp of bfloat16" \
   V --family $O --candidate "$tmp/o1.json"
-mk "$tmp/o2.json" $O 25793:sample:1:+9999999:2
-expect_exit "... far off: Fail" 1 "tcId 25793 rank 2: sample\[1\]: .*over the GpuOnly tolerance" \
+mk "$tmp/o2.json" $O 25796:sample:1:+600:2
+expect_exit "... far off: Fail" 1 "tcId 25796 rank 2: sample\[1\]: .*over the GpuOnly tolerance" \
   V --family $O --candidate "$tmp/o2.json"
+mk "$tmp/o4.json" $O 25793:sample:1:+1:2
+expect_exit "rng-offsets sm_90 float32 normal (SfuModel, no tolerance) 1 ulp off: Fail" 1 \
+  "tcId 25793 rank 2: " V --family $O --candidate "$tmp/o4.json"
 mk "$tmp/o3.json" $O 25791:sample:1:+1:0
 expect_exit "rng-offsets GpuOnly uniform (exact data) 1 ulp off: Fail" 1 "tcId 25791 rank 0: digest: expected" \
   V --family $O --candidate "$tmp/o3.json"

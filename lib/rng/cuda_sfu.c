@@ -34,15 +34,18 @@
 static uint32_t sq_trunc(uint32_t x)
 {
     uint64_t tot = 0;
+    /* branch-free (a bit's row is masked in, not skipped): the bits are random
+     * under randn, and a mispredicted branch per bit dominated bench_randn */
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 8
+#pragma GCC unroll 32
+#endif
     for (int a = 0; a < SHC_SFU_NB; a++) {
-        if (!(x >> a & 1))
-            continue;
-        if (2 * a >= SHC_SFU_TSQ)
-            tot += (uint64_t)1 << (2 * a);
+        uint64_t on = 0 - (uint64_t)(x >> a & 1);
+        uint64_t row = 2 * a >= SHC_SFU_TSQ ? (uint64_t)1 << (2 * a) : 0;
         /* cross terms x_b, b > a, with a + b + 1 >= TSQ */
         int b0 = SHC_SFU_TSQ - 1 - a > a + 1 ? SHC_SFU_TSQ - 1 - a : a + 1;
-        uint64_t hi = (uint64_t)(x >> b0) << b0;
-        tot += hi << (a + 1);
+        row += ((uint64_t)(x >> b0) << b0) << (a + 1);
+        tot += row & on;
     }
     return (uint32_t)(tot >> SHC_SFU_TSQ);
 }
@@ -57,16 +60,17 @@ static int64_t interp(const shc_sfu_seg *tab, uint32_t u23)
     return c->c0 + (int64_t)c->c1 * x + (int64_t)c->c2 * sq_trunc(x);
 }
 
-/* Non-negative fixed-point w (units 2^-scale) rounded toward zero to float. */
+/* Non-negative fixed-point w (units 2^-scale) rounded toward zero to float.
+ * The count and the power-of-two multiply (not a loop and ldexpf) keep randn's
+ * sm_90 path fast (bench/bench_randn.c); both are exact. */
 static float rz_float(int64_t w, int scale)
 {
-    assert(w >= 0);
-    int nb = 0;
-    while (nb < 63 && (w >> nb) != 0)
-        nb++;
+    assert(w >= 0 && scale > 0 && scale < 64);
+    int nb = w ? 64 - __builtin_clzll((unsigned long long)w) : 0;
     if (nb > 24)
         w = w >> (nb - 24) << (nb - 24);
-    return ldexpf((float)w, -scale); /* exact: 24 significant bits, normal range */
+    /* exact: 24 significant bits, and w 2^-scale is normal or zero here */
+    return (float)((double)w * (double)(1.0 / (double)(1ull << scale)));
 }
 
 /* The quadrant functions: S(u) ~ sin(pi u / 2) in units of 2^-37, and
@@ -86,7 +90,9 @@ static float sin_quadrant(float t, int k)
     double q4 = fabs((double)t) * 4.0; /* exact */
     double fl = floor(q4);
     uint32_t u23 = (uint32_t)floor((q4 - fl) * 0x1p23);
-    int q = (int)(((int64_t)fmod(fl, 4.0) + k) & 3);
+    /* floor(4|t|) mod 4: as an integer below 2^62, else fmod (exact either way) */
+    int64_t fq = fl < 0x1p62 ? (int64_t)fl : (int64_t)fmod(fl, 4.0);
+    int q = (int)((fq + k) & 3);
     if (k == 0 && signbit(t))
         q = (q + 2) & 3;
     float m = (q & 1) ? quad_c(u23) : quad_s(u23);

@@ -12,6 +12,10 @@
 #ifndef SHC_CUDA_SFU_H
 #define SHC_CUDA_SFU_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* MUFU.SIN / MUFU.COS on their own input t: about sin(2 pi t) / cos(2 pi t). */
 float shc_sfu_sin(float t);
 float shc_sfu_cos(float t);
@@ -24,5 +28,9 @@ float shc_sfu_sincos_arg(float a);
 void shc_cuda_fast_sincosf(float a, float *s, float *c);
 /* __logf(x): MUFU.LG2 (inputs below 2^-126 scaled by 2^24 first) times 0x3f317218. */
 float shc_cuda_fast_logf(float x);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

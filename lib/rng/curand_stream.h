@@ -49,6 +49,7 @@ static inline SHC_HD double shc_curand_u01_double_hq(uint32_t x, uint32_t y)
 
 #ifndef __CUDA_ARCH__ /* host code, nvcc's host pass included (torch_rng_body.h's host branch) */
 #include "cuda_libdevice.h"
+#include "cuda_sfu.h"
 
 /* _curand_box_muller(x, y) with accurate sinf/cosf/logf.  The device code
  * contracts y*K + K/2 into an FMA (nvcc's default --fmad=true); we do too. */
@@ -59,6 +60,21 @@ static inline void shc_curand_box_muller(uint32_t x, uint32_t y, float out[2])
     float s = sqrtf(-2.0f * logf(u));
     out[0] = sinf(v) * s;
     out[1] = cosf(v) * s;
+}
+
+/* _curand_box_muller(x, y) as an sm_90 GPU computes it (cuRAND 13.0
+ * curand_normal.h): libdevice's logf (__nv_logf, reimplemented in
+ * cuda_libdevice.c), IEEE sqrtf, and __sincosf = FMUL.RZ by 1/2pi then
+ * MUFU.SIN/MUFU.COS, modelled bit for bit in cuda_sfu.c (recorded on an H100).
+ * (float)x * 2^-32 is exact, so the device's contracted FMA gives the same u. */
+static inline void shc_curand_box_muller_sm90(uint32_t x, uint32_t y, float out[2])
+{
+    float u = (float)x * SHC_CURAND_2POW32_INV + (SHC_CURAND_2POW32_INV / 2);
+    float v = fmaf((float)y, SHC_CURAND_2POW32_INV_2PI, SHC_CURAND_2POW32_INV_2PI / 2);
+    float s = sqrtf(-2.0f * shc_cuda_logf(u)), sv, cv;
+    shc_cuda_fast_sincosf(v, &sv, &cv);
+    out[0] = sv * s;
+    out[1] = cv * s;
 }
 
 /* _curand_box_muller_double(x0, x1, y0, y1) as the device computes it: libdevice's

@@ -134,6 +134,21 @@ int shc_gpu_profile_for_device(const char *dev_name, int sm_count, int max_threa
     return SHC_OK;
 }
 
+int shc_gpu_sfu_model(const shc_gpu_profile *g)
+{
+    /* only sm_90 is recorded (shared/gpu/sfu, docs/cuda-math.md); H200 is the
+     * same GH100 die and instruction set as H100 */
+    return g && g->cc == 90 ? SHC_SFU_SM90 : SHC_SFU_NONE;
+}
+
+void shc_gpu_profile_fill_cc(shc_gpu_profile *g)
+{
+    g->cc = 0;
+    for (const shc_gpu_profile *p = presets; g->name && p->name; p++)
+        if (!strcmp(p->name, g->name) && shc_gpu_profile_same_geometry(p, g))
+            g->cc = p->cc;
+}
+
 bool shc_gpu_profile_same_geometry(const shc_gpu_profile *a, const shc_gpu_profile *b)
 {
     return a->sm_count == b->sm_count && a->max_threads_per_sm == b->max_threads_per_sm;

@@ -388,6 +388,7 @@ int shc_tk_plan(const shc_gpu_profile *g, uint64_t seed, int64_t offset, const s
         return rc;
     shc_tk k;
     shc_tk_setup(&k, r, seed);
+    k.sfu = shc_gpu_sfu_model(g);
     planner p = {.g = g, .k = &k, .fn = fn, .ctx = ctx, .offset = offset};
     if (r->numel == 0) {
         rc = SHC_OK;
@@ -545,6 +546,7 @@ int shc_torch_rng_fill(const shc_gpu_profile *g, uint64_t seed, int64_t offset,
                         (long long)start, (long long)count, (long long)r->numel);
     shc_tk k;
     shc_tk_setup(&k, r, seed);
+    k.sfu = shc_gpu_sfu_model(g);
     job j = {.k = &k, .start = start, .end = start + count, .out = out, .mask = mask,
              .rand_f32 = r->op == SHC_TORCH_UNIFORM && r->dtype == SHC_DT_FLOAT32 &&
                          k.f_from == 0.0f && k.f_to == 1.0f};

@@ -17,8 +17,10 @@
  * math library gives (what torch's kernel calls: __logf, __expf, __tanf,
  * __sincosf in cuRAND's Box-Muller, libdevice's log, exp, log1p, tan, sincospi),
  * on the host the CPU reference's model of it (cuda_libdevice.c's bit-exact
- * reimplementation of libdevice; glibc standing in for the MUFU intrinsics).  Those are
- * exactly the values the golden files flag GpuOnly; every other step (Philox,
+ * reimplementation of libdevice; cuda_sfu.c's model of sm_90's MUFU.SIN/COS/LG2
+ * where the GPU is sm_90, glibc standing in for the unit elsewhere and for
+ * MUFU.EX2/RCP).  The glibc stand-ins are exactly the values the golden files
+ * flag GpuOnly; every other step (Philox,
  * counter layout, index mapping, u01 scaling, FMA placement, rounding to the
  * dtype, stores) is this one text.
  *
@@ -63,6 +65,7 @@ typedef struct shc_tk {
     uint64_t range, umod;   /* to - from; random_()'s modulus for dtype */
     float f_from, f_to, f_range, f_a, f_b, f_p, f_pa, f_scale;
     double d_from, d_to, d_range, d_a, d_b, d_pa, d_scale;
+    int sfu;                /* host only: the SFU model the GPU's MUFU follows (SHC_SFU_*) */
 } shc_tk;
 
 /* One kernel launch, and which of its elements an executor writes. */
@@ -116,20 +119,23 @@ static inline SHC_HD int shc_tk_fits32(int64_t n, int64_t size)
  * fast approximation for peak bandwidth"; log1p is __logf(1.0f + x)), i.e. the
  * special-function unit (MUFU.LG2, MUFU.EX2, MUFU.SIN/COS + MUFU.RCP).  The host
  * keeps the IEEE steps around the unit exactly (__expf's FMUL by log2(e),
- * log1p's 1.0f + x) and stands in glibc for the unit itself: not bit-exact,
- * which is why these values stay GpuOnly/CudaMathTodo. */
-static inline SHC_HD float shc_tk_logf(float x)
+ * log1p's 1.0f + x).  For the unit itself it uses cuda_sfu.c's model where the
+ * GPU's generation has one (k->sfu: MUFU.LG2 of sm_90, bit-exact on every
+ * recorded entry) and glibc elsewhere (not bit-exact: GpuOnly/CudaMathTodo);
+ * MUFU.EX2 and __tanf's MUFU.RCP have no model yet on any generation. */
+static inline SHC_HD float shc_tk_logf(const shc_tk *k, float x)
 {
 #ifdef __CUDA_ARCH__
+    (void)k;
     return __logf(x);
 #else
-    return logf(x);
+    return k->sfu == SHC_SFU_SM90 ? shc_cuda_fast_logf(x) : logf(x);
 #endif
 }
 
-static inline SHC_HD float shc_tk_log1pf(float x)
+static inline SHC_HD float shc_tk_log1pf(const shc_tk *k, float x)
 {
-    return shc_tk_logf(1.0f + x);
+    return shc_tk_logf(k, 1.0f + x);
 }
 
 static inline SHC_HD float shc_tk_expf(float x)
@@ -189,10 +195,13 @@ static inline SHC_HD double shc_tk_tan(double x)
 #endif
 }
 
-/* _curand_box_muller(x, y): the device uses __sincosf (curand_normal.h). */
-static inline SHC_HD void shc_tk_box_muller(uint32_t x, uint32_t y, float out[2])
+/* _curand_box_muller(x, y): the device uses libdevice logf, IEEE sqrtf and
+ * __sincosf (curand_normal.h); the host models __sincosf's MUFU.SIN/COS where
+ * the generation has a model (sm_90), else uses accurate sinf/cosf. */
+static inline SHC_HD void shc_tk_box_muller(const shc_tk *k, uint32_t x, uint32_t y, float out[2])
 {
 #ifdef __CUDA_ARCH__
+    (void)k;
     float u = fmaf((float)x, SHC_CURAND_2POW32_INV, SHC_CURAND_2POW32_INV / 2);
     float v = fmaf((float)y, SHC_CURAND_2POW32_INV_2PI, SHC_CURAND_2POW32_INV_2PI / 2);
     float s = sqrtf(-2.0f * logf(u)), sv, cv;
@@ -200,7 +209,10 @@ static inline SHC_HD void shc_tk_box_muller(uint32_t x, uint32_t y, float out[2]
     out[0] = sv * s;
     out[1] = cv * s;
 #else
-    shc_curand_box_muller(x, y, out);
+    if (k->sfu == SHC_SFU_SM90)
+        shc_curand_box_muller_sm90(x, y, out);
+    else
+        shc_curand_box_muller(x, y, out);
 #endif
 }
 
@@ -291,14 +303,14 @@ static inline SHC_HD void shc_tk_emit_f(const shc_tk *k, uint8_t *dst, uint8_t *
     }
     case SHC_TORCH_NORMAL: shc_tk_store_f(k, dst, fmaf(x, k->f_b, k->f_a)); break;
     case SHC_TORCH_EXPONENTIAL: {
-        float lg = x >= 1.0f - FLT_EPSILON / 2 ? -FLT_EPSILON / 2 : shc_tk_logf(x);
+        float lg = x >= 1.0f - FLT_EPSILON / 2 ? -FLT_EPSILON / 2 : shc_tk_logf(k, x);
         shc_tk_store_f(k, dst, -1.0f / k->f_a * lg);
         break;
     }
     case SHC_TORCH_BERNOULLI: shc_tk_store_i(k, dst, x < k->f_p); break;
     case SHC_TORCH_LOG_NORMAL: shc_tk_store_f(k, dst, shc_tk_expf(fmaf(x, k->f_b, k->f_a))); break;
     case SHC_TORCH_GEOMETRIC: { /* ceil(log(u) / log1p(-p)), float; any dtype but bool */
-        float v = ceilf(shc_tk_logf(x) / shc_tk_log1pf(-k->f_p));
+        float v = ceilf(shc_tk_logf(k, x) / shc_tk_log1pf(k, -k->f_p));
         if (k->is_float)
             shc_tk_store_f(k, dst, v);
         else
@@ -356,7 +368,7 @@ static inline SHC_HD void shc_tk_element(const shc_tk *k, int ii, const uint32_t
     case SHC_TD_U01F: shc_tk_emit_f(k, dst, mask, shc_curand_u01(w[ii])); break;
     case SHC_TD_NORMF: {
         float v[2];
-        shc_tk_box_muller(w[ii & 2], w[(ii & 2) + 1], v);
+        shc_tk_box_muller(k, w[ii & 2], w[(ii & 2) + 1], v);
         shc_tk_emit_f(k, dst, mask, v[ii & 1]);
         break;
     }
