@@ -92,6 +92,18 @@ static const rcase CASES_MORE[] = {
     {"random", "bfloat16", "777", 0, 0, -256, 256, 9, 0, false},
 };
 
+/* Appended (issue 15): the ops the SFU model makes exact on sm_90 that CASES and
+ * CASES_MORE hold for the a100 group only, one group per sm_90 profile (all_gpus is
+ * not read here), after everything else so that earlier tcIds stay. */
+static const rcase CASES_SFU[] = {
+    {"exponential", "float32", "100003", 1.5, 0, 0, 0, 31, 0, false},
+    {"exponential", "float16", "4099", 0.5, 0, 0, 0, 31, 4, false},
+    {"exponential", "bfloat16", "4099", 2, 0, 0, 0, 31, 4, false},
+    {"normal", "float16", "4099", 0, 1, 0, 0, 37, 4, false},
+    {"normal", "bfloat16", "4099", 1, 0.5, 0, 0, 37, 4, false},
+    {"normal", "float32", "3,5,7", -2, 3, 0, 0, 37, 8, false},
+};
+
 /* Inputs torch rejects (result "invalid", expected {error}); one group (a100). */
 static const rcase INVALID[] = {
     {"uniform", "float32", "4", 2, 1, 0, 0, 0, 0, false},
@@ -423,12 +435,13 @@ static int gen_invalid(shc_gw *w, const rcase *list, size_t n, shc_err *e)
     return rc;
 }
 
-/* One group per GPU profile of the corpus with the cases of list that apply to it. */
-static int gen_profiles(shc_gw *w, const rcase *list, size_t n, shc_err *e)
+/* One group per GPU profile of the corpus (only those with the sm_90 SFU model when
+ * sfu_only) with the cases of list that apply to it. */
+static int gen_profiles(shc_gw *w, const rcase *list, size_t n, bool sfu_only, shc_err *e)
 {
     int rc = SHC_OK;
     for (const shc_gpu_profile *gp = shc_gpu_profiles(); gp->name && !rc; gp++) {
-        if (gp->corpus == SHC_GPU_CORPUS_NONE)
+        if (gp->corpus == SHC_GPU_CORPUS_NONE || (sfu_only && !shc_gpu_sfu_model(gp)))
             continue;
         const shc_gpu_profile g = *gp;
         json_t *grp = json_pack("{s:s,s:i,s:i}", "gpu", g.name, "smCount", g.sm_count,
@@ -437,7 +450,7 @@ static int gen_profiles(shc_gw *w, const rcase *list, size_t n, shc_err *e)
         rc = shc_gw_group(w, grp, e);
         for (size_t i = 0; i < n && !rc; i++) {
             const rcase *c = &list[i];
-            if (!c->all_gpus && g.corpus != SHC_GPU_CORPUS_ALL)
+            if (!sfu_only && !c->all_gpus && g.corpus != SHC_GPU_CORPUS_ALL)
                 continue;
             json_t *t = case_test(c, false, shc_gpu_sfu_model(&g), e);
             rc = t ? shcr_add_test(w, keep, t, compute, e) : e->code;
@@ -501,15 +514,18 @@ static int generate(shc_gw *w, shc_err *e)
     if (!rc)
         rc = gen_invalid(w, INVALID, sizeof INVALID / sizeof INVALID[0], e);
     if (!rc)
-        rc = gen_profiles(w, CASES, sizeof CASES / sizeof CASES[0], e);
+        rc = gen_profiles(w, CASES, sizeof CASES / sizeof CASES[0], false, e);
     /* appended cases in groups of their own after all of the above: earlier tcIds stay */
     if (!rc)
         rc = gen_invalid(w, INVALID_MORE, sizeof INVALID_MORE / sizeof INVALID_MORE[0], e);
     if (!rc)
-        rc = gen_profiles(w, CASES_MORE, sizeof CASES_MORE / sizeof CASES_MORE[0], e);
+        rc = gen_profiles(w, CASES_MORE, sizeof CASES_MORE / sizeof CASES_MORE[0], false, e);
     /* the sampling kernels (torch_cuda_sample_cases.c), after everything above */
     if (!rc)
         rc = shc_tcs_generate(w, e);
+    /* the sm_90 SFU cases (CASES_SFU), after the sampling kernels */
+    if (!rc)
+        rc = gen_profiles(w, CASES_SFU, sizeof CASES_SFU / sizeof CASES_SFU[0], true, e);
     return rc;
 }
 
