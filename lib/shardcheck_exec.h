@@ -170,6 +170,10 @@ struct shc_comm {
 /* Helpers for writing a communicator (the MPI one in the CLI uses them): */
 /* Position of the caller's rank in a group list, or a clear error. */
 int shc_comm_group_pos(const shc_comm *c, const int64_t *group, int n, int *pos, shc_err *e);
+/* A buffer of at least `bytes` owned by the communicator and reused by every
+ * redistribute on it (the all-to-all pack buffer), so the data path does not
+ * allocate and fault in fresh pages per call; NULL when out of memory. */
+void *shc_comm_scratch(shc_comm *c, size_t bytes);
 /* acc[i] = acc[i] op x[i] for count elements of dtype t, computed as torch
  * does on CPU (half types in float, rounded to nearest even).  avg here is
  * a sum; callers divide by the group size afterwards (LocalTensor's

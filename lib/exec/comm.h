@@ -17,10 +17,6 @@
 #define SHC_COMM_H
 #include "shardcheck.h"
 
-/* A buffer of at least `bytes` owned by the communicator and reused by every
- * redistribute on it (the all-to-all pack buffer), so the data path does not
- * allocate and fault in fresh pages per call; NULL when out of memory. */
-void *shc_comm_scratch(shc_comm *c, size_t bytes);
 
 
 
