@@ -14,12 +14,19 @@ typedef struct vstate {
     unsigned char *seen; /* per test: 1 = reported */
     const char *path;    /* the candidate */
     bool pinned;         /* g->tests holds partial_begin's copies: never let go */
+    shc_bview bv;        /* the golden test being compared in bytes (golden_bytes.c) */
 } vstate;
 
 /* Results-file entries for one test are grouped; each (test, rank) once.  The tree path
- * holds each entry's answer (got); the scanned path holds its bytes (text) and parses one
- * test's entries at a time (entry_got). */
-typedef struct rentry { int64_t idx, rank; json_t *got; size_t pos; shc_span text; } rentry;
+ * holds each entry's answer (got); the scanned path holds its bytes (text), compares them
+ * with the golden bytes (shc_bview_same) and parses a test's entries only when they
+ * differ there (entry_got). */
+typedef struct rentry {
+    int64_t idx, rank;
+    json_t *got;
+    size_t pos;
+    shc_span text, values; /* scanned: the entry, and its "values" when it has no "error" */
+} rentry;
 
 /* "tcId N" or "tcId N rank R" (rank >= 0). */
 void verify_case_name(char *buf, size_t n, int64_t tcid, int64_t rank);

@@ -92,14 +92,7 @@ static bool entry_ok(const shc_scan_result *r, int64_t *rank)
  * are left to the tree path; a false alarm only costs speed). */
 static bool maybe_old_spelling(shc_span v)
 {
-    static const char *const keys[] = {"\"local_shape\"", "\"global_offset\"", NULL};
-    for (int k = 0; keys[k]; k++) {
-        size_t w = strlen(keys[k]);
-        for (size_t i = 0; i + w <= v.n; i++)
-            if (v.p[i] == '"' && !memcmp(v.p + i, keys[k], w))
-                return true;
-    }
-    return false;
+    return shc_span_has(v, "\"local_shape\"") || shc_span_has(v, "\"global_offset\"");
 }
 
 /* One results entry: kept as bytes, or the first refused one noted.  Entries after it are
@@ -117,7 +110,14 @@ static int scan_result_entry(void *ctx, const shc_scan_result *r)
     }
     if (!r->error.p && maybe_old_spelling(r->values))
         return SHC_SCAN_UNSURE;
-    int64_t idx = shc_golden_index(c->g, r->tcid);
+    /* entries come test by test: the previous entry's test, or the next, saves a search */
+    int64_t last = c->rn ? c->rv[c->rn - 1].idx : -1, idx;
+    if (last >= 0 && c->g->tcids[last] == r->tcid)
+        idx = last;
+    else if (last + 1 < c->g->ntests && c->g->tcids[last + 1] == r->tcid)
+        idx = last + 1;
+    else
+        idx = shc_golden_index(c->g, r->tcid);
     if (idx < 0) {
         if (!grow((void **)&c->uv, c->un, &c->ucap, sizeof *c->uv))
             return SHC_SCAN_UNSURE;
@@ -125,7 +125,8 @@ static int scan_result_entry(void *ctx, const shc_scan_result *r)
     } else {
         if (!grow((void **)&c->rv, c->rn, &c->rcap, sizeof *c->rv))
             return SHC_SCAN_UNSURE;
-        c->rv[c->rn++] = (rentry){idx, rank, NULL, r->i, r->text};
+        c->rv[c->rn++] = (rentry){idx, rank, NULL, r->i, r->text,
+                                  r->error.p ? (shc_span){NULL, 0} : r->values};
     }
     shc_map_touched(r->text.n);
     return 0;
@@ -220,13 +221,15 @@ int verify_scanned(const shc_golden *g, const char *path, report *rep, shc_err *
         rc = shc_fail(e, SHC_EFORMAT, "candidate %s: family \"%.*s\", verifying \"%s\"", path,
                       (int)d.family.n, d.family.p, g->family);
     } else {
-        vstate s = {g, rep, calloc((size_t)(g->ntests ? g->ntests : 1), 1), path, false};
+        vstate s = {.g = g, .rep = rep, .seen = calloc((size_t)(g->ntests ? g->ntests : 1), 1),
+                    .path = path};
         rc = !s.seen    ? shc_fail(e, SHC_ENOMEM, "verify: out of memory")
              : shaped ? verify_records(&s, &c, path, e)
                       : verify_scanned_results(&s, &c, path, e);
         if (!rc)
             verify_report_missing(&s);
         free(s.seen);
+        shc_bview_free(&s.bv);
     }
     free(c.v);
     free(c.rv);

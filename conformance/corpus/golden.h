@@ -252,6 +252,30 @@ json_t *shc_expected_view(const json_t *expected, int64_t rank);
  * On a match msg is "" or, for a GpuOnly case passed within its tolerance, a
  * note ("note: sha256 differs (GpuOnly: ...)") that callers report beside the Pass. */
 int shc_compare_view(const json_t *test, int64_t rank, const json_t *got, char *msg, size_t n);
+/* ---- comparing in bytes (golden_bytes.c) ----
+ * A golden test's expected object split in its own bytes: the rank-independent members
+ * (key[k], val[k], k < ncommon) and each perRank array's elements (pkey[k], k < nper, and
+ * elem[rank * SHC_BVIEW_MAX_KEYS + k]).  Reused from test to test (elem grows). */
+#define SHC_BVIEW_MAX_KEYS 32
+typedef struct shc_bview {
+    shc_span key[SHC_BVIEW_MAX_KEYS], val[SHC_BVIEW_MAX_KEYS], pkey[SHC_BVIEW_MAX_KEYS];
+    int ncommon, nper;
+    bool has_per_rank;
+    int64_t world;       /* the perRank arrays' length (0: none) */
+    shc_span *elem;
+    size_t cap;
+    bool ok;             /* split, and shc_bview_same may say "same" */
+} shc_bview;
+/* Split a golden test's "expected" span (bytes the scanner validated); false when this
+ * test is left to the trees (alternatives, repeated or escaped keys, ragged perRank,
+ * too many fields, no memory). */
+bool shc_bview_split(shc_bview *b, shc_span expected);
+/* Whether a candidate's "values" object (validated bytes) is, for sure, JSON-equal to
+ * the view at rank (-1: a test without perRank, whole); then shc_compare_view passes it
+ * with no note.  false: not known, compare the trees. */
+bool shc_bview_same(const shc_bview *b, int64_t rank, shc_span values);
+void shc_bview_free(shc_bview *b);
+
 /* ---- GpuOnly tolerance (golden_tolerance.c) ----
  * A GpuOnly case whose values follow our emulation of a GPU's fast math carries
  * "tolerance": {"dtype": D, "ulp": N}: its sampled values ("samples", "sample", "bits")

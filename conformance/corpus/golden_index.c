@@ -25,15 +25,6 @@ typedef struct iload {
     bool bad;      /* a check failed: the tree loader words it */
 } iload;
 
-static bool span_has(shc_span s, const char *word)
-{
-    size_t w = strlen(word);
-    for (size_t i = 0; i + w <= s.n; i++)
-        if (s.p[i] == word[0] && !memcmp(s.p + i, word, w))
-            return true;
-    return false;
-}
-
 /* One test: the checks of check_test (golden_load.c), else bad. */
 static int on_test(void *ctx, const shc_scan_test *t)
 {
@@ -44,7 +35,7 @@ static int on_test(void *ctx, const shc_scan_test *t)
         return L->bad = true, 1;
     /* a "tolerance" has rules of its own (shc_tolerance_check): the tree loader checks those
      * few cases' files; the bytes may hold the word elsewhere, which only costs the fast path */
-    if (span_has(t->text, "\"tolerance\""))
+    if (shc_span_has(t->text, "\"tolerance\""))
         return L->bad = true, 1;
     if (L->n == L->cap) {
         int64_t cap = L->cap ? 2 * L->cap : 1024;

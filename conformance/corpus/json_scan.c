@@ -20,7 +20,7 @@ static bool int_fits(const char *d, size_t n, bool neg)
     return memcmp(d, neg ? "9223372036854775808" : "9223372036854775807", 19) <= 0;
 }
 
-typedef struct cur { const char *p, *end; int depth; } cur;
+typedef shc_jcur cur; /* json_scan.h: the cursor the walkers below share */
 
 /* Bytes that stand for themselves in a string: printable ASCII but '"' and '\\'.
  * Control characters are errors in jansson; non-ASCII bytes need UTF-8 checks we
@@ -263,6 +263,24 @@ bool shc_span_is(shc_span a, const char *s)
 {
     size_t n = strlen(s);
     return a.p && a.n == n && !memcmp(a.p, s, n);
+}
+
+bool shc_span_has(shc_span s, const char *word)
+{
+    size_t w = strlen(word);
+    if (!w || w > s.n)
+        return w == 0;
+    /* memchr for a byte JSON text holds rarely ('_' when the word has one; else the byte
+     * after the first, which in a quoted key is not the frequent '"'), then memcmp */
+    const char *u = strchr(word, '_');
+    size_t j = u ? (size_t)(u - word) : w > 1;
+    const char *p = s.p + j, *end = s.p + s.n - (w - 1 - j);
+    while (p < end && (p = memchr(p, word[j], (size_t)(end - p))) != NULL) {
+        if (!memcmp(p - j, word, w))
+            return true;
+        p++;
+    }
+    return false;
 }
 
 bool shc_span_int(shc_span s, int64_t *v)
@@ -528,4 +546,91 @@ bool shc_span_each_string(shc_span arr, bool (*fn)(void *ctx, shc_span s), void 
             return false;
     }
     return r == 0;
+}
+
+/* ---- walking bytes validated already (shc_jcur) ---- */
+
+/* Past the value at p: only strings and brackets need reading, which is several times
+ * faster than validating them again. */
+static const char *skip_valid(const char *p, const char *end)
+{
+    int depth = 0;
+    do {
+        char ch = *p;
+        if (ch == '"') {
+            for (p++; p < end && *p != '"'; p++)
+                p += *p == '\\';
+            p++;
+        } else if (ch == '{' || ch == '[') {
+            depth++, p++;
+        } else if (ch == '}' || ch == ']') {
+            depth--, p++;
+        } else if (depth) {
+            p++;
+        } else { /* a number or literal at the top */
+            while (p < end && !is_ws(*p) && *p != ',' && *p != '}' && *p != ']')
+                p++;
+        }
+    } while (depth > 0 && p < end);
+    return p < end ? p : end; /* (bytes that did not scan: a string cut short) */
+}
+
+int shc_jcur_member(shc_jcur *c, bool *first, shc_span *key)
+{
+    if (!tables_ready)
+        init_tables();
+    bool plain;
+    int r = obj_next(c, first, key, &plain);
+    return r == 1 && !plain ? SHC_SCAN_UNSURE : r;
+}
+
+int shc_jcur_element(shc_jcur *c, bool *first)
+{
+    return arr_next(c, first);
+}
+
+void shc_jcur_take(shc_jcur *c, shc_span *v)
+{
+    v->p = c->p;
+    c->p = skip_valid(c->p, c->end);
+    v->n = (size_t)(c->p - v->p);
+}
+
+/* Both sides are valid JSON, so outside strings whitespace is insignificant and every
+ * other byte is a token's; inside a string every byte counts, and an escape's second
+ * byte is taken with it so that \" does not end the string.  want is a whole value: once
+ * its tokens are matched, the cursor's value has ended too, unless want ends in a number
+ * or literal that the cursor's goes on (12 against 123). */
+bool shc_jcur_match(shc_jcur *c, shc_span want)
+{
+    const char *p = want.p, *pe = want.p + want.n, *q = c->p, *qe = c->end;
+    if ((size_t)(qe - q) >= want.n && !memcmp(p, q, want.n)) {
+        q += want.n;
+    } else {
+        bool in_str = false;
+        while (p < pe) {
+            if (!in_str) {
+                while (p < pe && is_ws(*p))
+                    p++;
+                while (q < qe && is_ws(*q))
+                    q++;
+                if (p == pe)
+                    break;
+            }
+            if (q == qe || *p != *q)
+                return false;
+            if (in_str && *p == '\\') {
+                if (p + 1 == pe || q + 1 == qe || p[1] != q[1])
+                    return false;
+                p++, q++;
+            } else if (*p == '"') {
+                in_str = !in_str;
+            }
+            p++, q++;
+        }
+    }
+    if (q < qe && !is_ws(*q) && *q != ',' && *q != '}' && *q != ']')
+        return false; /* the cursor's number or literal is longer */
+    c->p = q;
+    return true;
 }

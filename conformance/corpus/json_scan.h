@@ -91,10 +91,32 @@ int shc_scan_candidate(const char *buf, size_t n, shc_scan_doc *doc, shc_scan_fn
 /* Whether a span holds a JSON integer (jansson's json_is_integer) that fits in int64;
  * its value in *v. */
 bool shc_span_int(shc_span s, int64_t *v);
+/* Whether word occurs anywhere in the span's bytes. */
+bool shc_span_has(shc_span s, const char *word);
 /* Whether a span is exactly the bytes of the C string s. */
 bool shc_span_is(shc_span a, const char *s);
 /* Call fn(ctx, raw) for each plain string element of an array span (validated already);
  * false when an element is not a plain string (escaped or not a string). */
 bool shc_span_each_string(shc_span arr, bool (*fn)(void *ctx, shc_span s), void *ctx);
+
+/* ---- walking bytes the scanner validated already ----
+ * A cursor for walks that look more than one level down (golden_bytes.c) without
+ * validating again: it only finds where values end.  Given bytes that did not scan, it
+ * gives wrong spans, but never reads outside [p, end). */
+typedef struct shc_jcur { const char *p, *end; int depth; } shc_jcur;
+static inline shc_jcur shc_jcur_of(shc_span s) { return (shc_jcur){s.p, s.p + s.n, 0}; }
+/* At an object's '{' (*first true, set false) or after a member's value: 1 with the
+ * member's raw key in *key and the cursor at its value, 0 past the '}', SHC_SCAN_UNSURE
+ * for a key holding an escape (its bytes are not its name) or no object there. */
+int shc_jcur_member(shc_jcur *c, bool *first, shc_span *key);
+/* The same for an array: 1 with the cursor at the next element, 0 past the ']'. */
+int shc_jcur_element(shc_jcur *c, bool *first);
+/* The value at the cursor into *v, and the cursor past it. */
+void shc_jcur_take(shc_jcur *c, shc_span *v);
+/* Whether the value at the cursor is the same text as want (a valid value) but for
+ * whitespace between tokens; when so, the cursor is moved past it.  Same text means
+ * jansson reads equal values (json_equal); false says nothing ("a" and "\u0061" are one
+ * value in other bytes). */
+bool shc_jcur_match(shc_jcur *c, shc_span want);
 
 #endif

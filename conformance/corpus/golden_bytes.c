@@ -1,0 +1,143 @@
+/*
+ * golden_bytes.c — a rank's view of a golden test compared in bytes, before any tree.
+ *
+ * Why: verifying a results file (one {"tcId","rank","values"} entry per test and rank)
+ * spent nearly all its time parsing both sides with jansson and freeing them again
+ * (issue 12).  Most answers are right, and a right answer is written in the golden
+ * file's own bytes, so this compares spans: the golden expected object is split once per
+ * test into its rank-independent members and each perRank array's elements, and an
+ * entry's "values" members are looked up there and compared token for token
+ * (shc_span_same_tokens).  Equal tokens are equal JSON, so a "same" answer is exactly
+ * what shc_compare_view would pass, with no note (an exact match is within any GpuOnly
+ * tolerance, and its digest is equal).  Anything else, a difference included, is
+ * "unsure": the caller falls back to the trees, which word the failure.  So this can
+ * only make verify faster, never change what it says; verify_fast.sh holds it to that
+ * by running every candidate both ways and comparing the output bytes.
+ */
+#include "config.h"
+#include <stdlib.h>
+#include <string.h>
+#include "golden.h"
+
+/* A key in a span list; -1 when absent. */
+static int find_key(const shc_span *keys, int n, shc_span key)
+{
+    for (int i = 0; i < n; i++)
+        if (keys[i].n == key.n && !memcmp(keys[i].p, key.p, key.n))
+            return i;
+    return -1;
+}
+
+/* One perRank array: its elements into column k of elem[]; the first fixes the world
+ * (as shc_expected_world counts it), the others must be as long. */
+static bool add_column(shc_bview *b, shc_jcur *c, int k)
+{
+    bool first = true, grows = k == 0;
+    int64_t r = 0;
+    int x;
+    while ((x = shc_jcur_element(c, &first)) == 1) {
+        size_t at = (size_t)r * SHC_BVIEW_MAX_KEYS + (size_t)k;
+        if (!grows && r >= b->world)
+            return false; /* ragged: longer than the first array */
+        if (at >= b->cap) { /* only the first array grows elem: the others are as long */
+            size_t nc = b->cap ? 2 * b->cap : 64 * SHC_BVIEW_MAX_KEYS;
+            shc_span *ne = realloc(b->elem, nc * sizeof *ne);
+            if (!ne)
+                return false;
+            b->elem = ne;
+            b->cap = nc;
+        }
+        shc_jcur_take(c, &b->elem[at]);
+        r++;
+    }
+    if (x || (!grows && r != b->world))
+        return false; /* not an array, or ragged: the trees word it */
+    b->world = r;
+    return true;
+}
+
+/* The perRank object at the cursor: one column per member. */
+static bool add_per_rank(shc_bview *b, shc_jcur *c)
+{
+    bool first = true;
+    shc_span key;
+    int x;
+    if (b->has_per_rank)
+        return false; /* repeated: jansson keeps the last, the trees decide */
+    b->has_per_rank = true;
+    while ((x = shc_jcur_member(c, &first, &key)) == 1) {
+        if (b->nper == SHC_BVIEW_MAX_KEYS || find_key(b->pkey, b->nper, key) >= 0 ||
+            !add_column(b, c, b->nper))
+            return false;
+        b->pkey[b->nper++] = key;
+    }
+    return x == 0 && b->nper > 0; /* "perRank": {} is a field of the whole view */
+}
+
+bool shc_bview_split(shc_bview *b, shc_span expected)
+{
+    b->ncommon = b->nper = 0;
+    b->world = 0;
+    b->has_per_rank = b->ok = false;
+    if (!expected.p || *expected.p != '{')
+        return false;
+    shc_jcur c = shc_jcur_of(expected);
+    bool first = true;
+    shc_span key;
+    int x;
+    while ((x = shc_jcur_member(&c, &first, &key)) == 1) {
+        if (shc_span_is(key, "perRank")) {
+            if (!add_per_rank(b, &c))
+                return false;
+            continue;
+        }
+        if (shc_span_is(key, "alternatives") || b->ncommon == SHC_BVIEW_MAX_KEYS ||
+            find_key(b->key, b->ncommon, key) >= 0)
+            return false; /* an acceptable test's other answers, or a repeated key (jansson
+                           * keeps the last): the trees decide */
+        b->key[b->ncommon] = key;
+        shc_jcur_take(&c, &b->val[b->ncommon++]);
+    }
+    b->ok = x == 0;
+    return b->ok;
+}
+
+/* The golden span a candidate's key answers at rank (seen: the keys answered so far, bit
+ * k for key[k], 32 + k for pkey[k]); NULL span when it is not a field of the view or is
+ * repeated. */
+static shc_span want_of(const shc_bview *b, int64_t rank, shc_span key, uint64_t *seen)
+{
+    int k = find_key(b->key, b->ncommon, key), bit = k;
+    if (k < 0 && rank >= 0 && (k = find_key(b->pkey, b->nper, key)) >= 0)
+        bit = SHC_BVIEW_MAX_KEYS + k;
+    if (k < 0 || (*seen >> bit & 1))
+        return (shc_span){NULL, 0};
+    *seen |= (uint64_t)1 << bit;
+    return bit == k ? b->val[k] : b->elem[(size_t)rank * SHC_BVIEW_MAX_KEYS + (size_t)k];
+}
+
+bool shc_bview_same(const shc_bview *b, int64_t rank, shc_span values)
+{
+    if (!b->ok || (rank < 0 ? b->has_per_rank : rank >= b->world) || !values.p ||
+        *values.p != '{')
+        return false;
+    uint64_t seen = 0, all = ((uint64_t)1 << b->ncommon) - 1;
+    if (rank >= 0)
+        all |= (((uint64_t)1 << b->nper) - 1) << SHC_BVIEW_MAX_KEYS;
+    shc_jcur c = shc_jcur_of(values);
+    bool first = true;
+    shc_span key;
+    int x;
+    while ((x = shc_jcur_member(&c, &first, &key)) == 1) {
+        shc_span want = want_of(b, rank, key, &seen);
+        if (!want.p || !shc_jcur_match(&c, want))
+            return false; /* not a field of the view, repeated or other: the trees word it */
+    }
+    return x == 0 && seen == all;
+}
+
+void shc_bview_free(shc_bview *b)
+{
+    free(b->elem);
+    memset(b, 0, sizeof *b);
+}
