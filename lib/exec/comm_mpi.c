@@ -408,11 +408,15 @@ static int ring_reduce(const char *send, char *recv, size_t count, size_t es, MP
 /* Below this many bytes MPI's own latency-bound algorithms beat the 2(n-1)-step ring. */
 #define RING_MIN_BYTES ((size_t)64 << 10)
 /* On more than 2 ranks the ring's 2(n-1) steps each wait for a neighbour to be
- * scheduled, which on an oversubscribed machine costs more than the copy
- * MPI_Allreduce out of place makes, until segments reach about this size (bench_comm
- * at np 4: 0.66x raw MPI at 1 MiB segments, 0.84x at 4 MiB, 1.35x at 16 MiB).
+ * scheduled; below about this segment size MPI's own algorithms may win.  Measured with
+ * bench_comm, ratio to raw MPI (median of 5 interleaved runs, 2-core machine): at np 4
+ * with 256 KiB segments (1 MiB) the ring 1.29x against MPI_Allreduce out of place 0.93x,
+ * 1 MiB segments 1.04x against 0.68x, 2 MiB 1.06x against 0.72x; np 3 alike.  (An
+ * earlier measurement under a load of 9-15 found the ring behind up to 4 MiB segments:
+ * more ranks than cores punish the ring's waits most.)  Below 256 KiB it is unmeasured
+ * (bench_comm starts at 1 MiB), so MPI decides there.
  * SHC_MPI_RING_SEGMENT=BYTES overrides it (mpi_comm_run.sh sets 0 to test the ring). */
-#define RING_SEGMENT_DEFAULT ((size_t)4 << 20)
+#define RING_SEGMENT_DEFAULT ((size_t)256 << 10)
 
 static int m_all_reduce_to(shc_comm *c, const int64_t *group, int n, const void *send,
                            void *recv, size_t count, shc_dtype t, shc_redop op, shc_err *e)
