@@ -107,7 +107,8 @@ static void runs_checks(shc_comm *c, const int64_t *group, int gn, int rank)
     /* {run, runs, extra stride}: short runs (packed), long runs (a message each, with and
      * without a gap between rows), and more long runs than get messages of their own */
     const size_t shapes[][3] = {{1, 1, 0},     {4, 3, 0},      {12, 5, 8},   {4096, 17, 0},
-                                {3, 200000, 4}, {140000, 3, 0}, {131072, 2, 100}, {4096, 65, 0}};
+                                {3, 200000, 4}, {140000, 3, 0}, {131072, 2, 100}, {4096, 65, 0},
+                                {65536, 3, 0},  {65535, 2, 8}};
     for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
         size_t run = shapes[s][0], runs = shapes[s][1], stride = run * (size_t)gn + shapes[s][2];
         size_t total = runs * stride, bb = run * runs;

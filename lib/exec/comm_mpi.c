@@ -447,9 +447,12 @@ static int m_all_reduce_to(shc_comm *c, const int64_t *group, int n, const void 
  * the sender's memory (CMA), while a derived datatype or a packed copy costs a
  * second pass; and on an oversubscribed machine a non-contiguous message, moved in
  * 32 KiB fragments that each wait for the peer to be scheduled, ran at a tenth of
- * the speed (bench_comm).  Shorter runs are packed once into the reused scratch
- * (at np 4, 64 KiB runs as messages were no faster than the pack, 128 KiB ones were). */
-#define RUN_MSG_MIN ((size_t)128 << 10)
+ * the speed (bench_comm).  Shorter runs are packed once into the reused scratch.
+ * bench_comm at np 4, ratio to raw MPI_Alltoall, median of 7 interleaved runs on the quiet
+ * machine: 64 KiB runs (4 MiB) as messages 1.01x against the pack's 0.78x; 32 KiB
+ * runs 0.74x against 0.77x, 16 KiB 0.60x against 0.77x.  (Under a load of 9-15, 64 KiB
+ * messages had been no faster than the pack.) */
+#define RUN_MSG_MIN ((size_t)64 << 10)
 /* ... and at most this many messages per peer, so that a wide tensor's many runs
  * do not flood the transport. */
 #define RUN_MSG_MAX 64
