@@ -133,11 +133,12 @@ static int verify_golden_shaped(vstate *s, json_t *root, const char *path, shc_e
 }
 
 
-/* Ties (duplicates) in file order, so the pair reject_duplicates names does not depend on
+/* Two entries through pointers to them: by test, rank, then file position, so that ties
+ * (duplicates) stay in file order and the pair reject_duplicates names does not depend on
  * the sort. */
 static int cmp_rentry(const void *a, const void *b)
 {
-    const rentry *x = a, *y = b;
+    const rentry *x = *(rentry *const *)a, *y = *(rentry *const *)b;
     if (x->idx != y->idx)
         return (x->idx > y->idx) - (x->idx < y->idx);
     if (x->rank != y->rank)
@@ -217,30 +218,30 @@ static json_t *entry_got(vstate *s, rentry *r)
 }
 
 /* Report one test from its sorted results entries [a, b). */
-static void verify_entries(vstate *s, rentry *v, size_t a, size_t b)
+static void verify_entries(vstate *s, rentry *const *v, size_t a, size_t b)
 {
-    json_t *gold = shc_golden_test(s->g, v[a].idx);
+    json_t *gold = shc_golden_test(s->g, v[a]->idx);
     int64_t tcid = json_integer_value(json_object_get(gold, "tcId"));
     int64_t world = shc_expected_world(json_object_get(gold, "expected"));
     const char *res = json_string_value(json_object_get(gold, "result"));
-    bool whole = v[a].rank < 0 || world == 0 || !strcmp(res, "invalid");
+    bool whole = v[a]->rank < 0 || world == 0 || !strcmp(res, "invalid");
     char name[96], msg[600], note[640] = "";
     int64_t expect_rank = 0;
     for (size_t i = a; i < b; i++) {
-        if (!whole && v[i].rank != expect_rank) {
+        if (!whole && v[i]->rank != expect_rank) {
             verify_case_name(name, sizeof name, tcid, expect_rank);
-            report_case(s->rep, name, ST_FAIL, v[i].rank < expect_rank ? "rank reported twice"
+            report_case(s->rep, name, ST_FAIL, v[i]->rank < expect_rank ? "rank reported twice"
                                                                         : "missing from the candidate");
             return;
         }
-        int ok = shc_compare_view(gold, whole ? -1 : v[i].rank, entry_got(s, &v[i]), msg,
+        int ok = shc_compare_view(gold, whole ? -1 : v[i]->rank, entry_got(s, v[i]), msg,
                                   sizeof msg);
         if (!ok) {
-            verify_case_name(name, sizeof name, tcid, whole ? -1 : v[i].rank);
+            verify_case_name(name, sizeof name, tcid, whole ? -1 : v[i]->rank);
             report_case(s->rep, name, ST_FAIL, msg);
             return;
         }
-        keep_note(note, sizeof note, 0, whole ? -1 : v[i].rank, msg);
+        keep_note(note, sizeof note, 0, whole ? -1 : v[i]->rank, msg);
         expect_rank++;
         if (whole)
             break;
@@ -274,21 +275,21 @@ static bool answered_whole(vstate *s, int64_t i)
 /* Whether every entry of test [a, b) holds, in bytes, the golden view it answers (the
  * scanned path, golden_bytes.c): then verify_entries would pass the test with no note,
  * and it is passed without a tree on either side.  Else the trees decide. */
-static bool same_in_bytes(vstate *s, const rentry *v, size_t a, size_t b)
+static bool same_in_bytes(vstate *s, rentry *const *v, size_t a, size_t b)
 {
-    const shc_gtext *t = s->g->text && !s->pinned ? &s->g->text[v[a].idx] : NULL;
+    const shc_gtext *t = s->g->text && !s->pinned ? &s->g->text[v[a]->idx] : NULL;
     if (!t || t->invalid || !shc_bview_split(&s->bv, t->expected))
         return false;
     shc_map_touched(t->expected.n); /* the mapped bytes read, for json_map.c's window */
     if (s->bv.world == 0) { /* whole: one entry (reject_duplicates), any rank */
-        shc_map_touched(v[a].values.n);
-        return shc_bview_same(&s->bv, -1, v[a].values);
+        shc_map_touched(v[a]->values.n);
+        return shc_bview_same(&s->bv, -1, v[a]->values);
     }
     if (b - a != (size_t)s->bv.world)
         return false;
     for (size_t i = a; i < b; i++) {
-        shc_map_touched(v[i].values.n);
-        if (v[i].rank != (int64_t)(i - a) || !shc_bview_same(&s->bv, v[i].rank, v[i].values))
+        shc_map_touched(v[i]->values.n);
+        if (v[i]->rank != (int64_t)(i - a) || !shc_bview_same(&s->bv, v[i]->rank, v[i]->values))
             return false;
     }
     return true;
@@ -297,62 +298,91 @@ static bool same_in_bytes(vstate *s, const rentry *v, size_t a, size_t b)
 /* A second answer for the same (test, rank), or a whole-test answer next to
  * per-rank ones, is a malformed candidate (exit 2) as in the golden-shaped form:
  * reporting only the first would let a wrong duplicate pass unseen. */
-static int reject_duplicates(vstate *s, const rentry *v, size_t m, const char *path,
+static int reject_duplicates(vstate *s, rentry *const *v, size_t m, const char *path,
                              shc_err *e)
 {
     int64_t test = -1;
     bool test_whole = false; /* of test: rank-independent or invalid (golden decides) */
     for (size_t i = 1; i < m; i++) {
-        if (v[i].idx != v[i - 1].idx)
+        if (v[i]->idx != v[i - 1]->idx)
             continue;
-        if (v[i].idx != test) { /* once per test, not per entry */
-            test_whole = answered_whole(s, v[i].idx);
-            test = v[i].idx;
+        if (v[i]->idx != test) { /* once per test, not per entry */
+            test_whole = answered_whole(s, v[i]->idx);
+            test = v[i]->idx;
         }
-        bool whole = v[i - 1].rank < 0 || test_whole;
-        if (!whole && v[i].rank != v[i - 1].rank)
+        bool whole = v[i - 1]->rank < 0 || test_whole;
+        if (!whole && v[i]->rank != v[i - 1]->rank)
             continue;
-        size_t a = v[i - 1].pos < v[i].pos ? v[i - 1].pos : v[i].pos;
-        size_t b = v[i - 1].pos < v[i].pos ? v[i].pos : v[i - 1].pos;
-        long long tc = (long long)s->g->tcids[v[i].idx];
-        if (whole && v[i].rank != v[i - 1].rank)
+        size_t a = v[i - 1]->pos < v[i]->pos ? v[i - 1]->pos : v[i]->pos;
+        size_t b = v[i - 1]->pos < v[i]->pos ? v[i]->pos : v[i - 1]->pos;
+        long long tc = (long long)s->g->tcids[v[i]->idx];
+        if (whole && v[i]->rank != v[i - 1]->rank)
             return shc_fail(e, SHC_EFORMAT, "%s: results[%zu] and results[%zu]: tcId %lld is "
                             "answered twice (once for the whole test, once per rank)", path, a,
                             b, tc);
         return shc_fail(e, SHC_EFORMAT, "%s: results[%zu] and results[%zu]: tcId %lld%s appears "
-                        "twice", path, a, b, tc, v[i].rank >= 0 ? " (same rank)" : "");
+                        "twice", path, a, b, tc, v[i]->rank >= 0 ? " (same rank)" : "");
     }
     return SHC_OK;
 }
 
-/* The entries v[0, m) of known tests: sorted, duplicates rejected (exit 2 before any of
- * them is reported), then one test at a time, its answers and golden tree let go after. */
+/* v[0, m) as pointers grouped by test in golden order, each test's entries in (rank,
+ * position) order: a counting sort on the test, which keeps file order within a test (no
+ * comparison sort, and no copy of the entries), then the few tests whose entries are not
+ * in rank order sorted alone.  NULL when memory is short. */
+static rentry **group_by_test(rentry *v, size_t m, int64_t ntests)
+{
+    size_t *start = calloc((size_t)ntests + 1, sizeof *start);
+    rentry **o = malloc((m ? m : 1) * sizeof *o);
+    if (!start || !o) {
+        free(start);
+        free(o);
+        return NULL;
+    }
+    for (size_t i = 0; i < m; i++)
+        start[v[i].idx + 1]++;
+    for (int64_t t = 0; t < ntests; t++)
+        start[t + 1] += start[t];
+    for (size_t i = 0; i < m; i++)
+        o[start[v[i].idx]++] = &v[i];
+    free(start);
+    for (size_t a = 0, b; a < m; a = b) {
+        bool ordered = true;
+        for (b = a + 1; b < m && o[b]->idx == o[a]->idx; b++)
+            ordered = ordered && cmp_rentry(&o[b - 1], &o[b]) < 0;
+        if (!ordered)
+            qsort(o + a, b - a, sizeof *o, cmp_rentry);
+    }
+    return o;
+}
+
+/* The entries v[0, m) of known tests: grouped by test, duplicates rejected (exit 2 before
+ * any of them is reported), then one test at a time, its answers and golden tree let go
+ * after. */
 int verify_rentries(vstate *s, rentry *v, size_t m, const char *path, shc_err *e)
 {
-    size_t sorted = 1; /* a harness writes its entries in order: then no sort (and no
-                        * merge buffer the size of v) */
-    while (sorted < m && cmp_rentry(&v[sorted - 1], &v[sorted]) < 0)
-        sorted++;
-    if (sorted < m) /* v may be NULL when m is 0 */
-        qsort(v, m, sizeof *v, cmp_rentry);
-    int rc = reject_duplicates(s, v, m, path, e);
+    rentry **o = group_by_test(v, m, s->g->ntests);
+    if (!o)
+        return shc_fail(e, SHC_ENOMEM, "verify: out of memory");
+    int rc = reject_duplicates(s, o, m, path, e);
     for (size_t a = 0, b; !rc && a < m; a = b) {
-        for (b = a + 1; b < m && v[b].idx == v[a].idx; b++)
+        for (b = a + 1; b < m && o[b]->idx == o[a]->idx; b++)
             ;
-        s->seen[v[a].idx] = 1;
-        if (same_in_bytes(s, v, a, b)) {
+        s->seen[o[a]->idx] = 1;
+        if (same_in_bytes(s, o, a, b)) {
             char name[64];
-            verify_case_name(name, sizeof name, s->g->tcids[v[a].idx], -1);
+            verify_case_name(name, sizeof name, s->g->tcids[o[a]->idx], -1);
             report_case(s->rep, name, ST_PASS, NULL);
         } else {
-            verify_entries(s, v, a, b);
+            verify_entries(s, o, a, b);
         }
-        test_done(s, v[a].idx);
+        test_done(s, o[a]->idx);
         for (size_t i = a; i < b; i++) {
-            json_decref(v[i].got);
-            v[i].got = NULL;
+            json_decref(o[i]->got);
+            o[i]->got = NULL;
         }
     }
+    free(o);
     return rc;
 }
 

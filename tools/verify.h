@@ -32,8 +32,9 @@ typedef struct rentry {
 void verify_case_name(char *buf, size_t n, int64_t tcid, int64_t rank);
 /* Compare every rank of a golden-shaped candidate test, report it, let the golden tree go. */
 void verify_full_test_once(vstate *s, int64_t idx, json_t *cand);
-/* A results file's entries v[0, m) of known tests: sorted, duplicates rejected (exit 2
- * before any of them is reported), then reported one test at a time. */
+/* A results file's entries v[0, m) of known tests, in file order: grouped by test,
+ * duplicates rejected (exit 2 before any of them is reported), then reported one test at
+ * a time. */
 int verify_rentries(vstate *s, rentry *v, size_t m, const char *path, shc_err *e);
 /* Report every golden test no candidate entry answered as missing. */
 void verify_report_missing(vstate *s);
