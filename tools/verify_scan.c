@@ -92,6 +92,8 @@ static bool entry_ok(const shc_scan_result *r, int64_t *rank)
  * are left to the tree path; a false alarm only costs speed). */
 static bool maybe_old_spelling(shc_span v)
 {
+    if (!memchr(v.p, '_', v.n)) /* one pass: the byte both old keys hold, the new ones lack */
+        return false;
     return shc_span_has(v, "\"local_shape\"") || shc_span_has(v, "\"global_offset\"");
 }
 

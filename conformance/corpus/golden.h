@@ -274,6 +274,10 @@ bool shc_bview_split(shc_bview *b, shc_span expected);
  * the view at rank (-1: a test without perRank, whole); then shc_compare_view passes it
  * with no note.  false: not known, compare the trees. */
 bool shc_bview_same(const shc_bview *b, int64_t rank, shc_span values);
+/* Whether the expected object's world is 0 (no perRank arrays, or the first one empty,
+ * as shc_expected_world counts), in *zero, without splitting it; false when the trees
+ * must decide. */
+bool shc_bview_world_zero(shc_span expected, bool *zero);
 void shc_bview_free(shc_bview *b);
 
 /* ---- GpuOnly tolerance (golden_tolerance.c) ----

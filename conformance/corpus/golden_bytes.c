@@ -102,6 +102,37 @@ bool shc_bview_split(shc_bview *b, shc_span expected)
     return b->ok;
 }
 
+bool shc_bview_world_zero(shc_span expected, bool *zero)
+{
+    static const char key_text[] = "\"perRank\"";
+    const char *at = shc_span_find(expected, key_text);
+    *zero = true; /* no perRank: world 0 */
+    if (!at)
+        return expected.p && *expected.p == '{';
+    shc_span rest = {at + 1, (size_t)(expected.p + expected.n - at - 1)};
+    if (shc_span_find(rest, key_text))
+        return false; /* perhaps repeated (jansson keeps the last): the trees decide */
+    shc_jcur c = shc_jcur_of(expected);
+    bool first = true;
+    shc_span key, v;
+    int x;
+    while ((x = shc_jcur_member(&c, &first, &key)) == 1) {
+        if (!shc_span_is(key, "perRank")) {
+            shc_jcur_take(&c, &v);
+            continue;
+        }
+        if (*c.p != '{')
+            return false;
+        bool pfirst = true, afirst = true;
+        int y = shc_jcur_member(&c, &pfirst, &key); /* the first array's length decides */
+        if (y == 1 && *c.p != '[')
+            return false;
+        *zero = y == 0 || shc_jcur_element(&c, &afirst) == 0;
+        return y >= 0;
+    }
+    return false; /* the word was inside a value or an escaped key: the trees decide */
+}
+
 /* The golden span a candidate's key answers at rank (seen: the keys answered so far, bit
  * k for key[k], 32 + k for pkey[k]); NULL span when it is not a field of the view or is
  * repeated. */

@@ -265,11 +265,11 @@ bool shc_span_is(shc_span a, const char *s)
     return a.p && a.n == n && !memcmp(a.p, s, n);
 }
 
-bool shc_span_has(shc_span s, const char *word)
+const char *shc_span_find(shc_span s, const char *word)
 {
     size_t w = strlen(word);
     if (!w || w > s.n)
-        return w == 0;
+        return w ? NULL : s.p;
     /* memchr for a byte JSON text holds rarely ('_' when the word has one; else the byte
      * after the first, which in a quoted key is not the frequent '"'), then memcmp */
     const char *u = strchr(word, '_');
@@ -277,11 +277,13 @@ bool shc_span_has(shc_span s, const char *word)
     const char *p = s.p + j, *end = s.p + s.n - (w - 1 - j);
     while (p < end && (p = memchr(p, word[j], (size_t)(end - p))) != NULL) {
         if (!memcmp(p - j, word, w))
-            return true;
+            return p - j;
         p++;
     }
-    return false;
+    return NULL;
 }
+
+bool shc_span_has(shc_span s, const char *word) { return shc_span_find(s, word) != NULL; }
 
 bool shc_span_int(shc_span s, int64_t *v)
 {

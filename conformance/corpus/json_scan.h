@@ -91,7 +91,8 @@ int shc_scan_candidate(const char *buf, size_t n, shc_scan_doc *doc, shc_scan_fn
 /* Whether a span holds a JSON integer (jansson's json_is_integer) that fits in int64;
  * its value in *v. */
 bool shc_span_int(shc_span s, int64_t *v);
-/* Whether word occurs anywhere in the span's bytes. */
+/* Where word first occurs in the span's bytes (NULL: nowhere), and whether it does. */
+const char *shc_span_find(shc_span s, const char *word);
 bool shc_span_has(shc_span s, const char *word);
 /* Whether a span is exactly the bytes of the C string s. */
 bool shc_span_is(shc_span a, const char *s);

@@ -86,6 +86,31 @@ START_TEST(table_rows)
 }
 END_TEST
 
+START_TEST(world_zero_rows)
+{
+    /* {expected, sure, zero}: sure = 0 leaves it to the trees */
+    static const struct { const char *e; int sure, zero; } w[] = {
+        {"{}", 1, 1},
+        {"{\"a\":1}", 1, 1},
+        {"{\"perRank\":{}}", 1, 1},
+        {"{\"perRank\":{\"n\":[]}}", 1, 1},
+        {"{\"perRank\":{\"n\":[],\"m\":[1]}}", 1, 1}, /* the first array decides */
+        {"{\"a\":[1,{\"b\":2}],\"perRank\":{\"n\":[0]}}", 1, 0},
+        {"{\"perRank\":{\"n\":[0]},\"perRank\":{}}", 0, 0},  /* jansson keeps the last */
+        {"{\"a\":\"\\\"perRank\\\"\"}", 1, 1},         /* escaped in a string: not the key */
+        {"{\"b\":{\"perRank\":{\"n\":[0]}}}", 0, 0},       /* a nested key of that name */
+        {"{\"perRank\":[1]}", 0, 0},
+        {"{\"perRank\":{\"n\":3}}", 0, 0},
+    };
+    for (size_t i = 0; i < sizeof w / sizeof *w; i++) {
+        bool zero = false;
+        bool sure = shc_bview_world_zero(sp(w[i].e), &zero);
+        ck_assert_msg(sure == w[i].sure && (!sure || zero == w[i].zero), "%s: %d %d", w[i].e,
+                      sure, zero);
+    }
+}
+END_TEST
+
 START_TEST(jcur_match_boundaries)
 {
     /* the cursor moves past a match only, and a longer number or literal is no match */
@@ -212,6 +237,9 @@ START_TEST(property_same_is_a_pass)
         json_t *test = json_pack("{s:s, s:O}", "result", "valid", "expected", exp);
         char *etext = json_dumps(exp, JSON_COMPACT | (rnd(2) ? JSON_INDENT(1) : 0));
         ck_assert(shc_bview_split(&b, sp(etext)));
+        bool zero;
+        ck_assert(shc_bview_world_zero(sp(etext), &zero));
+        ck_assert_int_eq(zero, shc_expected_world(exp) == 0);
         for (int64_t rank = world ? 0 : -1; rank < (world ? world : 0); rank++) {
             json_t *view = shc_expected_view(exp, rank);
             for (int form = 0; form < 2; form++) {
@@ -255,6 +283,7 @@ int main(void)
     Suite *s = suite_create("golden_bytes");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, table_rows);
+    tcase_add_test(tc, world_zero_rows);
     tcase_add_test(tc, jcur_match_boundaries);
     tcase_add_test(tc, span_has_finds_words);
     tcase_add_test(tc, property_same_is_a_pass);
