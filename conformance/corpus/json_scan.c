@@ -20,6 +20,14 @@ static bool int_fits(const char *d, size_t n, bool neg)
     return memcmp(d, neg ? "9223372036854775808" : "9223372036854775807", 19) <= 0;
 }
 
+/* The scanner's per-byte helpers are called for every token: inlined where the compiler
+ * allows it (measured: verify of a results file about 4% faster). */
+#if defined(__GNUC__)
+#define SCAN_INLINE static inline __attribute__((always_inline))
+#else
+#define SCAN_INLINE static inline
+#endif
+
 typedef shc_jcur cur; /* json_scan.h: the cursor the walkers below share */
 
 /* Bytes that stand for themselves in a string: printable ASCII but '"' and '\\'.
@@ -46,7 +54,7 @@ static inline void skip_ws(cur *c)
 
 /* c->p at '"'; leaves it past the closing quote.  *plain: no escape inside.  \u
  * escapes (surrogates, \u0000) are left to jansson. */
-static int scan_string(cur *c, bool *plain)
+SCAN_INLINE int scan_string(cur *c, bool *plain)
 {
     const char *p = c->p + 1, *end = c->end;
     bool esc = false;
@@ -77,7 +85,7 @@ static const char *digits(const char *p, const char *end)
 
 /* The JSON number grammar; integers outside int64 and reals whose exponent has more
  * than 2 digits (possible overflow: a jansson error) are left to jansson. */
-static int scan_number(cur *c)
+SCAN_INLINE int scan_number(cur *c)
 {
     const char *p = c->p, *end = c->end;
     if (p < end && *p == '-')
