@@ -279,6 +279,12 @@ static bool answered_whole(vstate *s, int64_t i)
  * and it is passed without a tree on either side.  Else the trees decide. */
 static bool same_in_bytes(vstate *s, rentry *const *v, size_t a, size_t b)
 {
+    int64_t w = v[a]->same_world; /* matched while scanned: every entry, ranks 0..w-1 */
+    bool vouched = w == 0 || (w > 0 && b - a == (size_t)w);
+    for (size_t i = a; vouched && w > 0 && i < b; i++)
+        vouched = v[i]->same_world == w && v[i]->rank == (int64_t)(i - a);
+    if (vouched)
+        return true;
     const shc_gtext *t = s->g->text && !s->pinned ? &s->g->text[v[a]->idx] : NULL;
     if (!t || t->invalid || !shc_bview_split(&s->bv, t->expected))
         return false;
@@ -414,7 +420,7 @@ static int verify_results(vstate *s, json_t *results, const char *path, shc_err 
             json_decref(got);
             continue;
         }
-        v[m++] = (rentry){idx, rank, got, i, {NULL, 0}, {NULL, 0}};
+        v[m++] = (rentry){idx, rank, got, i, {NULL, 0}, {NULL, 0}, -1};
     }
     if (!rc)
         rc = verify_rentries(s, v, m, path, e);

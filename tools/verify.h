@@ -26,6 +26,8 @@ typedef struct rentry {
     json_t *got;
     size_t pos;
     shc_span text, values; /* scanned: the entry, and its "values" when it has no "error" */
+    int64_t same_world;    /* >= 0: values matched the golden view while scanned, in a
+                            * world of this size (vouch_values); -1: not known */
 } rentry;
 
 /* "tcId N" or "tcId N rank R" (rank >= 0). */

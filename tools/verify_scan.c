@@ -40,6 +40,12 @@ typedef struct cscan {
     size_t un, ucap;
     bool has_bad;          /* an entry parse_result refuses: the first one, */
     shc_scan_result bad;   /* where the tree path stops with exit 2 */
+    int64_t last_idx;      /* the golden index last looked up (entry_index) */
+    /* vouching (vouch_values): the golden test split now, and which ones were */
+    bool vouching, split_ok;
+    int64_t split_idx, vouch_world;
+    unsigned char *split_seen;
+    shc_bview bv;
 } cscan;
 
 /* Make room for one more element of *v (n used, *cap allocated); false when memory is short. */
@@ -97,6 +103,52 @@ static bool maybe_old_spelling(shc_span v)
     return shc_span_has(v, "\"local_shape\"") || shc_span_has(v, "\"global_offset\"");
 }
 
+/* The golden index of an entry's tcId (-1: unknown): entries come test by test, so the
+ * last one looked up, or the next, saves a search. */
+static int64_t entry_index(cscan *c, int64_t tcid)
+{
+    int64_t last = c->last_idx, idx;
+    if (last >= 0 && c->g->tcids[last] == tcid)
+        idx = last;
+    else if (last + 1 < c->g->ntests && c->g->tcids[last + 1] == tcid)
+        idx = last + 1;
+    else
+        idx = shc_golden_index(c->g, tcid);
+    if (idx >= 0)
+        c->last_idx = idx;
+    return idx;
+}
+
+/* The vouch hook (shc_scan_values_fn): while the entries come grouped by test, as a
+ * harness writes them, each entry's values are matched against its golden view while
+ * they are scanned, so their bytes are read once and those that match need no separate
+ * validation.  A test met again after another one ends this for the file (matching out
+ * of order would split golden tests over and over); verify_rentries then compares the
+ * remaining entries after the scan, as for any entry not vouched for. */
+static bool vouch_values(void *ctx, const shc_scan_result *r, shc_jcur *cur)
+{
+    cscan *c = ctx;
+    int64_t idx, rank = -1;
+    if (!c->vouching || (idx = entry_index(c, r->tcid)) < 0)
+        return false;
+    if (idx != c->split_idx) {
+        if (c->split_seen[idx])
+            return c->vouching = false;
+        c->split_seen[idx] = 1;
+        c->split_idx = idx;
+        const shc_gtext *t = &c->g->text[idx];
+        c->split_ok = !t->invalid && shc_bview_split(&c->bv, t->expected);
+        shc_map_touched(t->expected.n);
+    }
+    if (!c->split_ok ||
+        (c->bv.world > 0 && !(r->rank.p && shc_span_int(r->rank, &rank) && rank >= 0)))
+        return false; /* no rank (a whole answer) for a per-rank test: the trees word it */
+    if (!shc_bview_match(&c->bv, c->bv.world ? rank : -1, cur))
+        return false;
+    c->vouch_world = c->bv.world;
+    return true;
+}
+
 /* One results entry: kept as bytes, or the first refused one noted.  Entries after it are
  * not looked at: the tree path stops there too (but the scan still validates them all). */
 static int scan_result_entry(void *ctx, const shc_scan_result *r)
@@ -112,14 +164,7 @@ static int scan_result_entry(void *ctx, const shc_scan_result *r)
     }
     if (!r->error.p && maybe_old_spelling(r->values))
         return SHC_SCAN_UNSURE;
-    /* entries come test by test: the previous entry's test, or the next, saves a search */
-    int64_t last = c->rn ? c->rv[c->rn - 1].idx : -1, idx;
-    if (last >= 0 && c->g->tcids[last] == r->tcid)
-        idx = last;
-    else if (last + 1 < c->g->ntests && c->g->tcids[last + 1] == r->tcid)
-        idx = last + 1;
-    else
-        idx = shc_golden_index(c->g, r->tcid);
+    int64_t idx = entry_index(c, r->tcid);
     if (idx < 0) {
         if (!grow((void **)&c->uv, c->un, &c->ucap, sizeof *c->uv))
             return SHC_SCAN_UNSURE;
@@ -127,8 +172,10 @@ static int scan_result_entry(void *ctx, const shc_scan_result *r)
     } else {
         if (!grow((void **)&c->rv, c->rn, &c->rcap, sizeof *c->rv))
             return SHC_SCAN_UNSURE;
+        bool vouched = r->vouched && !r->error.p;
         c->rv[c->rn++] = (rentry){idx, rank, NULL, r->i, r->text,
-                                  r->error.p ? (shc_span){NULL, 0} : r->values};
+                                  r->error.p ? (shc_span){NULL, 0} : r->values,
+                                  vouched ? c->vouch_world : -1};
     }
     shc_map_touched(r->text.n);
     return 0;
@@ -212,10 +259,12 @@ int verify_scanned(const shc_golden *g, const char *path, report *rep, shc_err *
     shc_map m;
     if (verify_trees_only() || shc_map_path(&m, path, NULL))
         return SHC_SCAN_UNSURE;
-    cscan c = {.g = g};
+    cscan c = {.g = g, .last_idx = -1, .split_idx = -1};
+    c.split_seen = g->text ? calloc((size_t)(g->ntests ? g->ntests : 1), 1) : NULL;
+    c.vouching = c.split_seen != NULL;
     shc_scan_doc d;
     int rc = shc_scan_candidate(m.p, m.n, &d, scan_candidate_test, known_test,
-                                scan_result_entry, &c);
+                                scan_result_entry, vouch_values, &c);
     bool shaped = d.test_groups.p && *d.test_groups.p == '[';
     if (rc || d.fields.p || d.family_other || !(shaped || (d.results.p && *d.results.p == '['))) {
         rc = SHC_SCAN_UNSURE;
@@ -236,6 +285,8 @@ int verify_scanned(const shc_golden *g, const char *path, report *rep, shc_err *
     free(c.v);
     free(c.rv);
     free(c.uv);
+    free(c.split_seen);
+    shc_bview_free(&c.bv);
     shc_map_free(&m);
     return rc;
 }

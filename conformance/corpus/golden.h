@@ -274,6 +274,9 @@ bool shc_bview_split(shc_bview *b, shc_span expected);
  * the view at rank (-1: a test without perRank, whole); then shc_compare_view passes it
  * with no note.  false: not known, compare the trees. */
 bool shc_bview_same(const shc_bview *b, int64_t rank, shc_span values);
+/* The same for the object at a cursor (bytes not validated yet: a match vouches for
+ * them, see shc_scan_values_fn); on a match the cursor is moved past it, else left. */
+bool shc_bview_match(const shc_bview *b, int64_t rank, shc_jcur *c);
 /* Whether the expected object's world is 0 (no perRank arrays, or the first one empty,
  * as shc_expected_world counts), in *zero, without splitting it; false when the trees
  * must decide. */

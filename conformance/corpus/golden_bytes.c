@@ -147,24 +147,35 @@ static shc_span want_of(const shc_bview *b, int64_t rank, shc_span key, uint64_t
     return bit == k ? b->val[k] : b->elem[(size_t)rank * SHC_BVIEW_MAX_KEYS + (size_t)k];
 }
 
-bool shc_bview_same(const shc_bview *b, int64_t rank, shc_span values)
+bool shc_bview_match(const shc_bview *b, int64_t rank, shc_jcur *c)
 {
-    if (!b->ok || (rank < 0 ? b->has_per_rank : rank >= b->world) || !values.p ||
-        *values.p != '{')
+    if (!b->ok || (rank < 0 ? b->has_per_rank : rank >= b->world) || c->p >= c->end ||
+        *c->p != '{')
         return false;
     uint64_t seen = 0, all = ((uint64_t)1 << b->ncommon) - 1;
     if (rank >= 0)
         all |= (((uint64_t)1 << b->nper) - 1) << SHC_BVIEW_MAX_KEYS;
-    shc_jcur c = shc_jcur_of(values);
+    shc_jcur k = *c;
     bool first = true;
     shc_span key;
     int x;
-    while ((x = shc_jcur_member(&c, &first, &key)) == 1) {
+    while ((x = shc_jcur_member(&k, &first, &key)) == 1) {
         shc_span want = want_of(b, rank, key, &seen);
-        if (!want.p || !shc_jcur_match(&c, want))
+        if (!want.p || !shc_jcur_match(&k, want))
             return false; /* not a field of the view, repeated or other: the trees word it */
     }
-    return x == 0 && seen == all;
+    if (x != 0 || seen != all)
+        return false;
+    *c = k;
+    return true;
+}
+
+bool shc_bview_same(const shc_bview *b, int64_t rank, shc_span values)
+{
+    if (!values.p)
+        return false;
+    shc_jcur c = shc_jcur_of(values);
+    return shc_bview_match(b, rank, &c) && c.p == c.end;
 }
 
 void shc_bview_free(shc_bview *b)

@@ -450,8 +450,10 @@ static int walk_groups(cur *c, shc_scan_doc *doc, shc_scan_fn fn, shc_scan_known
     return r;
 }
 
-/* One results entry: its tcId, rank, values and error members as spans. */
-static int walk_result(cur *c, shc_scan_result *r)
+/* One results entry: its tcId, rank, values and error members as spans.  Its "values",
+ * when tcId came first, is offered to vouch (see shc_scan_values_fn); a rank read after
+ * the values voids the voucher, which could not have known it. */
+static int walk_result(cur *c, shc_scan_result *r, shc_scan_values_fn vouch, void *ctx)
 {
     static const char *const names[] = {"tcId", "rank", "values", "error", NULL};
     r->text.p = c->p;
@@ -466,25 +468,33 @@ static int walk_result(cur *c, shc_scan_result *r)
         shc_span *slots[] = {NULL, &r->rank, &r->values, &r->error};
         while ((x = obj_next(c, &first, &key, &plain)) == 1) {
             int slot = key_slot(key, plain, names, &seen);
+            const char *v0 = c->p;
+            if (slot == 2 && vouch && r->has_tcid && *v0 == '{' && vouch(ctx, r, c)) {
+                r->values = (shc_span){v0, (size_t)(c->p - v0)};
+                r->vouched = true;
+                continue;
+            }
             if (slot == -2 || scan_capture(c, &val, NULL, NULL))
                 return SHC_SCAN_UNSURE;
             if (slot == 0)
                 r->has_tcid = shc_span_int(val, &r->tcid);
             else if (slot > 0)
                 *slots[slot] = val;
+            if (slot == 1)
+                r->vouched = false;
         }
     }
     r->text.n = (size_t)(c->p - r->text.p);
     return x;
 }
 
-static int walk_results(cur *c, shc_scan_result_fn rfn, void *ctx)
+static int walk_results(cur *c, shc_scan_result_fn rfn, shc_scan_values_fn vouch, void *ctx)
 {
     bool first = true;
     int r;
     for (size_t i = 0; (r = arr_next(c, &first)) == 1; i++) {
         shc_scan_result e = {.i = i};
-        if (walk_result(c, &e))
+        if (walk_result(c, &e, vouch, ctx))
             return SHC_SCAN_UNSURE;
         int rc = rfn(ctx, &e);
         if (rc)
@@ -496,11 +506,12 @@ static int walk_results(cur *c, shc_scan_result_fn rfn, void *ctx)
 int shc_scan_golden_shaped(const char *buf, size_t n, shc_scan_doc *doc, shc_scan_fn fn,
                            shc_scan_known_fn known, void *ctx)
 {
-    return shc_scan_candidate(buf, n, doc, fn, known, NULL, ctx);
+    return shc_scan_candidate(buf, n, doc, fn, known, NULL, NULL, ctx);
 }
 
 int shc_scan_candidate(const char *buf, size_t n, shc_scan_doc *doc, shc_scan_fn fn,
-                       shc_scan_known_fn known, shc_scan_result_fn rfn, void *ctx)
+                       shc_scan_known_fn known, shc_scan_result_fn rfn,
+                       shc_scan_values_fn vouch, void *ctx)
 {
     static const char *const names[] = {"family", "schema", "notes", "numberOfTests", "fields",
                                         "results", "testGroups", NULL};
@@ -528,7 +539,7 @@ int shc_scan_candidate(const char *buf, size_t n, shc_scan_doc *doc, shc_scan_fn
             doc->test_groups = (shc_span){v, (size_t)(c.p - v)};
         } else if (slot == 5 && rfn && *c.p == '[') {
             const char *v = c.p;
-            int rc = walk_results(&c, rfn, ctx);
+            int rc = walk_results(&c, rfn, vouch, ctx);
             if (rc)
                 return rc;
             doc->results = (shc_span){v, (size_t)(c.p - v)};

@@ -63,10 +63,21 @@ typedef struct shc_scan_result {
     int64_t tcid;
     shc_span rank, values, error; /* those members' values */
     shc_span text;        /* the whole entry */
+    bool vouched;         /* "values" was matched by the vouch hook (shc_scan_values_fn) */
 } shc_scan_result;
 
 /* Called for every results entry in document order (nonzero: stop, as shc_scan_fn). */
 typedef int (*shc_scan_result_fn)(void *ctx, const shc_scan_result *r);
+
+/* Optional, results files: called at an entry's "values" object when the entry's integer
+ * "tcId" came before it (r holds what was read so far: tcid, and rank if it came first),
+ * with the cursor at the '{'.  Return true after moving the cursor past the object when
+ * its bytes matched, token for token, bytes known valid (shc_jcur_match): same tokens as
+ * valid JSON are valid JSON that jansson reads the same, so the scanner takes the object
+ * as validated and sets r->vouched.  Return false with the cursor where it was to have it
+ * validated as usual.  A "rank" member after "values" clears r->vouched. */
+typedef struct shc_jcur shc_jcur;
+typedef bool (*shc_scan_values_fn)(void *ctx, const shc_scan_result *r, shc_jcur *c);
 
 /* Optional: the text of a test already known valid (a golden test) for a tcId, or a
  * NULL span.  A test whose first member is that tcId and whose bytes repeat the known
@@ -86,7 +97,8 @@ int shc_scan_golden_shaped(const char *buf, size_t n, shc_scan_doc *doc, shc_sca
 /* shc_scan_golden_shaped that also hands every entry of a top-level "results" array (a
  * results file, cmd_verify.c) to rfn. */
 int shc_scan_candidate(const char *buf, size_t n, shc_scan_doc *doc, shc_scan_fn fn,
-                       shc_scan_known_fn known, shc_scan_result_fn rfn, void *ctx);
+                       shc_scan_known_fn known, shc_scan_result_fn rfn,
+                       shc_scan_values_fn vouch, void *ctx);
 
 /* Whether a span holds a JSON integer (jansson's json_is_integer) that fits in int64;
  * its value in *v. */
@@ -104,7 +116,7 @@ bool shc_span_each_string(shc_span arr, bool (*fn)(void *ctx, shc_span s), void 
  * A cursor for walks that look more than one level down (golden_bytes.c) without
  * validating again: it only finds where values end.  Given bytes that did not scan, it
  * gives wrong spans, but never reads outside [p, end). */
-typedef struct shc_jcur { const char *p, *end; int depth; } shc_jcur;
+struct shc_jcur { const char *p, *end; int depth; };
 static inline shc_jcur shc_jcur_of(shc_span s) { return (shc_jcur){s.p, s.p + s.n, 0}; }
 /* At an object's '{' (*first true, set false) or after a member's value: 1 with the
  * member's raw key in *key and the cursor at its value, 0 past the '}', SHC_SCAN_UNSURE

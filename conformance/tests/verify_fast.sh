@@ -133,6 +133,11 @@ R("r-rank-extra", lambda r: r.insert(multi + 1, dict(r[multi], rank=999)))
 R("r-unknown", lambda r: r.insert(7, {"tcId": 99999999, "rank": 0, "values": {}}))
 R("r-unknown-then-bad", lambda r: (r.insert(2, {"tcId": 99999998, "values": {}}), r.insert(9, {"tcId": 99999999, "rank": 3, "values": {}}), r.__setitem__(multi + 4, {"tcId": 5})))
 R("r-bad-then-dup", lambda r: (r.__setitem__(3, {"rank": 1}), r.append(dict(r[multi]))))
+# entries not grouped by test (matching while scanning stops at the first test met again),
+# and a rank after the values (the match made before it was known is void)
+R("r-rank-major", lambda r: r.sort(key=lambda x: (x.get("rank", -1), x["tcId"] if isinstance(x, dict) and "tcId" in x else 0)))
+W("r-rank-after-values", raw=json.dumps({"family": fam, "results": [({"tcId": x["tcId"], "values": x["values"], "rank": x["rank"]} if "rank" in x and i % 3 == 0 else x) for i, x in enumerate(res)]}, separators=(",", ":")))
+W("r-rank-after-wrong", raw=json.dumps({"family": fam, "results": [({"tcId": x["tcId"], "values": x["values"], "rank": (x["rank"] + 1) % 2} if x.get("rank") in (0, 1) and i % 3 == 0 else x) for i, x in enumerate(res)]}, separators=(",", ":")))
 # values the byte comparison (golden_bytes.c) must not call the same: the trees word them
 R("r-extra-field", lambda r: r[multi]["values"].update(extra=1))
 R("r-missing-field", lambda r: r[multi]["values"].pop(next(iter(r[multi]["values"]))))
