@@ -183,17 +183,24 @@ static int parse_result(const json_t *r, size_t i, const char *path, int64_t *tc
 {
     json_t *id = json_object_get(r, "tcId"), *rk = json_object_get(r, "rank");
     json_t *vals = json_object_get(r, "values"), *err = json_object_get(r, "error");
+    json_t *ns = json_object_get(r, "notSupported");
     if (!json_is_object(r) || !json_is_integer(id))
         return shc_fail(e, SHC_EFORMAT, "%s: results[%zu]: needs an integer \"tcId\"", path, i);
     if (rk && (!json_is_integer(rk) || json_integer_value(rk) < 0))
         return shc_fail(e, SHC_EFORMAT, "%s: results[%zu] (tcId %lld): \"rank\" must be a "
                         "non-negative integer", path, i, (long long)json_integer_value(id));
-    if (!err && !json_is_object(vals))
+    if (ns && (!json_is_string(ns) || vals || err))
+        return shc_fail(e, SHC_EFORMAT, "%s: results[%zu] (tcId %lld): \"notSupported\" takes "
+                        "the reason as a string, on an entry without \"values\" or \"error\"",
+                        path, i, (long long)json_integer_value(id));
+    if (!ns && !err && !json_is_object(vals))
         return shc_fail(e, SHC_EFORMAT, "%s: results[%zu] (tcId %lld): needs a \"values\" object "
                         "or an \"error\"", path, i, (long long)json_integer_value(id));
     *tcid = json_integer_value(id);
-    *rank = rk ? json_integer_value(rk) : -1;
-    *got = err ? json_pack("{s:O}", "error", err) : old_spelling(json_incref(vals), path, i);
+    *rank = rk && !ns ? json_integer_value(rk) : -1; /* notSupported: the whole test */
+    *got = ns    ? json_pack("{s:O}", "notSupported", ns)
+           : err ? json_pack("{s:O}", "error", err)
+                 : old_spelling(json_incref(vals), path, i);
     return SHC_OK;
 }
 
@@ -217,9 +224,17 @@ static json_t *entry_got(vstate *s, rentry *r)
     return r->got;
 }
 
-/* Report one test from its sorted results entries [a, b). */
+/* Report one test from its sorted results entries [a, b).  A notSupported entry answers
+ * the whole test (reject_duplicates let no other one stand beside it). */
 static void verify_entries(vstate *s, rentry *const *v, size_t a, size_t b)
 {
+    const char *ns = json_string_value(json_object_get(entry_got(s, v[a]), "notSupported"));
+    if (ns) {
+        char nm[64];
+        verify_case_name(nm, sizeof nm, s->g->tcids[v[a]->idx], -1);
+        report_case(s->rep, nm, ST_NOTSUPPORTED, *ns ? ns : "not supported by the candidate");
+        return;
+    }
     json_t *gold = shc_golden_test(s->g, v[a]->idx);
     int64_t tcid = json_integer_value(json_object_get(gold, "tcId"));
     int64_t world = shc_expected_world(json_object_get(gold, "expected"));

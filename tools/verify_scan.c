@@ -155,6 +155,8 @@ static int scan_result_entry(void *ctx, const shc_scan_result *r)
 {
     cscan *c = ctx;
     int64_t rank;
+    if (r->not_supported.p)
+        return SHC_SCAN_UNSURE; /* a case the candidate does not do: rare, the trees report it */
     if (c->has_bad)
         return 0;
     if (!entry_ok(r, &rank)) {

@@ -455,7 +455,7 @@ static int walk_groups(cur *c, shc_scan_doc *doc, shc_scan_fn fn, shc_scan_known
  * the values voids the voucher, which could not have known it. */
 static int walk_result(cur *c, shc_scan_result *r, shc_scan_values_fn vouch, void *ctx)
 {
-    static const char *const names[] = {"tcId", "rank", "values", "error", NULL};
+    static const char *const names[] = {"tcId", "rank", "values", "error", "notSupported", NULL};
     r->text.p = c->p;
     r->is_object = *c->p == '{';
     bool first = true, plain;
@@ -465,7 +465,7 @@ static int walk_result(cur *c, shc_scan_result *r, shc_scan_values_fn vouch, voi
     if (!r->is_object) {
         x = scan_value(c);
     } else {
-        shc_span *slots[] = {NULL, &r->rank, &r->values, &r->error};
+        shc_span *slots[] = {NULL, &r->rank, &r->values, &r->error, &r->not_supported};
         while ((x = obj_next(c, &first, &key, &plain)) == 1) {
             int slot = key_slot(key, plain, names, &seen);
             const char *v0 = c->p;

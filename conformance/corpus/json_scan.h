@@ -7,7 +7,8 @@
  * The scanner walks the bytes once, checks the JSON grammar, and hands each test of
  * {"testGroups":[{"tests":[{...}]}]} to a callback as spans of the buffer (tcId,
  * result, expected), so a test is parsed with jansson only when it must be; likewise
- * each entry of a results file's {"results":[{"tcId":..,"rank":..,"values":{..}}]}.
+ * each entry of a results file's {"results":[{"tcId":..,"rank":..,"values":{..}}]}
+ * ("error" or "notSupported" in place of "values").
  *
  * It is deliberately stricter than jansson, never looser: anything it is not sure
  * jansson accepts with the same meaning (non-ASCII bytes, \u escapes, numbers
@@ -61,7 +62,7 @@ typedef struct shc_scan_result {
     bool is_object;       /* false: the entry is not an object (only text is set) */
     bool has_tcid;        /* "tcId" is an integer (json_is_integer) */
     int64_t tcid;
-    shc_span rank, values, error; /* those members' values */
+    shc_span rank, values, error, not_supported; /* those members' values */
     shc_span text;        /* the whole entry */
     bool vouched;         /* "values" was matched by the vouch hook (shc_scan_values_fn) */
 } shc_scan_result;

@@ -40,7 +40,19 @@ json.dump({"family": "shard-layout", "results": [{"rank": 0, "values": {}}]}, op
 json.dump({"family": "shard-layout", "results": [{"tcId": 1, "rank": -3, "values": {}}]}, open(os.path.join(out, "negrank.json"), "w"))
 json.dump({"family": "group-ranks", "results": []}, open(os.path.join(out, "wrongfam.json"), "w"))
 json.dump({"family": "shard-layout"}, open(os.path.join(out, "neither.json"), "w"))
+# notSupported: the first per-rank test's entries replaced by one notSupported entry
+ns_tc = next(x["tcId"] for x in res if x.get("rank") == 1)
+ns = [x for x in res if x["tcId"] != ns_tc] + [{"tcId": ns_tc, "notSupported": "no strided shards yet"}]
+json.dump({"family": "shard-layout", "results": ns}, open(os.path.join(out, "ns.json"), "w"))
+json.dump({"family": "shard-layout", "results": res + [{"tcId": ns_tc, "notSupported": "no"}]},
+          open(os.path.join(out, "ns-dup.json"), "w"))
+json.dump({"family": "shard-layout", "results": [{"tcId": ns_tc, "notSupported": 1}]},
+          open(os.path.join(out, "ns-int.json"), "w"))
+json.dump({"family": "shard-layout", "results": [{"tcId": ns_tc, "notSupported": "x", "values": {}}]},
+          open(os.path.join(out, "ns-values.json"), "w"))
+open(os.path.join(out, "ns_tc"), "w").write(str(ns_tc))
 PYEOF
+read ns_tc <"$tmp/ns_tc"
 read tc field <"$tmp/victim"
 expect_exit "a results file equal to golden passes" 0 "^[0-9]+ passed, 0 failed" V --candidate "$tmp/good.json"
 expect_exit "the old spelling (local_shape, global_offset) still passes" 0 "^[0-9]+ passed, 0 failed" \
@@ -59,6 +71,15 @@ expect_exit "an entry without tcId is bad input" 2 "results\[0\]: needs an integ
 expect_exit "a negative rank is bad input" 2 "results\[0\] \(tcId 1\): \"rank\" must be a non-negative integer" V --candidate "$tmp/negrank.json"
 expect_exit "a candidate of another family is bad input" 2 "family \"group-ranks\", verifying \"shard-layout\"" V --candidate "$tmp/wrongfam.json"
 expect_exit "a candidate with neither form is bad input" 2 "neither \"testGroups\"" V --candidate "$tmp/neither.json"
+expect_exit "a notSupported entry is that case NotSupported with its reason, not Fail" 0 \
+  "^ok [0-9]+ - tcId $ns_tc # SKIP NotSupported: no strided shards yet" V --tap --candidate "$tmp/ns.json"
+expect_exit "... counted apart from the passes" 0 "passed, 0 failed, 1 skipped" V --candidate "$tmp/ns.json"
+expect_exit "notSupported beside per-rank answers is bad input" 2 \
+  "tcId $ns_tc is answered twice \(once for the whole test, once per rank\)" V --candidate "$tmp/ns-dup.json"
+expect_exit "notSupported that is not a string is bad input" 2 \
+  "results\[0\] \(tcId $ns_tc\): \"notSupported\" takes the reason as a string" V --candidate "$tmp/ns-int.json"
+expect_exit "notSupported with values is bad input" 2 \
+  "\"notSupported\" takes the reason as a string, on an entry without" V --candidate "$tmp/ns-values.json"
 head -c 100 "$tmp/good.json" >"$tmp/trunc.json"
 expect_exit "a truncated candidate is bad input with line and column" 2 "trunc.json: line 1 column [0-9]+" V --candidate "$tmp/trunc.json"
 expect_exit "a missing candidate file is bad input" 2 "nonexistent.json" V --candidate "$tmp/nonexistent.json"

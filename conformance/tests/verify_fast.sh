@@ -138,6 +138,9 @@ R("r-bad-then-dup", lambda r: (r.__setitem__(3, {"rank": 1}), r.append(dict(r[mu
 R("r-rank-major", lambda r: r.sort(key=lambda x: (x.get("rank", -1), x["tcId"] if isinstance(x, dict) and "tcId" in x else 0)))
 W("r-rank-after-values", raw=json.dumps({"family": fam, "results": [({"tcId": x["tcId"], "values": x["values"], "rank": x["rank"]} if "rank" in x and i % 3 == 0 else x) for i, x in enumerate(res)]}, separators=(",", ":")))
 W("r-rank-after-wrong", raw=json.dumps({"family": fam, "results": [({"tcId": x["tcId"], "values": x["values"], "rank": (x["rank"] + 1) % 2} if x.get("rank") in (0, 1) and i % 3 == 0 else x) for i, x in enumerate(res)]}, separators=(",", ":")))
+# a case the candidate does not do (notSupported), alone and beside its answers
+R("r-not-supported", lambda r: r.__setitem__(slice(None), [x for x in r if x.get("tcId") != r[multi]["tcId"]] + [{"tcId": r[multi]["tcId"], "notSupported": "not yet"}]))
+R("r-not-supported-dup", lambda r: r.append({"tcId": r[multi]["tcId"], "notSupported": ""}))
 # values the byte comparison (golden_bytes.c) must not call the same: the trees word them
 R("r-extra-field", lambda r: r[multi]["values"].update(extra=1))
 R("r-missing-field", lambda r: r[multi]["values"].pop(next(iter(r[multi]["values"]))))

@@ -595,6 +595,8 @@ def check_test(family, compute, group, test, result, fields=None):
         result.skipped += 1
         reason = str(e) or type(e).__name__
         result.skip_reasons[reason] = result.skip_reasons.get(reason, 0) + 1
+        if result.entries is not None:  # verify reports it NotSupported, not missing
+            result.entries.append({"tcId": tcid, "notSupported": reason})
         return
     except Exception as e:  # noqa: BLE001 — any rejection counts as "raised"
         got, err = None, e

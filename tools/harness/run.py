@@ -200,10 +200,9 @@ def write_results(args, res, adapter):
         print("run.py: --results %s: cannot write: %s" % (path, e.strerror or e), file=sys.stderr)
         return 2
     if res.skipped:
-        # the results form has no per-case NotSupported: verify reports these as missing
-        print("run.py: %s: %d cases the adapter skipped (NotImplementedError) are not in %s; "
-              "verify and certify count them as missing (Fail) — a port that leaves fields out "
-              "declares FIELDS instead" % (res.family, res.skipped, path), file=sys.stderr)
+        print("run.py: %s: %d cases the adapter skipped (NotImplementedError) are written as "
+              "{\"tcId\", \"notSupported\": reason}: verify and certify report them NotSupported"
+              % (res.family, res.skipped), file=sys.stderr)
     if not args.json:
         print("# %s: results written to %s (%d entries): shardcheck certify --out PKG "
               "--candidate %s" % (res.family, path, len(res.entries), path))

@@ -4,12 +4,14 @@ becomes a submission package without a hand-written adapter of its own.
 
 On the toy family: one entry per rank with the adapter's values (an int where golden
 holds a decimal string written as that string, fields golden does not have left out),
-an error entry for a rejected input, no entry for a skipped case, FIELDS as "fields";
+an error entry for a rejected input, a notSupported entry (the adapter's reason) for a
+skipped case, FIELDS as "fields";
 bad usage (a sampled run, an unwritable directory) is exit 2 before anything runs.
 With a built shardcheck ($SHARDCHECK or _build/tools/shardcheck): the worked partial
 port's results over a golden corpus cut to the cases it ports verify with the
-harness's own counts, and certify turns them into a conformant package; one value
-changed in the file makes it nonconformant.
+harness's own counts, and certify turns them into a conformant package (a test left
+notSupported is listed with its reason); one value changed in the file makes it
+nonconformant.
 """
 
 import hashlib
@@ -41,9 +43,9 @@ def test_toy_results_file(toy_golden, tmp_path):
                               "--results", out)
     assert rc == 0, err
     path = os.path.join(out, "toy.json")
-    assert "# toy: results written to %s (7 entries)" % path in stdout
-    # the skipped case is named: verify would count it missing
-    assert "1 cases the adapter skipped (NotImplementedError) are not in" in err
+    assert "# toy: results written to %s (8 entries)" % path in stdout
+    # the skipped case is written as notSupported, with the adapter's reason
+    assert "1 cases the adapter skipped (NotImplementedError) are written as" in err
     doc = json.load(open(path))
     assert doc["family"] == "toy" and "fields" not in doc
     by = {(e["tcId"], e.get("rank")): e for e in doc["results"]}
@@ -53,7 +55,7 @@ def test_toy_results_file(toy_golden, tmp_path):
     assert by[(2, None)] == {"tcId": 2, "error": "ValueError: negative value"}
     assert by[(3, 0)]["values"] == {"total": "5", "scaled": 10}   # an alternative's answer
     assert [k for k in by if k[0] == 4] == [(4, 0), (4, 1)]
-    assert not [k for k in by if k[0] == 5]                      # skipped: no entry
+    assert by[(5, None)] == {"tcId": 5, "notSupported": "toy adapter does not do this"}
 
 
 def test_entries_leave_out_what_golden_does_not_ask_and_keep_wrong_values():
@@ -165,8 +167,22 @@ def test_harness_results_make_a_certify_package(tmp_path):
     assert c.returncode == 0, c.stdout[-2000:] + c.stderr[-2000:]
     st = open(os.path.join(pkg, "statement.txt")).read()
     assert "verdict: CONFORMANT" in st and "field local_numel not computed by the candidate" in st
-    # one value changed in the results file: the package says nonconformant
+    # one test the port does not do, written as the harness writes a skipped case: certify
+    # lists it NotSupported with its reason, and the verdict holds
     doc = json.load(open(cand))
+    drop = doc["results"][0]["tcId"]
+    ns = dict(doc, results=[e for e in doc["results"] if e["tcId"] != drop] +
+              [{"tcId": drop, "notSupported": "no multi-dim meshes yet"}])
+    nsf = str(tmp_path / "ns" / "rng-offsets.json")
+    os.makedirs(os.path.dirname(nsf))
+    json.dump(ns, open(nsf, "w"))
+    c = subprocess.run([exe, "certify", "--golden", golden, "--out", str(tmp_path / "nspkg"),
+                        "--candidate", nsf], capture_output=True, text=True)
+    assert c.returncode == 0, c.stdout[-2000:] + c.stderr[-2000:]
+    st = open(os.path.join(str(tmp_path / "nspkg"), "statement.txt")).read()
+    assert "verdict: CONFORMANT" in st and "1 cases NotSupported" in st, st[-2000:]
+    assert "no multi-dim meshes yet" in st
+    # one value changed in the results file: the package says nonconformant
     entry = next(e for e in doc["results"] if "values" in e and "start_incr" in e["values"])
     entry["values"]["start_incr"] = str(int(entry["values"]["start_incr"]) + 1)
     json.dump(doc, open(cand, "w"))
