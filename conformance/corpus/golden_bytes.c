@@ -7,12 +7,15 @@
  * file's own bytes, so this compares spans: the golden expected object is split once per
  * test into its rank-independent members and each perRank array's elements, and an
  * entry's "values" members are looked up there and compared token for token
- * (shc_span_same_tokens).  Equal tokens are equal JSON, so a "same" answer is exactly
+ * (shc_jcur_match), while the candidate is scanned (shc_bview_match through the
+ * scanner's vouch hook) or after it (shc_bview_same).  Equal tokens are equal JSON, so a
+ * "same" answer is exactly
  * what shc_compare_view would pass, with no note (an exact match is within any GpuOnly
  * tolerance, and its digest is equal).  Anything else, a difference included, is
  * "unsure": the caller falls back to the trees, which word the failure.  So this can
  * only make verify faster, never change what it says; verify_fast.sh holds it to that
- * by running every candidate both ways and comparing the output bytes.
+ * by running every candidate both ways and comparing the output bytes, and
+ * check_golden_bytes holds "same" to shc_compare_view's pass on random views.
  */
 #include "config.h"
 #include <stdlib.h>

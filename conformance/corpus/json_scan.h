@@ -15,6 +15,9 @@
  * jansson might call too big, deep nesting, a repeated key the walk relies on)
  * makes it give up with SHC_SCAN_UNSURE, and the caller parses the file with jansson
  * as before, which gives the exact error message (file, line, column) or the tree.
+ * The one object it does not validate itself is a results entry's "values" that the
+ * caller's vouch hook matched token for token against bytes already valid
+ * (shc_scan_values_fn): the same tokens are then valid too.
  * Tested by verify_fast.sh (every candidate form compared with the jansson path) and
  * the candidate fuzzer.
  */
