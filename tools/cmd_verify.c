@@ -291,28 +291,29 @@ static bool answered_whole(vstate *s, int64_t i)
 
 /* Whether every entry of test [a, b) holds, in bytes, the golden view it answers (the
  * scanned path, golden_bytes.c): then verify_entries would pass the test with no note,
- * and it is passed without a tree on either side.  Else the trees decide. */
+ * and it is passed without a tree on either side.  Else the trees decide.  An entry
+ * matched while scanned (same_world, vouch_values) is not compared again; the golden
+ * bytes are split only for one that was not. */
 static bool same_in_bytes(vstate *s, rentry *const *v, size_t a, size_t b)
 {
-    int64_t w = v[a]->same_world; /* matched while scanned: every entry, ranks 0..w-1 */
-    bool vouched = w == 0 || (w > 0 && b - a == (size_t)w);
-    for (size_t i = a; vouched && w > 0 && i < b; i++)
-        vouched = v[i]->same_world == w && v[i]->rank == (int64_t)(i - a);
-    if (vouched)
-        return true;
-    const shc_gtext *t = s->g->text && !s->pinned ? &s->g->text[v[a]->idx] : NULL;
-    if (!t || t->invalid || !shc_bview_split(&s->bv, t->expected))
+    bool split = false;
+    int64_t idx = v[a]->idx, world = v[a]->same_world;
+    if (s->pinned || (world < 0 && !(split = shc_bview_split_test(&s->bv, s->g, idx))))
         return false;
-    shc_map_touched(t->expected.n); /* the mapped bytes read, for json_map.c's window */
-    if (s->bv.world == 0) { /* whole: one entry (reject_duplicates), any rank */
-        shc_map_touched(v[a]->values.n);
-        return shc_bview_same(&s->bv, -1, v[a]->values);
-    }
-    if (b - a != (size_t)s->bv.world)
+    if (world < 0)
+        world = s->bv.world;
+    if (b - a != (world ? (size_t)world : 1)) /* world 0: one entry (reject_duplicates) */
         return false;
     for (size_t i = a; i < b; i++) {
+        int64_t rank = world ? (int64_t)(i - a) : -1; /* world 0: the whole view, any rank */
+        if (world && v[i]->rank != rank)
+            return false;
+        if (v[i]->same_world == world)
+            continue;
+        if (!split && !(split = shc_bview_split_test(&s->bv, s->g, idx)))
+            return false;
         shc_map_touched(v[i]->values.n);
-        if (v[i]->rank != (int64_t)(i - a) || !shc_bview_same(&s->bv, v[i]->rank, v[i]->values))
+        if (!shc_bview_same(&s->bv, rank, v[i]->values))
             return false;
     }
     return true;

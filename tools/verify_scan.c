@@ -136,9 +136,7 @@ static bool vouch_values(void *ctx, const shc_scan_result *r, shc_jcur *cur)
             return c->vouching = false;
         c->split_seen[idx] = 1;
         c->split_idx = idx;
-        const shc_gtext *t = &c->g->text[idx];
-        c->split_ok = !t->invalid && shc_bview_split(&c->bv, t->expected);
-        shc_map_touched(t->expected.n);
+        c->split_ok = shc_bview_split_test(&c->bv, c->g, idx);
     }
     if (!c->split_ok ||
         (c->bv.world > 0 && !(r->rank.p && shc_span_int(r->rank, &rank) && rank >= 0)))

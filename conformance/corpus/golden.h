@@ -270,6 +270,9 @@ typedef struct shc_bview {
  * test is left to the trees (alternatives, repeated or escaped keys, ragged perRank,
  * too many fields, no memory). */
 bool shc_bview_split(shc_bview *b, shc_span expected);
+/* shc_bview_split of golden test i's bytes (the index loader's; the bytes read are counted
+ * for json_map.c's window); false, too, when g holds no bytes or the test is invalid. */
+bool shc_bview_split_test(shc_bview *b, const shc_golden *g, int64_t i);
 /* Whether a candidate's "values" object (validated bytes) is, for sure, JSON-equal to
  * the view at rank (-1: a test without perRank, whole); then shc_compare_view passes it
  * with no note.  false: not known, compare the trees. */

@@ -105,6 +105,15 @@ bool shc_bview_split(shc_bview *b, shc_span expected)
     return b->ok;
 }
 
+bool shc_bview_split_test(shc_bview *b, const shc_golden *g, int64_t i)
+{
+    const shc_gtext *t = g->text ? &g->text[i] : NULL;
+    if (!t || t->invalid)
+        return b->ok = false;
+    shc_map_touched(t->expected.n); /* the mapped bytes read, for json_map.c's window */
+    return shc_bview_split(b, t->expected);
+}
+
 bool shc_bview_world_zero(shc_span expected, bool *zero)
 {
     static const char key_text[] = "\"perRank\"";
