@@ -90,9 +90,10 @@ double shc_cuda_rcp64h_shift(double d, int shift)
     /* round to 23 fraction bits (nearest, ties to even), then keep the high word */
     uint64_t rounded = (b + 0x0fffffffull + ((b >> 29) & 1)) & ~0x1fffffffull;
     uint32_t hi = (uint32_t)(rounded >> 32), in = (uint32_t)(dbits(d) >> 32);
-    for (size_t i = 0; i < sizeof EXC / sizeof EXC[0]; i++)
-        if (EXC[i].in_hi == in)
-            hi = EXC[i].out_hi;
+    if (hi != (uint32_t)(b >> 32)) /* rounded up: the recorded exceptions are all such */
+        for (size_t i = 0; i < sizeof EXC / sizeof EXC[0]; i++)
+            if (EXC[i].in_hi == in)
+                hi = EXC[i].out_hi;
     return bitsd((uint64_t)(hi + (uint32_t)shift) << 32);
 }
 
