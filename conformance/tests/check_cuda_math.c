@@ -211,6 +211,18 @@ START_TEST(sfu_intrinsics)
     float s, c;
     shc_cuda_fast_sincosf(0.0f, &s, &c);
     ck_assert(fabsf(s) < 0x1p-21f && c == 1.0f);
+    /* __tanf (sm_90 SASS): the modelled MUFU.SIN over MUFU.COS of the same FMUL.RZ
+     * argument, not glibc's tanf: close to it (the unit's absolute error, divided by
+     * cos), different in many last bits */
+    long differ = 0;
+    for (int i = -1000; i <= 1000; i++) {
+        float a = (float)i * 0.0015f, tt = shc_sfu_sincos_arg(a);
+        float got = shc_cuda_fast_tanf(a), want = tanf(a);
+        ck_assert(got == (1.0f / shc_sfu_cos(tt)) * shc_sfu_sin(tt));
+        ck_assert(fabsf(got - want) <= 1e-5f * fmaxf(1.0f, fabsf(want)) / fabsf(cosf(a)));
+        differ += got != want;
+    }
+    ck_assert_int_gt(differ, 100);
 }
 END_TEST
 

@@ -4,26 +4,27 @@
  * The unit reads the high word of d (sign, exponent, 20 fraction bits) and
  * writes the high word of an approximate reciprocal; the low word is zero.
  * libdevice's log seeds one Newton step with it, and the step does not wash
- * out the last bit of the seed: log's result follows the seed in about 2 of
- * 10^5 cuRAND-domain inputs for a one-unit change (docs/cuda-math.md).
+ * out the last bit of the seed: a seed one unit (2^-20) off changes log's
+ * result for about 2 in 10^5 cuRAND-domain inputs (docs/cuda-math.md).
  *
  * What the recordings show.  No table of the unit was recorded.  The 27
  * float64 normal_/exponential_ outputs of an H100 in shared/gpu (copied with
  * provenance to conformance/tests/data/gpu/) constrain it instead: for every
  * element whose value changes with a one-unit change of its log's seed, the
  * recorded sha256 tells which seed the GPU used (found by trying the
- * alternatives against the sha256; the match is unique).  That settles 1,137
- * high words of g = m + 1 in [1.707, 2.415): for none did the unit answer
- * below the truncated reciprocal or more than one unit above it; of those
- * whose exact reciprocal lies in the top sixteenth of a unit below the next
- * 20-bit boundary, 10 answered one unit up and 2 did not; of the 99 in the
- * sixteenth below that, none did.  That is a float-precision reciprocal
- * (23 fraction bits, rounded to nearest) with its last 3 bits dropped, as if
- * the unit were MUFU.RCP widened to the double exponent range, whose own
- * result is not always correctly rounded (hence the 2 exceptions).  Rule and
- * table reproduce all 27 outputs bit for bit; every other high word rests on
- * the rule (flag SfuModel), until tools/gpu/record_cuda_math.sh records the
- * unit itself (rcp64h_*.raw; tools/gpu/rcp64h_compare.c compares).
+ * alternatives against the sha256; one assignment matches per case).  That
+ * settles 1,137 high words of g = m + 1 in [1.707, 2.415): the unit never
+ * answered below the truncated reciprocal nor more than one unit above it;
+ * where the exact reciprocal lies in the top sixteenth of a unit below the
+ * next 20-bit boundary it answered one unit up 10 times and not 2 times; the
+ * 11 informative inputs in the sixteenth below that, and all lower ones,
+ * stayed truncated.  That is a float-precision reciprocal (23 fraction bits,
+ * rounded to nearest) with its last 3 bits dropped, as if the unit were
+ * MUFU.RCP widened to the double exponent range, whose own result is not
+ * always correctly rounded (hence the 2 exceptions).  Rule and table
+ * reproduce all 27 outputs bit for bit; every other high word rests on the
+ * rule (flag SfuModel), until tools/gpu/record_cuda_math.sh records the unit
+ * itself (rcp64h_*.raw; tools/gpu/rcp64h_compare.c compares).
  *
  * Self-contained (C99, libm), so that tools/gpu/rcp64h_compare.c builds it alone.
  * Tested by conformance/tests/check_cuda_math.c and check_cuda_f64.c.
