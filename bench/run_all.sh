@@ -30,6 +30,7 @@ if [ "$quick" = 1 ]; then mb=2 melems=16 secs=0.05 maxmib=16; else mb=16 melems=
 run philox "$b/bench/bench_philox" $mb
 run torch_rng "$b/bench/bench_torch_rng" $melems
 run randn "$b/bench/bench_randn" $((melems / 8))
+run randn_f64 "$b/bench/bench_randn_f64" $((melems / 16))
 run layout "$b/bench/bench_layout"
 run offsets env SHARDCHECK_PYTHON="$py" top_srcdir="$top_srcdir" "$b/bench/bench_offsets" 512
 run plan env SHARDCHECK_PYTHON="$py" top_srcdir="$top_srcdir" "$b/bench/bench_plan" $secs

@@ -414,6 +414,14 @@ int shc_torch_rng_offset_after(const shc_gpu_profile *g, int64_t offset,
 int shc_torch_rng_fill(const shc_gpu_profile *g, uint64_t seed, int64_t offset,
                        const shc_torch_rng_req *r, int64_t start, int64_t count, void *out,
                        uint8_t *mask, int64_t *new_offset, shc_err *e);
+/* How many of those elements (all of them, start 0) rest on the model of
+ * MUFU.RCP64H, the seed of libdevice log's Newton step (lib/rng/cuda_rcp64h.c):
+ * the elements whose value changes when the seed is one unit of its last bit
+ * (2^-20) below or above the model's.  0 for ops and dtypes that reach no double
+ * log (all but float64 normal_, exponential_, log_normal_, geometric_); such a
+ * count of 0 means the output is exact for any unit that close to the model. */
+int shc_torch_rng_rcp_sensitive(const shc_gpu_profile *g, uint64_t seed, int64_t offset,
+                                const shc_torch_rng_req *r, int64_t *count, shc_err *e);
 
 /* ---- torch 2.13's CUDA sampling kernels (torch_cuda_sample.c): bernoulli with a
  * tensor p, multinomial, randperm -- each with its own launch and host checks ---- */

@@ -11,21 +11,27 @@
  * world the test job launches (mpirun -np 8), so the mpi backend reports its
  * cases NotSupported there. */
 #define SHC_LARGE_MESH_RANKS 8
-/* The SfuModel flag (torch-cuda-rng, rng-offsets): float values through the sm_90
- * special-function-unit model (lib/rng/cuda_sfu.c, docs/cuda-math.md). */
+/* The SfuModel flag (torch-cuda-rng, rng-offsets): values through an sm_90
+ * special-function-unit instruction we model from H100 recordings (lib/rng/cuda_sfu.c
+ * for float, lib/rng/cuda_rcp64h.c for float64's MUFU.RCP64H; docs/cuda-math.md). */
 #define SHC_SFU_MODEL_NOTE "The group's GPU is sm_90 and the value passes through the " \
-    "special-function unit (MUFU.SIN/MUFU.COS via __sincosf in float Box-Muller, the normal " \
-    "draw of float/half/bfloat16 normal_; MUFU.LG2 via __logf in float-accscalar " \
-    "exponential_ and geometric_), which lib/rng/cuda_sfu.c models bit for bit on all 59.3 " \
+    "special-function unit: MUFU.SIN/MUFU.COS via __sincosf in float Box-Muller (the normal " \
+    "draw of float/half/bfloat16 normal_) and MUFU.LG2 via __logf in float-accscalar " \
+    "exponential_ and geometric_, which lib/rng/cuda_sfu.c models bit for bit on all 59.3 " \
     "million entries of exhaustive H100 recordings (MUFU.LG2 on [0.5, 2); MUFU.SIN/COS on " \
-    "t = fmul_rz(v, 1/2pi) in [2^-7, 2^-6) and [0.25, 1)); every other step is IEEE or " \
-    "libdevice (logf), reimplemented bit for bit. Compared exactly (no tolerance). Inputs " \
-    "outside the recorded binades, which these cases reach (t below 1/4: about a quarter of " \
-    "normals; MUFU.LG2 below 1/2: exponential_ draws u < 1/2), follow the model's recovered " \
-    "structure (fixed-point argument, one interpolation table per sine quadrant and lg2 " \
-    "octave) that no recording confirms, and no implementation someone else wrote computes " \
-    "these bits on a CPU: only a run on an sm_90 GPU (tools/harness) cross-checks them. " \
-    "Other generations keep GpuOnly (the C library stands in for their unit)."
+    "t = fmul_rz(v, 1/2pi) in [2^-7, 2^-6) and [0.25, 1)); or, in float64 normal_, " \
+    "exponential_, log_normal_ and geometric_, MUFU.RCP64H, the seed of libdevice log's " \
+    "Newton step, whose last bit reaches the result of some elements (the test's comment " \
+    "counts them): lib/rng/cuda_rcp64h.c models it as the float-rounded reciprocal " \
+    "truncated to 20 bits with two recorded exceptions, which reproduces all 27 float64 " \
+    "outputs recorded on an H100 (1,137 of the unit's inputs settled). Every other step is " \
+    "IEEE or libdevice, reimplemented bit for bit. Compared exactly (no tolerance). Inputs " \
+    "outside the recordings, which these cases reach (t below 1/4: about a quarter of " \
+    "normals; MUFU.LG2 below 1/2: exponential_ draws u < 1/2; MUFU.RCP64H of unsettled " \
+    "inputs), follow the model's recovered structure, which no recording confirms, and no " \
+    "implementation someone else wrote computes these bits on a CPU: only a run on an sm_90 " \
+    "GPU (tools/harness) cross-checks them. Other generations keep GpuOnly (their unit is " \
+    "not recorded)."
 
 #define SHC_LARGE_MESH_NOTE "More than 8 ranks: larger than the biggest world the test job " \
     "launches (mpirun -np 8)."

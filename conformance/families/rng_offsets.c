@@ -270,12 +270,14 @@ static void declare_notes(shc_gw *w)
                 "local_numel honours it (it is the layout's). A port must not apply the order "
                 "to shard_linear_index or start_incr.");
     shc_gw_note(w, "LargeMesh", SHC_LARGE_MESH_NOTE);
-    char gpu_only[1200];
+    char gpu_only[1600];
     snprintf(gpu_only, sizeof gpu_only, "Random data of torch's CUDA kernel "
              "(lib/rng/torch_cuda_rng.c, whose bits the torch-cuda-rng family checks); torch on "
              "a CPU cannot recompute it. Uniform, bernoulli and dropout data are bit-exact; "
              "normal and exponential data follow our emulation of the GPU's math (exact on "
-             "sm_90 profiles for float dtypes: SfuModel). %s",
+             "sm_90 profiles for float dtypes: SfuModel; float64 data are exact, without a "
+             "tolerance, where no element rests on libdevice log's MUFU.RCP64H seed, and on "
+             "sm_90 follow its recorded model, SfuModel, where some do). %s",
              shc_gpu_tolerance_note());
     shc_gw_note(w, "GpuOnly", gpu_only);
     shc_gw_note(w, "SfuModel", SHC_SFU_MODEL_NOTE " Here GpuOnly stays (torch on a CPU cannot "

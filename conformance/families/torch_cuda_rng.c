@@ -104,6 +104,28 @@ static const rcase CASES_SFU[] = {
     {"normal", "float32", "3,5,7", -2, 3, 0, 0, 37, 8, false},
 };
 
+/* Appended (issue 26): the float64 ops that reach libdevice log (its MUFU.RCP64H
+ * seed, cuda_rcp64h.c) on each sm_90 profile, after CASES_SFU (earlier tcIds stay). */
+static const rcase CASES_F64[] = {
+    {"normal", "float64", "99999", 1, 0.5, 0, 0, 41, 4, false},
+    {"normal", "float64", "3,5,7", -2, 3, 0, 0, 41, 8, false},
+    {"exponential", "float64", "100003", 1.5, 0, 0, 0, 43, 0, false},
+    {"log_normal", "float64", "4099", 0, 0.5, 0, 0, 47, 8, false},
+    {"geometric", "float64", "4099", 0.3, 0, 0, 0, 53, 4, false},
+};
+
+/* Appended (issue 26), h100-sxm only: inputs whose whole output an H100 recorded
+ * (conformance/tests/data/gpu/float64_normal_exponential_h100.json, the shared
+ * recording's copy; check_cuda_f64 compares every recorded case with the library).
+ * Chosen because the earlier model missed them: the first and third by log's
+ * reduction threshold, the second and fourth by the MUFU.RCP64H seed. */
+static const rcase CASES_F64_RECORDED[] = {
+    {"normal", "float64", "3,85", 0, 1, 0, 0, 0, 8, false},
+    {"normal", "float64", "3000001", 0, 1, 0, 0, 1234, 4, false},
+    {"exponential", "float64", "4097", 2.5, 0, 0, 0, 9223372036854775783ull, 123456, false},
+    {"exponential", "float64", "3,360449", 2.5, 0, 0, 0, 42, 0, false},
+};
+
 /* Inputs torch rejects (result "invalid", expected {error}); one group (a100). */
 static const rcase INVALID[] = {
     {"uniform", "float32", "4", 2, 1, 0, 0, 0, 0, false},
@@ -333,9 +355,32 @@ static const char *api_row(const rcase *c, bool invalid)
     return row ? row->name : "?";
 }
 
-/* sfu: the group's GPU's special-function-unit model (shc_gpu_sfu_model). */
-static json_t *case_test(const rcase *c, bool invalid, int sfu, shc_err *e)
+/* float64 ops through libdevice log: how many elements rest on its MUFU.RCP64H seed
+ * (shc_torch_rng_rcp_sensitive) decides the flags: none, the values are exact on any
+ * GPU whose unit is within one unit of the model (no GpuOnly, as float64 cauchy_);
+ * some, on sm_90 they follow the model recorded there (SfuModel, exact), elsewhere
+ * an unrecorded unit (GpuOnly, with normal_/exponential_'s tolerance).  The count
+ * goes into the comment.  -1: not such a case. */
+static int64_t f64_seed_elements(const rcase *c, const json_t *t, const shc_gpu_profile *g,
+                                 shc_err *e)
 {
+    if (!g || strcmp(c->dtype, "float64") ||
+        (strcmp(c->op, "normal") && strcmp(c->op, "exponential") && strcmp(c->op, "log_normal") &&
+         strcmp(c->op, "geometric")))
+        return -1;
+    shc_torch_rng_req r;
+    shc_shape s;
+    int64_t n = 0;
+    if (req_from(t, &r, &s, e) || shc_torch_rng_rcp_sensitive(g, c->seed, c->offset, &r, &n, e))
+        return -2;
+    return n;
+}
+
+/* g: the group's GPU (NULL for a rejected case); recorded: an H100 recorded it. */
+static json_t *case_test(const rcase *c, bool invalid, const shc_gpu_profile *g, bool recorded,
+                         shc_err *e)
+{
+    int sfu = shc_gpu_sfu_model(g);
     json_t *t = shc_test_new("", "valid"), *p = json_object();
     shc_shape s;
     if (shc_shape_parse(&s, c->shape, e)) {
@@ -382,8 +427,27 @@ static json_t *case_test(const rcase *c, bool invalid, int sfu, shc_err *e)
     bool sfu_exact = sfu == SHC_SFU_SM90 && !dbl &&
                      (!strcmp(c->op, "normal") || !strcmp(c->op, "exponential") ||
                       !strcmp(c->op, "geometric"));
+    int64_t seeded = invalid ? -1 : f64_seed_elements(c, t, g, e);
+    if (seeded == -2) {
+        json_decref(t);
+        return NULL;
+    }
+    if (seeded == 0) {
+        exact_math = true; /* nothing rests on the seed */
+        json_object_set_new(t, "comment", json_string("exact: no element depends on libdevice "
+                                                      "log's MUFU.RCP64H seed"));
+    } else if (seeded > 0) {
+        char m[160];
+        int64_t numel = 0;
+        shc_shape_numel(&s, &numel, e);
+        snprintf(m, sizeof m, "%lld of %lld elements rest on libdevice log's MUFU.RCP64H seed%s",
+                 (long long)seeded, (long long)numel,
+                 recorded ? "; the whole output was recorded on an H100" : "");
+        json_object_set_new(t, "comment", json_string(m));
+        sfu_exact = sfu == SHC_SFU_SM90;
+    }
     if ((!strcmp(c->op, "normal") || !strcmp(c->op, "exponential") || (math && !exact_math)) &&
-        !sfu_exact)
+        !sfu_exact && seeded != 0)
         shc_test_flag(t, "GpuOnly");
     if (math && !dbl && !sfu_exact) /* float64 transforms are libdevice, reimplemented (cuda_libdevice.c) */
         shc_test_flag(t, "CudaMathTodo");
@@ -396,6 +460,8 @@ static json_t *case_test(const rcase *c, bool invalid, int sfu, shc_err *e)
         shc_test_flag(t, "SplitLaunch");
     if (!strcmp(c->op, "uniform") && !strcmp(c->shape, "4") && c->seed == 0)
         shc_test_flag(t, "Published");
+    else if (recorded)
+        shc_test_flag(t, "GpuRecorded");
     else
         shc_test_flag(t, "NoGpuOracle");
     if (!invalid) /* an invalid case's flags are dropped: it compares an error, exactly */
@@ -413,7 +479,7 @@ static int gen_invalid(shc_gw *w, const rcase *list, size_t n, shc_err *e)
     if (!rc)
         rc = shc_gw_group(w, grp, e);
     for (size_t i = 0; i < n && !rc; i++) {
-        json_t *t = case_test(&list[i], true, shc_gpu_sfu_model(&g), e), *ex = NULL;
+        json_t *t = case_test(&list[i], true, NULL, false, e), *ex = NULL;
         if (!t) {
             rc = e->code;
             break;
@@ -435,13 +501,22 @@ static int gen_invalid(shc_gw *w, const rcase *list, size_t n, shc_err *e)
     return rc;
 }
 
-/* One group per GPU profile of the corpus (only those with the sm_90 SFU model when
- * sfu_only) with the cases of list that apply to it. */
-static int gen_profiles(shc_gw *w, const rcase *list, size_t n, bool sfu_only, shc_err *e)
+/* Which profiles a list of cases goes to: the corpus's (each case to every profile
+ * or only to those marked ALL), the sm_90 ones, or the one named. */
+typedef struct which {
+    enum { CORPUS, SM90, NAMED } kind;
+    const char *name;
+    bool recorded; /* NAMED: the cases' outputs were recorded on that GPU */
+} which;
+
+/* One group per GPU profile of the corpus that w selects, with the cases of list
+ * that apply to it. */
+static int gen_profiles(shc_gw *w, const rcase *list, size_t n, which wh, shc_err *e)
 {
     int rc = SHC_OK;
     for (const shc_gpu_profile *gp = shc_gpu_profiles(); gp->name && !rc; gp++) {
-        if (gp->corpus == SHC_GPU_CORPUS_NONE || (sfu_only && !shc_gpu_sfu_model(gp)))
+        if (gp->corpus == SHC_GPU_CORPUS_NONE || (wh.kind == SM90 && !shc_gpu_sfu_model(gp)) ||
+            (wh.kind == NAMED && strcmp(gp->name, wh.name)))
             continue;
         const shc_gpu_profile g = *gp;
         json_t *grp = json_pack("{s:s,s:i,s:i}", "gpu", g.name, "smCount", g.sm_count,
@@ -450,9 +525,9 @@ static int gen_profiles(shc_gw *w, const rcase *list, size_t n, bool sfu_only, s
         rc = shc_gw_group(w, grp, e);
         for (size_t i = 0; i < n && !rc; i++) {
             const rcase *c = &list[i];
-            if (!sfu_only && !c->all_gpus && g.corpus != SHC_GPU_CORPUS_ALL)
+            if (wh.kind == CORPUS && !c->all_gpus && g.corpus != SHC_GPU_CORPUS_ALL)
                 continue;
-            json_t *t = case_test(c, false, shc_gpu_sfu_model(&g), e);
+            json_t *t = case_test(c, false, &g, wh.recorded, e);
             rc = t ? shcr_add_test(w, keep, t, compute, e) : e->code;
         }
         json_decref(keep);
@@ -473,23 +548,27 @@ static int generate(shc_gw *w, shc_err *e)
              "bits: the MUFU intrinsics are modelled only for sm_90 (float normal_, "
              "exponential_ and geometric_ on the sm_90 profiles h100-sxm, h100-pcie and h200 "
              "carry SfuModel instead of this flag) and glibc stands in for the unit on other "
-             "generations, and libdevice's log and "
-             "log1p seed a Newton step with MUFU.RCP64H, whose model no recording confirms "
-             "yet. Uniform, random_, bernoulli_, dropout and float64 cauchy_ (libdevice tan, "
-             "whose result does not depend on its RCP64H seed) are bit-exact. %s",
+             "generations; float64 cases carry it only where some element rests on libdevice "
+             "log's MUFU.RCP64H seed (the comment counts them) on a generation whose unit is "
+             "not recorded (on sm_90 they carry SfuModel; where no element rests on it the "
+             "case is exact on any GPU and carries neither). Uniform, random_, bernoulli_, "
+             "dropout and float64 cauchy_ (libdevice tan, whose result does not depend on its "
+             "RCP64H seed) are bit-exact. %s",
              shc_gpu_tolerance_note());
     shc_gw_note(w, "GpuOnly", gpu_only);
     shc_gw_note(w, "CudaMathTodo", "log_normal_, geometric_ and cauchy_ on float, half, "
                 "bfloat16 and integer tensors (float accscalar): torch's at::exp, at::log, "
                 "at::log1p and at::tan are the fast intrinsics there (__expf, __logf, "
                 "__logf(1 + x), __tanf: the special-function unit, MUFU.EX2/LG2/SIN/COS/RCP). "
-                "MUFU.EX2 and MUFU.RCP have no model on any generation; MUFU.LG2/SIN/COS have "
-                "one for sm_90 only (geometric_ on sm_90 profiles carries SfuModel instead of "
-                "this flag). The host keeps the IEEE steps around the unit (__expf's multiply "
-                "by log2(e), 1 + x) and uses the C library for what is not modelled, so the "
-                "last bits may differ from a GPU's. The uniform draws and new_offset are exact, "
-                "and so is log_normal_'s normal draw on sm_90 profiles. float64 cases do not "
-                "carry this flag: their "
+                "MUFU.EX2 and MUFU.RCP have no recording on any generation; MUFU.LG2/SIN/COS "
+                "have a model for sm_90 only (geometric_ on sm_90 profiles carries SfuModel "
+                "instead of this flag). The host keeps the IEEE steps around the unit (__expf's "
+                "multiply by log2(e), 1 + x; on sm_90, __tanf's SASS: FMUL.RZ, the modelled "
+                "MUFU.SIN/COS, the 2^24 scaling of a tiny cosine, an IEEE reciprocal standing "
+                "in for MUFU.RCP, the FMUL) and uses the C library for what is not modelled, "
+                "so the last bits may differ from a GPU's. The uniform draws and new_offset are "
+                "exact, and so is log_normal_'s normal draw on sm_90 profiles. float64 cases do "
+                "not carry this flag: their "
                 "exp, log, log1p and tan are libdevice's, reimplemented bit for bit "
                 "(docs/cuda-math.md). Tolerance: 0 ulp (no GPU measurement bounds them yet; "
                 "geometric_ is integer-valued), they are compared exactly.");
@@ -502,6 +581,11 @@ static int generate(shc_gw *w, shc_err *e)
     shc_gw_note(w, "Published", "torch.manual_seed(0); torch.rand(4, device='cuda') printed "
                 "[0.3990, 0.5167, 0.0249, 0.9401] and the next call [0.9722, 0.7910, 0.4690, "
                 "0.3300].");
+    shc_gw_note(w, "GpuRecorded", "An NVIDIA H100 (sm_90, 132 SMs, torch 2.11.0+cu130, CUDA "
+                "13.0) ran this case and its whole output was recorded (sha256 and sampled "
+                "bits; conformance/tests/data/gpu/float64_normal_exponential_h100.json, a copy "
+                "of the project's shared recording): the expected values equal the GPU's, "
+                "which check_cuda_f64 verifies against lib/ on every make check.");
     shc_gw_note(w, "NoGpuOracle", "No implementation someone else wrote computes these bits on a "
                 "CPU, and no GPU was lent when they were generated: they follow our reading of "
                 "torch 2.13's kernels, whose Philox stream is checked against Random123 and "
@@ -514,18 +598,28 @@ static int generate(shc_gw *w, shc_err *e)
     if (!rc)
         rc = gen_invalid(w, INVALID, sizeof INVALID / sizeof INVALID[0], e);
     if (!rc)
-        rc = gen_profiles(w, CASES, sizeof CASES / sizeof CASES[0], false, e);
+        rc = gen_profiles(w, CASES, sizeof CASES / sizeof CASES[0], (which){CORPUS, NULL, false}, e);
     /* appended cases in groups of their own after all of the above: earlier tcIds stay */
     if (!rc)
         rc = gen_invalid(w, INVALID_MORE, sizeof INVALID_MORE / sizeof INVALID_MORE[0], e);
     if (!rc)
-        rc = gen_profiles(w, CASES_MORE, sizeof CASES_MORE / sizeof CASES_MORE[0], false, e);
+        rc = gen_profiles(w, CASES_MORE, sizeof CASES_MORE / sizeof CASES_MORE[0],
+                          (which){CORPUS, NULL, false}, e);
     /* the sampling kernels (torch_cuda_sample_cases.c), after everything above */
     if (!rc)
         rc = shc_tcs_generate(w, e);
     /* the sm_90 SFU cases (CASES_SFU), after the sampling kernels */
     if (!rc)
-        rc = gen_profiles(w, CASES_SFU, sizeof CASES_SFU / sizeof CASES_SFU[0], true, e);
+        rc = gen_profiles(w, CASES_SFU, sizeof CASES_SFU / sizeof CASES_SFU[0],
+                          (which){SM90, NULL, false}, e);
+    /* float64 through libdevice log on sm_90 (CASES_F64), then the recorded ones */
+    if (!rc)
+        rc = gen_profiles(w, CASES_F64, sizeof CASES_F64 / sizeof CASES_F64[0],
+                          (which){SM90, NULL, false}, e);
+    if (!rc)
+        rc = gen_profiles(w, CASES_F64_RECORDED,
+                          sizeof CASES_F64_RECORDED / sizeof CASES_F64_RECORDED[0],
+                          (which){NAMED, "h100-sxm", true}, e);
     return rc;
 }
 
@@ -616,7 +710,7 @@ const shc_family shc_family_torch_cuda_rng = {
     .compute_rank = compute_rank,
     .world_size = world_size,
     .gives = "torch's CUDA `rand/randn/random_/bernoulli_/bernoulli(p)/dropout/exponential_/log_normal_/geometric_/cauchy_/multinomial/randperm` per GPU profile, each case naming its API: bits (sha256 + samples), new offset",
-    .oracle = "published `torch.cuda` printouts; a GPU when one is lent (`GpuOnly` where no CPU can match)",
+    .oracle = "published `torch.cuda` printouts; H100 recordings of float64 normal_/exponential_ (`make check`); a GPU when one is lent (`GpuOnly` where no CPU can match)",
     .plugin_views = plugin_views,
     .plugin_entry = offsetof(shc_backend_v1, random_fill),
     .device_view = device_view,

@@ -6,10 +6,10 @@
  * single rounded C operation (this file must be built without FP contraction,
  * which GCC/Clang do not apply to separate statements in ISO C mode anyway).
  *
- * Only one step is not plain IEEE arithmetic: __nv_log's rcp.approx.ftz.f64
- * (MUFU.RCP64H on sm_90), which we model; the Newton step that follows makes
- * log's result independent of the seed's low bits (measured in check_cuda_math
- * by perturbing the model; see docs/cuda-math.md).
+ * Only one step is not plain IEEE arithmetic: rcp.approx.ftz.f64 (MUFU.RCP64H),
+ * the seed of log's (and log1p's) Newton step and of tan's, modelled in
+ * cuda_rcp64h.c.  tan's result does not depend on it; log's follows its last bit
+ * in about 2 inputs in 10^5 (docs/cuda-math.md).
  *
  * Tested by conformance/tests/check_cuda_math.c against vectors that libdevice's
  * own IR, compiled for x86-64 (tools/gpu/libdevice_vectors.sh), produced.
@@ -52,24 +52,10 @@ static inline float bitsf(uint32_t u)
     return f;
 }
 
-/* MUFU.RCP64H reads the high word of d and writes the high word of the result
- * (low word zero).  Model: the reciprocal of the high-word value, truncated to
- * the high word; denormal inputs/outputs flush to zero (ftz). */
-double shc_cuda_rcp_approx_ftz_d(double d)
-{
-    double dh = lohi(0, (uint32_t)hiword(d));
-    double ad = fabs(dh);
-    if (ad < 0x1p-1022)
-        dh = copysign(0.0, dh);
-    double r = 1.0 / dh;
-    if (fabs(r) < 0x1p-1022)
-        r = copysign(0.0, r);
-    return lohi(0, (uint32_t)hiword(r));
-}
-
-/* __nv_log: reduce to m in [0.68, 1.37), log(m) = 2 atanh(f/(m+1)) with a
- * compensated u = 2f/(m+1), then add e*ln2 in two parts. */
-double shc_cuda_log(double a)
+/* __nv_log: reduce to m in [sqrt(2)/2, sqrt(2)), log(m) = 2 atanh(f/(m+1)) with
+ * a compensated u = 2f/(m+1), then add e*ln2 in two parts.  The seed of 1/(m+1)
+ * is rcp(g) when rcp is given, else the model's moved by shift units. */
+static inline double log_body(double a, double (*rcp)(double), int shift)
 {
     int32_t hi = hiword(a);
     uint32_t lo = loword(a);
@@ -89,13 +75,17 @@ double shc_cuda_log(double a)
     }
     e += (int32_t)((uint32_t)hi >> 20);
     uint32_t mh = ((uint32_t)hi & 0x800fffffu) | 0x3ff00000u;
-    if (mh > 0x3ff5e91eu) { /* m > ~1.37: halve it */
+    /* IR: icmp sgt %17, 1073127582 = 0x3ff6a09e: halve m from 0x3ff6a09f00000000,
+     * sqrt(2) rounded up to the high word (PTX setp.lt 1073127583; SASS ISETP.GE
+     * 0x3ff6a09f in torch 2.11+cu130's own sm_90 kernels).  It read 0x3ff5e91e (~1.37,
+     * a misconverted decimal) until the H100 float64 recordings showed it. */
+    if (mh > 0x3ff6a09eu) {
         mh -= 0x00100000u;
         e += 1;
     }
     double m = lohi(lo, mh);
     double f = m - 1.0, g = m + 1.0;
-    double r = shc_cuda_rcp_approx_ftz_d(g);
+    double r = rcp ? rcp(g) : shc_cuda_rcp64h_shift(g, shift);
     double t = fma(-g, r, 1.0);
     t = fma(t, t, t);
     double q = fma(t, r, r);
@@ -122,6 +112,10 @@ double shc_cuda_log(double a)
     z = fma(ed, 0x1.abc9e3b39803fp-56, z);
     return h + z;
 }
+
+double shc_cuda_log(double a) { return log_body(a, NULL, 0); }
+double shc_cuda_log_shift(double a, int shift) { return log_body(a, NULL, shift); }
+double shc_cuda_log_rcp(double a, double (*rcp)(double)) { return log_body(a, rcp, 0); }
 
 static inline double negate_bits(double d) { return bitsd(dbits(d) ^ 0x8000000000000000ull); }
 
@@ -243,13 +237,13 @@ double shc_cuda_exp(double a)
 
 /* __nv_log1p: for a in about (-0.4, 0.67) (a test on the high word read as a
  * float) log1p(a) = 2 atanh(a / (a + 2)) with a compensated quotient; elsewhere
- * libdevice inlines __nv_log(a + 1), which is shc_cuda_log (same IR, checked by
- * the vectors). */
-double shc_cuda_log1p(double a)
+ * libdevice inlines __nv_log(a + 1), which is log_body (same IR, checked by
+ * the vectors), with the same seed. */
+static inline double log1p_body(double a, double (*rcp)(double), int shift)
 {
     float h = hiword_as_float(a);
     if (!(h < 0x1.caaaaap+0f && h > -0x1.b33332p+0f))
-        return shc_cuda_log(a + 1.0);
+        return log_body(a + 1.0, rcp, shift);
     double q = a / (a + 2.0); /* fdiv: IEEE division, exact on the GPU too */
     double m = -a * q;
     double u = a + m;
@@ -264,6 +258,10 @@ double shc_cuda_log1p(double a)
     p = p * v;
     return fma(p, u, m) + a;
 }
+
+double shc_cuda_log1p(double a) { return log1p_body(a, NULL, 0); }
+double shc_cuda_log1p_shift(double a, int shift) { return log1p_body(a, NULL, shift); }
+double shc_cuda_log1p_rcp(double a, double (*rcp)(double)) { return log1p_body(a, rcp, 0); }
 
 /* cvt.rni.s32.f64: nearest-even, saturating, NaN to 0. */
 static inline int32_t d2i_rn(double d)

@@ -13,18 +13,21 @@
 #define SHC_CUDA_LIBDEVICE_H
 
 #include <stdint.h>
+#include "cuda_rcp64h.h" /* MUFU.RCP64H, the seed of log, log1p and tan */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* rcp.approx.ftz.f64 (MUFU.RCP64H): a reciprocal on the high word only; our model
- * (see cuda_libdevice.c).  __nv_log refines it with a Newton step, and the model
- * choice does not change log's result on the vectors checked. */
-double shc_cuda_rcp_approx_ftz_d(double d);
-
-/* __nv_log: double natural log. */
+/* __nv_log: double natural log, its MUFU.RCP64H seed from cuda_rcp64h.c's model.
+ * The Newton step after the seed does not wash out the seed's last bit: about 2
+ * cuRAND-domain inputs in 10^5 give another result for a seed one unit away. */
 double shc_cuda_log(double a);
+/* ... with the model's seed moved by shift units (cuda_rcp64h.h). */
+double shc_cuda_log_shift(double a, int shift);
+/* ... with another model of the unit (the libdevice vectors use
+ * shc_cuda_rcp64h_trunc, their oracle's). */
+double shc_cuda_log_rcp(double a, double (*rcp)(double));
 
 /* __nv_sincospi: sin(pi a) and cos(pi a), double. */
 void shc_cuda_sincospi(double a, double *s, double *c);
@@ -38,6 +41,8 @@ double shc_cuda_exp(double a);
 /* __nv_log1p: double log(1 + a); its |a| >= ~0.4 branch is __nv_log(1 + a),
  * so it shares log's MUFU.RCP64H seed there. */
 double shc_cuda_log1p(double a);
+double shc_cuda_log1p_shift(double a, int shift);
+double shc_cuda_log1p_rcp(double a, double (*rcp)(double));
 
 /* __nv_tan: double tangent, bit-exact for |a| < 2^31 (odd quadrants use the
  * MUFU.RCP64H model).  libdevice's Payne-Hanek path for |a| >= 2^31 is not

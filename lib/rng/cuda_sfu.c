@@ -1,8 +1,9 @@
 /*
  * cuda_sfu.c — CPU models of MUFU.SIN, MUFU.COS and MUFU.LG2 (H100, sm_90) and
- * of __sincosf / __logf built on them (SASS in shared/gpu/sfu/sass_sm90.txt:
+ * of __sincosf / __logf / __tanf built on them (SASS in shared/gpu/sfu/sass_sm90.txt:
  * `FMUL.RZ t, a, 0x3e22f983; MUFU.SIN/COS t` and `@p FMUL x, x, 2^24;
- * MUFU.LG2; @p FADD -24; FMUL 0x3f317218`).
+ * MUFU.LG2; @p FADD -24; FMUL 0x3f317218`; __tanf read off torch 2.11+cu130's sm_90
+ * cauchy_ kernel, whose MUFU.RCP is not modelled: an IEEE reciprocal stands in).
  *
  * What the recordings showed (docs/cuda-math.md, tools/gpu/fit_sfu.py): a
  * quadratic interpolator in integer fixed point.  The 23-bit argument's top 6 bits
@@ -150,4 +151,14 @@ float shc_cuda_fast_logf(float x)
     if (small)
         r = r + -24.0f;
     return r * 0x1.62e430p-1f;
+}
+
+float shc_cuda_fast_tanf(float a)
+{
+    float t = shc_sfu_sincos_arg(a), c = shc_sfu_cos(t), s = shc_sfu_sin(t);
+    if (fabsf(c) < 0x1p-126f) { /* @!P0 of FSETP.GEU |c|, 2^-126 (a NaN is not scaled) */
+        c = c * 16777216.0f;
+        s = s * 16777216.0f;
+    }
+    return (1.0f / c) * s; /* MUFU.RCP stand-in, then FMUL */
 }

@@ -28,6 +28,12 @@ float shc_sfu_sincos_arg(float a);
 void shc_cuda_fast_sincosf(float a, float *s, float *c);
 /* __logf(x): MUFU.LG2 (inputs below 2^-126 scaled by 2^24 first) times 0x3f317218. */
 float shc_cuda_fast_logf(float x);
+/* __tanf(a) as nvcc 13.0 compiles it for sm_90 (torch 2.11's cauchy_ kernel):
+ * FMUL.RZ, MUFU.SIN and MUFU.COS (modelled), both scaled by 2^24 when |cos| <
+ * 2^-126, then MUFU.RCP of the cosine times the sine.  MUFU.RCP is not recorded:
+ * an IEEE reciprocal stands in for it, so the result is not bit-exact (it is
+ * off where the unit's reciprocal is not the correctly rounded one). */
+float shc_cuda_fast_tanf(float a);
 
 #ifdef __cplusplus
 }

@@ -8,7 +8,8 @@
  * so x*scale is exact and only the final add rounds, with or without FMA).
  * The double Box-Muller uses CUDA 13.0 libdevice's own log and sincospi
  * (cuda_libdevice.c), so it follows the GPU's algorithm bit for bit (up to the
- * MUFU.RCP64H seed model, docs/cuda-math.md); the float one still uses
+ * MUFU.RCP64H seed model, cuda_rcp64h.c; exact on all 27 recorded H100 outputs,
+ * docs/cuda-math.md); the float one (shc_curand_box_muller) still uses
  * accurate sinf/cosf/logf where the GPU uses __sincosf (a hardware
  * approximation, cuda_sfu.c holds a 99%-exact model of it), so float normals
  * are flagged GpuOnly in the golden files (see curand_stream.c).
@@ -78,19 +79,28 @@ static inline void shc_curand_box_muller_sm90(uint32_t x, uint32_t y, float out[
 }
 
 /* _curand_box_muller_double(x0, x1, y0, y1) as the device computes it: libdevice's
- * log and sincospi (CUDA 13.0, reimplemented in cuda_libdevice.c), IEEE sqrt. */
-static inline void shc_curand_box_muller_double(uint32_t x0, uint32_t x1, uint32_t y0,
-                                                uint32_t y1, double out[2])
+ * log and sincospi (CUDA 13.0, reimplemented in cuda_libdevice.c), IEEE sqrt (nvcc's
+ * sm_90 sqrt is MUFU.RSQ64H refined once, then s + (x - s*s) * y/2, which
+ * check_cuda_math shows equals IEEE sqrt for any seed within 3 units), log's
+ * MUFU.RCP64H seed moved by rcp_shift units of the model (0: the model). */
+static inline void shc_curand_box_muller_double_shift(uint32_t x0, uint32_t x1, uint32_t y0,
+                                                      uint32_t y1, int rcp_shift, double out[2])
 {
     uint64_t zx = (uint64_t)x0 ^ ((uint64_t)x1 << (53 - 32));
     double u = (double)zx * SHC_CURAND_2POW53_INV_DOUBLE + (SHC_CURAND_2POW53_INV_DOUBLE / 2.0);
     uint64_t zy = (uint64_t)y0 ^ ((uint64_t)y1 << (53 - 32));
     double v = (double)zy * (SHC_CURAND_2POW53_INV_DOUBLE * 2.0) + SHC_CURAND_2POW53_INV_DOUBLE;
-    double s = sqrt(-2.0 * shc_cuda_log(u));
+    double s = sqrt(-2.0 * (rcp_shift ? shc_cuda_log_shift(u, rcp_shift) : shc_cuda_log(u)));
     double sv, cv;
     shc_cuda_sincospi(v, &sv, &cv);
     out[0] = sv * s;
     out[1] = cv * s;
+}
+
+static inline void shc_curand_box_muller_double(uint32_t x0, uint32_t x1, uint32_t y0,
+                                                uint32_t y1, double out[2])
+{
+    shc_curand_box_muller_double_shift(x0, x1, y0, y1, 0, out);
 }
 #endif
 

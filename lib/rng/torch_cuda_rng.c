@@ -534,9 +534,9 @@ int shc_torch_rng_offset_after(const shc_gpu_profile *g, int64_t offset,
     return shc_tk_plan(g, 0, offset, r, NULL, NULL, new_offset, e);
 }
 
-int shc_torch_rng_fill(const shc_gpu_profile *g, uint64_t seed, int64_t offset,
-                       const shc_torch_rng_req *r, int64_t start, int64_t count, void *out,
-                       uint8_t *mask, int64_t *new_offset, shc_err *e)
+static int fill_shift(const shc_gpu_profile *g, uint64_t seed, int64_t offset,
+                      const shc_torch_rng_req *r, int64_t start, int64_t count, void *out,
+                      uint8_t *mask, int64_t *new_offset, int rcp_shift, shc_err *e)
 {
     int rc = validate(g, offset, r, e);
     if (rc)
@@ -547,6 +547,7 @@ int shc_torch_rng_fill(const shc_gpu_profile *g, uint64_t seed, int64_t offset,
     shc_tk k;
     shc_tk_setup(&k, r, seed);
     k.sfu = shc_gpu_sfu_model(g);
+    k.rcp_shift = rcp_shift;
     job j = {.k = &k, .start = start, .end = start + count, .out = out, .mask = mask,
              .rand_f32 = r->op == SHC_TORCH_UNIFORM && r->dtype == SHC_DT_FLOAT32 &&
                          k.f_from == 0.0f && k.f_to == 1.0f};
@@ -555,5 +556,38 @@ int shc_torch_rng_fill(const shc_gpu_profile *g, uint64_t seed, int64_t offset,
         return shc_fail(e, SHC_ENOMEM, "torch rng: out of memory");
     rc = shc_tk_plan(g, seed, offset, r, count ? run_launch : NULL, &j, new_offset, e);
     free(j.rows);
+    return rc;
+}
+
+int shc_torch_rng_fill(const shc_gpu_profile *g, uint64_t seed, int64_t offset,
+                       const shc_torch_rng_req *r, int64_t start, int64_t count, void *out,
+                       uint8_t *mask, int64_t *new_offset, shc_err *e)
+{
+    return fill_shift(g, seed, offset, r, start, count, out, mask, new_offset, 0, e);
+}
+
+int shc_torch_rng_rcp_sensitive(const shc_gpu_profile *g, uint64_t seed, int64_t offset,
+                                const shc_torch_rng_req *r, int64_t *count, shc_err *e)
+{
+    enum { PART = 1 << 18 };
+    *count = 0;
+    int rc = validate(g, offset, r, e);
+    bool logs = r->dtype == SHC_DT_FLOAT64 &&
+                (r->op == SHC_TORCH_NORMAL || r->op == SHC_TORCH_EXPONENTIAL ||
+                 r->op == SHC_TORCH_LOG_NORMAL || r->op == SHC_TORCH_GEOMETRIC);
+    if (rc || !logs || !r->numel)
+        return rc;
+    int64_t part = r->numel < PART ? r->numel : PART;
+    uint64_t *v = malloc(sizeof *v * 3 * (size_t)part);
+    if (!v)
+        return shc_fail(e, SHC_ENOMEM, "torch rng: out of memory");
+    for (int64_t at = 0; at < r->numel && !rc; at += part) {
+        int64_t n = r->numel - at < part ? r->numel - at : part;
+        for (int s = 0; s < 3 && !rc; s++) /* the model's seed, one unit down, one up */
+            rc = fill_shift(g, seed, offset, r, at, n, v + s * part, NULL, NULL, s == 2 ? 1 : -s, e);
+        for (int64_t i = 0; i < n && !rc; i++)
+            *count += v[i] != v[part + i] || v[i] != v[2 * part + i];
+    }
+    free(v);
     return rc;
 }

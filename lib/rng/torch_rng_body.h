@@ -66,6 +66,8 @@ typedef struct shc_tk {
     float f_from, f_to, f_range, f_a, f_b, f_p, f_pa, f_scale;
     double d_from, d_to, d_range, d_a, d_b, d_pa, d_scale;
     int sfu;                /* host only: the SFU model the GPU's MUFU follows (SHC_SFU_*) */
+    int rcp_shift;          /* host only: libdevice log's MUFU.RCP64H seed moved by this many
+                               units of the model (0; +-1 finds the outputs resting on it) */
 } shc_tk;
 
 /* One kernel launch, and which of its elements an executor writes. */
@@ -147,33 +149,39 @@ static inline SHC_HD float shc_tk_expf(float x)
 #endif
 }
 
-static inline SHC_HD float shc_tk_tanf(float x)
+/* __tanf: on sm_90 the host follows the SASS (modelled MUFU.SIN/COS, an IEEE
+ * reciprocal standing in for the unrecorded MUFU.RCP); glibc elsewhere. */
+static inline SHC_HD float shc_tk_tanf(const shc_tk *k, float x)
 {
 #ifdef __CUDA_ARCH__
+    (void)k;
     return __tanf(x);
 #else
-    return tanf(x);
+    return k->sfu == SHC_SFU_SM90 ? shc_cuda_fast_tanf(x) : tanf(x);
 #endif
 }
 
 /* The double forms are libdevice (::log, ::exp, ::log1p, ::tan), reimplemented
  * bit for bit in cuda_libdevice.c; log, log1p (a >= ~0.67 or <= ~-0.4) and tan
- * (odd quadrant) seed a Newton step with MUFU.RCP64H, which is modelled. */
-static inline SHC_HD double shc_tk_log(double x)
+ * (odd quadrant) seed a Newton step with MUFU.RCP64H, which is modelled
+ * (cuda_rcp64h.c; k->rcp_shift moves log's seed for the sensitivity check). */
+static inline SHC_HD double shc_tk_log(const shc_tk *k, double x)
 {
 #ifdef __CUDA_ARCH__
+    (void)k;
     return log(x);
 #else
-    return shc_cuda_log(x);
+    return k->rcp_shift ? shc_cuda_log_shift(x, k->rcp_shift) : shc_cuda_log(x);
 #endif
 }
 
-static inline SHC_HD double shc_tk_log1p(double x)
+static inline SHC_HD double shc_tk_log1p(const shc_tk *k, double x)
 {
 #ifdef __CUDA_ARCH__
+    (void)k;
     return log1p(x);
 #else
-    return shc_cuda_log1p(x);
+    return k->rcp_shift ? shc_cuda_log1p_shift(x, k->rcp_shift) : shc_cuda_log1p(x);
 #endif
 }
 
@@ -217,10 +225,11 @@ static inline SHC_HD void shc_tk_box_muller(const shc_tk *k, uint32_t x, uint32_
 }
 
 /* _curand_box_muller_double(x0, x1, y0, y1): log and sincospi. */
-static inline SHC_HD void shc_tk_box_muller_double(uint32_t x0, uint32_t x1, uint32_t y0, uint32_t y1,
-                                                   double out[2])
+static inline SHC_HD void shc_tk_box_muller_double(const shc_tk *k, uint32_t x0, uint32_t x1,
+                                                   uint32_t y0, uint32_t y1, double out[2])
 {
 #ifdef __CUDA_ARCH__
+    (void)k;
     uint64_t zx = (uint64_t)x0 ^ ((uint64_t)x1 << (53 - 32));
     double u = fma((double)zx, SHC_CURAND_2POW53_INV_DOUBLE, SHC_CURAND_2POW53_INV_DOUBLE / 2.0);
     uint64_t zy = (uint64_t)y0 ^ ((uint64_t)y1 << (53 - 32));
@@ -230,7 +239,7 @@ static inline SHC_HD void shc_tk_box_muller_double(uint32_t x0, uint32_t x1, uin
     out[0] = sv * s;
     out[1] = cv * s;
 #else
-    shc_curand_box_muller_double(x0, x1, y0, y1, out);
+    shc_curand_box_muller_double_shift(x0, x1, y0, y1, k->rcp_shift, out);
 #endif
 }
 
@@ -320,7 +329,7 @@ static inline SHC_HD void shc_tk_emit_f(const shc_tk *k, uint8_t *dst, uint8_t *
     case SHC_TORCH_CAUCHY: { /* transformation::cauchy<float> clips to [eps, 1 - eps] */
         float v = x > 1.0f - FLT_EPSILON ? 1.0f - FLT_EPSILON : x;
         v = v < FLT_EPSILON ? FLT_EPSILON : v;
-        shc_tk_store_f(k, dst, fmaf(k->f_b, shc_tk_tanf(SHC_TK_PI_F * (v - 0.5f)), k->f_a));
+        shc_tk_store_f(k, dst, fmaf(k->f_b, shc_tk_tanf(k, SHC_TK_PI_F * (v - 0.5f)), k->f_a));
         break;
     }
     case SHC_TORCH_DROPOUT: shc_tk_dropout(k, dst, mask, x); break;
@@ -336,13 +345,13 @@ static inline SHC_HD void shc_tk_emit_d(const shc_tk *k, uint8_t *dst, double x)
     case SHC_TORCH_UNIFORM: v = fma(x, k->d_range, k->d_from); v = v == k->d_to ? k->d_from : v; break;
     case SHC_TORCH_NORMAL: v = fma(x, k->d_b, k->d_a); break;
     case SHC_TORCH_EXPONENTIAL: {
-        double lg = x >= 1.0 - DBL_EPSILON / 2 ? -DBL_EPSILON / 2 : shc_tk_log(x);
+        double lg = x >= 1.0 - DBL_EPSILON / 2 ? -DBL_EPSILON / 2 : shc_tk_log(k, x);
         v = -1.0 / k->d_a * lg;
         break;
     }
     case SHC_TORCH_BERNOULLI: v = x < k->d_a; break;
     case SHC_TORCH_LOG_NORMAL: v = shc_tk_exp(fma(x, k->d_b, k->d_a)); break;
-    case SHC_TORCH_GEOMETRIC: v = ceil(shc_tk_log(x) / shc_tk_log1p(-k->d_a)); break;
+    case SHC_TORCH_GEOMETRIC: v = ceil(shc_tk_log(k, x) / shc_tk_log1p(k, -k->d_a)); break;
     case SHC_TORCH_CAUCHY: v = fma(k->d_b, shc_tk_tan(SHC_TK_PI_D * (x - 0.5)), k->d_a); break; /* no clip */
     default: break;
     }
@@ -375,7 +384,7 @@ static inline SHC_HD void shc_tk_element(const shc_tk *k, int ii, const uint32_t
     case SHC_TD_U01D2: shc_tk_emit_d(k, dst, shc_curand_u01_double_hq(w[2 * ii], w[2 * ii + 1])); break;
     case SHC_TD_NORMD: {
         double v[2];
-        shc_tk_box_muller_double(w[0], w[1], w[2], w[3], v);
+        shc_tk_box_muller_double(k, w[0], w[1], w[2], w[3], v);
         shc_tk_emit_d(k, dst, v[ii]);
         break;
     }

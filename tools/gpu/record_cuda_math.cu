@@ -4,7 +4,13 @@
 //      as shared/gpu/sfu/README.md describes them: lg2.approx.f32 on [0.5,1) and [1,2);
 //      MUFU.SIN / MUFU.COS reached through sin.approx/cos.approx on t in [0.5,1), [0.25,0.5),
 //      [2^-7,2^-6), with the reachability mask found_B.u8 (t = fmul_rz(a, 0x3e22f983) for some a);
-//      rcp.approx.ftz.f64 (MUFU.RCP64H) on the high words of [1,2) (2^20 entries, rcp64h.raw);
+//      rcp.approx.ftz.f64 (MUFU.RCP64H) on the high words of [1,2) and [2,4) (2^20 entries
+//      each, rcp64h_3ff00000.raw and rcp64h_40000000.raw: libdevice log's m + 1 lies in
+//      [1.707, 2.415)), which lib/rng/cuda_rcp64h.c models from 27 recorded float64 outputs
+//      only (tools/gpu/rcp64h_compare.c compares the table with the model, issue 26);
+//      ex2.approx.ftz.f32 (MUFU.EX2, behind __expf: float log_normal_) on [0.5,1), [1,2),
+//      [-1,-0.5), [-2,-1) (ex2_B.raw) and rcp.approx.ftz.f32 (MUFU.RCP, behind __tanf's
+//      division: float cauchy_) on [1,2) (rcp_3f800000.raw), which no model has yet;
 //   2. libdevice vectors: the INPUT column of conformance/tests/data/libdevice/vectors.txt
 //      through log, sincospi, logf, exp, log1p and tan, written in the same format (compare
 //      with diff).
@@ -22,6 +28,17 @@ __device__ __forceinline__ float sin_approx(float a) { float r; asm("sin.approx.
 __device__ __forceinline__ float cos_approx(float a) { float r; asm("cos.approx.f32 %0, %1;" : "=f"(r) : "f"(a)); return r; }
 __device__ __forceinline__ float lg2_approx(float a) { float r; asm("lg2.approx.f32 %0, %1;" : "=f"(r) : "f"(a)); return r; }
 __device__ __forceinline__ double rcp64h(double a) { double r; asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(a)); return r; }
+__device__ __forceinline__ float ex2_approx(float a) { float r; asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(a)); return r; }
+__device__ __forceinline__ float rcp_approx(float a) { float r; asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(a)); return r; }
+
+// MUFU.EX2 (op 0) or MUFU.RCP (op 1) on the floats with bits base + i.
+__global__ void k_f32(int op, uint32_t base, uint32_t n, uint32_t *d)
+{
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float x = __uint_as_float(base + i);
+    d[i] = __float_as_uint(op ? rcp_approx(x) : ex2_approx(x));
+}
 
 __global__ void k_lg2(uint32_t base, uint32_t n, uint32_t *d)
 {
@@ -47,11 +64,11 @@ __global__ void k_sincos(uint32_t base, uint32_t n, uint32_t *ds, uint32_t *dc, 
     dc[i] = __float_as_uint(cos_approx(a));
 }
 
-__global__ void k_rcp64h(uint32_t n, uint32_t *d)
+__global__ void k_rcp64h(uint32_t base, uint32_t n, uint32_t *d)
 {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    double x = __hiloint2double((int)(0x3ff00000u + i), 0);
+    double x = __hiloint2double((int)(base + i), 0x5a5a5a5a); // the low word is not read
     double r = rcp64h(x);
     d[i] = (uint32_t)__double2hiint(r);
     if (__double2loint(r) != 0) d[i] = 0xffffffffu; // the model assumes a zero low word
@@ -154,8 +171,20 @@ int main(int argc, char **argv)
         snprintf(name, sizeof name, "cos_%08x.raw", base); dump(dir, name, d2, 4ull * n);
         snprintf(name, sizeof name, "found_%08x.u8", base); dump(dir, name, ok, n);
     }
-    k_rcp64h<<<(1u << 20) / 256, 256>>>(1u << 20, d1);
+    for (uint32_t base : {0x3ff00000u, 0x40000000u}) {
+        k_rcp64h<<<(1u << 20) / 256, 256>>>(base, 1u << 20, d1);
+        CK(cudaDeviceSynchronize());
+        snprintf(name, sizeof name, "rcp64h_%08x.raw", base);
+        dump(dir, name, d1, 4ull << 20);
+    }
+    for (uint32_t base : {0x3f000000u, 0x3f800000u, 0xbf000000u, 0xbf800000u}) {
+        k_f32<<<n / 256, 256>>>(0, base, n, d1);
+        CK(cudaDeviceSynchronize());
+        snprintf(name, sizeof name, "ex2_%08x.raw", base);
+        dump(dir, name, d1, 4ull * n);
+    }
+    k_f32<<<n / 256, 256>>>(1, 0x3f800000u, n, d1);
     CK(cudaDeviceSynchronize());
-    dump(dir, "rcp64h_3ff00000.raw", d1, 4ull << 20);
+    dump(dir, "rcp_3f800000.raw", d1, 4ull * n);
     return argc > 2 ? vectors(dir, argv[2]) : 0;
 }

@@ -125,12 +125,33 @@ static void gen_log1pf(void)
     for (int i = 0; i < 1000; i++) { /* near powers of two minus one: the rounding of 1 + a matters */
         float p = ldexpf(1.0f, (int)(rnd() % 40) - 20);
         uint32_t b = f2u(p - 1.0f) + (uint32_t)(rnd() % 9) - 4u;
-        vlog1pf(i % 2 ? u2f(b) : (float)ldexp(unif(-1, 1), -(int)(rnd() % 140))); /* or tiny a */
+        if (i % 2) {
+            vlog1pf(u2f(b));
+            continue;
+        }
+        /* or tiny a; the shift is drawn first (the committed vectors were made by a
+         * compiler that evaluated ldexp's arguments right to left) */
+        int sh = (int)(rnd() % 140);
+        vlog1pf((float)ldexp(unif(-1, 1), -sh));
     }
     for (int i = 0; i < 500; i++) {
         uint32_t b = (uint32_t)(rnd() >> 32);
         if (((b >> 23) & 0xff) == 0xff) b ^= 1u << 30;
         vlog1pf(u2f(b));
+    }
+}
+
+/* log's reduction halves m from 0x3ff6a09f (sqrt(2) on the high word): inputs whose
+ * mantissa lies in [1.366, 1.4143), where lib/rng/cuda_libdevice.c once halved from
+ * 0x3ff5e91f instead; appended last so that the vectors above keep their inputs. */
+static void gen_log_reduction(void)
+{
+    for (int i = 0; i < 2000; i++) {
+        double m = unif(1.366, 1.4143);
+        /* u in [0.683, 0.707), where half of cuRAND's u lie and results are small;
+         * then u down to 2^-54; then any exponent */
+        int e = i < 1000 ? -1 : i < 1500 ? -2 - (int)(rnd() % 53) : (int)(rnd() % 2001) - 1000;
+        vlog(ldexp(m, e));
     }
 }
 
@@ -142,7 +163,9 @@ int main(void)
         0xfff0000000000000ull, 0x7ff8000000000000ull, 0xbff0000000000000ull, 0x3ca0000000000000ull,
         0x3fe0000000000000ull, 0x4000000000000000ull, 0x3fd0000000000000ull, 0x3fe8000000000000ull,
         0x4330000000000000ull, 0x4340000000000000ull, 0x433fffffffffffffull, 0xc330000000000001ull,
-        0x3fc0000000000000ull, 0x3ff8000000000000ull, 0xbfe0000000000000ull, 0x3e70000000000000ull};
+        0x3fc0000000000000ull, 0x3ff8000000000000ull, 0xbfe0000000000000ull, 0x3e70000000000000ull,
+        0x3ff6a09e00000000ull, 0x3ff6a09effffffffull, 0x3ff6a09f00000000ull, 0x3fe6a09f00000000ull,
+        0x3fe6a09effffffffull};
     for (size_t i = 0; i < sizeof dedge / sizeof dedge[0]; i++) {
         vlog(u2d(dedge[i]));
         vscp(u2d(dedge[i]));
@@ -189,5 +212,6 @@ int main(void)
     }
     gen_exp_log1p_tan();
     gen_log1pf();
+    gen_log_reduction();
     return 0;
 }
