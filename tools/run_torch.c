@@ -17,6 +17,13 @@
  * Tested by conformance/tests/run_torch.sh.
  */
 #include "config.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "run.h"
+/* run_torch_compare (the last function) is built without MPI too: only the worker code
+ * needs MPI and the sockets (conformance/tests/build_without_mpi.sh checks it compiles) */
 #ifdef HAVE_MPI
 #include <mpi.h>
 #include <arpa/inet.h>
@@ -25,15 +32,10 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "cli.h"
-#include "run.h"
 
 #ifndef SHC_HARNESS_DIR
 #define SHC_HARNESS_DIR "tools/harness"
