@@ -194,62 +194,156 @@ static char *plan_text(const shc_plan *p)
     return buf;
 }
 
+/* Ranks grouped by their plan's text (text output prints each distinct plan once with
+ * its ranks): each text is kept once, found through an open-addressed table, and every
+ * rank costs one group index, so a mesh of 2^20 ranks groups in linear time. */
+typedef struct text_groups {
+    char **text;       /* distinct texts, in order of first appearance */
+    int64_t n, cap;
+    int64_t *slot;     /* table of group index + 1 (0 = empty), size mask + 1 */
+    size_t mask;
+    int64_t *of;       /* group of each position */
+} text_groups;
+
+static uint64_t text_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static int groups_init(text_groups *g, int64_t npos, shc_err *e)
+{
+    memset(g, 0, sizeof *g);
+    size_t size = 16;
+    while (size < 2 * (size_t)npos)
+        size *= 2;
+    g->mask = size - 1;
+    g->slot = calloc(size, sizeof *g->slot);
+    g->of = malloc((size_t)(npos ? npos : 1) * sizeof *g->of);
+    return g->slot && g->of ? SHC_OK : shc_fail(e, SHC_ENOMEM, "out of memory");
+}
+
+/* Position pos's text (taken over: freed here when another group holds it already). */
+static int groups_add(text_groups *g, int64_t pos, char *text, shc_err *e)
+{
+    if (!text)
+        return shc_fail(e, SHC_ENOMEM, "out of memory");
+    size_t i = (size_t)text_hash(text) & g->mask;
+    while (g->slot[i] && strcmp(g->text[g->slot[i] - 1], text))
+        i = (i + 1) & g->mask;
+    if (g->slot[i]) {
+        free(text);
+        g->of[pos] = g->slot[i] - 1;
+        return SHC_OK;
+    }
+    if (g->n == g->cap) {
+        int64_t cap = g->cap ? 2 * g->cap : 16;
+        char **t = realloc(g->text, (size_t)cap * sizeof *t);
+        if (!t) {
+            free(text);
+            return shc_fail(e, SHC_ENOMEM, "out of memory");
+        }
+        g->text = t;
+        g->cap = cap;
+    }
+    g->text[g->n] = text;
+    g->slot[i] = ++g->n;
+    g->of[pos] = g->n - 1;
+    return SHC_OK;
+}
+
+static void groups_free(text_groups *g)
+{
+    for (int64_t i = 0; i < g->n; i++)
+        free(g->text[i]);
+    free(g->text);
+    free(g->slot);
+    free(g->of);
+}
+
+/* Each distinct plan once: "rank R:" or "ranks R,S,...:" and its text. */
+static int print_groups(const text_groups *g, int64_t npos, const int64_t *rank_at, shc_err *e)
+{
+    int64_t *start = calloc((size_t)g->n + 1, sizeof *start);
+    int64_t *order = malloc((size_t)(npos ? npos : 1) * sizeof *order);
+    if (!start || !order) {
+        free(start);
+        free(order);
+        return shc_fail(e, SHC_ENOMEM, "out of memory");
+    }
+    for (int64_t p = 0; p < npos; p++) /* counting sort: positions by group, in order */
+        start[g->of[p] + 1]++;
+    for (int64_t k = 0; k < g->n; k++)
+        start[k + 1] += start[k];
+    for (int64_t p = 0; p < npos; p++)
+        order[start[g->of[p]]++] = p;
+    for (int64_t k = 0, at = 0; k < g->n; k++) {
+        int64_t end = start[k];
+        printf("rank%s", end - at > 1 ? "s " : " ");
+        for (int64_t j = at; j < end; j++)
+            printf("%s%lld", j == at ? "" : ",", (long long)rank_at[order[j]]);
+        printf(":\n%s", g->text[k]);
+        at = end;
+    }
+    free(start);
+    free(order);
+    return SHC_OK;
+}
+
+static void print_head(const plan_req *q)
+{
+    char m[64], s[128], sp[256], dp[256];
+    shc_mesh_format(&q->mesh, m, sizeof m);
+    shc_shape_format(&q->shape, s, sizeof s);
+    shc_placements_format_trace(&q->src, sp, sizeof sp);
+    shc_placements_format_trace(&q->dst, dp, sizeof dp);
+    printf("redistribute plan: mesh %s, shape [%s], %s -> %s\n", m, s, sp, dp);
+}
+
 static int print_plans(const plan_args *a, plan_req *q, shc_err *e)
 {
-    int64_t first = a->c.rank >= 0 ? a->c.rank : 0, last = a->c.rank >= 0 ? a->c.rank
-                                                                            : q->mesh.size - 1;
     if (a->c.rank < 0 && cli_printed_ranks_e(q->mesh.size, e))
         return SHC_EINVAL;
+    int64_t one = a->c.rank, npos = a->c.rank >= 0 ? 1 : q->mesh.size;
+    const int64_t *rank_at = a->c.rank >= 0 ? &one : q->mesh.ranks;
+    shc_plan_req req;
+    shc_plan p;
+    memset(&p, 0, sizeof p);
+    int rc = shc_plan_prepare(&req, &q->mesh, &q->src, &q->dst, &q->shape, &q->opts, e);
+    if (rc)
+        return rc;
+    shc_plan_req_cache(&req); /* the graph planner searches once for all ranks (issue 27 N11) */
     cli_jstream js;
-    /* text groups ranks with equal plans, so it holds every rank's text; JSON streams */
-    char **texts = a->c.json ? NULL : calloc((size_t)(last - first + 1), sizeof *texts);
-    int rc = texts || a->c.json ? SHC_OK : shc_fail(e, SHC_ENOMEM, "out of memory");
-    if (!rc && a->c.json)
+    text_groups tg;
+    /* text groups ranks with equal plans, so it holds each distinct text; JSON streams */
+    if (a->c.json)
         cli_jstream_open(&js, NULL, "ranks");
-    for (int64_t r = first; r <= last && rc == SHC_OK; r++) {
-        int64_t rank = a->c.rank >= 0 ? r : q->mesh.ranks[r], coord[SHC_MAX_MESH_DIMS];
-        shc_plan p;
-        if ((rc = shc_plan_compute(&q->mesh, &q->src, &q->dst, &q->shape, &q->opts, rank, &p, e)))
+    else
+        rc = groups_init(&tg, npos, e);
+    for (int64_t pos = 0; pos < npos && rc == SHC_OK; pos++) {
+        int64_t rank = rank_at[pos], coord[SHC_MAX_MESH_DIMS];
+        if ((rc = shc_plan_run(&req, rank, &p, e)))
             break;
         shc_mesh_coord(&q->mesh, rank, coord, NULL);
         if (a->c.json)
             cli_jstream_item(&js, plan_json(rank, coord, q->mesh.ndim, &p));
         else
-            texts[r - first] = plan_text(&p);
-        shc_plan_free(&p);
+            rc = groups_add(&tg, pos, plan_text(&p), e);
     }
-    if (rc == SHC_OK && a->c.json) {
-        if (cli_jstream_close(&js))
+    shc_plan_free(&p);
+    shc_plan_req_free(&req);
+    if (a->c.json) {
+        if (rc == SHC_OK && cli_jstream_close(&js))
             rc = shc_fail(e, SHC_EIO, "the JSON output is incomplete");
-    } else if (rc == SHC_OK) {
-        char m[64], s[128], sp[256], dp[256];
-        shc_mesh_format(&q->mesh, m, sizeof m);
-        shc_shape_format(&q->shape, s, sizeof s);
-        shc_placements_format_trace(&q->src, sp, sizeof sp);
-        shc_placements_format_trace(&q->dst, dp, sizeof dp);
-        printf("redistribute plan: mesh %s, shape [%s], %s -> %s\n", m, s, sp, dp);
-        for (int64_t i = 0; i <= last - first; i++) {
-            if (!texts[i])
-                continue;
-            int count = 0;
-            for (int64_t j = i + 1; j <= last - first; j++)
-                count += texts[j] && !strcmp(texts[i], texts[j]);
-            printf("rank%s", count ? "s " : " ");
-            for (int64_t j = i; j <= last - first; j++)
-                if (texts[j] && (j == i || !strcmp(texts[i], texts[j]))) {
-                    printf("%s%lld", j == i ? "" : ",",
-                           (long long)(a->c.rank >= 0 ? first + j : q->mesh.ranks[first + j]));
-                    if (j != i) {
-                        free(texts[j]);
-                        texts[j] = NULL;
-                    }
-                }
-            printf(":\n%s", texts[i]);
-        }
+        return rc;
     }
-    for (int64_t i = 0; texts && i <= last - first; i++)
-        free(texts[i]);
-    free(texts);
+    if (rc == SHC_OK) {
+        print_head(q);
+        rc = print_groups(&tg, npos, rank_at, e);
+    }
+    groups_free(&tg);
     return rc;
 }
 

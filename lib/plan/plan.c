@@ -357,6 +357,8 @@ int shc_plan_prepare(shc_plan_req *r, const shc_mesh *m, const shc_placements *s
     r->mesh = m;
     r->shape = *shape;
     r->coord_rank = -1;
+    r->cache_path = false;
+    r->path = NULL;
     int rc;
     if ((rc = check_placements("src", src, m, shape, e)) ||
         (rc = check_placements("dst", dst, m, shape, e)) ||
@@ -390,7 +392,8 @@ int shc_plan_run(shc_plan_req *r, int64_t rank, shc_plan *out, shc_err *e)
     memset(out, 0, sizeof *out);
     out->steps = steps, out->cap = cap, out->steps_external = ext;
     shc_plan_ctx c = {.mesh = r->mesh, .coord = r->coord, .shape = &r->shape, .opts = &r->opts,
-                      .narrowing = r->greedy ? &r->narrowing : NULL};
+                      .narrowing = r->greedy ? &r->narrowing : NULL,
+                      .path = r->cache_path ? &r->path : NULL};
     /* the planners may fill a lazy default order: work on copies (a spec is ~300 bytes,
      * so copy only when the graph planner or the trace needs them) */
     const shc_plan_opts *o = &r->opts;
@@ -420,6 +423,17 @@ int shc_plan_run(shc_plan_req *r, int64_t rank, shc_plan *out, shc_err *e)
 fail:
     shc_plan_free(out);
     return rc;
+}
+
+void shc_plan_req_cache(shc_plan_req *r)
+{
+    r->cache_path = true;
+}
+
+void shc_plan_req_free(shc_plan_req *r)
+{
+    shc_graph_path_free(r->path);
+    r->path = NULL;
 }
 
 int shc_plan_compute(const shc_mesh *m, const shc_placements *src, const shc_placements *dst,
