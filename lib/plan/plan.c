@@ -86,7 +86,7 @@ int shc_planner_parse(const char *s, shc_planner *out, shc_err *e)
     else if (!strcmp(s, "graph") || !strcmp(s, "min-cost"))
         *out = SHC_PLANNER_GRAPH;
     else
-        return shc_fail(e, SHC_EINVAL, "planner '%s': expected auto, greedy or graph", s);
+        return shc_fail(e, SHC_EINVAL, "planner '%.64s': expected auto, greedy or graph", s);
     return SHC_OK;
 }
 

@@ -93,10 +93,10 @@ static int parse_custom(const char *s, shc_gpu_profile *out, shc_err *e)
     if (*end == '@' && (rc = parse_cc(s, end + 1, &cc, e)))
         return rc;
     if (sm <= 0 || sm > 1000000)
-        return shc_fail(e, SHC_EINVAL, "gpu profile '%s': SM count %ld must be in 1..1000000", s, sm);
+        return shc_fail(e, SHC_EINVAL, "gpu profile '%.64s': SM count %ld must be in 1..1000000", s, sm);
     if (th < SHC_TORCH_BLOCK || th > 65536)
         return shc_fail(e, SHC_EINVAL,
-                        "gpu profile '%s': max threads per SM %ld must be in %d..65536 "
+                        "gpu profile '%.64s': max threads per SM %ld must be in %d..65536 "
                         "(torch launches blocks of %d threads)",
                         s, th, SHC_TORCH_BLOCK, SHC_TORCH_BLOCK);
     out->name = "custom";
