@@ -36,7 +36,11 @@ static int parse_flatten(const char *s, shc_plan_opts *o, shc_err *e)
             char *end;
             long d = strtol(p, &end, 10);
             if (end == p || d < 0 || d >= SHC_MAX_MESH_DIMS)
-                return shc_fail(e, SHC_EINVAL, "--flatten '%s': expected mesh dims like 0+1", s);
+                return shc_fail(e, SHC_EINVAL, "--flatten '%s': expected mesh dims like 0+1",
+                                CLI_ECHO(s));
+            if (mask & 1u << d) /* DeviceMesh._flatten of a dim with itself is no mesh */
+                return shc_fail(e, SHC_EINVAL, "--flatten '%s': mesh dim %ld twice in one set",
+                                CLI_ECHO(s), d);
             mask |= 1u << d;
             count++;
             p = end;
@@ -46,12 +50,12 @@ static int parse_flatten(const char *s, shc_plan_opts *o, shc_err *e)
         }
         if (count < 2 || o->nflattened == 16)
             return shc_fail(e, SHC_EINVAL, "--flatten '%s': each set needs 2+ mesh dims (at most "
-                            "16 sets)", s);
+                            "16 sets)", CLI_ECHO(s));
         o->flattened[o->nflattened++] = mask;
         if (*p == ',')
             p++;
         else if (*p)
-            return shc_fail(e, SHC_EINVAL, "--flatten '%s': unexpected '%c'", s, *p);
+            return shc_fail(e, SHC_EINVAL, "--flatten '%s': unexpected '%c'", CLI_ECHO(s), *p);
     }
     return SHC_OK;
 }
@@ -88,6 +92,12 @@ static int parse_args(const char *name, int argc, char **argv, plan_args *a)
         return x;
     if (!a->c.shape || !a->src || !a->dst)
         return cli_usage_error(name, "--shape, --src and --dst are required (see --help)");
+    if (strcmp(name, "plan") && a->c.rank >= 0) /* audit plan */
+        return cli_usage_error(name, "--rank: not used by audit plan (it audits every rank: "
+                               "its findings compare them)");
+    if (a->no_merge && !a->flatten)
+        return cli_usage_error(name, "--no-merge: not used without --flatten (torch merges "
+                               "steps only over an explicitly flattened mesh)");
     return CLI_GO;
 }
 
@@ -98,6 +108,28 @@ typedef struct plan_req {
     shc_placements src, dst;
     shc_plan_opts opts;
 } plan_req;
+
+/* The options only one planner or layout reads, refused where they do not act (issue 25
+ * item 4): --dtype and --devices-per-host price the graph planner's moves, and
+ * --strided-literal reads _StridedShard placements. */
+static int check_planner_options(const plan_args *a, const plan_req *q, shc_err *e)
+{
+    shc_plan_req r;
+    int rc = shc_plan_prepare(&r, &q->mesh, &q->src, &q->dst, &q->shape, &q->opts, e);
+    if (rc)
+        return rc;
+    if (r.greedy && (a->dtype || a->dph > 0))
+        return shc_fail(e, SHC_EINVAL, "--%s: not used by the greedy planner, which torch 2.13 "
+                        "picks here (only the graph planner has a cost model)",
+                        a->dtype ? "dtype" : "devices-per-host");
+    bool strided = false;
+    for (int i = 0; i < q->src.n; i++)
+        strided |= q->src.p[i].kind == SHC_P_STRIDED || q->dst.p[i].kind == SHC_P_STRIDED;
+    if (a->strided_literal && !strided)
+        return shc_fail(e, SHC_EINVAL, "--strided-literal: not used without a _StridedShard "
+                        "placement in --src or --dst");
+    return SHC_OK;
+}
 
 static int load_req(const plan_args *a, plan_req *q, shc_err *e)
 {
@@ -117,13 +149,17 @@ static int load_req(const plan_args *a, plan_req *q, shc_err *e)
         return shc_err_prefix(e, "--dtype");
     if (a->flatten && (rc = parse_flatten(a->flatten, &q->opts, e)))
         return rc;
+    for (int i = 0; i < q->opts.nflattened; i++)
+        if (q->opts.flattened[i] >> q->mesh.ndim)
+            return shc_fail(e, SHC_EINVAL, "--flatten '%s': a mesh dim past the %d-d mesh",
+                            CLI_ECHO(a->flatten), q->mesh.ndim);
     if (a->dph > 0)
         q->opts.devices_per_host = a->dph;
     q->opts.merge = !a->no_merge;
     q->opts.strided_literal = a->strided_literal;
     if (a->c.rank >= 0 && (a->c.rank > q->mesh.max_rank || q->mesh.pos_of[a->c.rank] < 0))
         return shc_fail(e, SHC_EINVAL, "--rank %lld: not in the mesh", a->c.rank);
-    return SHC_OK;
+    return check_planner_options(a, q, e);
 }
 
 static json_t *shape_json(const shc_shape *s)

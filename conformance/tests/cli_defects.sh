@@ -80,4 +80,98 @@ expect_exit "offsets --seed 2^64-1 is accepted" 0 '"seed":"18446744073709551615"
 expect_exit "policies --seed 2^64-1 is accepted" 0 '"seed":"18446744073709551615"' \
   $S policies --seed 18446744073709551615 --json --policy megatron-dp
 
+# Lax inputs: plan --flatten 0+0 was accepted; groups --axes 0,0 is seed 002's own quirk (it sorts
+# and de-duplicates, the group-ranks family covers it), so it stays accepted and says which dims
+# the seed used; --placements without --hsdp-shard-dim did nothing.
+P="$S plan --mesh 2x2x2 --shape 8,8,8 --src S(0),S(0),S(0) --dst S(1),S(1),S(1)"
+expect_exit "plan --flatten 0+0: a dim twice in one set, exit 2" 2 "^shardcheck plan: --flatten '0\+0': mesh dim 0 twice in one set$" \
+  $P --flatten 0+0
+expect_exit "plan --flatten past the mesh: exit 2" 2 "^shardcheck plan: --flatten '3\+4': a mesh dim past the 3-d mesh$" \
+  $P --flatten 3+4
+expect_exit "groups --axes 0,0: the seed's sorted, de-duplicated dims shown" 0 \
+  '"axes":\[0,0\],"seed_axes":\[0\],"split":\[\[0,2\],\[1,3\]\]\}$' $S groups --mesh 2x2 --axes 0,0 --json
+expect_exit "groups --placements without --hsdp-shard-dim: refused" 2 \
+  "^shardcheck groups: --placements: not used without --hsdp-shard-dim" $S groups --mesh 2x2 --placements 'S(0),R'
+
+# Options that did nothing in the mode given (issue 25 item 4; cli_options.sh walks them all)
+expect_exit "plan --no-merge without --flatten: refused" 2 "^shardcheck plan: --no-merge: not used without --flatten" \
+  $P --no-merge
+expect_exit "plan --strided-literal without _StridedShard: refused" 2 \
+  "^shardcheck plan: --strided-literal: not used without a _StridedShard placement" $P --strided-literal
+expect_exit "plan --devices-per-host with the greedy planner: refused" 2 \
+  "^shardcheck plan: --devices-per-host: not used by the greedy planner" $P --devices-per-host 1
+expect_exit "audit plan --rank: refused (it audits every rank)" 2 "^shardcheck audit plan: --rank: not used by audit plan" \
+  $S audit plan --mesh 2 --shape 4 --src 'S(0)' --dst R --rank 0
+expect_exit "explain --op exponential: untracked, no tracker windows (they were drawn)" 2 \
+  "^shardcheck explain: --op exponential_: untracked in torch 2.13" \
+  $S explain --mesh 2 --placements 'S(0)' --shape 4 --op exponential
+expect_exit "families --json --markdown: one format" 2 "^shardcheck families: --markdown, --harness and --json exclude each other$" \
+  $S families --json --markdown
+expect_exit "families --harness --golden: refused (no counts)" 2 "^shardcheck families: --golden: not used with --harness" \
+  $S families --harness --golden "$G"
+expect_exit "gen --list --out: refused" 2 "^shardcheck gen: --out: not used with --list" $S gen --list --out "$tmp/g"
+expect_exit "verify --tap --json: one format" 2 "^shardcheck verify: --tap and --json exclude each other$" \
+  $S verify --family threefry --candidate "$tmp/none.json" --tap --json
+expect_exit "verify --manifest --candidate: refused" 2 "^shardcheck verify: --candidate: not used with --manifest" \
+  $S verify --manifest --golden "$G" --candidate "$tmp/none.json"
+expect_exit "verify --json --verbose: refused" 2 "^shardcheck verify: --verbose: not used with --json" \
+  $S verify --family threefry --candidate "$tmp/none.json" --json --verbose
+expect_exit "run --tap --verbose: refused" 2 "^shardcheck run: --verbose: not used with --tap" $S run --tap --verbose
+expect_exit "run --backend mpi --max-ranks: refused (the job is the world)" 2 \
+  "^shardcheck run: --max-ranks: not used with --backend mpi under mpirun" $S run --backend mpi --max-ranks 4
+expect_exit "certify --check --out: refused" 2 "^shardcheck certify: --out: not used with --check" \
+  $S certify --check "$tmp/pkg" --out "$tmp/other"
+expect_exit "report --golden /nonexistent: exit 2 naming it (it was ignored)" 2 \
+  "^shardcheck report: --golden /nonexistent: cannot read /nonexistent/MANIFEST" \
+  $S report --golden /nonexistent --out "$tmp/r.html" /dev/null
+
+# "family": 5 in a results file was read as no family at all
+need_python_here=$("$PY" -c 'print(1)' 2>/dev/null)
+if [ "$need_python_here" = 1 ] && [ -d "$G/threefry" ]; then
+  "$PY" "$tests_dir/golden_results.py" "$G" threefry "$tmp/good.json"
+  "$PY" -c 'import json, sys; d = json.load(open(sys.argv[1])); d["family"] = 5; json.dump(d, open(sys.argv[2], "w"))' \
+    "$tmp/good.json" "$tmp/fam5.json"
+  expect_passes "the results file from golden passes" $S verify --family threefry --golden "$G" --candidate "$tmp/good.json"
+  expect_exit "\"family\": 5 is exit 2 naming it" 2 "candidate .*fam5.json: \"family\" is not a string" \
+    $S verify --family threefry --golden "$G" --candidate "$tmp/fam5.json"
+else
+  tap_skip "\"family\": 5" "no python3 at $PY or no golden/threefry"
+fi
+
+# An argument echoed in a message is cut to its first bytes and its length (a 100 kB family
+# name was printed whole).
+big=$(head -c 100000 /dev/zero | tr '\0' x)
+for c in "gen --family" "run --family" "verify --candidate x --family" "run --backend" "rng --engine" \
+         "groups --mesh 2x2 --axes" "layout --mesh" "offsets --mesh 2 --shape 4 --placements" \
+         "plan --mesh 2 --shape 4 --dst R --src" "rng --engine torch-cuda --shape 4 --op" \
+         "rng --engine philox --seed" "layout --rank" "layout --json"; do
+  # shellcheck disable=SC2086
+  out=$($S $c "$big" 2>&1); rc=$?
+  n=$(printf '%s' "$out" | wc -c)
+  if [ $rc -eq 2 ] && [ "$n" -lt 400 ] && printf '%s' "$out" | grep -q "^shardcheck "; then
+    tap_ok "$c <100 kB>: exit 2, a $n-byte message"
+  else tap_not_ok "$c <100 kB>: a short message" "exit $rc, $n bytes" "$(printf '%s' "$out" | head -c 200)"; fi
+done
+expect_exit "the echo keeps the start and says the length" 2 "unknown family 'x{48}\.\.\. \(100000 bytes\)' \(see gen --list\)$" \
+  $S gen --family "$big"
+
+# N14: the torch backend's interpreter is configuration: SHARDCHECK_PYTHON=/bin/false or a missing
+# path was exit 99 (internal error) after three "retries on another port".
+if have_mpi_build; then
+  MPI="$MPIRUN --oversubscribe --allow-run-as-root"
+  expect_exit "SHARDCHECK_PYTHON=/nonexistent: exit 2 naming it" 2 \
+    "SHARDCHECK_PYTHON=/nonexistent is not an executable file" \
+    env SHARDCHECK_PYTHON=/nonexistent OMPI_MCA_mpi_warn_on_fork=0 $MPI -np 2 "$SHARDCHECK" run \
+    --backend torch --family threefry --golden "$G" --max-cases 1
+  out=$(env SHARDCHECK_PYTHON=/bin/false OMPI_MCA_mpi_warn_on_fork=0 $MPI -np 2 "$SHARDCHECK" run \
+        --backend torch --family threefry --golden "$G" --max-cases 1 2>&1); rc=$?
+  if [ $rc -eq 2 ] && printf '%s' "$out" | grep -q "ended with exit status 1 before it was ready: SHARDCHECK_PYTHON must name" &&
+     ! printf '%s' "$out" | grep -q "retrying"; then
+    tap_ok "SHARDCHECK_PYTHON=/bin/false: exit 2 naming it, no retry"
+  else tap_not_ok "SHARDCHECK_PYTHON=/bin/false: exit 2" "exit $rc" "$(printf '%s' "$out" | head -c 400)"; fi
+else
+  tap_skip "SHARDCHECK_PYTHON that cannot run the worker" "no MPI build"
+  tap_skip "SHARDCHECK_PYTHON=/bin/false" "no MPI build"
+fi
+
 tap_done
