@@ -67,10 +67,11 @@ static int check_modes(int kind, const cli_command *cmd, offsets_args *a)
         return cli_used(cmd, "mesh ranks placements shape json op policy",
                         "by audit rng (it audits every rank's window increments, whatever the "
                         "seed, offset and GPU)");
-    if (kind == CMD_POLICIES &&
-        (a->c.mesh || a->c.placements || a->c.shape || a->c.ranks || a->c.rank >= 0))
-        return cli_usage_error(cmd->name, "takes no layout options (verdicts cover its own "
-                               "layout table)");
+    int x;
+    if (kind == CMD_POLICIES && (x = cli_used(cmd, "json policy seed gpu op offset", "by "
+                                              "policies: it takes no layout options (verdicts "
+                                              "cover its own layout table)")) != CLI_GO)
+        return x;
     /* torch rejects it on every layout, or it takes no DTensor: no policy to follow */
     if (a->rop && a->rop->dispatch == SHC_RNGD_REJECTED && shc_rng_op_check(a->rop, NULL, &e))
         return cli_usage_error(cmd->name, "--op %s: torch 2.13 rejects it on a DTensor: %s",

@@ -557,12 +557,18 @@ static const char RNG_ABOUT[] =
     "  shardcheck rng --engine threefry [--key H,H | --seed N] --shape S\n"
     "An option another mode uses is refused by name.  A seed is decimal, 0..2^64-1.";
 
-/* The options of each torch-cuda sampling op (lib/rng/torch_cuda_sample.c). */
-static const char *sample_options(const char *op)
+/* The options of each torch-cuda sampling op (lib/rng/torch_cuda_sample.c).  Their launches
+ * read the GPU only where the grid depends on it: randperm's keys, and multinomial without
+ * replacement (or n_sample 1: exponential_ on the weights); bernoulli with a tensor p launches
+ * ceil(n / 2048) blocks and multinomial with replacement (rows, n / 128) on any GPU. */
+static const char *sample_options(const rng_opts *o)
 {
-    return !strcmp(op, "randperm") ? "n"
-         : !strcmp(op, "multinomial") ? "shape values n replacement"
-         : "shape values p-shape p-dtype";
+    if (!strcmp(o->op, "randperm"))
+        return "n gpu";
+    if (!strcmp(o->op, "multinomial"))
+        return o->repl && !(o->n && !strcmp(o->n, "1")) ? "shape values n replacement"
+                                                        : "shape values n replacement gpu";
+    return "shape values p-shape p-dtype";
 }
 
 /* Refuse what the mode (the engine; for torch-cuda, the op) does not use: CLI_GO or the exit
@@ -585,8 +591,8 @@ static int mode_options(const cli_command *cmd, const rng_opts *o, shc_err *e)
                                    "bernoulli_tensor multinomial randperm)");
         const char *range = o->digest ? "digest" : "start count digest";
         if (is_sample_op(o->op)) {
-            snprintf(used, sizeof used, "engine json seed offset gpu op dtype %s %s",
-                     sample_options(o->op), range);
+            snprintf(used, sizeof used, "engine json seed offset op dtype %s %s",
+                     sample_options(o), range);
         } else {
             shc_torch_op k;
             const char *pa, *pb;
@@ -596,8 +602,8 @@ static int mode_options(const cli_command *cmd, const rng_opts *o, shc_err *e)
             snprintf(used, sizeof used, "engine json seed offset gpu op dtype shape %s %s %s",
                      pa, pb, range);
         }
-        snprintf(mode, sizeof mode, "with --engine torch-cuda --op %s%s", CLI_ECHO(o->op),
-                 o->digest ? " --digest" : "");
+        snprintf(mode, sizeof mode, "with --engine torch-cuda --op %s%s%s", CLI_ECHO(o->op),
+                 o->repl ? " --replacement" : "", o->digest ? " --digest" : "");
         return cli_used(cmd, used, mode);
     } else {
         return cli_usage_error("rng", "--engine: unknown engine '%s' (philox, curand, "

@@ -57,7 +57,7 @@ if [ $rc -eq 0 ] && printf '%s' "$out" | grep -q '"policies":\[{"name":"megatron
 else tap_not_ok "policies --policy megatron-tp: that row only" "exit $rc" "$(printf '%s' "$out" | head -c 300)"; fi
 expect_exit "policies --offset: not used, refused by name" 2 "^shardcheck policies: --offset: not used by policies" \
   $S policies --offset 4
-expect_exit "policies --ranks: a layout option, refused" 2 "^shardcheck policies: takes no layout options" \
+expect_exit "policies --ranks: a layout option, refused" 2 "^shardcheck policies: --ranks: not used by policies: it takes no layout options" \
   $S policies --ranks 0
 expect_exit "offsets --gpu for torch-offset: refused by name" 2 \
   "^shardcheck offsets: --gpu: not used with --policy torch-offset \(its offsets do not depend on the GPU\)" \
