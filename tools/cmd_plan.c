@@ -114,11 +114,11 @@ typedef struct plan_req {
  * --strided-literal reads _StridedShard placements. */
 static int check_planner_options(const plan_args *a, const plan_req *q, shc_err *e)
 {
-    shc_plan_req r;
-    int rc = shc_plan_prepare(&r, &q->mesh, &q->src, &q->dst, &q->shape, &q->opts, e);
+    bool greedy;
+    int rc = shc_plan_uses_greedy(&q->mesh, &q->src, &q->dst, &q->shape, &q->opts, &greedy, e);
     if (rc)
         return rc;
-    if (r.greedy && (a->dtype || a->dph > 0))
+    if (greedy && (a->dtype || a->dph > 0))
         return shc_fail(e, SHC_EINVAL, "--%s: not used by the greedy planner, which torch 2.13 "
                         "picks here (only the graph planner has a cost model)",
                         a->dtype ? "dtype" : "devices-per-host");
@@ -338,48 +338,54 @@ static void print_head(const plan_req *q)
     printf("redistribute plan: mesh %s, shape [%s], %s -> %s\n", m, s, sp, dp);
 }
 
+/* What each rank's plan goes to: the JSON stream, or the text groups. */
+typedef struct plan_sink {
+    const plan_args *a;
+    const plan_req *q;
+    cli_jstream js;
+    text_groups tg;
+    int64_t pos;
+} plan_sink;
+
+static int sink_rank(void *ctx, int64_t rank, const shc_plan *p, shc_err *e)
+{
+    plan_sink *k = ctx;
+    int64_t coord[SHC_MAX_MESH_DIMS];
+    shc_mesh_coord(&k->q->mesh, rank, coord, NULL);
+    if (k->a->c.json) {
+        cli_jstream_item(&k->js, plan_json(rank, coord, k->q->mesh.ndim, p));
+        return SHC_OK;
+    }
+    return groups_add(&k->tg, k->pos++, plan_text(p), e);
+}
+
 static int print_plans(const plan_args *a, plan_req *q, shc_err *e)
 {
     if (a->c.rank < 0 && cli_printed_ranks_e(q->mesh.size, e))
         return SHC_EINVAL;
     int64_t one = a->c.rank, npos = a->c.rank >= 0 ? 1 : q->mesh.size;
     const int64_t *rank_at = a->c.rank >= 0 ? &one : q->mesh.ranks;
-    shc_plan_req req;
-    shc_plan p;
-    memset(&p, 0, sizeof p);
-    int rc = shc_plan_prepare(&req, &q->mesh, &q->src, &q->dst, &q->shape, &q->opts, e);
-    if (rc)
-        return rc;
-    shc_plan_req_cache(&req); /* the graph planner searches once for all ranks (issue 27 N11) */
-    cli_jstream js;
-    text_groups tg;
+    plan_sink k = {.a = a, .q = q};
+    int rc = SHC_OK;
     /* text groups ranks with equal plans, so it holds each distinct text; JSON streams */
     if (a->c.json)
-        cli_jstream_open(&js, NULL, "ranks");
+        cli_jstream_open(&k.js, NULL, "ranks");
     else
-        rc = groups_init(&tg, npos, e);
-    for (int64_t pos = 0; pos < npos && rc == SHC_OK; pos++) {
-        int64_t rank = rank_at[pos], coord[SHC_MAX_MESH_DIMS];
-        if ((rc = shc_plan_run(&req, rank, &p, e)))
-            break;
-        shc_mesh_coord(&q->mesh, rank, coord, NULL);
-        if (a->c.json)
-            cli_jstream_item(&js, plan_json(rank, coord, q->mesh.ndim, &p));
-        else
-            rc = groups_add(&tg, pos, plan_text(&p), e);
-    }
-    shc_plan_free(&p);
-    shc_plan_req_free(&req);
+        rc = groups_init(&k.tg, npos, e);
+    /* the graph planner searches once for all ranks (issue 27 N11) */
+    if (rc == SHC_OK)
+        rc = shc_plan_each_rank(&q->mesh, &q->src, &q->dst, &q->shape, &q->opts, rank_at, npos,
+                                sink_rank, &k, e);
     if (a->c.json) {
-        if (rc == SHC_OK && cli_jstream_close(&js))
+        if (rc == SHC_OK && cli_jstream_close(&k.js))
             rc = shc_fail(e, SHC_EIO, "the JSON output is incomplete");
         return rc;
     }
     if (rc == SHC_OK) {
         print_head(q);
-        rc = print_groups(&tg, npos, rank_at, e);
+        rc = print_groups(&k.tg, npos, rank_at, e);
     }
-    groups_free(&tg);
+    groups_free(&k.tg);
     return rc;
 }
 

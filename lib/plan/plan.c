@@ -436,6 +436,35 @@ void shc_plan_req_free(shc_plan_req *r)
     r->path = NULL;
 }
 
+int shc_plan_each_rank(const shc_mesh *m, const shc_placements *src, const shc_placements *dst,
+                       const shc_shape *shape, const shc_plan_opts *opts, const int64_t *ranks,
+                       int64_t n, shc_plan_rank_fn fn, void *ctx, shc_err *e)
+{
+    shc_plan_req r;
+    shc_plan p;
+    memset(&p, 0, sizeof p);
+    int rc = shc_plan_prepare(&r, m, src, dst, shape, opts, e);
+    if (rc)
+        return rc;
+    shc_plan_req_cache(&r);
+    for (int64_t i = 0; i < n && rc == SHC_OK; i++)
+        if ((rc = shc_plan_run(&r, ranks[i], &p, e)) == SHC_OK)
+            rc = fn(ctx, ranks[i], &p, e);
+    shc_plan_free(&p);
+    shc_plan_req_free(&r);
+    return rc;
+}
+
+int shc_plan_uses_greedy(const shc_mesh *m, const shc_placements *src, const shc_placements *dst,
+                         const shc_shape *shape, const shc_plan_opts *opts, bool *greedy,
+                         shc_err *e)
+{
+    shc_plan_req r;
+    int rc = shc_plan_prepare(&r, m, src, dst, shape, opts, e);
+    *greedy = rc == SHC_OK && r.greedy;
+    return rc;
+}
+
 int shc_plan_compute(const shc_mesh *m, const shc_placements *src, const shc_placements *dst,
                      const shc_shape *shape, const shc_plan_opts *opts, int64_t rank,
                      shc_plan *out, shc_err *e)
