@@ -579,6 +579,9 @@ const char *shc_rng_policy_name(const shc_rng_policy *p);
 const char *shc_rng_policy_summary(const shc_rng_policy *p);
 /* Comma-separated list of every policy name. */
 const char *shc_rng_policy_names(void);
+/* Whether a policy's streams depend on the GPU profile (its kernel's offset increment or
+ * launch layout): the Megatron policies, single-device-equal and torch-untracked do. */
+bool shc_rng_policy_uses_gpu(const shc_rng_policy *p);
 
 /* One rank's random stream for one op under a policy. */
 typedef struct shc_rng_stream {

@@ -100,6 +100,20 @@ void shc_plan_opts_init(shc_plan_opts *o);
 int shc_plan_compute(const shc_mesh *m, const shc_placements *src, const shc_placements *dst,
                      const shc_shape *shape, const shc_plan_opts *opts, int64_t rank,
                      shc_plan *out, shc_err *e);
+/* Called with each rank's plan by shc_plan_each_rank (the plan is valid during the call); a
+ * code other than SHC_OK stops the walk and is returned. */
+typedef int (*shc_plan_rank_fn)(void *ctx, int64_t rank, const shc_plan *plan, shc_err *e);
+/* shc_plan_compute for each of ranks[0..n), in order, handing each plan to fn: the same plans,
+ * with the graph planner's search made once for all of them (it reads only the global shape),
+ * so every rank of a large mesh is planned in the time of one search and n cheap steps. */
+int shc_plan_each_rank(const shc_mesh *m, const shc_placements *src, const shc_placements *dst,
+                       const shc_shape *shape, const shc_plan_opts *opts, const int64_t *ranks,
+                       int64_t n, shc_plan_rank_fn fn, void *ctx, shc_err *e);
+/* Whether torch 2.13's planner rule picks the greedy planner for this request (else the
+ * graph planner, whose cost model --dtype and the host size price). */
+int shc_plan_uses_greedy(const shc_mesh *m, const shc_placements *src, const shc_placements *dst,
+                         const shc_shape *shape, const shc_plan_opts *opts, bool *greedy,
+                         shc_err *e);
 /* Free a plan's steps and trace (safe on a zeroed plan). */
 void shc_plan_free(shc_plan *p);
 /* Name of a step's communication kind ("all_gather", "local_chunk", ...); kind is a shc_comm_kind. */

@@ -105,6 +105,18 @@ int shc_rng_op_check(const shc_rng_op *op, const shc_placements *pl, shc_err *e)
  * category dim sharded) SHC_EUNSUPPORTED. */
 int shc_rng_audit_op(const shc_rng_op *op, const shc_mesh *m, const shc_placements *pl,
                      const shc_shape *shape, shc_rng_audit *out, shc_err *e);
+/* The RNG policy torch 2.13 follows for op on a layout (rng_audit.c): torch-offset for a
+ * tracked op, torch-untracked for an untracked one; the errors of shc_rng_audit_op where
+ * torch rejects it (SHC_EINVAL, torch's message), for a local op (SHC_EINVAL: no DTensor) or
+ * where torch redistributes first (SHC_EUNSUPPORTED).  The one decision `audit rng --op`,
+ * `offsets --op` and `policies --op` share. */
+int shc_rng_op_policy(const shc_rng_op *op, const shc_placements *pl, const shc_shape *shape,
+                      const shc_rng_policy **out, shc_err *e);
+/* shc_rng_policy_verdict of torch 2.13 running op (rng_policy_check.c): on each layout of
+ * the table the policy shc_rng_op_policy gives, compared with itself for torch-equal; the
+ * layouts where torch rejects or redistributes the op count as rejected (mask -1). */
+int shc_rng_op_verdict(const shc_rng_op *op, const shc_gpu_profile *gpu, uint64_t seed,
+                       shc_rng_verdict *out, shc_err *e);
 /* Placements as Python prints the tuple: "(Partial(sum), Shard(dim=1))", "(Replicate(),)". */
 void shc_placements_repr(const shc_placements *pl, char *buf, size_t n);
 

@@ -17,6 +17,8 @@
 #define SHC_CLI_H
 
 #include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <jansson.h>
 #include "shardcheck.h"
@@ -38,7 +40,8 @@ typedef enum {
     CLI_LL,     /* *(long long *)to = the argument as an integer in [lo, hi] */
     CLI_CHOICE, /* *(int *)to = the argument's index in choices (NULL-terminated) */
     CLI_CALL,   /* call(ctx, arg, e): anything else; SHC_OK or a code with e's reason */
-    CLI_LIST    /* repeatable: ((const char **)to)[(*count)++] = the argument, at most hi */
+    CLI_LIST,   /* repeatable: ((const char **)to)[(*count)++] = the argument, at most hi */
+    CLI_SEED    /* *(uint64_t *)to = a seed: decimal 0..18446744073709551615 (cli_parse_seed) */
 } cli_kind;
 
 typedef struct cli_option {
@@ -63,6 +66,7 @@ typedef struct cli_command {
     const cli_option *opts;      /* ends with an entry whose name is NULL */
     void *ctx;                   /* passed to CLI_CALL options */
     const char *positional;      /* NULL: positional arguments are usage errors */
+    unsigned long long *given;   /* may be NULL: bit i set when opts[i] is given (cli_used) */
 } cli_command;
 
 /* cli_parse's answer when the command should go on (anything else is its exit code). */
@@ -73,6 +77,30 @@ enum { CLI_GO = -1 };
 int cli_parse(const cli_command *cmd, int argc, char **argv, int *first_pos);
 /* Print cmd's generated --help to f. */
 void cli_help(const cli_command *cmd, FILE *f);
+
+/* No silently ignored option (issue 25 item 4): after cli_parse, a command that knows its
+ * mode (an engine, a format, a backend) names the options that mode uses, as a
+ * space-separated list; the first other option given is refused as
+ * "shardcheck CMD: --opt: not used MODE" (mode e.g. "with --engine philox"), EXIT_USAGE.
+ * CLI_GO when every given option is in the list (cmd->given must be set). */
+int cli_used(const cli_command *cmd, const char *used, const char *mode);
+/* Whether the option called name was given (cmd->given must be set). */
+bool cli_given(const cli_command *cmd, const char *name);
+
+/* A seed, as every command takes one: the unsigned 64-bit value torch's generator holds
+ * (torch.initial_seed()), in decimal, 0..18446744073709551615; a sign, another base or a
+ * larger value is refused (torch.manual_seed(-1) stores 18446744073709551615: give that). */
+int cli_parse_seed(const char *s, uint64_t *out, shc_err *e);
+
+/* User input echoed in a message: the argument itself, or when longer than CLI_ECHO_MAX
+ * bytes its first part, "..." and its length, so a 100 kB argument costs one line. */
+#define CLI_ECHO_MAX 64
+typedef struct cli_echo_buf {
+    char s[CLI_ECHO_MAX + 40];
+} cli_echo_buf;
+const char *cli_echo(cli_echo_buf *b, const char *arg);
+/* cli_echo with a buffer living to the end of the enclosing block. */
+#define CLI_ECHO(arg) cli_echo(&(cli_echo_buf){{0}}, (arg))
 
 /* The common options, one spelling and one help line each. */
 #define CLI_OPT_MESH(c) {.name = "mesh", .kind = CLI_STR, .meta = "M", \

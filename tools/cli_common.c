@@ -17,15 +17,49 @@ void cli_common_init(cli_common *c)
     c->rank = -1;
 }
 
+/* The longest usage message printed whole: echoed arguments are shortened where they are
+ * formatted (CLI_ECHO); this bound is the net under any that is not. */
+#define CLI_MSG_MAX 2048
+
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
+    char msg[CLI_MSG_MAX];
     va_list ap;
-    fprintf(stderr, "shardcheck %s: ", cmd);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    int n = vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\n");
+    fprintf(stderr, "shardcheck %s: %s%s\n", cmd, msg, n >= (int)sizeof msg ? "..." : "");
     return EXIT_USAGE;
+}
+
+const char *cli_echo(cli_echo_buf *b, const char *arg)
+{
+    size_t n = arg ? strlen(arg) : 0;
+    if (!arg || n <= CLI_ECHO_MAX)
+        return arg ? arg : "";
+    size_t k = CLI_ECHO_MAX - 16;
+    while (k > 0 && ((unsigned char)arg[k] & 0xc0) == 0x80) /* not inside a UTF-8 sequence */
+        k--;
+    snprintf(b->s, sizeof b->s, "%.*s... (%zu bytes)", (int)k, arg, n);
+    return b->s;
+}
+
+int cli_parse_seed(const char *s, uint64_t *out, shc_err *e)
+{
+    const char *why = "is not a seed: a decimal integer in 0..18446744073709551615";
+    if (!s || !*s || *s < '0' || *s > '9')
+        return shc_fail(e, SHC_EINVAL, "'%s' %s%s", CLI_ECHO(s), why,
+                        s && *s == '-' ? " (torch stores a negative seed s as 2^64 + s)" : "");
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end)
+        return shc_fail(e, SHC_EINVAL, "'%s' %s", CLI_ECHO(s), why);
+    if (errno == ERANGE)
+        return shc_fail(e, SHC_EINVAL, "'%s' is larger than 18446744073709551615 (2^64 - 1)",
+                        CLI_ECHO(s));
+    *out = (uint64_t)v;
+    return SHC_OK;
 }
 
 int cli_report(const char *cmd, int rc, const shc_err *e)
@@ -46,8 +80,8 @@ int cli_load_mesh(const cli_common *c, shc_mesh *m, shc_err *e)
         return shc_fail(e, SHC_EINVAL, "--mesh is required (e.g. --mesh 2x2)");
     int rc = shc_mesh_parse(m, c->mesh, c->ranks, e);
     if (rc)
-        shc_err_prefix(e, "--mesh %s%s%s", c->mesh, c->ranks ? " --ranks " : "",
-                       c->ranks ? c->ranks : "");
+        shc_err_prefix(e, "--mesh %s%s%s", CLI_ECHO(c->mesh), c->ranks ? " --ranks " : "",
+                       c->ranks ? CLI_ECHO(c->ranks) : "");
     return rc;
 }
 

@@ -16,7 +16,8 @@
 #include <string.h>
 #include "cli.h"
 
-/* Room for the largest table (rng: 29 options); a bigger one is a programming error. */
+/* Room for the largest table (rng: 31 options); a bigger one is a programming error (and
+ * cli_command.given has one bit per option). */
 #define CLI_MAX_OPTS 48
 /* getopt_long ids: 'h' is --help, options are CLI_ID0 + their index (never ':' or '?'). */
 #define CLI_ID0 256
@@ -62,7 +63,8 @@ static int set_ll(const cli_command *cmd, const cli_option *o, const char *arg)
     errno = 0;
     long long v = strtoll(arg, &end, 10);
     if (errno || end == arg || *end)
-        return cli_usage_error(cmd->name, "--%s: '%s' is not an integer", o->name, arg);
+        return cli_usage_error(cmd->name, "--%s: '%s' is not an integer", o->name,
+                               CLI_ECHO(arg));
     if ((o->lo || o->hi) && (v < o->lo || v > o->hi)) {
         if (o->range)
             return cli_usage_error(cmd->name, "--%s: %lld %s", o->name, v, o->range);
@@ -84,7 +86,8 @@ static int set_choice(const cli_command *cmd, const cli_option *o, const char *a
     for (int i = 0; o->choices[i]; i++)
         snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
                  o->choices[i]);
-    return cli_usage_error(cmd->name, "--%s: unknown value '%s' (one of %s)", o->name, arg, list);
+    return cli_usage_error(cmd->name, "--%s: unknown value '%s' (one of %s)", o->name,
+                           CLI_ECHO(arg), list);
 }
 
 static int set_list(const cli_command *cmd, const cli_option *o, const char *arg)
@@ -106,6 +109,12 @@ static int set_value(const cli_command *cmd, const cli_option *o, const char *ar
     case CLI_LL: return set_ll(cmd, o, arg);
     case CLI_CHOICE: return set_choice(cmd, o, arg);
     case CLI_LIST: return set_list(cmd, o, arg);
+    case CLI_SEED: {
+        shc_err e = {0};
+        if (cli_parse_seed(arg, (uint64_t *)o->to, &e) == SHC_OK)
+            return CLI_GO;
+        return cli_usage_error(cmd->name, "--%s: %s", o->name, e.msg);
+    }
     case CLI_CALL: {
         shc_err e = {0};
         int rc = o->call(cmd->ctx, arg, &e);
@@ -140,8 +149,10 @@ static int bad_option(const cli_command *cmd, int argc, char **argv, int nopts)
     size_t n = strcspn(a, "=");
     const char *why = strncmp(a, "--", 2) == 0 && n > 2 && prefix_matches(cmd, a + 2, n - 2) > 1
                     ? "ambiguous abbreviation" : "unknown option";
-    return cli_usage_error(cmd->name, "%.*s: %s (see shardcheck %s --help)", (int)n, a, why,
-                           cmd->name);
+    char name[CLI_ECHO_MAX + 1];
+    snprintf(name, sizeof name, "%.*s", (int)n, a);
+    return cli_usage_error(cmd->name, "%s%s: %s (see shardcheck %s --help)", name,
+                           n > CLI_ECHO_MAX ? "..." : "", why, cmd->name);
 }
 
 static int build_longopts(const cli_command *cmd, struct option *lo, int *nopts)
@@ -170,6 +181,8 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, int *first_pos)
         return rc;
     optind = 0; /* glibc: a full restart (audit rng|plan hands over argv + 1, not main's argv) */
     opterr = 0;
+    if (cmd->given)
+        *cmd->given = 0;
     while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
         if (c == 'h') {
             cli_help(cmd, stdout);
@@ -180,15 +193,53 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, int *first_pos)
                  ? cli_usage_error(cmd->name, "--%s: needs an argument (%s)",
                                    cmd->opts[optopt - CLI_ID0].name,
                                    cmd->opts[optopt - CLI_ID0].meta)
-                 : cli_usage_error(cmd->name, "%s: needs an argument", argv[optind - 1]);
+                 : cli_usage_error(cmd->name, "%s: needs an argument",
+                                   CLI_ECHO(argv[optind - 1]));
         if (c == '?' || c < CLI_ID0 || c >= CLI_ID0 + nopts)
             return bad_option(cmd, argc, argv, nopts);
+        if (cmd->given)
+            *cmd->given |= 1ull << (c - CLI_ID0);
         if ((rc = set_value(cmd, &cmd->opts[c - CLI_ID0], optarg)) != CLI_GO)
             return rc;
     }
     if (!cmd->positional && optind < argc)
-        return cli_usage_error(cmd->name, "unexpected argument '%s'", argv[optind]);
+        return cli_usage_error(cmd->name, "unexpected argument '%s'", CLI_ECHO(argv[optind]));
     if (first_pos)
         *first_pos = optind;
     return CLI_GO;
+}
+
+/* Is name one of the space-separated words of list? */
+static bool listed(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; p && *p;) {
+        size_t k = strcspn(p, " ");
+        if (k == n && !strncmp(p, name, n))
+            return true;
+        p += k;
+        p += strspn(p, " ");
+    }
+    return false;
+}
+
+int cli_used(const cli_command *cmd, const char *used, const char *mode)
+{
+    assert(cmd->given);
+    int i = 0;
+    for (const cli_option *o = cmd->opts; o && o->name; o++, i++)
+        if ((*cmd->given >> i & 1) && !listed(used, o->name))
+            return cli_usage_error(cmd->name, "--%s: not used %s", o->name, mode);
+    return CLI_GO;
+}
+
+bool cli_given(const cli_command *cmd, const char *name)
+{
+    assert(cmd->given);
+    int i = 0;
+    for (const cli_option *o = cmd->opts; o && o->name; o++, i++)
+        if (!strcmp(o->name, name))
+            return *cmd->given >> i & 1;
+    assert(!"cli_given: no such option");
+    return false;
 }

@@ -145,6 +145,7 @@ static const char CERTIFY_ABOUT[] =
 /* CLI_GO, or the exit code (0 after --help). */
 static int parse_options(cert_opts *o, int argc, char **argv)
 {
+    unsigned long long given = 0;
     const cli_option opts[] = {
         {.name = "out", .kind = CLI_STR, .meta = "DIR", .to = &o->out,
          .help = "the package directory to write (new or empty)"},
@@ -170,12 +171,21 @@ static int parse_options(cert_opts *o, int argc, char **argv)
          .help = "re-verify the package in DIR instead of writing one"},
         CLI_OPT_END};
     const cli_command cmd = {
-        .name = "certify", .opts = opts, .about = CERTIFY_ABOUT,
+        .name = "certify", .opts = opts, .about = CERTIFY_ABOUT, .given = &given,
         .synopsis = "--out DIR [--golden DIR] [--backend ref|local|mpi|torch[:gloo|:nccl]|"
                     "cuda|plugin:F.so]\n                          [--families a,b] [--np 1,2,4] "
                     "[--candidate [FAMILY=]FILE]...\n                          [--name TEXT] "
                     "[--max-cases N] [--timeout SEC]"};
-    return cli_parse(&cmd, argc, argv, NULL);
+    int x = cli_parse(&cmd, argc, argv, NULL);
+    if (x != CLI_GO)
+        return x;
+    /* options of the other mode are refused by name (issue 25 item 4) */
+    if (o->check)
+        return cli_used(&cmd, "check golden", "with --check (it re-verifies a package)");
+    if (o->ncand && !o->run_backend && (cli_given(&cmd, "max-cases") || cli_given(&cmd, "timeout")))
+        return cli_usage_error("certify", "--%s applies to backend runs (--backend, --families)",
+                               cli_given(&cmd, "max-cases") ? "max-cases" : "timeout");
+    return CLI_GO;
 }
 
 static int validate(cert_opts *o)

@@ -5,7 +5,8 @@
  * replicas share a letter, `_StridedShard` interleaving shows as alternating letters,
  * `+` where several shards hold a cell of a projected dim, `.` where nobody does), a
  * legend per shard (ranks, local shape, offset, uneven and empty shards marked), the
- * process groups of every mesh dim, and with --op (a tracked random op) each shard's
+ * process groups of every mesh dim, and with --op (a random op torch 2.13 tracks on this
+ * layout: an untracked or rejected one is exit 2 saying so, as audit rng decides) each shard's
  * Philox window on the counter line: `=` inside [start_incr, end_incr), `!` past
  * end_incr (OffsetOverrun), `X` over another shard's window (OffsetOverlap), and shards
  * starting together named (OffsetSameStart).  --svg FILE draws the same as SVG.
@@ -375,6 +376,23 @@ static int write_svg(const xp *x, const char *path)
     return svg_close(&s);
 }
 
+/* The windows drawn are OffsetBasedRNGTracker's: the op must be one torch 2.13 runs inside
+ * it on this layout (the op table's decision, as audit rng makes it); an untracked op draws
+ * from each rank's own generator (random_ has no sharding strategy at all). */
+static int tracked_op(const shc_rng_op *row, const shc_placements *pl, const shc_shape *s,
+                      shc_err *e)
+{
+    const shc_rng_policy *pol;
+    int rc = shc_rng_op_policy(row, pl, s, &pol, e);
+    if (rc)
+        return shc_err_prefix(e, "--op %s", row->name);
+    if (row->dispatch != SHC_RNGD_TRACKED)
+        return shc_fail(e, SHC_EINVAL, "--op %s: untracked in torch 2.13 (each rank's own "
+                        "generator, every shard from the same offset): no tracker windows to "
+                        "draw; `shardcheck audit rng --op %s` reports it", row->name, row->name);
+    return SHC_OK;
+}
+
 static int explain(const cli_common *c, const char *op, const char *svgpath)
 {
     shc_err e = {0};
@@ -382,13 +400,18 @@ static int explain(const cli_common *c, const char *op, const char *svgpath)
     x.op = op;
     if (!c->placements || !c->shape)
         return cli_usage_error("explain", "--placements and --shape are required (see --help)");
-    if (op) {
+    const shc_rng_op *row = NULL;
+    if (op) { /* a kernel name (uniform, ...) or an op of `shardcheck ops` */
         int i = 0;
+        shc_torch_op k;
         while (OPS[i] && strcmp(OPS[i], op))
             i++;
-        if (!OPS[i])
+        row = OPS[i] && !shc_torch_op_parse(op, &k, &e) ? shc_rng_op_for_kernel(k)
+                                                         : shc_rng_op_find(op);
+        if (!row)
             return cli_usage_error("explain", "--op: unknown random op '%s' (one of uniform, "
-                                   "normal, random, bernoulli, dropout, exponential)", op);
+                                   "normal, random, bernoulli, dropout, exponential, or an op "
+                                   "of `shardcheck ops`)", CLI_ECHO(op));
     }
     int rc = cli_load_mesh(c, &x.m, &e);
     if (rc)
@@ -404,6 +427,8 @@ static int explain(const cli_common *c, const char *op, const char *svgpath)
     else if (x.m.size > XP_MAX_WORLD)
         rc = shc_fail(&e, SHC_EINVAL, "--mesh: %lld ranks; explain draws at most %d",
                       (long long)x.m.size, XP_MAX_WORLD);
+    else if (row)
+        rc = tracked_op(row, &x.pl, &x.s, &e);
     if (!rc)
         rc = xp_build(&x, &e);
     if (rc) {
@@ -430,7 +455,7 @@ int cmd_explain(int argc, char **argv)
     const cli_option opts[] = {
         CLI_OPT_MESH(&c), CLI_OPT_RANKS(&c), CLI_OPT_PLACEMENTS(&c), CLI_OPT_SHAPE(&c),
         {.name = "op", .kind = CLI_STR, .meta = "OP", .to = &op,
-         .help = "uniform, normal, random, bernoulli, dropout or exponential"},
+         .help = "a tracked random op: uniform, normal, bernoulli, dropout or one of `ops`"},
         {.name = "svg", .kind = CLI_STR, .meta = "FILE", .to = &svgpath,
          .help = "also draw it as SVG into FILE"},
         CLI_OPT_END};

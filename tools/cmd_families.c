@@ -75,6 +75,7 @@ int cmd_families(int argc, char **argv)
 {
     const char *golden = "golden";
     int fmt = FMT_TEXT;
+    unsigned long long given = 0;
     const cli_option opts[] = {
         {.name = "golden", .kind = CLI_STR, .meta = "DIR", .help = "golden directory (default "
          "golden)", .to = &golden},
@@ -85,13 +86,19 @@ int cmd_families(int argc, char **argv)
         {.name = "json", .kind = CLI_FLAG, .help = "one JSON object", .to = &fmt, .set = FMT_JSON},
         CLI_OPT_END};
     const cli_command cmd = {
-        .name = "families", .opts = opts,
+        .name = "families", .opts = opts, .given = &given,
         .synopsis = "[--golden DIR] [--markdown | --harness | --json]",
         .about = "Lists the registered golden families with their case counts in DIR.\n"
                  "--markdown prints README's family table, --harness the families the test\n"
                  "job cross-checks through the harness as NAME:STRIDE."};
     int x = cli_parse(&cmd, argc, argv, NULL);
     if (x != CLI_GO)
+        return x;
+    /* one format (the last one given won silently); --harness counts no cases */
+    if (cli_given(&cmd, "markdown") + cli_given(&cmd, "harness") + cli_given(&cmd, "json") > 1)
+        return cli_usage_error("families", "--markdown, --harness and --json exclude each other");
+    if (fmt == FMT_HARNESS && (x = cli_used(&cmd, "harness", "with --harness (it counts no "
+                                            "cases)")) != CLI_GO)
         return x;
     json_t *arr = fmt == FMT_JSON ? json_array() : NULL;
     if (fmt == FMT_MARKDOWN)

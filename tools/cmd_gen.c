@@ -58,6 +58,7 @@ int cmd_gen(int argc, char **argv)
 {
     const char *family = NULL, *out = "golden";
     int list = 0, quiet = 0;
+    unsigned long long given = 0;
     const cli_option opts[] = {
         {.name = "family", .kind = CLI_STR, .meta = "F", .help = "only this family", .to = &family},
         {.name = "out", .kind = CLI_STR, .meta = "DIR", .help = "golden directory (default golden)",
@@ -66,12 +67,15 @@ int cmd_gen(int argc, char **argv)
         {.name = "quiet", .kind = CLI_FLAG, .help = "no per-family line", .to = &quiet},
         CLI_OPT_END};
     const cli_command cmd = {
-        .name = "gen", .opts = opts, .synopsis = "[--family F] [--out DIR] [--list] [--quiet]",
+        .name = "gen", .opts = opts, .given = &given,
+        .synopsis = "[--family F] [--out DIR] [--quiet] | --list",
         .about = "Regenerates golden/<family>/*.json from the case tables and rewrites MANIFEST."};
     int x = cli_parse(&cmd, argc, argv, NULL);
     if (x != CLI_GO)
         return x;
     const shc_family *const *all = shc_families();
+    if (list && (x = cli_used(&cmd, "list", "with --list (it only lists)")) != CLI_GO)
+        return x;
     if (list) {
         for (int i = 0; all[i]; i++)
             printf("%-18s %s %s — %s\n", all[i]->name, all[i]->source_name,
@@ -79,7 +83,8 @@ int cmd_gen(int argc, char **argv)
         return EXIT_OK;
     }
     if (family && !shc_family_find(family))
-        return cli_usage_error("gen", "--family: unknown family '%s' (see gen --list)", family);
+        return cli_usage_error("gen", "--family: unknown family '%s' (see gen --list)",
+                               CLI_ECHO(family));
     int nfam = 0;
     for (int i = 0; all[i]; i++)
         nfam += !family || !strcmp(family, all[i]->name);

@@ -5,7 +5,9 @@
  *  - always: "dims", every mesh dim's DeviceMesh groups (mesh order);
  *  - --axes A: "axes", "split" (seed 002 get_split_rank_lists_for_axes) and,
  *    when A is ascending and distinct, "flattened" (DeviceMesh _flatten
- *    groups); with --rank also "group" (get_rank_list_for_axes);
+ *    groups), else "seed_axes" (the sorted, de-duplicated dims the seed
+ *    uses, hyper_parallel hsdp_utils); with --rank also "group"
+ *    (get_rank_list_for_axes);
  *  - --rank R: "rank", "coord", per dim the rank's group ("dim_groups") and
  *    its communicator rank = index in the sorted group ("group_ranks");
  *  - --hsdp-shard-dim D (-1: none) with --placements: seed 002's HSDP groups
@@ -48,12 +50,14 @@ static int parse_axes(const char *s, const shc_mesh *m, int *axes, int *n, shc_e
         char *end;
         long v = strtol(p, &end, 10);
         if (end == p || (*end && *end != ',') || (*end == ',' && !end[1]))
-            return shc_fail(e, SHC_EINVAL, "--axes '%s': expected a comma list of mesh dims", s);
+            return shc_fail(e, SHC_EINVAL, "--axes '%s': expected a comma list of mesh dims",
+                            CLI_ECHO(s));
         if (*n == SHC_MAX_MESH_DIMS)
-            return shc_fail(e, SHC_EINVAL, "--axes '%s': more than %d dims", s, SHC_MAX_MESH_DIMS);
+            return shc_fail(e, SHC_EINVAL, "--axes '%s': more than %d dims", CLI_ECHO(s),
+                            SHC_MAX_MESH_DIMS);
         if (v < 0 || v >= m->ndim)
-            return shc_fail(e, SHC_EINVAL, "--axes '%s': mesh dim %ld out of range 0..%d", s, v,
-                            m->ndim - 1);
+            return shc_fail(e, SHC_EINVAL, "--axes '%s': mesh dim %ld out of range 0..%d",
+                            CLI_ECHO(s), v, m->ndim - 1);
         axes[(*n)++] = (int)v;
         p = *end ? end + 1 : end;
     }
@@ -114,6 +118,17 @@ static int add_axes(json_t *out, const shc_mesh *m, const char *spec, int64_t ra
         json_array_append_new(ax, json_integer(axes[i]));
     json_object_set_new(out, "axes", ax);
     shc_groups g;
+    if (!ascending(axes, n) && n) {
+        /* seed 002 sorts and de-duplicates (the golden group-ranks family covers it); say
+         * which dims it used, since DeviceMesh has no flattened group for such a list */
+        int norm[SHC_MAX_MESH_DIMS], nn;
+        if ((rc = shc_axes_normalize(m, axes, n, norm, &nn, e)))
+            return rc;
+        json_t *sa = json_array();
+        for (int i = 0; i < nn; i++)
+            json_array_append_new(sa, json_integer(norm[i]));
+        json_object_set_new(out, "seed_axes", sa);
+    }
     if (ascending(axes, n)) {
         if ((rc = shc_groups_for_axes(m, axes, n, &g, e)))
             return rc;
@@ -235,7 +250,8 @@ int cmd_groups(int argc, char **argv)
     const cli_option opts[] = {
         CLI_OPT_MESH(&o.c), CLI_OPT_RANKS(&o.c),
         {.name = "axes", .kind = CLI_STR, .meta = "A", .to = &o.axes,
-         .help = "mesh dims, e.g. 0,2: seed-002 split lists (any order; '' = none) and, if "
+         .help = "mesh dims, e.g. 0,2: seed-002 split lists (any order, repeats allowed: the "
+                 "seed sorts and de-duplicates them, shown as seed_axes; '' = none) and, if "
                  "ascending, DeviceMesh flattened groups"},
         {.name = "rank", .kind = CLI_LL, .meta = "R", .to = &o.c.rank, .lo = 0, .hi = LLONG_MAX,
          .range = "is negative", .help = "also the rank's own groups and communicator ranks"},
@@ -252,5 +268,8 @@ int cmd_groups(int argc, char **argv)
     if (x != CLI_GO)
         return x;
     o.hsdp = o.hsdp_dim != LLONG_MIN;
+    if (o.c.placements && !o.hsdp) /* it is only HSDP's final layout */
+        return cli_usage_error("groups", "--placements: not used without --hsdp-shard-dim (the "
+                               "final placements of seed 002's HSDP groups)");
     return run(&o);
 }

@@ -20,7 +20,11 @@
 typedef struct offsets_args {
     cli_common c;
     const char *policy, *gpu, *op;
-    long long seed, offset;
+    uint64_t seed;
+    long long offset;
+    unsigned long long given;
+    const shc_rng_op *rop; /* --op's row */
+    bool policy_given;
 } offsets_args;
 
 /* A parsed layout (mesh, placements, shape). */
@@ -38,31 +42,90 @@ static json_t *json_u64s(uint64_t v)
     return json_string(b);
 }
 
-/* The three commands share one table (policies refuses the layout options itself):
- * CLI_GO, or the exit code of --help or a usage error. */
-static int parse_args(const char *name, const char *synopsis, const char *about, int argc,
-                      char **argv, offsets_args *a)
+enum { CMD_OFFSETS, CMD_AUDIT, CMD_POLICIES };
+
+/* The policy torch 2.13 follows for an op DTensor accepts (shc_rng_op_policy says where
+ * a layout makes torch refuse it). */
+static const char *op_policy_name(const shc_rng_op *op)
 {
+    return op->dispatch == SHC_RNGD_UNTRACKED ? "torch-untracked" : "torch-offset";
+}
+
+/* What each command does with the shared options, beyond cli_parse: --op parsed (an unknown
+ * op is exit 2 naming the known ones), and every option its mode does not use refused by name
+ * (issue 27 N5: offsets and policies took --op and ignored it).  CLI_GO or the exit code. */
+static int check_modes(int kind, const cli_command *cmd, offsets_args *a)
+{
+    shc_err e = {0};
+    if (a->op && shc_rng_op_parse(a->op, &a->rop, &e))
+        return cli_usage_error(cmd->name, "--op: %s", e.msg);
+    if (a->rop && cli_given(cmd, "policy"))
+        return cli_usage_error(cmd->name, "--op: and --policy exclude each other (--op follows "
+                               "torch 2.13's dispatch: a tracked op the torch-offset policy, an "
+                               "untracked one torch-untracked)");
+    if (kind == CMD_AUDIT)
+        return cli_used(cmd, "mesh ranks placements shape json op policy",
+                        "by audit rng (it audits every rank's window increments, whatever the "
+                        "seed, offset and GPU)");
+    int x;
+    if (kind == CMD_POLICIES && (x = cli_used(cmd, "json policy seed gpu op offset", "by "
+                                              "policies: it takes no layout options (verdicts "
+                                              "cover its own layout table)")) != CLI_GO)
+        return x;
+    /* torch rejects it on every layout, or it takes no DTensor: no policy to follow */
+    if (a->rop && a->rop->dispatch == SHC_RNGD_REJECTED && shc_rng_op_check(a->rop, NULL, &e))
+        return cli_usage_error(cmd->name, "--op %s: torch 2.13 rejects it on a DTensor: %s",
+                               a->rop->name, e.msg);
+    if (a->rop && a->rop->dispatch == SHC_RNGD_LOCAL)
+        return cli_usage_error(cmd->name, "--op %s: takes no DTensor (%s), so no policy of "
+                               "DTensor's applies", a->rop->name, a->rop->api);
+    const shc_rng_policy *pol = NULL;
+    const char *name = a->rop ? op_policy_name(a->rop) : a->policy;
+    a->policy_given = cli_given(cmd, "policy");
+    if (shc_rng_policy_lookup(name, &pol, &e))
+        return cli_usage_error(cmd->name, "--policy: %s", e.msg);
+    bool gpu = shc_rng_policy_uses_gpu(pol);
+    char mode[200];
+    if (kind == CMD_POLICIES) { /* without --policy or --op, every row: some use the GPU */
+        gpu |= !a->rop && !cli_given(cmd, "policy");
+        if (cli_given(cmd, "offset"))
+            snprintf(mode, sizeof mode, "by policies (each verdict starts at offset 0)");
+        else
+            snprintf(mode, sizeof mode, "by policies %s %s (its verdicts do not depend on the "
+                     "GPU)", a->rop ? "--op" : "--policy", a->rop ? a->rop->name : name);
+        return cli_used(cmd, gpu ? "json policy seed gpu op" : "json policy seed op", mode);
+    }
+    snprintf(mode, sizeof mode, "with %s %s (its offsets do not depend on the GPU)",
+             a->rop ? "--op" : "--policy", a->rop ? a->rop->name : name);
+    return cli_used(cmd, gpu ? "mesh ranks placements shape rank json policy seed offset gpu op"
+                             : "mesh ranks placements shape rank json policy seed offset op",
+                    mode);
+}
+
+/* The three commands share one table: CLI_GO, or the exit code of --help or a usage error. */
+static int parse_args(int kind, const char *name, const char *synopsis, const char *about,
+                      int argc, char **argv, offsets_args *a)
+{
+    memset(a, 0, sizeof *a);
     cli_common_init(&a->c);
     a->policy = "torch-offset";
-    a->gpu = NULL;
-    a->op = NULL;
-    a->seed = 0;
-    a->offset = 0;
     const cli_option opts[] = {
         CLI_OPTS_LAYOUT(&a->c),
         {.name = "policy", .kind = CLI_STR, .meta = "NAME", .to = &a->policy,
          .help = "RNG policy (default torch-offset)"},
-        {.name = "seed", .kind = CLI_LL, .meta = "N", .to = &a->seed, .help = "the seed"},
+        {.name = "seed", .kind = CLI_SEED, .meta = "N", .to = &a->seed,
+         .help = "the seed, decimal 0..2^64-1"},
         {.name = "offset", .kind = CLI_LL, .meta = "N", .to = &a->offset, .lo = 0,
          .hi = LLONG_MAX, .range = "is negative", .help = "the Philox offset before the op"},
         {.name = "gpu", .kind = CLI_STR, .meta = "PROFILE", .to = &a->gpu,
-         .help = "GPU profile NAME or SMSxTHREADS (default a100)"},
-        {.name = "op", .kind = CLI_STR, .meta = "OP", .to = &a->op,
-         .help = "a random op of `shardcheck ops`"},
+         .help = "GPU profile NAME or SMSxTHREADS[@sm_XY] (default a100)"},
+        {.name = "op", .kind = CLI_STR, .meta = "OP",
+         .to = &a->op, .help = "a random op of `shardcheck ops`: torch 2.13's dispatch of it"},
         CLI_OPT_END};
-    const cli_command cmd = {.name = name, .opts = opts, .synopsis = synopsis, .about = about};
-    return cli_parse(&cmd, argc, argv, NULL);
+    const cli_command cmd = {.name = name, .opts = opts, .synopsis = synopsis, .about = about,
+                             .given = &a->given};
+    int x = cli_parse(&cmd, argc, argv, NULL);
+    return x != CLI_GO ? x : check_modes(kind, &cmd, a);
 }
 
 static int load_layout(const cli_common *c, layout_in *L, shc_err *e)
@@ -76,12 +139,12 @@ static int load_layout(const cli_common *c, layout_in *L, shc_err *e)
     if (!c->shape)
         return shc_fail(e, SHC_EINVAL, "--shape is required (e.g. --shape 8,16)");
     if ((rc = shc_placements_parse(&L->pl, c->placements, e)))
-        return shc_err_prefix(e, "--placements '%s'", c->placements);
+        return shc_err_prefix(e, "--placements '%s'", CLI_ECHO(c->placements));
     if ((rc = shc_shape_parse(&L->shape, c->shape, e)))
-        return shc_err_prefix(e, "--shape '%s'", c->shape);
+        return shc_err_prefix(e, "--shape '%s'", CLI_ECHO(c->shape));
     if ((rc = shc_placements_check(&L->pl, &L->m, L->shape.ndim, e)))
         return shc_err_prefix(e, "--placements '%s' on --mesh %s --shape %s", c->placements,
-                              c->mesh, c->shape);
+                              c->mesh, c->shape); /* each parsed, so short */
     if (c->rank >= 0) {
         int64_t coord[SHC_MAX_MESH_DIMS];
         if ((rc = shc_mesh_coord(&L->m, c->rank, coord, e)))
@@ -105,18 +168,28 @@ static int print_streams(const offsets_args *a, layout_in *L, const shc_rng_poli
     if (rc)
         return rc;
     cli_jstream js;
-    if (a->c.json)
-        cli_jstream_open(&js, json_pack("{s:s,s:s,s:s,s:s,s:o,s:o}", "policy",
-                                        shc_rng_policy_name(pol), "mesh", a->c.mesh, "placements",
-                                        a->c.placements, "shape", a->c.shape, "seed",
-                                        json_u64s((uint64_t)a->seed), "offset",
-                                        shc_json_i64s(a->offset)), "ranks");
-    else
+    if (a->c.json) {
+        json_t *head = json_pack("{s:s,s:s,s:s,s:s,s:o,s:o}", "policy",
+                                 shc_rng_policy_name(pol), "mesh", a->c.mesh, "placements",
+                                 a->c.placements, "shape", a->c.shape, "seed",
+                                 json_u64s(a->seed), "offset", shc_json_i64s(a->offset));
+        if (a->rop)
+            json_object_set_new(head, "op", json_pack("{s:s,s:s}", "name", a->rop->name,
+                                "dispatch", shc_rng_dispatch_name(a->rop->dispatch)));
+        cli_jstream_open(&js, head, "ranks");
+    } else {
+        if (a->rop)
+            printf("op %s: %s in torch 2.13, so %s\n", a->rop->name,
+                   shc_rng_dispatch_name(a->rop->dispatch),
+                   a->rop->dispatch == SHC_RNGD_TRACKED
+                       ? "OffsetBasedRNGTracker's windows"
+                       : "each rank's own generator: every shard starts at the same offset");
         printf("policy %s  mesh %s  placements %s  shape %s  seed %llu  offset %lld\n"
                "%6s %-14s %11s %12s %12s %12s %12s %12s\n",
                shc_rng_policy_name(pol), a->c.mesh, a->c.placements, a->c.shape,
                (unsigned long long)a->seed, a->offset, "rank", "coord", "shard_index",
                "start_incr", "end_incr", "local_numel", "start", "post");
+    }
     for (int64_t r = 0; r <= L->m.max_rank && rc == SHC_OK; r++) {
         if (!wanted(L, &a->c, r))
             continue;
@@ -156,12 +229,15 @@ static int print_streams(const offsets_args *a, layout_in *L, const shc_rng_poli
     return rc;
 }
 
-static int resolve_policy(const offsets_args *a, const shc_rng_policy **pol,
+/* The policy: --op's (the op table's decision on this layout, as audit rng makes it) or
+ * --policy's; and the GPU profile. */
+static int resolve_policy(const offsets_args *a, const layout_in *L, const shc_rng_policy **pol,
                           shc_gpu_profile *gpu, shc_err *e)
 {
-    int rc = shc_rng_policy_lookup(a->policy, pol, e);
+    int rc = a->rop ? shc_rng_op_policy(a->rop, &L->pl, &L->shape, pol, e)
+                    : shc_rng_policy_lookup(a->policy, pol, e);
     if (rc)
-        return shc_err_prefix(e, "--policy");
+        return shc_err_prefix(e, a->rop ? "--op %s" : "--policy", a->rop ? a->rop->name : "");
     if ((rc = shc_gpu_profile_parse(a->gpu ? a->gpu : "a100", gpu, e)))
         return shc_err_prefix(e, "--gpu");
     return SHC_OK;
@@ -171,11 +247,15 @@ int cmd_offsets(int argc, char **argv)
 {
     const char *cmd = "offsets";
     offsets_args a;
-    char about[512];
-    snprintf(about, sizeof about, "policies: %s", shc_rng_policy_names());
-    int rc = parse_args(cmd, "--mesh M [--ranks L] --placements P --shape S\n"
-                        "       [--policy NAME] [--gpu PROFILE] [--seed N] [--offset N] [--rank R] "
-                        "[--json]", about, argc, argv, &a);
+    char about[640];
+    snprintf(about, sizeof about, "policies: %s\n--op OP: the policy torch 2.13 follows for OP "
+             "on this layout, as audit rng decides it\n(tracked: torch-offset; untracked: "
+             "torch-untracked; rejected or local: exit 2 with torch's message).\n--gpu is "
+             "refused for a policy whose offsets do not depend on the GPU.",
+             shc_rng_policy_names());
+    int rc = parse_args(CMD_OFFSETS, cmd, "--mesh M [--ranks L] --placements P --shape S\n"
+                        "       [--policy NAME | --op OP] [--gpu PROFILE] [--seed N] [--offset N] "
+                        "[--rank R] [--json]", about, argc, argv, &a);
     if (rc != CLI_GO)
         return rc;
     shc_err e;
@@ -184,8 +264,8 @@ int cmd_offsets(int argc, char **argv)
     memset(&L, 0, sizeof L);
     const shc_rng_policy *pol;
     shc_gpu_profile gpu;
-    if ((rc = resolve_policy(&a, &pol, &gpu, &e)) == SHC_OK &&
-        (rc = load_layout(&a.c, &L, &e)) == SHC_OK)
+    if ((rc = load_layout(&a.c, &L, &e)) == SHC_OK &&
+        (rc = resolve_policy(&a, &L, &pol, &gpu, &e)) == SHC_OK)
         rc = print_streams(&a, &L, pol, &gpu, &e);
     shc_mesh_free(&L.m);
     return cli_report(cmd, rc, &e);
@@ -254,11 +334,14 @@ int cmd_audit_rng(int argc, char **argv)
 {
     const char *cmd = "audit rng";
     offsets_args a;
-    int rc = parse_args(cmd, "--mesh M [--ranks L] --placements P --shape S [--op OP] [--json]",
+    int rc = parse_args(CMD_AUDIT, cmd, "--mesh M [--ranks L] --placements P --shape S "
+                        "[--op OP] [--json]",
                         "--op: a random op of `shardcheck ops` (default: any tracked op); "
                         "untracked ops\nreport UntrackedOpSharedDraws, ops torch rejects exit 2 "
                         "with torch's message.\nExit 0 with or without findings (they describe "
-                        "the layout), 2 on bad input.", argc, argv, &a);
+                        "the layout), 2 on bad input.  Every rank is audited, and the\nwindows "
+                        "are increments: --rank, --seed, --offset and --gpu are refused.",
+                        argc, argv, &a);
     if (rc != CLI_GO)
         return rc;
     if (strcmp(a.policy, "torch-offset") != 0)
@@ -269,9 +352,7 @@ int cmd_audit_rng(int argc, char **argv)
     layout_in L;
     memset(&L, 0, sizeof L);
     shc_rng_audit au;
-    const shc_rng_op *op = NULL;
-    if (a.op && (rc = shc_rng_op_parse(a.op, &op, &e)) != SHC_OK)
-        return cli_usage_error(cmd, "--op: %s", e.msg);
+    const shc_rng_op *op = a.rop;
     if ((rc = load_layout(&a.c, &L, &e)) == SHC_OK &&
         (rc = op ? shc_rng_audit_op(op, &L.m, &L.pl, &L.shape, &au, &e)
                  : shc_rng_audit_layout(&L.m, &L.pl, &L.shape, &au, &e)) == SHC_OK) {
@@ -330,17 +411,40 @@ static void verdict_text(const shc_rng_policy *p, const shc_rng_verdict *v)
     printf("\n");
 }
 
+/* The rows policies prints: every policy, --policy's, or torch 2.13 running --op. */
+static int policy_rows(const offsets_args *a, const shc_gpu_profile *gpu, json_t *pols,
+                       shc_err *e)
+{
+    int rc = SHC_OK;
+    for (int i = 0; i < shc_rng_policy_count() && rc == SHC_OK; i++) {
+        shc_rng_verdict v;
+        const shc_rng_policy *p = shc_rng_policy_at(i);
+        const char *name = a->rop ? op_policy_name(a->rop) : a->policy;
+        if ((a->rop || a->policy_given) && strcmp(name, shc_rng_policy_name(p)))
+            continue;
+        rc = a->rop ? shc_rng_op_verdict(a->rop, gpu, a->seed, &v, e)
+                    : shc_rng_policy_verdict(p, gpu, a->seed, &v, e);
+        if (rc == SHC_OK && a->c.json)
+            json_array_append_new(pols, verdict_json(p, &v));
+        else if (rc == SHC_OK)
+            verdict_text(p, &v);
+    }
+    return rc;
+}
+
 int cmd_policies(int argc, char **argv)
 {
     const char *cmd = "policies";
     offsets_args a;
-    int rc = parse_args(cmd, "[--gpu PROFILE] [--seed N] [--json]",
+    int rc = parse_args(CMD_POLICIES, cmd, "[--policy NAME | --op OP] [--gpu PROFILE] "
+                        "[--seed N] [--json]",
                         "Verdicts are computed over the layout table in "
-                        "lib/offsets/rng_policy_check.c.", argc, argv, &a);
+                        "lib/offsets/rng_policy_check.c.\n--policy NAME: that policy's row only.  "
+                        "--op OP: torch 2.13 running OP, the policy it\nfollows (tracked: "
+                        "torch-offset, untracked: torch-untracked), layouts where torch\nrejects "
+                        "it counted as rejected.", argc, argv, &a);
     if (rc != CLI_GO)
         return rc;
-    if (a.c.mesh || a.c.placements || a.c.shape || a.c.rank >= 0)
-        return cli_usage_error(cmd, "takes no layout options (verdicts cover its own layout table)");
     shc_err e;
     shc_err_clear(&e);
     shc_gpu_profile gpu_v, *gpu = &gpu_v;
@@ -354,26 +458,23 @@ int cmd_policies(int argc, char **argv)
                                                  "placements", cs[i].placements, "shape",
                                                  cs[i].shape));
     if (!a.c.json) {
-        printf("RNG policies x SPMD properties (GPU profile %s, seed %lld, %d layouts)\n",
-               gpu->name, a.seed, ncases);
+        if (a.rop)
+            printf("torch 2.13 running %s (%s: policy %s)\n", a.rop->name,
+                   shc_rng_dispatch_name(a.rop->dispatch), op_policy_name(a.rop));
+        printf("RNG policies x SPMD properties (GPU profile %s, seed %llu, %d layouts)\n",
+               gpu->name, (unsigned long long)a.seed, ncases);
         printf("%-20s", "policy");
         for (int k = 0; k < SHC_RNGP_COUNT; k++)
             printf(" %-19s", shc_rng_property_name(k));
         printf("\n");
     }
-    for (int i = 0; i < shc_rng_policy_count() && rc == SHC_OK; i++) {
-        shc_rng_verdict v;
-        const shc_rng_policy *p = shc_rng_policy_at(i);
-        if ((rc = shc_rng_policy_verdict(p, gpu, (uint64_t)a.seed, &v, &e)))
-            break;
-        if (a.c.json)
-            json_array_append_new(pols, verdict_json(p, &v));
-        else
-            verdict_text(p, &v);
-    }
+    rc = policy_rows(&a, gpu, pols, &e);
     if (rc == SHC_OK && a.c.json) {
         json_t *root = json_pack("{s:s,s:o,s:o,s:o}", "gpu", gpu->name, "seed",
-                                 json_u64s((uint64_t)a.seed), "layouts", layouts, "policies", pols);
+                                 json_u64s(a.seed), "layouts", layouts, "policies", pols);
+        if (a.rop)
+            json_object_set_new(root, "op", json_pack("{s:s,s:s}", "name", a.rop->name,
+                                "dispatch", shc_rng_dispatch_name(a.rop->dispatch)));
         rc = cli_print_json_e(root, &e);
         json_decref(root);
     } else {

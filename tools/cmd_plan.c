@@ -36,7 +36,11 @@ static int parse_flatten(const char *s, shc_plan_opts *o, shc_err *e)
             char *end;
             long d = strtol(p, &end, 10);
             if (end == p || d < 0 || d >= SHC_MAX_MESH_DIMS)
-                return shc_fail(e, SHC_EINVAL, "--flatten '%s': expected mesh dims like 0+1", s);
+                return shc_fail(e, SHC_EINVAL, "--flatten '%s': expected mesh dims like 0+1",
+                                CLI_ECHO(s));
+            if (mask & 1u << d) /* DeviceMesh._flatten of a dim with itself is no mesh */
+                return shc_fail(e, SHC_EINVAL, "--flatten '%s': mesh dim %ld twice in one set",
+                                CLI_ECHO(s), d);
             mask |= 1u << d;
             count++;
             p = end;
@@ -46,12 +50,12 @@ static int parse_flatten(const char *s, shc_plan_opts *o, shc_err *e)
         }
         if (count < 2 || o->nflattened == 16)
             return shc_fail(e, SHC_EINVAL, "--flatten '%s': each set needs 2+ mesh dims (at most "
-                            "16 sets)", s);
+                            "16 sets)", CLI_ECHO(s));
         o->flattened[o->nflattened++] = mask;
         if (*p == ',')
             p++;
         else if (*p)
-            return shc_fail(e, SHC_EINVAL, "--flatten '%s': unexpected '%c'", s, *p);
+            return shc_fail(e, SHC_EINVAL, "--flatten '%s': unexpected '%c'", CLI_ECHO(s), *p);
     }
     return SHC_OK;
 }
@@ -88,6 +92,12 @@ static int parse_args(const char *name, int argc, char **argv, plan_args *a)
         return x;
     if (!a->c.shape || !a->src || !a->dst)
         return cli_usage_error(name, "--shape, --src and --dst are required (see --help)");
+    if (strcmp(name, "plan") && a->c.rank >= 0) /* audit plan */
+        return cli_usage_error(name, "--rank: not used by audit plan (it audits every rank: "
+                               "its findings compare them)");
+    if (a->no_merge && !a->flatten)
+        return cli_usage_error(name, "--no-merge: not used without --flatten (torch merges "
+                               "steps only over an explicitly flattened mesh)");
     return CLI_GO;
 }
 
@@ -98,6 +108,28 @@ typedef struct plan_req {
     shc_placements src, dst;
     shc_plan_opts opts;
 } plan_req;
+
+/* The options only one planner or layout reads, refused where they do not act (issue 25
+ * item 4): --dtype and --devices-per-host price the graph planner's moves, and
+ * --strided-literal reads _StridedShard placements. */
+static int check_planner_options(const plan_args *a, const plan_req *q, shc_err *e)
+{
+    bool greedy;
+    int rc = shc_plan_uses_greedy(&q->mesh, &q->src, &q->dst, &q->shape, &q->opts, &greedy, e);
+    if (rc)
+        return rc;
+    if (greedy && (a->dtype || a->dph > 0))
+        return shc_fail(e, SHC_EINVAL, "--%s: not used by the greedy planner, which torch 2.13 "
+                        "picks here (only the graph planner has a cost model)",
+                        a->dtype ? "dtype" : "devices-per-host");
+    bool strided = false;
+    for (int i = 0; i < q->src.n; i++)
+        strided |= q->src.p[i].kind == SHC_P_STRIDED || q->dst.p[i].kind == SHC_P_STRIDED;
+    if (a->strided_literal && !strided)
+        return shc_fail(e, SHC_EINVAL, "--strided-literal: not used without a _StridedShard "
+                        "placement in --src or --dst");
+    return SHC_OK;
+}
 
 static int load_req(const plan_args *a, plan_req *q, shc_err *e)
 {
@@ -117,13 +149,17 @@ static int load_req(const plan_args *a, plan_req *q, shc_err *e)
         return shc_err_prefix(e, "--dtype");
     if (a->flatten && (rc = parse_flatten(a->flatten, &q->opts, e)))
         return rc;
+    for (int i = 0; i < q->opts.nflattened; i++)
+        if (q->opts.flattened[i] >> q->mesh.ndim)
+            return shc_fail(e, SHC_EINVAL, "--flatten '%s': a mesh dim past the %d-d mesh",
+                            CLI_ECHO(a->flatten), q->mesh.ndim);
     if (a->dph > 0)
         q->opts.devices_per_host = a->dph;
     q->opts.merge = !a->no_merge;
     q->opts.strided_literal = a->strided_literal;
     if (a->c.rank >= 0 && (a->c.rank > q->mesh.max_rank || q->mesh.pos_of[a->c.rank] < 0))
         return shc_fail(e, SHC_EINVAL, "--rank %lld: not in the mesh", a->c.rank);
-    return SHC_OK;
+    return check_planner_options(a, q, e);
 }
 
 static json_t *shape_json(const shc_shape *s)
@@ -194,62 +230,162 @@ static char *plan_text(const shc_plan *p)
     return buf;
 }
 
+/* Ranks grouped by their plan's text (text output prints each distinct plan once with
+ * its ranks): each text is kept once, found through an open-addressed table, and every
+ * rank costs one group index, so a mesh of 2^20 ranks groups in linear time. */
+typedef struct text_groups {
+    char **text;       /* distinct texts, in order of first appearance */
+    int64_t n, cap;
+    int64_t *slot;     /* table of group index + 1 (0 = empty), size mask + 1 */
+    size_t mask;
+    int64_t *of;       /* group of each position */
+} text_groups;
+
+static uint64_t text_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static int groups_init(text_groups *g, int64_t npos, shc_err *e)
+{
+    memset(g, 0, sizeof *g);
+    size_t size = 16;
+    while (size < 2 * (size_t)npos)
+        size *= 2;
+    g->mask = size - 1;
+    g->slot = calloc(size, sizeof *g->slot);
+    g->of = malloc((size_t)(npos ? npos : 1) * sizeof *g->of);
+    return g->slot && g->of ? SHC_OK : shc_fail(e, SHC_ENOMEM, "out of memory");
+}
+
+/* Position pos's text (taken over: freed here when another group holds it already). */
+static int groups_add(text_groups *g, int64_t pos, char *text, shc_err *e)
+{
+    if (!text)
+        return shc_fail(e, SHC_ENOMEM, "out of memory");
+    size_t i = (size_t)text_hash(text) & g->mask;
+    while (g->slot[i] && strcmp(g->text[g->slot[i] - 1], text))
+        i = (i + 1) & g->mask;
+    if (g->slot[i]) {
+        free(text);
+        g->of[pos] = g->slot[i] - 1;
+        return SHC_OK;
+    }
+    if (g->n == g->cap) {
+        int64_t cap = g->cap ? 2 * g->cap : 16;
+        char **t = realloc(g->text, (size_t)cap * sizeof *t);
+        if (!t) {
+            free(text);
+            return shc_fail(e, SHC_ENOMEM, "out of memory");
+        }
+        g->text = t;
+        g->cap = cap;
+    }
+    g->text[g->n] = text;
+    g->slot[i] = ++g->n;
+    g->of[pos] = g->n - 1;
+    return SHC_OK;
+}
+
+static void groups_free(text_groups *g)
+{
+    for (int64_t i = 0; i < g->n; i++)
+        free(g->text[i]);
+    free(g->text);
+    free(g->slot);
+    free(g->of);
+}
+
+/* Each distinct plan once: "rank R:" or "ranks R,S,...:" and its text. */
+static int print_groups(const text_groups *g, int64_t npos, const int64_t *rank_at, shc_err *e)
+{
+    int64_t *start = calloc((size_t)g->n + 1, sizeof *start);
+    int64_t *order = malloc((size_t)(npos ? npos : 1) * sizeof *order);
+    if (!start || !order) {
+        free(start);
+        free(order);
+        return shc_fail(e, SHC_ENOMEM, "out of memory");
+    }
+    for (int64_t p = 0; p < npos; p++) /* counting sort: positions by group, in order */
+        start[g->of[p] + 1]++;
+    for (int64_t k = 0; k < g->n; k++)
+        start[k + 1] += start[k];
+    for (int64_t p = 0; p < npos; p++)
+        order[start[g->of[p]]++] = p;
+    for (int64_t k = 0, at = 0; k < g->n; k++) {
+        int64_t end = start[k];
+        printf("rank%s", end - at > 1 ? "s " : " ");
+        for (int64_t j = at; j < end; j++)
+            printf("%s%lld", j == at ? "" : ",", (long long)rank_at[order[j]]);
+        printf(":\n%s", g->text[k]);
+        at = end;
+    }
+    free(start);
+    free(order);
+    return SHC_OK;
+}
+
+static void print_head(const plan_req *q)
+{
+    char m[64], s[128], sp[256], dp[256];
+    shc_mesh_format(&q->mesh, m, sizeof m);
+    shc_shape_format(&q->shape, s, sizeof s);
+    shc_placements_format_trace(&q->src, sp, sizeof sp);
+    shc_placements_format_trace(&q->dst, dp, sizeof dp);
+    printf("redistribute plan: mesh %s, shape [%s], %s -> %s\n", m, s, sp, dp);
+}
+
+/* What each rank's plan goes to: the JSON stream, or the text groups. */
+typedef struct plan_sink {
+    const plan_args *a;
+    const plan_req *q;
+    cli_jstream js;
+    text_groups tg;
+    int64_t pos;
+} plan_sink;
+
+static int sink_rank(void *ctx, int64_t rank, const shc_plan *p, shc_err *e)
+{
+    plan_sink *k = ctx;
+    int64_t coord[SHC_MAX_MESH_DIMS];
+    shc_mesh_coord(&k->q->mesh, rank, coord, NULL);
+    if (k->a->c.json) {
+        cli_jstream_item(&k->js, plan_json(rank, coord, k->q->mesh.ndim, p));
+        return SHC_OK;
+    }
+    return groups_add(&k->tg, k->pos++, plan_text(p), e);
+}
+
 static int print_plans(const plan_args *a, plan_req *q, shc_err *e)
 {
-    int64_t first = a->c.rank >= 0 ? a->c.rank : 0, last = a->c.rank >= 0 ? a->c.rank
-                                                                            : q->mesh.size - 1;
     if (a->c.rank < 0 && cli_printed_ranks_e(q->mesh.size, e))
         return SHC_EINVAL;
-    cli_jstream js;
-    /* text groups ranks with equal plans, so it holds every rank's text; JSON streams */
-    char **texts = a->c.json ? NULL : calloc((size_t)(last - first + 1), sizeof *texts);
-    int rc = texts || a->c.json ? SHC_OK : shc_fail(e, SHC_ENOMEM, "out of memory");
-    if (!rc && a->c.json)
-        cli_jstream_open(&js, NULL, "ranks");
-    for (int64_t r = first; r <= last && rc == SHC_OK; r++) {
-        int64_t rank = a->c.rank >= 0 ? r : q->mesh.ranks[r], coord[SHC_MAX_MESH_DIMS];
-        shc_plan p;
-        if ((rc = shc_plan_compute(&q->mesh, &q->src, &q->dst, &q->shape, &q->opts, rank, &p, e)))
-            break;
-        shc_mesh_coord(&q->mesh, rank, coord, NULL);
-        if (a->c.json)
-            cli_jstream_item(&js, plan_json(rank, coord, q->mesh.ndim, &p));
-        else
-            texts[r - first] = plan_text(&p);
-        shc_plan_free(&p);
-    }
-    if (rc == SHC_OK && a->c.json) {
-        if (cli_jstream_close(&js))
+    int64_t one = a->c.rank, npos = a->c.rank >= 0 ? 1 : q->mesh.size;
+    const int64_t *rank_at = a->c.rank >= 0 ? &one : q->mesh.ranks;
+    plan_sink k = {.a = a, .q = q};
+    int rc = SHC_OK;
+    /* text groups ranks with equal plans, so it holds each distinct text; JSON streams */
+    if (a->c.json)
+        cli_jstream_open(&k.js, NULL, "ranks");
+    else
+        rc = groups_init(&k.tg, npos, e);
+    /* the graph planner searches once for all ranks (issue 27 N11) */
+    if (rc == SHC_OK)
+        rc = shc_plan_each_rank(&q->mesh, &q->src, &q->dst, &q->shape, &q->opts, rank_at, npos,
+                                sink_rank, &k, e);
+    if (a->c.json) {
+        if (rc == SHC_OK && cli_jstream_close(&k.js))
             rc = shc_fail(e, SHC_EIO, "the JSON output is incomplete");
-    } else if (rc == SHC_OK) {
-        char m[64], s[128], sp[256], dp[256];
-        shc_mesh_format(&q->mesh, m, sizeof m);
-        shc_shape_format(&q->shape, s, sizeof s);
-        shc_placements_format_trace(&q->src, sp, sizeof sp);
-        shc_placements_format_trace(&q->dst, dp, sizeof dp);
-        printf("redistribute plan: mesh %s, shape [%s], %s -> %s\n", m, s, sp, dp);
-        for (int64_t i = 0; i <= last - first; i++) {
-            if (!texts[i])
-                continue;
-            int count = 0;
-            for (int64_t j = i + 1; j <= last - first; j++)
-                count += texts[j] && !strcmp(texts[i], texts[j]);
-            printf("rank%s", count ? "s " : " ");
-            for (int64_t j = i; j <= last - first; j++)
-                if (texts[j] && (j == i || !strcmp(texts[i], texts[j]))) {
-                    printf("%s%lld", j == i ? "" : ",",
-                           (long long)(a->c.rank >= 0 ? first + j : q->mesh.ranks[first + j]));
-                    if (j != i) {
-                        free(texts[j]);
-                        texts[j] = NULL;
-                    }
-                }
-            printf(":\n%s", texts[i]);
-        }
+        return rc;
     }
-    for (int64_t i = 0; texts && i <= last - first; i++)
-        free(texts[i]);
-    free(texts);
+    if (rc == SHC_OK) {
+        print_head(q);
+        rc = print_groups(&k.tg, npos, rank_at, e);
+    }
+    groups_free(&k.tg);
     return rc;
 }
 

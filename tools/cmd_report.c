@@ -6,7 +6,8 @@
  * (expected vs got), the other outcomes (crash, timeout, internal error, NotSupported),
  * and provenance (sha256 of golden/MANIFEST, shardcheck and reference versions, the
  * command and its inputs).  Bad input — an unreadable or malformed input, an unwritable
- * --out — is exit 2 naming the file.  Tested by conformance/tests/report_html.sh, which
+ * --out, a --golden whose MANIFEST cannot be read — is exit 2 naming the file (without
+ * --golden, a missing golden/MANIFEST is recorded as such).  Tested by conformance/tests/report_html.sh, which
  * also loads the page in headless chromium when it is installed (Debian package chromium).
  * report_html_write (report.h) is the generator itself; `shardcheck certify` calls it too.
  */
@@ -307,11 +308,12 @@ int report_html_write(const char *out, const char *golden, char *const *inputs, 
 int cmd_report(int argc, char **argv)
 {
     const char *out = NULL, *golden = "golden";
+    int golden_given = 0;
     const cli_option opts[] = {
         {.name = "out", .kind = CLI_STR, .meta = "FILE.html", .to = &out,
          .help = "the page to write"},
-        {.name = "golden", .kind = CLI_STR, .meta = "DIR", .to = &golden,
-         .help = "golden directory, for expected values (default golden)"},
+        {.name = "golden", .kind = CLI_STR, .meta = "DIR", .to = &golden, .mark = &golden_given,
+         .help = "golden directory whose MANIFEST sha256 the page records (default golden)"},
         CLI_OPT_END};
     const cli_command cmd = {
         .name = "report", .opts = opts, .positional = "INPUT.json...",
@@ -327,6 +329,14 @@ int cmd_report(int argc, char **argv)
     if (first >= argc)
         return cli_usage_error("report", "no input: give the JSON of `run --json` or "
                                "`verify --json`");
+    char manifest[4096];
+    snprintf(manifest, sizeof manifest, "%s/MANIFEST", golden);
+    FILE *m = golden_given ? fopen(manifest, "rb") : NULL; /* named: it must be there */
+    if (golden_given && !m)
+        return cli_usage_error("report", "--golden %s: cannot read %s: %s", CLI_ECHO(golden),
+                               CLI_ECHO(manifest), strerror(errno));
+    if (m)
+        fclose(m);
     shc_err e = {0};
     size_t cells = 0;
     long long fails = 0;

@@ -8,15 +8,19 @@
  *   shardcheck rng --engine curand --seed N [--subsequence N] [--offset N]
  *                  [--call curand|uniform|uniform_double|normal|normal_double] [--count N]
  *   shardcheck rng --engine torch-cuda --seed N [--offset N] --shape S --op OP
- *                  [--dtype T] [--gpu NAME|SMSxTHREADS] [--from X --to Y | --mean M --std S |
- *                  --p P | --lambd L] [--start I] [--count N] [--digest]
+ *                  [--dtype T] [--gpu NAME|SMSxTHREADS[@sm_XY]] [--from X --to Y |
+ *                  --mean M --std S | --p P | --lambd L | --median M --sigma S]
+ *                  [--start I] [--count N] [--digest]
  *   shardcheck rng --engine torch-cuda --seed N [--offset N] [--gpu G] [--dtype T] --op
  *                  randperm --n N | multinomial --shape [R,]C --values W,... --n N
  *                  [--replacement] | bernoulli_tensor --shape S --values P,...
  *                  [--p-shape S] [--p-dtype T]   (lib/rng/torch_cuda_sample.c)
+ *                  [--start I] [--count N] [--digest]
  *   shardcheck rng --engine threefry [--key H,H | --seed N] --shape S
  *
- * Tested by conformance/tests/cli_rng.sh.
+ * Every option acts in the mode it is given for, or is refused by name (mode_options: the
+ * engine, and for torch-cuda the op, decide which).  Seeds are decimal 0..2^64-1
+ * (cli_parse_seed).  Tested by conformance/tests/cli_rng.sh and cli_options.sh.
  */
 #include "config.h"
 #include <errno.h>
@@ -29,22 +33,35 @@
 
 typedef struct rng_opts {
     cli_common c;
-    const char *engine, *seed, *key, *counter, *step, *sub, *offset, *call, *op, *dtype, *gpu;
-    const char *from, *to, *mean, *std, *p, *lambd, *count, *start, *rounds, *blocks, *path;
+    const char *engine, *key, *counter, *step, *sub, *offset, *call, *op, *dtype, *gpu;
+    const char *from, *to, *mean, *std, *p, *lambd, *median, *sigma, *path;
+    uint64_t seed;
+    long long rounds, blocks, count, start;
     int digest; /* print the sha256 of the whole output (golden "sha256") */
     const char *n, *values, *p_shape, *p_dtype; /* the sampling ops */
     int repl;
+    int count_given;
 } rng_opts;
 
+/* A decimal integer in 0..2^64-1 (curand's subsequence and offset). */
 static int parse_u64(const char *opt, const char *s, uint64_t *out, shc_err *e)
 {
     char *end;
     errno = 0;
-    if (!s || !*s || *s == '-')
-        return shc_fail(e, SHC_EINVAL, "--%s: '%s' is not a non-negative integer", opt, s ? s : "");
-    *out = strtoull(s, &end, 0);
-    if (errno || *end)
-        return shc_fail(e, SHC_EINVAL, "--%s: '%s' is not a 64-bit unsigned integer", opt, s);
+    if (!s || *s < '0' || *s > '9' || (*out = strtoull(s, &end, 10), errno || *end))
+        return shc_fail(e, SHC_EINVAL, "--%s: '%s' is not a decimal integer in "
+                        "0..18446744073709551615", opt, CLI_ECHO(s));
+    return SHC_OK;
+}
+
+/* A decimal integer in 0..2^63-1 (torch's generator offset). */
+static int parse_offset(const char *s, int64_t *out, shc_err *e)
+{
+    char *end;
+    errno = 0;
+    if (!s || *s < '0' || *s > '9' || (*out = strtoll(s, &end, 10), errno || *end))
+        return shc_fail(e, SHC_EINVAL, "--offset: '%s' is not a decimal integer in "
+                        "0..9223372036854775807", CLI_ECHO(s));
     return SHC_OK;
 }
 
@@ -52,9 +69,9 @@ static int parse_i64(const char *opt, const char *s, int64_t *out, shc_err *e)
 {
     char *end;
     errno = 0;
-    *out = strtoll(s, &end, 0);
+    *out = strtoll(s, &end, 10);
     if (!*s || errno || *end)
-        return shc_fail(e, SHC_EINVAL, "--%s: '%s' is not a 64-bit integer", opt, s);
+        return shc_fail(e, SHC_EINVAL, "--%s: '%s' is not a 64-bit integer", opt, CLI_ECHO(s));
     return SHC_OK;
 }
 
@@ -64,7 +81,7 @@ static int parse_double(const char *opt, const char *s, double *out, shc_err *e)
     errno = 0;
     *out = strtod(s, &end);
     if (!*s || errno || *end)
-        return shc_fail(e, SHC_EINVAL, "--%s: '%s' is not a number", opt, s);
+        return shc_fail(e, SHC_EINVAL, "--%s: '%s' is not a number", opt, CLI_ECHO(s));
     return SHC_OK;
 }
 
@@ -78,7 +95,7 @@ static int parse_words(const char *opt, const char *s, uint32_t *w, int n, shc_e
         unsigned long long v = strtoull(p, &end, 16);
         if (end == p || errno || v > 0xffffffffull || (i < n - 1 ? *end != ',' : *end != 0))
             return shc_fail(e, SHC_EINVAL, "--%s: '%s' must be %d comma-separated hex words", opt,
-                            s, n);
+                            CLI_ECHO(s), n);
         w[i] = (uint32_t)v;
         p = end + 1;
     }
@@ -89,22 +106,15 @@ static int key_of(const rng_opts *o, uint32_t k[2], bool seed_hi_first, shc_err 
 {
     if (o->key)
         return parse_words("key", o->key, k, 2, e);
-    uint64_t seed = 0;
-    int rc = o->seed ? parse_u64("seed", o->seed, &seed, e) : 0;
-    k[seed_hi_first ? 1 : 0] = (uint32_t)seed;
-    k[seed_hi_first ? 0 : 1] = (uint32_t)(seed >> 32);
-    return rc;
+    k[seed_hi_first ? 1 : 0] = (uint32_t)o->seed;
+    k[seed_hi_first ? 0 : 1] = (uint32_t)(o->seed >> 32);
+    return SHC_OK;
 }
 
-static int64_t count_or(const rng_opts *o, int64_t dflt, int64_t *out, shc_err *e)
+/* --count (0..2^24, checked by the option table), or dflt. */
+static int64_t count_or(const rng_opts *o, int64_t dflt)
 {
-    *out = dflt;
-    if (!o->count)
-        return SHC_OK;
-    int rc = parse_i64("count", o->count, out, e);
-    if (!rc && (*out < 0 || *out > (1 << 24)))
-        rc = shc_fail(e, SHC_EINVAL, "--count: %lld is outside 0..16777216", (long long)*out);
-    return rc;
+    return o->count_given ? o->count : dflt;
 }
 
 static int print_words(const rng_opts *o, const uint32_t *w, int64_t n)
@@ -129,14 +139,11 @@ static int print_words(const rng_opts *o, const uint32_t *w, int64_t n)
 static int run_philox(const rng_opts *o, shc_err *e)
 {
     uint32_t k[2], c[4] = {0, 0, 0, 0};
-    uint64_t rounds = 10, blocks = 1;
+    int64_t blocks = o->blocks; /* --rounds and --blocks: ranges checked by the option table */
     int rc = key_of(o, k, false, e);
     if (!rc && o->counter) rc = parse_words("counter", o->counter, c, 4, e);
-    if (!rc && o->rounds) rc = parse_u64("rounds", o->rounds, &rounds, e);
-    if (!rc && o->blocks) rc = parse_u64("blocks", o->blocks, &blocks, e);
-    if (!rc && blocks > (1u << 22)) rc = shc_fail(e, SHC_EINVAL, "--blocks: at most 4194304");
     if (!rc && o->step && strcmp(o->step, "counter") && strcmp(o->step, "subseq"))
-        rc = shc_fail(e, SHC_EINVAL, "--step: '%s' is not counter or subseq", o->step);
+        rc = shc_fail(e, SHC_EINVAL, "--step: '%s' is not counter or subseq", CLI_ECHO(o->step));
     if (rc)
         return cli_report("rng", rc, e);
     shc_philox_path path = SHC_PHILOX_AUTO;
@@ -147,14 +154,13 @@ static int run_philox(const rng_opts *o, shc_err *e)
             i++;
         if (i == 4)
             return cli_report("rng", shc_fail(e, SHC_EINVAL, "--path: '%s' is not auto, scalar, "
-                                              "avx2 or avx512", o->path), e);
+                                              "avx2 or avx512", CLI_ECHO(o->path)), e);
         path = (shc_philox_path)i;
     }
     uint32_t *w = malloc(16 * (size_t)blocks + 16);
     shc_philox_step step = o->step && !strcmp(o->step, "subseq") ? SHC_PHILOX_STEP_SUBSEQ
                                                                  : SHC_PHILOX_STEP_COUNTER;
-    rc = w ? shc_philox_fill(path, k, c, step, rounds > 16 ? 0 : (int)rounds,
-                             (int64_t)blocks, w, false, e)
+    rc = w ? shc_philox_fill(path, k, c, step, (int)o->rounds, blocks, w, false, e)
            : shc_fail(e, SHC_ENOMEM, "out of memory");
     int ex = rc ? cli_report("rng", rc, e) : print_words(o, w, 4 * (int64_t)blocks);
     free(w);
@@ -163,12 +169,11 @@ static int run_philox(const rng_opts *o, shc_err *e)
 
 static int run_curand(const rng_opts *o, shc_err *e)
 {
-    uint64_t seed = 0, sub = 0, off = 0;
-    int64_t n;
-    int rc = o->seed ? parse_u64("seed", o->seed, &seed, e) : 0;
-    if (!rc && o->sub) rc = parse_u64("subsequence", o->sub, &sub, e);
+    uint64_t sub = 0, off = 0;
+    int64_t n = count_or(o, 8);
+    int rc = SHC_OK;
+    if (o->sub) rc = parse_u64("subsequence", o->sub, &sub, e);
     if (!rc && o->offset) rc = parse_u64("offset", o->offset, &off, e);
-    if (!rc) rc = count_or(o, 8, &n, e);
     const char *call = o->call ? o->call : "curand";
     static const char *const calls[] = {"curand", "uniform", "uniform_double", "normal",
                                         "normal_double", NULL};
@@ -177,11 +182,11 @@ static int run_curand(const rng_opts *o, shc_err *e)
         ci++;
     if (!rc && !calls[ci])
         rc = shc_fail(e, SHC_EINVAL, "--call: unknown call '%s' (curand uniform uniform_double "
-                      "normal normal_double)", call);
+                      "normal normal_double)", CLI_ECHO(call));
     if (rc)
         return cli_report("rng", rc, e);
     shc_curand_philox s;
-    shc_curand_init(seed, sub, off, &s);
+    shc_curand_init(o->seed, sub, off, &s);
     json_t *bits = json_array(), *vals = json_array();
     for (int64_t i = 0; i < n; i++) {
         char b[17];
@@ -220,16 +225,35 @@ static int run_curand(const rng_opts *o, shc_err *e)
     return EXIT_OK;
 }
 
+/* The options that carry an elementwise op's two parameters (torch's argument names),
+ * "" where the op has none. */
+static void op_params(shc_torch_op op, const char **a, const char **b)
+{
+    static const char *const names[SHC_TORCH_OP_COUNT][2] = {
+        [SHC_TORCH_UNIFORM] = {"from", "to"},     [SHC_TORCH_NORMAL] = {"mean", "std"},
+        [SHC_TORCH_RANDOM] = {"from", "to"},      [SHC_TORCH_BERNOULLI] = {"p", ""},
+        [SHC_TORCH_DROPOUT] = {"p", ""},          [SHC_TORCH_EXPONENTIAL] = {"lambd", ""},
+        [SHC_TORCH_LOG_NORMAL] = {"mean", "std"}, [SHC_TORCH_GEOMETRIC] = {"p", ""},
+        [SHC_TORCH_CAUCHY] = {"median", "sigma"}};
+    *a = (unsigned)op < SHC_TORCH_OP_COUNT && names[op][0] ? names[op][0] : "";
+    *b = (unsigned)op < SHC_TORCH_OP_COUNT && names[op][1] ? names[op][1] : "";
+}
+
+/* The value of the option called name. */
+static const char *param_value(const rng_opts *o, const char *name)
+{
+    return !strcmp(name, "from") ? o->from : !strcmp(name, "to") ? o->to
+         : !strcmp(name, "mean") ? o->mean : !strcmp(name, "std") ? o->std
+         : !strcmp(name, "p") ? o->p : !strcmp(name, "lambd") ? o->lambd
+         : !strcmp(name, "median") ? o->median : !strcmp(name, "sigma") ? o->sigma : NULL;
+}
+
 static int torch_req(const rng_opts *o, shc_torch_rng_req *r, shc_err *e)
 {
     shc_torch_op op;
     shc_dtype dt = SHC_DT_FLOAT32;
     shc_shape s;
     int64_t n;
-    if (!o->op)
-        return shc_fail(e, SHC_EINVAL, "--op is required (uniform normal random bernoulli "
-                        "dropout exponential log_normal geometric cauchy bernoulli_tensor "
-                        "multinomial randperm)");
     if (!o->c.shape)
         return shc_fail(e, SHC_EINVAL, "--shape is required (e.g. --shape 4 or --shape 8,16)");
     int rc = shc_torch_op_parse(o->op, &op, e);
@@ -239,21 +263,21 @@ static int torch_req(const rng_opts *o, shc_torch_rng_req *r, shc_err *e)
     if (rc)
         return rc;
     shc_torch_rng_req_init(r, op, dt, n);
+    const char *ka, *kb;
+    op_params(op, &ka, &kb);
+    const char *a = *ka ? param_value(o, ka) : NULL, *b = *kb ? param_value(o, kb) : NULL;
     if (op == SHC_TORCH_RANDOM) {
-        if (!o->from != !o->to)
+        if (!a != !b)
             return shc_fail(e, SHC_EINVAL, "random: give both --from and --to, or neither");
-        if (o->from) {
+        if (a) {
             r->has_range = true;
-            if ((rc = parse_i64("from", o->from, &r->from, e)) || (rc = parse_i64("to", o->to, &r->to, e)))
+            if ((rc = parse_i64("from", a, &r->from, e)) || (rc = parse_i64("to", b, &r->to, e)))
                 return rc;
         }
     } else {
-        const char *a = op == SHC_TORCH_UNIFORM ? o->from : op == SHC_TORCH_NORMAL ? o->mean
-                      : op == SHC_TORCH_EXPONENTIAL ? o->lambd : o->p;
-        const char *b = op == SHC_TORCH_UNIFORM ? o->to : op == SHC_TORCH_NORMAL ? o->std : NULL;
-        if (a && (rc = parse_double("param", a, &r->a, e)))
+        if (a && (rc = parse_double(ka, a, &r->a, e)))
             return rc;
-        if (b && (rc = parse_double("param", b, &r->b, e)))
+        if (b && (rc = parse_double(kb, b, &r->b, e)))
             return rc;
     }
     return shc_torch_rng_check(r, e);
@@ -279,8 +303,31 @@ static void torch_elem(shc_dtype t, const uint8_t *p, char *hex, size_t hn, doub
     }
 }
 
-/* --digest: sha256 of the whole little-endian output (and of the dropout mask), the
- * values the torch-cuda-rng golden files store for large tensors. */
+/* --digest's answer: the sha256 of the whole little-endian output (and of dropout's mask),
+ * the values the torch-cuda-rng golden files store for large tensors, and the offset. */
+static int print_digest(const uint8_t *buf, size_t bytes, const uint8_t *mask, size_t nmask,
+                        int64_t no, int json)
+{
+    char h[65], hm[65];
+    shc_sha256_hex(buf, bytes, h);
+    if (mask)
+        shc_sha256_hex(mask, nmask, hm);
+    if (json) {
+        json_t *res = json_pack("{s:s,s:o}", "sha256", h, "new_offset",
+                                json_sprintf("%lld", (long long)no));
+        if (mask)
+            json_object_set_new(res, "mask_sha256", json_string(hm));
+        int wrc = cli_print_json(res);
+        json_decref(res);
+        return wrc;
+    }
+    printf("sha256 %s\n", h);
+    if (mask)
+        printf("mask_sha256 %s\n", hm);
+    printf("new_offset %lld\n", (long long)no);
+    return EXIT_OK;
+}
+
 static int torch_digest(const shc_gpu_profile *g, uint64_t seed, int64_t off,
                         const shc_torch_rng_req *r, int json, shc_err *e)
 {
@@ -291,31 +338,12 @@ static int torch_digest(const shc_gpu_profile *g, uint64_t seed, int64_t off,
     uint8_t *buf = malloc((size_t)r->numel * sz + 8), *mask = malloc((size_t)r->numel + 1);
     int rc = buf && mask ? shc_torch_rng_fill(g, seed, off, r, 0, r->numel, buf, mask, &no, e)
                          : shc_fail(e, SHC_ENOMEM, "out of memory");
-    char h[65], hm[65];
-    if (!rc) {
-        shc_sha256_hex(buf, (size_t)r->numel * sz, h);
-        shc_sha256_hex(mask, (size_t)r->numel, hm);
-    }
+    int x = rc ? cli_report("rng", rc, e)
+               : print_digest(buf, (size_t)r->numel * sz, r->op == SHC_TORCH_DROPOUT ? mask : NULL,
+                              (size_t)r->numel, no, json);
     free(buf);
     free(mask);
-    if (rc)
-        return cli_report("rng", rc, e);
-    bool dropout = r->op == SHC_TORCH_DROPOUT;
-    if (json) {
-        json_t *res = json_pack("{s:s,s:o}", "sha256", h, "new_offset", json_sprintf("%lld", (long long)no));
-        if (dropout)
-            json_object_set_new(res, "mask_sha256", json_string(hm));
-        int wrc = cli_print_json(res);
-        json_decref(res);
-        if (wrc)
-            return wrc;
-    } else {
-        printf("sha256 %s\n", h);
-        if (dropout)
-            printf("mask_sha256 %s\n", hm);
-        printf("new_offset %lld\n", (long long)no);
-    }
-    return EXIT_OK;
+    return x;
 }
 
 /* "0.5,0.25,1" -> values (malloc'ed). */
@@ -375,12 +403,58 @@ static int sample_req(const rng_opts *o, shc_torch_sample_req *r, shc_err *e)
     return rc;
 }
 
-/* randperm, multinomial, bernoulli with a tensor p: the whole output. */
+/* Elements [start, start + n) as "i bits value" lines or {"bits", "values"} arrays (and
+ * "new_offset"), the output of a torch-cuda op. */
+static int print_elems(const rng_opts *o, shc_dtype dt, const uint8_t *buf, int64_t start,
+                       int64_t n, int64_t no, const char *tail)
+{
+    size_t sz = shc_dtype_size(dt);
+    json_t *bits = o->c.json ? json_array() : NULL, *vals = o->c.json ? json_array() : NULL;
+    for (int64_t i = 0; i < n; i++) {
+        char hex[17];
+        double v;
+        torch_elem(dt, buf + (size_t)i * sz, hex, sizeof hex, &v);
+        if (o->c.json) {
+            json_array_append_new(bits, json_string(hex));
+            json_array_append_new(vals, json_real(v));
+        } else {
+            printf("%lld %s %.9g\n", (long long)(start + i), hex, v);
+        }
+    }
+    if (!o->c.json) {
+        printf("new_offset %lld%s\n", (long long)no, tail);
+        return EXIT_OK;
+    }
+    json_t *res = json_pack("{s:o,s:o,s:o}", "bits", bits, "values", vals, "new_offset",
+                            json_sprintf("%lld", (long long)no));
+    int wrc = cli_print_json(res);
+    json_decref(res);
+    return wrc;
+}
+
+/* --start/--count over n elements: the range printed, or an error naming both. */
+static int elem_range(const rng_opts *o, int64_t numel, int64_t dflt_max, int64_t *start,
+                      int64_t *n, shc_err *e)
+{
+    *start = o->start;
+    if (*start > numel)
+        return shc_fail(e, SHC_EINVAL, "--start: %lld is past the output's %lld elements",
+                        (long long)*start, (long long)numel);
+    *n = count_or(o, numel - *start <= dflt_max ? numel - *start : 16);
+    if (*n > numel - *start)
+        return shc_fail(e, SHC_EINVAL, "--start/--count: [%lld, %lld) is outside the output's "
+                        "%lld elements", (long long)*start, (long long)*start + *n,
+                        (long long)numel);
+    return SHC_OK;
+}
+
+/* randperm, multinomial, bernoulli with a tensor p: the whole output (or --start/--count
+ * of it, or --digest). */
 static int run_torch_sample(const rng_opts *o, const shc_gpu_profile *g, uint64_t seed,
                             int64_t off, shc_err *e)
 {
     shc_torch_sample_req r;
-    int64_t n = 0, no = 0;
+    int64_t n = 0, no = 0, start = 0, count = 0;
     shc_dtype odt = SHC_DT_INT64;
     int rc = sample_req(o, &r, e);
     if (!rc) rc = shc_torch_sample_out(&r, &n, &odt, e);
@@ -389,34 +463,15 @@ static int run_torch_sample(const rng_opts *o, const shc_gpu_profile *g, uint64_
     size_t sz = shc_dtype_size(odt);
     uint8_t *buf = rc ? NULL : malloc((size_t)(n > 0 ? n : 1) * sz);
     if (!rc && !buf) rc = shc_fail(e, SHC_ENOMEM, "out of memory");
-    if (!rc) rc = shc_torch_sample_run(g, seed, off, &r, buf, &no, e);
+    if (!rc) rc = shc_torch_sample_run(g, seed, off, &r, buf, &no, e); /* torch's checks first */
+    if (!rc && !o->digest) /* the whole output by default, as these ops print it */
+        rc = elem_range(o, n, INT64_MAX, &start, &count, e);
     free((void *)r.w);
-    if (rc) {
-        free(buf);
-        return cli_report("rng", rc, e);
-    }
-    json_t *bits = json_array(), *vals = json_array();
-    for (int64_t i = 0; i < n; i++) {
-        char hex[17];
-        double v;
-        torch_elem(odt, buf + (size_t)i * sz, hex, sizeof hex, &v);
-        json_array_append_new(bits, json_string(hex));
-        json_array_append_new(vals, json_real(v));
-        if (!o->c.json)
-            printf("%lld %s %.9g\n", (long long)i, hex, v);
-    }
+    int x = rc ? cli_report("rng", rc, e)
+          : o->digest ? print_digest(buf, (size_t)n * sz, NULL, 0, no, o->c.json)
+                      : print_elems(o, odt, buf + (size_t)start * sz, start, count, no, "");
     free(buf);
-    if (!o->c.json) {
-        json_decref(bits);
-        json_decref(vals);
-        printf("new_offset %lld\n", (long long)no);
-        return EXIT_OK;
-    }
-    json_t *res = json_pack("{s:o,s:o,s:o}", "bits", bits, "values", vals, "new_offset",
-                            json_sprintf("%lld", (long long)no));
-    int wrc = cli_print_json(res);
-    json_decref(res);
-    return wrc ? wrc : EXIT_OK;
+    return x;
 }
 
 static bool is_sample_op(const char *op)
@@ -429,59 +484,35 @@ static int run_torch(const rng_opts *o, shc_err *e)
 {
     shc_torch_rng_req r;
     shc_gpu_profile g;
-    uint64_t seed = 0;
-    int64_t off = 0, start = 0, n, no;
+    int64_t off = 0, start, n, no;
     int rc = shc_gpu_profile_parse(o->gpu ? o->gpu : "a100", &g, e);
-    if (!rc && o->seed) rc = parse_u64("seed", o->seed, &seed, e);
-    if (!rc && o->offset) rc = parse_i64("offset", o->offset, &off, e);
-    if (!rc && o->start) rc = parse_i64("start", o->start, &start, e);
+    if (rc)
+        shc_err_prefix(e, "--gpu");
+    if (!rc && o->offset) rc = parse_offset(o->offset, &off, e);
     if (!rc && is_sample_op(o->op))
-        return run_torch_sample(o, &g, seed, off, e);
+        return run_torch_sample(o, &g, o->seed, off, e);
     if (!rc) rc = torch_req(o, &r, e);
-    if (!rc) rc = count_or(o, r.numel - start < 1024 ? r.numel - start : 16, &n, e);
-    if (!rc && (start < 0 || start > r.numel || n > r.numel - start))
-        rc = shc_fail(e, SHC_EINVAL, "--start/--count: [%lld, +%lld) is outside the %lld elements",
-                      (long long)start, (long long)n, (long long)r.numel);
     if (rc)
         return cli_report("rng", rc, e);
-    size_t sz = shc_dtype_size(r.dtype);
     if (o->digest)
-        return torch_digest(&g, seed, off, &r, o->c.json, e);
+        return torch_digest(&g, o->seed, off, &r, o->c.json, e);
+    if ((rc = elem_range(o, r.numel, 1023, &start, &n, e)))
+        return cli_report("rng", rc, e);
+    size_t sz = shc_dtype_size(r.dtype);
     uint8_t *buf = malloc((size_t)n * sz + 8);
     if (!buf)
         return cli_report("rng", shc_fail(e, SHC_ENOMEM, "out of memory"), e);
-    rc = shc_torch_rng_fill(&g, seed, off, &r, start, n, buf, NULL, &no, e);
-    if (rc) {
-        free(buf);
-        return cli_report("rng", rc, e);
-    }
-    json_t *bits = json_array(), *vals = json_array();
-    for (int64_t i = 0; i < n; i++) {
-        char hex[17];
-        double v;
-        torch_elem(r.dtype, buf + (size_t)i * sz, hex, sizeof hex, &v);
-        if (o->c.json) {
-            json_array_append_new(bits, json_string(hex));
-            json_array_append_new(vals, json_real(v));
-        } else {
-            printf("%lld %s %.9g\n", (long long)(start + i), hex, v);
-        }
-    }
-    if (o->c.json) {
-        json_t *res = json_pack("{s:o,s:o,s:o}", "bits", bits, "values", vals, "new_offset",
-                                json_sprintf("%lld", (long long)no));
-        int wrc = cli_print_json(res);
-        json_decref(res);
-        if (wrc)
-            return wrc;
-    } else {
-        json_decref(bits);
-        json_decref(vals);
-        printf("new_offset %lld (gpu %s: %d SMs x %d threads)\n", (long long)no, g.name,
-               g.sm_count, g.max_threads_per_sm);
-    }
+    rc = shc_torch_rng_fill(&g, o->seed, off, &r, start, n, buf, NULL, &no, e);
+    char tail[96] = "";
+    if (g.cc)
+        snprintf(tail, sizeof tail, " (gpu %s: %d SMs x %d threads, sm_%d)", g.name, g.sm_count,
+                 g.max_threads_per_sm, g.cc);
+    else
+        snprintf(tail, sizeof tail, " (gpu %s: %d SMs x %d threads)", g.name, g.sm_count,
+                 g.max_threads_per_sm);
+    int x = rc ? cli_report("rng", rc, e) : print_elems(o, r.dtype, buf, start, n, no, tail);
     free(buf);
-    return EXIT_OK;
+    return x;
 }
 
 static int run_threefry(const rng_opts *o, shc_err *e)
@@ -517,40 +548,103 @@ static const char RNG_ABOUT[] =
     "  shardcheck rng --engine curand --seed N [--subsequence N] [--offset N]\n"
     "                 [--call curand|uniform|uniform_double|normal|normal_double] [--count N]\n"
     "  shardcheck rng --engine torch-cuda --seed N [--offset N] --shape S --op OP [--dtype T]\n"
-    "                 [--gpu NAME|SMSxTHREADS] [--from X --to Y | --mean M --std S | --p P |\n"
-    "                 --lambd L] [--start I] [--count N] [--digest]\n"
+    "                 [--gpu NAME|SMSxTHREADS[@sm_XY]] [--from X --to Y | --mean M --std S |\n"
+    "                 --p P | --lambd L | --median M --sigma S] [--start I] [--count N]\n"
+    "                 [--digest]\n"
     "  shardcheck rng --engine torch-cuda --seed N --op randperm|multinomial|bernoulli_tensor\n"
     "                 [--n N] [--values V,V] [--shape S] [--p-shape S] [--p-dtype T]\n"
-    "                 [--replacement] [--dtype T] [--gpu G]\n"
-    "  shardcheck rng --engine threefry [--key H,H | --seed N] --shape S";
+    "                 [--replacement] [--dtype T] [--gpu G] [--start I] [--count N] [--digest]\n"
+    "  shardcheck rng --engine threefry [--key H,H | --seed N] --shape S\n"
+    "An option another mode uses is refused by name.  A seed is decimal, 0..2^64-1.";
+
+/* The options of each torch-cuda sampling op (lib/rng/torch_cuda_sample.c).  Their launches
+ * read the GPU only where the grid depends on it: randperm's keys, and multinomial without
+ * replacement (or n_sample 1: exponential_ on the weights); bernoulli with a tensor p launches
+ * ceil(n / 2048) blocks and multinomial with replacement (rows, n / 128) on any GPU. */
+static const char *sample_options(const rng_opts *o)
+{
+    if (!strcmp(o->op, "randperm"))
+        return "n gpu";
+    if (!strcmp(o->op, "multinomial"))
+        return o->repl && !(o->n && !strcmp(o->n, "1")) ? "shape values n replacement"
+                                                        : "shape values n replacement gpu";
+    return "shape values p-shape p-dtype";
+}
+
+/* Refuse what the mode (the engine; for torch-cuda, the op) does not use: CLI_GO or the exit
+ * code. */
+static int mode_options(const cli_command *cmd, const rng_opts *o, shc_err *e)
+{
+    char used[256], mode[128];
+    if (!strcmp(o->engine, "philox") || !strcmp(o->engine, "threefry")) {
+        if (o->key && cli_given(cmd, "seed"))
+            return cli_usage_error("rng", "--key: and --seed exclude each other (the key is "
+                                   "the seed's two words)");
+        snprintf(used, sizeof used, "engine json seed key %s",
+                 o->engine[0] == 'p' ? "counter rounds blocks step path" : "shape");
+    } else if (!strcmp(o->engine, "curand")) {
+        snprintf(used, sizeof used, "engine json seed subsequence offset call count");
+    } else if (!strcmp(o->engine, "torch-cuda")) {
+        if (!o->op)
+            return cli_usage_error("rng", "--op is required (uniform normal random bernoulli "
+                                   "dropout exponential log_normal geometric cauchy "
+                                   "bernoulli_tensor multinomial randperm)");
+        const char *range = o->digest ? "digest" : "start count digest";
+        if (is_sample_op(o->op)) {
+            snprintf(used, sizeof used, "engine json seed offset op dtype %s %s",
+                     sample_options(o), range);
+        } else {
+            shc_torch_op k;
+            const char *pa, *pb;
+            if (shc_torch_op_parse(o->op, &k, e))
+                return cli_report("rng", SHC_EINVAL, e);
+            op_params(k, &pa, &pb);
+            snprintf(used, sizeof used, "engine json seed offset gpu op dtype shape %s %s %s",
+                     pa, pb, range);
+        }
+        snprintf(mode, sizeof mode, "with --engine torch-cuda --op %s%s%s", CLI_ECHO(o->op),
+                 o->repl ? " --replacement" : "", o->digest ? " --digest" : "");
+        return cli_used(cmd, used, mode);
+    } else {
+        return cli_usage_error("rng", "--engine: unknown engine '%s' (philox, curand, "
+                               "torch-cuda, threefry)", CLI_ECHO(o->engine));
+    }
+    snprintf(mode, sizeof mode, "with --engine %s", o->engine);
+    return cli_used(cmd, used, mode);
+}
 
 int cmd_rng(int argc, char **argv)
 {
     rng_opts o;
     memset(&o, 0, sizeof o);
     cli_common_init(&o.c);
+    o.rounds = 10;
+    o.blocks = 1;
+    unsigned long long given = 0;
     const cli_option opts[] = {
         {.name = "engine", .kind = CLI_STR, .meta = "E", .help = "philox, curand, torch-cuda or threefry", .to = &o.engine},
-        {.name = "seed", .kind = CLI_STR, .meta = "N", .help = "the seed (decimal)", .to = &o.seed},
-        {.name = "key", .kind = CLI_STR, .meta = "H,H", .help = "philox/threefry key words (hex)", .to = &o.key},
+        {.name = "seed", .kind = CLI_SEED, .meta = "N", .help = "the seed, decimal 0..2^64-1 (default 0)", .to = &o.seed},
+        {.name = "key", .kind = CLI_STR, .meta = "H,H", .help = "philox/threefry key words (hex), instead of --seed", .to = &o.key},
         {.name = "counter", .kind = CLI_STR, .meta = "H,H,H,H", .help = "philox: first counter (hex words)", .to = &o.counter},
-        {.name = "rounds", .kind = CLI_STR, .meta = "N", .help = "philox: rounds (default 10)", .to = &o.rounds},
-        {.name = "blocks", .kind = CLI_STR, .meta = "N", .help = "philox: blocks to print", .to = &o.blocks},
+        {.name = "rounds", .kind = CLI_LL, .meta = "N", .lo = 1, .hi = 16, .help = "philox: rounds (default 10)", .to = &o.rounds},
+        {.name = "blocks", .kind = CLI_LL, .meta = "N", .lo = 0, .hi = 1 << 22, .help = "philox: blocks to print (default 1)", .to = &o.blocks},
         {.name = "step", .kind = CLI_STR, .meta = "S", .help = "philox: counter or subseq", .to = &o.step},
         {.name = "subsequence", .kind = CLI_STR, .meta = "N", .help = "curand: subsequence", .to = &o.sub},
         {.name = "offset", .kind = CLI_STR, .meta = "N", .help = "curand/torch-cuda: Philox offset", .to = &o.offset},
         {.name = "call", .kind = CLI_STR, .meta = "F", .help = "curand: curand, uniform, uniform_double, normal, normal_double", .to = &o.call},
-        {.name = "count", .kind = CLI_STR, .meta = "N", .help = "values to print", .to = &o.count},
-        {.name = "start", .kind = CLI_STR, .meta = "I", .help = "torch-cuda: first element printed", .to = &o.start},
+        {.name = "count", .kind = CLI_LL, .meta = "N", .lo = 0, .hi = 1 << 24, .mark = &o.count_given, .help = "curand/torch-cuda: values to print", .to = &o.count},
+        {.name = "start", .kind = CLI_LL, .meta = "I", .lo = 0, .hi = LLONG_MAX, .range = "is negative", .help = "torch-cuda: first element printed", .to = &o.start},
         {.name = "op", .kind = CLI_STR, .meta = "OP", .help = "torch-cuda: the random op", .to = &o.op},
-        {.name = "dtype", .kind = CLI_STR, .meta = "T", .help = "torch-cuda: element dtype", .to = &o.dtype},
-        {.name = "gpu", .kind = CLI_STR, .meta = "G", .help = "torch-cuda: GPU profile NAME or SMSxTHREADS", .to = &o.gpu},
+        {.name = "dtype", .kind = CLI_STR, .meta = "T", .help = "torch-cuda: element dtype (multinomial: the input's)", .to = &o.dtype},
+        {.name = "gpu", .kind = CLI_STR, .meta = "G", .help = "torch-cuda: GPU profile NAME, or SMSxTHREADS[@sm_XY], e.g. 132x2048@sm_90", .to = &o.gpu},
         {.name = "from", .kind = CLI_STR, .meta = "X", .help = "torch-cuda: random_/uniform_ low", .to = &o.from},
         {.name = "to", .kind = CLI_STR, .meta = "Y", .help = "torch-cuda: random_/uniform_ high", .to = &o.to},
-        {.name = "mean", .kind = CLI_STR, .meta = "M", .help = "torch-cuda: normal_ mean", .to = &o.mean},
-        {.name = "std", .kind = CLI_STR, .meta = "S", .help = "torch-cuda: normal_ std", .to = &o.std},
-        {.name = "p", .kind = CLI_STR, .meta = "P", .help = "torch-cuda: bernoulli_ probability", .to = &o.p},
+        {.name = "mean", .kind = CLI_STR, .meta = "M", .help = "torch-cuda: normal_/log_normal_ mean", .to = &o.mean},
+        {.name = "std", .kind = CLI_STR, .meta = "S", .help = "torch-cuda: normal_/log_normal_ std", .to = &o.std},
+        {.name = "p", .kind = CLI_STR, .meta = "P", .help = "torch-cuda: bernoulli_/dropout/geometric_ probability", .to = &o.p},
         {.name = "lambd", .kind = CLI_STR, .meta = "L", .help = "torch-cuda: exponential_ lambda", .to = &o.lambd},
+        {.name = "median", .kind = CLI_STR, .meta = "M", .help = "torch-cuda: cauchy_ median", .to = &o.median},
+        {.name = "sigma", .kind = CLI_STR, .meta = "S", .help = "torch-cuda: cauchy_ sigma", .to = &o.sigma},
         {.name = "path", .kind = CLI_STR, .meta = "P", .help = "philox: auto, scalar, avx2 or avx512", .to = &o.path},
         {.name = "digest", .kind = CLI_FLAG, .to = &o.digest,
          .help = "torch-cuda: the sha256 of the whole output (golden \"sha256\")"},
@@ -561,11 +655,11 @@ int cmd_rng(int argc, char **argv)
         {.name = "p-shape", .kind = CLI_STR, .meta = "S", .to = &o.p_shape,
          .help = "torch-cuda bernoulli_tensor: p's shape (default the output's)"},
         {.name = "p-dtype", .kind = CLI_STR, .meta = "T", .to = &o.p_dtype,
-         .help = "torch-cuda bernoulli_tensor/multinomial: the input's dtype"},
+         .help = "torch-cuda bernoulli_tensor: p's dtype (default float32)"},
         {.name = "replacement", .kind = CLI_FLAG, .to = &o.repl,
          .help = "torch-cuda multinomial: with replacement"},
         CLI_OPT_SHAPE(&o.c), CLI_OPT_JSON(&o.c), CLI_OPT_END};
-    const cli_command cmd = {.name = "rng", .opts = opts, .about = RNG_ABOUT,
+    const cli_command cmd = {.name = "rng", .opts = opts, .about = RNG_ABOUT, .given = &given,
                              .synopsis = "--engine philox|curand|torch-cuda|threefry [options] "
                                          "[--json]"};
     int x = cli_parse(&cmd, argc, argv, NULL);
@@ -575,14 +669,13 @@ int cmd_rng(int argc, char **argv)
     shc_err_clear(&e);
     if (!o.engine)
         return cli_usage_error("rng", "--engine is required (philox, curand, torch-cuda, threefry)");
+    if ((x = mode_options(&cmd, &o, &e)) != CLI_GO)
+        return x;
     if (!strcmp(o.engine, "philox"))
         return run_philox(&o, &e);
     if (!strcmp(o.engine, "curand"))
         return run_curand(&o, &e);
     if (!strcmp(o.engine, "torch-cuda"))
         return run_torch(&o, &e);
-    if (!strcmp(o.engine, "threefry"))
-        return run_threefry(&o, &e);
-    return cli_usage_error("rng", "--engine: unknown engine '%s' (philox, curand, torch-cuda, "
-                           "threefry)", o.engine);
+    return run_threefry(&o, &e);
 }

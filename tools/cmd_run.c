@@ -248,7 +248,7 @@ int run_backend_parse(const char *b, run_backend *out, const char **torch_pg,
         return SHC_OK;
     }
     return shc_fail(e, SHC_EINVAL, "'%s': expected ref, local, mpi, torch[:gloo|:nccl], "
-                    "cuda or plugin:FILE.so", b);
+                    "cuda or plugin:FILE.so", CLI_ECHO(b));
 }
 
 const char *run_backend_name(run_backend b)
@@ -267,6 +267,7 @@ static int opt_backend(void *ctx, const char *b, shc_err *e)
 static int parse_options(run_opts *o, int argc, char **argv)
 {
     long long timeout = 60, max_cases = 0, max_ranks = 0;
+    unsigned long long given = 0;
     const cli_option opts[] = {
         {.name = "backend", .kind = CLI_CALL, .meta = "B", .call = opt_backend,
          .help = "ref (default), local, mpi, torch[:gloo|:nccl], cuda or plugin:FILE.so"},
@@ -291,7 +292,7 @@ static int parse_options(run_opts *o, int argc, char **argv)
          .help = "one line per case as it finishes (mpirun_runner.sh reads it)"},
         CLI_OPT_END};
     const cli_command cmd = {
-        .name = "run", .opts = opts, .ctx = o, .about = RUN_ABOUT,
+        .name = "run", .opts = opts, .ctx = o, .about = RUN_ABOUT, .given = &given,
         .synopsis = "[--backend ref|local|mpi|cuda|torch|plugin:FILE.so] [--family F]\n"
                     "                      [--golden DIR] [--tap | --junit FILE | --json] "
                     "[--timeout SEC]\n                      [--max-cases N] [--max-ranks N] "
@@ -304,8 +305,18 @@ static int parse_options(run_opts *o, int argc, char **argv)
     o->max_ranks = max_ranks;
     if (o->tap + o->json > 1)
         return cli_usage_error("run", "--tap and --json exclude each other");
+    if (o->verbose && (o->tap || o->json))
+        return cli_usage_error("run", "--verbose: not used with --%s (it lists every case)",
+                               o->tap ? "tap" : "json");
+    /* one process per rank: the mpirun job's size is the world, not --max-ranks */
+    bool per_process = o->backend == BACKEND_MPI || o->backend == BACKEND_TORCH ||
+                       (o->backend == BACKEND_CUDA && getenv("OMPI_COMM_WORLD_SIZE"));
+    if (per_process && cli_given(&cmd, "max-ranks"))
+        return cli_usage_error("run", "--max-ranks: not used with --backend %s under mpirun "
+                               "(the job's size is the world: mpirun -np N)",
+                               run_backend_name(o->backend));
     if (o->family && !shc_family_find(o->family))
-        return cli_usage_error("run", "--family: '%s': no such family", o->family);
+        return cli_usage_error("run", "--family: '%s': no such family", CLI_ECHO(o->family));
     if (run_parse_fault(getenv("SHARDCHECK_FAULT"), &o->fault))
         return EXIT_USAGE;
     return CLI_GO;

@@ -594,7 +594,9 @@ static int verify_candidate(const shc_golden *g, const char *path, report *rep, 
         return shc_err_prefix(e, "candidate");
     const char *fam = json_string_value(json_object_get(root, "family"));
     int rc = SHC_OK;
-    if (fam && strcmp(fam, g->family))
+    if (json_object_get(root, "family") && !fam) /* a number passed as "no family" */
+        rc = shc_fail(e, SHC_EFORMAT, "candidate %s: \"family\" is not a string", path);
+    else if (fam && strcmp(fam, g->family))
         rc = shc_fail(e, SHC_EFORMAT, "candidate %s: family \"%s\", verifying \"%s\"", path, fam,
                       g->family);
     vstate s = {.g = g, .rep = rep, .seen = calloc((size_t)(g->ntests ? g->ntests : 1), 1),
@@ -644,10 +646,26 @@ static int verify_manifest(const char *dir)
     return EXIT_OK;
 }
 
+/* Options another mode uses are refused by name (issue 25 item 4): --manifest checks the
+ * corpus only; one format; --verbose lists passes in the text report only. */
+static int verify_modes(const cli_command *cmd, int fmt, int manifest)
+{
+    if (manifest)
+        return cli_used(cmd, "manifest golden", "with --manifest (it checks the corpus, no "
+                        "candidate)");
+    if (cli_given(cmd, "tap") && cli_given(cmd, "json"))
+        return cli_usage_error("verify", "--tap and --json exclude each other");
+    if (fmt != REP_TEXT && cli_given(cmd, "verbose"))
+        return cli_usage_error("verify", "--verbose: not used with --%s (it lists every case)",
+                               fmt == REP_TAP ? "tap" : "json");
+    return CLI_GO;
+}
+
 int cmd_verify(int argc, char **argv)
 {
     const char *family = NULL, *cand = NULL, *dir = "golden", *junit = NULL;
     int fmt = REP_TEXT, verbose = 0, manifest = 0;
+    unsigned long long given = 0;
     const cli_option opts[] = {
         {.name = "family", .kind = CLI_STR, .meta = "F", .help = "the golden family", .to = &family},
         {.name = "candidate", .kind = CLI_STR, .meta = "FILE", .to = &cand,
@@ -664,18 +682,21 @@ int cmd_verify(int argc, char **argv)
          "structure instead", .to = &manifest},
         CLI_OPT_END};
     const cli_command cmd = {
-        .name = "verify", .opts = opts,
+        .name = "verify", .opts = opts, .given = &given,
         .synopsis = "--family F --candidate FILE [--golden DIR] [--tap | --junit FILE | --json] "
                     "[--verbose]\n       shardcheck verify --manifest [--golden DIR]"};
     int x = cli_parse(&cmd, argc, argv, NULL);
     if (x != CLI_GO)
+        return x;
+    if ((x = verify_modes(&cmd, fmt, manifest)) != CLI_GO)
         return x;
     if (manifest)
         return verify_manifest(dir);
     if (!family || !cand)
         return cli_usage_error("verify", "--family and --candidate are required");
     if (!shc_family_find(family))
-        return cli_usage_error("verify", "--family: unknown family '%s' (see gen --list)", family);
+        return cli_usage_error("verify", "--family: unknown family '%s' (see gen --list)",
+                               CLI_ECHO(family));
     shc_err e = {0};
     shc_golden g;
     /* the golden files are the oracle: a tampered one would fail a correct candidate and

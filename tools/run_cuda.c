@@ -72,19 +72,31 @@ run_status run_cuda_comm_view(const run_opts *o, const shc_family *f, const json
     return RUN_NOTSUPPORTED;
 }
 #else
-/* "GPU 0: NAME, profile P (SMSxTHREADS); ..." for the run's first line. */
+/* "NAME (SMSxTHREADS)", with "@sm_XY" where the capability is known: the profile a view
+ * is computed for, its SFU model included (a custom profile carries the device's). */
+static void profile_label(const shc_gpu_profile *g, char *out, size_t n)
+{
+    if (g->cc)
+        snprintf(out, n, "%s (%dx%d@sm_%d)", g->name, g->sm_count, g->max_threads_per_sm, g->cc);
+    else
+        snprintf(out, n, "%s (%dx%d)", g->name, g->sm_count, g->max_threads_per_sm);
+}
+
+/* "GPU 0: NAME, profile P (SMSxTHREADS@sm_XY); ..." for the run's first line. */
 static void describe(int cnt, char *out, size_t n)
 {
     size_t used = 0;
     out[0] = 0;
     for (int d = 0; d < cnt && used + 1 < n; d++) {
         shc_gpu_profile g;
-        char name[128];
+        char name[128], label[96];
         shc_err e = {0};
-        int w = shc_cuda_profile(d, &g, name, sizeof name, &e)
-              ? snprintf(out + used, n - used, "%sGPU %d: %s", d ? "; " : "", d, e.msg)
-              : snprintf(out + used, n - used, "%sGPU %d: %s, profile %s (%dx%d)", d ? "; " : "", d,
-                         name, g.name, g.sm_count, g.max_threads_per_sm);
+        int bad = shc_cuda_profile(d, &g, name, sizeof name, &e);
+        if (!bad)
+            profile_label(&g, label, sizeof label);
+        int w = bad ? snprintf(out + used, n - used, "%sGPU %d: %s", d ? "; " : "", d, e.msg)
+                    : snprintf(out + used, n - used, "%sGPU %d: %s, profile %s", d ? "; " : "", d,
+                               name, label);
         used += w > 0 ? (size_t)w : 0;
     }
 }
@@ -129,7 +141,7 @@ static int probe(char *why, size_t n)
     return atoi(buf);
 }
 
-/* SHARDCHECK_CUDA_EMULATE=PROFILE (a preset or SMSxTHREADS): no GPU is used; the
+/* SHARDCHECK_CUDA_EMULATE=PROFILE (a preset or SMSxTHREADS[@sm_XY]): no GPU is used; the
  * "device" is the CPU grid emulator (lib/rng/torch_rng_grid.c) with that profile, so
  * make check exercises this backend's plumbing (device views, the reference for
  * another profile, reports) on machines without a GPU.  Never a GPU result. */
@@ -156,9 +168,10 @@ static int start_emulated(run_opts *o, const char *spec)
         return EXIT_USAGE;
     }
     o->cuda_devices = 1;
+    char label[96];
+    profile_label(&g, label, sizeof label);
     fprintf(stderr, "shardcheck run: --backend cuda: no GPU used: SHARDCHECK_CUDA_EMULATE runs the "
-            "kernel bodies on the CPU grid emulator, profile %s (%dx%d)\n", g.name, g.sm_count,
-            g.max_threads_per_sm);
+            "kernel bodies on the CPU grid emulator, profile %s\n", label);
     return 0;
 }
 
@@ -207,8 +220,7 @@ static run_status one_view(const shc_family *f, const shc_rng_device *d, const j
         return RUN_PASS;
     }
     char prof[96];
-    snprintf(prof, sizeof prof, "%s (%dx%d)", d->profile.name, d->profile.sm_count,
-             d->profile.max_threads_per_sm);
+    profile_label(&d->profile, prof, sizeof prof);
     json_t *meta = json_pack("{s:s,s:i}", "profile", prof, "sfu", shc_gpu_sfu_model(&d->profile));
     if (ref)
         json_object_set_new(meta, "view", ref);

@@ -13,10 +13,20 @@
  * stuck in a collective with the dead or stuck peer), every rank stops its worker, and all ranks
  * start fresh workers on a new port before the next case.  A worker that cannot import torch ends
  * the run with exit 77 (skipped), a torch other than the pin (SHARDCHECK_TORCH_VERSION) exit 2; a
- * rendezvous that fails (a port in use) is retried on another port.
+ * rendezvous that fails (a port in use) is retried on another port.  The interpreter is
+ * configuration (issue 27 N14: it was exit 99): SHARDCHECK_PYTHON naming no executable, or an
+ * interpreter that ends before the worker speaks, is exit 2 naming it; no python3 on PATH and
+ * no SHARDCHECK_PYTHON is exit 77 (nothing could run).
  * Tested by conformance/tests/run_torch.sh.
  */
 #include "config.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "run.h"
+/* run_torch_compare (the last function) is built without MPI too: only the worker code
+ * needs MPI and the sockets (conformance/tests/build_without_mpi.sh checks it compiles) */
 #ifdef HAVE_MPI
 #include <mpi.h>
 #include <arpa/inet.h>
@@ -25,15 +35,10 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "cli.h"
-#include "run.h"
 
 #ifndef SHC_HARNESS_DIR
 #define SHC_HARNESS_DIR "tools/harness"
@@ -68,6 +73,37 @@ static const char *python_path(void)
         return p;
     snprintf(path, sizeof path, "%s/../../.venv/bin/python", SHC_HARNESS_DIR);
     return access(path, X_OK) == 0 ? path : "python3";
+}
+
+/* Whether py can be executed (a path, or a name found on PATH): the worker's interpreter is
+ * configuration, so a missing one is reported before anything runs. */
+static bool runnable(const char *py)
+{
+    if (strchr(py, '/'))
+        return access(py, X_OK) == 0;
+    const char *path = getenv("PATH");
+    for (const char *p = path ? path : ""; *p;) {
+        size_t n = strcspn(p, ":");
+        char full[4096];
+        if (snprintf(full, sizeof full, "%.*s/%s", (int)n, p, py) < (int)sizeof full &&
+            n && access(full, X_OK) == 0)
+            return true;
+        p += n + (p[n] == ':');
+    }
+    return false;
+}
+
+/* The worker cannot start with this interpreter: exit 2 when SHARDCHECK_PYTHON names it (bad
+ * configuration), 77 when the default python3 is absent (nothing could run), and the reason. */
+static int python_problem(char *msg, size_t n)
+{
+    const char *py = python_path(), *set = getenv("SHARDCHECK_PYTHON");
+    if (runnable(py))
+        return 0;
+    snprintf(msg, n, "%s%s is not an executable file%s", set && *set ? "SHARDCHECK_PYTHON=" : "",
+             py, set && *set ? " (it must name a Python with torch)"
+                             : " on PATH (set SHARDCHECK_PYTHON to a Python with torch)");
+    return set && *set ? 2 : 77;
 }
 
 static const char *harness_dir(void)
@@ -265,7 +301,9 @@ static int start_workers(run_opts *o)
         drain_notices(TAG_START, NULL, NULL, 0);
         int code = 0;
         char msg[700] = "", *line = NULL;
-        if (spawn(o, addr, port)) {
+        if ((code = python_problem(msg, sizeof msg))) {
+            notify(o, TAG_START, RUN_INTERNAL, msg);
+        } else if (spawn(o, addr, port)) {
             code = 99;
             snprintf(msg, sizeof msg, "cannot start a worker: %s", strerror(errno));
         } else {
@@ -286,11 +324,15 @@ static int start_workers(run_opts *o)
                 snprintf(msg, sizeof msg, "the worker did not join the process group within "
                          "%.0f s", limit);
             } else {
+                /* it never spoke: the interpreter cannot run the worker (SHARDCHECK_PYTHON,
+                 * SHARDCHECK_HARNESS), which no retry mends; a rendezvous that fails says
+                 * so in a fatal line (exit 3) */
                 char how[64];
                 reap(how, sizeof how);
-                code = 3;
+                code = 2;
                 snprintf(msg, sizeof msg, "the worker (%s %s/torch_worker.py) ended with %s "
-                         "before it was ready", python_path(), harness_dir(), how);
+                         "before it was ready: SHARDCHECK_PYTHON must name a Python with torch "
+                         "that runs it", python_path(), harness_dir(), how);
             }
             json_decref(j);
             free(line);

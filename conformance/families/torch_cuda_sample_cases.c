@@ -20,6 +20,7 @@
 #include <string.h>
 #include "families.h"
 #include "rng_common.h"
+#include "torch_cuda_rng.h"
 #include "torch_cuda_sample_cases.h"
 
 /* How a case's input values are made. */
@@ -139,8 +140,8 @@ static json_t *weights_of(const scase *c, int64_t count, shc_dtype t)
         }
         if (t == SHC_DT_FLOAT32)
             v = (float)v;
-        else if (t == SHC_DT_FLOAT16)
-            v = (double)(_Float16)v;
+        else if (t == SHC_DT_FLOAT16) /* via float, not _Float16 (clang 14 lacks it): no */
+            v = shc_f16_to_f32(shc_f32_to_f16((float)v)); /* weight here rounds twice */
         else if (t == SHC_DT_BFLOAT16) /* W_RAMP values are dyadic with <= 8 bits: exact */
             v = (double)(float)v;
         json_array_append_new(a, json_real(v));

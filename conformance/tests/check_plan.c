@@ -301,7 +301,9 @@ END_TEST
  * (shc_plan_prepare/run: cached coordinates and logical shapes, steps
  * classified as pushed) must give what a fresh shc_plan_compute gives for each
  * rank, in any rank order, and a buffer too small must grow onto the heap
- * without being freed or overrun. */
+ * without being freed or overrun; with the graph search kept for every rank
+ * (shc_plan_req_cache, issue 27 N11) too, the uneven cases' logical shapes
+ * differing by rank. */
 static void same_plan(const shc_plan *a, const shc_plan *b, int64_t rank)
 {
     ck_assert_msg(a->nsteps == b->nsteps, "rank %lld: %d vs %d steps", (long long)rank,
@@ -334,22 +336,27 @@ START_TEST(prepared_runs_match_compute)
         {"2x2x2", "8,8,8", "S(0)[1],S(0)[0],R", "S(1),S(1),S(1)"},   /* graph via order */
         {"4", "10", "S(0)", "R"},
         {"2x2", "5,3", "_S(0, 2),S(0)", "R,S(0)"},                   /* strided fallback */
+        {"3x2x2", "7,10,5", "S(0)[1],S(0)[0],S(1)", "S(1),R,S(0)"},  /* graph, uneven */
+        {"3x2", "7,5", "S(0),P(sum)", "S(1),S(0)"},                   /* graph via --planner */
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
-        for (int trace = 0; trace < 2; trace++) {
+        for (int trace = 0; trace < 4; trace++) { /* bit 1: the graph search kept (N11) */
             shc_mesh m;
             shc_shape s;
             shc_placements a, b;
             shc_err e = {0};
             shc_plan_opts o;
             shc_plan_opts_init(&o);
-            o.trace = trace;
+            o.trace = trace & 1;
+            o.planner = k == 6 ? SHC_PLANNER_GRAPH : SHC_PLANNER_AUTO;
             ck_assert_int_eq(shc_mesh_parse(&m, cases[k][0], NULL, &e), 0);
             ck_assert_int_eq(shc_shape_parse(&s, cases[k][1], &e), 0);
             ck_assert_int_eq(shc_placements_parse(&a, cases[k][2], &e), 0);
             ck_assert_int_eq(shc_placements_parse(&b, cases[k][3], &e), 0);
             shc_plan_req req;
             ck_assert_int_eq(shc_plan_prepare(&req, &m, &a, &b, &s, &o, &e), 0);
+            if (trace & 2)
+                shc_plan_req_cache(&req);
             shc_plan_step buf[3];
             memset(buf, 0x5a, sizeof buf);
             shc_plan run;
@@ -366,6 +373,7 @@ START_TEST(prepared_runs_match_compute)
             for (size_t i = 0; i < 2 * sizeof buf[0]; i++)
                 ck_assert_msg(raw[i] == 0x5a, "caller buffer overrun");
             shc_plan_free(&run); /* frees the heap copy, never buf */
+            shc_plan_req_free(&req);
             shc_mesh_free(&m);
         }
 }

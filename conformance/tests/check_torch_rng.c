@@ -501,6 +501,22 @@ START_TEST(bad_input)
     ck_assert_ptr_nonnull(strstr(e.msg, "unknown gpu profile 'gtx9999'"));
     ck_assert_int_eq(shc_gpu_profile_parse("0x2048", &g, &e), SHC_EINVAL);
     ck_assert_ptr_nonnull(strstr(e.msg, "SM count 0"));
+    /* SMSxTHREADS@sm_XY: the capability picks the SFU model (issue 25 item 4) */
+    ck_assert_int_eq(shc_gpu_profile_parse("108x2048@sm_90", &g, &e), SHC_OK);
+    ck_assert(g.sm_count == 108 && g.max_threads_per_sm == 2048 && g.cc == 90);
+    ck_assert_int_eq(shc_gpu_sfu_model(&g), SHC_SFU_SM90);
+    ck_assert_int_eq(shc_gpu_profile_parse("108x2048", &g, &e), SHC_OK);
+    ck_assert(g.cc == 0 && shc_gpu_sfu_model(&g) == SHC_SFU_NONE);
+    ck_assert_int_eq(shc_gpu_profile_parse("148x2048@sm_100", &g, &e), SHC_OK);
+    ck_assert(g.cc == 100 && shc_gpu_sfu_model(&g) == SHC_SFU_NONE);
+    static const char *const bad[] = {"108x2048@sm_9x", "108x2048@sm_", "108x2048@", "108x2048@90",
+                                      "108x2048@sm_9000", "108x2048@sm_90x"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ck_assert_int_eq(shc_gpu_profile_parse(bad[i], &g, &e), SHC_EINVAL);
+        ck_assert_msg(strstr(e.msg, "is not a compute capability"), "%s: %s", bad[i], e.msg);
+    }
+    ck_assert_int_eq(shc_gpu_profile_parse("108x2048@sm_95", &g, &e), SHC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "compute capability sm_95 is not in the GPU table"));
 }
 END_TEST
 

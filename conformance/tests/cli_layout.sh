@@ -52,7 +52,7 @@ expect_exit "groups with a rank map: sorted communicator rank" 0 '"dim_groups":\
   $S groups --mesh 2x2 --ranks 3,1,2,0 --rank 0 --json
 expect_exit "groups: seed-002 empty axes (split = whole mesh, group = [rank])" 0 '"axes":\[\],"split":\[\[0,1,2,3\]\],"group":\[2\]' \
   $S groups --mesh 2x2 --axes '' --rank 2 --json
-expect_exit "groups: unsorted axes give split lists but no flattened groups" 0 '^\{"dims":[^f]*"axes":\[1,0\],"split":\[\[0,1,2,3\]\]\}$' \
+expect_exit "groups: unsorted axes give split lists but no flattened groups" 0 '^\{"dims":[^f]*"axes":\[1,0\],"seed_axes":\[0,1\],"split":\[\[0,1,2,3\]\]\}$' \
   $S groups --mesh 2x2 --axes 1,0 --json
 expect_exit "groups: HSDP" 0 '"rank":3,"sharded":\[0,1,2,3\],"unsharded":\[3,7\],"shard_size":4,"dp_size":2,"rank_size":8' \
   $S groups --mesh 2x4 --placements 'R,S(0)' --hsdp-shard-dim 1 --rank 3 --json

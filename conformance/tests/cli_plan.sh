@@ -50,8 +50,11 @@ expect_exit "unknown planner" 2 "planner 'fast': expected auto, greedy or graph"
   $P --planner fast
 expect_exit "unknown dtype" 2 "dtype 'float13': unknown" $P --dtype float13
 # One dtype table (lib/core/dtype.c): torch's aliases work for plan as for rng.
-expect_exit "dtype alias long prices as int64" 0 "greedy" $P --dtype long
-expect_exit "size-only dtype complex64" 0 "greedy" $P --dtype torch.cfloat
+# (the graph planner prices them; the greedy one has no cost model and refuses --dtype)
+expect_exit "dtype alias long prices as int64" 0 "graph" $P --dtype long --planner graph
+expect_exit "size-only dtype complex64" 0 "graph" $P --dtype torch.cfloat --planner graph
+expect_exit "--dtype with the greedy planner: not used, refused by name" 2 \
+  "^shardcheck plan: --dtype: not used by the greedy planner" $P --dtype long
 expect_exit "bad --flatten" 2 "--flatten '0': each set needs 2\+ mesh dims" $P --flatten 0
 expect_exit "missing --dst" 2 "--shape, --src and --dst are required" \
   $S plan --mesh 2x2 --shape 8,8 --src R,R

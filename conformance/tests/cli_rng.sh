@@ -98,4 +98,94 @@ expect_exit "multinomial weights whose sums the GPU's order would round: not mod
   $S rng --engine torch-cuda --op multinomial --shape 4 --values 1,2,0,4 --n 3 --replacement
 expect_exit "sampling output over the CLI's limit" 2 "at most 2\^24" \
   $S rng --engine torch-cuda --op randperm --n 20000000
+
+# --digest for every torch-cuda op (issue 25 item 4: randperm, multinomial and bernoulli_tensor
+# printed their values): each a100 case of the golden file whose expected values hold a sha256,
+# the sampling ops' included, computed by the CLI from the case's inputs (rng_cases.py).
+if "$PY" -c 'import json' 2>/dev/null && [ -f "$g" ]; then
+  n=0; bad=""
+  cases=$("$PY" "$tests_dir/rng_cases.py" "$g" a100 plain)
+  while read -r tc want args; do
+    n=$((n+1))
+    # shellcheck disable=SC2086  # args is a word list
+    # the default profile is a100 (a sampling op whose launch ignores the GPU refuses --gpu)
+    got=$($S rng --engine torch-cuda $args --digest 2>&1 | awk '$1=="sha256"{print $2}')
+    [ "$got" = "$want" ] || bad="$bad $tc"
+  done <<CASES
+$cases
+CASES
+  ops=$(printf '%s\n' "$cases" | awk '{for (i = 3; i < NF; i++) if ($i == "--op") print $(i+1)}' | sort -u | wc -l)
+  if [ -z "$bad" ] && [ "$n" -ge 60 ] && [ "$ops" -ge 12 ]; then
+    tap_ok "--digest equals the golden sha256 for $n a100 cases of $ops ops"
+  else tap_not_ok "--digest equals the golden sha256 for every op" "$n cases, $ops ops, differing tcIds:$bad"; fi
+  # --gpu SMSxTHREADS@sm_XY selects that capability's SFU model: the sm_90 SfuModel cases of the
+  # h100-sxm group match with 132x2048@sm_90 as with the named profile, and not without it
+  sfu=$("$PY" "$tests_dir/rng_cases.py" "$g" h100-sxm sfu)
+  for gp in h100-sxm 132x2048@sm_90 132x2048; do
+    n=0; same=0
+    while read -r tc want args; do
+      n=$((n+1))
+      # shellcheck disable=SC2086
+      got=$($S rng --engine torch-cuda --gpu $gp $args --digest 2>&1 | awk '$1=="sha256"{print $2}')
+      [ "$got" = "$want" ] && same=$((same+1))
+    done <<CASES
+$sfu
+CASES
+    case $gp in
+      132x2048) ok=$([ "$n" -ge 5 ] && [ "$same" -lt "$n" ] && echo y) ;;
+      *) ok=$([ "$n" -ge 5 ] && [ "$same" -eq "$n" ] && echo y) ;;
+    esac
+    if [ "$ok" = y ]; then tap_ok "--gpu $gp: $same of $n h100-sxm SfuModel cases match"
+    else tap_not_ok "--gpu $gp on the h100-sxm SfuModel cases" "$same of $n match"; fi
+  done
+else
+  tap_skip "--digest against the golden sha256 of every op" "no python3 at $PY"
+  tap_skip "--gpu SMSxTHREADS@sm_XY" "no python3 at $PY"
+fi
+expect_exit "randperm --digest prints a sha256" 0 '^sha256 [0-9a-f]{64}' \
+  $S rng --engine torch-cuda --op randperm --n 10 --digest
+expect_exit "the text output names the profile's capability" 0 'gpu custom: 108 SMs x 2048 threads, sm_90\)' \
+  $S rng --engine torch-cuda --op normal --shape 2 --gpu 108x2048@sm_90
+for bad in 108x2048@sm_9x 108x2048@sm_ 108x2048@ 108x2048@90; do
+  expect_exit "--gpu $bad: not a capability, exit 2" 2 "--gpu: gpu profile '$bad': '@[^']*' is not a compute capability" \
+    $S rng --engine torch-cuda --op normal --shape 2 --gpu $bad
+done
+expect_exit "--gpu with a capability the table lacks: exit 2 naming the known ones" 2 \
+  "compute capability sm_95 is not in the GPU table \(known: sm_70 .*sm_90 sm_100\)" \
+  $S rng --engine torch-cuda --op normal --shape 2 --gpu 108x2048@sm_95
+
+# issue 27 N16, N17 and the seed range: messages name the value given
+expect_exit "--rounds 17: the value given, not 0" 2 "^shardcheck rng: --rounds: 17 is outside 1..16$" \
+  $S rng --engine philox --rounds 17
+expect_exit "--start past the end: no negative count" 2 "^shardcheck rng: --start: 99 is past the output's 4 elements$" \
+  $S rng --engine torch-cuda --op uniform --shape 4 --start 99
+expect_exit "--start/--count past the end: the range as given" 2 "--start/--count: \[2, 7\) is outside the output's 4 elements" \
+  $S rng --engine torch-cuda --op uniform --shape 4 --start 2 --count 5
+expect_exit "a negative seed is refused, saying how torch stores it" 2 \
+  "--seed: '-1' is not a seed: a decimal integer in 0..18446744073709551615 \(torch stores a negative seed s as 2\^64 \+ s\)" \
+  $S rng --engine philox --seed -1
+expect_exit "seed 2^64 - 1 is accepted" 0 '^[0-9a-f]{8} ' $S rng --engine philox --seed 18446744073709551615
+expect_exit "seed 2^64 is refused" 2 "--seed: '18446744073709551616' is larger than 18446744073709551615" \
+  $S rng --engine philox --seed 18446744073709551616
+a=$($S rng --engine philox --seed 010 2>&1); b=$($S rng --engine philox --seed 10 2>&1)
+if [ "$a" = "$b" ]; then tap_ok "a seed is decimal: 010 is 10, not octal 8"
+else tap_not_ok "a seed is decimal: 010 is 10" "$a" "$b"; fi
+expect_exit "--key and --seed together: exit 2" 2 "--key: and --seed exclude each other" \
+  $S rng --engine philox --seed 1 --key 1,2
+expect_exit "--offset is decimal and not negative" 2 "--offset: '-4' is not a decimal integer" \
+  $S rng --engine torch-cuda --op uniform --shape 4 --offset -4
+# each op's parameters are torch's names: log_normal_(mean, std), cauchy_(median, sigma)
+for op in "log_normal --mean 0.5 --std 0.25" "cauchy --median 3 --sigma 0.5"; do
+  set -- $op
+  a=$($S rng --engine torch-cuda --op "$1" --shape 4 2>&1)
+  b=$($S rng --engine torch-cuda --op "$@" --shape 4 2>&1); rc=$?
+  if [ $rc -eq 0 ] && [ "$a" != "$b" ]; then tap_ok "$1 takes $2 and $4"
+  else tap_not_ok "$1 takes $2 and $4" "exit $rc" "$b"; fi
+done
+expect_exit "log_normal --p: another op's parameter, refused" 2 \
+  "^shardcheck rng: --p: not used with --engine torch-cuda --op log_normal$" \
+  $S rng --engine torch-cuda --op log_normal --shape 4 --p 0.5
+expect_out "the sampling ops print a range too" "3 0000000000000005 5
+4 0000000000000007 7
+new_offset 16" $S rng --engine torch-cuda --op randperm --n 10 --start 3 --count 2
 tap_done

@@ -42,6 +42,15 @@ if [ $built = yes ]; then
      printf '%s' "$out" | grep -q "checked against the CPU reference for the device's profile custom (66x2048)"; then
     tap_ok "emulated 66-SM device: checked against the CPU reference for its own profile, named"
   else tap_not_ok "emulated 66x2048" "exit $rc" "$(printf '%s' "$out" | head -c 600)"; fi
+  # a custom profile with a capability (issue 25 item 4): 132x2048@sm_90 passes the h100-sxm
+  # group's SfuModel cases as the named profile does; 132x2048 alone models no SFU
+  out=$(emu 132x2048@sm_90 --family torch-cuda-rng 2>&1); rc=$?
+  plain=$(emu 132x2048 --family torch-cuda-rng 2>&1 | tail -n 1)
+  if [ $rc -eq 0 ] && printf '%s\n' "$out" | tail -n 1 | grep -Eq '^231 passed, 0 failed' &&
+     printf '%s' "$out" | grep -q 'profile custom (132x2048@sm_90)' &&
+     ! printf '%s' "$plain" | grep -Eq '^231 passed'; then
+    tap_ok "emulated 132x2048@sm_90: the sm_90 SFU model, as h100-sxm ($plain without @sm_90)"
+  else tap_not_ok "emulated 132x2048@sm_90" "exit $rc" "$(printf '%s\n' "$out" | tail -n 3)" "$plain"; fi
   out=$(emu h100-sxm --family rng-offsets 2>&1); rc=$?
   last=$(printf '%s\n' "$out" | tail -n 1)
   if [ $rc -eq 0 ] && printf '%s' "$last" | grep -Eq '^[1-9][0-9]* passed, 0 failed'; then

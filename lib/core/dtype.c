@@ -63,9 +63,9 @@ int shc_dtype_parse(const char *s, shc_dtype *out, shc_err *e)
         return SHC_OK;
     }
     if (r)
-        return shc_fail(e, SHC_EINVAL, "dtype '%s' has no element kernels here (expected float32, "
+        return shc_fail(e, SHC_EINVAL, "dtype '%.64s' has no element kernels here (expected float32, "
                         "float64, float16, bfloat16, int64, int32, int16, int8, uint8 or bool)", s);
-    return shc_fail(e, SHC_EINVAL, "unknown dtype '%s' (expected float32, float64, float16, "
+    return shc_fail(e, SHC_EINVAL, "unknown dtype '%.64s' (expected float32, float64, float16, "
                     "bfloat16, int64, int32, int16, int8, uint8 or bool)", s ? s : "");
 }
 
@@ -73,7 +73,7 @@ int shc_dtype_bytes(const char *name, int *bytes, shc_err *e)
 {
     const struct row *r = lookup(name);
     if (!r)
-        return shc_fail(e, SHC_EINVAL, "dtype '%s': unknown (expected a torch dtype such as "
+        return shc_fail(e, SHC_EINVAL, "dtype '%.64s': unknown (expected a torch dtype such as "
                         "float32, bfloat16, float16, float64, int8, int32, int64, complex64)",
                         name ? name : "");
     *bytes = (int)r->size;

@@ -88,7 +88,7 @@ int shc_mesh_parse(shc_mesh *m, const char *shape, const char *ranks, shc_err *e
         return rc;
     if (nd < 1 || nd > SHC_MAX_MESH_DIMS) {
         free(dims);
-        return shc_fail(e, SHC_EINVAL, "mesh '%s': %lld dims, expected 1 to %d", shape ? shape : "",
+        return shc_fail(e, SHC_EINVAL, "mesh '%.64s': %lld dims, expected 1 to %d", shape ? shape : "",
                         (long long)nd, SHC_MAX_MESH_DIMS);
     }
     int64_t size;

@@ -70,7 +70,7 @@ int shc_parse_i64_list(const char *s, char sep, int64_t **out, int64_t *n,
             break;
         if (*p != sep) {
             free(v);
-            return shc_fail(e, SHC_EINVAL, "%s: unexpected '%c' in '%s'", what, *p, s);
+            return shc_fail(e, SHC_EINVAL, "%s: unexpected '%c' in '%.64s'", what, *p, s);
         }
         p++;
     }

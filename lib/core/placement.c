@@ -206,9 +206,9 @@ int shc_placements_parse(shc_placements *pl, const char *s, shc_err *e)
         return shc_fail(e, SHC_EINVAL, "placements: empty");
     while (*p) {
         char item[96];
-        snprintf(item, sizeof item, "placement %d of '%s'", pl->n, s);
+        snprintf(item, sizeof item, "placement %d of '%.64s'", pl->n, s);
         if (pl->n == SHC_MAX_MESH_DIMS)
-            return shc_fail(e, SHC_EINVAL, "placements '%s': more than %d", s, SHC_MAX_MESH_DIMS);
+            return shc_fail(e, SHC_EINVAL, "placements '%.64s': more than %d", s, SHC_MAX_MESH_DIMS);
         int rc = parse_one(&p, &pl->p[pl->n], item, e);
         if (rc)
             return rc;
@@ -230,7 +230,7 @@ int shc_placements_parse(shc_placements *pl, const char *s, shc_err *e)
             p++;
             skip_ws(&p);
             if (*p == '\0')
-                return shc_fail(e, SHC_EINVAL, "placements '%s': trailing comma", s);
+                return shc_fail(e, SHC_EINVAL, "placements '%.64s': trailing comma", s);
         }
     }
     return finish_order(pl, given, e);

@@ -21,12 +21,12 @@ int shc_shape_parse(shc_shape *out, const char *s, shc_err *e)
         return rc;
     if (n > SHC_MAX_TENSOR_DIMS) {
         free(v);
-        return shc_fail(e, SHC_EINVAL, "shape '%s': %lld dims, at most %d", s, (long long)n,
+        return shc_fail(e, SHC_EINVAL, "shape '%.64s': %lld dims, at most %d", s, (long long)n,
                         SHC_MAX_TENSOR_DIMS);
     }
     for (int64_t i = 0; i < n; i++) {
         if (v[i] < 0) {
-            rc = shc_fail(e, SHC_EINVAL, "shape '%s': dim %lld has negative size %lld", s,
+            rc = shc_fail(e, SHC_EINVAL, "shape '%.64s': dim %lld has negative size %lld", s,
                           (long long)i, (long long)v[i]);
             free(v);
             return rc;

@@ -16,9 +16,11 @@
  *  - OffsetOverlap: windows of two distinct shards intersecting.
  * Empty shards draw nothing and take part in no finding.  Distinct shards
  * are distinct shard linear indices; the representative rank of a shard is
- * its lowest global rank.  Tested by check_offsets.c (the issue's two
- * examples and hand-built cases) and, per golden case, by the harness
- * adapter's independent Python audit over torch's own offsets.
+ * its lowest global rank.  shc_rng_op_policy is the op table's decision
+ * (tracked: torch-offset, untracked: torch-untracked, or torch's refusal)
+ * that audit rng, offsets and policies share.  Tested by check_offsets.c (the
+ * issue's two examples and hand-built cases) and, per golden case, by the
+ * harness adapter's independent Python audit over torch's own offsets.
  */
 #include "config.h"
 #include <stdlib.h>
@@ -156,8 +158,8 @@ static void scan_untracked(shc_rng_audit *a, const shard_win *w, int64_t nw)
     }
 }
 
-int shc_rng_audit_op(const shc_rng_op *op, const shc_mesh *m, const shc_placements *pl,
-                     const shc_shape *shape, shc_rng_audit *out, shc_err *e)
+int shc_rng_op_policy(const shc_rng_op *op, const shc_placements *pl, const shc_shape *shape,
+                      const shc_rng_policy **out, shc_err *e)
 {
     int rc = shc_rng_op_check(op, pl, e);
     if (rc)
@@ -177,6 +179,17 @@ int shc_rng_audit_op(const shc_rng_op *op, const shc_mesh *m, const shc_placemen
                         "%s on %s input: torch redistributes it first and the placement its "
                         "cost model picks is not modelled", op->name,
                         partial ? "a Partial" : "a category-dim-sharded");
+    return shc_rng_policy_lookup(op->dispatch == SHC_RNGD_TRACKED ? "torch-offset"
+                                                                  : "torch-untracked", out, e);
+}
+
+int shc_rng_audit_op(const shc_rng_op *op, const shc_mesh *m, const shc_placements *pl,
+                     const shc_shape *shape, shc_rng_audit *out, shc_err *e)
+{
+    const shc_rng_policy *pol;
+    int rc = shc_rng_op_policy(op, pl, shape, &pol, e);
+    if (rc)
+        return rc;
     if (op->dispatch == SHC_RNGD_TRACKED)
         return shc_rng_audit_layout(m, pl, shape, out, e);
     memset(out, 0, sizeof *out);

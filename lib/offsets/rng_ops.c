@@ -190,7 +190,7 @@ int shc_rng_op_parse(const char *name, const shc_rng_op **out, shc_err *e)
     char names[1024] = "";
     for (size_t i = 0, k = 0; i < NOPS && k < sizeof names; i++)
         k += (size_t)snprintf(names + k, sizeof names - k, i ? " %s" : "%s", OPS[i].name);
-    return shc_fail(e, SHC_EINVAL, "unknown random op '%s' (%s)", name ? name : "", names);
+    return shc_fail(e, SHC_EINVAL, "unknown random op '%.64s' (%s)", name ? name : "", names);
 }
 
 const char *shc_rng_dispatch_name(shc_rng_dispatch d)

@@ -94,7 +94,14 @@ const char *shc_rng_policy_summary(const shc_rng_policy *p) { return p->summary;
 const char *shc_rng_policy_names(void)
 {
     return "torch-offset, hyper-parallel, megatron-tp, megatron-dp, megatron-ep, "
-           "jax-partitionable, single-device-equal";
+           "jax-partitionable, single-device-equal, torch-untracked";
+}
+
+bool shc_rng_policy_uses_gpu(const shc_rng_policy *p)
+{
+    /* torch-offset's and the port's windows are element counts, jax's keys are stateless:
+     * only a generator advanced by its own kernel (or one GPU's layout) sees the launch */
+    return p->kind == K_MEG_TP || p->kind == K_MEG_DP || p->kind == K_MEG_EP || p->kind == K_SDE;
 }
 
 int shc_rng_policy_lookup(const char *name, const shc_rng_policy **out, shc_err *e)
@@ -104,7 +111,7 @@ int shc_rng_policy_lookup(const char *name, const shc_rng_policy **out, shc_err 
             *out = &policies[i];
             return SHC_OK;
         }
-    return shc_fail(e, SHC_EINVAL, "unknown policy '%s' (known: %s)", name, shc_rng_policy_names());
+    return shc_fail(e, SHC_EINVAL, "unknown policy '%.64s' (known: %s)", name, shc_rng_policy_names());
 }
 
 static const char *const prop_names[SHC_RNGP_COUNT] = {"replicas-equal", "shards-distinct",

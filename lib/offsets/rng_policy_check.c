@@ -228,14 +228,14 @@ static int invariant(check_ctx *c, bool *ok, shc_err *e)
     return rc;
 }
 
-int shc_rng_policy_check(const shc_rng_policy *p, const shc_gpu_profile *gpu, const shc_mesh *m,
-                         const shc_placements *pl, const shc_shape *shape, uint64_t seed,
-                         unsigned *holds, shc_err *e)
+/* shc_rng_policy_check with torch-equal measured against `torch` (NULL: torch-offset). */
+static int check_vs(const shc_rng_policy *p, const shc_rng_policy *torch,
+                    const shc_gpu_profile *gpu, const shc_mesh *m, const shc_placements *pl,
+                    const shc_shape *shape, uint64_t seed, unsigned *holds, shc_err *e)
 {
     shc_rng_layout t;
-    const shc_rng_policy *torch;
     int rc = shc_rng_layout_init(&t, m, pl, shape, e);
-    if (rc || (rc = shc_rng_policy_lookup("torch-offset", &torch, e)))
+    if (rc || (!torch && (rc = shc_rng_policy_lookup("torch-offset", &torch, e))))
         return rc;
     if (t.numel > MAX_CHECK_NUMEL)
         return shc_fail(e, SHC_EUNSUPPORTED, "policy check: %lld elements, at most %lld",
@@ -266,6 +266,13 @@ int shc_rng_policy_check(const shc_rng_policy *p, const shc_gpu_profile *gpu, co
     return rc;
 }
 
+int shc_rng_policy_check(const shc_rng_policy *p, const shc_gpu_profile *gpu, const shc_mesh *m,
+                         const shc_placements *pl, const shc_shape *shape, uint64_t seed,
+                         unsigned *holds, shc_err *e)
+{
+    return check_vs(p, NULL, gpu, m, pl, shape, seed, holds, e);
+}
+
 /* The layouts verdicts are computed over: add a row to cover a layout. */
 static const shc_rng_case cases[] = {
     {"4", "R", "8,8"},                   /* replicate only */
@@ -291,8 +298,10 @@ int shc_rng_policy_cases(const shc_rng_case **out)
     return (int)(sizeof cases / sizeof cases[0]);
 }
 
-int shc_rng_policy_verdict(const shc_rng_policy *p, const shc_gpu_profile *gpu, uint64_t seed,
-                           shc_rng_verdict *out, shc_err *e)
+/* The verdict over the case table of policy p, or with op set of torch 2.13 running op
+ * (the policy it follows on each layout, torch-equal against itself). */
+static int verdict(const shc_rng_policy *p, const shc_rng_op *op, const shc_gpu_profile *gpu,
+                   uint64_t seed, shc_rng_verdict *out, shc_err *e)
 {
     memset(out, 0, sizeof *out);
     for (int k = 0; k < SHC_RNGP_COUNT; k++)
@@ -313,7 +322,10 @@ int shc_rng_policy_verdict(const shc_rng_policy *p, const shc_gpu_profile *gpu, 
             shc_mesh_free(&m);
             return shc_err_prefix(e, "policy case %d", i);
         }
-        rc = shc_rng_policy_check(p, gpu, &m, &pl, &s, seed, &holds, e);
+        if (op && (rc = shc_rng_op_policy(op, &pl, &s, &p, e)) == SHC_EINVAL)
+            rc = SHC_EUNSUPPORTED; /* torch rejects the op on this layout */
+        if (rc == SHC_OK)
+            rc = check_vs(p, op ? p : NULL, gpu, &m, &pl, &s, seed, &holds, e);
         shc_mesh_free(&m);
         out->mask[i] = rc == SHC_OK ? (int)holds : -1;
         if (rc == SHC_EUNSUPPORTED) { /* the policy cannot run this layout */
@@ -330,4 +342,18 @@ int shc_rng_policy_verdict(const shc_rng_policy *p, const shc_gpu_profile *gpu, 
         }
     }
     return rc;
+}
+
+int shc_rng_policy_verdict(const shc_rng_policy *p, const shc_gpu_profile *gpu, uint64_t seed,
+                           shc_rng_verdict *out, shc_err *e)
+{
+    return verdict(p, NULL, gpu, seed, out, e);
+}
+
+int shc_rng_op_verdict(const shc_rng_op *op, const shc_gpu_profile *gpu, uint64_t seed,
+                       shc_rng_verdict *out, shc_err *e)
+{
+    const shc_rng_policy *any;
+    int rc = shc_rng_policy_lookup("torch-offset", &any, e); /* replaced per layout */
+    return rc ? rc : verdict(any, op, gpu, seed, out, e);
 }

@@ -86,7 +86,7 @@ int shc_planner_parse(const char *s, shc_planner *out, shc_err *e)
     else if (!strcmp(s, "graph") || !strcmp(s, "min-cost"))
         *out = SHC_PLANNER_GRAPH;
     else
-        return shc_fail(e, SHC_EINVAL, "planner '%s': expected auto, greedy or graph", s);
+        return shc_fail(e, SHC_EINVAL, "planner '%.64s': expected auto, greedy or graph", s);
     return SHC_OK;
 }
 
@@ -357,6 +357,8 @@ int shc_plan_prepare(shc_plan_req *r, const shc_mesh *m, const shc_placements *s
     r->mesh = m;
     r->shape = *shape;
     r->coord_rank = -1;
+    r->cache_path = false;
+    r->path = NULL;
     int rc;
     if ((rc = check_placements("src", src, m, shape, e)) ||
         (rc = check_placements("dst", dst, m, shape, e)) ||
@@ -390,7 +392,8 @@ int shc_plan_run(shc_plan_req *r, int64_t rank, shc_plan *out, shc_err *e)
     memset(out, 0, sizeof *out);
     out->steps = steps, out->cap = cap, out->steps_external = ext;
     shc_plan_ctx c = {.mesh = r->mesh, .coord = r->coord, .shape = &r->shape, .opts = &r->opts,
-                      .narrowing = r->greedy ? &r->narrowing : NULL};
+                      .narrowing = r->greedy ? &r->narrowing : NULL,
+                      .path = r->cache_path ? &r->path : NULL};
     /* the planners may fill a lazy default order: work on copies (a spec is ~300 bytes,
      * so copy only when the graph planner or the trace needs them) */
     const shc_plan_opts *o = &r->opts;
@@ -419,6 +422,46 @@ int shc_plan_run(shc_plan_req *r, int64_t rank, shc_plan *out, shc_err *e)
     return SHC_OK;
 fail:
     shc_plan_free(out);
+    return rc;
+}
+
+void shc_plan_req_cache(shc_plan_req *r)
+{
+    r->cache_path = true;
+}
+
+void shc_plan_req_free(shc_plan_req *r)
+{
+    shc_graph_path_free(r->path);
+    r->path = NULL;
+}
+
+int shc_plan_each_rank(const shc_mesh *m, const shc_placements *src, const shc_placements *dst,
+                       const shc_shape *shape, const shc_plan_opts *opts, const int64_t *ranks,
+                       int64_t n, shc_plan_rank_fn fn, void *ctx, shc_err *e)
+{
+    shc_plan_req r;
+    shc_plan p;
+    memset(&p, 0, sizeof p);
+    int rc = shc_plan_prepare(&r, m, src, dst, shape, opts, e);
+    if (rc)
+        return rc;
+    shc_plan_req_cache(&r);
+    for (int64_t i = 0; i < n && rc == SHC_OK; i++)
+        if ((rc = shc_plan_run(&r, ranks[i], &p, e)) == SHC_OK)
+            rc = fn(ctx, ranks[i], &p, e);
+    shc_plan_free(&p);
+    shc_plan_req_free(&r);
+    return rc;
+}
+
+int shc_plan_uses_greedy(const shc_mesh *m, const shc_placements *src, const shc_placements *dst,
+                         const shc_shape *shape, const shc_plan_opts *opts, bool *greedy,
+                         shc_err *e)
+{
+    shc_plan_req r;
+    int rc = shc_plan_prepare(&r, m, src, dst, shape, opts, e);
+    *greedy = rc == SHC_OK && r.greedy;
     return rc;
 }
 

@@ -39,6 +39,13 @@ typedef struct shc_narrowing {
     int64_t val[SHC_MAX_MESH_DIMS];
 } shc_narrowing;
 
+/* The graph planner's search result (plan_graph.c): the min-cost path, which depends on
+ * the specs, the global shape and the options but not on the rank (the cost model reads
+ * the global shape; a rank's coordinate enters only the logical shapes of the path's
+ * steps), so a request planning many ranks searches once (issue 27 N11). */
+typedef struct shc_graph_path shc_graph_path;
+void shc_graph_path_free(shc_graph_path *p);
+
 /* Everything a planner needs (built per shc_plan_run; points into the request). */
 typedef struct shc_plan_ctx {
     const shc_mesh *mesh;
@@ -46,6 +53,7 @@ typedef struct shc_plan_ctx {
     const shc_shape *shape;
     const shc_plan_opts *opts;
     const shc_narrowing *narrowing; /* the rank's, cached by the request; NULL = compute */
+    shc_graph_path **path;    /* the request's cached search (NULL: search every call) */
 } shc_plan_ctx;
 
 /* ---- planning one layout many times: the hot path ----
@@ -65,6 +73,8 @@ typedef struct shc_plan_req {
     int64_t coord_rank;                 /* the rank coord holds, -1 = none yet */
     int64_t coord[SHC_MAX_MESH_DIMS];   /* cached mesh coordinate of coord_rank */
     shc_narrowing narrowing;            /* cached for coord_rank (greedy requests) */
+    bool cache_path;                    /* opt-in: search the graph once (shc_plan_req_free) */
+    shc_graph_path *path;               /* that search, after the first graph run */
 } shc_plan_req;
 
 /* Validate and build the specs once (the checks shc_plan_compute makes). */
@@ -74,6 +84,12 @@ int shc_plan_prepare(shc_plan_req *r, const shc_mesh *m, const shc_placements *s
 /* Plan r for rank into out.  out must be zeroed, set by shc_plan_use_buffer, or
  * hold a previous plan, whose step storage is reused (free it with shc_plan_free). */
 int shc_plan_run(shc_plan_req *r, int64_t rank, shc_plan *out, shc_err *e);
+/* Ask r to keep the graph planner's search across runs (callers planning every rank of a
+ * mesh); the first run searches, the others rebuild only their logical shapes.  Off by
+ * default, so a benchmark of shc_plan_run times the search as torch runs it. */
+void shc_plan_req_cache(shc_plan_req *r);
+/* Free what r holds (the cached search); r may be prepared again afterwards. */
+void shc_plan_req_free(shc_plan_req *r);
 /* Zero *p and let it plan into buf (cap steps; 2 x mesh dims always suffice for
  * greedy); the plan never frees buf. */
 void shc_plan_use_buffer(shc_plan *p, shc_plan_step *buf, int cap);

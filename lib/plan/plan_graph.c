@@ -560,9 +560,31 @@ static int make_state(graph *g, const shc_spec *s, gstate *out, shc_err *e)
     return SHC_OK;
 }
 
+/* A search kept for the request's other ranks: the graph's placement codes and the nodes
+ * on the path (the heap and the visited set are freed). */
+struct shc_graph_path {
+    graph *g;
+    int found;
+};
+
+void shc_graph_path_free(shc_graph_path *p)
+{
+    if (!p)
+        return;
+    free(p->g->nodes);
+    free(p->g);
+    free(p);
+}
+
 int shc_plan_graph(const shc_plan_ctx *c, const shc_spec *src, const shc_spec *dst,
                    shc_plan *plan, shc_err *e)
 {
+    if (c->path && *c->path) { /* an earlier rank's search: only the logical shapes differ */
+        graph *g = (*c->path)->g;
+        g->c = c;
+        plan->nreduce_ops = g->nops;
+        return path_to_steps(g, (*c->path)->found, plan, e);
+    }
     graph *g = calloc(1, sizeof *g);
     if (!g)
         return shc_fail(e, SHC_ENOMEM, "plan graph: out of memory");
@@ -600,9 +622,17 @@ int shc_plan_graph(const shc_plan_ctx *c, const shc_spec *src, const shc_spec *d
     }
     rc = path_to_steps(g, found, plan, e);
 out:
-    free(g->nodes);
     free(g->heap);
     free(g->visited);
+    shc_graph_path *keep = rc == SHC_OK && c->path ? malloc(sizeof *keep) : NULL;
+    if (keep) { /* without memory to keep it, the next rank searches again */
+        g->heap = NULL;
+        g->visited = NULL;
+        *keep = (shc_graph_path){g, found};
+        *c->path = keep;
+        return rc;
+    }
+    free(g->nodes);
     free(g);
     return rc;
 }

@@ -269,11 +269,16 @@ int shc_plan_audit(const shc_mesh *m, const shc_placements *src, const shc_place
     findings f = {0};
     char first[1024] = "", cur[1024];
     int64_t first_rank = -1;
-    int rc = SHC_OK;
+    shc_plan_req req;
+    shc_plan p;
+    memset(&p, 0, sizeof p);
+    int rc = shc_plan_prepare(&req, m, src, dst, shape, opts, e);
+    if (rc)
+        return rc;
+    shc_plan_req_cache(&req); /* one graph search for every rank (issue 27 N11) */
     for (int64_t pos = 0; pos < m->size && rc == SHC_OK; pos++) {
-        shc_plan p;
         int64_t rank = m->ranks[pos];
-        if ((rc = shc_plan_compute(m, src, dst, shape, opts, rank, &p, e)))
+        if ((rc = shc_plan_run(&req, rank, &p, e)))
             break;
         audit_rank(m, rank, &p, &f);
         steps_text(&p, cur, sizeof cur);
@@ -285,8 +290,9 @@ int shc_plan_audit(const shc_mesh *m, const shc_placements *src, const shc_place
                         "their collectives do not match (hang or wrong data)",
                         (long long)first_rank, first, (long long)rank, cur);
         }
-        shc_plan_free(&p);
     }
+    shc_plan_free(&p);
+    shc_plan_req_free(&req);
     if (rc) {
         free(f.v);
         return rc;

@@ -1,8 +1,11 @@
 /*
  * gpu_profiles.c — the GPU models the torch CUDA kernel emulation knows: the
  * two cudaDeviceProp fields torch's launch geometry reads
- * (multiProcessorCount, maxThreadsPerMultiProcessor).  A GPU not listed is
- * given as "SMSxTHREADS".  Adding a GPU is adding a row.
+ * (multiProcessorCount, maxThreadsPerMultiProcessor), and the compute
+ * capability, which picks the special-function-unit model (shc_gpu_sfu_model).
+ * A GPU not listed is given as "SMSxTHREADS" or "SMSxTHREADS@sm_XY" (an H100
+ * under MPS with fewer SMs is "66x2048@sm_90"; the capability must be one the
+ * table holds).  Adding a GPU is adding a row.
  * shc_gpu_profile_for_device maps a device's cudaDeviceProp fields to a row,
  * or to an ad-hoc profile, so the CUDA backend can compute the CPU reference
  * for any GPU (torch's grid depends only on SMs and threads per SM).
@@ -43,6 +46,38 @@ static const shc_gpu_profile presets[] = {
 
 const shc_gpu_profile *shc_gpu_profiles(void) { return presets; }
 
+/* "sm_XY" after '@': a compute capability the table holds (its SFU model follows it). */
+static int parse_cc(const char *spec, const char *c, int *cc, shc_err *e)
+{
+    char known[96] = "";
+    int seen[16], nseen = 0;
+    for (const shc_gpu_profile *p = presets; p->name; p++) { /* distinct, ascending */
+        int i = 0;
+        while (i < nseen && seen[i] < p->cc)
+            i++;
+        if ((i < nseen && seen[i] == p->cc) || nseen == 16)
+            continue;
+        memmove(seen + i + 1, seen + i, sizeof *seen * (size_t)(nseen++ - i));
+        seen[i] = p->cc;
+    }
+    for (int i = 0; i < nseen; i++)
+        snprintf(known + strlen(known), sizeof known - strlen(known), "%ssm_%d", i ? " " : "",
+                 seen[i]);
+    size_t nd = strspn(c + (strncmp(c, "sm_", 3) ? 0 : 3), "0123456789");
+    if (strncmp(c, "sm_", 3) || nd < 2 || nd > 3 || c[3 + nd])
+        return shc_fail(e, SHC_EINVAL, "gpu profile '%.64s': '@%.16s' is not a compute "
+                        "capability: write sm_ and its digits, e.g. @sm_90 (known: %s)", spec, c,
+                        known);
+    int v = atoi(c + 3);
+    for (int i = 0; i < nseen; i++)
+        if (seen[i] == v) {
+            *cc = v;
+            return SHC_OK;
+        }
+    return shc_fail(e, SHC_EINVAL, "gpu profile '%.64s': compute capability sm_%d is not in the "
+                    "GPU table (known: %s)", spec, v, known);
+}
+
 static int parse_custom(const char *s, shc_gpu_profile *out, shc_err *e)
 {
     char *end;
@@ -52,19 +87,22 @@ static int parse_custom(const char *s, shc_gpu_profile *out, shc_err *e)
         return -1;
     const char *t = end + 1;
     long th = strtol(t, &end, 10);
-    if (end == t || *end || errno)
+    if (end == t || (*end && *end != '@') || errno)
         return -1;
+    int cc = 0, rc;
+    if (*end == '@' && (rc = parse_cc(s, end + 1, &cc, e)))
+        return rc;
     if (sm <= 0 || sm > 1000000)
-        return shc_fail(e, SHC_EINVAL, "gpu profile '%s': SM count %ld must be in 1..1000000", s, sm);
+        return shc_fail(e, SHC_EINVAL, "gpu profile '%.64s': SM count %ld must be in 1..1000000", s, sm);
     if (th < SHC_TORCH_BLOCK || th > 65536)
         return shc_fail(e, SHC_EINVAL,
-                        "gpu profile '%s': max threads per SM %ld must be in %d..65536 "
+                        "gpu profile '%.64s': max threads per SM %ld must be in %d..65536 "
                         "(torch launches blocks of %d threads)",
                         s, th, SHC_TORCH_BLOCK, SHC_TORCH_BLOCK);
     out->name = "custom";
     out->sm_count = (int)sm;
     out->max_threads_per_sm = (int)th;
-    out->cc = 0;
+    out->cc = cc; /* 0: unknown, so no SFU model (shc_gpu_sfu_model) */
     out->corpus = SHC_GPU_CORPUS_NONE;
     return SHC_OK;
 }
@@ -86,8 +124,8 @@ int shc_gpu_profile_parse(const char *s, shc_gpu_profile *out, shc_err *e)
         strncat(names, p->name, sizeof names - strlen(names) - 1);
         strncat(names, " ", sizeof names - strlen(names) - 1);
     }
-    return shc_fail(e, SHC_EINVAL, "unknown gpu profile '%s' (known: %sor SMSxTHREADS, e.g. 108x2048)",
-                    s, names);
+    return shc_fail(e, SHC_EINVAL, "unknown gpu profile '%.64s' (known: %sor "
+                    "SMSxTHREADS[@sm_XY], e.g. 108x2048@sm_80)", s, names);
 }
 
 /* Does lower-cased hay contain the preset name's model token (before '-')? */

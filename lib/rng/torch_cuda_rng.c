@@ -84,7 +84,7 @@ int shc_torch_op_parse(const char *s, shc_torch_op *out, shc_err *e)
             return SHC_OK;
         }
     return shc_fail(e, SHC_EINVAL,
-                    "unknown op '%s' (uniform normal random bernoulli dropout exponential "
+                    "unknown op '%.64s' (uniform normal random bernoulli dropout exponential "
                     "log_normal geometric cauchy)",
                     s ? s : "");
 }
