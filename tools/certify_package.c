@@ -344,49 +344,48 @@ static int problem(const char *dir, const char *file, const char *fmt, const cha
     return 1;
 }
 
-/* Every listed file present with its hash, every file listed; returns problems found. */
+/* Every listed file present with its hash, every file listed; returns problems found.  The
+ * MANIFEST is read by the golden MANIFEST's parser (shc_manifest_read): a path outside the
+ * package ('..', absolute), a path listed twice or a malformed line is an alteration, and
+ * no listed file is opened then. */
 static int check_hashes(const char *dir, int *nfiles)
 {
-    char path[4096], line[8400];
+    char path[4096];
     snprintf(path, sizeof path, "%s/MANIFEST", dir);
-    FILE *m = fopen(path, "r");
-    if (!m)
+    struct stat st;
+    if (lstat(path, &st))
         return problem(dir, "MANIFEST", "missing: not a certify package, or its MANIFEST was "
                        "removed%s%s", "", "");
-    flist listed = {0}, found = {0};
-    int bad = 0;
-    while (fgets(line, sizeof line, m)) {
-        line[strcspn(line, "\n")] = '\0';
-        char *sp = strstr(line, "  "), hex[65];
-        if (!sp || sp - line != 64 || strspn(line, "0123456789abcdef") != 64) {
-            bad += problem(dir, "MANIFEST", "altered: malformed line \"%.80s\"%s", line, "");
-            continue;
-        }
-        *sp = '\0';
-        const char *rel = sp + 2;
-        snprintf(path, sizeof path, "%s/%s", dir, rel);
+    if (!S_ISREG(st.st_mode))
+        return problem(dir, "MANIFEST", "altered: not a regular file%s%s", "", "");
+    shc_manifest m;
+    shc_err me = {0};
+    *nfiles = 0;
+    if (shc_manifest_read(path, &m, &me))
+        return problem(dir, "MANIFEST", "altered: %s%s", me.msg, "");
+    flist found = {0};
+    int bad = m.n ? 0 : problem(dir, "MANIFEST", "altered: it lists no file%s%s", "", "");
+    for (size_t i = 0; i < m.n; i++) {
+        const char *rel = m.v[i].rel;
+        char hex[65];
         shc_err e = {0};
-        fl_push(&listed, rel);
-        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", dir, rel);
         if (lstat(path, &st) || !S_ISREG(st.st_mode))
             bad += problem(dir, rel, "missing (listed in MANIFEST)%s%s", "", "");
         else if (shc_sha256_file(path, hex, &e))
             bad += problem(dir, rel, "unreadable: %s%s", e.msg, "");
-        else if (strcmp(hex, line))
-            bad += problem(dir, rel, "altered: sha256 %.16s..., MANIFEST says %.16s...", hex, line);
+        else if (strcmp(hex, m.v[i].hex))
+            bad += problem(dir, rel, "altered: sha256 %.16s..., MANIFEST says %.16s...", hex,
+                           m.v[i].hex);
     }
-    fclose(m);
     walk(dir, "", &found);
     if (found.odd[0])
         bad += problem(dir, found.odd, "added: not a regular file%s%s", "", "");
-    if (listed.n)
-        qsort(listed.v, listed.n, sizeof *listed.v, cmp_s);
     for (size_t i = 0; i < found.n; i++)
-        if (strcmp(found.v[i], "MANIFEST") &&
-            !bsearch(&found.v[i], listed.v, listed.n, sizeof *listed.v, cmp_s))
+        if (strcmp(found.v[i], "MANIFEST") && !shc_manifest_find(&m, found.v[i]))
             bad += problem(dir, found.v[i], "added: not listed in MANIFEST%s%s", "", "");
-    *nfiles = (int)listed.n;
-    fl_free(&listed);
+    *nfiles = (int)m.n;
+    shc_manifest_free(&m);
     fl_free(&found);
     return bad;
 }

@@ -34,6 +34,7 @@
 #include "certify.h"
 #include "certify_spawn.h"
 #include "run.h"
+#include "outfile.h"
 
 #define CERT_MAX_NP 16
 #define CERT_MAX_ROWS 512
@@ -217,6 +218,16 @@ static int validate(cert_opts *o)
 static int make_out(const cert_opts *o)
 {
     struct stat st;
+    out_inputs in = {0}; /* never the golden directory, a folder in it, or a candidate */
+    shc_err e = {0};
+    out_inputs_tree(&in, "golden directory", o->golden, 1);
+    for (int i = 0; i < o->ncand; i++)
+        out_inputs_file(&in, "given as --candidate", strchr(o->cand[i], '=') &&
+                        access(o->cand[i], F_OK) ? strchr(o->cand[i], '=') + 1 : o->cand[i]);
+    int rc = out_refuse(&in, "--out", o->out, &e);
+    out_inputs_free(&in);
+    if (rc)
+        return cli_report("certify", rc, &e);
     if (!stat(o->out, &st)) {
         DIR *d = S_ISDIR(st.st_mode) ? opendir(o->out) : NULL;
         if (!d)

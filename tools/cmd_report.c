@@ -6,8 +6,9 @@
  * (expected vs got), the other outcomes (crash, timeout, internal error, NotSupported),
  * and provenance (sha256 of golden/MANIFEST, shardcheck and reference versions, the
  * command and its inputs).  Bad input — an unreadable or malformed input, an unwritable
- * --out, a --golden whose MANIFEST cannot be read — is exit 2 naming the file (without
- * --golden, a missing golden/MANIFEST is recorded as such).  Tested by conformance/tests/report_html.sh, which
+ * --out, an --out naming an input, a golden file that differs from MANIFEST (checked first;
+ * --no-manifest-check skips it, warning) — is exit 2 naming the file; the page is written
+ * beside --out and renamed into place (outfile.h).  io_lifecycle.sh tests those.  Tested by conformance/tests/report_html.sh, which
  * also loads the page in headless chromium when it is installed (Debian package chromium).
  * report_html_write (report.h) is the generator itself; `shardcheck certify` calls it too.
  */
@@ -16,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include "cli.h"
 #include "golden.h"
 #include "report.h"
@@ -227,13 +230,9 @@ static void provenance(FILE *f, const char *golden, int argc, char **argv)
 {
     char path[4096], hex[65] = "(no MANIFEST)";
     snprintf(path, sizeof path, "%s/MANIFEST", golden);
-    FILE *m = fopen(path, "rb");
-    if (m) {
-        static char buf[1 << 20];
-        size_t n = fread(buf, 1, sizeof buf, m);
-        fclose(m);
-        shc_sha256_hex(buf, n, hex);
-    }
+    shc_err e = {0};
+    if (shc_sha256_file(path, hex, &e))
+        snprintf(hex, sizeof hex, "(no MANIFEST)");
     char when[64];
     time_t t = time(NULL);
     strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", gmtime(&t));
@@ -252,9 +251,11 @@ static void provenance(FILE *f, const char *golden, int argc, char **argv)
     fputs("</td></tr></table>\n", f);
 }
 
+/* Whole or not at all (outfile.h): a full disk leaves no empty or truncated page. */
 static int write_page(const rp *r, const char *out, const char *golden, int argc, char **argv)
 {
-    FILE *f = fopen(out, "w");
+    out_file of;
+    FILE *f = out_open(&of, out);
     if (!f)
         return -1;
     fputs("<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8><title>shardcheck report"
@@ -277,13 +278,7 @@ static int write_page(const rp *r, const char *out, const char *golden, int argc
     fputs("</table>\n", f);
     provenance(f, golden, argc, argv);
     fputs("</body></html>\n", f);
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
-        if (!errno)
-            errno = EIO;
-        return -1;
-    }
-    return 0;
+    return out_commit(&of);
 }
 
 int report_html_write(const char *out, const char *golden, char *const *inputs, int ninputs,
@@ -305,22 +300,52 @@ int report_html_write(const char *out, const char *golden, char *const *inputs, 
     return rc;
 }
 
+/* Before a byte is written: the page names golden/MANIFEST's sha256 as the corpus the results
+ * were checked against, so the corpus must match it (verify's check; not with
+ * --no-manifest-check, which warns), and --out must be none of the inputs. */
+static int report_preflight(const char *out, const char *golden, char *const *inputs, int n,
+                            int unchecked, shc_err *e)
+{
+    struct stat st;
+    if (stat(golden, &st) || !S_ISDIR(st.st_mode))
+        return shc_fail(e, SHC_EIO, "--golden %s: %s", golden,
+                        access(golden, F_OK) ? strerror(errno) : "not a directory");
+    int rc = unchecked ? SHC_OK : shc_manifest_verify(golden, e);
+    if (rc)
+        return shc_err_prefix(e, "corpus check");
+    if (unchecked)
+        fprintf(stderr, "shardcheck report: warning: --no-manifest-check: the golden files in %s "
+                "were not checked against its MANIFEST; the page's MANIFEST sha256 vouches "
+                "for nothing\n", golden);
+    out_inputs in = {0};
+    out_inputs_tree(&in, "golden directory", golden, 1);
+    for (int i = 0; i < n; i++)
+        out_inputs_file(&in, "given as an INPUT", inputs[i]);
+    rc = out_refuse(&in, "--out", out, e);
+    out_inputs_free(&in);
+    return rc;
+}
+
 int cmd_report(int argc, char **argv)
 {
     const char *out = NULL, *golden = "golden";
-    int golden_given = 0;
+    int unchecked = 0;
     const cli_option opts[] = {
         {.name = "out", .kind = CLI_STR, .meta = "FILE.html", .to = &out,
          .help = "the page to write"},
-        {.name = "golden", .kind = CLI_STR, .meta = "DIR", .to = &golden, .mark = &golden_given,
-         .help = "golden directory whose MANIFEST sha256 the page records (default golden)"},
+        {.name = "golden", .kind = CLI_STR, .meta = "DIR", .to = &golden,
+         .help = "golden directory, for expected values (default golden)"},
+        {.name = "no-manifest-check", .kind = CLI_FLAG, .to = &unchecked,
+         .help = "do not check the golden files against MANIFEST first (warns every time)"},
         CLI_OPT_END};
     const cli_command cmd = {
         .name = "report", .opts = opts, .positional = "INPUT.json...",
-        .synopsis = "--out FILE.html [--golden DIR] INPUT.json...",
+        .synopsis = "--out FILE.html [--golden DIR] [--no-manifest-check] INPUT.json...",
         .about = "  INPUT: the output of `shardcheck run --json` or `verify --json`.\n"
                  "  Writes one self-contained HTML page: family x backend x rank-count matrix,\n"
-                 "  failures with expected vs got, other outcomes, provenance."};
+                 "  failures with expected vs got, other outcomes, provenance (the sha256 of\n"
+                 "  golden/MANIFEST, after every golden file is checked against it: a mismatch\n"
+                 "  is exit 2 naming the file)."};
     int first = 0, x = cli_parse(&cmd, argc, argv, &first);
     if (x != CLI_GO)
         return x;
@@ -329,18 +354,13 @@ int cmd_report(int argc, char **argv)
     if (first >= argc)
         return cli_usage_error("report", "no input: give the JSON of `run --json` or "
                                "`verify --json`");
-    char manifest[4096];
-    snprintf(manifest, sizeof manifest, "%s/MANIFEST", golden);
-    FILE *m = golden_given ? fopen(manifest, "rb") : NULL; /* named: it must be there */
-    if (golden_given && !m)
-        return cli_usage_error("report", "--golden %s: cannot read %s: %s", CLI_ECHO(golden),
-                               CLI_ECHO(manifest), strerror(errno));
-    if (m)
-        fclose(m);
     shc_err e = {0};
+    int rc = report_preflight(out, golden, argv + first, argc - first, unchecked, &e);
+    if (rc)
+        return cli_report("report", rc, &e);
     size_t cells = 0;
     long long fails = 0;
-    int rc = report_html_write(out, golden, argv + first, argc - first, argc, argv, &cells,
+    rc = report_html_write(out, golden, argv + first, argc - first, argc, argv, &cells,
                                &fails, &e);
     if (rc)
         return cli_report("report", rc, &e);

@@ -5,6 +5,9 @@
  *                  [--tap | --junit FILE | --json] [--timeout SEC] [--max-cases N]
  *                  [--max-ranks N]
  *
+ * Before the first case every process checks the golden files it reads and their
+ * schemas against golden/MANIFEST (verify's check; --no-manifest-check skips it and
+ * warns) and that no output names an input (outfile.h); under mpirun the ranks agree.
  * For every registered family (or --family F) the golden files are loaded,
  * and for every test each rank's view is computed on the backend (run_check.c
  * in a forked worker with a per-case time limit; run_mpi.c with one process
@@ -17,7 +20,7 @@
  * family's cases (tools/progress.h).  Exit codes (docs/DESIGN.md): 0 all passed or
  * skipped, 1 a Fail/Crash/Timeout, 2 bad usage or input (corrupt golden file,
  * bad plugin), 77 nothing ran, 99 an InternalError.
- * Tested by conformance/tests/run_mpi.sh and run_faults.sh.
+ * Tested by conformance/tests/run_mpi.sh, run_faults.sh and io_lifecycle.sh.
  */
 #include "config.h"
 #include <assert.h>
@@ -30,6 +33,7 @@
 #include "cli.h"
 #include "report.h"
 #include "run.h"
+#include "outfile.h"
 
 static const char RUN_ABOUT[] =
     "  ref     the reference, one process;  local  simulated ranks with real collectives\n"
@@ -39,7 +43,10 @@ static const char RUN_ABOUT[] =
     "  cuda    each rank's view on a GPU (rank mod GPUs; under mpirun one process per rank);\n"
     "          77 with the reason where CUDA was not built in or no GPU is visible\n"
     "  plugin  a vendor library implementing shardcheck_backend.h\n"
-    "  SHARDCHECK_FAULT=kill:RANK:TCID | hang:RANK:TCID injects a fault (tests).\n"
+    "  SHARDCHECK_FAULT=kill:RANK:TCID | hang:RANK:TCID | stop:RANK:TCID injects a fault\n"
+    "  (tests; stop: under mpirun the rank's own process stops, as kill -STOP).\n"
+    "  Before the first case every process checks the golden files it reads (and their\n"
+    "  schemas) against golden/MANIFEST, as verify does: a mismatch is exit 2 naming the file.\n"
     "  exit: 0 passed, 1 failures, 2 bad input, 77 nothing ran, 99 internal error";
 
 static double now_s(void)
@@ -113,7 +120,9 @@ static void run_chunk(run_opts *o, const shc_family *f, const shc_golden *g, con
     }
     double t0 = now_s();
 #ifdef HAVE_MPI
-    if (per_process)
+    if (per_process && o->lost) /* every case is still reported (run_mpi_lost_chunk) */
+        run_mpi_lost_chunk(o, f, g, idx, n, out);
+    else if (per_process)
         run_mpi_chunk(o, f, g, idx, n, seq, out);
     else
 #endif
@@ -210,7 +219,7 @@ static int run_family(run_opts *o, const shc_family *f, int64_t *seq)
         snprintf(label, sizeof label, "run %s", f->name);
         progress_begin(o->bar, label, take);
     }
-    for (int64_t k0 = 0; k0 < take && !o->lost; k0 += chunk) {
+    for (int64_t k0 = 0; k0 < take; k0 += chunk) {
         int64_t m = take - k0 < chunk ? take - k0 : chunk;
         for (int64_t k = 0; k < m; k++) {
             idx[k] = take == n ? k0 + k : (k0 + k) * n / take;
@@ -290,13 +299,15 @@ static int parse_options(run_opts *o, int argc, char **argv)
          .help = "text: list every case, not only those that did not pass"},
         {.name = "journal", .kind = CLI_STR, .meta = "FILE", .to = &o->journal_path,
          .help = "one line per case as it finishes (mpirun_runner.sh reads it)"},
+        {.name = "no-manifest-check", .kind = CLI_FLAG, .to = &o->no_manifest_check,
+         .help = "do not check the golden files against MANIFEST first (warns every time)"},
         CLI_OPT_END};
     const cli_command cmd = {
         .name = "run", .opts = opts, .ctx = o, .about = RUN_ABOUT, .given = &given,
         .synopsis = "[--backend ref|local|mpi|cuda|torch|plugin:FILE.so] [--family F]\n"
                     "                      [--golden DIR] [--tap | --junit FILE | --json] "
                     "[--timeout SEC]\n                      [--max-cases N] [--max-ranks N] "
-                    "[--journal FILE]"};
+                    "[--journal FILE] [--no-manifest-check]"};
     int x = cli_parse(&cmd, argc, argv, NULL);
     if (x != CLI_GO)
         return x;
@@ -322,18 +333,79 @@ static int parse_options(run_opts *o, int argc, char **argv)
     return CLI_GO;
 }
 
+/* What every process checks before the first case: the golden directory, the golden files
+ * it reads and their schemas against MANIFEST (verify's check, shc_manifest_verify_family;
+ * not with --no-manifest-check), and that no output (--junit, --journal) names an input.
+ * SHC_OK, or the error with its message in e. */
+static int preflight(const run_opts *o, shc_err *e)
+{
+    struct stat st;
+    if (stat(o->golden, &st))
+        return shc_fail(e, SHC_EIO, "golden directory %s (--golden, $SHARDCHECK_GOLDEN or "
+                        "./golden): %s", o->golden, strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return shc_fail(e, SHC_EIO, "golden directory %s (--golden, $SHARDCHECK_GOLDEN or "
+                        "./golden): not a directory", o->golden);
+    int rc = o->no_manifest_check ? SHC_OK
+           : o->family ? shc_manifest_verify_family(o->golden, o->family, e)
+                       : shc_manifest_verify(o->golden, e);
+    if (rc)
+        return shc_err_prefix(e, "corpus check");
+    out_inputs in = {0};
+    out_inputs_tree(&in, "golden directory", o->golden, 1);
+    out_inputs_file(&in, "given as --backend plugin:FILE", o->plugin_path);
+    rc = out_refuse(&in, "--junit", o->junit, e);
+    if (!rc)
+        rc = out_refuse(&in, "--journal", o->journal_path, e);
+    if (!rc && o->junit && o->journal_path && out_same(o->junit, o->journal_path))
+        rc = shc_fail(e, SHC_EINVAL, "--junit and --journal name the same file %s", o->junit);
+    out_inputs_free(&in);
+    return rc;
+}
+
+/* Under mpirun every rank ran preflight: they agree, and the lowest rank that found a
+ * problem says it.  CLI_GO, or the exit code (the job finished). */
+static int agree(run_opts *o, int pre, const shc_err *e)
+{
+#ifdef HAVE_MPI
+    int64_t first = run_mpi_first_failing(o, pre != SHC_OK);
+    if (first == o->nprocs)
+        return CLI_GO;
+    if (first == o->rank)
+        cli_report("run", pre, e);
+    else if (first < 0 && o->rank == 0)
+        fputs("shardcheck run: a rank did not take part in the checks before the first case\n",
+              stderr);
+    run_mpi_finish(o, first < 0);
+    return EXIT_USAGE;
+#else
+    (void)o;
+    (void)pre;
+    (void)e;
+    return CLI_GO;
+#endif
+}
+
 /* The cuda backend probes its GPUs in a child (workers fork and use CUDA themselves); under
  * mpirun it runs one process per rank like mpi.  CLI_GO or the exit code (77: no GPU). */
-static int start_cuda(run_opts *o, int *argc, char ***argv)
+static int start_cuda(run_opts *o, int *argc, char ***argv, int pre, const shc_err *e)
 {
+#ifdef HAVE_MPI
+    bool under_mpirun = getenv("OMPI_COMM_WORLD_SIZE") != NULL;
+#else
+    bool under_mpirun = false;
+#endif
+    if (pre && !under_mpirun)
+        return cli_report("run", pre, e);
     int rc = run_cuda_start(o);
     if (rc)
         return rc;
 #ifdef HAVE_MPI
-    if (getenv("OMPI_COMM_WORLD_SIZE")) {
+    if (under_mpirun) {
         if (run_mpi_init(o, argc, argv))
             return EXIT_INTERNAL;
         o->cuda_mpi = true;
+        return agree(o, pre, e);
     }
 #else
     (void)argc;
@@ -342,17 +414,21 @@ static int start_cuda(run_opts *o, int *argc, char ***argv)
     return CLI_GO;
 }
 
-/* Start the mpi, torch or cuda job: CLI_GO, or the exit code the run ends with. */
-static int start_job(run_opts *o, int *argc, char ***argv)
+/* Start the mpi, torch or cuda job once every process has passed preflight (pre, e):
+ * CLI_GO, or the exit code the run ends with. */
+static int start_job(run_opts *o, int *argc, char ***argv, int pre, const shc_err *e)
 {
     if (o->backend == BACKEND_CUDA)
-        return start_cuda(o, argc, argv);
+        return start_cuda(o, argc, argv, pre, e);
     if (o->backend != BACKEND_MPI && o->backend != BACKEND_TORCH)
-        return CLI_GO;
+        return pre ? cli_report("run", pre, e) : CLI_GO;
 #ifdef HAVE_MPI
     if (run_mpi_init(o, argc, argv))
         return EXIT_INTERNAL;
-    int rc = o->backend == BACKEND_TORCH ? run_torch_start(o) : 0;
+    int rc = agree(o, pre, e);
+    if (rc != CLI_GO)
+        return rc;
+    rc = o->backend == BACKEND_TORCH ? run_torch_start(o) : 0;
     if (rc) {
         run_torch_stop(o);
         run_mpi_finish(o, 0);
@@ -362,6 +438,8 @@ static int start_job(run_opts *o, int *argc, char ***argv)
 #else
     (void)argc;
     (void)argv;
+    if (pre)
+        return cli_report("run", pre, e);
     fprintf(stderr, "shardcheck run: --backend %s: this shardcheck was built without MPI "
             "(configure --with-mpi)\n", o->backend == BACKEND_MPI ? "mpi" : "torch");
     return EXIT_SKIP;
@@ -417,7 +495,7 @@ static int close_journal(run_opts *o, int code)
 int cmd_run(int argc, char **argv)
 {
     run_opts o = {.golden = getenv("SHARDCHECK_GOLDEN") ?: "golden", .timeout_s = 60,
-                  .max_ranks = 0, .nprocs = 1};
+                  .max_ranks = 0, .nprocs = 1, .lost_rank = -1};
     int rc = parse_options(&o, argc, argv);
     if (rc != CLI_GO)
         return rc;
@@ -428,8 +506,14 @@ int cmd_run(int argc, char **argv)
     if (o.backend == BACKEND_PLUGIN &&
         shc_plugin_probe(o.plugin_path, o.timeout_s, &crashed, &e) && !crashed)
         return cli_report("run", e.code, &e);
-    if ((rc = start_job(&o, &argc, &argv)) != CLI_GO)
+    shc_err pe = {0};
+    int pre = preflight(&o, &pe);
+    if ((rc = start_job(&o, &argc, &argv, pre, &pe)) != CLI_GO)
         return rc;
+    if (o.no_manifest_check && printer(&o))
+        fprintf(stderr, "shardcheck run: warning: --no-manifest-check: the golden files in %s "
+                "were not checked against its MANIFEST; a tampered corpus can fail right "
+                "answers and pass wrong ones\n", o.golden);
     report rep;
     if ((rc = open_outputs(&o, &rep)) != CLI_GO)
         return rc;
@@ -448,7 +532,7 @@ int cmd_run(int argc, char **argv)
      * here) runs after those computed in forked workers, which could not use CUDA once
      * this process had initialised it. */
     for (int pass = 0; pass < 2; pass++)
-        for (int i = 0; fams[i] && !rc && !o.lost && !crashed; i++)
+        for (int i = 0; fams[i] && !rc && !crashed; i++)
             if ((!o.family || !strcmp(o.family, fams[i]->name)) &&
                 pass == (o.cuda_mpi && fams[i]->dcomm_view))
                 rc = run_family(&o, fams[i], &seq);

@@ -18,6 +18,7 @@
  * Tested by verify_candidate.sh, verify_partial.sh and hardening.sh.
  */
 #include "config.h"
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
@@ -698,10 +699,17 @@ int cmd_verify(int argc, char **argv)
         return cli_usage_error("verify", "--family: unknown family '%s' (see gen --list)",
                                CLI_ECHO(family));
     shc_err e = {0};
+    out_inputs in = {0}; /* --junit must not overwrite the candidate or a golden file */
+    out_inputs_file(&in, "given as --candidate", cand);
+    out_inputs_tree(&in, "golden directory", dir, 1);
+    int rc = out_refuse(&in, "--junit", junit, &e);
+    out_inputs_free(&in);
+    if (rc)
+        return cli_report("verify", rc, &e);
     shc_golden g;
     /* the golden files are the oracle: a tampered one would fail a correct candidate and
      * pass a matching wrong one, so they must match MANIFEST before anything is compared */
-    int rc = shc_manifest_verify_family(dir, family, &e);
+    rc = shc_manifest_verify_family(dir, family, &e);
     if (!rc)
         rc = verify_trees_only() ? shc_golden_load_family(&g, dir, family, &e)
                           : shc_golden_index_family(&g, dir, family, &e);
@@ -712,8 +720,9 @@ int cmd_verify(int argc, char **argv)
                       .junit_path = junit, .verbose = verbose,
                       .head = json_pack("{s:s}", "suite", family)};
     if (report_open(&rep, &ro)) {
+        int err = errno;
         shc_golden_free(&g);
-        return cli_usage_error("verify", "--junit: cannot write %s", junit);
+        return cli_usage_error("verify", "--junit: cannot write %s: %s", junit, strerror(err));
     }
     progress bar;
     char label[96];

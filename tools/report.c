@@ -24,7 +24,8 @@ int report_open(report *r, const report_opts *o)
     r->o = *o;
     if (o->fmt == REP_JSON || o->junit_path)
         r->cases = json_array();
-    if (o->junit_path && !(r->junit = fopen(o->junit_path, "w"))) {
+    /* written whole or not at all (outfile.h): a full disk leaves no empty JUnit file */
+    if (o->junit_path && !(r->junit = out_open(&r->jout, o->junit_path))) {
         json_decref(r->cases);
         json_decref(r->o.head);
         r->cases = r->o.head = NULL;
@@ -259,19 +260,18 @@ static int close_junit(report *r)
     if (!r->junit)
         return 0;
     write_junit(r);
-    bool bad = ferror(r->junit) != 0;
-    bad |= fclose(r->junit) != 0;
+    bool bad = out_commit(&r->jout) != 0;
     r->junit = NULL;
     if (bad)
-        fprintf(stderr, "shardcheck %s: --junit %s: write failed: the report is incomplete\n",
-                r->o.cmd, r->o.junit_path);
+        fprintf(stderr, "shardcheck %s: --junit %s: write failed (%s): no JUnit file was "
+                "written\n", r->o.cmd, r->o.junit_path, strerror(errno));
     return bad ? -1 : 0;
 }
 
 void report_abandon(report *r)
 {
     if (r->junit)
-        fclose(r->junit);
+        out_discard(&r->jout);
     json_decref(r->cases);
     json_decref(r->o.head);
     free(r->suites);

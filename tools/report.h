@@ -13,6 +13,7 @@
 #include <jansson.h>
 #include "shardcheck.h"
 #include "progress.h"
+#include "outfile.h"
 
 typedef enum { REP_TEXT, REP_TAP, REP_JSON } report_format;
 
@@ -48,7 +49,8 @@ typedef struct report_suite {
 
 typedef struct report {
     report_opts o;
-    FILE *junit;
+    FILE *junit;             /* jout.f while the JUnit file is open */
+    out_file jout;
     long long n[ST_NSTATUS]; /* count per status */
     long long seq;           /* TAP numbering */
     json_t *cases;           /* JSON or JUnit: every case, written at the end */
@@ -57,7 +59,9 @@ typedef struct report {
     progress *bar;           /* NULL, or a bar counting reported cases (hidden before a line) */
 } report;
 
-/* Open a report.  Returns 0, or -1 if the JUnit file cannot be created (nothing to close). */
+/* Open a report.  Returns 0, or -1 with errno if the JUnit file cannot be created (nothing
+ * to close).  The JUnit file is written through a temporary file renamed into place by
+ * report_close (outfile.h): it appears whole or not at all. */
 int report_open(report *r, const report_opts *o);
 /* Record one case (printed at once in text and TAP). */
 void report_add(report *r, const report_item *it);
@@ -69,7 +73,7 @@ void report_case(report *r, const char *name, report_status st, const char *deta
  * the exit code: 99 an InternalError, 1 a Fail/Crash/Timeout, 77 nothing passed, 0 otherwise;
  * 2 after a message when an output could not be written. */
 int report_close(report *r);
-/* Free a report whose run ended in bad input (exit 2): no summary, an empty JUnit file. */
+/* Free a report whose run ended in bad input (exit 2): no summary, no JUnit file. */
 void report_abandon(report *r);
 /* Status name as docs/DESIGN.md spells it. */
 const char *report_status_name(report_status st);

@@ -29,9 +29,11 @@ int run_backend_parse(const char *spec, run_backend *b, const char **torch_pg,
 /* "ref", "local", "mpi", "plugin", "torch", "cuda": the name reports carry. */
 const char *run_backend_name(run_backend b);
 
-/* A fault to inject (SHARDCHECK_FAULT=kill:RANK:TCID or hang:RANK:TCID). */
+/* A fault to inject (SHARDCHECK_FAULT=kill:RANK:TCID, hang:RANK:TCID, or stop:RANK:TCID:
+ * under mpirun the rank's MPI process itself stops (SIGSTOP) before the chunk holding the
+ * case, as `kill -STOP` would stop it). */
 typedef struct run_fault {
-    enum { FAULT_NONE, FAULT_KILL, FAULT_HANG } kind;
+    enum { FAULT_NONE, FAULT_KILL, FAULT_HANG, FAULT_STOP } kind;
     int64_t rank, tcid;
 } run_fault;
 
@@ -51,7 +53,10 @@ typedef struct run_opts {
     shc_plugin plugin;
     int64_t rank, nprocs;    /* this process under mpi; 0 and 1 otherwise */
     shc_comm *comm;          /* mpi: the communicator redistribute-data executes on */
-    int lost;                /* mpi: a rank stopped answering; the run must end */
+    int lost;                /* mpi: a rank stopped answering; no case needing it runs again */
+    int64_t lost_rank;       /* mpi: the first rank found not answering (-1: not known) */
+    int64_t lost_tc;         /* ... and the case it was found in */
+    int no_manifest_check;   /* --no-manifest-check: the corpus is not checked (warned) */
     int cuda_devices;        /* cuda: visible devices (rank r uses r % cuda_devices) */
     bool cuda_mpi;           /* cuda under mpirun: one process per rank, as mpi */
     const char *journal_path;
@@ -111,7 +116,16 @@ int run_mpi_init(run_opts *o, int *argc, char ***argv);
  * outcome gets every rank's view (world entries, first = 0). */
 void run_mpi_chunk(run_opts *o, const shc_family *f, const shc_golden *g, const int64_t *idx,
                    int64_t n, int64_t seq, run_outcome *out);
-/* Finish: MPI_Finalize (or MPI_Abort when a rank stopped answering). */
+/* Every rank's verdict on what it checked before the first case (failed: this rank found a
+ * problem): the lowest rank that found one (it prints it), o->nprocs when none did, -1
+ * when a rank did not take part within the case limit (o->lost set). */
+int64_t run_mpi_first_failing(run_opts *o, bool failed);
+/* The chunk once o->lost is set (no MPI call): rank 0 computes the cases only it takes part
+ * in and reports every other as Timeout, not run; the other ranks do nothing. */
+void run_mpi_lost_chunk(run_opts *o, const shc_family *f, const shc_golden *g,
+                        const int64_t *idx, int64_t n, run_outcome *out);
+/* Finish: MPI_Finalize (or MPI_Abort when a rank stopped answering, by rank 0 after its
+ * report is out; another rank waits for that, then ends the job itself). */
 void run_mpi_finish(const run_opts *o, int lost);
 /* torch backend (run_torch.c): start this rank's torch worker (0, or the exit code the run
  * ends with), compute this rank's outcomes for a chunk through it, stop it. */

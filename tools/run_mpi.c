@@ -9,8 +9,11 @@
  * so a killed or hung computation is Crash or Timeout for that case and the
  * run goes on.  Each rank sends its outcome to rank 0, which waits with
  * MPI_Iprobe polling under a deadline; a rank that never answers (its
- * process is stuck outside any worker) is Timeout, after which the run is
- * out of step and ends: rank 0 prints the report and calls MPI_Abort.
+ * process is stuck outside any worker, or stopped) is Timeout, after which the
+ * run is out of step: rank 0 goes on alone (run_mpi_lost_chunk), so every case
+ * is reported, then calls MPI_Abort.  Before the first case the ranks agree on
+ * their checks (run_mpi_first_failing); MPI_Init and MPI_Finalize run under an
+ * alarm, so a rank that never starts or never finishes cannot hang the job.
  * A process that dies outright is OpenMPI's to handle: mpirun ends the job;
  * tools/mpirun_runner.sh turns that into a Crash line and a summary.
  * Tested by conformance/tests/run_mpi.sh and run_faults.sh.
@@ -18,6 +21,7 @@
 #include "config.h"
 #ifdef HAVE_MPI
 #include <mpi.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,10 +31,53 @@
 #include "comm.h"
 #include "redistribute_exec.h"
 
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Wait for rq, polling under a deadline (nothing blocks on a stopped or dead peer). */
+static bool wait_until(MPI_Request *rq, double deadline)
+{
+    int done = 0;
+    while (!done) {
+        if (MPI_Test(rq, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS || (!done && now_s() > deadline))
+            return false;
+        if (!done)
+            usleep(50);
+    }
+    return true;
+}
+
+/* MPI_Init waits for every rank: one stopped or never started keeps it waiting for ever.
+ * Rank 0 says so and the process ends (mpirun then ends the job); no case has run. */
+static void init_stuck(int sig)
+{
+    (void)sig;
+    const char *r = getenv("OMPI_COMM_WORLD_RANK");
+    static const char msg[] = "Crash         the mpi job did not start: MPI_Init did not complete "
+                              "within the limit (a rank stopped or never started)\n"
+                              "0 passed, 1 failed, 0 skipped\n";
+    if (!r || !strcmp(r, "0")) {
+        ssize_t w = write(STDOUT_FILENO, msg, sizeof msg - 1);
+        (void)w;
+    }
+    _exit(1); /* failures: the closing line above counts one */
+}
+
 int run_mpi_init(run_opts *o, int *argc, char ***argv)
 {
     int rank, size;
-    if (MPI_Init(argc, argv) != MPI_SUCCESS) {
+    struct sigaction sa = {.sa_handler = init_stuck}, old;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGALRM, &sa, &old);
+    alarm((unsigned)o->timeout_s + 60); /* ranks start in seconds; the case limit on top */
+    int ok = MPI_Init(argc, argv) == MPI_SUCCESS;
+    alarm(0);
+    sigaction(SIGALRM, &old, NULL); /* comm_mpi.c's watchdog uses SIGALRM too */
+    if (!ok) {
         fputs("shardcheck run: MPI_Init failed\n", stderr);
         return -1;
     }
@@ -47,42 +94,78 @@ int run_mpi_init(run_opts *o, int *argc, char ***argv)
     return 0;
 }
 
+/* The job cannot finish cleanly once a rank stopped answering (MPI_Finalize would wait for
+ * it): rank 0, whose report is out, ends it with MPI_Abort.  Its stdout and stderr are
+ * closed first and given a moment, so mpirun forwards the report whole before it kills the
+ * job.  Any other rank that found the job out of step waits for that while its parent
+ * (mpirun's daemon) lives, and ends the job itself only after RUN_MPI_LOST_WAIT s (rank 0
+ * itself stuck: nobody can report). */
+#define RUN_MPI_LOST_WAIT 3600
+static void end_lost_job(const run_opts *o)
+{
+    if (o->rank == 0) {
+        fputs("shardcheck run: a rank stopped answering; ending the job with MPI_Abort\n",
+              stderr);
+        fflush(NULL);
+        fclose(stdout);
+        fclose(stderr);
+        usleep(300000);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    pid_t parent = getppid();
+    for (int i = 0; i < RUN_MPI_LOST_WAIT && getppid() == parent; i++)
+        sleep(1);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+/* MPI_Finalize waits for every rank: one stopped after its last case would keep it waiting
+ * for ever.  The report is out by then; the process ends and mpirun ends the job. */
+static void finalize_stuck(int sig)
+{
+    (void)sig;
+    static const char msg[] = "shardcheck run: MPI_Finalize did not complete within the limit: "
+                              "a rank stopped after its last case\n";
+    ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
+    (void)w;
+    _exit(1);
+}
+
 void run_mpi_finish(const run_opts *o, int lost)
 {
     fflush(NULL);
-    if (lost) {
-        if (o->rank == 0)
-            fputs("shardcheck run: a rank stopped answering; ending the job with MPI_Abort\n",
-                  stderr);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
+    if (lost)
+        end_lost_job(o);
     if (o->comm)
         o->comm->ops->destroy(o->comm);
+    struct sigaction sa = {.sa_handler = finalize_stuck};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGALRM, &sa, NULL);
+    alarm((unsigned)o->timeout_s + 60);
     MPI_Finalize();
+    alarm(0);
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* MPI_Ibarrier on every process, polled under the case limit. */
 static bool world_barrier(const run_opts *o)
 {
     MPI_Request rq;
-    int done = 0;
-    if (MPI_Ibarrier(MPI_COMM_WORLD, &rq) != MPI_SUCCESS)
-        return false;
-    double deadline = now_s() + o->timeout_s;
-    while (!done) {
-        if (MPI_Test(&rq, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS || (!done && now_s() > deadline))
-            return false;
-        if (!done)
-            usleep(50);
+    return MPI_Ibarrier(MPI_COMM_WORLD, &rq) == MPI_SUCCESS &&
+           wait_until(&rq, now_s() + o->timeout_s);
+}
+
+int64_t run_mpi_first_failing(run_opts *o, bool failed)
+{
+    int mine = failed ? (int)o->rank : (int)o->nprocs, low = 0;
+    MPI_Request rq;
+    /* every rank checked the files it reads itself (they may be on different nodes); the
+     * lowest failing one speaks, so the message appears once and no rank goes on alone */
+    if (MPI_Iallreduce(&mine, &low, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD, &rq) != MPI_SUCCESS ||
+        !wait_until(&rq, now_s() + o->timeout_s + 10)) {
+        o->lost = 1;
+        return -1;
     }
-    return true;
+    return low;
 }
 
 /* A family with a comm_view hook (redistribute-data) executes this rank's part
@@ -146,6 +229,8 @@ static void my_outcomes(run_opts *o, const shc_family *f, const shc_golden *g,
          * communicator creation inside the plan never waits on a dead or stuck peer. */
         if (!world_barrier(o)) {
             broken = tc;
+            if (!o->lost)
+                o->lost_tc = tc;
             o->lost = 1;
             mine[k].status = RUN_TIMEOUT;
             snprintf(mine[k].msg, sizeof mine[k].msg, "rank %lld: the ranks did not all reach "
@@ -159,6 +244,8 @@ static void my_outcomes(run_opts *o, const shc_family *f, const shc_golden *g,
                                    mine[k].msg, sizeof mine[k].msg);
         if (mine[k].status == RUN_TIMEOUT) {
             broken = tc;
+            if (!o->lost)
+                o->lost_tc = tc;
             o->lost = 1;
         }
     }
@@ -179,6 +266,8 @@ static json_t *receive(run_opts *o, int64_t src, int tag, double deadline)
         }
     }
     if (!flag) {
+        if (!o->lost)
+            o->lost_rank = src;
         o->lost = 1;
         return NULL;
     }
@@ -212,6 +301,9 @@ void run_mpi_chunk(run_opts *o, const shc_family *f, const shc_golden *g, const 
                    int64_t n, int64_t seq, run_outcome *out)
 {
     run_outcome *mine = calloc((size_t)n, sizeof *mine);
+    for (int64_t k = 0; o->fault.kind == FAULT_STOP && o->fault.rank == o->rank && k < n; k++)
+        if (json_integer_value(json_object_get(g->tests[idx[k]], "tcId")) == o->fault.tcid)
+            raise(SIGSTOP); /* the MPI process itself, as kill -STOP (run_faults.sh) */
     double t0 = now_s();
     my_outcomes(o, f, g, idx, n, out, mine);
     int tag = (int)(seq % 30000);
@@ -243,7 +335,16 @@ void run_mpi_chunk(run_opts *o, const shc_family *f, const shc_golden *g, const 
     /* The others did the same work as rank 0: allow twice its time plus the case limit. */
     double deadline = now_s() + 2 * (now_s() - t0) + o->timeout_s + 10;
     for (int64_t r = 1; r < o->nprocs; r++) {
+        int was_lost = o->lost;
         json_t *a = receive(o, r, tag, deadline);
+        /* name its first case missed (or the chunk's first, when it had none to answer) */
+        if (!was_lost && o->lost) {
+            int64_t k = 0;
+            while (k < n && (out[k].status == RUN_NOTSUPPORTED || r >= out[k].world))
+                k++;
+            o->lost_tc = json_integer_value(json_object_get(g->tests[idx[k < n ? k : 0]],
+                                                            "tcId"));
+        }
         for (int64_t k = 0; k < n; k++) {
             if (out[k].status == RUN_NOTSUPPORTED || r >= out[k].world)
                 continue;
@@ -264,5 +365,50 @@ void run_mpi_chunk(run_opts *o, const shc_family *f, const shc_golden *g, const 
         json_decref(a);
     }
     free(mine);
+}
+/* After a rank stopped answering the job is out of step: no collective and no gather can
+ * run again.  Rank 0 goes on alone so that every case is still reported: a case only rank 0
+ * takes part in (world 1, mpi backend, computed in a forked worker as always) runs; any
+ * other is Timeout, naming the rank that stopped.  The other ranks compute nothing. */
+void run_mpi_lost_chunk(run_opts *o, const shc_family *f, const shc_golden *g,
+                        const int64_t *idx, int64_t n, run_outcome *out)
+{
+    if (o->rank != 0)
+        return;
+    bool alone = o->backend == BACKEND_MPI && !f->comm_view;
+    int64_t *sub = malloc((size_t)n * sizeof *sub), m = 0;
+    run_outcome *part = calloc((size_t)n, sizeof *part);
+    char who[64] = "a rank";
+    if (o->lost_rank > 0)
+        snprintf(who, sizeof who, "rank %lld", (long long)o->lost_rank);
+    for (int64_t k = 0; k < n; k++) {
+        if (out[k].status == RUN_NOTSUPPORTED)
+            continue;
+        if (alone && out[k].world == 1 && sub && part) {
+            part[m] = out[k];
+            sub[m++] = k;
+            continue;
+        }
+        out[k].status = RUN_TIMEOUT;
+        snprintf(out[k].msg, sizeof out[k].msg, "not run: %s stopped answering (at tc %lld); "
+                 "the job is out of step", who, (long long)o->lost_tc);
+    }
+    if (m) {
+        int64_t *sidx = malloc((size_t)m * sizeof *sidx);
+        for (int64_t j = 0; sidx && j < m; j++)
+            sidx[j] = idx[sub[j]];
+        if (sidx)
+            run_views_chunk(o, f, g, sidx, m, -1, part);
+        for (int64_t j = 0; j < m; j++) {
+            out[sub[j]] = part[j];
+            if (!sidx) {
+                out[sub[j]].status = RUN_INTERNAL;
+                snprintf(out[sub[j]].msg, sizeof out[sub[j]].msg, "out of memory");
+            }
+        }
+        free(sidx);
+    }
+    free(sub);
+    free(part);
 }
 #endif

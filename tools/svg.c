@@ -23,7 +23,7 @@ static void out(svg *s, const char *fmt, ...)
 int svg_open(svg *s, const char *path, int width, int height)
 {
     s->err = 0;
-    s->f = fopen(path, "w");
+    s->f = out_open(&s->of, path); /* renamed into place by svg_close: whole or nothing */
     if (!s->f)
         return -1;
     out(s, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -72,7 +72,9 @@ int svg_close(svg *s)
         return -1;
     out(s, "</svg>\n");
     int err = s->err;
-    if (fclose(s->f) != 0 && !err)
+    if (err)
+        out_discard(&s->of);
+    else if (out_commit(&s->of))
         err = errno ? errno : EIO;
     s->f = NULL;
     if (err) {

@@ -2,15 +2,18 @@
  * svg.h — a minimal SVG writer for the CLI's pictures (`shardcheck explain --svg`).
  * Rectangles, lines and escaped text into one file; every write error is kept and
  * reported by svg_close, so a full disk or an unwritable path is an error, not a
- * truncated picture.  Tested by conformance/tests/cli_explain.sh (the file parses as
+ * truncated picture: the file is written beside the target and renamed into place
+ * (outfile.h), or removed.  Tested by conformance/tests/cli_explain.sh (the file parses as
  * XML; an unwritable path exits 2 naming it).
  */
 #ifndef SHC_SVG_H
 #define SHC_SVG_H
 #include <stdio.h>
+#include "outfile.h"
 
 typedef struct svg {
-    FILE *f;
+    FILE *f;       /* of.f: a temporary file beside the target until svg_close */
+    out_file of;
     int err; /* errno of the first failed write, 0 if none */
 } svg;
 
@@ -23,6 +26,7 @@ void svg_line(svg *s, double x1, double y1, double x2, double y2, const char *st
 /* Text at (x, y) in px, escaped for XML; anchor "start", "middle" or "end". */
 void svg_text(svg *s, double x, double y, int size, const char *anchor, const char *fill,
               const char *text);
-/* Close the picture; 0, or -1 with errno of the first failed write or the close. */
+/* Close the picture (renamed into place); 0, or -1 with errno of the first failed write
+ * or the close, and no file left. */
 int svg_close(svg *s);
 #endif

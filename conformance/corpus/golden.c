@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "golden.h"
 
 typedef struct gw_file {
@@ -286,10 +287,16 @@ int shc_gw_write(shc_gw *w, const char *outdir, shc_err *e)
         FILE *fp = fopen(tmp, "w");
         if (!fp)
             return shc_fail(e, SHC_EIO, "cannot write %s: %s", tmp, strerror(errno));
-        int bad = write_file(w, &w->files[i], fp);
+        errno = 0;
+        int bad = write_file(w, &w->files[i], fp) || fflush(fp) != 0;
+        int err = errno ? errno : EIO;
         bad |= fclose(fp) != 0;
-        if (bad || rename(tmp, path))
-            return shc_fail(e, SHC_EIO, "cannot write %s", path);
+        if (!bad && rename(tmp, path))
+            bad = 1, err = errno;
+        if (bad) { /* a full disk leaves no half-written .json.tmp behind */
+            unlink(tmp);
+            return shc_fail(e, SHC_EIO, "cannot write %s: %s", path, strerror(err));
+        }
     }
     return SHC_OK;
 }

@@ -322,8 +322,30 @@ int64_t shc_expected_world(const json_t *expected);
 /* Write dir/MANIFEST: "sha256  family/file.json" per golden file and
  * "sha256  schemas/<family>_v1.json" per schema present, sorted. */
 int shc_manifest_write(const char *dir, shc_err *e);
-/* sha256 of a file's bytes as 64 lowercase hex chars (libcrypto); SHC_EIO naming the path. */
+/* sha256 of a regular file's bytes as 64 lowercase hex chars (libcrypto); SHC_EIO naming the
+ * path (a directory, FIFO or device is refused before a byte is read). */
 int shc_sha256_file(const char *path, char out[65], shc_err *e);
+/* A MANIFEST read whole (manifest.c): every line "<sha256>  <path>" checked (the path
+ * relative and plain: no absolute path, no '..', '.' or empty component), no path twice;
+ * CRLF line ends accepted, as sha256sum -c accepts them. */
+#define SHC_MAX_MANIFEST_BYTES ((int64_t)64 << 20)
+typedef struct shc_mline {
+    char hex[65];
+    char *rel;
+    int line;             /* 1-based, for messages */
+} shc_mline;
+typedef struct shc_manifest {
+    char path[4096];
+    shc_mline *v;         /* in file order */
+    shc_mline **sorted;   /* by path */
+    size_t n;
+} shc_manifest;
+/* Read and check path (a regular file of at most SHC_MAX_MANIFEST_BYTES): SHC_OK, or
+ * SHC_EFORMAT / SHC_EIO naming the file and line; m needs no freeing on failure. */
+int shc_manifest_read(const char *path, shc_manifest *m, shc_err *e);
+/* The line listing rel, or NULL. */
+const shc_mline *shc_manifest_find(const shc_manifest *m, const char *rel);
+void shc_manifest_free(shc_manifest *m);
 /* Check dir/MANIFEST against the files (missing, extra, changed); schemas included. */
 int shc_manifest_verify(const char *dir, shc_err *e);
 /* The same for one family's files and its schema only (what verify --family reads). */

@@ -10,7 +10,9 @@
 # malformed candidate).  A rank killed under mpirun: the row is rebuilt from run's journal; a
 # backend that cannot run (no torch): the row is "not run", the verdict incomplete (exit 77).
 # Altered packages, each --check exit 1 naming the file: one file changed, one missing, one
-# added, the statement edited to say pass (MANIFEST rewritten to match), statement.txt edited.
+# added, the statement edited to say pass (MANIFEST rewritten to match), statement.txt edited,
+# a MANIFEST line outside the package ('..', absolute) or given twice (N4), an empty MANIFEST
+# or a directory in its place (N15); a CRLF MANIFEST is intact (N18).
 . "$(dirname "$0")/testlib.sh"
 use_tmpdir
 need_golden threefry philox-kat
@@ -60,6 +62,36 @@ sed -i 's/verdict: CONFORMANT/verdict: NONCONFORMANT/' "$tmp/alt/statement.txt";
 expect_exit "... and a text with another verdict: exit 1" 1 "alt/statement.txt: inconsistent: no line \"verdict: CONFORMANT:\"" \
   "$SHARDCHECK" certify --check "$tmp/alt"
 expect_exit "--check on a missing directory: exit 2" 2 "not a directory" "$SHARDCHECK" certify --check "$tmp/none"
+# N4: the package MANIFEST is read by the golden MANIFEST's parser: no path outside the
+# package is hashed or counted, a line given twice is an alteration.
+n=$(( $(wc -l <"$P/MANIFEST") + 1 ))
+alter; printf '%s  ../../../etc/passwd\n' "$(sha256sum /etc/passwd | cut -d' ' -f1)" >>"$tmp/alt/MANIFEST"
+expect_exit "N4 a MANIFEST line ../../../etc/passwd (right hash): exit 1, outside the package" 1 \
+  "alt/MANIFEST: altered: .*MANIFEST line $n: \"../../../etc/passwd\": a '..' component" \
+  "$SHARDCHECK" certify --check "$tmp/alt"
+alter; sed -i 's|  environment.json$|  ../other/environment.json|' "$tmp/alt/MANIFEST"
+mkdir -p "$tmp/other"; mv "$tmp/alt/environment.json" "$tmp/other/"
+expect_exit "N4 a line rewritten to ../other/environment.json, the file moved there: exit 1" 1 \
+  "\"../other/environment.json\": a '..' component" "$SHARDCHECK" certify --check "$tmp/alt"
+alter; printf '%s  %s/statement.json\n' "$(sha256sum "$P/statement.json" | cut -d' ' -f1)" "$P" >>"$tmp/alt/MANIFEST"
+expect_exit "N4 an absolute path: exit 1" 1 "MANIFEST line $n: \"$P/statement.json\": an absolute path" \
+  "$SHARDCHECK" certify --check "$tmp/alt"
+alter; tail -n 1 "$P/MANIFEST" >>"$tmp/alt/MANIFEST"
+expect_exit "N4 a line given twice: exit 1 naming both lines" 1 \
+  "MANIFEST line $n: [^ ]+ is listed twice \(also on line $((n - 1))\)" "$SHARDCHECK" certify --check "$tmp/alt"
+# N15: an empty MANIFEST, or a directory in its place, passed NULL to bsearch (UBSan).
+alter; : >"$tmp/alt/MANIFEST"
+expect_exit "N15 an empty MANIFEST: exit 1, it lists no file" 1 \
+  "alt/MANIFEST: altered: it lists no file" "$SHARDCHECK" certify --check "$tmp/alt"
+expect_exit "N15 ... and every file is added" 1 \
+  "alt/statement.json: added: not listed in MANIFEST" "$SHARDCHECK" certify --check "$tmp/alt"
+alter; rm "$tmp/alt/MANIFEST"; mkdir "$tmp/alt/MANIFEST"
+expect_exit "N15 a directory named MANIFEST: exit 1, not a regular file" 1 \
+  "alt/MANIFEST: altered: not a regular file" "$SHARDCHECK" certify --check "$tmp/alt"
+# N18: a CRLF MANIFEST was "missing" every file; it is read as sha256sum -c reads it.
+alter; sed -i 's/$/\r/' "$tmp/alt/MANIFEST"
+expect_exit "N18 a CRLF MANIFEST (sha256sum -c accepts it): intact" 0 "intact: 1[0-9] files match MANIFEST" \
+  "$SHARDCHECK" certify --check "$tmp/alt"
 
 # ---- candidates: a failing one (nonconformant) and a partial one (NotSupported fields) ----
 "$PY" - "$G" "$tmp" <<'PYEOF'

@@ -215,6 +215,61 @@ START_TEST(manifest_detects_tampering)
 }
 END_TEST
 
+/* shc_manifest_read, the parser of every MANIFEST reader (issue 27 N4, N15, N18): each way
+ * a line can escape its directory or name a file twice is refused with the line. */
+static int read_manifest(const char *text, shc_manifest *m, shc_err *e)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/M", tmpdir);
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    fwrite(text, 1, strlen(text), f);
+    fclose(f);
+    return shc_manifest_read(path, m, e);
+}
+
+START_TEST(manifest_lines)
+{
+    static const char *const h = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+    static const struct { const char *rel, *why; } bad[] = {
+        {"../x.json", "a '..' component"}, {"a/../x.json", "a '..' component"},
+        {"a/..", "a '..' component"}, {"/etc/passwd", "an absolute path"},
+        {"./a.json", "an empty or '.' component"}, {"a//b.json", "an empty or '.' component"},
+        {"a/", "an empty or '.' component"}, {"a\tb", "a control character"}};
+    char text[512];
+    shc_manifest m;
+    shc_err e = {0};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        snprintf(text, sizeof text, "%s  ok.json\n%s  %s\n", h, h, bad[i].rel);
+        ck_assert_int_eq(read_manifest(text, &m, &e), SHC_EFORMAT);
+        ck_assert_msg(strstr(e.msg, "M line 2: ") && strstr(e.msg, bad[i].why), "%s: %s",
+                      bad[i].rel, e.msg);
+    }
+    snprintf(text, sizeof text, "%s  b.json\n%s  a.json\n%s  b.json\n", h, h, h);
+    ck_assert_int_eq(read_manifest(text, &m, &e), SHC_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(e.msg, "M line 3: b.json is listed twice (also on line 1)"));
+    /* "..x" and "x.." are names, not the parent; CRLF ends and a last line without one */
+    snprintf(text, sizeof text, "%s  ..x/y..\r\n%s  a.json", h, h);
+    ck_assert_int_eq(read_manifest(text, &m, &e), SHC_OK);
+    ck_assert_int_eq((int)m.n, 2);
+    ck_assert_str_eq(m.v[0].rel, "..x/y..");
+    ck_assert_int_eq(m.v[1].line, 2);
+    ck_assert_ptr_nonnull(shc_manifest_find(&m, "a.json"));
+    ck_assert_ptr_null(shc_manifest_find(&m, "b.json"));
+    shc_manifest_free(&m);
+    /* empty: no lines, and a lookup in it is safe (bsearch may not be given NULL) */
+    ck_assert_int_eq(read_manifest("", &m, &e), SHC_OK);
+    ck_assert_int_eq((int)m.n, 0);
+    ck_assert_ptr_null(shc_manifest_find(&m, "a.json"));
+    shc_manifest_free(&m);
+    ck_assert_int_eq(read_manifest("abc  a.json\n", &m, &e), SHC_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(e.msg, "M line 1: expected"));
+    /* a directory is no MANIFEST */
+    ck_assert_int_eq(shc_manifest_read(tmpdir, &m, &e), SHC_EIO);
+    ck_assert_ptr_nonnull(strstr(e.msg, "a directory"));
+}
+END_TEST
+
 START_TEST(sha256_known_answer)
 {
     char hex[65];
@@ -500,6 +555,7 @@ int main(void)
     tcase_add_test(tc, load_undeclared_flag);
     tcase_add_test(tc, load_bad_result);
     tcase_add_test(tc, manifest_detects_tampering);
+    tcase_add_test(tc, manifest_lines);
     tcase_add_test(tc, sha256_known_answer);
     tcase_add_test(tc, compare_views);
     tcase_add_test(tc, load_tolerance_needs_gpuonly);

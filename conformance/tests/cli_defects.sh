@@ -122,7 +122,7 @@ expect_exit "run --backend mpi --max-ranks: refused (the job is the world)" 2 \
 expect_exit "certify --check --out: refused" 2 "^shardcheck certify: --out: not used with --check" \
   $S certify --check "$tmp/pkg" --out "$tmp/other"
 expect_exit "report --golden /nonexistent: exit 2 naming it (it was ignored)" 2 \
-  "^shardcheck report: --golden /nonexistent: cannot read /nonexistent/MANIFEST" \
+  "^shardcheck report: --golden /nonexistent: No such file or directory" \
   $S report --golden /nonexistent --out "$tmp/r.html" /dev/null
 
 # "family": 5 in a results file was read as no family at all

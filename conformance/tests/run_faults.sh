@@ -5,7 +5,9 @@
 # hung rank is Timeout within the per-case limit (ref worker; a stuck MPI
 # process); a corrupt golden file, a plugin without the symbols or with
 # another ABI version, and a bad fault spec are clear errors (exit 2); the
-# broken example plugin is caught with the case, the rank and the bytes.
+# broken example plugin is caught with the case, the rank and the bytes; a stopped MPI process
+# (N8) leaves every case reported, Timeout where it was needed, and no process behind; SIGTERM
+# to tools/mpirun_runner.sh ends mpirun and the ranks (N12).
 . "$(dirname "$0")/testlib.sh"
 use_tmpdir
 G="$tmp/golden"; F=redistribute-data
@@ -27,7 +29,7 @@ expect_exit "hung rank: Timeout within --timeout, the run goes on" 1 \
   env SHARDCHECK_FAULT=hang:0:$TC "$SHARDCHECK" run --backend local --family $F --golden "$G" --timeout 2
 el=$(( $(date +%s) - start ))
 [ "$el" -lt 60 ] && tap_ok "hung rank run ended in ${el}s" || tap_not_ok "hung rank run ended in ${el}s"
-expect_exit "bad SHARDCHECK_FAULT" 2 "expected kill:RANK:TCID or hang:RANK:TCID" \
+expect_exit "bad SHARDCHECK_FAULT" 2 "expected kill:RANK:TCID, hang:RANK:TCID or stop:RANK:TCID" \
   env SHARDCHECK_FAULT=explode:1 "$SHARDCHECK" run --backend ref --family $F --golden "$G"
 expect_exit "world too large for --max-ranks is NotSupported" 0 \
   "SKIP NotSupported: needs 4 ranks" \
@@ -37,7 +39,8 @@ expect_exit "world too large for --max-ranks is NotSupported" 0 \
 cp -r "$G" "$tmp/bad"; printf '{"schema": ' > "$tmp/bad/$F/invalid.json"
 expect_exit "corrupt golden file: exit 2 naming it" 2 "invalid.json" \
   "$SHARDCHECK" run --backend ref --family $F --golden "$tmp/bad"
-expect_exit "missing golden directory: NotSupported, not a crash" 77 "0 passed, 0 failed, 1 skipped" \
+expect_exit "N9 missing golden directory: bad input naming it (exit 2), not a skip" 2 \
+  "golden directory $tmp/nowhere .*: No such file or directory" \
   "$SHARDCHECK" run --backend ref --family $F --golden "$tmp/nowhere"
 
 # Plugins.
@@ -79,6 +82,7 @@ fi
 # A dead or stuck MPI process.
 if ! have_mpi_build; then
   tap_skip "killed MPI rank" "no MPI"; tap_skip "hung MPI rank" "no MPI"
+  tap_skip "N8 stopped MPI rank" "no MPI"; tap_skip "N12 runner with OpenMPI" "no MPI"
 else
   export OMPI_MCA_mpi_warn_on_fork=0
   # Under the ASan+UBSan build (tools/test_job.sh sets SHARDCHECK_SANITIZED=1) OpenMPI's own
@@ -101,5 +105,50 @@ else
      printf '%s\n' "$out" | tail -n 1 | grep -Eq '^[0-9]+ passed, [1-9][0-9]* failed'; then
     tap_ok "hung MPI rank: Timeout for tc $TC, report printed, job ended in ${el}s"
   else tap_not_ok "hung MPI rank" "exit $rc after ${el}s" "$(printf '%s\n' "$out" | tail -n 3)" "$(head -c 300 "$tmp/err")"; fi
+  n=$(grep -o '"numberOfTests":[0-9]*' "$G"/$F/*.json | awk -F: '{ s += $NF } END { print s }')
+  if printf '%s\n' "$out" | tail -n 1 | awk -v n="$n" '{ exit !($1 + $3 + $5 == n) }' &&
+     printf '%s\n' "$out" | grep -q "^Timeout .*not run: .*stopped answering"; then
+    tap_ok "hung MPI rank: every one of the $n cases is accounted for (the rest Timeout, not run)"
+  else tap_not_ok "hung MPI rank: every case accounted for" "$(printf '%s\n' "$out" | tail -n 2)"; fi
+  # N8: a rank's MPI process stopped (SIGSTOP, as kill -STOP) in a family without collectives:
+  # the report used to end after the chunk in flight (12,922 cases missing, no Timeout line).
+  GR="$top_srcdir/golden"
+  if [ -d "$GR/group-ranks" ]; then
+    n=$(grep -o '"numberOfTests":[0-9]*' "$GR"/group-ranks/*.json | awk -F: '{ s += $NF } END { print s }')
+    start=$(date +%s)
+    out=$(SHARDCHECK_FAULT=stop:1:5000 timeout 150 "$MPIRUN" --oversubscribe --allow-run-as-root -np 2 \
+          "$SHARDCHECK" run --backend mpi --family group-ranks --golden "$GR" --timeout 3 2>"$tmp/err")
+    rc=$?; el=$(( $(date +%s) - start ))
+    last=$(printf '%s\n' "$out" | tail -n 1)
+    left=$(ps -eo stat=,args= | grep -v '^Z' | grep -F -- "--family group-ranks --golden $GR --timeout 3" | grep -v grep)
+    if [ $rc -eq 1 ] && printf '%s\n' "$last" | awk -v n="$n" '{ exit !($1 + $3 + $5 == n && $3 > 0) }' &&
+       printf '%s\n' "$out" | grep -Eq "^Timeout .*not run: rank 1 stopped answering \(at tc [0-9]+\)" &&
+       [ -z "$left" ]; then
+      tap_ok "N8 stopped MPI rank: Timeout lines, all $n cases in the closing line ($last), exit 1, in ${el}s, no process left"
+    else tap_not_ok "N8 stopped MPI rank" "exit $rc after ${el}s" "last: $last (want $n cases)" \
+      "left: $left" "$(printf '%s\n' "$out" | grep -m 3 '^Timeout')" "$(head -c 300 "$tmp/err")"; fi
+    # N12 with OpenMPI: SIGTERM to the runner ends mpirun, the stopped rank and the others.
+    mkdir -p "$tmp/jr"
+    SHARDCHECK_FAULT=stop:1:5000 TMPDIR="$tmp/jr" MPIRUN_ARGS="--oversubscribe --allow-run-as-root" \
+      MPIRUN="$MPIRUN" "$top_srcdir/tools/mpirun_runner.sh" -np 2 --shardcheck "$SHARDCHECK" -- \
+      --family group-ranks --golden "$GR" --timeout 100 >/dev/null 2>&1 &
+    rp=$!
+    i=0
+    while [ $i -lt 300 ]; do # until rank 1 is stopped
+      ps -eo stat=,args= | grep -F -- "--golden $GR --timeout 100" | grep -q '^T' && break
+      sleep 0.1; i=$((i + 1))
+    done
+    kill -TERM $rp
+    i=0
+    while [ $i -lt 300 ] && ps -o stat= -p $rp 2>/dev/null | grep -qv Z; do sleep 0.1; i=$((i + 1)); done
+    if ps -o stat= -p $rp 2>/dev/null | grep -qv Z; then rc=hung; else wait $rp; rc=$?; fi
+    sleep 0.3
+    left=$(ps -eo pid=,stat=,args= | grep -v '^ *[0-9]* Z' | grep -F -- "--golden $GR --timeout 100" | grep -v grep)
+    if [ "$rc" = 143 ] && [ -z "$left" ] && [ -z "$(ls "$tmp/jr")" ]; then
+      tap_ok "N12 runner: SIGTERM ends mpirun and its ranks (one stopped), removes the journal"
+    else tap_not_ok "N12 runner: SIGTERM with OpenMPI" "exit $rc (want 143)" "left: $left" "$(ls "$tmp/jr")"
+      for p in $rp $(printf '%s\n' "$left" | awk '{print $1}'); do kill -KILL "$p" 2>/dev/null; done
+    fi
+  else tap_skip "N8 stopped MPI rank" "no golden/group-ranks"; tap_skip "N12 runner with OpenMPI" "no golden/group-ranks"; fi
 fi
 tap_done

@@ -5,7 +5,8 @@
 # SIGKILL (Crash for that case, the run goes on), a worker stuck while its peers wait in a
 # collective (Timeout within --timeout), a python without torch (exit 77), a torch other than the
 # pin (exit 2), the rendezvous port already in use (retried on another port), and cases torch
-# rejects (its message is the rank's error: Pass for golden `invalid`, Fail for a valid one).
+# rejects (its message is the rank's error: Pass for golden `invalid`, Fail for a valid one),
+# and a golden file that differs from MANIFEST (exit 2 naming it, before any worker starts).
 # Skipped (1..0 # SKIP) without MPI or without the venv's torch.  About 2-3 minutes on 2 cores.
 . "$(dirname "$0")/testlib.sh"
 PY=${SHARDCHECK_PYTHON:-$top_srcdir/.venv/bin/python}
@@ -57,6 +58,7 @@ for g in inv["testGroups"]:           # the same cases claimed valid: torch must
         t["tcId"] += 10000
 json.dump(inv, open(small + "/invalid-as-valid.json", "w"))
 EOF
+write_manifest "$tmp/g"  # run checks the corpus against MANIFEST before the first case
 TC=$(grep -o '"tcId": *[0-9]*, *"comment": *"mesh 2, S(0) -> S(1),' "$tmp/g/$F/one-dim.json" | grep -o '[0-9][0-9]*' | head -n 1)
 [ -n "$TC" ] && tap_ok "tc $TC is a 2-rank S(0) -> S(1) case (a real collective)" || { tap_not_ok "a 2-rank S(0) -> S(1) case"; TC=7; }
 # Faults inside the torch worker of rank 1.
@@ -113,4 +115,8 @@ expect_exit "rendezvous port in use: retried on another port, the run passes" 0 
 kill "$holder" 2>/dev/null
 expect_exit "bad --backend torch flavour: exit 2" 2 "expected ref, local, mpi, torch\\[:gloo\\|:nccl\\]" \
   "$SHARDCHECK" run --backend torch:mpi --golden "$tmp/g"
+cp -r "$tmp/g" "$tmp/gt" && printf ' ' >>"$tmp/gt/$F/one-dim.json"
+expect_exit "a golden file that differs from MANIFEST: exit 2 naming it, no worker started" 2 \
+  "^shardcheck run: corpus check: .*MANIFEST line [0-9]+: $F/one-dim.json has sha256" \
+  $MPI -np 2 "$SHARDCHECK" run --backend torch --family $F --golden "$tmp/gt"
 tap_done
