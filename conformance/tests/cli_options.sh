@@ -232,8 +232,10 @@ run|max-cases|1
 run|max-ranks|1
 run|verbose|-
 run|journal|jr.txt
+run|no-manifest-check|-
 report|out|r2.html
 report|golden|@G2@
+report|no-manifest-check|-
 certify|out|pkg2
 certify|golden|@G2@
 certify|backend|local
@@ -253,7 +255,9 @@ audit plan|planner|greedy|the greedy and the graph planner give the same finding
 rng|dtype|torch-cuda multinomial --replacement|the input'"'"'s dtype: the weights must be exact in it and torch rejects an integer one (cli_rng.sh); exact weights draw the same
 rng|p-dtype|torch-cuda bernoulli_tensor|p'"'"'s dtype: p'"'"'s values must be exact in it and torch rejects a non-floating one (cli_rng.sh); with a p exact in both, the draws are the same
 audit plan|dtype|graph|prices the graph planner'"'"'s moves: the audit shows it only when the cheaper path changes a finding (plan shows the path it picks)
-audit plan|devices-per-host|graph|the same as --dtype: the cost model'"'"'s host size'
+audit plan|devices-per-host|graph|the same as --dtype: the cost model'"'"'s host size
+run|no-manifest-check|*|skips the corpus check, which an intact corpus passes anyway: it shows only on a tampered one, and in the warning on stderr (io_lifecycle.sh runs a tampered corpus with it)
+report|no-manifest-check|*|the same as run'"'"'s (io_lifecycle.sh)'
 
 nl='
 '
