@@ -364,6 +364,7 @@ int shc_exec_plan_for(const shc_xcase *x, int64_t rank, shc_plan *plan, shc_err 
     shc_plan_opts o;
     shc_plan_opts_init(&o);
     o.planner = x->planner;
+    o.torch = x->torch;
     o.dtype_bytes = (int)shc_dtype_size(x->dtype);
     memset(plan, 0, sizeof *plan);
     return shc_plan_compute(&x->mesh, &x->src, &x->dst, &x->shape, &o, rank, plan, e);

@@ -15,7 +15,9 @@
  * (_StridedShard._to_replicate_tensor), merged steps on the flattened group
  * with the avg scale applied afterwards.  torch's two shortcuts come first:
  * src == dst and a mesh dim of size 1 do nothing (so R -> P(sum) on a size-1
- * dim does not divide).  The branches are the rows of `rules` below.
+ * dim does not divide).  The branches are the rows of `rules` below, and the
+ * releases that branch otherwise (S -> P(sum) from 2.14, the _StridedShard steps
+ * 2.11 does not implement) rows of `release_rules`, tried first.
  *
  * Tested by check_exec.c against the oracle in testdata.c, by
  * check_redist_dev.c (host table against device table, byte for byte), and by
@@ -205,6 +207,39 @@ static int partial_to_partial(const step_ctx *k, shc_xtensor *t, shc_err *e)
                     shc_redop_name(k->st->dst.op));
 }
 
+/* Shard._to_partial_tensor (torch >= 2.14): the rank's shard embedded at its offset in a
+ * zero tensor of the step's logical size along the dim, pending the sum.  torch adds the
+ * shard onto the zeros (index_add), 0 + x, which is x bit for bit except x = -0.0; the
+ * executor's data (testdata.c) are integers converted exactly, never -0.0, so placing
+ * the shard is exact for them. */
+static int zero_fill(const step_ctx *k, shc_xtensor *t, shc_err *e)
+{
+    int d = k->st->src.dim, n = k->g->n;
+    int64_t L = k->st->logical_shape.d[d], s, l;
+    shc_xt_chunk_of(L, n, k->g->pos, &s, &l);
+    if (t->shape.d[d] != l) /* torch._check(local_tensor.size(self.dim) == local_shard_size) */
+        return shc_fail(e, SHC_EINTERNAL, "S(%d) -> P(sum): local size %lld, shard size %lld",
+                        d, (long long)t->shape.d[d], (long long)l);
+    int64_t *idx = malloc((size_t)(L ? L : 1) * sizeof *idx);
+    if (!idx)
+        return shc_fail(e, SHC_ENOMEM, "out of memory");
+    for (int64_t j = 0; j < L; j++)
+        idx[j] = j >= s && j < s + l ? j - s : -1;
+    int rc = k->x->ops->reindex(k->x->ctx, t, d, idx, 0, L, e);
+    free(idx);
+    return rc;
+}
+
+/* torch 2.11's NotImplementedError for the _StridedShard steps 2.12 routes via Replicate. */
+static int strided_not_implemented(const step_ctx *k, shc_xtensor *t, shc_err *e)
+{
+    (void)t;
+    const char *what = k->st->src.kind == SHC_P_STRIDED  ? "_StridedShard to Shard"
+                       : k->st->src.kind == SHC_P_PARTIAL ? "Partial to _StridedShard"
+                                                          : "Shard to _StridedShard";
+    return shc_fail(e, SHC_EINVAL, "Redistribute from %s is not implemented yet", what);
+}
+
 /* torch's last resort: `redistribute from {current} to {target} not supported yet`. */
 static int not_supported(const step_ctx *k, shc_xtensor *t, shc_err *e)
 {
@@ -216,6 +251,23 @@ static int not_supported(const step_ctx *k, shc_xtensor *t, shc_err *e)
 }
 
 typedef int (*step_fn)(const step_ctx *k, shc_xtensor *t, shc_err *e);
+
+/* Rows of releases that differ from the pinned one, tried first: a row applies where the
+ * release has its change (torch_release.c cites each release's lines) and the target's
+ * reduce op matches (-1: any). */
+static const struct release_rule {
+    shc_pkind src, dst;
+    int dst_op;
+    shc_torch_change change;
+    step_fn fn;
+} release_rules[] = {
+    /* 2.14+: _redistribute.py:1777-1791, Shard._to_partial_tensor */
+    {SHC_P_SHARD, SHC_P_PARTIAL, SHC_OP_SUM, SHC_TC_SHARD_TO_PARTIAL, zero_fill},
+    /* 2.11: _redistribute.py:1600-1603, :1627-1630, :1636-1640 */
+    {SHC_P_STRIDED, SHC_P_SHARD, -1, SHC_TC_STRIDED_STEPS_RAISE, strided_not_implemented},
+    {SHC_P_PARTIAL, SHC_P_STRIDED, -1, SHC_TC_STRIDED_STEPS_RAISE, strided_not_implemented},
+    {SHC_P_SHARD, SHC_P_STRIDED, -1, SHC_TC_STRIDED_STEPS_RAISE, strided_not_implemented},
+};
 
 /* torch 2.13's branches of redistribute_local_tensor, one row per (src, dst) kind
  * (_redistribute.py: target Replicate, Shard, Partial, _StridedShard in turn);
@@ -239,8 +291,14 @@ static const struct rule {
     {SHC_P_STRIDED, SHC_P_STRIDED, via_replicate},
 };
 
-static step_fn rule_for(const shc_placement *s, const shc_placement *d)
+static step_fn rule_for(const shc_placement *s, const shc_placement *d, shc_torch_release r)
 {
+    for (size_t i = 0; i < sizeof release_rules / sizeof *release_rules; i++) {
+        const struct release_rule *w = &release_rules[i];
+        if (w->src == s->kind && w->dst == d->kind && (w->dst_op < 0 || (int)d->op == w->dst_op) &&
+            shc_torch_has(r, w->change))
+            return w->fn;
+    }
     for (size_t i = 0; i < sizeof rules / sizeof *rules; i++)
         if (rules[i].src == s->kind && rules[i].dst == d->kind)
             return rules[i].fn;
@@ -265,7 +323,7 @@ int shc_xstep_run(const shc_xexec *x, const shc_xcase *c, const shc_plan_step *s
         rc = shc_fail(e, SHC_EUNSUPPORTED, "merged avg on %s: torch 2.13 divides by the avg "
                       "scale and returns float32", shc_dtype_name(t->dtype));
     else
-        rc = rule_for(s, d)(&k, t, e);
+        rc = rule_for(s, d, c->torch)(&k, t, e);
     if (!rc && scaled)
         rc = x->ops->div(x->ctx, t, st->avg_scale, e);
     free(g.ranks);

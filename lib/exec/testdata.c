@@ -283,11 +283,12 @@ static int reduce_exact(const shc_xcase *x, const pinfo *pi, int64_t i, const in
 }
 
 /* Which source partial dims are reduced, which destination partial dims are
- * partitioned; rejects what torch 2.13 rejects. */
+ * partitioned and which (torch >= 2.14: S(d) -> P(sum)) zero-filled; rejects what the
+ * case's torch release rejects. */
 static int classify(const shc_xcase *c, const pinfo *pi, unsigned *red, unsigned *part,
-                    shc_redop *pop, shc_err *e)
+                    unsigned *zf, shc_redop *pop, shc_err *e)
 {
-    *red = *part = 0;
+    *red = *part = *zf = 0;
     for (int d = 0; d < c->mesh.ndim; d++) {
         const shc_placement *s = &c->src.p[d], *t = &c->dst.p[d];
         if (s->kind == SHC_P_PARTIAL && t->kind == SHC_P_PARTIAL) {
@@ -297,6 +298,9 @@ static int classify(const shc_xcase *c, const pinfo *pi, unsigned *red, unsigned
                                 shc_redop_name(s->op), shc_redop_name(t->op));
         } else if (s->kind == SHC_P_PARTIAL) {
             *red |= 1u << d;
+        } else if (t->kind == SHC_P_PARTIAL && s->kind == SHC_P_SHARD && t->op == SHC_OP_SUM &&
+                   c->mesh.shape[d] > 1 && shc_torch_has(c->torch, SHC_TC_SHARD_TO_PARTIAL)) {
+            *zf |= 1u << d; /* the rank's own chunk, zeros elsewhere: sums to the tensor */
         } else if (t->kind == SHC_P_PARTIAL) {
             if (s->kind != SHC_P_REPLICATE && c->mesh.shape[d] > 1) {
                 char a[64], b[64];
@@ -325,17 +329,41 @@ static int classify(const shc_xcase *c, const pinfo *pi, unsigned *red, unsigned
     return SHC_OK;
 }
 
+/* For the zero-filled mesh dims zf (S(d) -> P(sum)): whether local element t lies in the
+ * rank's own torch.chunk, along d, of the destination's local extent (what the rank held
+ * there before the step); elsewhere the rank holds 0. */
+static bool own_chunk(const shc_xcase *c, unsigned zf, const int64_t *coord,
+                      const shc_shape *local, int64_t t)
+{
+    int64_t pos[SHC_MAX_TENSOR_DIMS];
+    for (int d = local->ndim - 1; d >= 0; d--) {
+        int64_t n = local->d[d] ? local->d[d] : 1;
+        pos[d] = t % n;
+        t /= n;
+    }
+    for (int m = 0; m < c->mesh.ndim; m++) {
+        if (!(zf & (1u << m)))
+            continue;
+        int d = c->src.p[m].dim;
+        int64_t len = local->d[d], n = c->mesh.shape[m], cs = (len + n - 1) / n;
+        int64_t s = cs * coord[m] < len ? cs * coord[m] : len;
+        if (pos[d] < s || pos[d] >= s + cs)
+            return false;
+    }
+    return true;
+}
+
 int shc_testdata_expected(const shc_xcase *c, int64_t rank, shc_xtensor *out, shc_err *e)
 {
     pinfo pi;
-    unsigned red, part;
+    unsigned red, part, zf;
     shc_redop pop = SHC_OP_SUM;
     int64_t coord[SHC_MAX_MESH_DIMS], *gidx = NULL, n = 0;
     shc_shape local;
     memset(out, 0, sizeof *out); /* freed on every error path, also before allocation */
     int rc = partial_info(c, &pi, e);
     if (!rc)
-        rc = classify(c, &pi, &red, &part, &pop, e);
+        rc = classify(c, &pi, &red, &part, &zf, &pop, e);
     if (!rc)
         rc = rank_globals(c, &c->dst, rank, coord, &local, &gidx, &n, e);
     if (!rc)
@@ -346,6 +374,8 @@ int shc_testdata_expected(const shc_xcase *c, int64_t rank, shc_xtensor *out, sh
         if (pi.nk)
             rc = reduce_exact(c, &pi, gidx[t], coord, red, &v, e);
         char *p = (char *)out->data + t * es;
+        if (zf && !own_chunk(c, zf, coord, &local, t))
+            v = 0;
         shc_store_int(p, c->dtype, v);
         for (int d = 0; !rc && d < c->mesh.ndim; d++)
             if ((part & (1u << d)) && c->dst.p[d].op == SHC_OP_SUM && c->mesh.shape[d] > 1)

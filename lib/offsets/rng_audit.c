@@ -159,7 +159,7 @@ static void scan_untracked(shc_rng_audit *a, const shard_win *w, int64_t nw)
 int shc_rng_audit_op(const shc_rng_op *op, const shc_mesh *m, const shc_placements *pl,
                      const shc_shape *shape, shc_rng_audit *out, shc_err *e)
 {
-    int rc = shc_rng_op_check(op, pl, e);
+    int rc = shc_rng_op_check_layout(op, m, pl, shape, e);
     if (rc)
         return rc;
     if (op->dispatch == SHC_RNGD_LOCAL)
