@@ -196,7 +196,6 @@ def shard_layout(w, group, test):
 
 def group_ranks(w, group, test):
     from adapters import _torch_common as tc
-    from torch.distributed._mesh_layout import _MeshLayout
     dist = w.dist
     shape, rank_map = _mesh_inputs(tc, group, test)
     mesh = w.mesh(shape, rank_map)
@@ -213,7 +212,7 @@ def group_ranks(w, group, test):
             sub = mesh[tuple(names[a] for a in axes)]._flatten()
             pg = sub.get_group()
             local = sub.get_coordinate()[0]
-            all_ = _MeshLayout([sub._layout[0]]).remap_to_tensor(mesh._rank_map).tolist()
+            all_ = sub._layout.remap_to_tensor(mesh._rank_map).tolist()  # one axis: its groups
         own = [int(x) for x in sub.mesh.flatten().tolist()]
         real = list(dist.get_process_group_ranks(pg))
         if sorted(own) != real:
