@@ -38,6 +38,9 @@ typedef struct report_opts {
     const char *junit_path; /* NULL unless --junit FILE */
     int verbose;            /* text: every case, not only those that did not pass */
     json_t *head;           /* JSON: members before the counts (reference stolen; may be NULL) */
+    const char *torch;      /* the torch release judged against ("2.15"; NULL: none): JSON
+                               "torch", a text and TAP line, a JUnit property */
+    const char *torch_why;  /* how it was chosen (text and TAP) */
 } report_opts;
 
 /* Per-family counts, in the order families first appear. */
