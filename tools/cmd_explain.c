@@ -18,6 +18,7 @@
 #include <string.h>
 #include "cli.h"
 #include "svg.h"
+#include "torch_version.h"
 
 #define XP_MAX_WORLD 256 /* a picture per rank: larger meshes are unreadable */
 #define XP_ROWS 32
@@ -375,7 +376,24 @@ static int write_svg(const xp *x, const char *path)
     return svg_close(&s);
 }
 
-static int explain(const cli_common *c, const char *op, const char *svgpath)
+/* --op in the judged release: torch's own rejection of the op on this layout (its row of the
+ * random-op table as that release has it), else SHC_OK. */
+static int op_in_release(const xp *x, const char *op, const char *tver, shc_err *e)
+{
+    shc_torch_release rel;
+    char why[128];
+    shc_torch_op k;
+    int rc = tv_resolve(tver, NULL, NULL, &rel, why, sizeof why, e);
+    if (rc || !op || shc_torch_op_parse(op, &k, e))
+        return rc;
+    const shc_rng_op *row = shc_rng_op_in(shc_rng_op_for_kernel(k), rel);
+    if (row && (rc = shc_rng_op_check_layout(row, &x->m, &x->pl, &x->s, e)))
+        shc_err_prefix(e, "--op %s: torch %s rejects it on this layout", op,
+                       shc_torch_release_name(rel));
+    return rc;
+}
+
+static int explain(const cli_common *c, const char *op, const char *svgpath, const char *tver)
 {
     shc_err e = {0};
     xp x = {0};
@@ -405,6 +423,8 @@ static int explain(const cli_common *c, const char *op, const char *svgpath)
         rc = shc_fail(&e, SHC_EINVAL, "--mesh: %lld ranks; explain draws at most %d",
                       (long long)x.m.size, XP_MAX_WORLD);
     if (!rc)
+        rc = op_in_release(&x, op, tver, &e);
+    if (!rc)
         rc = xp_build(&x, &e);
     if (rc) {
         xp_free(&x);
@@ -426,13 +446,16 @@ int cmd_explain(int argc, char **argv)
 {
     cli_common c;
     cli_common_init(&c);
-    const char *op = NULL, *svgpath = NULL;
+    const char *op = NULL, *svgpath = NULL, *tver = NULL;
     const cli_option opts[] = {
         CLI_OPT_MESH(&c), CLI_OPT_RANKS(&c), CLI_OPT_PLACEMENTS(&c), CLI_OPT_SHAPE(&c),
         {.name = "op", .kind = CLI_STR, .meta = "OP", .to = &op,
          .help = "uniform, normal, random, bernoulli, dropout or exponential"},
         {.name = "svg", .kind = CLI_STR, .meta = "FILE", .to = &svgpath,
          .help = "also draw it as SVG into FILE"},
+        {.name = "torch-version", .kind = CLI_STR, .meta = "V", .to = &tver,
+         .help = "with --op: the release whose DTensor dispatch decides (default "
+                 "$SHARDCHECK_TORCH_VERSION, else the pinned 2.13)"},
         CLI_OPT_END};
     char about[512];
     snprintf(about, sizeof about,
@@ -442,11 +465,11 @@ int cmd_explain(int argc, char **argv)
              "named).  Meshes of at most %d ranks.", XP_MAX_WORLD);
     const cli_command cmd = {.name = "explain", .opts = opts, .about = about,
                              .synopsis = "--mesh M [--ranks L] --placements P --shape S [--op OP] "
-                                         "[--svg FILE]"};
+                                         "[--svg FILE] [--torch-version V]"};
     int x = cli_parse(&cmd, argc, argv, NULL);
     if (x != CLI_GO)
         return x;
     if (svgpath && !*svgpath)
         return cli_usage_error("explain", "--svg: empty file name");
-    return explain(&c, op, svgpath);
+    return explain(&c, op, svgpath, tver);
 }

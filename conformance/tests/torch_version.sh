@@ -107,4 +107,47 @@ if [ "$notes" -eq 1 ] && grep -q "read as what it is, torch 2.13's answers" "$tm
    grep -Eq "^[0-9]+ passed, $n failed" "$tmp/old.out"; then
   tap_ok "an unversioned golden file is read as the pinned release's answers, one note"
 else tap_not_ok "unversioned golden file" "$(tail -n 3 "$tmp/old.out")"; fi
+
+# run judges its backend against the release: the local backend executes 2.15's plans
+# (S -> P(sum) zero-filled) and passes 2.15's answers; its report records the release
+expect_exit "run --backend local --torch-version 2.15 passes 2.15's answers" 0 \
+  "judged against torch 2.15 \(--torch-version\)" \
+  "$SHARDCHECK" run --backend local --family $fam --golden "$G" --torch-version 2.15
+"$SHARDCHECK" run --backend ref --family $fam --golden "$G" --torch-version 2.11 --json >"$tmp/run.json" 2>/dev/null
+expect_file "run --json records the release" "$tmp/run.json" '"torch":"2.11"'
+expect_exit "run --torch-version latest: exit 2 listing the supported releases" 2 \
+  "shardcheck run: --torch-version: torch version 'latest': not a supported release; supported: 2.11" \
+  "$SHARDCHECK" run --family $fam --golden "$G" --torch-version latest
+
+# certify: the release the candidates record judges the package; the statement says it, and
+# --check refuses the package for another release by name
+"$SHARDCHECK" certify --out "$tmp/pkg" --golden "$G" --candidate "$tmp/c215rec.json" >"$tmp/cert.out" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && grep -q '"torch": "2.15"' "$tmp/pkg/statement.json" && \
+   grep -q "judged against  torch 2.15" "$tmp/pkg/statement.txt"; then
+  tap_ok "certify: the statement records torch 2.15, recorded by the candidate"
+else tap_not_ok "certify records the release" "exit $rc" "$(tail -n 3 "$tmp/cert.out")"; fi
+expect_exit "certify --check --torch-version 2.15: intact" 0 "intact" \
+  "$SHARDCHECK" certify --check "$tmp/pkg" --torch-version 2.15
+expect_exit "certify --check --torch-version 2.13: refused by name" 2 \
+  "statement.json was judged against torch 2.15 \(its \"torch\"\), not 2.13 \(--torch-version\)" \
+  "$SHARDCHECK" certify --check "$tmp/pkg" --torch-version 2.13
+expect_exit "certify --torch-version 2.13 with a 2.15 candidate: refused by name" 2 \
+  "c215rec.json was judged against torch 2.15" \
+  "$SHARDCHECK" certify --out "$tmp/pkg2" --golden "$G" --candidate "$tmp/c215rec.json" --torch-version 2.13
+# report: the page names the release; inputs judged against different ones are refused
+expect_exit "report: the page records the release" 0 "matrix cells" \
+  "$SHARDCHECK" report --out "$tmp/r.html" --golden "$G" "$tmp/r.json"
+expect_file "report.html: judged against torch 2.15" "$tmp/r.html" "<th>judged against</th><td>torch 2.15</td>"
+expect_exit "report: inputs of two releases are refused" 2 "one report is about one release" \
+  "$SHARDCHECK" report --out "$tmp/r2.html" --golden "$G" "$tmp/r.json" "$tmp/run.json"
+expect_exit "report --torch-version 2.13 of 2.15 results: refused by name" 2 \
+  "was judged against torch 2.15 \(its \"torch\"\), not 2.13" \
+  "$SHARDCHECK" report --out "$tmp/r3.html" --golden "$G" --torch-version 2.13 "$tmp/r.json"
+# explain --op: the release's own dispatch
+expect_exit "explain --op exponential --torch-version 2.11: torch 2.11's rejection" 2 \
+  "torch 2.11 rejects it on this layout: Operator aten.exponential_.default does not have a sharding strategy" \
+  "$SHARDCHECK" explain --mesh 4 --placements 'S(0)' --shape 8 --op exponential --torch-version 2.11
+expect_exit "explain --op exponential in 2.12 draws it" 0 "4 distinct shards" \
+  "$SHARDCHECK" explain --mesh 4 --placements 'S(0)' --shape 8 --op exponential --torch-version 2.12
 tap_done

@@ -18,7 +18,9 @@
  * float reduction stays within 256.  The oracle reduces in int64 by brute
  * force over the reduced mesh dims (an independent route to the answer:
  * no collectives, no plan), slices by the destination layout, and applies
- * torch's Replicate -> Partial partition (sum divides by n, in the dtype).
+ * torch's Replicate -> Partial partition (sum divides by n, in the dtype);
+ * a Shard -> Partial(sum) target (torch >= 2.14) is given the global value,
+ * which the zero-filled ranks hold as 0 (see classify).
  * Tested by check_exec.c (exactness of every op; executor == oracle).
  */
 #include "config.h"
@@ -300,7 +302,12 @@ static int classify(const shc_xcase *c, const pinfo *pi, unsigned *red, unsigned
             *red |= 1u << d;
         } else if (t->kind == SHC_P_PARTIAL && s->kind == SHC_P_SHARD && t->op == SHC_OP_SUM &&
                    c->mesh.shape[d] > 1 && shc_torch_has(c->torch, SHC_TC_SHARD_TO_PARTIAL)) {
-            *zf |= 1u << d; /* the rank's own chunk, zeros elsewhere: sums to the tensor */
+            /* the rank's own shard, zeros elsewhere: each element is the global value on the
+             * ranks that held it and 0 on the others.  Which ranks hold it depends on the
+             * plan's order of steps (nested shards), so the oracle gives the global value
+             * and its caller accepts 0 too (redistribute_data.c oracle_note); torch's
+             * LocalTensor checks the bytes (harness). */
+            *zf |= 1u << d;
         } else if (t->kind == SHC_P_PARTIAL) {
             if (s->kind != SHC_P_REPLICATE && c->mesh.shape[d] > 1) {
                 char a[64], b[64];
@@ -329,30 +336,6 @@ static int classify(const shc_xcase *c, const pinfo *pi, unsigned *red, unsigned
     return SHC_OK;
 }
 
-/* For the zero-filled mesh dims zf (S(d) -> P(sum)): whether local element t lies in the
- * rank's own torch.chunk, along d, of the destination's local extent (what the rank held
- * there before the step); elsewhere the rank holds 0. */
-static bool own_chunk(const shc_xcase *c, unsigned zf, const int64_t *coord,
-                      const shc_shape *local, int64_t t)
-{
-    int64_t pos[SHC_MAX_TENSOR_DIMS];
-    for (int d = local->ndim - 1; d >= 0; d--) {
-        int64_t n = local->d[d] ? local->d[d] : 1;
-        pos[d] = t % n;
-        t /= n;
-    }
-    for (int m = 0; m < c->mesh.ndim; m++) {
-        if (!(zf & (1u << m)))
-            continue;
-        int d = c->src.p[m].dim;
-        int64_t len = local->d[d], n = c->mesh.shape[m], cs = (len + n - 1) / n;
-        int64_t s = cs * coord[m] < len ? cs * coord[m] : len;
-        if (pos[d] < s || pos[d] >= s + cs)
-            return false;
-    }
-    return true;
-}
-
 int shc_testdata_expected(const shc_xcase *c, int64_t rank, shc_xtensor *out, shc_err *e)
 {
     pinfo pi;
@@ -374,8 +357,6 @@ int shc_testdata_expected(const shc_xcase *c, int64_t rank, shc_xtensor *out, sh
         if (pi.nk)
             rc = reduce_exact(c, &pi, gidx[t], coord, red, &v, e);
         char *p = (char *)out->data + t * es;
-        if (zf && !own_chunk(c, zf, coord, &local, t))
-            v = 0;
         shc_store_int(p, c->dtype, v);
         for (int d = 0; !rc && d < c->mesh.ndim; d++)
             if ((part & (1u << d)) && c->dst.p[d].op == SHC_OP_SUM && c->mesh.shape[d] > 1)

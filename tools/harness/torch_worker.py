@@ -40,7 +40,9 @@ import sys
 import time
 import traceback
 
-PIN = os.environ.get("SHARDCHECK_TORCH_VERSION", "2.13.0")
+# The release the run judges against (shardcheck run --torch-version; the C runner sets both)
+RELEASE = os.environ.get("SHARDCHECK_TORCH_VERSION", "2.13")
+PATCH = os.environ.get("SHARDCHECK_TORCH_PATCH", "2.13.0")
 DEBUG = os.environ.get("SHARDCHECK_TORCH_DEBUG") == "1"  # one stderr line per case
 
 
@@ -376,10 +378,16 @@ def start(out):
                "exit": 77}, out)
         sys.exit(77)
     ver = torch.__version__.split("+")[0]
-    if ver != PIN:
-        _emit({"fatal": "torch %s found (%s), shardcheck pins %s; set SHARDCHECK_TORCH_VERSION=%s "
-               "to run against it anyway" % (ver, sys.executable, PIN, ver), "exit": 2}, out)
+    minor = ".".join(ver.split(".")[:2])
+    if minor != ".".join(RELEASE.split(".")[:2]):
+        _emit({"fatal": "torch %s found (%s), but the run judges against torch %s: run the "
+               "worker with that release's python (SHARDCHECK_PYTHON; tools/torch_matrix.sh "
+               "makes one per release) or judge against %s (--torch-version %s)"
+               % (ver, sys.executable, RELEASE, minor, minor), "exit": 2}, out)
         sys.exit(2)
+    if ver != PATCH:  # another patch of the release: said once, the run goes on
+        print("torch_worker: note: torch %s runs; the reference models torch %s's %s"
+              % (ver, RELEASE, PATCH), file=sys.stderr)
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import logging
     logging.getLogger("torch.distributed.tensor._redistribute").setLevel(logging.ERROR)
