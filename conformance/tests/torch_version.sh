@@ -150,4 +150,10 @@ expect_exit "explain --op exponential --torch-version 2.11: torch 2.11's rejecti
   "$SHARDCHECK" explain --mesh 4 --placements 'S(0)' --shape 8 --op exponential --torch-version 2.11
 expect_exit "explain --op exponential in 2.12 draws it" 0 "4 distinct shards" \
   "$SHARDCHECK" explain --mesh 4 --placements 'S(0)' --shape 8 --op exponential --torch-version 2.12
+# ops: the random-op table as each release has it
+expect_exit "ops --torch-version 2.11: exponential_ rejected (no strategy in 2.11)" 0 \
+  "exponential_ +rejected .*\[ExponentialNoStrategy\]" "$SHARDCHECK" ops --torch-version 2.11
+expect_exit "ops --torch-version 2.12: multinomial rejected, log_normal_ needs shardable layouts" 0 \
+  "log_normal_ .*\[DecomposedRandomOp: shardable layouts only\]" "$SHARDCHECK" ops --torch-version 2.12
+expect_exit "ops --torch-version 2.16: refused" 2 "not a supported release" "$SHARDCHECK" ops --torch-version 2.16
 tap_done
