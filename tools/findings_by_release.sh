@@ -2,7 +2,8 @@
 # tools/findings_by_release.sh — run every reproducer in docs/findings with each torch
 # release's python (torchrun, CPU, gloo) and print one table row per finding: per release
 # "reproduced" (exit 1, the script's REPRODUCED or a rank's WRONG line), "fixed" (exit 0: torch
-# behaved), "setup" (exit 2 or anything else) or "timeout".
+# behaved), "raises: Error" (torch refuses the input before the finding's step), "setup" (exit 2
+# or anything else) or "timeout".
 #   FINDINGS_ONLY=NAME   only docs/findings/NAME
 #   tools/findings_by_release.sh VENV_2.11 VENV_2.12 ...   (venv directories, in release order)
 #   FINDINGS_TIMEOUT=S   per run (default 240 s; a hang reproduces as its script's own
@@ -33,6 +34,8 @@ for f in "$here"/docs/findings/*.py; do
       124) verdict="timeout" ;;
       *) if printf '%s' "$out" | grep -Eq "REPRODUCED|^rank [0-9]+: WRONG"; then verdict="**reproduced**"
          elif printf '%s' "$out" | grep -q "not reproduced"; then verdict="fixed"
+         elif err=$(printf '%s' "$out" | grep -Eo '\]: [A-Za-z]+Error: .{0,60}' | head -n1) && [ -n "$err" ]; then
+           verdict="raises: ${err#]: }"   # torch refuses the input before the finding's step
          else verdict="setup (exit $rc)"; fi ;;
     esac
     printf ' | %s' "$verdict"
