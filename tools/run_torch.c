@@ -363,7 +363,7 @@ static run_status ask(run_opts *o, const shc_family *f, const json_t *group, con
     const char *k;
     json_t *v;
     json_object_foreach((json_t *)test, k, v)
-        if (strcmp(k, "expected") && strcmp(k, "result"))
+        if (strcmp(k, "expected") && strcmp(k, "result") && strcmp(k, "byVersion"))
             json_object_set(json_object_get(req, "test"), k, v);
     char *text = json_dumps(req, JSON_COMPACT);
     json_decref(req);
