@@ -40,6 +40,8 @@ typedef enum {
     SHC_COMM_STRIDED,        /* _S -> S, S -> _S, _S -> _S, P -> _S: a collective to
                                 replicate, then a local (strided) chunk */
     SHC_COMM_UNSUPPORTED,    /* torch plans it but execution raises (S -> P, P(a) -> P(b)) */
+    SHC_COMM_ZERO_FILL,      /* S(d) -> P(sum), torch >= 2.14: the shard embedded in zeros
+                                (Shard._to_partial_tensor; no communication) */
     SHC_COMM_KIND_COUNT
 } shc_comm_kind;
 
@@ -69,6 +71,8 @@ typedef struct shc_plan {
                                      the answer may depend on Python set iteration order */
     bool steps_external;          /* steps is a caller's buffer (plan.h shc_plan_use_buffer):
                                      never freed or realloc'd; copied to the heap to grow */
+    uint32_t torch_changes;       /* bit c: the release's row of shc_torch_change c decided
+                                     something (set also when planning fails) */
 } shc_plan;
 
 /* Planner options: see shc_plan_opts_init for defaults. */
@@ -87,6 +91,7 @@ typedef struct shc_plan_opts {
                                  set (first-appearance indexes) standing in for Python's
                                  string-hash set iteration order */
     int op_perm[SHC_OP_COUNT];
+    shc_torch_release torch;  /* the release whose planner to reproduce (0: the pinned one) */
 } shc_plan_opts;
 
 /* Number of collectives a step kind counts as. */
@@ -219,6 +224,7 @@ typedef struct shc_xcase {
     shc_shape shape;
     shc_dtype dtype;
     shc_planner planner;
+    shc_torch_release torch; /* whose planner and redistribute_local_tensor (0: pinned) */
 } shc_xcase;
 
 /* A rank's local tensor: shape plus contiguous row-major bytes (malloc'd). */

@@ -82,12 +82,22 @@ typedef struct shc_rng_op {
                                  -1: none yet */
     const char *cite;         /* torch 2.13 file:line that decides the dispatch */
     const char *kernel_note;  /* CUDA kernel, and the math-library function values go through */
+    /* A release row (shc_rng_op_in): the shc_torch_change bits it models; 0 for the pinned
+     * table's rows. */
+    uint32_t torch_changes;
+    /* torch 2.11/2.12's strategy from the op's decomposition: a layout that is not
+     * is_tensor_shardable (a sharded tensor dim smaller than its number of shards) is
+     * redistributed, which an in-place op refuses (shc_rng_op_check_layout). */
+    bool shardable_only;
 } shc_rng_op;
 
 /* The whole table (n rows). */
 const shc_rng_op *shc_rng_ops(size_t *n);
 /* Row by name; NULL if none. */
 const shc_rng_op *shc_rng_op_find(const char *name);
+/* The row of op as torch release r has it: a release row of rng_ops.c that replaces it in
+ * r (its torch_changes names why), else op itself. */
+const shc_rng_op *shc_rng_op_in(const shc_rng_op *op, shc_torch_release r);
 /* Row modelling a torch-cuda-rng kernel op (uniform -> uniform_, dropout -> native_dropout). */
 const shc_rng_op *shc_rng_op_for_kernel(shc_torch_op k);
 /* Parse a name into a row, SHC_EINVAL naming the valid names otherwise. */
@@ -98,6 +108,10 @@ const char *shc_rng_dispatch_name(shc_rng_dispatch d);
  * SHC_EINVAL with torch's exact message (first paragraph of the RuntimeError /
  * NotImplementedError). */
 int shc_rng_op_check(const shc_rng_op *op, const shc_placements *pl, shc_err *e);
+/* shc_rng_op_check, and for a shardable_only row the layout's shardability: SHC_EINVAL
+ * with torch's in-place message when the op would need the input redistributed. */
+int shc_rng_op_check_layout(const shc_rng_op *op, const shc_mesh *m, const shc_placements *pl,
+                            const shc_shape *shape, shc_err *e);
 /* Audit one op on a layout (lib/offsets/rng_audit.c): tracked ops get shc_rng_audit_layout's
  * findings; untracked ops UntrackedOpSharedDraws (end_incr 0: each rank's offset advances
  * by its own kernel's increment); rejected inputs SHC_EINVAL with torch's message; an input
@@ -110,15 +124,13 @@ int shc_rng_audit_op(const shc_rng_op *op, const shc_mesh *m, const shc_placemen
  * torch rejects it (SHC_EINVAL, torch's message), for a local op (SHC_EINVAL: no DTensor) or
  * where torch redistributes first (SHC_EUNSUPPORTED).  The one decision `audit rng --op`,
  * `offsets --op` and `policies --op` share. */
-int shc_rng_op_policy(const shc_rng_op *op, const shc_placements *pl, const shc_shape *shape,
-                      const shc_rng_policy **out, shc_err *e);
+int shc_rng_op_policy(const shc_rng_op *op, const shc_mesh *m, const shc_placements *pl,
+                      const shc_shape *shape, const shc_rng_policy **out, shc_err *e);
 /* shc_rng_policy_verdict of torch 2.13 running op (rng_policy_check.c): on each layout of
  * the table the policy shc_rng_op_policy gives, compared with itself for torch-equal; the
  * layouts where torch rejects or redistributes the op count as rejected (mask -1). */
 int shc_rng_op_verdict(const shc_rng_op *op, const shc_gpu_profile *gpu, uint64_t seed,
                        shc_rng_verdict *out, shc_err *e);
-/* Placements as Python prints the tuple: "(Partial(sum), Shard(dim=1))", "(Replicate(),)". */
-void shc_placements_repr(const shc_placements *pl, char *buf, size_t n);
 
 #ifdef __cplusplus
 }

@@ -49,13 +49,19 @@ const char *cert_row_verdict(const cert_row *r);
 const char *cert_overall(const cert_row *rows, int n);
 /* The statement object (rows' references are not stolen). */
 json_t *cert_statement(const cert_row *rows, int n, const char *manifest_sha,
-                       const char *name, const char *written);
+                       const char *name, const char *written, shc_torch_release torch);
+/* "pytorch 2.15.0, cuda 13.0 curand, random123 1.14": the references of a package judged
+ * against torch release r. */
+void cert_reference(shc_torch_release r, char *buf, size_t n);
 /* Render the human-readable statement from its JSON. */
 void cert_statement_text(FILE *f, const json_t *st);
 /* Write dir/MANIFEST over every other file under dir. */
 int cert_manifest_write(const char *dir, char sha_out[65], shc_err *e);
 /* `certify --check DIR`: the exit code (0 intact, 1 altered or inconsistent naming the
- * file, 2 not a directory); golden, when not NULL, must hold the same golden MANIFEST. */
-int cert_check(const char *dir, const char *golden);
+ * file, 2 not a directory); golden, when not NULL, must hold the same golden MANIFEST;
+ * torch_opt (--torch-version, or SHARDCHECK_TORCH_VERSION), when given, must be the release
+ * the package was judged against (exit 2 naming both; a package from before releases were
+ * recorded was judged against the pinned one). */
+int cert_check(const char *dir, const char *golden, const char *torch_opt);
 
 #endif

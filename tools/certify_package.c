@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include "cli.h"
 #include "certify.h"
+#include "torch_version.h"
 #include "golden.h"
 
 /* ---- counting ---- */
@@ -136,16 +137,24 @@ static json_t *row_json(const cert_row *r)
     return o;
 }
 
+void cert_reference(shc_torch_release r, char *buf, size_t n)
+{
+    snprintf(buf, n, "pytorch %s, cuda 13.0 curand, random123 1.14",
+             shc_torch_release_get(r)->patch);
+}
+
 json_t *cert_statement(const cert_row *rows, int n, const char *manifest_sha, const char *name,
-                       const char *written)
+                       const char *written, shc_torch_release torch)
 {
     json_t *a = json_array();
+    char ref[160];
+    cert_reference(torch, ref, sizeof ref);
     for (int i = 0; i < n; i++)
         json_array_append_new(a, row_json(&rows[i]));
-    return json_pack("{s:s, s:i, s:s?, s:s, s:s, s:{s:s, s:s, s:s}, s:s, s:o, s:s}",
+    return json_pack("{s:s, s:i, s:s?, s:s, s:s, s:s, s:{s:s, s:s, s:s}, s:s, s:o, s:s}",
                      "statement", "shardcheck conformance statement", "formatVersion", 1,
-                     "implementation", name, "shardcheck", shc_version(), "reference",
-                     "pytorch 2.13.0, cuda 13.0 curand, random123 1.14", "corpus", "format",
+                     "implementation", name, "shardcheck", shc_version(), "reference", ref,
+                     "torch", shc_torch_release_name(torch), "corpus", "format",
                      "golden v1", "manifest", "golden-MANIFEST", "manifestSha256", manifest_sha,
                      "written", written, "rows", a, "verdict", cert_overall(rows, n));
 }
@@ -220,10 +229,14 @@ void cert_statement_text(FILE *f, const json_t *st)
     const json_t *corpus = json_object_get(st, "corpus"), *rows = json_object_get(st, "rows");
     const char *name = sget(st, "implementation");
     fprintf(f, "shardcheck conformance statement\n\nimplementation  %s\nshardcheck      %s "
-            "(reference: %s)\ncorpus          %s, MANIFEST sha256 %s (%s)\nwritten         %s\n\n",
-            *name ? name : "(not named: certify --name)", sget(st, "shardcheck"),
-            sget(st, "reference"), sget(corpus, "format"), sget(corpus, "manifestSha256"),
-            sget(corpus, "manifest"), sget(st, "written"));
+            "(reference: %s)\n", *name ? name : "(not named: certify --name)",
+            sget(st, "shardcheck"), sget(st, "reference"));
+    if (*sget(st, "torch"))
+        fprintf(f, "judged against  torch %s (each case's answer for that release)\n",
+                sget(st, "torch"));
+    fprintf(f, "corpus          %s, MANIFEST sha256 %s (%s)\nwritten         %s\n\n",
+            sget(corpus, "format"), sget(corpus, "manifestSha256"), sget(corpus, "manifest"),
+            sget(st, "written"));
     text_rows(f, rows);
     text_notsupported(f, rows);
     const char *v = sget(st, "verdict");
@@ -442,8 +455,16 @@ static int check_statement(const char *dir, const char *golden, json_t *st)
         return problem(dir, "statement.json", "altered: no \"rows\"%s%s", "", "");
     cert_row *r = calloc(n, sizeof *r);
     int bad = 0;
-    json_array_foreach(rows, i, j)
+    json_array_foreach(rows, i, j) {
         bad += check_row(dir, j, i, &r[i]);
+        /* every row was judged against the statement's release (run/verify --json record it) */
+        char rec[64], path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, sget(j, "results"));
+        if (*sget(st, "torch") && *sget(j, "results") && tv_recorded(path, rec, sizeof rec) &&
+            strcmp(rec, sget(st, "torch")))
+            bad += problem(dir, sget(j, "results"), "inconsistent: judged against torch %s, the "
+                           "statement says %s", rec, sget(st, "torch"));
+    }
     if (strcmp(sget(st, "verdict"), cert_overall(r, (int)n)))
         bad += problem(dir, "statement.json", "inconsistent: the verdict says %s, the rows give "
                        "%s", sget(st, "verdict"), cert_overall(r, (int)n));
@@ -511,12 +532,25 @@ static int check_text(const char *dir, const json_t *st)
                               "statement.json%s%s", "", "");
 }
 
-int cert_check(const char *dir, const char *golden)
+int cert_check(const char *dir, const char *golden, const char *torch_opt)
 {
     struct stat st;
     if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
         fprintf(stderr, "shardcheck certify --check: %s: not a directory\n", dir);
         return EXIT_USAGE;
+    }
+    const char *env = getenv("SHARDCHECK_TORCH_VERSION");
+    if ((torch_opt && *torch_opt) || (env && *env)) {
+        char path[4096], rec[64] = "", why[256];
+        snprintf(path, sizeof path, "%s/statement.json", dir);
+        shc_err e = {0};
+        shc_torch_release r;
+        bool has = tv_recorded(path, rec, sizeof rec);
+        if (tv_resolve(torch_opt, has ? rec : shc_torch_release_name(SHC_TORCH_PINNED), path,
+                       &r, why, sizeof why, &e)) {
+            fprintf(stderr, "shardcheck certify --check: %s\n", e.msg);
+            return EXIT_USAGE;
+        }
     }
     int nfiles = 0, bad = check_hashes(dir, &nfiles);
     char path[4096], sha[65] = "";

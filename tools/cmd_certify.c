@@ -32,6 +32,7 @@
 #include "golden.h"
 #include "report.h"
 #include "certify.h"
+#include "torch_version.h"
 #include "certify_spawn.h"
 #include "run.h"
 #include "outfile.h"
@@ -43,6 +44,9 @@
 typedef struct cert_opts {
     const char *out, *golden, *backend, *families, *np, *name, *check;
     const char *golden_opt; /* --golden as given (--check compares against it only then) */
+    const char *torch_opt;  /* --torch-version as given */
+    shc_torch_release torch; /* the release judged against (torch_version.c's rule) */
+    char torch_why[256];
     const char *cand[CERT_MAX_CAND];
     int ncand, np_v[CERT_MAX_NP], nnp, run_backend; /* run_backend: backend rows wanted */
     long long max_cases, timeout;
@@ -170,19 +174,21 @@ static int parse_options(cert_opts *o, int argc, char **argv)
          .hi = 86400, .help = "per-case time limit in seconds"},
         {.name = "check", .kind = CLI_STR, .meta = "DIR", .to = &o->check,
          .help = "re-verify the package in DIR instead of writing one"},
+        {.name = "torch-version", .kind = CLI_STR, .meta = "V", .to = &o->torch_opt,
+         .help = TV_HELP "; --check: the release the package must have been judged against"},
         CLI_OPT_END};
     const cli_command cmd = {
         .name = "certify", .opts = opts, .about = CERTIFY_ABOUT, .given = &given,
         .synopsis = "--out DIR [--golden DIR] [--backend ref|local|mpi|torch[:gloo|:nccl]|"
                     "cuda|plugin:F.so]\n                          [--families a,b] [--np 1,2,4] "
                     "[--candidate [FAMILY=]FILE]...\n                          [--name TEXT] "
-                    "[--max-cases N] [--timeout SEC]"};
+                    "[--max-cases N] [--timeout SEC] [--torch-version V]"};
     int x = cli_parse(&cmd, argc, argv, NULL);
     if (x != CLI_GO)
         return x;
     /* options of the other mode are refused by name (issue 25 item 4) */
     if (o->check)
-        return cli_used(&cmd, "check golden", "with --check (it re-verifies a package)");
+        return cli_used(&cmd, "check golden torch-version", "with --check (it re-verifies a package)");
     if (o->ncand && !o->run_backend && (cli_given(&cmd, "max-cases") || cli_given(&cmd, "timeout")))
         return cli_usage_error("certify", "--%s applies to backend runs (--backend, --families)",
                                cli_given(&cmd, "max-cases") ? "max-cases" : "timeout");
@@ -365,7 +371,8 @@ static int run_row(const cert_opts *o, const shc_family *f, int np, cert_row *r,
     char *v[80], npbuf[16], mc[32], to[32], *args = NULL;
     int n = per_process(o->backend) ? cert_mpirun_prefix(v, 48, np, npbuf, sizeof npbuf, &args) : 0;
     const char *tail[] = {o->exe, "run", "--backend", o->backend, "--family", f->name, "--golden",
-                          o->golden, "--json", "--junit", jun, "--journal", jr};
+                          o->golden, "--json", "--junit", jun, "--journal", jr,
+                          "--torch-version", shc_torch_release_name(o->torch)};
     for (size_t i = 0; i < sizeof tail / sizeof *tail; i++)
         v[n++] = (char *)tail[i];
     snprintf(mc, sizeof mc, "%lld", o->max_cases);
@@ -403,7 +410,8 @@ static int verify_row(const cert_opts *o, const shc_family *f, const char *file,
     snprintf(jun, sizeof jun, "%s/%s", o->out, r->junit);
     snprintf(log, sizeof log, "%s/%s", o->out, r->log);
     char *v[] = {(char *)o->exe, "verify", "--family", (char *)f->name, "--candidate", cin,
-                 "--golden", (char *)o->golden, "--json", "--junit", jun, NULL};
+                 "--golden", (char *)o->golden, "--json", "--junit", jun, "--torch-version",
+                 (char *)shc_torch_release_name(o->torch), NULL};
     char label[96];
     snprintf(label, sizeof label, "certify verify %s", f->name);
     progress_label(bar, label);
@@ -425,8 +433,11 @@ static json_t *environment(const cert_opts *o)
     for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
         if (getenv(vars[i]))
             json_object_set_new(env, vars[i], json_string(getenv(vars[i])));
-    json_t *j = json_pack("{s:s, s:s, s:s, s:o, s:s, s:s, s:I, s:o}", "shardcheck", shc_version(),
-                          "reference", "pytorch 2.13.0, cuda 13.0 curand, random123 1.14",
+    char ref[160];
+    cert_reference(o->torch, ref, sizeof ref);
+    json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:o, s:s, s:s, s:I, s:o}", "shardcheck",
+                          shc_version(), "reference", ref, "torch",
+                          shc_torch_release_name(o->torch),
                           "written", o->written, "command", cmd, "golden", o->golden,
                           "backend", o->run_backend ? o->backend : "(candidates only)", "cpus",
                           (json_int_t)sysconf(_SC_NPROCESSORS_ONLN), "environment", env);
@@ -467,7 +478,8 @@ static int assemble(const cert_opts *o, cert_row *rows, int n, char sha[65])
     size_t cells;
     long long fails;
     if (!rc)
-        rc = report_html_write(p, o->golden, in, k, o->argc, o->argv, &cells, &fails, &e);
+        rc = report_html_write(p, o->golden, in, k, o->argc, o->argv,
+                               shc_torch_release_name(o->torch), &cells, &fails, &e);
     for (int i = 0; i < k; i++)
         free(in[i]);
     free(in);
@@ -478,7 +490,7 @@ static int assemble(const cert_opts *o, cert_row *rows, int n, char sha[65])
     snprintf(p, sizeof p, "%s/golden-MANIFEST", o->out);
     if (!rc)
         rc = shc_sha256_file(p, golden_sha, &e);
-    json_t *st = rc ? NULL : cert_statement(rows, n, golden_sha, o->name, o->written);
+    json_t *st = rc ? NULL : cert_statement(rows, n, golden_sha, o->name, o->written, o->torch);
     if (st)
         rc = write_json(o->out, "statement.json", st, &e);
     snprintf(p, sizeof p, "%s/statement.txt", o->out);
@@ -529,6 +541,35 @@ static int check_golden(const cert_opts *o, const shc_family **cf, int ncf)
     return rc ? cli_report("certify", rc, &e) : 0;
 }
 
+/* The release the package is judged against: --torch-version, SHARDCHECK_TORCH_VERSION, what
+ * the candidates record (they must agree), else the pinned one; a candidate recording
+ * another is refused by name (exit 2). */
+static int pick_release(cert_opts *o, const char *const *cfile)
+{
+    char rec[64] = "", first[64] = "", why[256];
+    const char *from = NULL;
+    for (int i = 0; i < o->ncand; i++) {
+        if (!tv_recorded(cfile[i], rec, sizeof rec))
+            continue;
+        if (from && strcmp(rec, first))
+            return cli_usage_error("certify", "--candidate: %s was judged against torch %s, %s "
+                                   "against %s: one package is judged against one release",
+                                   cfile[i], rec, from, first);
+        if (!from)
+            from = cfile[i], snprintf(first, sizeof first, "%s", rec);
+    }
+    shc_err e = {0};
+    if (tv_resolve(o->torch_opt, from ? first : NULL, from, &o->torch, why, sizeof why, &e))
+        return cli_report("certify", SHC_EINVAL, &e);
+    for (int i = 0; i < o->ncand; i++) /* each recording one must agree with the choice */
+        if (tv_recorded(cfile[i], rec, sizeof rec) &&
+            tv_resolve(shc_torch_release_name(o->torch), rec, cfile[i], &o->torch, why,
+                       sizeof why, &e))
+            return cli_report("certify", SHC_EINVAL, &e);
+    snprintf(o->torch_why, sizeof o->torch_why, "%s", why);
+    return 0;
+}
+
 static int certify(cert_opts *o)
 {
     const shc_family *cf[CERT_MAX_CAND];
@@ -536,7 +577,7 @@ static int certify(cert_opts *o)
     int rc = 0;
     for (int i = 0; i < o->ncand && !rc; i++)
         rc = candidate_family(o->cand[i], &cf[i], &cfile[i]);
-    if (rc || (rc = check_golden(o, cf, o->ncand)))
+    if (rc || (rc = pick_release(o, cfile)) || (rc = check_golden(o, cf, o->ncand)))
         return rc;
     ssize_t k = readlink("/proc/self/exe", o->exe, sizeof o->exe - 1);
     if (k <= 0)
@@ -587,6 +628,6 @@ int cmd_certify(int argc, char **argv)
     if ((rc = validate(&o)))
         return rc;
     if (o.check)
-        return cert_check(o.check, o.golden_opt);
+        return cert_check(o.check, o.golden_opt, o.torch_opt);
     return certify(&o);
 }

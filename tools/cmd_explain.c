@@ -19,6 +19,7 @@
 #include <string.h>
 #include "cli.h"
 #include "svg.h"
+#include "torch_version.h"
 
 #define XP_MAX_WORLD 256 /* a picture per rank: larger meshes are unreadable */
 #define XP_ROWS 32
@@ -376,24 +377,31 @@ static int write_svg(const xp *x, const char *path)
     return svg_close(&s);
 }
 
-/* The windows drawn are OffsetBasedRNGTracker's: the op must be one torch 2.13 runs inside
- * it on this layout (the op table's decision, as audit rng makes it); an untracked op draws
- * from each rank's own generator (random_ has no sharding strategy at all). */
-static int tracked_op(const shc_rng_op *row, const shc_placements *pl, const shc_shape *s,
-                      shc_err *e)
+/* The windows drawn are OffsetBasedRNGTracker's: the op must be one the judged release runs
+ * inside it on this layout (its row of the random-op table as that release has it, the
+ * decision audit rng makes); an untracked op draws from each rank's own generator (random_
+ * has no sharding strategy at all), and one the release rejects on this layout is refused
+ * with torch's reason. */
+static int tracked_op(const xp *x, const shc_rng_op *row, const char *tver, shc_err *e)
 {
-    const shc_rng_policy *pol;
-    int rc = shc_rng_op_policy(row, pl, s, &pol, e);
+    shc_torch_release rel;
+    char why[128];
+    int rc = tv_resolve(tver, NULL, NULL, &rel, why, sizeof why, e);
     if (rc)
-        return shc_err_prefix(e, "--op %s", row->name);
+        return rc;
+    const shc_rng_policy *pol;
+    row = shc_rng_op_in(row, rel);
+    if ((rc = shc_rng_op_policy(row, &x->m, &x->pl, &x->s, &pol, e)))
+        return shc_err_prefix(e, "--op %s: torch %s", row->name, shc_torch_release_name(rel));
     if (row->dispatch != SHC_RNGD_TRACKED)
-        return shc_fail(e, SHC_EINVAL, "--op %s: untracked in torch 2.13 (each rank's own "
+        return shc_fail(e, SHC_EINVAL, "--op %s: untracked in torch %s (each rank's own "
                         "generator, every shard from the same offset): no tracker windows to "
-                        "draw; `shardcheck audit rng --op %s` reports it", row->name, row->name);
+                        "draw; `shardcheck audit rng --op %s` reports it", row->name,
+                        shc_torch_release_name(rel), row->name);
     return SHC_OK;
 }
 
-static int explain(const cli_common *c, const char *op, const char *svgpath)
+static int explain(const cli_common *c, const char *op, const char *svgpath, const char *tver)
 {
     shc_err e = {0};
     xp x = {0};
@@ -428,7 +436,7 @@ static int explain(const cli_common *c, const char *op, const char *svgpath)
         rc = shc_fail(&e, SHC_EINVAL, "--mesh: %lld ranks; explain draws at most %d",
                       (long long)x.m.size, XP_MAX_WORLD);
     else if (row)
-        rc = tracked_op(row, &x.pl, &x.s, &e);
+        rc = tracked_op(&x, row, tver, &e);
     if (!rc)
         rc = xp_build(&x, &e);
     if (rc) {
@@ -451,13 +459,16 @@ int cmd_explain(int argc, char **argv)
 {
     cli_common c;
     cli_common_init(&c);
-    const char *op = NULL, *svgpath = NULL;
+    const char *op = NULL, *svgpath = NULL, *tver = NULL;
     const cli_option opts[] = {
         CLI_OPT_MESH(&c), CLI_OPT_RANKS(&c), CLI_OPT_PLACEMENTS(&c), CLI_OPT_SHAPE(&c),
         {.name = "op", .kind = CLI_STR, .meta = "OP", .to = &op,
          .help = "a tracked random op: uniform, normal, bernoulli, dropout or one of `ops`"},
         {.name = "svg", .kind = CLI_STR, .meta = "FILE", .to = &svgpath,
          .help = "also draw it as SVG into FILE"},
+        {.name = "torch-version", .kind = CLI_STR, .meta = "V", .to = &tver,
+         .help = "with --op: the release whose DTensor dispatch decides (default "
+                 "$SHARDCHECK_TORCH_VERSION, else the pinned 2.13)"},
         CLI_OPT_END};
     char about[512];
     snprintf(about, sizeof about,
@@ -467,11 +478,11 @@ int cmd_explain(int argc, char **argv)
              "named).  Meshes of at most %d ranks.", XP_MAX_WORLD);
     const cli_command cmd = {.name = "explain", .opts = opts, .about = about,
                              .synopsis = "--mesh M [--ranks L] --placements P --shape S [--op OP] "
-                                         "[--svg FILE]"};
+                                         "[--svg FILE] [--torch-version V]"};
     int x = cli_parse(&cmd, argc, argv, NULL);
     if (x != CLI_GO)
         return x;
     if (svgpath && !*svgpath)
         return cli_usage_error("explain", "--svg: empty file name");
-    return explain(&c, op, svgpath);
+    return explain(&c, op, svgpath, tver);
 }

@@ -34,6 +34,7 @@ static int gen_one(const shc_family *f, const char *out, int quiet, progress *ba
     shc_gw *w = shc_gw_new(f->name, f->source_name, f->source_version);
     if (!w)
         return cli_report("gen", SHC_ENOMEM, NULL);
+    shc_gw_releases(w, f->releases);
     char label[96];
     snprintf(label, sizeof label, "gen %s: 0 tests", f->name);
     progress_label(bar, label);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "torch_version.h"
 #include "golden.h"
 
 typedef struct offsets_args {
@@ -234,7 +235,7 @@ static int print_streams(const offsets_args *a, layout_in *L, const shc_rng_poli
 static int resolve_policy(const offsets_args *a, const layout_in *L, const shc_rng_policy **pol,
                           shc_gpu_profile *gpu, shc_err *e)
 {
-    int rc = a->rop ? shc_rng_op_policy(a->rop, &L->pl, &L->shape, pol, e)
+    int rc = a->rop ? shc_rng_op_policy(a->rop, &L->m, &L->pl, &L->shape, pol, e)
                     : shc_rng_policy_lookup(a->policy, pol, e);
     if (rc)
         return shc_err_prefix(e, a->rop ? "--op %s" : "--policy", a->rop ? a->rop->name : "");
@@ -506,13 +507,16 @@ static json_t *dtypes_json(unsigned mask)
 
 int cmd_rng_ops(int argc, char **argv)
 {
-    const char *cmd = "ops";
+    const char *cmd = "ops", *tver = NULL;
     int json = 0;
     const cli_option opts[] = {{.name = "json", .kind = CLI_FLAG, .to = &json,
                                 .help = "one JSON object instead of the table"},
+                               {.name = "torch-version", .kind = CLI_STR, .meta = "V",
+                                .to = &tver, .help = "the table as torch release V has it "
+                                "(default $SHARDCHECK_TORCH_VERSION, else the pinned 2.13)"},
                                CLI_OPT_END};
     const cli_command c = {
-        .name = cmd, .opts = opts, .synopsis = "[--json]",
+        .name = cmd, .opts = opts, .synopsis = "[--json] [--torch-version V]",
         .about = "torch 2.13's random ops and what DTensor does with each: tracked (inside\n"
                  "OffsetBasedRNGTracker._distribute_region), untracked (each rank's own\n"
                  "generator), rejected (torch's message), local (no DTensor argument)."};
@@ -521,10 +525,15 @@ int cmd_rng_ops(int argc, char **argv)
         return x;
     size_t n;
     const shc_rng_op *ops = shc_rng_ops(&n);
+    shc_torch_release rel;
+    char why[128];
+    shc_err te = {0};
+    if (tv_resolve(tver, NULL, NULL, &rel, why, sizeof why, &te))
+        return cli_report(cmd, SHC_EINVAL, &te);
     if (json) {
         json_t *rows = json_array();
         for (size_t i = 0; i < n; i++) {
-            const shc_rng_op *o = &ops[i];
+            const shc_rng_op *o = shc_rng_op_in(&ops[i], rel);
             shc_err e;
             json_t *r = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:s}", "name", o->name, "api",
                                   o->api, "apiKind", API_KIND[o->api_kind], "aten", o->aten,
@@ -534,18 +543,36 @@ int cmd_rng_ops(int argc, char **argv)
             if (o->dispatch == SHC_RNGD_REJECTED && shc_rng_op_check(o, NULL, &e))
                 json_object_set_new(r, "error", json_string(e.msg));
             json_object_set_new(r, "emulated", json_boolean(o->kernel >= 0));
+            for (int k = 0; k < SHC_TC_COUNT; k++)
+                if (o->torch_changes & (1u << k))
+                    json_object_set_new(r, "change", json_string(
+                        shc_torch_change_get((shc_torch_change)k)->flag));
+            if (o->shardable_only)
+                json_object_set_new(r, "shardableOnly", json_true());
             json_array_append_new(rows, r);
         }
         shc_err e;
-        json_t *doc = json_pack("{s:s,s:o}", "source", "pytorch 2.13.0", "ops", rows);
+        char src[64];
+        snprintf(src, sizeof src, "pytorch %s", shc_torch_release_get(rel)->patch);
+        json_t *doc = json_pack("{s:s,s:s,s:o}", "source", src, "torch",
+                                shc_torch_release_name(rel), "ops", rows);
         int rc = cli_print_json_e(doc, &e);
         json_decref(doc);
         return cli_report(cmd, rc, &e);
     }
-    printf("torch 2.13 random ops under DTensor (lib/offsets/rng_ops.c; torch/distributed/tensor/...)\n");
+    printf("torch %s random ops under DTensor (lib/offsets/rng_ops.c; torch/distributed/tensor/...)\n",
+           shc_torch_release_name(rel));
     printf("%-22s %-10s %-20s %-9s %s\n", "op", "dispatch", "Partial input", "emulated", "api");
-    for (size_t i = 0; i < n; i++)
-        printf("%-22s %-10s %-20s %-9s %s\n", ops[i].name, shc_rng_dispatch_name(ops[i].dispatch),
-               PARTIAL_RULE[ops[i].partial], ops[i].kernel >= 0 ? "yes" : "no", ops[i].api);
+    for (size_t i = 0; i < n; i++) {
+        const shc_rng_op *o = shc_rng_op_in(&ops[i], rel);
+        const char *flag = "";
+        for (int k = 0; k < SHC_TC_COUNT; k++)
+            if (o->torch_changes & (1u << k))
+                flag = shc_torch_change_get((shc_torch_change)k)->flag;
+        printf("%-22s %-10s %-20s %-9s %s%s%s%s\n", o->name, shc_rng_dispatch_name(o->dispatch),
+               PARTIAL_RULE[o->partial], o->kernel >= 0 ? "yes" : "no", o->api,
+               *flag ? "  [" : "", flag, *flag ? (o->shardable_only ? ": shardable layouts only]"
+                                                                    : "]") : "");
+    }
     return EXIT_OK;
 }

@@ -22,6 +22,7 @@
 #include "cli.h"
 #include "golden.h"
 #include "report.h"
+#include "torch_version.h"
 
 #define RP_MAX_FAIL_ROWS 2000
 
@@ -226,7 +227,7 @@ static void matrix(FILE *f, const rp *r)
     fputs("</table>\n", f);
 }
 
-static void provenance(FILE *f, const char *golden, int argc, char **argv)
+static void provenance(FILE *f, const char *golden, int argc, char **argv, shc_torch_release tr)
 {
     char path[4096], hex[65] = "(no MANIFEST)";
     snprintf(path, sizeof path, "%s/MANIFEST", golden);
@@ -241,9 +242,10 @@ static void provenance(FILE *f, const char *golden, int argc, char **argv)
     esc(f, hex);
     fputs(" (", f);
     esc(f, path);
-    fprintf(f, ")</td></tr><tr><th>shardcheck</th><td>%s (reference: pytorch 2.13.0, cuda 13.0 "
-               "curand, random123 1.14)</td></tr><tr><th>written</th><td>%s</td></tr>"
-               "<tr><th>command</th><td>shardcheck", shc_version(), when);
+    fprintf(f, ")</td></tr><tr><th>shardcheck</th><td>%s (reference: pytorch %s, cuda 13.0 "
+               "curand, random123 1.14)</td></tr><tr><th>judged against</th><td>torch %s</td>"
+               "</tr><tr><th>written</th><td>%s</td></tr><tr><th>command</th><td>shardcheck",
+            shc_version(), shc_torch_release_get(tr)->patch, shc_torch_release_name(tr), when);
     for (int i = 0; i < argc; i++) {
         fputc(' ', f);
         esc(f, argv[i]);
@@ -252,7 +254,8 @@ static void provenance(FILE *f, const char *golden, int argc, char **argv)
 }
 
 /* Whole or not at all (outfile.h): a full disk leaves no empty or truncated page. */
-static int write_page(const rp *r, const char *out, const char *golden, int argc, char **argv)
+static int write_page(const rp *r, const char *out, const char *golden, int argc, char **argv,
+                      shc_torch_release tr)
 {
     out_file of;
     FILE *f = out_open(&of, out);
@@ -276,21 +279,47 @@ static int write_page(const rp *r, const char *out, const char *golden, int argc
           "<th>why</th></tr>\n", f);
     rows(f, r->others);
     fputs("</table>\n", f);
-    provenance(f, golden, argc, argv);
+    provenance(f, golden, argc, argv, tr);
     fputs("</body></html>\n", f);
     return out_commit(&of);
 }
 
+/* The release the inputs were judged against: every one that records it agrees, and with
+ * torch_opt (--torch-version) when given; an input recording none was judged against the
+ * pinned one. */
+static int inputs_release(char *const *inputs, int ninputs, const char *torch_opt,
+                          shc_torch_release *tr, shc_err *e)
+{
+    char rec[64], first[64] = "", why[256];
+    const char *from = NULL;
+    for (int i = 0; i < ninputs; i++) {
+        if (!tv_recorded(inputs[i], rec, sizeof rec))
+            snprintf(rec, sizeof rec, "%s", shc_torch_release_name(SHC_TORCH_PINNED));
+        if (from && strcmp(rec, first))
+            return shc_fail(e, SHC_EINVAL, "%s was judged against torch %s, %s against %s: one "
+                            "report is about one release", inputs[i], rec, from, first);
+        if (!from)
+            from = inputs[i], snprintf(first, sizeof first, "%s", rec);
+    }
+    return tv_resolve(torch_opt, from ? first : NULL, from, tr, why, sizeof why, e);
+}
+
 int report_html_write(const char *out, const char *golden, char *const *inputs, int ninputs,
-                      int argc, char **argv, size_t *cells, long long *fails, shc_err *e)
+                      int argc, char **argv, const char *torch_opt, size_t *cells,
+                      long long *fails, shc_err *e)
 {
     rp r = {0};
+    shc_torch_release tr;
+    *cells = 0;
+    *fails = 0;
+    int rc = inputs_release(inputs, ninputs, torch_opt, &tr, e);
+    if (rc)
+        return rc;
     r.fails = json_array();
     r.others = json_array();
-    int rc = SHC_OK;
     for (int i = 0; i < ninputs && !rc; i++)
         rc = add_input(&r, inputs[i], e);
-    if (!rc && write_page(&r, out, golden, argc, argv) != 0)
+    if (!rc && write_page(&r, out, golden, argc, argv, tr) != 0)
         rc = shc_fail(e, SHC_EIO, "--out %s: cannot write: %s", out, strerror(errno));
     *cells = r.ncells;
     *fails = r.nfails;
@@ -328,7 +357,7 @@ static int report_preflight(const char *out, const char *golden, char *const *in
 
 int cmd_report(int argc, char **argv)
 {
-    const char *out = NULL, *golden = "golden";
+    const char *out = NULL, *golden = "golden", *tver = NULL;
     int unchecked = 0;
     const cli_option opts[] = {
         {.name = "out", .kind = CLI_STR, .meta = "FILE.html", .to = &out,
@@ -337,10 +366,13 @@ int cmd_report(int argc, char **argv)
          .help = "golden directory, for expected values (default golden)"},
         {.name = "no-manifest-check", .kind = CLI_FLAG, .to = &unchecked,
          .help = "do not check the golden files against MANIFEST first (warns every time)"},
+        {.name = "torch-version", .kind = CLI_STR, .meta = "V", .to = &tver,
+         .help = "the release the inputs must have been judged against (default: theirs)"},
         CLI_OPT_END};
     const cli_command cmd = {
         .name = "report", .opts = opts, .positional = "INPUT.json...",
-        .synopsis = "--out FILE.html [--golden DIR] [--no-manifest-check] INPUT.json...",
+        .synopsis = "--out FILE.html [--golden DIR] [--no-manifest-check] [--torch-version V] "
+                    "INPUT.json...",
         .about = "  INPUT: the output of `shardcheck run --json` or `verify --json`.\n"
                  "  Writes one self-contained HTML page: family x backend x rank-count matrix,\n"
                  "  failures with expected vs got, other outcomes, provenance (the sha256 of\n"
@@ -360,7 +392,7 @@ int cmd_report(int argc, char **argv)
         return cli_report("report", rc, &e);
     size_t cells = 0;
     long long fails = 0;
-    rc = report_html_write(out, golden, argv + first, argc - first, argc, argv, &cells,
+    rc = report_html_write(out, golden, argv + first, argc - first, argc, argv, tver, &cells,
                                &fails, &e);
     if (rc)
         return cli_report("report", rc, &e);

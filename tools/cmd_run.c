@@ -34,6 +34,7 @@
 #include "report.h"
 #include "run.h"
 #include "outfile.h"
+#include "torch_version.h"
 
 static const char RUN_ABOUT[] =
     "  ref     the reference, one process;  local  simulated ranks with real collectives\n"
@@ -193,7 +194,7 @@ static int run_family(run_opts *o, const shc_family *f, int64_t *seq)
     snprintf(fdir, sizeof fdir, "%s/%s", o->golden, f->name);
     bool absent = stat(fdir, &st) && errno == ENOENT;
     int rc = absent ? shc_fail(&e, SHC_EIO, "golden family %s: no directory %s", f->name, fdir)
-                    : shc_golden_load_family(&g, o->golden, f->name, &e);
+                    : shc_golden_load_family_at(&g, o->golden, f->name, o->torch, &e);
     if (absent) {
         emit_whole(o, f->name, RUN_NOTSUPPORTED, "family", e.msg);
         return EXIT_OK;
@@ -204,6 +205,12 @@ static int run_family(run_opts *o, const shc_family *f, int64_t *seq)
             fprintf(stderr, "shardcheck run: %s\n", e.msg);
         }
         return EXIT_USAGE;
+    }
+    if (g.unversioned && printer(o)) {
+        progress_hide();
+        fprintf(stderr, "shardcheck run: note: %s has no version data (source.releases): read as "
+                "what it is, torch %s's answers\n", g.unversioned,
+                shc_torch_release_name(SHC_TORCH_PIN_RELEASE));
     }
     int64_t n = g.ntests, *pick = NULL;
     if (o->backend == BACKEND_TORCH && o->max_cases > 0)
@@ -301,13 +308,16 @@ static int parse_options(run_opts *o, int argc, char **argv)
          .help = "one line per case as it finishes (mpirun_runner.sh reads it)"},
         {.name = "no-manifest-check", .kind = CLI_FLAG, .to = &o->no_manifest_check,
          .help = "do not check the golden files against MANIFEST first (warns every time)"},
+        {.name = "torch-version", .kind = CLI_STR, .meta = "V", .to = &o->torch_opt,
+         .help = TV_HELP},
         CLI_OPT_END};
     const cli_command cmd = {
         .name = "run", .opts = opts, .ctx = o, .about = RUN_ABOUT, .given = &given,
         .synopsis = "[--backend ref|local|mpi|cuda|torch|plugin:FILE.so] [--family F]\n"
                     "                      [--golden DIR] [--tap | --junit FILE | --json] "
                     "[--timeout SEC]\n                      [--max-cases N] [--max-ranks N] "
-                    "[--journal FILE] [--no-manifest-check]"};
+                    "[--journal FILE] [--no-manifest-check]\n                      "
+                    "[--torch-version V]"};
     int x = cli_parse(&cmd, argc, argv, NULL);
     if (x != CLI_GO)
         return x;
@@ -330,6 +340,9 @@ static int parse_options(run_opts *o, int argc, char **argv)
         return cli_usage_error("run", "--family: '%s': no such family", CLI_ECHO(o->family));
     if (run_parse_fault(getenv("SHARDCHECK_FAULT"), &o->fault))
         return EXIT_USAGE;
+    shc_err e = {0};
+    if (tv_resolve(o->torch_opt, NULL, NULL, &o->torch, o->torch_why, sizeof o->torch_why, &e))
+        return cli_report("run", SHC_EINVAL, &e);
     return CLI_GO;
 }
 
@@ -468,7 +481,8 @@ static int open_outputs(run_opts *o, report *rep)
     report_opts ro = {.fmt = o->json ? REP_JSON : o->tap ? REP_TAP : REP_TEXT, .cmd = "run",
                       .suite = "shardcheck", .junit_path = o->junit, .verbose = o->verbose,
                       .head = json_pack("{s:s,s:I}", "backend", run_backend_name(o->backend),
-                                        "ranks", (json_int_t)o->nprocs)};
+                                        "ranks", (json_int_t)o->nprocs),
+                      .torch = shc_torch_release_name(o->torch), .torch_why = o->torch_why};
     if (report_open(rep, &ro))
         return cli_usage_error("run", "--junit %s: cannot write", o->junit);
     o->rep = rep;

@@ -138,7 +138,7 @@ ENCODING = {
 
 UNDESCRIBED = []   # fields with no meaning anywhere: an error, all named at once
 
-SKIP_TEST_KEYS = ("tcId", "comment", "flags", "result", "expected")
+SKIP_TEST_KEYS = ("tcId", "comment", "flags", "result", "expected", "byVersion")
 
 
 class DocError(Exception):
@@ -379,6 +379,7 @@ def render(family, schema, docs):
                 describe(family, schema, k, v)))
         L.append("")
     L += ["An invalid case's `expected` is `{\"error\": \"...\"}`.", ""]
+    L += releases_section(src, docs)
     if family in EXTRA:
         L += [EXTRA[family]]
     L += ["## Flags", "", "| flag | tests | what it means, what a port must get right |",
@@ -415,6 +416,39 @@ def render(family, schema, docs):
               "The implementation must reject it (raise, or report `{\"tcId\": N, \"error\": "
               "\"...\"}`):", "", "```json", compact(params), compact(t), "```", ""]
     return "\n".join(L).rstrip("\n") + "\n"
+
+
+def releases_section(src, docs):
+    """How to pick a torch release's answer (docs/torch-releases.md), with this family's counts
+    and, when it has one, a byVersion case worked through."""
+    rel = src.get("releases")
+    if not rel:
+        return []
+    per, example = {}, None
+    for fname, d in docs:
+        for g in d["testGroups"]:
+            for t in g["tests"]:
+                for e in t.get("byVersion", []):
+                    for r in e["torch"]:
+                        per[r] = per.get(r, 0) + 1
+                if t.get("byVersion") and (example is None or len(compact(t)) < len(example[1])):
+                    example = (fname, compact(t), t["tcId"])
+    L = ["## Answers by torch release", "",
+         "The files answer for torch %s (`source.releases`); the top-level `result` and `expected` "
+         "are torch %s's, the pinned release (`source.version`). **The answer for release V is the "
+         "entry of the test's `byVersion` whose `torch` lists V, else the top-level `result` and "
+         "`expected`.** Releases are listed one by one; the test's flags name each change, and the "
+         "flag's note says which release made it, with torch file:line (all of them: "
+         "docs/torch-releases.md)." % (", ".join(rel), src.get("version", "?")), ""]
+    if per:
+        L += ["Tests whose answer differs from the pinned one: %s." % ", ".join(
+            "%d in %s" % (per[r], r) for r in rel if r in per), ""]
+        fname, text, tc = example
+        L += ["A test with answers by release (`%s`, tcId %d):" % (fname, tc), "", "```json",
+              text, "```", ""]
+    else:
+        L += ["Every test answers alike in every release: no test carries `byVersion`.", ""]
+    return L
 
 
 INPUT_MEANING = {

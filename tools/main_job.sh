@@ -6,6 +6,13 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
+matrix=0
+for a in "$@"; do
+  case $a in
+    --matrix) matrix=1 ;;   # also the torch release matrix (SHARDCHECK_MATRIX=1 alike)
+    *) echo "main_job.sh: unknown option $a (--matrix)" >&2; exit 2 ;;
+  esac
+done
 bash tools/setup.sh --venv || exit 2
 bash tools/build.sh _build || exit 2
 S="$here/_build/tools/shardcheck"
@@ -69,6 +76,14 @@ if [ -x "$here/.venv/bin/python" ] && "$here/.venv/bin/python" -c "import torch"
   done
 else
   section "backend torch"; echo "skipped: no torch in $here/.venv (tools/harness/setup_venv.sh)"
+fi
+# The full release matrix on request (--matrix or SHARDCHECK_MATRIX=1): every torch release
+# 2.11 .. 2.15 (a venv each), the harness and the torch backend, and the findings reproducers.
+if [ "${SHARDCHECK_MATRIX:-0}" = 1 ] || [ "$matrix" = 1 ]; then
+  section "torch release matrix (tools/torch_matrix.sh)"
+  MATRIX_FINDINGS=1 bash tools/torch_matrix.sh _build >_build/torch-matrix.out 2>&1; rc=$?
+  tail -n 40 _build/torch-matrix.out
+  [ $rc -eq 0 ] || worst=1
 fi
 section "report"
 printf 'backends ref, local, mpi (np %s), cuda, torch (np %s); full logs in _build/run-*.out\n' \

@@ -212,6 +212,11 @@ static void write_junit(report *r)
         fprintf(f, "\" tests=\"%zu\" failures=\"%lld\" errors=\"%lld\" skipped=\"%lld\">\n", j - i,
                 cnt[ST_FAIL], cnt[ST_CRASH] + cnt[ST_TIMEOUT] + cnt[ST_INTERNAL],
                 cnt[ST_NOTSUPPORTED]);
+        if (r->o.torch) { /* the release judged against, as a standard JUnit property */
+            fputs("    <properties><property name=\"torch\" value=\"", f);
+            xml_escape(f, r->o.torch);
+            fputs("\"/></properties>\n", f);
+        }
         for (; i < j; i++)
             junit_case(f, suite, json_array_get(r->cases, i));
         fputs("  </testsuite>\n", f);
@@ -229,6 +234,8 @@ static int write_json(report *r)
 {
     json_t *o = r->o.head ? r->o.head : json_object();
     r->o.head = NULL;
+    if (r->o.torch && !json_object_get(o, "torch"))
+        json_object_set_new(o, "torch", json_string(r->o.torch));
     json_object_set_new(o, "passed", json_integer(r->n[ST_PASS]));
     json_object_set_new(o, "failed", json_integer(n_failed(r)));
     json_object_set_new(o, "skipped", json_integer(r->n[ST_NOTSUPPORTED]));
@@ -292,9 +299,15 @@ int report_close(report *r)
         }
         fprintf(stderr, "%s\n", line);
     } else if (r->o.fmt == REP_TAP) {
+        if (r->o.torch)
+            printf("# judged against torch %s (%s)\n", r->o.torch,
+                   r->o.torch_why ? r->o.torch_why : "");
         printf("1..%lld\n# %s\n", r->seq, line);
     } else {
         print_suite_totals(r);
+        if (r->o.torch)
+            printf("judged against torch %s (%s)\n", r->o.torch,
+                   r->o.torch_why ? r->o.torch_why : "");
         printf("%s\n", line);
     }
     lost |= close_junit(r) != 0;

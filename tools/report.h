@@ -39,6 +39,9 @@ typedef struct report_opts {
     const char *junit_path; /* NULL unless --junit FILE */
     int verbose;            /* text: every case, not only those that did not pass */
     json_t *head;           /* JSON: members before the counts (reference stolen; may be NULL) */
+    const char *torch;      /* the torch release judged against ("2.15"; NULL: none): JSON
+                               "torch", a text and TAP line, a JUnit property */
+    const char *torch_why;  /* how it was chosen (text and TAP) */
 } report_opts;
 
 /* Per-family counts, in the order families first appear. */
@@ -80,8 +83,11 @@ const char *report_status_name(report_status st);
 
 /* `shardcheck report`'s page (cmd_report.c): one self-contained HTML file at out from the
  * JSON of `run --json` / `verify --json` at inputs[0..ninputs), with golden's MANIFEST hash
- * and the command argv in its provenance.  SHC_OK, SHC_EFORMAT naming a bad input, or
+ * and the command argv in its provenance, and the torch release the inputs were judged
+ * against (they must agree, and agree with torch_opt, --torch-version, when given: else
+ * SHC_EINVAL naming them).  SHC_OK, SHC_EFORMAT naming a bad input, or
  * SHC_EIO when out cannot be written; *cells and *fails give the matrix size and failures. */
 int report_html_write(const char *out, const char *golden, char *const *inputs, int ninputs,
-                      int argc, char **argv, size_t *cells, long long *fails, shc_err *e);
+                      int argc, char **argv, const char *torch_opt, size_t *cells,
+                      long long *fails, shc_err *e);
 #endif

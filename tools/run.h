@@ -62,6 +62,9 @@ typedef struct run_opts {
     const char *journal_path;
     FILE *journal;           /* --journal: one line per case as it finishes (rank 0) */
     progress *bar;           /* rank 0: the terminal's progress bar over a family's cases */
+    const char *torch_opt;   /* --torch-version as given (NULL: not) */
+    shc_torch_release torch; /* the release judged against (torch_version.c's rule) */
+    char torch_why[128];     /* how it was chosen */
 } run_opts;
 
 /* One finished case. */

@@ -12,11 +12,12 @@
  * time is Timeout; the rank that sees it first tells the others over MPI (their workers are then
  * stuck in a collective with the dead or stuck peer), every rank stops its worker, and all ranks
  * start fresh workers on a new port before the next case.  A worker that cannot import torch ends
- * the run with exit 77 (skipped), a torch other than the pin (SHARDCHECK_TORCH_VERSION) exit 2; a
- * rendezvous that fails (a port in use) is retried on another port.  The interpreter is
- * configuration (issue 27 N14: it was exit 99): SHARDCHECK_PYTHON naming no executable, or an
- * interpreter that ends before the worker speaks, is exit 2 naming it; no python3 on PATH and
- * no SHARDCHECK_PYTHON is exit 77 (nothing could run).
+ * the run with exit 77 (skipped), a torch of another release than the one judged against
+ * (--torch-version, SHARDCHECK_TORCH_VERSION) exit 2 naming both; a rendezvous that fails (a
+ * port in use) is retried on another port.  The interpreter is configuration (issue 27 N14: it
+ * was exit 99): SHARDCHECK_PYTHON naming no executable, or an interpreter that ends before the
+ * worker speaks, is exit 2 naming it; no python3 on PATH and no SHARDCHECK_PYTHON is exit 77
+ * (nothing could run).
  * Tested by conformance/tests/run_torch.sh.
  */
 #include "config.h"
@@ -180,6 +181,9 @@ static int spawn(const run_opts *o, const char *addr, int port)
         setenv_ll("MASTER_PORT", port);
         setenv_ll("SHARDCHECK_TORCH_TIMEOUT", (long long)o->timeout_s + 30);
         setenv("SHARDCHECK_TORCH_BACKEND", o->torch_backend ? o->torch_backend : "gloo", 1);
+        /* the release the run judges against: the worker checks its torch is that one */
+        setenv("SHARDCHECK_TORCH_VERSION", shc_torch_release_name(o->torch), 1);
+        setenv("SHARDCHECK_TORCH_PATCH", shc_torch_release_get(o->torch)->patch, 1);
         setenv("OMP_NUM_THREADS", getenv("OMP_NUM_THREADS") ?: "1", 1);
         if (!strcmp(addr, "127.0.0.1") && !getenv("GLOO_SOCKET_IFNAME"))
             setenv("GLOO_SOCKET_IFNAME", "lo", 1);
@@ -401,7 +405,7 @@ static run_status ask(run_opts *o, const shc_family *f, const json_t *group, con
     const char *k;
     json_t *v;
     json_object_foreach((json_t *)test, k, v)
-        if (strcmp(k, "expected") && strcmp(k, "result"))
+        if (strcmp(k, "expected") && strcmp(k, "result") && strcmp(k, "byVersion"))
             json_object_set(json_object_get(req, "test"), k, v);
     char *text = json_dumps(req, JSON_COMPACT);
     json_decref(req);

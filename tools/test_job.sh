@@ -6,7 +6,11 @@
 #      verify, the mpirun runner at 1, 2, 3, 4, 8 ranks, fault injection)
 #   3. the same under ASan+UBSan
 #   4. the harness: every golden family cross-checked against real torch 2.13 and jax
-#   5. `make distcheck` (SHARDCHECK_DISTCHECK=0 skips it), configured --without-mpi: the tarball
+#   5. torch 2.15 (the newest release) on a deterministic sample, and issue 21's check that verify
+#      passes a candidate torch 2.15's harness wrote under --torch-version 2.15 and fails it
+#      under 2.13 on exactly the changed tests (tools/release_check.sh; a second venv,
+#      $SHARDCHECK_VENV_2_15_0 or .venv-torch-2.15.0; SHARDCHECK_RELEASE_CHECK=0 skips it)
+#   6. `make distcheck` (SHARDCHECK_DISTCHECK=0 skips it), configured --without-mpi: the tarball
 #      builds and passes `make check` in the configuration steps 2-3 do not build (MPI's own
 #      tests ran in step 2; conformance/tests/build_without_mpi.sh guards it in every make check)
 # Ends with one line "N passed, N failed" summing every stage.
@@ -81,6 +85,23 @@ if .venv/bin/python -m pytest -q tools/harness/tests >_build/pytest.out 2>&1; th
 tail -n 5 _build/pytest.out
 pp=$(grep -Eo "[0-9]+ passed" _build/pytest.out | tail -n1 | awk '{print $1}'); pass=$((pass+${pp:-0}))
 [ $rc -eq 0 ] || { stages_failed+=("harness pytest"); fail=$((fail+1)); }
+
+if [ "${SHARDCHECK_RELEASE_CHECK:-1}" != 0 ]; then
+  stage "torch 2.15: harness sample and the release candidate check"
+  t215=$(date +%s)
+  v215=${SHARDCHECK_VENV_2_15_0:-$here/.venv-torch-2.15.0}
+  if bash tools/harness/setup_venv.sh --release 2.15.0 "$v215" >_build/venv-2.15.out 2>&1; then
+    bash tools/release_check.sh "$v215" _build >_build/release-2.15.out 2>&1; rc=$?
+    grep -E "^(MISMATCH|ok|not ok|harness|torch)" _build/release-2.15.out | head -n 40
+    line=$(tail -n1 _build/release-2.15.out)
+    rp=$(echo "$line" | awk '{print $1}'); rf=$(echo "$line" | awk '{print $3}')
+    pass=$((pass+${rp:-0})); fail=$((fail+${rf:-0}))
+    [ $rc -eq 0 ] || stages_failed+=("torch 2.15")
+  else
+    tail -n 20 _build/venv-2.15.out; stages_failed+=("torch 2.15 venv"); fail=$((fail+1))
+  fi
+  echo "torch 2.15 stage: $(( $(date +%s) - t215 )) s (install included)"
+fi
 
 if [ "${SHARDCHECK_DISTCHECK:-1}" != 0 ]; then
   stage "make distcheck"

@@ -28,6 +28,7 @@ typedef struct gw_file {
 
 struct shc_gw {
     char *family, *source_name, *source_version;
+    uint32_t releases; /* torch releases the files answer for (source.releases); 0: none */
     json_t *notes;
     gw_file *files;
     int nfiles, cap;
@@ -67,6 +68,103 @@ void shc_gw_free(shc_gw *w)
 void shc_gw_note(shc_gw *w, const char *flag, const char *description)
 {
     json_object_set_new(w->notes, flag, json_string(description));
+}
+
+void shc_gw_releases(shc_gw *w, uint32_t set) { w->releases = set; }
+
+/* ---- answers by torch release ---- */
+
+/* The note of a change's flag: what, which release, and torch's lines per release. */
+static void note_change(shc_gw *w, shc_torch_change c)
+{
+    const shc_torch_change_info *ci = shc_torch_change_get(c);
+    if (json_object_get(w->notes, ci->flag))
+        return;
+    char rel[64], buf[2048];
+    shc_torch_set_format(ci->releases, rel, sizeof rel);
+    snprintf(buf, sizeof buf, "Expected answer differs by torch release (byVersion; in %s): %s. "
+             "torch source: %s.", rel, ci->what, ci->where);
+    shc_gw_note(w, ci->flag, buf);
+}
+
+static bool same_answer(json_t *a, json_t *b)
+{
+    return json_equal(json_object_get(a, "result"), json_object_get(b, "result")) &&
+           json_equal(json_object_get(a, "expected"), json_object_get(b, "expected"));
+}
+
+int shc_gw_test_by_release(shc_gw *w, json_t *t, shc_gw_answer_fn fn, void *ctx, shc_err *e)
+{
+    json_t *ans[SHC_TORCH_RELEASE_END] = {0};
+    uint32_t changes[SHC_TORCH_RELEASE_END] = {0};
+    int rc = SHC_OK;
+    /* the pinned release first: a case it does not model is no test at all */
+    for (int k = 0; k <= SHC_TORCH_RELEASE_END - SHC_TORCH_FIRST && !rc; k++) {
+        int r = k ? SHC_TORCH_FIRST + k - 1 : SHC_TORCH_PIN_RELEASE;
+        if (k && (r == SHC_TORCH_PIN_RELEASE || !(w->releases & SHC_TORCH_SET(r))))
+            continue;
+        ans[r] = json_deep_copy(t);
+        rc = ans[r] ? fn(ctx, (shc_torch_release)r, ans[r], &changes[r], e)
+                    : shc_fail(e, SHC_ENOMEM, "golden writer: out of memory");
+        if (rc == SHC_GW_SAME && r != SHC_TORCH_PIN_RELEASE) {
+            json_decref(ans[r]);
+            ans[r] = NULL; /* answers as the pinned release */
+            rc = SHC_OK;
+            continue;
+        }
+        if (rc == SHC_EUNSUPPORTED && r == SHC_TORCH_PIN_RELEASE) {
+            rc = SHC_OK; /* the pinned release does not model it: no test */
+            goto out;
+        }
+        if (rc == SHC_EUNSUPPORTED) {
+            char why[SHC_ERR_MAX];
+            snprintf(why, sizeof why, "%s", e->msg);
+            rc = shc_fail(e, SHC_EINTERNAL, "%s: torch %s: the case is not modelled in this "
+                          "release (%s)", w->family, shc_torch_release_name((shc_torch_release)r),
+                          why);
+        }
+    }
+    json_t *top = ans[SHC_TORCH_PIN_RELEASE], *by = json_array();
+    for (int r = SHC_TORCH_FIRST; r < SHC_TORCH_RELEASE_END && !rc; r++) {
+        if (!ans[r] || r == SHC_TORCH_PIN_RELEASE || same_answer(ans[r], top))
+            continue;
+        uint32_t mine = changes[r] & ~changes[SHC_TORCH_PIN_RELEASE];
+        if (!mine)
+            rc = shc_fail(e, SHC_EINTERNAL, "%s: %s: torch %s answers otherwise than %s but no "
+                          "modelled change (shc_torch_change) says why", w->family,
+                          json_string_value(json_object_get(t, "comment")),
+                          shc_torch_release_name((shc_torch_release)r),
+                          shc_torch_release_name(SHC_TORCH_PIN_RELEASE));
+        for (int c = 0; c < SHC_TC_COUNT && !rc; c++)
+            if (mine & (1u << c)) {
+                note_change(w, (shc_torch_change)c);
+                shc_test_flag(top, shc_torch_change_get((shc_torch_change)c)->flag);
+            }
+        size_t i;
+        json_t *entry, *hit = NULL;
+        json_array_foreach(by, i, entry)
+            if (!hit && same_answer(entry, ans[r]))
+                hit = entry;
+        if (!hit) {
+            hit = json_pack("{s:[],s:O,s:O}", "torch", "result", json_object_get(ans[r], "result"),
+                            "expected", json_object_get(ans[r], "expected"));
+            json_array_append_new(by, hit);
+        }
+        json_array_append_new(json_object_get(hit, "torch"),
+                              json_string(shc_torch_release_name((shc_torch_release)r)));
+    }
+    if (!rc && json_array_size(by))
+        json_object_set(top, "byVersion", by);
+    json_decref(by);
+    if (!rc) {
+        ans[SHC_TORCH_PIN_RELEASE] = NULL;
+        rc = shc_gw_test(w, top, e);
+    }
+out:
+    for (int r = 0; r < SHC_TORCH_RELEASE_END; r++)
+        json_decref(ans[r]);
+    json_decref(t);
+    return rc;
 }
 
 int shc_gw_file(shc_gw *w, const char *stem, shc_err *e)
@@ -229,6 +327,13 @@ static int write_file(const shc_gw *w, const gw_file *f, FILE *fp)
                              w->family, "source", "name", w->source_name, "version",
                              w->source_version, "numberOfTests", (json_int_t)file_ntests(f),
                              "notes", w->notes);
+    if (w->releases) { /* the releases the file answers for: source.releases */
+        json_t *rel = json_array();
+        for (int r = SHC_TORCH_FIRST; r < SHC_TORCH_RELEASE_END; r++)
+            if (w->releases & SHC_TORCH_SET(r))
+                json_array_append_new(rel, json_string(shc_torch_release_name((shc_torch_release)r)));
+        json_object_set_new(json_object_get(head, "source"), "releases", rel);
+    }
     char *h = json_dumps(head, JSON_COMPACT);
     json_decref(head);
     if (!h)
@@ -299,6 +404,19 @@ int shc_gw_write(shc_gw *w, const char *outdir, shc_err *e)
         }
     }
     return SHC_OK;
+}
+
+int shc_test_torch(const json_t *test, shc_torch_release *out, shc_err *e)
+{
+    const json_t *v = json_object_get(test, "torch");
+    *out = SHC_TORCH_PINNED;
+    if (!v)
+        return SHC_OK;
+    if (!json_is_string(v))
+        return shc_fail(e, SHC_EFORMAT, "test: \"torch\" must be a release name");
+    shc_err pe;
+    int rc = shc_torch_release_parse(json_string_value(v), out, &pe);
+    return rc ? shc_fail(e, SHC_EFORMAT, "test: %s", pe.msg) : SHC_OK;
 }
 
 bool shc_test_has_flag(const json_t *test, const char *flag)

@@ -39,6 +39,24 @@ typedef struct shc_gw shc_gw;
 shc_gw *shc_gw_new(const char *family, const char *source_name, const char *source_version);
 /* Declare a flag used by tests of this family (appears in "notes"). */
 void shc_gw_note(shc_gw *w, const char *flag, const char *description);
+/* The torch releases the family's files answer for (source.releases; SHC_TORCH_SET bits).
+ * The writer registers it from the family record's `releases`. */
+void shc_gw_releases(shc_gw *w, uint32_t set);
+/* One release's answer to a test whose inputs are in t: set "result" and "expected" (and
+ * flags); *changes |= the shc_torch_change bits whose release rows decided it (e.g.
+ * shc_plan.torch_changes).  SHC_EUNSUPPORTED: not modelled (no test, when the pinned
+ * release says so). */
+typedef int (*shc_gw_answer_fn)(void *ctx, shc_torch_release r, json_t *t, uint32_t *changes,
+                                shc_err *e);
+/* An answer function's "release r answers as the pinned one": no change that tells them apart
+ * can apply to these inputs (the family's own conservative test), nothing computed. */
+#define SHC_GW_SAME 1000
+/* Append a test answered by every release the writer covers (steals t, the inputs): the
+ * pinned release's answer at the top level, each release whose (result, expected) differs
+ * in a "byVersion" entry {"torch": [releases], "result", "expected"} (releases with equal
+ * answers share one), and the flags (with notes) of the changes that made them differ; a
+ * release that differs without naming a change is an internal error. */
+int shc_gw_test_by_release(shc_gw *w, json_t *t, shc_gw_answer_fn fn, void *ctx, shc_err *e);
 /* Start a new output file golden/<family>/<stem>.json; later groups go there. */
 int shc_gw_file(shc_gw *w, const char *stem, shc_err *e);
 /* Start a new test group with shared parameters (steals the reference). */
@@ -60,6 +78,10 @@ void shc_gw_free(shc_gw *w);
 json_t *shc_test_new(const char *comment, const char *result);
 /* Add a flag to a test (once; the flag must be declared with shc_gw_note). */
 void shc_test_flag(json_t *test, const char *flag);
+/* The torch release a test is asked about: its "torch" member ("2.15"), which the loader
+ * sets when verify or run judge against another release than the pinned one and the
+ * writer sets while it computes each release's answer; SHC_TORCH_PINNED when absent. */
+int shc_test_torch(const json_t *test, shc_torch_release *out, shc_err *e);
 /* Whether a golden test carries a flag. */
 bool shc_test_has_flag(const json_t *test, const char *flag);
 /* Decimal-string JSON value for a 64-bit integer. */
@@ -89,6 +111,10 @@ typedef struct shc_family {
     const char *name;            /* "shard-layout" */
     const char *source_name;     /* "pytorch" */
     const char *source_version;  /* "2.13.0" */
+    /* The torch releases the family's answers are given for (source.releases in its files;
+     * SHC_TORCH_SET bits, SHC_TORCH_ALL_RELEASES); 0: not a torch family.  A family whose
+     * answers depend on the release writes its tests with shc_gw_test_by_release. */
+    uint32_t releases;
     const char *summary;         /* one line for `shardcheck gen --list` */
     /* Walk the case tables and write every test (uses compute_rank for expected). */
     int (*generate)(shc_gw *w, shc_err *e);
@@ -177,6 +203,9 @@ typedef struct shc_golden {
     int64_t *tcids;      /* tcids[i]: test i's tcId */
     shc_gtext *text;     /* index loader: test i's bytes in bufs; NULL from the tree loaders */
     struct shc_map *maps; /* index loader: each file's bytes (json_map.c) */
+    shc_torch_release torch; /* the release whose answers the tests hold (_at loaders) */
+    char *unversioned;   /* a torch family's file without source.releases (read as what it
+                          * is, the pinned release's answers; the caller notes it), or NULL */
 } shc_golden;
 
 /* Load one golden file (structural validation: schema name, family,
@@ -184,6 +213,13 @@ typedef struct shc_golden {
 int shc_golden_load_file(shc_golden *g, const char *path, shc_err *e);
 /* Load every golden/<family>/<stem>.json under dir, sorted by name. */
 int shc_golden_load_family(shc_golden *g, const char *dir, const char *family, shc_err *e);
+/* The same, with every test holding release r's answer: a test's "byVersion" entry that
+ * lists r replaces its "result" and "expected", and the test gets "torch": r's name (the
+ * families compute that release's answer from it); r = SHC_TORCH_PINNED is
+ * shc_golden_load_family.  A file that lists its releases and not r is refused; a torch
+ * family's file without version data is read as what it is (g->unversioned). */
+int shc_golden_load_family_at(shc_golden *g, const char *dir, const char *family,
+                              shc_torch_release r, shc_err *e);
 /* The .json names in fdir, sorted (strdup'ed into names[], *count of them; at most
  * SHC_MAX_GOLDEN_FILES); both family loaders list a directory this way. */
 int shc_golden_list_family(const char *fdir, const char *family, char **names, int *count,
@@ -202,6 +238,10 @@ json_t *shc_json_load_path(const char *path, shc_err *e);
  * check) sends the whole family through shc_golden_load_family, which then gives the
  * error message or the trees. */
 int shc_golden_index_family(shc_golden *g, const char *dir, const char *family, shc_err *e);
+/* shc_golden_index_family for release r: the pinned release's answers are the top-level
+ * bytes the index serves; another release's go through the tree loader (_at). */
+int shc_golden_index_family_at(shc_golden *g, const char *dir, const char *family,
+                               shc_torch_release r, shc_err *e);
 /* Test i as a jansson object (parsed on first use from the index loader's bytes; a
  * test that scanned but does not parse is an internal error: exit 99). */
 json_t *shc_golden_test(const shc_golden *g, int64_t i);

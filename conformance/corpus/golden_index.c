@@ -133,6 +133,14 @@ static bool index_file(shc_golden *g, iload *L, const char *path, const char *fa
            file_ok(L, &doc, family, first);
 }
 
+int shc_golden_index_family_at(shc_golden *g, const char *dir, const char *family,
+                               shc_torch_release r, shc_err *e)
+{
+    if (shc_torch_norm(r) != SHC_TORCH_PIN_RELEASE)
+        return shc_golden_load_family_at(g, dir, family, r, e);
+    return shc_golden_index_family(g, dir, family, e);
+}
+
 int shc_golden_index_family(shc_golden *g, const char *dir, const char *family, shc_err *e)
 {
     memset(g, 0, sizeof *g);

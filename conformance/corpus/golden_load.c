@@ -40,6 +40,7 @@ void shc_golden_free(shc_golden *g)
     free(g->groups);
     free(g->tcids);
     free(g->text);
+    free(g->unversioned);
     memset(g, 0, sizeof *g);
 }
 
@@ -84,6 +85,83 @@ static int check_test(const char *path, json_t *notes, json_t *t, shc_err *e)
     return SHC_OK;
 }
 
+/* ---- answers by torch release ---- */
+
+/* A file's source.releases as a set (0: none listed); EFORMAT for a malformed list. */
+static int file_releases(const char *path, const json_t *root, uint32_t *set, shc_err *e)
+{
+    const json_t *rel = json_object_get(json_object_get(root, "source"), "releases");
+    *set = 0;
+    if (!rel)
+        return SHC_OK;
+    size_t i;
+    json_t *v;
+    if (!json_is_array(rel) || !json_array_size(rel))
+        return shc_fail(e, SHC_EFORMAT, "%s: source.releases must be a non-empty list of torch "
+                        "releases", path);
+    json_array_foreach(rel, i, v) {
+        shc_torch_release r;
+        shc_err pe;
+        if (!json_is_string(v) || shc_torch_release_parse(json_string_value(v), &r, &pe) ||
+            strcmp(json_string_value(v), shc_torch_release_name(r)))
+            return shc_fail(e, SHC_EFORMAT, "%s: source.releases[%zu]: %s", path, i,
+                            json_is_string(v) ? pe.msg : "not a string");
+        if (*set & SHC_TORCH_SET(r))
+            return shc_fail(e, SHC_EFORMAT, "%s: source.releases names %s twice", path,
+                            shc_torch_release_name(r));
+        *set |= SHC_TORCH_SET(r);
+    }
+    if (!(*set & SHC_TORCH_SET(SHC_TORCH_PIN_RELEASE)))
+        return shc_fail(e, SHC_EFORMAT, "%s: source.releases lacks the pinned release %s, whose "
+                        "answers the top level holds", path,
+                        shc_torch_release_name(SHC_TORCH_PIN_RELEASE));
+    return SHC_OK;
+}
+
+/* Check a test's byVersion against the file's releases (set) and, for release want (not
+ * the pinned one), put that release's answer at the top level. */
+static int by_version(const char *path, long long tc, json_t *t, uint32_t set,
+                      shc_torch_release want, shc_err *e)
+{
+    json_t *by = json_object_get(t, "byVersion"), *hit = NULL;
+    if (!by)
+        return SHC_OK;
+    if (!set || !json_is_array(by) || !json_array_size(by))
+        return shc_fail(e, SHC_EFORMAT, "%s: tcId %lld: byVersion must be a non-empty list, in "
+                        "a file whose source lists its releases", path, tc);
+    uint32_t seen = 0;
+    size_t i, j;
+    json_t *ent, *v;
+    json_array_foreach(by, i, ent) {
+        json_t *rels = json_object_get(ent, "torch");
+        const char *res = json_string_value(json_object_get(ent, "result"));
+        if (!json_is_object(ent) || !json_is_array(rels) || !json_array_size(rels) || !res ||
+            (strcmp(res, "valid") && strcmp(res, "invalid") && strcmp(res, "acceptable")) ||
+            !json_is_object(json_object_get(ent, "expected")))
+            return shc_fail(e, SHC_EFORMAT, "%s: tcId %lld: byVersion[%zu] must be {\"torch\": "
+                            "[releases], \"result\", \"expected\": {...}}", path, tc, i);
+        json_array_foreach(rels, j, v) {
+            shc_torch_release r;
+            shc_err pe;
+            if (!json_is_string(v) || shc_torch_release_parse(json_string_value(v), &r, &pe) ||
+                !(set & SHC_TORCH_SET(r)) || r == SHC_TORCH_PIN_RELEASE ||
+                (seen & SHC_TORCH_SET(r)))
+                return shc_fail(e, SHC_EFORMAT, "%s: tcId %lld: byVersion[%zu].torch[%zu] is not "
+                                "one of the file's releases other than the pinned %s, named "
+                                "once", path, tc, i, j,
+                                shc_torch_release_name(SHC_TORCH_PIN_RELEASE));
+            seen |= SHC_TORCH_SET(r);
+            if (r == want)
+                hit = ent;
+        }
+    }
+    if (hit) {
+        json_object_set(t, "result", json_object_get(hit, "result"));
+        json_object_set(t, "expected", json_object_get(hit, "expected"));
+    }
+    return SHC_OK;
+}
+
 static int append_test(shc_golden *g, json_t *t, json_t *grp, shc_err *e)
 {
     if ((g->ntests & (g->ntests - 1)) == 0) { /* grow at powers of two */
@@ -125,12 +203,29 @@ static int check_root(shc_golden *g, const char *path, json_t *root, shc_err *e)
     int64_t count = 0;
     size_t gi, ti;
     json_t *grp, *t;
+    uint32_t set;
+    int rc = file_releases(path, root, &set, e);
+    if (rc)
+        return rc;
+    shc_torch_release rel = shc_torch_norm(g->torch);
+    const char *src = json_string_value(json_object_get(json_object_get(root, "source"), "name"));
+    bool torch_family = src && !strncmp(src, "pytorch", 7);
+    if (rel != SHC_TORCH_PIN_RELEASE && set && !(set & SHC_TORCH_SET(rel)))
+        return shc_fail(e, SHC_EFORMAT, "%s: holds no answers for torch %s", path,
+                        shc_torch_release_name(rel));
+    if (rel != SHC_TORCH_PIN_RELEASE && !set && torch_family && !g->unversioned)
+        g->unversioned = strdup(path);
     json_array_foreach(groups, gi, grp) {
         json_t *tests = json_object_get(grp, "tests");
         if (!json_is_array(tests))
             return shc_fail(e, SHC_EFORMAT, "%s: testGroups[%zu] has no tests array", path, gi);
         json_array_foreach(tests, ti, t) {
-            int rc = check_test(path, notes, t, e);
+            rc = check_test(path, notes, t, e);
+            if (!rc)
+                rc = by_version(path, (long long)json_integer_value(json_object_get(t, "tcId")),
+                                t, set, rel, e);
+            if (!rc && set && rel != SHC_TORCH_PIN_RELEASE) /* the families compute for it */
+                json_object_set_new(t, "torch", json_string(shc_torch_release_name(rel)));
             if (!rc)
                 rc = append_test(g, t, grp, e);
             if (rc)
@@ -330,7 +425,14 @@ int shc_golden_list_family(const char *fdir, const char *family, char **names, i
 
 int shc_golden_load_family(shc_golden *g, const char *dir, const char *family, shc_err *e)
 {
+    return shc_golden_load_family_at(g, dir, family, SHC_TORCH_PINNED, e);
+}
+
+int shc_golden_load_family_at(shc_golden *g, const char *dir, const char *family,
+                              shc_torch_release r, shc_err *e)
+{
     memset(g, 0, sizeof *g);
+    g->torch = r;
     snprintf(g->family, sizeof g->family, "%s", family);
     char fdir[4096];
     snprintf(fdir, sizeof fdir, "%s/%s", dir, family);

@@ -707,6 +707,7 @@ const shc_family shc_family_group_ranks = {
     .name = "group-ranks",
     .source_name = "pytorch",
     .source_version = "2.13.0",
+    .releases = SHC_TORCH_ALL_RELEASES,
     .summary = "DeviceMesh groups per dim and flattened, seed-002 rank lists and HSDP groups",
     .generate = generate,
     .compute_rank = compute_rank,

@@ -241,6 +241,10 @@ static int parse_inputs(const json_t *group, const json_t *test, inputs *in, shc
     if (rc)
         return rc;
     in->opts.devices_per_host = json_integer_value(json_object_get(group, "devicesPerHost"));
+    if ((rc = shc_test_torch(test, &in->opts.torch, e))) {
+        shc_mesh_free(&in->mesh);
+        return rc;
+    }
     in->opts.strided_literal = json_is_true(json_object_get(group, "stridedLiteral"));
     const json_t *so = json_object_get(test, "srcShardOrder");
     if ((rc = flattened_from_json(json_object_get(group, "flattened"), in->mesh.ndim, &in->opts,
@@ -303,6 +307,7 @@ static int intern(json_t *list, json_t *v)
 typedef struct summary {
     int nreduce_ops;
     bool fallback, merged, unsupported, trace_raises;
+    uint32_t changes; /* shc_plan.torch_changes over every rank */
 } summary;
 
 /* The expected object for every rank with the reduce-op set order perm. */
@@ -318,8 +323,9 @@ static int expected_for(inputs *in, const int *perm, int nperm, json_t **out, su
     memset(sm, 0, sizeof *sm);
     for (int64_t r = 0; r < in->mesh.size && rc == SHC_OK; r++) {
         shc_plan p;
-        if ((rc = shc_plan_compute(&in->mesh, &in->src, &in->dst, &in->shape, &in->opts, r, &p,
-                                   e)))
+        rc = shc_plan_compute(&in->mesh, &in->src, &in->dst, &in->shape, &in->opts, r, &p, e);
+        sm->changes |= p.torch_changes;
+        if (rc)
             break;
         planner = p.used == SHC_PLANNER_GRAPH ? "graph" : "greedy";
         sm->nreduce_ops = p.nreduce_ops;
@@ -371,7 +377,9 @@ static int expected_all(inputs *in, json_t **out, json_t **alts, summary *sm, sh
     while (rc == SHC_OK && n >= 2 && next_perm(perm, n)) {
         json_t *x;
         summary s2;
-        if ((rc = expected_for(in, perm, n, &x, &s2, e)))
+        rc = expected_for(in, perm, n, &x, &s2, e);
+        sm->changes |= s2.changes;
+        if (rc)
             break;
         if (json_equal(x, *out)) {
             json_decref(x);
@@ -565,15 +573,52 @@ static bool mixed_ops(const shc_placements *pl)
     return (ops & (ops - 1)) && ops != ((1u << SHC_OP_SUM) | (1u << SHC_OP_AVG));
 }
 
-/* One test from parsed inputs (the JSON inputs are already in t). */
-static int emit(shc_gw *w, json_t *t, json_t *group, shc_err *e)
+/* Whether release r's plan can differ from the pinned one's for these inputs (conservative:
+ * the generator then skips computing it).  Every change of torch_release.c that touches
+ * planning needs one of: a Partial(sum) target somewhere (S -> P(sum)), or a
+ * _StridedShard in src or dst (the 2.11 changes); unparsable inputs are computed. */
+static bool release_may_differ(const json_t *t, shc_torch_release r)
 {
+    shc_placements a, b;
+    const char *src = json_string_value(json_object_get(t, "src"));
+    const char *dst = json_string_value(json_object_get(t, "dst"));
+    if (!src || !dst || shc_placements_parse(&a, src, NULL) || shc_placements_parse(&b, dst, NULL))
+        return true;
+    bool psum = false, strided = false;
+    for (int i = 0; i < b.n; i++)
+        psum |= b.p[i].kind == SHC_P_PARTIAL && b.p[i].op == SHC_OP_SUM;
+    for (int i = 0; i < a.n || i < b.n; i++)
+        strided |= (i < a.n && a.p[i].kind == SHC_P_STRIDED) ||
+                   (i < b.n && b.p[i].kind == SHC_P_STRIDED);
+    for (int c = 0; c < SHC_TC_COUNT; c++) {
+        if (shc_torch_has(r, (shc_torch_change)c) == shc_torch_has(SHC_TORCH_PINNED,
+                                                                   (shc_torch_change)c))
+            continue;
+        if (c == SHC_TC_SHARD_TO_PARTIAL ? psum
+            : c == SHC_TC_STRIDED_NO_FALLBACK || c == SHC_TC_STRIDED_NOT_SHARD ||
+                      c == SHC_TC_STRIDED_STEPS_RAISE ? strided
+                                                      : false)
+            return true;
+    }
+    return false;
+}
+
+/* One release's answer to a test (shc_gw_answer_fn; ctx: the group): the JSON inputs are
+ * in t, the release goes in as t's "torch" member for the time of the computation. */
+static int answer(void *ctx, shc_torch_release r, json_t *t, uint32_t *changes, shc_err *e)
+{
+    const json_t *group = ctx;
     inputs in;
     json_t *x, *alts;
-    summary sm;
+    summary sm = {0};
+    if (r != SHC_TORCH_PIN_RELEASE && !release_may_differ(t, r))
+        return SHC_GW_SAME;
+    json_object_set_new(t, "torch", json_string(shc_torch_release_name(r)));
     int rc = parse_inputs(group, t, &in, e);
+    json_object_del(t, "torch");
     if (rc == SHC_OK) {
         rc = expected_all(&in, &x, &alts, &sm, e);
+        *changes |= sm.changes;
         if (rc == SHC_OK) {
             add_flags(t, &in, &sm, x);
             if (alts) {
@@ -590,11 +635,13 @@ static int emit(shc_gw *w, json_t *t, json_t *group, shc_err *e)
         json_object_set_new(t, "expected", json_pack("{s:s}", "error", e->msg));
         rc = SHC_OK;
     }
-    if (rc) {
-        json_decref(t);
-        return rc;
-    }
-    return shc_gw_test(w, t, e);
+    return rc;
+}
+
+/* One test from its JSON inputs in t (stolen), answered by every release. */
+static int emit(shc_gw *w, json_t *t, json_t *group, shc_err *e)
+{
+    return shc_gw_test_by_release(w, t, answer, group, e);
 }
 
 static json_t *new_test(const char *src, const char *dst, const char *mesh, const char *shape,
@@ -760,6 +807,7 @@ const shc_family shc_family_redistribute_plan = {
     .name = "redistribute-plan",
     .source_name = "pytorch",
     .source_version = "2.13.0",
+    .releases = SHC_TORCH_ALL_RELEASES,
     .summary = "redistribute plans per rank: steps, logical shapes, trace (torch 2.13 planners)",
     .generate = generate,
     .compute_rank = compute_rank,

@@ -187,8 +187,12 @@ static int compute_rank(const json_t *group, const json_t *test, int64_t rank, j
     shc_shape s;
     shc_rng_audit au;
     const shc_rng_op *op = NULL;
+    shc_torch_release rel;
     const char *opname = json_string_value(json_object_get(test, "op"));
     int rc = opname ? shc_rng_op_parse(opname, &op, e) : SHC_OK;
+    if (!rc)
+        rc = shc_test_torch(test, &rel, e);
+    op = op ? shc_rng_op_in(op, rel) : NULL;
     if (rc || (rc = shcl_parse_inputs(group, test, &m, &pl, &s, e)))
         return rc;
     if (op)
@@ -369,31 +373,24 @@ static void add_flags(json_t *t, const shc_mesh *m, const shc_placements *pl, co
     add_flag_if(t, m->size > SHC_LARGE_MESH_RANKS, "LargeMesh");
 }
 
-/* Build and append one test (valid or invalid) for the current group. */
-static int emit(shc_gw *w, const json_t *group, const char *placements, const shc_shape *s,
-                const char *comment, const shc_rng_op *op, shc_err *e)
+/* A test's answer (result, expected, flags) in t, whose inputs are there: `op` is the row
+ * as the release asked about has it.  SHC_EUNSUPPORTED: not modelled, no test. */
+static int fill(json_t *t, const json_t *group, const shc_rng_op *op, shc_err *e)
 {
-    json_t *t = shc_test_new(comment, "valid");
-    if (op)
-        json_object_set_new(t, "op", json_string(op->name));
-    json_object_set_new(t, "placements", json_string(placements));
-    json_object_set_new(t, "shape", shc_json_i64_array(s->d, s->ndim));
     shc_mesh m;
     shc_placements pl;
     shc_shape sh;
     shc_err ce;
     int rc = shcl_parse_inputs(group, t, &m, &pl, &sh, &ce);
-    if (rc == SHC_OK && op && (rc = shc_rng_op_check(op, &pl, &ce)) != SHC_OK)
+    if (rc == SHC_OK && op && (rc = shc_rng_op_check_layout(op, &m, &pl, &sh, &ce)) != SHC_OK)
         shc_mesh_free(&m);
     if (rc == SHC_EINVAL) {
         json_object_set_new(t, "result", json_string("invalid"));
         json_object_set_new(t, "expected", json_pack("{s:s}", "error", ce.msg));
-        return shc_gw_test(w, t, e);
+        return SHC_OK;
     }
-    if (rc) {
-        json_decref(t);
+    if (rc)
         return shc_fail(e, rc, "%s", ce.msg);
-    }
     shc_rng_audit au;
     json_t *lin = json_array(), *start = json_array(), *local = json_array(), *v = NULL;
     int64_t *nums = malloc(sizeof(int64_t) * (size_t)m.size);
@@ -401,16 +398,8 @@ static int emit(shc_gw *w, const json_t *group, const char *placements, const sh
         rc = shc_fail(e, SHC_ENOMEM, "out of memory");
     if (!rc && op) {
         shc_err ue;
-        if ((rc = shc_rng_audit_op(op, &m, &pl, &sh, &au, &ue)) == SHC_EUNSUPPORTED) {
-            json_decref(lin); /* redistributed first by torch's cost model: not modelled */
-            json_decref(start);
-            json_decref(local);
-            json_decref(t);
-            free(nums);
-            shc_mesh_free(&m);
-            return SHC_OK;
-        }
-        if (rc)
+        /* redistributed first by torch's cost model (EUNSUPPORTED): not modelled */
+        if ((rc = shc_rng_audit_op(op, &m, &pl, &sh, &au, &ue)))
             rc = shc_fail(e, rc, "%s", ue.msg);
     } else if (!rc) {
         rc = shc_rng_audit_layout(&m, &pl, &sh, &au, e);
@@ -426,33 +415,65 @@ static int emit(shc_gw *w, const json_t *group, const char *placements, const sh
         if (r < m.size - 1)
             json_decref(v);
     }
-    if (!rc && op && op->dispatch == SHC_RNGD_UNTRACKED) {
-        json_object_set_new(t, "expected",
-                            json_pack("{s:s,s:O,s:{s:o,s:o,s:o}}", "dispatch", "untracked",
-                                      "findings", json_object_get(v, "findings"), "perRank",
-                                      "shard_linear_index", lin, "start_incr", start,
-                                      "local_numel", local));
-        add_flags(t, &m, &pl, &sh, &au, nums, json_object_get(group, "rankMap") != NULL);
-        rc = shc_gw_test(w, t, e);
-    } else if (!rc) {
-        json_t *ex = json_pack("{s:O,s:O,s:O,s:{s:o,s:o,s:o}}", "end_incr",
-                               json_object_get(v, "end_incr"), "first_shard_numel",
-                               json_object_get(v, "first_shard_numel"), "findings",
-                               json_object_get(v, "findings"), "perRank", "shard_linear_index",
-                               lin, "start_incr", start, "local_numel", local);
+    json_t *ex = NULL;
+    if (!rc && op && op->dispatch == SHC_RNGD_UNTRACKED)
+        ex = json_pack("{s:s,s:O,s:{s:O,s:O,s:O}}", "dispatch", "untracked", "findings",
+                       json_object_get(v, "findings"), "perRank", "shard_linear_index", lin,
+                       "start_incr", start, "local_numel", local);
+    else if (!rc)
+        ex = json_pack("{s:O,s:O,s:O,s:{s:O,s:O,s:O}}", "end_incr",
+                       json_object_get(v, "end_incr"), "first_shard_numel",
+                       json_object_get(v, "first_shard_numel"), "findings",
+                       json_object_get(v, "findings"), "perRank", "shard_linear_index", lin,
+                       "start_incr", start, "local_numel", local);
+    if (ex) {
         json_object_set_new(t, "expected", ex);
         add_flags(t, &m, &pl, &sh, &au, nums, json_object_get(group, "rankMap") != NULL);
-        rc = shc_gw_test(w, t, e);
-    } else {
-        json_decref(lin);
-        json_decref(start);
-        json_decref(local);
-        json_decref(t);
     }
+    json_decref(lin);
+    json_decref(start);
+    json_decref(local);
     json_decref(v);
     free(nums);
     shc_mesh_free(&m);
     return rc;
+}
+
+typedef struct op_case {
+    const json_t *group;
+    const shc_rng_op *op;
+} op_case;
+
+/* One release's answer to an op case (shc_gw_answer_fn): the op's row in that release. */
+static int op_answer(void *ctx, shc_torch_release r, json_t *t, uint32_t *changes, shc_err *e)
+{
+    const op_case *oc = ctx;
+    const shc_rng_op *op = shc_rng_op_in(oc->op, r);
+    *changes |= op->torch_changes;
+    json_object_set_new(t, "result", json_string("valid"));
+    return fill(t, oc->group, op, e);
+}
+
+/* Build and append one test (valid or invalid) for the current group; an op case is
+ * answered by every release. */
+static int emit(shc_gw *w, const json_t *group, const char *placements, const shc_shape *s,
+                const char *comment, const shc_rng_op *op, shc_err *e)
+{
+    json_t *t = shc_test_new(comment, "valid");
+    if (op)
+        json_object_set_new(t, "op", json_string(op->name));
+    json_object_set_new(t, "placements", json_string(placements));
+    json_object_set_new(t, "shape", shc_json_i64_array(s->d, s->ndim));
+    if (op) {
+        op_case oc = {group, op};
+        return shc_gw_test_by_release(w, t, op_answer, &oc, e);
+    }
+    int rc = fill(t, group, NULL, e);
+    if (rc) {
+        json_decref(t);
+        return rc == SHC_EUNSUPPORTED ? SHC_OK : rc;
+    }
+    return shc_gw_test(w, t, e);
 }
 
 /* A stride coprime to n for sampling combinations. */
@@ -684,6 +705,7 @@ const shc_family shc_family_rng_offsets = {
     .name = "rng-offsets",
     .source_name = "pytorch",
     .source_version = "2.13.0",
+    .releases = SHC_TORCH_ALL_RELEASES,
     .summary = "per-rank start/end Philox offset increments of OffsetBasedRNGTracker, with audit findings",
     .generate = generate,
     .compute_rank = compute_rank,

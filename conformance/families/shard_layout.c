@@ -575,6 +575,7 @@ const shc_family shc_family_shard_layout = {
     .name = "shard-layout",
     .source_name = "pytorch",
     .source_version = "2.13.0",
+    .releases = SHC_TORCH_ALL_RELEASES,
     .summary = "per-rank local shape, global offset and _StridedShard index lists "
                "(torch 2.13 compute_local_shape_and_global_offset)",
     .generate = generate,

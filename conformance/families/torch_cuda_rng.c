@@ -705,6 +705,7 @@ const shc_family shc_family_torch_cuda_rng = {
     .name = "torch-cuda-rng",
     .source_name = "pytorch-cuda",
     .source_version = "2.13.0",
+    .releases = SHC_TORCH_ALL_RELEASES,
     .summary = "PyTorch CUDA random kernels (rand/randn/random_/bernoulli_/bernoulli(p)/dropout/exponential_/log_normal_/geometric_/cauchy_/multinomial/randperm) per GPU profile",
     .generate = generate,
     .compute_rank = compute_rank,

@@ -55,6 +55,40 @@ static void roundtrip(const char *in, const char *want)
 
 /* ---- errors ---- */
 
+/* torch releases: both spellings, and what is refused (issue 21's bad inputs). */
+START_TEST(torch_releases)
+{
+    shc_torch_release r;
+    shc_err e = {0};
+    ck_assert_int_eq(shc_torch_release_parse("2.15", &r, &e), 0);
+    ck_assert_int_eq(r, SHC_TORCH_2_15);
+    ck_assert_int_eq(shc_torch_release_parse("2.12.1", &r, &e), 0);
+    ck_assert_int_eq(r, SHC_TORCH_2_12);
+    ck_assert_str_eq(shc_torch_release_name(SHC_TORCH_PINNED), "2.13");
+    ck_assert_str_eq(shc_torch_release_get(SHC_TORCH_PINNED)->patch, "2.13.0");
+    const char *bad[] = {"2.10", "2.16", "latest", "2.13.0+cu130", "2.12.0", "", "2.13.", NULL};
+    for (int i = 0; bad[i]; i++) {
+        ck_assert_int_eq(shc_torch_release_parse(bad[i], &r, &e), SHC_EINVAL);
+        ck_assert_ptr_nonnull(strstr(e.msg, "supported: 2.11 (2.11.0), 2.12 (2.12.1), 2.13 "
+                                            "(2.13.0, the pinned default), 2.14 (2.14.1), 2.15 "
+                                            "(2.15.0)"));
+    }
+    ck_assert_ptr_nonnull(strstr(e.msg, "'2.13.'"));
+    ck_assert_int_eq(shc_torch_release_parse("2.13.0+cu130", &r, &e), SHC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "local version tag"));
+    /* every change names a flag, releases other than the pinned one, and torch lines */
+    for (int c = 0; c < SHC_TC_COUNT; c++) {
+        const shc_torch_change_info *ci = shc_torch_change_get((shc_torch_change)c);
+        ck_assert(ci->flag && *ci->flag && ci->where && strstr(ci->where, ".py:"));
+        ck_assert(ci->releases && !(ci->releases & SHC_TORCH_SET(SHC_TORCH_PIN_RELEASE)));
+        ck_assert_int_eq(shc_torch_change_by_flag(ci->flag), c);
+        ck_assert(!shc_torch_has(SHC_TORCH_PINNED, (shc_torch_change)c));
+    }
+    ck_assert(shc_torch_has(SHC_TORCH_2_14, SHC_TC_SHARD_TO_PARTIAL));
+    ck_assert(!shc_torch_has(SHC_TORCH_2_12, SHC_TC_SHARD_TO_PARTIAL));
+}
+END_TEST
+
 START_TEST(errors_prefix)
 {
     shc_err e = {0};
@@ -275,6 +309,7 @@ int main(void)
     Suite *s = suite_create("check_core");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, errors_prefix);
+    tcase_add_test(tc, torch_releases);
     tcase_add_test(tc, mesh_coords);
     tcase_add_test(tc, mesh_errors);
     tcase_add_test(tc, placements_forms);

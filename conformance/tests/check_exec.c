@@ -272,6 +272,66 @@ START_TEST(t_rejections)
 }
 END_TEST
 
+/* One _S(0, 2) -> S(0) step of an 8-element tensor on 2 ranks in the release arg names. */
+static int strided_step_body(shc_comm *c, void *arg, shc_err *e)
+{
+    shc_xcase x;
+    int rc = shc_xcase_parse(&x, "2", NULL, "_S(0, 2)", "S(0)", "8", "float32", NULL, e);
+    if (rc)
+        return rc;
+    x.torch = (shc_torch_release)(intptr_t)arg;
+    shc_plan_step st = {.mesh_dim = 0, .nmesh_dims = 1, .src = x.src.p[0], .dst = x.dst.p[0]};
+    st.logical_shape = x.shape;
+    shc_plan plan = {.nsteps = 1, .steps = &st, .cap = 1, .steps_external = true};
+    shc_xtensor in, out;
+    if (!(rc = shc_testdata_source(&x, c->rank, &in, e))) {
+        rc = shc_exec_plan(c, &x, &plan, &in, &out, e);
+        if (!rc)
+            shc_xtensor_free(&out);
+        shc_xtensor_free(&in);
+    }
+    shc_xcase_free(&x);
+    return rc;
+}
+
+/* S(0) -> P(sum) by release: torch 2.13 raises; torch 2.14.1 and 2.15.0 embed each shard in
+ * zeros (values printed by their LocalTensor run of redistribute-data tcId 787, the
+ * harness adapter), which sum to the oracle's global tensor; torch 2.11 raises on
+ * _StridedShard -> Shard. */
+START_TEST(t_releases)
+{
+    shc_xcase x;
+    shc_err e = {0};
+    shc_xtensor out[2], want;
+    ck_assert_int_eq(shc_xcase_parse(&x, "2", NULL, "S(0)", "P(sum)", "4", "float32", NULL, &e), 0);
+    ck_assert_int_eq(shc_exec_simulate(&x, out, &e), SHC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "redistribute from S(0) to P(sum) not supported yet"));
+    static const float torch_2_15[2][4] = {{-30, -53, 0, 0}, {0, 0, 21, -28}};
+    for (int r = SHC_TORCH_2_14; r <= SHC_TORCH_2_15; r++) {
+        x.torch = (shc_torch_release)r;
+        ck_assert_int_eq(shc_exec_simulate(&x, out, &e), 0);
+        for (int k = 0; k < 2; k++) {
+            ck_assert_int_eq(out[k].numel, 4);
+            ck_assert_int_eq(memcmp(out[k].data, torch_2_15[k], sizeof torch_2_15[k]), 0);
+            /* the oracle gives the global tensor; the zero-filled ranks hold 0 there */
+            ck_assert_int_eq(shc_testdata_expected(&x, k, &want, &e), 0);
+            for (int i = 0; i < 4; i++)
+                ck_assert(((float *)want.data)[i] == torch_2_15[0][i] + torch_2_15[1][i]);
+            shc_xtensor_free(&want);
+            shc_xtensor_free(&out[k]);
+        }
+    }
+    shc_xcase_free(&x);
+    /* the step itself (torch 2.11 never plans it without the fallback it lacks) */
+    shc_err errs[2];
+    ck_assert_int_eq(shc_comm_local_run(2, strided_step_body, (void *)SHC_TORCH_2_13, errs, &e), 0);
+    ck_assert_int_eq(shc_comm_local_run(2, strided_step_body, (void *)SHC_TORCH_2_11, errs, &e),
+                     SHC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(errs[0].msg, "Redistribute from _StridedShard to Shard is not "
+                                              "implemented yet"));
+}
+END_TEST
+
 /* A corrupted result must be caught by the comparison the tests rely on. */
 START_TEST(t_oracle_detects_corruption)
 {
@@ -304,6 +364,7 @@ int main(void)
     tcase_add_loop_test(tx, t_exec_vs_oracle, 0, (int)(sizeof xcases / sizeof xcases[0]));
     tcase_add_test(tx, t_partials_reduce_to_global);
     tcase_add_test(tx, t_rejections);
+    tcase_add_test(tx, t_releases);
     tcase_add_test(tx, t_oracle_detects_corruption);
     suite_add_tcase(s, tx);
     return shc_run_suite(s);

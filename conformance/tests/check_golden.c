@@ -173,6 +173,96 @@ START_TEST(load_duplicate_tcid)
 }
 END_TEST
 
+/* Answers by torch release: the writer folds equal answers and names the change; the loader
+ * gives a release's answer and refuses malformed version data. */
+static int demo_answer(void *ctx, shc_torch_release r, json_t *t, uint32_t *changes, shc_err *e)
+{
+    (void)ctx, (void)e;
+    bool zf = shc_torch_has(r, SHC_TC_SHARD_TO_PARTIAL);
+    if (zf)
+        *changes |= 1u << SHC_TC_SHARD_TO_PARTIAL;
+    json_object_set_new(t, "result", json_string(zf ? "valid" : "invalid"));
+    json_object_set_new(t, "expected", zf ? json_pack("{s:i}", "n", 1) : json_pack("{s:s}", "error", "no"));
+    return SHC_OK;
+}
+
+static int bad_answer(void *ctx, shc_torch_release r, json_t *t, uint32_t *changes, shc_err *e)
+{
+    (void)ctx, (void)changes, (void)e;
+    json_object_set_new(t, "result", json_string("valid"));
+    json_object_set_new(t, "expected", json_pack("{s:i}", "n", (int)r));
+    return SHC_OK;
+}
+
+START_TEST(releases_write_and_load)
+{
+    shc_err e = {0};
+    shc_gw *w = shc_gw_new("demo", "pytorch", "2.13.0");
+    shc_gw_releases(w, SHC_TORCH_ALL_RELEASES);
+    ck_assert_int_eq(shc_gw_group(w, json_object(), &e), 0);
+    ck_assert_int_eq(shc_gw_test_by_release(w, shc_test_new("x", "valid"), demo_answer, NULL, &e), 0);
+    /* an answer that differs with no change named is an internal error */
+    ck_assert_int_eq(shc_gw_test_by_release(w, shc_test_new("y", "valid"), bad_answer, NULL, &e),
+                     SHC_EINTERNAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "no modelled change"));
+    ck_assert_int_eq(shc_gw_write(w, tmpdir, &e), 0);
+    shc_gw_free(w);
+    const char *text = read_text("demo/demo.json");
+    ck_assert_ptr_nonnull(strstr(text, "\"source\":{\"name\":\"pytorch\",\"version\":\"2.13.0\","
+                                       "\"releases\":[\"2.11\",\"2.12\",\"2.13\",\"2.14\",\"2.15\"]}"));
+    ck_assert_ptr_nonnull(strstr(text, "\"flags\":[\"ShardToPartialStep\"],\"result\":\"invalid\","
+                                       "\"expected\":{\"error\":\"no\"},\"byVersion\":[{\"torch\":"
+                                       "[\"2.14\",\"2.15\"],\"result\":\"valid\",\"expected\":{\"n\":1}}]"));
+    shc_golden g;
+    ck_assert_int_eq(shc_golden_load_family_at(&g, tmpdir, "demo", SHC_TORCH_2_15, &e), 0);
+    const json_t *t = shc_golden_find(&g, 1);
+    ck_assert_str_eq(json_string_value(json_object_get(t, "result")), "valid");
+    ck_assert_str_eq(json_string_value(json_object_get(t, "torch")), "2.15");
+    shc_golden_free(&g);
+    ck_assert_int_eq(shc_golden_load_family_at(&g, tmpdir, "demo", SHC_TORCH_2_12, &e), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(shc_golden_find(&g, 1), "result")), "invalid");
+    shc_golden_free(&g);
+}
+END_TEST
+
+#define VHEAD "{\"schema\":\"demo_v1.json\",\"family\":\"demo\",\"notes\":{\"F\":\"f\"}," \
+    "\"source\":{\"name\":\"pytorch\",\"version\":\"2.13.0\",\"releases\":"
+#define VTEST(by) "\"numberOfTests\":1,\"testGroups\":[{\"tests\":[{\"tcId\":1,\"flags\":[]," \
+    "\"result\":\"valid\",\"expected\":{}" by "}]}]}"
+
+START_TEST(releases_bad_version_data)
+{
+    expect_load_error(VHEAD "[\"2.13\",\"2.16\"]}," VTEST(""),
+                      "%s: source.releases[1]: torch version '2.16': not a supported release; "
+                      "supported: 2.11 (2.11.0), 2.12 (2.12.1), 2.13 (2.13.0, the pinned default), "
+                      "2.14 (2.14.1), 2.15 (2.15.0) (a minor, or its newest patch)");
+    expect_load_error(VHEAD "[\"2.14\"]}," VTEST(""),
+                      "%s: source.releases lacks the pinned release 2.13, whose answers the top "
+                      "level holds");
+    expect_load_error(VHEAD "[\"2.13\",\"2.14\"]}," VTEST(",\"byVersion\":[{\"torch\":[\"2.13\"],"
+                      "\"result\":\"valid\",\"expected\":{}}]"),
+                      "%s: tcId 1: byVersion[0].torch[0] is not one of the file's releases other "
+                      "than the pinned 2.13, named once");
+    expect_load_error(VHEAD "[\"2.13\",\"2.14\"]}," VTEST(",\"byVersion\":[{\"torch\":[\"2.15\"],"
+                      "\"result\":\"valid\",\"expected\":{}}]"),
+                      "%s: tcId 1: byVersion[0].torch[0] is not one of the file's releases other "
+                      "than the pinned 2.13, named once");
+    expect_load_error(VHEAD "[\"2.13\",\"2.14\"]}," VTEST(",\"byVersion\":[{\"torch\":[\"2.14\"],"
+                      "\"result\":\"maybe\",\"expected\":{}}]"),
+                      "%s: tcId 1: byVersion[0] must be {\"torch\": [releases], \"result\", "
+                      "\"expected\": {...}}");
+    /* a file without version data is read as the pinned release's, and says so */
+    write_text("demo/demo.json", HEAD "\"source\":{\"name\":\"pytorch\",\"version\":\"2.13.0\"},"
+               VTEST(""));
+    shc_err e = {0};
+    shc_golden g;
+    ck_assert_int_eq(shc_golden_load_family_at(&g, tmpdir, "demo", SHC_TORCH_2_15, &e), 0);
+    ck_assert_ptr_nonnull(g.unversioned);
+    ck_assert_ptr_null(json_object_get(shc_golden_find(&g, 1), "torch"));
+    shc_golden_free(&g);
+}
+END_TEST
+
 START_TEST(load_undeclared_flag)
 {
     expect_load_error(HEAD "\"numberOfTests\":1,\"testGroups\":[{\"tests\":[{\"tcId\":1,\"flags\":"
@@ -553,6 +643,8 @@ int main(void)
     tcase_add_test(tc, load_count_mismatch);
     tcase_add_test(tc, load_duplicate_tcid);
     tcase_add_test(tc, load_undeclared_flag);
+    tcase_add_test(tc, releases_write_and_load);
+    tcase_add_test(tc, releases_bad_version_data);
     tcase_add_test(tc, load_bad_result);
     tcase_add_test(tc, manifest_detects_tampering);
     tcase_add_test(tc, manifest_lines);

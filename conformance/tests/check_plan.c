@@ -379,6 +379,75 @@ START_TEST(prepared_runs_match_compute)
 }
 END_TEST
 
+/* Per-release planners: each torch's own planner printed these (tools/harness adapter
+ * torch_redistribute_plan.compute run by that release's python; docs/torch-releases.md). */
+START_TEST(releases_shard_to_partial)
+{
+    shc_plan_opts o = opts(SHC_PLANNER_GRAPH, 8);
+    shc_plan p;
+    /* torch 2.13: all-gather, then partition */
+    plan_of("2x2", "8,8", "R,S(0)", "P(sum),P(sum)", &o, 0, &p);
+    ck_assert_int_eq(p.nsteps, 3);
+    step_is(&p, 1, 1, "S(0)", "R", "8,8", "all_gather");
+    ck_assert_str_eq(p.trace, "RS(0)->P(sum)S(0)->P(sum)R->P(sum)P(sum)");
+    ck_assert_uint_eq(p.torch_changes, 0);
+    shc_plan_free(&p);
+    /* torch 2.14.1 and 2.15.0: case 7, the shard embedded in zeros, no collective */
+    for (int r = SHC_TORCH_2_14; r <= SHC_TORCH_2_15; r++) {
+        o.torch = (shc_torch_release)r;
+        plan_of("2x2", "8,8", "R,S(0)", "P(sum),P(sum)", &o, 0, &p);
+        ck_assert_int_eq(p.nsteps, 2);
+        step_is(&p, 0, 0, "R", "P(sum)", "4,8", "partition");
+        step_is(&p, 1, 1, "S(0)", "P(sum)", "8,8", "zero_fill");
+        ck_assert_int_eq(p.ncollectives, 0);
+        ck_assert_str_eq(p.trace, "RS(0)->P(sum)S(0)->P(sum)P(sum)");
+        ck_assert_uint_eq(p.torch_changes, 1u << SHC_TC_SHARD_TO_PARTIAL);
+        shc_plan_free(&p);
+    }
+    /* greedy plans the same step in every release; 2.14 executes it, 2.13 raises */
+    o = opts(SHC_PLANNER_GREEDY, 8);
+    plan_of("2", "4", "S(0)", "P(sum)", &o, 0, &p);
+    step_is(&p, 0, 0, "S(0)", "P(sum)", "4", "unsupported");
+    shc_plan_free(&p);
+    o.torch = SHC_TORCH_2_15;
+    plan_of("2", "4", "S(0)", "P(sum)", &o, 0, &p);
+    step_is(&p, 0, 0, "S(0)", "P(sum)", "4", "zero_fill");
+    shc_plan_free(&p);
+}
+END_TEST
+
+START_TEST(releases_strided_2_11)
+{
+    shc_plan_opts o = opts(SHC_PLANNER_AUTO, 8);
+    o.nflattened = 1;
+    o.flattened[0] = 3;
+    shc_plan p;
+    shc_err e;
+    /* torch 2.13: the greedy fallback; torch 2.11: ValueError */
+    plan_of("2x2", "12", "_S(0, 3),_S(0, 3)", "R,R", &o, 0, &p);
+    ck_assert(p.strided_fallback);
+    shc_plan_free(&p);
+    o.torch = SHC_TORCH_2_11;
+    ck_assert_int_eq(plan_err("2x2", "12", "_S(0, 3),_S(0, 3)", "R,R", &o, &e), SHC_EINVAL);
+    ck_assert_str_eq(e.msg, "use_strided_shard_as_shard_order is True, but placements: "
+                     "(_StridedShard(dim=0, sf=3), _StridedShard(dim=0, sf=3)) is unable to be "
+                     "interpreted into a corresponding shard_order");
+    /* torch 2.11 prices a literal _StridedShard dim as replicated: another min-cost order */
+    o = opts(SHC_PLANNER_GRAPH, 8);
+    o.strided_literal = true;
+    plan_of("2x2", "5,3,2", "_S(0, 3),S(2)", "S(2),_S(0, 3)", &o, 0, &p);
+    step_is(&p, 0, 1, "S(2)", "R", "3,3,2", "all_gather");
+    shc_plan_free(&p);
+    o.torch = SHC_TORCH_2_11;
+    plan_of("2x2", "5,3,2", "_S(0, 3),S(2)", "S(2),_S(0, 3)", &o, 0, &p);
+    step_is(&p, 0, 0, "_S(0, 3)", "R", "5,3,1", "all_gather");
+    step_is(&p, 1, 1, "S(2)", "R", "5,3,2", "all_gather");
+    ck_assert_str_eq(p.trace, "_S(0, 3)S(2)->RS(2)->RR->S(2)R->S(2)_S(0, 3)");
+    ck_assert(p.torch_changes & (1u << SHC_TC_STRIDED_NOT_SHARD));
+    shc_plan_free(&p);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("check_plan");
@@ -396,6 +465,8 @@ int main(void)
     tcase_add_test(tc, cost_model);
     tcase_add_test(tc, bad_input);
     tcase_add_test(tc, prepared_runs_match_compute);
+    tcase_add_test(tc, releases_shard_to_partial);
+    tcase_add_test(tc, releases_strided_2_11);
     suite_add_tcase(s, tc);
     return shc_run_suite(s);
 }

@@ -60,6 +60,49 @@ START_TEST(tracked_set)
 }
 END_TEST
 
+/* The rows as torch 2.11 and 2.12 have them: their own dispatchers' messages (the
+ * rng-offsets harness adapter run with each release's torch; docs/torch-releases.md). */
+START_TEST(release_rows)
+{
+    shc_mesh m;
+    shc_placements pl;
+    shc_shape s;
+    shc_err e;
+    ck_assert_int_eq(shc_mesh_parse(&m, "4", NULL, &e), 0);
+    ck_assert_int_eq(shc_placements_parse(&pl, "S(0)", &e), 0);
+    ck_assert_int_eq(shc_shape_parse(&s, "3,2", &e), 0);
+    const shc_rng_op *ln = shc_rng_op_find("log_normal_");
+    ck_assert_ptr_eq(shc_rng_op_in(ln, SHC_TORCH_2_13), ln);
+    ck_assert_ptr_eq(shc_rng_op_in(ln, SHC_TORCH_2_15), ln);
+    ck_assert_int_eq(shc_rng_op_check_layout(ln, &m, &pl, &s, &e), SHC_OK);
+    const shc_rng_op *ln12 = shc_rng_op_in(ln, SHC_TORCH_2_12);
+    ck_assert_ptr_ne(ln12, ln);
+    ck_assert_uint_eq(ln12->torch_changes, 1u << SHC_TC_DECOMPOSED_RANDOM);
+    ck_assert_int_eq(shc_rng_op_check_layout(ln12, &m, &pl, &s, &e), SHC_EINVAL);
+    ck_assert_str_eq(e.msg, "aten.log_normal_.default: in-place operations that require "
+                     "placement changes are not supported. The operation would change placement "
+                     "from (Shard(dim=0),) to (Replicate(),), which requires redistribution and "
+                     "breaks aliasing semantics. Please use the out-of-place version of this "
+                     "operation instead.");
+    ck_assert_int_eq(shc_shape_parse(&s, "8,6", &e), 0); /* every shard dim >= its shards */
+    ck_assert_int_eq(shc_rng_op_check_layout(ln12, &m, &pl, &s, &e), SHC_OK);
+    const shc_rng_op *mn = shc_rng_op_find("multinomial");
+    ck_assert_int_eq(shc_rng_op_check(shc_rng_op_in(mn, SHC_TORCH_2_12), &pl, &e), SHC_EINVAL);
+    ck_assert_str_eq(e.msg, "Operator aten.multinomial.default does not have a sharding strategy "
+                     "registered.");
+    ck_assert_int_eq(shc_rng_op_check(shc_rng_op_in(mn, SHC_TORCH_2_13), &pl, &e), SHC_OK);
+    const shc_rng_op *ex = shc_rng_op_find("exponential_");
+    ck_assert_int_eq(shc_rng_op_in(ex, SHC_TORCH_2_11)->dispatch, SHC_RNGD_REJECTED);
+    ck_assert_ptr_eq(shc_rng_op_in(ex, SHC_TORCH_2_12), ex);
+    /* cauchy_ on Partial: redistributed from 2.13 on, refused by 2.11/2.12's in-place rule */
+    ck_assert_int_eq(shc_placements_parse(&pl, "P(sum)", &e), 0);
+    const shc_rng_op *ca = shc_rng_op_find("cauchy_");
+    ck_assert_int_eq(shc_rng_op_check(ca, &pl, &e), SHC_OK);
+    ck_assert_int_eq(shc_rng_op_check(shc_rng_op_in(ca, SHC_TORCH_2_11), &pl, &e), SHC_EINVAL);
+    shc_mesh_free(&m);
+}
+END_TEST
+
 START_TEST(rejection_messages)
 {
     shc_placements pl;
@@ -280,6 +323,7 @@ int main(void)
     tcase_add_test(tc, not_modelled_and_local);
     tcase_add_test(tc, untracked_kernels_compose);
     tcase_add_test(tc, kernel_rejections);
+    tcase_add_test(tc, release_rows);
     suite_add_tcase(s, tc);
     return shc_run_suite(s);
 }

@@ -99,8 +99,11 @@ if ! "$nopy" -c "import torch" >/dev/null 2>&1; then
     "rank [0-9]+: cannot import torch with [^ ]*python[^ ]*: .*No module named 'torch'" \
     env SHARDCHECK_PYTHON="$nopy" $MPI -np 2 "$SHARDCHECK" run --backend torch --family $F --golden "$tmp/g"
 else tap_skip "a python without torch" "$nopy has torch"; fi
-expect_exit "torch other than the pin: exit 2 naming both versions" 2 \
-  "torch [0-9.]+ found .*shardcheck pins 0.0.1; set SHARDCHECK_TORCH_VERSION=" \
+expect_exit "a worker torch of another release than the one judged against: exit 2 naming both" 2 \
+  "torch 2\.13\.[0-9]+ found .*but the run judges against torch 2\.15: run the worker with that release's python" \
+  $MPI -np 2 "$SHARDCHECK" run --backend torch --family $F --golden "$tmp/g" --torch-version 2.15
+expect_exit "an unsupported SHARDCHECK_TORCH_VERSION: exit 2 listing the supported releases" 2 \
+  "SHARDCHECK_TORCH_VERSION: torch version '0.0.1': not a supported release; supported: 2.11" \
   env SHARDCHECK_TORCH_VERSION=0.0.1 $MPI -np 2 "$SHARDCHECK" run --backend torch --family $F --golden "$tmp/g"
 port=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 "$PY" -c "import socket, time

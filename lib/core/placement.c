@@ -307,3 +307,28 @@ int shc_placements_check(const shc_placements *pl, const shc_mesh *m, int tensor
     }
     return SHC_OK;
 }
+
+/* One placement as Python's repr prints it (placement_types.py __repr__). */
+static void placement_repr(const shc_placement *p, char *b, size_t n)
+{
+    switch (p->kind) {
+    case SHC_P_REPLICATE: snprintf(b, n, "Replicate()"); break;
+    case SHC_P_SHARD: snprintf(b, n, "Shard(dim=%d)", p->dim); break;
+    case SHC_P_PARTIAL: snprintf(b, n, "Partial(%s)", shc_redop_name(p->op)); break;
+    case SHC_P_STRIDED:
+        snprintf(b, n, "_StridedShard(dim=%d, sf=%lld)", p->dim, (long long)p->split_factor);
+        break;
+    }
+}
+
+void shc_placements_repr(const shc_placements *pl, char *buf, size_t n)
+{
+    size_t k = (size_t)snprintf(buf, n, "(");
+    for (int i = 0; i < pl->n && k < n; i++) {
+        char one[64];
+        placement_repr(&pl->p[i], one, sizeof one);
+        k += (size_t)snprintf(buf + k, n - k, "%s%s", i ? ", " : "", one);
+    }
+    if (k < n)
+        snprintf(buf + k, n - k, pl->n == 1 ? ",)" : ")");
+}

@@ -1,11 +1,11 @@
 /*
  * redistribute_dev.c — execute a redistribute plan with the rank's tensor in
- * device memory (xdev.h): the same dispatch on (src, dst) placements as
- * redistribute_exec.c, step for step (torch 2.13's redistribute_local_tensor),
- * with every local slice, pad, chunk and block (un)packing done by the kernels
- * of redist_body.h on the device and every collective by a device
- * communicator.  The host copy of the input goes up once and the result comes
- * down once.
+ * device memory (xdev.h): redistribute_step.c's dispatch on (src, dst)
+ * placements, the one the host executor uses, over the device's local-tensor
+ * operations (dev_ops below): every local slice, pad, chunk and block
+ * (un)packing is a kernel of redist_body.h on the device and every collective
+ * goes through a device communicator.  The host copy of the input goes up once
+ * and the result comes down once.
  *
  * Element-wise arithmetic stays on the host, staged: the reduction of
  * collectives (host-staged comm: shc_reduce_into, in group order, as the host
@@ -13,8 +13,7 @@
  * merged avg (shc_div_scalar).  That keeps the device result the host's bit for
  * bit, which is what the golden files hold; it costs a round trip in those steps.
  *
- * Kept beside redistribute_exec.c rather than inside it so the host path stays
- * as it is; the two are held together by check_redist_dev.c, which runs every
+ * check_redist_dev.c holds the two operation tables together: it runs every
  * redistribute-data case both ways (grid emulator, several grids) and compares
  * bytes.
  */
@@ -24,28 +23,22 @@
 #include <string.h>
 #include "plan.h"
 #include "redistribute_exec.h"
+#include "redistribute_step.h"
 #include "checked_math.h"
 #include "xdev.h"
 
-/* A tensor whose data is device memory of dev. */
-typedef struct dt {
-    shc_shape shape;
-    shc_dtype dtype;
-    void *d;
-    int64_t numel;
-} dt;
+/* A tensor here is a shc_xtensor whose data is device memory of dev. */
+static size_t es_of(const shc_xtensor *t) { return shc_dtype_size(t->dtype); }
+static size_t bytes_of(const shc_xtensor *t) { return (size_t)t->numel * es_of(t); }
 
-static size_t es_of(const dt *t) { return shc_dtype_size(t->dtype); }
-static size_t bytes_of(const dt *t) { return (size_t)t->numel * es_of(t); }
-
-static void drop(shc_xdev *dev, dt *t)
+static void drop(shc_xdev *dev, shc_xtensor *t)
 {
-    dev->ops->release(dev, t->d);
-    t->d = NULL;
+    dev->ops->release(dev, t->data);
+    t->data = NULL;
 }
 
 /* Replace *t by r (the old buffer released). */
-static void adopt(shc_xdev *dev, dt *t, dt r)
+static void adopt(shc_xdev *dev, shc_xtensor *t, shc_xtensor r)
 {
     drop(dev, t);
     *t = r;
@@ -53,48 +46,26 @@ static void adopt(shc_xdev *dev, dt *t, dt r)
 
 /* out = in re-indexed along d (host idx[j], -1: zero) or, idx NULL, in[start:start+len]
  * padded with zeros past the end: the device form of shc_xt_gather_dim. */
-static int dgather(shc_xdev *dev, const dt *in, int d, const int64_t *idx, int64_t start,
-                   int64_t nidx, dt *out, shc_err *e)
+static int dgather(shc_xdev *dev, const shc_xtensor *in, int d, const int64_t *idx,
+                   int64_t start, int64_t nidx, shc_xtensor *out, shc_err *e)
 {
     assert(d >= 0 && d < in->shape.ndim && nidx >= 0);
     shc_rk_gather k = {.nidx = nidx, .in_len = in->shape.d[d], .start = start,
-                       .es = (int)es_of(in), .in = in->d};
+                       .es = (int)es_of(in), .in = in->data};
     shc_xt_dims_split(&in->shape, d, &k.outer, &k.inner);
-    *out = (dt){in->shape, in->dtype, NULL, k.outer * nidx * k.inner};
+    *out = (shc_xtensor){in->shape, in->dtype, NULL, k.outer * nidx * k.inner};
     out->shape.d[d] = nidx;
     void *didx = NULL;
-    int rc = dev->ops->alloc(dev, bytes_of(out), &out->d, e);
+    int rc = dev->ops->alloc(dev, bytes_of(out), &out->data, e);
     if (!rc && idx && !(rc = dev->ops->alloc(dev, (size_t)nidx * sizeof *idx, &didx, e)))
         rc = dev->ops->upload(dev, didx, idx, (size_t)nidx * sizeof *idx, e);
     k.idx = didx;
-    k.out = out->d;
+    k.out = out->data;
     if (!rc)
         rc = dev->ops->gather(dev, &k, e);
     dev->ops->release(dev, didx);
     if (rc)
         drop(dev, out);
-    return rc;
-}
-
-static int narrow_inplace(shc_xdev *dev, dt *t, int d, int64_t start, int64_t len, shc_err *e)
-{
-    if (start == 0 && len == t->shape.d[d])
-        return SHC_OK;
-    dt r;
-    int rc = dgather(dev, t, d, NULL, start, len, &r, e);
-    if (!rc)
-        adopt(dev, t, r);
-    return rc;
-}
-
-/* Re-index *t along d by host idx (nidx entries). */
-static int gather_inplace(shc_xdev *dev, dt *t, int d, const int64_t *idx, int64_t nidx,
-                          shc_err *e)
-{
-    dt r;
-    int rc = dgather(dev, t, d, idx, 0, nidx, &r, e);
-    if (!rc)
-        adopt(dev, t, r);
     return rc;
 }
 
@@ -113,159 +84,54 @@ static int dswap(shc_xdev *dev, const void *in, int64_t A, int64_t B, int64_t ru
 
 /* n blocks of shape bs, contiguous one after another, concatenated along d. */
 static int concat_blocks(shc_xdev *dev, const void *blocks, int n, const shc_shape *bs,
-                         shc_dtype dtype, int d, dt *out, shc_err *e)
+                         shc_dtype dtype, int d, shc_xtensor *out, shc_err *e)
 {
     int64_t outer, inner;
     shc_xt_dims_split(bs, d, &outer, &inner);
-    *out = (dt){*bs, dtype, NULL, outer * inner * bs->d[d] * n};
+    *out = (shc_xtensor){*bs, dtype, NULL, outer * inner * bs->d[d] * n};
     out->shape.d[d] = bs->d[d] * n;
-    return dswap(dev, blocks, outer, n, bs->d[d] * inner, (int)shc_dtype_size(dtype), &out->d, e);
+    return dswap(dev, blocks, outer, n, bs->d[d] * inner, (int)shc_dtype_size(dtype),
+                 &out->data, e);
 }
 
-/* buf[i] /= n on the host (shc_div_scalar), staged. */
-static int div_staged(shc_xdev *dev, dt *t, int64_t n, shc_err *e)
+/* ---- the device's local-tensor operations (redistribute_step.h); ctx is the shc_dcomm ---- */
+
+static int d_reindex(void *ctx, shc_xtensor *t, int d, const int64_t *idx, int64_t start,
+                     int64_t n, shc_err *e)
 {
-    size_t b = bytes_of(t);
-    void *h = malloc(b + 1);
-    if (!h)
-        return shc_fail(e, SHC_ENOMEM, "out of memory");
-    int rc = dev->ops->download(dev, h, t->d, b, e);
-    if (!rc) {
-        shc_div_scalar(h, (size_t)t->numel, t->dtype, n);
-        rc = dev->ops->upload(dev, t->d, h, b, e);
-    }
-    free(h);
+    shc_xdev *dev = ((shc_dcomm *)ctx)->dev;
+    shc_xtensor r;
+    int rc = dgather(dev, t, d, idx, start, n, &r, e);
+    if (!rc)
+        adopt(dev, t, r);
     return rc;
 }
 
-/* ---- step kinds (each mirrors its namesake in redistribute_exec.c; the group, chunk and dim
- * arithmetic is that file's, shared through redistribute_exec.h) ---- */
-
-static int shard_to_rep(shc_dcomm *c, const shc_xgroup *g, int d, int64_t L, dt *t, shc_err *e)
+static int d_all_gather_cat(void *ctx, const shc_xgroup *g, int d, shc_xtensor *t, shc_err *e)
 {
+    shc_dcomm *c = ctx;
     shc_xdev *dev = c->dev;
-    int64_t full = shc_ceildiv64(L, g->n);
-    int rc = L % g->n ? narrow_inplace(dev, t, d, 0, full, e) : SHC_OK;
-    if (rc)
-        return rc;
     size_t bytes = bytes_of(t);
     void *recv = NULL;
-    if ((rc = dev->ops->alloc(dev, bytes * (size_t)g->n, &recv, e)))
+    int rc = dev->ops->alloc(dev, bytes * (size_t)g->n, &recv, e);
+    if (rc)
         return rc;
-    rc = c->ops->all_gather(c, g->ranks, g->n, t->d, bytes, recv, e);
-    dt r;
+    rc = c->ops->all_gather(c, g->ranks, g->n, t->data, bytes, recv, e);
+    shc_xtensor r;
     if (!rc)
         rc = concat_blocks(dev, recv, g->n, &t->shape, t->dtype, d, &r, e);
     dev->ops->release(dev, recv);
-    if (rc)
-        return rc;
-    adopt(dev, t, r);
-    return narrow_inplace(dev, t, d, 0, L, e);
-}
-
-static int strided_to_rep(shc_dcomm *c, const shc_xgroup *g, const shc_placement *p, int64_t L,
-                          dt *t, shc_err *e)
-{
-    int d = p->dim;
-    int64_t sf = p->split_factor, maxc = shc_strided_positions(L, sf, g->n, 0, NULL);
-    if (t->shape.d[d] > maxc)
-        return shc_fail(e, SHC_EUNSUPPORTED, "_S(%d, %lld): local size %lld exceeds shard 0's "
-                        "%lld, which torch 2.13 pads to", d, (long long)sf,
-                        (long long)t->shape.d[d], (long long)maxc);
-    int rc = narrow_inplace(c->dev, t, d, 0, maxc, e);
     if (!rc)
-        rc = shard_to_rep(c, g, d, maxc * g->n, t, e);
-    int64_t *sel = malloc((size_t)(L ? L : 1) * sizeof *sel), *pos = malloc((size_t)(L + 1) * 8);
-    if (!rc && (!sel || !pos))
-        rc = shc_fail(e, SHC_ENOMEM, "out of memory");
-    for (int64_t j = 0; !rc && j < g->n; j++) {
-        int64_t k = shc_strided_positions(L, sf, g->n, j, pos);
-        for (int64_t q = 0; q < k; q++)
-            sel[pos[q]] = j * maxc + q;
-    }
-    if (!rc)
-        rc = gather_inplace(c->dev, t, d, sel, L, e);
-    free(sel);
-    free(pos);
+        adopt(dev, t, r);
     return rc;
 }
 
-static int local_chunk(shc_xdev *dev, const shc_xgroup *g, const shc_placement *p, dt *t,
-                       shc_err *e)
+static int d_all_to_all_cat(void *ctx, const shc_xgroup *g, int b, int a, shc_xtensor *t,
+                            shc_err *e)
 {
-    int d = p->dim;
-    int64_t size = t->shape.d[d];
-    if (p->kind == SHC_P_SHARD) {
-        int64_t s, l;
-        shc_xt_chunk_of(size, g->n, g->pos, &s, &l);
-        return narrow_inplace(dev, t, d, s, l, e);
-    }
-    int64_t *idx = malloc((size_t)(size + 1) * sizeof *idx);
-    if (!idx)
-        return shc_fail(e, SHC_ENOMEM, "out of memory");
-    int64_t k = shc_strided_positions(size, p->split_factor, g->n, g->pos, idx);
-    int rc = gather_inplace(dev, t, d, idx, k, e);
-    free(idx);
-    return rc;
-}
-
-static int reduce_scatter(shc_dcomm *c, const shc_xgroup *g, shc_redop op, int d, dt *t, shc_err *e)
-{
+    shc_dcomm *c = ctx;
     shc_xdev *dev = c->dev;
-    if (op == SHC_OP_AVG && shc_dtype_is_int(t->dtype))
-        return shc_fail(e, SHC_EUNSUPPORTED, "P(avg) -> S on %s: torch 2.13's reduce_scatter "
-                        "returns a float32 quotient", shc_dtype_name(t->dtype));
-    int64_t size = t->shape.d[d], full = shc_ceildiv64(size, g->n), s, l;
-    int64_t *idx = malloc((size_t)(full * g->n + 1) * sizeof *idx);
-    if (!idx)
-        return shc_fail(e, SHC_ENOMEM, "out of memory");
-    for (int j = 0; j < g->n; j++) {
-        shc_xt_chunk_of(size, g->n, j, &s, &l);
-        for (int64_t q = 0; q < full; q++)
-            idx[j * full + q] = q < l ? s + q : -1;
-    }
-    dt padded, mine;
-    int rc = dgather(dev, t, d, idx, 0, full * g->n, &padded, e);
-    free(idx);
-    if (rc)
-        return rc;
-    /* block j = rows [j*full, (j+1)*full) of dim d, packed contiguously */
-    shc_shape bs = padded.shape;
-    bs.d[d] = full;
-    int64_t outer, inner;
-    shc_xt_dims_split(&bs, d, &outer, &inner);
-    size_t bcount = (size_t)(outer * full * inner);
-    void *blocks = NULL;
-    rc = dswap(dev, padded.d, g->n, outer, full * inner, (int)es_of(t), &blocks, e);
-    drop(dev, &padded);
-    mine = (dt){bs, t->dtype, NULL, (int64_t)bcount};
-    if (!rc)
-        rc = dev->ops->alloc(dev, bcount * es_of(t), &mine.d, e);
-    if (!rc)
-        rc = c->ops->reduce_scatter(c, g->ranks, g->n, blocks, bcount, mine.d, t->dtype, op, e);
-    dev->ops->release(dev, blocks);
-    if (rc) {
-        drop(dev, &mine);
-        return rc;
-    }
-    adopt(dev, t, mine);
-    shc_xt_chunk_of(size, g->n, g->pos, &s, &l);
-    return narrow_inplace(dev, t, d, 0, l, e);
-}
-
-static int shard_to_shard(shc_dcomm *c, const shc_xgroup *g, int a, int b, const shc_shape *Ls,
-                          dt *t,
-                          shc_err *e)
-{
-    shc_xdev *dev = c->dev;
-    int n = g->n, rc = SHC_OK;
-    int64_t fa = shc_ceildiv64(Ls->d[a], n), fb = shc_ceildiv64(Ls->d[b], n), s, l;
-    if (Ls->d[a] % n)
-        rc = narrow_inplace(dev, t, a, 0, fa, e);
-    if (!rc && Ls->d[b] % n)
-        rc = narrow_inplace(dev, t, b, 0, fb * n, e);
-    if (rc)
-        return rc;
+    int n = g->n;
     assert(t->shape.d[b] % n == 0); /* padded to n equal blocks along b */
     int64_t bsz = t->shape.d[b] / n, outer, inner;
     shc_shape bs = t->shape;
@@ -273,113 +139,96 @@ static int shard_to_shard(shc_dcomm *c, const shc_xgroup *g, int a, int b, const
     shc_xt_dims_split(&t->shape, b, &outer, &inner);
     size_t bbytes = (size_t)(bsz * inner * outer) * es_of(t);
     void *send = NULL, *recv = NULL;
-    rc = dswap(dev, t->d, n, outer, bsz * inner, (int)es_of(t), &send, e);
+    int rc = dswap(dev, t->data, n, outer, bsz * inner, (int)es_of(t), &send, e);
     if (!rc)
         rc = dev->ops->alloc(dev, bbytes * (size_t)n, &recv, e);
     if (!rc)
         rc = c->ops->all_to_all(c, g->ranks, n, send, bbytes, recv, e);
     dev->ops->release(dev, send);
-    dt r;
+    shc_xtensor r;
     if (!rc)
         rc = concat_blocks(dev, recv, n, &bs, t->dtype, a, &r, e);
     dev->ops->release(dev, recv);
-    if (rc)
-        return rc;
-    adopt(dev, t, r);
-    rc = narrow_inplace(dev, t, a, 0, Ls->d[a], e);
-    shc_xt_chunk_of(Ls->d[b], n, g->pos, &s, &l);
-    return rc ? rc : narrow_inplace(dev, t, b, 0, l, e);
-}
-
-static int partition(shc_xdev *dev, const shc_xgroup *g, shc_redop op, dt *t, shc_err *e)
-{
-    if (op == SHC_OP_SUM) {
-        if (shc_dtype_is_int(t->dtype))
-            return shc_fail(e, SHC_EUNSUPPORTED, "Replicate to Partial(sum) on %s: torch 2.13 "
-                            "divides with true division and returns float32",
-                            shc_dtype_name(t->dtype));
-        return div_staged(dev, t, g->n, e);
-    }
-    if (op == SHC_OP_AVG || op == SHC_OP_MIN || op == SHC_OP_MAX)
-        return SHC_OK;
-    return shc_fail(e, SHC_EINVAL, "Replicate to Partial(%s) conversion is not supported.",
-                    shc_redop_name(op));
-}
-
-static int to_replicate(shc_dcomm *c, const shc_xgroup *g, const shc_plan_step *st, dt *t,
-                        shc_err *e)
-{
-    const shc_placement *p = &st->src;
-    switch (p->kind) {
-    case SHC_P_PARTIAL:
-        return c->ops->all_reduce(c, g->ranks, g->n, t->d, (size_t)t->numel, t->dtype, p->op, e);
-    case SHC_P_SHARD: return shard_to_rep(c, g, p->dim, st->logical_shape.d[p->dim], t, e);
-    case SHC_P_STRIDED: return strided_to_rep(c, g, p, st->logical_shape.d[p->dim], t, e);
-    default: return SHC_OK;
-    }
-}
-
-static int dexec_step(shc_dcomm *c, const shc_xcase *x, const shc_plan_step *st, dt *t,
-                      shc_err *e)
-{
-    const shc_placement *s = &st->src, *d = &st->dst;
-    if (shc_placement_eq(s, d))
-        return SHC_OK;
-    shc_xgroup g = {0};
-    int rc = shc_xt_step_group(c->host, x, st, &g, e);
-    if (rc || g.n == 1) {
-        free(g.ranks);
-        return rc;
-    }
-    bool scaled = st->avg_scale > 1 && s->kind == SHC_P_PARTIAL;
-    if (scaled && shc_dtype_is_int(t->dtype))
-        rc = shc_fail(e, SHC_EUNSUPPORTED, "merged avg on %s: torch 2.13 divides by the avg "
-                      "scale and returns float32", shc_dtype_name(t->dtype));
-    else if (d->kind == SHC_P_REPLICATE)
-        rc = to_replicate(c, &g, st, t, e);
-    else if (d->kind == SHC_P_SHARD && s->kind == SHC_P_PARTIAL)
-        rc = reduce_scatter(c, &g, s->op, d->dim, t, e);
-    else if (d->kind == SHC_P_SHARD && s->kind == SHC_P_SHARD)
-        rc = s->dim == d->dim ? SHC_OK
-             : shard_to_shard(c, &g, s->dim, d->dim, &st->logical_shape, t, e);
-    else if (d->kind == SHC_P_SHARD || d->kind == SHC_P_STRIDED)
-        rc = (rc = to_replicate(c, &g, st, t, e)) ? rc : local_chunk(c->dev, &g, d, t, e);
-    else if (s->kind == SHC_P_REPLICATE)
-        rc = partition(c->dev, &g, d->op, t, e);
-    else if (s->kind == SHC_P_PARTIAL)
-        rc = shc_fail(e, SHC_EINVAL, "Redistribution from one partial type (P(%s)) to another "
-                      "(P(%s)) is unsupported.", shc_redop_name(s->op), shc_redop_name(d->op));
-    else {
-        char a[64], b[64];
-        shc_placement_format(s, a, sizeof a);
-        shc_placement_format(d, b, sizeof b);
-        rc = shc_fail(e, SHC_EINVAL, "redistribute from %s to %s not supported yet", a, b);
-    }
-    if (!rc && scaled)
-        rc = div_staged(c->dev, t, st->avg_scale, e);
-    free(g.ranks);
+    if (!rc)
+        adopt(dev, t, r);
     return rc;
 }
+
+static int d_reduce_scatter_dim(void *ctx, const shc_xgroup *g, shc_redop op, int d,
+                                shc_xtensor *t, shc_err *e)
+{
+    shc_dcomm *c = ctx;
+    shc_xdev *dev = c->dev;
+    int64_t full = t->shape.d[d] / g->n;
+    /* block j = rows [j*full, (j+1)*full) of dim d, packed contiguously */
+    shc_shape bs = t->shape;
+    bs.d[d] = full;
+    int64_t outer, inner;
+    shc_xt_dims_split(&bs, d, &outer, &inner);
+    size_t bcount = (size_t)(outer * full * inner);
+    void *blocks = NULL;
+    int rc = dswap(dev, t->data, g->n, outer, full * inner, (int)es_of(t), &blocks, e);
+    shc_xtensor mine = {bs, t->dtype, NULL, (int64_t)bcount};
+    if (!rc)
+        rc = dev->ops->alloc(dev, bcount * es_of(t), &mine.data, e);
+    if (!rc)
+        rc = c->ops->reduce_scatter(c, g->ranks, g->n, blocks, bcount, mine.data, t->dtype, op,
+                                    e);
+    dev->ops->release(dev, blocks);
+    if (rc)
+        drop(dev, &mine);
+    else
+        adopt(dev, t, mine);
+    return rc;
+}
+
+static int d_all_reduce(void *ctx, const shc_xgroup *g, shc_redop op, shc_xtensor *t,
+                        shc_err *e)
+{
+    shc_dcomm *c = ctx;
+    return c->ops->all_reduce(c, g->ranks, g->n, t->data, (size_t)t->numel, t->dtype, op, e);
+}
+
+/* buf[i] /= n on the host (shc_div_scalar), staged. */
+static int d_div(void *ctx, shc_xtensor *t, int64_t n, shc_err *e)
+{
+    shc_xdev *dev = ((shc_dcomm *)ctx)->dev;
+    size_t b = bytes_of(t);
+    void *h = malloc(b + 1);
+    if (!h)
+        return shc_fail(e, SHC_ENOMEM, "out of memory");
+    int rc = dev->ops->download(dev, h, t->data, b, e);
+    if (!rc) {
+        shc_div_scalar(h, (size_t)t->numel, t->dtype, n);
+        rc = dev->ops->upload(dev, t->data, h, b, e);
+    }
+    free(h);
+    return rc;
+}
+
+static const shc_xops dev_ops = {"device", d_reindex, d_all_gather_cat, d_all_to_all_cat,
+                                 d_reduce_scatter_dim, d_all_reduce, d_div};
 
 int shc_dexec_redistribute(shc_dcomm *c, const shc_xcase *x, const shc_xtensor *in,
                            shc_xtensor *out, shc_err *e)
 {
     shc_xdev *dev = c->dev;
+    shc_xexec xe = {&dev_ops, c, c->host};
     shc_plan plan;
     memset(out, 0, sizeof *out);
     int rc = shc_exec_plan_for(x, c->host->rank, &plan, e);
     if (rc)
         return rc;
-    dt t = {in->shape, in->dtype, NULL, in->numel};
-    if (!(rc = dev->ops->alloc(dev, bytes_of(&t), &t.d, e)))
-        rc = dev->ops->upload(dev, t.d, in->data, bytes_of(&t), e);
+    shc_xtensor t = {in->shape, in->dtype, NULL, in->numel};
+    if (!(rc = dev->ops->alloc(dev, bytes_of(&t), &t.data, e)))
+        rc = dev->ops->upload(dev, t.data, in->data, bytes_of(&t), e);
     for (int i = 0; i < plan.nsteps && !rc; i++)
-        if ((rc = dexec_step(c, x, &plan.steps[i], &t, e)))
+        if ((rc = shc_xstep_run(&xe, x, &plan.steps[i], &t, e)))
             rc = shc_err_prefix(e, "step %d", i);
     shc_plan_free(&plan);
     if (!rc) {
         *out = (shc_xtensor){t.shape, t.dtype, malloc(bytes_of(&t) + 1), t.numel};
-        rc = out->data ? dev->ops->download(dev, out->data, t.d, bytes_of(&t), e)
+        rc = out->data ? dev->ops->download(dev, out->data, t.data, bytes_of(&t), e)
                        : shc_fail(e, SHC_ENOMEM, "out of memory");
         if (rc)
             shc_xtensor_free(out);

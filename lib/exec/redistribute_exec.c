@@ -1,20 +1,14 @@
 /*
- * redistribute_exec.c — execute a redistribute plan on one rank, as torch
- * 2.13's redistribute_local_tensor does (torch/distributed/tensor/
- * _redistribute.py), over any communicator (comm.h).
+ * redistribute_exec.c — execute a redistribute plan on one rank in host
+ * memory, as torch 2.13's redistribute_local_tensor does (torch/distributed/
+ * tensor/_redistribute.py), over any communicator (comm.h).
  *
- * Each step is dispatched on its (src, dst) placements the way torch's
- * branches are, not on the planner's comm kind, so a planner bug shows up
- * as wrong data: padded all-gather then unpad for S -> R
- * (Shard._to_replicate_tensor), all-reduce for P -> R, padded
- * reduce-scatter for P -> S (_reduce_shard_tensor), all-to-all with pad and
- * unpad for S(a) -> S(b) (_to_new_shard_dim), local torch.chunk for R -> S,
- * partition for R -> P (Partial._partition_value: sum divides by n, avg/min/
- * max keep the value, others raise), gather-and-permute for _StridedShard
- * (_StridedShard._to_replicate_tensor), merged steps on the flattened group
- * with the avg scale applied afterwards.  torch's two shortcuts come first:
- * src == dst and a mesh dim of size 1 do nothing (so R -> P(sum) on a size-1
- * dim does not divide).  Tensor reshaping helpers are in xtensor_ops below.
+ * The step dispatch (which of torch's branches a (src, dst) step takes) is
+ * redistribute_step.c's, shared with the device executor (redistribute_dev.c);
+ * this file holds the host's local-tensor operations it calls (host_ops:
+ * re-indexing a dim with memcpy runs, all-gather / all-to-all / reduce-scatter
+ * with their block packing, all-reduce, division), the plan loop, and the
+ * simulation of every rank on the local backend.
  * Tested by check_exec.c against the oracle in testdata.c, and by the
  * redistribute-data family against torch 2.13 LocalTensor (harness).
  */
@@ -24,6 +18,7 @@
 #include "comm.h"
 #include "plan.h"
 #include "redistribute_exec.h"
+#include "redistribute_step.h"
 #include "checked_math.h"
 
 /* ---- tensor helpers ---- */
@@ -114,20 +109,6 @@ static int range_dim(const shc_xtensor *in, int d, int64_t start, int64_t len, s
     return rc;
 }
 
-/* Replace *t by the result of range_dim. */
-static int narrow_inplace(shc_xtensor *t, int d, int64_t start, int64_t len, shc_err *e)
-{
-    shc_xtensor r;
-    if (start == 0 && len == t->shape.d[d])
-        return SHC_OK;
-    int rc = range_dim(t, d, start, len, &r, e);
-    if (!rc) {
-        xt_release(t);
-        *t = r;
-    }
-    return rc;
-}
-
 /* n equal blocks (each of shape bs, contiguous) concatenated along d. */
 static int concat_blocks(const char *blocks, int n, const shc_shape *bs, shc_dtype dt, int d,
                          shc_xtensor *out, shc_err *e)
@@ -173,8 +154,6 @@ int64_t shc_strided_positions(int64_t size, int64_t sf, int64_t n, int64_t k, in
     return cnt;
 }
 
-/* ---- step kinds ---- */
-
 int shc_xt_step_group(shc_comm *c, const shc_xcase *x, const shc_plan_step *st, shc_xgroup *g,
                       shc_err *e)
 {
@@ -203,19 +182,34 @@ int shc_xt_step_group(shc_comm *c, const shc_xcase *x, const shc_plan_step *st, 
     return shc_comm_group_pos(c, g->ranks, g->n, &g->pos, e);
 }
 
-/* Shard._to_replicate_tensor: pad to ceil(L/n), all-gather, concatenate, unpad. */
-static int shard_to_rep(shc_comm *c, const shc_xgroup *g, int d, int64_t L, shc_xtensor *t,
-                        shc_err *e)
+/* ---- the host's local-tensor operations (redistribute_step.h) ---- */
+
+/* Replace *t by r, releasing t's buffer. */
+static void adopt(shc_xtensor *t, shc_xtensor r)
 {
-    int64_t full = shc_ceildiv64(L, g->n);
-    int rc = L % g->n ? narrow_inplace(t, d, 0, full, e) : SHC_OK;
-    if (rc)
-        return rc;
+    xt_release(t);
+    *t = r;
+}
+
+static int h_reindex(void *ctx, shc_xtensor *t, int d, const int64_t *idx, int64_t start,
+                     int64_t n, shc_err *e)
+{
+    (void)ctx;
+    shc_xtensor r;
+    int rc = idx ? shc_xt_gather_dim(t, d, idx, n, &r, e) : range_dim(t, d, start, n, &r, e);
+    if (!rc)
+        adopt(t, r);
+    return rc;
+}
+
+static int h_all_gather_cat(void *ctx, const shc_xgroup *g, int d, shc_xtensor *t, shc_err *e)
+{
+    shc_comm *c = ctx;
     size_t bytes = (size_t)t->numel * es_of(t);
     char *recv = malloc(bytes * g->n + 1);
     if (!recv)
         return shc_fail(e, SHC_ENOMEM, "out of memory");
-    rc = c->ops->all_gather(c, g->ranks, g->n, t->data, bytes, recv, e);
+    int rc = c->ops->all_gather(c, g->ranks, g->n, t->data, bytes, recv, e);
     shc_xtensor r;
     int64_t outer, inner;
     shc_xt_dims_split(&t->shape, d, &outer, &inner);
@@ -229,159 +223,16 @@ static int shard_to_rep(shc_comm *c, const shc_xgroup *g, int d, int64_t L, shc_
         rc = concat_blocks(recv, g->n, &t->shape, t->dtype, d, &r, e);
     }
     free(recv);
-    if (rc)
-        return rc;
-    xt_release(t);
-    *t = r;
-    return narrow_inplace(t, d, 0, L, e);
-}
-
-/* _StridedShard._to_replicate_tensor: pad to shard 0's size, all-gather, index_select. */
-static int strided_to_rep(shc_comm *c, const shc_xgroup *g, const shc_placement *p, int64_t L,
-                          shc_xtensor *t, shc_err *e)
-{
-    int d = p->dim;
-    int64_t sf = p->split_factor, maxc = shc_strided_positions(L, sf, g->n, 0, NULL);
-    if (t->shape.d[d] > maxc)
-        return shc_fail(e, SHC_EUNSUPPORTED, "_S(%d, %lld): local size %lld exceeds shard 0's "
-                        "%lld, which torch 2.13 pads to", d, (long long)sf,
-                        (long long)t->shape.d[d], (long long)maxc);
-    int rc = narrow_inplace(t, d, 0, maxc, e); /* pad to shard 0's size */
     if (!rc)
-        rc = shard_to_rep(c, g, d, maxc * g->n, t, e); /* gather; nothing to unpad */
-    int64_t *sel = malloc((size_t)(L ? L : 1) * sizeof *sel), *pos = malloc((size_t)(L + 1) * 8);
-    if (!rc && (!sel || !pos))
-        rc = shc_fail(e, SHC_ENOMEM, "out of memory");
-    for (int64_t j = 0; !rc && j < g->n; j++) {
-        int64_t k = shc_strided_positions(L, sf, g->n, j, pos);
-        for (int64_t q = 0; q < k; q++)
-            sel[pos[q]] = j * maxc + q;
-    }
-    shc_xtensor r;
-    if (!rc && !(rc = shc_xt_gather_dim(t, d, sel, L, &r, e))) {
-        xt_release(t);
-        *t = r;
-    }
-    free(sel);
-    free(pos);
+        adopt(t, r);
     return rc;
 }
 
-/* R -> S(d) or R -> _S(d, sf): keep this rank's chunk (no communication). */
-static int local_chunk(const shc_xgroup *g, const shc_placement *p, shc_xtensor *t, shc_err *e)
+static int h_all_to_all_cat(void *ctx, const shc_xgroup *g, int b, int a, shc_xtensor *t,
+                            shc_err *e)
 {
-    int d = p->dim;
-    int64_t size = t->shape.d[d];
-    if (p->kind == SHC_P_SHARD) {
-        int64_t s, l;
-        shc_xt_chunk_of(size, g->n, g->pos, &s, &l);
-        return narrow_inplace(t, d, s, l, e);
-    }
-    int64_t *idx = malloc((size_t)(size + 1) * sizeof *idx);
-    if (!idx)
-        return shc_fail(e, SHC_ENOMEM, "out of memory");
-    int64_t k = shc_strided_positions(size, p->split_factor, g->n, g->pos, idx);
-    shc_xtensor r;
-    int rc = shc_xt_gather_dim(t, d, idx, k, &r, e);
-    free(idx);
-    if (!rc) {
-        xt_release(t);
-        *t = r;
-    }
-    return rc;
-}
-
-static int all_reduce(shc_comm *c, const shc_xgroup *g, shc_redop op, shc_xtensor *t, shc_err *e)
-{
-    size_t count = (size_t)t->numel;
-    if (t->data != borrowed || !c->ops->all_reduce_to) {
-        int rc = xt_own(t, e); /* in place: copy the caller's buffer, never write it */
-        return rc ? rc : c->ops->all_reduce(c, g->ranks, g->n, t->data, count, t->dtype, op, e);
-    }
-    /* out of place from the caller's buffer: the reduction writes the result, no copy first */
-    void *r = malloc(count * es_of(t) + 1);
-    if (!r)
-        return shc_fail(e, SHC_ENOMEM, "out of memory");
-    int rc = c->ops->all_reduce_to(c, g->ranks, g->n, t->data, r, count, t->dtype, op, e);
-    if (rc) {
-        free(r);
-        return rc;
-    }
-    t->data = r;
-    return SHC_OK;
-}
-
-/* Shard._reduce_shard_tensor: chunk + pad to n equal blocks, reduce-scatter, unpad. */
-static int reduce_scatter(shc_comm *c, const shc_xgroup *g, shc_redop op, int d, shc_xtensor *t,
-                          shc_err *e)
-{
-    /* Quirk (torch 2.13 on LocalTensor, checked by the harness): the functional
-     * reduce_scatter with avg returns the float quotient, so P(avg) -> S turns an integer
-     * tensor into float32, while P(avg) -> R keeps the dtype.  Not modelled. */
-    if (op == SHC_OP_AVG && shc_dtype_is_int(t->dtype))
-        return shc_fail(e, SHC_EUNSUPPORTED, "P(avg) -> S on %s: torch 2.13's reduce_scatter "
-                        "returns a float32 quotient", shc_dtype_name(t->dtype));
-    int64_t size = t->shape.d[d], full = shc_ceildiv64(size, g->n), s, l;
-    int64_t *idx = malloc((size_t)(full * g->n + 1) * sizeof *idx);
-    if (!idx)
-        return shc_fail(e, SHC_ENOMEM, "out of memory");
-    for (int j = 0; j < g->n; j++) {
-        shc_xt_chunk_of(size, g->n, j, &s, &l);
-        for (int64_t q = 0; q < full; q++)
-            idx[j * full + q] = q < l ? s + q : -1;
-    }
-    shc_xtensor padded, blocks, mine;
-    int rc = shc_xt_gather_dim(t, d, idx, full * g->n, &padded, e);
-    free(idx);
-    if (rc)
-        return rc;
-    /* block j = rows [j*full, (j+1)*full) of dim d, packed contiguously */
-    int64_t *perm = malloc((size_t)(full * g->n + 1) * sizeof *perm);
-    rc = perm ? SHC_OK : shc_fail(e, SHC_ENOMEM, "out of memory");
-    shc_shape bs = padded.shape;
-    bs.d[d] = full;
-    int64_t outer, inner;
-    shc_xt_dims_split(&bs, d, &outer, &inner);
-    size_t bcount = (size_t)(outer * full * inner), es = es_of(t);
-    blocks.data = rc ? NULL : malloc(bcount * g->n * es + 1);
-    for (int j = 0; !rc && j < g->n; j++) {
-        for (int64_t q = 0; q < full; q++)
-            perm[q] = j * full + q;
-        shc_xtensor b;
-        if ((rc = shc_xt_gather_dim(&padded, d, perm, full, &b, e)))
-            break;
-        memcpy((char *)blocks.data + (size_t)j * bcount * es, b.data, bcount * es);
-        shc_xtensor_free(&b);
-    }
-    free(perm);
-    shc_xtensor_free(&padded);
-    mine = (shc_xtensor){bs, t->dtype, malloc(bcount * es + 1), (int64_t)bcount};
-    if (!rc)
-        rc = c->ops->reduce_scatter(c, g->ranks, g->n, blocks.data, bcount, mine.data, t->dtype,
-                                    op, e);
-    free(blocks.data);
-    if (rc) {
-        shc_xtensor_free(&mine);
-        return rc;
-    }
-    xt_release(t);
-    *t = mine;
-    shc_xt_chunk_of(size, g->n, g->pos, &s, &l);
-    return narrow_inplace(t, d, 0, l, e);
-}
-
-/* Shard._to_new_shard_dim: pad both dims, all-to-all along the new dim, unpad. */
-static int shard_to_shard(shc_comm *c, const shc_xgroup *g, int a, int b, const shc_shape *Ls,
-                          shc_xtensor *t, shc_err *e)
-{
+    shc_comm *c = ctx;
     int n = g->n, rc = SHC_OK;
-    int64_t fa = shc_ceildiv64(Ls->d[a], n), fb = shc_ceildiv64(Ls->d[b], n), s, l;
-    if (Ls->d[a] % n)
-        rc = narrow_inplace(t, a, 0, fa, e);
-    if (!rc && Ls->d[b] % n)
-        rc = narrow_inplace(t, b, 0, fb * n, e);
-    if (rc)
-        return rc;
     int64_t bsz = t->shape.d[b] / n, outer, inner;
     shc_shape bs = t->shape;
     bs.d[b] = bsz;
@@ -422,87 +273,90 @@ static int shard_to_shard(shc_comm *c, const shc_xgroup *g, int a, int b, const 
         rc = concat_blocks(recv, n, &bs, t->dtype, a, &r, e);
     }
     free(recv);
-    if (rc)
-        return rc;
-    xt_release(t);
-    *t = r;
-    rc = narrow_inplace(t, a, 0, Ls->d[a], e);
-    shc_xt_chunk_of(Ls->d[b], n, g->pos, &s, &l);
-    return rc ? rc : narrow_inplace(t, b, 0, l, e);
+    if (!rc)
+        adopt(t, r);
+    return rc;
 }
 
-/* Partial._partition_value (R -> P). */
-static int partition(const shc_xgroup *g, shc_redop op, shc_xtensor *t, shc_err *e)
+static int h_reduce_scatter_dim(void *ctx, const shc_xgroup *g, shc_redop op, int d,
+                                shc_xtensor *t, shc_err *e)
 {
-    if (op == SHC_OP_SUM) {
-        if (shc_dtype_is_int(t->dtype))
-            return shc_fail(e, SHC_EUNSUPPORTED, "Replicate to Partial(sum) on %s: torch 2.13 "
-                            "divides with true division and returns float32",
-                            shc_dtype_name(t->dtype));
-        int rc = xt_own(t, e);
-        if (!rc)
-            shc_div_scalar(t->data, (size_t)t->numel, t->dtype, g->n);
-        return rc;
+    shc_comm *c = ctx;
+    int64_t full = t->shape.d[d] / g->n;
+    /* block j = rows [j*full, (j+1)*full) of dim d, packed contiguously */
+    int64_t *perm = malloc((size_t)(full * g->n + 1) * sizeof *perm);
+    int rc = perm ? SHC_OK : shc_fail(e, SHC_ENOMEM, "out of memory");
+    shc_shape bs = t->shape;
+    bs.d[d] = full;
+    int64_t outer, inner;
+    shc_xt_dims_split(&bs, d, &outer, &inner);
+    size_t bcount = (size_t)(outer * full * inner), es = es_of(t);
+    char *blocks = rc ? NULL : malloc(bcount * g->n * es + 1);
+    if (!rc && !blocks)
+        rc = shc_fail(e, SHC_ENOMEM, "out of memory");
+    for (int j = 0; !rc && j < g->n; j++) {
+        for (int64_t q = 0; q < full; q++)
+            perm[q] = j * full + q;
+        shc_xtensor b;
+        if ((rc = shc_xt_gather_dim(t, d, perm, full, &b, e)))
+            break;
+        memcpy(blocks + (size_t)j * bcount * es, b.data, bcount * es);
+        shc_xtensor_free(&b);
     }
-    if (op == SHC_OP_AVG || op == SHC_OP_MIN || op == SHC_OP_MAX)
-        return SHC_OK;
-    return shc_fail(e, SHC_EINVAL, "Replicate to Partial(%s) conversion is not supported.",
-                    shc_redop_name(op));
+    free(perm);
+    shc_xtensor mine = {bs, t->dtype, rc ? NULL : malloc(bcount * es + 1), (int64_t)bcount};
+    if (!rc && !mine.data)
+        rc = shc_fail(e, SHC_ENOMEM, "out of memory");
+    if (!rc)
+        rc = c->ops->reduce_scatter(c, g->ranks, g->n, blocks, bcount, mine.data, t->dtype, op,
+                                    e);
+    free(blocks);
+    if (rc)
+        shc_xtensor_free(&mine);
+    else
+        adopt(t, mine);
+    return rc;
 }
 
-/* To Replicate from any source placement (the first half of most branches). */
-static int to_replicate(shc_comm *c, const shc_xgroup *g, const shc_plan_step *st, shc_xtensor *t,
+static int h_all_reduce(void *ctx, const shc_xgroup *g, shc_redop op, shc_xtensor *t,
                         shc_err *e)
 {
-    const shc_placement *p = &st->src;
-    switch (p->kind) {
-    case SHC_P_PARTIAL: return all_reduce(c, g, p->op, t, e);
-    case SHC_P_SHARD: return shard_to_rep(c, g, p->dim, st->logical_shape.d[p->dim], t, e);
-    case SHC_P_STRIDED: return strided_to_rep(c, g, p, st->logical_shape.d[p->dim], t, e);
-    default: return SHC_OK;
+    shc_comm *c = ctx;
+    size_t count = (size_t)t->numel;
+    if (t->data != borrowed || !c->ops->all_reduce_to) {
+        int rc = xt_own(t, e); /* in place: copy the caller's buffer, never write it */
+        return rc ? rc : c->ops->all_reduce(c, g->ranks, g->n, t->data, count, t->dtype, op, e);
     }
+    /* out of place from the caller's buffer: the reduction writes the result, no copy first */
+    void *r = malloc(count * es_of(t) + 1);
+    if (!r)
+        return shc_fail(e, SHC_ENOMEM, "out of memory");
+    int rc = c->ops->all_reduce_to(c, g->ranks, g->n, t->data, r, count, t->dtype, op, e);
+    if (rc) {
+        free(r);
+        return rc;
+    }
+    t->data = r;
+    return SHC_OK;
 }
+
+static int h_div(void *ctx, shc_xtensor *t, int64_t n, shc_err *e)
+{
+    (void)ctx;
+    int rc = xt_own(t, e);
+    if (!rc)
+        shc_div_scalar(t->data, (size_t)t->numel, t->dtype, n);
+    return rc;
+}
+
+static const shc_xops host_ops = {"host", h_reindex, h_all_gather_cat, h_all_to_all_cat,
+                                  h_reduce_scatter_dim, h_all_reduce, h_div};
 
 int shc_exec_step(shc_comm *c, const shc_xcase *x, const shc_plan_step *st, shc_xtensor *t,
                   shc_err *e)
 {
-    const shc_placement *s = &st->src, *d = &st->dst;
-    if (shc_placement_eq(s, d))
-        return SHC_OK;
-    shc_xgroup g = {0};
-    int rc = shc_xt_step_group(c, x, st, &g, e);
-    if (rc || g.n == 1) {
-        free(g.ranks);
-        return rc;
-    }
-    bool scaled = st->avg_scale > 1 && s->kind == SHC_P_PARTIAL;
-    if (scaled && shc_dtype_is_int(t->dtype))
-        rc = shc_fail(e, SHC_EUNSUPPORTED, "merged avg on %s: torch 2.13 divides by the avg "
-                      "scale and returns float32", shc_dtype_name(t->dtype));
-    else if (d->kind == SHC_P_REPLICATE)
-        rc = to_replicate(c, &g, st, t, e);
-    else if (d->kind == SHC_P_SHARD && s->kind == SHC_P_PARTIAL)
-        rc = reduce_scatter(c, &g, s->op, d->dim, t, e);
-    else if (d->kind == SHC_P_SHARD && s->kind == SHC_P_SHARD)
-        rc = s->dim == d->dim ? SHC_OK
-             : shard_to_shard(c, &g, s->dim, d->dim, &st->logical_shape, t, e);
-    else if (d->kind == SHC_P_SHARD || d->kind == SHC_P_STRIDED)
-        rc = (rc = to_replicate(c, &g, st, t, e)) ? rc : local_chunk(&g, d, t, e);
-    else if (s->kind == SHC_P_REPLICATE)
-        rc = partition(&g, d->op, t, e);
-    else if (s->kind == SHC_P_PARTIAL)
-        rc = shc_fail(e, SHC_EINVAL, "Redistribution from one partial type (P(%s)) to another "
-                      "(P(%s)) is unsupported.", shc_redop_name(s->op), shc_redop_name(d->op));
-    else {
-        char a[64], b[64];
-        shc_placement_format(s, a, sizeof a);
-        shc_placement_format(d, b, sizeof b);
-        rc = shc_fail(e, SHC_EINVAL, "redistribute from %s to %s not supported yet", a, b);
-    }
-    if (!rc && scaled && !(rc = xt_own(t, e)))
-        shc_div_scalar(t->data, (size_t)t->numel, t->dtype, st->avg_scale);
-    free(g.ranks);
-    return rc;
+    shc_xexec xe = {&host_ops, c, c};
+    return shc_xstep_run(&xe, x, st, t, e);
 }
 
 int shc_exec_plan_for(const shc_xcase *x, int64_t rank, shc_plan *plan, shc_err *e)
@@ -510,6 +364,7 @@ int shc_exec_plan_for(const shc_xcase *x, int64_t rank, shc_plan *plan, shc_err 
     shc_plan_opts o;
     shc_plan_opts_init(&o);
     o.planner = x->planner;
+    o.torch = x->torch;
     o.dtype_bytes = (int)shc_dtype_size(x->dtype);
     memset(plan, 0, sizeof *plan);
     return shc_plan_compute(&x->mesh, &x->src, &x->dst, &x->shape, &o, rank, plan, e);

@@ -18,7 +18,9 @@
  * float reduction stays within 256.  The oracle reduces in int64 by brute
  * force over the reduced mesh dims (an independent route to the answer:
  * no collectives, no plan), slices by the destination layout, and applies
- * torch's Replicate -> Partial partition (sum divides by n, in the dtype).
+ * torch's Replicate -> Partial partition (sum divides by n, in the dtype);
+ * a Shard -> Partial(sum) target (torch >= 2.14) is given the global value,
+ * which the zero-filled ranks hold as 0 (see classify).
  * Tested by check_exec.c (exactness of every op; executor == oracle).
  */
 #include "config.h"
@@ -283,11 +285,12 @@ static int reduce_exact(const shc_xcase *x, const pinfo *pi, int64_t i, const in
 }
 
 /* Which source partial dims are reduced, which destination partial dims are
- * partitioned; rejects what torch 2.13 rejects. */
+ * partitioned and which (torch >= 2.14: S(d) -> P(sum)) zero-filled; rejects what the
+ * case's torch release rejects. */
 static int classify(const shc_xcase *c, const pinfo *pi, unsigned *red, unsigned *part,
-                    shc_redop *pop, shc_err *e)
+                    unsigned *zf, shc_redop *pop, shc_err *e)
 {
-    *red = *part = 0;
+    *red = *part = *zf = 0;
     for (int d = 0; d < c->mesh.ndim; d++) {
         const shc_placement *s = &c->src.p[d], *t = &c->dst.p[d];
         if (s->kind == SHC_P_PARTIAL && t->kind == SHC_P_PARTIAL) {
@@ -297,6 +300,14 @@ static int classify(const shc_xcase *c, const pinfo *pi, unsigned *red, unsigned
                                 shc_redop_name(s->op), shc_redop_name(t->op));
         } else if (s->kind == SHC_P_PARTIAL) {
             *red |= 1u << d;
+        } else if (t->kind == SHC_P_PARTIAL && s->kind == SHC_P_SHARD && t->op == SHC_OP_SUM &&
+                   c->mesh.shape[d] > 1 && shc_torch_has(c->torch, SHC_TC_SHARD_TO_PARTIAL)) {
+            /* the rank's own shard, zeros elsewhere: each element is the global value on the
+             * ranks that held it and 0 on the others.  Which ranks hold it depends on the
+             * plan's order of steps (nested shards), so the oracle gives the global value
+             * and its caller accepts 0 too (redistribute_data.c oracle_note); torch's
+             * LocalTensor checks the bytes (harness). */
+            *zf |= 1u << d;
         } else if (t->kind == SHC_P_PARTIAL) {
             if (s->kind != SHC_P_REPLICATE && c->mesh.shape[d] > 1) {
                 char a[64], b[64];
@@ -328,14 +339,14 @@ static int classify(const shc_xcase *c, const pinfo *pi, unsigned *red, unsigned
 int shc_testdata_expected(const shc_xcase *c, int64_t rank, shc_xtensor *out, shc_err *e)
 {
     pinfo pi;
-    unsigned red, part;
+    unsigned red, part, zf;
     shc_redop pop = SHC_OP_SUM;
     int64_t coord[SHC_MAX_MESH_DIMS], *gidx = NULL, n = 0;
     shc_shape local;
     memset(out, 0, sizeof *out); /* freed on every error path, also before allocation */
     int rc = partial_info(c, &pi, e);
     if (!rc)
-        rc = classify(c, &pi, &red, &part, &pop, e);
+        rc = classify(c, &pi, &red, &part, &zf, &pop, e);
     if (!rc)
         rc = rank_globals(c, &c->dst, rank, coord, &local, &gidx, &n, e);
     if (!rc)

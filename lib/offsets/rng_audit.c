@@ -158,10 +158,10 @@ static void scan_untracked(shc_rng_audit *a, const shard_win *w, int64_t nw)
     }
 }
 
-int shc_rng_op_policy(const shc_rng_op *op, const shc_placements *pl, const shc_shape *shape,
-                      const shc_rng_policy **out, shc_err *e)
+int shc_rng_op_policy(const shc_rng_op *op, const shc_mesh *m, const shc_placements *pl,
+                      const shc_shape *shape, const shc_rng_policy **out, shc_err *e)
 {
-    int rc = shc_rng_op_check(op, pl, e);
+    int rc = shc_rng_op_check_layout(op, m, pl, shape, e);
     if (rc)
         return rc;
     if (op->dispatch == SHC_RNGD_LOCAL)
@@ -187,7 +187,7 @@ int shc_rng_audit_op(const shc_rng_op *op, const shc_mesh *m, const shc_placemen
                      const shc_shape *shape, shc_rng_audit *out, shc_err *e)
 {
     const shc_rng_policy *pol;
-    int rc = shc_rng_op_policy(op, pl, shape, &pol, e);
+    int rc = shc_rng_op_policy(op, m, pl, shape, &pol, e);
     if (rc)
         return rc;
     if (op->dispatch == SHC_RNGD_TRACKED)

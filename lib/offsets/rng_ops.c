@@ -25,83 +25,83 @@
 static const shc_rng_op OPS[] = {
     {"uniform_", "torch.Tensor.uniform_", SHC_API_PYTHON, "aten.uniform_.default",
      SHC_RNGD_TRACKED, SHC_RNGP_REJECT, false, SHC_DTM_FLOATS, SHC_TORCH_UNIFORM,
-     DISPATCH_SET "; " INPLACE_RULES, "uniform_kernel (DistributionTemplates.h:486)"},
+     DISPATCH_SET "; " INPLACE_RULES, "uniform_kernel (DistributionTemplates.h:486)", 0, false},
     {"normal_", "torch.Tensor.normal_", SHC_API_PYTHON, "aten.normal_.default",
      SHC_RNGD_TRACKED, SHC_RNGP_REJECT, false, SHC_DTM_FLOATS, SHC_TORCH_NORMAL,
      DISPATCH_SET "; " INPLACE_RULES,
      "normal_kernel (DistributionTemplates.h:463): Box-Muller, __sincosf/__logf (float), "
-     "sincospi/log (double)"},
+     "sincospi/log (double)", 0, false},
     {"normal.Tensor_float", "torch.normal(mean: Tensor, std: float)", SHC_API_PYTHON,
      "aten.normal.Tensor_float", SHC_RNGD_REJECTED, SHC_RNGP_NONE, false, SHC_DTM_FLOATS, -1,
-     NO_STRATEGY, "normal_kernel then mean/std arithmetic"},
+     NO_STRATEGY, "normal_kernel then mean/std arithmetic", 0, false},
     {"normal.float_Tensor", "torch.normal(mean: float, std: Tensor)", SHC_API_PYTHON,
      "aten.normal.float_Tensor", SHC_RNGD_REJECTED, SHC_RNGP_NONE, false, SHC_DTM_FLOATS, -1,
-     NO_STRATEGY, "normal_kernel then mean/std arithmetic"},
+     NO_STRATEGY, "normal_kernel then mean/std arithmetic", 0, false},
     {"normal.Tensor_Tensor", "torch.normal(mean: Tensor, std: Tensor)", SHC_API_PYTHON,
      "aten.normal.Tensor_Tensor", SHC_RNGD_REJECTED, SHC_RNGP_NONE, false, SHC_DTM_FLOATS, -1,
-     NO_STRATEGY, "normal_kernel then mean/std arithmetic"},
+     NO_STRATEGY, "normal_kernel then mean/std arithmetic", 0, false},
     {"bernoulli_.float", "torch.Tensor.bernoulli_(p: float)", SHC_API_PYTHON,
      "aten.bernoulli_.float", SHC_RNGD_TRACKED, SHC_RNGP_REJECT, false, SHC_DTM_ALL,
      SHC_TORCH_BERNOULLI, DISPATCH_SET "; " INPLACE_RULES,
-     "bernoulli_kernel (DistributionTemplates.h:677), uniform_and_transform"},
+     "bernoulli_kernel (DistributionTemplates.h:677), uniform_and_transform", 0, false},
     {"bernoulli_.Tensor", "torch.Tensor.bernoulli_(p: Tensor)", SHC_API_PYTHON,
      "aten.bernoulli_.Tensor", SHC_RNGD_REJECTED, SHC_RNGP_NONE, false, SHC_DTM_ALL,
      SHC_RNG_KERNEL_SAMPLE + SHC_TORCH_SAMPLE_BERNOULLI_P, NO_STRATEGY,
      "bernoulli_tensor_cuda_kernel (cuda/DistributionTemplates.h:608): philox_cuda_state(10), "
-     "CUDA_tensor_apply2 step 4 x 512 threads, one curand_uniform4 per 4 elements, u <= p"},
+     "CUDA_tensor_apply2 step 4 x 512 threads, one curand_uniform4 per 4 elements, u <= p", 0, false},
     {"bernoulli", "torch.bernoulli(p: Tensor)", SHC_API_PYTHON, "aten.bernoulli.default",
      SHC_RNGD_TRACKED, SHC_RNGP_REDISTRIBUTE, false, SHC_DTM_FLOATS,
      SHC_RNG_KERNEL_SAMPLE + SHC_TORCH_SAMPLE_BERNOULLI_P, DISPATCH_SET "; _ops/_random_ops.py:44",
      "empty_like(p) + bernoulli_tensor_cuda_kernel (cuda/DistributionTemplates.h:608): "
-     "philox_cuda_state(10), 4 elements per curand_uniform4, u <= p"},
+     "philox_cuda_state(10), 4 elements per curand_uniform4, u <= p", 0, false},
     {"bernoulli.p", "torch.bernoulli(input, p: float)", SHC_API_PYTHON, "aten.bernoulli.p",
      SHC_RNGD_REJECTED, SHC_RNGP_NONE, false, SHC_DTM_ALL, -1, NO_STRATEGY,
-     "bernoulli_kernel"},
+     "bernoulli_kernel", 0, false},
     {"random_", "torch.Tensor.random_()", SHC_API_PYTHON, "aten.random_.default",
      SHC_RNGD_REJECTED, SHC_RNGP_NONE, false, SHC_DTM_ALL, SHC_TORCH_RANDOM, NO_STRATEGY,
-     "random_kernel (DistributionTemplates.h:391)"},
+     "random_kernel (DistributionTemplates.h:391)", 0, false},
     {"random_.from", "torch.Tensor.random_(from, to)", SHC_API_PYTHON, "aten.random_.from",
      SHC_RNGD_REJECTED, SHC_RNGP_NONE, false, SHC_DTM_ALL, SHC_TORCH_RANDOM, NO_STRATEGY,
-     "random_from_to_kernel (DistributionTemplates.h:318)"},
+     "random_from_to_kernel (DistributionTemplates.h:318)", 0, false},
     {"random_.to", "torch.Tensor.random_(to)", SHC_API_PYTHON, "aten.random_.to",
      SHC_RNGD_REJECTED, SHC_RNGP_NONE, false, SHC_DTM_ALL, SHC_TORCH_RANDOM, NO_STRATEGY,
-     "random_from_to_kernel with from = 0"},
+     "random_from_to_kernel with from = 0", 0, false},
     {"randint_like", "torch.randint_like(input, high)", SHC_API_PYTHON,
      "aten.randint_like.default", SHC_RNGD_TRACKED, SHC_RNGP_TO_REPLICATE, false,
      SHC_DTM_ALL, SHC_TORCH_RANDOM, DISPATCH_SET "; _ops/_tensor_ops.py:210-215",
-     "empty_like + random_from_to_kernel"},
+     "empty_like + random_from_to_kernel", 0, false},
     {"randint_like.low_dtype", "torch.randint_like(input, low, high)", SHC_API_PYTHON,
      "aten.randint_like.low_dtype", SHC_RNGD_TRACKED, SHC_RNGP_TO_REPLICATE, false,
      SHC_DTM_ALL, SHC_TORCH_RANDOM, DISPATCH_SET "; _ops/_tensor_ops.py:210-215",
-     "empty_like + random_from_to_kernel"},
+     "empty_like + random_from_to_kernel", 0, false},
     {"rand_like", "torch.rand_like", SHC_API_PYTHON, "aten.rand_like.default", SHC_RNGD_TRACKED,
      SHC_RNGP_TO_REPLICATE, false, SHC_DTM_FLOATS, SHC_TORCH_UNIFORM,
-     DISPATCH_SET "; _ops/_tensor_ops.py:197-204", "empty_like + uniform_kernel"},
+     DISPATCH_SET "; _ops/_tensor_ops.py:197-204", "empty_like + uniform_kernel", 0, false},
     {"randn_like", "torch.randn_like", SHC_API_PYTHON, "aten.randn_like.default",
      SHC_RNGD_TRACKED, SHC_RNGP_TO_REPLICATE, false, SHC_DTM_FLOATS, SHC_TORCH_NORMAL,
-     DISPATCH_SET "; _ops/_tensor_ops.py:197-204", "empty_like + normal_kernel"},
+     DISPATCH_SET "; _ops/_tensor_ops.py:197-204", "empty_like + normal_kernel", 0, false},
     {"exponential_", "torch.Tensor.exponential_", SHC_API_PYTHON, "aten.exponential_.default",
      SHC_RNGD_UNTRACKED, SHC_RNGP_REJECT, false, SHC_DTM_FLOATS, SHC_TORCH_EXPONENTIAL,
      "_ops/_random_ops.py:46, not in " DISPATCH_SET "; Partial: _ops/utils.py:669-675",
-     "exponential_kernel (DistributionTemplates.h:564): __logf (float) / ::log (double)"},
+     "exponential_kernel (DistributionTemplates.h:564): __logf (float) / ::log (double)", 0, false},
     {"log_normal_", "torch.Tensor.log_normal_", SHC_API_PYTHON, "aten.log_normal_.default",
      SHC_RNGD_UNTRACKED, SHC_RNGP_REJECT, false, SHC_DTM_FLOATS, SHC_TORCH_LOG_NORMAL,
      "_ops/_random_ops.py:45, not in " DISPATCH_SET "; Partial: _ops/utils.py:669-675",
      "log_normal_kernel (DistributionTemplates.h:519): Box-Muller then at::exp: __expf "
      "(float accscalar, MUFU.EX2: GpuOnly), libdevice exp (double: exact, its normal draw's "
-     "log GpuOnly)"},
+     "log GpuOnly)", 0, false},
     {"geometric_", "torch.Tensor.geometric_", SHC_API_PYTHON, "aten.geometric_.default",
      SHC_RNGD_UNTRACKED, SHC_RNGP_REJECT, false, SHC_DTM_FLOATS | SHC_DTM_INTS, SHC_TORCH_GEOMETRIC,
      "_ops/_random_ops.py:47, not in " DISPATCH_SET "; Partial: _ops/utils.py:669-675",
      "geometric_kernel (DistributionTemplates.h:542): ::ceil(at::log(u) / at::log1p(-p)): "
      "__logf(u) / __logf(1 - p) (float accscalar, MUFU.LG2: GpuOnly), libdevice log, log1p "
-     "(double: GpuOnly for log's MUFU.RCP64H seed)"},
+     "(double: GpuOnly for log's MUFU.RCP64H seed)", 0, false},
     {"cauchy_", "torch.Tensor.cauchy_", SHC_API_PYTHON, "aten.cauchy_.default",
      SHC_RNGD_UNTRACKED, SHC_RNGP_REDISTRIBUTE, false, SHC_DTM_FLOATS, SHC_TORCH_CAUCHY,
      "_sharding_prop.py:792-800 (strategy from the decomposition, _decompositions.py:178); "
      "not in " DISPATCH_SET,
      "cauchy_kernel (DistributionTemplates.h:586): median + sigma * at::tan(pi * (u - 0.5)): "
-     "__tanf (float accscalar, MUFU.SIN/COS: GpuOnly), libdevice tan (double: exact)"},
+     "__tanf (float accscalar, MUFU.SIN/COS: GpuOnly), libdevice tan (double: exact)", 0, false},
     {"multinomial", "torch.multinomial(input, n, replacement=True)", SHC_API_PYTHON,
      "aten.multinomial.default", SHC_RNGD_UNTRACKED, SHC_RNGP_REDISTRIBUTE, true,
      SHC_DTM_FLOATS, SHC_RNG_KERNEL_SAMPLE + SHC_TORCH_SAMPLE_MULTINOMIAL,
@@ -109,54 +109,101 @@ static const shc_rng_op OPS[] = {
      "n_sample >= 2: multinomial_with_replacement_kernel_impl (MultinomialKernel.cu): "
      "philox_cuda_state(((rows-1)/grid_y+1)*4), curand_uniform4's .x, binary search over the "
      "cumulative distribution (emulated for weights whose partial sums are exact); n_sample = 1 "
-     "takes the no-replacement path (exponential_, argmax: GpuOnly)"},
+     "takes the no-replacement path (exponential_, argmax: GpuOnly)", 0, false},
     {"multinomial.noreplace", "torch.multinomial(input, n, replacement=False)",
      SHC_API_PYTHON, "aten.multinomial.default", SHC_RNGD_UNTRACKED, SHC_RNGP_REDISTRIBUTE,
      true, SHC_DTM_FLOATS, SHC_RNG_KERNEL_SAMPLE + SHC_TORCH_SAMPLE_MULTINOMIAL,
      "_ops/_random_ops.py:56-81, not in " DISPATCH_SET,
      "multinomial_out's fast path (Distributions.cpp): exponential_(1) on a copy (its "
      "logf/log: GpuOnly), self / q, then argmax (n_sample 1) or topk (ties inside the top n "
-     "not modelled)"},
+     "not modelled)", 0, false},
     {"native_dropout", "torch.ops.aten.native_dropout(input, p, train=True)", SHC_API_ATEN,
      "aten.native_dropout.default", SHC_RNGD_TRACKED, SHC_RNGP_REDISTRIBUTE, false,
      SHC_DTM_FLOATS, SHC_TORCH_DROPOUT, DISPATCH_SET "; _ops/_random_ops.py:42",
-     "fused_dropout (Dropout.cu); accepts any p (no range check)"},
+     "fused_dropout (Dropout.cu); accepts any p (no range check)", 0, false},
     {"dropout", "torch.nn.functional.dropout(input, p, training=True)", SHC_API_PYTHON,
      "aten.native_dropout.default", SHC_RNGD_TRACKED, SHC_RNGP_REDISTRIBUTE, false,
      SHC_DTM_FLOATS, SHC_TORCH_DROPOUT,
      "torch/nn/functional.py dropout (p in [0, 1] checked in Python), then on CUDA "
      "at::dropout -> native_dropout (Dropout.cpp is_fused_kernel_acceptable); " DISPATCH_SET,
-     "fused_dropout (Dropout.cu)"},
+     "fused_dropout (Dropout.cu)", 0, false},
     {"dtensor.rand", "torch.distributed.tensor.rand(size, device_mesh, placements)",
      SHC_API_DTENSOR, "aten.rand.default (local shape)", SHC_RNGD_TRACKED, SHC_RNGP_AS_REPLICA,
      false, SHC_DTM_FLOATS, SHC_TORCH_UNIFORM, "_api.py:1258-1271 (_dtensor_init_helper)",
-     "torch.rand(local_shape) = uniform_kernel"},
+     "torch.rand(local_shape) = uniform_kernel", 0, false},
     {"dtensor.randn", "torch.distributed.tensor.randn(size, device_mesh, placements)",
      SHC_API_DTENSOR, "aten.randn.default (local shape)", SHC_RNGD_TRACKED, SHC_RNGP_AS_REPLICA,
      false, SHC_DTM_FLOATS, SHC_TORCH_NORMAL, "_api.py:1258-1271 (_dtensor_init_helper)",
-     "torch.randn(local_shape) = normal_kernel"},
+     "torch.randn(local_shape) = normal_kernel", 0, false},
     {"rand", "torch.rand(size)", SHC_API_PYTHON, "aten.rand.default", SHC_RNGD_LOCAL,
      SHC_RNGP_NONE, false, SHC_DTM_FLOATS, SHC_TORCH_UNIFORM,
-     "in " DISPATCH_SET " but no DTensor argument reaches it", "uniform_kernel"},
+     "in " DISPATCH_SET " but no DTensor argument reaches it", "uniform_kernel", 0, false},
     {"randn", "torch.randn(size)", SHC_API_PYTHON, "aten.randn.default", SHC_RNGD_LOCAL,
      SHC_RNGP_NONE, false, SHC_DTM_FLOATS, SHC_TORCH_NORMAL,
-     "in " DISPATCH_SET " but no DTensor argument reaches it", "normal_kernel"},
+     "in " DISPATCH_SET " but no DTensor argument reaches it", "normal_kernel", 0, false},
     {"randint", "torch.randint(low, high, size)", SHC_API_PYTHON, "aten.randint.low",
      SHC_RNGD_LOCAL, SHC_RNGP_NONE, false, SHC_DTM_ALL, SHC_TORCH_RANDOM,
-     "no DTensor argument", "random_from_to_kernel"},
+     "no DTensor argument", "random_from_to_kernel", 0, false},
     {"randperm", "torch.randperm(n)", SHC_API_PYTHON, "aten.randperm.default", SHC_RNGD_LOCAL,
      SHC_RNGP_NONE, false,
      SHC_DTM(SHC_DT_FLOAT32) | SHC_DTM(SHC_DT_FLOAT64) | SHC_DTM(SHC_DT_FLOAT16) | SHC_DTM_INTS,
      SHC_RNG_KERNEL_SAMPLE + SHC_TORCH_SAMPLE_RANDPERM, "no DTensor argument",
      "randperm_out_cuda (Randperm.cu): random_ keys (int32 when bits <= 32, else int64), "
      "stable radix sort on the low bits, island shuffle with philox_cuda_state(n) "
-     "(Randperm.cuh); not bool/bfloat16"},
+     "(Randperm.cuh); not bool/bfloat16", 0, false},
     {"poisson", "torch.poisson(rates)", SHC_API_PYTHON, "aten.poisson.default",
      SHC_RNGD_REJECTED, SHC_RNGP_NONE, false, SHC_DTM_FLOATS, -1, NO_STRATEGY,
-     "_s_poisson_cuda (Distributions.cu)"},
+     "_s_poisson_cuda (Distributions.cu)", 0, false},
 };
 
 #define NOPS (sizeof OPS / sizeof OPS[0])
+
+/* Rows as other releases have them (the change's row in torch_release.c names the
+ * releases and cites each one's lines), looked up by shc_rng_op_in. */
+#define TC(c) (1u << (c))
+static const shc_rng_op RELEASE_OPS[] = {
+    {"multinomial", "torch.multinomial(input, n, replacement=True)", SHC_API_PYTHON,
+     "aten.multinomial.default", SHC_RNGD_REJECTED, SHC_RNGP_NONE, true, SHC_DTM_FLOATS,
+     SHC_RNG_KERNEL_SAMPLE + SHC_TORCH_SAMPLE_MULTINOMIAL,
+     "2.11.0, 2.12.1: no strategy registered (2.13.0 _ops/_random_ops.py:56-81)",
+     "as the pinned row", TC(SHC_TC_MULTINOMIAL_NO_STRATEGY), false},
+    {"multinomial.noreplace", "torch.multinomial(input, n, replacement=False)",
+     SHC_API_PYTHON, "aten.multinomial.default", SHC_RNGD_REJECTED, SHC_RNGP_NONE, true,
+     SHC_DTM_FLOATS, SHC_RNG_KERNEL_SAMPLE + SHC_TORCH_SAMPLE_MULTINOMIAL,
+     "2.11.0, 2.12.1: no strategy registered (2.13.0 _ops/_random_ops.py:56-81)",
+     "as the pinned row", TC(SHC_TC_MULTINOMIAL_NO_STRATEGY), false},
+    {"exponential_", "torch.Tensor.exponential_", SHC_API_PYTHON, "aten.exponential_.default",
+     SHC_RNGD_REJECTED, SHC_RNGP_NONE, false, SHC_DTM_FLOATS, SHC_TORCH_EXPONENTIAL,
+     "2.11.0: no strategy registered (2.12.1 _ops/_pointwise_ops.py:488)", "as the pinned row",
+     TC(SHC_TC_EXPONENTIAL_NO_STRATEGY), false},
+    {"log_normal_", "torch.Tensor.log_normal_", SHC_API_PYTHON, "aten.log_normal_.default",
+     SHC_RNGD_UNTRACKED, SHC_RNGP_REJECT, false, SHC_DTM_FLOATS, SHC_TORCH_LOG_NORMAL,
+     "2.11.0, 2.12.1: strategy from the decomposition (2.12.1 _decompositions.py:191-245, "
+     "_ops/utils.py:597-606)", "as the pinned row", TC(SHC_TC_DECOMPOSED_RANDOM), true},
+    {"geometric_", "torch.Tensor.geometric_", SHC_API_PYTHON, "aten.geometric_.default",
+     SHC_RNGD_UNTRACKED, SHC_RNGP_REJECT, false, SHC_DTM_FLOATS | SHC_DTM_INTS,
+     SHC_TORCH_GEOMETRIC,
+     "2.11.0, 2.12.1: strategy from the decomposition (2.12.1 _decompositions.py:191-245, "
+     "_ops/utils.py:597-606)", "as the pinned row", TC(SHC_TC_DECOMPOSED_RANDOM), true},
+    {"cauchy_", "torch.Tensor.cauchy_", SHC_API_PYTHON, "aten.cauchy_.default",
+     SHC_RNGD_UNTRACKED, SHC_RNGP_REJECT, false, SHC_DTM_FLOATS, SHC_TORCH_CAUCHY,
+     "2.11.0, 2.12.1: strategy from the decomposition, no Partial input and only shardable "
+     "layouts (2.12.1 _decompositions.py:191-245, _ops/utils.py:597-606)", "as the pinned row",
+     TC(SHC_TC_DECOMPOSED_RANDOM), true},
+};
+
+const shc_rng_op *shc_rng_op_in(const shc_rng_op *op, shc_torch_release r)
+{
+    for (size_t i = 0; op && i < sizeof RELEASE_OPS / sizeof *RELEASE_OPS; i++) {
+        const shc_rng_op *w = &RELEASE_OPS[i];
+        if (strcmp(w->name, op->name))
+            continue;
+        for (int c = 0; c < SHC_TC_COUNT; c++)
+            if ((w->torch_changes & TC(c)) && shc_torch_has(r, (shc_torch_change)c))
+                return w;
+    }
+    return op;
+}
 
 const shc_rng_op *shc_rng_ops(size_t *n)
 {
@@ -199,31 +246,6 @@ const char *shc_rng_dispatch_name(shc_rng_dispatch d)
     return (unsigned)d < SHC_RNGD_COUNT ? n[d] : "?";
 }
 
-/* One placement as Python's repr prints it (placement_types.py __repr__). */
-static void placement_repr(const shc_placement *p, char *b, size_t n)
-{
-    switch (p->kind) {
-    case SHC_P_REPLICATE: snprintf(b, n, "Replicate()"); break;
-    case SHC_P_SHARD: snprintf(b, n, "Shard(dim=%d)", p->dim); break;
-    case SHC_P_PARTIAL: snprintf(b, n, "Partial(%s)", shc_redop_name(p->op)); break;
-    case SHC_P_STRIDED:
-        snprintf(b, n, "_StridedShard(dim=%d, sf=%lld)", p->dim, (long long)p->split_factor);
-        break;
-    }
-}
-
-void shc_placements_repr(const shc_placements *pl, char *buf, size_t n)
-{
-    size_t k = (size_t)snprintf(buf, n, "(");
-    for (int i = 0; i < pl->n && k < n; i++) {
-        char one[64];
-        placement_repr(&pl->p[i], one, sizeof one);
-        k += (size_t)snprintf(buf + k, n - k, "%s%s", i ? ", " : "", one);
-    }
-    if (k < n)
-        snprintf(buf + k, n - k, pl->n == 1 ? ",)" : ")");
-}
-
 int shc_rng_op_check(const shc_rng_op *op, const shc_placements *pl, shc_err *e)
 {
     if (!op)
@@ -244,4 +266,39 @@ int shc_rng_op_check(const shc_rng_op *op, const shc_placements *pl, shc_err *e)
                         "instead.", op->aten, r);
     }
     return SHC_OK;
+}
+
+int shc_rng_op_check_layout(const shc_rng_op *op, const shc_mesh *m, const shc_placements *pl,
+                            const shc_shape *shape, shc_err *e)
+{
+    int rc = shc_rng_op_check(op, pl, e);
+    if (rc || !op->shardable_only)
+        return rc;
+    /* is_tensor_shardable (torch 2.12.1 _ops/utils.py:173-225): shards accumulate over mesh
+     * dims in order; a tensor dim smaller than its shards (times split_factor) is not */
+    int64_t shards[SHC_MAX_TENSOR_DIMS];
+    for (int d = 0; d < SHC_MAX_TENSOR_DIMS; d++)
+        shards[d] = 1;
+    bool ok = true;
+    for (int i = 0; i < pl->n && ok; i++) {
+        const shc_placement *p = &pl->p[i];
+        if (p->kind != SHC_P_SHARD && p->kind != SHC_P_STRIDED)
+            continue;
+        if (p->dim >= shape->ndim)
+            break;
+        shards[p->dim] *= m->shape[i];
+        int64_t need = shards[p->dim] * (p->kind == SHC_P_STRIDED ? p->split_factor : 1);
+        ok = shape->d[p->dim] >= need;
+    }
+    if (ok)
+        return SHC_OK;
+    char r[512];
+    shc_placements_repr(pl, r, sizeof r);
+    /* torch names the placement its cost model picks instead; on a 1-d mesh that is
+     * Replicate, elsewhere it is not modelled */
+    return shc_fail(e, SHC_EINVAL, "%s: in-place operations that require placement changes are "
+                    "not supported. The operation would change placement from %s to %s, which "
+                    "requires redistribution and breaks aliasing semantics. Please use the "
+                    "out-of-place version of this operation instead.", op->aten, r,
+                    pl->n == 1 ? "(Replicate(),)" : "another placement (torch's choice)");
 }

@@ -322,7 +322,7 @@ static int verdict(const shc_rng_policy *p, const shc_rng_op *op, const shc_gpu_
             shc_mesh_free(&m);
             return shc_err_prefix(e, "policy case %d", i);
         }
-        if (op && (rc = shc_rng_op_policy(op, &pl, &s, &p, e)) == SHC_EINVAL)
+        if (op && (rc = shc_rng_op_policy(op, &m, &pl, &s, &p, e)) == SHC_EINVAL)
             rc = SHC_EUNSUPPORTED; /* torch rejects the op on this layout */
         if (rc == SHC_OK)
             rc = check_vs(p, op ? p : NULL, gpu, &m, &pl, &s, seed, &holds, e);

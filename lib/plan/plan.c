@@ -64,7 +64,7 @@ static int grow(shc_plan *plan, int cap, shc_err *e)
 
 static const char *const comm_names[SHC_COMM_KIND_COUNT] = {
     "none", "all_gather", "all_reduce", "reduce_scatter", "all_to_all",
-    "local_chunk", "partition", "strided", "unsupported"};
+    "local_chunk", "partition", "strided", "unsupported", "zero_fill"};
 
 const char *shc_comm_kind_name(int kind)
 {
@@ -269,6 +269,40 @@ static int build_spec(const char *which, const shc_placements *pl, const shc_pla
 
 /* ---- classification ---- */
 
+/* Steps some releases execute differently from the pinned 2.13 (redistribute_local_tensor's
+ * branches; the releases and torch lines are the change's row in torch_release.c).  A row
+ * applies to a -> b when the kinds match, the target's reduce op does (-1: any) and the
+ * source is not a _StridedShard where `shard_only` says torch tests isinstance(Shard). */
+static const struct step_row {
+    shc_pkind src, dst;
+    int dst_op;
+    shc_torch_change change;
+    shc_comm_kind comm;
+} step_rows[] = {
+    /* 2.14+: `elif _is_shard_like(current)` then Shard._to_partial_tensor (a _StridedShard
+     * source or any other reduce op still raises "not supported yet") */
+    {SHC_P_SHARD, SHC_P_PARTIAL, SHC_OP_SUM, SHC_TC_SHARD_TO_PARTIAL, SHC_COMM_ZERO_FILL},
+    /* 2.11: NotImplementedError where 2.12 goes through Replicate */
+    {SHC_P_STRIDED, SHC_P_SHARD, -1, SHC_TC_STRIDED_STEPS_RAISE, SHC_COMM_UNSUPPORTED},
+    {SHC_P_PARTIAL, SHC_P_STRIDED, -1, SHC_TC_STRIDED_STEPS_RAISE, SHC_COMM_UNSUPPORTED},
+    {SHC_P_SHARD, SHC_P_STRIDED, -1, SHC_TC_STRIDED_STEPS_RAISE, SHC_COMM_UNSUPPORTED},
+};
+
+shc_comm_kind shc_classify_release(const shc_placement *a, const shc_placement *b,
+                                   shc_torch_release r, shc_comm_kind pinned, uint32_t *changes)
+{
+    for (size_t i = 0; i < sizeof step_rows / sizeof *step_rows; i++) {
+        const struct step_row *w = &step_rows[i];
+        if (w->src == a->kind && w->dst == b->kind && (w->dst_op < 0 || (int)b->op == w->dst_op) &&
+            shc_torch_has(r, w->change)) {
+            if (changes)
+                *changes |= 1u << w->change;
+            return w->comm;
+        }
+    }
+    return pinned;
+}
+
 /* Devices a step spans (the product over a merged step's mesh dims). */
 static int64_t step_devices(const shc_plan_ctx *c, const shc_plan_step *st)
 {
@@ -283,7 +317,8 @@ void shc_plan_classify(const shc_plan_ctx *c, shc_plan *plan)
     plan->ncollectives = 0;
     for (int i = 0; i < plan->nsteps; i++) {
         shc_plan_step *st = &plan->steps[i];
-        st->comm = shc_classify(&st->src, &st->dst, step_devices(c, st));
+        st->comm = shc_classify(&st->src, &st->dst, step_devices(c, st), c->opts->torch,
+                                &plan->torch_changes);
         plan->ncollectives += shc_comm_is_collective(st->comm);
     }
 }
@@ -337,9 +372,21 @@ static int run_planner(const shc_plan_ctx *c, shc_spec *src, shc_spec *dst, shc_
     fill_order(dst);
     shc_spec ns, nd;
     out->used = SHC_PLANNER_GRAPH;
-    if (normalize_spec(c->mesh, src, &ns) && normalize_spec(c->mesh, dst, &nd))
+    bool src_ok = normalize_spec(c->mesh, src, &ns);
+    if (src_ok && normalize_spec(c->mesh, dst, &nd))
         return shc_plan_graph(c, &ns, &nd, out, e);
-    /* torch 2.13 _gen_transform_infos_non_cached: _StridedShardNotDecodableError
+    if (shc_torch_has(c->opts->torch, SHC_TC_STRIDED_NO_FALLBACK)) {
+        /* torch 2.11: DTensorSpec._normalize_placements_into_shard_order raises (src first) */
+        shc_placements pl = {.n = src_ok ? dst->n : src->n};
+        memcpy(pl.p, src_ok ? dst->p : src->p, sizeof pl.p);
+        char r[512];
+        shc_placements_repr(&pl, r, sizeof r);
+        out->torch_changes |= 1u << SHC_TC_STRIDED_NO_FALLBACK;
+        return shc_fail(e, SHC_EINVAL, "use_strided_shard_as_shard_order is True, but "
+                        "placements: %s is unable to be interpreted into a corresponding "
+                        "shard_order", r);
+    }
+    /* torch >= 2.12 _gen_transform_infos_non_cached: _StridedShardNotDecodableError
      * -> generate_greedy_transform_infos on the raw specs */
     out->used = SHC_PLANNER_GREEDY;
     out->strided_fallback = true;
@@ -421,7 +468,7 @@ int shc_plan_run(shc_plan_req *r, int64_t rank, shc_plan *out, shc_err *e)
         shc_plan_classify(&c, out); /* greedy classified its steps as it pushed them */
     return SHC_OK;
 fail:
-    shc_plan_free(out);
+    shc_plan_free(out); /* keeps torch_changes: which release row made it fail */
     return rc;
 }
 

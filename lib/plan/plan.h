@@ -113,10 +113,10 @@ static inline bool shc_pl_eq(const shc_placement *a, const shc_placement *b)
     }
 }
 
-/* What redistribute_local_tensor does for a step a -> b over n devices (its
- * branches, in order); inline so the greedy planner classifies as it pushes. */
-static inline shc_comm_kind shc_classify(const shc_placement *a, const shc_placement *b,
-                                         int64_t n)
+/* The pinned release's (torch 2.13's) branches of redistribute_local_tensor for a step
+ * a -> b over n devices. */
+static inline shc_comm_kind shc_classify_pinned(const shc_placement *a, const shc_placement *b,
+                                                int64_t n)
 {
     if (shc_pl_eq(a, b) || n == 1)
         return SHC_COMM_NONE;
@@ -134,6 +134,25 @@ static inline shc_comm_kind shc_classify(const shc_placement *a, const shc_place
     default: /* _StridedShard target */
         return a->kind == SHC_P_REPLICATE ? SHC_COMM_LOCAL_CHUNK : SHC_COMM_STRIDED;
     }
+}
+
+/* The comm kind of a step a -> b that release r classifies differently from the pinned
+ * release (plan.c's version-keyed rows, one per shc_torch_change); `pinned` when none
+ * applies.  A row that applies sets its change's bit in *changes. */
+shc_comm_kind shc_classify_release(const shc_placement *a, const shc_placement *b,
+                                   shc_torch_release r, shc_comm_kind pinned, uint32_t *changes);
+
+/* What redistribute_local_tensor does for a step a -> b over n devices (its
+ * branches, in order), in release r; inline so the greedy planner classifies as it
+ * pushes.  *changes as shc_classify_release. */
+static inline shc_comm_kind shc_classify(const shc_placement *a, const shc_placement *b,
+                                         int64_t n, shc_torch_release r, uint32_t *changes)
+{
+    shc_comm_kind k = shc_classify_pinned(a, b, n);
+    if ((k == SHC_COMM_UNSUPPORTED || k == SHC_COMM_STRIDED) && r != SHC_TORCH_PINNED &&
+        r != SHC_TORCH_PIN_RELEASE)
+        return shc_classify_release(a, b, r, k, changes);
+    return k;
 }
 
 /* torch.chunk-rule local size of chunk idx of size split in n (Shard.local_shard_size_and_offset). */

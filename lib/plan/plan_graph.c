@@ -7,8 +7,10 @@
  *     placement interned as a one-byte code, hashed into an open-addressed
  *     table;
  *   - neighbours are generated in torch's exact order (cases 1, 2, 3, 4, 5,
- *     6, 8, then 11 when the target holds _StridedShard), because Dijkstra's
- *     ties are broken by push order (torch's heap counter);
+ *     6, 8, then 11 when the target holds _StridedShard, then, from torch 2.14,
+ *     case 7's Shard -> Partial(sum) edges towards the target), because
+ *     Dijkstra's ties are broken by push order (torch's heap counter); the
+ *     cases are the rows of `moves`, each with the releases that have it;
  *   - costs come from cost_model.c, bit-identical to torch's floats;
  *   - the Python sets torch iterates (reduce ops, _StridedShard targets) are
  *     ordered as CPython would order them: _StridedShard hashes are
@@ -63,6 +65,8 @@ typedef struct graph {
     uint64_t counter;
     int *visited; /* open addressing over node indexes, -1 = empty */
     size_t vcap, vcount;
+    const gstate *target; /* the destination state (case 7 looks at it) */
+    uint32_t changes;     /* shc_torch_change bits that decided something */
 } graph;
 
 /* ---- placement codes ---- */
@@ -297,18 +301,25 @@ typedef struct expand {
     int rc;
 } expand;
 
-/* One neighbour differing on mesh dim md: price it (one_step_redistribute_cost)
- * and push it unless visited (find_min_cost_path). */
+/* Push a neighbour at path cost c unless visited (find_min_cost_path). */
+static void offer_at(expand *x, const gstate *nxt, double c)
+{
+    graph *g = x->g;
+    if (x->rc || visited_has(g, nxt))
+        return;
+    int node = new_node(g, nxt, x->from);
+    if (node < 0 || heap_push(g, c, node))
+        x->rc = SHC_ENOMEM;
+}
+
+/* One neighbour differing on mesh dim md, priced by one_step_redistribute_cost. */
 static void offer(expand *x, const gstate *nxt, int md)
 {
     graph *g = x->g;
     if (x->rc || visited_has(g, nxt))
         return;
-    double c = x->cost + shc_cost_transition(&g->codes[x->cur->pc[md]], &g->codes[nxt->pc[md]],
-                                             &g->topo, md, x->gb);
-    int node = new_node(g, nxt, x->from);
-    if (node < 0 || heap_push(g, c, node))
-        x->rc = SHC_ENOMEM;
+    offer_at(x, nxt, x->cost + shc_cost_transition(&g->codes[x->cur->pc[md]],
+                                                   &g->codes[nxt->pc[md]], &g->topo, md, x->gb));
 }
 
 /* Replace mesh dim md's placement by code c (a shard goes last in its tensor dim). */
@@ -394,26 +405,79 @@ static void replace_moves(expand *x, int from_kind, int rcode, int which)
     }
 }
 
+/* Case 7 (torch >= 2.14, _get_shard_to_partial_target_states): for each tensor dim in
+ * shard-order entry order, the last mesh dim sharding it may become the target's
+ * Partial(sum) on that dim, at cost 0 (explicit-only: only towards that target).  The
+ * source must be a Shard (isinstance: not _StridedShard); the new state pops that mesh
+ * dim off the tensor dim's order, the others keep their positions. */
+static void shard_to_partial_moves(expand *x, int rcode)
+{
+    (void)rcode;
+    graph *g = x->g;
+    for (int a = 0; a < g->tdims; a++) {
+        if (x->so.len[a] == 0)
+            continue;
+        int md = x->so.md[a][x->so.len[a] - 1];
+        const shc_placement *want = &g->codes[g->target->pc[md]];
+        if (code_kind(g, x->cur, md) != SHC_P_SHARD || want->kind != SHC_P_PARTIAL ||
+            want->op != SHC_OP_SUM)
+            continue;
+        gstate nx = *x->cur;
+        nx.pc[md] = g->target->pc[md];
+        nx.pos[md] = 0;
+        offer_at(x, &nx, x->cost + 0.0);
+    }
+}
+
+/* get_next_state's cases in torch's order (find_min_cost_path pushes them so); a row
+ * applies in the releases it names (0: every release). */
+typedef struct move {
+    int which;                 /* torch's case number */
+    shc_torch_change only_in;  /* applies only where the release has this change ... */
+    bool gated;                /* ... when set */
+} move;
+static const move moves[] = {
+    {1, 0, false}, {2, 0, false}, {3, 0, false}, {4, 0, false}, {5, 0, false}, {6, 0, false},
+    {8, 0, false}, {11, 0, false},
+    /* 2.14.1/2.15.0 _redistribute.py:1259-1261: next_states.update(...) after get_next_state */
+    {7, SHC_TC_SHARD_TO_PARTIAL, true},
+};
+
 static void expand_state(expand *x)
 {
     graph *g = x->g;
     shc_placement r = {.kind = SHC_P_REPLICATE};
     int rcode = code_of(g, &r);
+    /* DTensorSpec.num_shards: shard-like mesh dims; Shard only in torch 2.11 */
+    bool shard_only = shc_torch_has(g->c->opts->torch, SHC_TC_STRIDED_NOT_SHARD);
     int64_t shards = 1;
-    for (int md = 0; md < g->n; md++)
-        if (shc_is_shard_like(&g->codes[x->cur->pc[md]]))
+    for (int md = 0; md < g->n; md++) {
+        const shc_placement *p = &g->codes[x->cur->pc[md]];
+        if (shc_is_shard_like(p) && (!shard_only || p->kind == SHC_P_SHARD))
             shards *= g->topo.devices[md];
+        else if (shc_is_shard_like(p))
+            g->changes |= 1u << SHC_TC_STRIDED_NOT_SHARD;
+    }
     x->gb = shc_cost_bytes_gb(g->bytes, shards);
     to_order(g, x->cur, &x->so);
-    shard_moves(x, rcode, SHC_P_SHARD, false);              /* case 1 */
-    shard_moves(x, rcode, SHC_P_SHARD, true);               /* case 2 */
-    replace_moves(x, SHC_P_PARTIAL, rcode, 3);              /* case 3 */
-    replace_moves(x, SHC_P_REPLICATE, rcode, 4);            /* case 4 */
-    replace_moves(x, SHC_P_PARTIAL, rcode, 5);              /* case 5 */
-    replace_moves(x, SHC_P_REPLICATE, rcode, 6);            /* case 6 */
-    shard_moves(x, rcode, SHC_P_STRIDED, true);             /* case 8 */
-    if (g->nstrided > 0)
-        replace_moves(x, SHC_P_REPLICATE, rcode, 11);       /* case 11 */
+    for (size_t i = 0; i < sizeof moves / sizeof *moves; i++) {
+        if (moves[i].gated && !shc_torch_has(g->c->opts->torch, moves[i].only_in))
+            continue;
+        switch (moves[i].which) {
+        case 1: shard_moves(x, rcode, SHC_P_SHARD, false); break;
+        case 2: shard_moves(x, rcode, SHC_P_SHARD, true); break;
+        case 3: replace_moves(x, SHC_P_PARTIAL, rcode, 3); break;
+        case 4: replace_moves(x, SHC_P_REPLICATE, rcode, 4); break;
+        case 5: replace_moves(x, SHC_P_PARTIAL, rcode, 5); break;
+        case 6: replace_moves(x, SHC_P_REPLICATE, rcode, 6); break;
+        case 7: shard_to_partial_moves(x, rcode); break;
+        case 8: shard_moves(x, rcode, SHC_P_STRIDED, true); break;
+        case 11:
+            if (g->nstrided > 0)
+                replace_moves(x, SHC_P_REPLICATE, rcode, 11);
+            break;
+        }
+    }
 }
 
 /* ---- the search (find_min_cost_path) and the steps it implies ---- */
@@ -500,6 +564,8 @@ static int path_to_steps(graph *g, int node, shc_plan *plan, shc_err *e)
             st.mesh_dims[0] = md;
             st.src = g->codes[a->pc[md]];
             st.dst = g->codes[b->pc[md]];
+            if (st.src.kind == SHC_P_SHARD && st.dst.kind == SHC_P_PARTIAL)
+                g->changes |= 1u << SHC_TC_SHARD_TO_PARTIAL; /* only case 7 makes this edge */
             logical_shape(g, a, md, &st.logical_shape);
             rc = shc_plan_push(plan, &st, e);
         }
@@ -583,6 +649,7 @@ int shc_plan_graph(const shc_plan_ctx *c, const shc_spec *src, const shc_spec *d
         graph *g = (*c->path)->g;
         g->c = c;
         plan->nreduce_ops = g->nops;
+        plan->torch_changes |= g->changes;
         return path_to_steps(g, (*c->path)->found, plan, e);
     }
     graph *g = calloc(1, sizeof *g);
@@ -611,6 +678,7 @@ int shc_plan_graph(const shc_plan_ctx *c, const shc_spec *src, const shc_spec *d
         if (dst->p[i].kind == SHC_P_STRIDED)
             keys[nkeys++] = t.pc[i];
     order_strided(g, keys, nkeys);
+    g->target = &t;
     if ((rc = dijkstra(g, &s, &t, &found, e)))
         goto out;
     if (found < 0) {
@@ -622,6 +690,7 @@ int shc_plan_graph(const shc_plan_ctx *c, const shc_spec *src, const shc_spec *d
     }
     rc = path_to_steps(g, found, plan, e);
 out:
+    plan->torch_changes |= g->changes;
     free(g->heap);
     free(g->visited);
     shc_graph_path *keep = rc == SHC_OK && c->path ? malloc(sizeof *keep) : NULL;

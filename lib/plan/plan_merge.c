@@ -24,19 +24,44 @@
 
 typedef enum { KEY_NONE, KEY_ALL_GATHER, KEY_ALL_REDUCE, KEY_REDUCE_SCATTER, KEY_ALL_TO_ALL } key;
 
+/* Whether p counts as a shard for _comm_type_key: _is_shard_like, or Placement.is_shard()
+ * (Shard only) in torch 2.11 (SHC_TC_STRIDED_NOT_SHARD). */
+static bool key_shard(const shc_placement *p, bool shard_only)
+{
+    return shard_only ? p->kind == SHC_P_SHARD : shc_is_shard_like(p);
+}
+
 /* _TransformInfo._comm_type_key */
-static key comm_key(const shc_plan_step *st)
+static key comm_key_in(const shc_plan_step *st, bool shard_only)
 {
     const shc_placement *a = &st->src, *b = &st->dst;
     if (a->kind == SHC_P_PARTIAL && b->kind == SHC_P_REPLICATE)
         return KEY_ALL_REDUCE;
-    if (a->kind == SHC_P_PARTIAL && shc_is_shard_like(b))
+    if (a->kind == SHC_P_PARTIAL && key_shard(b, shard_only))
         return KEY_REDUCE_SCATTER;
-    if (shc_is_shard_like(a) && b->kind == SHC_P_REPLICATE)
+    if (key_shard(a, shard_only) && b->kind == SHC_P_REPLICATE)
         return KEY_ALL_GATHER;
-    if (shc_is_shard_like(a) && shc_is_shard_like(b))
+    if (key_shard(a, shard_only) && key_shard(b, shard_only))
         return KEY_ALL_TO_ALL;
     return KEY_NONE;
+}
+
+static key comm_key(const shc_plan_step *st)
+{
+    return comm_key_in(st, false);
+}
+
+/* The key of st in the planning release; a step whose key the release changes sets the
+ * change's bit in plan->torch_changes. */
+static key comm_key_for(const shc_plan_ctx *c, shc_plan *plan, const shc_plan_step *st)
+{
+    key k = comm_key_in(st, false);
+    if (!shc_torch_has(c->opts->torch, SHC_TC_STRIDED_NOT_SHARD))
+        return k;
+    key k11 = comm_key_in(st, true);
+    if (k11 != k)
+        plan->torch_changes |= 1u << SHC_TC_STRIDED_NOT_SHARD;
+    return k11;
 }
 
 static bool mergeable_key(key k)
@@ -128,13 +153,13 @@ int shc_plan_merge(const shc_plan_ctx *c, shc_plan *plan, shc_err *e)
     int rc = SHC_OK;
     for (int i = 0; i < plan->nsteps && rc == SHC_OK;) {
         const shc_plan_step *st = &plan->steps[i];
-        if (!mergeable_key(comm_key(st))) {
+        if (!mergeable_key(comm_key_for(c, &merged, st))) {
             rc = shc_plan_push(&merged, st, e);
             i++;
             continue;
         }
         int j = i + 1;
-        while (j < plan->nsteps && mergeable_key(comm_key(&plan->steps[j])) &&
+        while (j < plan->nsteps && mergeable_key(comm_key_for(c, &merged, &plan->steps[j])) &&
                placements_mergeable(&plan->steps[j], st))
             j++;
         shc_plan_step flat;

@@ -37,7 +37,58 @@ SKIP_EXCEPTIONS = (NotImplementedError,)
 # Test fields an adapter never sees: the answer, whether the case is invalid
 # (an adapter that could read them would pass without computing anything), and
 # how the answer is compared (a GpuOnly tolerance).
-HIDDEN_FIELDS = ("expected", "result", "tolerance")
+HIDDEN_FIELDS = ("expected", "result", "tolerance", "byVersion")
+
+
+# ---------------------------------------------------------------- torch releases
+# Each torch family's golden files answer for the releases listed in source.releases
+# (docs/torch-releases.md); a test whose answer differs in some of them carries
+# "byVersion": [{"torch": [releases], "result", "expected"}].  The answer for release V is
+# the entry listing V, else the top-level result/expected (the pinned release's).
+
+class ReleaseError(ValueError):
+    """An unknown or unsupported torch version (the message lists the supported ones)."""
+
+
+def torch_minor(version):
+    """'2.13.0+cpu' -> '2.13' (the minor a torch build belongs to)."""
+    base = str(version).split("+", 1)[0]
+    return ".".join(base.split(".")[:2])
+
+
+# The releases the reference models and the patch of each minor (lib/core/torch_release.c,
+# whose `shardcheck verify --torch-version` message lists the same: tests/test_releases.py
+# holds the two together).  PINNED: the release the top-level answers are.
+PATCHES = {"2.11": "2.11.0", "2.12": "2.12.1", "2.13": "2.13.0", "2.14": "2.14.1",
+           "2.15": "2.15.0"}
+PINNED = "2.13"
+
+
+def parse_release(spec):
+    """A --torch-version value ('2.15' or its newest patch '2.15.0') -> '2.15', or
+    ReleaseError naming the supported releases."""
+    s = str(spec).strip()
+    if s in PATCHES:
+        return s
+    for minor, patch in PATCHES.items():
+        if s == patch:
+            return minor
+    why = "empty" if not s else "a local version tag (+...) is not a release" if "+" in s \
+        else "not a supported release"
+    raise ReleaseError("torch version '%s': %s; supported: %s (a minor, or its newest patch)"
+                       % (s, why, ", ".join("%s (%s%s)" % (m, p, ", the pinned default"
+                                                            if m == PINNED else "")
+                                            for m, p in PATCHES.items())))
+
+
+def answer_for(test, release):
+    """(result, expected) of a golden test for torch release `release` ('2.15'; None: the
+    top-level answer, the pinned release's)."""
+    if release is not None:
+        for e in test.get("byVersion") or []:
+            if isinstance(e, dict) and release in (e.get("torch") or []):
+                return e.get("result", "valid"), e.get("expected", {})
+    return test.get("result", "valid"), test.get("expected", {})
 
 
 class Mismatch:
@@ -98,6 +149,8 @@ class FamilyResult:
         # With run_family(record=True): the adapter's answers as entries of a
         # results file (`shardcheck verify`'s and `certify --candidate`'s format).
         self.entries = None
+        # Files read as another release than the one asked for (no version data).
+        self.version_notes = []
 
     def as_dict(self):
         return {
@@ -551,9 +604,12 @@ def result_entries(tcid, expected, got, err):
     return out
 
 
-def results_document(family, adapter, entries):
-    """The results file of one family (FIELDS, when the adapter declares it, as "fields")."""
+def results_document(family, adapter, entries, release=None):
+    """The results file of one family (FIELDS, when the adapter declares it, as "fields";
+    "torch": the release it was judged against, which verify checks)."""
     doc = {"family": family}
+    if release is not None:
+        doc["torch"] = release
     fields = adapter_fields(adapter)
     if fields is not None:
         doc["fields"] = sorted(fields)
@@ -569,14 +625,15 @@ def rank_count(expected):
     return sum(len(v) for v in per.values() if isinstance(v, list))
 
 
-def check_test(family, compute, group, test, result, fields=None):
+def check_test(family, compute, group, test, result, fields=None, release=None):
     """Run one test through the adapter (which sees its inputs only) and
     record the outcome in result.  fields: the adapter's FIELDS (None: all);
     expected fields outside it are NotSupported, and a valid case left with
-    no field to compare is NotSupported as a whole (compute is not called)."""
+    no field to compare is NotSupported as a whole (compute is not called).
+    release: the torch release judged against ('2.15'; None: the pinned answers)."""
     tcid = test.get("tcId")
-    kind = test.get("result", "valid")
-    expected, unsupported = restrict_expected(test.get("expected", {}), fields)
+    kind, answer = answer_for(test, release)
+    expected, unsupported = restrict_expected(answer, fields)
     for f in unsupported:
         result.not_supported_fields[f] = result.not_supported_fields.get(f, 0) + 1
     if unsupported and kind != "invalid" and \
@@ -638,12 +695,15 @@ def check_test(family, compute, group, test, result, fields=None):
 
 
 def run_family(family, adapter, golden_dir=DEFAULT_GOLDEN, max_cases=None,
-               schema=True, tcids=None, files=None, stride=1, record=False):
+               schema=True, tcids=None, files=None, stride=1, record=False, release=None):
     """Check every test of one family against adapter.compute; FamilyResult.
 
     stride K > 1 checks every K-th test in file order (a deterministic sample
     that still reaches every file and group); the rest are not counted.
-    record: keep the adapter's answers in res.entries (results_document)."""
+    record: keep the adapter's answers in res.entries (results_document).
+    release: the torch release whose answers to check ('2.15'; None: the top-level,
+    pinned ones); a torch family's file that does not list it is read as what it is,
+    its top-level answers, with one note in res.version_notes."""
     res = FamilyResult(family)
     if record:
         res.entries = []
@@ -671,6 +731,14 @@ def run_family(family, adapter, golden_dir=DEFAULT_GOLDEN, max_cases=None,
             res.mismatches.append(Mismatch(family, None, "schema", None, None, None, msg, path))
         if not isinstance(doc, dict) or not isinstance(doc.get("testGroups"), list):
             continue
+        src = doc.get("source") if isinstance(doc.get("source"), dict) else {}
+        if release is not None and str(src.get("name", "")).startswith("pytorch") and \
+                release not in (src.get("releases") or []):
+            if not res.version_notes:
+                res.version_notes.append(
+                    "%s has no answers for torch %s (source %s %s, releases %s): read as that "
+                    "release's" % (os.path.basename(path), release, src.get("name"),
+                                   src.get("version"), src.get("releases") or "not listed"))
         for group in doc["testGroups"]:
             if not isinstance(group, dict):
                 continue
@@ -684,7 +752,7 @@ def run_family(family, adapter, golden_dir=DEFAULT_GOLDEN, max_cases=None,
                 if stride > 1 and index % stride:
                     continue
                 done += 1
-                check_test(family, compute, params, test, res, fields)
+                check_test(family, compute, params, test, res, fields, release)
     return res
 
 

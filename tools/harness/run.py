@@ -55,6 +55,11 @@ def parse_args(argv):
                    help="also write each family's answers to DIR/FAMILY.json, the results form "
                         "`shardcheck verify --candidate` and `shardcheck certify --candidate` "
                         "read (a whole family: not with --max-cases, --stride or --tcid)")
+    p.add_argument("--torch-version", default=None, metavar="V",
+                   help="the torch release whose answers to check (2.11 .. 2.15, or the newest "
+                        "patch of one): a test's byVersion entry for it, else its top-level "
+                        "answer.  Default: $SHARDCHECK_TORCH_VERSION, else the release of the "
+                        "torch this python imports, else the pinned one (2.13)")
     p.add_argument("--lcov", default=None, metavar="FILE",
                    help="with --coverage: write an lcov tracefile (genhtml renders it; "
                         "default: vendor-coverage.info)")
@@ -110,6 +115,10 @@ def main(argv=None):
             return 2
     if args.results and check_results_dir(args) != 0:
         return 2
+    release, why = pick_release(args)
+    if release is None:
+        print("run.py: %s" % why, file=sys.stderr)
+        return 2
     cov = start_coverage(args.coverage) if args.coverage else None
     if cov == 2:
         return 2
@@ -134,11 +143,15 @@ def main(argv=None):
 
     results = []
     t0 = time.perf_counter()
+    if not args.json:
+        print("# judged against torch %s (%s)" % (release, why))
     for fam in families:
         stride = args.strides.get(fam, args.strides.get("*", 1))
         res = hl.run_family(fam, adapters[fam], args.golden, args.max_cases,
                             schema=not args.no_schema, tcids=set(args.tcid) or None,
-                            stride=stride, record=bool(args.results))
+                            stride=stride, record=bool(args.results), release=release)
+        for note in res.version_notes:
+            print("# note: %s" % note, file=sys.stderr)
         if stride > 1 and not args.json:
             print("%s: sampled every %d-th test (--stride)" % (fam, stride))
         results.append(res)
@@ -151,7 +164,7 @@ def main(argv=None):
     skipped = sum(r.skipped for r in results)
     not_supported = sum(r.not_supported for r in results)
     if args.json:
-        print(json.dumps({"families": [r.as_dict() for r in results],
+        print(json.dumps({"families": [r.as_dict() for r in results], "torch": release,
                           "passed": passed, "failed": failed, "skipped": skipped,
                           "not_supported": not_supported,
                           "seconds": round(time.perf_counter() - t0, 3)}))
@@ -165,6 +178,42 @@ def main(argv=None):
     if cov is not None and finish_coverage(cov, args) != 0:
         return 2
     return 0 if failed == 0 else 1
+
+
+def imported_torch():
+    """The version of the torch this python imports, or None (no torch: a vendor's adapter)."""
+    try:
+        import torch
+    except Exception:  # noqa: BLE001 — any import failure means "no torch here"
+        return None
+    return torch.__version__
+
+
+def pick_release(args):
+    """(release, why it was chosen) or (None, error).  A new user running the harness with
+    some torch expects that torch's answers: --torch-version, else SHARDCHECK_TORCH_VERSION,
+    else the imported torch's release, else the pinned one.  The shipped torch adapters
+    compute with the imported torch, so judging them against another release is refused."""
+    spec, why = args.torch_version, "--torch-version"
+    if spec is None and os.environ.get("SHARDCHECK_TORCH_VERSION"):
+        spec, why = os.environ["SHARDCHECK_TORCH_VERSION"], "SHARDCHECK_TORCH_VERSION"
+    have = imported_torch()
+    try:
+        if spec is None and have is not None:
+            spec, why = hl.torch_minor(have), "the torch this python imports, %s" % have
+            release = hl.parse_release(spec)
+        elif spec is None:
+            release, why = hl.PINNED, "the pinned default"
+        else:
+            release = hl.parse_release(spec)
+    except hl.ReleaseError as e:
+        return None, str(e) + (" (%s)" % why if why != "--torch-version" else "")
+    if have is not None and not args.adapter and hl.torch_minor(have) != release:
+        return None, ("torch %s: the torch adapters compute with the torch this python imports, "
+                      "%s; run the harness with that release's python (tools/torch_matrix.sh "
+                      "makes one per release)" % (release, have))
+    args.release = release
+    return release, why
 
 
 def check_results_dir(args):
@@ -193,8 +242,8 @@ def write_results(args, res, adapter):
     path = os.path.join(args.results, res.family + ".json")
     try:
         with open(path, "w") as fh:
-            json.dump(hl.results_document(res.family, adapter, res.entries), fh,
-                      separators=(",", ":"))
+            json.dump(hl.results_document(res.family, adapter, res.entries, args.release),
+                      fh, separators=(",", ":"))
             fh.write("\n")
     except OSError as e:
         print("run.py: --results %s: cannot write: %s" % (path, e.strerror or e), file=sys.stderr)

@@ -9,12 +9,27 @@
 # and installs the harness's public package shardcheck_harness (a .pth file).
 # Idempotent: an existing venv is reused; pip skips what is already installed.
 # Usage: tools/harness/setup_venv.sh [VENV_DIR]   (or SHARDCHECK_VENV=DIR)
+#        tools/harness/setup_venv.sh --release X DIR: a venv for another torch release X (the
+#          harness's needs only: torch X, numpy, jsonschema); torch X is the registry's default
+#          wheel (CUDA, which runs on a CPU with its CUDA library packages, about 4 GB), installed
+#          with PIP_CONSTRAINT=/dev/null so the pinned release's constraint does not apply.
+#          Reused when DIR's python already imports torch X.
 # How it is tested: .ci/run and the README test command run it on a fresh clone.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-venv=${1:-${SHARDCHECK_VENV:-$repo/.venv}}
 python=${PYTHON:-python3}
+if [ "${1:-}" = --release ]; then
+  rel=${2:?--release X DIR}; venv=${3:?--release X DIR}
+  have=$("$venv/bin/python" -c 'import torch; print(torch.__version__.split("+")[0])' 2>/dev/null || true)
+  if [ "$have" = "$rel" ]; then echo "setup_venv: $venv has torch $rel"; exit 0; fi
+  [ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
+  PIP_CONSTRAINT=/dev/null "$venv/bin/python" -m pip install --quiet "torch==$rel" numpy==2.4.6 \
+    jsonschema==4.26.0 jsonschema-rs==0.58.3
+  "$venv/bin/python" -c 'import torch; print("setup_venv: torch", torch.__version__)'
+  exit 0
+fi
+venv=${1:-${SHARDCHECK_VENV:-$repo/.venv}}
 
 if [ ! -x "$venv/bin/python" ]; then
   echo "setup_venv: creating $venv"

@@ -40,7 +40,10 @@ import sys
 import time
 import traceback
 
-PIN = os.environ.get("SHARDCHECK_TORCH_VERSION", "2.13.0")
+# The release the run judges against (shardcheck run --torch-version; the C runner sets both)
+# (under torchrun: SHARDCHECK_TORCH_VERSION, else the release of the torch imported)
+RELEASE = os.environ.get("SHARDCHECK_TORCH_VERSION")
+PATCH = os.environ.get("SHARDCHECK_TORCH_PATCH")
 DEBUG = os.environ.get("SHARDCHECK_TORCH_DEBUG") == "1"  # one stderr line per case
 
 
@@ -196,7 +199,6 @@ def shard_layout(w, group, test):
 
 def group_ranks(w, group, test):
     from adapters import _torch_common as tc
-    from torch.distributed._mesh_layout import _MeshLayout
     dist = w.dist
     shape, rank_map = _mesh_inputs(tc, group, test)
     mesh = w.mesh(shape, rank_map)
@@ -213,7 +215,7 @@ def group_ranks(w, group, test):
             sub = mesh[tuple(names[a] for a in axes)]._flatten()
             pg = sub.get_group()
             local = sub.get_coordinate()[0]
-            all_ = _MeshLayout([sub._layout[0]]).remap_to_tensor(mesh._rank_map).tolist()
+            all_ = sub._layout.remap_to_tensor(mesh._rank_map).tolist()  # one axis: its groups
         own = [int(x) for x in sub.mesh.flatten().tolist()]
         real = list(dist.get_process_group_ranks(pg))
         if sorted(own) != real:
@@ -376,11 +378,19 @@ def start(out):
         _emit({"fatal": "cannot import torch with %s: %s" % (sys.executable, _last_line(e)),
                "exit": 77}, out)
         sys.exit(77)
+    global RELEASE
     ver = torch.__version__.split("+")[0]
-    if ver != PIN:
-        _emit({"fatal": "torch %s found (%s), shardcheck pins %s; set SHARDCHECK_TORCH_VERSION=%s "
-               "to run against it anyway" % (ver, sys.executable, PIN, ver), "exit": 2}, out)
+    minor = ".".join(ver.split(".")[:2])
+    RELEASE = RELEASE or minor
+    if minor != ".".join(RELEASE.split(".")[:2]):
+        _emit({"fatal": "torch %s found (%s), but the run judges against torch %s: run the "
+               "worker with that release's python (SHARDCHECK_PYTHON; tools/torch_matrix.sh "
+               "makes one per release) or judge against %s (--torch-version %s)"
+               % (ver, sys.executable, RELEASE, minor, minor), "exit": 2}, out)
         sys.exit(2)
+    if PATCH and ver != PATCH:  # another patch of the release: said once, the run goes on
+        print("torch_worker: note: torch %s runs; the reference models torch %s's %s"
+              % (ver, RELEASE, PATCH), file=sys.stderr)
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import logging
     logging.getLogger("torch.distributed.tensor._redistribute").setLevel(logging.ERROR)
@@ -539,8 +549,12 @@ def standalone(argv):
     if a.max_cases and a.max_cases < len(cases):
         cases = [cases[k * len(cases) // a.max_cases] for k in range(a.max_cases)]
     rows, fails, skipped = [], [], 0
+    rel = ".".join(RELEASE.split(".")[:2])
     for params, t in cases:
-        test = {k: v for k, v in t.items() if k not in ("expected", "result")}
+        for e in t.get("byVersion") or []:  # the release's answer (docs/torch-releases.md)
+            if rel in e.get("torch", []):
+                t = dict(t, result=e["result"], expected=e["expected"])
+        test = {k: v for k, v in t.items() if k not in ("expected", "result", "byVersion")}
         r = answer(w, {"family": a.family, "group": params, "test": test}, fault)
         why = check(a.family, t, w.rank, r)
         skipped += "unsupported" in r

@@ -1,4 +1,4 @@
-"""_torch_common.py — shared helpers for the torch 2.13 adapters.
+"""_torch_common.py — shared helpers for the torch adapters (every release 2.11-2.15).
 
 What it is for: turning golden inputs (mesh "2x2", rank maps, placement strings
 "S(0),_S(0, 2),P(sum)" or the trace form "S(0)[1]S(0)[0]R", shapes) into torch
@@ -21,6 +21,12 @@ from torch.distributed.tensor.placement_types import (Partial, Replicate, Shard,
                                                       _StridedShard)
 
 TORCH_VERSION = torch.__version__.split("+")[0]
+
+try:  # torch >= 2.12 (placement_types.py)
+    from torch.distributed.tensor.placement_types import _is_shard_like as is_shard_like
+except ImportError:  # torch 2.11: _StridedShard is no Shard subclass there either
+    def is_shard_like(p):
+        return isinstance(p, (Shard, _StridedShard))
 
 _TOKEN = re.compile(r"\s*(_S\(\s*(-?\d+)\s*,\s*(-?\d+)\s*\)|S\(\s*(-?\d+)\s*\)|"
                     r"P\(\s*(\w+)\s*\)|R)\s*")
@@ -100,10 +106,17 @@ def placements_key(pl):
 class FakeWorld:
     """One fake process-group world (torch's FakeProcessGroup: no
     communication, but real group bookkeeping).  Re-created only when the
-    (world size, rank) pair changes; destroying it drops every group made."""
+    (world size, rank) pair changes; destroying it drops every group made.
+    Every adapter that needs a world enters it here, so no family inherits
+    another's: torch 2.15's DeviceMesh checks its size against the default
+    group's world size (device_mesh.py, "Mesh should not be bigger than default
+    world size"), which earlier releases did not.  `generation` counts the
+    worlds made: a cache of meshes or groups keys on it, since a new world
+    drops the groups it holds."""
 
     def __init__(self):
         self.key = None
+        self.generation = 0
 
     def enter(self, world_size, rank):
         if self.key == (world_size, rank) and dist.is_initialized():
@@ -113,6 +126,7 @@ class FakeWorld:
         dist.init_process_group(backend="fake", store=FakeStore(), rank=rank,
                                 world_size=world_size)
         self.key = (world_size, rank)
+        self.generation += 1
 
     def close(self):
         if dist.is_initialized():
@@ -162,10 +176,9 @@ def shard_order_of(placements, order):
     parser for the trace form, so the order is accepted only if torch's own
     DTensorSpec.format_shard_order_str prints it back identically."""
     from torch.distributed.tensor._dtensor_spec import DTensorSpec, ShardOrderEntry
-    from torch.distributed.tensor.placement_types import _is_shard_like
     by_dim = {}
     for mesh_dim, p in enumerate(placements):
-        if _is_shard_like(p):
+        if is_shard_like(p):
             by_dim.setdefault(p.dim, []).append(mesh_dim)
     entries = []
     for tdim in sorted(by_dim):

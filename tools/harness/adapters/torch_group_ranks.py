@@ -33,7 +33,6 @@ report 0 mismatches over every golden case; tests/test_torch_adapters.py.
 """
 
 import torch.distributed as dist
-from torch.distributed._mesh_layout import _MeshLayout
 
 try:
     from . import _torch_common as tc
@@ -97,7 +96,8 @@ class MeshView:
             pg = sub.get_group()
             local = sub.get_coordinate()[0]
             if out["all"] is None:
-                out["all"] = _MeshLayout([sub._layout[0]]).remap_to_tensor(m._rank_map).tolist()
+                # a flattened mesh's layout has one axis: its groups over the rank map
+                out["all"] = sub._layout.remap_to_tensor(m._rank_map).tolist()
         out["mesh"][r] = [int(x) for x in sub.mesh.flatten().tolist()]
         out["sorted"][r] = list(dist.get_process_group_ranks(pg))
         out["local"][r] = int(local)

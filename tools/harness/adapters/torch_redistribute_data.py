@@ -1,4 +1,4 @@
-"""torch_redistribute_data.py — the redistribute-data family recomputed by torch 2.13.
+"""torch_redistribute_data.py — the redistribute-data family recomputed by torch (2.11-2.15).
 
 What it is for: every golden case is executed by torch itself, on LocalTensor
 (torch/distributed/_local_tensor: one process simulating every rank, with the
@@ -166,14 +166,14 @@ def _mesh(mesh_shape):
     (creating the process groups dominates the run time otherwise)."""
     from torch.distributed._local_tensor import LocalTensorMode
     from torch.distributed.device_mesh import init_device_mesh
-    key = tuple(mesh_shape)
-    if _MESH["shape"] != key:
+    key = (tuple(mesh_shape), tc.WORLD.generation)
+    if _MESH["shape"] != key or not dist.is_initialized():
         world = 1
         for s in mesh_shape:
             world *= s
         tc.WORLD.enter(world, 0)
         with LocalTensorMode(world):
-            _MESH["mesh"] = init_device_mesh("cpu", key,
+            _MESH["mesh"] = init_device_mesh("cpu", tuple(mesh_shape),
                                              mesh_dim_names=tc.dim_names(len(mesh_shape)))
-        _MESH["shape"] = key
+        _MESH["shape"] = (tuple(mesh_shape), tc.WORLD.generation)
     return _MESH["mesh"]

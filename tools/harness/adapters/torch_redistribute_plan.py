@@ -1,13 +1,13 @@
 """torch_redistribute_plan.py — harness adapter: recompute redistribute-plan
-golden cases with torch 2.13's own planners.
+golden cases with the planners of the torch it imports (2.11-2.15).
 
 What it is for: every case of golden/redistribute-plan is planned by torch's
 _gen_transform_infos_non_cached (greedy or min-cost, torch's choice rule and
 _StridedShardNotDecodableError fallback), then _optimize_transform_infos and
 DTensorRedistributePlanner.stringify_transform_infos, exactly as
 redistribute_local_tensor does, once per rank of the mesh.  Ranks are
-simulated on one fake process group (world size 64): the mesh is built once
-per shape and flattened-dim sets, and the rank's coordinate is patched in
+simulated on one fake process group (world size 64, entered per case through
+_torch_common.WORLD): the mesh is built once per shape and flattened-dim sets, and the rank's coordinate is patched in
 (the planners only read the coordinate).  Torch-side validation mirrors what
 redistribute does: assert_no_mixed_partial_types, DTensorSpec's shard-order
 checks, and compute_local_shape_and_global_offset for src and dst (which
@@ -29,6 +29,11 @@ import itertools
 import logging
 import re
 
+try:
+    from . import _torch_common as tc
+except ImportError:  # loaded as a file path
+    import _torch_common as tc  # type: ignore
+
 FAMILY = "redistribute-plan"
 
 _state = {}
@@ -39,12 +44,8 @@ def _setup():
     if _state:
         return _state
     import torch
-    import torch.distributed as dist
-    from torch.testing._internal.distributed.fake_pg import FakeStore
     # torch warns once per unmergeable run; the harness output stays clean
     logging.getLogger("torch.distributed.tensor._redistribute").setLevel(logging.ERROR)
-    if not dist.is_initialized():
-        dist.init_process_group("fake", store=FakeStore(), rank=0, world_size=64)
     from torch.distributed.device_mesh import DeviceMesh, _mesh_resources
     from torch.distributed.tensor import _redistribute as R
     from torch.distributed.tensor import _collective_utils as CU
@@ -120,6 +121,13 @@ def _shard_order(placements, order, S):
 
 
 def _mesh(S, shape, flattened):
+    # Every case runs in this adapter's own fake world of 64 ranks (every mesh of the
+    # corpus fits): a world another family left behind may be smaller, which torch 2.15's
+    # DeviceMesh refuses.  Meshes are kept while that world lives.
+    tc.WORLD.enter(64, 0)
+    if S.get("generation") != tc.WORLD.generation:
+        S["meshes"].clear()
+        S["generation"] = tc.WORLD.generation
     key = (tuple(shape), tuple(tuple(f) for f in flattened or ()))
     m = S["meshes"].get(key)
     if m is None:
@@ -149,6 +157,10 @@ def _comm(S, mesh, info, src, dst):
     if src == dst or mesh_to_use.size(mesh_dim=info.mesh_dim) == 1:
         return "none"
     strided = S["StridedShard"]
+    # torch 2.11 raises NotImplementedError for _StridedShard -> Shard, Partial ->
+    # _StridedShard and Shard -> _StridedShard (its _redistribute.py:1600-1640); 2.12 goes
+    # through Replicate
+    raises_211 = tc.TORCH_VERSION.startswith("2.11.")
     if dst.is_replicate():
         return "all_reduce" if src.is_partial() else "all_gather"
     if dst.is_shard():
@@ -156,11 +168,23 @@ def _comm(S, mesh, info, src, dst):
             return "reduce_scatter"
         if src.is_replicate():
             return "local_chunk"
-        return "all_to_all" if src.is_shard() else "strided"
+        if src.is_shard():
+            return "all_to_all"
+        return "unsupported" if raises_211 else "strided"
     if dst.is_partial():
-        return "partition" if src.is_replicate() else "unsupported"
+        if src.is_replicate():
+            return "partition"
+        # torch >= 2.14: Shard -> Partial("sum") embeds the shard in zeros
+        # (Shard._to_partial_tensor; _redistribute.py's target.is_partial() branch),
+        # no collective; earlier releases raise "not supported yet"
+        if (hasattr(S["Shard"], "_to_partial_tensor") and isinstance(src, S["Shard"])
+                and type(dst) is S["Partial"] and dst.reduce_op == "sum"):
+            return "zero_fill"
+        return "unsupported"
     if isinstance(dst, strided):
-        return "local_chunk" if src.is_replicate() else "strided"
+        if src.is_replicate():
+            return "local_chunk"
+        return "unsupported" if raises_211 and not isinstance(src, strided) else "strided"
     return "unsupported"
 
 

@@ -98,7 +98,18 @@ def tracker_offsets(mesh, placements, order, gshape):
     if order is not None and any(o is not None for o in order):
         kw["shard_order"] = tc.shard_order_of(placements, order)
     spec = DTensorSpec(mesh, tuple(placements), tensor_meta=meta, **kw)
-    start, end = OffsetBasedRNGTracker._compute_rng_offsets(_TRACKER, spec)
+    if hasattr(OffsetBasedRNGTracker, "_compute_rng_offsets"):  # torch >= 2.12
+        start, end = OffsetBasedRNGTracker._compute_rng_offsets(_TRACKER, spec)
+    else:
+        # torch 2.11 computes the same increments inside _set_pre_op_offset /
+        # _set_post_op_offset (_random.py:337-364, :382-390): run them on a state
+        # whose offset starts at 0 and read the increments back
+        import types
+        st = types.SimpleNamespace(offset=0)
+        OffsetBasedRNGTracker._set_pre_op_offset(_TRACKER, st, spec)
+        start = st.offset
+        OffsetBasedRNGTracker._set_post_op_offset(_TRACKER, st, spec, 0)
+        end = st.offset
     first = math.prod(_calc_first_shard_size(spec))
     return int(start), int(end), int(first)
 

@@ -1,0 +1,157 @@
+/*
+ * torch_release.c — the torch releases the reference models (2.11 to 2.15,
+ * the newest patch of each minor; 2.13.0 is the pinned one) and every
+ * difference between them that changes an answer, as data: one row per
+ * change, naming the releases that behave so, the golden flag a case whose
+ * answer it changes carries, and the torch file:line of each release.  The
+ * planners, the executor and the random-op table key their release-dependent
+ * rows on these changes (shc_torch_has), so no code asks "which version?".
+ * docs/torch-releases.md is the same table for people, with the evidence.
+ * Tested by check_core.c (names, parsing, bad spellings) and, per release,
+ * by the harness run against each torch (tools/torch_matrix.sh).
+ */
+#include "config.h"
+#include <stdio.h>
+#include <string.h>
+#include "shardcheck.h"
+
+static const shc_torch_release_info RELEASES[SHC_TORCH_RELEASE_END] = {
+    [SHC_TORCH_2_11] = {"2.11", "2.11.0"},
+    [SHC_TORCH_2_12] = {"2.12", "2.12.1"},
+    [SHC_TORCH_2_13] = {"2.13", "2.13.0"},
+    [SHC_TORCH_2_14] = {"2.14", "2.14.1"},
+    [SHC_TORCH_2_15] = {"2.15", "2.15.0"},
+};
+
+/* Paths are under torch/distributed/tensor/ unless absolute; "2.X a:b" is the line range in
+ * that release's source (the wheels' site-packages). */
+static const shc_torch_change_info CHANGES[SHC_TC_COUNT] = {
+    [SHC_TC_SHARD_TO_PARTIAL] = {
+        "ShardToPartialStep", SHC_TORCH_SET(SHC_TORCH_2_14) | SHC_TORCH_SET(SHC_TORCH_2_15),
+        "torch 2.14 made Shard(d) -> Partial(sum) one local step: the min-cost planner offers "
+        "it as an explicit-only edge of cost 0 towards a Partial(sum) target (case 7, "
+        "_get_shard_to_partial_target_states), and redistribute_local_tensor executes it by "
+        "embedding the shard in zeros (Shard._to_partial_tensor, comm \"zero_fill\", no "
+        "collective); up to 2.13 the min-cost planner all-gathers and partitions, and the step "
+        "raises \"redistribute from S(d) to P(sum) not supported yet\"",
+        "2.13.0 _redistribute.py:1204 (no such edge), :1713-1716 (raises); 2.14.1 and 2.15.0 "
+        "_redistribute.py:931-944 (case 7), :1180-1210, :1259-1261, :1777-1791; "
+        "placement_types.py:639-664 (2.14.1), :636-661 (2.15.0)"},
+    [SHC_TC_STRIDED_NO_FALLBACK] = {
+        "StridedNoFallback", SHC_TORCH_SET(SHC_TORCH_2_11),
+        "torch 2.12 added the greedy fallback for a _StridedShard that does not decode into a "
+        "shard order (_StridedShardNotDecodableError); torch 2.11 raises ValueError "
+        "\"use_strided_shard_as_shard_order is True, but placements: ... is unable to be "
+        "interpreted into a corresponding shard_order\" instead",
+        "2.11.0 _redistribute.py:1426-1430, _dtensor_spec.py:131-136; 2.12.1 "
+        "_redistribute.py:1467-1482, _dtensor_spec.py:26, :141-143"},
+    [SHC_TC_STRIDED_NOT_SHARD] = {
+        "StridedCountsAsReplicate", SHC_TORCH_SET(SHC_TORCH_2_11),
+        "torch 2.11 counts only Shard, not _StridedShard, where 2.12 calls _is_shard_like: "
+        "DTensorSpec.num_shards (so the min-cost planner prices a step from a _StridedShard "
+        "layout as if that mesh dim held replicas, and the greedy planner's nested-shard pass "
+        "needs a Shard) and _TransformInfo._comm_type_key (so _StridedShard steps never merge)",
+        "2.11.0 _dtensor_spec.py:581-586, _redistribute.py:163-170, :1331; 2.12.1 "
+        "_dtensor_spec.py:610-614, _redistribute.py:168-175, :1365"},
+    [SHC_TC_STRIDED_STEPS_RAISE] = {
+        "StridedStepRaises", SHC_TORCH_SET(SHC_TORCH_2_11),
+        "torch 2.11's redistribute_local_tensor raises NotImplementedError for _StridedShard -> "
+        "Shard, Partial -> _StridedShard and Shard -> _StridedShard (comm \"unsupported\"); "
+        "torch 2.12 goes through Replicate",
+        "2.11.0 _redistribute.py:1600-1603, :1627-1630, :1636-1640; 2.12.1 "
+        "_redistribute.py:1662-1672, :1696-1704, :1710-1718"},
+    [SHC_TC_MULTINOMIAL_NO_STRATEGY] = {
+        "MultinomialNoStrategy", SHC_TORCH_SET(SHC_TORCH_2_11) | SHC_TORCH_SET(SHC_TORCH_2_12),
+        "torch 2.13 registered multinomial's sharding strategy; 2.11 and 2.12 reject "
+        "torch.multinomial on a DTensor: \"Operator aten.multinomial.default does not have a "
+        "sharding strategy registered.\"",
+        "2.13.0 _ops/_random_ops.py:56-81; absent from 2.11.0 and 2.12.1 _ops/"},
+    [SHC_TC_EXPONENTIAL_NO_STRATEGY] = {
+        "ExponentialNoStrategy", SHC_TORCH_SET(SHC_TORCH_2_11),
+        "torch 2.12 gave exponential_ a (pointwise) sharding strategy; 2.11 rejects it on a "
+        "DTensor: \"Operator aten.exponential_.default does not have a sharding strategy "
+        "registered.\"",
+        "2.12.1 _ops/_pointwise_ops.py:488; 2.13.0 _ops/_random_ops.py:46; absent from 2.11.0"},
+    [SHC_TC_DECOMPOSED_RANDOM] = {
+        "DecomposedRandomOp", SHC_TORCH_SET(SHC_TORCH_2_11) | SHC_TORCH_SET(SHC_TORCH_2_12),
+        "in torch 2.11 and 2.12 log_normal_, geometric_ and cauchy_ have no registered "
+        "strategy: DTensor derives one from the op's decomposition, whose expansion keeps only "
+        "shardable layouts (every sharded tensor dim at least as large as its number of "
+        "shards, times split_factor for _StridedShard) and no Partial input; any other input "
+        "must be redistributed, which an in-place op refuses (\"in-place operations that "
+        "require placement changes are not supported\").  torch 2.13 registers log_normal_ and "
+        "geometric_ with allow_uneven_sharding, and cauchy_'s decomposition then reaches only "
+        "ops that accept any layout",
+        "2.12.1 _decompositions.py:191-245, _ops/utils.py:173-225, :597-606; 2.13.0 "
+        "_ops/_random_ops.py:39-53"},
+};
+
+const shc_torch_release_info *shc_torch_release_get(shc_torch_release r)
+{
+    r = shc_torch_norm(r);
+    return (unsigned)r < SHC_TORCH_RELEASE_END && r != SHC_TORCH_PINNED ? &RELEASES[r] : NULL;
+}
+
+shc_torch_release shc_torch_norm(shc_torch_release r)
+{
+    return r == SHC_TORCH_PINNED ? SHC_TORCH_PIN_RELEASE : r;
+}
+
+const char *shc_torch_release_name(shc_torch_release r)
+{
+    const shc_torch_release_info *i = shc_torch_release_get(r);
+    return i ? i->name : "?";
+}
+
+void shc_torch_supported(char *buf, size_t n)
+{
+    size_t k = 0;
+    buf[0] = '\0';
+    for (int r = SHC_TORCH_FIRST; r < SHC_TORCH_RELEASE_END && k < n; r++)
+        k += (size_t)snprintf(buf + k, n - k, "%s%s (%s%s)", r > SHC_TORCH_FIRST ? ", " : "",
+                              RELEASES[r].name, RELEASES[r].patch,
+                              r == SHC_TORCH_PIN_RELEASE ? ", the pinned default" : "");
+}
+
+int shc_torch_release_parse(const char *s, shc_torch_release *out, shc_err *e)
+{
+    for (int r = SHC_TORCH_FIRST; s && r < SHC_TORCH_RELEASE_END; r++)
+        if (!strcmp(s, RELEASES[r].name) || !strcmp(s, RELEASES[r].patch)) {
+            *out = (shc_torch_release)r;
+            return SHC_OK;
+        }
+    char list[256];
+    shc_torch_supported(list, sizeof list);
+    const char *why = !s || !*s ? "empty"
+                      : strchr(s, '+') ? "a local version tag (+...) is not a release"
+                      : "not a supported release";
+    return shc_fail(e, SHC_EINVAL, "torch version '%s': %s; supported: %s (a minor, or its "
+                    "newest patch)", s ? s : "", why, list);
+}
+
+const shc_torch_change_info *shc_torch_change_get(shc_torch_change c)
+{
+    return (unsigned)c < SHC_TC_COUNT ? &CHANGES[c] : NULL;
+}
+
+bool shc_torch_has(shc_torch_release r, shc_torch_change c)
+{
+    return (unsigned)c < SHC_TC_COUNT && (CHANGES[c].releases & SHC_TORCH_SET(shc_torch_norm(r)));
+}
+
+int shc_torch_change_by_flag(const char *flag)
+{
+    for (int c = 0; flag && c < SHC_TC_COUNT; c++)
+        if (!strcmp(CHANGES[c].flag, flag))
+            return c;
+    return -1;
+}
+
+void shc_torch_set_format(uint32_t set, char *buf, size_t n)
+{
+    size_t k = 0;
+    buf[0] = '\0';
+    for (int r = SHC_TORCH_FIRST; r < SHC_TORCH_RELEASE_END && k < n; r++)
+        if (set & SHC_TORCH_SET(r))
+            k += (size_t)snprintf(buf + k, n - k, "%s%s", k ? ", " : "", RELEASES[r].name);
+}

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# tools/release_check.sh — the test command's check of a second torch release (2.15 in CI):
+#   1. the harness with that release's python on every torch family with a harness adapter,
+#      a deterministic sample (each family's registry stride x RELEASE_STRIDE_SCALE, default
+#      10; every file and group is still reached), judged against that release's answers;
+#   2. issue 21's acceptance check: the harness writes a candidate for redistribute-data (the
+#      whole family), `shardcheck verify --torch-version R` passes it, and the same candidate
+#      (its recorded release removed) fails under the pinned 2.13 on exactly the tests whose
+#      answer for R differs from 2.13's in golden.
+# Ends with "N passed, N failed" (tools/test_job.sh sums it).  Exit 0 when both hold.
+#   bash tools/release_check.sh VENV [BUILD]     (VENV: a venv whose python imports the release)
+set -uo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+cd "$here"
+venv=${1:?usage: release_check.sh VENV [BUILD]}
+S="$here/${2:-_build}/tools/shardcheck"
+G="$here/golden"
+py="$venv/bin/python"
+ver=$("$py" -c 'import torch; print(torch.__version__.split("+")[0])') || { echo "0 passed, 1 failed"; exit 1; }
+rel=${ver%.*}
+scale=${RELEASE_STRIDE_SCALE:-10}
+work="$here/${2:-_build}/release-$rel"
+mkdir -p "$work"
+pass=0; fail=0; rc=0
+echo "torch $ver ($py): harness sample (registry stride x $scale) and the $rel candidate check"
+for fk in $("$S" families --harness); do
+  f=${fk%%:*}; k=$(( ${fk##*:} * scale ))
+  [ "$f" = threefry ] && continue   # jax: not a torch release
+  "$py" tools/harness/run.py --golden "$G" --family "$f" --stride "$k" --max-report 20 --no-schema \
+    >"$work/harness-$f.out" 2>&1 || rc=1
+  grep -E "^MISMATCH" "$work/harness-$f.out" | head -n 20
+  line=$(grep -E "^[0-9]+ passed, [0-9]+ failed" "$work/harness-$f.out" | tail -n1)
+  [ -n "$line" ] || { tail -n 10 "$work/harness-$f.out"; rc=1; line="0 passed, 1 failed"; }
+  echo "harness $f (every ${k}th, torch $rel): $line"
+  pass=$((pass + $(echo "$line" | awk '{print $1}'))); fail=$((fail + $(echo "$line" | awk '{print $3}')))
+done
+
+# the candidate the torch release's harness writes: passes under R, fails under 2.13 exactly
+# where the answers changed
+fam=redistribute-data
+check() { if [ "$1" = ok ]; then pass=$((pass+1)); echo "ok - $2"; else fail=$((fail+1)); rc=1; echo "not ok - $2"; fi; }
+rm -rf "$work/cand"
+if "$py" tools/harness/run.py --golden "$G" --family $fam --results "$work/cand" --no-schema \
+     >"$work/cand.out" 2>&1; then
+  "$S" verify --family $fam --golden "$G" --candidate "$work/cand/$fam.json" --torch-version "$rel" \
+    >"$work/v-rel.out" 2>&1 && check ok "verify --torch-version $rel passes the candidate torch $ver's harness wrote" \
+    || { tail -n 5 "$work/v-rel.out"; check no "verify --torch-version $rel passes the candidate"; }
+  "$py" - "$work/cand/$fam.json" "$work/cand/nover.json" "$G" "$rel" "$work/changed" <<'PY'
+import glob, json, os, sys
+src, dst, golden, rel, changed = sys.argv[1:]
+d = json.load(open(src))
+d.pop("torch", None)
+json.dump(d, open(dst, "w"))
+ids = []
+for f in glob.glob(os.path.join(golden, "redistribute-data", "*.json")):
+    for g in json.load(open(f))["testGroups"]:
+        for t in g["tests"]:
+            if any(rel in e["torch"] for e in t.get("byVersion", [])):
+                ids.append(t["tcId"])
+open(changed, "w").write("".join("%d\n" % i for i in sorted(ids)))
+PY
+  "$S" verify --family $fam --golden "$G" --candidate "$work/cand/nover.json" --torch-version 2.13 \
+    >"$work/v-213.out" 2>&1; v=$?
+  grep -Eo '^Fail +tcId [0-9]+' "$work/v-213.out" | awk '{print $3}' | sort -n | uniq >"$work/failed"
+  n=$(wc -l <"$work/changed")
+  if [ "$v" -eq 1 ] && [ "$n" -gt 0 ] && cmp -s "$work/failed" "$work/changed"; then
+    check ok "under 2.13 the same candidate fails on exactly the $n tests whose $rel answer changed"
+  elif [ "$rel" = 2.13 ] && [ "$v" -eq 0 ]; then
+    check ok "(the pinned release: nothing changed)"
+  else
+    tail -n 3 "$work/v-213.out"
+    check no "under 2.13 it fails on exactly the changed tests (exit $v, $(wc -l <"$work/failed") failed, $n changed)"
+  fi
+else
+  tail -n 10 "$work/cand.out"; check no "the harness writes a $fam candidate with torch $ver"
+fi
+echo "release check torch $ver: $pass passed, $fail failed"
+echo "$pass passed, $fail failed"
+exit $rc
