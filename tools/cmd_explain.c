@@ -484,5 +484,8 @@ int cmd_explain(int argc, char **argv)
         return x;
     if (svgpath && !*svgpath)
         return cli_usage_error("explain", "--svg: empty file name");
+    if (tver && !op) /* the release decides only the random op's dispatch */
+        return cli_usage_error("explain", "--torch-version: not used without --op (layouts "
+                               "are the same in every release)");
     return explain(&c, op, svgpath, tver);
 }

@@ -130,6 +130,7 @@ policies|offset|8
 policies|gpu|t4
 policies|op|uniform_
 ops|json|-
+ops|torch-version|2.15
 plan|mesh|8
 plan|ranks|7,6,5,4,3,2,1,0
 plan|shape|16,16
@@ -205,6 +206,7 @@ explain|placements|R
 explain|shape|7
 explain|op|uniform
 explain|svg|p.svg
+explain|torch-version|2.15
 gen|family|philox-kat
 gen|out|g2
 gen|list|-
@@ -221,6 +223,7 @@ verify|junit|j.xml
 verify|json|-
 verify|verbose|-
 verify|manifest|-
+verify|torch-version|2.15
 run|backend|local
 run|family|philox-kat
 run|golden|@G2@
@@ -233,9 +236,11 @@ run|max-ranks|1
 run|verbose|-
 run|journal|jr.txt
 run|no-manifest-check|-
+run|torch-version|2.15
 report|out|r2.html
 report|golden|@G2@
 report|no-manifest-check|-
+report|torch-version|2.15
 certify|out|pkg2
 certify|golden|@G2@
 certify|backend|local
@@ -245,7 +250,8 @@ certify|candidate|@C@
 certify|name|someone
 certify|max-cases|1
 certify|timeout|30
-certify|check|@P@'
+certify|check|@P@
+certify|torch-version|2.15'
 
 # ALLOW: command | option | mode | why one quick run cannot show it (and where it is shown).
 ALLOW='rng|path|philox|selects the implementation (scalar, AVX2, AVX-512), which gives the same words by design (cli_rng.sh compares them; a path this CPU lacks is refused)

@@ -146,10 +146,15 @@ expect_exit "report --torch-version 2.13 of 2.15 results: refused by name" 2 \
   "$SHARDCHECK" report --out "$tmp/r3.html" --golden "$G" --torch-version 2.13 "$tmp/r.json"
 # explain --op: the release's own dispatch
 expect_exit "explain --op exponential --torch-version 2.11: torch 2.11's rejection" 2 \
-  "torch 2.11 rejects it on this layout: Operator aten.exponential_.default does not have a sharding strategy" \
+  "torch 2.11: Operator aten.exponential_.default does not have a sharding strategy" \
   "$SHARDCHECK" explain --mesh 4 --placements 'S(0)' --shape 8 --op exponential --torch-version 2.11
-expect_exit "explain --op exponential in 2.12 draws it" 0 "4 distinct shards" \
+expect_exit "explain --op exponential in 2.12: accepted but untracked, no windows to draw" 2 \
+  "untracked in torch 2.12" \
   "$SHARDCHECK" explain --mesh 4 --placements 'S(0)' --shape 8 --op exponential --torch-version 2.12
+expect_exit "explain --op uniform in 2.11 draws the tracker's windows" 0 "4 distinct shards" \
+  "$SHARDCHECK" explain --mesh 4 --placements 'S(0)' --shape 8 --op uniform --torch-version 2.11
+expect_exit "explain --torch-version without --op is refused by name" 2 "--torch-version: not used without --op" \
+  "$SHARDCHECK" explain --mesh 4 --placements 'S(0)' --shape 8 --torch-version 2.11
 # ops: the random-op table as each release has it
 expect_exit "ops --torch-version 2.11: exponential_ rejected (no strategy in 2.11)" 0 \
   "exponential_ +rejected .*\[ExponentialNoStrategy\]" "$SHARDCHECK" ops --torch-version 2.11
