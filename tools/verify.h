@@ -15,6 +15,9 @@ typedef struct vstate {
     const char *path;    /* the candidate */
     bool pinned;         /* g->tests holds partial_begin's copies: never let go */
     shc_bview bv;        /* the golden test being compared in bytes (golden_bytes.c) */
+    const char *base;    /* scanned: the candidate's bytes (messages give line and column) */
+    int fail;            /* scanned: an entry failed to parse after all (SHC_EFORMAT) ... */
+    shc_err *err;        /* ... and why */
 } vstate;
 
 /* Results-file entries for one test are grouped; each (test, rank) once.  The tree path
@@ -30,6 +33,14 @@ typedef struct rentry {
                             * world of this size (vouch_values); -1: not known */
 } rentry;
 
+/* Check a candidate file against a loaded golden family and report every case (the work
+ * of `shardcheck verify` once the golden family is loaded): the scanner first
+ * (verify_scanned), the jansson trees where it is unsure.  SHC_OK, or an error in e
+ * (bad input: the candidate is refused as a whole). */
+int verify_candidate(const shc_golden *g, const char *path, report *rep, shc_err *e);
+/* The warning for a results file in the old spelling (local_shape, global_offset), once
+ * per file, naming results[i]. */
+void verify_warn_old_spelling(const char *path, size_t i);
 /* "tcId N" or "tcId N rank R" (rank >= 0). */
 void verify_case_name(char *buf, size_t n, int64_t tcid, int64_t rank);
 /* Compare every rank of a golden-shaped candidate test, report it, let the golden tree go. */
@@ -42,6 +53,9 @@ int verify_rentries(vstate *s, rentry *v, size_t m, const char *path, shc_err *e
 void verify_report_missing(vstate *s);
 /* SHARDCHECK_VERIFY_TREES=1: the jansson tree path only (verify_fast.sh's reference). */
 bool verify_trees_only(void);
+/* SHARDCHECK_VERIFY_TREES=0: the scanned path only; a candidate it leaves to the trees is
+ * refused instead (a test setting: verify_candidate.sh). */
+bool verify_scan_only(void);
 /* The candidate through the scanner (verify_scan.c): SHC_SCAN_UNSURE when the tree path must
  * decide, else the result verify_candidate would give. */
 int verify_scanned(const shc_golden *g, const char *path, report *rep, shc_err *e);

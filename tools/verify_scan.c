@@ -28,7 +28,7 @@ typedef struct crec {
 } crec;
 
 /* A results-file entry for a tcId the golden family lacks (reported in file order). */
-typedef struct runknown { int64_t tcid, rank; } runknown;
+typedef struct runknown { int64_t tcid, rank; size_t pos; } runknown;
 
 typedef struct cscan {
     const shc_golden *g;
@@ -40,6 +40,7 @@ typedef struct cscan {
     size_t un, ucap;
     bool has_bad;          /* an entry parse_result refuses: the first one, */
     shc_scan_result bad;   /* where the tree path stops with exit 2 */
+    size_t old_at;         /* the first entry in the old spelling (old_spelling), + 1; 0: none */
     int64_t last_idx;      /* the golden index last looked up (entry_index) */
     /* vouching (vouch_values): the golden test split now, and which ones were */
     bool vouching, split_ok;
@@ -85,22 +86,28 @@ static int scan_candidate_test(void *ctx, const shc_scan_test *t)
     return 0;
 }
 
-/* parse_result's rules on a scanned entry: whether it would accept it. */
+/* parse_result's rules on a scanned entry, in its order: whether it would accept it, and
+ * the rank it would give (-1 for the whole test; a notSupported entry answers it whole). */
 static bool entry_ok(const shc_scan_result *r, int64_t *rank)
 {
     *rank = -1;
-    return r->is_object && r->has_tcid &&
-           (!r->rank.p || (shc_span_int(r->rank, rank) && *rank >= 0)) &&
-           (r->error.p || (r->values.p && *r->values.p == '{'));
+    if (!r->is_object || !r->has_tcid || (r->rank.p && !(shc_span_int(r->rank, rank) && *rank >= 0)))
+        return false;
+    if (r->not_supported.p) {
+        *rank = -1;
+        return *r->not_supported.p == '"' && !r->values.p && !r->error.p;
+    }
+    return r->error.p || (r->values.p && *r->values.p == '{');
 }
 
-/* Whether bytes hold a quoted key of the old spelling (old_spelling's conversion and warning
- * are left to the tree path; a false alarm only costs speed). */
-static bool maybe_old_spelling(shc_span v)
+/* Whether an entry's values carry a key of the old spelling (parse_result's old_spelling:
+ * the warning is given after the scan, the conversion when the entry is parsed). */
+static bool old_spelling(shc_span v)
 {
-    if (!memchr(v.p, '_', v.n)) /* one pass: the byte both old keys hold, the new ones lack */
+    /* one pass first: the byte both old keys hold and the new ones lack, or an escape */
+    if (!memchr(v.p, '_', v.n) && !memchr(v.p, '\\', v.n))
         return false;
-    return shc_span_has(v, "\"local_shape\"") || shc_span_has(v, "\"global_offset\"");
+    return shc_span_has_key(v, "local_shape") || shc_span_has_key(v, "global_offset");
 }
 
 /* The golden index of an entry's tcId (-1: unknown): entries come test by test, so the
@@ -153,8 +160,6 @@ static int scan_result_entry(void *ctx, const shc_scan_result *r)
 {
     cscan *c = ctx;
     int64_t rank;
-    if (r->not_supported.p)
-        return SHC_SCAN_UNSURE; /* a case the candidate does not do: rare, the trees report it */
     if (c->has_bad)
         return 0;
     if (!entry_ok(r, &rank)) {
@@ -162,34 +167,40 @@ static int scan_result_entry(void *ctx, const shc_scan_result *r)
         c->bad = *r;
         return 0;
     }
-    if (!r->error.p && maybe_old_spelling(r->values))
-        return SHC_SCAN_UNSURE;
+    bool answer = !r->error.p && !r->not_supported.p; /* values, then */
+    if (answer && !c->old_at && old_spelling(r->values))
+        c->old_at = r->i + 1;
     int64_t idx = entry_index(c, r->tcid);
     if (idx < 0) {
         if (!grow((void **)&c->uv, c->un, &c->ucap, sizeof *c->uv))
             return SHC_SCAN_UNSURE;
-        c->uv[c->un++] = (runknown){r->tcid, rank};
+        c->uv[c->un++] = (runknown){r->tcid, rank, r->i};
     } else {
         if (!grow((void **)&c->rv, c->rn, &c->rcap, sizeof *c->rv))
             return SHC_SCAN_UNSURE;
-        bool vouched = r->vouched && !r->error.p;
+        bool vouched = r->vouched && answer;
         c->rv[c->rn++] = (rentry){idx, rank, NULL, r->i, r->text,
-                                  r->error.p ? (shc_span){NULL, 0} : r->values,
+                                  answer ? r->values : (shc_span){NULL, 0},
                                   vouched ? c->vouch_world : -1};
     }
     shc_map_touched(r->text.n);
     return 0;
 }
 
-/* verify_results over the scanned entries: the unknown tcIds reported in file order, then
+/* verify_results over the scanned entries: the unknown tcIds reported in file order (the
+ * old-spelling warning where the tree path gives it, before the entry that has it), then
  * parse_result's error for the first refused entry (exit 2), else verify_rentries. */
 static int verify_scanned_results(vstate *s, cscan *c, const char *path, shc_err *e)
 {
     for (size_t i = 0; i < c->un; i++) {
+        if (c->old_at && c->old_at - 1 <= c->uv[i].pos)
+            verify_warn_old_spelling(path, c->old_at - 1);
         char name[64];
         verify_case_name(name, sizeof name, c->uv[i].tcid, c->uv[i].rank);
         report_case(s->rep, name, ST_FAIL, "not a tcId of the golden family");
     }
+    if (c->old_at)
+        verify_warn_old_spelling(path, c->old_at - 1);
     const shc_scan_result *b = &c->bad;
     int64_t rank;
     if (!c->has_bad)
@@ -199,6 +210,10 @@ static int verify_scanned_results(vstate *s, cscan *c, const char *path, shc_err
     if (b->rank.p && !(shc_span_int(b->rank, &rank) && rank >= 0))
         return shc_fail(e, SHC_EFORMAT, "%s: results[%zu] (tcId %lld): \"rank\" must be a "
                         "non-negative integer", path, b->i, (long long)b->tcid);
+    if (b->not_supported.p)
+        return shc_fail(e, SHC_EFORMAT, "%s: results[%zu] (tcId %lld): \"notSupported\" takes "
+                        "the reason as a string, on an entry without \"values\" or \"error\"",
+                        path, b->i, (long long)b->tcid);
     return shc_fail(e, SHC_EFORMAT, "%s: results[%zu] (tcId %lld): needs a \"values\" object "
                     "or an \"error\"", path, b->i, (long long)b->tcid);
 }
@@ -234,7 +249,7 @@ static int verify_records(vstate *s, const cscan *c, const char *path, shc_err *
             continue;
         }
         json_error_t je;
-        json_t *t = json_loadb(r->text.p, r->text.n, 0, &je);
+        json_t *t = shc_json_loadb(r->text.p, r->text.n, &je);
         if (!t)
             return shc_fail(e, SHC_ENOMEM, "%s: tcId %lld: %s", path, (long long)r->tcid, je.text);
         verify_full_test_once(s, r->idx, t);
@@ -252,6 +267,14 @@ bool verify_trees_only(void)
     return v && !strcmp(v, "1");
 }
 
+/* SHARDCHECK_VERIFY_TREES=0: never the candidate's tree (the tests hold inputs that must
+ * stay on the scanned path, whose memory is bounded, to it). */
+bool verify_scan_only(void)
+{
+    const char *v = getenv("SHARDCHECK_VERIFY_TREES");
+    return v && !strcmp(v, "0");
+}
+
 /* SHC_SCAN_UNSURE when the tree path must decide; else verify_candidate's result.  The
  * candidate is mapped (json_map.c), so neither its bytes nor the golden's stay resident. */
 int verify_scanned(const shc_golden *g, const char *path, report *rep, shc_err *e)
@@ -266,14 +289,18 @@ int verify_scanned(const shc_golden *g, const char *path, report *rep, shc_err *
     int rc = shc_scan_candidate(m.p, m.n, &d, scan_candidate_test, known_test,
                                 scan_result_entry, vouch_values, &c);
     bool shaped = d.test_groups.p && *d.test_groups.p == '[';
-    if (rc || d.fields.p || d.family_other || !(shaped || (d.results.p && *d.results.p == '['))) {
+    size_t fn = 0;
+    char *fam = rc ? NULL : shc_span_string(d.family_value, &fn); /* NULL: not a string */
+    if (rc || d.fields.p || (d.family_value.p && *d.family_value.p == '"' && !fam) ||
+        !(shaped || (d.results.p && *d.results.p == '['))) {
         rc = SHC_SCAN_UNSURE;
-    } else if (d.family.p && !shc_span_is(d.family, g->family)) {
-        rc = shc_fail(e, SHC_EFORMAT, "candidate %s: family \"%.*s\", verifying \"%s\"", path,
-                      (int)d.family.n, d.family.p, g->family);
+    } else if (fam && strcmp(fam, g->family)) { /* a family that is not a string: unchecked,
+                                                  * as cmd_verify.c's tree path */
+        rc = shc_fail(e, SHC_EFORMAT, "candidate %s: family \"%s\", verifying \"%s\"", path,
+                      fam, g->family);
     } else {
         vstate s = {.g = g, .rep = rep, .seen = calloc((size_t)(g->ntests ? g->ntests : 1), 1),
-                    .path = path};
+                    .path = path, .base = m.p};
         rc = !s.seen    ? shc_fail(e, SHC_ENOMEM, "verify: out of memory")
              : shaped ? verify_records(&s, &c, path, e)
                       : verify_scanned_results(&s, &c, path, e);
@@ -282,6 +309,7 @@ int verify_scanned(const shc_golden *g, const char *path, report *rep, shc_err *
         free(s.seen);
         shc_bview_free(&s.bv);
     }
+    free(fam);
     free(c.v);
     free(c.rv);
     free(c.uv);

@@ -49,6 +49,7 @@ typedef struct shc_scan_test {
 /* The document's top-level members the callers look at (absent: p == NULL). */
 typedef struct shc_scan_doc {
     shc_span family, schema;   /* raw string contents when plain strings, else p == NULL */
+    shc_span family_value;     /* the "family" value as written (any kind) */
     bool family_other, schema_other; /* present but not a plain string */
     shc_span notes, number_of_tests, fields, results, test_groups;
     bool groups_ok;            /* every testGroups entry is an object with a "tests" array */
@@ -112,6 +113,12 @@ const char *shc_span_find(shc_span s, const char *word);
 bool shc_span_has(shc_span s, const char *word);
 /* Whether a span is exactly the bytes of the C string s. */
 bool shc_span_is(shc_span a, const char *s);
+/* A string value (validated, quotes included) decoded as jansson decodes it: malloc'd,
+ * NUL-terminated, its length in *n; NULL when v is not a string (or memory is short). */
+char *shc_span_string(shc_span v, size_t *n);
+/* Whether a validated object has a member named name (escaped keys decoded), as
+ * json_object_get finds it. */
+bool shc_span_has_key(shc_span obj, const char *name);
 /* Call fn(ctx, raw) for each plain string element of an array span (validated already);
  * false when an element is not a plain string (escaped or not a string). */
 bool shc_span_each_string(shc_span arr, bool (*fn)(void *ctx, shc_span s), void *ctx);
@@ -120,8 +127,12 @@ bool shc_span_each_string(shc_span arr, bool (*fn)(void *ctx, shc_span s), void 
  * A cursor for walks that look more than one level down (golden_bytes.c) without
  * validating again: it only finds where values end.  Given bytes that did not scan, it
  * gives wrong spans, but never reads outside [p, end). */
-struct shc_jcur { const char *p, *end; int depth; };
-static inline shc_jcur shc_jcur_of(shc_span s) { return (shc_jcur){s.p, s.p + s.n, 0}; }
+struct shc_jcur {
+    const char *p, *end;
+    int depth;
+    struct shc_jkeys *keys; /* a scan's key stack (json_keys.h); NULL: keys not tracked */
+};
+static inline shc_jcur shc_jcur_of(shc_span s) { return (shc_jcur){s.p, s.p + s.n, 0, NULL}; }
 /* At an object's '{' (*first true, set false) or after a member's value: 1 with the
  * member's raw key in *key and the cursor at its value, 0 past the '}', SHC_SCAN_UNSURE
  * for a key holding an escape (its bytes are not its name) or no object there. */
