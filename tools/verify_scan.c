@@ -101,11 +101,12 @@ static bool entry_ok(const shc_scan_result *r, int64_t *rank)
 }
 
 /* Whether an entry's values carry a key of the old spelling (parse_result's old_spelling:
- * the warning is given after the scan, the conversion when the entry is parsed). */
-static bool old_spelling(shc_span v)
+ * the warning is given after the scan, the conversion when the entry is parsed).  plain:
+ * its keys hold no escape (a vouched object: shc_jcur_member refuses escaped keys). */
+static bool old_spelling(shc_span v, bool plain)
 {
     /* one pass first: the byte both old keys hold and the new ones lack, or an escape */
-    if (!memchr(v.p, '_', v.n) && !memchr(v.p, '\\', v.n))
+    if (!memchr(v.p, '_', v.n) && (plain || !memchr(v.p, '\\', v.n)))
         return false;
     return shc_span_has_key(v, "local_shape") || shc_span_has_key(v, "global_offset");
 }
@@ -168,7 +169,7 @@ static int scan_result_entry(void *ctx, const shc_scan_result *r)
         return 0;
     }
     bool answer = !r->error.p && !r->not_supported.p; /* values, then */
-    if (answer && !c->old_at && old_spelling(r->values))
+    if (answer && !c->old_at && old_spelling(r->values, r->vouched))
         c->old_at = r->i + 1;
     int64_t idx = entry_index(c, r->tcid);
     if (idx < 0) {

@@ -40,12 +40,9 @@ static bool room(void **v, size_t need, size_t *cap, size_t size)
     return true;
 }
 
-bool shc_jkeys_open(shc_jkeys *k)
+bool shc_jkeys_grow_frames(shc_jkeys *k)
 {
-    if (!room((void **)&k->f, k->nf + 1, &k->fcap, sizeof *k->f))
-        return false;
-    k->f[k->nf++] = (shc_jframe){k->n, k->an};
-    return true;
+    return room((void **)&k->f, k->nf + 1, &k->fcap, sizeof *k->f);
 }
 
 static shc_span name_of(const shc_jkeys *k, shc_jkey r)
@@ -76,9 +73,14 @@ int shc_jkeys_add(shc_jkeys *k, const char *raw, size_t n, bool plain, shc_span 
     *name = name_of(k, r);
     const shc_jframe *f = &k->f[k->nf - 1];
     if (k->n - f->start < SHC_JKEYS_LINEAR) /* more keys: checked sorted, at the close */
-        for (size_t i = f->start; i < k->n; i++)
-            if (same_name(name_of(k, k->v[i]), *name))
+        for (size_t i = f->start; i < k->n; i++) {
+            shc_jkey o = k->v[i];
+            if ((o.len & ~IN_ARENA) != name->n) /* the length, then the bytes */
+                continue;
+            const char *op = (o.len & IN_ARENA ? k->arena : k->base) + o.off;
+            if (!name->n || (op[0] == name->p[0] && !memcmp(op, name->p, name->n)))
                 return SHC_SCAN_UNSURE;
+        }
     k->v[k->n++] = r;
     return 0;
 }
@@ -90,25 +92,16 @@ static int cmp_key(const void *a, const void *b, void *ctx)
     return c ? c : (x.n > y.n) - (x.n < y.n);
 }
 
-int shc_jkeys_close(shc_jkeys *k)
+int shc_jkeys_close_sorted(shc_jkeys *k)
 {
     const shc_jframe *f = &k->f[k->nf - 1];
     size_t m = k->n - f->start;
+    shc_jkey *v = k->v + f->start;
     int rc = 0;
-    if (m > SHC_JKEYS_LINEAR) {
-        shc_jkey *v = k->v + f->start;
-        qsort_r(v, m, sizeof *v, cmp_key, k);
-        for (size_t i = 1; i < m && !rc; i++)
-            if (same_name(name_of(k, v[i - 1]), name_of(k, v[i])))
-                rc = SHC_SCAN_UNSURE;
-    }
+    qsort_r(v, m, sizeof *v, cmp_key, k);
+    for (size_t i = 1; i < m && !rc; i++)
+        if (same_name(name_of(k, v[i - 1]), name_of(k, v[i])))
+            rc = SHC_SCAN_UNSURE;
     shc_jkeys_drop(k);
     return rc;
-}
-
-void shc_jkeys_drop(shc_jkeys *k)
-{
-    const shc_jframe *f = &k->f[--k->nf];
-    k->n = f->start;
-    k->an = f->astart;
 }

@@ -39,15 +39,38 @@ typedef struct shc_jkeys {
 
 void shc_jkeys_init(shc_jkeys *k, const char *base);
 void shc_jkeys_free(shc_jkeys *k);
-/* An object begins.  false: out of memory. */
-bool shc_jkeys_open(shc_jkeys *k);
 /* A key of the innermost object, raw[0, n) its contents as written (plain: no escape):
  * 0 with its decoded bytes in *name (valid until the next call), or SHC_SCAN_UNSURE when
  * the object holds it already (or memory is short). */
 int shc_jkeys_add(shc_jkeys *k, const char *raw, size_t n, bool plain, shc_span *name);
-/* The innermost object ends: 0, or SHC_SCAN_UNSURE for a repeated key not seen yet. */
-int shc_jkeys_close(shc_jkeys *k);
+/* The close of an object of more than SHC_JKEYS_LINEAR keys (shc_jkeys_close). */
+int shc_jkeys_close_sorted(shc_jkeys *k);
+bool shc_jkeys_grow_frames(shc_jkeys *k);
+
 /* The innermost object ends unchecked (its bytes are known valid ones, json_scan.c). */
-void shc_jkeys_drop(shc_jkeys *k);
+static inline void shc_jkeys_drop(shc_jkeys *k)
+{
+    const shc_jframe *f = &k->f[--k->nf];
+    k->n = f->start;
+    k->an = f->astart;
+}
+
+/* An object begins.  false: out of memory.  (Inline: once per object the scan validates.) */
+static inline bool shc_jkeys_open(shc_jkeys *k)
+{
+    if (k->nf == k->fcap && !shc_jkeys_grow_frames(k))
+        return false;
+    k->f[k->nf++] = (shc_jframe){k->n, k->an};
+    return true;
+}
+
+/* The innermost object ends: 0, or SHC_SCAN_UNSURE for a repeated key not seen yet. */
+static inline int shc_jkeys_close(shc_jkeys *k)
+{
+    if (k->n - k->f[k->nf - 1].start > SHC_JKEYS_LINEAR)
+        return shc_jkeys_close_sorted(k);
+    shc_jkeys_drop(k);
+    return 0;
+}
 
 #endif

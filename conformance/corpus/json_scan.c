@@ -364,8 +364,8 @@ static int scan_capture(cur *c, shc_span *val, shc_span *raw, bool *other)
     return 0;
 }
 
-/* Which of names[] a key's decoded bytes spell (-1: none); -2 when it came before (the
- * key stack refuses that already: kept as the walk's own guard). */
+/* Which of names[] a key's decoded bytes spell (-1: none); -2 when it came before (a repeated
+ * key: walk_member puts only the other keys on the key stack). */
 static int key_slot(shc_span key, const char *const *names, unsigned *seen)
 {
     for (int i = 0; names[i]; i++) {
@@ -382,12 +382,14 @@ static int key_slot(shc_span key, const char *const *names, unsigned *seen)
     return -1;
 }
 
-/* obj_next for the walks below, which look at members by name: the object's keys on the
- * key stack (a repeated one refused), *name a key's decoded bytes. */
-static int walk_member(cur *c, bool *first, shc_span *name)
+/* obj_next for the walks below, which look at members by name: *slot is the key's in names[]
+ * (key_slot: its seen bit refuses a repeat), and any other key goes on the key stack, which
+ * refuses a repeat of it (so the usual members cost no more than a bit).  An escaped key is
+ * decoded first: it may spell one of the names. */
+static int walk_member(cur *c, bool *first, const char *const *names, unsigned *seen, int *slot)
 {
     bool opening = *first, plain;
-    shc_span raw;
+    shc_span raw, name;
     int r = obj_next(c, first, &raw, &plain);
     if (opening && r >= 0 && !keys_open(c))
         return SHC_SCAN_UNSURE;
@@ -395,7 +397,12 @@ static int walk_member(cur *c, bool *first, shc_span *name)
         return keys_close(c);
     if (r != 1)
         return r;
-    return keys_add(c, raw, plain, name) ? SHC_SCAN_UNSURE : 1;
+    if (plain && (*slot = key_slot(raw, names, seen)) != -1)
+        return *slot == -2 ? SHC_SCAN_UNSURE : 1;
+    if (keys_add(c, raw, plain, &name))
+        return SHC_SCAN_UNSURE;
+    *slot = plain ? -1 : key_slot(name, names, seen);
+    return *slot == -2 ? SHC_SCAN_UNSURE : 1;
 }
 
 /* Right after a test's first member, a tcId: skip the test if its bytes are the known ones. */
@@ -425,11 +432,10 @@ static int walk_test(cur *c, shc_scan_test *t, shc_scan_known_fn known, void *ct
     }
     bool first = true;
     unsigned seen = 0;
-    shc_span key, val;
-    int r;
-    while ((r = walk_member(c, &first, &key)) == 1) {
-        int slot = key_slot(key, names, &seen);
-        if (slot == -2 || scan_capture(c, &val, slot == 1 ? &t->result : NULL,
+    shc_span val;
+    int r, slot;
+    while ((r = walk_member(c, &first, names, &seen, &slot)) == 1) {
+        if (scan_capture(c, &val, slot == 1 ? &t->result : NULL,
                                        slot == 1 ? &t->result_other : NULL))
             return SHC_SCAN_UNSURE;
         if (slot == 0)
@@ -452,15 +458,11 @@ static int walk_group(cur *c, size_t gi, shc_scan_doc *doc, shc_scan_fn fn,
     static const char *const names[] = {"tests", NULL};
     bool first = true, has_tests = false;
     unsigned seen = 0;
-    shc_span key;
-    int r;
+    int r, slot;
     if (*c->p != '{') {
         r = scan_value(c);
     } else {
-        while ((r = walk_member(c, &first, &key)) == 1) {
-            int slot = key_slot(key, names, &seen);
-            if (slot == -2)
-                return SHC_SCAN_UNSURE;
+        while ((r = walk_member(c, &first, names, &seen, &slot)) == 1) {
             if (slot != 0 || *c->p != '[') {
                 if (scan_value(c))
                     return SHC_SCAN_UNSURE;
@@ -511,21 +513,20 @@ static int walk_result(cur *c, shc_scan_result *r, shc_scan_values_fn vouch, voi
     r->is_object = *c->p == '{';
     bool first = true;
     unsigned seen = 0;
-    shc_span key, val;
-    int x = 0;
+    shc_span val;
+    int x = 0, slot;
     if (!r->is_object) {
         x = scan_value(c);
     } else {
         shc_span *slots[] = {NULL, &r->rank, &r->values, &r->error, &r->not_supported};
-        while ((x = walk_member(c, &first, &key)) == 1) {
-            int slot = key_slot(key, names, &seen);
+        while ((x = walk_member(c, &first, names, &seen, &slot)) == 1) {
             const char *v0 = c->p;
             if (slot == 2 && vouch && r->has_tcid && *v0 == '{' && vouch(ctx, r, c)) {
                 r->values = (shc_span){v0, (size_t)(c->p - v0)};
                 r->vouched = true;
                 continue;
             }
-            if (slot == -2 || scan_capture(c, &val, NULL, NULL))
+            if (scan_capture(c, &val, NULL, NULL))
                 return SHC_SCAN_UNSURE;
             if (slot == 0)
                 r->has_tcid = shc_span_int(val, &r->tcid);
@@ -568,15 +569,11 @@ static int walk_doc(cur *c0, shc_scan_doc *doc, shc_scan_fn fn, shc_scan_known_f
     cur c = *c0;
     bool first = true;
     unsigned seen = 0;
-    shc_span key;
-    int r;
+    int r, slot;
     skip_ws(&c);
-    while ((r = walk_member(&c, &first, &key)) == 1) {
-        int slot = key_slot(key, names, &seen);
+    while ((r = walk_member(&c, &first, names, &seen, &slot)) == 1) {
         shc_span *val[] = {NULL, NULL, &doc->notes, &doc->number_of_tests, &doc->fields,
                            &doc->results, &doc->test_groups};
-        if (slot == -2)
-            return SHC_SCAN_UNSURE;
         if (slot == 6 && *c.p == '[') {
             const char *v = c.p;
             int rc = walk_groups(&c, doc, fn, known, ctx);
