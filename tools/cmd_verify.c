@@ -216,7 +216,7 @@ static void entry_error_at(const vstate *s, const rentry *r, const json_error_t 
                            int *col)
 {
     int l = 1, c = 0;
-    for (const char *p = s->base; s->base && p < r->text.p; p++) {
+    for (const char *p = s->base; s->base && p < s->base + r->text_off; p++) {
         if (*p == '\n')
             l++, c = 0;
         else if (((unsigned char)*p & 0xC0) != 0x80)
@@ -236,7 +236,8 @@ static json_t *entry_got(vstate *s, rentry *r)
     if (r->got || s->fail)
         return r->got;
     json_error_t je;
-    json_t *o = shc_json_loadb(r->text.p, r->text.n, &je);
+    shc_span text = rentry_text(s->base, r);
+    json_t *o = shc_json_loadb(text.p, text.n, &je);
     int64_t tcid, rank;
     if (!o) {
         int line, col;
@@ -247,7 +248,7 @@ static json_t *entry_got(vstate *s, rentry *r)
         s->fail = s->err ? s->err->code : SHC_EFORMAT;
     }
     json_decref(o);
-    shc_map_touched(r->text.n);
+    shc_map_touched(text.n);
     return r->got;
 }
 
@@ -342,8 +343,9 @@ static bool same_in_bytes(vstate *s, rentry *const *v, size_t a, size_t b)
             continue;
         if (!split && !(split = shc_bview_split_test(&s->bv, s->g, idx)))
             return false;
-        shc_map_touched(v[i]->values.n);
-        if (!shc_bview_same(&s->bv, rank, v[i]->values))
+        shc_span values = rentry_values(s->base, v[i]);
+        shc_map_touched(values.n);
+        if (!shc_bview_same(&s->bv, rank, values))
             return false;
     }
     return true;
@@ -468,7 +470,7 @@ static int verify_results(vstate *s, json_t *results, const char *path, shc_err 
             json_decref(got);
             continue;
         }
-        v[m++] = (rentry){idx, rank, got, i, {NULL, 0}, {NULL, 0}, -1};
+        v[m++] = (rentry){idx, rank, got, (uint32_t)i, 0, 0, 0, 0, -1};
     }
     if (!rc)
         rc = verify_rentries(s, v, m, path, e);

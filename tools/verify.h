@@ -21,17 +21,31 @@ typedef struct vstate {
 } vstate;
 
 /* Results-file entries for one test are grouped; each (test, rank) once.  The tree path
- * holds each entry's answer (got); the scanned path holds its bytes (text), compares them
- * with the golden bytes (shc_bview_same) and parses a test's entries only when they
- * differ there (entry_got). */
+ * holds each entry's answer (got); the scanned path holds where its bytes are (text, as
+ * offsets into the candidate: 48 bytes a record, so that a file of tiny entries stays
+ * within twice its size, issue 27 N10), compares them with the golden bytes
+ * (shc_bview_same) and parses a test's entries only when they differ there (entry_got).
+ * Offsets and counts fit 32 bits: a JSON input is 1 GiB at most (SHC_MAX_JSON_BYTES). */
 typedef struct rentry {
     int64_t idx, rank;
     json_t *got;
-    size_t pos;
-    shc_span text, values; /* scanned: the entry, and its "values" when it has no "error" */
-    int64_t same_world;    /* >= 0: values matched the golden view while scanned, in a
+    uint32_t pos;          /* results[pos] */
+    uint32_t text_off, text_n;   /* scanned: the entry at base + text_off */
+    uint32_t values_off, values_n; /* its "values" at text + values_off (0: none; an error) */
+    int32_t same_world;    /* >= 0: values matched the golden view while scanned, in a
                             * world of this size (vouch_values); -1: not known */
 } rentry;
+
+/* A scanned entry's bytes, and its "values" (p NULL: none); base: the candidate's bytes. */
+static inline shc_span rentry_text(const char *base, const rentry *r)
+{
+    return (shc_span){base + r->text_off, r->text_n};
+}
+static inline shc_span rentry_values(const char *base, const rentry *r)
+{
+    return r->values_off ? (shc_span){base + r->text_off + r->values_off, r->values_n}
+                         : (shc_span){NULL, 0};
+}
 
 /* Check a candidate file against a loaded golden family and report every case (the work
  * of `shardcheck verify` once the golden family is loaded): the scanner first

@@ -32,6 +32,7 @@ typedef struct runknown { int64_t tcid, rank; size_t pos; } runknown;
 
 typedef struct cscan {
     const shc_golden *g;
+    const char *base;      /* the candidate's bytes (rentry's offsets) */
     crec *v; /* golden-shaped: one record per test */
     size_t n, cap;
     rentry *rv; /* results file: the entries of known tests */
@@ -180,9 +181,11 @@ static int scan_result_entry(void *ctx, const shc_scan_result *r)
         if (!grow((void **)&c->rv, c->rn, &c->rcap, sizeof *c->rv))
             return SHC_SCAN_UNSURE;
         bool vouched = r->vouched && answer;
-        c->rv[c->rn++] = (rentry){idx, rank, NULL, r->i, r->text,
-                                  answer ? r->values : (shc_span){NULL, 0},
-                                  vouched ? c->vouch_world : -1};
+        c->rv[c->rn++] = (rentry){idx, rank, NULL, (uint32_t)r->i,
+                                  (uint32_t)(r->text.p - c->base), (uint32_t)r->text.n,
+                                  answer ? (uint32_t)(r->values.p - r->text.p) : 0,
+                                  answer ? (uint32_t)r->values.n : 0,
+                                  vouched ? (int32_t)c->vouch_world : -1};
     }
     shc_map_touched(r->text.n);
     return 0;
@@ -260,6 +263,103 @@ static int verify_records(vstate *s, const cscan *c, const char *path, shc_err *
     return SHC_OK;
 }
 
+/* ---- a candidate the scanner refused, worded without its tree (issue 27 N10) ----
+ * The scan stops where the file stops being JSON as jansson reads it, and it knows runs of
+ * complete results entries (or test groups, tests) before that place (shc_scan_doc.drop).
+ * jansson reads the file without them to the same place and the same error (an array
+ * element less changes nothing jansson checks), so its message is had from a tree of one
+ * element; only its line and column are moved back to where the bytes are in the file.
+ * jansson counts a column per UTF-8 character and skips a NUL byte right after a number or
+ * literal (json_scan.c past_unget_nul), in columns and in its position too. */
+typedef struct cut_stream {
+    const char *p;
+    size_t n, at;
+    shc_span drop[2]; /* ascending, disjoint; n 0: none */
+} cut_stream;
+
+/* json_load_callback's reader: the bytes outside the drop spans. */
+static size_t cut_read(void *buf, size_t len, void *arg)
+{
+    cut_stream *s = arg;
+    size_t done = 0;
+    while (done < len && s->at < s->n) {
+        size_t next = s->n; /* where the next drop span starts */
+        for (int k = 0; k < 2; k++) {
+            size_t a = s->drop[k].n ? (size_t)(s->drop[k].p - s->p) : s->n;
+            if (a == s->at) {
+                s->at += s->drop[k].n;
+                next = s->at; /* dropped: look again from here */
+                break;
+            }
+            if (a > s->at && a < next)
+                next = a;
+        }
+        size_t take = next - s->at < len - done ? next - s->at : len - done;
+        memcpy((char *)buf + done, s->p + s->at, take);
+        done += take;
+        s->at += take;
+    }
+    return done;
+}
+
+/* jansson's line and column after reading p[0, n) from (*line, *col). */
+static void advance(const char *p, size_t n, int *line, int *col, size_t *nuls)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char u = (unsigned char)p[i];
+        if (u == '\n')
+            ++*line, *col = 0;
+        else if (!u)
+            ++*nuls; /* the NUL jansson never reads again (valid bytes hold no other) */
+        else if (u < 0x80 || u >= 0xC0)
+            ++*col;   /* (valid bytes: no 0xC0, 0xC1, 0xF5..) */
+    }
+}
+
+/* SHC_EFORMAT with the message the tree path gives for this candidate (shc_json_load_path,
+ * prefixed "candidate"), or SHC_SCAN_UNSURE when jansson reads it without the drop spans
+ * (deep nesting the scanner does not follow, memory): the trees decide then. */
+static int scan_error(const shc_map *m, const shc_scan_doc *d, const char *path, shc_err *e)
+{
+    cut_stream s = {m->p, m->n, 0, {d->drop[0], d->drop[1]}};
+    if (s.drop[1].n && (!s.drop[0].n || s.drop[1].p < s.drop[0].p)) {
+        shc_span t = s.drop[0];
+        s.drop[0] = s.drop[1];
+        s.drop[1] = t;
+    }
+    if (s.drop[1].n && s.drop[1].p < s.drop[0].p + s.drop[0].n)
+        s.drop[1].n = 0; /* (overlapping: never so, json_scan.c; the first will do) */
+    json_error_t je;
+    json_t *j = json_load_callback(cut_read, &s, JSON_REJECT_DUPLICATES, &je);
+    if (j) {
+        json_decref(j);
+        return SHC_SCAN_UNSURE;
+    }
+    /* jansson's state where the last drop span ends, in the cut stream and in the file */
+    int ls = 1, cs = 0, lt = 1, ct = 0;
+    size_t nul_s = 0, nul_t = 0, from = 0, cut = 0;
+    for (int k = 0; k < 2; k++) {
+        if (!s.drop[k].n)
+            continue;
+        size_t a = (size_t)(s.drop[k].p - m->p);
+        advance(m->p + from, a - from, &ls, &cs, &nul_s);
+        advance(m->p + from, a - from, &lt, &ct, &nul_t);
+        advance(s.drop[k].p, s.drop[k].n, &lt, &ct, &nul_t);
+        cut += s.drop[k].n;
+        from = a + s.drop[k].n;
+    }
+    if (je.line == ls) { /* the error lies after the last drop span: same bytes from there */
+        je.column = ct + (je.column - cs);
+        je.line = lt;
+    } else {
+        je.line = lt + (je.line - ls);
+    }
+    je.position += (int)(cut - (nul_t - nul_s)); /* jansson's position in the whole file */
+    shc_json_error_name_key(m->p, m->n, &je);
+    return shc_fail(e, SHC_EFORMAT, "candidate: %s: line %d column %d: %s", path, je.line,
+                    je.column, je.text);
+}
+
 /* SHARDCHECK_VERIFY_TREES=1: the jansson trees for both sides, the reference the scanned
  * path is compared with by verify_fast.sh. */
 bool verify_trees_only(void)
@@ -283,16 +383,20 @@ int verify_scanned(const shc_golden *g, const char *path, report *rep, shc_err *
     shc_map m;
     if (verify_trees_only() || shc_map_path(&m, path, NULL))
         return SHC_SCAN_UNSURE;
-    cscan c = {.g = g, .last_idx = -1, .split_idx = -1};
+    cscan c = {.g = g, .base = m.p, .last_idx = -1, .split_idx = -1};
     c.split_seen = g->text ? calloc((size_t)(g->ntests ? g->ntests : 1), 1) : NULL;
     c.vouching = c.split_seen != NULL;
     shc_scan_doc d;
     int rc = shc_scan_candidate(m.p, m.n, &d, scan_candidate_test, known_test,
                                 scan_result_entry, vouch_values, &c);
+    if (rc == SHC_SCAN_UNSURE)
+        rc = scan_error(&m, &d, path, e); /* refused: worded without the file's tree */
     bool shaped = d.test_groups.p && *d.test_groups.p == '[';
     size_t fn = 0;
     char *fam = rc ? NULL : shc_span_string(d.family_value, &fn); /* NULL: not a string */
-    if (rc || d.fields.p || (d.family_value.p && *d.family_value.p == '"' && !fam) ||
+    if (rc && rc != SHC_SCAN_UNSURE) {
+        /* scan_error's message */
+    } else if (rc || d.fields.p || (d.family_value.p && *d.family_value.p == '"' && !fam) ||
         !(shaped || (d.results.p && *d.results.p == '['))) {
         rc = SHC_SCAN_UNSURE;
     } else if (fam && strcmp(fam, g->family)) { /* a family that is not a string: unchecked,

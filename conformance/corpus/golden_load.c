@@ -247,11 +247,11 @@ char *shc_read_path(const char *path, size_t *lenp, shc_err *e)
     return buf;
 }
 
-/* jansson's message for a repeated key quotes it only when short ("near '"words"'"):
- * name it always, from the bytes before the error position (just past the key). */
-static void name_repeated_key(const char *buf, size_t len, json_error_t *je)
+void shc_json_error_name_key(const char *buf, size_t len, json_error_t *je)
 {
     size_t end = je->position > 0 ? (size_t)je->position : 0;
+    if (json_error_code(je) != json_error_duplicate_key)
+        return;
     if (end < 2 || end > len || buf[end - 1] != '"')
         return;
     size_t start = end - 1; /* the opening quote: the first one not escaped (an even run of
@@ -278,8 +278,8 @@ static void name_repeated_key(const char *buf, size_t len, json_error_t *je)
 json_t *shc_json_loadb(const char *buf, size_t len, json_error_t *je)
 {
     json_t *v = json_loadb(buf, len, JSON_REJECT_DUPLICATES, je);
-    if (!v && json_error_code(je) == json_error_duplicate_key)
-        name_repeated_key(buf, len, je);
+    if (!v)
+        shc_json_error_name_key(buf, len, je);
     return v;
 }
 

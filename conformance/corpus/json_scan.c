@@ -451,6 +451,17 @@ static int walk_test(cur *c, shc_scan_test *t, shc_scan_known_fn known, void *ct
     return r;
 }
 
+/* At the start of an array element: *drop grows to cover the elements before it (see
+ * shc_scan_doc.drop).  Not up to a ']' after a comma, which is no element: jansson reads
+ * "[]" as an empty array but ",]" as an error, so the comma and an element before it stay. */
+static inline void note_element(shc_span *drop, const char *at)
+{
+    if (!drop->p)
+        *drop = (shc_span){at, 0};
+    else if (*at != ']')
+        drop->n = (size_t)(at - drop->p);
+}
+
 /* One testGroups entry: its tests to fn; a group without a "tests" array is noted. */
 static int walk_group(cur *c, size_t gi, shc_scan_doc *doc, shc_scan_fn fn,
                       shc_scan_known_fn known, void *ctx)
@@ -473,6 +484,7 @@ static int walk_group(cur *c, size_t gi, shc_scan_doc *doc, shc_scan_fn fn,
             int ar;
             for (size_t ti = 0; (ar = arr_next(c, &afirst)) == 1; ti++) {
                 shc_scan_test t = {.gi = gi, .ti = ti};
+                note_element(&doc->drop[1], c->p);
                 if (walk_test(c, &t, known, ctx))
                     return SHC_SCAN_UNSURE;
                 int rc = fn ? fn(ctx, &t) : 0;
@@ -495,7 +507,10 @@ static int walk_groups(cur *c, shc_scan_doc *doc, shc_scan_fn fn, shc_scan_known
 {
     bool first = true;
     int r;
+    doc->drop[0] = (shc_span){NULL, 0};
     for (size_t gi = 0; (r = arr_next(c, &first)) == 1; gi++) {
+        note_element(&doc->drop[0], c->p);
+        doc->drop[1] = (shc_span){NULL, 0}; /* this group's tests, once they come */
         int rc = walk_group(c, gi, doc, fn, known, ctx);
         if (rc)
             return rc;
@@ -540,12 +555,15 @@ static int walk_result(cur *c, shc_scan_result *r, shc_scan_values_fn vouch, voi
     return x;
 }
 
-static int walk_results(cur *c, shc_scan_result_fn rfn, shc_scan_values_fn vouch, void *ctx)
+static int walk_results(cur *c, shc_span *drop, shc_scan_result_fn rfn,
+                        shc_scan_values_fn vouch, void *ctx)
 {
     bool first = true;
     int r;
+    *drop = (shc_span){NULL, 0};
     for (size_t i = 0; (r = arr_next(c, &first)) == 1; i++) {
         shc_scan_result e = {.i = i};
+        note_element(drop, c->p);
         if (walk_result(c, &e, vouch, ctx))
             return SHC_SCAN_UNSURE;
         int rc = rfn(ctx, &e);
@@ -582,7 +600,7 @@ static int walk_doc(cur *c0, shc_scan_doc *doc, shc_scan_fn fn, shc_scan_known_f
             doc->test_groups = (shc_span){v, (size_t)(c.p - v)};
         } else if (slot == 5 && rfn && *c.p == '[') {
             const char *v = c.p;
-            int rc = walk_results(&c, rfn, vouch, ctx);
+            int rc = walk_results(&c, &doc->drop[0], rfn, vouch, ctx);
             if (rc)
                 return rc;
             doc->results = (shc_span){v, (size_t)(c.p - v)};

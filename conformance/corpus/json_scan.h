@@ -54,6 +54,12 @@ typedef struct shc_scan_doc {
     shc_span notes, number_of_tests, fields, results, test_groups;
     bool groups_ok;            /* every testGroups entry is an object with a "tests" array */
     size_t bad_group;          /* the first one that is not (when !groups_ok) */
+    /* When the scan gave up: runs of complete array elements before the place it stopped
+     * (results entries, test groups, the tests of the last group), each from the first
+     * element to where the last one begun starts (n 0, p NULL: none).  Without them the
+     * document reads to the same place, so jansson finds the same error in it while
+     * building a tree of one element, not of the file (verify_scan.c; issue 27 N10). */
+    shc_span drop[2];
 } shc_scan_doc;
 
 /* Called for every test in document order; a nonzero return stops the scan and is

@@ -146,10 +146,13 @@ put("n10-escape.json", good.replace('{"family": "shard-layout",', '{"family": "s
 put("n10-utf8.json", good.replace('{"family": "shard-layout",', '{"family": "shard-layout", "note": "caf\u00e9",', 1))
 put("n10-keys.json", good.replace('"tcId": ', '"t\\u0063Id": ').replace('"values": ', '"v\\u0061lues": '))
 put("n10-error.json", good.replace('"error": "rejected"', '"error": "r\\u00e9jet\u00e9"'))
+put("fields.json", json.dumps({"family": "shard-layout", "fields": ["localShape"], "results": []}))
 PYEOF
-for tf in "" 1; do
-  p=${tf:+"trees: "}
-  E() { if [ -n "$tf" ]; then SHARDCHECK_VERIFY_TREES=1 "$@"; else "$@"; fi; }
+# each on the default path, the tree path (the reference), and the scanned path alone (=0: a
+# file refused is worded by jansson from a tree of one entry, not of the file)
+for tf in "" 1 0; do
+  p=${tf:+"trees=$tf: "}
+  E() { if [ -n "$tf" ]; then SHARDCHECK_VERIFY_TREES=$tf "$@"; else "$@"; fi; }
   expect_exit "${p}N1: a number split by whitespace ([1 0] for [10]) is invalid JSON, not a pass" 2 \
     "n1.json: line 1 column [0-9]+: ']' expected near '0'" E V --candidate "$tmp/n1.json"
   expect_exit "${p}N1b: ... with another rank of the test failing: exit 2, not 99" 2 \
@@ -179,9 +182,9 @@ expect_exit "N10: a notSupported entry is read by the scanner too" 0 "passed, 0 
 expect_exit "N10: the old spelling is read by the scanner too, with its one warning" 0 \
   "old spelling of \"localShape\"/\"globalOffset\"; accepted" \
   env SHARDCHECK_VERIFY_TREES=0 "$SHARDCHECK" verify --family "$fam" --golden "$G" --candidate "$tmp/old.json"
-expect_exit "SHARDCHECK_VERIFY_TREES=0 refuses what the scanner leaves to the trees" 2 \
+expect_exit "SHARDCHECK_VERIFY_TREES=0 refuses what the scanner leaves to the trees (fields)" 2 \
   "SHARDCHECK_VERIFY_TREES=0, and the scanner leaves this file to the jansson trees" \
-  env SHARDCHECK_VERIFY_TREES=0 "$SHARDCHECK" verify --family "$fam" --golden "$G" --candidate "$tmp/n1.json"
+  env SHARDCHECK_VERIFY_TREES=0 "$SHARDCHECK" verify --family "$fam" --golden "$G" --candidate "$tmp/fields.json"
 expect_exit "verify needs --family and --candidate" 2 "--family and --candidate are required" "$SHARDCHECK" verify
 expect_exit "verify rejects an unknown family" 2 "unknown family 'nope'" "$SHARDCHECK" verify --family nope --candidate x
 tap_done

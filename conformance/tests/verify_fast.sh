@@ -41,6 +41,8 @@ golden("g-utf8", [raws[0], raws[1].replace('"comment":"', '"comment":"\u00e9\\u0
 
 os.makedirs(os.path.join(out, "c"))
 def W(name, obj=None, raw=None):
+    if isinstance(raw, bytes):
+        open(os.path.join(out, "c", name + ".json"), "wb").write(raw); return
     with open(os.path.join(out, "c", name + ".json"), "w") as f:
         f.write(raw if raw is not None else json.dumps(obj, separators=(",", ":")))
 m = copy.deepcopy(docs[0]); m["testGroups"] = [g for d in docs for g in d["testGroups"]]
@@ -184,7 +186,23 @@ for name, text in [
         ("r-family-escape", rtext.replace('"family":"shard-layout"', '"family":"shard\\u002dlayout"', 1)),
         ("r-family-other", rtext.replace('"family":"shard-layout"', '"family":"gr\\u006fup-ranks"', 1)),
         ("r-family-number", rtext.replace('"family":"shard-layout"', '"family":5', 1)),
-        ("r-old-spelling-escaped", rtext.replace('"localShape":', '"local\\u005fshape":', 1))]:
+        ("r-old-spelling-escaped", rtext.replace('"localShape":', '"local\\u005fshape":', 1)),
+        # refused late in the file: jansson words it without the entries before (drop spans),
+        # its line and column moved back (UTF-8, NUL bytes and newlines in what was left out)
+        ("r-late-error", rtext[:-60] + "\x01" + rtext[-59:]),
+        ("r-late-eof", rtext[:-3]),
+        ("r-comma-close", rtext[:-2] + ",]}"),
+        ("r-comma-comma", rtext[:-2] + ",,{}]}"),
+        ("r-late-after", rtext[:-1] + ',"x":1,"x":2}'),
+        ("r-late-utf8", rtext.replace('"error":"rejected"', '"error":"r\u00e9j\u00e9t\u00e9\U0001F600"')[:-60] + "\u00e9\x01" + rtext[-59:]),
+        ("r-late-bad-utf8", rtext.replace('"error":"rejected"', '"error":"\u00e9"')[:-60].encode() + b'"\xc3"' + rtext[-59:].encode()),
+        ("r-late-nul", rtext.replace(',"rank":', '\0,"rank":', 50)[:-60] + "\x01" + rtext[-59:]),
+        ("r-late-repeat-nul", rtext.replace(',"rank":', '\0,"rank":', 50)[:-2] + ',{"tcId":1,"tcId":1}]}'),
+        ("r-late-repeat-long", rtext[:-2] + ',{"tcId":1,"a_very_long_key_name_past_twenty":1,"a_very_long_key_name_past_twenty":2}]}'),
+        ("r-late-lines", json.dumps({"family": fam, "results": res}, indent=1)[:-80] + "]]" + json.dumps({"family": fam, "results": res}, indent=1)[-80:]),
+        ("late-test", raw[:-300] + "\x01" + raw[-299:]),
+        ("late-group", raw.replace('"tests":[', '"tests":[]}, {"tests":[', 3)[:-2] + "x]}"),
+        ("late-lines", json.dumps(one, indent=2)[:-400] + "@" + json.dumps(one, indent=2)[-399:])]:
     W(name, raw=text)
 R("r-not-supported-escape", lambda r: r.__setitem__(slice(None), [x for x in r if x.get("tcId") != r[multi]["tcId"]] + [{"tcId": r[multi]["tcId"], "notSupported": "caf\u00e9"}]))
 R("r-not-supported-rank", lambda r: r.__setitem__(slice(None), [x for x in r if x.get("tcId") != r[multi]["tcId"]] + [{"tcId": r[multi]["tcId"], "rank": 3, "notSupported": "x"}]))
