@@ -2,9 +2,12 @@
  * verify_scan.c — `shardcheck verify` without trees: the candidate is mapped (json_map.c)
  * and scanned (json_scan.h), golden-shaped or a results file, and only the tests that
  * must be compared field by field are parsed, one at a time.  Its output, messages and
- * exit codes are those of the tree path in cmd_verify.c (SHARDCHECK_VERIFY_TREES=1), which
- * takes over whenever the scanner is unsure.  Tested by verify_fast.sh, which runs both
- * paths on every candidate form, malformed ones included, and compares the bytes.
+ * exit codes are those of the tree path in cmd_verify.c (SHARDCHECK_VERIFY_TREES=1): a file
+ * jansson refuses is worded by jansson from a tree of an element or two (scan_error), and
+ * the tree path takes over only for what the scanner does not read (a partial candidate,
+ * nesting past its depth).  Tested by
+ * verify_fast.sh, which runs both paths on every candidate form, malformed ones included,
+ * and compares the bytes, verify_candidate.sh, and the verify_diff fuzzer.
  */
 #include "config.h"
 #include <stdlib.h>

@@ -1,9 +1,9 @@
 /*
  * json_scan.c — the validating scanner of json_scan.h: one pass over the bytes,
- * the grammar checked as jansson checks it (flags 0), the tests of a golden-shaped
- * document handed out as spans.  Where jansson's answer could differ from a plain
- * reading (see json_scan.h) it gives up and the caller parses with jansson.
- * Tested by verify_fast.sh and the candidate fuzzer.
+ * the grammar checked as jansson checks it (JSON_REJECT_DUPLICATES; tokens in json_lex.c,
+ * keys in json_keys.c), the tests of a golden-shaped document and the entries of a
+ * results file handed out as spans.  Tested by check_golden_bytes, verify_fast.sh and
+ * the candidate and verify_diff fuzzers.
  */
 #include "config.h"
 #include <stdlib.h>

@@ -10,16 +10,20 @@
  * each entry of a results file's {"results":[{"tcId":..,"rank":..,"values":{..}}]}
  * ("error" or "notSupported" in place of "values").
  *
- * It is deliberately stricter than jansson, never looser: anything it is not sure
- * jansson accepts with the same meaning (non-ASCII bytes, \u escapes, numbers
- * jansson might call too big, deep nesting, a repeated key the walk relies on)
- * makes it give up with SHC_SCAN_UNSURE, and the caller parses the file with jansson
- * as before, which gives the exact error message (file, line, column) or the tree.
+ * It accepts exactly what jansson 2.14 reads with the flags verify uses
+ * (JSON_REJECT_DUPLICATES, shc_json_loadb): escapes, surrogate pairs and UTF-8 as
+ * jansson validates them, integers within int64 and reals that do not overflow a
+ * double (json_lex.c), every key of every object unique (json_keys.c), and jansson's
+ * one quirk of a NUL byte after a number (issue 27).  It gives up with SHC_SCAN_UNSURE
+ * on anything else: invalid JSON (the caller has jansson word the error, see drop in
+ * shc_scan_doc), nesting past SCAN_MAX_DEPTH (jansson's own limit is deeper), memory.
  * The one object it does not validate itself is a results entry's "values" that the
- * caller's vouch hook matched token for token against bytes already valid
- * (shc_scan_values_fn): the same tokens are then valid too.
- * Tested by verify_fast.sh (every candidate form compared with the jansson path) and
- * the candidate fuzzer.
+ * caller's vouch hook matched token for token against bytes already valid, with
+ * whitespace only between tokens (shc_scan_values_fn, shc_jcur_match): the same tokens
+ * are then valid too.
+ * Tested by check_golden_bytes (the scanner against jansson on token tables and random
+ * texts), verify_fast.sh (every candidate form compared with the jansson path) and the
+ * candidate and verify_diff fuzzers.
  */
 #ifndef SHC_JSON_SCAN_H
 #define SHC_JSON_SCAN_H
@@ -56,9 +60,9 @@ typedef struct shc_scan_doc {
     size_t bad_group;          /* the first one that is not (when !groups_ok) */
     /* When the scan gave up: runs of complete array elements before the place it stopped
      * (results entries, test groups, the tests of the last group), each from the first
-     * element to where the last one begun starts (n 0, p NULL: none).  Without them the
-     * document reads to the same place, so jansson finds the same error in it while
-     * building a tree of one element, not of the file (verify_scan.c; issue 27 N10). */
+     * element to the start of the last one begun (n 0: none).  Without them the document
+     * reads the same to that place, so jansson finds the same error in it while building
+     * a tree of an element or two, not of the file (verify_scan.c; issue 27 N10). */
     shc_span drop[2];
 } shc_scan_doc;
 
