@@ -211,7 +211,8 @@ static int parse_result(const json_t *r, size_t i, const char *path, int64_t *tc
 }
 
 /* Where jansson's error in an entry parsed alone lies in the whole file: line and column
- * as jansson counts them (a column counts characters, not UTF-8 continuation bytes). */
+ * as jansson counts them (a column counts characters, not UTF-8 continuation bytes, and not
+ * the NUL byte it drops after a number, json_scan.c past_unget_nul). */
 static void entry_error_at(const vstate *s, const rentry *r, const json_error_t *je, int *line,
                            int *col)
 {
@@ -219,7 +220,7 @@ static void entry_error_at(const vstate *s, const rentry *r, const json_error_t 
     for (const char *p = s->base; s->base && p < s->base + r->text_off; p++) {
         if (*p == '\n')
             l++, c = 0;
-        else if (((unsigned char)*p & 0xC0) != 0x80)
+        else if (*p && ((unsigned char)*p & 0xC0) != 0x80)
             c++;
     }
     *line = l + je->line - 1;

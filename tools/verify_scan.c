@@ -351,6 +351,9 @@ static int scan_error(const shc_map *m, const shc_scan_doc *d, const char *path,
         cut += s.drop[k].n;
         from = a + s.drop[k].n;
     }
+    if (je.line < ls || (je.line == ls && je.column <= cs))
+        return SHC_SCAN_UNSURE; /* the error lies before the cut (never so, the scan stops where
+                                 * jansson does): the trees word it */
     if (je.line == ls) { /* the error lies after the last drop span: same bytes from there */
         je.column = ct + (je.column - cs);
         je.line = lt;

@@ -19,6 +19,8 @@ void shc_jkeys_init(shc_jkeys *k, const char *base)
 
 void shc_jkeys_free(shc_jkeys *k)
 {
+    while (k->nf) /* the objects a failed scan left open */
+        shc_jkeys_drop(k);
     free(k->v);
     free(k->arena);
     free(k->f);
@@ -56,6 +58,50 @@ static bool same_name(shc_span a, shc_span b)
     return a.n == b.n && !memcmp(a.p, b.p, a.n);
 }
 
+/* FNV-1a of a key's bytes. */
+static uint64_t hash_of(shc_span s)
+{
+    uint64_t h = 1469598103934665603u;
+    for (size_t i = 0; i < s.n; i++)
+        h = (h ^ (unsigned char)s.p[i]) * 1099511628211u;
+    return h;
+}
+
+/* Key v[at] into frame f's table: false when the table holds an equal one. */
+static bool tab_put(const shc_jkeys *k, shc_jframe *f, size_t at)
+{
+    shc_span name = name_of(k, k->v[at]);
+    size_t mask = f->tcap - 1;
+    for (size_t i = hash_of(name) & mask;; i = (i + 1) & mask) {
+        uint32_t e = f->tab[i];
+        if (!e) {
+            f->tab[i] = (uint32_t)(at - f->start + 1);
+            return true;
+        }
+        if (same_name(name_of(k, k->v[f->start + e - 1]), name))
+            return false;
+    }
+}
+
+/* Frame f's table sized for m keys (at most half full), its keys put again. */
+static bool tab_fit(const shc_jkeys *k, shc_jframe *f, size_t m)
+{
+    if (f->tab && 2 * m <= f->tcap)
+        return true;
+    size_t cap = 4 * SHC_JKEYS_LINEAR;
+    while (cap < 2 * m)
+        cap *= 2;
+    uint32_t *t = calloc(cap, sizeof *t);
+    if (!t)
+        return false;
+    free(f->tab);
+    f->tab = t;
+    f->tcap = cap;
+    for (size_t i = f->start; i < k->n; i++)
+        tab_put(k, f, i); /* distinct already */
+    return true;
+}
+
 int shc_jkeys_add(shc_jkeys *k, const char *raw, size_t n, bool plain, shc_span *name)
 {
     shc_jkey r;
@@ -71,37 +117,26 @@ int shc_jkeys_add(shc_jkeys *k, const char *raw, size_t n, bool plain, shc_span 
         k->an += m;
     }
     *name = name_of(k, r);
-    const shc_jframe *f = &k->f[k->nf - 1];
-    if (k->n - f->start < SHC_JKEYS_LINEAR) /* more keys: checked sorted, at the close */
-        for (size_t i = f->start; i < k->n; i++) {
-            shc_jkey o = k->v[i];
-            if ((o.len & ~IN_ARENA) != name->n) /* the length, then the bytes */
-                continue;
-            const char *op = (o.len & IN_ARENA ? k->arena : k->base) + o.off;
-            if (!name->n || (op[0] == name->p[0] && !memcmp(op, name->p, name->n)))
-                return SHC_SCAN_UNSURE;
-        }
+    shc_jframe *f = &k->f[k->nf - 1];
+    size_t m = k->n - f->start;
+    if (m >= SHC_JKEYS_LINEAR) { /* a large object: its table */
+        if (m >= UINT32_MAX / 2 || !tab_fit(k, f, m + 1))
+            return SHC_SCAN_UNSURE;
+        k->v[k->n] = r;
+        if (!tab_put(k, f, k->n))
+            return SHC_SCAN_UNSURE;
+        k->n++;
+        return 0;
+    }
+    for (size_t i = f->start; i < k->n; i++) {
+        shc_jkey o = k->v[i];
+        if ((o.len & ~IN_ARENA) != name->n) /* the length, then the bytes */
+            continue;
+        const char *op = (o.len & IN_ARENA ? k->arena : k->base) + o.off;
+        if (!name->n || (op[0] == name->p[0] && !memcmp(op, name->p, name->n)))
+            return SHC_SCAN_UNSURE;
+    }
     k->v[k->n++] = r;
     return 0;
 }
 
-static int cmp_key(const void *a, const void *b, void *ctx)
-{
-    shc_span x = name_of(ctx, *(const shc_jkey *)a), y = name_of(ctx, *(const shc_jkey *)b);
-    int c = memcmp(x.p, y.p, x.n < y.n ? x.n : y.n);
-    return c ? c : (x.n > y.n) - (x.n < y.n);
-}
-
-int shc_jkeys_close_sorted(shc_jkeys *k)
-{
-    const shc_jframe *f = &k->f[k->nf - 1];
-    size_t m = k->n - f->start;
-    shc_jkey *v = k->v + f->start;
-    int rc = 0;
-    qsort_r(v, m, sizeof *v, cmp_key, k);
-    for (size_t i = 1; i < m && !rc; i++)
-        if (same_name(name_of(k, v[i - 1]), name_of(k, v[i])))
-            rc = SHC_SCAN_UNSURE;
-    shc_jkeys_drop(k);
-    return rc;
-}

@@ -199,6 +199,8 @@ for name, text in [
         ("r-late-nul", rtext.replace(',"rank":', '\0,"rank":', 50)[:-60] + "\x01" + rtext[-59:]),
         ("r-late-repeat-nul", rtext.replace(',"rank":', '\0,"rank":', 50)[:-2] + ',{"tcId":1,"tcId":1}]}'),
         ("r-late-repeat-long", rtext[:-2] + ',{"tcId":1,"a_very_long_key_name_past_twenty":1,"a_very_long_key_name_past_twenty":2}]}'),
+        ("r-repeat-early-many", rtext.replace('{"family":', "{" + "".join('"k%d":%d,' % (i, i) for i in range(20)) + '"k3":1,"family":', 1)),
+        ("r-repeat-early-many-after", rtext[:-1] + "," + ",".join('"k%d":%d' % (i, i) for i in range(20)) + ',"k3":1}'),
         ("r-late-lines", json.dumps({"family": fam, "results": res}, indent=1)[:-80] + "]]" + json.dumps({"family": fam, "results": res}, indent=1)[-80:]),
         ("late-test", raw[:-300] + "\x01" + raw[-299:]),
         ("late-group", raw.replace('"tests":[', '"tests":[]}, {"tests":[', 3)[:-2] + "x]}"),
