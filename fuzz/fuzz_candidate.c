@@ -3,26 +3,25 @@
  * verify` (tools/cmd_verify.c, tools/verify_scan.c): both candidate forms (the minimal results file
  * and the golden-shaped file) checked against small fixed golden families.
  *
- * Input: byte 0 picks the golden family (fuzz/data/candidate-*.json: per-rank
- * shard-layout tests with _StridedShard index lists, group-ranks with invalid
- * tests, rank-independent philox-kat); the rest is the candidate file's bytes.
- * The tool's own functions are reached by including cmd_verify.c here, so the
- * fuzzer runs exactly the code the CLI runs without exporting anything from it.
+ * Input: byte 0 picks the golden family (fuzz/data/verify/F/F.json for shard-layout: per-rank
+ * tests with _StridedShard index lists, group-ranks: invalid tests, philox-kat:
+ * rank-independent); the rest is the candidate file's bytes.  The golden family is loaded as
+ * `verify` loads it, indexed as bytes (shc_golden_index_family), so the byte fast path
+ * (golden_bytes.c, the scanner's vouch hook) runs as it does in the CLI (issue 27 N13).  The
+ * code under test is linked (verify_candidate, tools/verify.h), not included.
  * Tested by: make check (fuzz/replay.sh over fuzz/corpus/candidate and
  * fuzz/regressions/candidate), make fuzz (libFuzzer, --enable-fuzzing).
  */
 #define FUZZ_WITH_GOLDEN
 #include "fuzz_common.h"
-#include "cmd_verify.c" /* static verify_candidate(): the code under test */
+#include "verify.h"
 
 #ifndef FUZZ_DATA_DIR
 #error "FUZZ_DATA_DIR must name fuzz/data (set by mk/fuzz.am)"
 #endif
 
-static const char *const golden_files[] = {"candidate-shard-layout.json",
-                                           "candidate-group-ranks.json",
-                                           "candidate-philox-kat.json"};
-#define NGOLDEN (sizeof golden_files / sizeof *golden_files)
+static const char *const families[] = {"shard-layout", "group-ranks", "philox-kat"};
+#define NGOLDEN (sizeof families / sizeof *families)
 
 static const shc_golden *golden_at(size_t k)
 {
@@ -30,11 +29,12 @@ static const shc_golden *golden_at(size_t k)
     static int loaded;
     if (!loaded) {
         for (size_t i = 0; i < NGOLDEN; i++) {
-            char path[4096];
             shc_err e;
-            snprintf(path, sizeof path, "%s/%s", FUZZ_DATA_DIR, golden_files[i]);
-            if (shc_golden_load_file(&g[i], path, &e) != SHC_OK)
-                fuzz_die("fixed golden %s: %s", path, e.msg);
+            const char *dir = FUZZ_DATA_DIR "/verify";
+            if (shc_golden_index_family(&g[i], dir, families[i], &e) != SHC_OK)
+                fuzz_die("fixed golden %s/%s: %s", dir, families[i], e.msg);
+            if (!g[i].text) /* the tree loader took over: the byte path would not run */
+                fuzz_die("fixed golden %s/%s: not indexed as bytes", dir, families[i]);
         }
         loaded = 1;
     }

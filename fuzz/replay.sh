@@ -6,7 +6,7 @@
 . "$top_srcdir/conformance/tests/testlib.sh"
 F=$top_srcdir/fuzz
 pending=$F/regressions/PENDING
-for t in parse golden family candidate plugin; do
+for t in parse golden family candidate plugin verify_diff; do
   bin=$top_builddir/fuzz/replay_$t
   list=$(mktemp)
   for f in "$F"/corpus/$t/* "$F"/regressions/$t/*; do

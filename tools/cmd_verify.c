@@ -152,19 +152,25 @@ static int cmp_rentry(const void *a, const void *b)
  * (decimal strings) in golden files, in candidates and in `layout --json`.  Candidates written
  * against the old CLI spelling ("local_shape", "global_offset" as integers) are still accepted,
  * converted, with one warning per file. */
-static json_t *old_spelling(json_t *vals, const char *path, size_t i)
+static const char *old_spelling_warned; /* the candidate warned about (once per file) */
+
+void verify_warn_old_spelling(const char *path, size_t i)
 {
-    static const char *warned;
-    json_t *ls = json_object_get(vals, "local_shape"), *go = json_object_get(vals, "global_offset");
-    if (!ls && !go)
-        return vals;
-    if (warned != path) {
+    if (old_spelling_warned != path) {
         progress_hide();
         fprintf(stderr, "shardcheck verify: %s: results[%zu]: \"local_shape\"/\"global_offset\" "
                 "is the old spelling of \"localShape\"/\"globalOffset\"; accepted (update the "
                 "writer)\n", path, i);
     }
-    warned = path;
+    old_spelling_warned = path;
+}
+
+static json_t *old_spelling(json_t *vals, const char *path, size_t i)
+{
+    json_t *ls = json_object_get(vals, "local_shape"), *go = json_object_get(vals, "global_offset");
+    if (!ls && !go)
+        return vals;
+    verify_warn_old_spelling(path, i);
     if (ls && !json_object_get(vals, "localShape"))
         json_object_set(vals, "localShape", ls);
     if (json_is_array(go) && !json_object_get(vals, "globalOffset")) {
@@ -206,23 +212,46 @@ static int parse_result(const json_t *r, size_t i, const char *path, int64_t *tc
     return SHC_OK;
 }
 
-/* An entry's answer; the scanned path parses its bytes now (they were checked by the scan
- * and by the rules of parse_result, so only memory can fail here: exit 99). */
+/* Where jansson's error in an entry parsed alone lies in the whole file: line and column
+ * as jansson counts them (a column counts characters, not UTF-8 continuation bytes, and not
+ * the NUL byte it drops after a number, json_scan.c past_unget_nul). */
+static void entry_error_at(const vstate *s, const rentry *r, const json_error_t *je, int *line,
+                           int *col)
+{
+    int l = 1, c = 0;
+    for (const char *p = s->base; s->base && p < s->base + r->text_off; p++) {
+        if (*p == '\n')
+            l++, c = 0;
+        else if (*p && ((unsigned char)*p & 0xC0) != 0x80)
+            c++;
+    }
+    *line = l + je->line - 1;
+    *col = je->line == 1 ? c + je->column : je->column;
+}
+
+/* An entry's answer; the scanned path parses its bytes now.  The scan validated them as
+ * jansson would (and a vouched values object holds golden's tokens), and the rules of
+ * parse_result were applied to the spans, so nothing should fail here; should it, the
+ * entry is bad input all the same (exit 2 with jansson's words, N1b of issue 27), never
+ * an internal error.  NULL then, with s->fail and s->err set. */
 static json_t *entry_got(vstate *s, rentry *r)
 {
-    if (r->got)
+    if (r->got || s->fail)
         return r->got;
     json_error_t je;
-    json_t *o = json_loadb(r->text.p, r->text.n, 0, &je);
+    shc_span text = rentry_text(s->base, r);
+    json_t *o = shc_json_loadb(text.p, text.n, &je);
     int64_t tcid, rank;
-    shc_err e = {0};
-    if (!o || parse_result(o, r->pos, s->path, &tcid, &rank, &r->got, &e)) {
-        fprintf(stderr, "shardcheck: %s: results[%zu]: %s\n", s->path, r->pos,
-                o ? e.msg : je.text);
-        exit(EXIT_INTERNAL);
+    if (!o) {
+        int line, col;
+        entry_error_at(s, r, &je, &line, &col);
+        s->fail = shc_fail(s->err, SHC_EFORMAT, "candidate: %s: line %d column %d: %s", s->path,
+                           line, col, je.text);
+    } else if (parse_result(o, r->pos, s->path, &tcid, &rank, &r->got, s->err)) {
+        s->fail = s->err ? s->err->code : SHC_EFORMAT;
     }
     json_decref(o);
-    shc_map_touched(r->text.n);
+    shc_map_touched(text.n);
     return r->got;
 }
 
@@ -230,6 +259,9 @@ static json_t *entry_got(vstate *s, rentry *r)
  * the whole test (reject_duplicates let no other one stand beside it). */
 static void verify_entries(vstate *s, rentry *const *v, size_t a, size_t b)
 {
+    for (size_t i = a; i < b; i++)
+        if (!entry_got(s, v[i]))
+            return; /* bad input after all: s->fail, nothing reported for the test */
     const char *ns = json_string_value(json_object_get(entry_got(s, v[a]), "notSupported"));
     if (ns) {
         char nm[64];
@@ -316,8 +348,9 @@ static bool same_in_bytes(vstate *s, rentry *const *v, size_t a, size_t b)
             continue;
         if (!split && !(split = shc_bview_split_test(&s->bv, s->g, idx)))
             return false;
-        shc_map_touched(v[i]->values.n);
-        if (!shc_bview_same(&s->bv, rank, v[i]->values))
+        shc_span values = rentry_values(s->base, v[i]);
+        shc_map_touched(values.n);
+        if (!shc_bview_same(&s->bv, rank, values))
             return false;
     }
     return true;
@@ -402,7 +435,9 @@ int verify_rentries(vstate *s, rentry *v, size_t m, const char *path, shc_err *e
             verify_case_name(name, sizeof name, s->g->tcids[o[a]->idx], -1);
             report_case(s->rep, name, ST_PASS, NULL);
         } else {
+            s->err = e;
             verify_entries(s, o, a, b);
+            rc = s->fail;
         }
         test_done(s, o[a]->idx);
         for (size_t i = a; i < b; i++) {
@@ -440,7 +475,7 @@ static int verify_results(vstate *s, json_t *results, const char *path, shc_err 
             json_decref(got);
             continue;
         }
-        v[m++] = (rentry){idx, rank, got, i, {NULL, 0}, {NULL, 0}, -1};
+        v[m++] = (rentry){idx, rank, got, (uint32_t)i, 0, 0, 0, 0, -1};
     }
     if (!rc)
         rc = verify_rentries(s, v, m, path, e);
@@ -588,11 +623,14 @@ static void partial_end(vstate *s, partial *p)
     json_decref(p->left);
 }
 
-static int verify_candidate(const shc_golden *g, const char *path, report *rep, shc_err *e)
+int verify_candidate(const shc_golden *g, const char *path, report *rep, shc_err *e)
 {
     int fast = verify_scanned(g, path, rep, e);
     if (fast != SHC_SCAN_UNSURE)
         return fast;
+    if (verify_scan_only())
+        return shc_fail(e, SHC_EINVAL, "candidate %s: SHARDCHECK_VERIFY_TREES=0, and the scanner "
+                        "leaves this file to the jansson trees", path);
     json_t *root = shc_json_load_path(path, e);
     if (!root)
         return shc_err_prefix(e, "candidate");

@@ -2,9 +2,12 @@
  * verify_scan.c — `shardcheck verify` without trees: the candidate is mapped (json_map.c)
  * and scanned (json_scan.h), golden-shaped or a results file, and only the tests that
  * must be compared field by field are parsed, one at a time.  Its output, messages and
- * exit codes are those of the tree path in cmd_verify.c (SHARDCHECK_VERIFY_TREES=1), which
- * takes over whenever the scanner is unsure.  Tested by verify_fast.sh, which runs both
- * paths on every candidate form, malformed ones included, and compares the bytes.
+ * exit codes are those of the tree path in cmd_verify.c (SHARDCHECK_VERIFY_TREES=1): a file
+ * jansson refuses is worded by jansson from a tree of an element or two (scan_error), and
+ * the tree path takes over only for what the scanner does not read (a partial candidate,
+ * nesting past its depth).  Tested by
+ * verify_fast.sh, which runs both paths on every candidate form, malformed ones included,
+ * and compares the bytes, verify_candidate.sh, and the verify_diff fuzzer.
  */
 #include "config.h"
 #include <stdlib.h>
@@ -28,10 +31,11 @@ typedef struct crec {
 } crec;
 
 /* A results-file entry for a tcId the golden family lacks (reported in file order). */
-typedef struct runknown { int64_t tcid, rank; } runknown;
+typedef struct runknown { int64_t tcid, rank; size_t pos; } runknown;
 
 typedef struct cscan {
     const shc_golden *g;
+    const char *base;      /* the candidate's bytes (rentry's offsets) */
     crec *v; /* golden-shaped: one record per test */
     size_t n, cap;
     rentry *rv; /* results file: the entries of known tests */
@@ -40,6 +44,7 @@ typedef struct cscan {
     size_t un, ucap;
     bool has_bad;          /* an entry parse_result refuses: the first one, */
     shc_scan_result bad;   /* where the tree path stops with exit 2 */
+    size_t old_at;         /* the first entry in the old spelling (old_spelling), + 1; 0: none */
     int64_t last_idx;      /* the golden index last looked up (entry_index) */
     /* vouching (vouch_values): the golden test split now, and which ones were */
     bool vouching, split_ok;
@@ -85,22 +90,29 @@ static int scan_candidate_test(void *ctx, const shc_scan_test *t)
     return 0;
 }
 
-/* parse_result's rules on a scanned entry: whether it would accept it. */
+/* parse_result's rules on a scanned entry, in its order: whether it would accept it, and
+ * the rank it would give (-1 for the whole test; a notSupported entry answers it whole). */
 static bool entry_ok(const shc_scan_result *r, int64_t *rank)
 {
     *rank = -1;
-    return r->is_object && r->has_tcid &&
-           (!r->rank.p || (shc_span_int(r->rank, rank) && *rank >= 0)) &&
-           (r->error.p || (r->values.p && *r->values.p == '{'));
+    if (!r->is_object || !r->has_tcid || (r->rank.p && !(shc_span_int(r->rank, rank) && *rank >= 0)))
+        return false;
+    if (r->not_supported.p) {
+        *rank = -1;
+        return *r->not_supported.p == '"' && !r->values.p && !r->error.p;
+    }
+    return r->error.p || (r->values.p && *r->values.p == '{');
 }
 
-/* Whether bytes hold a quoted key of the old spelling (old_spelling's conversion and warning
- * are left to the tree path; a false alarm only costs speed). */
-static bool maybe_old_spelling(shc_span v)
+/* Whether an entry's values carry a key of the old spelling (parse_result's old_spelling:
+ * the warning is given after the scan, the conversion when the entry is parsed).  plain:
+ * its keys hold no escape (a vouched object: shc_jcur_member refuses escaped keys). */
+static bool old_spelling(shc_span v, bool plain)
 {
-    if (!memchr(v.p, '_', v.n)) /* one pass: the byte both old keys hold, the new ones lack */
+    /* one pass first: the byte both old keys hold and the new ones lack, or an escape */
+    if (!memchr(v.p, '_', v.n) && (plain || !memchr(v.p, '\\', v.n)))
         return false;
-    return shc_span_has(v, "\"local_shape\"") || shc_span_has(v, "\"global_offset\"");
+    return shc_span_has_key(v, "local_shape") || shc_span_has_key(v, "global_offset");
 }
 
 /* The golden index of an entry's tcId (-1: unknown): entries come test by test, so the
@@ -153,8 +165,6 @@ static int scan_result_entry(void *ctx, const shc_scan_result *r)
 {
     cscan *c = ctx;
     int64_t rank;
-    if (r->not_supported.p)
-        return SHC_SCAN_UNSURE; /* a case the candidate does not do: rare, the trees report it */
     if (c->has_bad)
         return 0;
     if (!entry_ok(r, &rank)) {
@@ -162,34 +172,42 @@ static int scan_result_entry(void *ctx, const shc_scan_result *r)
         c->bad = *r;
         return 0;
     }
-    if (!r->error.p && maybe_old_spelling(r->values))
-        return SHC_SCAN_UNSURE;
+    bool answer = !r->error.p && !r->not_supported.p; /* values, then */
+    if (answer && !c->old_at && old_spelling(r->values, r->vouched))
+        c->old_at = r->i + 1;
     int64_t idx = entry_index(c, r->tcid);
     if (idx < 0) {
         if (!grow((void **)&c->uv, c->un, &c->ucap, sizeof *c->uv))
             return SHC_SCAN_UNSURE;
-        c->uv[c->un++] = (runknown){r->tcid, rank};
+        c->uv[c->un++] = (runknown){r->tcid, rank, r->i};
     } else {
         if (!grow((void **)&c->rv, c->rn, &c->rcap, sizeof *c->rv))
             return SHC_SCAN_UNSURE;
-        bool vouched = r->vouched && !r->error.p;
-        c->rv[c->rn++] = (rentry){idx, rank, NULL, r->i, r->text,
-                                  r->error.p ? (shc_span){NULL, 0} : r->values,
-                                  vouched ? c->vouch_world : -1};
+        bool vouched = r->vouched && answer;
+        c->rv[c->rn++] = (rentry){idx, rank, NULL, (uint32_t)r->i,
+                                  (uint32_t)(r->text.p - c->base), (uint32_t)r->text.n,
+                                  answer ? (uint32_t)(r->values.p - r->text.p) : 0,
+                                  answer ? (uint32_t)r->values.n : 0,
+                                  vouched ? (int32_t)c->vouch_world : -1};
     }
     shc_map_touched(r->text.n);
     return 0;
 }
 
-/* verify_results over the scanned entries: the unknown tcIds reported in file order, then
+/* verify_results over the scanned entries: the unknown tcIds reported in file order (the
+ * old-spelling warning where the tree path gives it, before the entry that has it), then
  * parse_result's error for the first refused entry (exit 2), else verify_rentries. */
 static int verify_scanned_results(vstate *s, cscan *c, const char *path, shc_err *e)
 {
     for (size_t i = 0; i < c->un; i++) {
+        if (c->old_at && c->old_at - 1 <= c->uv[i].pos)
+            verify_warn_old_spelling(path, c->old_at - 1);
         char name[64];
         verify_case_name(name, sizeof name, c->uv[i].tcid, c->uv[i].rank);
         report_case(s->rep, name, ST_FAIL, "not a tcId of the golden family");
     }
+    if (c->old_at)
+        verify_warn_old_spelling(path, c->old_at - 1);
     const shc_scan_result *b = &c->bad;
     int64_t rank;
     if (!c->has_bad)
@@ -199,6 +217,10 @@ static int verify_scanned_results(vstate *s, cscan *c, const char *path, shc_err
     if (b->rank.p && !(shc_span_int(b->rank, &rank) && rank >= 0))
         return shc_fail(e, SHC_EFORMAT, "%s: results[%zu] (tcId %lld): \"rank\" must be a "
                         "non-negative integer", path, b->i, (long long)b->tcid);
+    if (b->not_supported.p)
+        return shc_fail(e, SHC_EFORMAT, "%s: results[%zu] (tcId %lld): \"notSupported\" takes "
+                        "the reason as a string, on an entry without \"values\" or \"error\"",
+                        path, b->i, (long long)b->tcid);
     return shc_fail(e, SHC_EFORMAT, "%s: results[%zu] (tcId %lld): needs a \"values\" object "
                     "or an \"error\"", path, b->i, (long long)b->tcid);
 }
@@ -234,7 +256,7 @@ static int verify_records(vstate *s, const cscan *c, const char *path, shc_err *
             continue;
         }
         json_error_t je;
-        json_t *t = json_loadb(r->text.p, r->text.n, 0, &je);
+        json_t *t = shc_json_loadb(r->text.p, r->text.n, &je);
         if (!t)
             return shc_fail(e, SHC_ENOMEM, "%s: tcId %lld: %s", path, (long long)r->tcid, je.text);
         verify_full_test_once(s, r->idx, t);
@@ -242,6 +264,106 @@ static int verify_records(vstate *s, const cscan *c, const char *path, shc_err *
         shc_map_touched(r->text.n);
     }
     return SHC_OK;
+}
+
+/* ---- a candidate the scanner refused, worded without its tree (issue 27 N10) ----
+ * The scan stops where the file stops being JSON as jansson reads it, and it knows runs of
+ * complete results entries (or test groups, tests) before that place (shc_scan_doc.drop).
+ * jansson reads the file without them to the same place and the same error (an array
+ * element less changes nothing jansson checks), so its message is had from a tree of one
+ * element; only its line and column are moved back to where the bytes are in the file.
+ * jansson counts a column per UTF-8 character and skips a NUL byte right after a number or
+ * literal (json_scan.c past_unget_nul), in columns and in its position too. */
+typedef struct cut_stream {
+    const char *p;
+    size_t n, at;
+    shc_span drop[2]; /* ascending, disjoint; n 0: none */
+} cut_stream;
+
+/* json_load_callback's reader: the bytes outside the drop spans. */
+static size_t cut_read(void *buf, size_t len, void *arg)
+{
+    cut_stream *s = arg;
+    size_t done = 0;
+    while (done < len && s->at < s->n) {
+        size_t next = s->n; /* where the next drop span starts */
+        for (int k = 0; k < 2; k++) {
+            size_t a = s->drop[k].n ? (size_t)(s->drop[k].p - s->p) : s->n;
+            if (a == s->at) {
+                s->at += s->drop[k].n;
+                next = s->at; /* dropped: look again from here */
+                break;
+            }
+            if (a > s->at && a < next)
+                next = a;
+        }
+        size_t take = next - s->at < len - done ? next - s->at : len - done;
+        memcpy((char *)buf + done, s->p + s->at, take);
+        done += take;
+        s->at += take;
+    }
+    return done;
+}
+
+/* jansson's line and column after reading p[0, n) from (*line, *col). */
+static void advance(const char *p, size_t n, int *line, int *col, size_t *nuls)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char u = (unsigned char)p[i];
+        if (u == '\n')
+            ++*line, *col = 0;
+        else if (!u)
+            ++*nuls; /* the NUL jansson never reads again (valid bytes hold no other) */
+        else if (u < 0x80 || u >= 0xC0)
+            ++*col;   /* (valid bytes: no 0xC0, 0xC1, 0xF5..) */
+    }
+}
+
+/* SHC_EFORMAT with the message the tree path gives for this candidate (shc_json_load_path,
+ * prefixed "candidate"), or SHC_SCAN_UNSURE when jansson reads it without the drop spans
+ * (deep nesting the scanner does not follow, memory): the trees decide then. */
+static int scan_error(const shc_map *m, const shc_scan_doc *d, const char *path, shc_err *e)
+{
+    cut_stream s = {m->p, m->n, 0, {d->drop[0], d->drop[1]}};
+    if (s.drop[1].n && (!s.drop[0].n || s.drop[1].p < s.drop[0].p)) {
+        shc_span t = s.drop[0];
+        s.drop[0] = s.drop[1];
+        s.drop[1] = t;
+    }
+    if (s.drop[1].n && s.drop[1].p < s.drop[0].p + s.drop[0].n)
+        s.drop[1].n = 0; /* (overlapping: never so, json_scan.c; the first will do) */
+    json_error_t je;
+    json_t *j = json_load_callback(cut_read, &s, JSON_REJECT_DUPLICATES, &je);
+    if (j) {
+        json_decref(j);
+        return SHC_SCAN_UNSURE;
+    }
+    /* jansson's state where the last drop span ends, in the cut stream and in the file */
+    int ls = 1, cs = 0, lt = 1, ct = 0;
+    size_t nul_s = 0, nul_t = 0, from = 0, cut = 0;
+    for (int k = 0; k < 2; k++) {
+        if (!s.drop[k].n)
+            continue;
+        size_t a = (size_t)(s.drop[k].p - m->p);
+        advance(m->p + from, a - from, &ls, &cs, &nul_s);
+        advance(m->p + from, a - from, &lt, &ct, &nul_t);
+        advance(s.drop[k].p, s.drop[k].n, &lt, &ct, &nul_t);
+        cut += s.drop[k].n;
+        from = a + s.drop[k].n;
+    }
+    if (je.line < ls || (je.line == ls && je.column <= cs))
+        return SHC_SCAN_UNSURE; /* the error lies before the cut (never so, the scan stops where
+                                 * jansson does): the trees word it */
+    if (je.line == ls) { /* the error lies after the last drop span: same bytes from there */
+        je.column = ct + (je.column - cs);
+        je.line = lt;
+    } else {
+        je.line = lt + (je.line - ls);
+    }
+    je.position += (int)(cut - (nul_t - nul_s)); /* jansson's position in the whole file */
+    shc_json_error_name_key(m->p, m->n, &je);
+    return shc_fail(e, SHC_EFORMAT, "candidate: %s: line %d column %d: %s", path, je.line,
+                    je.column, je.text);
 }
 
 /* SHARDCHECK_VERIFY_TREES=1: the jansson trees for both sides, the reference the scanned
@@ -252,6 +374,14 @@ bool verify_trees_only(void)
     return v && !strcmp(v, "1");
 }
 
+/* SHARDCHECK_VERIFY_TREES=0: never the candidate's tree (the tests hold inputs that must
+ * stay on the scanned path, whose memory is bounded, to it). */
+bool verify_scan_only(void)
+{
+    const char *v = getenv("SHARDCHECK_VERIFY_TREES");
+    return v && !strcmp(v, "0");
+}
+
 /* SHC_SCAN_UNSURE when the tree path must decide; else verify_candidate's result.  The
  * candidate is mapped (json_map.c), so neither its bytes nor the golden's stay resident. */
 int verify_scanned(const shc_golden *g, const char *path, report *rep, shc_err *e)
@@ -259,21 +389,29 @@ int verify_scanned(const shc_golden *g, const char *path, report *rep, shc_err *
     shc_map m;
     if (verify_trees_only() || shc_map_path(&m, path, NULL))
         return SHC_SCAN_UNSURE;
-    cscan c = {.g = g, .last_idx = -1, .split_idx = -1};
+    cscan c = {.g = g, .base = m.p, .last_idx = -1, .split_idx = -1};
     c.split_seen = g->text ? calloc((size_t)(g->ntests ? g->ntests : 1), 1) : NULL;
     c.vouching = c.split_seen != NULL;
     shc_scan_doc d;
     int rc = shc_scan_candidate(m.p, m.n, &d, scan_candidate_test, known_test,
                                 scan_result_entry, vouch_values, &c);
+    if (rc == SHC_SCAN_UNSURE)
+        rc = scan_error(&m, &d, path, e); /* refused: worded without the file's tree */
     bool shaped = d.test_groups.p && *d.test_groups.p == '[';
-    if (rc || d.fields.p || d.family_other || !(shaped || (d.results.p && *d.results.p == '['))) {
+    size_t fn = 0;
+    char *fam = rc ? NULL : shc_span_string(d.family_value, &fn); /* NULL: not a string */
+    if (rc && rc != SHC_SCAN_UNSURE) {
+        /* scan_error's message */
+    } else if (rc || d.fields.p || (d.family_value.p && *d.family_value.p == '"' && !fam) ||
+        !(shaped || (d.results.p && *d.results.p == '['))) {
         rc = SHC_SCAN_UNSURE;
-    } else if (d.family.p && !shc_span_is(d.family, g->family)) {
-        rc = shc_fail(e, SHC_EFORMAT, "candidate %s: family \"%.*s\", verifying \"%s\"", path,
-                      (int)d.family.n, d.family.p, g->family);
+    } else if (fam && strcmp(fam, g->family)) { /* a family that is not a string: unchecked,
+                                                  * as cmd_verify.c's tree path */
+        rc = shc_fail(e, SHC_EFORMAT, "candidate %s: family \"%s\", verifying \"%s\"", path,
+                      fam, g->family);
     } else {
         vstate s = {.g = g, .rep = rep, .seen = calloc((size_t)(g->ntests ? g->ntests : 1), 1),
-                    .path = path};
+                    .path = path, .base = m.p};
         rc = !s.seen    ? shc_fail(e, SHC_ENOMEM, "verify: out of memory")
              : shaped ? verify_records(&s, &c, path, e)
                       : verify_scanned_results(&s, &c, path, e);
@@ -282,6 +420,7 @@ int verify_scanned(const shc_golden *g, const char *path, report *rep, shc_err *
         free(s.seen);
         shc_bview_free(&s.bv);
     }
+    free(fam);
     free(c.v);
     free(c.rv);
     free(c.uv);

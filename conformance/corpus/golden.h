@@ -232,6 +232,15 @@ int shc_golden_list_family(const char *fdir, const char *family, char **names, i
 /* Read and parse a JSON file (errors name the file, line and column); only a
  * regular file of at most SHC_MAX_JSON_BYTES (a FIFO or device is refused at once). */
 json_t *shc_json_load_path(const char *path, shc_err *e);
+/* json_loadb as every JSON input of the corpus and of verify is read: a key repeated in
+ * an object is an error (JSON_REJECT_DUPLICATES; jansson would keep the last one, and a
+ * wrong answer beside a right one under one key could pass), its message naming the key
+ * (line and column in je as for any error). */
+json_t *shc_json_loadb(const char *buf, size_t len, json_error_t *je);
+/* jansson's message for a repeated key quotes it only when short ("near '"words"'"): this
+ * names it always, read from buf before the error's position (just past the key); any other
+ * error is left as it is. */
+void shc_json_error_name_key(const char *buf, size_t len, json_error_t *je);
 /* Load a family for verify: the same files, checks and errors as shc_golden_load_family,
  * but each file is scanned (json_scan.h) instead of parsed, and a test is parsed only
  * when shc_golden_test asks for it.  A file the scanner is unsure of (or that fails a

@@ -74,7 +74,7 @@ static bool file_ok(iload *L, const shc_scan_doc *d, const char *family, int64_t
         !shc_span_int(d->number_of_tests, &count) || count != L->n - first)
         return false;
     json_error_t je;
-    L->notes = json_loadb(d->notes.p, d->notes.n, 0, &je);
+    L->notes = shc_json_loadb(d->notes.p, d->notes.n, &je);
     bool ok = L->notes != NULL;
     for (int64_t i = first; ok && i < L->n; i++) {
         ok = shc_span_each_string(L->v[i].text.flags, flag_declared, L->notes);
@@ -172,7 +172,7 @@ json_t *shc_golden_test(const shc_golden *g, int64_t i)
         return g->tests[i];
     json_error_t je;
     /* tests[] is the cache; the pointer array itself is not const */
-    g->tests[i] = json_loadb(g->text[i].test.p, g->text[i].test.n, 0, &je);
+    g->tests[i] = shc_json_loadb(g->text[i].test.p, g->text[i].test.n, &je);
     if (!g->tests[i]) { /* the bytes scanned as JSON: only memory can be short here */
         fprintf(stderr, "shardcheck: golden tcId %lld: %s\n", (long long)g->tcids[i], je.text);
         exit(99);

@@ -3,10 +3,11 @@
  *
  * Every rule here guards a way a golden file can be wrong in transit or by
  * hand: truncated JSON (jansson reports line and column), a wrong schema or
- * family name, a numberOfTests that disagrees with the tests present, a
- * duplicated or non-positive tcId, an undeclared flag, a result outside
- * valid/invalid/acceptable, a test without "expected", a "tolerance" on a case
- * that is not GpuOnly or not of the one form.  The message always
+ * family name, a numberOfTests that disagrees with the tests present, a key
+ * repeated in an object (shc_json_loadb), a duplicated or non-positive tcId,
+ * an undeclared flag, a result outside valid/invalid/acceptable, a test
+ * without "expected", a "tolerance" on a case that is not GpuOnly or not of
+ * the one form.  The message always
  * names the file, and the tcId where there is one.  Tested by check_golden.c.
  */
 #include "config.h"
@@ -341,6 +342,42 @@ char *shc_read_path(const char *path, size_t *lenp, shc_err *e)
     return buf;
 }
 
+void shc_json_error_name_key(const char *buf, size_t len, json_error_t *je)
+{
+    size_t end = je->position > 0 ? (size_t)je->position : 0;
+    if (json_error_code(je) != json_error_duplicate_key)
+        return;
+    if (end < 2 || end > len || buf[end - 1] != '"')
+        return;
+    size_t start = end - 1; /* the opening quote: the first one not escaped (an even run of
+                             * backslashes before it) */
+    while (start > 0) {
+        start--;
+        if (buf[start] != '"')
+            continue;
+        size_t bs = 0;
+        while (bs < start && buf[start - 1 - bs] == '\\')
+            bs++;
+        if (bs % 2 == 0)
+            break;
+    }
+    size_t n = end - 1 - (start + 1), show = n > 80 ? 80 : n;
+    while (show < n && show > 0 && ((unsigned char)buf[start + 1 + show] & 0xC0) == 0x80)
+        show--; /* cut at a character */
+    char msg[JSON_ERROR_TEXT_LENGTH];
+    snprintf(msg, sizeof msg, "repeated key \"%.*s%s\" in an object (a key may appear once)",
+             (int)show, buf + start + 1, show < n ? "..." : "");
+    memcpy(je->text, msg, sizeof je->text - 1); /* the last byte holds json_error_code */
+}
+
+json_t *shc_json_loadb(const char *buf, size_t len, json_error_t *je)
+{
+    json_t *v = json_loadb(buf, len, JSON_REJECT_DUPLICATES, je);
+    if (!v)
+        shc_json_error_name_key(buf, len, je);
+    return v;
+}
+
 json_t *shc_json_load_path(const char *path, shc_err *e)
 {
     /* One read and json_loadb: jansson's FILE* reader goes through a
@@ -350,7 +387,7 @@ json_t *shc_json_load_path(const char *path, shc_err *e)
     if (!buf)
         return NULL;
     json_error_t je;
-    json_t *root = json_loadb(buf, len, 0, &je);
+    json_t *root = shc_json_loadb(buf, len, &je);
     if (!root)
         shc_fail(e, SHC_EFORMAT, "%s: line %d column %d: %s", path, je.line, je.column, je.text);
     free(buf);

@@ -1,12 +1,15 @@
 /*
  * json_scan.c — the validating scanner of json_scan.h: one pass over the bytes,
- * the grammar checked as jansson checks it (flags 0), the tests of a golden-shaped
- * document handed out as spans.  Where jansson's answer could differ from a plain
- * reading (see json_scan.h) it gives up and the caller parses with jansson.
- * Tested by verify_fast.sh and the candidate fuzzer.
+ * the grammar checked as jansson checks it (JSON_REJECT_DUPLICATES; tokens in json_lex.c,
+ * keys in json_keys.c), the tests of a golden-shaped document and the entries of a
+ * results file handed out as spans.  Tested by check_golden_bytes, verify_fast.sh and
+ * the candidate and verify_diff fuzzers.
  */
 #include "config.h"
+#include <stdlib.h>
 #include <string.h>
+#include "json_keys.h"
+#include "json_lex.h"
 #include "json_scan.h"
 
 /* Far below jansson's JSON_PARSER_MAX_DEPTH (2048): deeper input goes to jansson,
@@ -31,8 +34,8 @@ static bool int_fits(const char *d, size_t n, bool neg)
 typedef shc_jcur cur; /* json_scan.h: the cursor the walkers below share */
 
 /* Bytes that stand for themselves in a string: printable ASCII but '"' and '\\'.
- * Control characters are errors in jansson; non-ASCII bytes need UTF-8 checks we
- * leave to jansson. */
+ * Anything else (an escape, a control character, a non-ASCII byte) goes to
+ * shc_lex_string_special (json_lex.c), which reads it as jansson does. */
 static unsigned char plain_byte[256];
 static bool tables_ready;
 
@@ -52,8 +55,8 @@ static inline void skip_ws(cur *c)
         c->p++;
 }
 
-/* c->p at '"'; leaves it past the closing quote.  *plain: no escape inside.  \u
- * escapes (surrogates, \u0000) are left to jansson. */
+/* c->p at '"'; leaves it past the closing quote.  *plain: no escape inside (the bytes
+ * are the value; non-ASCII ones included, once valid UTF-8). */
 SCAN_INLINE int scan_string(cur *c, bool *plain)
 {
     const char *p = c->p + 1, *end = c->end;
@@ -65,15 +68,22 @@ SCAN_INLINE int scan_string(cur *c, bool *plain)
             return SHC_SCAN_UNSURE;
         if (*p == '"')
             break;
-        if (*p != '\\' || p + 1 >= end || !strchr("\"\\/bfnrt", p[1]) || !p[1])
+        if (!(p = shc_lex_string_special(p, end, &esc)))
             return SHC_SCAN_UNSURE;
-        esc = true;
-        p += 2;
     }
     c->p = p + 1;
     if (plain)
         *plain = !esc;
     return 0;
+}
+
+/* A quirk of jansson 2.14 (src/load.c, stream_get and lex_unget_unsave), reproduced: the
+ * byte after a number or a literal is read and put back; when it is a NUL byte, the put-back
+ * buffer holds 0, which stream_get takes for "empty", so that one NUL byte is never read
+ * again and vanishes ("[1\0]" is [1]).  Past it; the value's span ends before it. */
+static inline const char *past_unget_nul(const char *p, const char *end)
+{
+    return p < end && *p == '\0' ? p + 1 : p;
 }
 
 static const char *digits(const char *p, const char *end)
@@ -83,8 +93,10 @@ static const char *digits(const char *p, const char *end)
     return p;
 }
 
-/* The JSON number grammar; integers outside int64 and reals whose exponent has more
- * than 2 digits (possible overflow: a jansson error) are left to jansson. */
+/* The JSON number grammar, and what jansson refuses in it: an integer outside int64 ("too
+ * big integer", strtoll) and a real that overflows a double ("real number overflow",
+ * strtod; shc_lex_real_fits).  A real without exponent and with at most 308 integer
+ * digits is below 10^308 and needs no further look. */
 SCAN_INLINE int scan_number(cur *c)
 {
     const char *p = c->p, *end = c->end;
@@ -98,7 +110,7 @@ SCAN_INLINE int scan_number(cur *c)
     else
         return SHC_SCAN_UNSURE;
     size_t int_digits = (size_t)(p - d0);
-    bool real = false;
+    bool real = false, exp = false;
     if (p < end && *p == '.') {
         const char *f = ++p;
         if ((p = digits(p, end)) == f)
@@ -109,13 +121,14 @@ SCAN_INLINE int scan_number(cur *c)
         if (++p < end && (*p == '+' || *p == '-'))
             p++;
         const char *x = p;
-        if ((p = digits(p, end)) == x || p - x > 2)
+        if ((p = digits(p, end)) == x)
             return SHC_SCAN_UNSURE;
-        real = true;
+        real = exp = true;
     }
-    if ((!real && !int_fits(d0, int_digits, *c->p == '-')) || (real && p - c->p > 300))
+    if (!real ? !int_fits(d0, int_digits, *c->p == '-')
+              : (exp || int_digits > 308) && !shc_lex_real_fits(c->p, (size_t)(p - c->p)))
         return SHC_SCAN_UNSURE;
-    c->p = p;
+    c->p = past_unget_nul(p, end);
     return 0;
 }
 
@@ -123,11 +136,24 @@ static int scan_literal(cur *c, const char *word, size_t n)
 {
     if ((size_t)(c->end - c->p) < n || memcmp(c->p, word, n))
         return SHC_SCAN_UNSURE;
-    c->p += n;
+    c->p = past_unget_nul(c->p + n, c->end);
     return 0;
 }
 
 static int scan_value(cur *c);
+
+/* Every key of every object the scan validates is checked against the object's others
+ * (json_keys.h), when the cursor carries a key stack (a scan; not the walks of bytes
+ * validated already). */
+static inline bool keys_open(cur *c) { return !c->keys || shc_jkeys_open(c->keys); }
+static inline int keys_close(cur *c) { return c->keys ? shc_jkeys_close(c->keys) : 0; }
+
+/* A key of the innermost object, raw its contents as written: its decoded bytes in *name. */
+static inline int keys_add(cur *c, shc_span raw, bool plain, shc_span *name)
+{
+    *name = raw;
+    return c->keys ? shc_jkeys_add(c->keys, raw.p, raw.n, plain, name) : 0;
+}
 
 /* At '[' (first) or after an element: 1 with c->p at the next element, 0 past ']'. */
 static int arr_next(cur *c, bool *first)
@@ -200,6 +226,8 @@ open:
     if (c->depth + level >= SCAN_MAX_DEPTH)
         return SHC_SCAN_UNSURE;
     kind[level++] = *k.p++ == '{';
+    if (kind[level - 1] && !keys_open(&k))
+        return SHC_SCAN_UNSURE;
     skip_ws(&k);
     if (PEEK == (kind[level - 1] ? '}' : ']')) {
         k.p++;
@@ -207,7 +235,11 @@ open:
     }
 member:
     if (kind[level - 1]) {
-        if (PEEK != '"' || scan_string(&k, NULL))
+        const char *q = k.p;
+        bool plain;
+        shc_span name;
+        if (PEEK != '"' || scan_string(&k, &plain) ||
+            keys_add(&k, (shc_span){q + 1, (size_t)(k.p - q - 2)}, plain, &name))
             return SHC_SCAN_UNSURE;
         skip_ws(&k);
         if (PEEK != ':')
@@ -244,6 +276,8 @@ after:
         return SHC_SCAN_UNSURE;
     k.p++;
 close:
+    if (kind[level - 1] && keys_close(&k))
+        return SHC_SCAN_UNSURE;
     if (--level > 0)
         goto after;
 #undef PEEK
@@ -321,8 +355,8 @@ static int scan_capture(cur *c, shc_span *val, shc_span *raw, bool *other)
     } else if (scan_value(c)) {
         return SHC_SCAN_UNSURE;
     }
-    if (val)
-        *val = (shc_span){v, (size_t)(c->p - v)};
+    if (val) /* a NUL byte at the end is past_unget_nul's, not the value's */
+        *val = (shc_span){v, (size_t)(c->p - v) - (c->p[-1] == '\0')};
     if (raw && plain)
         *raw = (shc_span){v + 1, (size_t)(c->p - v - 2)};
     else if (other)
@@ -330,14 +364,13 @@ static int scan_capture(cur *c, shc_span *val, shc_span *raw, bool *other)
     return 0;
 }
 
-/* Which of names[] key is (-1: none); a key the walk relies on may appear once
- * (jansson keeps the last of repeated keys; the scan gives up instead). */
-static int key_slot(shc_span key, bool plain, const char *const *names, unsigned *seen)
+/* Which of names[] a key's decoded bytes spell (-1: none); -2 when it came before (a repeated
+ * key: walk_member puts only the other keys on the key stack). */
+static int key_slot(shc_span key, const char *const *names, unsigned *seen)
 {
-    if (!plain)
-        return -1; /* an escaped key never spells one of the plain names below */
     for (int i = 0; names[i]; i++) {
-        /* strncmp stops at names[i]'s end: a plain key holds no NUL */
+        /* strncmp stops at names[i]'s end (key.n bytes of it at most); a key holds no NUL
+         * (\u0000 is refused), so equal bytes mean equal names */
         if (key.n && names[i][0] == key.p[0] && !strncmp(names[i], key.p, key.n) &&
             !names[i][key.n]) {
             if (*seen & (1u << i))
@@ -349,6 +382,29 @@ static int key_slot(shc_span key, bool plain, const char *const *names, unsigned
     return -1;
 }
 
+/* obj_next for the walks below, which look at members by name: *slot is the key's in names[]
+ * (key_slot: its seen bit refuses a repeat), and any other key goes on the key stack, which
+ * refuses a repeat of it (so the usual members cost no more than a bit).  An escaped key is
+ * decoded first: it may spell one of the names. */
+static int walk_member(cur *c, bool *first, const char *const *names, unsigned *seen, int *slot)
+{
+    bool opening = *first, plain;
+    shc_span raw, name;
+    int r = obj_next(c, first, &raw, &plain);
+    if (opening && r >= 0 && !keys_open(c))
+        return SHC_SCAN_UNSURE;
+    if (r == 0)
+        return keys_close(c);
+    if (r != 1)
+        return r;
+    if (plain && (*slot = key_slot(raw, names, seen)) != -1)
+        return *slot == -2 ? SHC_SCAN_UNSURE : 1;
+    if (keys_add(c, raw, plain, &name))
+        return SHC_SCAN_UNSURE;
+    *slot = plain ? -1 : key_slot(name, names, seen);
+    return *slot == -2 ? SHC_SCAN_UNSURE : 1;
+}
+
 /* Right after a test's first member, a tcId: skip the test if its bytes are the known ones. */
 static bool skip_known(cur *c, shc_scan_test *t, shc_scan_known_fn known, void *ctx)
 {
@@ -357,6 +413,8 @@ static bool skip_known(cur *c, shc_scan_test *t, shc_scan_known_fn known, void *
         return false;
     c->p = t->text.p + k.n;
     c->depth--; /* obj_next opened the object */
+    if (c->keys)
+        shc_jkeys_drop(c->keys); /* and walk_member its keys: the rest are golden's */
     t->text.n = k.n;
     t->known = true;
     return true;
@@ -372,13 +430,12 @@ static int walk_test(cur *c, shc_scan_test *t, shc_scan_known_fn known, void *ct
         t->text.n = (size_t)(c->p - t->text.p);
         return r;
     }
-    bool first = true, plain;
+    bool first = true;
     unsigned seen = 0;
-    shc_span key, val;
-    int r;
-    while ((r = obj_next(c, &first, &key, &plain)) == 1) {
-        int slot = key_slot(key, plain, names, &seen);
-        if (slot == -2 || scan_capture(c, &val, slot == 1 ? &t->result : NULL,
+    shc_span val;
+    int r, slot;
+    while ((r = walk_member(c, &first, names, &seen, &slot)) == 1) {
+        if (scan_capture(c, &val, slot == 1 ? &t->result : NULL,
                                        slot == 1 ? &t->result_other : NULL))
             return SHC_SCAN_UNSURE;
         if (slot == 0)
@@ -394,22 +451,29 @@ static int walk_test(cur *c, shc_scan_test *t, shc_scan_known_fn known, void *ct
     return r;
 }
 
+/* At the start of an array element: *drop grows to cover the elements before it (see
+ * shc_scan_doc.drop).  Not up to a ']' after a comma, which is no element: jansson reads
+ * "[]" as an empty array but ",]" as an error, so the comma and an element before it stay. */
+static inline void note_element(shc_span *drop, const char *at)
+{
+    if (!drop->p)
+        *drop = (shc_span){at, 0};
+    else if (*at != ']')
+        drop->n = (size_t)(at - drop->p);
+}
+
 /* One testGroups entry: its tests to fn; a group without a "tests" array is noted. */
 static int walk_group(cur *c, size_t gi, shc_scan_doc *doc, shc_scan_fn fn,
                       shc_scan_known_fn known, void *ctx)
 {
     static const char *const names[] = {"tests", NULL};
-    bool first = true, plain, has_tests = false;
+    bool first = true, has_tests = false;
     unsigned seen = 0;
-    shc_span key;
-    int r;
+    int r, slot;
     if (*c->p != '{') {
         r = scan_value(c);
     } else {
-        while ((r = obj_next(c, &first, &key, &plain)) == 1) {
-            int slot = key_slot(key, plain, names, &seen);
-            if (slot == -2)
-                return SHC_SCAN_UNSURE;
+        while ((r = walk_member(c, &first, names, &seen, &slot)) == 1) {
             if (slot != 0 || *c->p != '[') {
                 if (scan_value(c))
                     return SHC_SCAN_UNSURE;
@@ -420,6 +484,7 @@ static int walk_group(cur *c, size_t gi, shc_scan_doc *doc, shc_scan_fn fn,
             int ar;
             for (size_t ti = 0; (ar = arr_next(c, &afirst)) == 1; ti++) {
                 shc_scan_test t = {.gi = gi, .ti = ti};
+                note_element(&doc->drop[1], c->p);
                 if (walk_test(c, &t, known, ctx))
                     return SHC_SCAN_UNSURE;
                 int rc = fn ? fn(ctx, &t) : 0;
@@ -442,7 +507,10 @@ static int walk_groups(cur *c, shc_scan_doc *doc, shc_scan_fn fn, shc_scan_known
 {
     bool first = true;
     int r;
+    doc->drop[0] = (shc_span){NULL, 0};
     for (size_t gi = 0; (r = arr_next(c, &first)) == 1; gi++) {
+        note_element(&doc->drop[0], c->p);
+        doc->drop[1] = (shc_span){NULL, 0}; /* this group's tests, once they come */
         int rc = walk_group(c, gi, doc, fn, known, ctx);
         if (rc)
             return rc;
@@ -458,23 +526,22 @@ static int walk_result(cur *c, shc_scan_result *r, shc_scan_values_fn vouch, voi
     static const char *const names[] = {"tcId", "rank", "values", "error", "notSupported", NULL};
     r->text.p = c->p;
     r->is_object = *c->p == '{';
-    bool first = true, plain;
+    bool first = true;
     unsigned seen = 0;
-    shc_span key, val;
-    int x = 0;
+    shc_span val;
+    int x = 0, slot;
     if (!r->is_object) {
         x = scan_value(c);
     } else {
         shc_span *slots[] = {NULL, &r->rank, &r->values, &r->error, &r->not_supported};
-        while ((x = obj_next(c, &first, &key, &plain)) == 1) {
-            int slot = key_slot(key, plain, names, &seen);
+        while ((x = walk_member(c, &first, names, &seen, &slot)) == 1) {
             const char *v0 = c->p;
             if (slot == 2 && vouch && r->has_tcid && *v0 == '{' && vouch(ctx, r, c)) {
                 r->values = (shc_span){v0, (size_t)(c->p - v0)};
                 r->vouched = true;
                 continue;
             }
-            if (slot == -2 || scan_capture(c, &val, NULL, NULL))
+            if (scan_capture(c, &val, NULL, NULL))
                 return SHC_SCAN_UNSURE;
             if (slot == 0)
                 r->has_tcid = shc_span_int(val, &r->tcid);
@@ -488,12 +555,15 @@ static int walk_result(cur *c, shc_scan_result *r, shc_scan_values_fn vouch, voi
     return x;
 }
 
-static int walk_results(cur *c, shc_scan_result_fn rfn, shc_scan_values_fn vouch, void *ctx)
+static int walk_results(cur *c, shc_span *drop, shc_scan_result_fn rfn,
+                        shc_scan_values_fn vouch, void *ctx)
 {
     bool first = true;
     int r;
+    *drop = (shc_span){NULL, 0};
     for (size_t i = 0; (r = arr_next(c, &first)) == 1; i++) {
         shc_scan_result e = {.i = i};
+        note_element(drop, c->p);
         if (walk_result(c, &e, vouch, ctx))
             return SHC_SCAN_UNSURE;
         int rc = rfn(ctx, &e);
@@ -509,28 +579,19 @@ int shc_scan_golden_shaped(const char *buf, size_t n, shc_scan_doc *doc, shc_sca
     return shc_scan_candidate(buf, n, doc, fn, known, NULL, NULL, ctx);
 }
 
-int shc_scan_candidate(const char *buf, size_t n, shc_scan_doc *doc, shc_scan_fn fn,
-                       shc_scan_known_fn known, shc_scan_result_fn rfn,
-                       shc_scan_values_fn vouch, void *ctx)
+static int walk_doc(cur *c0, shc_scan_doc *doc, shc_scan_fn fn, shc_scan_known_fn known,
+                    shc_scan_result_fn rfn, shc_scan_values_fn vouch, void *ctx)
 {
     static const char *const names[] = {"family", "schema", "notes", "numberOfTests", "fields",
                                         "results", "testGroups", NULL};
-    if (!tables_ready)
-        init_tables();
-    memset(doc, 0, sizeof *doc);
-    doc->groups_ok = true;
-    cur c = {buf, buf + n, 0};
-    bool first = true, plain;
+    cur c = *c0;
+    bool first = true;
     unsigned seen = 0;
-    shc_span key;
-    int r;
+    int r, slot;
     skip_ws(&c);
-    while ((r = obj_next(&c, &first, &key, &plain)) == 1) {
-        int slot = key_slot(key, plain, names, &seen);
+    while ((r = walk_member(&c, &first, names, &seen, &slot)) == 1) {
         shc_span *val[] = {NULL, NULL, &doc->notes, &doc->number_of_tests, &doc->fields,
                            &doc->results, &doc->test_groups};
-        if (slot == -2)
-            return SHC_SCAN_UNSURE;
         if (slot == 6 && *c.p == '[') {
             const char *v = c.p;
             int rc = walk_groups(&c, doc, fn, known, ctx);
@@ -539,12 +600,13 @@ int shc_scan_candidate(const char *buf, size_t n, shc_scan_doc *doc, shc_scan_fn
             doc->test_groups = (shc_span){v, (size_t)(c.p - v)};
         } else if (slot == 5 && rfn && *c.p == '[') {
             const char *v = c.p;
-            int rc = walk_results(&c, rfn, vouch, ctx);
+            int rc = walk_results(&c, &doc->drop[0], rfn, vouch, ctx);
             if (rc)
                 return rc;
             doc->results = (shc_span){v, (size_t)(c.p - v)};
         } else if (slot == 0 || slot == 1) {
-            if (scan_capture(&c, NULL, slot ? &doc->schema : &doc->family,
+            if (scan_capture(&c, slot ? NULL : &doc->family_value,
+                             slot ? &doc->schema : &doc->family,
                              slot ? &doc->schema_other : &doc->family_other))
                 return SHC_SCAN_UNSURE;
         } else if (scan_capture(&c, slot >= 0 ? val[slot] : NULL, NULL, NULL)) {
@@ -555,9 +617,27 @@ int shc_scan_candidate(const char *buf, size_t n, shc_scan_doc *doc, shc_scan_fn
     return r || c.p != c.end ? SHC_SCAN_UNSURE : 0;
 }
 
+int shc_scan_candidate(const char *buf, size_t n, shc_scan_doc *doc, shc_scan_fn fn,
+                       shc_scan_known_fn known, shc_scan_result_fn rfn,
+                       shc_scan_values_fn vouch, void *ctx)
+{
+    if (!tables_ready)
+        init_tables();
+    memset(doc, 0, sizeof *doc);
+    doc->groups_ok = true;
+    if (n > ((size_t)1 << 31))
+        return SHC_SCAN_UNSURE; /* json_keys.h's offsets are 32-bit (inputs are 1 GiB at most) */
+    shc_jkeys keys;
+    shc_jkeys_init(&keys, buf);
+    cur c = {buf, buf + n, 0, &keys};
+    int r = walk_doc(&c, doc, fn, known, rfn, vouch, ctx);
+    shc_jkeys_free(&keys);
+    return r;
+}
+
 bool shc_span_each_string(shc_span arr, bool (*fn)(void *ctx, shc_span s), void *ctx)
 {
-    cur c = {arr.p, arr.p + arr.n, 0};
+    cur c = {arr.p, arr.p + arr.n, 0, NULL};
     bool first = true;
     int r;
     while ((r = arr_next(&c, &first)) == 1) {
@@ -567,6 +647,38 @@ bool shc_span_each_string(shc_span arr, bool (*fn)(void *ctx, shc_span s), void 
             return false;
     }
     return r == 0;
+}
+
+char *shc_span_string(shc_span v, size_t *n)
+{
+    if (!v.p || v.n < 2 || *v.p != '"')
+        return NULL;
+    char *out = malloc(v.n - 1);
+    if (out) {
+        *n = shc_lex_decode(v.p + 1, v.n - 2, out);
+        out[*n] = '\0';
+    }
+    return out;
+}
+
+bool shc_span_has_key(shc_span obj, const char *name)
+{
+    if (!tables_ready)
+        init_tables();
+    cur c = {obj.p, obj.p + obj.n, 0, NULL};
+    size_t len = strlen(name);
+    bool first = true, plain;
+    shc_span key;
+    char buf[512]; /* an escape is at most 6 bytes a character: room for names of 80 */
+    while (len <= 80 && obj_next(&c, &first, &key, &plain) == 1) {
+        if (plain ? key.n == len && !memcmp(key.p, name, len)
+                  : key.n <= sizeof buf && shc_lex_decode(key.p, key.n, buf) == len &&
+                        !memcmp(buf, name, len))
+            return true;
+        if (scan_value(&c))
+            return false;
+    }
+    return false;
 }
 
 /* ---- walking bytes validated already (shc_jcur) ---- */
@@ -617,26 +729,36 @@ void shc_jcur_take(shc_jcur *c, shc_span *v)
     v->n = (size_t)(c->p - v->p);
 }
 
-/* Both sides are valid JSON, so outside strings whitespace is insignificant and every
- * other byte is a token's; inside a string every byte counts, and an escape's second
- * byte is taken with it so that \" does not end the string.  want is a whole value: once
- * its tokens are matched, the cursor's value has ended too, unless want ends in a number
- * or literal that the cursor's goes on (12 against 123). */
+/* A byte of a number or a literal (true, false, null): where two of them meet, no
+ * whitespace may come between (it would split a token: [1 0] is not [10]). */
+static inline bool in_word(char ch) { return !is_ws(ch) && !strchr("{}[],:\"", ch); }
+
+/* want is valid JSON, so outside strings its whitespace lies between tokens and every
+ * other byte is a token's; the cursor's bytes are not validated (the scan's vouch hook,
+ * shc_bview_match), so they match only where they are want's tokens with whitespace
+ * between tokens and nowhere else: then they are valid JSON that jansson reads as want
+ * (issue 27 N1).  Inside a string every byte counts, and an escape's second byte is taken
+ * with it so that \" does not end the string.  want is a whole value: once its tokens
+ * are matched, the cursor's value has ended too, unless want ends in a number or literal
+ * that the cursor's goes on (12 against 123). */
 bool shc_jcur_match(shc_jcur *c, shc_span want)
 {
     const char *p = want.p, *pe = want.p + want.n, *q = c->p, *qe = c->end;
     if ((size_t)(qe - q) >= want.n && !memcmp(p, q, want.n)) {
         q += want.n;
     } else {
-        bool in_str = false;
+        bool in_str = false, word = false; /* word: the last byte matched was in_word */
         while (p < pe) {
             if (!in_str) {
+                const char *q0 = q;
                 while (p < pe && is_ws(*p))
                     p++;
                 while (q < qe && is_ws(*q))
                     q++;
                 if (p == pe)
                     break;
+                if (q != q0 && word && in_word(*p))
+                    return false; /* whitespace inside a number or literal */
             }
             if (q == qe || *p != *q)
                 return false;
@@ -647,6 +769,7 @@ bool shc_jcur_match(shc_jcur *c, shc_span want)
             } else if (*p == '"') {
                 in_str = !in_str;
             }
+            word = !in_str && in_word(*p);
             p++, q++;
         }
     }

@@ -10,16 +10,20 @@
  * each entry of a results file's {"results":[{"tcId":..,"rank":..,"values":{..}}]}
  * ("error" or "notSupported" in place of "values").
  *
- * It is deliberately stricter than jansson, never looser: anything it is not sure
- * jansson accepts with the same meaning (non-ASCII bytes, \u escapes, numbers
- * jansson might call too big, deep nesting, a repeated key the walk relies on)
- * makes it give up with SHC_SCAN_UNSURE, and the caller parses the file with jansson
- * as before, which gives the exact error message (file, line, column) or the tree.
+ * It accepts exactly what jansson 2.14 reads with the flags verify uses
+ * (JSON_REJECT_DUPLICATES, shc_json_loadb): escapes, surrogate pairs and UTF-8 as
+ * jansson validates them, integers within int64 and reals that do not overflow a
+ * double (json_lex.c), every key of every object unique (json_keys.c), and jansson's
+ * one quirk of a NUL byte after a number (issue 27).  It gives up with SHC_SCAN_UNSURE
+ * on anything else: invalid JSON (the caller has jansson word the error, see drop in
+ * shc_scan_doc), nesting past SCAN_MAX_DEPTH (jansson's own limit is deeper), memory.
  * The one object it does not validate itself is a results entry's "values" that the
- * caller's vouch hook matched token for token against bytes already valid
- * (shc_scan_values_fn): the same tokens are then valid too.
- * Tested by verify_fast.sh (every candidate form compared with the jansson path) and
- * the candidate fuzzer.
+ * caller's vouch hook matched token for token against bytes already valid, with
+ * whitespace only between tokens (shc_scan_values_fn, shc_jcur_match): the same tokens
+ * are then valid too.
+ * Tested by check_golden_bytes (the scanner against jansson on token tables and random
+ * texts), verify_fast.sh (every candidate form compared with the jansson path) and the
+ * candidate and verify_diff fuzzers.
  */
 #ifndef SHC_JSON_SCAN_H
 #define SHC_JSON_SCAN_H
@@ -49,10 +53,17 @@ typedef struct shc_scan_test {
 /* The document's top-level members the callers look at (absent: p == NULL). */
 typedef struct shc_scan_doc {
     shc_span family, schema;   /* raw string contents when plain strings, else p == NULL */
+    shc_span family_value;     /* the "family" value as written (any kind) */
     bool family_other, schema_other; /* present but not a plain string */
     shc_span notes, number_of_tests, fields, results, test_groups;
     bool groups_ok;            /* every testGroups entry is an object with a "tests" array */
     size_t bad_group;          /* the first one that is not (when !groups_ok) */
+    /* When the scan gave up: runs of complete array elements before the place it stopped
+     * (results entries, test groups, the tests of the last group), each from the first
+     * element to the start of the last one begun (n 0: none).  Without them the document
+     * reads the same to that place, so jansson finds the same error in it while building
+     * a tree of an element or two, not of the file (verify_scan.c; issue 27 N10). */
+    shc_span drop[2];
 } shc_scan_doc;
 
 /* Called for every test in document order; a nonzero return stops the scan and is
@@ -112,6 +123,12 @@ const char *shc_span_find(shc_span s, const char *word);
 bool shc_span_has(shc_span s, const char *word);
 /* Whether a span is exactly the bytes of the C string s. */
 bool shc_span_is(shc_span a, const char *s);
+/* A string value (validated, quotes included) decoded as jansson decodes it: malloc'd,
+ * NUL-terminated, its length in *n; NULL when v is not a string (or memory is short). */
+char *shc_span_string(shc_span v, size_t *n);
+/* Whether a validated object has a member named name (escaped keys decoded), as
+ * json_object_get finds it. */
+bool shc_span_has_key(shc_span obj, const char *name);
 /* Call fn(ctx, raw) for each plain string element of an array span (validated already);
  * false when an element is not a plain string (escaped or not a string). */
 bool shc_span_each_string(shc_span arr, bool (*fn)(void *ctx, shc_span s), void *ctx);
@@ -120,8 +137,12 @@ bool shc_span_each_string(shc_span arr, bool (*fn)(void *ctx, shc_span s), void 
  * A cursor for walks that look more than one level down (golden_bytes.c) without
  * validating again: it only finds where values end.  Given bytes that did not scan, it
  * gives wrong spans, but never reads outside [p, end). */
-struct shc_jcur { const char *p, *end; int depth; };
-static inline shc_jcur shc_jcur_of(shc_span s) { return (shc_jcur){s.p, s.p + s.n, 0}; }
+struct shc_jcur {
+    const char *p, *end;
+    int depth;
+    struct shc_jkeys *keys; /* a scan's key stack (json_keys.h); NULL: keys not tracked */
+};
+static inline shc_jcur shc_jcur_of(shc_span s) { return (shc_jcur){s.p, s.p + s.n, 0, NULL}; }
 /* At an object's '{' (*first true, set false) or after a member's value: 1 with the
  * member's raw key in *key and the cursor at its value, 0 past the '}', SHC_SCAN_UNSURE
  * for a key holding an escape (its bytes are not its name) or no object there. */

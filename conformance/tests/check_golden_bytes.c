@@ -12,6 +12,11 @@
  *     re-spelled, and views with one change), where every "same" must be a pass with no
  *     note from shc_compare_view (jansson's json_equal underneath), and every right
  *     answer spelled as jansson writes it must be "same" (so the fast path is taken).
+ * And the scanner itself must accept exactly what jansson accepts with the flags verify
+ * reads with (shc_json_loadb: JSON_REJECT_DUPLICATES): tables and random texts of every
+ * token kind (numbers at the overflow boundaries, strings with escapes and UTF-8, keys
+ * repeated plainly or through escapes, in small and large objects) are scanned and parsed,
+ * and the two must agree (issue 27 N1, N2, N3, N10).
  */
 #include "config.h"
 #include <stdio.h>
@@ -70,6 +75,20 @@ static const struct row {
     {"{\"a\":1,\"alternatives\":[{\"a\":2}]}", -1, "{\"a\":1}", 0},
     {"{\"a\":1,\"a\":2}", -1, "{\"a\":2}", 0},
     {"{\"perRank\":{\"n\":[]}}", 0, "{\"n\":0}", 0},     /* a world of 0 */
+    /* whitespace only between tokens: inside a number or literal it splits it (N1) */
+    {"{\"a\":[10]}", -1, "{\"a\":[1 0]}", 0},
+    {"{\"a\":[10]}", -1, "{\"a\":[1\n0]}", 0},
+    {"{\"a\":[10]}", -1, "{\"a\":[ 10 ]}", 1},
+    {"{\"a\":[10,2]}", -1, "{\"a\":[10 ,\t2]}", 1},
+    {"{\"a\":null}", -1, "{\"a\":nu ll}", 0},
+    {"{\"a\":true}", -1, "{\"a\":t rue}", 0},
+    {"{\"a\":false}", -1, "{\"a\":fals e}", 0},
+    {"{\"a\":-1}", -1, "{\"a\":- 1}", 0},
+    {"{\"a\":1.5}", -1, "{\"a\":1 .5}", 0},
+    {"{\"a\":1e5}", -1, "{\"a\":1e 5}", 0},
+    {"{\"a\":[\"x\",1]}", -1, "{\"a\":[\"x\" , 1 ]}", 1},
+    {"{\"perRank\":{\"n\":[[10],[2]]}}", 0, "{\"n\":[1 0]}", 0},
+    {"{\"perRank\":{\"n\":[null,1]}}", 0, "{\"n\":n ull}", 0},
 };
 
 START_TEST(table_rows)
@@ -82,6 +101,25 @@ START_TEST(table_rows)
         ck_assert_msg(got == r->same, "row %zu: %s rank %lld vs %s: %d", i, r->expected,
                       (long long)r->rank, r->values, got);
     }
+    shc_bview_free(&b);
+}
+END_TEST
+
+/* The vouch hook's match on an unvalidated cursor (shc_bview_match): a split token is no
+ * match, so the scan validates those bytes itself and refuses them (issue 27 N1). */
+START_TEST(bview_match_split_tokens)
+{
+    static const char *const bad[] = {"{\"n\":[1 0]}", "{\"n\":[1 0] }", "{\"n\": [1\t0]}"};
+    shc_bview b = {0};
+    ck_assert(shc_bview_split(&b, sp("{\"perRank\":{\"n\":[[10],[2]]}}")));
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        shc_jcur c = shc_jcur_of(sp(bad[i]));
+        ck_assert_msg(!shc_bview_match(&b, 0, &c), "%s matched", bad[i]);
+        ck_assert(c.p == bad[i]); /* left where it was */
+    }
+    shc_jcur c = shc_jcur_of(sp("{ \"n\" : [ 10 ] },"));
+    ck_assert(shc_bview_match(&b, 0, &c));
+    ck_assert(*c.p == ',');
     shc_bview_free(&b);
 }
 END_TEST
@@ -278,6 +316,216 @@ START_TEST(property_same_is_a_pass)
 }
 END_TEST
 
+/* ---- the scanner accepts what jansson accepts (flags of shc_json_loadb) ---- */
+
+static int any_result(void *ctx, const shc_scan_result *r)
+{
+    (void)ctx, (void)r;
+    return 0;
+}
+
+/* One text, scanned as a candidate (results entries walked) and as a golden-shaped
+ * document, and parsed by jansson: accepted by both or by neither. */
+static int agree_count;
+static void agree(const char *text, size_t n)
+{
+    shc_scan_doc d;
+    int a = shc_scan_candidate(text, n, &d, NULL, NULL, any_result, NULL, NULL);
+    int b = shc_scan_golden_shaped(text, n, &d, NULL, NULL, NULL);
+    json_error_t je;
+    json_t *j = shc_json_loadb(text, n, &je);
+    if ((a == 0) != (j != NULL) || (b == 0) != (j != NULL)) {
+        char shown[1700];
+        size_t k = 0;
+        for (size_t i = 0; i < n && k + 5 < sizeof shown; i++) /* bytes as C escapes */
+            k += (size_t)snprintf(shown + k, sizeof shown - k,
+                                  text[i] >= 0x20 && text[i] < 0x7f ? "%c" : "\\x%02x",
+                                  (unsigned char)text[i]);
+        ck_abort_msg("scanner %d/%d, jansson %s: %s", a, b, j ? "reads it" : je.text, shown);
+    }
+    agree_count += j != NULL;
+    json_decref(j);
+}
+
+/* A value in every place the scanner reads one its own way. */
+static void agree_value(const char *v)
+{
+    static const char *const at[] = {
+        "{\"x\":%s}", "{\"x\":[1,%s]}", "{\"results\":[{\"tcId\":1,\"values\":{\"a\":%s}}]}",
+        "{\"results\":[{\"tcId\":1,\"rank\":0,\"values\":%s}]}",
+        "{\"results\":[{\"tcId\":1,\"error\":%s}]}", "{\"results\":[%s]}",
+        "{\"family\":%s,\"testGroups\":[]}",
+        "{\"testGroups\":[{\"tests\":[{\"tcId\":1,\"result\":%s,\"expected\":{}}]}]}",
+        "{\"testGroups\":[{\"tests\":[{\"tcId\":1,\"expected\":{\"perRank\":{\"n\":[%s]}}}]}]}"};
+    char buf[4096];
+    for (size_t i = 0; i < sizeof at / sizeof *at; i++) {
+        int n = snprintf(buf, sizeof buf, at[i], v);
+        ck_assert(n > 0 && (size_t)n < sizeof buf);
+        agree(buf, (size_t)n);
+    }
+}
+
+/* A key in every place the scanner reads keys (the walks by name and the generic scan). */
+static void agree_keys(const char *members)
+{
+    static const char *const at[] = {
+        "{%s}", "{\"x\":{%s}}", "{\"results\":[{%s}]}", "{\"results\":[{\"tcId\":1,\"values\":{%s}}]}",
+        "{\"testGroups\":[{%s,\"tests\":[]}]}", "{\"testGroups\":[{\"tests\":[{%s}]}]}"};
+    char buf[4096];
+    for (size_t i = 0; i < sizeof at / sizeof *at; i++) {
+        int n = snprintf(buf, sizeof buf, at[i], members);
+        ck_assert(n > 0 && (size_t)n < sizeof buf);
+        agree(buf, (size_t)n);
+    }
+}
+
+#define T_DIGITS "179769313486231580793728971405303415079934132710037826936173778980444968292764750946649017977587207096330286416692887910946555547851940402630657488671505820681908902000708383676273854845817711531764475730270069855571366959622842914819860834936475292719074168444365510704342711559699508093042880177904174497792"
+#define T_MINUS_1 "179769313486231580793728971405303415079934132710037826936173778980444968292764750946649017977587207096330286416692887910946555547851940402630657488671505820681908902000708383676273854845817711531764475730270069855571366959622842914819860834936475292719074168444365510704342711559699508093042880177904174497791"
+START_TEST(scan_numbers_as_jansson)
+{
+    static const char *const nums[] = {
+        "0", "-0", "01", "-", "-a", "1.", ".5", "1e", "1e+", "1E-2", "1.5e+3", "0.0", "-0.0e-0",
+        "9223372036854775807", "-9223372036854775808", "9223372036854775808",
+        "-9223372036854775809", "99999999999999999999", "00",
+        "1e308", "1e309", "-1e309", "1e-400", "0e99999", "0.000e400", "1e0000000000000000000308",
+        "1.7976931348623157e308", "1.7976931348623158e308", "1.7976931348623159e308",
+        "17976931348623158e292", "0.17976931348623158e309",
+        T_DIGITS ".0", T_MINUS_1 ".0", "-" T_DIGITS ".0", "-" T_MINUS_1 ".9999",
+        T_MINUS_1 "e0", T_DIGITS "e-0", "0." T_DIGITS "e309", "0." T_MINUS_1 "9e309",
+        "0.0000" T_MINUS_1 "e313", "0.0000" T_DIGITS "e313", T_MINUS_1 "0e-1", T_DIGITS "1e-1"};
+    for (size_t i = 0; i < sizeof nums / sizeof *nums; i++)
+        agree_value(nums[i]);
+    /* N2 of issue 27: 1 with 250 zeros and e99 (1e349), and its neighbours */
+    char big[400];
+    memset(big, '0', sizeof big);
+    big[0] = '1';
+    for (int zeros = 240; zeros <= 320; zeros += 4) {
+        for (int form = 0; form < 3; form++) {
+            char v[420];
+            const char *tail = form == 0 ? "e99" : form == 1 ? ".5" : "e-2";
+            snprintf(v, sizeof v, "%.*s%s", zeros + 1, big, tail);
+            agree_value(v);
+        }
+    }
+}
+END_TEST
+
+START_TEST(scan_strings_as_jansson)
+{
+    static const char *const strs[] = {
+        "\"\"", "\"abc\"", "\"\\u00e9\"", "\"\xc3\xa9\"", "\"\\ud83d\\ude00\"", "\"\\uD83D\\uDE00\"",
+        "\"\\ud83d\"", "\"\\ude00\"", "\"\\ud83dx\"", "\"\\ud83d\\u0041\"", "\"\\ud83d\\ud83d\"",
+        "\"\\u0000\"", "\"a\\u0000b\"", "\"\\u00G0\"", "\"\\u00e\"", "\"\\x\"", "\"\\\"", "\"\t\"",
+        "\"\n\"", "\"\x01\"", "\"\x1f\"", "\"\x7f\"", "\"\xc3\"", "\"\xc3x\"", "\"\xc0\x80\"", "\"\xc1\xbf\"",
+        "\"\xc2\x80\"", "\"\xdf\xbf\"", "\"\xe0\x80\x80\"", "\"\xe0\xa0\x80\"", "\"\xed\x9f\xbf\"",
+        "\"\xed\xa0\x80\"", "\"\xef\xbf\xbf\"", "\"\xf0\x8f\xbf\xbf\"", "\"\xf0\x90\x80\x80\"",
+        "\"\xf4\x8f\xbf\xbf\"", "\"\xf4\x90\x80\x80\"", "\"\xf5\x80\x80\x80\"", "\"\xff\"", "\"\x80\"",
+        "\"\xe2\x82\"", "\"\xf0\x9f\x98\"", "\"\\/\\b\\f\\n\\r\\t\\\"\\\\\"", "\"unterminated",
+        "\xc3\xa9", "true", "tru", "truex", "nul", "null", "nulll", "false", "f", "[1 0]", "{}"};
+    for (size_t i = 0; i < sizeof strs / sizeof *strs; i++)
+        agree_value(strs[i]);
+}
+END_TEST
+
+START_TEST(scan_keys_as_jansson)
+{
+    static const char *const mem[] = {
+        "\"a\":1,\"a\":2", "\"a\":1,\"\\u0061\":2", "\"\\u0061\":1,\"a\":2", "\"\xc3\xa9\":1,\"\\u00e9\":2",
+        "\"\\ud83d\\ude00\":1,\"\xf0\x9f\x98\x80\":2", "\"a\":{\"b\":1,\"b\":2}", "\"a\":{\"a\":1},\"b\":{\"a\":2}",
+        "\"tcId\":1,\"tcId\":1", "\"t\\u0063Id\":1,\"tcId\":2", "\"values\":{},\"values\":{}",
+        "\"tcId\":1,\"values\":{\"words\":[1],\"words\":[2]}", "\"\\u0000\":1", "\"a\\u0000\":1",
+        "\"a\":1,\"A\":2", "\"a\":1,\"a \":2", "\"\":1,\"\":2", "\"\":1", "\"tests\":[],\"tests\":[]",
+        "\"x\\/\":1,\"x/\":2", "\"x\\\"\":1,\"x\\u0022\":2"};
+    for (size_t i = 0; i < sizeof mem / sizeof *mem; i++)
+        agree_keys(mem[i]);
+    /* objects past the keys compared one by one (json_keys.h): the repeat at the end, at
+     * the start, escaped, or none */
+    char buf[2048];
+    for (int nkeys = 14; nkeys <= 40; nkeys += 13) {
+        for (int dup = -1; dup < 4; dup++) {
+            size_t n = 0;
+            for (int k = 0; k < nkeys; k++)
+                n += (size_t)snprintf(buf + n, sizeof buf - n, "%s\"k%d\":%d", k ? "," : "", k, k);
+            if (dup == 0)
+                n += (size_t)snprintf(buf + n, sizeof buf - n, ",\"k%d\":0", nkeys - 1);
+            else if (dup == 1)
+                n += (size_t)snprintf(buf + n, sizeof buf - n, ",\"k0\":0");
+            else if (dup == 2)
+                n += (size_t)snprintf(buf + n, sizeof buf - n, ",\"\\u006b%d\":0", nkeys / 2);
+            else if (dup == 3)
+                n += (size_t)snprintf(buf + n, sizeof buf - n, ",\"k%d\":{\"k0\":1}", nkeys);
+            agree_keys(buf);
+        }
+    }
+}
+END_TEST
+
+/* Random texts near JSON: a random document, then a few bytes changed to ones that matter
+ * to a lexer.  Scanner and jansson must agree on every one. */
+static size_t rand_text(char *b, size_t cap, int depth)
+{
+    static const char *const atoms[] = {
+        "0", "-1", "12", "1.5", "1e308", "1e309", "2e-400", "9223372036854775807",
+        "9223372036854775808", "true", "false", "null", "\"\"", "\"x\"", "\"\\u00e9\"",
+        "\"\\ud83d\\ude00\"", "\"\\ud83d\"", "\"\xc3\xa9\"", "\"\\u0000\"", "\"\\n\""};
+    static const char *const keys[] = {"\"a\"", "\"b\"", "\"\\u0061\"", "\"tcId\"",
+                                       "\"values\"", "\"rank\"", "\"\xc3\xa9\"", "\"\\u00e9\""};
+    size_t n = 0;
+    unsigned kind = depth > 3 ? 2 : rnd(4);
+    if (cap < 64)
+        return (size_t)snprintf(b, cap, "0");
+    if (kind == 2 || kind == 3) {
+        const char *a = atoms[rnd(sizeof atoms / sizeof *atoms)];
+        return (size_t)snprintf(b, cap, "%s", a);
+    }
+    b[n++] = kind ? '[' : '{';
+    for (unsigned i = rnd(4); i; i--) {
+        if (n + 64 > cap)
+            break;
+        if (n > 1)
+            b[n++] = ',';
+        if (!kind)
+            n += (size_t)snprintf(b + n, cap - n, "%s:", keys[rnd(sizeof keys / sizeof *keys)]);
+        n += rand_text(b + n, cap - n - 2, depth + 1);
+    }
+    b[n++] = kind ? ']' : '}';
+    return n;
+}
+
+START_TEST(scan_random_texts_as_jansson)
+{
+    static const char bytes[] = " \t\n\"\\{}[],:0123456789.eE+-utfnl\xc3\xa9\x80\xed\xf4\x00\x01";
+    char buf[8192];
+    int read = 0;
+    for (int iter = 0; iter < 30000; iter++) {
+        size_t n = (size_t)snprintf(buf, sizeof buf, "{\"results\":[{\"tcId\":1,\"values\":");
+        n += rand_text(buf + n, sizeof buf - n - 64, 0);
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "}],\"x\":");
+        n += rand_text(buf + n, sizeof buf - n - 8, 0);
+        buf[n++] = '}';
+        for (unsigned k = rnd(3); k; k--) {
+            size_t at = rnd((unsigned)n);
+            switch (rnd(3)) {
+            case 0: buf[at] = bytes[rnd(sizeof bytes - 1)]; break;
+            case 1: memmove(buf + at, buf + at + 1, n - at - 1), n--; break;
+            default:
+                if (n + 1 < sizeof buf) {
+                    memmove(buf + at + 1, buf + at, n - at);
+                    buf[at] = bytes[rnd(sizeof bytes - 1)];
+                    n++;
+                }
+            }
+        }
+        int before = agree_count;
+        agree(buf, n);
+        read += agree_count > before;
+    }
+    /* both sides were reached: texts jansson reads and texts it refuses */
+    ck_assert_int_gt(read, 3000);
+    ck_assert_int_lt(read, 27000);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("golden_bytes");
@@ -287,6 +535,11 @@ int main(void)
     tcase_add_test(tc, jcur_match_boundaries);
     tcase_add_test(tc, span_has_finds_words);
     tcase_add_test(tc, property_same_is_a_pass);
+    tcase_add_test(tc, bview_match_split_tokens);
+    tcase_add_test(tc, scan_numbers_as_jansson);
+    tcase_add_test(tc, scan_strings_as_jansson);
+    tcase_add_test(tc, scan_keys_as_jansson);
+    tcase_add_test(tc, scan_random_texts_as_jansson);
     suite_add_tcase(s, tc);
     return shc_run_suite(s);
 }

@@ -3,9 +3,11 @@
 # byte for byte the output, exit code and messages of the jansson tree path
 # (SHARDCHECK_VERIFY_TREES=1) on every candidate form verify meets: golden-shaped (compact,
 # pretty, keys reordered, values altered, tests missing, unknown, repeated or malformed),
-# results files, and inputs the scanner must hand to jansson (escapes, non-ASCII, big numbers,
-# deep nesting, repeated keys, truncated or trailing bytes), against clean and tampered golden
-# families (an escape in a golden file, a syntax error, an undeclared flag, a repeated tcId).
+# results files, and inputs the scanner must read exactly as jansson does (escapes, non-ASCII
+# and invalid UTF-8, numbers split by whitespace, integers and reals at and past what jansson
+# reads, repeated keys anywhere, escaped keys, deep nesting, a NUL byte, truncated or trailing
+# bytes), against clean and tampered golden families (an escape or a non-ASCII byte in a golden
+# file, a syntax error, an undeclared flag, a repeated tcId or key).
 # Results files (r-*.json) too: reordered, whole-test and per-rank answers, and every way an entry
 # is refused (exit 2 with the entry named) or a test is answered twice, missing a rank, unknown.
 . "$(dirname "$0")/testlib.sh"
@@ -15,7 +17,7 @@ need_golden $fam
 need_python "to build candidates"
 
 "$PY" - "$G" "$tmp" <<'PYEOF'
-import copy, glob, json, os, shutil, sys
+import copy, glob, json, os, re, shutil, sys
 G, out = sys.argv[1], sys.argv[2]
 fam = "shard-layout"
 src = [os.path.join(G, fam, f) for f in ("invalid.json", "rank-maps-explicit.json", "shard-order.json")]
@@ -34,9 +36,13 @@ golden("g-syntax", [raws[0], raws[1][:-200], raws[2]])
 golden("g-flag", [raws[0], raws[1].replace('"flags":[', '"flags":["NotDeclared",', 1), raws[2]])
 dup = docs[2]["testGroups"][0]["tests"][0]["tcId"]
 golden("g-dup", [raws[0], raws[1].replace('"tcId":', '"tcId":%d,"x":' % dup, 1), raws[2]])
+golden("g-dupkey", [raws[0], raws[1].replace('"comment":', '"comment":"x","comment":', 1), raws[2]])
+golden("g-utf8", [raws[0], raws[1].replace('"comment":"', '"comment":"\u00e9\\u00e9', 2), raws[2]])
 
 os.makedirs(os.path.join(out, "c"))
 def W(name, obj=None, raw=None):
+    if isinstance(raw, bytes):
+        open(os.path.join(out, "c", name + ".json"), "wb").write(raw); return
     with open(os.path.join(out, "c", name + ".json"), "w") as f:
         f.write(raw if raw is not None else json.dumps(obj, separators=(",", ":")))
 m = copy.deepcopy(docs[0]); m["testGroups"] = [g for d in docs for g in d["testGroups"]]
@@ -89,7 +95,19 @@ for name, text in [
         ("deep-ok", raw.replace('"tcId":', '"x":' + "[" * 1500 + "]" * 1500 + ',"tcId":', 1)),
         ("result-escape", raw.replace('"result":"valid"', '"result":"vali\\u0064"', 2)),
         ("family-escape", raw.replace('"family":"shard-layout"', '"family":"shard\\u002dlayout"', 1)),
-        ("top-array", "[1,2]"), ("empty", ""), ("whitespace", "  \n{" + raw[1:] + "\n\t ")]:
+        ("top-array", "[1,2]"), ("empty", ""), ("whitespace", "  \n{" + raw[1:] + "\n\t ")] + [
+        # issue 27: split tokens, overflowing reals, repeated keys, a NUL byte jansson drops
+        ("split-number", raw.replace('"localShape":[[', '"localShape":[[1 ', 1)),
+        ("split-literal", raw.replace('"tcId":', '"x":tr ue,"tcId":', 1)),
+        ("real-overflow-long", raw.replace('"tcId":', '"x":1' + "0" * 250 + 'e99,"tcId":', 1)),
+        ("real-boundary", raw.replace('"tcId":', '"x":1.7976931348623158e308,"y":-1.7976931348623159e308,"tcId":', 1)),
+        ("real-fits", raw.replace('"tcId":', '"x":1.7976931348623158e308,"y":1' + "0" * 300 + '.5e-10,"tcId":', 2)),
+        ("repeated-nested", raw.replace('"tcId":', '"x":{"a":1,"\\u0061":2},"tcId":', 1)),
+        ("repeated-many", raw.replace('"tcId":', '"x":{' + ",".join('"k%d":%d' % (i, i) for i in range(40)) + ',"k7":0},"tcId":', 1)),
+        ("many-keys", raw.replace('"tcId":', '"x":{' + ",".join('"k%d":%d' % (i, i) for i in range(40)) + '},"tcId":', 2)),
+        ("escaped-keys", raw.replace('"tcId":', '"t\\u0063Id":').replace('"expected":', '"\\u0065xpected":')),
+        ("nul-after-number", raw.replace(',"flags"', '\0,"flags"', 3)),
+        ("nul-after-string", raw.replace('","flags"', '"\0,"flags"', 1))]:
     W(name, raw=text)
 res = []
 for d in docs:
@@ -150,6 +168,49 @@ R("r-old-spelling", lambda r: r[multi]["values"].update(local_shape=[1], global_
 R("r-old-spelling-string", lambda r: r[multi]["values"].update(note="\"local_shape\""))
 W("r-repeated-key", raw=json.dumps({"family": fam, "results": res}, separators=(",", ":")).replace('"rank":', '"rank":0,"rank":', 2))
 W("r-escape", raw=json.dumps({"family": fam, "results": res}, separators=(",", ":")).replace('"values":{', '"values":{"n\\u00e9":1,', 2))
+# issue 27: what the scanner must read as jansson does, in a results file
+rtext = json.dumps({"family": fam, "results": res}, separators=(",", ":"))
+for name, text in [
+        ("r-split-number", re.sub(r'"localShape":\[(\d)(\d+)', r'"localShape":[\1 \2', rtext, count=2)),
+        ("r-split-late", rtext[::-1].replace(']"0"[', ']0 1[', 1)[::-1]),   # the last ["0"] as [1 0]
+        ("r-real-overflow", rtext.replace('{"tcId":', '{"x":1' + "0" * 250 + 'e99,"tcId":', 1)),
+        ("r-repeated-values", rtext.replace('"values":{', '"values":{"localShape":[0]},"values":{', 1)),
+        ("r-repeated-field", rtext.replace('"values":{"localShape":', '"values":{"localShape":[0],"localShape":', 3)),
+        ("r-repeated-escaped", rtext.replace('"values":{"localShape":', '"values":{"localShape":[0],"l\\u006fcalShape":', 1)),
+        ("r-repeated-top", rtext.replace('{"family":', '{"note":1,"note":2,"family":', 1)),
+        ("r-escaped-keys", rtext.replace('"tcId":', '"t\\u0063Id":').replace('"values":', '"v\\u0061lues":')),
+        ("r-escaped-field", rtext.replace('"localShape":', '"l\\u006fcalShape":', 5)),
+        ("r-utf8", rtext.replace('{"family":', '{"note":"caf\u00e9 \\ud83d\\ude00","family":', 1).replace('"error":"rejected"', '"error":"r\u00e9jet\\u00e9"')),
+        ("r-bad-utf8", rtext.replace('{"family":', '{"note":"caf\xc3","family":', 1)),
+        ("r-nul-after-number", rtext.replace(',"rank":', '\0,"rank":', 7)),
+        ("r-family-escape", rtext.replace('"family":"shard-layout"', '"family":"shard\\u002dlayout"', 1)),
+        ("r-family-other", rtext.replace('"family":"shard-layout"', '"family":"gr\\u006fup-ranks"', 1)),
+        ("r-family-number", rtext.replace('"family":"shard-layout"', '"family":5', 1)),
+        ("r-old-spelling-escaped", rtext.replace('"localShape":', '"local\\u005fshape":', 1)),
+        # refused late in the file: jansson words it without the entries before (drop spans),
+        # its line and column moved back (UTF-8, NUL bytes and newlines in what was left out)
+        ("r-late-error", rtext[:-60] + "\x01" + rtext[-59:]),
+        ("r-late-eof", rtext[:-3]),
+        ("r-comma-close", rtext[:-2] + ",]}"),
+        ("r-comma-comma", rtext[:-2] + ",,{}]}"),
+        ("r-late-after", rtext[:-1] + ',"x":1,"x":2}'),
+        ("r-late-utf8", rtext.replace('"error":"rejected"', '"error":"r\u00e9j\u00e9t\u00e9\U0001F600"')[:-60] + "\u00e9\x01" + rtext[-59:]),
+        ("r-late-bad-utf8", rtext.replace('"error":"rejected"', '"error":"\u00e9"')[:-60].encode() + b'"\xc3"' + rtext[-59:].encode()),
+        ("r-late-nul", rtext.replace(',"rank":', '\0,"rank":', 50)[:-60] + "\x01" + rtext[-59:]),
+        ("r-late-repeat-nul", rtext.replace(',"rank":', '\0,"rank":', 50)[:-2] + ',{"tcId":1,"tcId":1}]}'),
+        ("r-late-repeat-long", rtext[:-2] + ',{"tcId":1,"a_very_long_key_name_past_twenty":1,"a_very_long_key_name_past_twenty":2}]}'),
+        ("r-repeat-early-many", rtext.replace('{"family":', "{" + "".join('"k%d":%d,' % (i, i) for i in range(20)) + '"k3":1,"family":', 1)),
+        ("r-repeat-early-many-after", rtext[:-1] + "," + ",".join('"k%d":%d' % (i, i) for i in range(20)) + ',"k3":1}'),
+        ("r-late-lines", json.dumps({"family": fam, "results": res}, indent=1)[:-80] + "]]" + json.dumps({"family": fam, "results": res}, indent=1)[-80:]),
+        ("late-test", raw[:-300] + "\x01" + raw[-299:]),
+        ("late-group", raw.replace('"tests":[', '"tests":[]}, {"tests":[', 3)[:-2] + "x]}"),
+        ("late-lines", json.dumps(one, indent=2)[:-400] + "@" + json.dumps(one, indent=2)[-399:])]:
+    W(name, raw=text)
+R("r-not-supported-escape", lambda r: r.__setitem__(slice(None), [x for x in r if x.get("tcId") != r[multi]["tcId"]] + [{"tcId": r[multi]["tcId"], "notSupported": "caf\u00e9"}]))
+R("r-not-supported-rank", lambda r: r.__setitem__(slice(None), [x for x in r if x.get("tcId") != r[multi]["tcId"]] + [{"tcId": r[multi]["tcId"], "rank": 3, "notSupported": "x"}]))
+R("r-not-supported-bad-rank", lambda r: r.append({"tcId": r[multi]["tcId"], "rank": -1, "notSupported": "x"}))
+R("r-not-supported-null", lambda r: r.append({"tcId": r[multi]["tcId"], "notSupported": None}))
+R("r-not-supported-error", lambda r: r.append({"tcId": r[multi]["tcId"], "notSupported": "x", "error": "y"}))
 W("r-truncated", raw=json.dumps({"family": fam, "results": res}, separators=(",", ":"))[:-40])
 R("r-family", lambda r: None, fam_="group-ranks")
 R("r-not-array", lambda r: {"family": fam, "results": {"tcId": 1}})
@@ -161,7 +222,11 @@ for g in "$tmp"/g-*; do write_manifest "$g"; done
 
 same=0; differ=""
 for g in "$tmp"/g-*; do
-  for c in "$tmp"/c/*.json; do
+  cands="$tmp/c/*.json"
+  case $g in # a golden family verify refuses: the candidate is never read, three will do
+    *g-syntax|*g-flag|*g-dup|*g-dupkey) cands="$tmp/c/all.json $tmp/c/results.json $tmp/c/r-escape.json" ;;
+  esac
+  for c in $cands; do
     for fmt in "" --json --tap --verbose; do
       "$SHARDCHECK" verify --family "$fam" --golden "$g" --candidate "$c" $fmt >"$tmp/a.out" 2>"$tmp/a.err"; ra=$?
       SHARDCHECK_VERIFY_TREES=1 "$SHARDCHECK" verify --family "$fam" --golden "$g" --candidate "$c" $fmt \
