@@ -405,8 +405,10 @@ int verify_scanned(const shc_golden *g, const char *path, report *rep, shc_err *
     } else if (rc || d.fields.p || (d.family_value.p && *d.family_value.p == '"' && !fam) ||
         !(shaped || (d.results.p && *d.results.p == '['))) {
         rc = SHC_SCAN_UNSURE;
-    } else if (fam && strcmp(fam, g->family)) { /* a family that is not a string: unchecked,
-                                                  * as cmd_verify.c's tree path */
+    } else if (d.family_value.p && !fam) { /* a number read as "no family": refused, as
+                                            * cmd_verify.c's tree path refuses it */
+        rc = shc_fail(e, SHC_EFORMAT, "candidate %s: \"family\" is not a string", path);
+    } else if (fam && strcmp(fam, g->family)) {
         rc = shc_fail(e, SHC_EFORMAT, "candidate %s: family \"%s\", verifying \"%s\"", path,
                       fam, g->family);
     } else {
