@@ -1,6 +1,6 @@
 /*
  * fuzz_candidate.c — libFuzzer target for the candidate loader of `shardcheck
- * verify` (tools/cmd_verify.c, tools/verify_scan.c): both candidate forms (the minimal results file
+ * verify` (tools/cli/cmd_verify.c, tools/verify/verify_scan.c): both candidate forms (the minimal results file
  * and the golden-shaped file) checked against small fixed golden families.
  *
  * Input: byte 0 picks the golden family (fuzz/data/verify/F/F.json for shard-layout: per-rank
@@ -8,7 +8,7 @@
  * rank-independent); the rest is the candidate file's bytes.  The golden family is loaded as
  * `verify` loads it, indexed as bytes (shc_golden_index_family), so the byte fast path
  * (golden_bytes.c, the scanner's vouch hook) runs as it does in the CLI (issue 27 N13).  The
- * code under test is linked (verify_candidate, tools/verify.h), not included.
+ * code under test is linked (verify_candidate, tools/verify/verify.h), not included.
  * Tested by: make check (fuzz/replay.sh over fuzz/corpus/candidate and
  * fuzz/regressions/candidate), make fuzz (libFuzzer, --enable-fuzzing).
  */

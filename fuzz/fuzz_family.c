@@ -1,6 +1,6 @@
 /*
  * fuzz_family.c — libFuzzer target for the family computations fed from golden
- * bytes, as `shardcheck run` does it (tools/run_check.c): load the input as a
+ * bytes, as `shardcheck run` does it (tools/run/run_check.c): load the input as a
  * golden file, look its family up in the registry, and for each test ask
  * world_size and then compute_rank on every rank (ref backend); for
  * redistribute-data also execute it on simulated ranks (local backend).  Each

@@ -1,6 +1,6 @@
 /*
  * fuzz_plugin.c — libFuzzer target for the plugin-results path of `shardcheck
- * run --backend plugin:` (shc_plugin_views in tools/backend_plugin.c and the
+ * run --backend plugin:` (shc_plugin_views in tools/run/backend_plugin.c and the
  * families' conversions it dispatches to in conformance/families/): turning a
  * vendor plugin's answers into golden views, then comparing them as run does.
  *

@@ -22,7 +22,7 @@
  * case it does not model, or another non-zero value with a message in err
  * (an "invalid" golden case must be refused that way).
  *
- * What the runner checks with each entry point (lib/backend_plugin.c):
+ * What the runner checks with each entry point (tools/run/backend_plugin.c):
  *   layout -> shard-layout (not _StridedShard cases); offsets -> rng-offsets;
  *   execute -> redistribute-data;
  *   group -> group-ranks "device_mesh" tests: "groups", "group", "localRank"

@@ -40,8 +40,8 @@ for backend in ref local; do
 done
 for np in ${SHARDCHECK_NP:-1 2 3 4 8}; do
   section "backend mpi, mpirun -np $np"
-  # tools/mpirun_runner.sh turns a rank that dies (mpirun ends the job) into a Crash line and a summary
-  MPIRUN_ARGS="$MPIARGS" bash tools/mpirun_runner.sh -np "$np" --shardcheck "$S" -- --golden "$G" \
+  # tools/run/mpirun_runner.sh turns a rank that dies (mpirun ends the job) into a Crash line and a summary
+  MPIRUN_ARGS="$MPIARGS" bash tools/run/mpirun_runner.sh -np "$np" --shardcheck "$S" -- --golden "$G" \
     >"_build/run-mpi-$np.out" 2>&1; rc=$?
   tail -n 25 "_build/run-mpi-$np.out"; tally "_build/run-mpi-$np.out" $rc
 done
@@ -53,7 +53,7 @@ tail -n 5 "_build/run-cuda.out"; tally "_build/run-cuda.out" $rc
 if [ $rc -ne 77 ]; then
   for np in 2 4; do
     section "backend cuda, mpirun -np $np"
-    MPIRUN_ARGS="$MPIARGS" bash tools/mpirun_runner.sh -np "$np" --backend cuda --shardcheck "$S" \
+    MPIRUN_ARGS="$MPIARGS" bash tools/run/mpirun_runner.sh -np "$np" --backend cuda --shardcheck "$S" \
       -- --golden "$G" >"_build/run-cuda-$np.out" 2>&1; rc=$?
     tail -n 5 "_build/run-cuda-$np.out"; tally "_build/run-cuda-$np.out" $rc
   done
@@ -67,7 +67,7 @@ if [ -x "$here/.venv/bin/python" ] && "$here/.venv/bin/python" -c "import torch"
     section "backend torch, mpirun -np $np"
     t0=$(date +%s)
     for fam in $("$S" gen --list | awk '{print $1}'); do  # the registry; unsupported: NotSupported
-      SHARDCHECK_PYTHON="$here/.venv/bin/python" MPIRUN_ARGS="$MPIARGS" bash tools/mpirun_runner.sh \
+      SHARDCHECK_PYTHON="$here/.venv/bin/python" MPIRUN_ARGS="$MPIARGS" bash tools/run/mpirun_runner.sh \
         -np "$np" --backend torch --shardcheck "$S" -- --golden "$G" --family "$fam" \
         --max-cases "${SHARDCHECK_TORCH_CASES:-1000}" >"_build/run-torch-$np-$fam.out" 2>&1; rc=$?
       tail -n 3 "_build/run-torch-$np-$fam.out"; tally "_build/run-torch-$np-$fam.out" $rc
@@ -80,8 +80,8 @@ fi
 # The full release matrix on request (--matrix or SHARDCHECK_MATRIX=1): every torch release
 # 2.11 .. 2.15 (a venv each), the harness and the torch backend, and the findings reproducers.
 if [ "${SHARDCHECK_MATRIX:-0}" = 1 ] || [ "$matrix" = 1 ]; then
-  section "torch release matrix (tools/torch_matrix.sh)"
-  MATRIX_FINDINGS=1 bash tools/torch_matrix.sh _build >_build/torch-matrix.out 2>&1; rc=$?
+  section "torch release matrix (tools/scripts/torch_matrix.sh)"
+  MATRIX_FINDINGS=1 bash tools/scripts/torch_matrix.sh _build >_build/torch-matrix.out 2>&1; rc=$?
   tail -n 40 _build/torch-matrix.out
   [ $rc -eq 0 ] || worst=1
 fi

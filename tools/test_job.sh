@@ -8,7 +8,7 @@
 #   4. the harness: every golden family cross-checked against real torch 2.13 and jax
 #   5. torch 2.15 (the newest release) on a deterministic sample, and issue 21's check that verify
 #      passes a candidate torch 2.15's harness wrote under --torch-version 2.15 and fails it
-#      under 2.13 on exactly the changed tests (tools/release_check.sh; a second venv,
+#      under 2.13 on exactly the changed tests (tools/scripts/release_check.sh; a second venv,
 #      $SHARDCHECK_VENV_2_15_0 or .venv-torch-2.15.0; SHARDCHECK_RELEASE_CHECK=0 skips it)
 #   6. `make distcheck` (SHARDCHECK_DISTCHECK=0 skips it), configured --without-mpi: the tarball
 #      builds and passes `make check` in the configuration steps 2-3 do not build (MPI's own
@@ -91,7 +91,7 @@ if [ "${SHARDCHECK_RELEASE_CHECK:-1}" != 0 ]; then
   t215=$(date +%s)
   v215=${SHARDCHECK_VENV_2_15_0:-$here/.venv-torch-2.15.0}
   if bash tools/harness/setup_venv.sh --release 2.15.0 "$v215" >_build/venv-2.15.out 2>&1; then
-    bash tools/release_check.sh "$v215" _build >_build/release-2.15.out 2>&1; rc=$?
+    bash tools/scripts/release_check.sh "$v215" _build >_build/release-2.15.out 2>&1; rc=$?
     grep -E "^(MISMATCH|ok|not ok|harness|torch)" _build/release-2.15.out | head -n 40
     line=$(tail -n1 _build/release-2.15.out)
     rp=$(echo "$line" | awk '{print $1}'); rf=$(echo "$line" | awk '{print $3}')

@@ -91,7 +91,7 @@ json_t *shc_json_i64_array(const int64_t *v, int64_t n);
 
 /* ---- families ---- */
 
-/* A random-op executor on a device (the cuda backend, tools/run_cuda.c): the
+/* A random-op executor on a device (the cuda backend, tools/run/run_cuda.c): the
  * device's GPU profile, and fill with shc_torch_rng_fill's contract computed there. */
 typedef struct shc_rng_device {
     shc_gpu_profile profile; /* from the device's cudaDeviceProp */

@@ -1,5 +1,5 @@
 #!/bin/sh
-# cli_framework.sh — the common contract of every command (tools/cli_opt.c): the commands come
+# cli_framework.sh — the common contract of every command (tools/cli/cli_opt.c): the commands come
 # from the program itself (shardcheck --list-commands), so a new command is covered without
 # editing this file.  For each: --help exits 0 with a usage line on stdout; an unknown option,
 # an option missing its argument and a stray argument each exit 2 with

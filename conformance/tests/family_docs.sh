@@ -1,17 +1,17 @@
 #!/bin/sh
 # family_docs.sh — docs/families/*.md are generated from golden/ (schemas, notes, tests) by
-# tools/gen_family_docs.py and never edited by hand: the committed pages must equal a fresh
+# tools/scripts/gen_family_docs.py and never edited by hand: the committed pages must equal a fresh
 # rendering; a stale page is reported naming it (exit 1); a schema field that nothing describes
-# is an error naming family and field (exit 2).  Refresh with: python3 tools/gen_family_docs.py
+# is an error naming family and field (exit 2).  Refresh with: python3 tools/scripts/gen_family_docs.py
 . "$(dirname "$0")/testlib.sh"
-GEN="$top_srcdir/tools/gen_family_docs.py"
+GEN="$top_srcdir/tools/scripts/gen_family_docs.py"
 use_tmpdir
 need_python "to render the family pages"
-expect_exit "docs/families is the rendering of golden/ (else run tools/gen_family_docs.py)" 0 \
+expect_exit "docs/families is the rendering of golden/ (else run tools/scripts/gen_family_docs.py)" 0 \
   "pages up to date" "$PY" "$GEN" --check --golden "$top_srcdir/golden" --out "$top_srcdir/docs/families"
 "$PY" "$GEN" --golden "$top_srcdir/golden" --out "$tmp/pages" >/dev/null
 sed -i 's/ceil4(numel)/ceil(numel)/' "$tmp/pages/rng-offsets.md"
-expect_exit "an edited page is stale, named" 1 "stale: rng-offsets.md; run python3 tools/gen_family_docs.py" \
+expect_exit "an edited page is stale, named" 1 "stale: rng-offsets.md; run python3 tools/scripts/gen_family_docs.py" \
   "$PY" "$GEN" --check --golden "$top_srcdir/golden" --out "$tmp/pages"
 mkdir -p "$tmp/g/schemas" "$tmp/g/toy"
 cat >"$tmp/g/schemas/toy_v1.json" <<'JSON'
@@ -22,6 +22,6 @@ cat >"$tmp/g/schemas/toy_v1.json" <<'JSON'
 JSON
 echo '{"numberOfTests": 0, "notes": {}, "testGroups": []}' >"$tmp/g/toy/a.json"
 expect_exit "a field nothing describes is an error naming it" 2 \
-  "no description in the schema nor in tools/gen_family_docs.py for: toy: field 'mystery'" \
+  "no description in the schema nor in tools/scripts/gen_family_docs.py for: toy: field 'mystery'" \
   "$PY" "$GEN" --golden "$tmp/g" --out "$tmp/out"
 tap_done

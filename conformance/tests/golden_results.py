@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """golden_results.py — a results-file candidate built from golden's own answers, for the shell
 tests of `shardcheck verify` and `certify --candidate` (verify_candidate.sh, verify_gpuonly.sh,
-verify_partial.sh, certify.sh).  It writes the results form verify reads (tools/cmd_verify.c:
+verify_partial.sh, certify.sh).  It writes the results form verify reads (tools/cli/cmd_verify.c:
 {"family": F, ["fields": [...],] "results": [entry]}) from the golden files with Python's json,
 not with shardcheck's C code, so a test built on it fails when verify misreads the form.
 

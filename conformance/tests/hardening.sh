@@ -127,7 +127,7 @@ else
 fi
 
 # D8: the mpirun wrapper called a usage error a Crash (exit 1), and could sum up "0 failed" with exit 1.
-R="$top_srcdir/tools/mpirun_runner.sh"
+R="$top_srcdir/tools/run/mpirun_runner.sh"
 expect_exit "D8 runner: -np without a value is a usage error" 2 "-np needs an argument" sh "$R" -np
 expect_exit "D8 runner: -np 0 is a usage error" 2 "-np '0' is not a positive number" sh "$R" -np 0 --shardcheck "$S"
 expect_exit "D8 runner: an unknown option is a usage error" 2 "unknown option '--bogus'" sh "$R" --bogus

@@ -14,7 +14,7 @@
 #       link, a golden file, a new file in the golden directory) is refused, the input intact;
 #   N19 a write that fails part-way (RLIMIT_FSIZE, /dev/full) leaves no file and no temporary
 #       (gen, verify --junit, report --out, explain --svg);
-#   N12 tools/mpirun_runner.sh: its time limit ends a job that never finishes (Timeout, exit
+#   N12 tools/run/mpirun_runner.sh: its time limit ends a job that never finishes (Timeout, exit
 #       1), and SIGTERM or SIGINT end mpirun and every process under it (a stopped one too),
 #       remove the journal and kill the script by that signal (a stand-in mpirun here;
 #       run_faults.sh does it with OpenMPI).
@@ -209,7 +209,7 @@ expect_exit "N19 a whole write still works (the temporary renamed into place)" 0
 expect_file "N19 ... the JUnit file is complete" "$tmp/w/ok.xml" "</testsuites>"
 
 # ---- N12: the mpirun runner ends what it started ----
-R="$top_srcdir/tools/mpirun_runner.sh"
+R="$top_srcdir/tools/run/mpirun_runner.sh"
 # A stand-in mpirun whose "ranks" never end, one of them stopped (kill -STOP ignores SIGTERM).
 cat >"$tmp/w/fake_mpirun" <<'SEOF'
 #!/bin/sh

@@ -1,17 +1,17 @@
 #!/bin/sh
 # readme_tables.sh — README.md's generated tables are not written by hand: the policy x property
 # table must equal `shardcheck policies` and the family table `shardcheck families --markdown`
-# (the registry is the one list of families).  Refresh both with tools/update_readme.sh.
+# (the registry is the one list of families).  Refresh both with tools/scripts/update_readme.sh.
 . "$(dirname "$0")/testlib.sh"
 use_tmpdir
 "$SHARDCHECK" policies >"$tmp/now" 2>&1
 sed -n '/<!-- policies:begin -->/,/<!-- policies:end -->/p' "$top_srcdir/README.md" | sed '1,2d;$d' | sed '$d' >"$tmp/readme"
 if diff "$tmp/readme" "$tmp/now" >"$tmp/diff"; then tap_ok "README's policy table is shardcheck policies' output"
-else tap_not_ok "README's policy table is shardcheck policies' output" "$(head -c 500 "$tmp/diff")" "run tools/update_readme.sh"; fi
+else tap_not_ok "README's policy table is shardcheck policies' output" "$(head -c 500 "$tmp/diff")" "run tools/scripts/update_readme.sh"; fi
 "$SHARDCHECK" families --markdown --golden "$top_srcdir/golden" >"$tmp/fam" 2>&1
 sed -n '/<!-- families:begin -->/,/<!-- families:end -->/p' "$top_srcdir/README.md" | sed '1d;$d' >"$tmp/readme-fam"
 if diff "$tmp/readme-fam" "$tmp/fam" >"$tmp/diff"; then tap_ok "README's family table is the registry's (shardcheck families --markdown)"
-else tap_not_ok "README's family table is the registry's (shardcheck families --markdown)" "$(head -c 500 "$tmp/diff")" "run tools/update_readme.sh"; fi
+else tap_not_ok "README's family table is the registry's (shardcheck families --markdown)" "$(head -c 500 "$tmp/diff")" "run tools/scripts/update_readme.sh"; fi
 # The harness list the test job walks comes from the same registry.
 "$SHARDCHECK" families --harness >"$tmp/h" 2>&1
 if grep -qx "shard-layout:[0-9]*" "$tmp/h" && ! grep -q "philox-kat" "$tmp/h"; then

@@ -7,7 +7,7 @@
 # another ABI version, and a bad fault spec are clear errors (exit 2); the
 # broken example plugin is caught with the case, the rank and the bytes; a stopped MPI process
 # (N8) leaves every case reported, Timeout where it was needed, and no process behind; SIGTERM
-# to tools/mpirun_runner.sh ends mpirun and the ranks (N12).
+# to tools/run/mpirun_runner.sh ends mpirun and the ranks (N12).
 . "$(dirname "$0")/testlib.sh"
 use_tmpdir
 G="$tmp/golden"; F=redistribute-data
@@ -91,7 +91,7 @@ else
   # local backends above keep leak detection).
   [ "${SHARDCHECK_SANITIZED:-0}" = 1 ] && export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
   out=$(SHARDCHECK_FAULT=kill:1:$TC MPIRUN_ARGS="--oversubscribe --allow-run-as-root" MPIRUN="$MPIRUN" \
-        timeout 120 "$top_srcdir/tools/mpirun_runner.sh" -np 2 --shardcheck "$SHARDCHECK" -- \
+        timeout 120 "$top_srcdir/tools/run/mpirun_runner.sh" -np 2 --shardcheck "$SHARDCHECK" -- \
         --family $F --golden "$G" 2>"$tmp/err"); rc=$?
   if [ $rc -eq 1 ] && printf '%s\n' "$out" | grep -q "^Crash .*$F tc $TC: a rank died" &&
      printf '%s\n' "$out" | tail -n 1 | grep -Eq '^[0-9]+ passed, [1-9][0-9]* failed'; then
@@ -130,7 +130,7 @@ else
     # N12 with OpenMPI: SIGTERM to the runner ends mpirun, the stopped rank and the others.
     mkdir -p "$tmp/jr"
     SHARDCHECK_FAULT=stop:1:5000 TMPDIR="$tmp/jr" MPIRUN_ARGS="--oversubscribe --allow-run-as-root" \
-      MPIRUN="$MPIRUN" "$top_srcdir/tools/mpirun_runner.sh" -np 2 --shardcheck "$SHARDCHECK" -- \
+      MPIRUN="$MPIRUN" "$top_srcdir/tools/run/mpirun_runner.sh" -np 2 --shardcheck "$SHARDCHECK" -- \
       --family group-ranks --golden "$GR" --timeout 100 >/dev/null 2>&1 &
     rp=$!
     i=0

@@ -62,7 +62,7 @@ else
       --allow-run-as-root -np 4 "$SHARDCHECK" run --backend mpi --golden "$top_srcdir/golden" --max-cases 25
   fi
   MPIRUN_ARGS="--oversubscribe --allow-run-as-root" SHARDCHECK="$SHARDCHECK" \
-    expect_passes "mpirun_runner.sh -np 2" "$top_srcdir/tools/mpirun_runner.sh" -np 2 --shardcheck "$SHARDCHECK" -- \
+    expect_passes "mpirun_runner.sh -np 2" "$top_srcdir/tools/run/mpirun_runner.sh" -np 2 --shardcheck "$SHARDCHECK" -- \
       --family $F --golden "$G" --max-cases 50
 fi
 tap_done

@@ -4,7 +4,7 @@
  * also skips gcov's exit hook, so in a coverage build (configure
  * --enable-code-coverage defines SHC_COVERAGE, mk/coverage.am) the worker's
  * counters are written first, or every line only workers run reads as uncovered.
- * Used by tools/run_check.c and tools/backend_plugin.c; tested by run_faults.sh
+ * Used by tools/run/run_check.c and tools/run/backend_plugin.c; tested by run_faults.sh
  * and, for the counters, by the coverage report itself.
  */
 #ifndef SHC_CHILD_EXIT_H

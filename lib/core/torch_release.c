@@ -8,7 +8,7 @@
  * rows on these changes (shc_torch_has), so no code asks "which version?".
  * docs/torch-releases.md is the same table for people, with the evidence.
  * Tested by check_core.c (names, parsing, bad spellings) and, per release,
- * by the harness run against each torch (tools/torch_matrix.sh).
+ * by the harness run against each torch (tools/scripts/torch_matrix.sh).
  */
 #include "config.h"
 #include <stdio.h>

@@ -4,7 +4,7 @@
  * per-thread bodies of lib/rng/torch_rng_body.h, launched with the grid torch
  * computes from the device's own cudaDeviceProp).  Linked into the CLI only
  * when configured with CUDA (HAVE_CUDA); the installed library has no CUDA
- * dependency.  Used by tools/run_cuda.c (run --backend cuda) and
+ * dependency.  Used by tools/run/run_cuda.c (run --backend cuda) and
  * bench/bench_cuda.cu; checked on a GPU by lib/cuda/rng_device_test.cu.
  */
 #ifndef SHC_CUDA_H

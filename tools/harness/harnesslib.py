@@ -550,7 +550,7 @@ def diff_expected(family, tcid, expected, got, claimed=False, tolerance=None, no
 # `shardcheck certify --candidate`): {"family": F, ["fields": [...],] "results": [entry]},
 # an entry {"tcId": N, "rank": R, "values": {...}} per rank ("rank" left out for a
 # rank-independent answer) or {"tcId": N, "error": why} for a rejected input
-# (tools/cmd_verify.c).  Only the encoding follows the golden file, never a value: a
+# (tools/cli/cmd_verify.c).  Only the encoding follows the golden file, never a value: a
 # field the golden case does not have is left out (the harness ignores it, verify would
 # call it unexpected) and an int where golden holds a 64-bit decimal string is written
 # as that string (values_equal accepts either, verify compares JSON exactly).

@@ -210,7 +210,7 @@ def pick_release(args):
         return None, str(e) + (" (%s)" % why if why != "--torch-version" else "")
     if have is not None and not args.adapter and hl.torch_minor(have) != release:
         return None, ("torch %s: the torch adapters compute with the torch this python imports, "
-                      "%s; run the harness with that release's python (tools/torch_matrix.sh "
+                      "%s; run the harness with that release's python (tools/scripts/torch_matrix.sh "
                       "makes one per release)" % (release, have))
     args.release = release
     return release, why

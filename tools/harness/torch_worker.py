@@ -1,6 +1,6 @@
 """torch_worker.py — one rank of `shardcheck run --backend torch`: real DTensor in a real process.
 
-What it is for: the C runner (tools/run_torch.c), one process per rank under mpirun, starts this
+What it is for: the C runner (tools/run/run_torch.c), one process per rank under mpirun, starts this
 module once per rank with RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR and MASTER_PORT set.  It calls
 torch.distributed.init_process_group for real (gloo by default; "nccl" or "gloo" with CUDA tensors on
 request), then answers one golden case per request on stdin/stdout, one JSON line each:
@@ -384,7 +384,7 @@ def start(out):
     RELEASE = RELEASE or minor
     if minor != ".".join(RELEASE.split(".")[:2]):
         _emit({"fatal": "torch %s found (%s), but the run judges against torch %s: run the "
-               "worker with that release's python (SHARDCHECK_PYTHON; tools/torch_matrix.sh "
+               "worker with that release's python (SHARDCHECK_PYTHON; tools/scripts/torch_matrix.sh "
                "makes one per release) or judge against %s (--torch-version %s)"
                % (ver, sys.executable, RELEASE, minor, minor), "exit": 2}, out)
         sys.exit(2)

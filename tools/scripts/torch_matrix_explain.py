@@ -3,7 +3,7 @@
 --json`) and explain each disagreement by the recorded torch finding it is
 (docs/findings/*.py), from the golden case's own inputs.  Prints one JSON object:
 {"cases", "agree", "disagree", "notSupported", "explained": {finding: n},
-"unexplained": [case, ...]}.  tools/torch_matrix.sh calls it; a disagreement no rule explains
+"unexplained": [case, ...]}.  tools/scripts/torch_matrix.sh calls it; a disagreement no rule explains
 is listed, never counted as agreement.
 
   torch_matrix_explain.py GOLDEN RUN.json

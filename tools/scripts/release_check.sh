@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tools/release_check.sh — the test command's check of a second torch release (2.15 in CI):
+# tools/scripts/release_check.sh — the test command's check of a second torch release (2.15 in CI):
 #   1. the harness with that release's python on every torch family with a harness adapter,
 #      a deterministic sample (each family's registry stride x RELEASE_STRIDE_SCALE, default
 #      10; every file and group is still reached), judged against that release's answers;
@@ -8,9 +8,9 @@
 #      (its recorded release removed) fails under the pinned 2.13 on exactly the tests whose
 #      answer for R differs from 2.13's in golden.
 # Ends with "N passed, N failed" (tools/test_job.sh sums it).  Exit 0 when both hold.
-#   bash tools/release_check.sh VENV [BUILD]     (VENV: a venv whose python imports the release)
+#   bash tools/scripts/release_check.sh VENV [BUILD]     (VENV: a venv whose python imports the release)
 set -uo pipefail
-here=$(cd "$(dirname "$0")/.." && pwd)
+here=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$here"
 venv=${1:?usage: release_check.sh VENV [BUILD]}
 S="$here/${2:-_build}/tools/shardcheck"

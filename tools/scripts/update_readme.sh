@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# tools/update_readme.sh [SHARDCHECK] — paste the generated tables into README.md between their
+# tools/scripts/update_readme.sh [SHARDCHECK] — paste the generated tables into README.md between their
 # markers: `shardcheck policies` (policies:begin/end) and `shardcheck families --markdown`
 # (families:begin/end), then regenerate docs/families/ (conformance/tests/readme_tables.sh and
 # family_docs.sh fail when they differ).
 set -euo pipefail
-here=$(cd "$(dirname "$0")/.." && pwd)
+here=$(cd "$(dirname "$0")/../.." && pwd)
 S=${1:-$here/_build/tools/shardcheck}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 "$S" policies >"$tmp/policies"
@@ -22,4 +22,4 @@ open(readme, "w").write(s)
 PY
 # The per-family reference pages are generated from the same golden files (family_docs.sh checks).
 py="${SHARDCHECK_PYTHON:-$here/.venv/bin/python}"; [ -x "$py" ] || py=python3
-"$py" "$here/tools/gen_family_docs.py" >/dev/null
+"$py" "$here/tools/scripts/gen_family_docs.py" >/dev/null

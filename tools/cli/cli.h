@@ -1,7 +1,7 @@
 /*
  * cli.h — shared pieces of the shardcheck command-line tool.
  *
- * Each subcommand is `int cmd_NAME(int argc, char **argv)` in tools/cmd_NAME.c.  It
+ * Each subcommand is `int cmd_NAME(int argc, char **argv)` in tools/cli/cmd_NAME.c.  It
  * declares its options as a table of cli_option (name, kind, argument name, help line,
  * target) and a cli_command (name, usage line, description), and calls cli_parse
  * (cli_opt.c), which is the only option loop: it fills the targets, prints the

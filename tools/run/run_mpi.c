@@ -15,7 +15,7 @@
  * their checks (run_mpi_first_failing); MPI_Init and MPI_Finalize run under an
  * alarm, so a rank that never starts or never finishes cannot hang the job.
  * A process that dies outright is OpenMPI's to handle: mpirun ends the job;
- * tools/mpirun_runner.sh turns that into a Crash line and a summary.
+ * tools/run/mpirun_runner.sh turns that into a Crash line and a summary.
  * Tested by conformance/tests/run_mpi.sh and run_faults.sh.
  */
 #include "config.h"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tools/lcov_keep_tmp.sh LCOV [args...] — run lcov without the "/tmp/*" --remove pattern
+# tools/scripts/lcov_keep_tmp.sh LCOV [args...] — run lcov without the "/tmp/*" --remove pattern
 # that AX_CODE_COVERAGE's capture rule hard-codes: with the tree under /tmp it removes
 # every source file and genhtml stops with "no valid records".  Other patterns (system
 # headers, tests) stay.  Used by mk/coverage.am; checked by running

@@ -3,7 +3,7 @@
 # node, across nodes with a hostfile, or under Slurm's srun, and make sure a
 # rank that dies still ends in a readable report.
 #
-#   tools/mpirun_runner.sh -np 8 [--hostfile FILE | --srun] [--shardcheck PATH]
+#   tools/run/mpirun_runner.sh -np 8 [--hostfile FILE | --srun] [--shardcheck PATH]
 #                          [--backend mpi|cuda|torch[:gloo|:nccl]] [--time-limit SEC]
 #                          -- [run options]
 #
@@ -22,7 +22,11 @@
 # time limit, SIGTERM and SIGINT).
 set -u
 np=2 hostfile= use_srun=0 backend=mpi limit=${SHARDCHECK_RUNNER_TIME_LIMIT:-10800}
+# shardcheck: beside this script where both are installed (bin/), else a build in the
+# source tree (tools/shardcheck, this script being tools/run/mpirun_runner.sh)
 sc=${SHARDCHECK:-$(dirname "$0")/shardcheck}
+[ -n "${SHARDCHECK:-}" ] || [ -x "$sc" ] || [ ! -x "$(dirname "$0")/../shardcheck" ] ||
+  sc=$(dirname "$0")/../shardcheck
 usage_error() { echo "mpirun_runner.sh: $1 (see --help)" >&2; exit 2; }
 need_arg() { [ $# -ge 2 ] || usage_error "$1 needs an argument"; }
 while [ $# -gt 0 ]; do

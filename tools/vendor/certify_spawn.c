@@ -1,7 +1,7 @@
 /*
  * certify_spawn.c — how `shardcheck certify` runs its rows: each claimed family at each
  * claimed rank count is `shardcheck run ... --json --junit F --journal F` in a child
- * process (under `mpirun -np N` for the mpi and torch backends, as tools/mpirun_runner.sh
+ * process (under `mpirun -np N` for the mpi and torch backends, as tools/run/mpirun_runner.sh
  * does), and each candidate is `shardcheck verify ... --json --junit F`; the child is this
  * very binary (/proc/self/exe).  Children keep certify itself out of harm's way: a rank
  * that dies ends its mpirun job, not certify, and the row's journal still says which cases

@@ -17,7 +17,7 @@
  * reporter verify uses: text (failures, every case with --verbose, per-family
  * totals), --tap, --junit FILE, --json; the last line is always
  * "N passed, N failed, N skipped"; on a terminal, rank 0 shows a progress bar over each
- * family's cases (tools/progress.h).  Exit codes (docs/DESIGN.md): 0 all passed or
+ * family's cases (tools/cli/progress.h).  Exit codes (docs/DESIGN.md): 0 all passed or
  * skipped, 1 a Fail/Crash/Timeout, 2 bad usage or input (corrupt golden file,
  * bad plugin), 77 nothing ran, 99 an InternalError.
  * Tested by conformance/tests/run_mpi.sh, run_faults.sh and io_lifecycle.sh.

@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
-# tools/torch_matrix.sh — cross-check the golden corpus against every supported torch release
+# tools/scripts/torch_matrix.sh — cross-check the golden corpus against every supported torch release
 # for real, and write the table (docs/torch-releases.md quotes its last run):
 #   for each release (the newest patch of 2.11 .. 2.15): a venv with that torch; the harness
 #   (tools/harness/run.py, one process per family, judging against the release it imports:
 #   each test's byVersion answer for it, else its top-level one) on a deterministic sample;
 #   the torch backend (real gloo processes, `mpirun -np 2` and `-np 4`, `shardcheck run
 #   --backend torch --torch-version R --max-cases M`, a deterministic sample); with
-#   MATRIX_FINDINGS=1 also every docs/findings reproducer (tools/findings_by_release.sh).
+#   MATRIX_FINDINGS=1 also every docs/findings reproducer (tools/scripts/findings_by_release.sh).
 #   Every disagreement is explained: a torch-backend failure by the recorded finding its
-#   case is (tools/torch_matrix_explain.py), else it is listed as unexplained and the script
+#   case is (tools/scripts/torch_matrix_explain.py), else it is listed as unexplained and the script
 #   exits 1; a harness disagreement is always unexplained (the modelled differences are in
 #   the golden answers, so none is expected).
 #
-#   bash tools/torch_matrix.sh [_build]        (the build directory with tools/shardcheck)
+#   bash tools/scripts/torch_matrix.sh [_build]        (the build directory with tools/shardcheck)
 # Environment:
 #   MATRIX_RELEASES   default "2.11.0 2.12.1 2.13.0 2.14.1 2.15.0"
 #   MATRIX_STRIDE     harness: every K-th case (default: each family's registry stride, as CI)
@@ -28,7 +28,7 @@
 #   MATRIX_OUT        the table (default BUILD/torch-matrix.md)
 # Exit: 0 every disagreement explained, 1 one is not, 2 a set-up problem.
 set -uo pipefail
-here=$(cd "$(dirname "$0")/.." && pwd)
+here=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$here"
 build=${1:-_build}
 S="$here/$build/tools/shardcheck"
@@ -97,7 +97,7 @@ for x in $releases; do
       SHARDCHECK_PYTHON="$v/bin/python" timeout 1200 mpirun $MPIARGS -np "$np" "$S" run \
         --backend torch --family "$f" --golden "$G" --torch-version "$minor" \
         --max-cases "$maxc" --json >"$log" 2>"$work/torch-$x-np$np-$f.err"
-      res=$(python3 tools/torch_matrix_explain.py "$G" "$log" 2>/dev/null) || res=""
+      res=$(python3 tools/scripts/torch_matrix_explain.py "$G" "$log" 2>/dev/null) || res=""
       if [ -z "$res" ]; then
         cell["$f|torch np $np|$x"]="**did not run**"
         unexplained+=("torch backend $f np $np torch $x: $(tail -n 1 "$work/torch-$x-np$np-$f.err")")
@@ -130,7 +130,7 @@ done
 {
   echo "# torch release matrix"
   echo
-  echo "\`bash tools/torch_matrix.sh\` ($(date -u +%Y-%m-%d), $(nproc) cores; harness: each family's registry stride${MATRIX_STRIDE:+ overridden to $MATRIX_STRIDE}; torch backend: --max-cases $maxc per family and np, gloo on CPU). A cell is agreements/cases."
+  echo "\`bash tools/scripts/torch_matrix.sh\` ($(date -u +%Y-%m-%d), $(nproc) cores; harness: each family's registry stride${MATRIX_STRIDE:+ overridden to $MATRIX_STRIDE}; torch backend: --max-cases $maxc per family and np, gloo on CPU). A cell is agreements/cases."
   echo
   printf '| family | check |'; for x in $releases; do printf ' torch %s |' "$x"; done; echo
   printf '|---|---|'; for x in $releases; do printf -- '---|'; done; echo
@@ -153,8 +153,8 @@ done
   echo "Wall time: $(( $(date +%s) - t0 )) s."
 } >"$out"
 if [ "${MATRIX_FINDINGS:-0}" = 1 ]; then
-  echo >>"$out"; echo "## Findings by release (tools/findings_by_release.sh)" >>"$out"; echo >>"$out"
-  bash tools/findings_by_release.sh "${vlist[@]}" >>"$out"
+  echo >>"$out"; echo "## Findings by release (tools/scripts/findings_by_release.sh)" >>"$out"; echo >>"$out"
+  bash tools/scripts/findings_by_release.sh "${vlist[@]}" >>"$out"
   echo >>"$out"; echo "Wall time with the findings: $(( $(date +%s) - t0 )) s." >>"$out"
 fi
 echo; cat "$out"

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# tools/findings_by_release.sh — run every reproducer in docs/findings with each torch
+# tools/scripts/findings_by_release.sh — run every reproducer in docs/findings with each torch
 # release's python (torchrun, CPU, gloo) and print one table row per finding: per release
 # "reproduced" (exit 1, the script's REPRODUCED or a rank's WRONG line), "fixed" (exit 0: torch
 # behaved), "raises: Error" (torch refuses the input before the finding's step), "setup" (exit 2
 # or anything else) or "timeout".
 #   FINDINGS_ONLY=NAME   only docs/findings/NAME
-#   tools/findings_by_release.sh VENV_2.11 VENV_2.12 ...   (venv directories, in release order)
+#   tools/scripts/findings_by_release.sh VENV_2.11 VENV_2.12 ...   (venv directories, in release order)
 #   FINDINGS_TIMEOUT=S   per run (default 240 s; a hang reproduces as its script's own
 #                        process-group timeout, well below it)
-# tools/torch_matrix.sh calls it; docs/findings/README.md holds the table it printed.
+# tools/scripts/torch_matrix.sh calls it; docs/findings/README.md holds the table it printed.
 set -uo pipefail
-here=$(cd "$(dirname "$0")/.." && pwd)
+here=$(cd "$(dirname "$0")/../.." && pwd)
 limit=${FINDINGS_TIMEOUT:-240}
 [ $# -ge 1 ] || { echo "usage: $0 VENV..." >&2; exit 2; }
 printf '| script | N'
