@@ -123,6 +123,16 @@ const char *cli_echo(cli_echo_buf *b, const char *arg);
 #define CLI_OPT_END {.name = NULL}
 
 /* Reset to defaults (rank = -1). */
+/* The golden corpus a command reads, found the same way by every command (issue 22 item 7):
+ * --golden as given, else $SHARDCHECK_GOLDEN (when set and not empty), else the installed copy
+ * (`make install` puts it in $(pkgdatadir)/golden), else ./golden; the last two only where a
+ * MANIFEST is.  NULL with e naming every place looked at when none is. */
+const char *cli_golden_dir(const char *given, shc_err *e);
+#define CLI_GOLDEN_HELP "golden directory (default $SHARDCHECK_GOLDEN, else the installed " \
+    "corpus, else ./golden)"
+/* The installed corpus's directory ($(pkgdatadir)/golden), for messages and `families`. */
+const char *cli_golden_installed(void);
+
 void cli_common_init(cli_common *c);
 /* Map a library return code to an exit code and print "shardcheck CMD: msg". */
 int cli_report(const char *cmd, int rc, const shc_err *e);

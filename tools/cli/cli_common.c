@@ -9,7 +9,43 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli.h"
+
+/* Set by the build from automake's pkgdatadir; a unit compiled outside tools/ (a fuzz
+ * target) gets the default prefix's. */
+#ifndef SHC_PKGDATADIR
+#define SHC_PKGDATADIR "/usr/local/share/shardcheck"
+#endif
+
+const char *cli_golden_installed(void)
+{
+    return SHC_PKGDATADIR "/golden";
+}
+
+static bool has_manifest(const char *dir)
+{
+    char p[4096];
+    int n = snprintf(p, sizeof p, "%s/MANIFEST", dir);
+    return n > 0 && (size_t)n < sizeof p && access(p, R_OK) == 0;
+}
+
+const char *cli_golden_dir(const char *given, shc_err *e)
+{
+    if (given)
+        return given;
+    const char *env = getenv("SHARDCHECK_GOLDEN");
+    if (env && *env)
+        return env;
+    if (has_manifest(cli_golden_installed()))
+        return cli_golden_installed();
+    if (has_manifest("golden"))
+        return "golden";
+    shc_fail(e, SHC_EIO, "no golden corpus: none given by --golden, $SHARDCHECK_GOLDEN is not "
+             "set, none installed (%s/MANIFEST) and none in this directory (./golden/MANIFEST)",
+             cli_golden_installed());
+    return NULL;
+}
 
 void cli_common_init(cli_common *c)
 {

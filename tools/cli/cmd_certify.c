@@ -155,7 +155,7 @@ static int parse_options(cert_opts *o, int argc, char **argv)
         {.name = "out", .kind = CLI_STR, .meta = "DIR", .to = &o->out,
          .help = "the package directory to write (new or empty)"},
         {.name = "golden", .kind = CLI_STR, .meta = "DIR", .to = &o->golden_opt,
-         .help = "golden directory (default $SHARDCHECK_GOLDEN or golden)"},
+         .help = CLI_GOLDEN_HELP},
         {.name = "backend", .kind = CLI_STR, .meta = "B", .to = &o->backend,
          .mark = &o->run_backend,
          .help = "ref (default), local, mpi, torch[:gloo|:nccl], cuda or plugin:FILE.so"},
@@ -617,14 +617,13 @@ static int certify(cert_opts *o)
 
 int cmd_certify(int argc, char **argv)
 {
-    cert_opts o = {.golden = getenv("SHARDCHECK_GOLDEN"), .argc = argc, .argv = argv};
+    cert_opts o = {.argc = argc, .argv = argv};
     int rc = parse_options(&o, argc, argv);
     if (rc != CLI_GO)
         return rc;
-    if (o.golden_opt)
-        o.golden = o.golden_opt;
-    if (!o.golden)
-        o.golden = "golden";
+    shc_err ge = {0};
+    if (!o.check && !(o.golden = cli_golden_dir(o.golden_opt, &ge)))
+        return cli_report("certify", ge.code, &ge);
     if ((rc = validate(&o)))
         return rc;
     if (o.check)

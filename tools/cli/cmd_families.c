@@ -73,12 +73,11 @@ static int print_one(const shc_family *f, int fmt, const char *golden, json_t *a
 
 int cmd_families(int argc, char **argv)
 {
-    const char *golden = "golden";
+    const char *golden = NULL;
     int fmt = FMT_TEXT;
     unsigned long long given = 0;
     const cli_option opts[] = {
-        {.name = "golden", .kind = CLI_STR, .meta = "DIR", .help = "golden directory (default "
-         "golden)", .to = &golden},
+        {.name = "golden", .kind = CLI_STR, .meta = "DIR", .help = CLI_GOLDEN_HELP, .to = &golden},
         {.name = "markdown", .kind = CLI_FLAG, .help = "README's family table", .to = &fmt,
          .set = FMT_MARKDOWN},
         {.name = "harness", .kind = CLI_FLAG, .help = "the harness list, NAME:STRIDE", .to = &fmt,
@@ -100,6 +99,9 @@ int cmd_families(int argc, char **argv)
     if (fmt == FMT_HARNESS && (x = cli_used(&cmd, "harness", "with --harness (it counts no "
                                             "cases)")) != CLI_GO)
         return x;
+    shc_err ge = {0};
+    if (fmt != FMT_HARNESS && !(golden = cli_golden_dir(golden, &ge)))
+        return cli_report("families", ge.code, &ge);
     json_t *arr = fmt == FMT_JSON ? json_array() : NULL;
     if (fmt == FMT_MARKDOWN)
         printf("| family | cases | what each case gives | cross-checked against |\n"

@@ -357,13 +357,13 @@ static int report_preflight(const char *out, const char *golden, char *const *in
 
 int cmd_report(int argc, char **argv)
 {
-    const char *out = NULL, *golden = "golden", *tver = NULL;
+    const char *out = NULL, *golden = NULL, *tver = NULL;
     int unchecked = 0;
     const cli_option opts[] = {
         {.name = "out", .kind = CLI_STR, .meta = "FILE.html", .to = &out,
          .help = "the page to write"},
         {.name = "golden", .kind = CLI_STR, .meta = "DIR", .to = &golden,
-         .help = "golden directory, for expected values (default golden)"},
+         .help = CLI_GOLDEN_HELP},
         {.name = "no-manifest-check", .kind = CLI_FLAG, .to = &unchecked,
          .help = "do not check the golden files against MANIFEST first (warns every time)"},
         {.name = "torch-version", .kind = CLI_STR, .meta = "V", .to = &tver,
@@ -387,6 +387,8 @@ int cmd_report(int argc, char **argv)
         return cli_usage_error("report", "no input: give the JSON of `run --json` or "
                                "`verify --json`");
     shc_err e = {0};
+    if (!(golden = cli_golden_dir(golden, &e)))
+        return cli_report("report", e.code, &e);
     int rc = report_preflight(out, golden, argv + first, argc - first, unchecked, &e);
     if (rc)
         return cli_report("report", rc, &e);

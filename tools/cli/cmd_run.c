@@ -290,7 +290,7 @@ static int parse_options(run_opts *o, int argc, char **argv)
         {.name = "family", .kind = CLI_STR, .meta = "F", .to = &o->family,
          .help = "only this family (default every registered family)"},
         {.name = "golden", .kind = CLI_STR, .meta = "DIR", .to = &o->golden,
-         .help = "golden directory (default $SHARDCHECK_GOLDEN or golden)"},
+         .help = CLI_GOLDEN_HELP},
         {.name = "tap", .kind = CLI_FLAG, .to = &o->tap, .help = "TAP on stdout"},
         {.name = "junit", .kind = CLI_STR, .meta = "FILE", .to = &o->junit,
          .help = "also JUnit XML into FILE"},
@@ -354,11 +354,11 @@ static int preflight(const run_opts *o, shc_err *e)
 {
     struct stat st;
     if (stat(o->golden, &st))
-        return shc_fail(e, SHC_EIO, "golden directory %s (--golden, $SHARDCHECK_GOLDEN or "
-                        "./golden): %s", o->golden, strerror(errno));
+        return shc_fail(e, SHC_EIO, "golden directory %s (--golden, $SHARDCHECK_GOLDEN, the "
+                        "installed corpus or ./golden): %s", o->golden, strerror(errno));
     if (!S_ISDIR(st.st_mode))
-        return shc_fail(e, SHC_EIO, "golden directory %s (--golden, $SHARDCHECK_GOLDEN or "
-                        "./golden): not a directory", o->golden);
+        return shc_fail(e, SHC_EIO, "golden directory %s (--golden, $SHARDCHECK_GOLDEN, "
+                        "the installed corpus or ./golden): not a directory", o->golden);
     int rc = o->no_manifest_check ? SHC_OK
            : o->family ? shc_manifest_verify_family(o->golden, o->family, e)
                        : shc_manifest_verify(o->golden, e);
@@ -508,7 +508,7 @@ static int close_journal(run_opts *o, int code)
 
 int cmd_run(int argc, char **argv)
 {
-    run_opts o = {.golden = getenv("SHARDCHECK_GOLDEN") ?: "golden", .timeout_s = 60,
+    run_opts o = {.timeout_s = 60,
                   .max_ranks = 0, .nprocs = 1, .lost_rank = -1};
     int rc = parse_options(&o, argc, argv);
     if (rc != CLI_GO)
@@ -521,7 +521,7 @@ int cmd_run(int argc, char **argv)
         shc_plugin_probe(o.plugin_path, o.timeout_s, &crashed, &e) && !crashed)
         return cli_report("run", e.code, &e);
     shc_err pe = {0};
-    int pre = preflight(&o, &pe);
+    int pre = (o.golden = cli_golden_dir(o.golden, &pe)) ? preflight(&o, &pe) : pe.code;
     if ((rc = start_job(&o, &argc, &argv, pre, &pe)) != CLI_GO)
         return rc;
     if (o.no_manifest_check && printer(&o))

@@ -705,15 +705,14 @@ static int verify_modes(const cli_command *cmd, int fmt, int manifest)
 
 int cmd_verify(int argc, char **argv)
 {
-    const char *family = NULL, *cand = NULL, *dir = "golden", *junit = NULL, *tver = NULL;
+    const char *family = NULL, *cand = NULL, *dir = NULL, *junit = NULL, *tver = NULL;
     int fmt = REP_TEXT, verbose = 0, manifest = 0;
     unsigned long long given = 0;
     const cli_option opts[] = {
         {.name = "family", .kind = CLI_STR, .meta = "F", .help = "the golden family", .to = &family},
         {.name = "candidate", .kind = CLI_STR, .meta = "FILE", .to = &cand,
          .help = "the candidate's results (JSON lines or one array)"},
-        {.name = "golden", .kind = CLI_STR, .meta = "DIR", .help = "golden directory (default "
-         "golden)", .to = &dir},
+        {.name = "golden", .kind = CLI_STR, .meta = "DIR", .help = CLI_GOLDEN_HELP, .to = &dir},
         {.name = "tap", .kind = CLI_FLAG, .help = "TAP on stdout", .to = &fmt, .set = REP_TAP},
         {.name = "junit", .kind = CLI_STR, .meta = "FILE", .help = "also JUnit XML into FILE",
          .to = &junit},
@@ -734,6 +733,9 @@ int cmd_verify(int argc, char **argv)
         return x;
     if ((x = verify_modes(&cmd, fmt, manifest)) != CLI_GO)
         return x;
+    shc_err ge = {0};
+    if (!(dir = cli_golden_dir(dir, &ge)))
+        return cli_report("verify", ge.code, &ge);
     if (manifest)
         return verify_manifest(dir);
     if (!family || !cand)

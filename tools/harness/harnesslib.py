@@ -27,7 +27,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-DEFAULT_GOLDEN = os.path.join(REPO, "golden")
+# As the C commands find it (tools/cli/cli_common.c): --golden, then $SHARDCHECK_GOLDEN, then
+# the checkout's corpus (the harness runs from a checkout, beside its golden/).
+DEFAULT_GOLDEN = os.environ.get("SHARDCHECK_GOLDEN") or os.path.join(REPO, "golden")
 DEFAULT_ADAPTER_DIR = os.path.join(HERE, "adapters")
 
 # Exceptions an adapter raises to say "I do not compute this case": the case is
