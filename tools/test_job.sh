@@ -25,7 +25,14 @@ add_counts() { # add_counts LOG: sum automake's "# PASS:" style totals
   e=$(awk '/^# ERROR:/{print $3}' "$1" | tail -n1)
   pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0} + ${x:-0} + ${e:-0})); skip=$((skip + ${s:-0}))
 }
-stage() { echo; echo "=== $* ==="; }
+# stage NAME: each stage's heading says how long the one before took (CI's budget is 30 minutes)
+t_job=$(date +%s); t_stage=$t_job; stage_name=
+stage() {
+  local now; now=$(date +%s)
+  [ -n "$stage_name" ] && echo "(stage \"$stage_name\": $((now - t_stage)) s; $((now - t_job)) s so far)"
+  t_stage=$now; stage_name=$*
+  echo; echo "=== $* ==="
+}
 
 stage "set-up"
 bash tools/setup.sh --venv --browser || { echo "set-up failed"; echo "0 passed, 1 failed"; exit 1; }
@@ -112,7 +119,7 @@ if [ "${SHARDCHECK_DISTCHECK:-1}" != 0 ]; then
   fi
 fi
 
-echo
+stage "summary"
 if [ ${#stages_failed[@]} -gt 0 ]; then
   echo "failed stages: ${stages_failed[*]}"
   [ $fail -gt 0 ] || fail=${#stages_failed[@]}
