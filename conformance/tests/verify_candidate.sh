@@ -80,6 +80,16 @@ expect_exit "notSupported that is not a string is bad input" 2 \
   "results\[0\] \(tcId $ns_tc\): \"notSupported\" takes the reason as a string" V --candidate "$tmp/ns-int.json"
 expect_exit "notSupported with values is bad input" 2 \
   "\"notSupported\" takes the reason as a string, on an entry without" V --candidate "$tmp/ns-values.json"
+# issue 22 item 3: a refused candidate prints no "0 passed, 0 failed" line a CI grep would misread
+for c in noid negrank neither ns-dup; do
+  out=$(V --candidate "$tmp/$c.json" 2>&1); rc=$?
+  if [ $rc -eq 2 ] && ! printf '%s\n' "$out" | grep -Eq '[0-9]+ passed, [0-9]+ failed'; then
+    tap_ok "$c.json: exit 2 with no closing count line"
+  else tap_not_ok "$c.json: exit 2 with no closing count line" "exit $rc" "$(printf '%s' "$out" | tail -n 3)"; fi
+done
+expect_exit "answered twice names the rule for per-rank answers" 2 \
+  "a test with per-rank fields is answered by one entry per rank, each with every field of that rank" \
+  V --candidate "$tmp/ns-dup.json"
 head -c 100 "$tmp/good.json" >"$tmp/trunc.json"
 expect_exit "a truncated candidate is bad input with line and column" 2 "trunc.json: line 1 column [0-9]+" V --candidate "$tmp/trunc.json"
 expect_exit "a missing candidate file is bad input" 2 "nonexistent.json" V --candidate "$tmp/nonexistent.json"

@@ -379,8 +379,10 @@ static int reject_duplicates(vstate *s, rentry *const *v, size_t m, const char *
         long long tc = (long long)s->g->tcids[v[i]->idx];
         if (whole && v[i]->rank != v[i - 1]->rank)
             return shc_fail(e, SHC_EFORMAT, "%s: results[%zu] and results[%zu]: tcId %lld is "
-                            "answered twice (once for the whole test, once per rank)", path, a,
-                            b, tc);
+                            "answered twice (once for the whole test, once per rank): a test "
+                            "with per-rank fields is answered by one entry per rank, each "
+                            "with every field of that rank, rank-independent ones included",
+                            path, a, b, tc);
         return shc_fail(e, SHC_EFORMAT, "%s: results[%zu] and results[%zu]: tcId %lld%s appears "
                         "twice", path, a, b, tc, v[i]->rank >= 0 ? " (same rank)" : "");
     }
@@ -711,7 +713,7 @@ int cmd_verify(int argc, char **argv)
     const cli_option opts[] = {
         {.name = "family", .kind = CLI_STR, .meta = "F", .help = "the golden family", .to = &family},
         {.name = "candidate", .kind = CLI_STR, .meta = "FILE", .to = &cand,
-         .help = "the candidate's results (JSON lines or one array)"},
+         .help = "the candidate's results: {\"family\", \"results\": [...]} or the golden schema"},
         {.name = "golden", .kind = CLI_STR, .meta = "DIR", .help = CLI_GOLDEN_HELP, .to = &dir},
         {.name = "tap", .kind = CLI_FLAG, .help = "TAP on stdout", .to = &fmt, .set = REP_TAP},
         {.name = "junit", .kind = CLI_STR, .meta = "FILE", .help = "also JUnit XML into FILE",
@@ -733,17 +735,16 @@ int cmd_verify(int argc, char **argv)
         return x;
     if ((x = verify_modes(&cmd, fmt, manifest)) != CLI_GO)
         return x;
-    shc_err ge = {0};
-    if (!(dir = cli_golden_dir(dir, &ge)))
-        return cli_report("verify", ge.code, &ge);
-    if (manifest)
-        return verify_manifest(dir);
-    if (!family || !cand)
+    if (!manifest && (!family || !cand))
         return cli_usage_error("verify", "--family and --candidate are required");
-    if (!shc_family_find(family))
+    if (!manifest && !shc_family_find(family))
         return cli_usage_error("verify", "--family: unknown family '%s' (see gen --list)",
                                CLI_ECHO(family));
     shc_err e = {0};
+    if (!(dir = cli_golden_dir(dir, &e)))
+        return cli_report("verify", e.code, &e);
+    if (manifest)
+        return verify_manifest(dir);
     out_inputs in = {0}; /* --junit must not overwrite the candidate or a golden file */
     out_inputs_file(&in, "given as --candidate", cand);
     out_inputs_tree(&in, "golden directory", dir, 1);
@@ -788,7 +789,13 @@ int cmd_verify(int argc, char **argv)
     rc = verify_candidate(&g, cand, &rep, &e);
     progress_end(&bar);
     rep.bar = NULL;
-    int code = report_close(&rep);
+    /* a refused candidate (exit 2) gets no closing count line: "0 passed, 0 failed" would
+     * read to a CI grep as a run that checked nothing and failed nothing (issue 22 item 3) */
+    int code = EXIT_USAGE;
+    if (rc)
+        report_abandon(&rep);
+    else
+        code = report_close(&rep);
     if (shc_free_at_exit())
         shc_golden_free(&g);
     return rc ? cli_report("verify", rc, &e) : code;

@@ -606,12 +606,28 @@ def result_entries(tcid, expected, got, err):
     return out
 
 
-def results_document(family, adapter, entries, release=None):
+def producer(adapter, argv):
+    """The results file's provenance (golden/schemas/results_v1.json "producer"): the tool,
+    the adapter, the command, Python's version and those of the oracle libraries this
+    process imported (torch, jax, numpy), so a package says how its candidate was made."""
+    versions = {}
+    for mod in ("torch", "jax", "numpy"):
+        m = sys.modules.get(mod)
+        if m is not None and isinstance(getattr(m, "__version__", None), str):
+            versions[mod] = m.__version__
+    return {"tool": "tools/harness/run.py", "adapter": getattr(adapter, "__name__", str(adapter)),
+            "command": [str(a) for a in argv], "python": sys.version.split()[0],
+            "versions": versions}
+
+
+def results_document(family, adapter, entries, release=None, made_by=None):
     """The results file of one family (FIELDS, when the adapter declares it, as "fields";
-    "torch": the release it was judged against, which verify checks)."""
+    "torch": the release it was judged against, which verify checks; made_by: "producer")."""
     doc = {"family": family}
     if release is not None:
         doc["torch"] = release
+    if made_by is not None:
+        doc["producer"] = made_by
     fields = adapter_fields(adapter)
     if fields is not None:
         doc["fields"] = sorted(fields)

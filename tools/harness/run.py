@@ -242,7 +242,8 @@ def write_results(args, res, adapter):
     path = os.path.join(args.results, res.family + ".json")
     try:
         with open(path, "w") as fh:
-            json.dump(hl.results_document(res.family, adapter, res.entries, args.release),
+            made_by = hl.producer(adapter, ["run.py"] + sys.argv[1:])
+            json.dump(hl.results_document(res.family, adapter, res.entries, args.release, made_by),
                       fh, separators=(",", ":"))
             fh.write("\n")
     except OSError as e:

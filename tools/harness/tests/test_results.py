@@ -29,6 +29,7 @@ import harnesslib as hl
 RUN = os.path.join(HARNESS, "run.py")
 REPO = os.path.dirname(os.path.dirname(HARNESS))
 EXAMPLE = os.path.join(HARNESS, "examples", "rng_offsets_partial.py")
+RESULTS_SCHEMA = os.path.join(REPO, "golden", "schemas", "results_v1.json")
 
 
 def run_cli(*args):
@@ -56,6 +57,25 @@ def test_toy_results_file(toy_golden, tmp_path):
     assert by[(3, 0)]["values"] == {"total": "5", "scaled": 10}   # an alternative's answer
     assert [k for k in by if k[0] == 4] == [(4, 0), (4, 1)]
     assert by[(5, None)] == {"tcId": 5, "notSupported": "toy adapter does not do this"}
+    # its provenance, and the whole file as golden/schemas/results_v1.json specifies it
+    assert doc["producer"]["tool"] == "tools/harness/run.py"
+    assert doc["producer"]["command"][:2] == ["run.py", "--golden"]
+    assert doc["producer"]["python"] == sys.version.split()[0]
+    assert list(hl.schema_validator(RESULTS_SCHEMA)(doc)) == []
+
+
+def test_results_schema_refuses_what_verify_refuses():
+    """The schema is not a formality: each form verify refuses by name fails it too."""
+    check = hl.schema_validator(RESULTS_SCHEMA)
+    good = {"family": "toy", "results": [{"tcId": 1, "rank": 0, "values": {"a": 1}}]}
+    assert list(check(good)) == []
+    for bad in ({"results": []},                                           # no family
+                {"family": "toy", "results": [{"rank": 0, "values": {}}]},  # no tcId
+                {"family": "toy", "results": [{"tcId": 1, "rank": -1, "values": {}}]},
+                {"family": "toy", "results": [{"tcId": 1}]},                # no answer
+                {"family": "toy", "results": [{"tcId": 1, "values": {}, "notSupported": "x"}]},
+                {"family": "toy", "results": [{"tcId": 1, "notSupported": 3}]}):
+        assert list(check(bad)), bad
 
 
 def test_entries_leave_out_what_golden_does_not_ask_and_keep_wrong_values():
