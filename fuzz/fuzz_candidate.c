@@ -1,7 +1,7 @@
 /*
  * fuzz_candidate.c — libFuzzer target for the candidate loader of `shardcheck
- * verify` (tools/cli/cmd_verify.c, tools/verify/verify_scan.c): both candidate forms (the minimal results file
- * and the golden-shaped file) checked against small fixed golden families.
+ * verify` (the verify engine, tools/verify/, linked as a library): both candidate forms
+ * (the minimal results file and the golden-shaped file) checked against small fixed golden families.
  *
  * Input: byte 0 picks the golden family (fuzz/data/verify/F/F.json for shard-layout: per-rank
  * tests with _StridedShard index lists, group-ranks: invalid tests, philox-kat:

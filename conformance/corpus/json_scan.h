@@ -110,7 +110,7 @@ int shc_scan_golden_shaped(const char *buf, size_t n, shc_scan_doc *doc, shc_sca
                            shc_scan_known_fn known, void *ctx);
 
 /* shc_scan_golden_shaped that also hands every entry of a top-level "results" array (a
- * results file, cmd_verify.c) to rfn. */
+ * results file, tools/verify/verify_tree.c) to rfn. */
 int shc_scan_candidate(const char *buf, size_t n, shc_scan_doc *doc, shc_scan_fn fn,
                        shc_scan_known_fn known, shc_scan_result_fn rfn,
                        shc_scan_values_fn vouch, void *ctx);

@@ -45,7 +45,7 @@ static void count_status(cert_row *r, const char *st, const char *why)
         r->failed++;
 }
 
-/* verify names the fields a partial candidate left out on stderr (cmd_verify.c). */
+/* verify names the fields a partial candidate left out on stderr (tools/verify/verify_tree.c). */
 static void count_fields(const char *dir, cert_row *r)
 {
     char path[4096], line[1024], field[256];

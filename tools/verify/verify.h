@@ -1,6 +1,10 @@
 /*
- * verify.h — what cmd_verify.c (the tree path, partial candidates, the command) and
- * verify_scan.c (candidates read by the scanner, without trees) share.
+ * verify.h — the verify engine, a library (libshcverify): `shardcheck verify` (tools/cli/
+ * cmd_verify.c) and the candidate and verify_diff fuzzers link it.  verify_candidate
+ * (verify_engine.c) asks each candidate source in turn (verify_source: the scanner,
+ * verify_scan.c, then the jansson trees, verify_tree.c) until one decides; every source
+ * feeds the one compare-and-report loop (verify_compare.c).  Calls go one way:
+ * engine -> sources -> compare.
  */
 #ifndef SHC_TOOLS_VERIFY_H
 #define SHC_TOOLS_VERIFY_H
@@ -47,14 +51,36 @@ static inline shc_span rentry_values(const char *base, const rentry *r)
                          : (shc_span){NULL, 0};
 }
 
+/* ---- the engine (verify_engine.c) ---- */
+
 /* Check a candidate file against a loaded golden family and report every case (the work
- * of `shardcheck verify` once the golden family is loaded): the scanner first
- * (verify_scanned), the jansson trees where it is unsure.  SHC_OK, or an error in e
- * (bad input: the candidate is refused as a whole). */
+ * of `shardcheck verify` once the golden family is loaded): the scanner first, the jansson
+ * trees where it is unsure.  SHC_OK, or an error in e (bad input: the candidate is refused
+ * as a whole). */
 int verify_candidate(const shc_golden *g, const char *path, report *rep, shc_err *e);
-/* The warning for a results file in the old spelling (local_shape, global_offset), once
- * per file, naming results[i]. */
-void verify_warn_old_spelling(const char *path, size_t i);
+/* SHARDCHECK_VERIFY_TREES=1: the jansson tree source only (verify_fast.sh's reference). */
+bool verify_trees_only(void);
+/* SHARDCHECK_VERIFY_TREES=0: the scanned source only; a candidate it leaves to the trees is
+ * refused instead (a test setting: verify_candidate.sh). */
+bool verify_scan_only(void);
+
+/* ---- a candidate source ----
+ * check reads the candidate at path and hands its answers to the compare loop below:
+ * SHC_SCAN_UNSURE when this source cannot decide (the next one must), else the result
+ * verify_candidate gives.  tree: whether it reads the candidate as one jansson tree
+ * (refused under SHARDCHECK_VERIFY_TREES=0; the only kind used under =1). */
+typedef struct verify_source {
+    const char *name;
+    bool tree;
+    int (*check)(const shc_golden *g, const char *path, report *rep, shc_err *e);
+} verify_source;
+/* The scanner (verify_scan.c): the candidate mapped and scanned, no tree. */
+int verify_scanned(const shc_golden *g, const char *path, report *rep, shc_err *e);
+/* The jansson trees (verify_tree.c): golden-shaped, results file, partial candidates. */
+int verify_tree(const shc_golden *g, const char *path, report *rep, shc_err *e);
+
+/* ---- the compare-and-report loop (verify_compare.c) ---- */
+
 /* "tcId N" or "tcId N rank R" (rank >= 0). */
 void verify_case_name(char *buf, size_t n, int64_t tcid, int64_t rank);
 /* Compare every rank of a golden-shaped candidate test, report it, let the golden tree go. */
@@ -65,13 +91,13 @@ void verify_full_test_once(vstate *s, int64_t idx, json_t *cand);
 int verify_rentries(vstate *s, rentry *v, size_t m, const char *path, shc_err *e);
 /* Report every golden test no candidate entry answered as missing. */
 void verify_report_missing(vstate *s);
-/* SHARDCHECK_VERIFY_TREES=1: the jansson tree path only (verify_fast.sh's reference). */
-bool verify_trees_only(void);
-/* SHARDCHECK_VERIFY_TREES=0: the scanned path only; a candidate it leaves to the trees is
- * refused instead (a test setting: verify_candidate.sh). */
-bool verify_scan_only(void);
-/* The candidate through the scanner (verify_scan.c): SHC_SCAN_UNSURE when the tree path must
- * decide, else the result verify_candidate would give. */
-int verify_scanned(const shc_golden *g, const char *path, report *rep, shc_err *e);
+/* results[i] (r) of the candidate at path read: its tcId, rank (-1: the whole test) and
+ * answer (*got, a new reference: the values, an error or notSupported), or SHC_EFORMAT
+ * naming the entry. */
+int verify_parse_result(const json_t *r, size_t i, const char *path, int64_t *tcid,
+                        int64_t *rank, json_t **got, shc_err *e);
+/* The warning for a results file in the old spelling (local_shape, global_offset), once
+ * per file, naming results[i]. */
+void verify_warn_old_spelling(const char *path, size_t i);
 
 #endif

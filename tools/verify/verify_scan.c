@@ -2,7 +2,7 @@
  * verify_scan.c — `shardcheck verify` without trees: the candidate is mapped (json_map.c)
  * and scanned (json_scan.h), golden-shaped or a results file, and only the tests that
  * must be compared field by field are parsed, one at a time.  Its output, messages and
- * exit codes are those of the tree path in cmd_verify.c (SHARDCHECK_VERIFY_TREES=1): a file
+ * exit codes are those of the tree source, verify_tree.c (SHARDCHECK_VERIFY_TREES=1): a file
  * jansson refuses is worded by jansson from a tree of an element or two (scan_error), and
  * the tree path takes over only for what the scanner does not read (a partial candidate,
  * nesting past its depth).  Tested by
@@ -12,7 +12,8 @@
 #include "config.h"
 #include <stdlib.h>
 #include <string.h>
-#include "cli.h"
+#include "golden.h"
+#include "report.h"
 #include "verify.h"
 
 /* ---- the golden-shaped candidate without a tree (issue 12) ----
@@ -22,7 +23,7 @@
  * records are reported only once the whole file has scanned, so a malformed file is
  * still exit 2 before any case is printed, exactly as with the tree.  Whatever the
  * scanner is unsure of (json_scan.h), or a partial candidate ("fields"), goes through
- * the tree path (cmd_verify.c), which words every error. */
+ * the tree source (verify_tree.c), which words every error. */
 typedef struct crec {
     int64_t tcid, idx;
     size_t gi, ti;
@@ -42,7 +43,7 @@ typedef struct cscan {
     size_t rn, rcap;
     runknown *uv; /* and of unknown ones */
     size_t un, ucap;
-    bool has_bad;          /* an entry parse_result refuses: the first one, */
+    bool has_bad;          /* an entry verify_parse_result refuses: the first one, */
     shc_scan_result bad;   /* where the tree path stops with exit 2 */
     size_t old_at;         /* the first entry in the old spelling (old_spelling), + 1; 0: none */
     int64_t last_idx;      /* the golden index last looked up (entry_index) */
@@ -90,7 +91,7 @@ static int scan_candidate_test(void *ctx, const shc_scan_test *t)
     return 0;
 }
 
-/* parse_result's rules on a scanned entry, in its order: whether it would accept it, and
+/* verify_parse_result's rules on a scanned entry, in its order: whether it would accept it, and
  * the rank it would give (-1 for the whole test; a notSupported entry answers it whole). */
 static bool entry_ok(const shc_scan_result *r, int64_t *rank)
 {
@@ -104,7 +105,7 @@ static bool entry_ok(const shc_scan_result *r, int64_t *rank)
     return r->error.p || (r->values.p && *r->values.p == '{');
 }
 
-/* Whether an entry's values carry a key of the old spelling (parse_result's old_spelling:
+/* Whether an entry's values carry a key of the old spelling (verify_parse_result's old_spelling:
  * the warning is given after the scan, the conversion when the entry is parsed).  plain:
  * its keys hold no escape (a vouched object: shc_jcur_member refuses escaped keys). */
 static bool old_spelling(shc_span v, bool plain)
@@ -196,7 +197,7 @@ static int scan_result_entry(void *ctx, const shc_scan_result *r)
 
 /* verify_results over the scanned entries: the unknown tcIds reported in file order (the
  * old-spelling warning where the tree path gives it, before the entry that has it), then
- * parse_result's error for the first refused entry (exit 2), else verify_rentries. */
+ * verify_parse_result's error for the first refused entry (exit 2), else verify_rentries. */
 static int verify_scanned_results(vstate *s, cscan *c, const char *path, shc_err *e)
 {
     for (size_t i = 0; i < c->un; i++) {
@@ -366,28 +367,12 @@ static int scan_error(const shc_map *m, const shc_scan_doc *d, const char *path,
                     je.column, je.text);
 }
 
-/* SHARDCHECK_VERIFY_TREES=1: the jansson trees for both sides, the reference the scanned
- * path is compared with by verify_fast.sh. */
-bool verify_trees_only(void)
-{
-    const char *v = getenv("SHARDCHECK_VERIFY_TREES");
-    return v && !strcmp(v, "1");
-}
-
-/* SHARDCHECK_VERIFY_TREES=0: never the candidate's tree (the tests hold inputs that must
- * stay on the scanned path, whose memory is bounded, to it). */
-bool verify_scan_only(void)
-{
-    const char *v = getenv("SHARDCHECK_VERIFY_TREES");
-    return v && !strcmp(v, "0");
-}
-
 /* SHC_SCAN_UNSURE when the tree path must decide; else verify_candidate's result.  The
  * candidate is mapped (json_map.c), so neither its bytes nor the golden's stay resident. */
 int verify_scanned(const shc_golden *g, const char *path, report *rep, shc_err *e)
 {
     shc_map m;
-    if (verify_trees_only() || shc_map_path(&m, path, NULL))
+    if (shc_map_path(&m, path, NULL))
         return SHC_SCAN_UNSURE;
     cscan c = {.g = g, .base = m.p, .last_idx = -1, .split_idx = -1};
     c.split_seen = g->text ? calloc((size_t)(g->ntests ? g->ntests : 1), 1) : NULL;
@@ -406,7 +391,7 @@ int verify_scanned(const shc_golden *g, const char *path, report *rep, shc_err *
         !(shaped || (d.results.p && *d.results.p == '['))) {
         rc = SHC_SCAN_UNSURE;
     } else if (d.family_value.p && !fam) { /* a number read as "no family": refused, as
-                                            * cmd_verify.c's tree path refuses it */
+                                            * verify_tree.c refuses it */
         rc = shc_fail(e, SHC_EFORMAT, "candidate %s: \"family\" is not a string", path);
     } else if (fam && strcmp(fam, g->family)) {
         rc = shc_fail(e, SHC_EFORMAT, "candidate %s: family \"%s\", verifying \"%s\"", path,
