@@ -103,6 +103,17 @@ static int check_field(cmp *c, const char *k, const json_t *want, const json_t *
     return same_field(k, want, got, msg, n);
 }
 
+/* One differing field into msg: every difference is listed, "; " between them, so a
+ * failure names all the fields a port got wrong, not only the first (issue 22 item 1;
+ * report_groups.c groups failures by these names). */
+static void add_diff(char *msg, size_t n, const char *one, int *ndiff)
+{
+    size_t used = *ndiff ? strlen(msg) : 0;
+    if (used < n)
+        snprintf(msg + used, n - used, "%s%s", *ndiff ? "; " : "", one);
+    (*ndiff)++;
+}
+
 /* Whether got equals expected's view at rank (rank < 0: the whole object),
  * field by field, without building the view: this runs once per rank of
  * every case, so it allocates nothing.  -1 when rank is outside the world.
@@ -111,6 +122,8 @@ static int diff_view(const json_t *exp, int64_t rank, const json_t *got, cmp *c,
                      size_t n)
 {
     size_t nfields = 0;
+    int ndiff = 0;
+    char one[512];
     const char *k;
     json_t *v;
     json_object_foreach((json_t *)exp, k, v) {
@@ -118,8 +131,8 @@ static int diff_view(const json_t *exp, int64_t rank, const json_t *got, cmp *c,
         if (!strcmp(k, "alternatives") || (per && rank >= 0))
             continue;
         nfields++;
-        if (!check_field(c, k, v, json_object_get(got, k), msg, n))
-            return 0;
+        if (!check_field(c, k, v, json_object_get(got, k), one, sizeof one))
+            add_diff(msg, n, one, &ndiff);
     }
     if (rank >= 0) {
         json_object_foreach(json_object_get(exp, "perRank"), k, v) {
@@ -129,10 +142,12 @@ static int diff_view(const json_t *exp, int64_t rank, const json_t *got, cmp *c,
                 return -1;
             }
             nfields++;
-            if (!check_field(c, k, x, json_object_get(got, k), msg, n))
-                return 0;
+            if (!check_field(c, k, x, json_object_get(got, k), one, sizeof one))
+                add_diff(msg, n, one, &ndiff);
         }
     }
+    if (ndiff)
+        return 0;
     if (json_object_size(got) == nfields)
         return 1;
     json_object_foreach((json_t *)got, k, v) {

@@ -1,10 +1,12 @@
 /*
  * report.c — see report.h.  Text and TAP lines are printed as cases finish (a long
- * run shows progress); JUnit and JSON need the counts first, so their cases are kept
+ * run shows progress), except text failures under group_failures, printed after the groups
+ * they lead with; JUnit and JSON need the counts first, so their cases are kept
  * and written at the end.  JUnit follows the common Ant/Jenkins schema (testsuites /
  * testsuite with counts / testcase with failure, error or skipped); XML text is escaped.
  * JSON: the caller's head members, the counts, and "cases": [{"case" or "family",
- * "tcId", "comment", "status", "detail"[, "seconds"]}] (cmd_report.c reads it back).
+ * "tcId", "comment", "status", "detail"[, "seconds"][, "failure"]}] (cmd_report.c reads it
+ * back; "failure" and a top-level "groups" come from report_groups.c).
  */
 #include "config.h"
 #include <errno.h>
@@ -24,11 +26,14 @@ int report_open(report *r, const report_opts *o)
     r->o = *o;
     if (o->fmt == REP_JSON || o->junit_path)
         r->cases = json_array();
+    if (o->group_failures)
+        r->fails = json_array();
     /* written whole or not at all (outfile.h): a full disk leaves no empty JUnit file */
     if (o->junit_path && !(r->junit = out_open(&r->jout, o->junit_path))) {
         json_decref(r->cases);
         json_decref(r->o.head);
-        r->cases = r->o.head = NULL;
+        json_decref(r->fails);
+        r->cases = r->o.head = r->fails = NULL;
         return -1;
     }
     return 0;
@@ -67,8 +72,31 @@ static void print_line(const report *r, const report_item *it)
         if (d && it->st != ST_NOTSUPPORTED) /* a failure's reason, or a pass's note */
             printf("#   %s\n", d);
     } else if (r->o.fmt == REP_TEXT && (is_bad(it->st) || r->o.verbose || has_note(it))) {
+        if (r->fails && is_bad(it->st))
+            return; /* kept: printed after the groups (report_close) */
         printf("%-13s %s%s%s\n", names[it->st], lab, d ? ": " : "", d ? d : "");
     }
+}
+
+/* A failure kept for the groups: its test and rank (verify names its cases "tcId N" or
+ * "tcId N rank R", verify_case_name; run gives the tcId), and the text line it would have
+ * printed. */
+static void keep_failure(report *r, const report_item *it)
+{
+    long long tc = it->tcid, rank = -1;
+    if (tc < 0 && it->name && sscanf(it->name, "tcId %lld rank %lld", &tc, &rank) < 1)
+        tc = -1;
+    char lab[512], line[1200];
+    label(it, lab, sizeof lab);
+    snprintf(line, sizeof line, "%-13s %s%s%s", names[it->st], lab, it->detail ? ": " : "",
+             it->detail ? it->detail : "");
+    json_array_append_new(r->fails, json_pack("{s:I,s:I,s:s,s:s,s:I,s:s}", "tcId",
+                                              (json_int_t)tc, "rank", (json_int_t)rank,
+                                              "status", names[it->st], "detail",
+                                              it->detail ? it->detail : "", "at",
+                                              (json_int_t)(r->cases ? (long long)json_array_size(
+                                                           r->cases) : -1),
+                                              "line", line));
 }
 
 static void count_suite(report *r, const char *name, report_status st)
@@ -120,6 +148,8 @@ void report_add(report *r, const report_item *it)
     }
     if (it->family)
         count_suite(r, it->family, it->st);
+    if (r->fails && is_bad(it->st))
+        keep_failure(r, it); /* before the case is appended: "at" is its index */
     print_line(r, it);
     if (r->cases)
         json_array_append_new(r->cases, case_json(it));
@@ -187,6 +217,19 @@ static void junit_case(FILE *f, const char *suite, const json_t *c)
     const char *tag = st == ST_NOTSUPPORTED ? "skipped" : st == ST_FAIL ? "failure" : "error";
     fprintf(f, ">\n      <%s message=\"%s\">", tag, names[st]);
     xml_escape(f, jstr(c, "detail"));
+    const json_t *fl = json_object_get(c, "failure"); /* report_groups.c: where it comes from */
+    json_t *flags = json_object_get(fl, "flags"), *inputs = json_object_get(fl, "inputs");
+    if (jstr(fl, "file")) {
+        char *fs = json_dumps(flags, JSON_COMPACT), *in = json_dumps(inputs, JSON_COMPACT);
+        fputs("\nfile: ", f);
+        xml_escape(f, jstr(fl, "file"));
+        fputs("\nflags: ", f);
+        xml_escape(f, fs ? fs : "[]");
+        fputs("\ninputs: ", f);
+        xml_escape(f, in ? in : "{}");
+        free(fs);
+        free(in);
+    }
     fprintf(f, "</%s>\n    </testcase>\n", tag);
 }
 
@@ -242,6 +285,8 @@ static int write_json(report *r)
     json_object_set_new(o, "crash", json_integer(r->n[ST_CRASH]));
     json_object_set_new(o, "timeout", json_integer(r->n[ST_TIMEOUT]));
     json_object_set_new(o, "internal_error", json_integer(r->n[ST_INTERNAL]));
+    if (r->groups)
+        json_object_set(o, "groups", r->groups);
     json_object_set(o, "cases", r->cases);
     errno = 0;
     int bad = json_dumpf(o, stdout, JSON_COMPACT) || putchar('\n') == EOF || fflush(stdout);
@@ -281,6 +326,8 @@ void report_abandon(report *r)
         out_discard(&r->jout);
     json_decref(r->cases);
     json_decref(r->o.head);
+    json_decref(r->fails);
+    json_decref(r->groups);
     free(r->suites);
     memset(r, 0, sizeof *r);
 }
@@ -299,11 +346,17 @@ int report_close(report *r)
         }
         fprintf(stderr, "%s\n", line);
     } else if (r->o.fmt == REP_TAP) {
+        if (r->groups)
+            report_print_groups(r, "# ");
         if (r->o.torch)
             printf("# judged against torch %s (%s)\n", r->o.torch,
                    r->o.torch_why ? r->o.torch_why : "");
         printf("1..%lld\n# %s\n", r->seq, line);
     } else {
+        if (r->groups)
+            report_print_groups(r, "");
+        for (size_t i = 0; i < json_array_size(r->fails); i++) /* kept: after the groups */
+            printf("%s\n", jstr(json_array_get(r->fails, i), "line"));
         print_suite_totals(r);
         if (r->o.torch)
             printf("judged against torch %s (%s)\n", r->o.torch,
@@ -318,7 +371,10 @@ int report_close(report *r)
     }
     json_decref(r->cases);
     json_decref(r->o.head);
+    json_decref(r->fails);
+    json_decref(r->groups);
     free(r->suites);
+    r->fails = r->groups = NULL;
     r->cases = r->o.head = NULL;
     r->suites = NULL;
     if (lost)

@@ -14,6 +14,7 @@
 #include "shardcheck.h"
 #include "progress.h"
 #include "outfile.h"
+#include "golden.h"
 
 typedef enum { REP_TEXT, REP_TAP, REP_JSON } report_format;
 
@@ -42,6 +43,8 @@ typedef struct report_opts {
     const char *torch;      /* the torch release judged against ("2.15"; NULL: none): JSON
                                "torch", a text and TAP line, a JUnit property */
     const char *torch_why;  /* how it was chosen (text and TAP) */
+    int group_failures;     /* keep failing cases for report_group_failures (report_groups.c):
+                               text then prints the groups first and the failures after them */
 } report_opts;
 
 /* Per-family counts, in the order families first appear. */
@@ -60,6 +63,9 @@ typedef struct report {
     report_suite *suites;
     size_t nsuites, cap;
     progress *bar;           /* NULL, or a bar counting reported cases (hidden before a line) */
+    json_t *fails;           /* group_failures: [{tcId, rank, status, detail, at (index in
+                              * cases or -1), line (text)}] in report order */
+    json_t *groups;          /* report_group_failures: {"byFlag": [...], "byField": [...]} */
 } report;
 
 /* Open a report.  Returns 0, or -1 with errno if the JUnit file cannot be created (nothing
@@ -78,6 +84,22 @@ void report_case(report *r, const char *name, report_status st, const char *deta
 int report_close(report *r);
 /* Free a report whose run ended in bad input (exit 2): no summary, no JUnit file. */
 void report_abandon(report *r);
+/* ---- failure groups (report_groups.c; issue 22 item 1) ----
+ * From a failure to its cause: every kept failure (opts.group_failures) is looked up in the
+ * golden trees t (a loaded family, shc_golden_load_family_at) for its flags, its golden file
+ * and its inputs (the group's and the test's members other than the answer), and failures
+ * are grouped by flag and by differing field, each group with its count of failing tests,
+ * the flag's note and its smallest case.  Called after the last case, before report_close,
+ * which prints the groups first (text, TAP comments), writes "groups" and each failing
+ * case's "flags", "file", "inputs" and "fields" in JSON, and the same in JUnit failures.
+ * SHC_OK, or SHC_ENOMEM. */
+int report_group_failures(report *r, const shc_golden *t);
+/* The fields a failure's detail names ("F: expected E, got G; F2: ..."), as a JSON array of
+ * strings; a detail naming none gives its kind ("missing", "rejected a valid input", ...). */
+json_t *report_detail_fields(const char *detail);
+/* Text or TAP: the groups, each line prefixed with pre ("" or "# "). */
+void report_print_groups(const report *r, const char *pre);
+
 /* Status name as docs/DESIGN.md spells it. */
 const char *report_status_name(report_status st);
 
