@@ -224,6 +224,9 @@ verify|json|-
 verify|verbose|-
 verify|manifest|-
 verify|torch-version|2.15
+verify|tcid|1
+verify|flag|EmptyTensor
+verify|answered|-
 run|backend|local
 run|family|philox-kat
 run|golden|@G2@
@@ -262,6 +265,7 @@ rng|dtype|torch-cuda multinomial --replacement|the input'"'"'s dtype: the weight
 rng|p-dtype|torch-cuda bernoulli_tensor|p'"'"'s dtype: p'"'"'s values must be exact in it and torch rejects a non-floating one (cli_rng.sh); with a p exact in both, the draws are the same
 audit plan|dtype|graph|prices the graph planner'"'"'s moves: the audit shows it only when the cheaper path changes a finding (plan shows the path it picks)
 audit plan|devices-per-host|graph|the same as --dtype: the cost model'"'"'s host size
+verify|answered|*|leaves out the tests the candidate does not answer: this candidate answers every test, so only stderr'"'"'s count (0) shows it (verify_select.sh checks a partial one)
 run|no-manifest-check|*|skips the corpus check, which an intact corpus passes anyway: it shows only on a tampered one, and in the warning on stderr (io_lifecycle.sh runs a tampered corpus with it)
 report|no-manifest-check|*|the same as run'"'"'s (io_lifecycle.sh)'
 

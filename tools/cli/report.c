@@ -78,14 +78,22 @@ static void print_line(const report *r, const report_item *it)
     }
 }
 
-/* A failure kept for the groups: its test and rank (verify names its cases "tcId N" or
- * "tcId N rank R", verify_case_name; run gives the tcId), and the text line it would have
+/* The case's test and rank: run gives the tcId; verify names its cases "tcId N" or
+ * "tcId N rank R" (verify_case_name).  -1 for none. */
+static long long item_test(const report_item *it, long long *rank)
+{
+    long long tc = it->tcid;
+    *rank = -1;
+    if (tc < 0 && it->name && sscanf(it->name, "tcId %lld rank %lld", &tc, rank) < 1)
+        tc = -1;
+    return tc;
+}
+
+/* A failure kept for the groups: its test and rank, and the text line it would have
  * printed. */
 static void keep_failure(report *r, const report_item *it)
 {
-    long long tc = it->tcid, rank = -1;
-    if (tc < 0 && it->name && sscanf(it->name, "tcId %lld rank %lld", &tc, &rank) < 1)
-        tc = -1;
+    long long rank, tc = item_test(it, &rank);
     char lab[512], line[1200];
     label(it, lab, sizeof lab);
     snprintf(line, sizeof line, "%-13s %s%s%s", names[it->st], lab, it->detail ? ": " : "",
@@ -139,6 +147,9 @@ static json_t *case_json(const report_item *it)
 
 void report_add(report *r, const report_item *it)
 {
+    long long rank;
+    if (r->o.keep && !r->o.keep(r->o.keep_ctx, item_test(it, &rank), it->st, it->detail))
+        return;
     r->n[it->st]++;
     r->seq++;
     if (r->bar) {

@@ -43,6 +43,10 @@ typedef struct report_opts {
     const char *torch;      /* the torch release judged against ("2.15"; NULL: none): JSON
                                "torch", a text and TAP line, a JUnit property */
     const char *torch_why;  /* how it was chosen (text and TAP) */
+    /* NULL, or which cases count at all (verify --tcid/--flag/--answered, verify_select.c):
+     * a case it refuses is neither printed nor counted */
+    bool (*keep)(void *ctx, long long tcid, report_status st, const char *detail);
+    void *keep_ctx;
     int group_failures;     /* keep failing cases for report_group_failures (report_groups.c):
                                text then prints the groups first and the failures after them */
 } report_opts;

@@ -100,4 +100,23 @@ int verify_parse_result(const json_t *r, size_t i, const char *path, int64_t *tc
  * per file, naming results[i]. */
 void verify_warn_old_spelling(const char *path, size_t i);
 
+/* ---- which cases a run checks (verify_select.c) ---- */
+
+typedef struct verify_select {
+    int64_t *tcids;          /* sorted: the selected tests (some) */
+    size_t n, cap;
+    bool some;               /* --tcid or --flag given: only tcids */
+    bool answered;           /* --answered: a test the candidate lacks is not checked */
+    long long unanswered;    /* ... and how many were left out so */
+} verify_select;
+/* From --tcid LIST, --flag F (NULL: not given) and --answered, for the family g (dir and
+ * rel load its trees for --flag).  SHC_EINVAL naming an unknown tcId or flag. */
+int verify_select_build(verify_select *s, const shc_golden *g, const char *dir,
+                        shc_torch_release rel, const char *tcids, const char *flag,
+                        bool answered, shc_err *e);
+bool verify_select_has(const verify_select *s, int64_t tcid);
+/* The reporter's filter (report_opts.keep) with s as its context. */
+bool verify_select_keep(void *ctx, long long tcid, report_status st, const char *detail);
+void verify_select_free(verify_select *s);
+
 #endif
