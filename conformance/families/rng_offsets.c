@@ -713,8 +713,8 @@ const shc_family shc_family_rng_offsets = {
     .gives = "per rank: shard linear index, start/end offset increments, audit findings; per random op (`shardcheck ops`): tracked, untracked or torch's rejection",
     .oracle = "torch 2.13 `OffsetBasedRNGTracker` and DTensor dispatcher on a fake process group (harness)",
     .invariants = invariants,
-    .plugin_views = plugin_views,
-    .plugin_entry = offsetof(shc_backend_v1, offsets),
-    .device_view = device_view,
+    .plugin.views = plugin_views,
+    .plugin.entry = offsetof(shc_backend_v1, offsets),
+    .cuda.device_view = device_view,
     .harness_stride = 3,
 };

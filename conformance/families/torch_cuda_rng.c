@@ -712,8 +712,8 @@ const shc_family shc_family_torch_cuda_rng = {
     .world_size = world_size,
     .gives = "torch's CUDA `rand/randn/random_/bernoulli_/bernoulli(p)/dropout/exponential_/log_normal_/geometric_/cauchy_/multinomial/randperm` per GPU profile, each case naming its API: bits (sha256 + samples), new offset",
     .oracle = "published `torch.cuda` printouts; H100 recordings of float64 normal_/exponential_ (`make check`); a GPU when one is lent (`GpuOnly` where no CPU can match)",
-    .plugin_views = plugin_views,
-    .plugin_entry = offsetof(shc_backend_v1, random_fill),
-    .device_view = device_view,
+    .plugin.views = plugin_views,
+    .plugin.entry = offsetof(shc_backend_v1, random_fill),
+    .cuda.device_view = device_view,
     .harness_stride = 0,
 };

@@ -29,7 +29,7 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include "cli.h"
-#include "golden.h"
+#include "family.h"
 #include "report.h"
 #include "certify.h"
 #include "torch_version.h"

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include "cli.h"
-#include "golden.h"
+#include "family.h"
 #include "progress.h"
 
 /* Name the family and its tests so far on the bar (every 4,096 tests: the label is a

@@ -219,7 +219,7 @@ static int run_family(run_opts *o, const shc_family *f, int64_t *seq)
     int64_t idx[CHUNK];
     /* a family that executes in lockstep under mpi says how small its batches must be,
      * so the journal stays current */
-    int64_t chunk = o->backend == BACKEND_MPI && f->mpi_batch > 0 ? f->mpi_batch
+    int64_t chunk = o->backend == BACKEND_MPI && f->mpi.batch > 0 ? f->mpi.batch
                   : o->backend == BACKEND_TORCH ? 16 : CHUNK;
     if (o->bar) {
         char label[96];
@@ -548,7 +548,7 @@ int cmd_run(int argc, char **argv)
     for (int pass = 0; pass < 2; pass++)
         for (int i = 0; fams[i] && !rc && !crashed; i++)
             if ((!o.family || !strcmp(o.family, fams[i]->name)) &&
-                pass == (o.cuda_mpi && fams[i]->dcomm_view))
+                pass == (o.cuda_mpi && fams[i]->cuda.dcomm_view))
                 rc = run_family(&o, fams[i], &seq);
     int code = EXIT_OK;
     if (printer(&o) && rc)

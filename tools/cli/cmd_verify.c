@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-#include "golden.h"
+#include "family.h"
 #include "report.h"
 #include "verify.h"
 #include "torch_version.h"

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <jansson.h>
 #include "shardcheck.h"
-#include "golden.h"
+#include "family.h"
 #include "backend_plugin.h"
 #include "progress.h"
 

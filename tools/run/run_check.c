@@ -2,15 +2,9 @@
  * run_check.c — the heart of `shardcheck run`: compute a test's per-rank
  * views on a backend inside a forked worker (so a crash becomes Crash and a
  * hang becomes Timeout after the per-case limit, never a dead or hung
- * runner), then check them: every rank against the golden view, and the SPMD
- * invariants across ranks —
- *   redistribute-data: ranks that hold replicas have identical bytes, and
- *     every rank's result equals the global tensor sliced by its layout
- *     (the oracle in testdata.c; local and plugin backends);
- *   rng-offsets: every rank's generator ends at the same offset (post-op RNG
- *     state equal), replicas start at the same offset, and distinct shards
- *     draw from disjoint Philox windows unless the case carries the flagged
- *     finding (OffsetOverlap, OffsetSameStart, OffsetOverrun).
+ * runner), then check them: the family's own check of each view (view_check), every
+ * rank against the golden view, and the family's SPMD invariants across ranks
+ * (invariants: replicas, RNG windows, ...; conformance/families/family.h).
  * Faults are injected here (SHARDCHECK_FAULT) so the Crash and Timeout paths
  * are tested for real.  Tested by conformance/tests/run_faults.sh.
  */
@@ -25,7 +19,6 @@
 #include <time.h>
 #include <unistd.h>
 #include "run.h"
-#include "redistribute_exec.h"
 #include "child_exit.h"
 
 static const char *const status_names[RUN_NSTATUS] = {"Pass", "Fail", "NotSupported", "Crash",
@@ -129,7 +122,7 @@ static run_status local_exec_views(const run_opts *o, const shc_family *f, const
         return RUN_NOTSUPPORTED;
     }
     shc_err e = {0};
-    if (!f->simulate_views(group, test, world, views, &e))
+    if (!f->local.simulate_views(group, test, world, views, &e))
         return RUN_PASS;
     snprintf(msg, n, "local backend: %s", e.msg);
     return RUN_INTERNAL;
@@ -161,7 +154,7 @@ static run_status compute_views(const run_opts *o, const shc_family *f, const js
     }
     if (o->backend == BACKEND_CUDA)
         return run_cuda_views(o, f, group, test, first, count, views, msg, n);
-    if (o->backend == BACKEND_LOCAL && f->simulate_views)
+    if (o->backend == BACKEND_LOCAL && f->local.simulate_views)
         return local_exec_views(o, f, group, test, world, views, msg, n);
     return ref_views(f, group, test, first, count, views, msg, n);
 }
@@ -326,8 +319,8 @@ static int compare_fields(const shc_family *f, const json_t *exp, int64_t rank,
                           const json_t *got, char *msg, size_t n)
 {
     json_t *want = shc_expected_view(exp, rank);
-    if (f->plugin_project)
-        f->plugin_project(want);
+    if (f->plugin.project)
+        f->plugin.project(want);
     const char *k;
     json_t *v;
     int ok = 1;
@@ -383,12 +376,9 @@ run_status run_check(const run_opts *o, const shc_family *f, const json_t *group
             snprintf(msg, n, "rank %lld: no view", (long long)r);
             return RUN_INTERNAL;
         }
-        const char *oracle = json_string_value(json_object_get(views[r], "oracleMismatch"));
-        if (oracle && !shc_test_has_flag(test, "WrongDataFinding")) {
-            snprintf(msg, n, "redistributed data differs from the global tensor: %s", oracle);
+        /* the family's own check of the view (family.h view_check), on every backend */
+        if (f->view_check && !f->view_check(test, views[r], msg, n))
             return RUN_FAIL;
-        }
-        json_object_del(views[r], "oracleMismatch");
         int ok = o->backend == BACKEND_PLUGIN ? compare_subset(f, test, r, views[r], m, sizeof m)
                : o->backend == BACKEND_TORCH ? run_torch_compare(f, test, r, views[r], m, sizeof m)
                : o->backend == BACKEND_CUDA ? run_cuda_compare(test, r, views[r], m, sizeof m)

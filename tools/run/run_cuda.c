@@ -206,7 +206,7 @@ static run_status one_view(const shc_family *f, const shc_rng_device *d, const j
 {
     shc_err e = {0};
     json_t *ref = NULL;
-    int rc = f->device_view(d, group, test, rank, view, &ref, &e);
+    int rc = f->cuda.device_view(d, group, test, rank, view, &ref, &e);
     if (rc == SHC_EUNSUPPORTED) {
         snprintf(msg, n, "%s", e.msg);
         return RUN_NOTSUPPORTED;
@@ -253,7 +253,7 @@ static int dexec_rank(shc_dcomm *dc, void *arg, shc_err *e)
 {
     dexec *x = arg;
     int64_t r = dc->host->rank;
-    return x->f->dcomm_view(shc_dexec_redistribute, dc, x->group, x->test, r, &x->views[r], e);
+    return x->f->cuda.dcomm_view(shc_dexec_redistribute, dc, x->group, x->test, r, &x->views[r], e);
 }
 
 /* One process: every rank a thread on its device, collectives host-staged over the
@@ -329,14 +329,14 @@ void run_cuda_stop(void)
 run_status run_cuda_comm_view(const run_opts *o, const shc_family *f, const json_t *group,
                               const json_t *test, json_t **view, char *msg, size_t n)
 {
-    if (!f->dcomm_view) {
+    if (!f->cuda.dcomm_view) {
         snprintf(msg, n, "no device computation for this family on the cuda backend");
         return RUN_NOTSUPPORTED;
     }
     shc_err e = {0};
     int rc = mpi_device(o, &e);
     if (!rc)
-        rc = f->dcomm_view(shc_dexec_redistribute, mpi_dc, group, test, o->rank, view, &e);
+        rc = f->cuda.dcomm_view(shc_dexec_redistribute, mpi_dc, group, test, o->rank, view, &e);
     if (!rc)
         return RUN_PASS;
     snprintf(msg, n, "rank %lld: %s", (long long)o->rank, e.msg);
@@ -347,9 +347,9 @@ run_status run_cuda_views(const run_opts *o, const shc_family *f, const json_t *
                           const json_t *test, int64_t first, int64_t count, json_t **views,
                           char *msg, size_t n)
 {
-    if (f->dcomm_view)
+    if (f->cuda.dcomm_view)
         return threads_views(o, f, group, test, first, count, views, msg, n);
-    if (!f->device_view) {
+    if (!f->cuda.device_view) {
         snprintf(msg, n, "no device computation for this family on the cuda backend");
         return RUN_NOTSUPPORTED;
     }

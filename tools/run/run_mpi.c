@@ -176,7 +176,7 @@ static run_status exec_view(const run_opts *o, const shc_family *f, const json_t
     if (o->backend == BACKEND_CUDA) /* the same, with the tensors on the device */
         return run_cuda_comm_view(o, f, group, test, view, msg, n);
     shc_err e = {0};
-    int rc = f->comm_view(o->comm, group, test, o->rank, view, &e);
+    int rc = f->mpi.comm_view(o->comm, group, test, o->rank, view, &e);
     if (!rc)
         return RUN_PASS;
     snprintf(msg, n, "rank %lld: %s", (long long)o->rank, e.msg);
@@ -203,7 +203,7 @@ static void my_outcomes(run_opts *o, const shc_family *f, const shc_golden *g,
         run_torch_outcomes(o, f, g, idx, n, all, mine);
         return;
     }
-    if (!f->comm_view) {
+    if (!f->mpi.comm_view) {
         run_views_chunk(o, f, g, idx, n, o->rank, mine);
         return;
     }
@@ -375,7 +375,7 @@ void run_mpi_lost_chunk(run_opts *o, const shc_family *f, const shc_golden *g,
 {
     if (o->rank != 0)
         return;
-    bool alone = o->backend == BACKEND_MPI && !f->comm_view;
+    bool alone = o->backend == BACKEND_MPI && !f->mpi.comm_view;
     int64_t *sub = malloc((size_t)n * sizeof *sub), m = 0;
     run_outcome *part = calloc((size_t)n, sizeof *part);
     char who[64] = "a rank";

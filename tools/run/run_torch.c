@@ -533,10 +533,10 @@ int run_torch_compare(const shc_family *f, const json_t *test, int64_t rank, con
     }
     const char *res = json_string_value(json_object_get(test, "result"));
     /* a family whose real-torch answer has another form says so (torch_view) */
-    if (!f->torch_view || (res && !strcmp(res, "invalid")))
+    if (!f->torch.view || (res && !strcmp(res, "invalid")))
         return shc_compare_view(test, rank, got, msg, n);
     const char *dev = getenv("SHARDCHECK_TORCH_DEVICE");
-    json_t *want = f->torch_view(test, rank, !(dev && !strcmp(dev, "cuda")));
+    json_t *want = f->torch.view(test, rank, !(dev && !strcmp(dev, "cuda")));
     const json_t *err = json_object_get(got, "error");
     if (!want) {
         if (err)
