@@ -64,8 +64,7 @@ typedef struct cert_opts {
 static bool per_process(const char *b)
 {
     const char *arg;
-    shc_err e = {0};
-    const run_backend *be = run_backend_find(b, &arg, &e);
+    const run_backend *be = run_backend_find(b, &arg);
     return be && be->procs == RUN_PER_RANK;
 }
 
@@ -216,9 +215,11 @@ static int validate(cert_opts *o)
     if (!o->backend)
         o->backend = "ref";
     const char *arg; /* run's own list: certify runs `run --backend B` as given */
-    shc_err e = {0};
-    if (!run_backend_find(o->backend, &arg, &e))
-        return cli_usage_error("certify", "--backend: %s", e.msg);
+    char list[256];
+    run_backend_spellings(list, sizeof list);
+    if (!run_backend_find(o->backend, &arg))
+        return cli_usage_error("certify", "--backend: '%s': expected %s", CLI_ECHO(o->backend),
+                               list);
     if (o->np && !o->run_backend)
         return cli_usage_error("certify", "--np applies to backend runs (--backend, --families)");
     int rc = parse_np(o);
@@ -365,8 +366,7 @@ static int run_row(const cert_opts *o, const shc_family *f, int np, cert_row *r,
 {
     char tag[64], stem[160], journal[256], res[4096], jun[4096], log[4096], jr[4096];
     const char *arg;
-    shc_err e = {0};
-    const run_backend *be = run_backend_find(o->backend, &arg, &e);
+    const run_backend *be = run_backend_find(o->backend, &arg);
     /* a backend spelled with an argument (a plugin's path) is named by its name */
     snprintf(tag, sizeof tag, "%s", be && be->arg_prefix ? be->name : o->backend);
     for (char *p = tag; *p; p++)

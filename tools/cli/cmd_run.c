@@ -17,7 +17,7 @@
  * reporter verify uses: text (failures, every case with --verbose, per-family
  * totals), --tap, --junit FILE, --json; the last line is always
  * "N passed, N failed, N skipped"; on a terminal, rank 0 shows a progress bar over each
- * family's cases (tools/cli/progress.h).  Exit codes (docs/DESIGN.md): 0 all passed or
+ * family's cases (tools/common/progress.h).  Exit codes (docs/DESIGN.md): 0 all passed or
  * skipped, 1 a Fail/Crash/Timeout, 2 bad usage or input (corrupt golden file,
  * bad plugin), 77 nothing ran, 99 an InternalError.
  * Tested by conformance/tests/run_mpi.sh, run_faults.sh and io_lifecycle.sh.
@@ -248,9 +248,12 @@ static int opt_backend(void *ctx, const char *b, shc_err *e)
 {
     run_opts *o = ctx;
     const char *arg;
-    const run_backend *be = run_backend_find(b, &arg, e);
-    if (!be)
-        return SHC_EINVAL;
+    const run_backend *be = run_backend_find(b, &arg);
+    if (!be) {
+        char list[256];
+        run_backend_spellings(list, sizeof list);
+        return shc_fail(e, SHC_EINVAL, "'%s': expected %s", CLI_ECHO(b), list);
+    }
     free(o->be_state);
     o->be = be;
     o->be_spec = b;

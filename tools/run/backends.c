@@ -10,7 +10,7 @@
 #include "config.h"
 #include <stdlib.h>
 #include <string.h>
-#include "cli.h"
+#include <stdio.h>
 #include "run.h"
 
 static const run_backend *const table[] = {
@@ -21,7 +21,7 @@ static const run_backend *const table[] = {
 
 const run_backend *const *run_backends(void) { return table; }
 
-const run_backend *run_backend_find(const char *spec, const char **arg, shc_err *e)
+const run_backend *run_backend_find(const char *spec, const char **arg)
 {
     for (int i = 0; table[i]; i++) {
         const run_backend *be = table[i];
@@ -36,13 +36,16 @@ const run_backend *run_backend_find(const char *spec, const char **arg, shc_err 
             return be;
         }
     }
-    char list[256] = "";
-    size_t len = 0;
-    for (int i = 0; table[i]; i++)
-        len += (size_t)snprintf(list + len, len < sizeof list ? sizeof list - len : 0, "%s%s",
-                                !i ? "" : table[i + 1] ? ", " : " or ", table[i]->usage);
-    shc_fail(e, SHC_EINVAL, "'%s': expected %s", CLI_ECHO(spec), list);
     return NULL;
+}
+
+void run_backend_spellings(char *buf, size_t n)
+{
+    size_t len = 0;
+    buf[0] = 0;
+    for (int i = 0; table[i]; i++)
+        len += (size_t)snprintf(buf + len, len < n ? n - len : 0, "%s%s",
+                                !i ? "" : table[i + 1] ? ", " : " or ", table[i]->usage);
 }
 
 bool run_backend_per_rank(const run_backend *be)

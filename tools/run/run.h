@@ -97,8 +97,10 @@ typedef struct run_backend {
 /* The backends (backends.c), NULL-ended. */
 const run_backend *const *run_backends(void);
 /* The backend --backend spec names, with its argument in *arg (the spec after arg_prefix, or
- * spec itself); NULL and SHC_EINVAL in e naming the accepted spellings. */
-const run_backend *run_backend_find(const char *spec, const char **arg, shc_err *e);
+ * spec itself); NULL when none does. */
+const run_backend *run_backend_find(const char *spec, const char **arg);
+/* "ref, local, ... or plugin:FILE.so": the accepted spellings, for the refusal. */
+void run_backend_spellings(char *buf, size_t n);
 /* Whether this process would be one rank of an mpirun job (before the job starts). */
 bool run_backend_per_rank(const run_backend *be);
 /* "mpi and torch": the backends that always run one process per rank. */
