@@ -60,7 +60,7 @@ static inline void fuzz_split(const uint8_t *data, size_t size, char sep, char *
 
 #ifdef FUZZ_WITH_GOLDEN
 #include <unistd.h>
-#include "golden.h"
+#include "family.h"
 
 /* The golden loader reads paths: each input is written to one scratch file per
  * process (in $TMPDIR, else /dev/shm where there is one: a disk file costs most of

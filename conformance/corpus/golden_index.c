@@ -165,26 +165,3 @@ int shc_golden_index_family(shc_golden *g, const char *dir, const char *family, 
     shc_golden_free(g);
     return shc_golden_load_family(g, dir, family, e);
 }
-
-json_t *shc_golden_test(const shc_golden *g, int64_t i)
-{
-    if (g->tests[i] || !g->text)
-        return g->tests[i];
-    json_error_t je;
-    /* tests[] is the cache; the pointer array itself is not const */
-    g->tests[i] = shc_json_loadb(g->text[i].test.p, g->text[i].test.n, &je);
-    if (!g->tests[i]) { /* the bytes scanned as JSON: only memory can be short here */
-        fprintf(stderr, "shardcheck: golden tcId %lld: %s\n", (long long)g->tcids[i], je.text);
-        exit(99);
-    }
-    shc_map_touched(g->text[i].test.n);
-    return g->tests[i];
-}
-
-void shc_golden_test_done(const shc_golden *g, int64_t i)
-{
-    if (!g->text || !g->tests[i])
-        return; /* the tree loaders' tests are borrowed from their roots */
-    json_decref(g->tests[i]);
-    g->tests[i] = NULL;
-}

@@ -277,71 +277,6 @@ static int index_tests(shc_golden *g, shc_err *e)
     return rc;
 }
 
-/* Open path for reading only if it is a regular file of at most SHC_MAX_JSON_BYTES:
- * O_NONBLOCK so a FIFO with no writer cannot block open(), and the type is checked
- * before a byte is read (a FIFO or /dev/zero would otherwise block or grow forever). */
-int shc_open_json_input(const char *path, int64_t *size, shc_err *e)
-{
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-        return shc_fail(e, SHC_EIO, "cannot read %s: %s", path, strerror(errno)), -1;
-    struct stat st;
-    if (fstat(fd, &st)) {
-        shc_fail(e, SHC_EIO, "cannot read %s: %s", path, strerror(errno));
-    } else if (!S_ISREG(st.st_mode)) {
-        shc_fail(e, SHC_EINVAL, "%s is not a regular file (%s): JSON is read from regular files "
-                 "only", path, S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO"
-                       : S_ISCHR(st.st_mode) ? "a character device" : "a special file");
-    } else if (st.st_size > SHC_MAX_JSON_BYTES) {
-        shc_fail(e, SHC_EINVAL, "%s is %lld bytes; the limit for a JSON input is %lld bytes "
-                 "(split the candidate by golden file)", path, (long long)st.st_size,
-                 (long long)SHC_MAX_JSON_BYTES);
-    } else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == 0) {
-        *size = st.st_size;
-        return fd;
-    } else {
-        shc_fail(e, SHC_EIO, "cannot read %s: %s", path, strerror(errno));
-    }
-    close(fd);
-    return -1;
-}
-
-char *shc_read_path(const char *path, size_t *lenp, shc_err *e)
-{
-    int64_t size = 0;
-    int fd = shc_open_json_input(path, &size, e);
-    if (fd < 0)
-        return NULL;
-    /* one byte more than the size, so a file that grew since fstat is seen (and bounded) */
-    size_t cap = (size_t)size + 1, len = 0;
-    char *buf = malloc(cap);
-    if (!buf) {
-        close(fd);
-        shc_fail(e, SHC_EINVAL, "%s: out of memory for its %lld bytes", path, (long long)size);
-        return NULL;
-    }
-    ssize_t got = 0;
-    while (len < cap && (got = read(fd, buf + len, cap - len)) != 0) {
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0)
-            break;
-        len += (size_t)got;
-    }
-    int err = got < 0 ? errno : 0;
-    close(fd);
-    if (err)
-        shc_fail(e, SHC_EIO, "error reading %s: %s", path, strerror(err));
-    else if (len > (size_t)size)
-        shc_fail(e, SHC_EIO, "%s grew while it was read", path);
-    if (err || len > (size_t)size) {
-        free(buf);
-        return NULL;
-    }
-    *lenp = len;
-    return buf;
-}
-
 void shc_json_error_name_key(const char *buf, size_t len, json_error_t *je)
 {
     size_t end = je->position > 0 ? (size_t)je->position : 0;
@@ -508,4 +443,29 @@ json_t *shc_golden_find(const shc_golden *g, int64_t tcid)
 {
     int64_t i = shc_golden_index(g, tcid);
     return i < 0 ? NULL : shc_golden_test(g, i);
+}
+
+/* The tests accessor, for either loader (the trees here, the byte index in golden_index.c,
+ * which calls down into this file, never back). */
+json_t *shc_golden_test(const shc_golden *g, int64_t i)
+{
+    if (g->tests[i] || !g->text)
+        return g->tests[i];
+    json_error_t je;
+    /* tests[] is the cache; the pointer array itself is not const */
+    g->tests[i] = shc_json_loadb(g->text[i].test.p, g->text[i].test.n, &je);
+    if (!g->tests[i]) { /* the bytes scanned as JSON: only memory can be short here */
+        fprintf(stderr, "shardcheck: golden tcId %lld: %s\n", (long long)g->tcids[i], je.text);
+        exit(99);
+    }
+    shc_map_touched(g->text[i].test.n);
+    return g->tests[i];
+}
+
+void shc_golden_test_done(const shc_golden *g, int64_t i)
+{
+    if (!g->text || !g->tests[i])
+        return; /* the tree loaders' tests are borrowed from their roots */
+    json_decref(g->tests[i]);
+    g->tests[i] = NULL;
 }

@@ -22,11 +22,14 @@
  * window, by bench/bench_verify_mbps.sh's peak RSS.
  */
 #include "config.h"
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include "golden.h"
 
 /* Live mappings, so a trim can reach them all; verify holds a handful (golden files and
@@ -67,6 +70,74 @@ static void watch_sigbus(void)
     sigaction(SIGBUS, &sa, NULL);
     done = true;
 }
+
+/* ---- reading a JSON input (golden_load.c, the candidate) ---- */
+
+/* Open path for reading only if it is a regular file of at most SHC_MAX_JSON_BYTES:
+ * O_NONBLOCK so a FIFO with no writer cannot block open(), and the type is checked
+ * before a byte is read (a FIFO or /dev/zero would otherwise block or grow forever). */
+int shc_open_json_input(const char *path, int64_t *size, shc_err *e)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return shc_fail(e, SHC_EIO, "cannot read %s: %s", path, strerror(errno)), -1;
+    struct stat st;
+    if (fstat(fd, &st)) {
+        shc_fail(e, SHC_EIO, "cannot read %s: %s", path, strerror(errno));
+    } else if (!S_ISREG(st.st_mode)) {
+        shc_fail(e, SHC_EINVAL, "%s is not a regular file (%s): JSON is read from regular files "
+                 "only", path, S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO"
+                       : S_ISCHR(st.st_mode) ? "a character device" : "a special file");
+    } else if (st.st_size > SHC_MAX_JSON_BYTES) {
+        shc_fail(e, SHC_EINVAL, "%s is %lld bytes; the limit for a JSON input is %lld bytes "
+                 "(split the candidate by golden file)", path, (long long)st.st_size,
+                 (long long)SHC_MAX_JSON_BYTES);
+    } else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == 0) {
+        *size = st.st_size;
+        return fd;
+    } else {
+        shc_fail(e, SHC_EIO, "cannot read %s: %s", path, strerror(errno));
+    }
+    close(fd);
+    return -1;
+}
+
+char *shc_read_path(const char *path, size_t *lenp, shc_err *e)
+{
+    int64_t size = 0;
+    int fd = shc_open_json_input(path, &size, e);
+    if (fd < 0)
+        return NULL;
+    /* one byte more than the size, so a file that grew since fstat is seen (and bounded) */
+    size_t cap = (size_t)size + 1, len = 0;
+    char *buf = malloc(cap);
+    if (!buf) {
+        close(fd);
+        shc_fail(e, SHC_EINVAL, "%s: out of memory for its %lld bytes", path, (long long)size);
+        return NULL;
+    }
+    ssize_t got = 0;
+    while (len < cap && (got = read(fd, buf + len, cap - len)) != 0) {
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            break;
+        len += (size_t)got;
+    }
+    int err = got < 0 ? errno : 0;
+    close(fd);
+    if (err)
+        shc_fail(e, SHC_EIO, "error reading %s: %s", path, strerror(err));
+    else if (len > (size_t)size)
+        shc_fail(e, SHC_EIO, "%s grew while it was read", path);
+    if (err || len > (size_t)size) {
+        free(buf);
+        return NULL;
+    }
+    *lenp = len;
+    return buf;
+}
+
 
 int shc_map_path(shc_map *m, const char *path, shc_err *e)
 {

@@ -714,7 +714,7 @@ const shc_family shc_family_group_ranks = {
     .world_size = world_size,
     .gives = "per-dim and flattened groups, the rank's group, sorted communicator order, seed-002 rank lists, HSDP groups",
     .oracle = "torch 2.13 DeviceMesh on a fake process group (harness)",
-    .plugin_views = plugin_views,
-    .plugin_entry = offsetof(shc_backend_v1, group),
+    .plugin.views = plugin_views,
+    .plugin.entry = offsetof(shc_backend_v1, group),
     .harness_stride = 2,
 };

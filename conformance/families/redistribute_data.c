@@ -635,6 +635,21 @@ static int dcomm_view(shc_dexec_fn dexec, struct shc_dcomm *dc, const json_t *gr
 
 /* ---- cross-rank invariants ---- */
 
+/* The runner's check of one rank's view (family.h view_check), on every backend: the
+ * executor's comparison with the global tensor ("oracleMismatch", set by the view
+ * functions above) fails the case unless it carries the finding's flag; the note is then
+ * removed, since the golden view has no such field. */
+static int view_check(const json_t *test, json_t *view, char *msg, size_t n)
+{
+    const char *oracle = json_string_value(json_object_get(view, "oracleMismatch"));
+    if (oracle && !shc_test_has_flag(test, "WrongDataFinding")) {
+        snprintf(msg, n, "redistributed data differs from the global tensor: %s", oracle);
+        return 0;
+    }
+    json_object_del(view, "oracleMismatch");
+    return 1;
+}
+
 /* Runner hook (shc_family.invariants): every rank holds the global tensor's slice (the
  * oracle note) and ranks that differ only along Replicate target dims hold equal
  * bytes.  1 when they hold, else 0 with msg. */
@@ -780,12 +795,13 @@ const shc_family shc_family_redistribute_data = {
     .world_size = world_size,
     .gives = "per rank: sha256 of the redistributed local tensor and samples",
     .oracle = "torch 2.13 LocalTensor (harness)",
+    .view_check = view_check,
     .invariants = invariants,
-    .simulate_views = simulate_views,
-    .comm_view = comm_view,
-    .dcomm_view = dcomm_view,
-    .mpi_batch = 8, /* every case runs collectives: keep a stuck batch small */
-    .plugin_views = plugin_views,
-    .plugin_entry = offsetof(shc_backend_v1, execute),
+    .local.simulate_views = simulate_views,
+    .mpi.comm_view = comm_view,
+    .cuda.dcomm_view = dcomm_view,
+    .mpi.batch = 8, /* every case runs collectives: keep a stuck batch small */
+    .plugin.views = plugin_views,
+    .plugin.entry = offsetof(shc_backend_v1, execute),
     .harness_stride = 1,
 };

@@ -814,9 +814,9 @@ const shc_family shc_family_redistribute_plan = {
     .world_size = world_size,
     .gives = "per rank: steps, logical shapes, comm kinds, trace string, collective count",
     .oracle = "torch 2.13 planners (harness)",
-    .plugin_views = shcrp_plugin_views,
-    .plugin_project = shcrp_plugin_project,
-    .torch_view = shcrp_torch_view,
-    .plugin_entry = offsetof(shc_backend_v1, plan),
+    .plugin.views = shcrp_plugin_views,
+    .plugin.project = shcrp_plugin_project,
+    .torch.view = shcrp_torch_view,
+    .plugin.entry = offsetof(shc_backend_v1, plan),
     .harness_stride = 6,
 };

@@ -1,25 +1,31 @@
 /*
  * registry.c — the list of golden families `shardcheck gen` knows.
- * Add a family by adding its line here and to families.h.
+ * Add a family by adding its line to SHC_FAMILY_LIST here (and its source file to the
+ * build).
  */
 #include "config.h"
 #include <string.h>
 #include "families.h"
 
-static const shc_family *const all[] = {
-    &shc_family_shard_layout,
-    &shc_family_group_ranks,
-    &shc_family_rng_offsets,
-    &shc_family_rng_policies,
-    &shc_family_redistribute_data,
-    &shc_family_redistribute_plan,
-    &shc_family_philox_kat,
-    &shc_family_curand_stream,
-    &shc_family_torch_cuda_rng,
-    &shc_family_threefry,
-    /* @@REGISTRY@@ — add `&shc_family_X,` lines above this marker */
-    NULL,
-};
+/* The families, one line each: X(C name) for `const shc_family shc_family_<C name>` in
+ * conformance/families/<C name>.c.  This is the only list of families. */
+#define SHC_FAMILY_LIST(X) \
+    X(shard_layout) \
+    X(group_ranks) \
+    X(rng_offsets) \
+    X(rng_policies) \
+    X(redistribute_data) \
+    X(redistribute_plan) \
+    X(philox_kat) \
+    X(curand_stream) \
+    X(torch_cuda_rng) \
+    X(threefry) \
+    /* @@REGISTRY@@ — add `X(name) \` lines above this marker */
+
+#define SHC_FAMILY_DECLARE(c) extern const shc_family shc_family_##c;
+SHC_FAMILY_LIST(SHC_FAMILY_DECLARE)
+#define SHC_FAMILY_ENTRY(c) &shc_family_##c,
+static const shc_family *const all[] = {SHC_FAMILY_LIST(SHC_FAMILY_ENTRY) NULL};
 
 const shc_family *const *shc_families(void) { return all; }
 

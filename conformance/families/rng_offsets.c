@@ -121,31 +121,6 @@ static const extra_case op_layouts[] = {
 /* ---- computing one rank ---- */
 
 
-static json_t *findings_json(const shc_rng_audit *a)
-{
-    json_t *f = json_array();
-    for (int k = 0; k < SHC_RNGF_COUNT; k++)
-        if (a->kinds & (1u << k))
-            json_array_append_new(f, json_string(shc_rng_finding_name(k)));
-    return f;
-}
-
-/* One rank's view: per-rank fields plus the case-wide ones. */
-int shcro_rank_view(const shc_mesh *m, const shc_placements *pl, const shc_shape *s,
-                    int64_t rank, const shc_rng_audit *au, json_t **out, shc_err *e)
-{
-    shc_rng_layout t;
-    shc_rng_offsets o;
-    int rc = shc_rng_layout_init(&t, m, pl, s, e);
-    if (rc || (rc = shc_rng_offsets_rank(&t, m, rank, &o, e)))
-        return rc;
-    *out = json_pack("{s:I,s:o,s:o,s:o,s:o,s:o}", "shard_linear_index",
-                     (json_int_t)o.shard_linear_index, "start_incr", shc_json_i64s(o.start_incr),
-                     "local_numel", shc_json_i64s(o.local_numel), "end_incr",
-                     shc_json_i64s(o.end_incr), "first_shard_numel",
-                     shc_json_i64s(t.first_numel), "findings", findings_json(au));
-    return SHC_OK;
-}
 
 
 /* An op case's rank view: tracked ops the tracker's (rank_view); untracked ops
@@ -713,8 +688,8 @@ const shc_family shc_family_rng_offsets = {
     .gives = "per rank: shard linear index, start/end offset increments, audit findings; per random op (`shardcheck ops`): tracked, untracked or torch's rejection",
     .oracle = "torch 2.13 `OffsetBasedRNGTracker` and DTensor dispatcher on a fake process group (harness)",
     .invariants = invariants,
-    .plugin_views = plugin_views,
-    .plugin_entry = offsetof(shc_backend_v1, offsets),
-    .device_view = device_view,
+    .plugin.views = plugin_views,
+    .plugin.entry = offsetof(shc_backend_v1, offsets),
+    .cuda.device_view = device_view,
     .harness_stride = 3,
 };

@@ -16,6 +16,36 @@
 #include "checked_math.h"
 #include "rng_offsets_data.h"
 
+/* ---- the tracker view of one rank (rng_offsets.c calls it; here so that the family file
+ * calls down into this one, never back) ---- */
+
+static json_t *findings_json(const shc_rng_audit *a)
+{
+    json_t *f = json_array();
+    for (int k = 0; k < SHC_RNGF_COUNT; k++)
+        if (a->kinds & (1u << k))
+            json_array_append_new(f, json_string(shc_rng_finding_name(k)));
+    return f;
+}
+
+/* One rank's view: per-rank fields plus the case-wide ones. */
+int shcro_rank_view(const shc_mesh *m, const shc_placements *pl, const shc_shape *s,
+                    int64_t rank, const shc_rng_audit *au, json_t **out, shc_err *e)
+{
+    shc_rng_layout t;
+    shc_rng_offsets o;
+    int rc = shc_rng_layout_init(&t, m, pl, s, e);
+    if (rc || (rc = shc_rng_offsets_rank(&t, m, rank, &o, e)))
+        return rc;
+    *out = json_pack("{s:I,s:o,s:o,s:o,s:o,s:o}", "shard_linear_index",
+                     (json_int_t)o.shard_linear_index, "start_incr", shc_json_i64s(o.start_incr),
+                     "local_numel", shc_json_i64s(o.local_numel), "end_incr",
+                     shc_json_i64s(o.end_incr), "first_shard_numel",
+                     shc_json_i64s(t.first_numel), "findings", findings_json(au));
+    return SHC_OK;
+}
+
+
 /* Random-data variant: the tracker's offsets drive a torch CUDA random op
  * (lib/rng/torch_cuda_rng.c) on each rank's local shard; expected per rank is the
  * sha256 of the local output bytes and its first elements' bits. */

@@ -8,7 +8,7 @@
 #define SHC_RNG_OFFSETS_DATA_H
 #include "families.h"
 
-/* One rank's tracker view of a layout (rng_offsets.c); *au gets the audit. */
+/* One rank's tracker view of a layout (rng_offsets_data.c); *au gets the audit. */
 int shcro_rank_view(const shc_mesh *m, const shc_placements *pl, const shc_shape *s,
                     int64_t rank, const shc_rng_audit *au, json_t **out, shc_err *e);
 /* A random-data test's view at rank: digest and first bits of the local output. */

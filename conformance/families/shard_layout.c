@@ -583,7 +583,7 @@ const shc_family shc_family_shard_layout = {
     .world_size = world_size,
     .gives = "per rank: local shape, global offset, `_StridedShard` index lists",
     .oracle = "torch 2.13 `_compute_local_shape_and_global_offset` (harness)",
-    .plugin_views = plugin_views,
-    .plugin_entry = offsetof(shc_backend_v1, layout),
+    .plugin.views = plugin_views,
+    .plugin.entry = offsetof(shc_backend_v1, layout),
     .harness_stride = 2,
 };

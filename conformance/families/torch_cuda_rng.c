@@ -198,37 +198,8 @@ static int profile_from(const json_t *group, shc_gpu_profile *g)
     return SHC_OK;
 }
 
-static json_t *elem_hex(const uint8_t *p, size_t sz)
-{
-    uint64_t v = 0;
-    memcpy(&v, p, sz);
-    char b[17];
-    snprintf(b, sizeof b, "%0*llx", (int)(2 * sz), (unsigned long long)v);
-    return json_string(b);
-}
-
 #define FULL_MAX (64ll << 20) /* hash outputs up to this many elements */
 
-void shc_tcr_encode(json_t *ex, const uint8_t *buf, int64_t n, size_t sz, const uint8_t *mask)
-{
-    if (n <= 16) {
-        json_t *a = json_array();
-        for (int64_t i = 0; i < n; i++)
-            json_array_append_new(a, elem_hex(buf + i * sz, sz));
-        json_object_set_new(ex, "bits", a);
-        return;
-    }
-    int64_t idx[8] = {0, 1, 2, 3, n / 3, n / 2, n - 2, n - 1};
-    json_object_set_new(ex, "sha256", shcr_sha256(buf, (size_t)n * sz));
-    if (mask)
-        json_object_set_new(ex, "mask_sha256", shcr_sha256(mask, (size_t)n));
-    json_t *si = json_array(), *sb = json_array();
-    for (int i = 0; i < 8; i++) {
-        json_array_append_new(si, shc_json_i64s(idx[i]));
-        json_array_append_new(sb, elem_hex(buf + idx[i] * sz, sz));
-    }
-    json_object_set_new(ex, "samples", json_pack("{s:o,s:o}", "index", si, "bits", sb));
-}
 
 /* Who computes the elements: the CPU reference, or a device (the cuda backend). */
 typedef struct filler {
@@ -285,7 +256,7 @@ static int compute_with(const filler *fl, const json_t *test, json_t **out, shc_
             uint8_t v[8];
             rc = fill(fl, seed, off, &r, idx[i], 1, v, NULL, &no, e);
             json_array_append_new(si, shc_json_i64s(idx[i]));
-            json_array_append_new(sb, elem_hex(v, sz));
+            json_array_append_new(sb, shc_tcr_elem_hex(v, sz));
         }
         json_object_set_new(ex, "samples", json_pack("{s:o,s:o}", "index", si, "bits", sb));
     }
@@ -712,8 +683,8 @@ const shc_family shc_family_torch_cuda_rng = {
     .world_size = world_size,
     .gives = "torch's CUDA `rand/randn/random_/bernoulli_/bernoulli(p)/dropout/exponential_/log_normal_/geometric_/cauchy_/multinomial/randperm` per GPU profile, each case naming its API: bits (sha256 + samples), new offset",
     .oracle = "published `torch.cuda` printouts; H100 recordings of float64 normal_/exponential_ (`make check`); a GPU when one is lent (`GpuOnly` where no CPU can match)",
-    .plugin_views = plugin_views,
-    .plugin_entry = offsetof(shc_backend_v1, random_fill),
-    .device_view = device_view,
+    .plugin.views = plugin_views,
+    .plugin.entry = offsetof(shc_backend_v1, random_fill),
+    .cuda.device_view = device_view,
     .harness_stride = 0,
 };

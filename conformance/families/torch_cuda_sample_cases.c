@@ -23,6 +23,40 @@
 #include "torch_cuda_rng.h"
 #include "torch_cuda_sample_cases.h"
 
+/* One element as 2*sz hex digits (little-endian value). */
+json_t *shc_tcr_elem_hex(const uint8_t *p, size_t sz)
+{
+    uint64_t v = 0;
+    memcpy(&v, p, sz);
+    char b[17];
+    snprintf(b, sizeof b, "%0*llx", (int)(2 * sz), (unsigned long long)v);
+    return json_string(b);
+}
+
+/* The expected object's encoding of an output (torch_cuda_sample_cases.h); also used by
+ * torch_cuda_rng.c, which calls down into this file (never the other way). */
+void shc_tcr_encode(json_t *ex, const uint8_t *buf, int64_t n, size_t sz, const uint8_t *mask)
+{
+    if (n <= 16) {
+        json_t *a = json_array();
+        for (int64_t i = 0; i < n; i++)
+            json_array_append_new(a, shc_tcr_elem_hex(buf + i * sz, sz));
+        json_object_set_new(ex, "bits", a);
+        return;
+    }
+    int64_t idx[8] = {0, 1, 2, 3, n / 3, n / 2, n - 2, n - 1};
+    json_object_set_new(ex, "sha256", shcr_sha256(buf, (size_t)n * sz));
+    if (mask)
+        json_object_set_new(ex, "mask_sha256", shcr_sha256(mask, (size_t)n));
+    json_t *si = json_array(), *sb = json_array();
+    for (int i = 0; i < 8; i++) {
+        json_array_append_new(si, shc_json_i64s(idx[i]));
+        json_array_append_new(sb, shc_tcr_elem_hex(buf + idx[i] * sz, sz));
+    }
+    json_object_set_new(ex, "samples", json_pack("{s:o,s:o}", "index", si, "bits", sb));
+}
+
+
 /* How a case's input values are made. */
 typedef enum {
     W_NONE,

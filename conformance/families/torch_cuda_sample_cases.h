@@ -23,5 +23,7 @@ void shc_tcs_notes(shc_gw *w);
 int shc_tcs_generate(shc_gw *w, shc_err *e);
 /* torch_cuda_rng.c: an output's expected encoding (bits, or sha256 + samples; mask may be NULL). */
 void shc_tcr_encode(json_t *ex, const uint8_t *buf, int64_t n, size_t sz, const uint8_t *mask);
+/* One element of sz bytes as 2*sz hex digits (its little-endian value). */
+json_t *shc_tcr_elem_hex(const uint8_t *p, size_t sz);
 
 #endif

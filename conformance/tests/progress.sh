@@ -1,5 +1,5 @@
 #!/bin/sh
-# progress.sh — progress bars (tools/cli/progress.h): gen, verify, run and certify draw one on
+# progress.sh — progress bars (tools/common/progress.h): gen, verify, run and certify draw one on
 # stderr when it is a terminal (a pty from util-linux's `script -qc`), with counts and, on a
 # run long enough to estimate, an ETA; never when stderr is piped or a file, and not on a
 # terminal with SHARDCHECK_NO_PROGRESS=1.  SHARDCHECK_PROGRESS=1 forces it without a terminal.

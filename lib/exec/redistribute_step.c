@@ -29,6 +29,62 @@
 #include "redistribute_step.h"
 #include "checked_math.h"
 
+/* ---- the steps' shared arithmetic (redistribute_exec.h), here so that the executors
+ * (redistribute_exec.c, redistribute_dev.c) call down into this file, never back ---- */
+
+/* torch.chunk of `size` into n: chunk k's start and length. */
+void shc_xt_chunk_of(int64_t size, int64_t n, int64_t k, int64_t *start, int64_t *len)
+{
+    int64_t cs = shc_ceildiv64(size, n), s = cs * k;
+    if (s > size)
+        s = size;
+    *start = s;
+    *len = (size - s < cs) ? size - s : cs;
+}
+
+int64_t shc_strided_positions(int64_t size, int64_t sf, int64_t n, int64_t k, int64_t *out)
+{
+    int64_t cnt = 0;
+    for (int64_t j = 0; j < sf; j++) {
+        int64_t ps, pl, qs, ql;
+        shc_xt_chunk_of(size, sf, j, &ps, &pl);
+        shc_xt_chunk_of(pl, n, k, &qs, &ql);
+        for (int64_t p = 0; p < ql; p++, cnt++)
+            if (out)
+                out[cnt] = ps + qs + p;
+    }
+    return cnt;
+}
+
+int shc_xt_step_group(shc_comm *c, const shc_xcase *x, const shc_plan_step *st, shc_xgroup *g,
+                      shc_err *e)
+{
+    int axes[SHC_MAX_MESH_DIMS], na = st->nmesh_dims > 1 ? st->nmesh_dims : 1;
+    for (int i = 0; i < na; i++)
+        axes[i] = st->nmesh_dims > 1 ? st->mesh_dims[i] : st->mesh_dim;
+    shc_groups gs;
+    memset(&gs, 0, sizeof gs);
+    int rc = shc_groups_for_axes(&x->mesh, axes, na, &gs, e);
+    if (rc)
+        return rc;
+    int64_t gi = shc_groups_find(&gs, c->rank);
+    if (gi < 0) {
+        shc_groups_free(&gs);
+        return shc_fail(e, SHC_EINTERNAL, "rank %lld is in no group of mesh dim %d",
+                        (long long)c->rank, st->mesh_dim);
+    }
+    g->n = (int)gs.group_size;
+    g->ranks = malloc((size_t)g->n * sizeof *g->ranks);
+    if (!g->ranks) {
+        shc_groups_free(&gs);
+        return shc_fail(e, SHC_ENOMEM, "out of memory");
+    }
+    memcpy(g->ranks, gs.ranks + gi * gs.group_size, (size_t)g->n * sizeof *g->ranks);
+    shc_groups_free(&gs);
+    return shc_comm_group_pos(c, g->ranks, g->n, &g->pos, e);
+}
+
+
 typedef struct step_ctx {
     const shc_xexec *x;
     const shc_plan_step *st;

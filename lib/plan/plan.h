@@ -186,6 +186,9 @@ int shc_plan_graph(const shc_plan_ctx *c, const shc_spec *src, const shc_spec *d
                    shc_plan *plan, shc_err *e);
 /* _optimize_transform_infos: merge consecutive steps over flattened meshes. */
 int shc_plan_merge(const shc_plan_ctx *c, shc_plan *plan, shc_err *e);
+/* Whether a step is an all-gather by _TransformInfo._comm_type_key (plan_merge.c; the
+ * audit asks it). */
+bool shc_plan_step_gathers(const shc_plan_step *st);
 /* stringify_transform_infos for the steps in plan from src; sets plan->trace. */
 int shc_plan_trace(const shc_plan_ctx *c, const shc_spec *src, shc_plan *plan, shc_err *e);
 /* Comm kinds and the collective count, from the steps (after merging). */

@@ -29,7 +29,7 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include "cli.h"
-#include "golden.h"
+#include "family.h"
 #include "report.h"
 #include "certify.h"
 #include "torch_version.h"
@@ -59,7 +59,14 @@ typedef struct cert_opts {
 
 /* ---- options ---- */
 
-static bool per_process(const char *b) { return !strcmp(b, "mpi") || !strncmp(b, "torch", 5); }
+/* Whether backend spec b runs one process per rank (the backend table says; run's own
+ * list: certify runs `run --backend B` as given). */
+static bool per_process(const char *b)
+{
+    const char *arg;
+    const run_backend *be = run_backend_find(b, &arg);
+    return be && be->procs == RUN_PER_RANK;
+}
 
 static int parse_np(cert_opts *o)
 {
@@ -78,9 +85,11 @@ static int parse_np(cert_opts *o)
                 return cli_usage_error("certify", "--np '%s': %ld is given twice", o->np, v);
         if (o->nnp == CERT_MAX_NP)
             return cli_usage_error("certify", "--np: at most %d rank counts", CERT_MAX_NP);
+        char names[64];
+        run_backend_per_rank_names(names, sizeof names);
         if (v > 1 && !per_process(o->backend))
             return cli_usage_error("certify", "--np %ld: backend %s computes every rank in one "
-                                   "process; only mpi and torch take rank counts", v, o->backend);
+                                   "process; only %s take rank counts", v, o->backend, names);
         o->np_v[o->nnp++] = (int)v;
     }
     return o->nnp ? 0 : cli_usage_error("certify", "--np '%s': no rank count", o->np);
@@ -205,11 +214,12 @@ static int validate(cert_opts *o)
         o->run_backend = 1;
     if (!o->backend)
         o->backend = "ref";
-    run_backend b; /* run's own list: certify runs `run --backend B` as given */
-    const char *pg, *plugin;
-    shc_err e = {0};
-    if (run_backend_parse(o->backend, &b, &pg, &plugin, &e))
-        return cli_usage_error("certify", "--backend: %s", e.msg);
+    const char *arg; /* run's own list: certify runs `run --backend B` as given */
+    char list[256];
+    run_backend_spellings(list, sizeof list);
+    if (!run_backend_find(o->backend, &arg))
+        return cli_usage_error("certify", "--backend: '%s': expected %s", CLI_ECHO(o->backend),
+                               list);
     if (o->np && !o->run_backend)
         return cli_usage_error("certify", "--np applies to backend runs (--backend, --families)");
     int rc = parse_np(o);
@@ -355,7 +365,10 @@ static int finish_row(const cert_opts *o, cert_row *r, int code, const char *jou
 static int run_row(const cert_opts *o, const shc_family *f, int np, cert_row *r, progress *bar)
 {
     char tag[64], stem[160], journal[256], res[4096], jun[4096], log[4096], jr[4096];
-    snprintf(tag, sizeof tag, "%s", strncmp(o->backend, "plugin:", 7) ? o->backend : "plugin");
+    const char *arg;
+    const run_backend *be = run_backend_find(o->backend, &arg);
+    /* a backend spelled with an argument (a plugin's path) is named by its name */
+    snprintf(tag, sizeof tag, "%s", be && be->arg_prefix ? be->name : o->backend);
     for (char *p = tag; *p; p++)
         *p = *p == ':' ? '-' : *p;
     snprintf(r->family, sizeof r->family, "%s", f->name);

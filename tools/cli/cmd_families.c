@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
-#include "golden.h"
+#include "family.h"
 
 enum { FMT_TEXT, FMT_MARKDOWN, FMT_HARNESS, FMT_JSON };
 

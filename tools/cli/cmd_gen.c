@@ -3,7 +3,7 @@
  * regenerate golden files from the case tables, then rewrite MANIFEST.
  * golden_regen.sh runs it into a scratch directory and demands byte-identical
  * files, which is what keeps golden/ honest (nobody edits it by hand).
- * On a terminal a progress bar (tools/cli/progress.h) counts families, naming the one being
+ * On a terminal a progress bar (tools/common/progress.h) counts families, naming the one being
  * generated and its tests so far.
  */
 #include "config.h"
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include "cli.h"
-#include "golden.h"
+#include "family.h"
 #include "progress.h"
 
 /* Name the family and its tests so far on the bar (every 4,096 tests: the label is a

@@ -17,7 +17,7 @@
  * reporter verify uses: text (failures, every case with --verbose, per-family
  * totals), --tap, --junit FILE, --json; the last line is always
  * "N passed, N failed, N skipped"; on a terminal, rank 0 shows a progress bar over each
- * family's cases (tools/cli/progress.h).  Exit codes (docs/DESIGN.md): 0 all passed or
+ * family's cases (tools/common/progress.h).  Exit codes (docs/DESIGN.md): 0 all passed or
  * skipped, 1 a Fail/Crash/Timeout, 2 bad usage or input (corrupt golden file,
  * bad plugin), 77 nothing ran, 99 an InternalError.
  * Tested by conformance/tests/run_mpi.sh, run_faults.sh and io_lifecycle.sh.
@@ -102,11 +102,11 @@ static void run_chunk(run_opts *o, const shc_family *f, const shc_golden *g, con
         fputs("shardcheck run: out of memory\n", stderr);
         exit(EXIT_INTERNAL);
     }
-    bool per_process = o->backend == BACKEND_MPI || o->backend == BACKEND_TORCH || o->cuda_mpi;
-    int64_t cap = per_process ? o->nprocs : o->max_ranks;
+    bool per_process = o->mpi_job;
+    int64_t cap = per_process ? o->nprocs * o->be->ranks_per_process : o->max_ranks;
     for (int64_t k = 0; k < n; k++) {
         out[k].world = f->world_size(g->groups[idx[k]], g->tests[idx[k]]);
-        if (o->backend == BACKEND_TORCH && out[k].world != cap) {
+        if (o->be->whole_world && out[k].world != cap) {
             /* a real DeviceMesh spans the whole torch.distributed world */
             out[k].status = RUN_NOTSUPPORTED;
             snprintf(out[k].msg, sizeof out[k].msg, "the mesh has %lld ranks, the torch job %lld",
@@ -213,14 +213,14 @@ static int run_family(run_opts *o, const shc_family *f, int64_t *seq)
                 shc_torch_release_name(SHC_TORCH_PIN_RELEASE));
     }
     int64_t n = g.ntests, *pick = NULL;
-    if (o->backend == BACKEND_TORCH && o->max_cases > 0)
+    if (o->be->whole_world && o->max_cases > 0)
         n = torch_eligible(o, f, &g, &pick);
     int64_t take = o->max_cases > 0 && o->max_cases < n ? o->max_cases : n;
     int64_t idx[CHUNK];
     /* a family that executes in lockstep under mpi says how small its batches must be,
      * so the journal stays current */
-    int64_t chunk = o->backend == BACKEND_MPI && f->mpi_batch > 0 ? f->mpi_batch
-                  : o->backend == BACKEND_TORCH ? 16 : CHUNK;
+    int64_t chunk = o->be->family_batch && f->mpi.batch > 0 ? f->mpi.batch
+                  : o->be->batch > 0 ? o->be->batch : CHUNK;
     if (o->bar) {
         char label[96];
         snprintf(label, sizeof label, "run %s", f->name);
@@ -244,40 +244,25 @@ static int run_family(run_opts *o, const shc_family *f, int64_t *seq)
 
 /* ---- options ---- */
 
-int run_backend_parse(const char *b, run_backend *out, const char **torch_pg,
-                      const char **plugin_path, shc_err *e)
-{
-    static const struct { const char *name; run_backend b; } plain[] = {
-        {"ref", BACKEND_REF}, {"local", BACKEND_LOCAL}, {"mpi", BACKEND_MPI},
-        {"cuda", BACKEND_CUDA}, {"torch", BACKEND_TORCH}, {"torch:gloo", BACKEND_TORCH},
-        {"torch:nccl", BACKEND_TORCH}};
-    for (size_t i = 0; i < sizeof plain / sizeof *plain; i++)
-        if (!strcmp(b, plain[i].name)) {
-            *out = plain[i].b;
-            if (*out == BACKEND_TORCH)
-                *torch_pg = b[5] ? b + 6 : "gloo";
-            return SHC_OK;
-        }
-    if (!strncmp(b, "plugin:", 7) && b[7]) {
-        *out = BACKEND_PLUGIN;
-        *plugin_path = b + 7;
-        return SHC_OK;
-    }
-    return shc_fail(e, SHC_EINVAL, "'%s': expected ref, local, mpi, torch[:gloo|:nccl], "
-                    "cuda or plugin:FILE.so", CLI_ECHO(b));
-}
-
-const char *run_backend_name(run_backend b)
-{
-    static const char *const names[] = {"ref", "local", "mpi", "plugin", "torch", "cuda"};
-    assert((size_t)b < sizeof names / sizeof *names);
-    return names[b];
-}
-
 static int opt_backend(void *ctx, const char *b, shc_err *e)
 {
     run_opts *o = ctx;
-    return run_backend_parse(b, &o->backend, &o->torch_backend, &o->plugin_path, e);
+    const char *arg;
+    const run_backend *be = run_backend_find(b, &arg);
+    if (!be) {
+        char list[256];
+        run_backend_spellings(list, sizeof list);
+        return shc_fail(e, SHC_EINVAL, "'%s': expected %s", CLI_ECHO(b), list);
+    }
+    free(o->be_state);
+    o->be = be;
+    o->be_spec = b;
+    o->be_state = be->state_size ? calloc(1, be->state_size) : NULL;
+    if (be->state_size && !o->be_state)
+        return shc_fail(e, SHC_ENOMEM, "--backend: out of memory");
+    if (be->configure)
+        be->configure(o, arg);
+    return SHC_OK;
 }
 
 static int parse_options(run_opts *o, int argc, char **argv)
@@ -330,12 +315,11 @@ static int parse_options(run_opts *o, int argc, char **argv)
         return cli_usage_error("run", "--verbose: not used with --%s (it lists every case)",
                                o->tap ? "tap" : "json");
     /* one process per rank: the mpirun job's size is the world, not --max-ranks */
-    bool per_process = o->backend == BACKEND_MPI || o->backend == BACKEND_TORCH ||
-                       (o->backend == BACKEND_CUDA && getenv("OMPI_COMM_WORLD_SIZE"));
+    bool per_process = run_backend_per_rank(o->be);
     if (per_process && cli_given(&cmd, "max-ranks"))
         return cli_usage_error("run", "--max-ranks: not used with --backend %s under mpirun "
                                "(the job's size is the world: mpirun -np N)",
-                               run_backend_name(o->backend));
+                               o->be->name);
     if (o->family && !shc_family_find(o->family))
         return cli_usage_error("run", "--family: '%s': no such family", CLI_ECHO(o->family));
     if (run_parse_fault(getenv("SHARDCHECK_FAULT"), &o->fault))
@@ -366,7 +350,8 @@ static int preflight(const run_opts *o, shc_err *e)
         return shc_err_prefix(e, "corpus check");
     out_inputs in = {0};
     out_inputs_tree(&in, "golden directory", o->golden, 1);
-    out_inputs_file(&in, "given as --backend plugin:FILE", o->plugin_path);
+    if (o->be->input)
+        out_inputs_file(&in, "given as --backend plugin:FILE", o->be->input(o));
     rc = out_refuse(&in, "--junit", o->junit, e);
     if (!rc)
         rc = out_refuse(&in, "--journal", o->journal_path, e);
@@ -399,51 +384,35 @@ static int agree(run_opts *o, int pre, const shc_err *e)
 #endif
 }
 
-/* The cuda backend probes its GPUs in a child (workers fork and use CUDA themselves); under
- * mpirun it runs one process per rank like mpi.  CLI_GO or the exit code (77: no GPU). */
-static int start_cuda(run_opts *o, int *argc, char ***argv, int pre, const shc_err *e)
-{
-#ifdef HAVE_MPI
-    bool under_mpirun = getenv("OMPI_COMM_WORLD_SIZE") != NULL;
-#else
-    bool under_mpirun = false;
-#endif
-    if (pre && !under_mpirun)
-        return cli_report("run", pre, e);
-    int rc = run_cuda_start(o);
-    if (rc)
-        return rc;
-#ifdef HAVE_MPI
-    if (under_mpirun) {
-        if (run_mpi_init(o, argc, argv))
-            return EXIT_INTERNAL;
-        o->cuda_mpi = true;
-        return agree(o, pre, e);
-    }
-#else
-    (void)argc;
-    (void)argv;
-#endif
-    return CLI_GO;
-}
-
-/* Start the mpi, torch or cuda job once every process has passed preflight (pre, e):
- * CLI_GO, or the exit code the run ends with. */
+/* Start the backend, and the mpirun job where it runs one process per rank, once every
+ * process has passed preflight (pre, e): CLI_GO, or the exit code the run ends with.  The
+ * backend's start runs first (cuda finds its GPUs in a child: workers fork and use CUDA
+ * themselves), its job_start once the ranks agreed (torch starts its workers). */
 static int start_job(run_opts *o, int *argc, char ***argv, int pre, const shc_err *e)
 {
-    if (o->backend == BACKEND_CUDA)
-        return start_cuda(o, argc, argv, pre, e);
-    if (o->backend != BACKEND_MPI && o->backend != BACKEND_TORCH)
-        return pre ? cli_report("run", pre, e) : CLI_GO;
+    bool job = run_backend_per_rank(o->be);
+#ifndef HAVE_MPI
+    if (o->be->procs == RUN_PER_RANK_UNDER_MPIRUN)
+        job = false; /* without MPI such a backend runs in one process */
+#endif
+    if (pre && !job)
+        return cli_report("run", pre, e);
+    int rc = o->be->start ? o->be->start(o) : 0;
+    if (rc)
+        return rc;
+    if (!job)
+        return CLI_GO;
 #ifdef HAVE_MPI
     if (run_mpi_init(o, argc, argv))
         return EXIT_INTERNAL;
-    int rc = agree(o, pre, e);
+    o->mpi_job = true;
+    rc = agree(o, pre, e);
     if (rc != CLI_GO)
         return rc;
-    rc = o->backend == BACKEND_TORCH ? run_torch_start(o) : 0;
+    rc = o->be->job_start ? o->be->job_start(o) : 0;
     if (rc) {
-        run_torch_stop(o);
+        if (o->be->stop)
+            o->be->stop(o);
         run_mpi_finish(o, 0);
         return rc;
     }
@@ -454,23 +423,19 @@ static int start_job(run_opts *o, int *argc, char ***argv, int pre, const shc_er
     if (pre)
         return cli_report("run", pre, e);
     fprintf(stderr, "shardcheck run: --backend %s: this shardcheck was built without MPI "
-            "(configure --with-mpi)\n", o->backend == BACKEND_MPI ? "mpi" : "torch");
+            "(configure --with-mpi)\n", o->be->name);
     return EXIT_SKIP;
 #endif
 }
 
 static void stop_job(run_opts *o)
 {
+    if (o->be->stop)
+        o->be->stop(o);
 #ifdef HAVE_MPI
-    if (o->backend == BACKEND_TORCH)
-        run_torch_stop(o);
-    if (o->cuda_mpi)
-        run_cuda_stop();
-    if (o->backend == BACKEND_MPI || o->backend == BACKEND_TORCH || o->cuda_mpi)
+    if (o->mpi_job)
         run_mpi_finish(o, o->lost);
 #endif
-    if (o->backend == BACKEND_PLUGIN)
-        shc_plugin_close(&o->plugin);
 }
 
 /* Rank 0's report (the same reporter as verify) and journal: CLI_GO or EXIT_USAGE. */
@@ -480,7 +445,7 @@ static int open_outputs(run_opts *o, report *rep)
         return CLI_GO;
     report_opts ro = {.fmt = o->json ? REP_JSON : o->tap ? REP_TAP : REP_TEXT, .cmd = "run",
                       .suite = "shardcheck", .junit_path = o->junit, .verbose = o->verbose,
-                      .head = json_pack("{s:s,s:I}", "backend", run_backend_name(o->backend),
+                      .head = json_pack("{s:s,s:I}", "backend", o->be->name,
                                         "ranks", (json_int_t)o->nprocs),
                       .torch = shc_torch_release_name(o->torch), .torch_why = o->torch_why};
     if (report_open(rep, &ro))
@@ -508,17 +473,17 @@ static int close_journal(run_opts *o, int code)
 
 int cmd_run(int argc, char **argv)
 {
-    run_opts o = {.timeout_s = 60,
-                  .max_ranks = 0, .nprocs = 1, .lost_rank = -1};
+    run_opts o = {.be = &run_backend_ref, .timeout_s = 60, .max_ranks = 0, .nprocs = 1,
+                  .lost_rank = -1};
     int rc = parse_options(&o, argc, argv);
     if (rc != CLI_GO)
         return rc;
     if (!o.max_ranks)
-        o.max_ranks = o.backend == BACKEND_LOCAL ? 64 : 1024;
+        o.max_ranks = o.be->max_ranks;
     shc_err e = {0};
     bool crashed = false; /* loaded only in workers: the plugin's code never runs here */
-    if (o.backend == BACKEND_PLUGIN &&
-        shc_plugin_probe(o.plugin_path, o.timeout_s, &crashed, &e) && !crashed)
+    char comment[160] = "";
+    if (o.be->probe && o.be->probe(&o, &crashed, comment, sizeof comment, &e) && !crashed)
         return cli_report("run", e.code, &e);
     shc_err pe = {0};
     int pre = (o.golden = cli_golden_dir(o.golden, &pe)) ? preflight(&o, &pe) : pe.code;
@@ -532,23 +497,19 @@ int cmd_run(int argc, char **argv)
     if ((rc = open_outputs(&o, &rep)) != CLI_GO)
         return rc;
     rc = 0;
-    if (crashed) {
-        char comment[160];
-        snprintf(comment, sizeof comment, "loading %s", o.plugin_path);
-        emit_whole(&o, "plugin", RUN_CRASH, comment, e.msg);
-    }
+    if (crashed)
+        emit_whole(&o, o.be->name, RUN_CRASH, comment, e.msg);
     int64_t seq = 0;
     progress bar = {0}; /* rank 0 on a terminal: a bar over each family's cases (the report counts) */
     if (printer(&o) && progress_enabled())
         o.bar = rep.bar = &bar;
     const shc_family *const *fams = shc_families();
-    /* cuda under mpirun: a family executing in this process (dcomm_view: CUDA and NCCL
-     * here) runs after those computed in forked workers, which could not use CUDA once
-     * this process had initialised it. */
+    /* a family the backend runs last (runs_last: cuda under mpirun, executing in this
+     * process) comes after the others */
     for (int pass = 0; pass < 2; pass++)
         for (int i = 0; fams[i] && !rc && !crashed; i++)
             if ((!o.family || !strcmp(o.family, fams[i]->name)) &&
-                pass == (o.cuda_mpi && fams[i]->dcomm_view))
+                pass == (o.be->runs_last && o.be->runs_last(&o, fams[i])))
                 rc = run_family(&o, fams[i], &seq);
     int code = EXIT_OK;
     if (printer(&o) && rc)

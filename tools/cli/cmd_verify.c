@@ -11,7 +11,7 @@
  * Fail (expected vs got), or Fail "missing" when the candidate lacks it;
  * candidate entries for unknown tcIds are failures too.  Malformed candidate
  * files are exit 2 with the entry named.  On a terminal a progress bar counts the golden
- * cases (tools/cli/progress.h).  A candidate may declare the fields
+ * cases (tools/common/progress.h).  A candidate may declare the fields
  * it computes ("fields": [...], see partial_begin): the others are NotSupported.
  * Cases are reported through report.c, the reporter `run` uses too (text, --tap,
  * --junit FILE, --json; NotSupported cases listed with --verbose).  Exit 0, 1 a
@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-#include "golden.h"
+#include "family.h"
 #include "report.h"
 #include "verify.h"
 #include "torch_version.h"

@@ -162,10 +162,10 @@ int shc_plugin_views(const shc_plugin *p, const shc_family *f, const json_t *gro
 {
     /* Each family converts its own cases (its plugin_views hook); a family
      * without one is outside ABI v1. */
-    void *const *entry = f->plugin_views
-                             ? (void *const *)((const char *)p->be + f->plugin_entry) : NULL;
+    void *const *entry = f->plugin.views
+                             ? (void *const *)((const char *)p->be + f->plugin.entry) : NULL;
     if (!entry || !*entry)
         return shc_fail(e, SHC_EUNSUPPORTED, "plugin %s: no ABI v1 entry point for family %s",
                         p->be->name ? p->be->name : p->path, f->name);
-    return f->plugin_views(p->be, group, test, world, views, e);
+    return f->plugin.views(p->be, group, test, world, views, e);
 }

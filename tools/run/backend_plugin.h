@@ -10,6 +10,7 @@
 #include <jansson.h>
 #include "shardcheck.h"
 #include "shardcheck_backend.h"
+#include "family.h"
 
 typedef struct shc_plugin {
     void *dl;

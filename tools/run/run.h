@@ -3,8 +3,9 @@
  * loop, reports), run_check.c (computing a test's per-rank views in an
  * isolated worker, comparing them with golden, the SPMD invariants),
  * run_mpi.c (one process per rank under mpirun), run_torch.c (real DTensor
- * per rank through a Python worker) and run_cuda.c (each rank's view computed on
- * a GPU).  Tested by conformance/tests/run_mpi.sh,
+ * per rank through a Python worker), run_cuda.c (each rank's view computed on
+ * a GPU), run_plugin.c (a vendor library), and the backend records and their table
+ * (run_backend, backends.c).  Tested by conformance/tests/run_mpi.sh,
  * run_faults.sh and run_torch.sh.
  */
 #ifndef SHC_RUN_H
@@ -12,22 +13,101 @@
 #include <stdio.h>
 #include <jansson.h>
 #include "shardcheck.h"
-#include "golden.h"
+#include "family.h"
 #include "backend_plugin.h"
 #include "progress.h"
 
 typedef enum { RUN_PASS, RUN_FAIL, RUN_NOTSUPPORTED, RUN_CRASH, RUN_TIMEOUT, RUN_INTERNAL,
                RUN_NSTATUS } run_status;
 
-typedef enum { BACKEND_REF, BACKEND_LOCAL, BACKEND_MPI, BACKEND_PLUGIN, BACKEND_TORCH, BACKEND_CUDA } run_backend;
+struct run_opts;
+struct run_outcome;
 
-/* The one list of --backend spellings (cmd_run.c), for run and certify alike: spec into *b,
- * with torch's process group ("gloo" by default) and a plugin's path pointing into spec;
- * SHC_EINVAL naming the accepted spellings. */
-int run_backend_parse(const char *spec, run_backend *b, const char **torch_pg,
-                      const char **plugin_path, shc_err *e);
-/* "ref", "local", "mpi", "plugin", "torch", "cuda": the name reports carry. */
-const char *run_backend_name(run_backend b);
+/* How a backend's processes map to mesh ranks. */
+typedef enum {
+    RUN_IN_PROCESS,          /* every rank in this process (forked workers) */
+    RUN_PER_RANK,            /* one process per rank: always under mpirun (mpi, torch) */
+    RUN_PER_RANK_UNDER_MPIRUN /* one process per rank when started under mpirun (cuda) */
+} run_procs;
+
+/* A backend: everything `run` (and certify, the report, the mpirun runner) asks about one
+ * value of --backend.  The table in backends.c is the only list of them; each record lives
+ * in its backend's own file.  Hooks are NULL where the backend does what the runner does
+ * by default (noted per hook). */
+typedef struct run_backend {
+    const char *name;          /* the name reports carry: "torch" */
+    const char *const *spellings; /* --backend values it takes as they are, NULL-ended */
+    const char *arg_prefix;    /* or "plugin:" followed by an argument (FILE.so) */
+    const char *usage;         /* how the accepted spellings are named: "torch[:gloo|:nccl]" */
+    run_procs procs;
+    /* Mesh ranks one process hosts under mpirun (1 for every backend today); in one
+     * process (RUN_IN_PROCESS) every rank of a mesh up to --max-ranks. */
+    int64_t ranks_per_process;
+    int64_t max_ranks;         /* --max-ranks' default in one process */
+    int batch;                 /* cases per chunk (0: the runner's 256) */
+    bool family_batch;         /* the family's mpi.batch overrides batch */
+    bool whole_world;          /* a mesh must span the whole job (torch's DeviceMesh) */
+    bool pass_note;            /* a passing compare's note is the case's message (cuda) */
+    size_t state_size;         /* its own state (run_opts.be_state), zeroed */
+    /* The argument of its spelling (spec as given) into its state; NULL: none. */
+    void (*configure)(struct run_opts *o, const char *spec);
+    /* An input file the outputs must not overwrite (the plugin); NULL: none. */
+    const char *(*input)(const struct run_opts *o);
+    /* Before anything runs, in this process: 0, or a code and e (*crashed: the probe's
+     * child died, reported as a Crash row named by *comment). */
+    int (*probe)(struct run_opts *o, bool *crashed, char *comment, size_t n, shc_err *e);
+    /* Start before the mpirun job (cuda: find the GPUs): 0 or the exit code. */
+    int (*start)(struct run_opts *o);
+    /* Start inside the mpirun job, every rank agreed (torch: its workers): 0 or the exit code. */
+    int (*job_start)(struct run_opts *o);
+    /* Stop what start and job_start started (before MPI_Finalize). */
+    void (*stop)(struct run_opts *o);
+    /* In a forked worker, before its first case (the plugin is loaded there only). */
+    int (*worker_open)(struct run_opts *o, shc_err *e);
+    /* Whether a worker's exit with this status (not 0, 3, 5) is the backend's code ending
+     * it (the plugin calling exit): a Crash. */
+    bool worker_exit_is_crash;
+    /* The views of ranks [first, first+count) of a test (a worker); NULL: the family's
+     * compute_rank on each rank. */
+    run_status (*views)(const struct run_opts *o, const shc_family *f, const json_t *group,
+                        const json_t *test, int64_t world, int64_t first, int64_t count,
+                        json_t **views, char *msg, size_t n);
+    /* A rank's view against the golden test: 1 match, 0 mismatch (msg), 2 NotSupported
+     * (msg); NULL: shc_compare_view. */
+    int (*compare)(const shc_family *f, const json_t *test, int64_t rank, json_t *got,
+                   char *msg, size_t n);
+    /* Under mpirun, this rank's outcomes for a chunk when the backend computes them itself
+     * (torch: its worker); NULL: the runner's (forked workers, or the family's comm_view). */
+    void (*job_outcomes)(struct run_opts *o, const shc_family *f, const shc_golden *g,
+                         const int64_t *idx, int64_t n, const struct run_outcome *all,
+                         struct run_outcome *mine);
+    /* Under mpirun, a family with an mpi.comm_view hook: this rank's view executed over the
+     * job's communicator; NULL: the case is computed in a forked worker. */
+    run_status (*comm_view)(const struct run_opts *o, const shc_family *f,
+                            const json_t *group, const json_t *test, json_t **view,
+                            char *msg, size_t n);
+    /* Whether rank 0 may compute a family's cases alone once a rank is lost (they run
+     * in forked workers, needing no other rank); NULL: never. */
+    bool (*alone)(const shc_family *f);
+    /* Whether the family's cases run after the others (computed in this process, which
+     * the forked workers of the others could not share: cuda under mpirun). */
+    bool (*runs_last)(const struct run_opts *o, const shc_family *f);
+} run_backend;
+
+/* The backends (backends.c), NULL-ended. */
+const run_backend *const *run_backends(void);
+/* The backend --backend spec names, with its argument in *arg (the spec after arg_prefix, or
+ * spec itself); NULL when none does. */
+const run_backend *run_backend_find(const char *spec, const char **arg);
+/* "ref, local, ... or plugin:FILE.so": the accepted spellings, for the refusal. */
+void run_backend_spellings(char *buf, size_t n);
+/* Whether this process would be one rank of an mpirun job (before the job starts). */
+bool run_backend_per_rank(const run_backend *be);
+/* "mpi and torch": the backends that always run one process per rank. */
+void run_backend_per_rank_names(char *buf, size_t n);
+/* Every backend's record, in its own file. */
+extern const run_backend run_backend_ref, run_backend_local, run_backend_mpi,
+    run_backend_plugin, run_backend_torch, run_backend_cuda;
 
 /* A fault to inject (SHARDCHECK_FAULT=kill:RANK:TCID, hang:RANK:TCID, or stop:RANK:TCID:
  * under mpirun the rank's MPI process itself stops (SIGSTOP) before the chunk holding the
@@ -38,9 +118,9 @@ typedef struct run_fault {
 } run_fault;
 
 typedef struct run_opts {
-    run_backend backend;
-    const char *plugin_path;
-    const char *torch_backend; /* torch: "gloo" (default) or "nccl" (run_torch.c) */
+    const run_backend *be;   /* --backend (backends.c) */
+    void *be_state;          /* its own state (be->state_size bytes) */
+    const char *be_spec;     /* --backend as given */
     const char *family;      /* NULL: every registered family */
     const char *golden;      /* golden directory */
     int tap, json, verbose;
@@ -48,17 +128,16 @@ typedef struct run_opts {
     struct report *rep;      /* rank 0: where results go (report.h); NULL elsewhere */
     double timeout_s;        /* per case */
     int64_t max_cases;       /* per family, 0 = all */
-    int64_t max_ranks;       /* local backend: largest simulated world */
+    int64_t max_ranks;       /* in one process: largest simulated world */
     run_fault fault;
-    shc_plugin plugin;
+    /* the mpirun job (run_mpi.c), for every backend that runs one process per rank */
+    bool mpi_job;            /* this process is one rank of it */
     int64_t rank, nprocs;    /* this process under mpi; 0 and 1 otherwise */
-    shc_comm *comm;          /* mpi: the communicator redistribute-data executes on */
+    shc_comm *comm;          /* the job's communicator (families' comm_view; cuda staging) */
     int lost;                /* mpi: a rank stopped answering; no case needing it runs again */
     int64_t lost_rank;       /* mpi: the first rank found not answering (-1: not known) */
     int64_t lost_tc;         /* ... and the case it was found in */
     int no_manifest_check;   /* --no-manifest-check: the corpus is not checked (warned) */
-    int cuda_devices;        /* cuda: visible devices (rank r uses r % cuda_devices) */
-    bool cuda_mpi;           /* cuda under mpirun: one process per rank, as mpi */
     const char *journal_path;
     FILE *journal;           /* --journal: one line per case as it finishes (rank 0) */
     progress *bar;           /* rank 0: the terminal's progress bar over a family's cases */

@@ -2,15 +2,9 @@
  * run_check.c — the heart of `shardcheck run`: compute a test's per-rank
  * views on a backend inside a forked worker (so a crash becomes Crash and a
  * hang becomes Timeout after the per-case limit, never a dead or hung
- * runner), then check them: every rank against the golden view, and the SPMD
- * invariants across ranks —
- *   redistribute-data: ranks that hold replicas have identical bytes, and
- *     every rank's result equals the global tensor sliced by its layout
- *     (the oracle in testdata.c; local and plugin backends);
- *   rng-offsets: every rank's generator ends at the same offset (post-op RNG
- *     state equal), replicas start at the same offset, and distinct shards
- *     draw from disjoint Philox windows unless the case carries the flagged
- *     finding (OffsetOverlap, OffsetSameStart, OffsetOverrun).
+ * runner), then check them: the family's own check of each view (view_check), every
+ * rank against the golden view, and the family's SPMD invariants across ranks
+ * (invariants: replicas, RNG windows, ...; conformance/families/family.h).
  * Faults are injected here (SHARDCHECK_FAULT) so the Crash and Timeout paths
  * are tested for real.  Tested by conformance/tests/run_faults.sh.
  */
@@ -25,7 +19,6 @@
 #include <time.h>
 #include <unistd.h>
 #include "run.h"
-#include "redistribute_exec.h"
 #include "child_exit.h"
 
 static const char *const status_names[RUN_NSTATUS] = {"Pass", "Fail", "NotSupported", "Crash",
@@ -129,7 +122,7 @@ static run_status local_exec_views(const run_opts *o, const shc_family *f, const
         return RUN_NOTSUPPORTED;
     }
     shc_err e = {0};
-    if (!f->simulate_views(group, test, world, views, &e))
+    if (!f->local.simulate_views(group, test, world, views, &e))
         return RUN_PASS;
     snprintf(msg, n, "local backend: %s", e.msg);
     return RUN_INTERNAL;
@@ -152,19 +145,33 @@ static run_status compute_views(const run_opts *o, const shc_family *f, const js
                                 json_t **views, char *msg, size_t n)
 {
     run_inject(o, test, first, count);
-    if (o->backend == BACKEND_PLUGIN) {
-        shc_err e = {0};
-        int rc = shc_plugin_views(&o->plugin, f, group, test, world, views, &e);
-        if (rc)
-            snprintf(msg, n, "%s", e.msg);
-        return rc == SHC_EUNSUPPORTED ? RUN_NOTSUPPORTED : rc ? RUN_INTERNAL : RUN_PASS;
-    }
-    if (o->backend == BACKEND_CUDA)
-        return run_cuda_views(o, f, group, test, first, count, views, msg, n);
-    if (o->backend == BACKEND_LOCAL && f->simulate_views)
+    if (o->be->views)
+        return o->be->views(o, f, group, test, world, first, count, views, msg, n);
+    return ref_views(f, group, test, first, count, views, msg, n);
+}
+
+/* The local backend: a family that executes for real (simulate_views) on simulated ranks,
+ * any other through compute_rank. */
+static run_status local_views(const run_opts *o, const shc_family *f, const json_t *group,
+                              const json_t *test, int64_t world, int64_t first, int64_t count,
+                              json_t **views, char *msg, size_t n)
+{
+    if (f->local.simulate_views)
         return local_exec_views(o, f, group, test, world, views, msg, n);
     return ref_views(f, group, test, first, count, views, msg, n);
 }
+
+static const char *const ref_spellings[] = {"ref", NULL};
+const run_backend run_backend_ref = {
+    .name = "ref", .spellings = ref_spellings, .usage = "ref", .procs = RUN_IN_PROCESS,
+    .ranks_per_process = 1, .max_ranks = 1024,
+};
+
+static const char *const local_spellings[] = {"local", NULL};
+const run_backend run_backend_local = {
+    .name = "local", .spellings = local_spellings, .usage = "local", .procs = RUN_IN_PROCESS,
+    .ranks_per_process = 1, .max_ranks = 64, .views = local_views,
+};
 
 /* ---- the worker ---- */
 
@@ -185,7 +192,7 @@ static void chunk_child(const run_opts *o, const shc_family *f, const shc_golden
         shc_child_exit(5);
     run_opts mine = *o; /* the plugin is opened here, never in the runner's own process */
     shc_err pe = {0};
-    if (o->backend == BACKEND_PLUGIN && shc_plugin_open(&mine.plugin, o->plugin_path, &pe)) {
+    if (o->be->worker_open && o->be->worker_open(&mine, &pe)) {
         run_outcome bad = {.status = RUN_INTERNAL};
         snprintf(bad.msg, sizeof bad.msg, "worker: %s", pe.msg);
         char *text = run_outcome_dump(&bad);
@@ -301,7 +308,7 @@ void run_views_chunk(const run_opts *o, const shc_family *f, const shc_golden *g
             oc->status = RUN_CRASH;
             snprintf(oc->msg, sizeof oc->msg, "ranks %lld..%lld: worker died with signal %d (%s)",
                      (long long)a, (long long)b, WTERMSIG(st), strsignal(WTERMSIG(st)));
-        } else if (o->backend == BACKEND_PLUGIN && WIFEXITED(st) && WEXITSTATUS(st) != 3 &&
+        } else if (o->be->worker_exit_is_crash && WIFEXITED(st) && WEXITSTATUS(st) != 3 &&
                    WEXITSTATUS(st) != 5) {
             /* the worker itself ends only with 0 after its last answer, or 3/5 on a broken
              * pipe: anything else before an answer is the plugin calling exit() */
@@ -319,59 +326,6 @@ void run_views_chunk(const run_opts *o, const shc_family *f, const shc_golden *g
 
 /* ---- checking ---- */
 
-
-/* Plugins answer only the fields the ABI covers: compare those with the view of
- * expected exp (projected to the ABI's form where the family's fields are beyond it). */
-static int compare_fields(const shc_family *f, const json_t *exp, int64_t rank,
-                          const json_t *got, char *msg, size_t n)
-{
-    json_t *want = shc_expected_view(exp, rank);
-    if (f->plugin_project)
-        f->plugin_project(want);
-    const char *k;
-    json_t *v;
-    int ok = 1;
-    json_object_foreach((json_t *)got, k, v) {
-        json_t *w = json_object_get(want, k);
-        if (!w || !json_equal(w, v)) {
-            char *a = w ? json_dumps(w, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
-            char *b = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-            snprintf(msg, n, "%s: expected %.200s, got %.200s", k, a ? a : "(missing)",
-                     b ? b : "?");
-            free(a), free(b);
-            ok = 0;
-            break;
-        }
-    }
-    json_decref(want);
-    return ok;
-}
-
-/* An "acceptable" test also passes when an alternative's fields match. */
-static int compare_subset(const shc_family *f, const json_t *test, int64_t rank,
-                          const json_t *got, char *msg, size_t n)
-{
-    const json_t *exp = json_object_get(test, "expected");
-    const char *res = json_string_value(json_object_get(test, "result"));
-    if (res && !strcmp(res, "invalid")) {
-        if (json_object_get(got, "error"))
-            return 1;
-        snprintf(msg, n, "an invalid case was accepted");
-        return 0;
-    }
-    if (compare_fields(f, exp, rank, got, msg, n))
-        return 1;
-    size_t i;
-    const json_t *alt;
-    char m[8];
-    json_array_foreach(json_object_get(exp, "alternatives"), i, alt)
-        if (compare_fields(f, alt, rank, got, m, sizeof m))
-            return 1;
-    return 0;
-}
-
-
-
 run_status run_check(const run_opts *o, const shc_family *f, const json_t *group,
                      const json_t *test, int64_t world, json_t *const *views, char *msg,
                      size_t n)
@@ -383,21 +337,16 @@ run_status run_check(const run_opts *o, const shc_family *f, const json_t *group
             snprintf(msg, n, "rank %lld: no view", (long long)r);
             return RUN_INTERNAL;
         }
-        const char *oracle = json_string_value(json_object_get(views[r], "oracleMismatch"));
-        if (oracle && !shc_test_has_flag(test, "WrongDataFinding")) {
-            snprintf(msg, n, "redistributed data differs from the global tensor: %s", oracle);
+        /* the family's own check of the view (family.h view_check), on every backend */
+        if (f->view_check && !f->view_check(test, views[r], msg, n))
             return RUN_FAIL;
-        }
-        json_object_del(views[r], "oracleMismatch");
-        int ok = o->backend == BACKEND_PLUGIN ? compare_subset(f, test, r, views[r], m, sizeof m)
-               : o->backend == BACKEND_TORCH ? run_torch_compare(f, test, r, views[r], m, sizeof m)
-               : o->backend == BACKEND_CUDA ? run_cuda_compare(test, r, views[r], m, sizeof m)
-                                             : shc_compare_view(test, r, views[r], m, sizeof m);
+        int ok = o->be->compare ? o->be->compare(f, test, r, views[r], m, sizeof m)
+                                : shc_compare_view(test, r, views[r], m, sizeof m);
         if (ok == 2) { /* cuda: a GpuOnly value the golden's CPU model of CUDA math misses */
             snprintf(msg, n, "rank %lld: %s", (long long)r, m);
             return RUN_NOTSUPPORTED;
         }
-        if (ok && o->backend == BACKEND_CUDA && m[0]) /* the profile the check used */
+        if (ok && o->be->pass_note && m[0]) /* cuda: the profile the check used */
             snprintf(msg, n, "%s", m);
         if (!ok) {
             snprintf(msg, n, "rank %lld: %s", (long long)r, m);

@@ -47,6 +47,11 @@
 
 #define SKIP_PREFIX "shardcheck run: --backend cuda: skipped: "
 
+/* The cuda backend's own state: how many devices it found (rank r uses r % devices). */
+typedef struct cuda_state { int devices; } cuda_state;
+
+static inline cuda_state *cuda_state_of(const run_opts *o) { return o->be_state; }
+
 #ifndef HAVE_CUDA
 int run_cuda_start(run_opts *o)
 {
@@ -167,7 +172,7 @@ static int start_emulated(run_opts *o, const char *spec)
         fprintf(stderr, "shardcheck run: SHARDCHECK_CUDA_EMULATE: %s\n", e.msg);
         return EXIT_USAGE;
     }
-    o->cuda_devices = 1;
+    cuda_state_of(o)->devices = 1;
     char label[96];
     profile_label(&g, label, sizeof label);
     fprintf(stderr, "shardcheck run: --backend cuda: no GPU used: SHARDCHECK_CUDA_EMULATE runs the "
@@ -180,8 +185,8 @@ int run_cuda_start(run_opts *o)
     if (emulated())
         return start_emulated(o, emulated());
     char why[512] = "";
-    o->cuda_devices = probe(why, sizeof why);
-    if (o->cuda_devices > 0) { /* the profiles the views are computed and checked with */
+    int devices = cuda_state_of(o)->devices = probe(why, sizeof why);
+    if (devices > 0) { /* the profiles the views are computed and checked with */
         fprintf(stderr, "shardcheck run: --backend cuda: %s\n", why);
         return 0;
     }
@@ -206,7 +211,7 @@ static run_status one_view(const shc_family *f, const shc_rng_device *d, const j
 {
     shc_err e = {0};
     json_t *ref = NULL;
-    int rc = f->device_view(d, group, test, rank, view, &ref, &e);
+    int rc = f->cuda.device_view(d, group, test, rank, view, &ref, &e);
     if (rc == SHC_EUNSUPPORTED) {
         snprintf(msg, n, "%s", e.msg);
         return RUN_NOTSUPPORTED;
@@ -235,7 +240,7 @@ static int open_device(const run_opts *o, int64_t rank, shc_xdev **out, shc_err 
 {
     if (emulated())
         return shc_xdev_emu_open(0, SHC_RK_BLOCK, out, e);
-    return shc_cuda_xdev_open((int)(rank % o->cuda_devices), out, e);
+    return shc_cuda_xdev_open((int)(rank % cuda_state_of(o)->devices), out, e);
 }
 
 static int open_for_thread(void *arg, int64_t rank, shc_xdev **out, shc_err *e)
@@ -253,7 +258,7 @@ static int dexec_rank(shc_dcomm *dc, void *arg, shc_err *e)
 {
     dexec *x = arg;
     int64_t r = dc->host->rank;
-    return x->f->dcomm_view(shc_dexec_redistribute, dc, x->group, x->test, r, &x->views[r], e);
+    return x->f->cuda.dcomm_view(shc_dexec_redistribute, dc, x->group, x->test, r, &x->views[r], e);
 }
 
 /* One process: every rank a thread on its device, collectives host-staged over the
@@ -298,7 +303,7 @@ static int mpi_device(const run_opts *o, shc_err *e)
     char why[300] = "ranks share a GPU";
     if (emulated()) {
         snprintf(why, sizeof why, "SHARDCHECK_CUDA_EMULATE");
-    } else if (o->nprocs <= o->cuda_devices) {
+    } else if (o->nprocs <= cuda_state_of(o)->devices) {
         shc_err ne = {0};
         if (!shc_cuda_nccl_new(o->comm, mpi_dev, &mpi_dc, &ne)) {
             if (o->rank == 0)
@@ -329,14 +334,14 @@ void run_cuda_stop(void)
 run_status run_cuda_comm_view(const run_opts *o, const shc_family *f, const json_t *group,
                               const json_t *test, json_t **view, char *msg, size_t n)
 {
-    if (!f->dcomm_view) {
+    if (!f->cuda.dcomm_view) {
         snprintf(msg, n, "no device computation for this family on the cuda backend");
         return RUN_NOTSUPPORTED;
     }
     shc_err e = {0};
     int rc = mpi_device(o, &e);
     if (!rc)
-        rc = f->dcomm_view(shc_dexec_redistribute, mpi_dc, group, test, o->rank, view, &e);
+        rc = f->cuda.dcomm_view(shc_dexec_redistribute, mpi_dc, group, test, o->rank, view, &e);
     if (!rc)
         return RUN_PASS;
     snprintf(msg, n, "rank %lld: %s", (long long)o->rank, e.msg);
@@ -347,14 +352,15 @@ run_status run_cuda_views(const run_opts *o, const shc_family *f, const json_t *
                           const json_t *test, int64_t first, int64_t count, json_t **views,
                           char *msg, size_t n)
 {
-    if (f->dcomm_view)
+    if (f->cuda.dcomm_view)
         return threads_views(o, f, group, test, first, count, views, msg, n);
-    if (!f->device_view) {
+    if (!f->cuda.device_view) {
         snprintf(msg, n, "no device computation for this family on the cuda backend");
         return RUN_NOTSUPPORTED;
     }
     for (int64_t i = 0; i < count; i++) {
-        shc_rng_device d = {.index = (int)((first + i) % o->cuda_devices), .fill = device_fill};
+        shc_rng_device d = {.index = (int)((first + i) % cuda_state_of(o)->devices),
+                            .fill = device_fill};
         shc_err e = {0};
         if (emulated()) {
             d.fill = emulated_fill;
@@ -413,3 +419,41 @@ int run_cuda_compare(const json_t *test, int64_t rank, json_t *got, char *msg, s
     json_decref(meta);
     return ok;
 }
+
+/* ---- the cuda backend's record ---- */
+
+static void cuda_stop(run_opts *o)
+{
+    if (o->mpi_job)
+        run_cuda_stop();
+}
+
+static run_status cuda_views(const run_opts *o, const shc_family *f, const json_t *group,
+                             const json_t *test, int64_t world, int64_t first, int64_t count,
+                             json_t **views, char *msg, size_t n)
+{
+    return run_cuda_views(o, f, group, test, first, count, views, msg, n);
+}
+
+static int cuda_compare(const shc_family *f, const json_t *test, int64_t rank, json_t *got,
+                        char *msg, size_t n)
+{
+    return run_cuda_compare(test, rank, got, msg, n);
+}
+
+/* Under mpirun a family executing in this process (cuda.dcomm_view: CUDA and NCCL here)
+ * runs after those computed in forked workers, which could not use CUDA once this process
+ * had initialised it. */
+static bool cuda_runs_last(const run_opts *o, const shc_family *f)
+{
+    return o->mpi_job && f->cuda.dcomm_view;
+}
+
+static const char *const cuda_spellings[] = {"cuda", NULL};
+const run_backend run_backend_cuda = {
+    .name = "cuda", .spellings = cuda_spellings, .usage = "cuda",
+    .procs = RUN_PER_RANK_UNDER_MPIRUN, .ranks_per_process = 1, .max_ranks = 1024,
+    .pass_note = true, .state_size = sizeof(cuda_state), .start = run_cuda_start,
+    .stop = cuda_stop, .views = cuda_views, .compare = cuda_compare,
+    .comm_view = run_cuda_comm_view, .runs_last = cuda_runs_last,
+};

@@ -19,6 +19,7 @@
  * Tested by conformance/tests/run_mpi.sh and run_faults.sh.
  */
 #include "config.h"
+#include "run.h"
 #ifdef HAVE_MPI
 #include <mpi.h>
 #include <signal.h>
@@ -170,13 +171,11 @@ int64_t run_mpi_first_failing(run_opts *o, bool failed)
 
 /* A family with a comm_view hook (redistribute-data) executes this rank's part
  * over MPI; a communicator timeout names itself "mpi: timeout". */
-static run_status exec_view(const run_opts *o, const shc_family *f, const json_t *group,
-                            const json_t *test, json_t **view, char *msg, size_t n)
+static run_status mpi_comm_view(const run_opts *o, const shc_family *f, const json_t *group,
+                                const json_t *test, json_t **view, char *msg, size_t n)
 {
-    if (o->backend == BACKEND_CUDA) /* the same, with the tensors on the device */
-        return run_cuda_comm_view(o, f, group, test, view, msg, n);
     shc_err e = {0};
-    int rc = f->comm_view(o->comm, group, test, o->rank, view, &e);
+    int rc = f->mpi.comm_view(o->comm, group, test, o->rank, view, &e);
     if (!rc)
         return RUN_PASS;
     snprintf(msg, n, "rank %lld: %s", (long long)o->rank, e.msg);
@@ -199,11 +198,11 @@ static void my_outcomes(run_opts *o, const shc_family *f, const shc_golden *g,
         if (all[k].status == RUN_NOTSUPPORTED || o->rank >= all[k].world)
             mine[k].status = RUN_NOTSUPPORTED;
     }
-    if (o->backend == BACKEND_TORCH) {
-        run_torch_outcomes(o, f, g, idx, n, all, mine);
+    if (o->be->job_outcomes) { /* torch: its worker */
+        o->be->job_outcomes(o, f, g, idx, n, all, mine);
         return;
     }
-    if (!f->comm_view) {
+    if (!f->mpi.comm_view || !o->be->comm_view) {
         run_views_chunk(o, f, g, idx, n, o->rank, mine);
         return;
     }
@@ -240,8 +239,8 @@ static void my_outcomes(run_opts *o, const shc_family *f, const shc_golden *g,
         if (mine[k].status == RUN_NOTSUPPORTED)
             continue;
         mine[k].views = calloc(1, sizeof *mine[k].views);
-        mine[k].status = exec_view(o, f, g->groups[idx[k]], g->tests[idx[k]], mine[k].views,
-                                   mine[k].msg, sizeof mine[k].msg);
+        mine[k].status = o->be->comm_view(o, f, g->groups[idx[k]], g->tests[idx[k]],
+                                          mine[k].views, mine[k].msg, sizeof mine[k].msg);
         if (mine[k].status == RUN_TIMEOUT) {
             broken = tc;
             if (!o->lost)
@@ -375,7 +374,7 @@ void run_mpi_lost_chunk(run_opts *o, const shc_family *f, const shc_golden *g,
 {
     if (o->rank != 0)
         return;
-    bool alone = o->backend == BACKEND_MPI && !f->comm_view;
+    bool alone = o->be->alone && o->be->alone(f);
     int64_t *sub = malloc((size_t)n * sizeof *sub), m = 0;
     run_outcome *part = calloc((size_t)n, sizeof *part);
     char who[64] = "a rank";
@@ -412,3 +411,18 @@ void run_mpi_lost_chunk(run_opts *o, const shc_family *f, const shc_golden *g,
     free(part);
 }
 #endif
+
+/* ---- the mpi backend's record ---- */
+
+/* Its cases run in forked workers (no comm_view): rank 0 can compute those alone. */
+static bool mpi_alone(const shc_family *f) { return !f->mpi.comm_view; }
+
+static const char *const mpi_spellings[] = {"mpi", NULL};
+const run_backend run_backend_mpi = {
+    .name = "mpi", .spellings = mpi_spellings, .usage = "mpi", .procs = RUN_PER_RANK,
+    .ranks_per_process = 1, .max_ranks = 1024, .family_batch = true,
+#ifdef HAVE_MPI
+    .comm_view = mpi_comm_view,
+#endif
+    .alone = mpi_alone,
+};

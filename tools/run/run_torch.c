@@ -26,6 +26,20 @@
 #include <string.h>
 #include "cli.h"
 #include "run.h"
+/* The torch backend's own state: the process group (--backend torch[:gloo|:nccl]). */
+typedef struct torch_state { const char *pg; } torch_state;
+
+static void torch_configure(run_opts *o, const char *spec)
+{
+    ((torch_state *)o->be_state)->pg = spec[5] ? spec + 6 : "gloo";
+}
+
+static inline const char *torch_pg(const run_opts *o)
+{
+    const torch_state *t = o->be_state;
+    return t && t->pg ? t->pg : "gloo";
+}
+
 /* run_torch_compare (the last function) is built without MPI too: only the worker code
  * needs MPI and the sockets (conformance/tests/build_without_mpi.sh checks it compiles) */
 #ifdef HAVE_MPI
@@ -180,7 +194,7 @@ static int spawn(const run_opts *o, const char *addr, int port)
         setenv("MASTER_ADDR", addr, 1);
         setenv_ll("MASTER_PORT", port);
         setenv_ll("SHARDCHECK_TORCH_TIMEOUT", (long long)o->timeout_s + 30);
-        setenv("SHARDCHECK_TORCH_BACKEND", o->torch_backend ? o->torch_backend : "gloo", 1);
+        setenv("SHARDCHECK_TORCH_BACKEND", torch_pg(o), 1);
         /* the release the run judges against: the worker checks its torch is that one */
         setenv("SHARDCHECK_TORCH_VERSION", shc_torch_release_name(o->torch), 1);
         setenv("SHARDCHECK_TORCH_PATCH", shc_torch_release_get(o->torch)->patch, 1);
@@ -533,10 +547,10 @@ int run_torch_compare(const shc_family *f, const json_t *test, int64_t rank, con
     }
     const char *res = json_string_value(json_object_get(test, "result"));
     /* a family whose real-torch answer has another form says so (torch_view) */
-    if (!f->torch_view || (res && !strcmp(res, "invalid")))
+    if (!f->torch.view || (res && !strcmp(res, "invalid")))
         return shc_compare_view(test, rank, got, msg, n);
     const char *dev = getenv("SHARDCHECK_TORCH_DEVICE");
-    json_t *want = f->torch_view(test, rank, !(dev && !strcmp(dev, "cuda")));
+    json_t *want = f->torch.view(test, rank, !(dev && !strcmp(dev, "cuda")));
     const json_t *err = json_object_get(got, "error");
     if (!want) {
         if (err)
@@ -557,3 +571,20 @@ int run_torch_compare(const shc_family *f, const json_t *test, int64_t rank, con
     json_decref(want);
     return ok;
 }
+
+static int torch_compare(const shc_family *f, const json_t *test, int64_t rank, json_t *got,
+                         char *msg, size_t n)
+{
+    return run_torch_compare(f, test, rank, got, msg, n);
+}
+
+static const char *const torch_spellings[] = {"torch", "torch:gloo", "torch:nccl", NULL};
+const run_backend run_backend_torch = {
+    .name = "torch", .spellings = torch_spellings, .usage = "torch[:gloo|:nccl]",
+    .procs = RUN_PER_RANK, .ranks_per_process = 1, .max_ranks = 1024, .batch = 16,
+    .whole_world = true, .state_size = sizeof(torch_state), .configure = torch_configure,
+#ifdef HAVE_MPI
+    .job_start = run_torch_start, .stop = run_torch_stop, .job_outcomes = run_torch_outcomes,
+#endif
+    .compare = torch_compare,
+};

@@ -1,0 +1,131 @@
+/*
+ * family.h — the family record (shc_family): everything a golden family means, reached
+ * through one record, so that code outside conformance/families never asks "which family
+ * is this?" (docs/DESIGN.md, "The family record").  The generic part (identity,
+ * generate, compute_rank, world_size, the README columns, the SPMD invariants and the
+ * family's own check of a view) is asked by every backend; the backend hooks are grouped
+ * per backend (local, mpi, plugin, torch, cuda), each NULL where the family has nothing
+ * to add.  The families are listed once, in registry.c.  The golden file format is
+ * golden.h's, which this header builds on.  Tested through every family's generator
+ * (golden_regen.sh), the runner's tests (run_*.sh) and check_redist_dev.
+ */
+#ifndef SHC_FAMILY_H
+#define SHC_FAMILY_H
+
+#include "golden.h"
+#include "shardcheck_backend.h"
+
+/* A random-op executor on a device (the cuda backend, tools/run/run_cuda.c): the
+ * device's GPU profile, and fill with shc_torch_rng_fill's contract computed there. */
+typedef struct shc_rng_device {
+    shc_gpu_profile profile; /* from the device's cudaDeviceProp */
+    int index;               /* which device */
+    int (*fill)(const struct shc_rng_device *d, uint64_t seed, int64_t offset,
+                const shc_torch_rng_req *r, int64_t start, int64_t count, void *out,
+                uint8_t *mask, int64_t *new_offset, shc_err *e);
+} shc_rng_device;
+
+struct shc_dcomm; /* lib/exec/xdev.h */
+/* shc_dexec_redistribute's type (lib/exec/xdev.h), passed in by the caller. */
+typedef int (*shc_dexec_fn)(struct shc_dcomm *dc, const shc_xcase *x, const shc_xtensor *in,
+                            shc_xtensor *out, shc_err *e);
+
+/* A golden family: generator plus metadata.  Registered in
+ * conformance/families/registry.c. */
+typedef struct shc_family {
+    const char *name;            /* "shard-layout" */
+    const char *source_name;     /* "pytorch" */
+    const char *source_version;  /* "2.13.0" */
+    /* The torch releases the family's answers are given for (source.releases in its files;
+     * SHC_TORCH_SET bits, SHC_TORCH_ALL_RELEASES); 0: not a torch family.  A family whose
+     * answers depend on the release writes its tests with shc_gw_test_by_release. */
+    uint32_t releases;
+    const char *summary;         /* one line for `shardcheck gen --list` */
+    /* Walk the case tables and write every test (uses compute_rank for expected). */
+    int (*generate)(shc_gw *w, shc_err *e);
+    /* One rank's view of a test, computed from its inputs (group params + test):
+     * *out = {field: value} holding, for every field of expected.perRank, the
+     * value at `rank`, plus every rank-independent field of expected.  For an
+     * "invalid" test it returns SHC_EINVAL (message = the error torch raises).
+     * The runner calls it on each rank; backends other than ref replace it. */
+    int (*compute_rank)(const json_t *group, const json_t *test, int64_t rank, json_t **out,
+                        shc_err *e);
+    /* Ranks a test needs (mesh size); 1 for rank-independent families. */
+    int64_t (*world_size)(const json_t *group, const json_t *test);
+    /* For people (README's family table and `shardcheck families`): what a
+     * case gives, and which independent implementation cross-checks it. */
+    const char *gives;
+    const char *oracle;
+    /* The test job cross-checks the family against torch/jax through the
+     * harness adapter, sampling every harness_stride-th case (1 = all);
+     * 0 = the family has no harness adapter (its oracle runs in make check). */
+    int harness_stride;
+
+    /* ---- checks the runner makes on every backend; NULL: nothing to add ---- */
+    /* The family's own check of one rank's view, before it is compared with the golden
+     * one: 1 when it holds, else 0 with msg set (the case fails).  It removes from *view
+     * what only it reads (redistribute-data: the executor's "oracleMismatch" note). */
+    int (*view_check)(const json_t *test, json_t *view, char *msg, size_t n);
+    /* Cross-rank SPMD invariants over every rank's view, after each matched the
+     * golden one: 1 when they hold, else 0 with msg set (the case fails). */
+    int (*invariants)(const json_t *group, const json_t *test, int64_t world,
+                      json_t *const *views, char *msg, size_t n);
+
+    /* ---- backend hooks, one group per backend; NULL where the family has nothing to
+     * add (the backend then uses compute_rank, or reports the case NotSupported) ---- */
+    struct {
+        /* Execute the case for real on world simulated ranks (threads) and give every
+         * rank's view. */
+        int (*simulate_views)(const json_t *group, const json_t *test, int64_t world,
+                              json_t **views, shc_err *e);
+    } local;
+    struct {
+        /* This rank's view after executing the case over comm (a real MPI
+         * communicator). */
+        int (*comm_view)(shc_comm *comm, const json_t *group, const json_t *test,
+                         int64_t rank, json_t **view, shc_err *e);
+        /* Cases per MPI batch (0: the runner's default); a family whose cases run
+         * collectives keeps it small, so one stuck case costs little. */
+        int batch;
+    } mpi;
+    struct {
+        /* A vendor plugin's answer (lib/shardcheck_backend.h) for every rank, as golden
+         * views; SHC_EUNSUPPORTED with the reason where ABI v1 cannot state the case.
+         * entry is the offsetof() of the ABI entry point the family needs. */
+        int (*views)(const shc_backend_v1 *be, const json_t *group, const json_t *test,
+                     int64_t world, json_t **views, shc_err *e);
+        size_t entry;
+        /* Where the family's fields are beyond ABI v1: add to a golden view the fields a
+         * plugin's answer is compared with (redistribute-plan: "stepKinds"). */
+        void (*project)(json_t *want);
+    } plugin;
+    struct {
+        /* Where a real torch process reports the family's answer in another form than
+         * the golden view: that form for rank, from the golden test (redistribute-plan:
+         * how many collectives of each kind the rank issues; cpu: a gloo group, where
+         * all_to_all is an all-gather).  NULL: torch must raise. */
+        json_t *(*view)(const json_t *test, int64_t rank, bool cpu);
+    } torch;
+    struct {
+        /* Rank's view computed on dev; where the group's GPU profile has another launch
+         * geometry than dev's, *ref = the CPU reference's view for dev's profile (the
+         * golden view does not apply), else *ref = NULL.  NULL hook: the family has no
+         * device computation (its cases are NotSupported on cuda). */
+        int (*device_view)(const shc_rng_device *dev, const json_t *group,
+                           const json_t *test, int64_t rank, json_t **view, json_t **ref,
+                           shc_err *e);
+        /* For families that execute collectives (redistribute-data): this rank's view with
+         * its tensors in device memory and collectives over dc (lib/exec/xdev.h), executed
+         * by dexec (shc_dexec_redistribute: the caller links it, libshcgen does not);
+         * NULL: device_view or nothing. */
+        int (*dcomm_view)(shc_dexec_fn dexec, struct shc_dcomm *dc, const json_t *group,
+                          const json_t *test, int64_t rank, json_t **view, shc_err *e);
+    } cuda;
+} shc_family;
+
+/* All registered families, NULL-terminated. */
+const shc_family *const *shc_families(void);
+/* Look up a family by name; NULL if unknown. */
+const shc_family *shc_family_find(const char *name);
+
+#endif
