@@ -531,13 +531,27 @@ int run_torch_compare(const shc_family *f, const json_t *test, int64_t rank, con
         snprintf(msg, n, "local data: %s", json_string_value(dm) ?: "?");
         return 0;
     }
+    /* group-ranks: torch built a process group that is not the mesh's (torch_worker.py) */
+    if ((dm = json_object_get(got, "groupMismatch"))) {
+        snprintf(msg, n, "process group: %s", json_string_value(dm) ?: "?");
+        return 0;
+    }
     const char *res = json_string_value(json_object_get(test, "result"));
+    const json_t *err = json_object_get(got, "error");
+    /* shardcheck rejects it, torch accepts it (the flag's note says what torch does): the
+     * real torch must accept, so the note stays checked (docs/invalid-audit.md) */
+    if (res && !strcmp(res, "invalid") && shc_test_has_flag(test, SHC_STRICTER_THAN_TORCH)) {
+        if (!err)
+            return 1;
+        snprintf(msg, n, "flag %s says torch accepts this input, but torch raised: %.300s",
+                 SHC_STRICTER_THAN_TORCH, json_string_value(err) ?: "?");
+        return 0;
+    }
     /* a family whose real-torch answer has another form says so (torch_view) */
     if (!f->torch_view || (res && !strcmp(res, "invalid")))
         return shc_compare_view(test, rank, got, msg, n);
     const char *dev = getenv("SHARDCHECK_TORCH_DEVICE");
     json_t *want = f->torch_view(test, rank, !(dev && !strcmp(dev, "cuda")));
-    const json_t *err = json_object_get(got, "error");
     if (!want) {
         if (err)
             return 1;
