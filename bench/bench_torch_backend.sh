@@ -1,34 +1,46 @@
 #!/bin/sh
-# bench_torch_backend.sh — per-case time of `shardcheck run --backend torch` (real DTensor in real
-# processes, tools/harness/torch_worker.py) against shardcheck's own mpi backend on the same cases
-# and the same number of ranks, and the ratio.  Both runs use the same --max-cases sample (the
-# torch backend samples among the cases whose mesh spans the job; the mpi run is given exactly
-# those cases through a scratch corpus), so the per-case figures compare like with like.
+# bench_torch_backend.sh — cases per second of `shardcheck run --backend torch` (real DTensor in
+# real processes, tools/harness/torch_worker.py), before and after the runner sends cases ahead
+# (tools/run/run_torch.c: SHARDCHECK_TORCH_PIPELINE=1 is the runner as it was, one case at a time with
+# the ranks agreeing in a blocking MPI_Allreduce; the default sends a chunk ahead and waits
+# without spinning), and shardcheck's own mpi backend on the same cases as the peer.  The three
+# run on the same sample in the same invocation, before and after alternating REPS times (the
+# best of each is kept: the machine is shared), so the ratio compares like with like.
 #
 #   SHARDCHECK=_build/tools/shardcheck sh bench/bench_torch_backend.sh [NP] [CASES] [FAMILY...]
 #
 # Environment: SHARDCHECK (default _build/tools/shardcheck), SHARDCHECK_PYTHON (default
-# .venv/bin/python), MPIRUN (default mpirun), GOLDEN (default golden).  Prints one line per family:
-# cases, seconds per case for each backend (the runner's own per-case figure, start-up excluded),
-# and torch/mpi.
+# .venv/bin/python), MPIRUN (default mpirun), GOLDEN (default golden), REPS (default 2).
+# Prints one line per family: cases, cases/s before, after, after/before, and the mpi backend's
+# cases/s.  Cases/s is the runner's own per-case figure (--json "seconds": each chunk's time over
+# its cases), so the job's start-up and the workers' torch import are not counted; "wall" is
+# the whole after-run, start-up included.
 set -u
-np=${1:-2}; cases=${2:-40}; shift 2 2>/dev/null || shift $#
+np=${1:-2}; cases=${2:-200}; shift 2 2>/dev/null || shift $#
 fams=${*:-shard-layout group-ranks redistribute-plan redistribute-data}
 S=${SHARDCHECK:-_build/tools/shardcheck}
 PY=${SHARDCHECK_PYTHON:-.venv/bin/python}
 G=${GOLDEN:-golden}
+REPS=${REPS:-2}
 MPI="${MPIRUN:-mpirun} --oversubscribe --bind-to none"
 [ "$(id -u)" -eq 0 ] && MPI="$MPI --allow-run-as-root"
 export SHARDCHECK_PYTHON="$PY" OMPI_MCA_mpi_warn_on_fork=0 OMP_NUM_THREADS=1
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-printf '%-20s %6s %12s %12s %8s   (np %s)\n' family cases torch_s/case mpi_s/case ratio "$np"
+per_case() { # per_case JSON: seconds per case by the runner's own figure, and the passed count
+  "$PY" -c 'import json, sys
+d = json.load(open(sys.argv[1])); r = d["cases"]
+print("%.6f %d %d" % (sum(x["seconds"] for x in r) / max(1, len(r)), len(r), d["passed"]))' "$1"
+}
+printf '%-18s %6s %11s %11s %8s %11s %8s   (np %s, best of %s)\n' family cases before/s \
+  after/s after/bef mpi/s wall_s "$np" "$REPS"
 for f in $fams; do
-  # the torch sample, as tcIds, then the same cases as a scratch corpus for the mpi backend
+  # the torch sample, as tcIds, then the same cases as a scratch corpus (no MANIFEST: a scratch
+  # corpus is not the committed one, hence --no-manifest-check)
   $MPI -np "$np" "$S" run --backend torch --family "$f" --golden "$G" --max-cases "$cases" --tap \
     >"$tmp/tap" 2>/dev/null
-  grep -Eo "^ok [0-9]+ - $f tc [0-9]+" "$tmp/tap" | grep -v SKIP | awk '{print $NF}' >"$tmp/ids"
+  grep -v SKIP "$tmp/tap" | grep -Eo "^ok [0-9]+ - $f tc [0-9]+" | awk '{print $NF}' >"$tmp/ids"
   n=$(wc -l <"$tmp/ids")
-  [ "$n" -gt 0 ] || { printf '%-20s %6s (no passing torch case at np %s)\n' "$f" 0 "$np"; continue; }
+  [ "$n" -gt 0 ] || { printf '%-18s %6s (no passing torch case at np %s)\n' "$f" 0 "$np"; continue; }
   rm -rf "$tmp/g"; mkdir -p "$tmp/g/$f"
   "$PY" - "$G/$f" "$tmp/g/$f" "$tmp/ids" <<'PYEOF'
 import glob, json, os, sys
@@ -43,18 +55,28 @@ for p in sorted(glob.glob(src + "/*.json")):
     if d["numberOfTests"]:
         json.dump(d, open(os.path.join(dst, os.path.basename(p)), "w"))
 PYEOF
-  # per-case seconds as the runner reports them (--json "seconds": each chunk's time over its
-  # cases, so the job's start-up and the torch workers' import are not counted)
-  $MPI -np "$np" "$S" run --backend torch --family "$f" --golden "$tmp/g" --json >"$tmp/t.json" 2>/dev/null
-  $MPI -np "$np" "$S" run --backend mpi --family "$f" --golden "$tmp/g" --json >"$tmp/m.json" 2>/dev/null
-  "$PY" - "$f" "$tmp/t.json" "$tmp/m.json" <<'PYEOF'
-import json, sys
-f, t, m = sys.argv[1:]
-def per_case(p):
-    r = json.load(open(p))["results"]
-    return len(r), sum(x["seconds"] for x in r) / max(1, len(r))
-n, ts = per_case(t)
-_, ms = per_case(m)
-print("%-20s %6d %12.5f %12.5f %7.0fx" % (f, n, ts, ms, ts / ms if ms > 0 else float("inf")))
-PYEOF
+  run="$S run --family $f --golden $tmp/g --no-manifest-check --json"
+  best_b=; best_a=; wall=
+  r=0
+  while [ "$r" -lt "$REPS" ]; do
+    SHARDCHECK_TORCH_PIPELINE=1 $MPI -np "$np" $run --backend torch >"$tmp/b.json" 2>/dev/null
+    t0=$(date +%s.%N)
+    $MPI -np "$np" $run --backend torch >"$tmp/a.json" 2>/dev/null
+    t1=$(date +%s.%N)
+    set -- $(per_case "$tmp/b.json"); b=$1
+    set -- $(per_case "$tmp/a.json"); a=$1; na=$2; pa=$3
+    best_b=$(echo "$b ${best_b:-$b}" | awk '{print ($1 < $2) ? $1 : $2}')
+    best_a=$(echo "$a ${best_a:-$a}" | awk '{print ($1 < $2) ? $1 : $2}')
+    wall=$(echo "$t0 $t1" | awk '{printf "%.1f", $2 - $1}')
+    r=$((r + 1))
+  done
+  $MPI -np "$np" $run --backend mpi >"$tmp/m.json" 2>/dev/null
+  set -- $(per_case "$tmp/m.json"); m=$1
+  [ "$pa" = "$na" ] || echo "# $f: only $pa of $na cases passed in the after-run" >&2
+  "$PY" -c 'import sys
+f, n, b, a, m, wall = sys.argv[1:]
+inv = lambda x: 1 / float(x) if float(x) > 0 else 0.0
+b, a, m = inv(b), inv(a), inv(m)
+print("%-18s %6d %11.1f %11.1f %7.2fx %11.0f %8s" % (f, int(n), b, a, a / b if b else 0, m, wall))' \
+    "$f" "$na" "$best_b" "$best_a" "$m" "$wall"
 done

@@ -83,6 +83,11 @@ void shc_test_flag(json_t *test, const char *flag);
 int shc_test_torch(const json_t *test, shc_torch_release *out, shc_err *e);
 /* Whether a golden test carries a flag. */
 bool shc_test_has_flag(const json_t *test, const char *flag);
+/* The flags of an invalid case torch itself does not reject (docs/invalid-audit.md): torch
+ * accepts it (the harness's torch adapters and the torch backend must show it does), or
+ * no torch object can be written for it (the notation refuses it). */
+#define SHC_STRICTER_THAN_TORCH "StricterThanTorch"
+#define SHC_NOT_TORCH_INPUT "NotTorchInput"
 /* Decimal-string JSON value for a 64-bit integer. */
 json_t *shc_json_i64s(int64_t v);
 /* JSON array of int64 numbers. */

@@ -37,5 +37,15 @@
 #define SHC_LARGE_MESH_NOTE "More than 8 ranks: larger than the biggest world the test job " \
     "launches (mpirun -np 8)."
 
+/* The note of SHC_NOT_TORCH_INPUT (golden.h), for every family that has such cases
+ * (docs/invalid-audit.md, tools/harness/invalid_audit.py). */
+#define SHC_NOT_TORCH_INPUT_NOTE "The input cannot be written as a torch object at all: a " \
+    "placement no torch Placement prints as (Q(0), an unclosed S(0), an unknown letter), or " \
+    "a shard order in trace form that no torch ShardOrder prints as " \
+    "(DTensorSpec.format_shard_order_str numbers a tensor dim's mesh dims [0], [1], ...; two " \
+    "with the same [i] name none). No torch call exists to reject it: shardcheck's notation " \
+    "does, and so does the harness's parser (whose placements must print back as torch " \
+    "prints them)."
+
 
 #endif

@@ -95,7 +95,7 @@ static const bad_case invalid_cases[] = {
     {"2x2", NULL, "rank_lists", "-1", NULL, 0, "seed axis -1", "StricterThanSeed"},
     {"2x2", NULL, "hsdp", NULL, "R,R", 2, "HSDP shard dim 2 of a 2-d mesh", NULL},
     {"2x2", NULL, "hsdp", NULL, "R", 0, "one placement for a 2-d mesh", NULL},
-    {"2x2", NULL, "hsdp", NULL, "R,X", 0, "unparsable placement", NULL},
+    {"2x2", NULL, "hsdp", NULL, "R,X", 0, "unparsable placement", SHC_NOT_TORCH_INPUT},
 };
 
 /* ---- computing one rank ---- */
@@ -278,6 +278,7 @@ static void declare_notes(shc_gw *w)
                 "shardcheck rejects an out-of-range axis (expected.error); seed 002 silently "
                 "ignores it and answers as if the axis were absent. result acceptable: a "
                 "rejection passes, and so does seed 002's answer, expected.alternatives[0].");
+    shc_gw_note(w, SHC_NOT_TORCH_INPUT, SHC_NOT_TORCH_INPUT_NOTE);
 }
 
 /* Add every rank's values to test: rank-independent keys once, the rest perRank. */

@@ -101,25 +101,26 @@ static const notable_case notable_cases[] = {
     {"2x2x2", "auto", "S(0),S(0),S(0)", "S(0),R,R", "7", "partial merge of inner dims", false},
 };
 
-/* Inputs torch rejects. */
+/* Inputs torch rejects (and one it accepts: flag StricterThanTorch). */
 typedef struct bad_case {
-    const char *mesh, *src, *dst, *shape, *planner, *src_order, *comment;
+    const char *mesh, *src, *dst, *shape, *planner, *src_order, *comment, *flag;
 } bad_case;
 static const bad_case invalid_cases[] = {
-    {"2x2", "P(sum),P(max)", "R,R", "8,8", "auto", NULL, "mixed partial ops in the source"},
-    {"2x2", "R,R", "P(min),P(avg)", "8,8", "auto", NULL, "mixed partial ops in the target"},
-    {"2x2", "P(sum),P(max)", "R,R", "8,8", "graph", NULL, "mixed partial ops, graph planner"},
-    {"2x2", "S(0),R", "R,S(2)", "8,8", "greedy", NULL, "target shards dim 2 of a 2-d tensor"},
-    {"2x2", "S(0),R", "R,S(2)", "8,8", "graph", NULL, "target unreachable: dim 2 of a 2-d tensor"},
-    {"2x2", "S(3),R", "R,R", "8,8", "auto", NULL, "source shards dim 3 of a 2-d tensor"},
-    {"2x2", "S(0)", "R,R", "8,8", "auto", NULL, "one source placement for a 2-d mesh"},
-    {"2x2x2", "S(0),R,R", "R,S(0)", "8,8", "auto", NULL, "two target placements for a 3-d mesh"},
-    {"2x2", "S(0),S(0)", "R,R", "8,8", "auto", "[[0,[1]]]", "shard order misses mesh dim 0"},
-    {"2x2", "S(0),S(1)", "R,R", "8,8", "auto", "[[0,[0,1]]]", "shard order names S(1) as dim 0"},
-    {"2x2", "S(0),S(1)", "R,R", "8,8", "auto", "[[1,[1]],[0,[0]]]", "shard order not sorted"},
-    {"2x2", "S(0),R", "R,R", "8,8", "auto", "[[0,[0,1]]]", "shard order names a replicate"},
+    {"2x2", "P(sum),P(max)", "R,R", "8,8", "auto", NULL, "mixed partial ops in the source", NULL},
+    {"2x2", "R,R", "P(min),P(avg)", "8,8", "auto", NULL, "mixed partial ops in the target", NULL},
+    {"2x2", "P(sum),P(max)", "R,R", "8,8", "graph", NULL, "mixed partial ops, graph planner", NULL},
+    {"2x2", "S(0),R", "R,S(2)", "8,8", "greedy", NULL, "target shards dim 2 of a 2-d tensor", NULL},
+    {"2x2", "S(0),R", "R,S(2)", "8,8", "graph", NULL, "target unreachable: dim 2 of a 2-d tensor", NULL},
+    {"2x2", "S(3),R", "R,R", "8,8", "auto", NULL, "source shards dim 3 of a 2-d tensor", NULL},
+    {"2x2", "S(0)", "R,R", "8,8", "auto", NULL, "one source placement for a 2-d mesh",
+     SHC_STRICTER_THAN_TORCH},
+    {"2x2x2", "S(0),R,R", "R,S(0)", "8,8", "auto", NULL, "two target placements for a 3-d mesh", NULL},
+    {"2x2", "S(0),S(0)", "R,R", "8,8", "auto", "[[0,[1]]]", "shard order misses mesh dim 0", NULL},
+    {"2x2", "S(0),S(1)", "R,R", "8,8", "auto", "[[0,[0,1]]]", "shard order names S(1) as dim 0", NULL},
+    {"2x2", "S(0),S(1)", "R,R", "8,8", "auto", "[[1,[1]],[0,[0]]]", "shard order not sorted", NULL},
+    {"2x2", "S(0),R", "R,R", "8,8", "auto", "[[0,[0,1]]]", "shard order names a replicate", NULL},
     {"2x2", "_S(0, 2),S(0)", "R,R", "8,8", "auto", "[[0,[1,0]]]",
-     "shard order given with _StridedShard"},
+     "shard order given with _StridedShard", NULL},
 };
 
 /* ---- inputs ---- */
@@ -460,6 +461,16 @@ static void declare_notes(shc_gw *w)
                 "executes it (comm \"unsupported\").");
     shc_gw_note(w, "SetOrder", "torch's answer depends on the iteration order of a Python set of "
                 "reduce-op strings (salted hashes): any of expected and alternatives is right.");
+    shc_gw_note(w, SHC_STRICTER_THAN_TORCH,
+                "torch accepts this input; shardcheck rejects it. Placements that do not "
+                "number the mesh's dims: only distribute_tensor counts them (_api.py, "
+                "\"`placements` must have the same length as `device_mesh.ndim`\"); "
+                "DTensor.from_local, DTensorSpec and redistribute do not, and with one source "
+                "placement on a 2-d mesh torch plans from the placements it has (its trace "
+                "raises \"dimensions mismatch\") and runs the first mesh dim's all-gather "
+                "alone. shardcheck refuses it: the other mesh dim's placement is unnamed, so "
+                "no rank's layout is defined. The harness's torch adapter and the torch "
+                "backend check that torch does accept it (docs/invalid-audit.md).");
 }
 
 /* Expand an alphabet for a rank-t tensor ("S*" = every shard dim; skip dims >= t). */
@@ -756,6 +767,8 @@ static int gen_invalid(shc_gw *w, shc_err *e)
         json_object_set_new(t, "comment", json_string(b->comment));
         if (b->src_order)
             json_object_set_new(t, "srcShardOrder", json_loads(b->src_order, 0, NULL));
+        if (b->flag)
+            shc_test_flag(t, b->flag);
         if ((rc = shc_gw_group(w, json_deep_copy(g), e)) == SHC_OK)
             rc = emit(w, t, g, e);
         else

@@ -110,10 +110,11 @@ static const bad_case invalid_cases[] = {
     {"2x2", "_S(0, 2)[0]S(0)[1]", "8", "shard order together with _StridedShard", NULL},
     {"2", "S(0)", "-1", "negative size", NULL},
     {"2x2", "S(0),S(1)", "4,-3", "negative size in dim 1", NULL},
-    {"2", "Q(0)", "8", "unknown placement", NULL},
-    {"2", "S(0", "8", "unbalanced parenthesis", NULL},
-    {"2", "P(mean)", "8", "unknown reduce op", NULL},
-    {"2x2", "S(0)[0]S(0)[0]", "8", "two mesh dims with the same shard order index", NULL},
+    {"2", "Q(0)", "8", "unknown placement", SHC_NOT_TORCH_INPUT},
+    {"2", "S(0", "8", "unbalanced parenthesis", SHC_NOT_TORCH_INPUT},
+    {"2", "P(mean)", "8", "unknown reduce op", SHC_STRICTER_THAN_TORCH},
+    {"2x2", "S(0)[0]S(0)[0]", "8", "two mesh dims with the same shard order index",
+     SHC_NOT_TORCH_INPUT},
     {"2", "S(0)", "9223372036854775807,2", "element count overflows int64", "Int64Overflow"},
     {"2x2", "S(0),S(1)", "4294967296,4294967296", "element count overflows int64",
      "Int64Overflow"},
@@ -207,8 +208,24 @@ static void declare_notes(shc_gw *w)
                 "sharding a tensor dim are applied in that order (DTensorSpec.shard_order). "
                 "Torch's own _StridedShard encoding of the same order lays out uneven sizes "
                 "differently; the golden follows the order.");
-    shc_gw_note(w, "Int64Overflow", "Rejected because the element count overflows int64; torch's "
-                "Python ints do not overflow, so torch itself accepts it.");
+    shc_gw_note(w, "Int64Overflow",
+                "Rejected because the element count overflows int64. torch refuses the "
+                "global tensor too (ATen's storage size check: torch.empty(shape, "
+                "device=\"meta\") raises \"Storage size calculation overflowed\"), so "
+                "distribute_tensor never sees it; only its layout routine alone "
+                "(compute_local_shape_and_global_offset, on Python ints) would answer.");
+    shc_gw_note(w, SHC_STRICTER_THAN_TORCH,
+                "torch accepts this input; shardcheck rejects it. Partial(\"mean\"): torch's "
+                "Partial takes any string as its reduce op, and DTensor.from_local and the "
+                "layout routine lay it out as any Partial (the whole tensor on every rank); "
+                "torch refuses it only when a collective reduces it (c10d: \"Unrecognized "
+                "reduce_op: mean\") or when distribute_tensor partitions a value into it, as "
+                "for product, band, bor and bxor. shardcheck refuses a reduce op c10d cannot "
+                "reduce (sum, avg, min, max, product, band, bor, bxor) when it parses the "
+                "placement, since no redistribute of it can run. The harness's torch adapter "
+                "and the torch backend check that torch does accept it "
+                "(docs/invalid-audit.md).");
+    shc_gw_note(w, SHC_NOT_TORCH_INPUT, SHC_NOT_TORCH_INPUT_NOTE);
 }
 
 /* Evaluate one size rule ("2w+1", "w", "13") for world size w. */

@@ -23,7 +23,9 @@ import math
 import os
 import struct
 import sys
+import sysconfig
 import time
+import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -153,6 +155,10 @@ class FamilyResult:
         self.entries = None
         # Files read as another release than the one asked for (no version data).
         self.version_notes = []
+        # Invalid cases by who rejected them: "torch", "flag StricterThanTorch" (torch
+        # accepts, as the flag says: checked), "flag NotTorchInput", or "adapter" (a
+        # vendor's adapter; for an ORACLE adapter that is a failure).
+        self.rejections = {}
 
     def as_dict(self):
         return {
@@ -165,8 +171,65 @@ class FamilyResult:
             "not_supported": self.not_supported, "partial": self.partial,
             "not_supported_fields": self.not_supported_fields,
             "notes": [{"tcId": t, "note": n} for t, n in self.notes],
+            "rejections": self.rejections,
             "mismatches": [m.as_dict() for m in self.mismatches],
         }
+
+
+# ---------------------------------------------------------------- who rejected an input
+# An oracle adapter (ORACLE = "torch") must never add a check torch itself lacks
+# (docs/invalid-audit.md): every rejection of an invalid case has to be raised by torch.
+# Two golden flags name the exceptions: StricterThanTorch (shardcheck rejects what torch
+# accepts: a torch adapter must then *accept* it, which the harness checks) and
+# NotTorchInput (the input cannot be written as a torch object at all, so the notation's
+# parser refuses it).
+
+STRICTER = "StricterThanTorch"
+NOT_TORCH_INPUT = "NotTorchInput"
+_STDLIB = os.path.realpath(sysconfig.get_paths()["stdlib"])
+
+
+def _torch_dir():
+    mod = sys.modules.get("torch")
+    f = getattr(mod, "__file__", None) if mod is not None else None
+    return os.path.realpath(os.path.dirname(f)) if f else None
+
+
+def rejection_origin(exc):
+    """Where an adapter's exception was raised: ("torch", "torch/distributed/tensor/_api.py:941")
+    when the innermost frame outside the standard library is torch's own Python code,
+    ("torch", "native torch.empty (adapters/x.py:12)") when torch's C++ raised through
+    adapters/_torch_common.native(), else ("adapter", "adapters/x.py:113"): the adapter's
+    (or the harness's) own check."""
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        frames.append(tb)
+        tb = tb.tb_next
+    torch_dir = _torch_dir()
+    for k in range(len(frames) - 1, -1, -1):
+        code = frames[k].tb_frame.f_code
+        path = os.path.realpath(code.co_filename)
+        if path.startswith(_STDLIB + os.sep) and "site-packages" not in path:
+            continue  # a library helper torch called: look at its caller
+        line = frames[k].tb_lineno
+        if torch_dir and path.startswith(torch_dir + os.sep):
+            rel = os.path.relpath(path, os.path.dirname(torch_dir))
+            return "torch", "%s:%d" % (rel, line)
+        if code.co_name == "native" and os.path.basename(path) == "_torch_common.py":
+            fn = frames[k].tb_frame.f_locals.get("fn")
+            name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", "?")
+            name = "torch." + name.replace("_VariableFunctionsClass.", "")
+            caller = frames[k - 1] if k else frames[k]
+            return "torch", "native %s (%s:%d)" % (
+                name, _harness_rel(caller.tb_frame.f_code.co_filename), caller.tb_lineno)
+        return "adapter", "%s:%d" % (_harness_rel(path), line)
+    return "adapter", "?"
+
+
+def _harness_rel(path):
+    path, here = os.path.realpath(path), os.path.realpath(HERE)
+    return os.path.relpath(path, here) if path.startswith(here + os.sep) else path
 
 
 # ---------------------------------------------------------------- adapters
@@ -643,12 +706,47 @@ def rank_count(expected):
     return sum(len(v) for v in per.values() if isinstance(v, list))
 
 
-def check_test(family, compute, group, test, result, fields=None, release=None):
+def invalid_outcome(family, tcid, test, expected, got, err, oracle, result):
+    """The mismatches of an invalid case, its rejection counted in result.rejections.
+    oracle: the adapter's ORACLE ("torch" for the shipped torch adapters, else None)."""
+    flags = test.get("flags") or ()
+    count = result.rejections
+    if oracle == "torch" and STRICTER in flags:
+        # shardcheck rejects it, torch accepts it: the torch adapter must show that
+        if err is None:
+            count["flag " + STRICTER] = count.get("flag " + STRICTER, 0) + 1
+            return []
+        by, where = rejection_origin(err)
+        return [Mismatch(family, tcid, None, None, None, None,
+                         "flag %s says torch accepts this input, but %s raised at %s: %s: %s"
+                         % (STRICTER, "torch" if by == "torch" else "the adapter", where,
+                            type(err).__name__, _short(str(err), 200)))]
+    if err is None:
+        return [Mismatch(family, tcid, None, None, expected.get("error", "an error"), got,
+                         "invalid case accepted (adapter must raise)")]
+    if NOT_TORCH_INPUT in flags:
+        key = "flag " + NOT_TORCH_INPUT
+    elif oracle == "torch":
+        by, where = rejection_origin(err)
+        if by != "torch":
+            return [Mismatch(family, tcid, None, None, None, None,
+                             "rejected by the adapter's own check at %s, not by torch (an "
+                             "oracle adapter must let torch raise): %s: %s"
+                             % (where, type(err).__name__, _short(str(err), 200)))]
+        key = "torch"
+    else:
+        key = "adapter"
+    count[key] = count.get(key, 0) + 1
+    return []
+
+
+def check_test(family, compute, group, test, result, fields=None, release=None, oracle=None):
     """Run one test through the adapter (which sees its inputs only) and
     record the outcome in result.  fields: the adapter's FIELDS (None: all);
     expected fields outside it are NotSupported, and a valid case left with
     no field to compare is NotSupported as a whole (compute is not called).
-    release: the torch release judged against ('2.15'; None: the pinned answers)."""
+    release: the torch release judged against ('2.15'; None: the pinned answers).
+    oracle: the adapter's ORACLE; "torch" holds its rejections to torch's (invalid_outcome)."""
     tcid = test.get("tcId")
     kind, answer = answer_for(test, release)
     expected, unsupported = restrict_expected(answer, fields)
@@ -684,9 +782,7 @@ def check_test(family, compute, group, test, result, fields=None, release=None):
         # a rejection passes, an answer must equal an alternative
         mism = []
     elif kind == "invalid":
-        mism = [] if err is not None else [Mismatch(
-            family, tcid, None, None, expected.get("error", "an error"), got,
-            "invalid case accepted (adapter must raise)")]
+        mism = invalid_outcome(family, tcid, test, expected, got, err, oracle, result)
     elif err is not None:
         mism = [Mismatch(family, tcid, None, None, None, None,
                          "adapter raised on a %s case: %s: %s"
@@ -728,6 +824,7 @@ def run_family(family, adapter, golden_dir=DEFAULT_GOLDEN, max_cases=None,
     paths = files if files is not None else family_files(golden_dir, family)
     compute = adapter.compute
     fields = adapter_fields(adapter)
+    oracle = getattr(adapter, "ORACLE", None)
     seen = set()
     done = 0
     index = -1
@@ -770,7 +867,7 @@ def run_family(family, adapter, golden_dir=DEFAULT_GOLDEN, max_cases=None,
                 if stride > 1 and index % stride:
                     continue
                 done += 1
-                check_test(family, compute, params, test, res, fields, release)
+                check_test(family, compute, params, test, res, fields, release, oracle)
     return res
 
 

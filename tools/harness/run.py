@@ -339,7 +339,20 @@ def report_text(res, adapter, max_report):
               "%d passed on their claimed fields only"
               % (", ".join("%s (%d)" % kv for kv in sorted(res.not_supported_fields.items())),
                  res.not_supported, res.partial))
+    if res.rejections:
+        print("#   invalid cases rejected: %s" % rejection_line(res.rejections))
 
+
+def rejection_line(rej):
+    """"12 by torch, 1 by flag StricterThanTorch (torch accepts it: checked), ..." """
+    words = {"torch": "by torch", "adapter": "by the adapter",
+             "flag " + hl.STRICTER: "by flag %s (torch accepts it: checked)" % hl.STRICTER,
+             "flag " + hl.NOT_TORCH_INPUT: "by flag %s (no torch object to reject)"
+             % hl.NOT_TORCH_INPUT}
+    order = ["torch", "flag " + hl.STRICTER, "flag " + hl.NOT_TORCH_INPUT, "adapter"]
+    parts = ["%d %s" % (rej[k], words[k]) for k in order if rej.get(k)]
+    parts += ["%d %s" % (n, k) for k, n in sorted(rej.items()) if k not in order]
+    return ", ".join(parts)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -92,8 +92,10 @@ class World:
             n = 1
             for s in shape:
                 n *= s
+            from adapters import _torch_common as tc
             t = self.torch.tensor(rank_map if rank_map else list(range(n)), dtype=self.torch.int)
-            m = DeviceMesh(self.device, t.view(tuple(shape)),
+            # a rank map of the wrong length is torch's view to refuse
+            m = DeviceMesh(self.device, tc.native(t.view, tuple(shape)),
                            mesh_dim_names=tuple("d%d" % i for i in range(len(shape))))
             self.meshes[key] = m
         return m
@@ -124,12 +126,10 @@ def shard_layout(w, group, test):
     torch = w.torch
     shape, rank_map = _mesh_inputs(tc, group, test)
     gshape = tc.parse_int_list(tc.field(group, test, "shape"), "shape")
-    torch.empty(tuple(gshape), device="meta")  # torch's own size checks
+    tc.native(torch.empty, tuple(gshape), device="meta")  # torch's own size checks
     placements, order = tc.parse_placements(tc.field(group, test, "placements"))
-    if len(placements) != len(shape):
-        raise ValueError("`placements` must have the same length as `device_mesh.ndim`! "
-                         "Found placements length: %d, and device_mesh.ndim: %d."
-                         % (len(placements), len(shape)))
+    # nothing checked here: distribute_tensor (or the DTensorSpec of a shard order) refuses
+    # what torch refuses (an oracle adds no check of its own: docs/invalid-audit.md)
     mesh = w.mesh(shape, rank_map)
     coord = mesh.get_coordinate()
     n = 1
@@ -149,7 +149,7 @@ def shard_layout(w, group, test):
         so_spec = _spec(mesh, lay_pl, order, gshape, torch.int64)
         rep = _spec(mesh, [Replicate()] * len(placements), None, gshape, torch.int64)
         local = redistribute_local_tensor(glob, rep, so_spec)
-        seq = tc.shard_order_sequence(placements, order)
+        seq = tc.shard_order_sequence(placements, order, shape)
         offset = sl.layout_for(gshape, [shape[i] for i in seq], [coord[i] for i in seq],
                                [placements[i] for i in seq], False)["globalOffset"]
     else:
@@ -202,35 +202,46 @@ def group_ranks(w, group, test):
     dist = w.dist
     shape, rank_map = _mesh_inputs(tc, group, test)
     mesh = w.mesh(shape, rank_map)
-    names = tuple("d%d" % i for i in range(len(shape)))
-    me = w.rank
+    if mesh.get_coordinate() is None:
+        # torch built the mesh on this rank and left the rank out of it (a rank map with a
+        # duplicate): torch's answer here is "no coordinate", not a rejection
+        return {"coordinate": None}
+
+    odd = []  # a real group that is not the mesh's: torch's answer, reported in the view
 
     def groups_of(axes):
+        # dims are looked up by torch (get_group, mesh_dim_names), never by our own tables
         if len(axes) == 1:
-            sub = mesh[names[axes[0]]]
             pg = mesh.get_group(axes[0])
+            sub = mesh["d%d" % axes[0]]
             local = mesh.get_coordinate()[axes[0]]
-            all_ = [s.mesh.tolist() for s in mesh._get_all_submeshes(names[axes[0]])]
+            all_ = [s.mesh.tolist() for s in mesh._get_all_submeshes("d%d" % axes[0])]
         else:
-            sub = mesh[tuple(names[a] for a in axes)]._flatten()
+            sub = mesh[tuple("d%d" % a for a in axes)]._flatten()
             pg = sub.get_group()
             local = sub.get_coordinate()[0]
             all_ = sub._layout.remap_to_tensor(mesh._rank_map).tolist()  # one axis: its groups
         own = [int(x) for x in sub.mesh.flatten().tolist()]
         real = list(dist.get_process_group_ranks(pg))
-        if sorted(own) != real:
-            raise RuntimeError("the real group holds %s, the mesh says %s" % (real, own))
+        if sorted(own) != real and not odd:
+            odd.append("the real group holds %s, the mesh says %s" % (real, own))
         return all_, own, real, int(local), dist.get_rank(pg)
 
+    view = _group_view(w, test, shape, rank_map, mesh, groups_of)
+    if odd:  # torch accepted the mesh but built another group: fails against any answer
+        view["groupMismatch"] = odd[0]
+    return view
+
+
+def _group_view(w, test, shape, rank_map, mesh, groups_of):
+    from adapters import _torch_common as tc
+    me = w.rank
     op = test.get("op")
     if op == "device_mesh":
         all_, own, _, local, crank = groups_of([int(a) for a in test["axes"]])
         return {"groups": all_, "group": all_.index(own), "localRank": local, "groupRank": crank}
     if op == "rank_lists":
-        axes = sorted(set(int(a) for a in test["axes"]))
-        for a in axes:
-            if a < 0 or a >= len(shape):
-                raise IndexError("mesh axis %d out of range for a %d-dim mesh" % (a, len(shape)))
+        axes = sorted(set(int(a) for a in test["axes"]))  # the seed's normalisation
         if not axes:
             split = [list(rank_map or range(w.size))]
             mine = [me]
@@ -239,12 +250,12 @@ def group_ranks(w, group, test):
         index = {tuple(s): i for i, s in reversed(list(enumerate(split)))}
         return {"split": split, "rankList": index.get(tuple(mine), mine)}
     if op == "hsdp":
+        from torch.distributed.tensor import distribute_tensor
         placements, _ = tc.parse_placements(test["placements"])
         sd = int(test["shardDim"])
-        if len(placements) != len(shape):
-            raise ValueError("%d placements for a %d-dim mesh" % (len(placements), len(shape)))
-        if sd >= len(shape) or sd < -1:
-            raise IndexError("shard mesh dim %d out of range for a %d-dim mesh" % (sd, len(shape)))
+        # HSDP's parameter is a DTensor of these placements on the mesh: distribute_tensor
+        # refuses placements that do not fit it; the shard dim is get_group's to refuse
+        distribute_tensor(tc.hsdp_parameter(placements), mesh, placements, src_data_rank=None)
         axes = [a for a, p in enumerate(placements) if p.is_replicate() and a != sd]
         sharded = groups_of([sd])[2] if sd >= 0 else []
         unsharded = groups_of(axes)[2] if axes else []
@@ -298,12 +309,6 @@ def redistribute_plan(w, group, test):
             kw["shard_order"] = rp._shard_order(placements, order, S)
         return DTensorSpec(mesh, placements, **kw)
 
-    for p in (src_p, dst_p):
-        # a DTensor's placements match its mesh (DTensor and distribute_tensor refuse
-        # otherwise; redistribute_local_tensor on bare specs does not check, so check as the
-        # plan adapter does)
-        if len(p) != mesh.ndim:
-            raise AssertionError("dimensions mismatch %d vs %d" % (len(p), mesh.ndim))
     src, dst = spec(src_p, src_o, test.get("srcShardOrder")), spec(dst_p, dst_o, None)
     from torch.distributed.tensor._utils import compute_local_shape_and_global_offset
     local_shape, _ = compute_local_shape_and_global_offset(tshape, mesh, src_p)
@@ -333,6 +338,8 @@ def redistribute_data(w, group, test):
     src, src_order = tc.parse_placements(tc.field(group, test, "src"))
     dst, dst_order = tc.parse_placements(tc.field(group, test, "dst"))
     mesh = w.mesh(mesh_shape)
+    from torch.distributed.tensor._utils import assert_no_mixed_partial_types
+    assert_no_mixed_partial_types(src)  # torch's (from_local's) before the data assume one op
     data = rd._Data(mesh_shape, src)
     coord = mesh.get_coordinate()
     full = data.full(shape, coord, dtype).to(w.device)
@@ -482,6 +489,11 @@ def check(family, test, rank, reply):
     if "unsupported" in reply:
         return None
     invalid = test.get("result") == "invalid"
+    if invalid and "StricterThanTorch" in (test.get("flags") or ()):
+        # shardcheck rejects it, torch accepts it: torch must (docs/invalid-audit.md)
+        return None if "error" not in reply else \
+            "flag StricterThanTorch says torch accepts this input, but torch raised: %s" \
+            % reply["error"]
     if "error" in reply:
         if invalid:
             return None
@@ -493,6 +505,8 @@ def check(family, test, rank, reply):
     view = dict(reply["view"])
     if "dataMismatch" in view:
         return "local data: %s" % view["dataMismatch"]
+    if "groupMismatch" in view:
+        return "process group: %s" % view["groupMismatch"]
     want = expected_view(family, test, rank, w_device_cpu())
     if want is None:
         return "the golden plan has a step torch does not support, but the real redistribute ran"

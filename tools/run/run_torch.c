@@ -60,6 +60,19 @@ static inline const char *torch_pg(const run_opts *o)
 #endif
 
 enum { TAG_FAIL = 31001, TAG_START = 31002, START_TRIES = 3 };
+/* Cases sent ahead of the one awaited: at most a chunk (CHUNK_MAX) and PIPE_AHEAD_BYTES of
+ * requests, so a write never blocks on a full pipe while the worker blocks writing answers. */
+enum { CHUNK_MAX = 64, PIPE_AHEAD_BYTES = 32768 };
+
+/* How many cases the worker is sent ahead: SHARDCHECK_TORCH_PIPELINE, default a whole
+ * chunk; 1 is the runner as it was (one case at a time, the ranks agreeing in a blocking
+ * MPI_Allreduce): bench/bench_torch_backend.sh's peer. */
+static int64_t pipeline_depth(void)
+{
+    const char *d = getenv("SHARDCHECK_TORCH_PIPELINE");
+    long v = d && *d ? strtol(d, NULL, 10) : CHUNK_MAX;
+    return v < 1 ? 1 : v > CHUNK_MAX ? CHUNK_MAX : v;
+}
 
 /* The worker of this rank, and what it said about whole families. */
 static struct {
@@ -409,11 +422,30 @@ void run_torch_stop(run_opts *o)
     W.cap = 0;
 }
 
-/* Ask the worker for one case; the outcome of this rank in *oc (views[0] set on an answer). */
-static run_status ask(run_opts *o, const shc_family *f, const json_t *group, const json_t *test,
-                      run_outcome *oc, bool *broken)
+/* Whether any rank says yes, without spinning: a rank that waits for a slower one sleeps
+ * between tests, leaving the cores to the torch workers (MPI_Allreduce's busy wait took
+ * them from the very worker it waited for: bench/bench_torch_backend.sh). */
+static int any_rank(bool mine)
 {
-    W.seq++;
+    int bad = mine, any = 0;
+    MPI_Request rq;
+    if (pipeline_depth() == 1 ||  /* the runner as it was (the bench's peer) */
+        MPI_Iallreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &rq) != MPI_SUCCESS) {
+        MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        return any;
+    }
+    for (int done = 0;;) {
+        MPI_Test(&rq, &done, MPI_STATUS_IGNORE);
+        if (done)
+            return any;
+        struct timespec ts = {0, 100000};  /* 0.1 ms: far below a case's time */
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* One case's request line (its inputs only, newline-terminated; NULL when out of memory). */
+static char *request(const shc_family *f, const json_t *group, const json_t *test)
+{
     json_t *req = json_pack("{s:s, s:O, s:o}", "family", f->name, "group", group, "test",
                             json_object());
     const char *k;
@@ -421,12 +453,37 @@ static run_status ask(run_opts *o, const shc_family *f, const json_t *group, con
     json_object_foreach((json_t *)test, k, v)
         if (strcmp(k, "expected") && strcmp(k, "result") && strcmp(k, "byVersion"))
             json_object_set(json_object_get(req, "test"), k, v);
-    char *text = json_dumps(req, JSON_COMPACT);
+    char *text = json_dumps(req, JSON_COMPACT), *line = NULL;
     json_decref(req);
-    size_t len = text ? strlen(text) : 0;
-    bool sent = text && W.to >= 0 && write(W.to, text, len) == (ssize_t)len &&
-                write(W.to, "\n", 1) == 1;
+    if (text && (line = malloc(strlen(text) + 2)))
+        sprintf(line, "%s\n", text);
     free(text);
+    return line;
+}
+
+/* Write a whole request line: a short write (a signal) goes on where it stopped, so the
+ * worker never sees half a line followed by the next. */
+static bool send_line(const char *line)
+{
+    size_t len = line ? strlen(line) : 0, done = 0;
+    while (line && W.to >= 0 && done < len) {
+        ssize_t w = write(W.to, line + done, len - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return false;
+        done += (size_t)w;
+    }
+    return line && W.to >= 0;
+}
+
+/* Wait for the worker's answer to the next case it was sent (sent: whether that succeeded);
+ * the outcome of this rank in *oc (views[0] set on an answer).  The worker answers in order,
+ * so cases sent ahead are answered one by one here; the time limit runs from this call. */
+static run_status await_case(run_opts *o, const shc_family *f, bool sent, run_outcome *oc,
+                             bool *broken)
+{
+    W.seq++;
     char *line = NULL;
     double deadline = now_s() + o->timeout_s;
     run_status peer = RUN_PASS;
@@ -487,13 +544,21 @@ static run_status ask(run_opts *o, const shc_family *f, const json_t *group, con
 void run_torch_outcomes(run_opts *o, const shc_family *f, const shc_golden *g,
                         const int64_t *idx, int64_t n, const run_outcome *all, run_outcome *mine)
 {
+    int64_t depth = pipeline_depth(), sent_to = 0;
+    bool sent_ok[CHUNK_MAX];
+    if (n > CHUNK_MAX) {  /* cmd_run.c sends chunks of 16: one more chunk call per excess */
+        run_torch_outcomes(o, f, g, idx, CHUNK_MAX, all, mine);
+        run_torch_outcomes(o, f, g, idx + CHUNK_MAX, n - CHUNK_MAX, all + CHUNK_MAX,
+                           mine + CHUNK_MAX);
+        return;
+    }
     for (int64_t k = 0; k < n && !o->lost; k++) {
         if (all[k].status == RUN_NOTSUPPORTED) {
             mine[k].status = RUN_NOTSUPPORTED;
             continue;
         }
         assert(all[k].world == o->nprocs);  /* cmd_run.c leaves only whole-world meshes */
-        if (!strcmp(W.nofam, f->name)) {
+        if (k >= sent_to && !strcmp(W.nofam, f->name)) {  /* a case sent is read */
             mine[k].status = RUN_NOTSUPPORTED;
             snprintf(mine[k].msg, sizeof mine[k].msg, "%s", W.nofam_msg);
             continue;
@@ -503,17 +568,40 @@ void run_torch_outcomes(run_opts *o, const shc_family *f, const shc_golden *g,
                     (long long)json_integer_value(json_object_get(g->tests[idx[k]], "tcId")));
             fflush(o->journal);
         }
+        /* send ahead: the worker computes the next cases while this process reads, checks
+         * and agrees with the other ranks on this one (bench/bench_torch_backend.sh) */
+        if (k >= sent_to) {
+            /* this case, then more while their requests fit PIPE_AHEAD_BYTES: the worker
+             * may block writing an answer while this process writes, and a pipe holds 64 KiB */
+            size_t bytes = 0;
+            for (sent_to = k; sent_to < n && sent_to - k < depth; sent_to++) {
+                if (all[sent_to].status == RUN_NOTSUPPORTED)
+                    break;  /* skipped on every rank: never sent */
+                char *line = request(f, g->groups[idx[sent_to]], g->tests[idx[sent_to]]);
+                size_t len = line ? strlen(line) : 0;
+                if (sent_to > k && (!line || bytes + len > PIPE_AHEAD_BYTES)) {
+                    free(line);
+                    break;
+                }
+                sent_ok[sent_to] = send_line(line);
+                free(line);
+                bytes += len;
+                if (!sent_ok[sent_to]) {  /* the worker is gone: this case says so */
+                    sent_to++;
+                    break;
+                }
+            }
+        }
         mine[k].views = calloc(1, sizeof *mine[k].views);
         bool broken = false;
-        mine[k].status = mine[k].views ? ask(o, f, g->groups[idx[k]], g->tests[idx[k]], &mine[k],
-                                             &broken)
+        mine[k].status = mine[k].views ? await_case(o, f, sent_ok[k], &mine[k], &broken)
                                        : RUN_INTERNAL;
         /* every rank learns whether any worker failed this case; then all restart together */
-        int bad = broken, any = 0;
-        MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        int any = any_rank(broken);
         if (any) {
             /* a peer's outcome decides the case when my worker answered */
             stop_worker(false);
+            sent_to = k + 1;  /* what was sent ahead went with the worker: send it again */
             drain_notices(TAG_FAIL, NULL, NULL, 0);
             int rc = start_workers(o);
             if (rc) {
@@ -545,13 +633,27 @@ int run_torch_compare(const shc_family *f, const json_t *test, int64_t rank, con
         snprintf(msg, n, "local data: %s", json_string_value(dm) ?: "?");
         return 0;
     }
+    /* group-ranks: torch built a process group that is not the mesh's (torch_worker.py) */
+    if ((dm = json_object_get(got, "groupMismatch"))) {
+        snprintf(msg, n, "process group: %s", json_string_value(dm) ?: "?");
+        return 0;
+    }
     const char *res = json_string_value(json_object_get(test, "result"));
+    const json_t *err = json_object_get(got, "error");
+    /* shardcheck rejects it, torch accepts it (the flag's note says what torch does): the
+     * real torch must accept, so the note stays checked (docs/invalid-audit.md) */
+    if (res && !strcmp(res, "invalid") && shc_test_has_flag(test, SHC_STRICTER_THAN_TORCH)) {
+        if (!err)
+            return 1;
+        snprintf(msg, n, "flag %s says torch accepts this input, but torch raised: %.300s",
+                 SHC_STRICTER_THAN_TORCH, json_string_value(err) ?: "?");
+        return 0;
+    }
     /* a family whose real-torch answer has another form says so (torch_view) */
     if (!f->torch.view || (res && !strcmp(res, "invalid")))
         return shc_compare_view(test, rank, got, msg, n);
     const char *dev = getenv("SHARDCHECK_TORCH_DEVICE");
     json_t *want = f->torch.view(test, rank, !(dev && !strcmp(dev, "cuda")));
-    const json_t *err = json_object_get(got, "error");
     if (!want) {
         if (err)
             return 1;

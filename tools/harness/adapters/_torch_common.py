@@ -99,6 +99,24 @@ def parse_placements(v):
     return tuple(make_placement(t) for t in split_placements(s)), None
 
 
+def native(fn, *args, **kwargs):
+    """Call one of torch's native (C++) functions, such as torch.empty: whatever it raises is
+    torch's rejection.  A C++ error has no Python frame inside torch, so the harness
+    (harnesslib.rejection_origin) recognises it by this frame; an adapter's own `raise`
+    anywhere else counts as the adapter's check, which an oracle must not have."""
+    return fn(*args, **kwargs)
+
+
+def hsdp_parameter(placements):
+    """HSDP's parameter on the meta device, for distribute_tensor to judge the placements
+    against the mesh: the family names no parameter shape, so it has one dim of size 1 per
+    tensor dim its placements shard (a 1-d tensor would make torch refuse S(1) for a reason
+    that is no HSDP's)."""
+    import torch
+    ndim = 1 + max([p.dim for p in placements if hasattr(p, "dim")] + [0])
+    return native(torch.empty, (1,) * ndim, device="meta")
+
+
 def placements_key(pl):
     return tuple(str(p) for p in pl)
 
@@ -147,9 +165,11 @@ def device_mesh(shape, rank_map, rank):
     n = 1
     for s in shape:
         n *= s
-    world = max(n, max(rank_map) + 1 if rank_map else 0)
-    WORLD.enter(world, rank)
-    mesh = torch.tensor(rank_map, dtype=torch.int).view(tuple(shape))
+    # the world is the mesh's (the family's premise: a rank map names ranks 0..n-1), so a
+    # rank outside it is torch's to refuse (new_group: "Rank N is out of range")
+    WORLD.enter(n, rank)
+    # the rank map laid out as the mesh: a map of the wrong length is torch's view to refuse
+    mesh = native(torch.tensor(rank_map, dtype=torch.int).view, tuple(shape))
     return DeviceMesh("cpu", mesh, mesh_dim_names=dim_names(len(shape)))
 
 
@@ -170,12 +190,10 @@ def layout_mesh(shape):
     return m
 
 
-def shard_order_of(placements, order):
-    """The torch ShardOrder named by trace-form indices ("S(0)[1]S(0)[0]"):
-    per tensor dim, its shard-like mesh dims sorted by their [i].  torch has no
-    parser for the trace form, so the order is accepted only if torch's own
-    DTensorSpec.format_shard_order_str prints it back identically."""
-    from torch.distributed.tensor._dtensor_spec import DTensorSpec, ShardOrderEntry
+def _shard_order_entries(placements, order):
+    """The torch ShardOrder named by trace-form indices ("S(0)[1]S(0)[0]"): per tensor dim,
+    its shard-like mesh dims sorted by their [i] (a missing [i] is a notation error)."""
+    from torch.distributed.tensor._dtensor_spec import ShardOrderEntry
     by_dim = {}
     for mesh_dim, p in enumerate(placements):
         if is_shard_like(p):
@@ -189,36 +207,47 @@ def shard_order_of(placements, order):
                                  "[i]" % tdim)
             dims = sorted(dims, key=lambda m: order[m])
         entries.append(ShardOrderEntry(tensor_dim=tdim, mesh_dims=tuple(dims)))
-    so = tuple(entries)
+    return tuple(entries)
+
+
+def _check_printed(placements, order, so):
+    """The notation's own rule: torch has no parser for the trace form, so an order is one
+    torch can express only if DTensorSpec.format_shard_order_str prints it back identically
+    (two mesh dims with the same [i] name no ShardOrder: golden flag NotTorchInput)."""
+    from torch.distributed.tensor._dtensor_spec import DTensorSpec
     given = "".join(str(p) + ("[%d]" % o if o is not None else "")
                     for p, o in zip(placements, order))
     printed = DTensorSpec.format_shard_order_str(tuple(placements), so)
     if printed.replace(" ", "") != given.replace(" ", ""):
         raise ValueError("shard order %s is not one torch prints (torch: %s)" % (given, printed))
+
+
+def shard_order_of(placements, order):
+    """The torch ShardOrder named by trace-form indices, accepted only if torch prints it
+    back identically (_check_printed).  No validity check of torch's: check_shard_order."""
+    so = _shard_order_entries(placements, order)
+    _check_printed(placements, order, so)
     return so
 
 
-def check_shard_order(placements, order):
-    """Validate a trace-form shard order the way torch does; returns the
-    torch ShardOrder."""
-    import types
+def check_shard_order(placements, order, mesh_shape):
+    """The torch ShardOrder of a trace-form order, validated by torch itself: a DTensorSpec is
+    built with it, so DTensorSpec.__post_init__ (a shard order together with _StridedShard)
+    and _verify_shard_order (via __setattr__) raise what torch raises; then the notation's
+    printing rule (_check_printed).  No check of the adapters' own."""
     from torch.distributed.tensor._dtensor_spec import DTensorSpec
-    so = shard_order_of(placements, order)
-    if any(isinstance(p, _StridedShard) for p in placements):
-        # DTensorSpec.__post_init__: a shard order together with _StridedShard
-        raise ValueError("DTensorSpec doesn't allow specify shard_order when "
-                         "use_strided_shard_as_shard_order is True. This may result "
-                         "in conflicting shard order.")
-    DTensorSpec._verify_shard_order(types.SimpleNamespace(placements=tuple(placements)), so)
+    so = _shard_order_entries(placements, order)
+    DTensorSpec(layout_mesh(mesh_shape), tuple(placements), shard_order=so)
+    _check_printed(placements, order, so)
     return so
 
 
-def shard_order_sequence(placements, order):
+def shard_order_sequence(placements, order, mesh_shape):
     """Mesh dims in the order their shards are applied: each tensor dim's mesh
     dims in its shard order (redistribute applies one mesh dim at a time, each
     chunking what the previous left); tensor dims are independent, so the
     k-th shard of every tensor dim goes before any (k+1)-th."""
-    so = check_shard_order(placements, order)
+    so = check_shard_order(placements, order, mesh_shape)
     pos = {}
     for entry in so:
         for k, mesh_dim in enumerate(entry.mesh_dims):
@@ -231,6 +260,6 @@ def strided_equivalent(placements, order, mesh_shape):
     (DTensorSpec._convert_shard_order_to_StridedShard, torch 2.13).  Quirk: for
     uneven sizes its layout differs from applying the shards in order."""
     from torch.distributed.tensor._dtensor_spec import DTensorSpec
-    so = check_shard_order(placements, order)
+    so = check_shard_order(placements, order, mesh_shape)
     return DTensorSpec._convert_shard_order_to_StridedShard(so, tuple(placements),
                                                            layout_mesh(mesh_shape))

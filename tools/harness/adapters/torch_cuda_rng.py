@@ -24,6 +24,8 @@ if not torch.cuda.is_available():
                       "torch-cuda-rng needs a GPU to be cross-checked")
 
 FAMILY = "torch-cuda-rng"
+# an oracle: every rejection must be torch's own (harnesslib.invalid_outcome)
+ORACLE = "torch"
 
 _DT = {"float32": torch.float32, "float64": torch.float64, "float16": torch.float16,
        "bfloat16": torch.bfloat16, "int64": torch.int64, "int32": torch.int32,

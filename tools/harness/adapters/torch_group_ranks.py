@@ -40,8 +40,11 @@ except ImportError:  # loaded as a file path
     import _torch_common as tc  # type: ignore
 
 FAMILY = "group-ranks"
+# an oracle: every rejection must be torch's own (harnesslib.invalid_outcome)
+ORACLE = "torch"
 
 _views = {}   # (shape, rank_map) -> MeshView
+_hsdp_checked = {}  # (shape, rank_map) -> placements distribute_tensor accepted on that mesh
 
 
 class MeshView:
@@ -74,25 +77,34 @@ class MeshView:
     def _compute(self, sets):
         res = {a: {"all": None, "mesh": {}, "sorted": {}, "local": {}, "crank": {}}
                for a in sets}
-        for r in range(self.world):
+        outside = []
+        # every rank of the world builds the mesh, as every process of a job would, and
+        # torch refuses what it refuses on any of them (a duplicated rank raises on the
+        # rank it names only); a world of no ranks is init_process_group's to refuse
+        for r in range(max(self.world, 1)):
             m = tc.device_mesh(self.shape, list(self.rank_map), r)
             if m.get_coordinate() is None:
-                raise ValueError("rank %d of a %d-rank world is not in the mesh %s"
-                                 % (r, self.world, list(self.rank_map)))
+                outside.append(r)
+                continue
             for axes in sets:
                 self._one(m, axes, r, res[axes])
+        if outside:  # torch built every rank's mesh: no view of a rank it leaves out
+            raise NotImplementedError("torch accepts this mesh, but ranks %s are not in it: "
+                                      "no group view for them" % outside)
         self.axes.update(res)
 
     def _one(self, m, axes, r, out):
+        # dims are looked up by torch (get_group, mesh_dim_names), never by our own tables
         if len(axes) == 1:
-            sub = m[self.names[axes[0]]]
             pg = m.get_group(axes[0])
+            name = "d%d" % axes[0]
+            sub = m[name]
             local = m.get_coordinate()[axes[0]]
             if out["all"] is None:
-                out["all"] = [s.mesh.tolist() for s in m._get_all_submeshes(self.names[axes[0]])]
+                out["all"] = [s.mesh.tolist() for s in m._get_all_submeshes(name)]
         else:
             # torch: dims must be ascending and distinct (KeyError / RuntimeError)
-            sub = m[tuple(self.names[a] for a in axes)]._flatten()
+            sub = m[tuple("d%d" % a for a in axes)]._flatten()
             pg = sub.get_group()
             local = sub.get_coordinate()[0]
             if out["all"] is None:
@@ -136,14 +148,9 @@ def device_mesh_case(v, axes):
 
 
 def seed_axes(v, axes):
-    """Seed 002 normalises axes as sorted(set(axes)).  An axis outside the
-    mesh is rejected, as a DeviceMesh dim would be (the seed itself ignores
-    it: golden flag StricterThanSeed)."""
-    out = sorted(set(axes))
-    for a in out:
-        if a < 0 or a >= len(v.shape):
-            raise IndexError("mesh axis %d out of range for a %d-dim mesh" % (a, len(v.shape)))
-    return tuple(out)
+    """Seed 002 normalises axes as sorted(set(axes)).  An axis outside the mesh is left to
+    torch's DeviceMesh to refuse (the seed itself ignores it: golden flag StricterThanSeed)."""
+    return tuple(sorted(set(axes)))
 
 
 def rank_lists_case(v, axes):
@@ -161,11 +168,15 @@ def rank_lists_case(v, axes):
 
 
 def hsdp_case(v, placements, shard_dim):
-    if len(placements) != len(v.shape):
-        raise ValueError("%d placements for a %d-dim mesh" % (len(placements), len(v.shape)))
-    if shard_dim >= len(v.shape) or shard_dim < -1:
-        raise IndexError("shard mesh dim %d out of range for a %d-dim mesh"
-                         % (shard_dim, len(v.shape)))
+    """HSDP's parameter is a DTensor of these placements on the mesh: torch's
+    distribute_tensor refuses placements that do not fit it; the shard dim is torch's
+    get_group's to refuse (-1: none, the seed's convention)."""
+    from torch.distributed.tensor import distribute_tensor
+    key = tc.placements_key(placements)
+    if key not in _hsdp_checked.setdefault((v.shape, v.rank_map), set()):
+        m = tc.device_mesh(v.shape, list(v.rank_map), v.rank_map[0] if v.rank_map else 0)
+        distribute_tensor(tc.hsdp_parameter(placements), m, placements, src_data_rank=None)
+        _hsdp_checked[(v.shape, v.rank_map)].add(key)  # torch accepted: the same answer again
     axes = [a for a, p in enumerate(placements) if p.is_replicate() and a != shard_dim]
     per = {k: [] for k in ("sharded", "unsharded", "shardSize", "dpSize", "rankSize")}
     for r in range(v.world):

@@ -28,6 +28,8 @@ import torch.distributed as dist
 from adapters import _torch_common as tc
 
 FAMILY = "redistribute-data"
+# an oracle: every rejection must be torch's own (harnesslib.invalid_outcome)
+ORACLE = "torch"
 
 _M64 = (1 << 64) - 1
 _DTYPES = {"float32": torch.float32, "float64": torch.float64, "bfloat16": torch.bfloat16,
@@ -116,7 +118,8 @@ def _spec(mesh, placements, order, shape, dtype):
         stride.insert(0, acc)
         acc *= s
     meta = TensorMeta(torch.Size(shape), tuple(stride), dtype)
-    so = tc.check_shard_order(placements, order) if order is not None else None
+    so = tc.check_shard_order(placements, order, list(mesh.shape)) if order is not None \
+        else None
     return DTensorSpec(mesh, tuple(placements), tensor_meta=meta, shard_order=so)
 
 
@@ -140,6 +143,10 @@ def compute(group, test):
     world = 1
     for s in mesh_shape:
         world *= s
+    # torch's own check of a DTensor's placements (from_local and redistribute_local_tensor
+    # call it) before the data below assume one reduce op
+    from torch.distributed.tensor._utils import assert_no_mixed_partial_types
+    assert_no_mixed_partial_types(src)
     data = _Data(mesh_shape, src)
     coords = _coords(mesh_shape)  # row-major: coords[rank] for an arange mesh
 
