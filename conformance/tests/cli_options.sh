@@ -28,6 +28,7 @@ echo "another corpus" >"$tmp/g2/MANIFEST"
 mkdir "$tmp/g3"
 cp -R "$G/threefry" "$G/schemas" "$tmp/g3/" && write_manifest "$tmp/g3"
 W=$(yes 1 | head -n 60000 | paste -sd, -)
+printf '{"waivers": [{"family": "rng-policies", "tcIds": [16], "reason": "cli_options"}]}\n' >"$tmp/waivers.json"
 if "$PY" -c 'import json' 2>/dev/null; then
   "$PY" "$tests_dir/golden_results.py" "$G" threefry "$tmp/cand.json"
 else skip_all "no python3 at $PY (golden_results.py writes the candidate)"; fi
@@ -36,6 +37,7 @@ $S run --backend ref --family threefry --golden "$G" --max-cases 3 --json >"$tmp
   skip_all "certify could not write a package to check"
 
 # MODES: command | mode | environment (or -) | base arguments.  @G@, @G2@, @C@ (the candidate),
+# @WV@ (a waiver file),
 # @R@ (the run's JSON), @P@ (the package), @G3@ (a corpus of threefry alone: a backend run of
 # every family stays quick) and @W@ (60,000 multinomial weights) are filled in.  Every run's directory holds
 # `golden` (the corpus), so a mode need not give --golden and --golden can be walked.
@@ -240,6 +242,7 @@ run|verbose|-
 run|journal|jr.txt
 run|no-manifest-check|-
 run|torch-version|2.15
+run|waivers|@WV@
 report|out|r2.html
 report|golden|@G2@
 report|no-manifest-check|-
@@ -275,7 +278,7 @@ fill() { # the placeholders of a table field
   f=$1
   case $f in *@W@*) f="${f%%@W@*}$W${f#*@W@}" ;; esac
   printf '%s' "$f" | sed -e "s|@G2@|$tmp/g2|g" -e "s|@G3@|$tmp/g3|g" -e "s|@G@|$G|g" \
-    -e "s|@C@|$tmp/cand.json|g" -e "s|@R@|$tmp/run.json|g" -e "s|@P@|$tmp/pkg|g"
+    -e "s|@C@|$tmp/cand.json|g" -e "s|@R@|$tmp/run.json|g" -e "s|@P@|$tmp/pkg|g" -e "s|@WV@|$tmp/waivers.json|g"
 }
 norm() { # what differs between two runs of the same command
   sed -E -e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9]{2}:[0-9]{2}:[0-9]{2}/TIME/g' \

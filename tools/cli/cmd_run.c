@@ -32,6 +32,7 @@
 #include <sys/stat.h>
 #include "cli.h"
 #include "report.h"
+#include "waivers.h"
 #include "run.h"
 #include "outfile.h"
 #include "torch_version.h"
@@ -295,6 +296,8 @@ static int parse_options(run_opts *o, int argc, char **argv)
          .help = "do not check the golden files against MANIFEST first (warns every time)"},
         {.name = "torch-version", .kind = CLI_STR, .meta = "V", .to = &o->torch_opt,
          .help = TV_HELP},
+        {.name = "waivers", .kind = CLI_STR, .meta = "FILE", .to = &o->waivers_path,
+         .help = "known deviations (waivers/torch.json): their failures are Waived, with why"},
         CLI_OPT_END};
     const cli_command cmd = {
         .name = "run", .opts = opts, .ctx = o, .about = RUN_ABOUT, .given = &given,
@@ -334,7 +337,7 @@ static int parse_options(run_opts *o, int argc, char **argv)
  * it reads and their schemas against MANIFEST (verify's check, shc_manifest_verify_family;
  * not with --no-manifest-check), and that no output (--junit, --journal) names an input.
  * SHC_OK, or the error with its message in e. */
-static int preflight(const run_opts *o, shc_err *e)
+static int preflight(run_opts *o, shc_err *e)
 {
     struct stat st;
     if (stat(o->golden, &st))
@@ -358,6 +361,10 @@ static int preflight(const run_opts *o, shc_err *e)
     if (!rc && o->junit && o->journal_path && out_same(o->junit, o->journal_path))
         rc = shc_fail(e, SHC_EINVAL, "--junit and --journal name the same file %s", o->junit);
     out_inputs_free(&in);
+    if (!rc && o->waivers_path && o->waivers_path[0] == '\0')
+        rc = shc_fail(e, SHC_EINVAL, "--waivers: an empty file name");
+    if (!rc && o->waivers_path) /* every waiver names real cases, before the first one runs */
+        rc = waivers_load(&o->waivers, o->waivers_path, o->golden, o->be->name, o->torch, e);
     return rc;
 }
 
@@ -438,6 +445,12 @@ static void stop_job(run_opts *o)
 #endif
 }
 
+/* The reporter's question to the waivers (report_opts.waive). */
+static const char *waive(void *ctx, const char *family, long long tcid)
+{
+    return waivers_match(ctx, family, tcid);
+}
+
 /* Rank 0's report (the same reporter as verify) and journal: CLI_GO or EXIT_USAGE. */
 static int open_outputs(run_opts *o, report *rep)
 {
@@ -447,7 +460,8 @@ static int open_outputs(run_opts *o, report *rep)
                       .suite = "shardcheck", .junit_path = o->junit, .verbose = o->verbose,
                       .head = json_pack("{s:s,s:I}", "backend", o->be->name,
                                         "ranks", (json_int_t)o->nprocs),
-                      .torch = shc_torch_release_name(o->torch), .torch_why = o->torch_why};
+                      .torch = shc_torch_release_name(o->torch), .torch_why = o->torch_why,
+                      .waive = o->waivers ? waive : NULL, .waive_ctx = o->waivers};
     if (report_open(rep, &ro))
         return cli_usage_error("run", "--junit %s: cannot write", o->junit);
     o->rep = rep;
@@ -517,6 +531,7 @@ int cmd_run(int argc, char **argv)
     else if (printer(&o))
         code = report_close(&rep);
     code = close_journal(&o, rc ? rc : code);
+    waivers_free(o.waivers);
     stop_job(&o);
     return code;
 }

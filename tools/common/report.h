@@ -20,6 +20,8 @@ typedef enum { REP_TEXT, REP_TAP, REP_JSON } report_format;
 
 /* Statuses of docs/DESIGN.md, in the order of run.h's run_status. */
 typedef enum { ST_PASS, ST_FAIL, ST_NOTSUPPORTED, ST_CRASH, ST_TIMEOUT, ST_INTERNAL,
+               ST_WAIVED, /* a failure a waiver explains (report_opts.waive): reported, not a
+                           * failure, never a pass; run_status has no such value */
                ST_NSTATUS } report_status;
 
 /* One finished case.  verify names it ("tcId 12 rank 1"); run gives family, tcId and
@@ -47,6 +49,11 @@ typedef struct report_opts {
      * a case it refuses is neither printed nor counted */
     bool (*keep)(void *ctx, long long tcid, report_status st, const char *detail);
     void *keep_ctx;
+    /* NULL, or the reason case (family, tcid) is a known deviation (run --waivers,
+     * tools/run/waivers.c): its failure is reported Waived with the reason, and its pass
+     * as a pass that says the waiver may be stale */
+    const char *(*waive)(void *ctx, const char *family, long long tcid);
+    void *waive_ctx;
     int group_failures;     /* keep failing cases for report_group_failures (report_groups.c):
                                text then prints the groups first and the failures after them */
 } report_opts;
@@ -70,6 +77,7 @@ typedef struct report {
     json_t *fails;           /* group_failures: [{tcId, rank, status, detail, at (index in
                               * cases or -1), line (text)}] in report order */
     json_t *groups;          /* report_group_failures: {"byFlag": [...], "byField": [...]} */
+    long long waived_passed; /* waived cases that passed (a fixed upstream bug?) */
 } report;
 
 /* Open a report.  Returns 0, or -1 with errno if the JUnit file cannot be created (nothing

@@ -144,6 +144,8 @@ typedef struct run_opts {
     const char *torch_opt;   /* --torch-version as given (NULL: not) */
     shc_torch_release torch; /* the release judged against (torch_version.c's rule) */
     char torch_why[128];     /* how it was chosen */
+    const char *waivers_path; /* --waivers FILE (waivers.h) */
+    struct waivers *waivers;  /* ... loaded and checked against the corpus by preflight */
 } run_opts;
 
 /* One finished case. */

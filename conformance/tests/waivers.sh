@@ -1,0 +1,45 @@
+#!/bin/sh
+# waivers.sh — known deviations (issue 22 item 6): `run --waivers FILE` reports a waived
+# failure as Waived with its reason (never hidden, never a pass, not a failure), a waived case
+# that passes as such, and refuses a waiver file that names nothing real.  The failure is
+# made on purpose: a copy of the threefry corpus with one expected value changed (and its
+# MANIFEST rewritten), which the ref backend then fails.
+. "$(dirname "$0")/testlib.sh"
+need_golden threefry
+use_tmpdir
+mkdir -p "$tmp/g/threefry" "$tmp/g/schemas"
+cp "$G/schemas/threefry_v1.json" "$tmp/g/schemas/"
+sed 's/"bits":\["f29a4fa7"\]}/"bits":["00000000"]}/' "$G/threefry/threefry.json" >"$tmp/g/threefry/threefry.json"
+write_manifest "$tmp/g"
+R() { "$S" run --backend ref --family threefry --golden "$tmp/g" "$@"; }
+expect_exit "the altered case fails without waivers" 1 "^Fail +threefry tc 1 " R
+w() { printf '%s\n' "$1" >"$tmp/w.json"; }
+w '{"waivers": [{"family": "threefry", "tcIds": [1], "reason": "planted for the test", "finding": "docs/findings/README.md"}]}'
+expect_exit "a waived failure is Waived with its reason and finding, and the run passes" 0 \
+  "^Waived +threefry tc 1 \(.*\): waived: planted for the test \(docs/findings/README.md\); Fail: rank 0: bits: expected" R --waivers "$tmp/w.json"
+expect_exit "... counted apart: not a failure, not a pass" 0 "^39 passed, 0 failed, 0 skipped, 1 waived$" R --waivers "$tmp/w.json"
+expect_exit "... TAP marks it TODO" 0 "^not ok [0-9]+ - threefry tc 1 .*# TODO waived: planted" R --waivers "$tmp/w.json" --tap
+expect_exit "... JSON counts it" 0 '"waived":1' R --waivers "$tmp/w.json" --json
+w '{"waivers": [{"family": "threefry", "tcIds": [2], "reason": "fixed upstream since"}]}'
+expect_exit "a waived case that passes says the waiver may be stale" 1 \
+  "threefry tc 2 .*: waived \(fixed upstream since\), but passed: the deviation may be fixed" R --waivers "$tmp/w.json" --verbose
+expect_exit "... and the summary says so" 1 "1 failed, 0 skipped, 0 waived \(some waived cases passed: see above\)" R --waivers "$tmp/w.json"
+w '{"waivers": [{"family": "threefry", "tcIds": [1], "reason": "only torch", "backends": ["torch"]}]}'
+expect_exit "a waiver for another backend does not apply" 1 "^Fail +threefry tc 1 " R --waivers "$tmp/w.json"
+w '{"waivers": [{"family": "threefry", "flag": "EmptyTensor", "reason": "by flag"}, {"family": "threefry", "tcIds": [1], "reason": "x"}]}'
+expect_exit "a waiver by flag and one by tcId together" 0 "1 waived" R --waivers "$tmp/w.json"
+# bad waiver files: exit 2 naming the file, the waiver and what is wrong
+bad() { w "$2"; expect_exit "bad waivers: $1" 2 "$3" R --waivers "$tmp/w.json"; }
+bad "an unknown family" '{"waivers": [{"family": "nope", "tcIds": [1], "reason": "r"}]}' 'w.json: waivers\[0\]: "family" is not a family'
+bad "a tcId the family lacks" '{"waivers": [{"family": "threefry", "tcIds": [99999], "reason": "r"}]}' 'waivers\[0\]: tcIds\[0\] is not a tcId of family threefry'
+bad "an unknown flag" '{"waivers": [{"family": "threefry", "flag": "Nope", "reason": "r"}]}' 'waivers\[0\]: flag "Nope" is not one family threefry declares'
+bad "no reason" '{"waivers": [{"family": "threefry", "tcIds": [1]}]}' 'waivers\[0\]: no "reason"'
+bad "an empty reason" '{"waivers": [{"family": "threefry", "tcIds": [1], "reason": ""}]}' 'waivers\[0\]: no "reason"'
+bad "a case waived twice" '{"waivers": [{"family": "threefry", "tcIds": [1], "reason": "a"}, {"family": "threefry", "tcIds": [3, 1], "reason": "b"}]}' 'waivers\[0\] and waivers\[1\] both waive threefry tcId 1'
+bad "both tcIds and flag" '{"waivers": [{"family": "threefry", "tcIds": [1], "flag": "EmptyTensor", "reason": "r"}]}' 'by "tcIds" or by "flag" \(one of them\)'
+bad "a misspelt member" '{"waivers": [{"family": "threefry", "tcids": [1], "reason": "r"}]}' 'unknown member "tcids"'
+bad "an unknown backend" '{"waivers": [{"family": "threefry", "tcIds": [1], "reason": "r", "backends": ["gpu"]}]}' 'backends\[0\] is not a backend'
+bad "an unknown release" '{"waivers": [{"family": "threefry", "tcIds": [1], "reason": "r", "torch": ["3.0"]}]}' 'waivers\[0\]: torch\[0\]'
+bad "not a waiver file" '[1, 2]' 'not a waiver file'
+expect_exit "a missing waiver file is exit 2 naming it" 2 "nonexistent.json" R --waivers "$tmp/nonexistent.json"
+tap_done
