@@ -255,12 +255,9 @@ static int opt_backend(void *ctx, const char *b, shc_err *e)
         run_backend_spellings(list, sizeof list);
         return shc_fail(e, SHC_EINVAL, "'%s': expected %s", CLI_ECHO(b), list);
     }
-    free(o->be_state);
     o->be = be;
     o->be_spec = b;
-    o->be_state = be->state_size ? calloc(1, be->state_size) : NULL;
-    if (be->state_size && !o->be_state)
-        return shc_fail(e, SHC_ENOMEM, "--backend: out of memory");
+    o->be_state = be->state;
     if (be->configure)
         be->configure(o, arg);
     return SHC_OK;

@@ -48,7 +48,8 @@ typedef struct run_backend {
     bool family_batch;         /* the family's mpi.batch overrides batch */
     bool whole_world;          /* a mesh must span the whole job (torch's DeviceMesh) */
     bool pass_note;            /* a passing compare's note is the case's message (cuda) */
-    size_t state_size;         /* its own state (run_opts.be_state), zeroed */
+    void *state;               /* its own state (run_opts.be_state): a static object in its
+                                * file, zeroed (one backend per process; a worker forks a copy) */
     /* The argument of its spelling (spec as given) into its state; NULL: none. */
     void (*configure)(struct run_opts *o, const char *spec);
     /* An input file the outputs must not overwrite (the plugin); NULL: none. */
@@ -119,7 +120,7 @@ typedef struct run_fault {
 
 typedef struct run_opts {
     const run_backend *be;   /* --backend (backends.c) */
-    void *be_state;          /* its own state (be->state_size bytes) */
+    void *be_state;          /* its own state (be->state) */
     const char *be_spec;     /* --backend as given */
     const char *family;      /* NULL: every registered family */
     const char *golden;      /* golden directory */

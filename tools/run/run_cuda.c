@@ -449,11 +449,13 @@ static bool cuda_runs_last(const run_opts *o, const shc_family *f)
     return o->mpi_job && f->cuda.dcomm_view;
 }
 
+static cuda_state cuda_own;
+
 static const char *const cuda_spellings[] = {"cuda", NULL};
 const run_backend run_backend_cuda = {
     .name = "cuda", .spellings = cuda_spellings, .usage = "cuda",
     .procs = RUN_PER_RANK_UNDER_MPIRUN, .ranks_per_process = 1, .max_ranks = 1024,
-    .pass_note = true, .state_size = sizeof(cuda_state), .start = run_cuda_start,
+    .pass_note = true, .state = &cuda_own, .start = run_cuda_start,
     .stop = cuda_stop, .views = cuda_views, .compare = cuda_compare,
     .comm_view = run_cuda_comm_view, .runs_last = cuda_runs_last,
 };

@@ -102,10 +102,12 @@ static int compare(const shc_family *f, const json_t *test, int64_t rank, json_t
     return compare_subset(f, test, rank, got, msg, n);
 }
 
+static plugin_state plugin_own;
+
 const run_backend run_backend_plugin = {
     .name = "plugin", .arg_prefix = "plugin:", .usage = "plugin:FILE.so",
     .procs = RUN_IN_PROCESS, .ranks_per_process = 1, .max_ranks = 1024,
-    .state_size = sizeof(plugin_state), .configure = configure, .input = input,
+    .state = &plugin_own, .configure = configure, .input = input,
     .probe = probe, .stop = stop, .worker_open = worker_open, .worker_exit_is_crash = true,
     .views = views, .compare = compare,
 };

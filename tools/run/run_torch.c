@@ -680,11 +680,13 @@ static int torch_compare(const shc_family *f, const json_t *test, int64_t rank, 
     return run_torch_compare(f, test, rank, got, msg, n);
 }
 
+static torch_state torch_own;
+
 static const char *const torch_spellings[] = {"torch", "torch:gloo", "torch:nccl", NULL};
 const run_backend run_backend_torch = {
     .name = "torch", .spellings = torch_spellings, .usage = "torch[:gloo|:nccl]",
     .procs = RUN_PER_RANK, .ranks_per_process = 1, .max_ranks = 1024, .batch = 16,
-    .whole_world = true, .state_size = sizeof(torch_state), .configure = torch_configure,
+    .whole_world = true, .state = &torch_own, .configure = torch_configure,
 #ifdef HAVE_MPI
     .job_start = run_torch_start, .stop = run_torch_stop, .job_outcomes = run_torch_outcomes,
 #endif
