@@ -41,5 +41,8 @@ bad "a misspelt member" '{"waivers": [{"family": "threefry", "tcids": [1], "reas
 bad "an unknown backend" '{"waivers": [{"family": "threefry", "tcIds": [1], "reason": "r", "backends": ["gpu"]}]}' 'backends\[0\] is not a backend'
 bad "an unknown release" '{"waivers": [{"family": "threefry", "tcIds": [1], "reason": "r", "torch": ["3.0"]}]}' 'waivers\[0\]: torch\[0\]'
 bad "not a waiver file" '[1, 2]' 'not a waiver file'
+expect_exit "the shipped waivers/torch.json names real cases of the corpus (and a ref run ignores it)" 0 \
+  "^40 passed, 0 failed, 0 skipped, 0 waived$" "$S" run --backend ref --family threefry --golden "$G" \
+  --waivers "$top_srcdir/waivers/torch.json"
 expect_exit "a missing waiver file is exit 2 naming it" 2 "nonexistent.json" R --waivers "$tmp/nonexistent.json"
 tap_done
