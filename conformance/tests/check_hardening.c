@@ -4,6 +4,13 @@
  * most SHC_MAX_JSON_BYTES, never blocking on a FIFO), MANIFEST covering the schemas
  * and verified per family, torch's launch-grid limit (D2), and the small lookups
  * every message goes through.  The CLI side of each is in hardening.sh.
+ *
+ * alloc_failures: this program is linked with -Wl,--wrap=malloc,calloc,realloc,strdup
+ * (mk/hardening.am), so a test can make the k-th allocation of a library call fail.
+ * Each call is run with allocation k = 0, 1, ... failing until it makes fewer than k + 1;
+ * every such run must return SHC_ENOMEM with "out of memory" in its message (never a
+ * crash, another code or a silent SHC_OK) and free everything it allocated (the wrapped
+ * allocations still live are counted), and the run with nothing failing must succeed.
  */
 #include "config.h"
 #include <fcntl.h>
@@ -15,6 +22,75 @@
 #include "tap.h"
 #include "shardcheck.h"
 #include "golden.h"
+
+/* ---- allocation failure injection (see the header comment) ---- */
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t m);
+void *__real_realloc(void *p, size_t n);
+void __real_free(void *p);
+static long fail_at = -1; /* index of the allocation that fails; -1: none */
+static long n_alloc;      /* allocations asked for since arming */
+static long n_live;       /* wrapped allocations not yet freed */
+
+static bool fail_now(void)
+{
+    if (fail_at < 0)
+        return false;
+    return __atomic_fetch_add(&n_alloc, 1, __ATOMIC_SEQ_CST) == fail_at;
+}
+static void *counted(void *p)
+{
+    if (p)
+        __atomic_fetch_add(&n_live, 1, __ATOMIC_SEQ_CST);
+    return p;
+}
+void *__wrap_malloc(size_t n) { return fail_now() ? NULL : counted(__real_malloc(n)); }
+void *__wrap_calloc(size_t n, size_t m) { return fail_now() ? NULL : counted(__real_calloc(n, m)); }
+void *__wrap_realloc(void *p, size_t n)
+{
+    if (fail_now())
+        return NULL;
+    void *q = __real_realloc(p, n);
+    return p ? q : counted(q);
+}
+char *__wrap_strdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = __wrap_malloc(n);
+    return d ? memcpy(d, s, n) : NULL;
+}
+void __wrap_free(void *p)
+{
+    if (p)
+        __atomic_fetch_sub(&n_live, 1, __ATOMIC_SEQ_CST);
+    __real_free(p);
+}
+
+typedef int (*alloc_fn)(shc_err *e);
+
+/* Runs fn with allocation k failing for every k it reaches (see the header comment). */
+static void each_alloc_fails(const char *what, alloc_fn fn)
+{
+    for (long k = 0;; k++) {
+        shc_err e = {0};
+        __atomic_store_n(&n_live, 0, __ATOMIC_SEQ_CST);
+        __atomic_store_n(&n_alloc, 0, __ATOMIC_SEQ_CST);
+        __atomic_store_n(&fail_at, k, __ATOMIC_SEQ_CST);
+        int rc = fn(&e);
+        __atomic_store_n(&fail_at, -1, __ATOMIC_SEQ_CST);
+        long made = n_alloc, live = n_live;
+        ck_assert_msg(live == 0, "%s: with allocation %ld failing, %ld blocks are left", what,
+                      k, live);
+        if (made <= k) { /* nothing failed: the call must have succeeded */
+            ck_assert_msg(rc == SHC_OK, "%s: %d '%s' with no allocation failing", what, rc,
+                          e.msg);
+            ck_assert_msg(k > 0, "%s allocates nothing: not a test of its failures", what);
+            return;
+        }
+        ck_assert_msg(rc == SHC_ENOMEM && strstr(e.msg, "out of memory"),
+                      "%s: allocation %ld of %ld failing gave %d '%s'", what, k, made, rc, e.msg);
+    }
+}
 
 static char dir[] = "/tmp/check_hardening.XXXXXX";
 
@@ -138,6 +214,167 @@ START_TEST(names)
 }
 END_TEST
 
+/* ---- the calls alloc_failures runs: each frees what it made, so every block is counted ---- */
+
+static int af_mesh(shc_err *e)
+{
+    shc_mesh m;
+    int rc = shc_mesh_parse(&m, "2x3", "5,4,3,2,1,0", e);
+    if (!rc)
+        shc_mesh_free(&m);
+    return rc;
+}
+
+/* A layout with an _StridedShard index list, groups, seed-002 rank lists and HSDP groups. */
+static int af_layout_groups(shc_err *e)
+{
+    shc_mesh m;
+    shc_placements pl, hp;
+    shc_shape sh;
+    int rc = shc_mesh_parse(&m, "2x2x2", "7,6,5,4,3,2,1,0", e);
+    if (rc)
+        return rc;
+    const int axes[2] = {0, 2};
+    if (!(rc = shc_placements_parse(&pl, "_S(0, 2),S(0),R", e)) &&
+        !(rc = shc_placements_parse(&hp, "S(0),R,R", e)) && !(rc = shc_shape_parse(&sh, "8,6", e)))
+        for (int64_t r = 0; r < m.size && !rc; r++) {
+            shc_layout l;
+            shc_groups g, sg;
+            shc_hsdp h;
+            int64_t *list = NULL, n;
+            if (!(rc = shc_layout_of_rank(&m, &pl, &sh, r, &l, e)))
+                shc_layout_free(&l);
+            if (!rc && !(rc = shc_groups_for_axes(&m, axes, 2, &g, e)))
+                shc_groups_free(&g);
+            if (!rc && !(rc = shc_split_rank_lists_for_axes(&m, axes, 2, &sg, e)))
+                shc_groups_free(&sg);
+            if (!rc && !(rc = shc_rank_list_for_axes(&m, axes, 2, r, &list, &n, e)))
+                free(list);
+            if (!rc && !(rc = shc_hsdp_groups(&m, &hp, 1, r, &h, e)))
+                shc_hsdp_free(&h);
+        }
+    shc_mesh_free(&m);
+    return rc;
+}
+
+/* The offsets audit and every RNG policy's property check. */
+static int af_rng_audit_policies(shc_err *e)
+{
+    shc_mesh m;
+    shc_placements pl;
+    shc_shape sh;
+    shc_gpu_profile g;
+    int rc = shc_mesh_parse(&m, "2x2", NULL, e);
+    if (rc)
+        return rc;
+    if (!(rc = shc_placements_parse(&pl, "S(0),R", e)) && !(rc = shc_shape_parse(&sh, "5,7", e)) &&
+        !(rc = shc_gpu_profile_parse("a100", &g, e))) {
+        shc_rng_audit a;
+        rc = shc_rng_audit_layout(&m, &pl, &sh, &a, e);
+        for (int i = 0; !rc && i < shc_rng_policy_count(); i++) {
+            unsigned holds;
+            rc = shc_rng_policy_check(shc_rng_policy_at(i), &g, &m, &pl, &sh, 3, &holds, e);
+            if (rc == SHC_EINVAL) /* a layout the policy refuses: not an allocation's doing */
+                rc = SHC_OK;
+        }
+    }
+    shc_mesh_free(&m);
+    return rc;
+}
+
+/* Plans by both planners for every rank, and the plan audit. */
+static int af_plans(shc_err *e)
+{
+    shc_mesh m;
+    shc_placements src, dst;
+    shc_shape sh;
+    int rc = shc_mesh_parse(&m, "2x2x2", NULL, e);
+    if (rc)
+        return rc;
+    if (!(rc = shc_placements_parse(&src, "S(0),S(0),_S(1, 2)", e)) &&
+        !(rc = shc_placements_parse(&dst, "S(1),R,S(0)", e)) && !(rc = shc_shape_parse(&sh, "8,8,8", e)))
+        for (int planner = SHC_PLANNER_GREEDY; planner <= SHC_PLANNER_GRAPH && !rc; planner++) {
+            shc_plan_opts o;
+            shc_plan_opts_init(&o);
+            o.planner = (shc_planner)planner;
+            for (int64_t r = 0; r < m.size && !rc; r++) {
+                shc_plan p = {0};
+                rc = shc_plan_compute(&m, &src, &dst, &sh, &o, r, &p, e);
+                shc_plan_free(&p);
+            }
+            shc_plan_finding *f = NULL;
+            int nf = 0;
+            if (!rc)
+                rc = shc_plan_audit(&m, &src, &dst, &sh, &o, &f, &nf, e);
+            free(f);
+        }
+    shc_mesh_free(&m);
+    return rc;
+}
+
+/* Redistribute on simulated ranks (threads) and the test data's oracle. */
+static int af_exec(shc_err *e)
+{
+    shc_xcase x;
+    int rc = shc_xcase_parse(&x, "2x2", NULL, "S(0),_S(1, 2)", "S(1),S(0)", "6,8", "float32",
+                             NULL, e);
+    if (rc)
+        return rc;
+    shc_xtensor out[4], want;
+    memset(out, 0, sizeof out);
+    memset(&want, 0, sizeof want);
+    rc = shc_exec_simulate(&x, out, e);
+    for (int r = 0; r < 4; r++)
+        shc_xtensor_free(&out[r]);
+    if (!rc && !(rc = shc_testdata_expected(&x, 3, &want, e)))
+        shc_xtensor_free(&want);
+    shc_xcase_free(&x);
+    return rc;
+}
+
+/* torch's CUDA sampling ops: multinomial without replacement, randperm, bernoulli(p). */
+static int af_sample(shc_err *e)
+{
+    shc_gpu_profile g;
+    int rc = shc_gpu_profile_parse("a100", &g, e);
+    double w[6] = {0.5, 0.25, 1, 2, 0, 3};
+    int64_t o[64], no;
+    shc_torch_sample_req m = {.op = SHC_TORCH_SAMPLE_MULTINOMIAL, .dtype = SHC_DT_FLOAT32,
+                              .n = 2, .replacement = false, .w = w, .nw = 6};
+    m.shape.ndim = 2;
+    m.shape.d[0] = 2;
+    m.shape.d[1] = 3;
+    if (!rc)
+        rc = shc_torch_sample_run(&g, 5, 0, &m, o, &no, e);
+    shc_torch_sample_req p = {.op = SHC_TORCH_SAMPLE_RANDPERM, .dtype = SHC_DT_INT64, .n = 40};
+    if (!rc)
+        rc = shc_torch_sample_run(&g, 5, 0, &p, o, &no, e);
+    float b[6];
+    shc_torch_sample_req bp = {.op = SHC_TORCH_SAMPLE_BERNOULLI_P, .dtype = SHC_DT_FLOAT32,
+                               .p_dtype = SHC_DT_FLOAT64, .w = w, .nw = 3};
+    bp.shape.ndim = 2;
+    bp.shape.d[0] = 2;
+    bp.shape.d[1] = 3;
+    bp.p_shape.ndim = 1;
+    bp.p_shape.d[0] = 3;
+    w[2] = 0.75; /* p in [0, 1] */
+    if (!rc)
+        rc = shc_torch_sample_run(&g, 5, 0, &bp, b, &no, e);
+    return rc;
+}
+
+/* Every allocation a library call makes can fail (issue 25 item 6: the ENOMEM branches). */
+START_TEST(alloc_failures)
+{
+    each_alloc_fails("mesh", af_mesh);
+    each_alloc_fails("layout, groups, rank lists, hsdp", af_layout_groups);
+    each_alloc_fails("rng audit and policies", af_rng_audit_policies);
+    each_alloc_fails("plans and plan audit", af_plans);
+    each_alloc_fails("exec simulate", af_exec);
+    each_alloc_fails("sampling ops", af_sample);
+}
+END_TEST
+
 static void cleanup(void)
 {
     char cmd[600];
@@ -156,6 +393,7 @@ int main(void)
     tcase_add_test(tc, manifest_covers_schemas);
     tcase_add_test(tc, torch_grid_limit);
     tcase_add_test(tc, names);
+    tcase_add_test(tc, alloc_failures);
     suite_add_tcase(s, tc);
     int rc = shc_run_suite(s);
     cleanup();
