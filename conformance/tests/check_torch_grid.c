@@ -204,6 +204,67 @@ START_TEST(profile_from_device_props)
 }
 END_TEST
 
+/* Every malformed GPU profile spec is refused naming the spec and what is wrong (a row each). */
+static const struct {
+    const char *spec, *want;
+} BAD_GPUS[] = {
+    {"", "gpu profile is empty"},
+    {"132y2048", "unknown gpu profile '132y2048' (known: a100 h100-sxm"},
+    {"x2048", "unknown gpu profile 'x2048'"},
+    {"132x", "unknown gpu profile '132x'"},
+    {"132x2048z", "unknown gpu profile '132x2048z'"},
+    {"99999999999999999999x2048", "unknown gpu profile '99999999999999999999x2048'"},
+    {"132x99999999999999999999", "unknown gpu profile '132x99999999999999999999'"},
+    {"0x2048", "SM count 0 must be in 1..1000000"},
+    {"1000001x2048", "SM count 1000001 must be in 1..1000000"},
+    {"132x255", "max threads per SM 255 must be in 256..65536 (torch launches blocks of 256"},
+    {"132x65537", "max threads per SM 65537 must be in 256..65536"},
+    {"132x2048@90", "'@90' is not a compute capability"},
+    {"132x2048@sm_9", "'@sm_9' is not a compute capability"},
+    {"132x2048@sm_9000", "'@sm_9000' is not a compute capability"},
+    {"132x2048@sm_90a", "'@sm_90a' is not a compute capability"},
+    {"132x2048@sm_95", "compute capability sm_95 is not in the GPU table (known: sm_70 sm_75 "
+                       "sm_80 sm_86 sm_89 sm_90 sm_100)"},
+};
+
+START_TEST(profile_refusals)
+{
+    shc_gpu_profile g;
+    shc_err e = {0};
+    const char *spec = BAD_GPUS[_i].spec;
+    ck_assert_int_eq(shc_gpu_profile_parse(spec, &g, &e), SHC_EINVAL);
+    ck_assert_msg(strstr(e.msg, BAD_GPUS[_i].want), "'%s': '%s' lacks '%s'", spec, e.msg,
+                  BAD_GPUS[_i].want);
+}
+END_TEST
+
+/* A device without a name maps by geometry and capability alone; fill_cc gives a profile the
+ * capability of the preset it names only while its geometry is that preset's. */
+START_TEST(profile_without_name)
+{
+    shc_gpu_profile p, g;
+    shc_err e = {0};
+    ck_assert_int_eq(shc_gpu_profile_parse(NULL, &p, &e), SHC_EINVAL);
+    ck_assert_int_eq(shc_gpu_profile_for_device(NULL, 132, 2048, 9, 0, &p, &e), 0);
+    ck_assert_str_eq(p.name, "h100-sxm"); /* the first preset of that geometry and capability */
+    ck_assert_int_eq(shc_gpu_profile_for_device(NULL, 40, 1024, 7, 5, &p, &e), 0);
+    ck_assert_str_eq(p.name, "t4");
+    ck_assert_int_eq(p.cc, 75);
+    ck_assert_int_eq(shc_gpu_profile_parse("l4", &g, &e), 0);
+    g.cc = 0;
+    shc_gpu_profile_fill_cc(&g);
+    ck_assert_int_eq(g.cc, 89);
+    g.sm_count = 60; /* l4's name with another geometry is not an l4 */
+    shc_gpu_profile_fill_cc(&g);
+    ck_assert_int_eq(g.cc, 0);
+    g.name = NULL;
+    g.cc = 5;
+    shc_gpu_profile_fill_cc(&g);
+    ck_assert_int_eq(g.cc, 0);
+    ck_assert_int_eq(shc_gpu_sfu_model(NULL), SHC_SFU_NONE);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("check_torch_grid");
@@ -212,6 +273,8 @@ int main(void)
     tcase_add_loop_test(tc, every_op_and_dtype_on_every_profile, 0, (int)NGPUS);
     tcase_add_test(tc, split_launches_past_2_31);
     tcase_add_test(tc, profile_from_device_props);
+    tcase_add_loop_test(tc, profile_refusals, 0, (int)(sizeof BAD_GPUS / sizeof *BAD_GPUS));
+    tcase_add_test(tc, profile_without_name);
     suite_add_tcase(s, tc);
     return shc_run_suite(s);
 }
