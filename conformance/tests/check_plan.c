@@ -284,6 +284,35 @@ START_TEST(cost_model)
 }
 END_TEST
 
+/* One mesh dim's transition cost, a row per placement pair: the values printed by torch
+ * 2.13's _collective_utils._compute_placement_transition_cost(a, b, MeshTopoInfo(None, [4],
+ * [87.7], [0.6]), 0, 1.0)[0], inf where torch bans the transition (S -> P, P -> other P). */
+static const struct {
+    const char *a, *b;
+    double cost;
+} TRANSITIONS[] = {
+    {"S(0)", "R", 34215.92565564424},   {"S(0)", "S(1)", 8561.28141391106},
+    {"P(sum)", "R", 17113.96282782212}, {"P(sum)", "S(0)", 8560.28141391106},
+    {"S(0)", "P(sum)", INFINITY},       {"P(sum)", "P(max)", INFINITY},
+    {"R", "S(0)", 0.0},                 {"R", "P(sum)", 0.0},
+    {"S(1)", "S(1)", 0.0},              {"_S(0, 2)", "R", 0.0},
+};
+
+START_TEST(cost_transitions)
+{
+    shc_topo t = {.ndim = 1, .devices = {4}, .bandwidth = {87.7}, .latency = {0.6}};
+    for (size_t i = 0; i < sizeof TRANSITIONS / sizeof *TRANSITIONS; i++) {
+        shc_placements a, b;
+        shc_err e = {0};
+        ck_assert_int_eq(shc_placements_parse(&a, TRANSITIONS[i].a, &e), 0);
+        ck_assert_int_eq(shc_placements_parse(&b, TRANSITIONS[i].b, &e), 0);
+        double c = shc_cost_transition(&a.p[0], &b.p[0], &t, 0, 1.0);
+        ck_assert_msg(c == TRANSITIONS[i].cost, "%s -> %s: %.17g, torch %.17g", TRANSITIONS[i].a,
+                      TRANSITIONS[i].b, c, TRANSITIONS[i].cost);
+    }
+}
+END_TEST
+
 START_TEST(bad_input)
 {
     shc_plan_opts o = opts(SHC_PLANNER_AUTO, 8);
@@ -463,6 +492,7 @@ int main(void)
     tcase_add_test(tc, chunk_sizes);
     tcase_add_test(tc, strided_decode);
     tcase_add_test(tc, cost_model);
+    tcase_add_test(tc, cost_transitions);
     tcase_add_test(tc, bad_input);
     tcase_add_test(tc, prepared_runs_match_compute);
     tcase_add_test(tc, releases_shard_to_partial);
