@@ -323,6 +323,26 @@ START_TEST(bad_input)
     ck_assert_ptr_nonnull(strstr(e.msg, "1 placements for a 2-d mesh"));
     ck_assert_int_eq(plan_err("2x2", "8,8", "S(0),R", "R,S(2)", &o, &e), SHC_EINVAL);
     ck_assert_ptr_nonnull(strstr(e.msg, "shards dim 2 of a 2-d tensor"));
+    /* options no cost model can use */
+    o.dtype_bytes = 0;
+    ck_assert_int_eq(plan_err("2x2", "8,8", "S(0),R", "R,R", &o, &e), SHC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "plan options: dtype size 0 and devices per host 8"));
+    o.dtype_bytes = 4, o.devices_per_host = -1;
+    ck_assert_int_eq(plan_err("2x2", "8,8", "S(0),R", "R,R", &o, &e), SHC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "dtype size 4 and devices per host -1"));
+    /* planner names: both spellings of the min-cost planner, and what is refused */
+    shc_planner pl;
+    const char *names[] = {"auto", "greedy", "graph", "min-cost"};
+    const shc_planner want[] = {SHC_PLANNER_AUTO, SHC_PLANNER_GREEDY, SHC_PLANNER_GRAPH,
+                                SHC_PLANNER_GRAPH};
+    for (int i = 0; i < 4; i++) {
+        ck_assert_int_eq(shc_planner_parse(names[i], &pl, &e), 0);
+        ck_assert_int_eq(pl, want[i]);
+    }
+    ck_assert_int_eq(shc_planner_parse("mincost", &pl, &e), SHC_EINVAL);
+    ck_assert_str_eq(e.msg, "planner 'mincost': expected auto, greedy or graph");
+    ck_assert_str_eq(shc_comm_kind_name(-1), "?");
+    ck_assert_str_eq(shc_comm_kind_name(SHC_COMM_KIND_COUNT), "?");
 }
 END_TEST
 
