@@ -14,6 +14,7 @@
  * - what torch rejects is rejected with torch's message.
  */
 #include "config.h"
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include "shardcheck.h"
 #include "comm.h"
 #include "redistribute_exec.h"
+#include "torch_cuda_rng.h"
 
 START_TEST(t_conversions)
 {
@@ -35,6 +37,70 @@ START_TEST(t_conversions)
     for (int v = -256; v <= 256; v++) {
         ck_assert(shc_bf16_to_float(shc_float_to_bf16((float)v)) == (float)v);
         ck_assert(shc_f16_to_float(shc_float_to_f16((float)v)) == (float)v);
+    }
+}
+END_TEST
+
+/* Both binary16 conversions of lib/ (comm.c's for execution, torch_cuda_rng.h's for the
+ * kernels) against GCC's _Float16, whose conversions are libgcc's IEEE ones: every half
+ * widened, and a sweep of float bit patterns (every 4099th, plus each half's neighbours)
+ * narrowed.  A NaN must stay a NaN of the same sign; its payload is each one's own. */
+/* ck_assert marks its place through a pipe each time: too slow for a million checks */
+#define EXPECT(c, ...) do { if (!(c)) ck_abort_msg(__VA_ARGS__); } while (0)
+
+static bool same_f32(float a, float b)
+{
+    if (a != a || b != b)
+        return a != a && b != b && signbit(a) == signbit(b);
+    return !memcmp(&a, &b, 4);
+}
+
+static bool same_f16(uint16_t a, uint16_t b)
+{
+    bool na = (a & 0x7fffu) > 0x7c00u, nb = (b & 0x7fffu) > 0x7c00u;
+    return na || nb ? na && nb && (a & 0x8000u) == (b & 0x8000u) : a == b;
+}
+
+static void f32_to_f16_agrees(uint32_t x)
+{
+    float f;
+    memcpy(&f, &x, 4);
+    _Float16 r = (_Float16)f;
+    uint16_t want;
+    memcpy(&want, &r, 2);
+    EXPECT(same_f16(shc_float_to_f16(f), want), "comm.c f16(0x%08x) = 0x%04x, IEEE 0x%04x",
+                  x, shc_float_to_f16(f), want);
+    EXPECT(same_f16(shc_f32_to_f16(f), want), "rng f16(0x%08x) = 0x%04x, IEEE 0x%04x", x,
+                  shc_f32_to_f16(f), want);
+}
+
+START_TEST(t_f16_vs_ieee)
+{
+    for (uint32_t h = 0; h < 0x10000u; h++) {
+        uint16_t b = (uint16_t)h;
+        _Float16 x;
+        memcpy(&x, &b, 2);
+        float want = (float)x;
+        EXPECT(same_f32(shc_f16_to_float(b), want), "comm.c f16 0x%04x", h);
+        EXPECT(same_f32(shc_f16_to_f32(b), want), "rng f16 0x%04x", h);
+        /* the floats just around each half: the rounding boundaries */
+        uint32_t w;
+        memcpy(&w, &want, 4);
+        for (uint32_t d = 0; d < 3; d++) {
+            f32_to_f16_agrees(w + d);
+            f32_to_f16_agrees(w - d);
+            f32_to_f16_agrees(w + 0x1000u - 1 + d); /* half an f16 ulp above, for normals */
+        }
+    }
+    for (uint64_t x = 0; x < (UINT64_C(1) << 32); x += 4099)
+        f32_to_f16_agrees((uint32_t)x);
+    /* c10's round_to_nearest_even: any NaN is 0x7FC0 (c10/util/BFloat16.h) */
+    uint32_t nans[] = {0x7fc00000u, 0xffc00000u, 0x7f800001u, 0xffffffffu};
+    for (int i = 0; i < 4; i++) {
+        float f;
+        memcpy(&f, &nans[i], 4);
+        ck_assert_uint_eq(shc_f32_to_bf16(f), 0x7fc0u);
+        ck_assert(isnan(shc_bf16_to_float(shc_float_to_bf16(f))));
     }
 }
 END_TEST
@@ -356,6 +422,7 @@ int main(void)
     Suite *s = suite_create("exec");
     TCase *tc = tcase_create("comm");
     tcase_add_test(tc, t_conversions);
+    tcase_add_test(tc, t_f16_vs_ieee);
     tcase_add_test(tc, t_local_collectives);
     tcase_add_test(tc, t_local_failure_no_hang);
     suite_add_tcase(s, tc);
