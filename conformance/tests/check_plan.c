@@ -330,6 +330,16 @@ START_TEST(bad_input)
     o.dtype_bytes = 4, o.devices_per_host = -1;
     ck_assert_int_eq(plan_err("2x2", "8,8", "S(0),R", "R,R", &o, &e), SHC_EINVAL);
     ck_assert_ptr_nonnull(strstr(e.msg, "dtype size 4 and devices per host -1"));
+    /* the min-cost planner's cost model prices bytes as exact Python ints do only below 2^53 */
+    shc_plan_opts g = opts(SHC_PLANNER_GRAPH, 8);
+    ck_assert_int_eq(plan_err("2x2", "4194304,1073741824", "S(0),R", "R,S(1)", &g, &e),
+                     SHC_EUNSUPPORTED);
+    ck_assert_str_eq(e.msg, "plan graph: 18014398509481984 bytes exceed 2^53; the cost model "
+                     "would round differently from torch");
+    g.dtype_bytes = 8;
+    ck_assert_int_eq(plan_err("2x2", "1152921504606846976,2", "S(0),R", "R,S(1)", &g, &e),
+                     SHC_EOVERFLOW);
+    ck_assert_str_eq(e.msg, "plan graph: tensor bytes overflows int64 (2305843009213693952 * 8)");
     /* planner names: both spellings of the min-cost planner, and what is refused */
     shc_planner pl;
     const char *names[] = {"auto", "greedy", "graph", "min-cost"};
