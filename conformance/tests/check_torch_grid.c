@@ -265,6 +265,31 @@ START_TEST(profile_without_name)
 }
 END_TEST
 
+/* The emulator refuses element ranges outside the tensor as the CPU reference does. */
+START_TEST(grid_range_refusals)
+{
+    shc_gpu_profile g;
+    shc_err e = {0};
+    ck_assert_int_eq(shc_gpu_profile_parse("t4", &g, &e), 0);
+    shc_torch_rng_req r;
+    shc_torch_rng_req_init(&r, SHC_TORCH_UNIFORM, SHC_DT_FLOAT32, 8);
+    float o[8];
+    const int64_t rows[][2] = {{-1, 1}, {0, -1}, {9, 0}, {5, 4}};
+    for (int i = 0; i < 4; i++) {
+        char want[96];
+        snprintf(want, sizeof want, "element range [%lld, +%lld) is outside the 8 elements",
+                 (long long)rows[i][0], (long long)rows[i][1]);
+        ck_assert_int_eq(shc_torch_rng_grid_fill(&g, 1, 0, &r, rows[i][0], rows[i][1], o, NULL,
+                                                 NULL, &e), SHC_EINVAL);
+        ck_assert_str_eq(e.msg, want);
+        ck_assert_int_eq(shc_torch_rng_fill(&g, 1, 0, &r, rows[i][0], rows[i][1], o, NULL, NULL,
+                                            &e), SHC_EINVAL);
+        ck_assert_str_eq(e.msg, want);
+    }
+    ck_assert_int_eq(shc_torch_rng_grid_fill(&g, 1, 0, &r, 4, 4, o, NULL, NULL, &e), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("check_torch_grid");
@@ -275,6 +300,7 @@ int main(void)
     tcase_add_test(tc, profile_from_device_props);
     tcase_add_loop_test(tc, profile_refusals, 0, (int)(sizeof BAD_GPUS / sizeof *BAD_GPUS));
     tcase_add_test(tc, profile_without_name);
+    tcase_add_test(tc, grid_range_refusals);
     suite_add_tcase(s, tc);
     return shc_run_suite(s);
 }
