@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "tap.h"
 #include "shardcheck.h"
 #include "comm.h"
@@ -195,6 +196,43 @@ START_TEST(t_local_failure_no_hang)
     ck_assert_int_ne(rc, 0);
     ck_assert_ptr_nonnull(strstr(errs[0].msg, "rank 1 failed"));
     ck_assert_ptr_nonnull(strstr(errs[1].msg, "rank 1 gives up"));
+}
+END_TEST
+
+/* Rank 1 returns SHC_OK without joining the all-reduce the others wait in: before they
+ * arrive (arg 0) or after (arg 1, it sleeps first); either way they fail, never hang. */
+static int quiet_exit_body(shc_comm *c, void *arg, shc_err *e)
+{
+    if (c->rank == 1) {
+        if (*(int *)arg)
+            usleep(200000);
+        return SHC_OK;
+    }
+    int64_t g[3] = {0, 1, 2}, v = 1;
+    return c->ops->all_reduce(c, g, 3, &v, 1, SHC_DT_INT64, SHC_OP_SUM, e);
+}
+
+START_TEST(t_local_quiet_exit)
+{
+    for (int late = 0; late < 2; late++) {
+        shc_err e = {0}, errs[3];
+        int rc = shc_comm_local_run(3, quiet_exit_body, &late, errs, &e);
+        ck_assert_int_ne(rc, 0);
+        for (int r = 0; r < 3; r += 2)
+            ck_assert_msg(strstr(errs[r].msg, "a simulated rank returned while others wait in a "
+                                 "collective"), "late %d rank %d: '%s'", late, r, errs[r].msg);
+        ck_assert_str_eq(errs[1].msg, "");
+    }
+    /* the number of simulated ranks the local backend runs */
+    shc_err e = {0};
+    const int64_t bad[] = {0, -1, 4097};
+    for (int i = 0; i < 3; i++) {
+        char want[96];
+        snprintf(want, sizeof want, "local backend: %lld simulated ranks (1..4096 supported)",
+                 (long long)bad[i]);
+        ck_assert_int_eq(shc_comm_local_run(bad[i], quiet_exit_body, NULL, NULL, &e), SHC_EINVAL);
+        ck_assert_str_eq(e.msg, want);
+    }
 }
 END_TEST
 
@@ -430,6 +468,7 @@ int main(void)
 #endif
     tcase_add_test(tc, t_local_collectives);
     tcase_add_test(tc, t_local_failure_no_hang);
+    tcase_add_test(tc, t_local_quiet_exit);
     suite_add_tcase(s, tc);
     TCase *tx = tcase_create("exec");
     tcase_set_timeout(tx, 120);
