@@ -15,7 +15,8 @@
  * give the bytes of packing the strided blocks by hand and calling all_to_all.  The plain
  * collectives (all_gather, all_gatherv, all_to_all, reduce_scatter, all_reduce) must give
  * OpenMPI's bytes too, and a bitwise op on floats and a group rank outside the world are
- * refused before any communication.  Each rank prints "ok"/"not ok" lines; rank 0 adds
+ * refused before any communication, also on a communicator without a deadline (no
+ * watchdog); a communicator asked for before MPI_Init is refused.  Each rank prints "ok"/"not ok" lines; rank 0 adds
  * a summary line "mpi_comm: N ranks, K checks, F failed".  Outside mpirun
  * (make check runs every check program) it prints a TAP skip.
  */
@@ -199,12 +200,19 @@ int main(int argc, char **argv)
         printf("1..0 # SKIP run under mpirun by mpi_comm_run.sh\n");
         return 0;
     }
+    shc_comm *c;
+    shc_err e = {0};
+    /* before MPI_Init the backend refuses to start */
+    int early = shc_comm_mpi_new(&c, 60, &e);
+    char early_msg[sizeof e.msg];
+    memcpy(early_msg, e.msg, sizeof early_msg);
     MPI_Init(&argc, &argv);
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    shc_comm *c;
-    shc_err e = {0};
+    expect(rank, early == SHC_EINVAL && !strcmp(early_msg, "mpi backend: MPI is not initialised"),
+           "a communicator before MPI_Init refused", "-", "-", 0, size);
+    shc_err_clear(&e);
     if (shc_comm_mpi_new(&c, 60, &e)) {
         printf("rank %d: %s\n", rank, e.msg);
         MPI_Abort(MPI_COMM_WORLD, 1);
@@ -222,6 +230,15 @@ int main(int argc, char **argv)
     reduce_checks(c, rev, size, sub, rank);
     runs_checks(c, rev, size, rank);
     plain_checks(c, rev, size, sub, rank);
+    /* without a deadline (timeout 0) the collectives run unguarded: the same bytes */
+    shc_comm *c0;
+    if (shc_comm_mpi_new(&c0, 0, &e)) {
+        printf("rank %d: %s\n", rank, e.msg);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    plain_checks(c0, rev, size, sub, rank);
+    runs_checks(c0, rev, size, rank);
+    c0->ops->destroy(c0);
     MPI_Comm_free(&sub);
     MPI_Group_free(&g);
     /* a 2-rank sub-group {1, 0} (ranks 2.. sit it out) */
