@@ -565,6 +565,33 @@ START_TEST(fill_refusals)
         ck_assert_msg(rc == rows[i].code && strstr(e.msg, rows[i].msg), "%s: %d '%s', want %d '%s'",
                       rows[i].what, rc, e.msg, rows[i].code, rows[i].msg);
     }
+    /* parameter refusals in torch's own words: each message printed by torch 2.13 (CPU) for the
+     * same call (geometric_(p), bernoulli_(p), F.dropout(p=...), random_(from, to)) */
+    const struct {
+        shc_torch_op op;
+        shc_dtype dt;
+        double a;
+        int64_t from, to;
+        const char *msg;
+    } params[] = {
+        {SHC_TORCH_GEOMETRIC, SHC_DT_FLOAT32, 0.0, 0, 0, "geometric_ expects p to be in (0, 1), but got p=0"},
+        {SHC_TORCH_GEOMETRIC, SHC_DT_FLOAT32, 1.0, 0, 0, "geometric_ expects p to be in (0, 1), but got p=1"},
+        {SHC_TORCH_BERNOULLI, SHC_DT_FLOAT32, NAN, 0, 0, "bernoulli_ expects p to be in [0, 1], but got p=nan"},
+        {SHC_TORCH_BERNOULLI, SHC_DT_FLOAT32, -0.5, 0, 0, "bernoulli_ expects p to be in [0, 1], but got p=-0.5"},
+        {SHC_TORCH_DROPOUT, SHC_DT_FLOAT32, 1.5, 0, 0, "dropout probability has to be between 0 and 1, but got 1.5"},
+        {SHC_TORCH_RANDOM, SHC_DT_UINT8, 0, -1, 5, "from is out of bounds for unsigned char"},
+        {SHC_TORCH_RANDOM, SHC_DT_INT8, 0, -200, 5, "from is out of bounds for signed char"},
+    };
+    for (size_t i = 0; i < sizeof params / sizeof *params; i++) {
+        shc_torch_rng_req r;
+        shc_err e = {0};
+        shc_torch_rng_req_init(&r, params[i].op, params[i].dt, 4);
+        r.a = params[i].a;
+        if (params[i].op == SHC_TORCH_RANDOM)
+            r.has_range = true, r.from = params[i].from, r.to = params[i].to;
+        ck_assert_int_eq(shc_torch_rng_check(&r, &e), SHC_EINVAL);
+        ck_assert_str_eq(e.msg, params[i].msg);
+    }
     ck_assert_str_eq(shc_torch_op_name(SHC_TORCH_OP_COUNT), "?");
     ck_assert_str_eq(shc_torch_op_name(SHC_TORCH_UNIFORM), "uniform");
 }
