@@ -172,6 +172,20 @@ START_TEST(errors_prefix)
     ck_assert_str_eq(shc_strerror(SHC_EOVERFLOW), "overflow");
     ck_assert_str_eq(shc_strerror(SHC_EINVAL), "invalid input");
     ck_assert_int_eq(shc_fail(NULL, SHC_EIO, "no buffer"), SHC_EIO);
+    ck_assert_int_eq(shc_err_prefix(NULL, "where"), SHC_EINTERNAL);
+    shc_err_clear(NULL);
+    /* a message near the buffer's end keeps the prefix and as much of the message as fits */
+    char big[600];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    shc_fail(&e, SHC_EFORMAT, "tail");
+    ck_assert_int_eq(shc_err_prefix(&e, "%.508s", big), SHC_EFORMAT);
+    ck_assert_int_eq((int)strlen(e.msg), SHC_ERR_MAX - 1);
+    ck_assert_str_eq(e.msg + 508, ": t");
+    /* a prefix that fills the buffer: the prefix, cut, and nothing of the message */
+    ck_assert_int_eq(shc_err_prefix(&e, "%s", big), SHC_EFORMAT);
+    ck_assert_int_eq((int)strlen(e.msg), SHC_ERR_MAX - 1);
+    ck_assert_ptr_null(strchr(e.msg, ':'));
 }
 END_TEST
 
