@@ -223,6 +223,15 @@ START_TEST(t_local_quiet_exit)
                                  "collective"), "late %d rank %d: '%s'", late, r, errs[r].msg);
         ck_assert_str_eq(errs[1].msg, "");
     }
+    /* a caller's rank outside the group it names: the position lookup says so */
+    shc_comm me = {.rank = 5};
+    const int64_t grp[3] = {2, 5, 7}, other[2] = {0, 1};
+    int pos = -1;
+    shc_err pe = {0};
+    ck_assert_int_eq(shc_comm_group_pos(&me, grp, 3, &pos, &pe), 0);
+    ck_assert_int_eq(pos, 1);
+    ck_assert_int_eq(shc_comm_group_pos(&me, other, 2, &pos, &pe), SHC_EINTERNAL);
+    ck_assert_str_eq(pe.msg, "rank 5 is not in the collective's group of 2 ranks");
     /* the number of simulated ranks the local backend runs */
     shc_err e = {0};
     const int64_t bad[] = {0, -1, 4097};
