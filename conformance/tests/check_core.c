@@ -53,6 +53,68 @@ static void roundtrip(const char *in, const char *want)
     ck_assert_str_eq(buf, want);
 }
 
+/* ---- dtypes (dtype.c) ---- */
+
+/* Every spelling torch has for a dtype, with torch 2.13's itemsize (torch.<name>.itemsize)
+ * and whether it is an integer type; kind -1: a size-only dtype execution has no kernels for. */
+static const struct {
+    const char *s;
+    int kind;
+    int bytes;
+    bool is_int;
+} DTYPES[] = {
+    {"float32", SHC_DT_FLOAT32, 4, false},  {"float", SHC_DT_FLOAT32, 4, false},
+    {"torch.float32", SHC_DT_FLOAT32, 4, false}, {"float64", SHC_DT_FLOAT64, 8, false},
+    {"double", SHC_DT_FLOAT64, 8, false},   {"float16", SHC_DT_FLOAT16, 2, false},
+    {"half", SHC_DT_FLOAT16, 2, false},     {"torch.bfloat16", SHC_DT_BFLOAT16, 2, false},
+    {"int64", SHC_DT_INT64, 8, true},       {"long", SHC_DT_INT64, 8, true},
+    {"int32", SHC_DT_INT32, 4, true},       {"int", SHC_DT_INT32, 4, true},
+    {"int16", SHC_DT_INT16, 2, true},       {"short", SHC_DT_INT16, 2, true},
+    {"int8", SHC_DT_INT8, 1, true},         {"uint8", SHC_DT_UINT8, 1, true},
+    {"bool", SHC_DT_BOOL, 1, true},         {"float8_e4m3fn", -1, 1, false},
+    {"float8_e5m2", -1, 1, false},          {"complex64", -1, 8, false},
+    {"cfloat", -1, 8, false},               {"torch.complex128", -1, 16, false},
+    {"cdouble", -1, 16, false},
+};
+
+START_TEST(dtypes)
+{
+    for (size_t i = 0; i < sizeof DTYPES / sizeof *DTYPES; i++) {
+        shc_dtype t;
+        int bytes = 0;
+        shc_err e = {0};
+        ck_assert_int_eq(shc_dtype_bytes(DTYPES[i].s, &bytes, &e), 0);
+        ck_assert_msg(bytes == DTYPES[i].bytes, "%s: %d bytes", DTYPES[i].s, bytes);
+        int rc = shc_dtype_parse(DTYPES[i].s, &t, &e);
+        if (DTYPES[i].kind < 0) {
+            ck_assert_int_eq(rc, SHC_EINVAL);
+            ck_assert_msg(strstr(e.msg, "has no element kernels here"), "%s: %s", DTYPES[i].s, e.msg);
+            continue;
+        }
+        ck_assert_msg(rc == 0 && (int)t == DTYPES[i].kind, "%s: %d %s", DTYPES[i].s, rc, e.msg);
+        ck_assert_int_eq((int)shc_dtype_size(t), DTYPES[i].bytes);
+        ck_assert(shc_dtype_is_int(t) == DTYPES[i].is_int);
+        shc_dtype back; /* the name is torch's canonical one, which parses to the same dtype */
+        ck_assert_int_eq(shc_dtype_parse(shc_dtype_name(t), &back, &e), 0);
+        ck_assert_int_eq(back, t);
+    }
+    shc_dtype t;
+    int bytes;
+    shc_err e = {0};
+    const char *bad[] = {"float128", "Float32", "torch.", "", NULL};
+    for (int i = 0; i < 5; i++) {
+        ck_assert_int_eq(shc_dtype_parse(bad[i], &t, &e), SHC_EINVAL);
+        ck_assert_msg(strstr(e.msg, "unknown dtype '"), "%s", e.msg);
+        ck_assert_int_eq(shc_dtype_bytes(bad[i], &bytes, &e), SHC_EINVAL);
+        ck_assert_msg(strstr(e.msg, ": unknown (expected a torch dtype"), "%s", e.msg);
+    }
+    ck_assert_str_eq(shc_dtype_name(SHC_DT_COUNT), "?");
+    ck_assert_str_eq(shc_dtype_name((shc_dtype)-1), "?");
+    ck_assert_int_eq((int)shc_dtype_size(SHC_DT_COUNT), 0);
+    ck_assert(!shc_dtype_is_int(SHC_DT_COUNT));
+}
+END_TEST
+
 /* ---- errors ---- */
 
 /* torch releases: both spellings, and what is refused (issue 21's bad inputs). */
@@ -74,6 +136,15 @@ START_TEST(torch_releases)
                                             "(2.15.0)"));
     }
     ck_assert_ptr_nonnull(strstr(e.msg, "'2.13.'"));
+    ck_assert_int_eq(shc_torch_release_parse(NULL, &r, &e), SHC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "torch version '': empty; supported: 2.11"));
+    /* what lies outside the tables: no release, no change, no flag */
+    ck_assert_ptr_null(shc_torch_release_get(SHC_TORCH_RELEASE_END));
+    ck_assert_str_eq(shc_torch_release_name(SHC_TORCH_RELEASE_END), "?");
+    ck_assert_ptr_null(shc_torch_change_get(SHC_TC_COUNT));
+    ck_assert(!shc_torch_has(SHC_TORCH_PINNED, SHC_TC_COUNT));
+    ck_assert_int_eq(shc_torch_change_by_flag(NULL), -1);
+    ck_assert_int_eq(shc_torch_change_by_flag("NoSuchFlag"), -1);
     ck_assert_int_eq(shc_torch_release_parse("2.13.0+cu130", &r, &e), SHC_EINVAL);
     ck_assert_ptr_nonnull(strstr(e.msg, "local version tag"));
     /* every change names a flag, releases other than the pinned one, and torch lines */
@@ -101,6 +172,20 @@ START_TEST(errors_prefix)
     ck_assert_str_eq(shc_strerror(SHC_EOVERFLOW), "overflow");
     ck_assert_str_eq(shc_strerror(SHC_EINVAL), "invalid input");
     ck_assert_int_eq(shc_fail(NULL, SHC_EIO, "no buffer"), SHC_EIO);
+    ck_assert_int_eq(shc_err_prefix(NULL, "where"), SHC_EINTERNAL);
+    shc_err_clear(NULL);
+    /* a message near the buffer's end keeps the prefix and as much of the message as fits */
+    char big[600];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    shc_fail(&e, SHC_EFORMAT, "tail");
+    ck_assert_int_eq(shc_err_prefix(&e, "%.508s", big), SHC_EFORMAT);
+    ck_assert_int_eq((int)strlen(e.msg), SHC_ERR_MAX - 1);
+    ck_assert_str_eq(e.msg + 508, ": t");
+    /* a prefix that fills the buffer: the prefix, cut, and nothing of the message */
+    ck_assert_int_eq(shc_err_prefix(&e, "%s", big), SHC_EFORMAT);
+    ck_assert_int_eq((int)strlen(e.msg), SHC_ERR_MAX - 1);
+    ck_assert_ptr_null(strchr(e.msg, ':'));
 }
 END_TEST
 
@@ -309,6 +394,7 @@ int main(void)
     Suite *s = suite_create("check_core");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, errors_prefix);
+    tcase_add_test(tc, dtypes);
     tcase_add_test(tc, torch_releases);
     tcase_add_test(tc, mesh_coords);
     tcase_add_test(tc, mesh_errors);

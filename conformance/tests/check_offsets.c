@@ -474,6 +474,16 @@ START_TEST(unknown_policy)
     ck_assert_int_eq(shc_rng_policy_lookup("tf-stateless", &p, &e), SHC_EINVAL);
     ck_assert_ptr_nonnull(strstr(e.msg, "unknown policy 'tf-stateless'"));
     ck_assert_ptr_nonnull(strstr(e.msg, "torch-offset"));
+    /* the property check draws every element: a tensor past 2^22 elements is refused */
+    shc_gpu_profile g;
+    lay L;
+    unsigned holds = 0;
+    ck_assert_int_eq(shc_gpu_profile_parse("a100", &g, &e), 0);
+    ck_assert_int_eq(shc_rng_policy_lookup("torch-offset", &p, &e), 0);
+    load(&L, "2", "S(0)", "4194305");
+    ck_assert_int_eq(shc_rng_policy_check(p, &g, &L.m, &L.pl, &L.s, 5, &holds, &e), SHC_EUNSUPPORTED);
+    ck_assert_str_eq(e.msg, "policy check: 4194305 elements, at most 4194304");
+    shc_mesh_free(&L.m);
 }
 END_TEST
 

@@ -284,6 +284,35 @@ START_TEST(cost_model)
 }
 END_TEST
 
+/* One mesh dim's transition cost, a row per placement pair: the values printed by torch
+ * 2.13's _collective_utils._compute_placement_transition_cost(a, b, MeshTopoInfo(None, [4],
+ * [87.7], [0.6]), 0, 1.0)[0], inf where torch bans the transition (S -> P, P -> other P). */
+static const struct {
+    const char *a, *b;
+    double cost;
+} TRANSITIONS[] = {
+    {"S(0)", "R", 34215.92565564424},   {"S(0)", "S(1)", 8561.28141391106},
+    {"P(sum)", "R", 17113.96282782212}, {"P(sum)", "S(0)", 8560.28141391106},
+    {"S(0)", "P(sum)", INFINITY},       {"P(sum)", "P(max)", INFINITY},
+    {"R", "S(0)", 0.0},                 {"R", "P(sum)", 0.0},
+    {"S(1)", "S(1)", 0.0},              {"_S(0, 2)", "R", 0.0},
+};
+
+START_TEST(cost_transitions)
+{
+    shc_topo t = {.ndim = 1, .devices = {4}, .bandwidth = {87.7}, .latency = {0.6}};
+    for (size_t i = 0; i < sizeof TRANSITIONS / sizeof *TRANSITIONS; i++) {
+        shc_placements a, b;
+        shc_err e = {0};
+        ck_assert_int_eq(shc_placements_parse(&a, TRANSITIONS[i].a, &e), 0);
+        ck_assert_int_eq(shc_placements_parse(&b, TRANSITIONS[i].b, &e), 0);
+        double c = shc_cost_transition(&a.p[0], &b.p[0], &t, 0, 1.0);
+        ck_assert_msg(c == TRANSITIONS[i].cost, "%s -> %s: %.17g, torch %.17g", TRANSITIONS[i].a,
+                      TRANSITIONS[i].b, c, TRANSITIONS[i].cost);
+    }
+}
+END_TEST
+
 START_TEST(bad_input)
 {
     shc_plan_opts o = opts(SHC_PLANNER_AUTO, 8);
@@ -294,6 +323,36 @@ START_TEST(bad_input)
     ck_assert_ptr_nonnull(strstr(e.msg, "1 placements for a 2-d mesh"));
     ck_assert_int_eq(plan_err("2x2", "8,8", "S(0),R", "R,S(2)", &o, &e), SHC_EINVAL);
     ck_assert_ptr_nonnull(strstr(e.msg, "shards dim 2 of a 2-d tensor"));
+    /* options no cost model can use */
+    o.dtype_bytes = 0;
+    ck_assert_int_eq(plan_err("2x2", "8,8", "S(0),R", "R,R", &o, &e), SHC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "plan options: dtype size 0 and devices per host 8"));
+    o.dtype_bytes = 4, o.devices_per_host = -1;
+    ck_assert_int_eq(plan_err("2x2", "8,8", "S(0),R", "R,R", &o, &e), SHC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "dtype size 4 and devices per host -1"));
+    /* the min-cost planner's cost model prices bytes as exact Python ints do only below 2^53 */
+    shc_plan_opts g = opts(SHC_PLANNER_GRAPH, 8);
+    ck_assert_int_eq(plan_err("2x2", "4194304,1073741824", "S(0),R", "R,S(1)", &g, &e),
+                     SHC_EUNSUPPORTED);
+    ck_assert_str_eq(e.msg, "plan graph: 18014398509481984 bytes exceed 2^53; the cost model "
+                     "would round differently from torch");
+    g.dtype_bytes = 8;
+    ck_assert_int_eq(plan_err("2x2", "1152921504606846976,2", "S(0),R", "R,S(1)", &g, &e),
+                     SHC_EOVERFLOW);
+    ck_assert_str_eq(e.msg, "plan graph: tensor bytes overflows int64 (2305843009213693952 * 8)");
+    /* planner names: both spellings of the min-cost planner, and what is refused */
+    shc_planner pl;
+    const char *names[] = {"auto", "greedy", "graph", "min-cost"};
+    const shc_planner want[] = {SHC_PLANNER_AUTO, SHC_PLANNER_GREEDY, SHC_PLANNER_GRAPH,
+                                SHC_PLANNER_GRAPH};
+    for (int i = 0; i < 4; i++) {
+        ck_assert_int_eq(shc_planner_parse(names[i], &pl, &e), 0);
+        ck_assert_int_eq(pl, want[i]);
+    }
+    ck_assert_int_eq(shc_planner_parse("mincost", &pl, &e), SHC_EINVAL);
+    ck_assert_str_eq(e.msg, "planner 'mincost': expected auto, greedy or graph");
+    ck_assert_str_eq(shc_comm_kind_name(-1), "?");
+    ck_assert_str_eq(shc_comm_kind_name(SHC_COMM_KIND_COUNT), "?");
 }
 END_TEST
 
@@ -463,6 +522,7 @@ int main(void)
     tcase_add_test(tc, chunk_sizes);
     tcase_add_test(tc, strided_decode);
     tcase_add_test(tc, cost_model);
+    tcase_add_test(tc, cost_transitions);
     tcase_add_test(tc, bad_input);
     tcase_add_test(tc, prepared_runs_match_compute);
     tcase_add_test(tc, releases_shard_to_partial);

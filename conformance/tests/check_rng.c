@@ -187,6 +187,31 @@ START_TEST(curand_skipahead_carry)
     ck_assert_uint_eq(st.ctr[1], 0);
     ck_assert_uint_eq(st.ctr[2], 1);
     ck_assert_uint_eq(st.state, 1);
+    /* from subsequence 2^32 - 1 the same carries reach word 3, both the skipahead's and the
+     * one-block steps of curand(); every word drawn is Random123's at the 128-bit counter
+     * (subsequence * 2^64 + block) computed here */
+    for (int by_draw = 0; by_draw < 2; by_draw++) {
+        const uint64_t seed = 0x0123456789abcdefull;
+        shc_curand_init(seed, 0xffffffffu, 0, &st);
+        for (int i = 0; i < 4; i++)
+            shc_curand_skipahead(4 * ((1ull << 62) - 1), &st);
+        unsigned __int128 blk = ((unsigned __int128)0xffffffffu << 64) + ((unsigned __int128)1 << 64) - 4;
+        if (!by_draw) {
+            shc_curand_skipahead(16, &st); /* 4 blocks: exactly to 2^96 */
+            blk += 4;
+            ck_assert(st.ctr[0] == 0 && st.ctr[1] == 0 && st.ctr[2] == 0 && st.ctr[3] == 1);
+        }
+        philox4x32_key_t k = {{(uint32_t)seed, (uint32_t)(seed >> 32)}};
+        for (int w = 0; w < 24; w++) { /* by_draw: 4 blocks up to the carry, 2 past it */
+            unsigned __int128 b = blk + (unsigned)w / 4;
+            philox4x32_ctr_t c = {{(uint32_t)b, (uint32_t)(b >> 32), (uint32_t)(b >> 64),
+                                   (uint32_t)(b >> 96)}};
+            philox4x32_ctr_t want = philox4x32_R(10, c, k);
+            uint32_t got = shc_curand(&st);
+            ck_assert_msg(got == want.v[w % 4], "by_draw %d word %d: %08x, Random123 %08x",
+                          by_draw, w, got, want.v[w % 4]);
+        }
+    }
 }
 END_TEST
 

@@ -204,6 +204,92 @@ START_TEST(profile_from_device_props)
 }
 END_TEST
 
+/* Every malformed GPU profile spec is refused naming the spec and what is wrong (a row each). */
+static const struct {
+    const char *spec, *want;
+} BAD_GPUS[] = {
+    {"", "gpu profile is empty"},
+    {"132y2048", "unknown gpu profile '132y2048' (known: a100 h100-sxm"},
+    {"x2048", "unknown gpu profile 'x2048'"},
+    {"132x", "unknown gpu profile '132x'"},
+    {"132x2048z", "unknown gpu profile '132x2048z'"},
+    {"99999999999999999999x2048", "unknown gpu profile '99999999999999999999x2048'"},
+    {"132x99999999999999999999", "unknown gpu profile '132x99999999999999999999'"},
+    {"0x2048", "SM count 0 must be in 1..1000000"},
+    {"1000001x2048", "SM count 1000001 must be in 1..1000000"},
+    {"132x255", "max threads per SM 255 must be in 256..65536 (torch launches blocks of 256"},
+    {"132x65537", "max threads per SM 65537 must be in 256..65536"},
+    {"132x2048@90", "'@90' is not a compute capability"},
+    {"132x2048@sm_9", "'@sm_9' is not a compute capability"},
+    {"132x2048@sm_9000", "'@sm_9000' is not a compute capability"},
+    {"132x2048@sm_90a", "'@sm_90a' is not a compute capability"},
+    {"132x2048@sm_95", "compute capability sm_95 is not in the GPU table (known: sm_70 sm_75 "
+                       "sm_80 sm_86 sm_89 sm_90 sm_100)"},
+};
+
+START_TEST(profile_refusals)
+{
+    shc_gpu_profile g;
+    shc_err e = {0};
+    const char *spec = BAD_GPUS[_i].spec;
+    ck_assert_int_eq(shc_gpu_profile_parse(spec, &g, &e), SHC_EINVAL);
+    ck_assert_msg(strstr(e.msg, BAD_GPUS[_i].want), "'%s': '%s' lacks '%s'", spec, e.msg,
+                  BAD_GPUS[_i].want);
+}
+END_TEST
+
+/* A device without a name maps by geometry and capability alone; fill_cc gives a profile the
+ * capability of the preset it names only while its geometry is that preset's. */
+START_TEST(profile_without_name)
+{
+    shc_gpu_profile p, g;
+    shc_err e = {0};
+    ck_assert_int_eq(shc_gpu_profile_parse(NULL, &p, &e), SHC_EINVAL);
+    ck_assert_int_eq(shc_gpu_profile_for_device(NULL, 132, 2048, 9, 0, &p, &e), 0);
+    ck_assert_str_eq(p.name, "h100-sxm"); /* the first preset of that geometry and capability */
+    ck_assert_int_eq(shc_gpu_profile_for_device(NULL, 40, 1024, 7, 5, &p, &e), 0);
+    ck_assert_str_eq(p.name, "t4");
+    ck_assert_int_eq(p.cc, 75);
+    ck_assert_int_eq(shc_gpu_profile_parse("l4", &g, &e), 0);
+    g.cc = 0;
+    shc_gpu_profile_fill_cc(&g);
+    ck_assert_int_eq(g.cc, 89);
+    g.sm_count = 60; /* l4's name with another geometry is not an l4 */
+    shc_gpu_profile_fill_cc(&g);
+    ck_assert_int_eq(g.cc, 0);
+    g.name = NULL;
+    g.cc = 5;
+    shc_gpu_profile_fill_cc(&g);
+    ck_assert_int_eq(g.cc, 0);
+    ck_assert_int_eq(shc_gpu_sfu_model(NULL), SHC_SFU_NONE);
+}
+END_TEST
+
+/* The emulator refuses element ranges outside the tensor as the CPU reference does. */
+START_TEST(grid_range_refusals)
+{
+    shc_gpu_profile g;
+    shc_err e = {0};
+    ck_assert_int_eq(shc_gpu_profile_parse("t4", &g, &e), 0);
+    shc_torch_rng_req r;
+    shc_torch_rng_req_init(&r, SHC_TORCH_UNIFORM, SHC_DT_FLOAT32, 8);
+    float o[8];
+    const int64_t rows[][2] = {{-1, 1}, {0, -1}, {9, 0}, {5, 4}};
+    for (int i = 0; i < 4; i++) {
+        char want[96];
+        snprintf(want, sizeof want, "element range [%lld, +%lld) is outside the 8 elements",
+                 (long long)rows[i][0], (long long)rows[i][1]);
+        ck_assert_int_eq(shc_torch_rng_grid_fill(&g, 1, 0, &r, rows[i][0], rows[i][1], o, NULL,
+                                                 NULL, &e), SHC_EINVAL);
+        ck_assert_str_eq(e.msg, want);
+        ck_assert_int_eq(shc_torch_rng_fill(&g, 1, 0, &r, rows[i][0], rows[i][1], o, NULL, NULL,
+                                            &e), SHC_EINVAL);
+        ck_assert_str_eq(e.msg, want);
+    }
+    ck_assert_int_eq(shc_torch_rng_grid_fill(&g, 1, 0, &r, 4, 4, o, NULL, NULL, &e), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("check_torch_grid");
@@ -212,6 +298,9 @@ int main(void)
     tcase_add_loop_test(tc, every_op_and_dtype_on_every_profile, 0, (int)NGPUS);
     tcase_add_test(tc, split_launches_past_2_31);
     tcase_add_test(tc, profile_from_device_props);
+    tcase_add_loop_test(tc, profile_refusals, 0, (int)(sizeof BAD_GPUS / sizeof *BAD_GPUS));
+    tcase_add_test(tc, profile_without_name);
+    tcase_add_test(tc, grid_range_refusals);
     suite_add_tcase(s, tc);
     return shc_run_suite(s);
 }

@@ -520,6 +520,83 @@ START_TEST(bad_input)
 }
 END_TEST
 
+/* The request and launch refusals of the elementwise kernels, a row each: what is refused
+ * and the message naming it.  The profiles are filled by hand: a parsed one cannot hold them. */
+START_TEST(fill_refusals)
+{
+    shc_gpu_profile a100 = prof("a100"), narrow = {"narrow", 108, 128, 80, 0},
+                    huge = {"huge", 1000000, 65536, 80, 0};
+    const struct {
+        const char *what;
+        const shc_gpu_profile *g;
+        shc_torch_op op;
+        shc_dtype dt;
+        int64_t numel, offset, start, count;
+        int code;
+        const char *msg;
+    } rows[] = {
+        {"no profile", NULL, SHC_TORCH_UNIFORM, SHC_DT_FLOAT32, 4, 0, 0, 4, SHC_EINVAL,
+         "gpu profile has 0 SMs; need at least 1"},
+        {"threads per SM below a block", &narrow, SHC_TORCH_UNIFORM, SHC_DT_FLOAT32, 4, 0, 0, 4,
+         SHC_EINVAL, "gpu profile narrow: max threads per SM 128 is below the block size 256"},
+        {"a grid past 32-bit launch arithmetic", &huge, SHC_TORCH_UNIFORM, SHC_DT_FLOAT32, 4, 0,
+         0, 4, SHC_EINVAL, "gpu profile huge: 1000000 SMs x 65536 threads overflow torch's 32-bit"},
+        {"an op out of range", &a100, SHC_TORCH_OP_COUNT, SHC_DT_FLOAT32, 4, 0, 0, 4, SHC_EINVAL,
+         "torch rng: op or dtype out of range"},
+        {"a dtype out of range", &a100, SHC_TORCH_UNIFORM, SHC_DT_COUNT, 4, 0, 0, 4, SHC_EINVAL,
+         "torch rng: op or dtype out of range"},
+        {"a negative numel", &a100, SHC_TORCH_UNIFORM, SHC_DT_FLOAT32, -1, 0, 0, 0, SHC_EINVAL,
+         "torch rng: numel -1 is negative"},
+        {"a range past the end", &a100, SHC_TORCH_UNIFORM, SHC_DT_FLOAT32, 8, 0, 5, 4, SHC_EINVAL,
+         "element range [5, +4) is outside the 8 elements"},
+        {"a negative start", &a100, SHC_TORCH_UNIFORM, SHC_DT_FLOAT32, 8, 0, -1, 1, SHC_EINVAL,
+         "element range [-1, +1) is outside the 8 elements"},
+        {"the offset past int64", &a100, SHC_TORCH_UNIFORM, SHC_DT_FLOAT32, 8, INT64_MAX - 3, 0,
+         8, SHC_EOVERFLOW, "torch rng: generator offset overflows int64"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        shc_torch_rng_req r;
+        shc_torch_rng_req_init(&r, rows[i].op, rows[i].dt, rows[i].numel);
+        float o[8];
+        int64_t no = -7;
+        shc_err e = {0};
+        int rc = shc_torch_rng_fill(rows[i].g, 1, rows[i].offset, &r, rows[i].start, rows[i].count,
+                                    o, NULL, &no, &e);
+        ck_assert_msg(rc == rows[i].code && strstr(e.msg, rows[i].msg), "%s: %d '%s', want %d '%s'",
+                      rows[i].what, rc, e.msg, rows[i].code, rows[i].msg);
+    }
+    /* parameter refusals in torch's own words: each message printed by torch 2.13 (CPU) for the
+     * same call (geometric_(p), bernoulli_(p), F.dropout(p=...), random_(from, to)) */
+    const struct {
+        shc_torch_op op;
+        shc_dtype dt;
+        double a;
+        int64_t from, to;
+        const char *msg;
+    } params[] = {
+        {SHC_TORCH_GEOMETRIC, SHC_DT_FLOAT32, 0.0, 0, 0, "geometric_ expects p to be in (0, 1), but got p=0"},
+        {SHC_TORCH_GEOMETRIC, SHC_DT_FLOAT32, 1.0, 0, 0, "geometric_ expects p to be in (0, 1), but got p=1"},
+        {SHC_TORCH_BERNOULLI, SHC_DT_FLOAT32, NAN, 0, 0, "bernoulli_ expects p to be in [0, 1], but got p=nan"},
+        {SHC_TORCH_BERNOULLI, SHC_DT_FLOAT32, -0.5, 0, 0, "bernoulli_ expects p to be in [0, 1], but got p=-0.5"},
+        {SHC_TORCH_DROPOUT, SHC_DT_FLOAT32, 1.5, 0, 0, "dropout probability has to be between 0 and 1, but got 1.5"},
+        {SHC_TORCH_RANDOM, SHC_DT_UINT8, 0, -1, 5, "from is out of bounds for unsigned char"},
+        {SHC_TORCH_RANDOM, SHC_DT_INT8, 0, -200, 5, "from is out of bounds for signed char"},
+    };
+    for (size_t i = 0; i < sizeof params / sizeof *params; i++) {
+        shc_torch_rng_req r;
+        shc_err e = {0};
+        shc_torch_rng_req_init(&r, params[i].op, params[i].dt, 4);
+        r.a = params[i].a;
+        if (params[i].op == SHC_TORCH_RANDOM)
+            r.has_range = true, r.from = params[i].from, r.to = params[i].to;
+        ck_assert_int_eq(shc_torch_rng_check(&r, &e), SHC_EINVAL);
+        ck_assert_str_eq(e.msg, params[i].msg);
+    }
+    ck_assert_str_eq(shc_torch_op_name(SHC_TORCH_OP_COUNT), "?");
+    ck_assert_str_eq(shc_torch_op_name(SHC_TORCH_UNIFORM), "uniform");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("check_torch_rng");
@@ -534,6 +611,7 @@ int main(void)
     tcase_add_test(tc, half_and_bfloat16_rounding);
     tcase_add_test(tc, sm90_sfu_compose);
     tcase_add_test(tc, bad_input);
+    tcase_add_test(tc, fill_refusals);
     suite_add_tcase(s, tc);
     return shc_run_suite(s);
 }

@@ -555,6 +555,90 @@ START_TEST(bernoulli_rejections)
 }
 END_TEST
 
+/* Refusals, a row each: torch's own message where torch refuses (Distributions.cpp
+ * multinomial / bernoulli_, TensorFactories.cpp randperm), ours naming what is not modelled
+ * otherwise, and the overflow of the generator offset.  Only the fields a row sets differ
+ * from a valid request; w holds 6 values, some rows point at others. */
+static const double W6[6] = {0.5, 0.25, 0.25, 0.5, 0.25, 0.25};
+static const double WTENTH[2] = {0.1, 0.9};
+static const struct refusal {
+    const char *what;
+    shc_torch_sample_op op;
+    shc_dtype dtype, p_dtype;
+    const char *shape, *p_shape;
+    const double *w;
+    int64_t nw, n, offset;
+    bool replacement;
+    int code;
+    const char *msg;
+} REFUSALS[] = {
+    {"bernoulli: p with more dims than self", SHC_TORCH_SAMPLE_BERNOULLI_P, SHC_DT_FLOAT32,
+     SHC_DT_FLOAT32, "3", "1,3", W6, 3, 0, 0, false, SHC_EUNSUPPORTED, "p with more dims (2) than self (1)"},
+    {"bernoulli: past 2^32 elements", SHC_TORCH_SAMPLE_BERNOULLI_P, SHC_DT_FLOAT32,
+     SHC_DT_FLOAT32, "65537,65536", "1", W6, 1, 0, 0, false, SHC_EUNSUPPORTED,
+     "4295032832 elements: the kernel's 32-bit thread index wraps"},
+    {"bernoulli: p values for another shape", SHC_TORCH_SAMPLE_BERNOULLI_P, SHC_DT_FLOAT32,
+     SHC_DT_FLOAT32, "2,3", "3", W6, 6, 0, 0, false, SHC_EINVAL, "p has 6 values for 3 elements"},
+    {"bernoulli: offset past int64", SHC_TORCH_SAMPLE_BERNOULLI_P, SHC_DT_FLOAT32,
+     SHC_DT_FLOAT32, "3", "3", W6, 3, 0, INT64_MAX - 7, false, SHC_EOVERFLOW,
+     "generator offset overflows int64"},
+    {"multinomial: over 2^24 categories", SHC_TORCH_SAMPLE_MULTINOMIAL, SHC_DT_FLOAT32, 0,
+     "16777217", NULL, W6, 6, 1, 0, true, SHC_EINVAL, "number of categories cannot exceed 2^24"},
+    {"multinomial: values for another shape", SHC_TORCH_SAMPLE_MULTINOMIAL, SHC_DT_FLOAT32, 0,
+     "2,4", NULL, W6, 6, 1, 0, true, SHC_EINVAL, "multinomial: 6 values for a 2 x 4 input"},
+    {"multinomial: a value the dtype cannot hold", SHC_TORCH_SAMPLE_MULTINOMIAL, SHC_DT_FLOAT16, 0,
+     "2", NULL, WTENTH, 2, 1, 0, true, SHC_EINVAL, "input[0] = 0.10000000000000001 is not a float16 value"},
+    {"multinomial: more threads than an int", SHC_TORCH_SAMPLE_MULTINOMIAL, SHC_DT_FLOAT32, 0,
+     "2", NULL, W6, 2, INT64_C(1) << 31 | 1, 0, true, SHC_EUNSUPPORTED,
+     "1 x 2147483776 threads overflow the kernel's int thread index"},
+    {"randperm: float32 past 2^24+1", SHC_TORCH_SAMPLE_RANDPERM, SHC_DT_FLOAT32, 0, "1", NULL,
+     W6, 0, (1 << 24) + 2, 0, false, SHC_EINVAL, "n cannot be greater than 2^24+1 for Float type."},
+    {"randperm: n past int32", SHC_TORCH_SAMPLE_RANDPERM, SHC_DT_INT64, 0, "1", NULL, W6, 0,
+     (int64_t)INT32_MAX + 1, 0, false, SHC_EUNSUPPORTED, "randperm: n = 2147483648: the kernels' int n"},
+    {"an op out of range", (shc_torch_sample_op)SHC_TORCH_SAMPLE_COUNT, SHC_DT_INT64, 0, "1",
+     NULL, W6, 0, 1, 0, false, SHC_EINVAL, "torch sampling op 3 out of range"},
+    {"a dtype out of range", SHC_TORCH_SAMPLE_RANDPERM, SHC_DT_COUNT, 0, "1", NULL, W6, 0, 1, 0,
+     false, SHC_EINVAL, "torch sampling: dtype out of range"},
+};
+
+START_TEST(sampling_refusals)
+{
+    const struct refusal *t = &REFUSALS[_i];
+    shc_gpu_profile g = prof("a100");
+    shc_torch_sample_req r = {.op = t->op, .dtype = t->dtype, .p_dtype = t->p_dtype,
+                              .shape = shape_of(t->shape), .w = t->w, .nw = t->nw, .n = t->n,
+                              .replacement = t->replacement};
+    if (t->p_shape)
+        r.p_shape = shape_of(t->p_shape);
+    int64_t o[16], no = -1;
+    shc_err e = {0};
+    ck_assert_msg(shc_torch_sample_run(&g, 7, t->offset, &r, o, &no, &e) == t->code,
+                  "%s: '%s'", t->what, e.msg);
+    ck_assert_msg(strstr(e.msg, t->msg), "%s: '%s' lacks '%s'", t->what, e.msg, t->msg);
+    ck_assert_int_eq(no, -1); /* no new offset with a refusal */
+}
+END_TEST
+
+/* The output's size: multinomial's rows x n overflowing, and an op out of range. */
+START_TEST(sampling_out_refusals)
+{
+    shc_torch_sample_req r = {.op = SHC_TORCH_SAMPLE_MULTINOMIAL, .dtype = SHC_DT_FLOAT32,
+                              .shape = shape_of("3,4"), .n = INT64_MAX / 2};
+    int64_t n;
+    shc_dtype dt;
+    shc_err e = {0};
+    ck_assert_int_eq(shc_torch_sample_out(&r, &n, &dt, &e), SHC_EOVERFLOW);
+    ck_assert_str_eq(e.msg, "multinomial: rows x n_sample overflows int64");
+    r.n = 5;
+    ck_assert_int_eq(shc_torch_sample_out(&r, &n, &dt, &e), SHC_OK);
+    ck_assert_int_eq(n, 15);
+    ck_assert_int_eq(dt, SHC_DT_INT64);
+    r.op = (shc_torch_sample_op)-1;
+    ck_assert_int_eq(shc_torch_sample_out(&r, &n, &dt, &e), SHC_EINVAL);
+    ck_assert_str_eq(e.msg, "torch sampling op -1 out of range");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("check_torch_sample");
@@ -569,6 +653,8 @@ int main(void)
     tcase_add_test(tc, randperm_matches_naive);
     tcase_add_test(tc, randperm_islands_are_shuffled);
     tcase_add_test(tc, randperm_rejections);
+    tcase_add_loop_test(tc, sampling_refusals, 0, (int)(sizeof REFUSALS / sizeof *REFUSALS));
+    tcase_add_test(tc, sampling_out_refusals);
     suite_add_tcase(s, tc);
     return shc_run_suite(s);
 }

@@ -12,7 +12,11 @@
  * and on inexact float data every member must end with the same bits (each
  * segment reduced once, then passed on).  all_to_all_runs (a message per
  * long run, a pack into the scratch buffer for short or very many runs) must
- * give the bytes of packing the strided blocks by hand and calling all_to_all.  Each rank prints "ok"/"not ok" lines; rank 0 adds
+ * give the bytes of packing the strided blocks by hand and calling all_to_all.  The plain
+ * collectives (all_gather, all_gatherv, all_to_all, reduce_scatter, all_reduce) must give
+ * OpenMPI's bytes too, and a bitwise op on floats and a group rank outside the world are
+ * refused before any communication, also on a communicator without a deadline (no
+ * watchdog); a communicator asked for before MPI_Init is refused.  Each rank prints "ok"/"not ok" lines; rank 0 adds
  * a summary line "mpi_comm: N ranks, K checks, F failed".  Outside mpirun
  * (make check runs every check program) it prints a TAP skip.
  */
@@ -128,18 +132,87 @@ static void runs_checks(shc_comm *c, const int64_t *group, int gn, int rank)
     }
 }
 
+/* The plain collectives against OpenMPI's on the same group: all_gather (MPI_Allgather),
+ * all_gatherv with unequal counts (MPI_Allgatherv), all_to_all (MPI_Alltoall), reduce_scatter
+ * (MPI_Reduce_scatter_block), all_reduce in place (MPI_Allreduce); and what is refused before
+ * any communication: a bitwise op on floats, a group rank outside the world. */
+static void plain_checks(shc_comm *c, const int64_t *group, int gn, MPI_Comm sub, int rank)
+{
+    int pos;
+    MPI_Comm_rank(sub, &pos);
+    int32_t mine[64], ours[64 * 8], ref[64 * 8];
+    for (int i = 0; i < 64; i++)
+        mine[i] = rank * 1000 + i * 7 - 50;
+    shc_err e = {0};
+    /* all_gather: 3 elements each */
+    memset(ours, 0x5a, sizeof ours);
+    int rc = c->ops->all_gather(c, group, gn, mine, 3 * sizeof *mine, ours, &e);
+    MPI_Allgather(mine, 3, MPI_INT32_T, ref, 3, MPI_INT32_T, sub);
+    expect(rank, !rc && !memcmp(ours, ref, (size_t)gn * 3 * 4), "all_gather = MPI_Allgather",
+           "int32", "-", 3, gn);
+    /* all_gatherv: member j gives j + 1 elements */
+    size_t counts[8];
+    int cnt[8], dis[8], off = 0;
+    for (int j = 0; j < gn; j++)
+        counts[j] = (size_t)(j + 1) * 4, cnt[j] = j + 1, dis[j] = off, off += j + 1;
+    memset(ours, 0x5a, sizeof ours);
+    rc = c->ops->all_gatherv(c, group, gn, mine, counts, ours, &e);
+    MPI_Allgatherv(mine, pos + 1, MPI_INT32_T, ref, cnt, dis, MPI_INT32_T, sub);
+    expect(rank, !rc && !memcmp(ours, ref, (size_t)off * 4), "all_gatherv = MPI_Allgatherv",
+           "int32", "-", (size_t)off, gn);
+    /* all_to_all: 2 elements per member */
+    rc = c->ops->all_to_all(c, group, gn, mine, 2 * sizeof *mine, ours, &e);
+    MPI_Alltoall(mine, 2, MPI_INT32_T, ref, 2, MPI_INT32_T, sub);
+    expect(rank, !rc && !memcmp(ours, ref, (size_t)gn * 2 * 4), "all_to_all = MPI_Alltoall",
+           "int32", "-", 2, gn);
+    /* reduce_scatter: 3 elements per member, sum and max */
+    static const shc_redop ops[] = {SHC_OP_SUM, SHC_OP_MAX};
+    static const MPI_Op mops[] = {MPI_SUM, MPI_MAX};
+    for (int k = 0; k < 2; k++) {
+        rc = c->ops->reduce_scatter(c, group, gn, mine, 3, ours, SHC_DT_INT32, ops[k], &e);
+        MPI_Reduce_scatter_block(mine, ref, 3, MPI_INT32_T, mops[k], sub);
+        expect(rank, !rc && !memcmp(ours, ref, 3 * 4), "reduce_scatter = MPI_Reduce_scatter_block",
+               "int32", shc_redop_name(ops[k]), 3, gn);
+    }
+    /* all_reduce in place */
+    memcpy(ours, mine, 5 * 4);
+    rc = c->ops->all_reduce(c, group, gn, ours, 5, SHC_DT_INT32, SHC_OP_MIN, &e);
+    MPI_Allreduce(mine, ref, 5, MPI_INT32_T, MPI_MIN, sub);
+    expect(rank, !rc && !memcmp(ours, ref, 5 * 4), "all_reduce = MPI_Allreduce", "int32", "min",
+           5, gn);
+    /* refusals: no communication happens, so each rank may meet them alone */
+    float f[8] = {0};
+    rc = c->ops->all_reduce(c, group, gn, f, 2, SHC_DT_FLOAT32, SHC_OP_BXOR, &e);
+    expect(rank, rc == SHC_EINVAL && strstr(e.msg, "reduce op bxor is not defined for float32"),
+           "bxor on float32 refused", "float32", "bxor", 2, gn);
+    rc = c->ops->reduce_scatter(c, group, gn, f, 1, f + 4, SHC_DT_FLOAT32, SHC_OP_BAND, &e);
+    expect(rank, rc == SHC_EINVAL && strstr(e.msg, "reduce op band is not defined for float32"),
+           "band on float32 refused", "float32", "band", 1, gn);
+    int64_t bad[2] = {rank, 99};
+    rc = c->ops->all_gather(c, bad, 2, mine, 4, ours, &e);
+    expect(rank, rc == SHC_EINVAL && strstr(e.msg, "mpi: group rank 99 outside the"),
+           "a group rank outside the world refused", "-", "-", 2, gn);
+}
+
 int main(int argc, char **argv)
 {
     if (!getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMI_SIZE")) {
         printf("1..0 # SKIP run under mpirun by mpi_comm_run.sh\n");
         return 0;
     }
+    shc_comm *c;
+    shc_err e = {0};
+    /* before MPI_Init the backend refuses to start */
+    int early = shc_comm_mpi_new(&c, 60, &e);
+    char early_msg[sizeof e.msg];
+    memcpy(early_msg, e.msg, sizeof early_msg);
     MPI_Init(&argc, &argv);
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    shc_comm *c;
-    shc_err e = {0};
+    expect(rank, early == SHC_EINVAL && !strcmp(early_msg, "mpi backend: MPI is not initialised"),
+           "a communicator before MPI_Init refused", "-", "-", 0, size);
+    shc_err_clear(&e);
     if (shc_comm_mpi_new(&c, 60, &e)) {
         printf("rank %d: %s\n", rank, e.msg);
         MPI_Abort(MPI_COMM_WORLD, 1);
@@ -156,6 +229,16 @@ int main(int argc, char **argv)
     MPI_Comm_create(MPI_COMM_WORLD, g, &sub);
     reduce_checks(c, rev, size, sub, rank);
     runs_checks(c, rev, size, rank);
+    plain_checks(c, rev, size, sub, rank);
+    /* without a deadline (timeout 0) the collectives run unguarded: the same bytes */
+    shc_comm *c0;
+    if (shc_comm_mpi_new(&c0, 0, &e)) {
+        printf("rank %d: %s\n", rank, e.msg);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    plain_checks(c0, rev, size, sub, rank);
+    runs_checks(c0, rev, size, rank);
+    c0->ops->destroy(c0);
     MPI_Comm_free(&sub);
     MPI_Group_free(&g);
     /* a 2-rank sub-group {1, 0} (ranks 2.. sit it out) */
@@ -167,6 +250,7 @@ int main(int argc, char **argv)
         if (rank < 2) {
             reduce_checks(c, pg, 2, sub, rank);
             runs_checks(c, pg, 2, rank);
+            plain_checks(c, pg, 2, sub, rank);
             MPI_Comm_free(&sub);
         }
         MPI_Group_free(&g);

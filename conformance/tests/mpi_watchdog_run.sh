@@ -25,6 +25,14 @@ printf '%s\n' "$out" | grep -Eq "^rank 0: second all_gather rc [1-9][0-9]* after
 printf '%s\n' "$out" | grep -Eq "^rank 0: then all_reduce rc [1-9][0-9]* after 0\.[0-9] s: mpi: timeout: all_reduce on group \[0,1\]" \
   && tap_ok "after a timeout the communicator refuses collectives at once" \
   || tap_not_ok "after a timeout the communicator refuses collectives at once" "$(printf '%s' "$out" | head -c 600)"
+# each collective of the broken communicator, by the name its error gives (all_reduce_to is
+# all_reduce's out-of-place form and says all_reduce)
+for op in all_gatherv:all_gatherv all_to_all:all_to_all reduce_scatter:reduce_scatter \
+          all_reduce_to:all_reduce all_to_all_runs:all_to_all; do
+  printf '%s\n' "$out" | grep -Eq "^rank 0: then ${op%%:*} rc [1-9][0-9]* after 0\.[0-9] s: mpi: timeout: ${op#*:} on group \[0,1\]" \
+    && tap_ok "after a timeout ${op%%:*} is refused at once" \
+    || tap_not_ok "after a timeout ${op%%:*} is refused at once" "$(printf '%s' "$out" | grep "then ${op%%:*}")"
+done
 [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ "$el" -lt 60 ] && tap_ok "job ended (MPI_Abort) in ${el}s" \
   || tap_not_ok "job ended (MPI_Abort) in ${el}s" "exit $rc"
 tap_done

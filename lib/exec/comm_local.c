@@ -65,11 +65,16 @@ static int barrier(world *w, int64_t rank, shc_err *e)
     uint64_t g = w->gen;
     w->arrived++;
     if (!w->failed && w->arrived + w->exited == w->n) {
-        if (w->exited > 0)
+        /* A rank that returned is not a member that arrived: the barrier is not released (a
+         * released one would let every member read the absent rank's slot), it fails, and
+         * every waiter reports why (check_exec t_local_quiet_exit). */
+        if (w->exited > 0) {
             world_fail_locked(w, "a simulated rank returned while others wait in a collective");
-        w->arrived = 0;
-        w->gen++;
-        pthread_cond_broadcast(&w->cv);
+        } else {
+            w->arrived = 0;
+            w->gen++;
+            pthread_cond_broadcast(&w->cv);
+        }
     }
     struct timespec dl;
     clock_gettime(CLOCK_REALTIME, &dl);

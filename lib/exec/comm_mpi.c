@@ -136,11 +136,13 @@ static int get_comm(shc_comm *c, const int64_t *group, int n, MPI_Comm *out, shc
         }
     int *rl = malloc((size_t)n * sizeof *rl);
     int64_t *copy = malloc((size_t)n * sizeof *copy);
-    if (m->n == m->cap) {
-        m->cap = m->cap ? 2 * m->cap : 32;
-        m->c = realloc(m->c, (size_t)m->cap * sizeof *m->c);
+    if (m->n == m->cap) { /* on failure the cache keeps its communicators and capacity */
+        int cap = m->cap ? 2 * m->cap : 32;
+        cached *nc = realloc(m->c, (size_t)cap * sizeof *nc);
+        if (nc)
+            m->c = nc, m->cap = cap;
     }
-    if (!rl || !copy || !m->c) {
+    if (!rl || !copy || m->n == m->cap) {
         free(rl), free(copy);
         return shc_fail(e, SHC_ENOMEM, "mpi: out of memory for a communicator");
     }

@@ -189,22 +189,24 @@ static int draw_op(check_ctx *c, const shc_rng_layout *t, const shc_rng_policy *
     return rc;
 }
 
-static bool all_distinct(check_ctx *c)
+/* *ok: no two drawn elements of the two ops share an identity.  An allocation failure is
+ * SHC_ENOMEM, not "the property does not hold" (check_hardening's alloc_failures). */
+static int all_distinct(check_ctx *c, bool *ok, shc_err *e)
 {
     draw_id *all = malloc(sizeof *all * (size_t)(2 * c->numel + 1));
     int64_t n = 0;
     if (!all)
-        return false;
+        return shc_fail(e, SHC_ENOMEM, "policy check: out of memory");
     for (int op = 0; op < 2; op++)
         for (int64_t g = 0; g < c->numel; g++)
             if (c->set[op][g])
                 all[n++] = c->ids[op][g];
     qsort(all, (size_t)n, sizeof *all, cmp_id);
-    bool ok = true;
-    for (int64_t i = 1; i < n && ok; i++)
-        ok = !id_eq(&all[i - 1], &all[i]);
+    *ok = true;
+    for (int64_t i = 1; i < n && *ok; i++)
+        *ok = !id_eq(&all[i - 1], &all[i]);
     free(all);
-    return ok;
+    return SHC_OK;
 }
 
 /* Identities of the same policy on a 1-device mesh, compared with op 1's. */
@@ -250,12 +252,14 @@ static int check_vs(const shc_rng_policy *p, const shc_rng_policy *torch,
         rc = shc_fail(e, SHC_ENOMEM, "policy check: out of memory");
     for (int op = 0; op < 2 && !rc; op++)
         rc = draw_op(&c, &t, torch, op, e);
-    bool inv = false;
+    bool inv = false, distinct = false;
     if (!rc)
         rc = invariant(&c, &inv, e);
     if (!rc)
+        rc = all_distinct(&c, &distinct, e);
+    if (!rc)
         *holds = (c.replicas_ok ? 1u << SHC_RNGP_REPLICAS_EQUAL : 0) |
-                 (all_distinct(&c) ? 1u << SHC_RNGP_SHARDS_DISTINCT : 0) |
+                 (distinct ? 1u << SHC_RNGP_SHARDS_DISTINCT : 0) |
                  (inv ? 1u << SHC_RNGP_SHARDING_INVARIANT : 0) |
                  (c.torch_ok ? 1u << SHC_RNGP_TORCH_EQUAL : 0);
     for (int op = 0; op < 2; op++) {

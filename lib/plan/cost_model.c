@@ -79,19 +79,3 @@ double shc_cost_transition(const shc_placement *a, const shc_placement *b, const
         return INFINITY;
     return 0.0;
 }
-
-double shc_cost_one_step(const shc_topo *t, const shc_placement *cur, const shc_placement *nxt,
-                         int n, int64_t bytes)
-{
-    int d = -1;
-    for (int i = 0; i < n; i++)
-        if (!shc_placement_eq(&cur[i], &nxt[i]))
-            d = i;
-    if (d < 0)
-        return 0.0;
-    int64_t shards = 1;
-    for (int i = 0; i < n; i++)
-        if (shc_is_shard_like(&cur[i]))
-            shards *= t->devices[i];
-    return shc_cost_transition(&cur[d], &nxt[d], t, d, shc_cost_bytes_gb(bytes, shards));
-}

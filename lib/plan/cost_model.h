@@ -30,9 +30,5 @@ double shc_cost_bytes_gb(int64_t bytes, int64_t num_shards);
 /* _compute_placement_transition_cost's cost for mesh dim d at comm_bytes_gb. */
 double shc_cost_transition(const shc_placement *a, const shc_placement *b, const shc_topo *t,
                            int d, double bytes_gb);
-/* one_step_redistribute_cost between placement lists cur and nxt that differ in
- * at most one mesh dim; bytes = dtype itemsize * numel of the global tensor. */
-double shc_cost_one_step(const shc_topo *t, const shc_placement *cur, const shc_placement *nxt,
-                         int n, int64_t bytes);
 
 #endif

@@ -18,6 +18,7 @@
 typedef struct findings {
     shc_plan_finding *v;
     int n, cap;
+    bool oom; /* a finding could not be stored: the audit fails, never drops it silently */
 } findings;
 
 static void add_finding(findings *f, const char *code, const char *fmt, ...)
@@ -31,8 +32,10 @@ static void add_finding(findings *f, const char *code, const char *fmt, ...)
     if (f->n == f->cap) {
         int nc = f->cap ? f->cap * 2 : 8;
         shc_plan_finding *nv = realloc(f->v, (size_t)nc * sizeof *nv);
-        if (!nv)
+        if (!nv) {
+            f->oom = true;
             return;
+        }
         f->v = nv;
         f->cap = nc;
     }
@@ -150,6 +153,8 @@ int shc_plan_audit(const shc_mesh *m, const shc_placements *src, const shc_place
     }
     shc_plan_free(&p);
     shc_plan_req_free(&req);
+    if (!rc && f.oom)
+        rc = shc_fail(e, SHC_ENOMEM, "plan audit: out of memory for its findings");
     if (rc) {
         free(f.v);
         return rc;
