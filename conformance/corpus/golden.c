@@ -419,6 +419,14 @@ int shc_test_torch(const json_t *test, shc_torch_release *out, shc_err *e)
     return rc ? shc_fail(e, SHC_EFORMAT, "test: %s", pe.msg) : SHC_OK;
 }
 
+bool shc_golden_declares_flag(const shc_golden *g, const char *flag)
+{
+    for (int f = 0; f < g->nfiles; f++)
+        if (json_object_get(json_object_get(g->roots[f], "notes"), flag))
+            return true;
+    return false;
+}
+
 bool shc_test_has_flag(const json_t *test, const char *flag)
 {
     size_t i;

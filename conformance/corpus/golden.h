@@ -191,6 +191,8 @@ void shc_map_free(shc_map *m);
  * checker looks (an ASan build, or SHARDCHECK_SANITIZED=1).  Elsewhere the OS frees
  * them at exit, and freeing two parsed families took a third of verify's time. */
 bool shc_free_at_exit(void);
+/* Whether a loaded family (trees) declares flag in a file's "notes". */
+bool shc_golden_declares_flag(const shc_golden *g, const char *flag);
 /* Find a test by tcId (NULL if absent). */
 json_t *shc_golden_find(const shc_golden *g, int64_t tcid);
 /* Free everything loaded. */

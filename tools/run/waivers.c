@@ -96,35 +96,18 @@ static int applies(const json_t *wv, const char *where, const char *backend,
     return SHC_OK;
 }
 
-static bool carries(const json_t *test, const char *flag)
-{
-    size_t i;
-    json_t *v;
-    json_array_foreach(json_object_get(test, "flags"), i, v)
-        if (json_is_string(v) && !strcmp(json_string_value(v), flag))
-            return true;
-    return false;
-}
-
-static bool declares(const shc_golden *t, const char *flag)
-{
-    for (int f = 0; f < t->nfiles; f++)
-        if (json_object_get(json_object_get(t->roots[f], "notes"), flag))
-            return true;
-    return false;
-}
-
 /* The waiver's cases, checked against the family's golden trees t. */
 static int resolve(waivers *w, const json_t *wv, int k, const char *family, const shc_golden *t,
                    const char *where, shc_err *e)
 {
     const char *flag = json_string_value(json_object_get(wv, "flag"));
     if (json_object_get(wv, "flag")) {
-        if (!flag || !declares(t, flag))
+        if (!flag || !shc_golden_declares_flag(t, flag))
             return shc_fail(e, SHC_EFORMAT, "%s: flag \"%.40s\" is not one family %s "
                             "declares", where, flag ? flag : "?", family);
         for (int64_t i = 0; i < t->ntests; i++)
-            if (carries(t->tests[i], flag) && add_case(w, family, t->tcids[i], k, e))
+            if (shc_test_has_flag(t->tests[i], flag) &&
+                add_case(w, family, t->tcids[i], k, e))
                 return e->code;
         return SHC_OK;
     }

@@ -56,36 +56,18 @@ static int parse_tcids(verify_select *s, const shc_golden *g, const char *list, 
     return SHC_OK;
 }
 
-static bool declares(const shc_golden *t, const char *flag)
-{
-    for (int f = 0; f < t->nfiles; f++)
-        if (json_object_get(json_object_get(t->roots[f], "notes"), flag))
-            return true;
-    return false;
-}
-
-static bool carries(const json_t *test, const char *flag)
-{
-    size_t i;
-    json_t *v;
-    json_array_foreach(json_object_get(test, "flags"), i, v)
-        if (json_is_string(v) && !strcmp(json_string_value(v), flag))
-            return true;
-    return false;
-}
-
 /* "--flag F": the tests carrying F, intersected with --tcid's when both are given. */
 static int select_flag(verify_select *s, const char *dir, const char *family,
                        shc_torch_release rel, const char *flag, shc_err *e)
 {
     shc_golden t = {0};
     int rc = shc_golden_load_family_at(&t, dir, family, rel, e);
-    if (!rc && !declares(&t, flag))
+    if (!rc && !shc_golden_declares_flag(&t, flag))
         rc = shc_fail(e, SHC_EINVAL, "--flag %.64s: family %s declares no such flag (its "
                       "flags: docs/families/%s.md)", flag, family, family);
     verify_select by_flag = {0};
     for (int64_t i = 0; !rc && i < t.ntests; i++)
-        if (carries(t.tests[i], flag) && (!s->n || verify_select_has(s, t.tcids[i])))
+        if (shc_test_has_flag(t.tests[i], flag) && (!s->n || verify_select_has(s, t.tcids[i])))
             rc = add_tcid(&by_flag, t.tcids[i], e);
     shc_golden_free(&t);
     free(s->tcids);
