@@ -160,8 +160,11 @@ int cmd_verify(int argc, char **argv)
                 "it is, torch %s's answers\n", g.unversioned,
                 shc_torch_release_name(SHC_TORCH_PIN_RELEASE));
     verify_select sel;
-    if ((rc = verify_select_build(&sel, &g, dir, rel, tcids, flag, answered, &e)))
+    if ((rc = verify_select_build(&sel, &g, dir, rel, tcids, flag, answered, &e))) {
+        if (shc_free_at_exit())
+            shc_golden_free(&g);
         return cli_report("verify", rc, &e);
+    }
     report rep;
     report_opts ro = {.keep = sel.some || sel.answered ? verify_select_keep : NULL,
                       .keep_ctx = &sel, .fmt = (report_format)fmt, .cmd = "verify",
