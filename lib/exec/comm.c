@@ -1,6 +1,7 @@
 /*
  * comm.c — what every communicator backend shares: locating a rank in a
- * group list, the element-wise reduction kernel and the dtype conversions.
+ * group list, the element-wise reduction kernel, the dtype conversions, and
+ * which process hosts which mesh ranks when a process hosts several.
  *
  * The kernel computes as torch 2.13 does on CPU: bfloat16 and float16
  * operands are widened to float, combined, and rounded back to nearest
@@ -10,6 +11,8 @@
  * division.  Tested by conformance/tests/check_exec.c.
  */
 #include "config.h"
+#include <assert.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
@@ -224,4 +227,32 @@ void shc_div_scalar(void *buf, size_t count, shc_dtype t, int64_t n)
                    memcpy(p + 8 * i, &v, 8); break; }
         }
     }
+}
+
+/* lo(p) = floor(p * world / active): blocks differ in size by at most one.  world and
+ * nprocs are at most 2^31 here (the caller's checks), so the product cannot overflow. */
+static int64_t host_lo(int64_t world, int64_t active, int64_t p) { return p * world / active; }
+
+void shc_comm_host_block(int64_t world, int64_t p, int64_t nprocs, int64_t *first,
+                         int64_t *count)
+{
+    assert(world >= 1 && nprocs >= 1 && p >= 0 && world <= INT32_MAX && nprocs <= INT32_MAX);
+    int64_t active = nprocs < world ? nprocs : world;
+    if (p >= active) {
+        *first = world;
+        *count = 0;
+        return;
+    }
+    *first = host_lo(world, active, p);
+    *count = host_lo(world, active, p + 1) - *first;
+}
+
+int64_t shc_comm_host_of(int64_t world, int64_t nprocs, int64_t rank)
+{
+    assert(rank >= 0 && rank < world);
+    int64_t active = nprocs < world ? nprocs : world;
+    int64_t p = rank * active / world; /* at most one below the answer */
+    while (p + 1 < active && host_lo(world, active, p + 1) <= rank)
+        p++;
+    return p;
 }

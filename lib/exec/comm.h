@@ -30,9 +30,28 @@ void shc_store_int(void *p, shc_dtype t, int64_t v);
 /* Load element p of dtype t as a double. */
 double shc_load_double(const void *p, shc_dtype t);
 
-/* ---- mpi backend (comm_mpi.c, only in an MPI build) ---- */
+/* ---- hosting: several mesh ranks per process (comm.c) ---- */
+/* The mesh ranks process p of nprocs hosts in a world of `world` ranks: the first
+ * min(nprocs, world) processes each host one contiguous block, in process order, of
+ * floor(world/active) or one more ranks (the larger blocks last); the others host none
+ * (*first = world, *count = 0).  world and nprocs are 1..2^31-1. */
+void shc_comm_host_block(int64_t world, int64_t p, int64_t nprocs, int64_t *first,
+                         int64_t *count);
+/* The process hosting mesh rank `rank` (0 <= rank < world) under that assignment. */
+int64_t shc_comm_host_of(int64_t world, int64_t nprocs, int64_t rank);
+
+/* ---- mpi backend (comm_mpi.c, comm_hosted.c; only in an MPI build) ---- */
 #ifdef HAVE_MPI
 /* A communicator over MPI_COMM_WORLD (MPI must be initialised). */
 int shc_comm_mpi_new(shc_comm **out, double timeout_s, shc_err *e);
+/* Run fn once for every mesh rank of a `world`-rank mesh that this process (its rank in
+ * MPI_COMM_WORLD, of nprocs there) hosts under shc_comm_host_block, each on its own
+ * thread with a communicator of that rank: a collective reaches the members hosted here
+ * through memory and the others over MPI, one message per pair of processes per
+ * collective, so every process hosting a rank of the mesh must call this for the same
+ * case.  errs[i] (count entries) receives hosted rank first+i's error.  Returns the first
+ * failure; a communication failure past timeout_s names itself "mpi: timeout". */
+int shc_comm_hosted_run(int64_t world, double timeout_s, shc_rank_fn fn, void *arg,
+                        shc_err *errs, shc_err *e);
 #endif
 #endif

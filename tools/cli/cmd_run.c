@@ -95,6 +95,26 @@ static void emit_whole(const run_opts *o, const char *family, run_status st, con
 
 #define CHUNK 256
 
+/* --views: one line per case whose every view was computed, as the checks see them. */
+static void write_views(const run_opts *o, const shc_family *f, int64_t tcid,
+                        const run_outcome *oc)
+{
+    if (!o->views_out)
+        return;
+    json_t *a = json_array();
+    for (int64_t r = 0; r < oc->world; r++)
+        json_array_append(a, oc->views[r]);
+    json_t *line = json_pack("{s:s, s:I, s:o}", "family", f->name, "tcId", (json_int_t)tcid,
+                             "views", a);
+    char *text = line ? json_dumps(line, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    if (text)
+        fprintf(o->views_out, "%s\n", text);
+    else
+        fputs("\n", o->views_out); /* out of memory: a blank line the comparison sees */
+    free(text);
+    json_decref(line);
+}
+
 static void run_chunk(run_opts *o, const shc_family *f, const shc_golden *g, const int64_t *idx,
                       int64_t n, int64_t seq)
 {
@@ -104,7 +124,10 @@ static void run_chunk(run_opts *o, const shc_family *f, const shc_golden *g, con
         exit(EXIT_INTERNAL);
     }
     bool per_process = o->mpi_job;
-    int64_t cap = per_process ? o->nprocs * o->be->ranks_per_process : o->max_ranks;
+    /* under mpirun: one mesh rank per process (torch), or any world hosted in blocks */
+    int64_t cap = !per_process ? o->max_ranks
+                : o->be->ranks_per_process == RUN_HOSTS_ANY ? RUN_HOSTS_ANY
+                : o->nprocs * o->be->ranks_per_process;
     for (int64_t k = 0; k < n; k++) {
         out[k].world = f->world_size(g->groups[idx[k]], g->tests[idx[k]]);
         if (o->be->whole_world && out[k].world != cap) {
@@ -120,6 +143,9 @@ static void run_chunk(run_opts *o, const shc_family *f, const shc_golden *g, con
                      (long long)cap);
         }
     }
+    for (int64_t k = 0; k < n; k++)
+        if (out[k].status != RUN_NOTSUPPORTED && out[k].world > o->max_world)
+            o->max_world = out[k].world;
     double t0 = now_s();
 #ifdef HAVE_MPI
     if (per_process && o->lost) /* every case is still reported (run_mpi_lost_chunk) */
@@ -148,6 +174,7 @@ static void run_chunk(run_opts *o, const shc_family *f, const shc_golden *g, con
                 snprintf(r->msg, sizeof r->msg, "%lld views for %lld ranks",
                          (long long)out[k].count, (long long)out[k].world);
             } else {
+                write_views(o, f, r->tcid, &out[k]);
                 r->msg[0] = '\0'; /* a Pass's msg is only ever a note from run_check */
                 r->status = run_check(o, f, g->groups[idx[k]], test, out[k].world, out[k].views,
                                       r->msg, sizeof r->msg);
@@ -289,6 +316,8 @@ static int parse_options(run_opts *o, int argc, char **argv)
          .help = "text: list every case, not only those that did not pass"},
         {.name = "journal", .kind = CLI_STR, .meta = "FILE", .to = &o->journal_path,
          .help = "one line per case as it finishes (mpirun_runner.sh reads it)"},
+        {.name = "views", .kind = CLI_STR, .meta = "FILE",  .to = &o->views_path,
+         .help = "every case's per-rank views, a JSON line per case (compare two runs)"},
         {.name = "no-manifest-check", .kind = CLI_FLAG, .to = &o->no_manifest_check,
          .help = "do not check the golden files against MANIFEST first (warns every time)"},
         {.name = "torch-version", .kind = CLI_STR, .meta = "V", .to = &o->torch_opt,
@@ -302,7 +331,7 @@ static int parse_options(run_opts *o, int argc, char **argv)
                     "                      [--golden DIR] [--tap | --junit FILE | --json] "
                     "[--timeout SEC]\n                      [--max-cases N] [--max-ranks N] "
                     "[--journal FILE] [--no-manifest-check]\n                      "
-                    "[--torch-version V]"};
+                    "[--torch-version V] [--waivers FILE] [--views FILE]"};
     int x = cli_parse(&cmd, argc, argv, NULL);
     if (x != CLI_GO)
         return x;
@@ -355,8 +384,15 @@ static int preflight(run_opts *o, shc_err *e)
     rc = out_refuse(&in, "--junit", o->junit, e);
     if (!rc)
         rc = out_refuse(&in, "--journal", o->journal_path, e);
-    if (!rc && o->junit && o->journal_path && out_same(o->junit, o->journal_path))
-        rc = shc_fail(e, SHC_EINVAL, "--junit and --journal name the same file %s", o->junit);
+    if (!rc)
+        rc = out_refuse(&in, "--views", o->views_path, e);
+    const char *outs[] = {o->junit, o->journal_path, o->views_path};
+    for (int i = 0; !rc && i < 3; i++)
+        for (int j = i + 1; !rc && j < 3; j++)
+            if (outs[i] && outs[j] && out_same(outs[i], outs[j]))
+                rc = shc_fail(e, SHC_EINVAL, "--%s and --%s name the same file %s",
+                              i == 0 ? "junit" : "journal", j == 1 ? "journal" : "views",
+                              outs[i]);
     out_inputs_free(&in);
     if (!rc && o->waivers_path && o->waivers_path[0] == '\0')
         rc = shc_fail(e, SHC_EINVAL, "--waivers: an empty file name");
@@ -466,7 +502,34 @@ static int open_outputs(run_opts *o, report *rep)
         report_abandon(rep);
         return cli_usage_error("run", "--journal %s: cannot write", o->journal_path);
     }
+    if (o->views_path && !(o->views_out = fopen(o->views_path, "w"))) {
+        report_abandon(rep);
+        return cli_usage_error("run", "--views %s: cannot write", o->views_path);
+    }
     return CLI_GO;
+}
+
+/* --views: the file is the comparison's input, so a short write is bad output (exit 2). */
+static int close_views(run_opts *o, int code)
+{
+    if (!o->views_out)
+        return code;
+    bool bad = ferror(o->views_out) != 0;
+    if ((fclose(o->views_out) || bad) && code != EXIT_INTERNAL) {
+        fprintf(stderr, "shardcheck run: --views %s: write failed\n", o->views_path);
+        code = EXIT_USAGE;
+    }
+    return code;
+}
+
+/* Under mpirun, processes no case's mesh reached are said once, not per case. */
+static void idle_note(const run_opts *o)
+{
+    if (o->mpi_job && printer(o) && o->max_world > 0 && o->max_world < o->nprocs)
+        fprintf(stderr, "shardcheck run: note: the largest mesh run has %lld ranks: processes "
+                "%lld..%lld of the %lld-process job hosted no rank and stayed idle\n",
+                (long long)o->max_world, (long long)o->max_world, (long long)(o->nprocs - 1),
+                (long long)o->nprocs);
 }
 
 static int close_journal(run_opts *o, int code)
@@ -527,7 +590,9 @@ int cmd_run(int argc, char **argv)
         report_abandon(&rep); /* bad input: its message is the answer, not a summary */
     else if (printer(&o))
         code = report_close(&rep);
-    code = close_journal(&o, rc ? rc : code);
+    idle_note(&o);
+    code = close_views(&o, rc ? rc : code);
+    code = close_journal(&o, code);
     waivers_free(o.waivers);
     stop_job(&o);
     return code;

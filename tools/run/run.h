@@ -40,8 +40,10 @@ typedef struct run_backend {
     const char *arg_prefix;    /* or "plugin:" followed by an argument (FILE.so) */
     const char *usage;         /* how the accepted spellings are named: "torch[:gloo|:nccl]" */
     run_procs procs;
-    /* Mesh ranks one process hosts under mpirun (1 for every backend today); in one
-     * process (RUN_IN_PROCESS) every rank of a mesh up to --max-ranks. */
+    /* Mesh ranks one process may host under mpirun: 1 (torch: a DeviceMesh rank is a
+     * process), or RUN_HOSTS_ANY (a case of any world runs, each process hosting the
+     * block shc_comm_host_block gives it); in one process (RUN_IN_PROCESS) every rank
+     * of a mesh up to --max-ranks. */
     int64_t ranks_per_process;
     int64_t max_ranks;         /* --max-ranks' default in one process */
     int batch;                 /* cases per chunk (0: the runner's 256) */
@@ -82,11 +84,13 @@ typedef struct run_backend {
     void (*job_outcomes)(struct run_opts *o, const shc_family *f, const shc_golden *g,
                          const int64_t *idx, int64_t n, const struct run_outcome *all,
                          struct run_outcome *mine);
-    /* Under mpirun, a family with an mpi.comm_view hook: this rank's view executed over the
-     * job's communicator; NULL: the case is computed in a forked worker. */
-    run_status (*comm_view)(const struct run_opts *o, const shc_family *f,
-                            const json_t *group, const json_t *test, json_t **view,
-                            char *msg, size_t n);
+    /* Under mpirun, a family with an mpi.comm_view hook: mesh rank `rank`'s view executed
+     * over comm (the job's communicator, o->comm, when each process hosts one rank; a
+     * hosted rank's communicator from comm_hosted.c, on that rank's thread, when it hosts
+     * several); NULL: the case is computed in a forked worker. */
+    run_status (*comm_view)(const struct run_opts *o, shc_comm *comm, int64_t rank,
+                            const shc_family *f, const json_t *group, const json_t *test,
+                            json_t **view, char *msg, size_t n);
     /* Whether rank 0 may compute a family's cases alone once a rank is lost (they run
      * in forked workers, needing no other rank); NULL: never. */
     bool (*alone)(const shc_family *f);
@@ -94,6 +98,10 @@ typedef struct run_backend {
      * the forked workers of the others could not share: cuda under mpirun). */
     bool (*runs_last)(const struct run_opts *o, const shc_family *f);
 } run_backend;
+
+/* ranks_per_process of a backend whose processes host any number of mesh ranks (the
+ * largest world the runner takes: shc_comm_host_block's bound). */
+#define RUN_HOSTS_ANY INT32_MAX
 
 /* The backends (backends.c), NULL-ended. */
 const run_backend *const *run_backends(void);
@@ -141,6 +149,9 @@ typedef struct run_opts {
     int no_manifest_check;   /* --no-manifest-check: the corpus is not checked (warned) */
     const char *journal_path;
     FILE *journal;           /* --journal: one line per case as it finishes (rank 0) */
+    const char *views_path;
+    FILE *views_out;         /* --views: every computed case's per-rank views (rank 0) */
+    int64_t max_world;       /* the largest world of a case that was run (the idle note) */
     progress *bar;           /* rank 0: the terminal's progress bar over a family's cases */
     const char *torch_opt;   /* --torch-version as given (NULL: not) */
     shc_torch_release torch; /* the release judged against (torch_version.c's rule) */
@@ -180,10 +191,10 @@ void run_outcome_clear(run_outcome *oc);
 /* Compute the outcomes of tests idx[0..n) of golden g in forked workers that stream
  * one outcome per test: a worker that crashes or exceeds o->timeout_s on a test
  * costs that test only (Crash or Timeout) and the next worker goes on.  Outcomes
- * whose status is preset to NotSupported are skipped.  rank < 0: every rank of each
- * test; otherwise only that rank (mpi). */
+ * whose status is preset to NotSupported are skipped.  proc < 0: every rank of each
+ * test; otherwise the ranks process proc of o->nprocs hosts (shc_comm_host_block; mpi). */
 void run_views_chunk(const run_opts *o, const shc_family *f, const shc_golden *g,
-                     const int64_t *idx, int64_t n, int64_t rank, run_outcome *out);
+                     const int64_t *idx, int64_t n, int64_t proc, run_outcome *out);
 /* Check every rank's view against golden and the family's SPMD invariants;
  * views has world entries. */
 run_status run_check(const run_opts *o, const shc_family *f, const json_t *group,
@@ -229,8 +240,9 @@ run_status run_cuda_views(const run_opts *o, const shc_family *f, const json_t *
                           char *msg, size_t n);
 /* cuda under mpirun, a family with a dcomm_view hook (redistribute-data): this rank's
  * view with its tensors on the device, collectives over NCCL or host-staged MPI. */
-run_status run_cuda_comm_view(const run_opts *o, const shc_family *f, const json_t *group,
-                              const json_t *test, json_t **view, char *msg, size_t n);
+run_status run_cuda_comm_view(const run_opts *o, shc_comm *comm, int64_t rank,
+                              const shc_family *f, const json_t *group, const json_t *test,
+                              json_t **view, char *msg, size_t n);
 /* Free what run_cuda_comm_view made (NCCL communicators), before MPI_Finalize. */
 void run_cuda_stop(void);
 int run_cuda_compare(const json_t *test, int64_t rank, json_t *got, char *msg, size_t n);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include "run.h"
 #include "child_exit.h"
+#include "comm.h"
 
 static const char *const status_names[RUN_NSTATUS] = {"Pass", "Fail", "NotSupported", "Crash",
                                                       "Timeout", "InternalError"};
@@ -182,9 +183,18 @@ static double now_s(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* The ranks of oc's test that process proc computes (all of them when proc < 0). */
+static void block_of(const run_opts *o, int64_t proc, run_outcome *oc)
+{
+    oc->first = 0;
+    oc->count = oc->world;
+    if (proc >= 0)
+        shc_comm_host_block(oc->world, proc, o->nprocs, &oc->first, &oc->count);
+}
+
 /* Worker: one outcome line per test from position k on. */
 static void chunk_child(const run_opts *o, const shc_family *f, const shc_golden *g,
-                        const int64_t *idx, int64_t n, int64_t k, int64_t rank,
+                        const int64_t *idx, int64_t n, int64_t k, int64_t proc,
                         const run_outcome *out, int fd)
 {
     FILE *fp = fdopen(fd, "w");
@@ -207,8 +217,8 @@ static void chunk_child(const run_opts *o, const shc_family *f, const shc_golden
             fflush(fp);
             continue;
         }
-        run_outcome oc = {.world = out[k].world, .first = rank < 0 ? 0 : rank,
-                          .count = rank < 0 ? out[k].world : 1};
+        run_outcome oc = {.world = out[k].world};
+        block_of(o, proc, &oc);
         oc.views = calloc((size_t)oc.count, sizeof *oc.views);
         oc.status = oc.views ? compute_views(o, f, g->groups[idx[k]], g->tests[idx[k]], oc.world,
                                              oc.first, oc.count, oc.views, oc.msg, sizeof oc.msg)
@@ -269,7 +279,7 @@ static bool read_lines(const run_opts *o, int fd, int64_t n, int64_t *k, run_out
 }
 
 void run_views_chunk(const run_opts *o, const shc_family *f, const shc_golden *g,
-                     const int64_t *idx, int64_t n, int64_t rank, run_outcome *out)
+                     const int64_t *idx, int64_t n, int64_t proc, run_outcome *out)
 {
     int64_t k = 0;
     while (k < n) {
@@ -287,7 +297,7 @@ void run_views_chunk(const run_opts *o, const shc_family *f, const shc_golden *g
         }
         if (pid == 0) {
             close(fds[0]);
-            chunk_child(o, f, g, idx, n, k, rank, out, fds[1]);
+            chunk_child(o, f, g, idx, n, k, proc, out, fds[1]);
         }
         close(fds[1]);
         bool timed_out = read_lines(o, fds[0], n, &k, out);
@@ -299,7 +309,9 @@ void run_views_chunk(const run_opts *o, const shc_family *f, const shc_golden *g
         if (k >= n)
             break;
         run_outcome *oc = &out[k++];  /* the test the worker was on */
-        int64_t a = rank < 0 ? 0 : rank, b = rank < 0 ? oc->world - 1 : rank;
+        run_outcome blk = {.world = oc->world};
+        block_of(o, proc, &blk);
+        int64_t a = blk.first, b = blk.first + blk.count - 1;
         if (timed_out) {
             oc->status = RUN_TIMEOUT;
             snprintf(oc->msg, sizeof oc->msg, "ranks %lld..%lld: no answer within %.0f s "

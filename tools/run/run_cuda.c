@@ -70,9 +70,11 @@ run_status run_cuda_views(const run_opts *o, const shc_family *f, const json_t *
 
 void run_cuda_stop(void) {}
 
-run_status run_cuda_comm_view(const run_opts *o, const shc_family *f, const json_t *group,
-                              const json_t *test, json_t **view, char *msg, size_t n)
+run_status run_cuda_comm_view(const run_opts *o, shc_comm *comm, int64_t rank,
+                              const shc_family *f, const json_t *group, const json_t *test,
+                              json_t **view, char *msg, size_t n)
 {
+    (void)o, (void)comm, (void)rank, (void)f, (void)group, (void)test, (void)view;
     snprintf(msg, n, "built without CUDA");
     return RUN_NOTSUPPORTED;
 }
@@ -331,20 +333,45 @@ void run_cuda_stop(void)
     mpi_dev = NULL;
 }
 
-run_status run_cuda_comm_view(const run_opts *o, const shc_family *f, const json_t *group,
-                              const json_t *test, json_t **view, char *msg, size_t n)
+/* A hosted rank (a process hosting several, comm from comm_hosted.c, this rank's thread):
+ * a device of its own (GPU rank % visible ones) and collectives host-staged over comm, as
+ * the one-process threads do; NCCL needs a process per rank. */
+static int hosted_dcomm_view(const run_opts *o, shc_comm *comm, int64_t rank,
+                             const shc_family *f, const json_t *group, const json_t *test,
+                             json_t **view, shc_err *e)
+{
+    shc_xdev *dev = NULL;
+    shc_dcomm *dc = NULL;
+    int rc = open_device(o, rank, &dev, e);
+    if (!rc)
+        rc = shc_dcomm_staged_new(comm, dev, &dc, e);
+    if (!rc)
+        rc = f->cuda.dcomm_view(shc_dexec_redistribute, dc, group, test, rank, view, e);
+    if (dc)
+        dc->ops->destroy(dc);
+    if (dev)
+        dev->ops->destroy(dev);
+    return rc;
+}
+
+run_status run_cuda_comm_view(const run_opts *o, shc_comm *comm, int64_t rank,
+                              const shc_family *f, const json_t *group, const json_t *test,
+                              json_t **view, char *msg, size_t n)
 {
     if (!f->cuda.dcomm_view) {
         snprintf(msg, n, "no device computation for this family on the cuda backend");
         return RUN_NOTSUPPORTED;
     }
     shc_err e = {0};
-    int rc = mpi_device(o, &e);
-    if (!rc)
-        rc = f->cuda.dcomm_view(shc_dexec_redistribute, mpi_dc, group, test, o->rank, view, &e);
+    int rc;
+    if (comm != o->comm) {
+        rc = hosted_dcomm_view(o, comm, rank, f, group, test, view, &e);
+    } else if (!(rc = mpi_device(o, &e))) {
+        rc = f->cuda.dcomm_view(shc_dexec_redistribute, mpi_dc, group, test, rank, view, &e);
+    }
     if (!rc)
         return RUN_PASS;
-    snprintf(msg, n, "rank %lld: %s", (long long)o->rank, e.msg);
+    snprintf(msg, n, "rank %lld: %s", (long long)rank, e.msg);
     return strstr(e.msg, "mpi: timeout") ? RUN_TIMEOUT : RUN_INTERNAL;
 }
 
@@ -454,7 +481,7 @@ static cuda_state cuda_own;
 static const char *const cuda_spellings[] = {"cuda", NULL};
 const run_backend run_backend_cuda = {
     .name = "cuda", .spellings = cuda_spellings, .usage = "cuda",
-    .procs = RUN_PER_RANK_UNDER_MPIRUN, .ranks_per_process = 1, .max_ranks = 1024,
+    .procs = RUN_PER_RANK_UNDER_MPIRUN, .ranks_per_process = RUN_HOSTS_ANY, .max_ranks = 1024,
     .pass_note = true, .state = &cuda_own, .start = run_cuda_start,
     .stop = cuda_stop, .views = cuda_views, .compare = cuda_compare,
     .comm_view = run_cuda_comm_view, .runs_last = cuda_runs_last,

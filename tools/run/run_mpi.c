@@ -1,22 +1,29 @@
 /*
- * run_mpi.c — `shardcheck run --backend mpi`: one process per rank.
+ * run_mpi.c — `shardcheck run --backend mpi`: mesh ranks spread over the
+ * processes of an mpirun job.
  *
  * Every process walks the same golden cases in the same order.  For a case
- * of world W, processes 0..W-1 each compute their own view (others idle):
- * redistribute-data executes the plan for real over MPI sub-communicators
- * (comm_mpi.c) and checks its bytes against the oracle; other families run
- * compute_rank in a forked worker under the per-case limit (run_check.c),
- * so a killed or hung computation is Crash or Timeout for that case and the
- * run goes on.  Each rank sends its outcome to rank 0, which waits with
- * MPI_Iprobe polling under a deadline; a rank that never answers (its
- * process is stuck outside any worker, or stopped) is Timeout, after which the
- * run is out of step: rank 0 goes on alone (run_mpi_lost_chunk), so every case
- * is reported, then calls MPI_Abort.  Before the first case the ranks agree on
- * their checks (run_mpi_first_failing); MPI_Init and MPI_Finalize run under an
- * alarm, so a rank that never starts or never finishes cannot hang the job.
- * A process that dies outright is OpenMPI's to handle: mpirun ends the job;
+ * of world W under `mpirun -np N`, process p hosts the contiguous block of
+ * mesh ranks shc_comm_host_block(W, p, N) gives (one rank each on the first W
+ * processes when W <= N, the others idle; blocks of W/N or one more when
+ * W > N) and computes every hosted rank's view: redistribute-data executes
+ * the plan for real — over MPI sub-communicators (comm_mpi.c) when each
+ * process hosts one rank, over the hosted communicator (comm_hosted.c: a
+ * thread per hosted rank, messages between processes over MPI) when it hosts
+ * several — and checks its bytes against the oracle; other families run
+ * compute_rank for the block in a forked worker under the per-case limit
+ * (run_check.c), so a killed or hung computation is Crash or Timeout for that
+ * case and the run goes on.  Each process sends its block's outcome to rank 0,
+ * which waits with MPI_Iprobe polling under a deadline and checks every rank's
+ * view together; a process that never answers (stuck outside any worker, or
+ * stopped) is Timeout, after which the run is out of step: rank 0 goes on
+ * alone (run_mpi_lost_chunk), so every case is reported, then calls
+ * MPI_Abort.  Before the first case the ranks agree on their checks
+ * (run_mpi_first_failing); MPI_Init and MPI_Finalize run under an alarm, so a
+ * rank that never starts or never finishes cannot hang the job.  A process
+ * that dies outright is OpenMPI's to handle: mpirun ends the job;
  * tools/run/mpirun_runner.sh turns that into a Crash line and a summary.
- * Tested by conformance/tests/run_mpi.sh and run_faults.sh.
+ * Tested by conformance/tests/run_mpi.sh, run_hosted.sh and run_faults.sh.
  */
 #include "config.h"
 #include "run.h"
@@ -169,17 +176,76 @@ int64_t run_mpi_first_failing(run_opts *o, bool failed)
     return low;
 }
 
-/* A family with a comm_view hook (redistribute-data) executes this rank's part
- * over MPI; a communicator timeout names itself "mpi: timeout". */
-static run_status mpi_comm_view(const run_opts *o, const shc_family *f, const json_t *group,
-                                const json_t *test, json_t **view, char *msg, size_t n)
+static run_status worse(run_status a, run_status b);
+
+/* A family with a comm_view hook (redistribute-data) executes mesh rank `rank`'s part
+ * over comm; a communicator timeout names itself "mpi: timeout". */
+static run_status mpi_comm_view(const run_opts *o, shc_comm *comm, int64_t rank,
+                                const shc_family *f, const json_t *group, const json_t *test,
+                                json_t **view, char *msg, size_t n)
 {
+    (void)o;
     shc_err e = {0};
-    int rc = f->mpi.comm_view(o->comm, group, test, o->rank, view, &e);
+    int rc = f->mpi.comm_view(comm, group, test, rank, view, &e);
     if (!rc)
         return RUN_PASS;
-    snprintf(msg, n, "rank %lld: %s", (long long)o->rank, e.msg);
+    snprintf(msg, n, "rank %lld: %s", (long long)rank, e.msg);
     return strstr(e.msg, "mpi: timeout") ? RUN_TIMEOUT : RUN_INTERNAL;
+}
+
+/* The hosted ranks of one case, each on its thread (comm_hosted.c). */
+typedef struct hosted_case {
+    const run_opts *o;
+    const shc_family *f;
+    const json_t *group, *test;
+    int64_t first;
+    json_t **views;
+    run_status *st;
+    char (*msg)[768];
+} hosted_case;
+
+static int hosted_rank(shc_comm *c, void *arg, shc_err *e)
+{
+    hosted_case *h = arg;
+    int64_t i = c->rank - h->first;
+    h->st[i] = h->o->be->comm_view(h->o, c, c->rank, h->f, h->group, h->test, &h->views[i],
+                                   h->msg[i], sizeof h->msg[i]);
+    if (h->st[i] == RUN_PASS)
+        return SHC_OK;
+    /* the others' collectives then fail instead of waiting for this rank */
+    return shc_fail(e, h->st[i] == RUN_TIMEOUT ? SHC_EIO : SHC_EINTERNAL, "%s", h->msg[i]);
+}
+
+/* This process's hosted ranks of a case of world > nprocs (every process hosts some),
+ * into mine (first, count set): the worst rank's status and message. */
+static void hosted_views(const run_opts *o, const shc_family *f, const json_t *group,
+                         const json_t *test, run_outcome *mine)
+{
+    int64_t c = mine->count;
+    hosted_case h = {o, f, group, test, mine->first, calloc((size_t)c, sizeof *h.views),
+                     calloc((size_t)c, sizeof *h.st), calloc((size_t)c, sizeof *h.msg)};
+    mine->views = h.views;
+    if (!h.views || !h.st || !h.msg) {
+        mine->status = RUN_INTERNAL;
+        snprintf(mine->msg, sizeof mine->msg, "out of memory for %lld hosted ranks",
+                 (long long)c);
+    } else {
+        shc_err e = {0};
+        int rc = shc_comm_hosted_run(mine->world, o->timeout_s, hosted_rank, &h, NULL, &e);
+        mine->status = RUN_PASS;
+        for (int64_t i = 0; i < c; i++)
+            if (worse(mine->status, h.st[i]) != mine->status) {
+                mine->status = h.st[i];
+                snprintf(mine->msg, sizeof mine->msg, "%s", h.msg[i]);
+            }
+        if (rc && mine->status == RUN_PASS) { /* the communicator's own failure */
+            mine->status = strstr(e.msg, "mpi: timeout") ? RUN_TIMEOUT : RUN_INTERNAL;
+            snprintf(mine->msg, sizeof mine->msg, "ranks %lld..%lld: %s",
+                     (long long)mine->first, (long long)(mine->first + c - 1), e.msg);
+        }
+    }
+    free(h.st);
+    free(h.msg);
 }
 
 /* Worse of two statuses for the combined case result. */
@@ -189,13 +255,21 @@ static run_status worse(run_status a, run_status b)
     return rank[b] > rank[a] ? b : a;
 }
 
-/* This rank's outcomes for the chunk (NotSupported where it is idle). */
+static void comm_outcomes(run_opts *o, const shc_family *f, const shc_golden *g,
+                          const int64_t *idx, int64_t n, const run_outcome *all,
+                          run_outcome *mine);
+
+/* This process's outcomes for the chunk: its hosted block of each case's ranks
+ * (NotSupported where it hosts none). */
 static void my_outcomes(run_opts *o, const shc_family *f, const shc_golden *g,
                         const int64_t *idx, int64_t n, const run_outcome *all, run_outcome *mine)
 {
     for (int64_t k = 0; k < n; k++) {
-        mine[k] = (run_outcome){.world = all[k].world, .first = o->rank, .count = 1};
-        if (all[k].status == RUN_NOTSUPPORTED || o->rank >= all[k].world)
+        mine[k] = (run_outcome){.world = all[k].world};
+        if (all[k].status != RUN_NOTSUPPORTED)
+            shc_comm_host_block(all[k].world, o->rank, o->nprocs, &mine[k].first,
+                                &mine[k].count);
+        if (all[k].status == RUN_NOTSUPPORTED || mine[k].count == 0)
             mine[k].status = RUN_NOTSUPPORTED;
     }
     if (o->be->job_outcomes) { /* torch: its worker */
@@ -206,6 +280,23 @@ static void my_outcomes(run_opts *o, const shc_family *f, const shc_golden *g,
         run_views_chunk(o, f, g, idx, n, o->rank, mine);
         return;
     }
+    comm_outcomes(o, f, g, idx, n, all, mine);
+}
+
+/* The job is out of step from tc on (a collective or a meeting timed out). */
+static void out_of_step(run_opts *o, int64_t tc)
+{
+    if (!o->lost)
+        o->lost_tc = tc;
+    o->lost = 1;
+}
+
+/* A family that executes over the job's communicator (comm_view), case by case in
+ * lockstep: one rank per process over MPI's own collectives, several over comm_hosted.c. */
+static void comm_outcomes(run_opts *o, const shc_family *f, const shc_golden *g,
+                          const int64_t *idx, int64_t n, const run_outcome *all,
+                          run_outcome *mine)
+{
     int64_t broken = -1;  /* a collective timed out: the job is out of step from here */
     for (int64_t k = 0; k < n; k++) {
         if (all[k].status == RUN_NOTSUPPORTED)
@@ -223,14 +314,12 @@ static void my_outcomes(run_opts *o, const shc_family *f, const shc_golden *g,
         }
         /* A fault here hits the MPI process itself: a real dead or hung rank. */
         if (mine[k].status != RUN_NOTSUPPORTED)
-            run_inject(o, g->tests[idx[k]], o->rank, 1);
+            run_inject(o, g->tests[idx[k]], mine[k].first, mine[k].count);
         /* Everyone (idle ranks too) meets first, under the deadline, so the blocking
          * communicator creation inside the plan never waits on a dead or stuck peer. */
         if (!world_barrier(o)) {
             broken = tc;
-            if (!o->lost)
-                o->lost_tc = tc;
-            o->lost = 1;
+            out_of_step(o, tc);
             mine[k].status = RUN_TIMEOUT;
             snprintf(mine[k].msg, sizeof mine[k].msg, "rank %lld: the ranks did not all reach "
                      "tc %lld within %.0f s", (long long)o->rank, (long long)tc, o->timeout_s);
@@ -238,16 +327,30 @@ static void my_outcomes(run_opts *o, const shc_family *f, const shc_golden *g,
         }
         if (mine[k].status == RUN_NOTSUPPORTED)
             continue;
-        mine[k].views = calloc(1, sizeof *mine[k].views);
-        mine[k].status = o->be->comm_view(o, f, g->groups[idx[k]], g->tests[idx[k]],
-                                          mine[k].views, mine[k].msg, sizeof mine[k].msg);
+        if (mine[k].world > o->nprocs) {
+            hosted_views(o, f, g->groups[idx[k]], g->tests[idx[k]], &mine[k]);
+        } else {
+            mine[k].views = calloc(1, sizeof *mine[k].views);
+            mine[k].status = o->be->comm_view(o, o->comm, o->rank, f, g->groups[idx[k]],
+                                              g->tests[idx[k]], mine[k].views, mine[k].msg,
+                                              sizeof mine[k].msg);
+        }
         if (mine[k].status == RUN_TIMEOUT) {
             broken = tc;
-            if (!o->lost)
-                o->lost_tc = tc;
-            o->lost = 1;
+            out_of_step(o, tc);
         }
     }
+}
+
+/* "rank 3 sent ..." or, for a process hosting several, "process 1 (ranks 4..7) sent ...". */
+static void hosted_who(char *msg, size_t n, int64_t p, int64_t first, int64_t count,
+                       const char *what)
+{
+    if (count == 1 && first == p)
+        snprintf(msg, n, "rank %lld %s", (long long)p, what);
+    else
+        snprintf(msg, n, "process %lld (ranks %lld..%lld) %s", (long long)p, (long long)first,
+                 (long long)(first + count - 1), what);
 }
 
 /* Rank 0: one chunk message from src, or NULL after the deadline. */
@@ -283,16 +386,19 @@ static json_t *receive(run_opts *o, int64_t src, int tag, double deadline)
     return j;
 }
 
-/* Rank 0: fold rank r's outcome for one test into the combined one. */
-static void merge(run_outcome *all, int64_t r, const run_outcome *part)
+/* Rank 0: fold one process's outcome (its hosted block) for one test into the combined
+ * one; views outside [first, first+count) of the block it was asked for are dropped. */
+static void merge(run_outcome *all, int64_t first, int64_t count, const run_outcome *part)
 {
     if (part->status != RUN_PASS && worse(all->status, part->status) != all->status) {
         all->status = worse(all->status, part->status);
         snprintf(all->msg, sizeof all->msg, "%s", part->msg);
     }
-    if (part->views && part->count == 1 && r < all->world) {
-        all->views[r] = part->views[0];
-        part->views[0] = NULL;
+    if (!part->views || part->first != first || part->count != count)
+        return;
+    for (int64_t i = 0; i < count; i++) {
+        all->views[first + i] = part->views[i];
+        part->views[i] = NULL;
     }
 }
 
@@ -328,7 +434,7 @@ void run_mpi_chunk(run_opts *o, const shc_family *f, const shc_golden *g, const 
         out[k].first = 0;
         out[k].count = out[k].world;
         out[k].views = calloc((size_t)out[k].world, sizeof *out[k].views);
-        merge(&out[k], 0, &mine[k]);
+        merge(&out[k], mine[k].first, mine[k].count, &mine[k]);
         run_outcome_clear(&mine[k]);
     }
     /* The others did the same work as rank 0: allow twice its time plus the case limit. */
@@ -340,24 +446,30 @@ void run_mpi_chunk(run_opts *o, const shc_family *f, const shc_golden *g, const 
         if (!was_lost && o->lost) {
             int64_t k = 0;
             while (k < n && (out[k].status == RUN_NOTSUPPORTED || r >= out[k].world))
-                k++;
+                k++; /* process r hosts ranks of a case iff r < its world */
             o->lost_tc = json_integer_value(json_object_get(g->tests[idx[k < n ? k : 0]],
                                                             "tcId"));
         }
         for (int64_t k = 0; k < n; k++) {
             if (out[k].status == RUN_NOTSUPPORTED || r >= out[k].world)
                 continue;
+            int64_t first, count;
+            shc_comm_host_block(out[k].world, r, o->nprocs, &first, &count);
             run_outcome part = {0};
             json_error_t je;
             const char *t = json_string_value(json_array_get(a, (size_t)k));
             json_t *j = t ? json_loads(t, 0, &je) : NULL;
             if (!j || run_outcome_load(j, &part)) {
                 part.status = a ? RUN_INTERNAL : RUN_TIMEOUT;
-                snprintf(part.msg, sizeof part.msg, a ? "rank %lld sent no outcome"
-                         : "rank %lld sent nothing within the deadline (process stuck or dead)",
-                         (long long)r);
+                hosted_who(part.msg, sizeof part.msg, r, first, count,
+                           a ? "sent no outcome"
+                             : "sent nothing within the deadline (process stuck or dead)");
+            } else if (part.first != first || part.count != count) {
+                part.status = RUN_INTERNAL;
+                hosted_who(part.msg, sizeof part.msg, r, first, count,
+                           "sent views for other ranks");
             }
-            merge(&out[k], r, &part);
+            merge(&out[k], first, count, &part);
             run_outcome_clear(&part);
             json_decref(j);
         }
@@ -420,7 +532,7 @@ static bool mpi_alone(const shc_family *f) { return !f->mpi.comm_view; }
 static const char *const mpi_spellings[] = {"mpi", NULL};
 const run_backend run_backend_mpi = {
     .name = "mpi", .spellings = mpi_spellings, .usage = "mpi", .procs = RUN_PER_RANK,
-    .ranks_per_process = 1, .max_ranks = 1024, .family_batch = true,
+    .ranks_per_process = RUN_HOSTS_ANY, .max_ranks = 1024, .family_batch = true,
 #ifdef HAVE_MPI
     .comm_view = mpi_comm_view,
 #endif
