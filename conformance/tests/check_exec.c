@@ -212,6 +212,46 @@ static int quiet_exit_body(shc_comm *c, void *arg, shc_err *e)
     return c->ops->all_reduce(c, g, 3, &v, 1, SHC_DT_INT64, SHC_OP_SUM, e);
 }
 
+/* Issue 24's assignment of mesh ranks to processes, against its definition written out
+ * here independently: process p of the first min(N, W) hosts [floor(pW/A), floor((p+1)W/A)),
+ * so the blocks tile the world in order and differ in size by at most one. */
+START_TEST(t_host_blocks)
+{
+    static const int64_t worlds[] = {1, 2, 3, 5, 7, 8, 9, 16, 31, 64, 100, 1000, 4096, 65536};
+    static const int64_t procs[] = {1, 2, 3, 4, 5, 7, 8, 13, 64, 100, 70000};
+    for (size_t a = 0; a < sizeof worlds / sizeof *worlds; a++)
+        for (size_t b = 0; b < sizeof procs / sizeof *procs; b++) {
+            int64_t w = worlds[a], n = procs[b], act = n < w ? n : w, next = 0, smallest = w;
+            int64_t largest = 0;
+            for (int64_t p = 0; p < n && p < act + 3; p++) {
+                int64_t first, count;
+                shc_comm_host_block(w, p, n, &first, &count);
+                if (p >= act) {
+                    ck_assert_int_eq(count, 0);
+                    continue;
+                }
+                ck_assert_int_eq(first, next); /* contiguous, in process order */
+                ck_assert_int_ge(count, 1);
+                next += count;
+                smallest = count < smallest ? count : smallest;
+                largest = count > largest ? count : largest;
+                for (int64_t r = first; r < first + count; r += count > 8 ? count / 8 : 1)
+                    ck_assert_int_eq(shc_comm_host_of(w, n, r), p);
+                ck_assert_int_eq(shc_comm_host_of(w, n, first + count - 1), p);
+            }
+            ck_assert_int_eq(next, w); /* every rank hosted once */
+            ck_assert_int_le(largest - smallest, 1);
+        }
+    int64_t first, count; /* a worked example: 10 ranks over 4 processes: 2, 3, 2, 3 */
+    shc_comm_host_block(10, 1, 4, &first, &count);
+    ck_assert_int_eq(first, 2);
+    ck_assert_int_eq(count, 3);
+    shc_comm_host_block(10, 3, 4, &first, &count);
+    ck_assert_int_eq(first, 7);
+    ck_assert_int_eq(count, 3);
+}
+END_TEST
+
 START_TEST(t_local_quiet_exit)
 {
     for (int late = 0; late < 2; late++) {
@@ -487,6 +527,7 @@ int main(void)
     tcase_add_test(tc, t_local_collectives);
     tcase_add_test(tc, t_local_failure_no_hang);
     tcase_add_test(tc, t_local_quiet_exit);
+    tcase_add_test(tc, t_host_blocks);
     suite_add_tcase(s, tc);
     TCase *tx = tcase_create("exec");
     tcase_set_timeout(tx, 120);

@@ -32,8 +32,9 @@ double shc_load_double(const void *p, shc_dtype t);
 
 /* ---- hosting: several mesh ranks per process (comm.c) ---- */
 /* The mesh ranks process p of nprocs hosts in a world of `world` ranks: the first
- * min(nprocs, world) processes each host one contiguous block, in process order, of
- * floor(world/active) or one more ranks (the larger blocks last); the others host none
+ * min(nprocs, world) = A processes each host one contiguous block, in process order:
+ * process p the ranks [floor(p*world/A), floor((p+1)*world/A)), so blocks hold
+ * floor(world/A) or one more ranks; the others host none
  * (*first = world, *count = 0).  world and nprocs are 1..2^31-1. */
 void shc_comm_host_block(int64_t world, int64_t p, int64_t nprocs, int64_t *first,
                          int64_t *count);

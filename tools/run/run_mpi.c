@@ -464,7 +464,7 @@ void run_mpi_chunk(run_opts *o, const shc_family *f, const shc_golden *g, const 
                 hosted_who(part.msg, sizeof part.msg, r, first, count,
                            a ? "sent no outcome"
                              : "sent nothing within the deadline (process stuck or dead)");
-            } else if (part.first != first || part.count != count) {
+            } else if (part.count && (part.first != first || part.count != count)) {
                 part.status = RUN_INTERNAL;
                 hosted_who(part.msg, sizeof part.msg, r, first, count,
                            "sent views for other ranks");
