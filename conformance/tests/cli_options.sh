@@ -240,6 +240,7 @@ run|max-cases|1
 run|max-ranks|1
 run|verbose|-
 run|journal|jr.txt
+run|views|vw.txt
 run|no-manifest-check|-
 run|torch-version|2.15
 run|waivers|@WV@

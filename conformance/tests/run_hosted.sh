@@ -13,12 +13,30 @@
 #     naming the hosted ranks and the run goes on; the MPI process itself dying (in a
 #     collective of hosted ranks) is Crash for that case through mpirun_runner.sh, with a
 #     closing summary and no process left behind;
+#   - mpirun_runner.sh with a hostfile naming this machine twice and --map-by node;
 #   - mpirun_runner.sh refuses -np 0 and a negative -np (exit 2).
-# Skipped with the reason where MPI is absent.
+# Also run --views' bad output paths.  The MPI checks are skipped with the reason where MPI is
+# absent.
 . "$(dirname "$0")/testlib.sh"
 use_tmpdir
-have_mpi || skip_all "mpirun not found (configure found no MPIRUN)"
-have_mpi_build || skip_all "shardcheck built without MPI"
+# --- run --views FILE: bad output paths (any backend; these need no MPI) ---
+GR="$top_srcdir/golden"
+if [ -d "$GR/philox-kat" ]; then
+  expect_exit "--views inside the golden directory: exit 2" 2 "--views .*inside .*the golden directory" \
+    "$SHARDCHECK" run --family philox-kat --golden "$GR" --views "$GR/views.jsonl"
+  expect_exit "--views and --journal the same file: exit 2" 2 "--journal and --views name the same file" \
+    "$SHARDCHECK" run --family philox-kat --golden "$GR" --views "$tmp/same" --journal "$tmp/same"
+  expect_exit "--views in a missing directory: exit 2" 2 "--views $tmp/none/v.jsonl: cannot write" \
+    "$SHARDCHECK" run --family philox-kat --golden "$GR" --views "$tmp/none/v.jsonl"
+  if [ -w /dev/full ]; then
+    expect_exit "--views on a full disk: exit 2" 2 "--views /dev/full: write failed" \
+      "$SHARDCHECK" run --family philox-kat --golden "$GR" --views /dev/full
+  else tap_skip "--views on a full disk" "no /dev/full"; fi
+else for i in 1 2 3 4; do tap_skip "--views bad paths" "no golden/philox-kat"; done; fi
+if ! have_mpi || ! have_mpi_build; then
+  for i in $(seq 1 19); do tap_skip "hosted ranks under mpirun" "no mpirun or shardcheck built without MPI"; done
+  tap_done; exit $?
+fi
 export OMPI_MCA_mpi_warn_on_fork=0
 # OpenMPI's own allocations look like leaks under ASan (see run_mpi.sh)
 [ "${SHARDCHECK_SANITIZED:-0}" = 1 ] && export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
@@ -66,7 +84,6 @@ cmp -s "$tmp/v1.jsonl" "$tmp/tampered" && tap_not_ok "a changed view is told apa
   || tap_ok "a changed view is told apart (the comparison can fail)"
 
 # --- the committed families with the largest meshes, sampled ---
-GR="$top_srcdir/golden"
 for fam in shard-layout group-ranks rng-offsets; do
   if [ ! -d "$GR/$fam" ]; then tap_skip "$fam at np 2 and 3" "no golden/$fam"; continue; fi
   for np in 1 2 3; do
@@ -121,6 +138,37 @@ if [ $rc -eq 1 ] && printf '%s\n' "$out" | grep -q "^Crash .*$F tc $TC: a rank d
   tap_ok "the MPI process hosting ranks 4..7 killed in tc $TC: Crash, a closing summary, no process left"
 else tap_not_ok "MPI process hosting several ranks killed" "exit $rc" "$(printf '%s\n' "$out" | tail -n 3)" \
   "left: $left" "$(head -c 300 "$tmp/kerr")"; fi
+
+# --- a hostfile naming this machine twice (two slots), processes mapped by node ---
+# (what a two-node job does, both nodes being this one; srun is not installed here)
+printf 'localhost\nlocalhost\n' >"$tmp/hostfile"
+out=$(MPIRUN_ARGS="--allow-run-as-root --map-by node" MPIRUN="$MPIRUN" timeout 180 \
+      "$top_srcdir/tools/run/mpirun_runner.sh" -np 2 --hostfile "$tmp/hostfile" --shardcheck "$SHARDCHECK" \
+      -- --family $F --golden "$G" --json 2>"$tmp/hf.err")
+printf '%s\n' "$out" >"$tmp/hf.json"
+c=$(counts "$tmp/hf.json")
+[ "$c" = "$n 0 0" ] && tap_ok "mpirun_runner.sh --hostfile (this machine twice) with --map-by node: all $n cases pass" \
+  || tap_not_ok "mpirun_runner.sh --hostfile with --map-by node" "passed/failed/skipped: $c" "$(tail -c 400 "$tmp/hf.err")"
+
+# --- --srun: Slurm is not installed here, so a stand-in srun on PATH launches the same
+# processes with mpirun (what srun -n N does under Slurm with OpenMPI's PMI support); it
+# checks that the runner hands srun the job whole: rank count, run options and journal.
+mkdir -p "$tmp/bin"
+cat >"$tmp/bin/srun" <<EOS
+#!/bin/sh
+[ "\$1" = -n ] || { echo "srun stand-in: expected -n N, got \$*" >&2; exit 2; }
+n=\$2; shift 2
+echo "srun -n \$n" >"$tmp/srun.called"
+exec "$MPIRUN" --oversubscribe --allow-run-as-root -np "\$n" "\$@"
+EOS
+chmod +x "$tmp/bin/srun"
+out=$(PATH="$tmp/bin:$PATH" timeout 180 "$top_srcdir/tools/run/mpirun_runner.sh" -np 3 --srun \
+      --shardcheck "$SHARDCHECK" -- --family $F --golden "$G" --json 2>"$tmp/srun.err")
+printf '%s\n' "$out" >"$tmp/srun.json"
+c=$(counts "$tmp/srun.json")
+if [ "$c" = "$n 0 0" ] && grep -q "srun -n 3" "$tmp/srun.called" 2>/dev/null; then
+  tap_ok "mpirun_runner.sh --srun -np 3: srun -n 3 ran the job, all $n cases pass"
+else tap_not_ok "mpirun_runner.sh --srun" "passed/failed/skipped: $c" "$(tail -c 400 "$tmp/srun.err")"; fi
 
 # --- bad rank counts ---
 for bad in 0 -1; do

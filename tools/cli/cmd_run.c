@@ -95,6 +95,16 @@ static void emit_whole(const run_opts *o, const char *family, run_status st, con
 
 #define CHUNK 256
 
+/* Whether processes host several mesh ranks.  SHARDCHECK_HOSTING=0 is the runner as it was
+ * before (a case whose mesh has more ranks than the job is NotSupported), for
+ * bench/bench_hosting.sh's same-run comparison only; 1 is the default, anything else is
+ * refused (parse_options). */
+static bool hosting(void)
+{
+    const char *v = getenv("SHARDCHECK_HOSTING");
+    return !v || strcmp(v, "0");
+}
+
 /* --views: one line per case whose every view was computed, as the checks see them. */
 static void write_views(const run_opts *o, const shc_family *f, int64_t tcid,
                         const run_outcome *oc)
@@ -126,8 +136,8 @@ static void run_chunk(run_opts *o, const shc_family *f, const shc_golden *g, con
     bool per_process = o->mpi_job;
     /* under mpirun: one mesh rank per process (torch), or any world hosted in blocks */
     int64_t cap = !per_process ? o->max_ranks
-                : o->be->ranks_per_process == RUN_HOSTS_ANY ? RUN_HOSTS_ANY
-                : o->nprocs * o->be->ranks_per_process;
+                : o->be->ranks_per_process == RUN_HOSTS_ANY && hosting() ? RUN_HOSTS_ANY
+                : o->nprocs;
     for (int64_t k = 0; k < n; k++) {
         out[k].world = f->world_size(g->groups[idx[k]], g->tests[idx[k]]);
         if (o->be->whole_world && out[k].world != cap) {
@@ -353,6 +363,10 @@ static int parse_options(run_opts *o, int argc, char **argv)
         return cli_usage_error("run", "--family: '%s': no such family", CLI_ECHO(o->family));
     if (run_parse_fault(getenv("SHARDCHECK_FAULT"), &o->fault))
         return EXIT_USAGE;
+    const char *hv = getenv("SHARDCHECK_HOSTING");
+    if (hv && strcmp(hv, "0") && strcmp(hv, "1"))
+        return cli_usage_error("run", "SHARDCHECK_HOSTING='%s': expected 0 (one mesh rank per "
+                               "process, as before issue 24) or 1 (the default)", CLI_ECHO(hv));
     shc_err e = {0};
     if (tv_resolve(o->torch_opt, NULL, NULL, &o->torch, o->torch_why, sizeof o->torch_why, &e))
         return cli_report("run", SHC_EINVAL, &e);

@@ -15,6 +15,10 @@
 # 10800 s = 3 h): past it the job is ended and reported as a Timeout.  SIGTERM, SIGINT or
 # SIGHUP to this script end mpirun and every process under it (a stopped rank too) and
 # remove the journal; the script then dies of that signal.
+# A case whose mesh has more ranks than -np runs with each process hosting a block of them, so
+# any -np runs every case.  --hostfile FILE is passed to mpirun as it is (OpenMPI's format; add
+# --map-by node in MPIRUN_ARGS to place consecutive processes on different nodes); --srun
+# launches `srun -n NP` instead (Slurm, with OpenMPI's PMI support).
 # Environment: MPIRUN (default mpirun), MPIRUN_ARGS (extra mpirun options).
 # Exit codes are shardcheck's: 0 all passed, 1 failures (the closing line then counts at
 # least one), 2 bad usage (this script's options or the run options), 77 skipped, 99 internal.
@@ -38,7 +42,7 @@ while [ $# -gt 0 ]; do
     --backend) need_arg "$@"; backend=$2; shift 2 ;;
     --time-limit) need_arg "$@"; limit=$2; shift 2 ;;
     --) shift; break ;;
-    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
     *) echo "mpirun_runner.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
