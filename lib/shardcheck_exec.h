@@ -204,6 +204,17 @@ int shc_reduce_into(void *acc, const void *x, size_t count, shc_dtype t, shc_red
  * as LocalTensor's copy_ of the float quotient into an integer tensor does. */
 void shc_div_scalar(void *buf, size_t count, shc_dtype t, int64_t n);
 
+/* Hosting: several mesh ranks per process (comm.c).  The mesh ranks process p of nprocs
+ * hosts in a world of `world` ranks: the first A = min(nprocs, world) processes each host
+ * one contiguous block, in process order: process p the ranks
+ * [floor(p*world/A), floor((p+1)*world/A)), so blocks hold floor(world/A) or one more
+ * ranks; the others host none (*first = world, *count = 0).  world and nprocs are
+ * 1..2^31-1. */
+void shc_comm_host_block(int64_t world, int64_t p, int64_t nprocs, int64_t *first,
+                         int64_t *count);
+/* The process hosting mesh rank `rank` (0 <= rank < world) under that assignment. */
+int64_t shc_comm_host_of(int64_t world, int64_t nprocs, int64_t rank);
+
 /* Body run once per simulated rank, on its own thread. */
 typedef int (*shc_rank_fn)(shc_comm *c, void *arg, shc_err *e);
 /* Run fn on n simulated ranks (threads) sharing one in-process world;

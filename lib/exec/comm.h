@@ -30,17 +30,6 @@ void shc_store_int(void *p, shc_dtype t, int64_t v);
 /* Load element p of dtype t as a double. */
 double shc_load_double(const void *p, shc_dtype t);
 
-/* ---- hosting: several mesh ranks per process (comm.c) ---- */
-/* The mesh ranks process p of nprocs hosts in a world of `world` ranks: the first
- * min(nprocs, world) = A processes each host one contiguous block, in process order:
- * process p the ranks [floor(p*world/A), floor((p+1)*world/A)), so blocks hold
- * floor(world/A) or one more ranks; the others host none
- * (*first = world, *count = 0).  world and nprocs are 1..2^31-1. */
-void shc_comm_host_block(int64_t world, int64_t p, int64_t nprocs, int64_t *first,
-                         int64_t *count);
-/* The process hosting mesh rank `rank` (0 <= rank < world) under that assignment. */
-int64_t shc_comm_host_of(int64_t world, int64_t nprocs, int64_t rank);
-
 /* ---- mpi backend (comm_mpi.c, comm_hosted.c; only in an MPI build) ---- */
 #ifdef HAVE_MPI
 /* A communicator over MPI_COMM_WORLD (MPI must be initialised). */

@@ -50,8 +50,8 @@ void run_backend_spellings(char *buf, size_t n)
 
 bool run_backend_per_rank(const run_backend *be)
 {
-    if (be->procs == RUN_PER_RANK_UNDER_MPIRUN)
-        return getenv("OMPI_COMM_WORLD_SIZE") != NULL;
+    if (be->procs == RUN_PER_RANK_UNDER_MPIRUN) /* mpirun sets the first; srun (PMIx, PMI-2) the others */
+        return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_RANK");
     return be->procs == RUN_PER_RANK;
 }
 
