@@ -109,6 +109,10 @@ int report_group_failures(report *r, const shc_golden *t);
 /* The fields a failure's detail names ("F: expected E, got G; F2: ..."), as a JSON array of
  * strings; a detail naming none gives its kind ("missing", "rejected a valid input", ...). */
 json_t *report_detail_fields(const char *detail);
+/* A golden case's inputs (a new object): its group's members and its own other than its
+ * answer and bookkeeping (tcId, comment, flags, result, expected, ...); a test's member wins.
+ * The failure groups carry them, and `explain --family` prints them. */
+json_t *report_case_inputs(const json_t *group, const json_t *test);
 /* Text or TAP: the groups, each line prefixed with pre ("" or "# "). */
 void report_print_groups(const report *r, const char *pre);
 
