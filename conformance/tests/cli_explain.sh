@@ -82,6 +82,7 @@ write("bad.json", bad)
 write("missing.json", [e for e in doc["results"] if e["tcId"] != tc])
 write("twice.json", doc["results"] + [e for e in doc["results"] if e["tcId"] == tc and e.get("rank") == 0])
 write("ns.json", [{"tcId": tc, "notSupported": "no _StridedShard yet"}])
+write("extra.json", doc["results"] + [dict(e, rank=2) for e in doc["results"] if e["tcId"] == tc and e.get("rank") == 1])
 part = [{"tcId": tc, "values": {"perRank": {"localShape": [[2], [3]]}}}]
 write("partial.json", part, fields=["localShape"])
 json.dump({"family": "threefry", "results": []}, open(tmp + "/other.json", "w"))
@@ -113,6 +114,9 @@ PYEOF
   check "a partial candidate: the other fields not claimed" 'globalOffset  expected \["1"\]    got -  \(not claimed: NotSupported\)$'
   expect_exit "a NotSupported answer: its reason, exit 0" 0 "^  NotSupported: no _StridedShard yet$" \
     X --family shard-layout --tcid $SL --candidate "$tmp/ns.json"
+  expect_exit "a rank the case does not have: a failure in verify's words, exit 1" 1 \
+    "^  rank 2: Fail  rank 2 is outside the test's world \(2 ranks\)$" \
+    X --family shard-layout --tcid $SL --candidate "$tmp/extra.json"
   expect_exit "a candidate lacking the case: missing, exit 1" 1 "^  Fail  missing from the candidate" \
     X --family shard-layout --tcid $SL --candidate "$tmp/missing.json"
   expect_exit "a candidate answering a rank twice: exit 2, as verify refuses it" 2 \

@@ -41,6 +41,7 @@ typedef struct xanswer {
     bool shaped;        /* whole is a golden-shaped test's expected: split per rank */
     const char *ns;     /* NotSupported: its reason (borrowed from root) */
     json_t *fields;     /* a partial candidate's declared fields, or NULL */
+    int64_t extra_rank; /* the lowest rank answered that the case does not have, or -1 */
     bool found;
 } xanswer;
 
@@ -102,16 +103,18 @@ static int answer_results(const json_t *results, int64_t tcid, xanswer *a, const
             a->ns = json_string_value(json_object_get(r, "notSupported"));
         bool dup = rank < 0 ? first_at >= 0 : (whole_at >= 0 ||
                    (rank < a->world && a->rank[rank]));
-        if (dup || rank >= a->world) {
+        if (dup) {
             json_decref(got);
-            if (rank >= a->world && !dup)
-                return shc_fail(e, SHC_EFORMAT, "%s: results[%zu]: tcId %lld has %lld ranks, "
-                                "no rank %lld", path, i, (long long)tcid, (long long)a->world,
-                                (long long)rank);
             return shc_fail(e, SHC_EFORMAT, "%s: results[%llu] and results[%zu]: tcId %lld "
                             "is answered twice", path,
                             (unsigned long long)(whole_at >= 0 ? whole_at : first_at), i,
                             (long long)tcid);
+        }
+        if (rank >= a->world) { /* a rank the case does not have: a failure, as in verify */
+            json_decref(got);
+            if (a->extra_rank < 0 || rank < a->extra_rank)
+                a->extra_rank = rank;
+            continue;
         }
         if (first_at < 0)
             first_at = (long long)i;
@@ -314,7 +317,7 @@ static bool print_candidate(const json_t *test, const xanswer *a, const char *pa
         json_decref(cmp);
         return ok;
     }
-    int64_t failed = 0, shown = 0;
+    int64_t failed = 0, shown = 0, hidden = 0;
     for (int64_t r = 0; r < a->world; r++) {
         json_t *got = a->shaped ? shc_expected_view(a->whole, r) : json_incref(a->rank[r]);
         char msg[2048];
@@ -322,15 +325,21 @@ static bool print_candidate(const json_t *test, const xanswer *a, const char *pa
         /* the first ranks, and past them the failing ones, up to a screenful each */
         if (r < XC_SHOWN_RANKS || (!ok && shown < 2 * XC_SHOWN_RANKS))
             print_rank(test, cmp, a, r, got), shown++;
+        else
+            hidden += !ok;
         json_decref(got);
         failed += !ok;
     }
     if (a->world > shown)
-        printf("  (%lld more ranks not shown: they pass)\n", (long long)(a->world - shown));
+        printf("  (%lld more ranks not shown, %lld of them differing)\n",
+               (long long)(a->world - shown), (long long)hidden);
+    if (a->extra_rank >= 0) /* verify fails the case for it too, in these words */
+        printf("  rank %lld: Fail  rank %lld is outside the test's world (%lld ranks)\n",
+               (long long)a->extra_rank, (long long)a->extra_rank, (long long)a->world);
     printf("  %lld of %lld ranks differ from the expected answer\n", (long long)failed,
            (long long)a->world);
     json_decref(cmp);
-    return failed == 0;
+    return failed == 0 && a->extra_rank < 0;
 }
 
 /* ---- the command ---- */
@@ -442,7 +451,7 @@ static int explain_loaded(const shc_golden *g, const explain_case_opts *o, const
     const json_t *t = g->tests[idx];
     json_t *inputs = report_case_inputs(g->groups[idx], t);
     int64_t world = shc_expected_world(json_object_get(t, "expected"));
-    xanswer a = {0};
+    xanswer a = {.extra_rank = -1};
     json_t *root = NULL;
     shc_err e = {0};
     int rc = o->candidate ? answer_load(o->candidate, g->family, t, world, &a, &root, &e) : 0;
