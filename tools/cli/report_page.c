@@ -157,8 +157,9 @@ static void verdict_of_counts(FILE *f, const rp *r)
     fprintf(f, "<section id=verdict class=\"verdict %s\"><h2>Verdict: %s</h2><p>", cls,
             bad ? "FAILED" : r->n[0] ? "PASSED" : "NOTHING PASSED");
     if (bad)
-        fprintf(f, "%lld failing cases and %lld crashes, timeouts or internal errors: the "
-                "failure groups below lead to their causes.", r->nfails, r->nbad);
+        fprintf(f, "%lld failing case%s and %lld crash%s, timeout%s or internal error%s: the "
+                "failure groups below lead to their causes.", r->nfails, r->nfails == 1 ? "" : "s",
+                r->nbad, r->nbad == 1 ? "" : "es", r->nbad == 1 ? "" : "s", r->nbad == 1 ? "" : "s");
     else if (r->n[0])
         fprintf(f, "Every case that ran passed (%lld NotSupported, grouped by reason below).",
                 r->n[2]);
@@ -305,8 +306,8 @@ void rp_write_groups(FILE *f, const rp *r)
         rp_esc(f, json_string_value(json_object_get(x, "source")));
         if (ranks && strcmp(ranks, "-"))
             fprintf(f, ", ranks %s", ranks);
-        fprintf(f, ": %lld failing tests</h3>\n<h4 class=kind>By flag (a test can carry "
-                "several)</h4>\n", total);
+        fprintf(f, ": %lld failing test%s</h3>\n<h4 class=kind>By flag (a test can carry "
+                "several)</h4>\n", total, total == 1 ? "" : "s");
         write_kind(f, json_object_get(gs, "byFlag"), total, fam, true);
         fputs("<details class=byfield><summary>By differing field</summary>\n", f);
         write_kind(f, json_object_get(gs, "byField"), total, fam, false);
