@@ -7,12 +7,14 @@
  * group's smallest case, its inputs and an inline picture, NotSupported grouped by reason.
  * Then a family x backend x rank-count matrix of pass/fail/NotSupported counts, every
  * failure with its message (expected vs got) and the other outcomes (crash, timeout,
- * internal error, waived) folded in <details>, and provenance (sha256 of golden/MANIFEST, shardcheck and reference versions, the
- * command and its inputs).  Bad input — an unreadable or malformed input, an unwritable
- * --out, an --out naming an input, a golden file that differs from MANIFEST (checked first;
- * --no-manifest-check skips it, warning) — is exit 2 naming the file; the page is written
- * beside --out and renamed into place (outfile.h).  io_lifecycle.sh tests those.  Tested by conformance/tests/report_html.sh, which
- * also loads the page in headless chromium when it is installed (Debian package chromium).
+ * internal error, waived) folded in <details>, and provenance (sha256 of golden/MANIFEST,
+ * shardcheck and reference versions, the command and its inputs).  Bad input — an
+ * unreadable or malformed input, an unwritable --out, an --out naming an input, a golden
+ * file that differs from MANIFEST (checked first; --no-manifest-check skips it, warning) —
+ * is exit 2 naming the file; the page is written beside --out and renamed into place
+ * (outfile.h).  io_lifecycle.sh tests those.  Tested by conformance/tests/report_html.sh,
+ * which also loads the page in headless chromium when it is installed (tools/setup.sh
+ * --browser): element checks on its DOM and screenshots.
  * report_html_write (report.h) is the generator itself; `shardcheck certify` calls it too.
  */
 #include "config.h"
@@ -114,8 +116,8 @@ static int add_input(rp *r, const char *path, shc_err *e)
             if (add_case(r, fam, be, ranks, name, st, msg))
                 rc = shc_fail(e, SHC_ENOMEM, "report: out of memory");
             if (status_slot(st) == 1) /* grouped once every input is read (rp_group_runs) */
-                rp_add_run_failure(r, fam, be, ranks, json_integer_value(json_object_get(x, "tcId")),
-                                   msg);
+                rp_add_run_failure(r, fam, be, ranks,
+                                   json_integer_value(json_object_get(x, "tcId")), msg);
         }
     } else if (json_is_array(cases) && json_is_string(json_object_get(root, "suite"))) {
         const char *fam = json_string_value(json_object_get(root, "suite"));

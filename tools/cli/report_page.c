@@ -159,7 +159,8 @@ static void verdict_of_counts(FILE *f, const rp *r)
     if (bad)
         fprintf(f, "%lld failing case%s and %lld crash%s, timeout%s or internal error%s: the "
                 "failure groups below lead to their causes.", r->nfails, r->nfails == 1 ? "" : "s",
-                r->nbad, r->nbad == 1 ? "" : "es", r->nbad == 1 ? "" : "s", r->nbad == 1 ? "" : "s");
+                r->nbad, r->nbad == 1 ? "" : "es", r->nbad == 1 ? "" : "s",
+                r->nbad == 1 ? "" : "s");
     else if (r->n[0])
         fprintf(f, "Every case that ran passed (%lld NotSupported, grouped by reason below).",
                 r->n[2]);
@@ -188,7 +189,8 @@ static void verdict_of_statement(FILE *f, const json_t *st)
             json_int_t np = json_integer_value(json_object_get(row, "np"));
             if (np)
                 fprintf(f, ", np %lld", (long long)np);
-            fprintf(f, ": %lld failed)", (long long)json_integer_value(json_object_get(row, "failed")));
+            fprintf(f, ": %lld failed)",
+                    (long long)json_integer_value(json_object_get(row, "failed")));
         }
     if (!nfail)
         fputs("No claimed row failed; NotSupported cases are grouped by reason below.", f);
