@@ -4,6 +4,12 @@
 # of every mesh dim are listed, and with --op the Philox windows show overruns (!) and the audit's
 # findings; --svg writes a well-formed SVG.  Bad input: missing options, an unknown op, a mesh too
 # large to draw, an unwritable --svg path: exit 2 naming it.
+# A golden case (--family F --tcid N): its flags and notes, inputs, picture (both layouts of a
+# redistribute, into one SVG) and expected answer per rank; with --candidate (a results file,
+# golden-shaped, partial, NotSupported) the candidate's answer per rank beside it, each
+# differing field marked '*', exit 1 when it fails.  Bad input: an unknown family, a tcId the
+# family lacks, an invalid case, options of the other form, a candidate of another family or
+# answering a rank twice, --svg of a case with no layout: exit 2 naming it.
 . "$(dirname "$0")/testlib.sh"
 use_tmpdir
 X() { "$SHARDCHECK" explain "$@"; }
@@ -48,4 +54,104 @@ else expect_exit "--svg into a read-only directory: exit 2" 2 "cannot write: Per
   X --mesh 2 --placements 'S(0)' --shape 4 --svg "$tmp/ro/p.svg"; fi
 expect_exit "--svg to /dev/full: the write error is caught" 2 "explain: --svg /dev/full: cannot write: No space left on device" \
   X --mesh 2 --placements 'S(0)' --shape 4 --svg /dev/full
+
+# ---- a golden case ----
+export SHARDCHECK_GOLDEN="$G" # where make check runs there is no ./golden
+SL=395 # shard-layout: mesh 2, _S(0, 3), shape [4]: rank 0 holds [0,2], rank 1 [1,3]
+failed() { [ "$1" -eq 1 ] && echo 0 || echo "$1"; } # exit 1 expected: check's rc 0 for it
+out=$(X --family shard-layout --tcid $SL 2>&1); rc=$?
+check "a golden case: family, tcId, file and result" "^shard-layout tcId $SL: .*\(shard-layout/chunk-sweep-1d.json, result valid\)$"
+check "its flags with their notes" "^  StridedShard: A _StridedShard placement"
+check "its inputs" '^inputs: \{"mesh":\[2\],"placements":"_S\(0, 3\)","shape":\[4\]\}$'
+check "its picture" "^  ABAB$"
+check "its expected answer per rank" '^  rank 1 +localShape \[2\]  globalOffset \["1"\]  indices \[\[1,3\]\]$'
+if "$PY" -c 'import json' 2>/dev/null; then
+  "$PY" "$tests_dir/golden_results.py" "$G" shard-layout "$tmp/good.json"
+  "$PY" - "$tmp" $SL <<'PYEOF'
+import json, sys
+tmp, tc = sys.argv[1], int(sys.argv[2])
+doc = json.load(open(tmp + "/good.json"))
+def write(name, results, **extra):
+    json.dump(dict({"family": "shard-layout"}, **extra, results=results), open(tmp + "/" + name, "w"))
+bad = json.loads(json.dumps(doc["results"]))
+for e in bad:
+    if e["tcId"] == tc and e.get("rank") == 0:
+        e["values"]["localShape"] = [3]
+        e["values"]["indices"] = [[0, 1, 2]]
+write("bad.json", bad)
+write("missing.json", [e for e in doc["results"] if e["tcId"] != tc])
+write("twice.json", doc["results"] + [e for e in doc["results"] if e["tcId"] == tc and e.get("rank") == 0])
+write("ns.json", [{"tcId": tc, "notSupported": "no _StridedShard yet"}])
+write("extra.json", doc["results"] + [dict(e, rank=2) for e in doc["results"] if e["tcId"] == tc and e.get("rank") == 1])
+part = [{"tcId": tc, "values": {"perRank": {"localShape": [[2], [3]]}}}]
+write("partial.json", part, fields=["localShape"])
+json.dump({"family": "threefry", "results": []}, open(tmp + "/other.json", "w"))
+PYEOF
+  "$PY" - "$G/shard-layout/chunk-sweep-1d.json" "$tmp/shaped.json" $SL <<'PYEOF'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+for grp in doc["testGroups"]:
+    for t in grp["tests"]:
+        if t["tcId"] == int(sys.argv[3]):
+            t["expected"]["perRank"]["globalOffset"][1] = ["2"]
+json.dump(doc, open(sys.argv[2], "w"))
+PYEOF
+  out=$(X --family shard-layout --tcid $SL --candidate "$tmp/good.json" 2>&1); rc=$?
+  check "a right candidate: each rank passes" "^  rank 1: Pass$"
+  check "a right candidate: no rank differs" "^  0 of 2 ranks differ from the expected answer$"
+  out=$(X --family shard-layout --tcid $SL --candidate "$tmp/bad.json" 2>&1); rc=$(failed $?)
+  check "a wrong candidate: exit 1, saying so" "^candidate $tmp/bad.json:$"
+  check "the failing rank with verify's words" '^  rank 0: Fail  localShape: expected \[2\], got \[3\]; indices: expected \[\[0,2\]\], got \[\[0,1,2\]\]$'
+  check "a differing field is marked, expected beside got" '^    \* localShape    expected \[2\]      got \[3\]$'
+  check "every differing field is marked" '^    \* indices       expected \[\[0,2\]\]  got \[\[0,1,2\]\]$'
+  check "an equal field is not marked" '^      globalOffset  expected \["0"\]    got \["0"\]$'
+  check "the other rank passes" "^  rank 1: Pass$"
+  check "how many ranks differ" "^  1 of 2 ranks differ from the expected answer$"
+  out=$(X --family shard-layout --tcid $SL --candidate "$tmp/shaped.json" 2>&1); rc=$(failed $?)
+  check "a golden-shaped candidate: rank 1's offset marked" '^    \* globalOffset  expected \["1"\]    got \["2"\]$'
+  out=$(X --family shard-layout --tcid $SL --candidate "$tmp/partial.json" 2>&1); rc=$(failed $?)
+  check "a partial candidate: the declared field compared" '^    \* localShape    expected \[2\]      got \[3\]$'
+  check "a partial candidate: the other fields not claimed" 'globalOffset  expected \["1"\]    got -  \(not claimed: NotSupported\)$'
+  expect_exit "a NotSupported answer: its reason, exit 0" 0 "^  NotSupported: no _StridedShard yet$" \
+    X --family shard-layout --tcid $SL --candidate "$tmp/ns.json"
+  expect_exit "a rank the case does not have: a failure in verify's words, exit 1" 1 \
+    "^  rank 2: Fail  rank 2 is outside the test's world \(2 ranks\)$" \
+    X --family shard-layout --tcid $SL --candidate "$tmp/extra.json"
+  expect_exit "a candidate lacking the case: missing, exit 1" 1 "^  Fail  missing from the candidate" \
+    X --family shard-layout --tcid $SL --candidate "$tmp/missing.json"
+  expect_exit "a candidate answering a rank twice: exit 2, as verify refuses it" 2 \
+    "shardcheck explain: $tmp/twice.json: results\[[0-9]+\] and results\[[0-9]+\]: tcId $SL is answered twice" \
+    X --family shard-layout --tcid $SL --candidate "$tmp/twice.json"
+  expect_exit "a candidate of another family: exit 2" 2 \
+    "--candidate $tmp/other.json: family \"threefry\", explaining \"shard-layout\"" \
+    X --family shard-layout --tcid $SL --candidate "$tmp/other.json"
+  printf '{"family": "threefry", "results": [{"tcId": 1, "values": {"bits": ["f29a4fa7"]}}]}\n' >"$tmp/tf.json"
+  expect_exit "a rank-independent case: one answer for every rank" 0 "^  every rank: Pass$" \
+    X --family threefry --tcid 1 --candidate "$tmp/tf.json"
+else
+  tap_skip "explain --candidate" "no python3 at $PY (golden_results.py writes the candidates)"
+fi
+expect_exit "a redistribute case draws its source and target" 0 "^target \(dst\):$" \
+  X --family redistribute-plan --tcid 12340 --svg "$tmp/r.svg"
+if "$PY" -c 'import sys, xml.dom.minidom as m; d = m.parse(sys.argv[1]); assert len(d.getElementsByTagName("g")) == 2' "$tmp/r.svg" 2>"$tmp/err"; then
+  tap_ok "its SVG holds both pictures"
+else tap_not_ok "its SVG holds both pictures" "$(cat "$tmp/err")"; fi
+expect_exit "--svg naming a golden file: refused, exit 2" 2 "^shardcheck explain: --svg" \
+  X --family shard-layout --tcid $SL --svg "$G/shard-layout/chunk-sweep-1d.json"
+expect_exit "an unknown family: exit 2" 2 "^shardcheck explain: --family: unknown family 'nope'" \
+  X --family nope --tcid 1
+expect_exit "a tcId the family lacks: exit 2" 2 "^shardcheck explain: --tcid 999999: family shard-layout has no such case" \
+  X --family shard-layout --tcid 999999
+inv=$(grep -o '"tcId":[0-9]*' "$G/shard-layout/invalid.json" | head -n 1 | cut -d: -f2)
+expect_exit "an invalid case: exit 2, nothing to draw" 2 \
+  "^shardcheck explain: --tcid $inv: an invalid case of shard-layout: its answer is a refusal" \
+  X --family shard-layout --tcid "$inv"
+expect_exit "--family without --tcid: exit 2" 2 "^shardcheck explain: --family: give the case with --tcid N" \
+  X --family shard-layout
+expect_exit "--mesh with --family: refused by name" 2 "^shardcheck explain: --mesh: not used with --family" \
+  X --family shard-layout --tcid $SL --mesh 2
+expect_exit "--candidate without --family: refused by name" 2 "^shardcheck explain: --candidate: not used without --family" \
+  X --mesh 2 --placements 'S(0)' --shape 4 --candidate x.json
+expect_exit "--svg of a case without a layout: exit 2" 2 "^shardcheck explain: --svg: threefry tcId 1 has no layout to draw" \
+  X --family threefry --tcid 1 --svg "$tmp/t.svg"
 tap_done

@@ -77,6 +77,7 @@ rng|torch-cuda bernoulli_tensor|-|--engine torch-cuda --op bernoulli_tensor --sh
 audit rng|any tracked op|-|--mesh 4 --placements S(0) --shape 3
 audit rng|--op exponential_|-|--mesh 4 --placements S(0) --shape 3 --op exponential_
 explain|layout|-|--mesh 2 --placements S(0) --shape 3
+explain|golden case|-|--family threefry --tcid 1
 gen|generate|-|--family threefry --out g
 gen|--list|-|--list
 families|text|-|
@@ -209,6 +210,10 @@ explain|shape|7
 explain|op|uniform
 explain|svg|p.svg
 explain|torch-version|2.15
+explain|family|threefry
+explain|tcid|2
+explain|candidate|@C@
+explain|golden|@G2@
 gen|family|philox-kat
 gen|out|g2
 gen|list|-

@@ -487,12 +487,16 @@ static int assemble(const cert_opts *o, cert_row *rows, int n, char sha[65])
     for (int i = 0; i < n && !rc; i++)
         if (rows[i].results[0] && (in[k] = malloc(4096)))
             snprintf(in[k++], 4096, "%s/%s", o->out, rows[i].results);
-    snprintf(p, sizeof p, "%s/report.html", o->out);
+    snprintf(p, sizeof p, "%s/golden-MANIFEST", o->out);
+    if (!rc)
+        rc = shc_sha256_file(p, golden_sha, &e);
+    json_t *st = rc ? NULL : cert_statement(rows, n, golden_sha, o->name, o->written, o->torch);
+    snprintf(p, sizeof p, "%s/report.html", o->out); /* the page opens with the statement */
     size_t cells;
     long long fails;
     if (!rc)
         rc = report_html_write(p, o->golden, in, k, o->argc, o->argv,
-                               shc_torch_release_name(o->torch), &cells, &fails, &e);
+                               shc_torch_release_name(o->torch), st, &cells, &fails, &e);
     for (int i = 0; i < k; i++)
         free(in[i]);
     free(in);
@@ -500,11 +504,7 @@ static int assemble(const cert_opts *o, cert_row *rows, int n, char sha[65])
     if (!rc)
         rc = write_json(o->out, "environment.json", env, &e);
     json_decref(env);
-    snprintf(p, sizeof p, "%s/golden-MANIFEST", o->out);
-    if (!rc)
-        rc = shc_sha256_file(p, golden_sha, &e);
-    json_t *st = rc ? NULL : cert_statement(rows, n, golden_sha, o->name, o->written, o->torch);
-    if (st)
+    if (st && !rc)
         rc = write_json(o->out, "statement.json", st, &e);
     snprintf(p, sizeof p, "%s/statement.txt", o->out);
     FILE *f = rc ? NULL : fopen(p, "w");

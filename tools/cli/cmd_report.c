@@ -1,15 +1,20 @@
 /*
  * cmd_report.c — `shardcheck report --out FILE.html [--golden DIR] INPUT.json...`: one
  * self-contained HTML page (inline CSS, no script, no external resource) from the JSON
- * that `shardcheck run --json` and `shardcheck verify --json` print: a family x backend x
- * rank-count matrix of pass/fail/NotSupported counts, every failure with its message
- * (expected vs got), the other outcomes (crash, timeout, internal error, NotSupported),
- * and provenance (sha256 of golden/MANIFEST, shardcheck and reference versions, the
- * command and its inputs).  Bad input — an unreadable or malformed input, an unwritable
- * --out, an --out naming an input, a golden file that differs from MANIFEST (checked first;
- * --no-manifest-check skips it, warning) — is exit 2 naming the file; the page is written
- * beside --out and renamed into place (outfile.h).  io_lifecycle.sh tests those.  Tested by conformance/tests/report_html.sh, which
- * also loads the page in headless chromium when it is installed (Debian package chromium).
+ * that `shardcheck run --json` and `shardcheck verify --json` print.  It opens with what a
+ * person reads (report_page.c): the verdict, the statement (implementation, torch release
+ * judged against, families, rank counts), the failure groups by flag and field with each
+ * group's smallest case, its inputs and an inline picture, NotSupported grouped by reason.
+ * Then a family x backend x rank-count matrix of pass/fail/NotSupported counts, every
+ * failure with its message (expected vs got) and the other outcomes (crash, timeout,
+ * internal error, waived) folded in <details>, and provenance (sha256 of golden/MANIFEST,
+ * shardcheck and reference versions, the command and its inputs).  Bad input — an
+ * unreadable or malformed input, an unwritable --out, an --out naming an input, a golden
+ * file that differs from MANIFEST (checked first; --no-manifest-check skips it, warning) —
+ * is exit 2 naming the file; the page is written beside --out and renamed into place
+ * (outfile.h).  io_lifecycle.sh tests those.  Tested by conformance/tests/report_html.sh,
+ * which also loads the page in headless chromium when it is installed (tools/setup.sh
+ * --browser): element checks on its DOM and screenshots.
  * report_html_write (report.h) is the generator itself; `shardcheck certify` calls it too.
  */
 #include "config.h"
@@ -22,36 +27,8 @@
 #include "cli.h"
 #include "golden.h"
 #include "report.h"
+#include "report_page.h"
 #include "torch_version.h"
-
-#define RP_MAX_FAIL_ROWS 2000
-
-/* One matrix cell: a family under one backend at one rank count. */
-typedef struct cell {
-    char family[64], backend[96], ranks[16];
-    long long n[4]; /* pass, fail, notsupported, other */
-} cell;
-
-typedef struct rp {
-    cell *cells;
-    size_t ncells, cap;
-    json_t *fails;   /* [family, backend, ranks, case, status, message] */
-    json_t *others;
-    long long nfails;
-} rp;
-
-static void esc(FILE *f, const char *s)
-{
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '&': fputs("&amp;", f); break;
-        case '"': fputs("&quot;", f); break;
-        default: fputc(*s, f);
-        }
-    }
-}
 
 static cell *cell_of(rp *r, const char *fam, const char *be, const char *ranks)
 {
@@ -91,12 +68,17 @@ static int add_case(rp *r, const char *fam, const char *be, const char *ranks, c
         return -1;
     int k = status_slot(st);
     c->n[k]++;
+    r->n[k]++;
     if (k == 1 && r->nfails++ < RP_MAX_FAIL_ROWS)
         json_array_append_new(r->fails, json_pack("[s,s,s,s,s,s]", fam, be, ranks, name, st,
                                                   msg ? msg : ""));
-    if (k >= 2 && json_array_size(r->others) < RP_MAX_FAIL_ROWS)
+    if (k == 2) /* grouped by reason, not a row per case */
+        rp_add_notsupported(r, fam, be, ranks, msg);
+    if (k == 3 && json_array_size(r->others) < RP_MAX_FAIL_ROWS)
         json_array_append_new(r->others, json_pack("[s,s,s,s,s,s]", fam, be, ranks, name, st,
                                                    msg ? msg : ""));
+    if (k == 3 && (!strcmp(st, "Crash") || !strcmp(st, "Timeout") || !strcmp(st, "InternalError")))
+        r->nbad++;
     return 0;
 }
 
@@ -133,6 +115,9 @@ static int add_input(rp *r, const char *path, shc_err *e)
                 msg = json_string_value(json_object_get(x, "message"));
             if (add_case(r, fam, be, ranks, name, st, msg))
                 rc = shc_fail(e, SHC_ENOMEM, "report: out of memory");
+            if (status_slot(st) == 1) /* grouped once every input is read (rp_group_runs) */
+                rp_add_run_failure(r, fam, be, ranks,
+                                   json_integer_value(json_object_get(x, "tcId")), msg);
         }
     } else if (json_is_array(cases) && json_is_string(json_object_get(root, "suite"))) {
         const char *fam = json_string_value(json_object_get(root, "suite"));
@@ -153,6 +138,10 @@ static int add_input(rp *r, const char *path, shc_err *e)
             if (add_case(r, fam, be, "-", name, st, detail))
                 rc = shc_fail(e, SHC_ENOMEM, "report: out of memory");
         }
+        json_t *groups = json_object_get(root, "groups"); /* verify grouped its failures */
+        if (!rc && json_is_object(groups))
+            json_array_append_new(r->groups, json_pack("{s:s,s:s,s:s,s:O}", "family", fam,
+                                  "source", be, "ranks", "-", "groups", groups));
     } else {
         rc = shc_fail(e, SHC_EFORMAT, "input %s: neither `shardcheck run --json` output "
                       "(\"backend\", \"cases\") nor `verify --json` output (\"suite\", "
@@ -170,7 +159,7 @@ static void rows(FILE *f, json_t *list)
         fputs("<tr>", f);
         for (size_t k = 0; k < 6; k++) {
             fputs(k == 5 ? "<td class=msg>" : "<td>", f);
-            esc(f, json_string_value(json_array_get(x, k)));
+            rp_esc(f, json_string_value(json_array_get(x, k)));
             fputs("</td>", f);
         }
         fputs("</tr>\n", f);
@@ -188,7 +177,7 @@ static void matrix(FILE *f, const rp *r)
         if (seen)
             continue;
         fputs("<th>", f);
-        esc(f, r->cells[j].backend);
+        rp_esc(f, r->cells[j].backend);
         fprintf(f, "<br>ranks %s</th>", r->cells[j].ranks);
     }
     fputs("</tr>\n", f);
@@ -199,7 +188,7 @@ static void matrix(FILE *f, const rp *r)
         if (seen)
             continue;
         fputs("<tr><th>", f);
-        esc(f, r->cells[i].family);
+        rp_esc(f, r->cells[i].family);
         fputs("</th>", f);
         for (size_t j = 0; j < r->ncells; j++) {
             bool dup = false;
@@ -239,21 +228,24 @@ static void provenance(FILE *f, const char *golden, int argc, char **argv, shc_t
     strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", gmtime(&t));
     fputs("<h2>Provenance</h2><table class=prov>", f);
     fputs("<tr><th>golden MANIFEST sha256</th><td>", f);
-    esc(f, hex);
+    rp_esc(f, hex);
     fputs(" (", f);
-    esc(f, path);
+    rp_esc(f, path);
     fprintf(f, ")</td></tr><tr><th>shardcheck</th><td>%s (reference: pytorch %s, cuda 13.0 "
                "curand, random123 1.14)</td></tr><tr><th>judged against</th><td>torch %s</td>"
                "</tr><tr><th>written</th><td>%s</td></tr><tr><th>command</th><td>shardcheck",
             shc_version(), shc_torch_release_get(tr)->patch, shc_torch_release_name(tr), when);
     for (int i = 0; i < argc; i++) {
         fputc(' ', f);
-        esc(f, argv[i]);
+        rp_esc(f, argv[i]);
     }
     fputs("</td></tr></table>\n", f);
 }
 
-/* Whole or not at all (outfile.h): a full disk leaves no empty or truncated page. */
+/* Whole or not at all (outfile.h): a full disk leaves no empty or truncated page.  What a
+ * person reads first comes first (verdict, statement, failure groups, NotSupported by
+ * reason: report_page.c); the matrix, every failure and the other outcomes follow, the
+ * long lists folded. */
 static int write_page(const rp *r, const char *out, const char *golden, int argc, char **argv,
                       shc_torch_release tr)
 {
@@ -266,19 +258,28 @@ static int write_page(const rp *r, const char *out, const char *golden, int argc
           "margin-bottom:1.5em}td,th{border:1px solid #ccc;padding:4px 8px;vertical-align:top;"
           "font-size:13px}.pass{background:#d4f4d4}.fail{background:#f8d0d0}.ns{background:#eee}"
           ".none{color:#999}.msg{font-family:monospace;white-space:pre-wrap;max-width:70em}"
-          "</style></head><body>\n<h1>shardcheck report</h1>\n<h2>Family &times; backend "
-          "&times; rank count</h2>\n", f);
+          ".verdict{padding:2px 16px;border-radius:6px;margin-bottom:1em}.verdict h2{margin:8px 0}"
+          ".group{border-left:4px solid #d62728;padding:2px 12px;margin:12px 0}.note{color:#444;"
+          "max-width:70em}.count{font-weight:normal;color:#555}.num{text-align:right}"
+          "figure.picture svg{max-width:100%;height:auto}summary{cursor:pointer;font-weight:bold;"
+          "margin:8px 0}code{white-space:pre-wrap}"
+          "</style></head><body>\n<h1>shardcheck report</h1>\n", f);
+    rp_write_verdict(f, r, tr);
+    rp_write_groups(f, r);
+    rp_write_notsupported(f, r);
+    fputs("<h2>Family &times; backend &times; rank count</h2>\n", f);
     matrix(f, r);
-    fprintf(f, "<h2>Failures (%lld%s)</h2>\n", r->nfails,
+    fprintf(f, "<details id=failures><summary>Every failure (%lld%s)</summary>\n", r->nfails,
             r->nfails > RP_MAX_FAIL_ROWS ? ", first 2000 shown" : "");
     fputs("<table><tr><th>family</th><th>backend</th><th>ranks</th><th>case</th><th>status</th>"
           "<th>expected vs got</th></tr>\n", f);
     rows(f, r->fails);
-    fputs("</table>\n<h2>Other outcomes (NotSupported, crashes, timeouts)</h2>\n<table><tr>"
-          "<th>family</th><th>backend</th><th>ranks</th><th>case</th><th>status</th>"
-          "<th>why</th></tr>\n", f);
+    fprintf(f, "</table></details>\n<details id=others><summary>Other outcomes (crashes, "
+            "timeouts, internal errors, waived: %zu)</summary>\n<table><tr>"
+            "<th>family</th><th>backend</th><th>ranks</th><th>case</th><th>status</th>"
+            "<th>why</th></tr>\n", json_array_size(r->others));
     rows(f, r->others);
-    fputs("</table>\n", f);
+    fputs("</table></details>\n", f);
     provenance(f, golden, argc, argv, tr);
     fputs("</body></html>\n", f);
     return out_commit(&of);
@@ -305,10 +306,11 @@ static int inputs_release(char *const *inputs, int ninputs, const char *torch_op
 }
 
 int report_html_write(const char *out, const char *golden, char *const *inputs, int ninputs,
-                      int argc, char **argv, const char *torch_opt, size_t *cells,
-                      long long *fails, shc_err *e)
+                      int argc, char **argv, const char *torch_opt, const json_t *statement,
+                      size_t *cells, long long *fails, shc_err *e)
 {
     rp r = {0};
+    r.statement = statement;
     shc_torch_release tr;
     *cells = 0;
     *fails = 0;
@@ -317,8 +319,13 @@ int report_html_write(const char *out, const char *golden, char *const *inputs, 
         return rc;
     r.fails = json_array();
     r.others = json_array();
+    r.groups = json_array();
+    r.runfails = json_object();
+    r.ns = json_object();
     for (int i = 0; i < ninputs && !rc; i++)
         rc = add_input(&r, inputs[i], e);
+    if (!rc)
+        rp_group_runs(&r, golden, tr);
     if (!rc && write_page(&r, out, golden, argc, argv, tr) != 0)
         rc = shc_fail(e, SHC_EIO, "--out %s: cannot write: %s", out, strerror(errno));
     *cells = r.ncells;
@@ -326,6 +333,9 @@ int report_html_write(const char *out, const char *golden, char *const *inputs, 
     free(r.cells);
     json_decref(r.fails);
     json_decref(r.others);
+    json_decref(r.groups);
+    json_decref(r.runfails);
+    json_decref(r.ns);
     return rc;
 }
 
@@ -394,8 +404,8 @@ int cmd_report(int argc, char **argv)
         return cli_report("report", rc, &e);
     size_t cells = 0;
     long long fails = 0;
-    rc = report_html_write(out, golden, argv + first, argc - first, argc, argv, tver, &cells,
-                               &fails, &e);
+    rc = report_html_write(out, golden, argv + first, argc - first, argc, argv, tver, NULL,
+                           &cells, &fails, &e);
     if (rc)
         return cli_report("report", rc, &e);
     printf("report: %zu matrix cells, %lld failures -> %s\n", cells, fails, out);

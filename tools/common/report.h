@@ -109,6 +109,10 @@ int report_group_failures(report *r, const shc_golden *t);
 /* The fields a failure's detail names ("F: expected E, got G; F2: ..."), as a JSON array of
  * strings; a detail naming none gives its kind ("missing", "rejected a valid input", ...). */
 json_t *report_detail_fields(const char *detail);
+/* A golden case's inputs (a new object): its group's members and its own other than its
+ * answer and bookkeeping (tcId, comment, flags, result, expected, ...); a test's member wins.
+ * The failure groups carry them, and `explain --family` prints them. */
+json_t *report_case_inputs(const json_t *group, const json_t *test);
 /* Text or TAP: the groups, each line prefixed with pre ("" or "# "). */
 void report_print_groups(const report *r, const char *pre);
 
@@ -119,9 +123,10 @@ const char *report_status_name(report_status st);
  * JSON of `run --json` / `verify --json` at inputs[0..ninputs), with golden's MANIFEST hash
  * and the command argv in its provenance, and the torch release the inputs were judged
  * against (they must agree, and agree with torch_opt, --torch-version, when given: else
- * SHC_EINVAL naming them).  SHC_OK, SHC_EFORMAT naming a bad input, or
+ * SHC_EINVAL naming them).  statement: certify's (its verdict, implementation and rows open
+ * the page), or NULL: the page states what the inputs say.  SHC_OK, SHC_EFORMAT naming a bad input, or
  * SHC_EIO when out cannot be written; *cells and *fails give the matrix size and failures. */
 int report_html_write(const char *out, const char *golden, char *const *inputs, int ninputs,
-                      int argc, char **argv, const char *torch_opt, size_t *cells,
-                      long long *fails, shc_err *e);
+                      int argc, char **argv, const char *torch_opt, const json_t *statement,
+                      size_t *cells, long long *fails, shc_err *e);
 #endif

@@ -30,7 +30,7 @@ static bool answer_member(const char *k)
 }
 
 /* The case's inputs: its group's members, then its own (a test's member wins). */
-static json_t *inputs_of(const json_t *group, const json_t *test)
+json_t *report_case_inputs(const json_t *group, const json_t *test)
 {
     json_t *in = json_object();
     const char *k;
@@ -145,7 +145,7 @@ static json_t *test_info(const shc_golden *t, const gfile *gf, size_t ngf, const
     int64_t i = tc >= 0 ? shc_golden_index(t, tc) : -1;
     const json_t *test = i >= 0 ? t->tests[i] : NULL, *group = i >= 0 ? t->groups[i] : NULL;
     json_t *flags = json_object_get(test, "flags");
-    json_t *in = test ? inputs_of(group, test) : json_object();
+    json_t *in = test ? report_case_inputs(group, test) : json_object();
     char *dump = json_dumps(in, JSON_COMPACT | JSON_SORT_KEYS);
     json_t *info = json_pack("{s:I,s:o,s:o,s:o,s:I,s:O,s:O,s:o}", "tcId", (json_int_t)tc,
                              "flags", flags ? json_incref(flags) : json_array(), "file",

@@ -1,6 +1,7 @@
 /*
  * svg.c — the minimal SVG writer (svg.h): numbers printed with fixed precision so
- * pictures are byte-stable, text escaped for XML.  Tested through `shardcheck explain
+ * pictures are byte-stable, text escaped for XML; a file of its own or an element inline
+ * in an HTML page.  Tested through `shardcheck explain
  * --svg` in conformance/tests/cli_explain.sh.
  */
 #include "config.h"
@@ -23,6 +24,7 @@ static void out(svg *s, const char *fmt, ...)
 int svg_open(svg *s, const char *path, int width, int height)
 {
     s->err = 0;
+    s->inline_ = 0;
     s->f = out_open(&s->of, path); /* renamed into place by svg_close: whole or nothing */
     if (!s->f)
         return -1;
@@ -32,6 +34,27 @@ int svg_open(svg *s, const char *path, int width, int height)
            "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"white\"/>\n",
         width, height, width, height, width, height);
     return 0;
+}
+
+void svg_open_inline(svg *s, FILE *f, int width, int height)
+{
+    s->err = 0;
+    s->inline_ = 1;
+    s->f = f;
+    out(s, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+           "viewBox=\"0 0 %d %d\" font-family=\"monospace\">\n"
+           "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"white\"/>\n",
+        width, height, width, height, width, height);
+}
+
+void svg_group_begin(svg *s, double dy)
+{
+    out(s, "<g transform=\"translate(0,%.1f)\">\n", dy);
+}
+
+void svg_group_end(svg *s)
+{
+    out(s, "</g>\n");
 }
 
 void svg_rect(svg *s, double x, double y, double w, double h, const char *fill, const char *stroke)
@@ -72,6 +95,10 @@ int svg_close(svg *s)
         return -1;
     out(s, "</svg>\n");
     int err = s->err;
+    if (s->inline_) { /* the caller's stream: its owner commits or discards it */
+        s->f = NULL;
+        return err ? (errno = err, -1) : 0;
+    }
     if (err)
         out_discard(&s->of);
     else if (out_commit(&s->of))
