@@ -9,13 +9,16 @@
  * is re-derived from the results it cites — counts, row verdicts, the overall verdict, the
  * golden MANIFEST hash, and statement.txt byte for byte.  What no package check can catch
  * is a consistent rewrite of results, statement and MANIFEST together; publishing the
- * MANIFEST's own sha256 (certify prints it) pins the package.  Tested by certify.sh.
+ * MANIFEST's own sha256 (certify prints it) pins the package; and every candidate in it is
+ * verified again against the corpus (certify_claim.c), so an edited candidate is named even
+ * with its MANIFEST line rewritten.  Tested by certify.sh and certify_claims.sh.
  */
 #include "config.h"
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include "cli.h"
 #include "certify.h"
@@ -23,6 +26,23 @@
 #include "golden.h"
 
 /* ---- counting ---- */
+
+void cert_path(char *buf, size_t n, const char *dir, const char *rel)
+{
+    if (rel[0] == '/')
+        snprintf(buf, n, "%s", rel);
+    else
+        snprintf(buf, n, "%s/%s", dir, rel);
+}
+
+void cert_row_free(cert_row *r)
+{
+    json_decref(r->reasons);
+    json_decref(r->fields);
+    json_decref(r->claim);
+    json_decref(r->producer);
+    r->reasons = r->fields = r->claim = r->producer = NULL;
+}
 
 static void add_reason(json_t *reasons, const char *why)
 {
@@ -50,7 +70,7 @@ static void count_fields(const char *dir, cert_row *r)
 {
     char path[4096], line[1024], field[256];
     long long n;
-    snprintf(path, sizeof path, "%s/%s", dir, r->log);
+    cert_path(path, sizeof path, dir, r->log);
     FILE *f = fopen(path, "r");
     if (!f)
         return;
@@ -71,7 +91,7 @@ int cert_count(const char *dir, cert_row *r, shc_err *e)
     if (!r->results[0])
         return SHC_OK; /* not run: nothing to count */
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, r->results);
+    cert_path(path, sizeof path, dir, r->results);
     json_t *root = shc_json_load_path(path, e);
     if (!root)
         return shc_err_prefix(e, "results");
@@ -104,24 +124,34 @@ const char *cert_row_verdict(const cert_row *r)
         return "notrun";
     if (r->failed)
         return "fail";
-    return r->passed ? "pass" : "notsupported";
+    if (!r->passed)
+        return "notsupported";
+    return cert_claim_partial(r) ? "partial" : "pass";
 }
 
 const char *cert_overall(const cert_row *rows, int n)
 {
-    bool fail = false, notrun = false, pass = false;
+    bool fail = false, notrun = false, pass = false, partial = false;
     for (int i = 0; i < n; i++) {
         const char *v = cert_row_verdict(&rows[i]);
         fail |= !strcmp(v, "fail");
         notrun |= !strcmp(v, "notrun");
-        pass |= !strcmp(v, "pass");
+        partial |= !strcmp(v, "partial");
+        pass |= !strcmp(v, "pass") || !strcmp(v, "partial");
     }
-    return fail ? "nonconformant" : notrun || !pass ? "incomplete" : "conformant";
+    return fail ? "nonconformant" : notrun || !pass ? "incomplete" : partial ? "partial"
+                                                                             : "conformant";
+}
+
+int cert_verdict_exit(const char *v)
+{
+    return !strcmp(v, "conformant") ? EXIT_OK : !strcmp(v, "nonconformant") ? EXIT_FAIL
+         : !strcmp(v, "partial") ? EXIT_PARTIAL : EXIT_SKIP;
 }
 
 /* ---- the statement ---- */
 
-static json_t *row_json(const cert_row *r)
+json_t *cert_row_json(const cert_row *r)
 {
     json_t *o = json_pack("{s:s, s:s, s:s, s:i, s:I, s:I, s:I, s:s, s:s, s:s, s:s, s:i}",
                           "family", r->family, "mode", r->mode, "backend", r->backend, "np",
@@ -132,6 +162,12 @@ static json_t *row_json(const cert_row *r)
     json_object_set_new(o, "notSupportedReasons", r->reasons ? json_copy(r->reasons) : json_object());
     if (!strcmp(r->mode, "verify"))
         json_object_set_new(o, "notSupportedFields", r->fields ? json_copy(r->fields) : json_object());
+    if (r->candidate[0])
+        json_object_set_new(o, "candidate", json_string(r->candidate));
+    if (r->claim)
+        json_object_set_new(o, "claim", json_deep_copy(r->claim));
+    if (r->producer)
+        json_object_set_new(o, "producer", json_deep_copy(r->producer));
     if (!r->results[0])
         json_object_set_new(o, "why", json_string(r->why));
     return o;
@@ -150,7 +186,7 @@ json_t *cert_statement(const cert_row *rows, int n, const char *manifest_sha, co
     char ref[160];
     cert_reference(torch, ref, sizeof ref);
     for (int i = 0; i < n; i++)
-        json_array_append_new(a, row_json(&rows[i]));
+        json_array_append_new(a, cert_row_json(&rows[i]));
     return json_pack("{s:s, s:i, s:s?, s:s, s:s, s:s, s:{s:s, s:s, s:s}, s:s, s:o, s:s}",
                      "statement", "shardcheck conformance statement", "formatVersion", 1,
                      "implementation", name, "shardcheck", shc_version(), "reference", ref,
@@ -224,6 +260,99 @@ static void text_notsupported(FILE *f, const json_t *rows)
     }
 }
 
+/* What each row covers of its family's claim (certify_claim.c), partial rows marked. */
+static void text_claims(FILE *f, const json_t *rows)
+{
+    size_t i;
+    json_t *r;
+    bool head = false;
+    json_array_foreach(rows, i, r) {
+        const json_t *c = json_object_get(r, "claim");
+        if (!c)
+            continue;
+        char buf[1400];
+        cert_claim_text(c, buf, sizeof buf);
+        if (!head)
+            fputs("\nWhat each row covers of its family's claim (docs/families):\n", f);
+        head = true;
+        fputs(!strcmp(sget(r, "verdict"), "partial") ? "  PARTIAL " : "  ", f);
+        text_row_name(f, r);
+        fprintf(f, ": %s\n", buf);
+    }
+}
+
+/* How each candidate was produced: its results file's "producer" record. */
+static void text_producers(FILE *f, const json_t *rows)
+{
+    size_t i, k;
+    json_t *r, *v;
+    bool head = false;
+    json_array_foreach(rows, i, r) {
+        const json_t *p = json_object_get(r, "producer");
+        if (strcmp(sget(r, "mode"), "verify"))
+            continue;
+        if (!head)
+            fputs("\nHow each candidate was produced (its \"producer\" record):\n", f);
+        head = true;
+        fprintf(f, "  %s (%s): ", sget(r, "family"), sget(r, "candidate"));
+        if (!p) {
+            fputs("not recorded\n", f);
+            continue;
+        }
+        fprintf(f, "%s", *sget(p, "tool") ? sget(p, "tool") : "(tool not named)");
+        if (*sget(p, "adapter"))
+            fprintf(f, ", adapter %s", sget(p, "adapter"));
+        if (*sget(p, "python"))
+            fprintf(f, ", python %s", sget(p, "python"));
+        const char *name;
+        json_object_foreach(json_object_get(p, "versions"), name, v)
+            fprintf(f, ", %s %s", name, json_string_value(v) ? json_string_value(v) : "?");
+        if (json_array_size(json_object_get(p, "command"))) {
+            fputs("; command:", f);
+            json_array_foreach(json_object_get(p, "command"), k, v)
+                fprintf(f, " %s", json_string_value(v) ? json_string_value(v) : "?");
+        }
+        if (*sget(p, "note"))
+            fprintf(f, "; note: %s", sget(p, "note"));
+        fputc('\n', f);
+    }
+}
+
+/* The verdict line (--check of another version's text looks for "verdict: WORD:"). */
+static void text_verdict(FILE *f, const json_t *rows, const char *v)
+{
+    const char *want = !strcmp(v, "partial") ? "partial" : "fail";
+    if (!strcmp(v, "conformant")) {
+        fputs("\nverdict: CONFORMANT: every claimed family passed at every claimed rank count, "
+              "covering every field and test its claim requires (NotSupported cases of "
+              "optional tests, if any, are listed above)\n", f);
+        return;
+    }
+    if (!strcmp(v, "incomplete")) {
+        fputs("\nverdict: INCOMPLETE: nothing failed, but a claimed family did not run or ran "
+              "no case\n", f);
+        return;
+    }
+    fputs(!strcmp(v, "partial") ? "\nverdict: PARTIAL: nothing failed, but the claim covers "
+          "less than its families require:" : "\nverdict: NONCONFORMANT: failures in", f);
+    size_t i;
+    json_t *r;
+    const char *sep = " ";
+    json_array_foreach(rows, i, r) {
+        if (strcmp(sget(r, "verdict"), want))
+            continue;
+        fputs(sep, f);
+        text_row_name(f, r);
+        if (*want == 'p') {
+            char buf[1400];
+            cert_claim_text(json_object_get(r, "claim"), buf, sizeof buf);
+            fprintf(f, ": %s", buf);
+            sep = "; ";
+        }
+    }
+    fputc('\n', f);
+}
+
 void cert_statement_text(FILE *f, const json_t *st)
 {
     const json_t *corpus = json_object_get(st, "corpus"), *rows = json_object_get(st, "rows");
@@ -239,27 +368,9 @@ void cert_statement_text(FILE *f, const json_t *st)
             sget(st, "written"));
     text_rows(f, rows);
     text_notsupported(f, rows);
-    const char *v = sget(st, "verdict");
-    if (!strcmp(v, "conformant")) {
-        fputs("\nverdict: CONFORMANT: every claimed family passed at every claimed rank count "
-              "(NotSupported cases, if any, are listed above)\n", f);
-        return;
-    }
-    if (!strcmp(v, "incomplete")) {
-        fputs("\nverdict: INCOMPLETE: nothing failed, but a claimed family did not run or ran "
-              "no case\n", f);
-        return;
-    }
-    fputs("\nverdict: NONCONFORMANT: failures in", f);
-    size_t i;
-    json_t *r;
-    json_array_foreach(rows, i, r) {
-        if (strcmp(sget(r, "verdict"), "fail"))
-            continue;
-        fputc(' ', f);
-        text_row_name(f, r);
-    }
-    fputc('\n', f);
+    text_claims(f, rows);
+    text_producers(f, rows);
+    text_verdict(f, rows, sget(st, "verdict"));
 }
 
 /* ---- MANIFEST ---- */
@@ -348,7 +459,7 @@ int cert_manifest_write(const char *dir, char sha_out[65], shc_err *e)
 
 /* ---- --check ---- */
 
-static int problem(const char *dir, const char *file, const char *fmt, const char *a,
+int cert_problem(const char *dir, const char *file, const char *fmt, const char *a,
                    const char *b)
 {
     fprintf(stderr, "shardcheck certify --check: %s/%s: ", dir, file);
@@ -367,36 +478,36 @@ static int check_hashes(const char *dir, int *nfiles)
     snprintf(path, sizeof path, "%s/MANIFEST", dir);
     struct stat st;
     if (lstat(path, &st))
-        return problem(dir, "MANIFEST", "missing: not a certify package, or its MANIFEST was "
+        return cert_problem(dir, "MANIFEST", "missing: not a certify package, or its MANIFEST was "
                        "removed%s%s", "", "");
     if (!S_ISREG(st.st_mode))
-        return problem(dir, "MANIFEST", "altered: not a regular file%s%s", "", "");
+        return cert_problem(dir, "MANIFEST", "altered: not a regular file%s%s", "", "");
     shc_manifest m;
     shc_err me = {0};
     *nfiles = 0;
     if (shc_manifest_read(path, &m, &me))
-        return problem(dir, "MANIFEST", "altered: %s%s", me.msg, "");
+        return cert_problem(dir, "MANIFEST", "altered: %s%s", me.msg, "");
     flist found = {0};
-    int bad = m.n ? 0 : problem(dir, "MANIFEST", "altered: it lists no file%s%s", "", "");
+    int bad = m.n ? 0 : cert_problem(dir, "MANIFEST", "altered: it lists no file%s%s", "", "");
     for (size_t i = 0; i < m.n; i++) {
         const char *rel = m.v[i].rel;
         char hex[65];
         shc_err e = {0};
         snprintf(path, sizeof path, "%s/%s", dir, rel);
         if (lstat(path, &st) || !S_ISREG(st.st_mode))
-            bad += problem(dir, rel, "missing (listed in MANIFEST)%s%s", "", "");
+            bad += cert_problem(dir, rel, "missing (listed in MANIFEST)%s%s", "", "");
         else if (shc_sha256_file(path, hex, &e))
-            bad += problem(dir, rel, "unreadable: %s%s", e.msg, "");
+            bad += cert_problem(dir, rel, "unreadable: %s%s", e.msg, "");
         else if (strcmp(hex, m.v[i].hex))
-            bad += problem(dir, rel, "altered: sha256 %.16s..., MANIFEST says %.16s...", hex,
+            bad += cert_problem(dir, rel, "altered: sha256 %.16s..., MANIFEST says %.16s...", hex,
                            m.v[i].hex);
     }
     walk(dir, "", &found);
     if (found.odd[0])
-        bad += problem(dir, found.odd, "added: not a regular file%s%s", "", "");
+        bad += cert_problem(dir, found.odd, "added: not a regular file%s%s", "", "");
     for (size_t i = 0; i < found.n; i++)
         if (strcmp(found.v[i], "MANIFEST") && !shc_manifest_find(&m, found.v[i]))
-            bad += problem(dir, found.v[i], "added: not listed in MANIFEST%s%s", "", "");
+            bad += cert_problem(dir, found.v[i], "added: not listed in MANIFEST%s%s", "", "");
     *nfiles = (int)m.n;
     shc_manifest_free(&m);
     fl_free(&found);
@@ -414,23 +525,25 @@ static void row_from_json(const json_t *j, cert_row *r)
     snprintf(r->junit, sizeof r->junit, "%s", sget(j, "junit"));
     snprintf(r->log, sizeof r->log, "%s", sget(j, "log"));
     snprintf(r->why, sizeof r->why, "%s", sget(j, "why"));
+    snprintf(r->candidate, sizeof r->candidate, "%s", sget(j, "candidate"));
     r->np = (int)iget(j, "np");
     r->exit_code = (int)iget(j, "exit");
 }
 
 /* Whether the statement's row j says what its results say (a message otherwise). */
-static int check_row(const char *dir, const json_t *j, size_t i, cert_row *r)
+static int check_row(const char *dir, const char *golden, const json_t *j, size_t i, cert_row *r)
 {
     row_from_json(j, r);
     shc_err e = {0};
     char msg[1024];
-    for (const char *p = r->results; p; p = p == r->results ? r->log : NULL)
-        if (strstr(p, "..") || p[0] == '/')
-            return problem(dir, "statement.json", "altered: row %s cites %s, outside the "
-                           "package", r->family, p);
-    if (cert_count(dir, r, &e))
-        return problem(dir, "statement.json", "inconsistent: row %s: %s", r->family, e.msg);
-    json_t *want = row_json(r);
+    const char *cited[] = {r->results, r->log, r->candidate};
+    for (size_t k = 0; k < sizeof cited / sizeof *cited; k++)
+        if (strstr(cited[k], "..") || cited[k][0] == '/')
+            return cert_problem(dir, "statement.json", "altered: row %s cites %s, outside the "
+                                "package", r->family, cited[k]);
+    if (cert_count(dir, r, &e) || cert_claim(dir, golden, r, &e))
+        return cert_problem(dir, "statement.json", "inconsistent: row %s: %s", r->family, e.msg);
+    json_t *want = cert_row_json(r);
     bool same = json_equal(want, j);
     if (!same) {
         snprintf(msg, sizeof msg, "row %zu (%s %s %s np %d) says %s with %lld passed, %lld "
@@ -439,52 +552,81 @@ static int check_row(const char *dir, const json_t *j, size_t i, cert_row *r)
                  iget(j, "passed"), iget(j, "failed"), iget(j, "notSupported"),
                  r->results[0] ? r->results : "(no results)", sget(want, "verdict"), r->passed,
                  r->failed, r->notsupported);
-        problem(dir, "statement.json", "inconsistent with the results: %s%s", msg, "");
+        cert_problem(dir, "statement.json", "inconsistent with the results: %s%s", msg, "");
     }
     json_decref(want);
     return !same;
 }
 
+/* What the corpus --check found has, in a message naming how it was found. */
+static const char *given_corpus(const char *golden, bool given, const char *hex)
+{
+    static char buf[4400];
+    snprintf(buf, sizeof buf, "%s %s has %s", given ? "--golden" : "the corpus found at", golden,
+             hex[0] ? hex : "no MANIFEST");
+    if (!given)
+        snprintf(buf + strlen(buf), sizeof buf - strlen(buf), " (give the package's corpus "
+                 "with --golden)");
+    return buf;
+}
+
+/* Every candidate of the package verified again against the corpus (certify_claim.c):
+ * the MANIFEST cannot tell an edited candidate whose line was rewritten. */
+static int reverify_all(const char *dir, const char *golden, const json_t *st)
+{
+    char exe[4096];
+    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (k <= 0)
+        return cert_problem(dir, "statement.json", "cannot verify its candidates again: "
+                            "/proc/self/exe unreadable%s%s", "", "");
+    exe[k] = '\0';
+    size_t i;
+    json_t *j;
+    int bad = 0;
+    json_array_foreach(json_object_get(st, "rows"), i, j)
+        if (!strcmp(sget(j, "mode"), "verify") && *sget(j, "results"))
+            bad += cert_reverify(dir, golden, exe, sget(st, "torch"), j);
+    return bad;
+}
+
 /* The statement against the results it cites, statement.txt against the statement, the
  * golden MANIFEST against its hash (and against golden/MANIFEST when --golden is given). */
-static int check_statement(const char *dir, const char *golden, json_t *st)
+static int check_statement(const char *dir, const char *golden, bool given, json_t *st)
 {
     json_t *rows = json_object_get(st, "rows"), *j;
     size_t n = json_array_size(rows), i;
     if (!json_is_array(rows) || !n)
-        return problem(dir, "statement.json", "altered: no \"rows\"%s%s", "", "");
+        return cert_problem(dir, "statement.json", "altered: no \"rows\"%s%s", "", "");
     cert_row *r = calloc(n, sizeof *r);
     int bad = 0;
     json_array_foreach(rows, i, j) {
-        bad += check_row(dir, j, i, &r[i]);
+        bad += check_row(dir, golden, j, i, &r[i]);
         /* every row was judged against the statement's release (run/verify --json record it) */
         char rec[64], path[4096];
         snprintf(path, sizeof path, "%s/%s", dir, sget(j, "results"));
         if (*sget(st, "torch") && *sget(j, "results") && tv_recorded(path, rec, sizeof rec) &&
             strcmp(rec, sget(st, "torch")))
-            bad += problem(dir, sget(j, "results"), "inconsistent: judged against torch %s, the "
+            bad += cert_problem(dir, sget(j, "results"), "inconsistent: judged against torch %s, the "
                            "statement says %s", rec, sget(st, "torch"));
     }
     if (strcmp(sget(st, "verdict"), cert_overall(r, (int)n)))
-        bad += problem(dir, "statement.json", "inconsistent: the verdict says %s, the rows give "
+        bad += cert_problem(dir, "statement.json", "inconsistent: the verdict says %s, the rows give "
                        "%s", sget(st, "verdict"), cert_overall(r, (int)n));
-    for (i = 0; i < n; i++) {
-        json_decref(r[i].reasons);
-        json_decref(r[i].fields);
-    }
+    for (i = 0; i < n; i++)
+        cert_row_free(&r[i]);
     free(r);
     char path[4096], hex[65] = "", ghex[65] = "";
     const char *want = sget(json_object_get(st, "corpus"), "manifestSha256");
     shc_err e = {0};
     snprintf(path, sizeof path, "%s/golden-MANIFEST", dir);
     if (shc_sha256_file(path, hex, &e) || strcmp(hex, want))
-        bad += problem(dir, "statement.json", "inconsistent: corpus manifestSha256 %s, "
+        bad += cert_problem(dir, "statement.json", "inconsistent: corpus manifestSha256 %s, "
                        "golden-MANIFEST has %s", want, hex[0] ? hex : "(unreadable)");
-    snprintf(path, sizeof path, "%s/MANIFEST", golden ? golden : "");
-    if (golden && (shc_sha256_file(path, ghex, &e) || strcmp(ghex, want)))
-        bad += problem(dir, "golden-MANIFEST", "certified against another corpus: %s, --golden "
-                       "has %s", want, ghex[0] ? ghex : "no MANIFEST");
-    return bad;
+    snprintf(path, sizeof path, "%s/MANIFEST", golden);
+    if (shc_sha256_file(path, ghex, &e) || strcmp(ghex, want))
+        return bad + cert_problem(dir, "golden-MANIFEST", "certified against another corpus: "
+                                  "%s, %s", want, given_corpus(golden, given, ghex));
+    return bad + reverify_all(dir, golden, st);
 }
 
 /* Another version may word the text differently: its statement.txt must still state the
@@ -504,7 +646,7 @@ static int check_verdict_line(const char *dir, const json_t *st)
         fclose(f);
     fprintf(stderr, "shardcheck certify --check: %s/statement.txt: written by shardcheck %s, "
             "checked for its verdict line only\n", dir, sget(st, "shardcheck"));
-    return found ? 0 : problem(dir, "statement.txt", "inconsistent: no line \"%s\"%s", want, "");
+    return found ? 0 : cert_problem(dir, "statement.txt", "inconsistent: no line \"%s\"%s", want, "");
 }
 
 /* statement.txt must be this version's rendering of statement.json, byte for byte. */
@@ -516,7 +658,7 @@ static int check_text(const char *dir, const json_t *st)
     size_t wn = 0;
     FILE *m = open_memstream(&want, &wn);
     if (!m)
-        return problem(dir, "statement.txt", "cannot be checked: out of memory%s%s", "", "");
+        return cert_problem(dir, "statement.txt", "cannot be checked: out of memory%s%s", "", "");
     cert_statement_text(m, st);
     fclose(m);
     snprintf(path, sizeof path, "%s/statement.txt", dir);
@@ -528,11 +670,11 @@ static int check_text(const char *dir, const json_t *st)
         fclose(f);
     free(got);
     free(want);
-    return same ? 0 : problem(dir, "statement.txt", "inconsistent: it is not the rendering of "
+    return same ? 0 : cert_problem(dir, "statement.txt", "inconsistent: it is not the rendering of "
                               "statement.json%s%s", "", "");
 }
 
-int cert_check(const char *dir, const char *golden, const char *torch_opt)
+int cert_check(const char *dir, const char *golden, bool golden_given, const char *torch_opt)
 {
     struct stat st;
     if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
@@ -558,14 +700,15 @@ int cert_check(const char *dir, const char *golden, const char *torch_opt)
     shc_err e = {0};
     json_t *stm = shc_json_load_path(path, &e);
     if (!stm)
-        bad += problem(dir, "statement.json", "unreadable: %s%s", e.msg, "");
+        bad += cert_problem(dir, "statement.json", "unreadable: %s%s", e.msg, "");
     else
-        bad += check_statement(dir, golden, stm) + check_text(dir, stm);
+        bad += check_statement(dir, golden, golden_given, stm) + check_text(dir, stm);
     snprintf(path, sizeof path, "%s/MANIFEST", dir);
     shc_sha256_file(path, sha, &e);
     if (!bad)
         printf("certify --check %s: intact: %d files match MANIFEST (sha256 %s); the statement "
-               "agrees with the results; verdict: %s\n", dir, nfiles, sha, sget(stm, "verdict"));
+               "agrees with the results and every candidate verified again against %s gives "
+               "its row; verdict: %s\n", dir, nfiles, sha, golden, sget(stm, "verdict"));
     else
         fprintf(stderr, "shardcheck certify --check: %s: %d problem%s: the package was altered\n",
                 dir, bad, bad == 1 ? "" : "s");
