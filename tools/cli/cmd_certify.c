@@ -646,12 +646,11 @@ int cmd_certify(int argc, char **argv)
     if (rc != CLI_GO)
         return rc;
     shc_err ge = {0};
-    /* --check needs the corpus too: it verifies the package's candidates again */
+    if (o.check) /* it finds the corpus itself, once the package is there */
+        return cert_check(o.check, o.golden_opt, o.torch_opt);
     if (!(o.golden = cli_golden_dir(o.golden_opt, &ge)))
         return cli_report("certify", ge.code, &ge);
     if ((rc = validate(&o)))
         return rc;
-    if (o.check)
-        return cert_check(o.check, o.golden, o.golden_opt != NULL, o.torch_opt);
     return certify(&o);
 }

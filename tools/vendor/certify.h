@@ -88,13 +88,13 @@ void cert_statement_text(FILE *f, const json_t *st);
 /* Write dir/MANIFEST over every other file under dir. */
 int cert_manifest_write(const char *dir, char sha_out[65], shc_err *e);
 /* `certify --check DIR`: the exit code (0 intact, 1 altered or inconsistent naming the
- * file, or a candidate that no longer gives its row, 2 not a directory); golden (the
- * corpus found as every command finds it) must hold the same golden MANIFEST, and every
- * candidate is verified against it again (cert_reverify);
+ * file, or a candidate that no longer gives its row, 2 not a directory or no corpus); the
+ * corpus found as every command finds it (golden_opt: --golden) must hold the same golden
+ * MANIFEST, and every candidate is verified against it again (cert_reverify);
  * torch_opt (--torch-version, or SHARDCHECK_TORCH_VERSION), when given, must be the release
  * the package was judged against (exit 2 naming both; a package from before releases were
  * recorded was judged against the pinned one). */
-int cert_check(const char *dir, const char *golden, bool golden_given, const char *torch_opt);
+int cert_check(const char *dir, const char *golden_opt, const char *torch_opt);
 /* A --check problem: "shardcheck certify --check: DIR/FILE: " and the message; returns 1. */
 int cert_problem(const char *dir, const char *file, const char *fmt, const char *a,
                  const char *b);

@@ -674,11 +674,19 @@ static int check_text(const char *dir, const json_t *st)
                               "statement.json%s%s", "", "");
 }
 
-int cert_check(const char *dir, const char *golden, bool golden_given, const char *torch_opt)
+int cert_check(const char *dir, const char *golden_opt, const char *torch_opt)
 {
     struct stat st;
     if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
         fprintf(stderr, "shardcheck certify --check: %s: not a directory\n", dir);
+        return EXIT_USAGE;
+    }
+    /* the corpus as every command finds it: the candidates are verified again against it */
+    shc_err ge = {0};
+    const char *golden = cli_golden_dir(golden_opt, &ge);
+    if (!golden) {
+        fprintf(stderr, "shardcheck certify --check: %s: cannot verify its candidates again: "
+                "%s\n", dir, ge.msg);
         return EXIT_USAGE;
     }
     const char *env = getenv("SHARDCHECK_TORCH_VERSION");
@@ -702,7 +710,7 @@ int cert_check(const char *dir, const char *golden, bool golden_given, const cha
     if (!stm)
         bad += cert_problem(dir, "statement.json", "unreadable: %s%s", e.msg, "");
     else
-        bad += check_statement(dir, golden, golden_given, stm) + check_text(dir, stm);
+        bad += check_statement(dir, golden, golden_opt != NULL, stm) + check_text(dir, stm);
     snprintf(path, sizeof path, "%s/MANIFEST", dir);
     shc_sha256_file(path, sha, &e);
     if (!bad)
