@@ -681,14 +681,6 @@ int cert_check(const char *dir, const char *golden_opt, const char *torch_opt)
         fprintf(stderr, "shardcheck certify --check: %s: not a directory\n", dir);
         return EXIT_USAGE;
     }
-    /* the corpus as every command finds it: the candidates are verified again against it */
-    shc_err ge = {0};
-    const char *golden = cli_golden_dir(golden_opt, &ge);
-    if (!golden) {
-        fprintf(stderr, "shardcheck certify --check: %s: cannot verify its candidates again: "
-                "%s\n", dir, ge.msg);
-        return EXIT_USAGE;
-    }
     const char *env = getenv("SHARDCHECK_TORCH_VERSION");
     if ((torch_opt && *torch_opt) || (env && *env)) {
         char path[4096], rec[64] = "", why[256];
@@ -701,6 +693,14 @@ int cert_check(const char *dir, const char *golden_opt, const char *torch_opt)
             fprintf(stderr, "shardcheck certify --check: %s\n", e.msg);
             return EXIT_USAGE;
         }
+    }
+    /* the corpus as every command finds it: the candidates are verified again against it */
+    shc_err ge = {0};
+    const char *golden = cli_golden_dir(golden_opt, &ge);
+    if (!golden) {
+        fprintf(stderr, "shardcheck certify --check: %s: cannot verify its candidates again: "
+                "%s\n", dir, ge.msg);
+        return EXIT_USAGE;
     }
     int nfiles = 0, bad = check_hashes(dir, &nfiles);
     char path[4096], sha[65] = "";
