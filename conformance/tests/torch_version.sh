@@ -131,7 +131,7 @@ expect_exit "certify --check --torch-version 2.15: intact" 0 "intact" \
   "$SHARDCHECK" certify --check "$tmp/pkg" --golden "$G" --torch-version 2.15
 expect_exit "certify --check --torch-version 2.13: refused by name" 2 \
   "statement.json was judged against torch 2.15 \(its \"torch\"\), not 2.13 \(--torch-version\)" \
-  "$SHARDCHECK" certify --check "$tmp/pkg" --torch-version 2.13
+  "$SHARDCHECK" certify --check "$tmp/pkg" --golden "$G" --torch-version 2.13
 expect_exit "certify --torch-version 2.13 with a 2.15 candidate: refused by name" 2 \
   "c215rec.json was judged against torch 2.15" \
   "$SHARDCHECK" certify --out "$tmp/pkg2" --golden "$G" --candidate "$tmp/c215rec.json" --torch-version 2.13

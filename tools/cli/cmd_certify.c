@@ -639,6 +639,20 @@ static int certify(cert_opts *o)
     return internal ? EXIT_INTERNAL : cert_verdict_exit(v);
 }
 
+/* certify --check: the package must be a directory before a corpus is looked for. */
+static int check_package(cert_opts *o)
+{
+    struct stat st;
+    shc_err ge = {0};
+    bool dir = !stat(o->check, &st) && S_ISDIR(st.st_mode);
+    if (dir && !(o->golden = cli_golden_dir(o->golden_opt, &ge))) {
+        fprintf(stderr, "shardcheck certify --check: %s: cannot verify its candidates again: "
+                "%s\n", o->check, ge.msg);
+        return EXIT_USAGE;
+    }
+    return cert_check(o->check, o->golden ? o->golden : "", o->golden_opt != NULL, o->torch_opt);
+}
+
 int cmd_certify(int argc, char **argv)
 {
     cert_opts o = {.argc = argc, .argv = argv};
@@ -646,8 +660,8 @@ int cmd_certify(int argc, char **argv)
     if (rc != CLI_GO)
         return rc;
     shc_err ge = {0};
-    if (o.check) /* it finds the corpus itself, once the package is there */
-        return cert_check(o.check, o.golden_opt, o.torch_opt);
+    if (o.check) /* the corpus too, once the package is there: its candidates are verified again */
+        return check_package(&o);
     if (!(o.golden = cli_golden_dir(o.golden_opt, &ge)))
         return cli_report("certify", ge.code, &ge);
     if ((rc = validate(&o)))

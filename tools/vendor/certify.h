@@ -15,7 +15,8 @@
  *   inputs/FAMILY.candidate.json    the candidate files verified (adapter results)
  *   MANIFEST                        "sha256  path" of every other file, sorted
  * certify_claim.c says what each row covers of its family's claim (shc_claim: required
- * fields and tests) and re-verifies a package's candidates for --check.
+ * fields and tests); certify_check.c writes the MANIFEST and does --check, verifying the
+ * package's candidates again.
  * Tested by conformance/tests/certify.sh and certify_claims.sh.
  */
 #ifndef SHC_CERTIFY_H
@@ -61,7 +62,7 @@ int cert_verdict_exit(const char *verdict);
  * a statement's own paths are refused when absolute before they get here). */
 void cert_path(char *buf, size_t n, const char *dir, const char *rel);
 
-/* ---- certify_claim.c ---- */
+/* ---- certify_claim.c (calls none of the other certify files) ---- */
 /* What row r covers of its family's claim, from its results (and, for a candidate, its
  * declared "fields" and "producer"), against the corpus in golden: fills r->claim
  * ({"fields": covered, "fieldsNotComputed", "requiredFields", "requiredCases",
@@ -71,6 +72,7 @@ int cert_claim(const char *dir, const char *golden, cert_row *r, shc_err *e);
 bool cert_claim_partial(const cert_row *r);
 /* "1 of 5 required fields (end_incr), 25,790 of 26,094 required tests": what a row covers. */
 void cert_claim_text(const json_t *claim, char *buf, size_t n);
+/* ---- certify_check.c: the MANIFEST and --check ---- */
 /* --check: verify the package's candidate of statement row j again against golden (exe:
  * this shardcheck; torch: the statement's release) and compare with the row; a problem
  * line naming the candidate and 1 when they differ or it no longer verifies, else 0. */
@@ -88,13 +90,13 @@ void cert_statement_text(FILE *f, const json_t *st);
 /* Write dir/MANIFEST over every other file under dir. */
 int cert_manifest_write(const char *dir, char sha_out[65], shc_err *e);
 /* `certify --check DIR`: the exit code (0 intact, 1 altered or inconsistent naming the
- * file, or a candidate that no longer gives its row, 2 not a directory or no corpus); the
- * corpus found as every command finds it (golden_opt: --golden) must hold the same golden
+ * file, or a candidate that no longer gives its row, 2 not a directory); golden (the corpus
+ * found as every command finds it; golden_given: by --golden) must hold the same golden
  * MANIFEST, and every candidate is verified against it again (cert_reverify);
  * torch_opt (--torch-version, or SHARDCHECK_TORCH_VERSION), when given, must be the release
  * the package was judged against (exit 2 naming both; a package from before releases were
  * recorded was judged against the pinned one). */
-int cert_check(const char *dir, const char *golden_opt, const char *torch_opt);
+int cert_check(const char *dir, const char *golden, bool golden_given, const char *torch_opt);
 /* A --check problem: "shardcheck certify --check: DIR/FILE: " and the message; returns 1. */
 int cert_problem(const char *dir, const char *file, const char *fmt, const char *a,
                  const char *b);

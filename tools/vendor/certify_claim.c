@@ -10,10 +10,7 @@
  * ("1 of 5 required fields (end_incr), 25,790 of 26,094 required tests"), so a one-field
  * port is never stated CONFORMANT (issue 22 item 2).  The candidate's "producer" record
  * (tools/harness/run.py writes it) is carried into the statement here too (item 9).
- *
- * The package MANIFEST protects the files against change, but whoever edits a candidate can
- * rewrite its MANIFEST line; --check therefore runs verify again on every candidate in the
- * package against the corpus and demands the statement's row back (cert_reverify; item 4).
+ * The lowest of certify's files: it calls none of the others.
  * Tested by conformance/tests/certify_claims.sh.
  */
 #include "config.h"
@@ -21,11 +18,28 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "cli.h"
 #include "certify.h"
-#include "certify_spawn.h"
 #include "family.h"
 #include "golden.h"
+
+/* ---- rows ---- */
+
+void cert_path(char *buf, size_t n, const char *dir, const char *rel)
+{
+    if (rel[0] == '/')
+        snprintf(buf, n, "%s", rel);
+    else
+        snprintf(buf, n, "%s/%s", dir, rel);
+}
+
+void cert_row_free(cert_row *r)
+{
+    json_decref(r->reasons);
+    json_decref(r->fields);
+    json_decref(r->claim);
+    json_decref(r->producer);
+    r->reasons = r->fields = r->claim = r->producer = NULL;
+}
 
 /* ---- what a row checked ---- */
 
@@ -193,87 +207,4 @@ void cert_claim_text(const json_t *c, char *buf, size_t n)
     else
         snprintf(buf, n, "%zu of %zu required fields (%s; not computed: %s), %s of %s required "
                  "tests checked", nf, nr, nf ? covered : "none", missing, chk, req);
-}
-
-/* ---- --check: the candidates verified again ---- */
-
-/* The fields of a row that re-verification must give back (paths differ by design). */
-static bool same_outcome(const json_t *a, const json_t *b)
-{
-    static const char *const keys[] = {"passed", "failed", "notSupported", "verdict",
-                                       "notSupportedReasons", "notSupportedFields", "claim",
-                                       "producer"};
-    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
-        const json_t *x = json_object_get(a, keys[i]), *y = json_object_get(b, keys[i]);
-        if ((x || y) && !(x && y && json_equal((json_t *)x, (json_t *)y)))
-            return false;
-    }
-    return true;
-}
-
-static const char *sget(const json_t *o, const char *k)
-{
-    const char *s = json_string_value(json_object_get(o, k));
-    return s ? s : "";
-}
-
-/* Run verify on the package's candidate into tmp; 0, or a problem naming the candidate. */
-static int verify_again(const char *dir, const char *golden, const char *exe, const char *torch,
-                        const char *tmp, cert_row *r)
-{
-    char cand[4096], log[4096], last[512], code_s[16];
-    cert_path(cand, sizeof cand, dir, r->candidate);
-    snprintf(r->results, sizeof r->results, "%s/results.json", tmp);
-    snprintf(r->junit, sizeof r->junit, "%s/results.junit.xml", tmp);
-    snprintf(r->log, sizeof r->log, "%s/verify.stderr", tmp);
-    snprintf(log, sizeof log, "%s", r->log);
-    char *v[] = {(char *)exe, "verify", "--family", r->family, "--candidate", cand, "--golden",
-                 (char *)golden, "--json", "--junit", r->junit, *torch ? "--torch-version" : NULL,
-                 (char *)torch, NULL};
-    progress off = {0};
-    int code = cert_spawn(v, r->results, log, NULL, &off);
-    if (code == 0 || code == 1)
-        return 0;
-    cert_last_line(log, last, sizeof last);
-    snprintf(code_s, sizeof code_s, "%d", code);
-    return cert_problem(dir, r->candidate, "no longer verifies against the corpus: %s (verify "
-                        "exit %s)", last[0] ? last : "no message", code_s);
-}
-
-int cert_reverify(const char *dir, const char *golden, const char *exe, const char *torch,
-                  const json_t *j)
-{
-    cert_row r = {0};
-    char tmp[] = "/tmp/shardcheck-check.XXXXXX";
-    snprintf(r.family, sizeof r.family, "%s", sget(j, "family"));
-    snprintf(r.mode, sizeof r.mode, "verify");
-    snprintf(r.backend, sizeof r.backend, "%s", sget(j, "backend"));
-    snprintf(r.candidate, sizeof r.candidate, "%s", sget(j, "candidate"));
-    if (!r.candidate[0] || strstr(r.candidate, "..") || r.candidate[0] == '/')
-        return cert_problem(dir, "statement.json", "altered: verify row %s cites no candidate "
-                            "in the package (\"%s\")", r.family, r.candidate);
-    if (!mkdtemp(tmp))
-        return cert_problem(dir, r.candidate, "cannot be verified again: %s%s", strerror(errno), "");
-    shc_err e = {0};
-    int bad = verify_again(dir, golden, exe, torch, tmp, &r);
-    if (!bad && (cert_count(dir, &r, &e) || cert_claim(dir, golden, &r, &e)))
-        bad = cert_problem(dir, r.candidate, "cannot be verified again: %s%s", e.msg, "");
-    json_t *got = bad ? NULL : cert_row_json(&r);
-    if (got && !same_outcome(got, j)) {
-        char msg[1024];
-        snprintf(msg, sizeof msg, "verified against the corpus it gives %s with %lld passed, "
-                 "%lld failed, %lld NotSupported; the statement's row %s says %s with %lld "
-                 "passed, %lld failed, %lld NotSupported", sget(got, "verdict"), r.passed,
-                 r.failed, r.notsupported, r.family, sget(j, "verdict"),
-                 (long long)json_integer_value(json_object_get(j, "passed")),
-                 (long long)json_integer_value(json_object_get(j, "failed")),
-                 (long long)json_integer_value(json_object_get(j, "notSupported")));
-        bad = cert_problem(dir, r.candidate, "inconsistent with the statement: %s%s", msg, "");
-    }
-    json_decref(got);
-    cert_row_free(&r);
-    for (const char *p = r.results; p; p = p == r.results ? r.junit : p == r.junit ? r.log : NULL)
-        unlink(p);
-    rmdir(tmp);
-    return bad;
 }
