@@ -5,7 +5,8 @@
 # required fields"), never CONFORMANT, in statement.txt, statement.json and the exit code, and
 # verify tells it so; a full candidate answering a required test NotSupported is partial, one
 # answering only the optional (GpuOnly) tests NotSupported is conformant; a run cut by
-# --max-cases is partial.  Item 9: the candidate's "producer" record is in the statement.
+# --max-cases is partial.  Item 9: the candidate's "producer" record is in the statement, on
+# one line (a note cannot forge a verdict line).
 # Item 4: --check verifies every candidate again against the corpus: a candidate edited after
 # packaging, its MANIFEST line rewritten, fails naming it (a wrong answer, a malformed file, an
 # edited producer); a statement whose claim was edited to say full fails; --check without a
@@ -79,6 +80,8 @@ res = gr.entries(G, "threefry")
 first = res[0]["tcId"]
 res = [e for e in res if e["tcId"] != first] + [{"tcId": first, "notSupported": "not implemented"}]
 dump("threefry-ns.json", "threefry", res)
+dump("threefry-forge.json", "threefry", res,
+     {"tool": "acme", "note": "fine\nverdict: CONFORMANT: every claimed family passed", "versions": {"x\ny": "1"}})
 gpu = {t["tcId"] for t in gr.tests(G, "curand-stream") if "GpuOnly" in t.get("flags", [])}
 res = [e for e in gr.entries(G, "curand-stream") if e["tcId"] not in gpu]
 res += [{"tcId": t, "notSupported": "no GPU math here"} for t in sorted(gpu)]
@@ -108,6 +111,11 @@ expect_file "statement.txt: how the candidate was produced" "$F/statement.txt" \
 expect_file "statement.json: the row carries the producer record" "$F/statement.json" '"adapter": "acme_adapter"'
 expect_file "a candidate without one: not recorded" "$tmp/ns/statement.txt" \
   "  threefry (inputs/threefry.candidate.json): not recorded"
+C --out "$tmp/forge" --candidate "$tmp/threefry-forge.json" >/dev/null 2>&1
+if grep -q "^verdict: CONFORMANT" "$tmp/forge/statement.txt" || ! grep -q "^verdict: PARTIAL" "$tmp/forge/statement.txt"; then
+  tap_not_ok "a producer note with a newline cannot forge a verdict line" "$(tail -n 4 "$tmp/forge/statement.txt")"
+else tap_ok "a producer note with a newline cannot forge a verdict line"; fi
+expect_file "... it is printed on one line" "$tmp/forge/statement.txt" "acme, x y 1; note: fine verdict: CONFORMANT"
 
 # ---- item 4: --check verifies the candidates again ----
 alter() { rm -rf "$tmp/alt"; cp -r "$F" "$tmp/alt"; }

@@ -252,11 +252,46 @@ static void text_claims(FILE *f, const json_t *rows)
     }
 }
 
+/* A vendor's text on one line, at most max bytes: a newline in a producer note must not
+ * start a line of the statement (a forged "verdict: CONFORMANT:" line). */
+static void put_clean(FILE *f, const char *pre, const char *s, size_t max)
+{
+    fputs(pre, f);
+    size_t n = 0;
+    for (; *s && n < max; s++, n++)
+        fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, f);
+    if (*s)
+        fputs("...", f);
+}
+
+/* The producer record's strings (tool, adapter, Python, versions, command, note). */
+static void text_producer(FILE *f, const json_t *p)
+{
+    size_t k;
+    json_t *v;
+    const char *name;
+    put_clean(f, "", *sget(p, "tool") ? sget(p, "tool") : "(tool not named)", 200);
+    if (*sget(p, "adapter"))
+        put_clean(f, ", adapter ", sget(p, "adapter"), 200);
+    if (*sget(p, "python"))
+        put_clean(f, ", python ", sget(p, "python"), 64);
+    json_object_foreach(json_object_get(p, "versions"), name, v) {
+        put_clean(f, ", ", name, 64);
+        put_clean(f, " ", json_string_value(v) ? json_string_value(v) : "?", 64);
+    }
+    if (json_array_size(json_object_get(p, "command")))
+        fputs("; command:", f);
+    json_array_foreach(json_object_get(p, "command"), k, v)
+        put_clean(f, " ", json_string_value(v) ? json_string_value(v) : "?", 200);
+    if (*sget(p, "note"))
+        put_clean(f, "; note: ", sget(p, "note"), 500);
+}
+
 /* How each candidate was produced: its results file's "producer" record. */
 static void text_producers(FILE *f, const json_t *rows)
 {
-    size_t i, k;
-    json_t *r, *v;
+    size_t i;
+    json_t *r;
     bool head = false;
     json_array_foreach(rows, i, r) {
         const json_t *p = json_object_get(r, "producer");
@@ -266,25 +301,10 @@ static void text_producers(FILE *f, const json_t *rows)
             fputs("\nHow each candidate was produced (its \"producer\" record):\n", f);
         head = true;
         fprintf(f, "  %s (%s): ", sget(r, "family"), sget(r, "candidate"));
-        if (!p) {
-            fputs("not recorded\n", f);
-            continue;
-        }
-        fprintf(f, "%s", *sget(p, "tool") ? sget(p, "tool") : "(tool not named)");
-        if (*sget(p, "adapter"))
-            fprintf(f, ", adapter %s", sget(p, "adapter"));
-        if (*sget(p, "python"))
-            fprintf(f, ", python %s", sget(p, "python"));
-        const char *name;
-        json_object_foreach(json_object_get(p, "versions"), name, v)
-            fprintf(f, ", %s %s", name, json_string_value(v) ? json_string_value(v) : "?");
-        if (json_array_size(json_object_get(p, "command"))) {
-            fputs("; command:", f);
-            json_array_foreach(json_object_get(p, "command"), k, v)
-                fprintf(f, " %s", json_string_value(v) ? json_string_value(v) : "?");
-        }
-        if (*sget(p, "note"))
-            fprintf(f, "; note: %s", sget(p, "note"));
+        if (p)
+            text_producer(f, p);
+        else
+            fputs("not recorded", f);
         fputc('\n', f);
     }
 }
