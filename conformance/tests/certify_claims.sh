@@ -5,7 +5,7 @@
 # required fields"), never CONFORMANT, in statement.txt, statement.json and the exit code, and
 # verify tells it so; a full candidate answering a required test NotSupported is partial, one
 # answering only the optional (GpuOnly) tests NotSupported is conformant; a run cut by
-# --max-cases is partial.  Item 9: the candidate's "producer" record is in the statement, on
+# --max-cases is partial; an mpi row at np 2 is measured against the tests a 2-rank job runs.  Item 9: the candidate's "producer" record is in the statement, on
 # one line (a note cannot forge a verdict line).
 # Item 4: --check verifies every candidate again against the corpus: a candidate edited after
 # packaging, its MANIFEST line rewritten, fails naming it (a wrong answer, a malformed file, an
@@ -104,6 +104,17 @@ expect_file "... covering 35 of 35 required tests" "$tmp/cpu/statement.txt" "all
 expect_exit "a ref run cut to 5 cases by --max-cases: PARTIAL, exit 3" 3 \
   "threefry \(run ref, np 1\): all 3 required fields, 5 of 40 required tests checked" \
   C --out "$tmp/max" --families threefry --max-cases 5
+
+# A claim is per family and rank count: at mpirun -np 2, the required tests a 2-rank job runs.
+if have_mpi_build; then
+  [ "${SHARDCHECK_SANITIZED:-0}" = 1 ] && export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+  MPIRUN_ARGS="--oversubscribe --allow-run-as-root" expect_exit \
+    "mpi at np 2, rng-policies whole: CONFORMANT at that rank count, exit 0" 0 "verdict: CONFORMANT" \
+    C --out "$tmp/np2" --backend mpi --np 2 --families rng-policies
+  if grep -Eq "rng-policies \(run mpi, np 2\): all 5 required fields, ([0-9,]+) of \1 required tests checked at this rank count \([1-9][0-9,]* more need another\)" "$tmp/np2/statement.txt"; then
+    tap_ok "... the row says how many required tests need another rank count"
+  else tap_not_ok "... the row says how many required tests need another rank count" "$(grep -A2 'What each' "$tmp/np2/statement.txt")"; fi
+else tap_skip "mpi at np 2: a claim per rank count" "no mpirun or no MPI build"; tap_skip "... the row's rank count" "no MPI"; fi
 
 # ---- item 9: the producer record ----
 expect_file "statement.txt: how the candidate was produced" "$F/statement.txt" \

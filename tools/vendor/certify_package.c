@@ -315,7 +315,7 @@ static void text_verdict(FILE *f, const json_t *rows, const char *v)
     const char *want = !strcmp(v, "partial") ? "partial" : "fail";
     if (!strcmp(v, "conformant")) {
         fputs("\nverdict: CONFORMANT: every claimed family passed at every claimed rank count, "
-              "covering every field and test its claim requires (NotSupported cases of "
+              "covering every field and test its claim requires there (NotSupported cases of "
               "optional tests, if any, are listed above)\n", f);
         return;
     }
