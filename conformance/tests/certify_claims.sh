@@ -5,8 +5,9 @@
 # required fields"), never CONFORMANT, in statement.txt, statement.json and the exit code, and
 # verify tells it so; a full candidate answering a required test NotSupported is partial, one
 # answering only the optional (GpuOnly) tests NotSupported is conformant; a run cut by
-# --max-cases is partial; an mpi row at np 2 is measured against the tests a 2-rank job runs.  Item 9: the candidate's "producer" record is in the statement, on
-# one line (a note cannot forge a verdict line).
+# --max-cases is partial; an mpi row at np 2 is measured against the tests a 2-rank job runs.
+# Item 9: the candidate's "producer" record is in the statement, on one line (a note cannot
+# forge a verdict line).
 # Item 4: --check verifies every candidate again against the corpus: a candidate edited after
 # packaging, its MANIFEST line rewritten, fails naming it (a wrong answer, a malformed file, an
 # edited producer); a statement whose claim was edited to say full fails; --check without a
