@@ -169,6 +169,18 @@ write_manifest "$tmp/alt"
 expect_exit "a partial statement edited to claim everything, MANIFEST rewritten: exit 1" 1 \
   "alt/statement.json: inconsistent with the results: row 0 \(rng-offsets verify candidate np 0\) says pass" \
   "$SHARDCHECK" certify --check "$tmp/alt"
+rm -rf "$tmp/alt"; cp -r "$F" "$tmp/alt"
+"$PY" - "$tmp/alt/statement.json" <<'PYEOF'
+import json, sys
+s = json.load(open(sys.argv[1]))
+for r in s["rows"]:
+    del r["claim"]
+json.dump(s, open(sys.argv[1], "w"), indent=1)
+PYEOF
+write_manifest "$tmp/alt"
+expect_exit "a statement whose rows carry no claim (MANIFEST rewritten): exit 1, it differs in claim" 1 \
+  "alt/statement.json: inconsistent with the results: row 0 .*\(it differs in: claim\)" \
+  "$SHARDCHECK" certify --check "$tmp/alt"
 mkdir "$tmp/empty"
 if [ -f /usr/local/share/shardcheck/golden/MANIFEST ] || [ -f /usr/share/shardcheck/golden/MANIFEST ]; then
   tap_skip "--check without a corpus" "a corpus is installed here"

@@ -195,6 +195,23 @@ static void row_from_json(const json_t *j, cert_row *r)
     r->exit_code = (int)iget(j, "exit");
 }
 
+/* The members in which two rows differ, comma-separated ("claim, verdict"): a statement
+ * from a version that did not record claims differs in "claim" alone. */
+static void differing(const json_t *a, const json_t *b, char *buf, size_t n)
+{
+    const char *k;
+    json_t *v;
+    size_t o = 0;
+    buf[0] = '\0';
+    for (int pass = 0; pass < 2; pass++)
+        json_object_foreach((json_t *)(pass ? b : a), k, v) {
+            const json_t *w = json_object_get(pass ? a : b, k);
+            if ((pass && w) || (w && json_equal(v, (json_t *)w)) || o >= n)
+                continue; /* the second pass adds the members only b has */
+            o += (size_t)snprintf(buf + o, n - o, "%s%s", o ? ", " : "", k);
+        }
+}
+
 /* Whether the statement's row j says what its results say (a message otherwise). */
 static int check_row(const char *dir, const char *golden, const json_t *j, size_t i, cert_row *r)
 {
@@ -211,13 +228,16 @@ static int check_row(const char *dir, const char *golden, const json_t *j, size_
     json_t *want = cert_row_json(r);
     bool same = json_equal(want, j);
     if (!same) {
+        char keys[256];
+        differing(want, j, keys, sizeof keys);
         snprintf(msg, sizeof msg, "row %zu (%s %s %s np %d) says %s with %lld passed, %lld "
                  "failed, %lld NotSupported; %s gives %s with %lld passed, %lld failed, %lld "
                  "NotSupported", i, r->family, r->mode, r->backend, r->np, sget(j, "verdict"),
                  iget(j, "passed"), iget(j, "failed"), iget(j, "notSupported"),
                  r->results[0] ? r->results : "(no results)", sget(want, "verdict"), r->passed,
                  r->failed, r->notsupported);
-        cert_problem(dir, "statement.json", "inconsistent with the results: %s%s", msg, "");
+        cert_problem(dir, "statement.json", "inconsistent with the results: %s (it differs in: "
+                     "%s)", msg, keys);
     }
     json_decref(want);
     return !same;
