@@ -124,7 +124,7 @@ int cert_manifest_write(const char *dir, char sha_out[65], shc_err *e)
 
 /* ---- --check ---- */
 
-int cert_problem(const char *dir, const char *file, const char *fmt, const char *a,
+static int problem(const char *dir, const char *file, const char *fmt, const char *a,
                    const char *b)
 {
     fprintf(stderr, "shardcheck certify --check: %s/%s: ", dir, file);
@@ -143,36 +143,36 @@ static int check_hashes(const char *dir, int *nfiles)
     snprintf(path, sizeof path, "%s/MANIFEST", dir);
     struct stat st;
     if (lstat(path, &st))
-        return cert_problem(dir, "MANIFEST", "missing: not a certify package, or its MANIFEST was "
+        return problem(dir, "MANIFEST", "missing: not a certify package, or its MANIFEST was "
                        "removed%s%s", "", "");
     if (!S_ISREG(st.st_mode))
-        return cert_problem(dir, "MANIFEST", "altered: not a regular file%s%s", "", "");
+        return problem(dir, "MANIFEST", "altered: not a regular file%s%s", "", "");
     shc_manifest m;
     shc_err me = {0};
     *nfiles = 0;
     if (shc_manifest_read(path, &m, &me))
-        return cert_problem(dir, "MANIFEST", "altered: %s%s", me.msg, "");
+        return problem(dir, "MANIFEST", "altered: %s%s", me.msg, "");
     flist found = {0};
-    int bad = m.n ? 0 : cert_problem(dir, "MANIFEST", "altered: it lists no file%s%s", "", "");
+    int bad = m.n ? 0 : problem(dir, "MANIFEST", "altered: it lists no file%s%s", "", "");
     for (size_t i = 0; i < m.n; i++) {
         const char *rel = m.v[i].rel;
         char hex[65];
         shc_err e = {0};
         snprintf(path, sizeof path, "%s/%s", dir, rel);
         if (lstat(path, &st) || !S_ISREG(st.st_mode))
-            bad += cert_problem(dir, rel, "missing (listed in MANIFEST)%s%s", "", "");
+            bad += problem(dir, rel, "missing (listed in MANIFEST)%s%s", "", "");
         else if (shc_sha256_file(path, hex, &e))
-            bad += cert_problem(dir, rel, "unreadable: %s%s", e.msg, "");
+            bad += problem(dir, rel, "unreadable: %s%s", e.msg, "");
         else if (strcmp(hex, m.v[i].hex))
-            bad += cert_problem(dir, rel, "altered: sha256 %.16s..., MANIFEST says %.16s...", hex,
+            bad += problem(dir, rel, "altered: sha256 %.16s..., MANIFEST says %.16s...", hex,
                            m.v[i].hex);
     }
     walk(dir, "", &found);
     if (found.odd[0])
-        bad += cert_problem(dir, found.odd, "added: not a regular file%s%s", "", "");
+        bad += problem(dir, found.odd, "added: not a regular file%s%s", "", "");
     for (size_t i = 0; i < found.n; i++)
         if (strcmp(found.v[i], "MANIFEST") && !shc_manifest_find(&m, found.v[i]))
-            bad += cert_problem(dir, found.v[i], "added: not listed in MANIFEST%s%s", "", "");
+            bad += problem(dir, found.v[i], "added: not listed in MANIFEST%s%s", "", "");
     *nfiles = (int)m.n;
     shc_manifest_free(&m);
     fl_free(&found);
@@ -221,10 +221,10 @@ static int check_row(const char *dir, const char *golden, const json_t *j, size_
     const char *cited[] = {r->results, r->log, r->candidate};
     for (size_t k = 0; k < sizeof cited / sizeof *cited; k++)
         if (strstr(cited[k], "..") || cited[k][0] == '/')
-            return cert_problem(dir, "statement.json", "altered: row %s cites %s, outside the "
+            return problem(dir, "statement.json", "altered: row %s cites %s, outside the "
                                 "package", r->family, cited[k]);
     if (cert_count(dir, r, &e) || cert_claim(dir, golden, r, &e))
-        return cert_problem(dir, "statement.json", "inconsistent: row %s: %s", r->family, e.msg);
+        return problem(dir, "statement.json", "inconsistent: row %s: %s", r->family, e.msg);
     json_t *want = cert_row_json(r);
     bool same = json_equal(want, j);
     if (!same) {
@@ -236,7 +236,7 @@ static int check_row(const char *dir, const char *golden, const json_t *j, size_
                  iget(j, "passed"), iget(j, "failed"), iget(j, "notSupported"),
                  r->results[0] ? r->results : "(no results)", sget(want, "verdict"), r->passed,
                  r->failed, r->notsupported);
-        cert_problem(dir, "statement.json", "inconsistent with the results: %s (it differs in: "
+        problem(dir, "statement.json", "inconsistent with the results: %s (it differs in: "
                      "%s)", msg, keys);
     }
     json_decref(want);
@@ -262,7 +262,7 @@ static int reverify_all(const char *dir, const char *golden, const json_t *st)
     char exe[4096];
     ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (k <= 0)
-        return cert_problem(dir, "statement.json", "cannot verify its candidates again: "
+        return problem(dir, "statement.json", "cannot verify its candidates again: "
                             "/proc/self/exe unreadable%s%s", "", "");
     exe[k] = '\0';
     size_t i;
@@ -281,7 +281,7 @@ static int check_statement(const char *dir, const char *golden, bool given, json
     json_t *rows = json_object_get(st, "rows"), *j;
     size_t n = json_array_size(rows), i;
     if (!json_is_array(rows) || !n)
-        return cert_problem(dir, "statement.json", "altered: no \"rows\"%s%s", "", "");
+        return problem(dir, "statement.json", "altered: no \"rows\"%s%s", "", "");
     cert_row *r = calloc(n, sizeof *r);
     int bad = 0;
     json_array_foreach(rows, i, j) {
@@ -291,11 +291,11 @@ static int check_statement(const char *dir, const char *golden, bool given, json
         snprintf(path, sizeof path, "%s/%s", dir, sget(j, "results"));
         if (*sget(st, "torch") && *sget(j, "results") && tv_recorded(path, rec, sizeof rec) &&
             strcmp(rec, sget(st, "torch")))
-            bad += cert_problem(dir, sget(j, "results"), "inconsistent: judged against torch %s, the "
+            bad += problem(dir, sget(j, "results"), "inconsistent: judged against torch %s, the "
                            "statement says %s", rec, sget(st, "torch"));
     }
     if (strcmp(sget(st, "verdict"), cert_overall(r, (int)n)))
-        bad += cert_problem(dir, "statement.json", "inconsistent: the verdict says %s, the rows give "
+        bad += problem(dir, "statement.json", "inconsistent: the verdict says %s, the rows give "
                        "%s", sget(st, "verdict"), cert_overall(r, (int)n));
     for (i = 0; i < n; i++)
         cert_row_free(&r[i]);
@@ -305,11 +305,11 @@ static int check_statement(const char *dir, const char *golden, bool given, json
     shc_err e = {0};
     snprintf(path, sizeof path, "%s/golden-MANIFEST", dir);
     if (shc_sha256_file(path, hex, &e) || strcmp(hex, want))
-        bad += cert_problem(dir, "statement.json", "inconsistent: corpus manifestSha256 %s, "
+        bad += problem(dir, "statement.json", "inconsistent: corpus manifestSha256 %s, "
                        "golden-MANIFEST has %s", want, hex[0] ? hex : "(unreadable)");
     snprintf(path, sizeof path, "%s/MANIFEST", golden);
     if (shc_sha256_file(path, ghex, &e) || strcmp(ghex, want))
-        return bad + cert_problem(dir, "golden-MANIFEST", "certified against another corpus: "
+        return bad + problem(dir, "golden-MANIFEST", "certified against another corpus: "
                                   "%s, %s", want, given_corpus(golden, given, ghex));
     return bad + reverify_all(dir, golden, st);
 }
@@ -331,7 +331,7 @@ static int check_verdict_line(const char *dir, const json_t *st)
         fclose(f);
     fprintf(stderr, "shardcheck certify --check: %s/statement.txt: written by shardcheck %s, "
             "checked for its verdict line only\n", dir, sget(st, "shardcheck"));
-    return found ? 0 : cert_problem(dir, "statement.txt", "inconsistent: no line \"%s\"%s", want, "");
+    return found ? 0 : problem(dir, "statement.txt", "inconsistent: no line \"%s\"%s", want, "");
 }
 
 /* statement.txt must be this version's rendering of statement.json, byte for byte. */
@@ -343,7 +343,7 @@ static int check_text(const char *dir, const json_t *st)
     size_t wn = 0;
     FILE *m = open_memstream(&want, &wn);
     if (!m)
-        return cert_problem(dir, "statement.txt", "cannot be checked: out of memory%s%s", "", "");
+        return problem(dir, "statement.txt", "cannot be checked: out of memory%s%s", "", "");
     cert_statement_text(m, st);
     fclose(m);
     snprintf(path, sizeof path, "%s/statement.txt", dir);
@@ -355,7 +355,7 @@ static int check_text(const char *dir, const json_t *st)
         fclose(f);
     free(got);
     free(want);
-    return same ? 0 : cert_problem(dir, "statement.txt", "inconsistent: it is not the rendering of "
+    return same ? 0 : problem(dir, "statement.txt", "inconsistent: it is not the rendering of "
                               "statement.json%s%s", "", "");
 }
 
@@ -385,7 +385,7 @@ int cert_check(const char *dir, const char *golden, bool golden_given, const cha
     shc_err e = {0};
     json_t *stm = shc_json_load_path(path, &e);
     if (!stm)
-        bad += cert_problem(dir, "statement.json", "unreadable: %s%s", e.msg, "");
+        bad += problem(dir, "statement.json", "unreadable: %s%s", e.msg, "");
     else
         bad += check_statement(dir, golden, golden_given, stm) + check_text(dir, stm);
     snprintf(path, sizeof path, "%s/MANIFEST", dir);
@@ -436,7 +436,7 @@ static int verify_again(const char *dir, const char *golden, const char *exe, co
         return 0;
     cert_last_line(log, last, sizeof last);
     snprintf(code_s, sizeof code_s, "%d", code);
-    return cert_problem(dir, r->candidate, "no longer verifies against the corpus: %s (verify "
+    return problem(dir, r->candidate, "no longer verifies against the corpus: %s (verify "
                         "exit %s)", last[0] ? last : "no message", code_s);
 }
 
@@ -450,14 +450,14 @@ int cert_reverify(const char *dir, const char *golden, const char *exe, const ch
     snprintf(r.backend, sizeof r.backend, "%s", sget(j, "backend"));
     snprintf(r.candidate, sizeof r.candidate, "%s", sget(j, "candidate"));
     if (!r.candidate[0] || strstr(r.candidate, "..") || r.candidate[0] == '/')
-        return cert_problem(dir, "statement.json", "altered: verify row %s cites no candidate "
+        return problem(dir, "statement.json", "altered: verify row %s cites no candidate "
                             "in the package (\"%s\")", r.family, r.candidate);
     if (!mkdtemp(tmp))
-        return cert_problem(dir, r.candidate, "cannot be verified again: %s%s", strerror(errno), "");
+        return problem(dir, r.candidate, "cannot be verified again: %s%s", strerror(errno), "");
     shc_err e = {0};
     int bad = verify_again(dir, golden, exe, torch, tmp, &r);
     if (!bad && (cert_count(dir, &r, &e) || cert_claim(dir, golden, &r, &e)))
-        bad = cert_problem(dir, r.candidate, "cannot be verified again: %s%s", e.msg, "");
+        bad = problem(dir, r.candidate, "cannot be verified again: %s%s", e.msg, "");
     json_t *got = bad ? NULL : cert_row_json(&r);
     if (got && !same_outcome(got, j)) {
         char msg[1024];
@@ -468,7 +468,7 @@ int cert_reverify(const char *dir, const char *golden, const char *exe, const ch
                  (long long)json_integer_value(json_object_get(j, "passed")),
                  (long long)json_integer_value(json_object_get(j, "failed")),
                  (long long)json_integer_value(json_object_get(j, "notSupported")));
-        bad = cert_problem(dir, r.candidate, "inconsistent with the statement: %s%s", msg, "");
+        bad = problem(dir, r.candidate, "inconsistent with the statement: %s%s", msg, "");
     }
     json_decref(got);
     cert_row_free(&r);

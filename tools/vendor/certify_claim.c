@@ -218,7 +218,8 @@ static void join(const json_t *a, char *buf, size_t n)
 
 void cert_claim_text(const json_t *c, char *buf, size_t n)
 {
-    const json_t *cov = json_object_get(c, "fields"), *miss = json_object_get(c, "fieldsNotComputed");
+    const json_t *cov = json_object_get(c, "fields");
+    const json_t *miss = json_object_get(c, "fieldsNotComputed");
     char covered[512], missing[512], req[32], chk[32];
     join(cov, covered, sizeof covered);
     join(miss, missing, sizeof missing);
