@@ -222,7 +222,7 @@ static int check_row(const char *dir, const char *golden, const json_t *j, size_
     for (size_t k = 0; k < sizeof cited / sizeof *cited; k++)
         if (strstr(cited[k], "..") || cited[k][0] == '/')
             return problem(dir, "statement.json", "altered: row %s cites %s, outside the "
-                                "package", r->family, cited[k]);
+                           "package", r->family, cited[k]);
     if (cert_count(dir, r, &e) || cert_claim(dir, golden, r, &e))
         return problem(dir, "statement.json", "inconsistent: row %s: %s", r->family, e.msg);
     json_t *want = cert_row_json(r);
@@ -237,7 +237,7 @@ static int check_row(const char *dir, const char *golden, const json_t *j, size_
                  r->results[0] ? r->results : "(no results)", sget(want, "verdict"), r->passed,
                  r->failed, r->notsupported);
         problem(dir, "statement.json", "inconsistent with the results: %s (it differs in: "
-                     "%s)", msg, keys);
+                "%s)", msg, keys);
     }
     json_decref(want);
     return !same;
@@ -263,7 +263,7 @@ static int reverify_all(const char *dir, const char *golden, const json_t *st)
     ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (k <= 0)
         return problem(dir, "statement.json", "cannot verify its candidates again: "
-                            "/proc/self/exe unreadable%s%s", "", "");
+                       "/proc/self/exe unreadable%s%s", "", "");
     exe[k] = '\0';
     size_t i;
     json_t *j;
@@ -310,7 +310,7 @@ static int check_statement(const char *dir, const char *golden, bool given, json
     snprintf(path, sizeof path, "%s/MANIFEST", golden);
     if (shc_sha256_file(path, ghex, &e) || strcmp(ghex, want))
         return bad + problem(dir, "golden-MANIFEST", "certified against another corpus: "
-                                  "%s, %s", want, given_corpus(golden, given, ghex));
+                             "%s, %s", want, given_corpus(golden, given, ghex));
     return bad + reverify_all(dir, golden, st);
 }
 
@@ -403,18 +403,21 @@ int cert_check(const char *dir, const char *golden, bool golden_given, const cha
 
 /* ---- --check: the candidates verified again ---- */
 
-/* The fields of a row that re-verification must give back (paths differ by design). */
-static bool same_outcome(const json_t *a, const json_t *b)
+/* Whether re-verification gave the row back: the members that must agree (the paths
+ * differ by design); those that do not, comma-separated, in buf. */
+static bool same_outcome(const json_t *a, const json_t *b, char *buf, size_t n)
 {
     static const char *const keys[] = {"passed", "failed", "notSupported", "verdict",
                                        "notSupportedReasons", "notSupportedFields", "claim",
                                        "producer"};
-    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+    size_t o = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof keys / sizeof *keys && o < n; i++) {
         const json_t *x = json_object_get(a, keys[i]), *y = json_object_get(b, keys[i]);
         if ((x || y) && !(x && y && json_equal((json_t *)x, (json_t *)y)))
-            return false;
+            o += (size_t)snprintf(buf + o, n - o, "%s%s", o ? ", " : "", keys[i]);
     }
-    return true;
+    return !buf[0];
 }
 
 /* Run verify on the package's candidate into tmp; 0, or a problem naming the candidate. */
@@ -437,7 +440,7 @@ static int verify_again(const char *dir, const char *golden, const char *exe, co
     cert_last_line(log, last, sizeof last);
     snprintf(code_s, sizeof code_s, "%d", code);
     return problem(dir, r->candidate, "no longer verifies against the corpus: %s (verify "
-                        "exit %s)", last[0] ? last : "no message", code_s);
+                   "exit %s)", last[0] ? last : "no message", code_s);
 }
 
 int cert_reverify(const char *dir, const char *golden, const char *exe, const char *torch,
@@ -451,7 +454,7 @@ int cert_reverify(const char *dir, const char *golden, const char *exe, const ch
     snprintf(r.candidate, sizeof r.candidate, "%s", sget(j, "candidate"));
     if (!r.candidate[0] || strstr(r.candidate, "..") || r.candidate[0] == '/')
         return problem(dir, "statement.json", "altered: verify row %s cites no candidate "
-                            "in the package (\"%s\")", r.family, r.candidate);
+                       "in the package (\"%s\")", r.family, r.candidate);
     if (!mkdtemp(tmp))
         return problem(dir, r.candidate, "cannot be verified again: %s%s", strerror(errno), "");
     shc_err e = {0};
@@ -459,7 +462,8 @@ int cert_reverify(const char *dir, const char *golden, const char *exe, const ch
     if (!bad && (cert_count(dir, &r, &e) || cert_claim(dir, golden, &r, &e)))
         bad = problem(dir, r.candidate, "cannot be verified again: %s%s", e.msg, "");
     json_t *got = bad ? NULL : cert_row_json(&r);
-    if (got && !same_outcome(got, j)) {
+    char keys[256];
+    if (got && !same_outcome(got, j, keys, sizeof keys)) {
         char msg[1024];
         snprintf(msg, sizeof msg, "verified against the corpus it gives %s with %lld passed, "
                  "%lld failed, %lld NotSupported; the statement's row %s says %s with %lld "
@@ -468,7 +472,8 @@ int cert_reverify(const char *dir, const char *golden, const char *exe, const ch
                  (long long)json_integer_value(json_object_get(j, "passed")),
                  (long long)json_integer_value(json_object_get(j, "failed")),
                  (long long)json_integer_value(json_object_get(j, "notSupported")));
-        bad = problem(dir, r.candidate, "inconsistent with the statement: %s%s", msg, "");
+        bad = problem(dir, r.candidate, "inconsistent with the statement: %s (it differs in: "
+                      "%s)", msg, keys);
     }
     json_decref(got);
     cert_row_free(&r);
