@@ -110,7 +110,8 @@ int cmd_families(int argc, char **argv)
         .synopsis = "[--golden DIR] [--markdown | --harness | --json]",
         .about = "Lists the registered golden families with their case counts in DIR.\n"
                  "--markdown prints README's family table, --harness the families the test\n"
-                 "job cross-checks through the harness as NAME:STRIDE."};
+                 "job cross-checks through the harness as NAME:STRIDE.  --json also gives each\n"
+                 "family's claim: the fields and tests a conformance claim on it must cover."};
     int x = cli_parse(&cmd, argc, argv, NULL);
     if (x != CLI_GO)
         return x;
