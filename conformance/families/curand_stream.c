@@ -199,4 +199,6 @@ const shc_family shc_family_curand_stream = {
     .gives = "cuRAND device-API call sequences after `curand_init(seed, subsequence, offset)`",
     .oracle = "libcurand's host generator (`make check`)",
     .harness_stride = 0,
+    .claim = {.fields = SHC_NAMES("results"),
+              .optional = SHC_NAMES("GpuOnly")},
 };

@@ -30,6 +30,20 @@ struct shc_dcomm; /* lib/exec/xdev.h */
 typedef int (*shc_dexec_fn)(struct shc_dcomm *dc, const shc_xcase *x, const shc_xtensor *in,
                             shc_xtensor *out, shc_err *e);
 
+/* What a conformance claim on a family must cover (issue 22 item 2; a CTS's mustpass list):
+ * the fields an implementation must compute, and the flags of the tests a claim may leave
+ * out (NotSupported) without being narrowed.  A required test is one carrying none of the
+ * optional flags whose answer holds a required field (or is invalid: it must be rejected).
+ * certify states a candidate or run covering less as "partial", naming what it covers;
+ * docs/families/<family>.md ("What a conformance claim covers") prints it from
+ * `shardcheck families --json`. */
+typedef struct shc_claim {
+    const char *const *fields;   /* NULL-terminated: every field a full claim computes */
+    const char *const *optional; /* NULL-terminated flags of tests not required, or NULL */
+} shc_claim;
+/* A NULL-terminated name list for a claim: SHC_NAMES("localShape", "globalOffset"). */
+#define SHC_NAMES(...) ((const char *const[]){__VA_ARGS__, NULL})
+
 /* A golden family: generator plus metadata.  Registered in
  * conformance/families/registry.c. */
 typedef struct shc_family {
@@ -60,6 +74,8 @@ typedef struct shc_family {
      * harness adapter, sampling every harness_stride-th case (1 = all);
      * 0 = the family has no harness adapter (its oracle runs in make check). */
     int harness_stride;
+    /* What a conformance claim on the family must cover (above). */
+    shc_claim claim;
 
     /* ---- checks the runner makes on every backend; NULL: nothing to add ---- */
     /* The family's own check of one rank's view, before it is compared with the golden
@@ -127,5 +143,9 @@ typedef struct shc_family {
 const shc_family *const *shc_families(void);
 /* Look up a family by name; NULL if unknown. */
 const shc_family *shc_family_find(const char *name);
+/* Whether a claim on f must cover test (a golden test object): see shc_claim. */
+bool shc_claim_requires(const shc_family *f, const json_t *test);
+/* Whether field is one of the fields a claim on f requires. */
+bool shc_claim_field(const shc_family *f, const char *field);
 
 #endif

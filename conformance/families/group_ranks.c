@@ -718,4 +718,6 @@ const shc_family shc_family_group_ranks = {
     .plugin.views = plugin_views,
     .plugin.entry = offsetof(shc_backend_v1, group),
     .harness_stride = 2,
+    .claim = {.fields = SHC_NAMES("groups", "group", "localRank", "groupRank", "split", "rankList",
+                                  "sharded", "unsharded", "shardSize", "dpSize", "rankSize")},
 };

@@ -121,4 +121,5 @@ const shc_family shc_family_philox_kat = {
     .gives = "Philox4x32-10/-7 blocks: Random123's KATs, 32-bit carries, chained streams",
     .oracle = "Random123 (`make check`)",
     .harness_stride = 0,
+    .claim = {.fields = SHC_NAMES("words", "sha256", "first", "last")},
 };

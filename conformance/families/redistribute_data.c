@@ -804,4 +804,5 @@ const shc_family shc_family_redistribute_data = {
     .plugin.views = plugin_views,
     .plugin.entry = offsetof(shc_backend_v1, execute),
     .harness_stride = 1,
+    .claim = {.fields = SHC_NAMES("localShape", "sha256", "values")},
 };

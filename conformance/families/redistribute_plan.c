@@ -832,4 +832,5 @@ const shc_family shc_family_redistribute_plan = {
     .torch.view = shcrp_torch_view,
     .plugin.entry = offsetof(shc_backend_v1, plan),
     .harness_stride = 6,
+    .claim = {.fields = SHC_NAMES("planner", "plans", "shapeSets", "plan", "shapes")},
 };

@@ -692,4 +692,9 @@ const shc_family shc_family_rng_offsets = {
     .plugin.entry = offsetof(shc_backend_v1, offsets),
     .cuda.device_view = device_view,
     .harness_stride = 3,
+    /* the tracker's answer; findings (shardcheck's own audit of the windows), dispatch and
+     * the GpuOnly random data are checked where given but not required of a claim */
+    .claim = {.fields = SHC_NAMES("shard_linear_index", "start_incr", "end_incr",
+                                  "first_shard_numel", "local_numel"),
+              .optional = SHC_NAMES("GpuOnly", "SfuModel")},
 };

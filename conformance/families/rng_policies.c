@@ -211,4 +211,6 @@ const shc_family shc_family_rng_policies = {
     .gives = "per policy and layout: per-rank seeds and windows, properties kept",
     .oracle = "computed element by element (`NoIndependentOracle`)",
     .harness_stride = 0,
+    .claim = {.fields = SHC_NAMES("holds", "seed", "start_offset", "post_offset",
+                                  "shard_linear_index")},
 };

@@ -603,4 +603,5 @@ const shc_family shc_family_shard_layout = {
     .plugin.views = plugin_views,
     .plugin.entry = offsetof(shc_backend_v1, layout),
     .harness_stride = 2,
+    .claim = {.fields = SHC_NAMES("localShape", "globalOffset", "indices")},
 };

@@ -101,4 +101,5 @@ const shc_family shc_family_threefry = {
     .gives = "`jax.random.bits` with partitionable threefry",
     .oracle = "jax (harness), Random123 threefry (`make check`)",
     .harness_stride = 1,
+    .claim = {.fields = SHC_NAMES("bits", "sha256", "samples")},
 };

@@ -687,4 +687,6 @@ const shc_family shc_family_torch_cuda_rng = {
     .plugin.entry = offsetof(shc_backend_v1, random_fill),
     .cuda.device_view = device_view,
     .harness_stride = 0,
+    .claim = {.fields = SHC_NAMES("new_offset", "bits", "sha256", "samples", "mask_sha256"),
+              .optional = SHC_NAMES("GpuOnly", "SfuModel")},
 };

@@ -2,9 +2,11 @@
 # certify.sh — `shardcheck certify`: a package from the ref backend is conformant, complete
 # (results, JUnit, report, environment, golden MANIFEST, statement, MANIFEST that sha256sum -c
 # accepts) and passes --check; a failing candidate makes it nonconformant (exit 1) and a
-# partial one lists its NotSupported fields; the mpi backend runs under mpirun at np 1 and 2; the
-# cuda backend without a GPU is a "not run" row with run's reason (exit 77, incomplete), and on the
-# emulated device (SHARDCHECK_CUDA_EMULATE) a conformant package.
+# partial one lists its NotSupported fields (and is PARTIAL, exit 3: certify_claims.sh); the mpi
+# backend runs under mpirun at np 1 and 2 (--max-cases: a partial claim); the cuda backend without
+# a GPU is a "not run" row with run's reason (exit 77, incomplete), and on the emulated device
+# (SHARDCHECK_CUDA_EMULATE) a package whose rows passed (partial: --max-cases).
+# --check finds the corpus by $SHARDCHECK_GOLDEN here (it verifies the candidates again).
 # Bad input, each exit 2 with the reason: unwritable --out, --out non-empty, unknown family,
 # bad --np, a tampered golden corpus, a child that refuses its input (a missing plugin, a
 # malformed candidate).  A rank killed under mpirun: the row is rebuilt from run's journal; a
@@ -18,6 +20,7 @@ use_tmpdir
 need_golden threefry philox-kat
 need_python "to build candidates"
 C() { "$SHARDCHECK" certify --golden "$G" "$@"; }
+SHARDCHECK_GOLDEN=$G; export SHARDCHECK_GOLDEN
 
 # ---- a conformant package ----
 P="$tmp/pkg"
@@ -128,7 +131,7 @@ expect_exit "statement edited to say pass, MANIFEST rewritten: exit 1, inconsist
   "alt/statement.json: inconsistent with the results: row 0 \(threefry verify candidate np 0\) says pass" \
   "$SHARDCHECK" certify --check "$tmp/alt"
 if [ -d "$G/rng-offsets" ]; then
-  expect_exit "a partial candidate (FILE naming its family): conformant" 0 "verdict: CONFORMANT" \
+  expect_exit "a partial candidate (FILE naming its family): partial, exit 3" 3 "verdict: PARTIAL" \
     C --out "$tmp/partial" --candidate "$tmp/partial.json"
   expect_file "the statement lists the fields it does not compute" "$tmp/partial/statement.txt" \
     "field local_numel not computed by the candidate"
@@ -177,16 +180,16 @@ else tap_not_ok "the cuda row is not run, with run's reason" "$(tail -n 8 "$tmp/
 expect_exit "--check the package without a GPU" 0 "intact.*verdict: incomplete" "$SHARDCHECK" certify --check "$tmp/nogpu"
 if [ -f "$top_builddir/lib/cuda/torch_rng_kernels.o" ] && [ -d "$G/torch-cuda-rng" ]; then
   # SHARDCHECK_CUDA_EMULATE: the backend runs for real with the CPU grid emulator as its device
-  expect_exit "cuda, emulated a100 device: conformant, exit 0" 0 "verdict: CONFORMANT" \
+  expect_exit "cuda, emulated a100 device, 40 cases: partial (--max-cases), exit 3" 3 "verdict: PARTIAL" \
     env SHARDCHECK_CUDA_EMULATE=a100 "$SHARDCHECK" certify --golden "$G" --out "$tmp/cuda" \
     --backend cuda --families torch-cuda-rng --max-cases 40
-  if grep -Eq "torch-cuda-rng +run +cuda +1 +[1-9][0-9]* +0 +[0-9]+ +pass" "$tmp/cuda/statement.txt"; then
+  if grep -Eq "torch-cuda-rng +run +cuda +1 +[1-9][0-9]* +0 +[0-9]+ +partial" "$tmp/cuda/statement.txt"; then
     tap_ok "the cuda row passed cases on the emulated device"
   else tap_not_ok "the cuda row passed cases on the emulated device" "$(cat "$tmp/cuda/statement.txt" 2>/dev/null)"; fi
   expect_file "environment.json records the emulation" "$tmp/cuda/environment.json" '"SHARDCHECK_CUDA_EMULATE": "a100"'
   expect_file "the results file is run's, backend cuda" "$tmp/cuda/results/torch-cuda-rng.cuda.np1.json" '"backend":"cuda"'
   expect_file "the row's log says no GPU was used" "$tmp/cuda/logs/torch-cuda-rng.cuda.np1.stderr" "no GPU used: SHARDCHECK_CUDA_EMULATE"
-  expect_exit "--check the cuda package" 0 "intact.*verdict: conformant" "$SHARDCHECK" certify --check "$tmp/cuda"
+  expect_exit "--check the cuda package" 0 "intact.*verdict: partial" "$SHARDCHECK" certify --check "$tmp/cuda"
 else tap_skip "cuda on an emulated device" "shardcheck built without CUDA (configure --with-cuda)"; fi
 
 # ---- mpi under mpirun ----
@@ -196,8 +199,9 @@ elif ! have_mpi_build; then
   tap_skip "mpi backend at np 1,2 and a killed rank" "shardcheck built without MPI"
 else
   [ "${SHARDCHECK_SANITIZED:-0}" = 1 ] && export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-  MPIRUN_ARGS="--oversubscribe --allow-run-as-root" expect_exit "mpi backend at np 1,2: conformant" 0 \
-    "verdict: CONFORMANT" C --out "$tmp/mpi" --backend mpi --np 1,2 --families threefry --max-cases 10
+  MPIRUN_ARGS="--oversubscribe --allow-run-as-root" expect_exit "mpi backend at np 1,2, 10 cases: partial, exit 3" 3 \
+    "verdict: PARTIAL: .*threefry \(run mpi, np 2\): all 3 required fields, 10 of 40 required tests" \
+    C --out "$tmp/mpi" --backend mpi --np 1,2 --families threefry --max-cases 10
   expect_file "np 2 row" "$tmp/mpi/statement.txt" "threefry             run     mpi                       2        10"
   expect_file "environment.json names mpirun's version" "$tmp/mpi/environment.json" '"mpirun": "mpirun'
   expect_exit "--check the mpi package" 0 "intact" "$SHARDCHECK" certify --check "$tmp/mpi"
@@ -222,6 +226,6 @@ else
     "$SHARDCHECK" certify --golden "$tmp/rd" --out "$tmp/kill" --backend mpi --np 2 --families $F --timeout 30
   expect_file "the row's results come from the journal, with the Crash" "$tmp/kill/results/$F.mpi.np2.json" \
     "the job ended before its report"
-  expect_exit "--check the package of the dead job" 0 "intact.*nonconformant" "$SHARDCHECK" certify --check "$tmp/kill"
+  expect_exit "--check the package of the dead job (its corpus)" 0 "intact.*nonconformant" "$SHARDCHECK" certify --check "$tmp/kill" --golden "$tmp/rd"
 fi
 tap_done

@@ -128,10 +128,10 @@ if [ $rc -eq 0 ] && grep -q '"torch": "2.15"' "$tmp/pkg/statement.json" && \
   tap_ok "certify: the statement records torch 2.15, recorded by the candidate"
 else tap_not_ok "certify records the release" "exit $rc" "$(tail -n 3 "$tmp/cert.out")"; fi
 expect_exit "certify --check --torch-version 2.15: intact" 0 "intact" \
-  "$SHARDCHECK" certify --check "$tmp/pkg" --torch-version 2.15
+  "$SHARDCHECK" certify --check "$tmp/pkg" --golden "$G" --torch-version 2.15
 expect_exit "certify --check --torch-version 2.13: refused by name" 2 \
   "statement.json was judged against torch 2.15 \(its \"torch\"\), not 2.13 \(--torch-version\)" \
-  "$SHARDCHECK" certify --check "$tmp/pkg" --torch-version 2.13
+  "$SHARDCHECK" certify --check "$tmp/pkg" --golden "$G" --torch-version 2.13
 expect_exit "certify --torch-version 2.13 with a 2.15 candidate: refused by name" 2 \
   "c215rec.json was judged against torch 2.15" \
   "$SHARDCHECK" certify --out "$tmp/pkg2" --golden "$G" --candidate "$tmp/c215rec.json" --torch-version 2.13

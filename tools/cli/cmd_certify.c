@@ -14,10 +14,16 @@
  * (certify_spawn.c).  DIR gets the results (JSON, JUnit), the HTML report, the environment,
  * the golden MANIFEST, the statement (statement.json, statement.txt) and a sha256 MANIFEST
  * of it all (certify.h lists the layout; certify_package.c writes and checks it).
- * Exit: 0 conformant, 1 nonconformant (or, with --check, an altered package), 2 bad usage
- * or input (unknown family, bad --np, --out existing and not empty or not creatable, a
- * tampered golden corpus, a child refusing its input), 77 incomplete (a claimed row could
- * not run, or nothing passed), 99 internal.  Tested by conformance/tests/certify.sh.
+ * Each row is also measured against its family's claim (family.h's shc_claim,
+ * certify_claim.c): a row that passed but covers fewer fields or tests than the claim
+ * requires is "partial", and so is the package.  --check finds the corpus as every command
+ * does and verifies every candidate in the package again.
+ * Exit: 0 conformant, 1 nonconformant (or, with --check, an altered package or a candidate
+ * that no longer gives its row), 2 bad usage or input (unknown family, bad --np, --out
+ * existing and not empty or not creatable, a tampered golden corpus, a child refusing its
+ * input, --check without a corpus), 3 partial (nothing failed, but a row covers less than
+ * its family's claim), 77 incomplete (a claimed row could not run, or nothing passed), 99
+ * internal.  Tested by conformance/tests/certify.sh and certify_claims.sh.
  */
 #include "config.h"
 #include <dirent.h>
@@ -152,9 +158,15 @@ static const char CERTIFY_ABOUT[] =
     "  Runs the claimed families on the backend at each claimed rank count (mpi, torch:\n"
     "  under mpirun -np N, with $MPIRUN and $MPIRUN_ARGS), verifies each candidate, and\n"
     "  writes DIR: results, report.html, environment.json, golden-MANIFEST, statement.json,\n"
-    "  statement.txt and MANIFEST (sha256 of every file).  --check re-verifies a package.\n"
-    "  exit: 0 conformant (--check: intact), 1 nonconformant (--check: altered), 2 bad\n"
-    "  usage or input, 77 incomplete (a claimed row could not run), 99 internal error";
+    "  statement.txt and MANIFEST (sha256 of every file).  A row that passed but covers\n"
+    "  fewer fields or tests than its family's claim requires (docs/families, \"What a\n"
+    "  conformance claim covers\") is partial.  --check re-verifies a package: every file\n"
+    "  against MANIFEST, the statement against its results, and every candidate verified\n"
+    "  again against the corpus (--golden, $SHARDCHECK_GOLDEN, the installed copy, ./golden).\n"
+    "  exit: 0 conformant (--check: intact), 1 nonconformant (--check: altered, or a\n"
+    "  candidate that no longer gives its row), 2 bad usage or input, 3 partial (nothing\n"
+    "  failed, but the claim covers less than its families require), 77 incomplete (a\n"
+    "  claimed row could not run), 99 internal error";
 
 /* CLI_GO, or the exit code (0 after --help). */
 static int parse_options(cert_opts *o, int argc, char **argv)
@@ -413,6 +425,7 @@ static int verify_row(const cert_opts *o, const shc_family *f, const char *file,
     snprintf(stem, sizeof stem, "%s.verify", f->name);
     row_paths(r, stem, NULL, 0);
     snprintf(inp, sizeof inp, "inputs/%s.candidate.json", f->name);
+    snprintf(r->candidate, sizeof r->candidate, "%s", inp);
     snprintf(cin, sizeof cin, "%s/%s", o->out, inp);
     shc_err e = {0};
     if (access(cin, F_OK) == 0)
@@ -536,7 +549,7 @@ static int run_rows(cert_opts *o, cert_row *rows, const shc_family **cf, const c
     progress_end(&bar);
     for (int i = 0; i < n && !code; i++) {
         shc_err e = {0};
-        if (cert_count(o->out, &rows[i], &e))
+        if (cert_count(o->out, &rows[i], &e) || cert_claim(o->out, o->golden, &rows[i], &e))
             code = cli_report("certify", e.code, &e);
     }
     return code ? -code : n;
@@ -611,21 +624,33 @@ static int certify(cert_opts *o)
     int n = run_rows(o, rows, cf, cfile);
     if (n >= 0)
         rc = assemble(o, rows, n, sha);
+    const char *v = n > 0 ? cert_overall(rows, n) : "incomplete"; /* before the rows go */
     for (int i = 0; i < (n > 0 ? n : 0); i++) {
         internal |= rows[i].exit_code == EXIT_INTERNAL;
-        json_decref(rows[i].reasons);
-        json_decref(rows[i].fields);
+        cert_row_free(&rows[i]);
     }
     if (n < 0 || rc) {
         free(rows);
         return n < 0 ? -n : rc;
     }
-    const char *v = cert_overall(rows, n);
     printf("package %s: MANIFEST sha256 %s (publish it: it pins every file); check it with "
            "`shardcheck certify --check %s`\n", o->out, sha, o->out);
     free(rows);
-    return internal ? EXIT_INTERNAL : !strcmp(v, "conformant") ? EXIT_OK
-         : !strcmp(v, "nonconformant") ? EXIT_FAIL : EXIT_SKIP;
+    return internal ? EXIT_INTERNAL : cert_verdict_exit(v);
+}
+
+/* certify --check: the package must be a directory before a corpus is looked for. */
+static int check_package(cert_opts *o)
+{
+    struct stat st;
+    shc_err ge = {0};
+    bool dir = !stat(o->check, &st) && S_ISDIR(st.st_mode);
+    if (dir && !(o->golden = cli_golden_dir(o->golden_opt, &ge))) {
+        fprintf(stderr, "shardcheck certify --check: %s: cannot verify its candidates again: "
+                "%s\n", o->check, ge.msg);
+        return EXIT_USAGE;
+    }
+    return cert_check(o->check, o->golden ? o->golden : "", o->golden_opt != NULL, o->torch_opt);
 }
 
 int cmd_certify(int argc, char **argv)
@@ -635,11 +660,11 @@ int cmd_certify(int argc, char **argv)
     if (rc != CLI_GO)
         return rc;
     shc_err ge = {0};
-    if (!o.check && !(o.golden = cli_golden_dir(o.golden_opt, &ge)))
+    if (o.check) /* the corpus too, once the package is there: its candidates are verified again */
+        return check_package(&o);
+    if (!(o.golden = cli_golden_dir(o.golden_opt, &ge)))
         return cli_report("certify", ge.code, &ge);
     if ((rc = validate(&o)))
         return rc;
-    if (o.check)
-        return cert_check(o.check, o.golden_opt, o.torch_opt);
     return certify(&o);
 }

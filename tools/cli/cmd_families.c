@@ -8,7 +8,9 @@
  *   shardcheck families [--golden DIR] [--markdown | --harness | --json]
  *
  * Case counts come from the committed golden files (loaded and validated),
- * so the README states what the corpus really holds.
+ * so the README states what the corpus really holds.  --json also gives each family's
+ * claim (the fields and tests a conformance claim must cover), which
+ * tools/scripts/gen_family_docs.py prints on the family's page.
  */
 #include "config.h"
 #include <stdio.h>
@@ -32,20 +34,39 @@ static void group_digits(long long v, char *buf, size_t n)
     buf[o] = '\0';
 }
 
-static int count_cases(const shc_family *f, const char *golden, long long *n)
+/* The family's tests, and how many of them a claim requires (shc_claim_requires). */
+static int count_cases(const shc_family *f, const char *golden, long long *n, long long *req)
 {
     shc_golden g = {0};
     shc_err e = {0};
     int rc = shc_golden_load_family(&g, golden, f->name, &e);
     *n = rc ? -1 : (long long)g.ntests;
+    *req = 0;
+    for (int64_t i = 0; !rc && i < g.ntests; i++)
+        *req += shc_claim_requires(f, g.tests[i]);
     shc_golden_free(&g);
     return rc ? cli_report("families", rc, &e) : EXIT_OK;
 }
 
+static json_t *names_json(const char *const *v)
+{
+    json_t *a = json_array();
+    for (; v && *v; v++)
+        json_array_append_new(a, json_string(*v));
+    return a;
+}
+
+/* What a conformance claim on f covers (family.h's shc_claim): docs/families prints it. */
+static json_t *claim_json(const shc_family *f, long long required)
+{
+    return json_pack("{s:o,s:o,s:I}", "fields", names_json(f->claim.fields), "optionalFlags",
+                     names_json(f->claim.optional), "requiredCases", (json_int_t)required);
+}
+
 static int print_one(const shc_family *f, int fmt, const char *golden, json_t *arr)
 {
-    long long n = -1;
-    int rc = fmt == FMT_HARNESS ? EXIT_OK : count_cases(f, golden, &n);
+    long long n = -1, req = -1;
+    int rc = fmt == FMT_HARNESS ? EXIT_OK : count_cases(f, golden, &n, &req);
     if (rc)
         return rc;
     char cnt[40];
@@ -59,11 +80,11 @@ static int print_one(const shc_family *f, int fmt, const char *golden, json_t *a
             printf("%s:%d\n", f->name, f->harness_stride);
         break;
     case FMT_JSON:
-        json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:I,s:s,s:s,s:i}", "family", f->name,
-                                             "source", f->source_name, "version",
+        json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:I,s:s,s:s,s:i,s:o}", "family",
+                                             f->name, "source", f->source_name, "version",
                                              f->source_version, "cases", (json_int_t)n, "gives",
                                              f->gives, "oracle", f->oracle, "harnessStride",
-                                             f->harness_stride));
+                                             f->harness_stride, "claim", claim_json(f, req)));
         break;
     default:
         printf("%-18s %8s  %s\n", f->name, cnt, f->summary);
@@ -89,7 +110,8 @@ int cmd_families(int argc, char **argv)
         .synopsis = "[--golden DIR] [--markdown | --harness | --json]",
         .about = "Lists the registered golden families with their case counts in DIR.\n"
                  "--markdown prints README's family table, --harness the families the test\n"
-                 "job cross-checks through the harness as NAME:STRIDE."};
+                 "job cross-checks through the harness as NAME:STRIDE.  --json also gives each\n"
+                 "family's claim: the fields and tests a conformance claim on it must cover."};
     int x = cli_parse(&cmd, argc, argv, NULL);
     if (x != CLI_GO)
         return x;

@@ -7,11 +7,15 @@ and one case worked through.  All of it is in the schemas
 (golden/schemas/<family>_v1.json) and the golden files (notes, tests); this
 script renders it so the pages can never drift from the corpus: a field the
 schema does not describe must be described in MEANING below, or the script
-fails.  Standard library only.
+fails.  What a conformance claim on the family must cover (its required fields
+and tests) is the family record's (conformance/families/family.h, shc_claim),
+read from a built shardcheck's `families --json` (--shardcheck BIN, default
+$SHARDCHECK, then _build/tools/shardcheck, then shardcheck on PATH).
+Standard library only.
 
     python3 tools/scripts/gen_family_docs.py                 # rewrite docs/families/
     python3 tools/scripts/gen_family_docs.py --check         # exit 1 and a diff when stale
-    python3 tools/scripts/gen_family_docs.py --golden DIR --out DIR
+    python3 tools/scripts/gen_family_docs.py --golden DIR --out DIR [--shardcheck BIN]
 
 How it is tested: conformance/tests/family_docs.sh (make check) runs --check
 against the committed pages and checks that a stale page is reported.
@@ -22,6 +26,8 @@ import difflib
 import glob
 import json
 import os
+import shutil
+import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -379,6 +385,7 @@ def render(family, schema, docs):
                 describe(family, schema, k, v)))
         L.append("")
     L += ["An invalid case's `expected` is `{\"error\": \"...\"}`.", ""]
+    L += [CLAIM_MARK % family, ""]   # filled from the family record by fill_claims
     L += releases_section(src, docs)
     if family in EXTRA:
         L += [EXTRA[family]]
@@ -479,6 +486,71 @@ INPUT_MEANING = {
 }
 
 
+CLAIM_MARK = "@@CLAIM %s@@"
+
+
+def shardcheck_binary(given):
+    """The shardcheck that says what each family's claim covers (its family records)."""
+    if given and not (os.path.isfile(given) and os.access(given, os.X_OK)):
+        raise DocError("--shardcheck %s: not an executable; the claims come from the family "
+                       "records of a built shardcheck" % given)
+    for cand in (given, os.environ.get("SHARDCHECK"),
+                 os.path.join(REPO, "_build", "tools", "shardcheck"), shutil.which("shardcheck")):
+        if cand and os.path.isfile(cand) and os.access(cand, os.X_OK):
+            return cand
+    raise DocError("the claims come from the family records: build shardcheck, or give "
+                   "--shardcheck BIN (or $SHARDCHECK)")
+
+
+def read_claims(binary, golden):
+    """{family: claim} from `shardcheck families --json` (family.h's shc_claim)."""
+    p = subprocess.run([binary, "families", "--json", "--golden", golden],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        raise DocError("%s families --json: %s" % (binary, p.stderr.strip() or "exit %d" % p.returncode))
+    return {f["family"]: f["claim"] for f in json.loads(p.stdout)["families"]}
+
+
+def claim_section(family, claim, schema, ntests):
+    """The page's "What a conformance claim covers" (certify's verdict rule)."""
+    req = claim["fields"]
+    others = sorted({k for _, node in variants(schema) for k, *_ in fields_of(schema, node)} - set(req))
+    opt = claim["optionalFlags"]
+    L = ["## What a conformance claim covers", "",
+         "`shardcheck certify` states a claim on %s CONFORMANT only when it computes every "
+         "required field, checks every required test and everything it checks passes (the "
+         "family record's `claim`, `conformance/families/family.h`)." % family, "",
+         "- Required fields (%d): %s." % (len(req), ", ".join("`%s`" % f for f in req)),
+         "- Required tests: %d of %d: %s." % (
+             claim["requiredCases"], ntests,
+             "every test except those flagged %s, and except valid tests whose answer holds no "
+             "required field" % " or ".join("`%s`" % f for f in opt) if opt else
+             "every test except valid tests whose answer holds no required field")]
+    if others:
+        L.append("- Checked when given, not required: %s." % ", ".join("`%s`" % f for f in others))
+    L += ["", "A candidate that computes fewer fields (`\"fields\"` in its results file) or "
+          "answers a required test NotSupported, or a run cut short by `--max-cases`, is stated "
+          "PARTIAL with what it covers (\"%s: 1 of %d required fields\"; certify exits 3); "
+          "`verify` says so of a partial candidate too." % (family, len(req))]
+    return "\n".join(L)
+
+
+def fill_claims(pages, golden, binary):
+    """Each page's claim section, from the family records (one `families --json` call)."""
+    claims = None
+    for f in family_list(golden):
+        name = f + ".md"
+        if CLAIM_MARK % f not in pages.get(name, ""):
+            continue
+        if claims is None:
+            claims = read_claims(binary, golden)
+        if f not in claims:
+            raise DocError("%s: no family record says what a claim on it covers" % f)
+        schema = json.load(open(os.path.join(golden, "schemas", "%s_v1.json" % f)))
+        ntests = sum(d["numberOfTests"] for _, d in load_family(golden, f))
+        pages[name] = pages[name].replace(CLAIM_MARK % f, claim_section(f, claims[f], schema, ntests))
+
+
 def family_list(golden):
     return sorted(os.path.basename(p)[:-len("_v1.json")]
                   for p in glob.glob(os.path.join(golden, "schemas", "*_v1.json"))
@@ -498,7 +570,7 @@ def render_index(fams, golden):
     return "\n".join(L) + "\n"
 
 
-def generate(golden):
+def generate(golden, binary=None):
     fams = family_list(golden)
     if not fams:
         raise DocError("no family with a schema and golden files under %s" % golden)
@@ -509,6 +581,7 @@ def generate(golden):
     if UNDESCRIBED:
         raise DocError("no description in the schema nor in tools/scripts/gen_family_docs.py for: "
                        + "; ".join(UNDESCRIBED))
+    fill_claims(pages, golden, shardcheck_binary(binary))
     return pages
 
 
@@ -516,6 +589,8 @@ def main(argv=None):
     p = argparse.ArgumentParser(description="Write docs/families/*.md from the golden corpus.")
     p.add_argument("--golden", default=os.path.join(REPO, "golden"), metavar="DIR")
     p.add_argument("--out", default=os.path.join(REPO, "docs", "families"), metavar="DIR")
+    p.add_argument("--shardcheck", metavar="BIN",
+                   help="a built shardcheck, whose family records say what a claim covers")
     p.add_argument("--check", action="store_true",
                    help="write nothing; exit 1 with a diff when a page differs")
     a = p.parse_args(argv)
@@ -523,7 +598,7 @@ def main(argv=None):
         print("gen_family_docs: golden directory %s not found" % a.golden, file=sys.stderr)
         return 2
     try:
-        pages = generate(a.golden)
+        pages = generate(a.golden, a.shardcheck)
     except (DocError, OSError, ValueError, KeyError) as e:
         print("gen_family_docs: %s" % e, file=sys.stderr)
         return 2

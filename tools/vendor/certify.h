@@ -1,8 +1,9 @@
 /*
  * certify.h — `shardcheck certify`: shared between cmd_certify.c (options, running the
- * claimed families as child processes, assembling the package) and certify_package.c
- * (counting results, the conformance statement in JSON and text, the package's sha256
- * MANIFEST, and `certify --check`).
+ * claimed families as child processes, assembling the package), certify_claim.c (what
+ * each row covers of its family's claim), certify_package.c (counting results, verdicts,
+ * the conformance statement in JSON and text) and certify_check.c (the package's sha256
+ * MANIFEST and `certify --check`, which verifies the package's candidates again).
  *
  * A package is a directory:
  *   statement.json, statement.txt   the conformance statement (the text is rendered from
@@ -14,7 +15,7 @@
  *   logs/ROW.stderr, .journal       each child's stderr (and run's journal)
  *   inputs/FAMILY.candidate.json    the candidate files verified (adapter results)
  *   MANIFEST                        "sha256  path" of every other file, sorted
- * Tested by conformance/tests/certify.sh.
+ * Tested by conformance/tests/certify.sh and certify_claims.sh.
  */
 #ifndef SHC_CERTIFY_H
 #define SHC_CERTIFY_H
@@ -36,17 +37,46 @@ typedef struct cert_row {
     long long passed, failed, notsupported;
     json_t *reasons;       /* NotSupported: {"why": count} (at most CERT_MAX_REASONS) */
     json_t *fields;        /* verify: fields the candidate left NotSupported {field: tests} */
+    char candidate[256];   /* verify: the candidate's package-relative path */
+    json_t *claim;         /* what the row covers of its family's claim (cert_claim), or NULL */
+    json_t *producer;      /* verify: the candidate's "producer" record, or NULL */
 } cert_row;
 
 #define CERT_MAX_REASONS 20
+#define EXIT_PARTIAL 3 /* certify: nothing failed, but a row covers less than its claim */
 
+/* ---- certify_claim.c (calls none of the other certify files) ---- */
+/* dir/rel, or rel itself when absolute (rows certify_check.c builds in a scratch folder;
+ * a statement's own paths are refused when absolute before they get here). */
+void cert_path(char *buf, size_t n, const char *dir, const char *rel);
+/* Release a row's JSON members (reasons, fields, claim, producer). */
+void cert_row_free(cert_row *r);
+/* What row r covers of its family's claim, from its results (and, for a candidate, its
+ * declared "fields" and "producer"), against the corpus in golden: fills r->claim
+ * ({"fields": covered, "fieldsNotComputed", "requiredFields", "requiredCases",
+ * "casesChecked", "otherRankCounts"}) and r->producer.  Nothing for a row that did not
+ * run. */
+int cert_claim(const char *dir, const char *golden, cert_row *r, shc_err *e);
+/* Whether r->claim covers less than the family requires. */
+bool cert_claim_partial(const cert_row *r);
+/* "1 of 5 required fields (end_incr; not computed: ...), 26,044 of 26,094 required tests
+ * checked": what a row covers, from its statement row's "claim". */
+void cert_claim_text(const json_t *claim, char *buf, size_t n);
+
+/* ---- certify_package.c ---- */
 /* Count a row's results file (run or verify JSON) and, for verify, its log's NotSupported
  * fields; fills passed/failed/notsupported/reasons/fields.  SHC_EFORMAT naming the file. */
 int cert_count(const char *dir, cert_row *r, shc_err *e);
-/* A row's verdict: "fail", "pass", "notsupported" (nothing but NotSupported) or "notrun". */
+/* A row's verdict: "fail", "pass", "partial" (nothing failed, but the row covers less than
+ * its family's claim requires), "notsupported" (nothing but NotSupported) or "notrun". */
 const char *cert_row_verdict(const cert_row *r);
-/* The overall verdict of rows: "nonconformant", "conformant" or "incomplete". */
+/* The overall verdict of rows: "nonconformant", "incomplete", "partial" or "conformant". */
 const char *cert_overall(const cert_row *rows, int n);
+/* certify's exit code for an overall verdict: 0 conformant, 1 nonconformant, 3 partial,
+ * 77 incomplete. */
+int cert_verdict_exit(const char *verdict);
+/* The statement row of r as JSON (what --check compares the statement's rows with). */
+json_t *cert_row_json(const cert_row *r);
 /* The statement object (rows' references are not stolen). */
 json_t *cert_statement(const cert_row *rows, int n, const char *manifest_sha,
                        const char *name, const char *written, shc_torch_release torch);
@@ -55,13 +85,22 @@ json_t *cert_statement(const cert_row *rows, int n, const char *manifest_sha,
 void cert_reference(shc_torch_release r, char *buf, size_t n);
 /* Render the human-readable statement from its JSON. */
 void cert_statement_text(FILE *f, const json_t *st);
+
+/* ---- certify_check.c: the MANIFEST and --check ---- */
 /* Write dir/MANIFEST over every other file under dir. */
 int cert_manifest_write(const char *dir, char sha_out[65], shc_err *e);
+/* --check: verify the package's candidate of statement row j again against golden (exe:
+ * this shardcheck; torch: the statement's release) and compare with the row; a problem
+ * line naming the candidate and 1 when they differ or it no longer verifies, else 0. */
+int cert_reverify(const char *dir, const char *golden, const char *exe, const char *torch,
+                  const json_t *j);
 /* `certify --check DIR`: the exit code (0 intact, 1 altered or inconsistent naming the
- * file, 2 not a directory); golden, when not NULL, must hold the same golden MANIFEST;
+ * file, or a candidate that no longer gives its row, 2 not a directory); golden (the corpus
+ * found as every command finds it; golden_given: by --golden) must hold the same golden
+ * MANIFEST, and every candidate is verified against it again (cert_reverify);
  * torch_opt (--torch-version, or SHARDCHECK_TORCH_VERSION), when given, must be the release
  * the package was judged against (exit 2 naming both; a package from before releases were
  * recorded was judged against the pinned one). */
-int cert_check(const char *dir, const char *golden, const char *torch_opt);
+int cert_check(const char *dir, const char *golden, bool golden_given, const char *torch_opt);
 
 #endif

@@ -1,22 +1,13 @@
 /*
- * certify_package.c — the parts of `shardcheck certify` that a package is made of and
- * checked by: counting a row's results, verdicts, the conformance statement (JSON, and
- * the text rendered from it), the package MANIFEST (sha256sum's format, so
- * `sha256sum -c MANIFEST` works too) and `certify --check`.
- *
- * --check trusts nothing in the package: every file must match MANIFEST (and every file
- * must be listed), and since whoever edits a file can also rewrite MANIFEST, the statement
- * is re-derived from the results it cites — counts, row verdicts, the overall verdict, the
- * golden MANIFEST hash, and statement.txt byte for byte.  What no package check can catch
- * is a consistent rewrite of results, statement and MANIFEST together; publishing the
- * MANIFEST's own sha256 (certify prints it) pins the package.  Tested by certify.sh.
+ * certify_package.c — what a certify package states: counting a row's results, verdicts
+ * (a row covering less than its family's claim is partial: certify_claim.c), and the
+ * conformance statement (JSON, and the text rendered from it, which --check re-renders
+ * and compares byte for byte: certify_check.c).  Tested by certify.sh and
+ * certify_claims.sh.
  */
 #include "config.h"
-#include <dirent.h>
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include "cli.h"
 #include "certify.h"
 #include "torch_version.h"
@@ -50,7 +41,7 @@ static void count_fields(const char *dir, cert_row *r)
 {
     char path[4096], line[1024], field[256];
     long long n;
-    snprintf(path, sizeof path, "%s/%s", dir, r->log);
+    cert_path(path, sizeof path, dir, r->log);
     FILE *f = fopen(path, "r");
     if (!f)
         return;
@@ -71,7 +62,7 @@ int cert_count(const char *dir, cert_row *r, shc_err *e)
     if (!r->results[0])
         return SHC_OK; /* not run: nothing to count */
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, r->results);
+    cert_path(path, sizeof path, dir, r->results);
     json_t *root = shc_json_load_path(path, e);
     if (!root)
         return shc_err_prefix(e, "results");
@@ -104,24 +95,34 @@ const char *cert_row_verdict(const cert_row *r)
         return "notrun";
     if (r->failed)
         return "fail";
-    return r->passed ? "pass" : "notsupported";
+    if (!r->passed)
+        return "notsupported";
+    return cert_claim_partial(r) ? "partial" : "pass";
 }
 
 const char *cert_overall(const cert_row *rows, int n)
 {
-    bool fail = false, notrun = false, pass = false;
+    bool fail = false, notrun = false, pass = false, partial = false;
     for (int i = 0; i < n; i++) {
         const char *v = cert_row_verdict(&rows[i]);
         fail |= !strcmp(v, "fail");
         notrun |= !strcmp(v, "notrun");
-        pass |= !strcmp(v, "pass");
+        partial |= !strcmp(v, "partial");
+        pass |= !strcmp(v, "pass") || !strcmp(v, "partial");
     }
-    return fail ? "nonconformant" : notrun || !pass ? "incomplete" : "conformant";
+    return fail ? "nonconformant" : notrun || !pass ? "incomplete" : partial ? "partial"
+                                                                             : "conformant";
+}
+
+int cert_verdict_exit(const char *v)
+{
+    return !strcmp(v, "conformant") ? EXIT_OK : !strcmp(v, "nonconformant") ? EXIT_FAIL
+         : !strcmp(v, "partial") ? EXIT_PARTIAL : EXIT_SKIP;
 }
 
 /* ---- the statement ---- */
 
-static json_t *row_json(const cert_row *r)
+json_t *cert_row_json(const cert_row *r)
 {
     json_t *o = json_pack("{s:s, s:s, s:s, s:i, s:I, s:I, s:I, s:s, s:s, s:s, s:s, s:i}",
                           "family", r->family, "mode", r->mode, "backend", r->backend, "np",
@@ -132,6 +133,12 @@ static json_t *row_json(const cert_row *r)
     json_object_set_new(o, "notSupportedReasons", r->reasons ? json_copy(r->reasons) : json_object());
     if (!strcmp(r->mode, "verify"))
         json_object_set_new(o, "notSupportedFields", r->fields ? json_copy(r->fields) : json_object());
+    if (r->candidate[0])
+        json_object_set_new(o, "candidate", json_string(r->candidate));
+    if (r->claim)
+        json_object_set_new(o, "claim", json_deep_copy(r->claim));
+    if (r->producer)
+        json_object_set_new(o, "producer", json_deep_copy(r->producer));
     if (!r->results[0])
         json_object_set_new(o, "why", json_string(r->why));
     return o;
@@ -150,7 +157,7 @@ json_t *cert_statement(const cert_row *rows, int n, const char *manifest_sha, co
     char ref[160];
     cert_reference(torch, ref, sizeof ref);
     for (int i = 0; i < n; i++)
-        json_array_append_new(a, row_json(&rows[i]));
+        json_array_append_new(a, cert_row_json(&rows[i]));
     return json_pack("{s:s, s:i, s:s?, s:s, s:s, s:s, s:{s:s, s:s, s:s}, s:s, s:o, s:s}",
                      "statement", "shardcheck conformance statement", "formatVersion", 1,
                      "implementation", name, "shardcheck", shc_version(), "reference", ref,
@@ -224,6 +231,119 @@ static void text_notsupported(FILE *f, const json_t *rows)
     }
 }
 
+/* What each row covers of its family's claim (certify_claim.c), partial rows marked. */
+static void text_claims(FILE *f, const json_t *rows)
+{
+    size_t i;
+    json_t *r;
+    bool head = false;
+    json_array_foreach(rows, i, r) {
+        const json_t *c = json_object_get(r, "claim");
+        if (!c)
+            continue;
+        char buf[1400];
+        cert_claim_text(c, buf, sizeof buf);
+        if (!head)
+            fputs("\nWhat each row covers of its family's claim (docs/families):\n", f);
+        head = true;
+        fputs(!strcmp(sget(r, "verdict"), "partial") ? "  PARTIAL " : "  ", f);
+        text_row_name(f, r);
+        fprintf(f, ": %s\n", buf);
+    }
+}
+
+/* A vendor's text on one line, at most max bytes: a newline in a producer note must not
+ * start a line of the statement (a forged "verdict: CONFORMANT:" line). */
+static void put_clean(FILE *f, const char *pre, const char *s, size_t max)
+{
+    fputs(pre, f);
+    size_t n = 0;
+    for (; *s && n < max; s++, n++)
+        fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, f);
+    if (*s)
+        fputs("...", f);
+}
+
+/* The producer record's strings (tool, adapter, Python, versions, command, note). */
+static void text_producer(FILE *f, const json_t *p)
+{
+    size_t k;
+    json_t *v;
+    const char *name;
+    put_clean(f, "", *sget(p, "tool") ? sget(p, "tool") : "(tool not named)", 200);
+    if (*sget(p, "adapter"))
+        put_clean(f, ", adapter ", sget(p, "adapter"), 200);
+    if (*sget(p, "python"))
+        put_clean(f, ", python ", sget(p, "python"), 64);
+    json_object_foreach(json_object_get(p, "versions"), name, v) {
+        put_clean(f, ", ", name, 64);
+        put_clean(f, " ", json_string_value(v) ? json_string_value(v) : "?", 64);
+    }
+    if (json_array_size(json_object_get(p, "command")))
+        fputs("; command:", f);
+    json_array_foreach(json_object_get(p, "command"), k, v)
+        put_clean(f, " ", json_string_value(v) ? json_string_value(v) : "?", 200);
+    if (*sget(p, "note"))
+        put_clean(f, "; note: ", sget(p, "note"), 500);
+}
+
+/* How each candidate was produced: its results file's "producer" record. */
+static void text_producers(FILE *f, const json_t *rows)
+{
+    size_t i;
+    json_t *r;
+    bool head = false;
+    json_array_foreach(rows, i, r) {
+        const json_t *p = json_object_get(r, "producer");
+        if (strcmp(sget(r, "mode"), "verify"))
+            continue;
+        if (!head)
+            fputs("\nHow each candidate was produced (its \"producer\" record):\n", f);
+        head = true;
+        fprintf(f, "  %s (%s): ", sget(r, "family"), sget(r, "candidate"));
+        if (p)
+            text_producer(f, p);
+        else
+            fputs("not recorded", f);
+        fputc('\n', f);
+    }
+}
+
+/* The verdict line (--check of another version's text looks for "verdict: WORD:"). */
+static void text_verdict(FILE *f, const json_t *rows, const char *v)
+{
+    const char *want = !strcmp(v, "partial") ? "partial" : "fail";
+    if (!strcmp(v, "conformant")) {
+        fputs("\nverdict: CONFORMANT: every claimed family passed at every claimed rank count, "
+              "covering every field and test its claim requires there (NotSupported cases of "
+              "optional tests, if any, are listed above)\n", f);
+        return;
+    }
+    if (!strcmp(v, "incomplete")) {
+        fputs("\nverdict: INCOMPLETE: nothing failed, but a claimed family did not run or ran "
+              "no case\n", f);
+        return;
+    }
+    fputs(!strcmp(v, "partial") ? "\nverdict: PARTIAL: nothing failed, but the claim covers "
+          "less than its families require:" : "\nverdict: NONCONFORMANT: failures in", f);
+    size_t i;
+    json_t *r;
+    const char *sep = " ";
+    json_array_foreach(rows, i, r) {
+        if (strcmp(sget(r, "verdict"), want))
+            continue;
+        fputs(sep, f);
+        text_row_name(f, r);
+        if (*want == 'p') {
+            char buf[1400];
+            cert_claim_text(json_object_get(r, "claim"), buf, sizeof buf);
+            fprintf(f, ": %s", buf);
+            sep = "; ";
+        }
+    }
+    fputc('\n', f);
+}
+
 void cert_statement_text(FILE *f, const json_t *st)
 {
     const json_t *corpus = json_object_get(st, "corpus"), *rows = json_object_get(st, "rows");
@@ -239,336 +359,7 @@ void cert_statement_text(FILE *f, const json_t *st)
             sget(st, "written"));
     text_rows(f, rows);
     text_notsupported(f, rows);
-    const char *v = sget(st, "verdict");
-    if (!strcmp(v, "conformant")) {
-        fputs("\nverdict: CONFORMANT: every claimed family passed at every claimed rank count "
-              "(NotSupported cases, if any, are listed above)\n", f);
-        return;
-    }
-    if (!strcmp(v, "incomplete")) {
-        fputs("\nverdict: INCOMPLETE: nothing failed, but a claimed family did not run or ran "
-              "no case\n", f);
-        return;
-    }
-    fputs("\nverdict: NONCONFORMANT: failures in", f);
-    size_t i;
-    json_t *r;
-    json_array_foreach(rows, i, r) {
-        if (strcmp(sget(r, "verdict"), "fail"))
-            continue;
-        fputc(' ', f);
-        text_row_name(f, r);
-    }
-    fputc('\n', f);
-}
-
-/* ---- MANIFEST ---- */
-
-typedef struct flist { char **v; size_t n, cap; int bad; char odd[512]; } flist;
-
-static void fl_push(flist *l, const char *s)
-{
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 64;
-        char **v = realloc(l->v, cap * sizeof *v);
-        if (!v) {
-            l->bad = 1;
-            return;
-        }
-        l->v = v, l->cap = cap;
-    }
-    if (!(l->v[l->n] = strdup(s)))
-        l->bad = 1;
-    else
-        l->n++;
-}
-
-static void fl_free(flist *l)
-{
-    for (size_t i = 0; i < l->n; i++)
-        free(l->v[i]);
-    free(l->v);
-}
-
-static int cmp_s(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-/* Every regular file under dir/rel, as package-relative paths; anything else (a link, a
- * device) is remembered in l->odd: a package holds plain files only. */
-static void walk(const char *dir, const char *rel, flist *l)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s%s%s", dir, *rel ? "/" : "", rel);
-    DIR *d = opendir(path);
-    if (!d)
-        return;
-    struct dirent *de;
-    while ((de = readdir(d))) {
-        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-            continue;
-        char sub[4096], full[8192];
-        snprintf(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "", de->d_name);
-        snprintf(full, sizeof full, "%s/%s", dir, sub);
-        struct stat st;
-        if (lstat(full, &st))
-            continue;
-        if (S_ISDIR(st.st_mode))
-            walk(dir, sub, l);
-        else if (S_ISREG(st.st_mode))
-            fl_push(l, sub);
-        else if (!l->odd[0])
-            snprintf(l->odd, sizeof l->odd, "%.500s", sub);
-    }
-    closedir(d);
-}
-
-int cert_manifest_write(const char *dir, char sha_out[65], shc_err *e)
-{
-    flist l = {0};
-    walk(dir, "", &l);
-    if (l.n)
-        qsort(l.v, l.n, sizeof *l.v, cmp_s);
-    char path[4096];
-    snprintf(path, sizeof path, "%s/MANIFEST", dir);
-    FILE *f = fopen(path, "w");
-    int rc = l.bad ? shc_fail(e, SHC_ENOMEM, "certify: out of memory")
-           : f ? SHC_OK : shc_fail(e, SHC_EIO, "cannot write %s: %s", path, strerror(errno));
-    for (size_t i = 0; i < l.n && !rc; i++) {
-        char full[8192], hex[65];
-        snprintf(full, sizeof full, "%s/%s", dir, l.v[i]);
-        if (strcmp(l.v[i], "MANIFEST") && !(rc = shc_sha256_file(full, hex, e)))
-            fprintf(f, "%s  %s\n", hex, l.v[i]);
-    }
-    if (f && (ferror(f) | fclose(f)) && !rc)
-        rc = shc_fail(e, SHC_EIO, "cannot write %s", path);
-    if (!rc)
-        rc = shc_sha256_file(path, sha_out, e);
-    fl_free(&l);
-    return rc;
-}
-
-/* ---- --check ---- */
-
-static int problem(const char *dir, const char *file, const char *fmt, const char *a,
-                   const char *b)
-{
-    fprintf(stderr, "shardcheck certify --check: %s/%s: ", dir, file);
-    fprintf(stderr, fmt, a, b);
-    fputc('\n', stderr);
-    return 1;
-}
-
-/* Every listed file present with its hash, every file listed; returns problems found.  The
- * MANIFEST is read by the golden MANIFEST's parser (shc_manifest_read): a path outside the
- * package ('..', absolute), a path listed twice or a malformed line is an alteration, and
- * no listed file is opened then. */
-static int check_hashes(const char *dir, int *nfiles)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/MANIFEST", dir);
-    struct stat st;
-    if (lstat(path, &st))
-        return problem(dir, "MANIFEST", "missing: not a certify package, or its MANIFEST was "
-                       "removed%s%s", "", "");
-    if (!S_ISREG(st.st_mode))
-        return problem(dir, "MANIFEST", "altered: not a regular file%s%s", "", "");
-    shc_manifest m;
-    shc_err me = {0};
-    *nfiles = 0;
-    if (shc_manifest_read(path, &m, &me))
-        return problem(dir, "MANIFEST", "altered: %s%s", me.msg, "");
-    flist found = {0};
-    int bad = m.n ? 0 : problem(dir, "MANIFEST", "altered: it lists no file%s%s", "", "");
-    for (size_t i = 0; i < m.n; i++) {
-        const char *rel = m.v[i].rel;
-        char hex[65];
-        shc_err e = {0};
-        snprintf(path, sizeof path, "%s/%s", dir, rel);
-        if (lstat(path, &st) || !S_ISREG(st.st_mode))
-            bad += problem(dir, rel, "missing (listed in MANIFEST)%s%s", "", "");
-        else if (shc_sha256_file(path, hex, &e))
-            bad += problem(dir, rel, "unreadable: %s%s", e.msg, "");
-        else if (strcmp(hex, m.v[i].hex))
-            bad += problem(dir, rel, "altered: sha256 %.16s..., MANIFEST says %.16s...", hex,
-                           m.v[i].hex);
-    }
-    walk(dir, "", &found);
-    if (found.odd[0])
-        bad += problem(dir, found.odd, "added: not a regular file%s%s", "", "");
-    for (size_t i = 0; i < found.n; i++)
-        if (strcmp(found.v[i], "MANIFEST") && !shc_manifest_find(&m, found.v[i]))
-            bad += problem(dir, found.v[i], "added: not listed in MANIFEST%s%s", "", "");
-    *nfiles = (int)m.n;
-    shc_manifest_free(&m);
-    fl_free(&found);
-    return bad;
-}
-
-/* A statement row read back; the counts are recomputed from its results by the caller. */
-static void row_from_json(const json_t *j, cert_row *r)
-{
-    memset(r, 0, sizeof *r);
-    snprintf(r->family, sizeof r->family, "%s", sget(j, "family"));
-    snprintf(r->mode, sizeof r->mode, "%s", sget(j, "mode"));
-    snprintf(r->backend, sizeof r->backend, "%s", sget(j, "backend"));
-    snprintf(r->results, sizeof r->results, "%s", sget(j, "results"));
-    snprintf(r->junit, sizeof r->junit, "%s", sget(j, "junit"));
-    snprintf(r->log, sizeof r->log, "%s", sget(j, "log"));
-    snprintf(r->why, sizeof r->why, "%s", sget(j, "why"));
-    r->np = (int)iget(j, "np");
-    r->exit_code = (int)iget(j, "exit");
-}
-
-/* Whether the statement's row j says what its results say (a message otherwise). */
-static int check_row(const char *dir, const json_t *j, size_t i, cert_row *r)
-{
-    row_from_json(j, r);
-    shc_err e = {0};
-    char msg[1024];
-    for (const char *p = r->results; p; p = p == r->results ? r->log : NULL)
-        if (strstr(p, "..") || p[0] == '/')
-            return problem(dir, "statement.json", "altered: row %s cites %s, outside the "
-                           "package", r->family, p);
-    if (cert_count(dir, r, &e))
-        return problem(dir, "statement.json", "inconsistent: row %s: %s", r->family, e.msg);
-    json_t *want = row_json(r);
-    bool same = json_equal(want, j);
-    if (!same) {
-        snprintf(msg, sizeof msg, "row %zu (%s %s %s np %d) says %s with %lld passed, %lld "
-                 "failed, %lld NotSupported; %s gives %s with %lld passed, %lld failed, %lld "
-                 "NotSupported", i, r->family, r->mode, r->backend, r->np, sget(j, "verdict"),
-                 iget(j, "passed"), iget(j, "failed"), iget(j, "notSupported"),
-                 r->results[0] ? r->results : "(no results)", sget(want, "verdict"), r->passed,
-                 r->failed, r->notsupported);
-        problem(dir, "statement.json", "inconsistent with the results: %s%s", msg, "");
-    }
-    json_decref(want);
-    return !same;
-}
-
-/* The statement against the results it cites, statement.txt against the statement, the
- * golden MANIFEST against its hash (and against golden/MANIFEST when --golden is given). */
-static int check_statement(const char *dir, const char *golden, json_t *st)
-{
-    json_t *rows = json_object_get(st, "rows"), *j;
-    size_t n = json_array_size(rows), i;
-    if (!json_is_array(rows) || !n)
-        return problem(dir, "statement.json", "altered: no \"rows\"%s%s", "", "");
-    cert_row *r = calloc(n, sizeof *r);
-    int bad = 0;
-    json_array_foreach(rows, i, j) {
-        bad += check_row(dir, j, i, &r[i]);
-        /* every row was judged against the statement's release (run/verify --json record it) */
-        char rec[64], path[4096];
-        snprintf(path, sizeof path, "%s/%s", dir, sget(j, "results"));
-        if (*sget(st, "torch") && *sget(j, "results") && tv_recorded(path, rec, sizeof rec) &&
-            strcmp(rec, sget(st, "torch")))
-            bad += problem(dir, sget(j, "results"), "inconsistent: judged against torch %s, the "
-                           "statement says %s", rec, sget(st, "torch"));
-    }
-    if (strcmp(sget(st, "verdict"), cert_overall(r, (int)n)))
-        bad += problem(dir, "statement.json", "inconsistent: the verdict says %s, the rows give "
-                       "%s", sget(st, "verdict"), cert_overall(r, (int)n));
-    for (i = 0; i < n; i++) {
-        json_decref(r[i].reasons);
-        json_decref(r[i].fields);
-    }
-    free(r);
-    char path[4096], hex[65] = "", ghex[65] = "";
-    const char *want = sget(json_object_get(st, "corpus"), "manifestSha256");
-    shc_err e = {0};
-    snprintf(path, sizeof path, "%s/golden-MANIFEST", dir);
-    if (shc_sha256_file(path, hex, &e) || strcmp(hex, want))
-        bad += problem(dir, "statement.json", "inconsistent: corpus manifestSha256 %s, "
-                       "golden-MANIFEST has %s", want, hex[0] ? hex : "(unreadable)");
-    snprintf(path, sizeof path, "%s/MANIFEST", golden ? golden : "");
-    if (golden && (shc_sha256_file(path, ghex, &e) || strcmp(ghex, want)))
-        bad += problem(dir, "golden-MANIFEST", "certified against another corpus: %s, --golden "
-                       "has %s", want, ghex[0] ? ghex : "no MANIFEST");
-    return bad;
-}
-
-/* Another version may word the text differently: its statement.txt must still state the
- * statement's verdict (the JSON itself is checked in full). */
-static int check_verdict_line(const char *dir, const json_t *st)
-{
-    char want[64], line[1024], path[4096];
-    int k = snprintf(want, sizeof want, "verdict: %s:", sget(st, "verdict"));
-    for (int i = 9; i < k; i++)
-        want[i] = (char)(want[i] >= 'a' && want[i] <= 'z' ? want[i] - 32 : want[i]);
-    snprintf(path, sizeof path, "%s/statement.txt", dir);
-    FILE *f = fopen(path, "r");
-    bool found = false;
-    while (f && !found && fgets(line, sizeof line, f))
-        found = !strncmp(line, want, strlen(want));
-    if (f)
-        fclose(f);
-    fprintf(stderr, "shardcheck certify --check: %s/statement.txt: written by shardcheck %s, "
-            "checked for its verdict line only\n", dir, sget(st, "shardcheck"));
-    return found ? 0 : problem(dir, "statement.txt", "inconsistent: no line \"%s\"%s", want, "");
-}
-
-/* statement.txt must be this version's rendering of statement.json, byte for byte. */
-static int check_text(const char *dir, const json_t *st)
-{
-    if (strcmp(sget(st, "shardcheck"), shc_version()))
-        return check_verdict_line(dir, st);
-    char *want = NULL, path[4096];
-    size_t wn = 0;
-    FILE *m = open_memstream(&want, &wn);
-    if (!m)
-        return problem(dir, "statement.txt", "cannot be checked: out of memory%s%s", "", "");
-    cert_statement_text(m, st);
-    fclose(m);
-    snprintf(path, sizeof path, "%s/statement.txt", dir);
-    FILE *f = fopen(path, "rb");
-    char *got = malloc(wn + 2);
-    size_t gn = f && got ? fread(got, 1, wn + 1, f) : 0;
-    bool same = f && got && gn == wn && !memcmp(got, want, wn);
-    if (f)
-        fclose(f);
-    free(got);
-    free(want);
-    return same ? 0 : problem(dir, "statement.txt", "inconsistent: it is not the rendering of "
-                              "statement.json%s%s", "", "");
-}
-
-int cert_check(const char *dir, const char *golden, const char *torch_opt)
-{
-    struct stat st;
-    if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "shardcheck certify --check: %s: not a directory\n", dir);
-        return EXIT_USAGE;
-    }
-    const char *env = getenv("SHARDCHECK_TORCH_VERSION");
-    if ((torch_opt && *torch_opt) || (env && *env)) {
-        char path[4096], rec[64] = "", why[256];
-        snprintf(path, sizeof path, "%s/statement.json", dir);
-        shc_err e = {0};
-        shc_torch_release r;
-        bool has = tv_recorded(path, rec, sizeof rec);
-        if (tv_resolve(torch_opt, has ? rec : shc_torch_release_name(SHC_TORCH_PINNED), path,
-                       &r, why, sizeof why, &e)) {
-            fprintf(stderr, "shardcheck certify --check: %s\n", e.msg);
-            return EXIT_USAGE;
-        }
-    }
-    int nfiles = 0, bad = check_hashes(dir, &nfiles);
-    char path[4096], sha[65] = "";
-    snprintf(path, sizeof path, "%s/statement.json", dir);
-    shc_err e = {0};
-    json_t *stm = shc_json_load_path(path, &e);
-    if (!stm)
-        bad += problem(dir, "statement.json", "unreadable: %s%s", e.msg, "");
-    else
-        bad += check_statement(dir, golden, stm) + check_text(dir, stm);
-    snprintf(path, sizeof path, "%s/MANIFEST", dir);
-    shc_sha256_file(path, sha, &e);
-    if (!bad)
-        printf("certify --check %s: intact: %d files match MANIFEST (sha256 %s); the statement "
-               "agrees with the results; verdict: %s\n", dir, nfiles, sha, sget(stm, "verdict"));
-    else
-        fprintf(stderr, "shardcheck certify --check: %s: %d problem%s: the package was altered\n",
-                dir, bad, bad == 1 ? "" : "s");
-    json_decref(stm);
-    return bad ? EXIT_FAIL : EXIT_OK;
+    text_claims(f, rows);
+    text_producers(f, rows);
+    text_verdict(f, rows, sget(st, "verdict"));
 }

@@ -5,11 +5,15 @@
  * (verify_scan.c) leaves to it, and with SHARDCHECK_VERIFY_TREES=1 every candidate, as the
  * reference verify_fast.sh compares the scanner with.  Its answers go to the one
  * compare-and-report loop (verify_compare.c).
- * Tested by verify_candidate.sh, verify_partial.sh, verify_fast.sh and hardening.sh.
+ * A partial candidate is also told how much of its family's conformance claim it covers
+ * (family.h's shc_claim), as certify will state it.
+ * Tested by verify_candidate.sh, verify_partial.sh, certify_claims.sh, verify_fast.sh and
+ * hardening.sh.
  */
 #include "config.h"
 #include <stdlib.h>
 #include <string.h>
+#include "family.h"
 #include "golden.h"
 #include "progress.h"
 #include "report.h"
@@ -87,7 +91,7 @@ static int verify_results(vstate *s, json_t *results, const char *path, shc_err 
  * the fields left out are NotSupported (listed on stderr), a test left with
  * nothing to compare is reported NotSupported, and a declared field the
  * candidate omits fails like any missing field.  Tested by verify_partial.sh. */
-typedef struct partial { json_t *owned, *left; json_t **orig; } partial;
+typedef struct partial { json_t *owned, *left, *fset; json_t **orig; } partial;
 
 static void count_field(json_t *left, const char *f)
 {
@@ -186,8 +190,28 @@ static int partial_begin(vstate *s, json_t *root, const char *path, partial *p, 
             s->seen[t] = 2;
         }
     }
-    json_decref(fset);
+    p->fset = fset;
     return SHC_OK;
+}
+
+/* "the candidate computes 1 of 5 fields a rng-offsets conformance claim requires": a
+ * partial port learns from verify what certify will state (a partial claim, exit 3). */
+static void claim_note(const vstate *s, const json_t *fset)
+{
+    const shc_family *f = shc_family_find(s->g->family);
+    char have[512] = "", miss[512] = "";
+    size_t nh = 0, nm = 0, kh = 0, km = 0;
+    for (const char *const *q = f ? f->claim.fields : NULL; q && *q; q++) {
+        bool in = json_object_get(fset, *q) != NULL;
+        char *buf = in ? have : miss;
+        size_t *k = in ? &kh : &km, cnt = in ? nh++ : nm++;
+        if (*k < sizeof have)
+            *k += (size_t)snprintf(buf + *k, sizeof have - *k, "%s%s", cnt ? ", " : "", *q);
+    }
+    if (nm)
+        fprintf(stderr, "verify: the candidate computes %zu of %zu fields a %s conformance claim "
+                "requires (%s; not computed: %s): certify states it as partial\n", nh, nh + nm,
+                s->g->family, nh ? have : "none", miss);
 }
 
 /* Restore the golden tests and name the fields left NotSupported. */
@@ -203,6 +227,8 @@ static void partial_end(vstate *s, partial *p)
     json_object_foreach(p->left, k, v)
         fprintf(stderr, "verify: NotSupported field %s (not declared by the candidate): %lld "
                 "tests\n", k, (long long)json_integer_value(v));
+    claim_note(s, p->fset);
+    json_decref(p->fset);
     free(p->orig);
     json_decref(p->owned);
     json_decref(p->left);
