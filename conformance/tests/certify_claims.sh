@@ -55,6 +55,9 @@ if grep -Eq "^rng-offsets +verify +candidate +all +[0-9]+ +0 +[0-9]+  partial$" 
 else tap_not_ok "statement.txt: the row's verdict is partial" "$(grep rng-offsets "$P/statement.txt" | head -n 2)"; fi
 expect_file "statement.txt: what the row covers" "$P/statement.txt" \
   "  PARTIAL rng-offsets (verify candidate): 1 of 5 required fields (end_incr; not computed: shard_linear_index, start_incr, first_shard_numel, local_numel)"
+expect_file "report.html: the verdict PARTIAL" "$P/report.html" "<h2>Verdict: PARTIAL</h2>"
+expect_file "report.html: what the partial row covers, under the verdict" "$P/report.html" \
+  "<li>partial: rng-offsets (verify candidate): 1 of 5 required fields (end_incr; not computed: shard_linear_index, start_incr, first_shard_numel, local_numel)"
 expect_out "statement.json: verdict partial, the row's claim lists what it computes" \
   "partial partial ['end_incr'] 4 26094" "$PY" -c '
 import json, sys

@@ -16,6 +16,7 @@
 #include "golden.h"
 #include "report.h"
 #include "report_page.h"
+#include "certify.h"
 
 #define RP_MAX_GROUPS 20 /* groups shown per kind and input; the rest are counted */
 
@@ -169,6 +170,34 @@ static void verdict_of_counts(FILE *f, const rp *r)
     fputs("</p></section>\n", f);
 }
 
+/* The rows that cover less than their family's claim, each with what it covers (a partial
+ * verdict says exactly what was claimed: issue 22 item 2). */
+static void partial_rows(FILE *f, const json_t *st)
+{
+    size_t i, n = 0;
+    json_t *row;
+    json_array_foreach(json_object_get(st, "rows"), i, row) {
+        const char *v = json_string_value(json_object_get(row, "verdict"));
+        if (!v || strcmp(v, "partial"))
+            continue;
+        char buf[1400];
+        cert_claim_text(json_object_get(row, "claim"), buf, sizeof buf);
+        fputs(n++ ? "" : "<ul class=partial>", f);
+        fputs("<li>partial: ", f);
+        rp_esc(f, json_string_value(json_object_get(row, "family")));
+        fprintf(f, " (%s %s", json_string_value(json_object_get(row, "mode")) ?: "?",
+                json_string_value(json_object_get(row, "backend")) ?: "?");
+        json_int_t np = json_integer_value(json_object_get(row, "np"));
+        if (np)
+            fprintf(f, ", np %lld", (long long)np);
+        fputs("): ", f);
+        rp_esc(f, buf);
+        fputs("</li>", f);
+    }
+    if (n)
+        fputs("</ul>", f);
+}
+
 /* certify's verdict and the rows that decided it. */
 static void verdict_of_statement(FILE *f, const json_t *st)
 {
@@ -194,7 +223,9 @@ static void verdict_of_statement(FILE *f, const json_t *st)
         }
     if (!nfail)
         fputs("No claimed row failed; NotSupported cases are grouped by reason below.", f);
-    fputs("</p></section>\n", f);
+    fputs("</p>", f);
+    partial_rows(f, st);
+    fputs("</section>\n", f);
 }
 
 void rp_write_verdict(FILE *f, const rp *r, shc_torch_release tr)
