@@ -143,7 +143,8 @@ static void run_chunk(run_opts *o, const shc_family *f, const shc_golden *g, con
         if (o->be->whole_world && out[k].world != cap) {
             /* a real DeviceMesh spans the whole torch.distributed world */
             out[k].status = RUN_NOTSUPPORTED;
-            snprintf(out[k].msg, sizeof out[k].msg, "the mesh has %lld ranks, the torch job %lld",
+            snprintf(out[k].msg, sizeof out[k].msg, "the mesh has %lld ranks, the torch job %lld "
+                     "(a DeviceMesh rank is a process: no hosting)",
                      (long long)out[k].world, (long long)cap);
         } else if (out[k].world > cap) {
             out[k].status = RUN_NOTSUPPORTED;
