@@ -343,16 +343,24 @@ static int done(shc_comm *c, int rc, shc_err *e)
     return rc ? rc : rrc;
 }
 
-static int h_all_gather(shc_comm *c, const int64_t *group, int n, const void *send,
-                        size_t bytes, void *recv, shc_err *e)
+/* all_gather and all_to_all alike: recv = the members' pieces (whole sends, or each one's
+ * block for this rank: piece_at) in group order. */
+static int concat(shc_comm *c, hc_kind kind, const int64_t *group, int n, const void *send,
+                  size_t bytes, void *recv, shc_err *e)
 {
-    int rc = post(c, (hslot){HC_GATHER, group, n, 0, send, bytes, NULL, NULL}, e);
+    int rc = post(c, (hslot){kind, group, n, 0, send, bytes, NULL, NULL}, e);
     if (rc)
         return rc;
     const hslot *s = SLOT(HW(c), c->rank);
     for (int j = 0; j < n; j++)
         memcpy((char *)recv + (size_t)j * bytes, s->piece[j], bytes);
     return done(c, SHC_OK, e);
+}
+
+static int h_all_gather(shc_comm *c, const int64_t *group, int n, const void *send,
+                        size_t bytes, void *recv, shc_err *e)
+{
+    return concat(c, HC_GATHER, group, n, send, bytes, recv, e);
 }
 
 static int h_all_gatherv(shc_comm *c, const int64_t *group, int n, const void *send,
@@ -373,13 +381,7 @@ static int h_all_gatherv(shc_comm *c, const int64_t *group, int n, const void *s
 static int h_all_to_all(shc_comm *c, const int64_t *group, int n, const void *send,
                         size_t bytes, void *recv, shc_err *e)
 {
-    int rc = post(c, (hslot){HC_A2A, group, n, 0, send, bytes, NULL, NULL}, e);
-    if (rc)
-        return rc;
-    const hslot *s = SLOT(HW(c), c->rank);
-    for (int j = 0; j < n; j++)
-        memcpy((char *)recv + (size_t)j * bytes, s->piece[j], bytes);
-    return done(c, SHC_OK, e);
+    return concat(c, HC_A2A, group, n, send, bytes, recv, e);
 }
 
 /* out = the members' pieces reduced in group order (avg: summed, then divided, as

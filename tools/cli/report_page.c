@@ -20,18 +20,7 @@
 
 #define RP_MAX_GROUPS 20 /* groups shown per kind and input; the rest are counted */
 
-void rp_esc(FILE *f, const char *s)
-{
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '&': fputs("&amp;", f); break;
-        case '"': fputs("&quot;", f); break;
-        default: fputc(*s, f);
-        }
-    }
-}
+void rp_esc(FILE *f, const char *s) { report_xml_escape(f, s); }
 
 /* The entry under key "a\tb\tc" of obj, created from make when absent. */
 static json_t *keyed(json_t *obj, const char *a, const char *b, const char *c, json_t *make)

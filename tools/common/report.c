@@ -207,7 +207,7 @@ void report_case(report *r, const char *name, report_status st, const char *deta
     report_add(r, &it);
 }
 
-static void xml_escape(FILE *f, const char *s)
+void report_xml_escape(FILE *f, const char *s)
 {
     for (; s && *s; s++) {
         switch (*s) {
@@ -238,13 +238,13 @@ static void junit_case(FILE *f, const char *suite, const json_t *c)
 {
     report_status st = status_of(c);
     fprintf(f, "    <testcase classname=\"");
-    xml_escape(f, suite);
+    report_xml_escape(f, suite);
     fputs("\" name=\"", f);
     if (json_object_get(c, "tcId")) {
         fprintf(f, "tc %lld: ", (long long)json_integer_value(json_object_get(c, "tcId")));
-        xml_escape(f, jstr(c, "comment"));
+        report_xml_escape(f, jstr(c, "comment"));
     } else {
-        xml_escape(f, jstr(c, "case"));
+        report_xml_escape(f, jstr(c, "case"));
     }
     fputc('"', f);
     if (json_object_get(c, "seconds"))
@@ -252,7 +252,7 @@ static void junit_case(FILE *f, const char *suite, const json_t *c)
     const char *note = st == ST_PASS ? jstr(c, "note") : NULL;
     if (note) { /* passed, with a note said beside it */
         fputs(">\n      <system-out>", f);
-        xml_escape(f, note);
+        report_xml_escape(f, note);
         fputs("</system-out>\n    </testcase>\n", f);
         return;
     }
@@ -263,17 +263,17 @@ static void junit_case(FILE *f, const char *suite, const json_t *c)
     const char *tag = st == ST_NOTSUPPORTED || st == ST_WAIVED ? "skipped"
                       : st == ST_FAIL ? "failure" : "error";
     fprintf(f, ">\n      <%s message=\"%s\">", tag, names[st]);
-    xml_escape(f, jstr(c, "detail"));
+    report_xml_escape(f, jstr(c, "detail"));
     const json_t *fl = json_object_get(c, "failure"); /* report_groups.c: where it comes from */
     json_t *flags = json_object_get(fl, "flags"), *inputs = json_object_get(fl, "inputs");
     if (jstr(fl, "file")) {
         char *fs = json_dumps(flags, JSON_COMPACT), *in = json_dumps(inputs, JSON_COMPACT);
         fputs("\nfile: ", f);
-        xml_escape(f, jstr(fl, "file"));
+        report_xml_escape(f, jstr(fl, "file"));
         fputs("\nflags: ", f);
-        xml_escape(f, fs ? fs : "[]");
+        report_xml_escape(f, fs ? fs : "[]");
         fputs("\ninputs: ", f);
-        xml_escape(f, in ? in : "{}");
+        report_xml_escape(f, in ? in : "{}");
         free(fs);
         free(in);
     }
@@ -298,13 +298,13 @@ static void write_junit(report *r)
             cnt[status_of(json_array_get(r->cases, j))]++;
         }
         fputs("  <testsuite name=\"", f);
-        xml_escape(f, suite);
+        report_xml_escape(f, suite);
         fprintf(f, "\" tests=\"%zu\" failures=\"%lld\" errors=\"%lld\" skipped=\"%lld\">\n", j - i,
                 cnt[ST_FAIL], cnt[ST_CRASH] + cnt[ST_TIMEOUT] + cnt[ST_INTERNAL],
                 cnt[ST_NOTSUPPORTED] + cnt[ST_WAIVED]);
         if (r->o.torch) { /* the release judged against, as a standard JUnit property */
             fputs("    <properties><property name=\"torch\" value=\"", f);
-            xml_escape(f, r->o.torch);
+            report_xml_escape(f, r->o.torch);
             fputs("\"/></properties>\n", f);
         }
         for (; i < j; i++)

@@ -118,6 +118,8 @@ void report_print_groups(const report *r, const char *pre);
 
 /* Status name as docs/DESIGN.md spells it. */
 const char *report_status_name(report_status st);
+/* s with XML's and HTML's five special characters but the apostrophe escaped (JUnit, the page). */
+void report_xml_escape(FILE *f, const char *s);
 
 /* `shardcheck report`'s page (cmd_report.c): one self-contained HTML file at out from the
  * JSON of `run --json` / `verify --json` at inputs[0..ninputs), with golden's MANIFEST hash
