@@ -60,7 +60,11 @@ print(sum(len(json.loads(l)["views"]) >= int(sys.argv[2]) for l in open(sys.argv
 }
 
 # --- redistribute-data at every rank count, per-rank bytes compared with np 1 ---
-for np in 1 2 3 4 8; do
+# Under ASan+UBSan (SHARDCHECK_SANITIZED=1, the test command's second build) the rank counts that
+# reach both paths, hosted (np 3: blocks of 1-22 ranks) and one rank per process (np 8), keep
+# the stage within CI's time; the plain build runs them all.
+NPS="1 2 3 4 8"; [ "${SHARDCHECK_SANITIZED:-0}" = 1 ] && NPS="1 3 8"
+for np in $NPS; do
   $MPI -np $np "$SHARDCHECK" run --backend mpi --family $F --golden "$G" --timeout 120 --json \
     --views "$tmp/v$np.jsonl" >"$tmp/r$np.json" 2>"$tmp/e$np"; rc=$?
   c=$(counts "$tmp/r$np.json")
@@ -84,19 +88,22 @@ cmp -s "$tmp/v1.jsonl" "$tmp/tampered" && tap_not_ok "a changed view is told apa
   || tap_ok "a changed view is told apart (the comparison can fail)"
 
 # --- the committed families with the largest meshes, sampled ---
+SNPS="2 3"; [ "${SHARDCHECK_SANITIZED:-0}" = 1 ] && SNPS=3
 for fam in shard-layout group-ranks rng-offsets; do
-  if [ ! -d "$GR/$fam" ]; then tap_skip "$fam at np 2 and 3" "no golden/$fam"; continue; fi
-  for np in 1 2 3; do
+  if [ ! -d "$GR/$fam" ]; then tap_skip "$fam at np $SNPS" "no golden/$fam"; continue; fi
+  for np in 1 $SNPS; do
     $MPI -np $np "$SHARDCHECK" run --backend mpi --family $fam --golden "$GR" --max-cases 150 \
       --tap --views "$tmp/$fam-$np.jsonl" >"$tmp/$fam-$np.tap" 2>&1
   done
-  big=$(worlds "$tmp/$fam-1.jsonl" 4)
-  if ! grep -q "NotSupported: needs" "$tmp/$fam-2.tap" "$tmp/$fam-3.tap" &&
-     grep -q '^1\.\.150$' "$tmp/$fam-2.tap" && ! grep -q '^not ok' "$tmp/$fam-2.tap" "$tmp/$fam-3.tap" &&
-     cmp -s "$tmp/$fam-1.jsonl" "$tmp/$fam-2.jsonl" && cmp -s "$tmp/$fam-1.jsonl" "$tmp/$fam-3.jsonl"; then
-    tap_ok "$fam (150 cases, $big on meshes of 4+ ranks) at np 2 and 3: all run, views as at np 1"
-  else tap_not_ok "$fam at np 2 and 3" "$(grep -m 3 -E 'NotSupported: needs|^not ok' "$tmp/$fam-2.tap" "$tmp/$fam-3.tap")" \
-    "$(diff "$tmp/$fam-1.jsonl" "$tmp/$fam-2.jsonl" | head -c 300)"; fi
+  big=$(worlds "$tmp/$fam-1.jsonl" 4) bad=
+  for np in $SNPS; do
+    if grep -q "NotSupported: needs" "$tmp/$fam-$np.tap" || ! grep -q '^1\.\.150$' "$tmp/$fam-$np.tap" ||
+       grep -q '^not ok' "$tmp/$fam-$np.tap" || ! cmp -s "$tmp/$fam-1.jsonl" "$tmp/$fam-$np.jsonl"; then
+      bad="np $np: $(grep -m 3 -E 'NotSupported: needs|^not ok' "$tmp/$fam-$np.tap") $(diff "$tmp/$fam-1.jsonl" "$tmp/$fam-$np.jsonl" | head -c 300)"
+    fi
+  done
+  if [ -z "$bad" ]; then tap_ok "$fam (150 cases, $big on meshes of 4+ ranks) at np $SNPS: all run, views as at np 1"
+  else tap_not_ok "$fam at np $SNPS" "$bad"; fi
 done
 
 # --- more processes than any mesh has ranks: said once ---
