@@ -7,6 +7,8 @@
 #       namespace, what another node is to it) still gives the real closing line, no Crash;
 #   D2  --srun passes srun --mpi=pmix (SHARDCHECK_SRUN_MPI) and its messages say srun;
 #   D3  every SHARDCHECK_* variable reaches the ranks (mpirun -x);
+#   D5  a process dying inside a chunk of cases names each case of the chunk as lost and keeps
+#       the results of the chunks before (SHARDCHECK_FAULT=die:RANK:TCID kills the MPI process);
 #   D4  after rank 0's report the launcher gets SHARDCHECK_RUNNER_GRACE seconds, then it is
 #       ended and the report stands (a lost host keeps mpirun waiting for minutes);
 #   D6  a launcher that cannot start the job is said as such, exit 2, not a Crash;
@@ -22,9 +24,12 @@ MA="--oversubscribe --allow-run-as-root"
 
 # --- a normal run: the journal lines never reach the user, no "Killed" line ---
 out=$(MPIRUN_ARGS="$MA" bash "$R" -np 2 --shardcheck "$SHARDCHECK" -- --family philox-kat \
-      --golden "$G" 2>&1); rc=$?
+      --golden "$G" 2>"$tmp/err"); rc=$?
 if [ $rc -eq 0 ] && printf '%s\n' "$out" | tail -n 1 | grep -q '^30 passed, 0 failed, 0 skipped$' &&
-   ! printf '%s\n' "$out" | grep -Eq 'Killed|shardcheck-journal'; then
+   ! cat "$tmp/err" - <<EOS | grep -Eq 'Killed|shardcheck-journal'
+$out
+EOS
+then
   tap_ok "a run under bash: the closing line, no journal marker and no 'Killed' in the output"
 else tap_not_ok "a run under bash: no journal marker, no Killed" "exit $rc" "$out"; fi
 
@@ -53,6 +58,18 @@ else
   tap_skip "D1 rank 0 with a /tmp of its own" "unshare -m not permitted here"
   tap_skip "D1 ... a rank killed there" "unshare -m not permitted here"
 fi
+
+# --- D5: a process dying inside a chunk (a lost node): every case of that chunk is named as
+# lost, the chunks before keep their results ---
+tc=$("$SHARDCHECK" run --backend ref --family shard-layout --golden "$G" --max-cases 300 --journal - |
+     sed -n 's/^#shardcheck-journal# Pass shard-layout //p' | sed -n 260p)
+out=$(SHARDCHECK_FAULT="die:1:$tc" MPIRUN_ARGS="$MA" timeout 300 sh "$R" -np 2 --shardcheck "$SHARDCHECK" \
+      -- --family shard-layout --golden "$G" --max-cases 300 2>&1); rc=$?
+nl=$(printf '%s\n' "$out" | grep -c "^Crash  *shard-layout tc [0-9]*: lost: a process died while its chunk of 44 cases")
+if [ $rc -eq 1 ] && [ "$nl" = 44 ] && printf '%s\n' "$out" | grep -q "shard-layout tc $tc: lost" &&
+   [ "$(printf '%s\n' "$out" | tail -n 1)" = "256 passed, 44 failed, 0 skipped" ]; then
+  tap_ok "D5 a process killed in the second chunk: its 44 cases named lost, the first chunk's 256 kept"
+else tap_not_ok "D5 a process killed in a chunk" "exit $rc, $nl lost lines" "$(printf '%s\n' "$out" | tail -n 4)"; fi
 
 # --- D2: srun gets --mpi=pmix (or SHARDCHECK_SRUN_MPI) and is named as srun ---
 mkdir -p "$tmp/bin"

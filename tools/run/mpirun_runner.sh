@@ -193,15 +193,30 @@ if [ ! -s "$journal" ]; then
     "a host down or unknown, or the launcher's own error above (no case ran)" >&2
   exit 2
 fi
-# The job ended without a report: a process died or hung.
-last=$(grep '^start ' "$journal" | tail -n 1)
-crash="the mpi job ended before reporting ($launcher exit $rc)"
-if [ -n "$last" ]; then
-  set -- $last
-  if ! grep -v '^start ' "$journal" | grep -Eq "^[A-Za-z]+ $2 $3\$"; then
-    crash="$2 tc $3: a rank died while rank 0 executed this case ($launcher exit $rc); the job ended"
-  fi
-fi
-echo "Crash         $crash"
-echo "$passed passed, $((failed + 1)) failed, $skipped skipped"
+# The job ended without a report: a process died or hung.  Every case of the chunk it was in
+# that has no result is named (a case rank 0 was executing, by its "start" line); with no chunk
+# to name, the end itself is one Crash.
+awk -v how="$launcher exit $rc" '
+  $1 == "chunk" { fam = $2; n = 0; for (i = 3; i <= NF; i++) tcs[++n] = $i; delete got; exec = ""; next }
+  $1 == "start" { exec = $2 " " $3; next }
+  $1 != "begin" && $1 != "done" { got[$2 " " $3] = 1 }
+  END {
+    lost = 0
+    for (i = 1; i <= n; i++) {
+      k = fam " " tcs[i]
+      if (k in got) continue
+      lost++
+      if (k == exec) printf "Crash         %s tc %s: a rank died while rank 0 executed this case (%s); the job ended\n", fam, tcs[i], how
+      else printf "Crash         %s tc %s: lost: a process died while its chunk of %d cases was computed (%s); the job ended\n", fam, tcs[i], n, how
+    }
+    if (!lost && exec != "" && !(exec in got)) {
+      split(exec, e, " ")
+      printf "Crash         %s tc %s: a rank died while rank 0 executed this case (%s); the job ended\n", e[1], e[2], how
+      lost = 1
+    }
+    if (!lost) printf "Crash         the mpi job ended before reporting (%s)\n", how
+    print (lost ? lost : 1) >"/dev/stderr"
+  }' "$journal" 2>"$work/lost"
+lost=$(cat "$work/lost" 2>/dev/null); lost=${lost:-1}
+echo "$passed passed, $((failed + lost)) failed, $skipped skipped"
 exit 1

@@ -52,13 +52,14 @@ int run_parse_fault(const char *spec, run_fault *f)
     char kind[16];
     long long r, t;
     if (sscanf(spec, "%15[a-z]:%lld:%lld", kind, &r, &t) != 3 ||
-        (strcmp(kind, "kill") && strcmp(kind, "hang") && strcmp(kind, "stop"))) {
+        (strcmp(kind, "kill") && strcmp(kind, "hang") && strcmp(kind, "stop") &&
+         strcmp(kind, "die"))) {
         fprintf(stderr, "shardcheck run: SHARDCHECK_FAULT='%s': expected kill:RANK:TCID, "
-                "hang:RANK:TCID or stop:RANK:TCID\n", spec);
+                "hang:RANK:TCID, stop:RANK:TCID or die:RANK:TCID\n", spec);
         return -1;
     }
     f->kind = !strcmp(kind, "kill") ? FAULT_KILL : !strcmp(kind, "hang") ? FAULT_HANG
-            : FAULT_STOP;
+            : !strcmp(kind, "stop") ? FAULT_STOP : FAULT_DIE;
     f->rank = r;
     f->tcid = t;
     return 0;
@@ -148,7 +149,7 @@ static run_status local_exec_views(const run_opts *o, const shc_family *f, const
 
 void run_inject(const run_opts *o, const json_t *test, int64_t first, int64_t count)
 {
-    if (o->fault.kind == FAULT_NONE || o->fault.kind == FAULT_STOP ||
+    if (o->fault.kind == FAULT_NONE || o->fault.kind == FAULT_STOP || o->fault.kind == FAULT_DIE ||
         json_integer_value(json_object_get(test, "tcId")) != o->fault.tcid ||
         o->fault.rank < first || o->fault.rank >= first + count)
         return;

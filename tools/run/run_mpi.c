@@ -480,15 +480,46 @@ static void merge(run_outcome *all, int64_t first, int64_t count, const run_outc
     }
 }
 
+/* Rank 0 journals the chunk's cases before computing them: when a process dies in it, mpirun
+ * ends the job before any of them is reported, and mpirun_runner.sh names each one lost. */
+static void journal_chunk(const run_opts *o, const shc_family *f, const shc_golden *g,
+                          const int64_t *idx, int64_t n, const run_outcome *out)
+{
+    if (!o->journal || o->rank != 0)
+        return;
+    char *line = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&line, &len);
+    if (!m)
+        return;
+    fprintf(m, "chunk %s", f->name);
+    for (int64_t k = 0; k < n; k++)
+        if (out[k].status != RUN_NOTSUPPORTED)
+            fprintf(m, " %lld",
+                    (long long)json_integer_value(json_object_get(g->tests[idx[k]], "tcId")));
+    if (!fclose(m))
+        run_journal(o, "%s", line);
+    free(line);
+}
+
 void run_mpi_chunk(run_opts *o, const shc_family *f, const shc_golden *g, const int64_t *idx,
                    int64_t n, int64_t seq, run_outcome *out)
 {
     run_outcome *mine = calloc((size_t)n, sizeof *mine);
-    for (int64_t k = 0; o->fault.kind == FAULT_STOP && o->fault.rank == o->rank && k < n; k++)
-        if (json_integer_value(json_object_get(g->tests[idx[k]], "tcId")) == o->fault.tcid)
-            raise(SIGSTOP); /* the MPI process itself, as kill -STOP (run_faults.sh) */
+    journal_chunk(o, f, g, idx, n, out);
+    bool die = false; /* an injected fault on the MPI process itself (run_faults.sh) */
+    for (int64_t k = 0; o->fault.rank == o->rank && k < n; k++)
+        if (json_integer_value(json_object_get(g->tests[idx[k]], "tcId")) == o->fault.tcid) {
+            if (o->fault.kind == FAULT_STOP)
+                raise(SIGSTOP); /* as kill -STOP */
+            die = o->fault.kind == FAULT_DIE;
+        }
     double t0 = now_s();
     my_outcomes(o, f, g, idx, n, out, mine);
+    if (die) { /* a lost node: its chunk computed, its outcomes never sent */
+        usleep(200000);
+        raise(SIGKILL);
+    }
     int tag = (int)(seq % 30000);
     if (o->rank != 0) {
         json_t *a = json_array();
