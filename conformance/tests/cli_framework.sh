@@ -3,7 +3,8 @@
 # from the program itself (shardcheck --list-commands), so a new command is covered without
 # editing this file.  For each: --help exits 0 with a usage line on stdout; an unknown option,
 # an option missing its argument and a stray argument each exit 2 with
-# "shardcheck CMD: --opt: reason" (or "unexpected argument 'X'").
+# "shardcheck CMD: --opt: reason" (or "unexpected argument 'X'"); so does a flag given twice, and
+# options of several commands given twice (issue 38 M16: only a repeatable option may be).
 . "$(dirname "$0")/testlib.sh"
 cmds=$($S --list-commands); rc=$?
 if [ "$rc" -eq 0 ] && [ -n "$cmds" ]; then tap_ok "--list-commands lists the commands"
@@ -38,6 +39,16 @@ for c in $cmds; do
   else
     tap_skip "$c: an option without its argument" "no option of $c takes an argument"
   fi
+  # issue 38 M16: an option given twice kept the last value silently; a flag (no value to
+  # refuse first) given twice is exit 2 naming it
+  flag=$(printf '%s\n' "$help" | grep -E '^  --[a-z0-9-]+  ' | grep -v -- '^  --help ' | head -n 1 |
+         awk '{ print $1 }')
+  if [ -n "$flag" ]; then
+    expect_exit "$c: $flag given twice is exit 2 naming it" 2 \
+      "^shardcheck $c: $flag: given more than once" $S "$@" "$flag" "$flag"
+  else
+    tap_skip "$c: a flag given twice" "$c has no flag"
+  fi
   if printf '%s\n' "$help" | grep -q '^arguments:'; then
     tap_skip "$c: a stray argument" "$c takes arguments"
   else
@@ -48,6 +59,24 @@ for c in $cmds; do
 done
 IFS=$IFS_SAVE
 
+# issue 38 M16: `verify --candidate bad --candidate good` exited 0 having checked only the good
+# one; every option takes one value unless its help says "repeatable" (a CLI_LIST).
+expect_exit "verify --candidate twice: exit 2 naming it" 2 \
+  "^shardcheck verify: --candidate: given more than once" \
+  $S verify --family threefry --candidate /nonexistent/bad.json --candidate /nonexistent/good.json
+expect_exit "certify --out twice: exit 2 naming it" 2 "^shardcheck certify: --out: given more than once" \
+  $S certify --out /nonexistent/a --out /nonexistent/b
+expect_exit "gen --family twice: exit 2 naming it" 2 "^shardcheck gen: --family: given more than once" \
+  $S gen --family threefry --family philox-kat --out /nonexistent/g
+expect_exit "run --max-cases twice: exit 2 naming it" 2 "^shardcheck run: --max-cases: given more than once" \
+  $S run --max-cases 1 --max-cases 2
+expect_exit "layout --mesh twice: exit 2 naming it" 2 "^shardcheck layout: --mesh: given more than once" \
+  $S layout --mesh 2 --mesh 4 --placements 'S(0)' --shape 8
+expect_exit "audit rng --seed twice: exit 2 naming it" 2 "^shardcheck audit rng: --seed: given more than once" \
+  $S audit rng --seed 1 --seed 2
+expect_exit "certify --candidate twice (repeatable): not refused as repeated" 2 \
+  "--candidate threefry=/nonexistent/b.json: cannot read" \
+  $S certify --out /nonexistent/o --candidate threefry=/nonexistent/b.json --candidate threefry=/nonexistent/c.json
 expect_exit "a flag given a value is exit 2 naming it" 2 "^shardcheck layout: --json: takes no argument" \
   $S layout --json=yes
 expect_exit "an ambiguous abbreviation is exit 2 naming it" 2 \
