@@ -4,7 +4,8 @@
 # editing this file.  For each: --help exits 0 with a usage line on stdout; an unknown option,
 # an option missing its argument and a stray argument each exit 2 with
 # "shardcheck CMD: --opt: reason" (or "unexpected argument 'X'"); so does a flag given twice, and
-# options of several commands given twice (issue 38 M16: only a repeatable option may be).
+# options of several commands given twice (issue 38 M16: only a repeatable option may be), and
+# every FILE or DIR option given "" (issue 38 M9).
 . "$(dirname "$0")/testlib.sh"
 cmds=$($S --list-commands); rc=$?
 if [ "$rc" -eq 0 ] && [ -n "$cmds" ]; then tap_ok "--list-commands lists the commands"
@@ -49,6 +50,10 @@ for c in $cmds; do
   else
     tap_skip "$c: a flag given twice" "$c has no flag"
   fi
+  # issue 38 M9: `gen --out ""` wrote /MANIFEST; every FILE or DIR option refuses ""
+  for p in $(printf '%s\n' "$help" | grep -E '^  --[a-z0-9-]+ (FILE|DIR)' | awk '{ print $1 }'); do
+    expect_exit "$c: $p \"\" is exit 2 naming it" 2 "^shardcheck $c: $p: empty" $S "$@" "$p" ""
+  done
   if printf '%s\n' "$help" | grep -q '^arguments:'; then
     tap_skip "$c: a stray argument" "$c takes arguments"
   else
@@ -76,7 +81,7 @@ expect_exit "audit rng --seed twice: exit 2 naming it" 2 "^shardcheck audit rng:
   $S audit rng --seed 1 --seed 2
 expect_exit "certify --candidate twice (repeatable): not refused as repeated" 2 \
   "--candidate threefry=/nonexistent/b.json: cannot read" \
-  $S certify --out /nonexistent/o --candidate threefry=/nonexistent/b.json --candidate threefry=/nonexistent/c.json
+  $S certify --golden "$G" --out /nonexistent/o --candidate threefry=/nonexistent/b.json --candidate threefry=/nonexistent/c.json
 expect_exit "a flag given a value is exit 2 naming it" 2 "^shardcheck layout: --json: takes no argument" \
   $S layout --json=yes
 expect_exit "an ambiguous abbreviation is exit 2 naming it" 2 \
