@@ -665,7 +665,8 @@ static int check_package(cert_opts *o)
                 "%s\n", o->check, ge.msg);
         return EXIT_USAGE;
     }
-    return cert_check(o->check, o->golden ? o->golden : "", o->golden_opt != NULL, o->torch_opt);
+    return cert_check(o->check, o->golden ? o->golden : "", o->golden_opt != NULL, o->torch_opt,
+                      report_html_write);
 }
 
 int cmd_certify(int argc, char **argv)

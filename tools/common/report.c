@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report.h"
+#include "oneline.h"
 
 static const char *const names[] = {"Pass", "Fail", "NotSupported", "Crash", "Timeout",
                                     "InternalError", "Waived"};
@@ -59,33 +60,13 @@ static void label(const report_item *it, char *buf, size_t n)
         snprintf(buf, n, "%s", it->name ? it->name : "");
 }
 
-void report_put_clean(FILE *f, const char *s, size_t max)
-{
-    size_t n = 0;
-    for (; s && *s && n < max; s++, n++)
-        putc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, f);
-    if (s && *s)
-        fputs("...", f);
-}
-
-const char *report_clean(char *buf, size_t n, const char *s)
-{
-    size_t k = 0;
-    for (; s && *s && k + 1 < n; s++)
-        buf[k++] = (unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s;
-    buf[k] = '\0';
-    if (s && *s && n >= 4)
-        memcpy(buf + (k > n - 4 ? n - 4 : k), "...", 4);
-    return buf;
-}
-
 /* One case's line: the label and the detail come from inputs (a candidate's reason, a
- * golden comment), so they go through report_put_clean. */
+ * golden comment), so they go through oneline.h. */
 static void print_line(const report *r, const report_item *it)
 {
     char lab[512];
     label(it, lab, sizeof lab);
-    report_clean(lab, sizeof lab, lab);
+    oneline_copy(lab, sizeof lab, lab);
     const char *d = it->detail;
     if (r->o.fmt == REP_TAP) {
         if (it->st == ST_NOTSUPPORTED)
@@ -98,7 +79,7 @@ static void print_line(const report *r, const report_item *it)
                    is_bad(it->st) ? "]" : "");
         if (d && it->st != ST_NOTSUPPORTED && it->st != ST_WAIVED) /* a reason, or a note */
             fputs("#   ", stdout);
-        report_put_clean(stdout, d, REPORT_LINE_MAX);
+        oneline_put(stdout, d, REPORT_LINE_MAX);
         if (d || it->st == ST_NOTSUPPORTED || it->st == ST_WAIVED)
             putchar('\n');
     } else if (r->o.fmt == REP_TEXT && (is_bad(it->st) || it->st == ST_WAIVED ||
@@ -106,7 +87,7 @@ static void print_line(const report *r, const report_item *it)
         if (r->fails && is_bad(it->st))
             return; /* kept: printed after the groups (report_close) */
         printf("%-13s %s%s", names[it->st], lab, d ? ": " : "");
-        report_put_clean(stdout, d, REPORT_LINE_MAX);
+        oneline_put(stdout, d, REPORT_LINE_MAX);
         putchar('\n');
     }
 }
@@ -132,7 +113,7 @@ static void keep_failure(report *r, const report_item *it)
     int w = snprintf(line, sizeof line, "%-13s %s%s%s", names[it->st], lab,
                      it->detail ? ": " : "", it->detail ? it->detail : "");
     if (w > 0) /* a long detail is cut: the JSON keeps it whole */
-        report_clean(line, sizeof line, line); /* printed as one line (print_line) */
+        oneline_copy(line, sizeof line, line); /* printed as one line (print_line) */
     json_array_append_new(r->fails, json_pack("{s:I,s:I,s:s,s:s,s:I,s:s}", "tcId",
                                               (json_int_t)tc, "rank", (json_int_t)rank,
                                               "status", names[it->st], "detail",

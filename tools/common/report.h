@@ -122,13 +122,6 @@ void report_print_groups(const report *r, const char *pre);
 
 /* Status name as docs/DESIGN.md spells it. */
 const char *report_status_name(report_status st);
-/* s on one line: every control character (newline, carriage return, escape, ...) written as a
- * space, and at most max bytes of s, then "...": an input's text (a candidate's NotSupported
- * reason, a case name, certify --name) cannot start a line of its own in text, TAP or a
- * statement, where a forged "verdict: CONFORMANT" line would be read (issue 38 M4). */
-void report_put_clean(FILE *f, const char *s, size_t max);
-/* The same into buf (n bytes, at least 4); returns buf. */
-const char *report_clean(char *buf, size_t n, const char *s);
 #define REPORT_LINE_MAX ((size_t)1 << 16) /* a text or TAP line's input text, at most */
 /* s with XML's and HTML's five special characters but the apostrophe escaped (JUnit, the page). */
 void report_xml_escape(FILE *f, const char *s);

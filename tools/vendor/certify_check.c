@@ -7,12 +7,15 @@
  * claims, row verdicts, the overall verdict, the golden MANIFEST hash, statement.txt byte for
  * byte), and every candidate in the package is verified again against the corpus
  * (cert_reverify: a child `verify`, as certify ran it), so an edited candidate is named even
- * with its MANIFEST line rewritten (issue 22 item 4).  What no package check can catch is a
- * consistent rewrite of a backend row's results, the statement and MANIFEST together (the
- * backend is not in the package); publishing the MANIFEST's own sha256 (certify prints it)
- * pins the package.  Calls go one way: this file uses certify_package.c (counting, the
- * statement) and certify_claim.c (claims), neither calls back.
- * Tested by conformance/tests/certify.sh and certify_claims.sh.
+ * with its MANIFEST line rewritten (issue 22 item 4).  The other files are derived, and checked
+ * so: report.html is rendered again (through the renderer cmd_certify.c hands over) and each
+ * JUnit file again from its results, both compared byte for byte, and every file a package has
+ * must be there, so a file removed with its MANIFEST line is named (issue 38 M5).  What no
+ * package check can catch is a consistent rewrite of a backend row's results, the statement
+ * and MANIFEST together (the backend is not in the package); publishing the MANIFEST's own
+ * sha256 (certify prints it) pins the package.  Calls go one way: this file uses
+ * certify_package.c (counting, the statement) and certify_claim.c (claims), neither calls back.
+ * Tested by conformance/tests/certify.sh, certify_claims.sh and certify_tamper.sh.
  */
 #include "config.h"
 #include <dirent.h>
@@ -524,7 +527,7 @@ static int check_page_verdict(const char *dir, const json_t *st)
 /* report.html rendered again from the package (its results, statement, and the command in
  * environment.json) against the corpus, and compared byte for byte: a page rewritten to say
  * CONFORMANT is named even with its MANIFEST line rewritten (issue 38 M5). */
-static int check_page(const char *dir, const char *golden, const json_t *st)
+static int check_page(const char *dir, const char *golden, const json_t *st, cert_page_fn render)
 {
     if (strcmp(sget(st, "shardcheck"), shc_version()))
         return check_page_verdict(dir, st);
@@ -553,9 +556,8 @@ static int check_page(const char *dir, const char *golden, const json_t *st)
     long long fails;
     snprintf(page, sizeof page, "%s/report.html", tmp);
     snprintf(path, sizeof path, "%s/report.html", dir);
-    if (!bad && report_html_write(page, golden, in, (int)k, (int)argc, argv,
-                                  *sget(st, "torch") ? sget(st, "torch") : NULL, st, &cells,
-                                  &fails, &e))
+    if (!bad && render(page, golden, in, (int)k, (int)argc, argv,
+                       *sget(st, "torch") ? sget(st, "torch") : NULL, st, &cells, &fails, &e))
         bad = problem(dir, "report.html", "cannot be rendered again: %s%s", e.msg, "");
     if (!bad && !same_files(page, path))
         bad = problem(dir, "report.html", "inconsistent: it is not the page of the package's "
@@ -570,7 +572,8 @@ static int check_page(const char *dir, const char *golden, const json_t *st)
     return bad;
 }
 
-int cert_check(const char *dir, const char *golden, bool golden_given, const char *torch_opt)
+int cert_check(const char *dir, const char *golden, bool golden_given, const char *torch_opt,
+               cert_page_fn page)
 {
     struct stat st;
     if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
@@ -600,7 +603,7 @@ int cert_check(const char *dir, const char *golden, bool golden_given, const cha
         bad += problem(dir, "statement.json", "unreadable: %s%s", e.msg, "");
     else if (stm)
         bad += check_statement(dir, golden, golden_given, stm) + check_text(dir, stm) +
-               check_junit(dir, stm) + check_page(dir, golden, stm);
+               check_junit(dir, stm) + check_page(dir, golden, stm, page);
     snprintf(path, sizeof path, "%s/MANIFEST", dir);
     shc_sha256_file(path, sha, &e);
     if (!bad)

@@ -13,6 +13,7 @@
 #include "torch_version.h"
 #include "golden.h"
 #include "report.h"
+#include "oneline.h"
 
 /* ---- counting ---- */
 
@@ -167,7 +168,7 @@ json_t *cert_statement(const cert_row *rows, int n, const char *manifest_sha, co
                      "written", written, "rows", a, "verdict", cert_overall(rows, n));
 }
 
-/* A statement's string as the text prints it: on one line, at most 500 bytes (report_clean):
+/* A statement's string as the text prints it: on one line, at most 500 bytes (oneline.h):
  * no string of the statement (a name, a reason, a path, "written" edited in statement.json)
  * can start a line, so the text never holds a verdict line but its own (issue 38 M4).  One
  * printf takes up to eight. */
@@ -176,7 +177,7 @@ static const char *sget(const json_t *o, const char *k)
     static char buf[8][504];
     static unsigned next;
     const char *s = json_string_value(json_object_get(o, k));
-    return report_clean(buf[next++ % 8], sizeof buf[0], s ? s : "");
+    return oneline_copy(buf[next++ % 8], sizeof buf[0], s ? s : "");
 }
 
 static long long iget(const json_t *o, const char *k)
@@ -233,10 +234,10 @@ static void text_notsupported(FILE *f, const json_t *rows)
         char c[504];
         json_object_foreach(reasons, k, v)
             fprintf(f, "    %8lld  %s\n", (long long)json_integer_value(v),
-                    report_clean(c, sizeof c, k));
+                    oneline_copy(c, sizeof c, k));
         json_object_foreach(fields, k, v)
             fprintf(f, "    field %s not computed by the candidate (%lld tests)\n",
-                    report_clean(c, sizeof c, k), (long long)json_integer_value(v));
+                    oneline_copy(c, sizeof c, k), (long long)json_integer_value(v));
     }
 }
 
@@ -245,7 +246,7 @@ static void text_notsupported(FILE *f, const json_t *rows)
 static void put_clean(FILE *f, const char *pre, const char *s, size_t max)
 {
     fputs(pre, f);
-    report_put_clean(f, s, max);
+    oneline_put(f, s, max);
 }
 
 /* What each row covers of its family's claim (certify_claim.c), partial rows marked. */
