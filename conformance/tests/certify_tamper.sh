@@ -146,4 +146,9 @@ out=$(K "$tmp/alt" 2>&1); rc=$?
 if [ $rc -eq 1 ] && [ ${#out} -lt 20000 ] && printf '%s\n' "$out" | grep -q "(1048576 bytes)"; then
   tap_ok "M15 1 MB statement strings: exit 1, echoed in bounded lines"
 else tap_not_ok "M15 1 MB statement strings: exit 1, echoed in bounded lines" "exit $rc, ${#out} bytes"; fi
+big=$(head -c 100000 /dev/zero | tr '\0' x)
+out=$(K "$tmp/$big" 2>&1); rc=$?
+if [ $rc -eq 2 ] && [ ${#out} -lt 400 ] && printf '%s\n' "$out" | grep -q "bytes): not a directory"; then
+  tap_ok "M15 --check of a 100 kB path: exit 2, a short message"
+else tap_not_ok "M15 --check of a 100 kB path: exit 2, a short message" "exit $rc, ${#out} bytes"; fi
 tap_done

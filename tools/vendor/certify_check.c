@@ -577,7 +577,7 @@ int cert_check(const char *dir, const char *golden, bool golden_given, const cha
 {
     struct stat st;
     if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "shardcheck certify --check: %s: not a directory\n", dir);
+        fprintf(stderr, "shardcheck certify --check: %s: not a directory\n", CLI_ECHO(dir));
         return EXIT_USAGE;
     }
     const char *env = getenv("SHARDCHECK_TORCH_VERSION");
