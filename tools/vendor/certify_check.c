@@ -577,7 +577,12 @@ int cert_check(const char *dir, const char *golden, bool golden_given, const cha
 {
     struct stat st;
     if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "shardcheck certify --check: %s: not a directory\n", CLI_ECHO(dir));
+        size_t n = strlen(dir); /* echoed bounded (issue 38 M15), as cli_echo does */
+        if (n > 240)
+            fprintf(stderr, "shardcheck certify --check: %.224s... (%zu bytes): not a "
+                    "directory\n", dir, n);
+        else
+            fprintf(stderr, "shardcheck certify --check: %s: not a directory\n", dir);
         return EXIT_USAGE;
     }
     const char *env = getenv("SHARDCHECK_TORCH_VERSION");
