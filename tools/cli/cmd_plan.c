@@ -439,7 +439,9 @@ int cmd_audit_plan(int argc, char **argv)
         for (int i = 0; i < nf; i++)
             json_array_append_new(arr, json_pack("{s:s,s:s}", "code", f[i].code, "message",
                                                  f[i].msg));
-        json_t *doc = json_pack("{s:o}", "findings", arr);
+        json_t *doc = json_pack("{s:s,s:o}", "torch",
+                                shc_torch_release_name(shc_torch_norm(q.opts.torch)), "findings",
+                                arr);
         int wrc = cli_print_json(doc);
         json_decref(doc);
         if (wrc) {
@@ -449,7 +451,8 @@ int cmd_audit_plan(int argc, char **argv)
     } else {
         for (int i = 0; i < nf; i++)
             printf("finding %s: %s\n", f[i].code, f[i].msg);
-        printf("%d finding%s\n", nf, nf == 1 ? "" : "s");
+        printf("%d finding%s (torch %s)\n", nf, nf == 1 ? "" : "s",
+               shc_torch_release_name(shc_torch_norm(q.opts.torch)));
     }
     free(f);
     return nf ? EXIT_FAIL : EXIT_OK;
