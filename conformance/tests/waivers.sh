@@ -34,13 +34,51 @@ bad "an unknown family" '{"waivers": [{"family": "nope", "tcIds": [1], "reason":
 bad "a tcId the family lacks" '{"waivers": [{"family": "threefry", "tcIds": [99999], "reason": "r"}]}' 'waivers\[0\]: tcIds\[0\] is not a tcId of family threefry'
 bad "an unknown flag" '{"waivers": [{"family": "threefry", "flag": "Nope", "reason": "r"}]}' 'waivers\[0\]: flag "Nope" is not one family threefry declares'
 bad "no reason" '{"waivers": [{"family": "threefry", "tcIds": [1]}]}' 'waivers\[0\]: no "reason"'
-bad "an empty reason" '{"waivers": [{"family": "threefry", "tcIds": [1], "reason": ""}]}' 'waivers\[0\]: no "reason"'
+bad "an empty reason" '{"waivers": [{"family": "threefry", "tcIds": [1], "reason": ""}]}' 'waivers\[0\]: "reason" must be a non-empty string'
 bad "a case waived twice" '{"waivers": [{"family": "threefry", "tcIds": [1], "reason": "a"}, {"family": "threefry", "tcIds": [3, 1], "reason": "b"}]}' 'waivers\[0\] and waivers\[1\] both waive threefry tcId 1'
 bad "both tcIds and flag" '{"waivers": [{"family": "threefry", "tcIds": [1], "flag": "EmptyTensor", "reason": "r"}]}' 'by "tcIds" or by "flag" \(one of them\)'
 bad "a misspelt member" '{"waivers": [{"family": "threefry", "tcids": [1], "reason": "r"}]}' 'unknown member "tcids"'
 bad "an unknown backend" '{"waivers": [{"family": "threefry", "tcIds": [1], "reason": "r", "backends": ["gpu"]}]}' 'backends\[0\] is not a backend'
 bad "an unknown release" '{"waivers": [{"family": "threefry", "tcIds": [1], "reason": "r", "torch": ["3.0"]}]}' 'waivers\[0\]: torch\[0\]'
 bad "not a waiver file" '[1, 2]' 'not a waiver file'
+# issue 38 M1: an entry that is not an object, or without a string "family", crashed run (SIGSEGV)
+bad "an entry that is not an object (M1)" '{"waivers": [5]}' 'w.json: waivers\[0\]: not an object'
+bad "the second entry not an object (M1)" '{"waivers": [{"family": "threefry", "tcIds": [1], "reason": "r"}, "x"]}' 'w.json: waivers\[1\]: not an object'
+bad "no family (M1)" '{"waivers": [{"tcIds": [1], "reason": "r"}]}' 'waivers\[0\]: no "family": a non-empty string'
+bad "a family that is not a string (M1)" '{"waivers": [{"family": 5, "tcIds": [1], "reason": "r"}]}' 'waivers\[0\]: "family" must be a non-empty string'
+bad "a null family (M1)" '{"waivers": [{"family": null, "tcIds": [1], "reason": "r"}]}' 'waivers\[0\]: "family" must be a non-empty string'
+# issue 38 M13: "torch" or "backends" of the wrong type silently disabled the waiver
+bad "a release that is a number (M13)" '{"waivers": [{"family": "threefry", "tcIds": [1], "reason": "r", "torch": [2.13]}]}' 'waivers\[0\]: torch\[0\] must be a string naming a torch release'
+bad "torch not an array (M13)" '{"waivers": [{"family": "threefry", "tcIds": [1], "reason": "r", "torch": "2.13"}]}' 'waivers\[0\]: "torch" must be a non-empty array of strings'
+bad "backends not an array (M13)" '{"waivers": [{"family": "threefry", "tcIds": [1], "reason": "r", "backends": "ref"}]}' 'waivers\[0\]: "backends" must be a non-empty array of strings'
+bad "a backend that is a number (M13)" '{"waivers": [{"family": "threefry", "tcIds": [1], "reason": "r", "backends": ["ref", 5]}]}' 'waivers\[0\]: backends\[1\] must be a string naming a backend'
+bad "an empty backends (M13: it would apply nowhere)" '{"waivers": [{"family": "threefry", "tcIds": [1], "reason": "r", "backends": []}]}' 'waivers\[0\]: "backends" must be a non-empty array'
+bad "a flag that is not a string" '{"waivers": [{"family": "threefry", "flag": ["EmptyTensor"], "reason": "r"}]}' 'waivers\[0\]: "flag" must be a non-empty string'
+bad "tcIds not an array" '{"waivers": [{"family": "threefry", "tcIds": 1, "reason": "r"}]}' 'waivers\[0\]: "tcIds" must be a non-empty array'
+bad "a finding that is not a string" '{"waivers": [{"family": "threefry", "tcIds": [1], "reason": "r", "finding": 3}]}' 'waivers\[0\]: "finding" must be a non-empty string'
+# issue 32 item 5: "plugin" was refused by a message listing it as valid
+w '{"waivers": [{"family": "threefry", "tcIds": [1], "reason": "any plugin", "backends": ["plugin", "candidate", "harness", "torch:gloo"]}]}'
+expect_exit "backends plugin (every plugin), candidate, harness and a spelling are backends; a ref run ignores the waiver" 1 "^Fail +threefry tc 1 " R --waivers "$tmp/w.json"
+# waivers by cause (issue 38): "match" waives a failure whose "Status: detail" matches
+w '{"waivers": [{"family": "threefry", "match": "^Fail: rank 0: bits: expected", "reason": "by cause", "finding": "docs/findings/README.md"}]}'
+expect_exit "a cause waiver (family and match) waives the failure it describes" 0 \
+  "^Waived +threefry tc 1 \(.*\): waived: by cause \(docs/findings/README.md\); Fail: rank 0: bits" R --waivers "$tmp/w.json"
+expect_exit "... not a pass, and the passes in its scope are not called stale" 0 "^39 passed, 0 failed, 0 skipped, 1 waived$" R --waivers "$tmp/w.json"
+w '{"waivers": [{"family": "threefry", "match": "^Crash: ", "reason": "another cause"}]}'
+expect_exit "a failure its pattern does not match stays a failure" 1 "^Fail +threefry tc 1 " R --waivers "$tmp/w.json"
+expect_exit "... and a cause waiver that waived nothing while its scope passed is noted" 1 \
+  "note: .*w.json: waivers\[0\] matched no failure: the 39 cases of its scope that ran passed \(another cause\)" R --waivers "$tmp/w.json"
+expect_exit "... in TAP as a comment" 1 "^# note: .*waivers\[0\] matched no failure" R --waivers "$tmp/w.json" --tap
+w '{"waivers": [{"family": "threefry", "flag": "EmptyTensor", "match": "^Fail: ", "reason": "flag and cause"}]}'
+expect_exit "a cause waiver scoped by a flag does not waive a case without it" 1 "^Fail +threefry tc 1 " R --waivers "$tmp/w.json"
+w '{"waivers": [{"family": "threefry", "tcIds": [1, 2], "match": "bits: expected", "reason": "listed, by cause"}]}'
+expect_exit "tcIds with a match: the listed failure is waived" 0 "^Waived +threefry tc 1 .*listed, by cause" R --waivers "$tmp/w.json" --verbose
+expect_exit "... and a listed case that passes is reported stale" 0 "threefry tc 2 .*waived \(listed, by cause\), but passed" R --waivers "$tmp/w.json" --verbose
+w '{"waivers": [{"family": "threefry", "match": "^Fail: ", "reason": "first"}, {"family": "threefry", "tcIds": [1], "match": "bits", "reason": "second"}]}'
+expect_exit "cause waivers may overlap: the first in the file that matches gives the reason" 0 "^Waived +threefry tc 1 .*waived: first; " R --waivers "$tmp/w.json"
+bad "a pattern that does not compile" '{"waivers": [{"family": "threefry", "match": "(", "reason": "r"}]}' 'waivers\[0\]: "match" is not a POSIX extended regular expression'
+bad "a pattern that is not a string" '{"waivers": [{"family": "threefry", "match": 1, "reason": "r"}]}' 'waivers\[0\]: "match" must be a non-empty string'
+bad "neither tcIds, flag nor match" '{"waivers": [{"family": "threefry", "reason": "r"}]}' 'waivers\[0\]: names its cases by "tcIds" or by "flag", or its failures by "match"'
 expect_exit "the shipped waivers/torch.json names real cases of the corpus (and a ref run ignores it)" 0 \
   "^40 passed, 0 failed, 0 skipped, 0 waived$" "$S" run --backend ref --family threefry --golden "$G" \
   --waivers "$top_srcdir/waivers/torch.json"
