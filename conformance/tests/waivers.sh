@@ -79,6 +79,56 @@ expect_exit "cause waivers may overlap: the first in the file that matches gives
 bad "a pattern that does not compile" '{"waivers": [{"family": "threefry", "match": "(", "reason": "r"}]}' 'waivers\[0\]: "match" is not a POSIX extended regular expression'
 bad "a pattern that is not a string" '{"waivers": [{"family": "threefry", "match": 1, "reason": "r"}]}' 'waivers\[0\]: "match" must be a non-empty string'
 bad "neither tcIds, flag nor match" '{"waivers": [{"family": "threefry", "reason": "r"}]}' 'waivers\[0\]: names its cases by "tcIds" or by "flag", or its failures by "match"'
+# verify --waivers (issue 32 item 5): the same file, the same verdicts; a candidate is backend
+# "candidate"
+sed 's/"bits":\["f29a4fa7"\]}/"bits":["00000000"]}/' "$G/threefry/threefry.json" >"$tmp/cand.json"
+V() { "$S" verify --family threefry --golden "$G" --candidate "$tmp/cand.json" "$@"; }
+expect_exit "verify: the altered candidate fails without waivers" 1 "^Fail +tcId 1: bits" V
+w '{"waivers": [{"family": "threefry", "match": "^Fail: bits: expected", "reason": "by cause", "finding": "docs/findings/README.md", "backends": ["candidate"]}]}'
+expect_exit "verify --waivers: the failure is Waived with its reason, not a pass" 0 \
+  "^Waived +tcId 1: waived: by cause \(docs/findings/README.md\); Fail: bits: expected" V --waivers "$tmp/w.json"
+expect_exit "... counted apart" 0 "^39 passed, 0 failed, 0 skipped, 1 waived$" V --waivers "$tmp/w.json"
+expect_exit "... JSON: the case is Waived with its reason" 0 '"status": ?"Waived", ?"detail": ?"waived: by cause' V --waivers "$tmp/w.json" --json
+w '{"waivers": [{"family": "threefry", "match": "^Fail: bits", "reason": "run only", "backends": ["ref"]}]}'
+expect_exit "verify: a waiver for a run backend does not apply to a candidate" 1 "^Fail +tcId 1: bits" V --waivers "$tmp/w.json"
+w '{"waivers": [{"family": "threefry", "tcIds": [2], "reason": "fixed since"}]}'
+expect_exit "verify: a waived case that passes is reported" 1 "tcId 2: waived \(fixed since\), but passed" V --waivers "$tmp/w.json" --verbose
+w '{"waivers": [5]}'
+expect_exit "verify: a bad waiver file is exit 2 naming the entry" 2 "w.json: waivers\[0\]: not an object" V --waivers "$tmp/w.json"
+expect_exit "verify: --junit naming the waivers file is refused" 2 "junit" V --waivers "$tmp/w.json" --junit "$tmp/w.json"
+# certify --waivers (issue 32 item 5): the package carries the file, every row is judged with
+# it, the statement lists each waived case with its reason, --check re-verifies with it
+w '{"waivers": [{"family": "threefry", "match": "^Fail: (rank 0: )?bits: expected", "reason": "by cause", "finding": "docs/findings/README.md"}]}'
+C() { "$S" certify --golden "$G" --candidate "threefry=$tmp/cand.json" "$@"; }
+expect_exit "certify without waivers: the altered candidate is NONCONFORMANT" 1 "verdict: NONCONFORMANT" C --out "$tmp/p0"
+expect_exit "certify --waivers: the waived failure does not fail the package" 0 "verdict: CONFORMANT" C --out "$tmp/p1" --waivers "$tmp/w.json"
+expect_file "... the package carries the waivers file" "$tmp/p1/waivers.json" '"reason": "by cause"'
+expect_file "... statement.txt lists the waived case with its reason (not a pass)" "$tmp/p1/statement.txt" \
+  'threefry (verify candidate) tcId 1: Waived: waived: by cause (docs/findings/README.md); Fail: bits: expected'
+expect_file "... statement.txt counts it apart" "$tmp/p1/statement.txt" "Waived (known deviations in waivers.json: 1 case; counted neither passed nor failed)"
+expect_file "... statement.json names the package's waivers file" "$tmp/p1/statement.json" '"waivers": "waivers.json"'
+expect_file "... report.html shows the case as Waived with its reason" "$tmp/p1/report.html" "waived: by cause"
+expect_exit "certify --check: intact, re-verified with the package's waivers" 0 "intact: .*verdict: conformant" "$S" certify --check "$tmp/p1" --golden "$G"
+rm -rf "$tmp/alt"; cp -r "$tmp/p1" "$tmp/alt"
+sed -i 's/bits: expected/no such failure/' "$tmp/alt/waivers.json"; write_manifest "$tmp/alt"
+expect_exit "certify --check: a waivers file edited (MANIFEST rewritten) no longer gives the row" 1 \
+  "alt/inputs/threefry.candidate.json: inconsistent with the statement" "$S" certify --check "$tmp/alt" --golden "$G"
+rm -rf "$tmp/alt"; cp -r "$tmp/p1" "$tmp/alt"; rm "$tmp/alt/waivers.json"; write_manifest "$tmp/alt"
+expect_exit "certify --check: the waivers file removed (MANIFEST rewritten): exit 1" 1 \
+  "alt/inputs/threefry.candidate.json: no longer verifies" "$S" certify --check "$tmp/alt" --golden "$G"
+rm -rf "$tmp/alt"; cp -r "$tmp/p1" "$tmp/alt"
+sed -i 's|"waivers": "waivers.json"|"waivers": "../w.json"|' "$tmp/alt/statement.json"; write_manifest "$tmp/alt"
+expect_exit "certify --check: a statement citing a waivers file outside the package: exit 1" 1 \
+  "altered: \"waivers\" is not the package's waivers.json" "$S" certify --check "$tmp/alt" --golden "$G"
+expect_exit "certify --check --waivers: refused (the package's own are used)" 2 "waivers" "$S" certify --check "$tmp/p1" --golden "$G" --waivers "$tmp/w.json"
+expect_exit "certify: a backend row is judged with the waivers too (Waived in a run row)" 0 \
+  "threefry \(run ref, np 1\) tc 1: Waived: waived: by cause" "$S" certify --golden "$tmp/g" --families threefry --out "$tmp/p2" --waivers "$tmp/w.json"
+w '{"waivers": [{"family": "threefry", "tcIds": [2], "reason": "fixed since"}]}'
+expect_exit "certify: a waived case that passed is listed, and the failure fails" 1 \
+  "threefry \(verify candidate\) tcId 2: Pass: waived \(fixed since\), but passed" C --out "$tmp/p3" --waivers "$tmp/w.json"
+w '{"waivers": [5]}'
+expect_exit "certify: a bad waivers file is exit 2 before any row runs" 2 "w.json: waivers\[0\]: not an object" C --out "$tmp/p4" --waivers "$tmp/w.json"
+[ ! -e "$tmp/p4" ] && tap_ok "... and no package is started" || tap_not_ok "... and no package is started"
 expect_exit "the shipped waivers/torch.json names real cases of the corpus (and a ref run ignores it)" 0 \
   "^40 passed, 0 failed, 0 skipped, 0 waived$" "$S" run --backend ref --family threefry --golden "$G" \
   --waivers "$top_srcdir/waivers/torch.json"
