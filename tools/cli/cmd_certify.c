@@ -4,7 +4,7 @@
  *
  *   shardcheck certify --out DIR [--golden DIR] [--backend B] [--families a,b] [--np 1,2,4]
  *                      [--candidate [FAMILY=]FILE]... [--name TEXT] [--max-cases N]
- *                      [--timeout SEC]
+ *                      [--timeout SEC] [--waivers FILE]
  *   shardcheck certify --check DIR [--golden DIR]
  *
  * Every claimed family (--families, default all) runs on the backend (B as in `run`,
@@ -16,14 +16,17 @@
  * of it all (certify.h lists the layout; certify_package.c writes and checks it).
  * Each row is also measured against its family's claim (family.h's shc_claim,
  * certify_claim.c): a row that passed but covers fewer fields or tests than the claim
- * requires is "partial", and so is the package.  --check finds the corpus as every command
- * does and verifies every candidate in the package again.
+ * requires is "partial", and so is the package.  --waivers FILE (known deviations,
+ * tools/run/waivers.h) is checked first, copied into the package as waivers.json and given to
+ * every row, and the statement lists each waived case with its reason.  --check finds the
+ * corpus as every command does and verifies every candidate in the package again (with the
+ * package's waivers.json when it has one).
  * Exit: 0 conformant, 1 nonconformant (or, with --check, an altered package or a candidate
  * that no longer gives its row), 2 bad usage or input (unknown family, bad --np, --out
  * existing and not empty or not creatable, a tampered golden corpus, a child refusing its
  * input, --check without a corpus), 3 partial (nothing failed, but a row covers less than
  * its family's claim), 77 incomplete (a claimed row could not run, or nothing passed), 99
- * internal.  Tested by conformance/tests/certify.sh and certify_claims.sh.
+ * internal.  Tested by conformance/tests/certify.sh, certify_claims.sh and waivers.sh.
  */
 #include "config.h"
 #include <dirent.h>

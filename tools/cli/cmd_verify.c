@@ -14,11 +14,12 @@
  * cases (tools/common/progress.h).  A candidate may declare the fields
  * it computes ("fields": [...], see partial_begin): the others are NotSupported.
  * Cases are reported through report.c, the reporter `run` uses too (text, --tap,
- * --junit FILE, --json; NotSupported cases listed with --verbose).  Exit 0, 1 a
+ * --junit FILE, --json; NotSupported cases listed with --verbose; --waivers FILE reports the
+ * failures a known deviation explains as Waived, tools/run/waivers.h).  Exit 0, 1 a
  * failure, 77 when nothing passed (every case NotSupported), 2 bad input.
  * The command only parses options, loads the golden family and opens the report; the
  * work is the verify engine's (tools/verify/verify.h, a library the fuzzers link too).
- * Tested by verify_candidate.sh, verify_partial.sh and hardening.sh.
+ * Tested by verify_candidate.sh, verify_partial.sh, hardening.sh and waivers.sh.
  */
 #include "config.h"
 #include <errno.h>

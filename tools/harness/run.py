@@ -7,10 +7,12 @@ counts per family and every mismatch, and ends with `N passed, N failed`
 (`, N skipped`).  A vendor runs their own Python implementation over the same
 files with `--adapter path/to/their_adapter.py` (contract: README.md), and
 `--results DIR` writes its answers in the results form `shardcheck verify` and
-`shardcheck certify --candidate` read.  Exit 0 only when nothing failed; 2 on bad usage.
+`shardcheck certify --candidate` read; `--waivers FILE` reports a failure a known deviation
+explains as WAIVED (waivers.py).  Exit 0 only when nothing failed; 2 on bad usage.
 
 How it is tested: tools/harness/tests/test_harness.py runs it as a subprocess on
-hand-made golden files with right and wrong adapters; test_results.py checks --results.
+hand-made golden files with right and wrong adapters; test_results.py checks --results,
+test_waivers.py --waivers.
 """
 
 import argparse
