@@ -59,6 +59,9 @@ bad "a finding that is not a string" '{"waivers": [{"family": "threefry", "tcIds
 # issue 32 item 5: "plugin" was refused by a message listing it as valid
 w '{"waivers": [{"family": "threefry", "tcIds": [1], "reason": "any plugin", "backends": ["plugin", "candidate", "harness", "torch:gloo"]}]}'
 expect_exit "backends plugin (every plugin), candidate, harness and a spelling are backends; a ref run ignores the waiver" 1 "^Fail +threefry tc 1 " R --waivers "$tmp/w.json"
+w '{"waivers": [{"family": "shard-layout", "tcIds": [1], "reason": "not in this corpus"}]}'
+expect_exit "a waiver of a family the corpus lacks (run: NotSupported) waives nothing there" 1 \
+  "^39 passed, 1 failed, 0 skipped, 0 waived$" R --waivers "$tmp/w.json"
 # waivers by cause (issue 38): "match" waives a failure whose "Status: detail" matches
 w '{"waivers": [{"family": "threefry", "match": "^Fail: rank 0: bits: expected", "reason": "by cause", "finding": "docs/findings/README.md"}]}'
 expect_exit "a cause waiver (family and match) waives the failure it describes" 0 \
@@ -129,6 +132,16 @@ expect_exit "certify: a waived case that passed is listed, and the failure fails
 w '{"waivers": [5]}'
 expect_exit "certify: a bad waivers file is exit 2 before any row runs" 2 "w.json: waivers\[0\]: not an object" C --out "$tmp/p4" --waivers "$tmp/w.json"
 [ ! -e "$tmp/p4" ] && tap_ok "... and no package is started" || tap_not_ok "... and no package is started"
+# issue 38 M7: each waiver loaded its family's whole corpus again (20 waivers on shard-layout:
+# 14 s CPU and 304 MB before; each family is now scanned once, about 0.1 s and 25 MB)
+if [ -x /usr/bin/time ] && [ "${SHARDCHECK_SANITIZED:-0}" != 1 ] && "$PY" -c 'import json' 2>/dev/null; then
+  "$PY" -c 'import json,sys; json.dump({"waivers": [{"family": "shard-layout", "tcIds": [i], "reason": "r%d" % i, "backends": ["torch"]} for i in range(1, 21)]}, sys.stdout)' >"$tmp/w20.json"
+  /usr/bin/time -f "%U %S %M" -o "$tmp/time" "$S" run --backend ref --family threefry --golden "$G" --waivers "$tmp/w20.json" >/dev/null 2>&1
+  read -r u s m <"$tmp/time"
+  if awk -v u="$u" -v s="$s" -v m="$m" 'BEGIN { exit !(u + s < 3 && m < 150000) }'; then
+    tap_ok "20 waivers on shard-layout load it once: ${u}+${s} s CPU, $m KB peak (bounds 3 s, 150 MB)"
+  else tap_not_ok "20 waivers on shard-layout load it once" "${u}+${s} s CPU, $m KB peak (bounds 3 s, 150 MB)"; fi
+else tap_skip "the cost of 20 waivers" "no /usr/bin/time, a sanitized build or no python"; fi
 expect_exit "the shipped waivers/torch.json names real cases of the corpus (and a ref run ignores it)" 0 \
   "^40 passed, 0 failed, 0 skipped, 0 waived$" "$S" run --backend ref --family threefry --golden "$G" \
   --waivers "$top_srcdir/waivers/torch.json"

@@ -7,9 +7,11 @@
  * the flags a case carries are read from its bytes.  Tested by waivers.sh.
  */
 #include "config.h"
+#include <errno.h>
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "golden.h"
 #include "family.h"
 #include "run.h"
@@ -288,7 +290,9 @@ static int resolve(waivers *w, const json_t *wv, int k, const shc_golden *t, shc
     return SHC_OK;
 }
 
-/* Every waiver of every family named, each family's corpus loaded once. */
+/* Every waiver of every family named, each family's corpus loaded once; a family the corpus
+ * has no directory for cannot run (run reports it NotSupported), so its waivers waive
+ * nothing there. */
 static int resolve_all(waivers *w, const json_t *list, const char *golden, shc_torch_release rel,
                        shc_err *e)
 {
@@ -299,6 +303,11 @@ static int resolve_all(waivers *w, const json_t *list, const char *golden, shc_t
             first = w->w[j].family != w->w[k].family;
         if (!first)
             continue;
+        char fdir[4096];
+        struct stat st;
+        snprintf(fdir, sizeof fdir, "%s/%s", golden, w->w[k].family);
+        if (stat(fdir, &st) && errno == ENOENT)
+            continue; /* a corpus without the family (run: NotSupported): nothing to waive */
         shc_golden t = {0};
         rc = shc_golden_index_family_at(&t, golden, w->w[k].family, rel, e);
         for (int j = k; !rc && j < w->nw; j++)
@@ -355,7 +364,7 @@ int waivers_load(waivers **out, const char *path, const char *golden, const char
         rc = no_duplicates(w, e);
     if (rc) {
         waivers_free(w);
-        return e->code ? e->code : rc;
+        return shc_err_prefix(e, "--waivers");
     }
     *out = w;
     return SHC_OK;
