@@ -62,6 +62,15 @@ expect_exit "backends plugin (every plugin), candidate, harness and a spelling a
 w '{"waivers": [{"family": "shard-layout", "tcIds": [1], "reason": "not in this corpus"}]}'
 expect_exit "a waiver of a family the corpus lacks (run: NotSupported) waives nothing there" 1 \
   "^39 passed, 1 failed, 0 skipped, 0 waived$" R --waivers "$tmp/w.json"
+# ... and a waiver for "plugin" applies to every plugin: the broken example's planted uneven-split
+# bug (examples/plugin_broken.c), waived by its cause
+PL="$top_builddir/examples/.libs/plugin_broken.so"
+if [ -f "$PL" ]; then
+  PR() { "$S" run --backend "plugin:$PL" --family shard-layout --golden "$G" --max-cases 100 "$@"; }
+  expect_exit "the broken plugin fails uneven shards without waivers" 1 "^Fail +shard-layout tc 318 .*localShape: expected \[28\], got \[29\]" PR
+  w '{"waivers": [{"family": "shard-layout", "flag": "UnevenShard", "match": "^Fail: rank [0-9]+: localShape: expected", "reason": "planted off-by-one", "backends": ["plugin"]}]}'
+  expect_exit "backends [\"plugin\"]: the plugin's failures of that cause are Waived" 0 "^20 passed, 0 failed, 69 skipped, 11 waived$" PR --waivers "$tmp/w.json"
+else tap_skip "a waiver for plugin on a plugin run" "examples/plugin_broken.so not built (make check builds it)"; fi
 # waivers by cause (issue 38): "match" waives a failure whose "Status: detail" matches
 w '{"waivers": [{"family": "threefry", "match": "^Fail: rank 0: bits: expected", "reason": "by cause", "finding": "docs/findings/README.md"}]}'
 expect_exit "a cause waiver (family and match) waives the failure it describes" 0 \

@@ -21,7 +21,7 @@ MPI="$MPIRUN --oversubscribe --allow-run-as-root"
 # every np the main job's torch stage uses (tools/main_job.sh, SHARDCHECK_TORCH_NP's default)
 NPS=$(sed -n 's/.*for np in ${SHARDCHECK_TORCH_NP:-\([0-9 ]*\)}.*/\1/p' "$top_srcdir/tools/main_job.sh")
 [ -n "$NPS" ] || NPS="1 2 3 4 8"
-CASES=${WAIVERS_TORCH_CASES:-@CASES@}
+CASES=${WAIVERS_TORCH_CASES:-45}
 for np in $NPS; do
   out=$($MPI -np "$np" "$SHARDCHECK" run --backend torch --family shard-layout --golden "$G" \
         --waivers "$top_srcdir/waivers/torch.json" --max-cases "$CASES" --timeout 300 2>&1); rc=$?
