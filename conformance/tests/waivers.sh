@@ -126,7 +126,9 @@ sed -i 's/bits: expected/no such failure/' "$tmp/alt/waivers.json"; write_manife
 expect_exit "certify --check: a waivers file edited (MANIFEST rewritten) no longer gives the row" 1 \
   "alt/inputs/threefry.candidate.json: inconsistent with the statement" "$S" certify --check "$tmp/alt" --golden "$G"
 rm -rf "$tmp/alt"; cp -r "$tmp/p1" "$tmp/alt"; rm "$tmp/alt/waivers.json"; write_manifest "$tmp/alt"
-expect_exit "certify --check: the waivers file removed (MANIFEST rewritten): exit 1" 1 \
+expect_exit "certify --check: the waivers file removed (MANIFEST rewritten): exit 1 naming it" 1 \
+  "alt/waivers.json: missing" "$S" certify --check "$tmp/alt" --golden "$G"
+expect_exit "... and the candidate no longer verifies without it" 1 \
   "alt/inputs/threefry.candidate.json: no longer verifies" "$S" certify --check "$tmp/alt" --golden "$G"
 rm -rf "$tmp/alt"; cp -r "$tmp/p1" "$tmp/alt"
 sed -i 's|"waivers": "waivers.json"|"waivers": "../w.json"|' "$tmp/alt/statement.json"; write_manifest "$tmp/alt"

@@ -425,6 +425,9 @@ static int check_required(const char *dir, const json_t *st)
     for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
         if (!is_file(dir, fixed[i]))
             bad += problem(dir, fixed[i], "missing: every package has it%s%s", "", "");
+    if (json_object_get(st, "waivers") && !is_file(dir, "waivers.json"))
+        bad += problem(dir, "waivers.json", "missing: the statement's rows were judged with "
+                       "it%s%s", "", "");
     size_t i;
     json_t *j;
     json_array_foreach(json_object_get(st, "rows"), i, j) {
