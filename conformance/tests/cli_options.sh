@@ -237,6 +237,7 @@ verify|torch-version|2.15
 verify|tcid|1
 verify|flag|EmptyTensor
 verify|answered|-
+verify|waivers|@WV@
 run|backend|local
 run|family|philox-kat
 run|golden|@G2@
@@ -266,7 +267,8 @@ certify|name|someone
 certify|max-cases|1
 certify|timeout|30
 certify|check|@P@
-certify|torch-version|2.15'
+certify|torch-version|2.15
+certify|waivers|@WV@'
 
 # ALLOW: command | option | mode | why one quick run cannot show it (and where it is shown).
 ALLOW='rng|path|philox|selects the implementation (scalar, AVX2, AVX-512), which gives the same words by design (cli_rng.sh compares them; a path this CPU lacks is refused)

@@ -554,9 +554,15 @@ static void stop_job(run_opts *o)
 }
 
 /* The reporter's question to the waivers (report_opts.waive). */
-static const char *waive(void *ctx, const char *family, long long tcid)
+static const char *waive(void *ctx, const char *family, long long tcid, const char *status,
+                         const char *detail)
 {
-    return waivers_match(ctx, family, tcid);
+    return waivers_match(ctx, family, tcid, status, detail);
+}
+
+static void waive_notes(void *ctx, FILE *f, const char *prefix)
+{
+    waivers_notes(ctx, f, prefix);
 }
 
 /* Rank 0's report (the same reporter as verify) and journal: CLI_GO or EXIT_USAGE. */
@@ -569,7 +575,8 @@ static int open_outputs(run_opts *o, report *rep)
                       .head = json_pack("{s:s,s:I}", "backend", o->be->name,
                                         "ranks", (json_int_t)o->nprocs),
                       .torch = shc_torch_release_name(o->torch), .torch_why = o->torch_why,
-                      .waive = o->waivers ? waive : NULL, .waive_ctx = o->waivers};
+                      .waive = o->waivers ? waive : NULL,
+                      .waive_notes = o->waivers ? waive_notes : NULL, .waive_ctx = o->waivers};
     if (report_open(rep, &ro))
         return cli_usage_error("run", "--junit %s: cannot write", o->junit);
     o->rep = rep;

@@ -168,7 +168,8 @@ static report_item waive(report *r, const report_item *it, char *buf, size_t n)
 {
     long long rank, tc = item_test(it, &rank);
     const char *why = r->o.waive && (it->st == ST_PASS || is_bad(it->st))
-                      ? r->o.waive(r->o.waive_ctx, it->family ? it->family : r->o.suite, tc)
+                      ? r->o.waive(r->o.waive_ctx, it->family ? it->family : r->o.suite, tc,
+                                   names[it->st], it->st == ST_PASS ? NULL : it->detail)
                       : NULL;
     if (!why)
         return *it;
@@ -424,10 +425,14 @@ int report_close(report *r)
                     errno ? strerror(errno) : "out of memory");
             lost = true;
         }
+        if (r->o.waive_notes)
+            r->o.waive_notes(r->o.waive_ctx, stderr, "");
         fprintf(stderr, "%s\n", line);
     } else if (r->o.fmt == REP_TAP) {
         if (r->groups)
             report_print_groups(r, "# ");
+        if (r->o.waive_notes)
+            r->o.waive_notes(r->o.waive_ctx, stdout, "# ");
         if (r->o.torch)
             printf("# judged against torch %s (%s)\n", r->o.torch,
                    r->o.torch_why ? r->o.torch_why : "");
@@ -438,6 +443,8 @@ int report_close(report *r)
         for (size_t i = 0; i < json_array_size(r->fails); i++) /* kept: after the groups */
             printf("%s\n", jstr(json_array_get(r->fails, i), "line"));
         print_suite_totals(r);
+        if (r->o.waive_notes)
+            r->o.waive_notes(r->o.waive_ctx, stdout, "");
         if (r->o.torch)
             printf("judged against torch %s (%s)\n", r->o.torch,
                    r->o.torch_why ? r->o.torch_why : "");

@@ -49,10 +49,15 @@ typedef struct report_opts {
      * a case it refuses is neither printed nor counted */
     bool (*keep)(void *ctx, long long tcid, report_status st, const char *detail);
     void *keep_ctx;
-    /* NULL, or the reason case (family, tcid) is a known deviation (run --waivers,
-     * tools/run/waivers.c): its failure is reported Waived with the reason, and its pass
-     * as a pass that says the waiver may be stale */
-    const char *(*waive)(void *ctx, const char *family, long long tcid);
+    /* NULL, or the reason this outcome of case (family, tcid) is a known deviation (status:
+     * its name, "Pass", "Fail", ...; detail: its message; --waivers, tools/run/waivers.c): a
+     * failure is reported Waived with the reason, a pass as a pass that says the waiver may
+     * be stale */
+    const char *(*waive)(void *ctx, const char *family, long long tcid, const char *status,
+                         const char *detail);
+    /* NULL, or what the waivers say after the last case (lines, each prefixed: "# " in TAP),
+     * printed before the closing counts (on stderr with JSON) */
+    void (*waive_notes)(void *ctx, FILE *f, const char *prefix);
     void *waive_ctx;
     int group_failures;     /* keep failing cases for report_group_failures (report_groups.c):
                                text then prints the groups first and the failures after them */

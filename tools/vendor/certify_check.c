@@ -284,12 +284,16 @@ static int reverify_all(const char *dir, const char *golden, const json_t *st)
         return problem(dir, "statement.json", "cannot verify its candidates again: "
                        "/proc/self/exe unreadable%s%s", "", "");
     exe[k] = '\0';
+    const json_t *w = json_object_get(st, "waivers"); /* the package's own copy, nothing else */
+    if (w && !(json_is_string(w) && !strcmp(json_string_value(w), "waivers.json")))
+        return problem(dir, "statement.json", "altered: \"waivers\" is not the package's "
+                       "waivers.json%s%s", "", "");
     size_t i;
     json_t *j;
     int bad = 0;
     json_array_foreach(json_object_get(st, "rows"), i, j)
         if (!strcmp(sget(j, "mode"), "verify") && *sget(j, "results"))
-            bad += cert_reverify(dir, golden, exe, sget(st, "torch"), j);
+            bad += cert_reverify(dir, golden, exe, sget(st, "torch"), sget(st, "waivers"), j);
     return bad;
 }
 
@@ -421,6 +425,9 @@ static int check_required(const char *dir, const json_t *st)
     for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
         if (!is_file(dir, fixed[i]))
             bad += problem(dir, fixed[i], "missing: every package has it%s%s", "", "");
+    if (json_object_get(st, "waivers") && !is_file(dir, "waivers.json"))
+        bad += problem(dir, "waivers.json", "missing: the statement's rows were judged with "
+                       "it%s%s", "", "");
     size_t i;
     json_t *j;
     json_array_foreach(json_object_get(st, "rows"), i, j) {
@@ -630,7 +637,7 @@ static bool same_outcome(const json_t *a, const json_t *b, char *buf, size_t n)
 {
     static const char *const keys[] = {"passed", "failed", "notSupported", "verdict",
                                        "notSupportedReasons", "notSupportedFields", "claim",
-                                       "producer"};
+                                       "producer", "waived", "waivedCases"};
     size_t o = 0;
     buf[0] = '\0';
     for (size_t i = 0; i < sizeof keys / sizeof *keys && o < n; i++) {
@@ -643,17 +650,22 @@ static bool same_outcome(const json_t *a, const json_t *b, char *buf, size_t n)
 
 /* Run verify on the package's candidate into tmp; 0, or a problem naming the candidate. */
 static int verify_again(const char *dir, const char *golden, const char *exe, const char *torch,
-                        const char *tmp, cert_row *r)
+                        const char *waivers, const char *tmp, cert_row *r)
 {
-    char cand[4096], log[4096], last[512], code_s[16];
+    char cand[4096], log[4096], last[512], code_s[16], wpath[4096];
     cert_path(cand, sizeof cand, dir, r->candidate);
+    cert_path(wpath, sizeof wpath, dir, waivers);
     snprintf(r->results, sizeof r->results, "%s/results.json", tmp);
     snprintf(r->junit, sizeof r->junit, "%s/results.junit.xml", tmp);
     snprintf(r->log, sizeof r->log, "%s/verify.stderr", tmp);
     snprintf(log, sizeof log, "%s", r->log);
     char *v[] = {(char *)exe, "verify", "--family", r->family, "--candidate", cand, "--golden",
-                 (char *)golden, "--json", "--junit", r->junit, *torch ? "--torch-version" : NULL,
-                 (char *)torch, NULL};
+                 (char *)golden, "--json", "--junit", r->junit, "--waivers", wpath,
+                 "--torch-version", (char *)torch, NULL};
+    if (!*waivers) /* without waivers: --torch-version (when the statement has one) ends it */
+        memmove(&v[11], &v[13], 3 * sizeof *v);
+    if (!*torch)
+        v[*waivers ? 13 : 11] = NULL;
     progress off = {0};
     int code = cert_spawn(v, r->results, log, NULL, &off);
     if (code == 0 || code == 1)
@@ -665,7 +677,7 @@ static int verify_again(const char *dir, const char *golden, const char *exe, co
 }
 
 int cert_reverify(const char *dir, const char *golden, const char *exe, const char *torch,
-                  const json_t *j)
+                  const char *waivers, const json_t *j)
 {
     cert_row r = {0};
     char tmp[] = "/tmp/shardcheck-check.XXXXXX";
@@ -679,7 +691,7 @@ int cert_reverify(const char *dir, const char *golden, const char *exe, const ch
     if (!mkdtemp(tmp))
         return problem(dir, r.candidate, "cannot be verified again: %s%s", strerror(errno), "");
     shc_err e = {0};
-    int bad = verify_again(dir, golden, exe, torch, tmp, &r);
+    int bad = verify_again(dir, golden, exe, torch, waivers, tmp, &r);
     if (!bad && (cert_count(dir, &r, &e) || cert_claim(dir, golden, &r, &e)))
         bad = problem(dir, r.candidate, "cannot be verified again: %s%s", e.msg, "");
     json_t *got = bad ? NULL : cert_row_json(&r);
