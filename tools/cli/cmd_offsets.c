@@ -143,7 +143,8 @@ static int load_layout(const cli_common *c, layout_in *L, shc_err *e)
         return shc_err_prefix(e, "--placements '%s'", CLI_ECHO(c->placements));
     if ((rc = shc_shape_parse(&L->shape, c->shape, e)))
         return shc_err_prefix(e, "--shape '%s'", CLI_ECHO(c->shape));
-    if ((rc = shc_placements_check(&L->pl, &L->m, L->shape.ndim, e)))
+    if ((rc = shc_placements_normalize(&L->pl, L->shape.ndim, e)) ||
+        (rc = shc_placements_check(&L->pl, &L->m, L->shape.ndim, e)))
         return shc_err_prefix(e, "--placements '%s' on --mesh %s --shape %s", c->placements,
                               c->mesh, c->shape); /* each parsed, so short */
     if (c->rank >= 0) {
