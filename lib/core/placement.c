@@ -419,12 +419,19 @@ int shc_placements_normalize(shc_placements *pl, int tensor_ndim, shc_err *e)
                             "%d-d tensor (torch 2.13: IndexError: Dimension out of range "
                             "(expected to be in range of [%d, %d], but got %d))", i, one, p->dim,
                             tensor_ndim, -tensor_ndim, tensor_ndim - 1, p->dim);
-        if (p->dim + tensor_ndim < 0) /* still negative: DTensorSpec's assertion */
+        /* still negative: DTensorSpec's assertion for a Shard; a _StridedShard gets past it
+         * and fails decoding the shard order (_dtensor_spec.py:334, a real torch run) */
+        if (p->dim + tensor_ndim < 0 && p->kind == SHC_P_SHARD)
             return shc_fail(e, SHC_EINVAL, "placement %d '%s': shard dim %d out of range for a "
                             "%d-d tensor (torch 2.13 normalises it to %d, then raises "
                             "AssertionError: Shard dim %d in placements ... must be normalized)",
                             i, one, p->dim, tensor_ndim, p->dim + tensor_ndim,
                             p->dim + tensor_ndim);
+        if (p->dim + tensor_ndim < 0)
+            return shc_fail(e, SHC_EINVAL, "placement %d '%s': shard dim %d out of range for a "
+                            "%d-d tensor (torch 2.13 normalises it to %d, then redistribute "
+                            "raises IndexError: list index out of range)", i, one, p->dim,
+                            tensor_ndim, p->dim + tensor_ndim);
         if (pl->has_order)
             return shc_fail(e, SHC_EINVAL, "placement %d '%s': a negative dim in the trace form "
                             "(torch prints a shard order with normalised dims only: write "
