@@ -12,8 +12,9 @@ needs torch, so a port for another framework or device can use it.
 
 How it is tested: tools/harness/tests/test_partial.py (round trips, errors,
 coordinates of non-arange rank maps), tools/harness/tests/test_torch_input.py
-(reduce-op strings and negative dims against real torch and the CLI) and through the partial-port example in
-tools/harness/examples, which parses every rng-offsets case with it.
+(reduce-op strings and negative dims against real torch and the CLI) and through
+the partial-port example in tools/harness/examples, which parses every rng-offsets
+case with it.
 """
 
 import math
