@@ -409,16 +409,12 @@ int shc_placements_normalize(shc_placements *pl, int tensor_ndim, shc_err *e)
 {
     for (int i = 0; i < pl->n; i++) {
         shc_placement *p = &pl->p[i];
-        if ((p->kind != SHC_P_SHARD && p->kind != SHC_P_STRIDED) ||
-            (p->dim >= 0 && p->dim < tensor_ndim))
+        /* a dim past the tensor is shc_placements_check's (torch: IndexError, Dimension out
+         * of range, from torch.chunk at placement_types.py:317) */
+        if ((p->kind != SHC_P_SHARD && p->kind != SHC_P_STRIDED) || p->dim >= 0)
             continue;
         char one[48];
         shc_placement_format(p, one, sizeof one);
-        if (p->dim >= tensor_ndim) /* torch.chunk / narrow on the dim (placement_types.py:317) */
-            return shc_fail(e, SHC_EINVAL, "placement %d '%s': shard dim %d out of range for a "
-                            "%d-d tensor (torch 2.13: IndexError: Dimension out of range "
-                            "(expected to be in range of [%d, %d], but got %d))", i, one, p->dim,
-                            tensor_ndim, -tensor_ndim, tensor_ndim - 1, p->dim);
         /* still negative: DTensorSpec's assertion for a Shard; a _StridedShard gets past it
          * and fails decoding the shard order (_dtensor_spec.py:334, a real torch run) */
         if (p->dim + tensor_ndim < 0 && p->kind == SHC_P_SHARD)
