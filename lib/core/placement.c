@@ -405,8 +405,9 @@ int shc_placements_check(const shc_placements *pl, const shc_mesh *m, int tensor
  * (_api.py:718-725).  Shard(-1) itself prints S(-1) (placement_types.py __str__), and the
  * internals refuse it (DTensorSpec, _dtensor_spec.py:176-179: "must be normalized").
  * Where torch does not normalise (a real 2.13 run): compute_local_shape_and_global_offset
- * lays S(-1) out as S(ndim-1) through torch.chunk's own negative index but raises IndexError
- * for _S(-2, 2); distribute_tensor of _S(-3, 2) on a 2-d tensor keeps _S(-1, 2) unchecked.
+ * takes S(-1) (rank 0 of [S(-1), R] on [6, 8] gets (6, 4) at (0, 0), torch.chunk indexing
+ * from the end) but raises IndexError for _S(-2, 2); distribute_tensor of _S(-3, 2) on a 2-d
+ * tensor keeps _S(-1, 2) unchecked.
  * A dim still out of range is refused as torch's redistribute / DTensorSpec refuse it. */
 int shc_placements_normalize(shc_placements *pl, int tensor_ndim, shc_err *e)
 {
