@@ -150,6 +150,11 @@ static int load_req(const plan_args *a, plan_req *q, shc_err *e)
         return shc_err_prefix(e, "--src");
     if ((rc = shc_placements_parse(&q->dst, a->dst, e)))
         return shc_err_prefix(e, "--dst");
+    /* as from_local (the source DTensor) and redistribute (the target) normalise them */
+    if ((rc = shc_placements_normalize(&q->src, q->shape.ndim, e)))
+        return shc_err_prefix(e, "--src");
+    if ((rc = shc_placements_normalize(&q->dst, q->shape.ndim, e)))
+        return shc_err_prefix(e, "--dst");
     if (a->planner && (rc = shc_planner_parse(a->planner, &q->opts.planner, e)))
         return shc_err_prefix(e, "--planner");
     if (a->dtype && (rc = shc_dtype_bytes(a->dtype, &q->opts.dtype_bytes, e)))
@@ -174,6 +179,17 @@ static json_t *shape_json(const shc_shape *s)
     return shc_json_i64_array(s->d, s->ndim);
 }
 
+/* The first step torch raises at for its reduce op (Partial("prod") -> R: funcol's
+ * all_reduce refuses the string; R -> Partial("product"): no partition), with torch's error;
+ * -1 when none.  torch plans these steps as for any other op and raises running them. */
+static int raising_step(const shc_plan *p, shc_err *why)
+{
+    for (int i = 0; i < p->nsteps; i++)
+        if (shc_placement_check_step(&p->steps[i].src, &p->steps[i].dst, why))
+            return i;
+    return -1;
+}
+
 static json_t *plan_json(int64_t rank, const int64_t *coord, int nd, const shc_plan *p)
 {
     json_t *steps = json_array();
@@ -193,11 +209,17 @@ static json_t *plan_json(int64_t rank, const int64_t *coord, int nd, const shc_p
             json_object_set_new(o, "avg_scale", json_integer(st->avg_scale));
         json_array_append_new(steps, o);
     }
-    return json_pack("{s:I,s:o,s:s,s:o,s:i,s:o}", "rank", (json_int_t)rank, "coord",
-                     shc_json_i64_array(coord, nd), "planner",
-                     p->used == SHC_PLANNER_GRAPH ? "graph" : "greedy", "steps", steps,
-                     "ncollectives", p->ncollectives, "trace",
-                     p->trace ? json_string(p->trace) : json_null());
+    json_t *o = json_pack("{s:I,s:o,s:s,s:o,s:i,s:o}", "rank", (json_int_t)rank, "coord",
+                          shc_json_i64_array(coord, nd), "planner",
+                          p->used == SHC_PLANNER_GRAPH ? "graph" : "greedy", "steps", steps,
+                          "ncollectives", p->ncollectives, "trace",
+                          p->trace ? json_string(p->trace) : json_null());
+    shc_err why = {0};
+    int at = raising_step(p, &why);
+    if (o && at >= 0)
+        json_object_set_new(o, "torchRaises", json_pack("{s:i,s:s}", "step", at, "error",
+                                                        why.msg));
+    return o;
 }
 
 /* The readable body for one rank (ranks with equal bodies are printed once). */
@@ -233,6 +255,10 @@ static char *plan_text(const shc_plan *p)
         fprintf(f, "  trace: %s\n", p->trace);
     else
         fprintf(f, "  trace: (torch's stringify raises: %s)\n", p->trace_error);
+    shc_err why = {0};
+    int at = raising_step(p, &why);
+    if (at >= 0)
+        fprintf(f, "  torch raises at step %d: %s\n", at, why.msg);
     fclose(f);
     return buf;
 }
