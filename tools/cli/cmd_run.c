@@ -14,13 +14,16 @@
  * per rank under mpirun) and checked against golden and the SPMD invariants.
  * A test whose world does not fit the backend, or that a family or plugin
  * cannot compute, is NotSupported, never Fail.  Reports go through report.c, the
- * reporter verify uses: text (failures, every case with --verbose, per-family
- * totals), --tap, --junit FILE, --json; the last line is always
+ * reporter verify uses: text (the failures grouped by flag and field per family, as verify
+ * groups them, then at most RUN_FAIL_LINES failure lines; every case with --verbose;
+ * per-family totals), --tap, --junit FILE, --json (each failing case with its flags and
+ * inputs; its views, for explain --candidate); the last line is always
  * "N passed, N failed, N skipped"; on a terminal, rank 0 shows a progress bar over each
  * family's cases (tools/common/progress.h).  Exit codes (docs/DESIGN.md): 0 all passed or
  * skipped, 1 a Fail/Crash/Timeout, 2 bad usage or input (corrupt golden file,
  * bad plugin), 77 nothing ran, 99 an InternalError.
- * Tested by conformance/tests/run_mpi.sh, run_faults.sh and io_lifecycle.sh.
+ * Tested by conformance/tests/run_mpi.sh, run_faults.sh, io_lifecycle.sh and
+ * run_failure_groups.sh (the groups, the bound, TAP/JUnit/JSON with flags and inputs).
  */
 #include "config.h"
 #include <assert.h>

@@ -7,13 +7,16 @@
  * or a golden-shaped file, exactly as verify reads them (a partial candidate's "fields"
  * included) — its answer per rank beside the expected one, every differing field marked
  * with '*': the fields are those verify's compare names (shc_compare_view lists every
- * differing field), so explain and verify never disagree about a case.
+ * differing field), so explain and verify never disagree about a case.  A run's JSON
+ * (`run --json`) is a candidate too: the run's status and detail for the case, and the views
+ * it kept of a failure (at most 64 ranks) compared the same way.
  * Bad input (exit 2, named): an unknown family, a tcId the family lacks, an invalid case
  * (its answer is a refusal: nothing to draw), a candidate of another family, malformed or
  * answering the case twice, --svg of a case without a layout.  Only golden-format
  * knowledge and the inputs' layout members are used: no family is named here.
  * It lives in tools/cli beside cmd_explain.c (messages and exit codes are the CLI's); the
- * drawing is tools/vendor/explain_draw.c's.  Tested by conformance/tests/cli_explain.sh.
+ * drawing is tools/vendor/explain_draw.c's.  Tested by conformance/tests/cli_explain.sh and
+ * run_failure_groups.sh (a run's JSON).
  */
 #include "config.h"
 #include <errno.h>

@@ -1,12 +1,13 @@
 /*
  * report.c — see report.h.  Text and TAP lines are printed as cases finish (a long
  * run shows progress), except text failures under group_failures, printed after the groups
- * they lead with; JUnit and JSON need the counts first, so their cases are kept
- * and written at the end.  JUnit follows the common Ant/Jenkins schema (testsuites /
- * testsuite with counts / testcase with failure, error or skipped); XML text is escaped.
- * JSON: the caller's head members, the counts, and "cases": [{"case" or "family",
- * "tcId", "comment", "status", "detail"[, "seconds"][, "failure"]}] (cmd_report.c reads it
- * back; "failure" and a top-level "groups" come from report_groups.c).
+ * they lead with (max_fail_lines of them, the rest counted); JUnit and JSON need the counts
+ * first, so their cases are kept and written at the end.  JUnit follows the common Ant/Jenkins
+ * schema (testsuites / testsuite with counts / testcase with failure, error or skipped; a
+ * golden case is named "tc N" in its family's suite, stable when comments change); XML text is
+ * escaped.  JSON: the caller's head members, the counts, and "cases": [{"case" or "family",
+ * "tcId", "comment", "status", "detail"[, "seconds"][, "failure"][, "views"]}] (cmd_report.c
+ * reads it back; "failure" and a top-level "groups" come from report_groups.c).
  */
 #include "config.h"
 #include <errno.h>

@@ -4,8 +4,8 @@
  * carry a family), TAP, JUnit XML, JSON.  Every format ends with the plain line
  * "N passed, N failed, N skipped" on stdout (TAP puts it in a comment, JSON on stderr),
  * so CI and humans read the same total.  Tested through verify_candidate.sh,
- * verify_partial.sh, run_mpi.sh, run_faults.sh, hardening.sh and report_html.sh (which
- * reads the JSON back).
+ * verify_partial.sh, run_mpi.sh, run_faults.sh, hardening.sh, report_html.sh (which
+ * reads the JSON back), failure_groups.sh and run_failure_groups.sh (the groups).
  */
 #ifndef SHC_REPORT_H
 #define SHC_REPORT_H

@@ -8,10 +8,13 @@
  * of failing tests, the flag's note and its smallest case (fewest bytes of inputs: the one
  * a person reads to find the bug), inputs included.
  *
+ * verify groups its one family (report_group_failures); run groups each family once its cases
+ * are done, while its trees are loaded (report_group_family), so run's groups are per family.
  * Only golden-format knowledge is used (testGroups, flags, notes, expected): no family is
  * named here.  A group counts failing tests, not ranks: one wrong test on 8 ranks is one.
  * Tested by failure_groups.sh (a planted numpy.array_split bug in a small shard-layout port:
- * the first group is UnevenShard and shows inputs; every output format carries the groups).
+ * the first group is UnevenShard and shows inputs; every output format carries the groups)
+ * and run_failure_groups.sh (the same through `run` and the broken example plugin).
  */
 #include "config.h"
 #include <stdlib.h>
