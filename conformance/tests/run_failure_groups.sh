@@ -33,7 +33,7 @@ expect_exit "the groups by field follow the groups by flag" 0 '^Failures of shar
 # the failure lines: after the groups, in the format other tests grep, at most 50, the rest counted
 g=$(grep -n '^Failures of' "$tmp/text" | head -n 1 | cut -d: -f1); f=$(grep -n '^Fail ' "$tmp/text" | head -n 1 | cut -d: -f1)
 lines=$(grep -c '^Fail  ' "$tmp/text")
-more=$(sed -n 's/^(\([0-9]*\) more failures not listed: --verbose lists every one.*/\1/p' "$tmp/text")
+more=$(sed -n 's/^(\([0-9]*\) more Fail lines not listed: --verbose lists every one.*/\1/p' "$tmp/text")
 if [ -n "$g" ] && [ -n "$f" ] && [ "$g" -lt "$f" ] && [ "$lines" -eq 50 ] && [ -n "$failed" ] &&
    [ -n "$more" ] && [ $((lines + more)) -eq "$failed" ]; then
   tap_ok "the failure lines follow the groups: 50 of $failed listed, the other $more counted"
@@ -43,7 +43,7 @@ expect_exit "a failure line keeps its format: status, family, tc, comment, rank,
   '^Fail +shard-layout tc [0-9]+ \([^)]*\): rank [0-9]+: localShape: expected' cat "$tmp/text"
 R --backend plugin:"$broken" --verbose >"$tmp/verbose" 2>/dev/null
 n=$(grep -c '^Fail  ' "$tmp/verbose")
-[ "$n" -eq "${failed:-x}" ] 2>/dev/null && ! grep -q 'more failures not listed' "$tmp/verbose" &&
+[ "$n" -eq "${failed:-x}" ] 2>/dev/null && ! grep -q 'more Fail lines not listed' "$tmp/verbose" &&
   tap_ok "--verbose lists every failure ($n)" || tap_not_ok "--verbose lists every failure" "$n of ${failed:-?}"
 # TAP: each failing case with its flags and inputs under it; the groups as comments
 R --backend plugin:"$broken" --tap --junit "$tmp/j.xml" >"$tmp/tap" 2>/dev/null

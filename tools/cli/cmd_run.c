@@ -15,7 +15,7 @@
  * A test whose world does not fit the backend, or that a family or plugin
  * cannot compute, is NotSupported, never Fail.  Reports go through report.c, the
  * reporter verify uses: text (the failures grouped by flag and field per family, as verify
- * groups them, then at most RUN_FAIL_LINES failure lines; every case with --verbose;
+ * groups them, then at most RUN_FAIL_LINES Fail lines; every case with --verbose;
  * per-family totals), --tap, --junit FILE, --json (each failing case with its flags and
  * inputs; its views, for explain --candidate); the last line is always
  * "N passed, N failed, N skipped"; on a terminal, rank 0 shows a progress bar over each
@@ -100,7 +100,7 @@ static void emit_whole(const run_opts *o, const char *family, run_status st, con
 /* ---- one chunk of tests ---- */
 
 #define CHUNK 256
-/* Text: failure lines listed after the groups (the rest are counted; --verbose lists all). */
+/* Text: Fail lines listed after the groups (the rest are counted; --verbose lists all). */
 #define RUN_FAIL_LINES 50
 /* Largest world whose views a failing case keeps in --json (explain --candidate shows them). */
 #define RUN_KEEP_VIEWS 64

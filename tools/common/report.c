@@ -372,18 +372,25 @@ static int write_json(report *r)
     return bad ? -1 : 0;
 }
 
-/* Text: the failures kept for the groups, after them; at most max_fail_lines unless
- * --verbose, then how many more there are and where they all are. */
+/* Text: the failures kept for the groups, after them.  Fail lines (what the groups explain) at
+ * most max_fail_lines unless --verbose, then how many more there are and where they all are;
+ * a Crash, Timeout or InternalError line is an event of the run itself: every one is listed. */
 static void print_kept_failures(const report *r)
 {
-    size_t n = json_array_size(r->fails), shown = n;
-    if (r->o.max_fail_lines > 0 && !r->o.verbose && (long long)n > r->o.max_fail_lines)
-        shown = (size_t)r->o.max_fail_lines;
-    for (size_t i = 0; i < shown; i++)
-        printf("%s\n", jstr(json_array_get(r->fails, i), "line"));
-    if (shown < n)
-        printf("(%zu more failures not listed: --verbose lists every one, as --json, --tap and "
-               "--junit do)\n", n - shown);
+    size_t n = json_array_size(r->fails);
+    long long fails = 0, hidden = 0;
+    bool bound = r->o.max_fail_lines > 0 && !r->o.verbose;
+    for (size_t i = 0; i < n; i++) {
+        const json_t *f = json_array_get(r->fails, i);
+        bool is_fail = !strcmp(jstr(f, "status"), names[ST_FAIL]);
+        if (is_fail && bound && ++fails > r->o.max_fail_lines)
+            hidden++;
+        else
+            printf("%s\n", jstr(f, "line"));
+    }
+    if (hidden)
+        printf("(%lld more Fail lines not listed: --verbose lists every one, as --json, --tap and "
+               "--junit do)\n", hidden);
 }
 
 static void print_suite_totals(const report *r)

@@ -62,8 +62,8 @@ typedef struct report_opts {
     int group_failures;     /* keep failing cases for report_group_failures (report_groups.c):
                                text then prints the groups first and the failures after them */
     long long max_fail_lines; /* text with group_failures, not verbose: at most this many
-                                 failure lines after the groups, then a count of the rest
-                                 (0: every one) */
+                                 Fail lines after the groups, then a count of the rest (0:
+                                 every one); Crash, Timeout, InternalError lines all listed */
 } report_opts;
 
 /* Per-family counts, in the order families first appear. */
