@@ -14,13 +14,16 @@
  * per rank under mpirun) and checked against golden and the SPMD invariants.
  * A test whose world does not fit the backend, or that a family or plugin
  * cannot compute, is NotSupported, never Fail.  Reports go through report.c, the
- * reporter verify uses: text (failures, every case with --verbose, per-family
- * totals), --tap, --junit FILE, --json; the last line is always
+ * reporter verify uses: text (the failures grouped by flag and field per family, as verify
+ * groups them, then at most RUN_FAIL_LINES Fail lines; every case with --verbose;
+ * per-family totals), --tap, --junit FILE, --json (each failing case with its flags and
+ * inputs; its views, for explain --candidate); the last line is always
  * "N passed, N failed, N skipped"; on a terminal, rank 0 shows a progress bar over each
  * family's cases (tools/common/progress.h).  Exit codes (docs/DESIGN.md): 0 all passed or
  * skipped, 1 a Fail/Crash/Timeout, 2 bad usage or input (corrupt golden file,
  * bad plugin), 77 nothing ran, 99 an InternalError.
- * Tested by conformance/tests/run_mpi.sh, run_faults.sh and io_lifecycle.sh.
+ * Tested by conformance/tests/run_mpi.sh, run_faults.sh, io_lifecycle.sh and
+ * run_failure_groups.sh (the groups, the bound, TAP/JUnit/JSON with flags and inputs).
  */
 #include "config.h"
 #include <assert.h>
@@ -67,15 +70,18 @@ static bool journal_on_stdout(const run_opts *o)
 }
 
 /* One finished result: a line in the journal (the mpirun wrapper follows it) and a case
- * of the report (rank 0 of an mpi job reports; the other ranks only compute). */
-static void emit(const run_opts *o, const run_result *r)
+ * of the report (rank 0 of an mpi job reports; the other ranks only compute).  group, test:
+ * the golden case (NULL for a result standing for a family or the plugin); views: a failing
+ * case's per-rank views (NULL: none), which run --json keeps for explain --candidate. */
+static void emit(const run_opts *o, const run_result *r, const json_t *group,
+                 const json_t *test, const json_t *views)
 {
     if (!printer(o))
         return;
     run_journal(o, "%s %s %lld", run_status_name(r->status), r->family, (long long)r->tcid);
     report_item it = {.family = r->family, .tcid = r->tcid, .name = r->comment,
                       .st = (report_status)r->status, .detail = r->msg[0] ? r->msg : NULL,
-                      .seconds = r->seconds};
+                      .seconds = r->seconds, .group = group, .test = test, .views = views};
     report_add(o->rep, &it);
     fflush(stdout);
 }
@@ -90,12 +96,16 @@ static void emit_whole(const run_opts *o, const char *family, run_status st, con
     r.status = st;
     snprintf(r.comment, sizeof r.comment, "%s", comment);
     snprintf(r.msg, sizeof r.msg, "%s", msg);
-    emit(o, &r);
+    emit(o, &r, NULL, NULL, NULL);
 }
 
 /* ---- one chunk of tests ---- */
 
 #define CHUNK 256
+/* Text: Fail lines listed after the groups (the rest are counted; --verbose lists all). */
+#define RUN_FAIL_LINES 50
+/* Largest world whose views a failing case keeps in --json (explain --candidate shows them). */
+#define RUN_KEEP_VIEWS 64
 
 /* Whether processes host several mesh ranks.  SHARDCHECK_HOSTING=0 is the runner as it was
  * before (a case whose mesh has more ranks than the job is NotSupported), for
@@ -193,8 +203,14 @@ static void run_chunk(run_opts *o, const shc_family *f, const shc_golden *g, con
                                       r->msg, sizeof r->msg);
             }
         }
+        json_t *views = NULL; /* a failure's views, for --json (explain --candidate) */
+        if (r->status == RUN_FAIL && o->json && out[k].views && out[k].count == out[k].world &&
+            out[k].world <= RUN_KEEP_VIEWS && (views = json_array()))
+            for (int64_t v = 0; v < out[k].world; v++)
+                json_array_append(views, out[k].views[v] ? out[k].views[v] : json_null());
         run_outcome_clear(&out[k]);
-        emit(o, r);
+        emit(o, r, g->groups[idx[k]], test, views);
+        json_decref(views);
     }
     free(out);
 }
@@ -278,6 +294,11 @@ static int run_family(run_opts *o, const shc_family *f, int64_t *seq)
     }
     if (o->bar)
         progress_end(o->bar);
+    /* while its golden trees are loaded: the family's failures by flag and field, with the
+     * smallest case's inputs and the flag's note (report_groups.c, verify's grouping) */
+    if (o->rep && report_group_family(o->rep, &g) && printer(o))
+        fputs("shardcheck run: out of memory grouping the failures: they are listed ungrouped\n",
+              stderr);
     free(pick);
     shc_golden_free(&g);
     return EXIT_OK;
@@ -576,7 +597,8 @@ static int open_outputs(run_opts *o, report *rep)
                                         "ranks", (json_int_t)o->nprocs),
                       .torch = shc_torch_release_name(o->torch), .torch_why = o->torch_why,
                       .waive = o->waivers ? waive : NULL,
-                      .waive_notes = o->waivers ? waive_notes : NULL, .waive_ctx = o->waivers};
+                      .waive_notes = o->waivers ? waive_notes : NULL, .waive_ctx = o->waivers,
+                      .group_failures = 1, .max_fail_lines = RUN_FAIL_LINES};
     if (report_open(rep, &ro))
         return cli_usage_error("run", "--junit %s: cannot write", o->junit);
     o->rep = rep;

@@ -1,12 +1,13 @@
 /*
  * report.c — see report.h.  Text and TAP lines are printed as cases finish (a long
  * run shows progress), except text failures under group_failures, printed after the groups
- * they lead with; JUnit and JSON need the counts first, so their cases are kept
- * and written at the end.  JUnit follows the common Ant/Jenkins schema (testsuites /
- * testsuite with counts / testcase with failure, error or skipped); XML text is escaped.
- * JSON: the caller's head members, the counts, and "cases": [{"case" or "family",
- * "tcId", "comment", "status", "detail"[, "seconds"][, "failure"]}] (cmd_report.c reads it
- * back; "failure" and a top-level "groups" come from report_groups.c).
+ * they lead with (max_fail_lines of them, the rest counted); JUnit and JSON need the counts
+ * first, so their cases are kept and written at the end.  JUnit follows the common Ant/Jenkins
+ * schema (testsuites / testsuite with counts / testcase with failure, error or skipped; a
+ * golden case is named "tc N" in its family's suite, stable when comments change); XML text is
+ * escaped.  JSON: the caller's head members, the counts, and "cases": [{"case" or "family",
+ * "tcId", "comment", "status", "detail"[, "seconds"][, "failure"][, "views"]}] (cmd_report.c
+ * reads it back; "failure" and a top-level "groups" come from report_groups.c).
  */
 #include "config.h"
 #include <errno.h>
@@ -60,6 +61,18 @@ static void label(const report_item *it, char *buf, size_t n)
         snprintf(buf, n, "%s", it->name ? it->name : "");
 }
 
+/* TAP: a failing case's flags and inputs as the golden test has them (report_case_inputs). */
+static void tap_case_inputs(const report_item *it)
+{
+    json_t *in = report_case_inputs(it->group, it->test);
+    char *fl = json_dumps(json_object_get(it->test, "flags"), JSON_COMPACT | JSON_ENCODE_ANY);
+    char *is = json_dumps(in, JSON_COMPACT);
+    printf("#   flags: %s\n#   inputs: %s\n", fl ? fl : "[]", is ? is : "{}");
+    free(fl);
+    free(is);
+    json_decref(in);
+}
+
 /* One case's line: the label and the detail come from inputs (a candidate's reason, a
  * golden comment), so they go through oneline.h. */
 static void print_line(const report *r, const report_item *it)
@@ -82,6 +95,8 @@ static void print_line(const report *r, const report_item *it)
         oneline_put(stdout, d, REPORT_LINE_MAX);
         if (d || it->st == ST_NOTSUPPORTED || it->st == ST_WAIVED)
             putchar('\n');
+        if (it->test && is_bad(it->st))
+            tap_case_inputs(it);
     } else if (r->o.fmt == REP_TEXT && (is_bad(it->st) || it->st == ST_WAIVED ||
                                         r->o.verbose || has_note(it))) {
         if (r->fails && is_bad(it->st))
@@ -103,8 +118,9 @@ static long long item_test(const report_item *it, long long *rank)
     return tc;
 }
 
-/* A failure kept for the groups: its test and rank, and the text line it would have
- * printed. */
+/* A failure kept for the groups: its test, family and rank, and the text line it would have
+ * printed.  run names the failing rank first in its detail ("rank 1: localShape: ..."):
+ * that is the rank, and the rest is the detail whose fields the groups count, as verify's. */
 static void keep_failure(report *r, const report_item *it)
 {
     long long rank, tc = item_test(it, &rank);
@@ -114,13 +130,18 @@ static void keep_failure(report *r, const report_item *it)
                      it->detail ? ": " : "", it->detail ? it->detail : "");
     if (w > 0) /* a long detail is cut: the JSON keeps it whole */
         oneline_copy(line, sizeof line, line); /* printed as one line (print_line) */
-    json_array_append_new(r->fails, json_pack("{s:I,s:I,s:s,s:s,s:I,s:s}", "tcId",
-                                              (json_int_t)tc, "rank", (json_int_t)rank,
-                                              "status", names[it->st], "detail",
-                                              it->detail ? it->detail : "", "at",
-                                              (json_int_t)(r->cases ? (long long)json_array_size(
-                                                           r->cases) : -1),
-                                              "line", line));
+    const char *d = it->detail ? it->detail : "";
+    int used = 0;
+    long long rr;
+    if (rank < 0 && sscanf(d, "rank %lld: %n", &rr, &used) == 1 && used > 0)
+        rank = rr, d += used;
+    json_t *f = json_pack("{s:I,s:I,s:s,s:s,s:I,s:s}", "tcId", (json_int_t)tc, "rank",
+                          (json_int_t)rank, "status", names[it->st], "detail", d, "at",
+                          (json_int_t)(r->cases ? (long long)json_array_size(r->cases) : -1),
+                          "line", line);
+    if (f && it->family)
+        json_object_set_new(f, "family", json_string(it->family));
+    json_array_append_new(r->fails, f);
 }
 
 static void count_suite(report *r, const char *name, report_status st)
@@ -158,6 +179,8 @@ static json_t *case_json(const report_item *it)
         json_object_set_new(c, "note", json_string(it->detail));
     if (it->seconds >= 0)
         json_object_set_new(c, "seconds", json_real(it->seconds));
+    if (it->views && is_bad(it->st)) /* what the backend answered, for explain --candidate */
+        json_object_set(c, "views", (json_t *)it->views);
     return c;
 }
 
@@ -200,7 +223,8 @@ void report_add(report *r, const report_item *given)
     r->seq++;
     if (r->bar) {
         progress_add(r->bar, 1);
-        if (r->o.fmt == REP_TAP || (r->o.fmt == REP_TEXT && (is_bad(it->st) || r->o.verbose)))
+        if (r->o.fmt == REP_TAP ||
+            (r->o.fmt == REP_TEXT && ((is_bad(it->st) && !r->fails) || r->o.verbose)))
             progress_hide(); /* a result line is coming: keep it off the bar's line */
     }
     if (it->family)
@@ -251,9 +275,8 @@ static void junit_case(FILE *f, const char *suite, const json_t *c)
     fprintf(f, "    <testcase classname=\"");
     report_xml_escape(f, suite);
     fputs("\" name=\"", f);
-    if (json_object_get(c, "tcId")) {
-        fprintf(f, "tc %lld: ", (long long)json_integer_value(json_object_get(c, "tcId")));
-        report_xml_escape(f, jstr(c, "comment"));
+    if (json_object_get(c, "tcId")) { /* stable: family (classname) and tcId, not the comment */
+        fprintf(f, "tc %lld", (long long)json_integer_value(json_object_get(c, "tcId")));
     } else {
         report_xml_escape(f, jstr(c, "case"));
     }
@@ -275,6 +298,10 @@ static void junit_case(FILE *f, const char *suite, const json_t *c)
                       : st == ST_FAIL ? "failure" : "error";
     fprintf(f, ">\n      <%s message=\"%s\">", tag, names[st]);
     report_xml_escape(f, jstr(c, "detail"));
+    if (jstr(c, "comment") && *jstr(c, "comment")) { /* the golden comment, out of the name */
+        fputs("\ncomment: ", f);
+        report_xml_escape(f, jstr(c, "comment"));
+    }
     const json_t *fl = json_object_get(c, "failure"); /* report_groups.c: where it comes from */
     json_t *flags = json_object_get(fl, "flags"), *inputs = json_object_get(fl, "inputs");
     if (jstr(fl, "file")) {
@@ -368,6 +395,27 @@ static int write_json(report *r)
     return bad ? -1 : 0;
 }
 
+/* Text: the failures kept for the groups, after them.  Fail lines (what the groups explain) at
+ * most max_fail_lines unless --verbose, then how many more there are and where they all are;
+ * a Crash, Timeout or InternalError line is an event of the run itself: every one is listed. */
+static void print_kept_failures(const report *r)
+{
+    size_t n = json_array_size(r->fails);
+    long long fails = 0, hidden = 0;
+    bool bound = r->o.max_fail_lines > 0 && !r->o.verbose;
+    for (size_t i = 0; i < n; i++) {
+        const json_t *f = json_array_get(r->fails, i);
+        bool is_fail = !strcmp(jstr(f, "status"), names[ST_FAIL]);
+        if (is_fail && bound && ++fails > r->o.max_fail_lines)
+            hidden++;
+        else
+            printf("%s\n", jstr(f, "line"));
+    }
+    if (hidden)
+        printf("(%lld more Fail lines not listed: --verbose lists every one, as --json, --tap and "
+               "--junit do)\n", hidden);
+}
+
 static void print_suite_totals(const report *r)
 {
     for (size_t i = 0; i < r->nsuites; i++) {
@@ -440,8 +488,7 @@ int report_close(report *r)
     } else {
         if (r->groups)
             report_print_groups(r, "");
-        for (size_t i = 0; i < json_array_size(r->fails); i++) /* kept: after the groups */
-            printf("%s\n", jstr(json_array_get(r->fails, i), "line"));
+        print_kept_failures(r);
         print_suite_totals(r);
         if (r->o.waive_notes)
             r->o.waive_notes(r->o.waive_ctx, stdout, "");

@@ -4,8 +4,8 @@
  * carry a family), TAP, JUnit XML, JSON.  Every format ends with the plain line
  * "N passed, N failed, N skipped" on stdout (TAP puts it in a comment, JSON on stderr),
  * so CI and humans read the same total.  Tested through verify_candidate.sh,
- * verify_partial.sh, run_mpi.sh, run_faults.sh, hardening.sh and report_html.sh (which
- * reads the JSON back).
+ * verify_partial.sh, run_mpi.sh, run_faults.sh, hardening.sh, report_html.sh (which
+ * reads the JSON back), failure_groups.sh and run_failure_groups.sh (the groups).
  */
 #ifndef SHC_REPORT_H
 #define SHC_REPORT_H
@@ -33,6 +33,11 @@ typedef struct report_item {
     report_status st;
     const char *detail;  /* why it did not pass (NULL for none) */
     double seconds;      /* < 0: not timed */
+    /* run: the golden case (NULL: none).  A failing case's TAP lines carry its flags and
+     * inputs from them; the groups (report_group_family) carry the same in JSON and JUnit. */
+    const json_t *group, *test;
+    const json_t *views; /* run: a failing case's per-rank views (an array; NULL: none), kept
+                          * in JSON for `explain --candidate` */
 } report_item;
 
 typedef struct report_opts {
@@ -61,6 +66,9 @@ typedef struct report_opts {
     void *waive_ctx;
     int group_failures;     /* keep failing cases for report_group_failures (report_groups.c):
                                text then prints the groups first and the failures after them */
+    long long max_fail_lines; /* text with group_failures, not verbose: at most this many
+                                 Fail lines after the groups, then a count of the rest (0:
+                                 every one); Crash, Timeout, InternalError lines all listed */
 } report_opts;
 
 /* Per-family counts, in the order families first appear. */
@@ -80,8 +88,10 @@ typedef struct report {
     size_t nsuites, cap;
     progress *bar;           /* NULL, or a bar counting reported cases (hidden before a line) */
     json_t *fails;           /* group_failures: [{tcId, rank, status, detail, at (index in
-                              * cases or -1), line (text)}] in report order */
-    json_t *groups;          /* report_group_failures: {"byFlag": [...], "byField": [...]} */
+                              * cases or -1), line (text)[, family]}] in report order */
+    json_t *groups;          /* report_group_failures: {"failingTests", "byFlag": [...],
+                              * "byField": [...]}; report_group_family: an array of such
+                              * objects, each with its "family" */
     long long waived_passed; /* waived cases that passed (a fixed upstream bug?) */
 } report;
 
@@ -115,6 +125,11 @@ void report_abandon(report *r);
  * case's "flags", "file", "inputs" and "fields" in JSON, and the same in JUnit failures.
  * SHC_OK, or SHC_ENOMEM. */
 int report_group_failures(report *r, const shc_golden *t);
+/* run's form, one family at a time while its golden trees are loaded: the failures of family
+ * t->family kept so far are grouped as above, and the groups, with "family", appended to
+ * r->groups (then an array; text prints each family's groups under its name).  A kept
+ * failure's detail "rank N: ..." (run's words) counts as rank N's.  SHC_OK or SHC_ENOMEM. */
+int report_group_family(report *r, const shc_golden *t);
 /* The fields a failure's detail names ("F: expected E, got G; F2: ..."), as a JSON array of
  * strings; a detail naming none gives its kind ("missing", "rejected a valid input", ...). */
 json_t *report_detail_fields(const char *detail);
