@@ -302,11 +302,20 @@ static void write_junit(report *r)
         fprintf(f, "\" tests=\"%zu\" failures=\"%lld\" errors=\"%lld\" skipped=\"%lld\">\n", j - i,
                 cnt[ST_FAIL], cnt[ST_CRASH] + cnt[ST_TIMEOUT] + cnt[ST_INTERNAL],
                 cnt[ST_NOTSUPPORTED] + cnt[ST_WAIVED]);
-        if (r->o.torch) { /* the release judged against, as a standard JUnit property */
-            fputs("    <properties><property name=\"torch\" value=\"", f);
+        if (r->o.torch || r->o.subject) /* the release judged against, the implementation */
+            fputs("    <properties>", f);
+        if (r->o.torch) {
+            fputs("<property name=\"torch\" value=\"", f);
             report_xml_escape(f, r->o.torch);
-            fputs("\"/></properties>\n", f);
+            fputs("\"/>", f);
         }
+        if (r->o.subject) {
+            fputs("<property name=\"implementation\" value=\"", f);
+            report_xml_escape(f, r->o.subject);
+            fputs("\"/>", f);
+        }
+        if (r->o.torch || r->o.subject)
+            fputs("</properties>\n", f);
         for (; i < j; i++)
             junit_case(f, suite, json_array_get(r->cases, i));
         fputs("  </testsuite>\n", f);
@@ -409,6 +418,8 @@ int report_close(report *r)
         if (r->o.torch)
             printf("# judged against torch %s (%s)\n", r->o.torch,
                    r->o.torch_why ? r->o.torch_why : "");
+        if (r->o.subject)
+            printf("# implementation: %s\n", r->o.subject);
         printf("1..%lld\n# %s\n", r->seq, line);
     } else {
         if (r->groups)
@@ -419,6 +430,8 @@ int report_close(report *r)
         if (r->o.torch)
             printf("judged against torch %s (%s)\n", r->o.torch,
                    r->o.torch_why ? r->o.torch_why : "");
+        if (r->o.subject)
+            printf("implementation: %s\n", r->o.subject);
         printf("%s\n", line);
     }
     lost |= close_junit(r) != 0;

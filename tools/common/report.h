@@ -45,6 +45,9 @@ typedef struct report_opts {
     const char *torch;      /* the torch release judged against ("2.15"; NULL: none): JSON
                                "torch", a text and TAP line, a JUnit property */
     const char *torch_why;  /* how it was chosen (text and TAP) */
+    const char *subject;    /* the implementation checked, in words (a plugin's name, file
+                               and sha256; NULL: none): a text and TAP line, a JUnit property
+                               (JSON: the caller's head says it) */
     /* NULL, or which cases count at all (verify --tcid/--flag/--answered, verify_select.c):
      * a case it refuses is neither printed nor counted */
     bool (*keep)(void *ctx, long long tcid, report_status st, const char *detail);

@@ -56,6 +56,10 @@ typedef struct run_backend {
     void (*configure)(struct run_opts *o, const char *spec);
     /* An input file the outputs must not overwrite (the plugin); NULL: none. */
     const char *(*input)(const struct run_opts *o);
+    /* The implementation checked, after probe (the plugin: {"name", "file", "sha256",
+     * "abi"}; no path of this machine): the JSON report's member named after the backend,
+     * and a line of every other output; NULL: none. */
+    json_t *(*subject)(const struct run_opts *o);
     /* Before anything runs, in this process: 0, or a code and e (*crashed: the probe's
      * child died, reported as a Crash row named by *comment). */
     int (*probe)(struct run_opts *o, bool *crashed, char *comment, size_t n, shc_err *e);
