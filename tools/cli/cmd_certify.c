@@ -317,6 +317,33 @@ static int write_json(const char *dir, const char *rel, json_t *v, shc_err *e)
 
 /* ---- rows ---- */
 
+/* --backend as the package states it: a plugin by its file's base name ("plugin:libacme.so";
+ * its name and sha256 come from the run's results), so no path of this machine is written. */
+static void shown_backend(const char *spec, char *buf, size_t n)
+{
+    const char *arg;
+    const run_backend *be = run_backend_find(spec, &arg);
+    const char *base = be && be->arg_prefix ? strrchr(arg, '/') : NULL;
+    if (base)
+        snprintf(buf, n, "%s%s", be->arg_prefix, base + 1);
+    else
+        snprintf(buf, n, "%s", spec);
+}
+
+/* A command-line word with the plugin's path in it, as the package states it. */
+static json_t *shown_word(const cert_opts *o, const char *w)
+{
+    const char *arg;
+    const run_backend *be = o->run_backend ? run_backend_find(o->backend, &arg) : NULL;
+    const char *hit = be && be->arg_prefix && strchr(arg, '/') ? strstr(w, arg) : NULL;
+    if (!hit)
+        return json_string(w);
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%.*s%s%s", (int)(hit - w), w, strrchr(arg, '/') + 1,
+             hit + strlen(arg));
+    return json_string(buf);
+}
+
 /* results/<family>.<backend>.np<N>: the backend spelled for a file name (a plugin's path
  * is in environment.json and the statement, not in file names). */
 static void row_paths(cert_row *r, const char *stem, char *journal, size_t jn)
@@ -385,7 +412,7 @@ static int run_row(const cert_opts *o, const shc_family *f, int np, cert_row *r,
         *p = *p == ':' ? '-' : *p;
     snprintf(r->family, sizeof r->family, "%s", f->name);
     snprintf(r->mode, sizeof r->mode, "run");
-    snprintf(r->backend, sizeof r->backend, "%s", o->backend);
+    shown_backend(o->backend, r->backend, sizeof r->backend);
     r->np = np;
     snprintf(stem, sizeof stem, "%s.%s.np%d", f->name, tag, np);
     row_paths(r, stem, journal, sizeof journal);
@@ -451,7 +478,9 @@ static json_t *environment(const cert_opts *o)
     struct utsname u;
     json_t *cmd = json_array(), *env = json_object();
     for (int i = 0; i < o->argc; i++)
-        json_array_append_new(cmd, json_string(o->argv[i]));
+        json_array_append_new(cmd, shown_word(o, o->argv[i]));
+    char shown[256];
+    shown_backend(o->backend, shown, sizeof shown);
     static const char *const vars[] = {"MPIRUN", "MPIRUN_ARGS", "SHARDCHECK_PYTHON",
                                        "SHARDCHECK_TORCH_VERSION", "SHARDCHECK_TORCH_DEVICE",
                                        "SHARDCHECK_HARNESS", "OMP_NUM_THREADS",
@@ -465,7 +494,7 @@ static json_t *environment(const cert_opts *o)
                           shc_version(), "reference", ref, "torch",
                           shc_torch_release_name(o->torch),
                           "written", o->written, "command", cmd, "golden", o->golden,
-                          "backend", o->run_backend ? o->backend : "(candidates only)", "cpus",
+                          "backend", o->run_backend ? shown : "(candidates only)", "cpus",
                           (json_int_t)sysconf(_SC_NPROCESSORS_ONLN), "environment", env);
     if (!uname(&u))
         json_object_set_new(j, "system", json_pack("{s:s, s:s, s:s, s:s}", "sysname", u.sysname,

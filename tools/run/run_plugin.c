@@ -154,6 +154,7 @@ static int compare(const shc_family *f, const json_t *test, int64_t rank, json_t
 typedef struct file_id {
     char sha256[65];
     char host[63];
+    char file[128]; /* its base name */
 } file_id;
 
 /* Under mpirun every process loads its own copy of the file (nodes may differ): they
@@ -164,6 +165,7 @@ static int job_start(run_opts *o)
     memset(&mine, 0, sizeof mine);
     snprintf(mine.sha256, sizeof mine.sha256, "%s", state(o)->sha256);
     gethostname(mine.host, sizeof mine.host - 1);
+    snprintf(mine.file, sizeof mine.file, "%s", base_name(state(o)->path));
     if (!all || MPI_Allgather(&mine, sizeof mine, MPI_CHAR, all, sizeof mine, MPI_CHAR,
                               MPI_COMM_WORLD) != MPI_SUCCESS) {
         free(all);
@@ -178,11 +180,11 @@ static int job_start(run_opts *o)
             bad = r;
     if (bad >= 0 && o->rank == 0)
         fprintf(stderr, "shardcheck run: --backend plugin: the processes load different plugin "
-                "files: rank %lld on host %s loads one with sha256 %s, rank 0 on host %s one "
-                "with sha256 %s (%s); every rank must load the same library\n", (long long)bad,
-                all[bad].host, all[bad].sha256[0] ? all[bad].sha256 : "(unreadable)",
-                all[0].host, all[0].sha256[0] ? all[0].sha256 : "(unreadable)",
-                base_name(state(o)->path));
+                "files: rank %lld on host %s loads %s with sha256 %s, rank 0 on host %s loads "
+                "%s with sha256 %s; every rank must load the same library\n", (long long)bad,
+                all[bad].host, all[bad].file,
+                all[bad].sha256[0] ? all[bad].sha256 : "(unreadable)", all[0].host,
+                all[0].file, all[0].sha256[0] ? all[0].sha256 : "(unreadable)");
     free(all);
     return bad >= 0 ? EXIT_USAGE : 0;
 }
