@@ -31,14 +31,20 @@
 #include "shardcheck_backend.h"
 #include "family.h"
 
-/* The numpy.array_split rule the planted bug uses for every Shard dim (one mesh dim). */
+/* The numpy.array_split rule the planted bug uses for every tensor dim one Shard (and
+ * nothing else) splits. */
 static void uneven_bug(const shc_mesh *m, const shc_placements *pl, const int64_t *coord,
                        const shc_shape *s, shc_layout *l)
 {
     for (int i = 0; i < pl->n; i++) {
         if (pl->p[i].kind != SHC_P_SHARD)
             continue;
-        int d = pl->p[i].dim;
+        int d = pl->p[i].dim, splits = 0;
+        for (int j = 0; j < pl->n; j++)
+            splits += (pl->p[j].kind == SHC_P_SHARD || pl->p[j].kind == SHC_P_STRIDED) &&
+                      pl->p[j].dim == d;
+        if (splits != 1)
+            continue;
         int64_t n = s->d[d], k = m->shape[i], c = coord[i];
         int64_t q = n / k, rem = n % k;
         l->local.d[d] = q + (c < rem);

@@ -44,6 +44,7 @@ expect_file "certify: redistribute-data NotSupported with the plugin's reason" \
   "$tmp/pkg/statement.txt" "the v2 example answers shard-layout, group-ranks, rng-offsets and redistribute-plan only"
 expect_file "certify: the statement names the plugin, its file and sha256" "$tmp/pkg/statement.txt" \
   "example-v2 (libshardcheck); note: file plugin_v2.so, sha256 $(sha256sum "$so" | cut -c1-64), ABI v2"
+expect_file "certify: report.html names the plugin" "$tmp/pkg/report.html" "plugin example-v2 (libshardcheck)"
 if grep -rlF "$(dirname "$so")" "$tmp/pkg" >"$tmp/paths" 2>/dev/null; then
   tap_not_ok "certify: no path of this machine to the plugin in the package" "$(cat "$tmp/paths")"
 else tap_ok "certify: no path of this machine to the plugin in the package"; fi
@@ -151,7 +152,7 @@ $TAB, sup, ans, 0, 0, 0};
 $ENTRY"
   expect_exit "a case the plugin says it does not model: NotSupported with its reason" 77 \
     "NotSupported .*no meshes of 0 ranks" \
-    "$SHARDCHECK" run --backend plugin:"$tmp/unsup.so" --family shard-layout --golden "$G" --max-cases 3 -v
+    "$SHARDCHECK" run --backend plugin:"$tmp/unsup.so" --family shard-layout --golden "$G" --max-cases 3 --verbose
 else for i in 1 2 3 4 5 6 7; do tap_skip "bad plugins" "no C compiler ($CC) to build them"; done; fi
 
 # --- under mpirun: one rank per process ---

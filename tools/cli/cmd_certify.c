@@ -536,9 +536,19 @@ static int assemble(const cert_opts *o, cert_row *rows, int n, char sha[65])
     snprintf(p, sizeof p, "%s/report.html", o->out); /* the page opens with the statement */
     size_t cells;
     long long fails;
+    json_t *words = json_array(); /* the command as the package states it */
+    char **argv = calloc((size_t)o->argc + 1, sizeof *argv);
+    for (int i = 0; words && i < o->argc; i++)
+        json_array_append_new(words, shown_word(o, o->argv[i]));
+    for (int i = 0; argv && i < o->argc; i++)
+        argv[i] = (char *)json_string_value(json_array_get(words, (size_t)i));
+    if (!rc && !argv)
+        rc = shc_fail(&e, SHC_ENOMEM, "out of memory");
     if (!rc)
-        rc = report_html_write(p, o->golden, in, k, o->argc, o->argv,
+        rc = report_html_write(p, o->golden, in, k, o->argc, argv,
                                shc_torch_release_name(o->torch), st, &cells, &fails, &e);
+    free(argv);
+    json_decref(words);
     for (int i = 0; i < k; i++)
         free(in[i]);
     free(in);

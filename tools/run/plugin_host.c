@@ -61,6 +61,28 @@ int shc_case_v2_init(shc_case_v2 *c, const char *family, const char *torch,
     return SHC_OK;
 }
 
+shc_case_v2 *shc_case_v2_new(const char *family, const char *torch, const json_t *group,
+                             const json_t *test, int64_t world, shc_err *e)
+{
+    shc_case_v2 *c = malloc(sizeof *c);
+    if (!c) {
+        shc_fail(e, SHC_ENOMEM, "case: out of memory");
+        return NULL;
+    }
+    if (shc_case_v2_init(c, family, torch, group, test, world, e)) {
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+
+void shc_case_v2_delete(shc_case_v2 *c)
+{
+    if (c)
+        shc_case_v2_free(c);
+    free(c);
+}
+
 void shc_case_v2_reset(shc_case_v2 *c)
 {
     for (size_t i = 0; i < c->nstrs; i++)
@@ -193,7 +215,8 @@ static int put(shc_answer_v2 *a, const char *key, json_t *v)
     else if (a->why[0])
         rc = -1; /* already refused: the first reason stands */
     else if (!key || !*key || strlen(key) > ANSWER_MAX_KEY)
-        rc = refuse(a, "a put call with %s key", !key ? "a NULL" : !*key ? "an empty" : "a too long");
+        rc = refuse(a, "a put call with %s key",
+                    !key ? "a NULL" : !*key ? "an empty" : "a too long");
     else if (!v)
         rc = refuse(a, "\"%s\": no value (out of memory, or a NULL or out-of-range argument)",
                     key);

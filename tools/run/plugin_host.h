@@ -35,6 +35,10 @@ const shc_host_v2 *shc_plugin_host(void);
  * group without "tests", test without "expected", "result" and "byVersion" (its answer). */
 int shc_case_v2_init(shc_case_v2 *c, const char *family, const char *torch,
                      const json_t *group, const json_t *test, int64_t world, shc_err *e);
+/* The same, allocated (NULL with e); free with shc_case_v2_delete. */
+shc_case_v2 *shc_case_v2_new(const char *family, const char *torch, const json_t *group,
+                             const json_t *test, int64_t world, shc_err *e);
+void shc_case_v2_delete(shc_case_v2 *c);
 /* Free the strings handed out since the last call (they live until the call returns). */
 void shc_case_v2_reset(shc_case_v2 *c);
 void shc_case_v2_free(shc_case_v2 *c);
