@@ -14,8 +14,8 @@
 #     know, a v2 table without answer, one without execute that claims redistribute-data,
 #     a table shorter than v2's, answers the host refuses (bad JSON, a key given twice);
 #   - under mpirun (tools/run/mpirun_runner.sh) at np 1, 2 and 4: one rank per process, the
-#     closing block once, every sampled case passing; processes loading different .so files
-#     refused at start naming the rank and host.
+#     closing block once, every sampled case passing; certify --np 2,4 runs its rows under
+#     mpirun; processes loading different .so files refused at start naming the rank and host.
 . "$(dirname "$0")/testlib.sh"
 use_tmpdir
 need_golden shard-layout group-ranks rng-offsets redistribute-plan
@@ -157,7 +157,7 @@ else for i in 1 2 3 4 5 6 7; do tap_skip "bad plugins" "no C compiler ($CC) to b
 
 # --- under mpirun: one rank per process ---
 if ! have_mpi || ! have_mpi_build; then
-  for i in 1 2 3 4; do tap_skip "plugin under mpirun" "no mpirun or shardcheck built without MPI"; done
+  for i in 1 2 3 4 5; do tap_skip "plugin under mpirun" "no mpirun or shardcheck built without MPI"; done
   tap_done; exit $?
 fi
 export OMPI_MCA_mpi_warn_on_fork=0
@@ -178,6 +178,20 @@ for np in 1 2 4; do
   [ $ok = 1 ] && tap_ok "mpirun -np $np: the four families' samples pass, one report each" \
     || tap_not_ok "mpirun -np $np" "$why"
 done
+# certify --np 2,4: the rows run under mpirun (their results say the job's size), and pass
+rm -rf "$tmp/pkg2"
+MPIRUN_ARGS="--oversubscribe --allow-run-as-root" MPIRUN="$MPIRUN" timeout 900 "$SHARDCHECK" certify \
+  --out "$tmp/pkg2" --backend plugin:"$so" --families shard-layout,rng-offsets --np 2,4 \
+  --max-cases 40 --golden "$G" >"$tmp/cert2.out" 2>&1
+rc=$?
+got=$("$PY" -c 'import json,sys,os
+s = json.load(open(os.path.join(sys.argv[1], "statement.json")))
+for r in s["rows"]:
+    j = json.load(open(os.path.join(sys.argv[1], r["results"])))
+    print(r["family"], r["np"], j["ranks"], r["failed"], r["verdict"])' "$tmp/pkg2" 2>&1 | tr '\n' ';')
+[ $rc = 3 ] && [ "$got" = "shard-layout 2 2 0 partial;rng-offsets 2 2 0 partial;shard-layout 4 4 0 partial;rng-offsets 4 4 0 partial;" ] \
+  && tap_ok "certify --np 2,4: every row under mpirun at its size, nothing failed (partial: sampled)" \
+  || tap_not_ok "certify --np 2,4 on the plugin" "exit $rc: $got" "$(tail -c 400 "$tmp/cert2.out")"
 cat >"$tmp/wrap.sh" <<EOF
 #!/bin/sh
 # a different .so on rank 1: the ranks must refuse to start

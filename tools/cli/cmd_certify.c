@@ -8,8 +8,8 @@
  *   shardcheck certify --check DIR [--golden DIR]
  *
  * Every claimed family (--families, default all) runs on the backend (B as in `run`,
- * default ref) at every claimed rank count (--np; mpi and torch under `mpirun -np N`, the
- * others compute every rank in one process and take np 1 only), and every --candidate (a
+ * default ref) at every claimed rank count (--np; mpi and torch under `mpirun -np N`, a
+ * plugin so above np 1, the others compute every rank in one process and take np 1 only), and every --candidate (a
  * vendor adapter's results, as `verify` reads them) is verified; each in a child process
  * (certify_spawn.c).  DIR gets the results (JSON, JUnit), the HTML report, the environment,
  * the golden MANIFEST, the statement (statement.json, statement.txt) and a sha256 MANIFEST
@@ -74,6 +74,15 @@ static bool per_process(const char *b)
     return be && be->procs == RUN_PER_RANK;
 }
 
+/* Whether the row at np processes runs under mpirun: always for mpi and torch, above np 1
+ * for a backend that runs one rank per process when started so (the plugin). */
+static bool under_mpirun(const char *b, int np)
+{
+    const char *arg;
+    const run_backend *be = run_backend_find(b, &arg);
+    return per_process(b) || (be && be->certify_np && np > 1);
+}
+
 static int parse_np(cert_opts *o)
 {
     char buf[256];
@@ -93,9 +102,10 @@ static int parse_np(cert_opts *o)
             return cli_usage_error("certify", "--np: at most %d rank counts", CERT_MAX_NP);
         char names[64];
         run_backend_per_rank_names(names, sizeof names);
-        if (v > 1 && !per_process(o->backend))
+        if (v > 1 && !under_mpirun(o->backend, (int)v))
             return cli_usage_error("certify", "--np %ld: backend %s computes every rank in one "
-                                   "process; only %s take rank counts", v, o->backend, names);
+                                   "process; only %s take rank counts (and plugin:FILE.so, "
+                                   "under mpirun above 1)", v, o->backend, names);
         o->np_v[o->nnp++] = (int)v;
     }
     return o->nnp ? 0 : cli_usage_error("certify", "--np '%s': no rank count", o->np);
@@ -421,7 +431,8 @@ static int run_row(const cert_opts *o, const shc_family *f, int np, cert_row *r,
     snprintf(log, sizeof log, "%s/%s", o->out, r->log);
     snprintf(jr, sizeof jr, "%s/%s", o->out, journal);
     char *v[80], npbuf[16], mc[32], to[32], *args = NULL;
-    int n = per_process(o->backend) ? cert_mpirun_prefix(v, 48, np, npbuf, sizeof npbuf, &args) : 0;
+    int n = under_mpirun(o->backend, np)
+                ? cert_mpirun_prefix(v, 48, np, npbuf, sizeof npbuf, &args) : 0;
     const char *tail[] = {o->exe, "run", "--backend", o->backend, "--family", f->name, "--golden",
                           o->golden, "--json", "--junit", jun, "--journal", jr,
                           "--torch-version", shc_torch_release_name(o->torch)};
@@ -500,7 +511,10 @@ static json_t *environment(const cert_opts *o)
         json_object_set_new(j, "system", json_pack("{s:s, s:s, s:s, s:s}", "sysname", u.sysname,
                                                    "release", u.release, "version", u.version,
                                                    "machine", u.machine));
-    if (o->run_backend && per_process(o->backend)) { /* what ran the ranks */
+    bool mpirun = false;
+    for (int i = 0; i < o->nnp; i++)
+        mpirun |= o->run_backend && under_mpirun(o->backend, o->np_v[i]);
+    if (mpirun) { /* what ran the ranks */
         char *v[40], npbuf[16], *args = NULL, path[4096], line[512];
         cert_mpirun_prefix(v, 30, 1, npbuf, sizeof npbuf, &args);
         char *ver[] = {v[0], "--version", NULL};

@@ -50,6 +50,8 @@ typedef struct run_backend {
     bool family_batch;         /* the family's mpi.batch overrides batch */
     bool whole_world;          /* a mesh must span the whole job (torch's DeviceMesh) */
     bool pass_note;            /* a passing compare's note is the case's message (cuda) */
+    bool certify_np;           /* certify --np N > 1 runs it under mpirun -np N, np 1 in one
+                                * process (the plugin) */
     void *state;               /* its own state (run_opts.be_state): a static object in its
                                 * file, zeroed (one backend per process; a worker forks a copy) */
     /* The argument of its spelling (spec as given) into its state; NULL: none. */
