@@ -9,7 +9,7 @@
  *
  * Every claimed family (--families, default all) runs on the backend (B as in `run`,
  * default ref) at every claimed rank count (--np; mpi and torch under `mpirun -np N`, a
- * plugin so above np 1, the others compute every rank in one process and take np 1 only), and every --candidate (a
+ * plugin so above np 1, the others in one process and np 1 only), and every --candidate (a
  * vendor adapter's results, as `verify` reads them) is verified; each in a child process
  * (certify_spawn.c).  DIR gets the results (JSON, JUnit), the HTML report, the environment,
  * the golden MANIFEST, the statement (statement.json, statement.txt) and a sha256 MANIFEST
@@ -165,8 +165,9 @@ static int candidate_family(const char *arg, const shc_family **f, const char **
 
 static const char CERTIFY_ABOUT[] =
     "       shardcheck certify --check DIR [--golden DIR]\n"
-    "  Runs the claimed families on the backend at each claimed rank count (mpi, torch:\n"
-    "  under mpirun -np N, with $MPIRUN and $MPIRUN_ARGS), verifies each candidate, and\n"
+    "  Runs the claimed families on the backend at each claimed rank count (mpi, torch,\n"
+    "  a plugin above 1: under mpirun -np N, with $MPIRUN and $MPIRUN_ARGS), verifies each\n"
+    "  candidate, and\n"
     "  writes DIR: results, report.html, environment.json, golden-MANIFEST, statement.json,\n"
     "  statement.txt and MANIFEST (sha256 of every file).  A row that passed but covers\n"
     "  fewer fields or tests than its family's claim requires (docs/families, \"What a\n"
@@ -193,7 +194,7 @@ static int parse_options(cert_opts *o, int argc, char **argv)
         {.name = "families", .kind = CLI_STR, .meta = "A,B", .to = &o->families,
          .mark = &o->run_backend, .help = "the families claimed (default every registered family)"},
         {.name = "np", .kind = CLI_STR, .meta = "N,M", .to = &o->np,
-         .help = "rank counts claimed (default 1; mpi and torch run under mpirun -np N)"},
+         .help = "rank counts claimed (default 1; mpi, torch, a plugin above 1: mpirun -np N)"},
         {.name = "candidate", .kind = CLI_LIST, .meta = "[FAMILY=]FILE", .to = o->cand,
          .count = &o->ncand, .hi = CERT_MAX_CAND, .help = "a results file to verify (repeatable)"},
         {.name = "name", .kind = CLI_STR, .meta = "TEXT", .to = &o->name,
