@@ -4,7 +4,7 @@
 #   - certify on it, every case of shard-layout, group-ranks, rng-offsets and
 #     redistribute-plan in one process: each row CONFORMANT; redistribute-data NotSupported
 #     with the reason its supports() gives; the package names the plugin (name, file,
-#     sha256) and holds no path of this machine to the .so;
+#     sha256), holds no path of this machine to the .so, and certify --check finds it intact;
 #   - its name, file and sha256 in run's text, TAP, JUnit and JSON;
 #   - the planted bug (SHARDCHECK_EXAMPLE_BUG=uneven): run fails, and every failing case is
 #     an UnevenShard case;
@@ -15,7 +15,9 @@
 #     a table shorter than v2's, answers the host refuses (bad JSON, a key given twice);
 #   - under mpirun (tools/run/mpirun_runner.sh) at np 1, 2 and 4: one rank per process, the
 #     closing block once, every sampled case passing; certify --np 2,4 runs its rows under
-#     mpirun; processes loading different .so files refused at start naming the rank and host.
+#     mpirun; processes loading different files behind the same --backend (a relative path
+#     from another directory on rank 1, as two nodes' copies) refused at start naming the rank
+#     and host.
 . "$(dirname "$0")/testlib.sh"
 use_tmpdir
 need_golden shard-layout group-ranks rng-offsets redistribute-plan
@@ -44,6 +46,8 @@ expect_file "certify: redistribute-data NotSupported with the plugin's reason" \
   "$tmp/pkg/statement.txt" "the v2 example answers shard-layout, group-ranks, rng-offsets and redistribute-plan only"
 expect_file "certify: the statement names the plugin, its file and sha256" "$tmp/pkg/statement.txt" \
   "example-v2 (libshardcheck); note: file plugin_v2.so, sha256 $(sha256sum "$so" | cut -c1-64), ABI v2"
+expect_exit "certify --check on the plugin's package: intact (its JUnit re-rendered with the plugin)" 0 \
+  "intact: .* files match MANIFEST" "$SHARDCHECK" certify --check "$tmp/pkg" --golden "$G"
 expect_file "certify: report.html names the plugin" "$tmp/pkg/report.html" "plugin example-v2 (libshardcheck)"
 if grep -rlF "$(dirname "$so")" "$tmp/pkg" >"$tmp/paths" 2>/dev/null; then
   tap_not_ok "certify: no path of this machine to the plugin in the package" "$(cat "$tmp/paths")"
@@ -192,14 +196,20 @@ for r in s["rows"]:
 [ $rc = 3 ] && [ "$got" = "shard-layout 2 2 0 partial;rng-offsets 2 2 0 partial;shard-layout 4 4 0 partial;rng-offsets 4 4 0 partial;" ] \
   && tap_ok "certify --np 2,4: every row under mpirun at its size, nothing failed (partial: sampled)" \
   || tap_not_ok "certify --np 2,4 on the plugin" "exit $rc: $got" "$(tail -c 400 "$tmp/cert2.out")"
+# the same --backend on every rank (the ranks agree on their options at start), but another
+# file behind it on rank 1: a relative path from a directory of its own, as two nodes would
+# hold different copies at one path
+mkdir -p "$tmp/r0" "$tmp/r1" && cp "$so" "$tmp/r0/libacme.so" && cp "$ref" "$tmp/r1/libacme.so"
+sc_abs=$(cd "$(dirname "$SHARDCHECK")" && pwd)/$(basename "$SHARDCHECK")
+g_abs=$(cd "$G" && pwd)
 cat >"$tmp/wrap.sh" <<EOF
 #!/bin/sh
-# a different .so on rank 1: the ranks must refuse to start
-so="$so"; [ "\${OMPI_COMM_WORLD_RANK:-0}" = 1 ] && so="$ref"
-exec "$SHARDCHECK" run --backend plugin:"\$so" "\$@"
+cd "$tmp/r\${OMPI_COMM_WORLD_RANK:-0}" || exit 99
+exec "$sc_abs" run --backend plugin:./libacme.so --golden "$g_abs" "\$@"
 EOF
 chmod +x "$tmp/wrap.sh"
-expect_exit "mpirun: a different .so on rank 1 refused at start, naming the rank and host" 2 \
-  "the processes load different plugin files: rank 1 on host $(hostname | cut -c1-62) loads plugin_ref.so with sha256 [0-9a-f]{64}, rank 0 .* loads plugin_v2.so" \
-  timeout 300 $MPIRUN --oversubscribe --allow-run-as-root -np 2 "$tmp/wrap.sh" --family shard-layout --golden "$G" --max-cases 5
+host=$(hostname | cut -c1-62)
+expect_exit "mpirun: another .so behind the same path on rank 1 refused at start, naming the rank and host" 2 \
+  "the processes load different plugin files: rank 1 on host $host loads libacme.so with sha256 [0-9a-f]{64}, rank 0 on host $host loads libacme.so with sha256 [0-9a-f]{64}" \
+  timeout 300 $MPIRUN --oversubscribe --allow-run-as-root -np 2 "$tmp/wrap.sh" --family shard-layout --max-cases 5
 tap_done
