@@ -20,8 +20,9 @@
  * planner, ...; never `expected`).  The case is one JSON object, the same one
  * the worker protocol sends (docs/backends/case.md):
  *
- *     {"family": F, "torch": "2.13.0", "tcId": N, "world": W,
- *      "group": {the group's members but "tests"}, "test": {the test's members but "expected"}}
+ *     {"family": F, "torch": "2.13", "tcId": N, "world": W,
+ *      "group": {the group's members but "tests"},
+ *      "test": {the test's members but its answer: "expected", "result", "byVersion"}}
  *
  * and the host table (shc_host_v2) gives a small reader over it, so a plugin
  * needs no JSON library: a key is looked up in the test, then in its group,

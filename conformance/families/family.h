@@ -114,6 +114,9 @@ typedef struct shc_family {
         /* Where the family's fields are beyond ABI v1: add to a golden view the fields a
          * plugin's answer is compared with (redistribute-plan: "stepKinds"). */
         void (*project)(json_t *want);
+        /* ABI v2: the case is executed (the plugin's execute over a communicator), not
+         * answered as a view (answer); redistribute-data. */
+        bool execute;
     } plugin;
     struct {
         /* Where a real torch process reports the family's answer in another form than

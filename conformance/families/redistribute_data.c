@@ -803,6 +803,7 @@ const shc_family shc_family_redistribute_data = {
     .mpi.batch = 8, /* every case runs collectives: keep a stuck batch small */
     .plugin.views = plugin_views,
     .plugin.entry = offsetof(shc_backend_v1, execute),
+    .plugin.execute = true,
     .harness_stride = 1,
     .claim = {.fields = SHC_NAMES("localShape", "sha256", "values")},
 };

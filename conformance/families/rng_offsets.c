@@ -663,6 +663,12 @@ static int offsets_views(const shc_backend_v1 *be, const shc_pcase *b, json_t **
 static int plugin_views(const shc_backend_v1 *be, const json_t *group, const json_t *test,
                         int64_t world, json_t **views, shc_err *e)
 {
+    /* A per-op case is beyond offsets(): it is never told the op, so a correct plugin
+     * would accept the ops torch refuses and track the untracked ones. */
+    if (json_object_get(test, "op"))
+        return shc_fail(e, SHC_EUNSUPPORTED, "ABI v1's offsets() is not told the op (%s): "
+                        "per-op cases need ABI v2",
+                        json_string_value(json_object_get(test, "op")) ?: "?");
     shc_pcase b;
     int rc = shc_pcase_load(&b, group, test, world, false, e);
     if (!rc && json_object_get(group, "op"))

@@ -8,8 +8,8 @@
  *   shardcheck certify --check DIR [--golden DIR]
  *
  * Every claimed family (--families, default all) runs on the backend (B as in `run`,
- * default ref) at every claimed rank count (--np; mpi and torch under `mpirun -np N`, the
- * others compute every rank in one process and take np 1 only), and every --candidate (a
+ * default ref) at every claimed rank count (--np; mpi and torch under `mpirun -np N`, a
+ * plugin so above np 1, the others in one process and np 1 only), and every --candidate (a
  * vendor adapter's results, as `verify` reads them) is verified; each in a child process
  * (certify_spawn.c).  DIR gets the results (JSON, JUnit), the HTML report, the environment,
  * the golden MANIFEST, the statement (statement.json, statement.txt) and a sha256 MANIFEST
@@ -80,6 +80,15 @@ static bool per_process(const char *b)
     return be && be->procs == RUN_PER_RANK;
 }
 
+/* Whether the row at np processes runs under mpirun: always for mpi and torch, above np 1
+ * for a backend that runs one rank per process when started so (the plugin). */
+static bool under_mpirun(const char *b, int np)
+{
+    const char *arg;
+    const run_backend *be = run_backend_find(b, &arg);
+    return per_process(b) || (be && be->certify_np && np > 1);
+}
+
 static int parse_np(cert_opts *o)
 {
     char buf[256];
@@ -99,9 +108,10 @@ static int parse_np(cert_opts *o)
             return cli_usage_error("certify", "--np: at most %d rank counts", CERT_MAX_NP);
         char names[64];
         run_backend_per_rank_names(names, sizeof names);
-        if (v > 1 && !per_process(o->backend))
+        if (v > 1 && !under_mpirun(o->backend, (int)v))
             return cli_usage_error("certify", "--np %ld: backend %s computes every rank in one "
-                                   "process; only %s take rank counts", v, o->backend, names);
+                                   "process; only %s take rank counts (and plugin:FILE.so, "
+                                   "under mpirun above 1)", v, o->backend, names);
         o->np_v[o->nnp++] = (int)v;
     }
     return o->nnp ? 0 : cli_usage_error("certify", "--np '%s': no rank count", o->np);
@@ -161,8 +171,9 @@ static int candidate_family(const char *arg, const shc_family **f, const char **
 
 static const char CERTIFY_ABOUT[] =
     "       shardcheck certify --check DIR [--golden DIR]\n"
-    "  Runs the claimed families on the backend at each claimed rank count (mpi, torch:\n"
-    "  under mpirun -np N, with $MPIRUN and $MPIRUN_ARGS), verifies each candidate, and\n"
+    "  Runs the claimed families on the backend at each claimed rank count (mpi, torch,\n"
+    "  a plugin above 1: under mpirun -np N, with $MPIRUN and $MPIRUN_ARGS), verifies each\n"
+    "  candidate, and\n"
     "  writes DIR: results, report.html, environment.json, golden-MANIFEST, statement.json,\n"
     "  statement.txt and MANIFEST (sha256 of every file).  A row that passed but covers\n"
     "  fewer fields or tests than its family's claim requires (docs/families, \"What a\n"
@@ -189,7 +200,7 @@ static int parse_options(cert_opts *o, int argc, char **argv)
         {.name = "families", .kind = CLI_STR, .meta = "A,B", .to = &o->families,
          .mark = &o->run_backend, .help = "the families claimed (default every registered family)"},
         {.name = "np", .kind = CLI_STR, .meta = "N,M", .to = &o->np,
-         .help = "rank counts claimed (default 1; mpi and torch run under mpirun -np N)"},
+         .help = "rank counts claimed (default 1; mpi, torch, a plugin above 1: mpirun -np N)"},
         {.name = "candidate", .kind = CLI_LIST, .meta = "[FAMILY=]FILE", .to = o->cand,
          .count = &o->ncand, .hi = CERT_MAX_CAND, .help = "a results file to verify (repeatable)"},
         {.name = "name", .kind = CLI_STR, .meta = "TEXT", .to = &o->name,
@@ -341,6 +352,33 @@ static int write_junit(const char *dir, const char *rel, const json_t *j, shc_er
 
 /* ---- rows ---- */
 
+/* --backend as the package states it: a plugin by its file's base name ("plugin:libacme.so";
+ * its name and sha256 come from the run's results), so no path of this machine is written. */
+static void shown_backend(const char *spec, char *buf, size_t n)
+{
+    const char *arg;
+    const run_backend *be = run_backend_find(spec, &arg);
+    const char *base = be && be->arg_prefix ? strrchr(arg, '/') : NULL;
+    if (base)
+        snprintf(buf, n, "%s%s", be->arg_prefix, base + 1);
+    else
+        snprintf(buf, n, "%s", spec);
+}
+
+/* A command-line word with the plugin's path in it, as the package states it. */
+static json_t *shown_word(const cert_opts *o, const char *w)
+{
+    const char *arg;
+    const run_backend *be = o->run_backend ? run_backend_find(o->backend, &arg) : NULL;
+    const char *hit = be && be->arg_prefix && strchr(arg, '/') ? strstr(w, arg) : NULL;
+    if (!hit)
+        return json_string(w);
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%.*s%s%s", (int)(hit - w), w, strrchr(arg, '/') + 1,
+             hit + strlen(arg));
+    return json_string(buf);
+}
+
 /* results/<family>.<backend>.np<N>: the backend spelled for a file name (a plugin's path
  * is in environment.json and the statement, not in file names). */
 static void row_paths(cert_row *r, const char *stem, char *journal, size_t jn)
@@ -411,7 +449,7 @@ static int run_row(const cert_opts *o, const shc_family *f, int np, cert_row *r,
         *p = *p == ':' ? '-' : *p;
     snprintf(r->family, sizeof r->family, "%s", f->name);
     snprintf(r->mode, sizeof r->mode, "run");
-    snprintf(r->backend, sizeof r->backend, "%s", o->backend);
+    shown_backend(o->backend, r->backend, sizeof r->backend);
     r->np = np;
     snprintf(stem, sizeof stem, "%s.%s.np%d", f->name, tag, np);
     row_paths(r, stem, journal, sizeof journal);
@@ -420,7 +458,8 @@ static int run_row(const cert_opts *o, const shc_family *f, int np, cert_row *r,
     snprintf(log, sizeof log, "%s/%s", o->out, r->log);
     snprintf(jr, sizeof jr, "%s/%s", o->out, journal);
     char *v[80], npbuf[16], mc[32], to[32], *args = NULL;
-    int n = per_process(o->backend) ? cert_mpirun_prefix(v, 48, np, npbuf, sizeof npbuf, &args) : 0;
+    int n = under_mpirun(o->backend, np)
+                ? cert_mpirun_prefix(v, 48, np, npbuf, sizeof npbuf, &args) : 0;
     const char *tail[] = {o->exe, "run", "--backend", o->backend, "--family", f->name, "--golden",
                           o->golden, "--json", "--junit", jun, "--journal", jr,
                           "--torch-version", shc_torch_release_name(o->torch)};
@@ -480,7 +519,9 @@ static json_t *environment(const cert_opts *o)
     struct utsname u;
     json_t *cmd = json_array(), *env = json_object();
     for (int i = 0; i < o->argc; i++)
-        json_array_append_new(cmd, json_string(o->argv[i]));
+        json_array_append_new(cmd, shown_word(o, o->argv[i]));
+    char shown[256];
+    shown_backend(o->backend, shown, sizeof shown);
     static const char *const vars[] = {"MPIRUN", "MPIRUN_ARGS", "SHARDCHECK_PYTHON",
                                        "SHARDCHECK_TORCH_VERSION", "SHARDCHECK_TORCH_DEVICE",
                                        "SHARDCHECK_HARNESS", "OMP_NUM_THREADS",
@@ -494,13 +535,16 @@ static json_t *environment(const cert_opts *o)
                           shc_version(), "reference", ref, "torch",
                           shc_torch_release_name(o->torch),
                           "written", o->written, "command", cmd, "golden", o->golden,
-                          "backend", o->run_backend ? o->backend : "(candidates only)", "cpus",
+                          "backend", o->run_backend ? shown : "(candidates only)", "cpus",
                           (json_int_t)sysconf(_SC_NPROCESSORS_ONLN), "environment", env);
     if (!uname(&u))
         json_object_set_new(j, "system", json_pack("{s:s, s:s, s:s, s:s}", "sysname", u.sysname,
                                                    "release", u.release, "version", u.version,
                                                    "machine", u.machine));
-    if (o->run_backend && per_process(o->backend)) { /* what ran the ranks */
+    bool mpirun = false;
+    for (int i = 0; i < o->nnp; i++)
+        mpirun |= o->run_backend && under_mpirun(o->backend, o->np_v[i]);
+    if (mpirun) { /* what ran the ranks */
         char *v[40], npbuf[16], *args = NULL, path[4096], line[512];
         cert_mpirun_prefix(v, 30, 1, npbuf, sizeof npbuf, &args);
         char *ver[] = {v[0], "--version", NULL};
@@ -537,9 +581,19 @@ static int assemble(const cert_opts *o, cert_row *rows, int n, char sha[65])
     snprintf(p, sizeof p, "%s/report.html", o->out); /* the page opens with the statement */
     size_t cells;
     long long fails;
+    json_t *words = json_array(); /* the command as the package states it */
+    char **argv = calloc((size_t)o->argc + 1, sizeof *argv);
+    for (int i = 0; words && i < o->argc; i++)
+        json_array_append_new(words, shown_word(o, o->argv[i]));
+    for (int i = 0; argv && i < o->argc; i++)
+        argv[i] = (char *)json_string_value(json_array_get(words, (size_t)i));
+    if (!rc && !argv)
+        rc = shc_fail(&e, SHC_ENOMEM, "out of memory");
     if (!rc)
-        rc = report_html_write(p, o->golden, in, k, o->argc, o->argv,
+        rc = report_html_write(p, o->golden, in, k, o->argc, argv,
                                shc_torch_release_name(o->torch), st, &cells, &fails, &e);
+    free(argv);
+    json_decref(words);
     for (int i = 0; i < k; i++)
         free(in[i]);
     free(in);

@@ -96,6 +96,14 @@ static int add_input(rp *r, const char *path, shc_err *e)
     int rc = SHC_OK;
     if (json_is_array(results) && json_is_string(json_object_get(root, "backend"))) {
         const char *be = json_string_value(json_object_get(root, "backend"));
+        /* a plugin's run is named by the plugin's own name (run's "plugin" member) */
+        const char *pname = json_string_value(json_object_get(json_object_get(root, "plugin"),
+                                                              "name"));
+        char bename[96];
+        if (pname) {
+            snprintf(bename, sizeof bename, "%s %s", be, pname);
+            be = bename;
+        }
         char ranks[16];
         snprintf(ranks, sizeof ranks, "%lld",
                  (long long)json_integer_value(json_object_get(root, "ranks")));

@@ -591,11 +591,20 @@ static int open_outputs(run_opts *o, report *rep)
 {
     if (!printer(o))
         return CLI_GO;
+    /* the implementation checked (a plugin's name, file and sha256) in every output */
+    json_t *subj = o->be->subject ? o->be->subject(o) : NULL;
+    static char words[512];
+    if (subj)
+        snprintf(words, sizeof words, "%s %s (%s, sha256 %s)", o->be->name,
+                 json_string_value(json_object_get(subj, "name")) ?: "?",
+                 json_string_value(json_object_get(subj, "file")) ?: "?",
+                 json_string_value(json_object_get(subj, "sha256")) ?: "?");
     report_opts ro = {.fmt = o->json ? REP_JSON : o->tap ? REP_TAP : REP_TEXT, .cmd = "run",
                       .suite = "shardcheck", .junit_path = o->junit, .verbose = o->verbose,
-                      .head = json_pack("{s:s,s:I}", "backend", o->be->name,
-                                        "ranks", (json_int_t)o->nprocs),
+                      .head = json_pack("{s:s,s:I,s:o?}", "backend", o->be->name,
+                                        "ranks", (json_int_t)o->nprocs, o->be->name, subj),
                       .torch = shc_torch_release_name(o->torch), .torch_why = o->torch_why,
+                      .subject = subj ? words : NULL,
                       .waive = o->waivers ? waive : NULL,
                       .waive_notes = o->waivers ? waive_notes : NULL, .waive_ctx = o->waivers,
                       .group_failures = 1, .max_fail_lines = RUN_FAIL_LINES};

@@ -319,8 +319,9 @@ static void junit_case(FILE *f, const char *suite, const json_t *c)
 }
 
 /* One <testsuite> per run of consecutive cases of the same family (suite: the family of a
- * case that names none). */
-static void junit_doc(FILE *f, const json_t *cases, const char *dflt, const char *torch)
+ * case that names none); torch and subject (NULL: none) as properties. */
+static void junit_doc(FILE *f, const json_t *cases, const char *dflt, const char *torch,
+                      const char *subject)
 {
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"shardcheck\">\n");
     size_t n = json_array_size(cases);
@@ -340,11 +341,20 @@ static void junit_doc(FILE *f, const json_t *cases, const char *dflt, const char
         fprintf(f, "\" tests=\"%zu\" failures=\"%lld\" errors=\"%lld\" skipped=\"%lld\">\n", j - i,
                 cnt[ST_FAIL], cnt[ST_CRASH] + cnt[ST_TIMEOUT] + cnt[ST_INTERNAL],
                 cnt[ST_NOTSUPPORTED] + cnt[ST_WAIVED]);
-        if (torch) { /* the release judged against, as a standard JUnit property */
-            fputs("    <properties><property name=\"torch\" value=\"", f);
+        if (torch || subject) /* the release judged against, the implementation */
+            fputs("    <properties>", f);
+        if (torch) {
+            fputs("<property name=\"torch\" value=\"", f);
             report_xml_escape(f, torch);
-            fputs("\"/></properties>\n", f);
+            fputs("\"/>", f);
         }
+        if (subject) {
+            fputs("<property name=\"implementation\" value=\"", f);
+            report_xml_escape(f, subject);
+            fputs("\"/>", f);
+        }
+        if (torch || subject)
+            fputs("</properties>\n", f);
         for (; i < j; i++)
             junit_case(f, suite, json_array_get(cases, i));
         fputs("  </testsuite>\n", f);
@@ -354,14 +364,14 @@ static void junit_doc(FILE *f, const json_t *cases, const char *dflt, const char
 
 static void write_junit(report *r)
 {
-    junit_doc(r->junit, r->cases, r->o.suite, r->o.torch);
+    junit_doc(r->junit, r->cases, r->o.suite, r->o.torch, r->o.subject);
 }
 
 void report_junit_of(FILE *f, const json_t *results)
 {
     const char *suite = jstr(results, "suite");
     junit_doc(f, json_object_get(results, "cases"), suite ? suite : "shardcheck",
-              jstr(results, "torch"));
+              jstr(results, "torch"), jstr(results, "implementation"));
 }
 
 static long long n_failed(const report *r)
@@ -376,6 +386,8 @@ static int write_json(report *r)
     r->o.head = NULL;
     if (r->o.torch && !json_object_get(o, "torch"))
         json_object_set_new(o, "torch", json_string(r->o.torch));
+    if (r->o.subject && !json_object_get(o, "implementation")) /* report_junit_of reads it */
+        json_object_set_new(o, "implementation", json_string(r->o.subject));
     json_object_set_new(o, "passed", json_integer(r->n[ST_PASS]));
     json_object_set_new(o, "failed", json_integer(n_failed(r)));
     json_object_set_new(o, "skipped", json_integer(r->n[ST_NOTSUPPORTED]));
@@ -484,6 +496,8 @@ int report_close(report *r)
         if (r->o.torch)
             printf("# judged against torch %s (%s)\n", r->o.torch,
                    r->o.torch_why ? r->o.torch_why : "");
+        if (r->o.subject)
+            printf("# implementation: %s\n", r->o.subject);
         printf("1..%lld\n# %s\n", r->seq, line);
     } else {
         if (r->groups)
@@ -495,6 +509,8 @@ int report_close(report *r)
         if (r->o.torch)
             printf("judged against torch %s (%s)\n", r->o.torch,
                    r->o.torch_why ? r->o.torch_why : "");
+        if (r->o.subject)
+            printf("implementation: %s\n", r->o.subject);
         printf("%s\n", line);
     }
     lost |= close_junit(r) != 0;

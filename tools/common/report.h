@@ -50,6 +50,9 @@ typedef struct report_opts {
     const char *torch;      /* the torch release judged against ("2.15"; NULL: none): JSON
                                "torch", a text and TAP line, a JUnit property */
     const char *torch_why;  /* how it was chosen (text and TAP) */
+    const char *subject;    /* the implementation checked, in words (a plugin's name, file
+                               and sha256; NULL: none): a text and TAP line, a JUnit property,
+                               JSON "implementation" */
     /* NULL, or which cases count at all (verify --tcid/--flag/--answered, verify_select.c):
      * a case it refuses is neither printed nor counted */
     bool (*keep)(void *ctx, long long tcid, report_status st, const char *detail);
@@ -110,8 +113,8 @@ void report_case(report *r, const char *name, report_status st, const char *deta
  * 2 after a message when an output could not be written. */
 int report_close(report *r);
 /* The JUnit file report_close writes, from the JSON it writes (`run --json`, `verify --json`:
- * its "cases", "suite" and "torch"), byte for byte: certify --check re-renders a package's
- * JUnit files from its results (issue 38 M5). */
+ * its "cases", "suite", "torch" and "implementation"), byte for byte: certify --check
+ * re-renders a package's JUnit files from its results (issue 38 M5). */
 void report_junit_of(FILE *f, const json_t *results);
 /* Free a report whose run ended in bad input (exit 2): no summary, no JUnit file. */
 void report_abandon(report *r);

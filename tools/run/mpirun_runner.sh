@@ -4,7 +4,7 @@
 # rank that dies still ends in a readable report.
 #
 #   tools/run/mpirun_runner.sh -np 8 [--hostfile FILE | --srun] [--shardcheck PATH]
-#                          [--backend mpi|cuda|torch[:gloo|:nccl]] [--time-limit SEC]
+#                          [--backend mpi|cuda|torch[:gloo|:nccl]|plugin:FILE.so] [--time-limit SEC]
 #                          -- [run options]
 #
 # OpenMPI ends the whole job when a process dies; the runner's rank 0 keeps a

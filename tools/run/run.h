@@ -50,12 +50,18 @@ typedef struct run_backend {
     bool family_batch;         /* the family's mpi.batch overrides batch */
     bool whole_world;          /* a mesh must span the whole job (torch's DeviceMesh) */
     bool pass_note;            /* a passing compare's note is the case's message (cuda) */
+    bool certify_np;           /* certify --np N > 1 runs it under mpirun -np N, np 1 in one
+                                * process (the plugin) */
     void *state;               /* its own state (run_opts.be_state): a static object in its
                                 * file, zeroed (one backend per process; a worker forks a copy) */
     /* The argument of its spelling (spec as given) into its state; NULL: none. */
     void (*configure)(struct run_opts *o, const char *spec);
     /* An input file the outputs must not overwrite (the plugin); NULL: none. */
     const char *(*input)(const struct run_opts *o);
+    /* The implementation checked, after probe (the plugin: {"name", "file", "sha256",
+     * "abi"}; no path of this machine): the JSON report's member named after the backend,
+     * and a line of every other output; NULL: none. */
+    json_t *(*subject)(const struct run_opts *o);
     /* Before anything runs, in this process: 0, or a code and e (*crashed: the probe's
      * child died, reported as a Crash row named by *comment). */
     int (*probe)(struct run_opts *o, bool *crashed, char *comment, size_t n, shc_err *e);

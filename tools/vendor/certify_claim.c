@@ -145,6 +145,28 @@ static int read_candidate(const char *dir, cert_row *r, json_t **declared, shc_e
     return SHC_OK;
 }
 
+/* A plugin's run: the implementation its results name ("plugin": name, file, sha256, ABI),
+ * as the row's producer record (the statement says what was checked, by name and hash). */
+static int read_plugin(const char *dir, cert_row *r, shc_err *e)
+{
+    char path[4096];
+    cert_path(path, sizeof path, dir, r->results);
+    json_t *root = shc_json_load_path(path, e), *p = json_object_get(root, "plugin");
+    if (!root)
+        return shc_err_prefix(e, "results");
+    const char *name = json_string_value(json_object_get(p, "name"));
+    char note[256];
+    snprintf(note, sizeof note, "file %s, sha256 %s, ABI v%lld",
+             json_string_value(json_object_get(p, "file")) ?: "?",
+             json_string_value(json_object_get(p, "sha256")) ?: "?",
+             (long long)json_integer_value(json_object_get(p, "abi")));
+    if (json_is_object(p))
+        r->producer = json_pack("{s:s, s:s}", "tool", name ? name : "(plugin not named)",
+                                "note", note);
+    json_decref(root);
+    return SHC_OK;
+}
+
 static bool declares(const json_t *declared, const char *field)
 {
     size_t i;
@@ -169,7 +191,7 @@ int cert_claim(const char *dir, const char *golden, cert_row *r, shc_err *e)
     if (!r->results[0])
         return SHC_OK;
     json_t *declared = NULL;
-    int rc = r->candidate[0] ? read_candidate(dir, r, &declared, e) : SHC_OK;
+    int rc = r->candidate[0] ? read_candidate(dir, r, &declared, e) : read_plugin(dir, r, e);
     cover c = {0};
     if (!rc)
         rc = count_cases(dir, golden, r, f, &c, e);

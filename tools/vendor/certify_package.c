@@ -356,12 +356,18 @@ static void text_producers(FILE *f, const json_t *rows)
     bool head = false;
     json_array_foreach(rows, i, r) {
         const json_t *p = json_object_get(r, "producer");
-        if (strcmp(sget(r, "mode"), "verify"))
+        bool run = !strcmp(sget(r, "mode"), "run");
+        if (run && !p) /* a run of our own backends: its name says it */
             continue;
         if (!head)
-            fputs("\nHow each candidate was produced (its \"producer\" record):\n", f);
+            fputs("\nHow each row was produced (a candidate's \"producer\" record; a "
+                  "plugin's name and file):\n", f);
         head = true;
-        fprintf(f, "  %s (%s): ", sget(r, "family"), sget(r, "candidate"));
+        if (run)
+            fprintf(f, "  %s (run %s, np %lld): ", sget(r, "family"), sget(r, "backend"),
+                    iget(r, "np"));
+        else
+            fprintf(f, "  %s (%s): ", sget(r, "family"), sget(r, "candidate"));
         if (p)
             text_producer(f, p);
         else
