@@ -28,6 +28,7 @@
 #include "backend_plugin.h"
 #include "child_exit.h"
 #include "golden.h"
+#include "plugin_v2_min.h"
 
 int shc_plugin_open(shc_plugin *p, const char *path, shc_err *e)
 {
@@ -41,13 +42,20 @@ int shc_plugin_open(shc_plugin *p, const char *path, shc_err *e)
     *(void **)&abi = dlsym(p->dl, SHC_BACKEND_ABI_SYMBOL);
     *(void **)&entry = dlsym(p->dl, SHC_BACKEND_ENTRY_SYMBOL);
     int rc = SHC_OK;
+    if (abi && abi() == SHC_BACKEND_ABI_V2) { /* (abi2comm) the stand-in v2 loader */
+        if ((rc = plugin_min_open_v2(p->dl, path, &p->be2, e))) {
+            dlclose(p->dl);
+            p->dl = NULL;
+        }
+        return rc;
+    }
     if (!abi || !entry)
         rc = shc_fail(e, SHC_EINVAL, "plugin %s: missing symbol %s (not a shardcheck backend? "
                       "see shardcheck_backend.h)", path,
                       !abi ? SHC_BACKEND_ABI_SYMBOL : SHC_BACKEND_ENTRY_SYMBOL);
     else if (abi() != SHC_BACKEND_ABI_VERSION)
-        rc = shc_fail(e, SHC_EINVAL, "plugin %s: ABI version %u, this runner speaks version %u",
-                      path, abi(), SHC_BACKEND_ABI_VERSION);
+        rc = shc_fail(e, SHC_EINVAL, "plugin %s: ABI version %u, this runner speaks versions "
+                      "%u and %u", path, abi(), SHC_BACKEND_ABI_V1, SHC_BACKEND_ABI_V2);
     else if (!(p->be = entry()))
         rc = shc_fail(e, SHC_EINVAL, "plugin %s: %s() returned NULL", path,
                       SHC_BACKEND_ENTRY_SYMBOL);

@@ -15,6 +15,7 @@
 typedef struct shc_plugin {
     void *dl;
     const shc_backend_v1 *be;
+    const shc_backend_v2 *be2;   /* an ABI v2 plugin (be NULL) */
     char path[512];
 } shc_plugin;
 

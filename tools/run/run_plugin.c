@@ -10,10 +10,14 @@
 #include "config.h"
 #include <string.h>
 #include "run.h"
+#include "plugin_comm.h"
+#include "plugin_v2_min.h"
 
 typedef struct plugin_state {
     const char *path;  /* FILE.so, as given */
-    shc_plugin plugin; /* opened in a worker */
+    shc_plugin plugin; /* opened in a worker (and, under mpirun, in the rank's process) */
+    plugin_seam seam;  /* ABI v2: the table, the case reader (plugin_comm.h) */
+    const shc_backend_comm *vendor; /* under mpirun: the plugin's comm_open, or NULL */
 } plugin_state;
 
 static plugin_state *state(const run_opts *o) { return o->be_state; }
@@ -28,22 +32,100 @@ static int probe(run_opts *o, bool *crashed, char *comment, size_t n, shc_err *e
     return shc_plugin_probe(state(o)->path, o->timeout_s, crashed, e);
 }
 
-static void stop(run_opts *o) { shc_plugin_close(&state(o)->plugin); }
+static void stop(run_opts *o)
+{
+    plugin_state *s = state(o);
+    if (s->vendor && s->plugin.be2->comm_close)
+        s->plugin.be2->comm_close(s->plugin.be2->self, s->vendor);
+    s->vendor = NULL;
+    shc_plugin_close(&s->plugin);
+}
 
 static int worker_open(run_opts *o, shc_err *e)
 {
-    return shc_plugin_open(&state(o)->plugin, state(o)->path, e);
+    plugin_state *s = state(o);
+    int rc = shc_plugin_open(&s->plugin, s->path, e);
+    if (!rc && s->plugin.be2) /* (abi2comm) the seam: the full loader's host and cases */
+        s->seam = (plugin_seam){s->plugin.be2, plugin_min_host(), plugin_min_case_new,
+                                plugin_min_case_free};
+    return rc;
 }
 
+/* Every rank's views of a test, into all[0..world). */
+static run_status all_views(const run_opts *o, const shc_family *f, const json_t *group,
+                            const json_t *test, int64_t world, json_t **all, char *msg,
+                            size_t n)
+{
+    plugin_state *s = state(o);
+    if (s->plugin.be2 && f->plugin.exec_view)
+        return plugin_comm_views(&s->seam, o, f, group, test, world, all, msg, n);
+    if (s->plugin.be2) {
+        snprintf(msg, n, "plugin %s: ABI v2 answers for %s are not in this build", s->path,
+                 f->name);
+        return RUN_NOTSUPPORTED;
+    }
+    shc_err e = {0};
+    int rc = shc_plugin_views(&s->plugin, f, group, test, world, all, &e);
+    if (rc)
+        snprintf(msg, n, "%s", e.msg);
+    return rc == SHC_EUNSUPPORTED ? RUN_NOTSUPPORTED : rc ? RUN_INTERNAL : RUN_PASS;
+}
+
+/* The views of ranks [first, first+count): every rank computed, the others dropped. */
 static run_status views(const run_opts *o, const shc_family *f, const json_t *group,
                         const json_t *test, int64_t world, int64_t first, int64_t count,
                         json_t **views, char *msg, size_t n)
 {
+    json_t **all = calloc((size_t)world, sizeof *all);
+    run_status st = all ? all_views(o, f, group, test, world, all, msg, n) : RUN_INTERNAL;
+    for (int64_t r = 0; all && r < world; r++)
+        if (st == RUN_PASS && r >= first && r < first + count)
+            views[r - first] = all[r];
+        else
+            json_decref(all[r]);
+    free(all);
+    return st;
+}
+
+/* Under mpirun, in the rank's own process: the plugin loaded and, for ABI v2, its
+ * communicator opened (every process, before its first case). */
+static int job_start(run_opts *o)
+{
+    plugin_state *s = state(o);
     shc_err e = {0};
-    int rc = shc_plugin_views(&state(o)->plugin, f, group, test, world, views, &e);
-    if (rc)
-        snprintf(msg, n, "%s", e.msg);
-    return rc == SHC_EUNSUPPORTED ? RUN_NOTSUPPORTED : rc ? RUN_INTERNAL : RUN_PASS;
+    if (worker_open(o, &e)) {
+        fprintf(stderr, "shardcheck run: %s\n", e.msg);
+        return 2;
+    }
+    const shc_backend_v2 *be = s->plugin.be2;
+    if (!be || !be->comm_open)
+        return 0;
+    char err[512] = "";
+    s->vendor = be->comm_open(be->self, o->rank, o->nprocs, err, sizeof err);
+    if (s->vendor && (s->vendor->rank != o->rank || s->vendor->world != o->nprocs)) {
+        snprintf(err, sizeof err, "its communicator says rank %lld of %lld, the job's is %lld "
+                 "of %lld", (long long)s->vendor->rank, (long long)s->vendor->world,
+                 (long long)o->rank, (long long)o->nprocs);
+        if (be->comm_close)
+            be->comm_close(be->self, s->vendor);
+        s->vendor = NULL;
+    }
+    if (!s->vendor && err[0] && o->rank == 0)
+        fprintf(stderr, "shardcheck run: plugin %s: comm_open: %s; redistribute-data uses "
+                "shardcheck's communicator\n", s->path, err);
+    return 0;
+}
+
+/* Under mpirun, a family executing over a communicator (redistribute-data). */
+static run_status comm_view(const run_opts *o, shc_comm *comm, int64_t rank,
+                            const shc_family *f, const json_t *group, const json_t *test,
+                            json_t **view, char *msg, size_t n)
+{
+    plugin_state *s = state(o);
+    if (s->plugin.be2 && f->plugin.exec_view)
+        return plugin_comm_view(&s->seam, s->vendor, o, comm, rank, f, group, test, view, msg,
+                                n);
+    return views(o, f, group, test, f->world_size(group, test), rank, 1, view, msg, n);
 }
 
 /* Plugins answer only the fields the ABI covers: compare those with the view of
@@ -99,15 +181,19 @@ static int compare_subset(const shc_family *f, const json_t *test, int64_t rank,
 static int compare(const shc_family *f, const json_t *test, int64_t rank, json_t *got,
                    char *msg, size_t n)
 {
-    return compare_subset(f, test, rank, got, msg, n);
+    char comm[64]; /* ABI v2 redistribute-data: the communicator it ran over */
+    plugin_comm_take(got, comm, sizeof comm);
+    int ok = compare_subset(f, test, rank, got, msg, n);
+    plugin_comm_note(comm, ok, msg, n);
+    return ok;
 }
 
 static plugin_state plugin_own;
 
 const run_backend run_backend_plugin = {
     .name = "plugin", .arg_prefix = "plugin:", .usage = "plugin:FILE.so",
-    .procs = RUN_IN_PROCESS, .ranks_per_process = 1, .max_ranks = 1024,
+    .procs = RUN_PER_RANK_UNDER_MPIRUN, .ranks_per_process = RUN_HOSTS_ANY, .max_ranks = 1024,
     .state = &plugin_own, .configure = configure, .input = input,
-    .probe = probe, .stop = stop, .worker_open = worker_open, .worker_exit_is_crash = true,
-    .views = views, .compare = compare,
+    .probe = probe, .job_start = job_start, .stop = stop, .worker_open = worker_open,
+    .worker_exit_is_crash = true, .views = views, .compare = compare, .comm_view = comm_view,
 };
