@@ -123,19 +123,32 @@ static const shc_host_v2 host = {
     .str = h_str, .i64 = h_i64, .i64s = h_i64s, .put_json = no_json, .put_str = no_str,
     .put_int = no_int, .put_dec = no_int, .put_ints = no_ints, .put_decs = no_ints};
 
+/* A deep copy of object o but its member `skip` (a group's tests, a test's expected: the
+ * bulk of it, never shown to the plugin). */
+static json_t *copy_but(const json_t *o, const char *skip)
+{
+    json_t *c = json_object();
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)o, k, v)
+        if (c && strcmp(k, skip) && json_object_set_new(c, k, json_deep_copy(v))) {
+            json_decref(c);
+            return NULL;
+        }
+    return c;
+}
+
 shc_case_v2 *plugin_min_case_new(const char *family, const char *torch, const json_t *group,
                                  const json_t *test, int64_t world, shc_err *e)
 {
     shc_case_v2 *c = calloc(1, sizeof *c);
-    json_t *g = group ? json_deep_copy(group) : json_object();
-    json_t *t = test ? json_deep_copy(test) : json_object();
+    json_t *g = copy_but(group, "tests");
+    json_t *t = copy_but(test, "expected");
     if (!c || !g || !t) {
         free(c), json_decref(g), json_decref(t);
         shc_fail(e, SHC_ENOMEM, "out of memory");
         return NULL;
     }
-    json_object_del(g, "tests");
-    json_object_del(t, "expected");
     c->whole = json_pack("{s:s, s:s, s:O?, s:I, s:O, s:O}", "family", family, "torch",
                          torch ? torch : "", "tcId", json_object_get(test, "tcId"),
                          "world", (json_int_t)world, "group", g, "test", t);
