@@ -308,7 +308,8 @@ static int reduce_blocks(const char *all, int n, size_t count, const char *dtype
         if (!strcmp(op, shc_redop_name((shc_redop)i)))
             r = i;
     if (shc_dtype_parse(dtype, &t, &e) || r < 0) {
-        snprintf(err, en, "example-mpi: dtype %s, op %s: %s", dtype, op, r < 0 ? "unknown op" : e.msg);
+        snprintf(err, en, "example-mpi: dtype %s, op %s: %s", dtype, op,
+                 r < 0 ? "unknown op" : e.msg);
         return 1;
     }
     size_t bytes = count * shc_dtype_size(t);

@@ -110,8 +110,16 @@ static int quiet_peer(shc_comm *sc, void *arg, bool late)
     plugin_mailbox_leave(p->mb, sc->rank);
     return SHC_OK;
 }
-static int peer_returns(shc_comm *sc, void *arg, shc_err *e) { (void)e; return quiet_peer(sc, arg, false); }
-static int peer_late(shc_comm *sc, void *arg, shc_err *e) { (void)e; return quiet_peer(sc, arg, true); }
+static int peer_returns(shc_comm *sc, void *arg, shc_err *e)
+{
+    (void)e;
+    return quiet_peer(sc, arg, false);
+}
+static int peer_late(shc_comm *sc, void *arg, shc_err *e)
+{
+    (void)e;
+    return quiet_peer(sc, arg, true);
+}
 
 START_TEST(t_recv_errors)
 {

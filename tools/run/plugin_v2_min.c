@@ -109,9 +109,22 @@ static int64_t h_i64s(const shc_case_v2 *c, const char *key, int64_t *v, int64_t
     return (int64_t)json_array_size(a);
 }
 
-static int no_json(shc_answer_v2 *a, const char *k, const char *j) { (void)a, (void)k, (void)j; return -1; }
-static int no_str(shc_answer_v2 *a, const char *k, const char *s) { (void)a, (void)k, (void)s; return -1; }
-static int no_int(shc_answer_v2 *a, const char *k, int64_t v) { (void)a, (void)k, (void)v; return -1; }
+/* The answer writer: nothing is answered through this stand-in. */
+static int no_json(shc_answer_v2 *a, const char *k, const char *j)
+{
+    (void)a, (void)k, (void)j;
+    return -1;
+}
+static int no_str(shc_answer_v2 *a, const char *k, const char *s)
+{
+    (void)a, (void)k, (void)s;
+    return -1;
+}
+static int no_int(shc_answer_v2 *a, const char *k, int64_t v)
+{
+    (void)a, (void)k, (void)v;
+    return -1;
+}
 static int no_ints(shc_answer_v2 *a, const char *k, const int64_t *v, int64_t n)
 {
     (void)a, (void)k, (void)v, (void)n;
