@@ -407,6 +407,23 @@ static run_status rank_view(const plugin_seam *s, const shc_case_v2 *c,
     return RUN_PASS;
 }
 
+/* NotSupported before anything runs: the plugin declines the family (supports) or has no
+ * execute; 0 otherwise. */
+static int declined(const plugin_seam *s, const shc_family *f, char *msg, size_t n)
+{
+    const shc_backend_v2 *be = s->be;
+    char why[400] = "";
+    if (!be->execute) {
+        snprintf(msg, n, "plugin %s has no execute entry point", be->name ? be->name : "");
+        return 1;
+    }
+    if (be->supports && be->supports(be->self, f->name, why, sizeof why)) {
+        snprintf(msg, n, "%s", why[0] ? why : "the plugin does not support the family");
+        return 1;
+    }
+    return 0;
+}
+
 /* ---- every rank in one process ---- */
 
 typedef struct local_case {
@@ -446,6 +463,8 @@ run_status plugin_comm_views(const plugin_seam *s, const run_opts *o, const shc_
                              json_t **views, char *msg, size_t n)
 {
     shc_err e = {0};
+    if (declined(s, f, msg, n))
+        return RUN_NOTSUPPORTED;
     shc_case_v2 *c = s->case_new(f->name, shc_torch_release_name(o->torch), group, test,
                                  world, &e);
     if (!c) {
@@ -527,6 +546,8 @@ run_status plugin_comm_view(const plugin_seam *s, const shc_backend_comm *vendor
                             json_t **view, char *msg, size_t n)
 {
     shc_err e = {0};
+    if (declined(s, f, msg, n))
+        return RUN_NOTSUPPORTED;
     int64_t world = f->world_size(group, test);
     shc_case_v2 *c = s->case_new(f->name, shc_torch_release_name(o->torch), group, test,
                                  world, &e);
