@@ -10,6 +10,7 @@
 #     whose mesh fits the job, shardcheck-hosted for larger ones) and with the fallback
 #     (SHARDCHECK_EXAMPLE_COMM=none: shardcheck-mpi, never example-mpi);
 #   - broadcast and send/recv of each communicator (a self-test in the plugin);
+#   - a table claiming another rank is refused by name, and then no process uses the vendor's;
 #   - faults, in one process on shardcheck's table (SHARDCHECK_TEST_PLUGIN) and under mpirun
 #     on the vendor's (SHARDCHECK_EXAMPLE_COMM): a hole is a Fail naming the missing entry,
 #     an error a Fail carrying the vendor's message and name, corrupt bytes a Fail naming the
@@ -87,11 +88,11 @@ else tap_not_ok "one process, a hanging collective" "exit $rc; $s" "$(tail -c 30
 
 # ---- under mpirun ----
 if ! have_mpi || ! have_mpi_build; then
-  for i in $(seq 1 12); do tap_skip "plugin communicator under mpirun" "no mpirun or shardcheck built without MPI"; done
+  for i in $(seq 1 13); do tap_skip "plugin communicator under mpirun" "no mpirun or shardcheck built without MPI"; done
   tap_done; exit $?
 fi
 if ! grep -aq MPI_Comm_dup "$P"; then
-  for i in $(seq 1 12); do tap_skip "plugin communicator under mpirun" "the test plugin was built without MPI"; done
+  for i in $(seq 1 13); do tap_skip "plugin communicator under mpirun" "the test plugin was built without MPI"; done
   tap_done; exit $?
 fi
 export OMPI_MCA_mpi_warn_on_fork=0
@@ -120,6 +121,15 @@ SHARDCHECK_EXAMPLE_COMM=none SHARDCHECK_TEST_PLUGIN=selftest timeout 300 $MPI -n
 if grep -q "^$ns passed, 0 failed" "$tmp/sf.out" && grep -q "comm shardcheck-mpi" "$tmp/sf.out"; then
   tap_ok "mpirun -np 4: broadcast and send/recv (pair all_gatherv) self-test over shardcheck-mpi"
 else tap_not_ok "mpirun -np 4: self-test over shardcheck-mpi" "$(tail -c 400 "$tmp/sf.out")"; fi
+# a table that is not the job's (the last process's claims rank 0): refused there, and no
+# process uses its own (they would wait on each other), every case over shardcheck-mpi
+SHARDCHECK_TEST_PLUGIN=badrank timeout 300 $MPI -np 2 "$SHARDCHECK" run --backend plugin:"$P" --family $F \
+  --golden "$S" >"$tmp/br.out" 2>&1
+rc=$?
+if [ "$rc" = 0 ] && grep -q "comm_open on process 1: its communicator says rank 0 of 2, the job's is 1 of 2" "$tmp/br.out" \
+   && grep -q "^$ns passed, 0 failed" "$tmp/br.out" && ! grep -q "comm example-mpi" "$tmp/br.out"; then
+  tap_ok "mpirun, a communicator claiming another rank: refused naming it, every process falls back"
+else tap_not_ok "mpirun, a communicator claiming another rank" "exit $rc" "$(head -c 600 "$tmp/br.out")"; fi
 # faults in the vendor's own communicator
 expect_exit "mpirun, a hole in the vendor's table: Fail naming all_to_all and example-mpi" 1 \
   "Fail .*communicator example-mpi has no all_to_all.* \[comm example-mpi\]" \

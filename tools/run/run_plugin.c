@@ -101,18 +101,31 @@ static int job_start(run_opts *o)
     if (!be || !be->comm_open)
         return 0;
     char err[512] = "";
+    bool refuse = false;
     s->vendor = be->comm_open(be->self, o->rank, o->nprocs, err, sizeof err);
-    if (s->vendor && (s->vendor->rank != o->rank || s->vendor->world != o->nprocs)) {
-        snprintf(err, sizeof err, "its communicator says rank %lld of %lld, the job's is %lld "
-                 "of %lld", (long long)s->vendor->rank, (long long)s->vendor->world,
-                 (long long)o->rank, (long long)o->nprocs);
+    if (s->vendor && s->vendor->struct_size < sizeof(shc_backend_comm))
+        refuse = snprintf(err, sizeof err, "its communicator table has size %u, this runner's "
+                          "is %zu", s->vendor->struct_size, sizeof(shc_backend_comm)) > 0;
+    else if (s->vendor && (s->vendor->rank != o->rank || s->vendor->world != o->nprocs))
+        refuse = snprintf(err, sizeof err, "its communicator says rank %lld of %lld, the job's "
+                          "is %lld of %lld", (long long)s->vendor->rank,
+                          (long long)s->vendor->world, (long long)o->rank,
+                          (long long)o->nprocs) > 0;
+    /* every process uses the vendor's communicator, or none does */
+#ifdef HAVE_MPI
+    int64_t low = run_mpi_first_failing(o, !s->vendor || refuse);
+#else
+    int64_t low = !s->vendor || refuse ? o->rank : o->nprocs;
+#endif
+    if (low != o->nprocs && s->vendor) {
         if (be->comm_close)
             be->comm_close(be->self, s->vendor);
         s->vendor = NULL;
     }
-    if (!s->vendor && err[0] && o->rank == 0)
-        fprintf(stderr, "shardcheck run: plugin %s: comm_open: %s; redistribute-data uses "
-                "shardcheck's communicator\n", s->path, err);
+    if (low == o->rank && err[0])
+        fprintf(stderr, "shardcheck run: plugin %s: comm_open on process %lld: %s; "
+                "redistribute-data uses shardcheck's communicator\n", be->name ? be->name
+                : s->path, (long long)o->rank, err);
     return 0;
 }
 

@@ -10,7 +10,8 @@
  *     flipped), so the runner's handling of each is tested in one process too;
  *   selftest: before executing, broadcast from group position 0 and a pairwise send/recv
  *     exchange (rank r with r^1; the lower sends first) over every rank of the case,
- *     checked here: a wrong byte fails the case naming the entry.
+ *     checked here: a wrong byte fails the case naming the entry;
+ *   badrank: under mpirun the last process's comm_open returns a table claiming rank 0.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,10 +156,30 @@ static int answer(void *self, const shc_host_v2 *host, const shc_case_v2 *c, int
     return SHC_BACKEND_UNSUPPORTED;
 }
 
+/* badrank: on the job's last process, the example's communicator claiming rank 0 (the
+ * runner must refuse it there, and the other processes must then not use theirs) */
+static shc_backend_comm lie;
+static const shc_backend_comm *comm_open(void *self, int64_t rank, int64_t world, char *err,
+                                         size_t n)
+{
+    const shc_backend_comm *c = shc_example_comm_open(self, rank, world, err, n);
+    if (!c || strcmp(mode(), "badrank") || rank != world - 1 || world < 2)
+        return c;
+    lie = *c;
+    lie.rank = 0;
+    lie.ctx = (void *)c;
+    return &lie;
+}
+
+static void comm_close(void *self, const shc_backend_comm *comm)
+{
+    shc_example_comm_close(self, comm == &lie ? comm->ctx : comm);
+}
+
 static const shc_backend_v2 table = {
     .abi_version = SHC_BACKEND_ABI_V2, .struct_size = sizeof(shc_backend_v2),
     .name = "comm-test", .supports = supports, .answer = answer, .execute = execute,
-    .comm_open = shc_example_comm_open, .comm_close = shc_example_comm_close};
+    .comm_open = comm_open, .comm_close = comm_close};
 
 uint32_t shardcheck_backend_abi(void) { return SHC_BACKEND_ABI_V2; }
 const shc_backend_v2 *shardcheck_backend_v2(void) { return &table; }
