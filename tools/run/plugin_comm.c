@@ -494,22 +494,16 @@ run_status plugin_comm_views(const plugin_seam *s, const run_opts *o, const shc_
 
 /* ---- one rank under mpirun, guarded ---- */
 
-/* One rank's work on a helper thread.  Everything it touches lives here (or is the
- * runner's for the whole run), so a thread left hanging past the limit reads nothing
- * freed: the caller abandons the job and the job is then out of step (it ends after its
- * report, as after an mpi timeout). */
+/* Work on a helper thread.  Everything it touches lives in here (or is the runner's for the
+ * whole run), so a thread left hanging past the limit reads nothing freed: the caller
+ * abandons it, and the job, out of step, ends after its report (as after an mpi timeout). */
 typedef struct guarded {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     bool finished, abandoned;
-    const plugin_seam *s;
-    const shc_case_v2 *c;
-    const shc_backend_comm *comm;
-    plugin_bcomm ours;
-    bool use_ours;
-    const shc_family *f;
-    const json_t *group, *test;
-    int64_t rank;
+    plugin_work_fn fn;
+    void *arg;
+    void (*arg_free)(void *arg);
     json_t *view;
     run_status st;
     char msg[768];
@@ -520,16 +514,15 @@ static void guarded_free(guarded *g)
     pthread_mutex_destroy(&g->mu);
     pthread_cond_destroy(&g->cv);
     json_decref(g->view);
-    g->s->case_free((shc_case_v2 *)g->c);
+    if (g->arg_free)
+        g->arg_free(g->arg);
     free(g);
 }
 
 static void *guarded_main(void *arg)
 {
     guarded *g = arg;
-    g->st = rank_view(g->s, g->c, g->use_ours ? &g->ours.pub : g->comm,
-                      g->use_ours ? &g->ours : NULL, g->f, g->group, g->test, g->rank,
-                      &g->view, g->msg, sizeof g->msg);
+    g->st = g->fn(g->arg, &g->view, g->msg, sizeof g->msg);
     pthread_mutex_lock(&g->mu);
     g->finished = true;
     bool gone = g->abandoned;
@@ -538,6 +531,76 @@ static void *guarded_main(void *arg)
     if (gone) /* finished after all, long after the case was reported */
         guarded_free(g);
     return NULL;
+}
+
+run_status plugin_comm_guard(double timeout_s, const char *what, plugin_work_fn fn, void *arg,
+                             void (*arg_free)(void *), json_t **view, char *msg, size_t n)
+{
+    guarded *g = calloc(1, sizeof *g);
+    if (!g) {
+        if (arg_free)
+            arg_free(arg);
+        snprintf(msg, n, "%s: out of memory", what);
+        return RUN_INTERNAL;
+    }
+    pthread_mutex_init(&g->mu, NULL);
+    pthread_cond_init(&g->cv, NULL);
+    g->fn = fn, g->arg = arg, g->arg_free = arg_free;
+    pthread_t t;
+    if (pthread_create(&t, NULL, guarded_main, g)) {
+        snprintf(msg, n, "%s: cannot start a thread", what);
+        guarded_free(g);
+        return RUN_INTERNAL;
+    }
+    pthread_detach(t);
+    struct timespec dl;
+    clock_gettime(CLOCK_REALTIME, &dl);
+    dl.tv_sec += (time_t)(timeout_s > 0 ? timeout_s : 3600);
+    pthread_mutex_lock(&g->mu);
+    while (!g->finished)
+        if (pthread_cond_timedwait(&g->cv, &g->mu, &dl) == ETIMEDOUT)
+            break;
+    bool finished = g->finished;
+    g->abandoned = !finished;
+    pthread_mutex_unlock(&g->mu);
+    if (!finished) {
+        snprintf(msg, n, "%s did not return within %.0f s (timeout; the thread is abandoned)",
+                 what, timeout_s);
+        return RUN_TIMEOUT;
+    }
+    run_status st = g->st;
+    snprintf(msg, n, "%s", g->msg);
+    *view = g->view;
+    g->view = NULL;
+    guarded_free(g);
+    return st;
+}
+
+/* One rank's case under mpirun (plugin_comm_guard's work). */
+typedef struct mpi_rank {
+    const plugin_seam *s;
+    shc_case_v2 *c;
+    const shc_backend_comm *vendor;
+    plugin_bcomm ours;
+    bool use_ours;
+    const shc_family *f;
+    const json_t *group, *test;
+    int64_t rank;
+} mpi_rank;
+
+static run_status mpi_rank_work(void *arg, json_t **view, char *msg, size_t n)
+{
+    mpi_rank *m = arg;
+    return rank_view(m->s, m->c, m->use_ours ? &m->ours.pub : m->vendor,
+                     m->use_ours ? &m->ours : NULL, m->f, m->group, m->test, m->rank, view,
+                     msg, n);
+}
+
+static void mpi_rank_free(void *arg)
+{
+    mpi_rank *m = arg;
+    m->s->case_free(m->c);
+    free(m);
 }
 
 run_status plugin_comm_view(const plugin_seam *s, const shc_backend_comm *vendor,
@@ -551,54 +614,26 @@ run_status plugin_comm_view(const plugin_seam *s, const shc_backend_comm *vendor
     int64_t world = f->world_size(group, test);
     shc_case_v2 *c = s->case_new(f->name, shc_torch_release_name(o->torch), group, test,
                                  world, &e);
-    guarded *g = c ? calloc(1, sizeof *g) : NULL;
-    if (!g) {
+    mpi_rank *m = c ? calloc(1, sizeof *m) : NULL;
+    if (!m) {
         if (c)
             s->case_free(c);
         snprintf(msg, n, "rank %lld: plugin case: %s", (long long)rank, c ? "out of memory"
                  : e.msg);
         return RUN_INTERNAL;
     }
-    pthread_mutex_init(&g->mu, NULL);
-    pthread_cond_init(&g->cv, NULL);
-    g->s = s, g->c = c, g->f = f, g->group = group, g->test = test, g->rank = rank;
+    *m = (mpi_rank){.s = s, .c = c, .vendor = vendor, .f = f, .group = group, .test = test,
+                    .rank = rank};
     /* the vendor's communicator serves one rank per process; a hosted rank, or no vendor
      * communicator, uses ours (between processes the pair's all_gatherv does p2p only
      * when each process is one rank: the job's communicator) */
-    g->use_ours = !vendor || comm != o->comm;
-    g->comm = vendor;
-    if (g->use_ours)
-        plugin_bcomm_init(&g->ours, comm, NULL, comm == o->comm);
-    pthread_t t;
-    if (pthread_create(&t, NULL, guarded_main, g)) {
-        snprintf(msg, n, "rank %lld: cannot start a thread", (long long)rank);
-        guarded_free(g);
-        return RUN_INTERNAL;
-    }
-    pthread_detach(t);
-    struct timespec dl;
-    clock_gettime(CLOCK_REALTIME, &dl);
-    dl.tv_sec += (time_t)(o->timeout_s > 0 ? o->timeout_s : 3600);
-    pthread_mutex_lock(&g->mu);
-    while (!g->finished)
-        if (pthread_cond_timedwait(&g->cv, &g->mu, &dl) == ETIMEDOUT)
-            break;
-    bool finished = g->finished;
-    g->abandoned = !finished;
-    pthread_mutex_unlock(&g->mu);
-    if (!finished) {
-        snprintf(msg, n, "rank %lld: execute over communicator %s did not return within %.0f s "
-                 "(timeout; the thread is abandoned)", (long long)rank,
-                 g->use_ours ? g->ours.name : vendor->name ? vendor->name : "(unnamed)",
-                 o->timeout_s);
-        return RUN_TIMEOUT;
-    }
-    run_status st = g->st;
-    snprintf(msg, n, "%s", g->msg);
-    *view = g->view;
-    g->view = NULL;
-    guarded_free(g);
-    return st;
+    m->use_ours = !vendor || comm != o->comm;
+    if (m->use_ours)
+        plugin_bcomm_init(&m->ours, comm, NULL, comm == o->comm);
+    char what[160];
+    snprintf(what, sizeof what, "rank %lld: execute over communicator %s", (long long)rank,
+             m->use_ours ? m->ours.name : vendor->name ? vendor->name : "(unnamed)");
+    return plugin_comm_guard(o->timeout_s, what, mpi_rank_work, m, mpi_rank_free, view, msg, n);
 }
 
 /* ---- the view's "comm" member ---- */

@@ -77,6 +77,13 @@ run_status plugin_comm_view(const plugin_seam *s, const shc_backend_comm *vendor
                             const shc_family *f, const json_t *group, const json_t *test,
                             json_t **view, char *msg, size_t n);
 
+/* fn(arg, view, msg, n) on a helper thread, waited for at most timeout_s: past it, RUN_TIMEOUT
+ * with "WHAT did not return within N s" and the thread is abandoned (with arg: everything it
+ * reads must be in arg or live for the whole run); arg_free(arg) when it is done with. */
+typedef run_status (*plugin_work_fn)(void *arg, json_t **view, char *msg, size_t n);
+run_status plugin_comm_guard(double timeout_s, const char *what, plugin_work_fn fn, void *arg,
+                             void (*arg_free)(void *), json_t **view, char *msg, size_t n);
+
 /* Remove a view's "comm" member, its value into name ("" when none). */
 void plugin_comm_take(json_t *view, char *name, size_t n);
 /* After the comparison: a failure's message gains " [comm NAME]"; a pass's (empty)

@@ -1,11 +1,18 @@
 /*
  * run_plugin.c — the plugin backend (`run --backend plugin:FILE.so`): a vendor library
  * implementing lib/shardcheck_backend.h, loaded by backend_plugin.c.  It is probed in a
- * child first (a crash while loading is a Crash row, not a dead runner) and opened only in
- * the forked workers, never in the runner's own process; a worker the plugin ends with
- * exit() is a Crash.  Its answers hold only the fields ABI v1 covers, so they are
- * compared field by field with the golden view projected to that form.
- * Tested by run_mpi.sh, run_faults.sh, hardening.sh, certify.sh and the plugin fuzzer.
+ * child first (a crash while loading is a Crash row, not a dead runner); in one process it
+ * is opened only in the forked workers, never in the runner's own process, and a worker the
+ * plugin ends with exit() is a Crash.  Under mpirun each process hosts its block of mesh
+ * ranks: the families computed in forked workers keep only the hosted ranks' views, and
+ * redistribute-data executes in the rank's own process (the plugin loaded there by
+ * job_start, which also opens an ABI v2 plugin's own communicator) on a helper thread under
+ * the case limit (plugin_comm.c).  ABI v1 answers hold only the fields ABI v1 covers, so
+ * they are compared field by field with the golden view projected to that form; an ABI v2
+ * redistribute-data view names its communicator, which the comparison drops and the
+ * outcome shows.
+ * Tested by run_mpi.sh, run_faults.sh, hardening.sh, certify.sh, plugin_comm.sh and the
+ * plugin fuzzer.
  */
 #include "config.h"
 #include <string.h>
@@ -129,7 +136,24 @@ static int job_start(run_opts *o)
     return 0;
 }
 
-/* Under mpirun, a family executing over a communicator (redistribute-data). */
+/* An ABI v1 plugin's view of one rank under mpirun (plugin_comm_guard's work): its execute
+ * runs every rank at once, in this process. */
+typedef struct v1_rank {
+    const run_opts *o;
+    const shc_family *f;
+    const json_t *group, *test;
+    int64_t rank;
+} v1_rank;
+
+static run_status v1_rank_work(void *arg, json_t **view, char *msg, size_t n)
+{
+    v1_rank *v = arg;
+    return views(v->o, v->f, v->group, v->test, v->f->world_size(v->group, v->test), v->rank, 1,
+                 view, msg, n);
+}
+
+/* Under mpirun, a family executing over a communicator (redistribute-data), in this
+ * process, under the case limit (a hang is a Timeout, never a hung job). */
 static run_status comm_view(const run_opts *o, shc_comm *comm, int64_t rank,
                             const shc_family *f, const json_t *group, const json_t *test,
                             json_t **view, char *msg, size_t n)
@@ -138,7 +162,13 @@ static run_status comm_view(const run_opts *o, shc_comm *comm, int64_t rank,
     if (s->plugin.be2 && f->plugin.exec_view)
         return plugin_comm_view(&s->seam, s->vendor, o, comm, rank, f, group, test, view, msg,
                                 n);
-    return views(o, f, group, test, f->world_size(group, test), rank, 1, view, msg, n);
+    v1_rank *v = malloc(sizeof *v);
+    if (v)
+        *v = (v1_rank){o, f, group, test, rank};
+    char what[64];
+    snprintf(what, sizeof what, "rank %lld: the plugin's execute", (long long)rank);
+    return v ? plugin_comm_guard(o->timeout_s, what, v1_rank_work, v, free, view, msg, n)
+             : RUN_INTERNAL;
 }
 
 /* Plugins answer only the fields the ABI covers: compare those with the view of
