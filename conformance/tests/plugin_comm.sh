@@ -15,7 +15,8 @@
 #     on the vendor's (SHARDCHECK_EXAMPLE_COMM): a hole is a Fail naming the missing entry,
 #     an error a Fail carrying the vendor's message and name, corrupt bytes a Fail naming the
 #     element and the communicator, a hang a Timeout for that case (one process: the run goes
-#     on; mpirun: the job reports every case and ends, never hangs).
+#     on; mpirun: the job reports every case and ends, never hangs), also a hang on one rank
+#     only over shardcheck's MPI communicator.
 # The MPI parts are skipped with the reason where MPI is absent.
 . "$(dirname "$0")/testlib.sh"
 need_python "reading --json reports"
@@ -88,11 +89,11 @@ else tap_not_ok "one process, a hanging collective" "exit $rc; $s" "$(tail -c 30
 
 # ---- under mpirun ----
 if ! have_mpi || ! have_mpi_build; then
-  for i in $(seq 1 13); do tap_skip "plugin communicator under mpirun" "no mpirun or shardcheck built without MPI"; done
+  for i in $(seq 1 14); do tap_skip "plugin communicator under mpirun" "no mpirun or shardcheck built without MPI"; done
   tap_done; exit $?
 fi
 if ! grep -aq MPI_Comm_dup "$P"; then
-  for i in $(seq 1 13); do tap_skip "plugin communicator under mpirun" "the test plugin was built without MPI"; done
+  for i in $(seq 1 14); do tap_skip "plugin communicator under mpirun" "the test plugin was built without MPI"; done
   tap_done; exit $?
 fi
 export OMPI_MCA_mpi_warn_on_fork=0
@@ -147,4 +148,13 @@ if [ "$rc" != 124 ] && grep -Eq "^Timeout .*execute over communicator example-mp
    && grep -Eq "^[0-9]+ passed, [1-9][0-9]* failed" "$tmp/hang.out"; then
   tap_ok "mpirun, the vendor's collective hangs: Timeout naming example-mpi, every case reported, the job ends (exit $rc)"
 else tap_not_ok "mpirun, the vendor's collective hangs" "exit $rc" "$(head -c 600 "$tmp/hang.out")"; fi
+# the plugin hangs on rank 1 over shardcheck's MPI communicator: rank 0 waits in a collective
+# (run by its main thread, the funnel, under comm_mpi's watchdog); a Timeout, the job ends
+SHARDCHECK_EXAMPLE_COMM=none SHARDCHECK_TEST_PLUGIN=hang1 timeout 300 $MPI -np 2 "$SHARDCHECK" run \
+  --backend plugin:"$P" --family $F --golden "$S" --timeout 3 >"$tmp/hang2.out" 2>&1
+rc=$?
+if [ "$rc" != 124 ] && grep -Eq "^Timeout .*(shardcheck-mpi did not return within 3 s|mpi: timeout)" "$tmp/hang2.out" \
+   && grep -Eq "^[0-9]+ passed, [1-9][0-9]* failed" "$tmp/hang2.out"; then
+  tap_ok "mpirun, the plugin hangs on one rank over shardcheck-mpi: Timeout, every case reported, the job ends"
+else tap_not_ok "mpirun, the plugin hangs on one rank over shardcheck-mpi" "exit $rc" "$(head -c 600 "$tmp/hang2.out")"; fi
 tap_done

@@ -494,6 +494,111 @@ run_status plugin_comm_views(const plugin_seam *s, const run_opts *o, const shc_
 
 /* ---- one rank under mpirun, guarded ---- */
 
+/* The funnel: shardcheck's MPI communicator used from the helper thread, its collectives
+ * run by the thread that called MPI_Init (MPI is initialised without thread support, and
+ * comm_mpi.c's watchdog is a timer aimed at that thread, jumping out of a stuck collective
+ * as a named timeout).  The helper posts one request and waits; the waiting main thread
+ * runs it. */
+typedef enum { FQ_GATHER, FQ_GATHERV, FQ_A2A, FQ_RS, FQ_AR } fq_kind;
+typedef struct freq {
+    fq_kind kind;
+    const int64_t *g;
+    int n;
+    const void *send;
+    size_t bytes, count;
+    const size_t *counts;
+    void *recv;
+    shc_dtype t;
+    shc_redop op;
+    shc_err *e;
+    int rc;
+    bool done;
+} freq;
+
+struct plugin_funnel {
+    pthread_mutex_t *mu;  /* the guard's */
+    pthread_cond_t *cv;
+    shc_comm *real;
+    freq *pending;
+};
+
+static void fq_run(shc_comm *c, freq *q)
+{
+    const shc_comm_ops *o = c->ops;
+    switch (q->kind) {
+    case FQ_GATHER: q->rc = o->all_gather(c, q->g, q->n, q->send, q->bytes, q->recv, q->e); break;
+    case FQ_GATHERV:
+        q->rc = o->all_gatherv(c, q->g, q->n, q->send, q->counts, q->recv, q->e);
+        break;
+    case FQ_A2A: q->rc = o->all_to_all(c, q->g, q->n, q->send, q->bytes, q->recv, q->e); break;
+    case FQ_RS:
+        q->rc = o->reduce_scatter(c, q->g, q->n, q->send, q->count, q->recv, q->t, q->op, q->e);
+        break;
+    case FQ_AR:
+        q->rc = o->all_reduce(c, q->g, q->n, q->recv, q->count, q->t, q->op, q->e);
+        break;
+    }
+}
+
+/* Helper side: post q and wait for the main thread to have run it. */
+static int fq_post(shc_comm *proxy, freq *q)
+{
+    plugin_funnel *fu = proxy->impl;
+    pthread_mutex_lock(fu->mu);
+    fu->pending = q;
+    pthread_cond_broadcast(fu->cv);
+    while (!q->done)
+        pthread_cond_wait(fu->cv, fu->mu);
+    pthread_mutex_unlock(fu->mu);
+    return q->rc;
+}
+
+static int fq_all_gather(shc_comm *c, const int64_t *g, int n, const void *send, size_t bytes,
+                         void *recv, shc_err *e)
+{
+    freq q = {.kind = FQ_GATHER, .g = g, .n = n, .send = send, .bytes = bytes, .recv = recv,
+              .e = e};
+    return fq_post(c, &q);
+}
+
+static int fq_all_gatherv(shc_comm *c, const int64_t *g, int n, const void *send,
+                          const size_t *counts, void *recv, shc_err *e)
+{
+    freq q = {.kind = FQ_GATHERV, .g = g, .n = n, .send = send, .counts = counts, .recv = recv,
+              .e = e};
+    return fq_post(c, &q);
+}
+
+static int fq_all_to_all(shc_comm *c, const int64_t *g, int n, const void *send, size_t bytes,
+                         void *recv, shc_err *e)
+{
+    freq q = {.kind = FQ_A2A, .g = g, .n = n, .send = send, .bytes = bytes, .recv = recv,
+              .e = e};
+    return fq_post(c, &q);
+}
+
+static int fq_reduce_scatter(shc_comm *c, const int64_t *g, int n, const void *send,
+                             size_t count, void *recv, shc_dtype t, shc_redop op, shc_err *e)
+{
+    freq q = {.kind = FQ_RS, .g = g, .n = n, .send = send, .count = count, .recv = recv,
+              .t = t, .op = op, .e = e};
+    return fq_post(c, &q);
+}
+
+static int fq_all_reduce(shc_comm *c, const int64_t *g, int n, void *buf, size_t count,
+                         shc_dtype t, shc_redop op, shc_err *e)
+{
+    freq q = {.kind = FQ_AR, .g = g, .n = n, .recv = buf, .count = count, .t = t, .op = op,
+              .e = e};
+    return fq_post(c, &q);
+}
+
+static const shc_comm_ops funnel_ops = {
+    .name = "mpi", .all_gather = fq_all_gather, .all_gatherv = fq_all_gatherv,
+    .all_to_all = fq_all_to_all, .reduce_scatter = fq_reduce_scatter,
+    .all_reduce = fq_all_reduce};
+
+
 /* Work on a helper thread.  Everything it touches lives in here (or is the runner's for the
  * whole run), so a thread left hanging past the limit reads nothing freed: the caller
  * abandons it, and the job, out of step, ends after its report (as after an mpi timeout). */
@@ -504,6 +609,7 @@ typedef struct guarded {
     plugin_work_fn fn;
     void *arg;
     void (*arg_free)(void *arg);
+    plugin_funnel *fu;    /* NULL, or collectives this thread runs for the helper */
     json_t *view;
     run_status st;
     char msg[768];
@@ -526,7 +632,7 @@ static void *guarded_main(void *arg)
     pthread_mutex_lock(&g->mu);
     g->finished = true;
     bool gone = g->abandoned;
-    pthread_cond_signal(&g->cv);
+    pthread_cond_broadcast(&g->cv);
     pthread_mutex_unlock(&g->mu);
     if (gone) /* finished after all, long after the case was reported */
         guarded_free(g);
@@ -534,7 +640,8 @@ static void *guarded_main(void *arg)
 }
 
 run_status plugin_comm_guard(double timeout_s, const char *what, plugin_work_fn fn, void *arg,
-                             void (*arg_free)(void *), json_t **view, char *msg, size_t n)
+                             void (*arg_free)(void *), plugin_funnel *fu, json_t **view,
+                             char *msg, size_t n)
 {
     guarded *g = calloc(1, sizeof *g);
     if (!g) {
@@ -545,7 +652,9 @@ run_status plugin_comm_guard(double timeout_s, const char *what, plugin_work_fn 
     }
     pthread_mutex_init(&g->mu, NULL);
     pthread_cond_init(&g->cv, NULL);
-    g->fn = fn, g->arg = arg, g->arg_free = arg_free;
+    g->fn = fn, g->arg = arg, g->arg_free = arg_free, g->fu = fu;
+    if (fu)
+        fu->mu = &g->mu, fu->cv = &g->cv;
     pthread_t t;
     if (pthread_create(&t, NULL, guarded_main, g)) {
         snprintf(msg, n, "%s: cannot start a thread", what);
@@ -557,9 +666,19 @@ run_status plugin_comm_guard(double timeout_s, const char *what, plugin_work_fn 
     clock_gettime(CLOCK_REALTIME, &dl);
     dl.tv_sec += (time_t)(timeout_s > 0 ? timeout_s : 3600);
     pthread_mutex_lock(&g->mu);
-    while (!g->finished)
-        if (pthread_cond_timedwait(&g->cv, &g->mu, &dl) == ETIMEDOUT)
+    while (!g->finished) {
+        freq *q = fu ? fu->pending : NULL;
+        if (q) { /* a collective of the helper's, run here (the funnel) */
+            fu->pending = NULL;
+            pthread_mutex_unlock(&g->mu);
+            fq_run(fu->real, q);
+            pthread_mutex_lock(&g->mu);
+            q->done = true;
+            pthread_cond_broadcast(&g->cv);
+        } else if (pthread_cond_timedwait(&g->cv, &g->mu, &dl) == ETIMEDOUT) {
             break;
+        }
+    }
     bool finished = g->finished;
     g->abandoned = !finished;
     pthread_mutex_unlock(&g->mu);
@@ -582,6 +701,8 @@ typedef struct mpi_rank {
     shc_case_v2 *c;
     const shc_backend_comm *vendor;
     plugin_bcomm ours;
+    plugin_funnel fu;      /* ours over the job's MPI communicator: through the funnel */
+    shc_comm proxy;
     bool use_ours;
     const shc_family *f;
     const json_t *group, *test;
@@ -628,12 +749,19 @@ run_status plugin_comm_view(const plugin_seam *s, const shc_backend_comm *vendor
      * communicator, uses ours (between processes the pair's all_gatherv does p2p only
      * when each process is one rank: the job's communicator) */
     m->use_ours = !vendor || comm != o->comm;
+    bool funnel = m->use_ours && comm == o->comm;
+    if (funnel) {
+        m->fu.real = comm;
+        m->proxy = (shc_comm){.ops = &funnel_ops, .rank = comm->rank, .size = comm->size,
+                              .timeout_s = comm->timeout_s, .impl = &m->fu};
+    }
     if (m->use_ours)
-        plugin_bcomm_init(&m->ours, comm, NULL, comm == o->comm);
+        plugin_bcomm_init(&m->ours, funnel ? &m->proxy : comm, NULL, funnel);
     char what[160];
     snprintf(what, sizeof what, "rank %lld: execute over communicator %s", (long long)rank,
              m->use_ours ? m->ours.name : vendor->name ? vendor->name : "(unnamed)");
-    return plugin_comm_guard(o->timeout_s, what, mpi_rank_work, m, mpi_rank_free, view, msg, n);
+    return plugin_comm_guard(o->timeout_s, what, mpi_rank_work, m, mpi_rank_free,
+                             funnel ? &m->fu : NULL, view, msg, n);
 }
 
 /* ---- the view's "comm" member ---- */

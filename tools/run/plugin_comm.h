@@ -18,7 +18,10 @@
  *    the golden view (and plugin_comm_note puts into the outcome's message).
  * A vendor collective that hangs is a Timeout: in one process the forked worker's
  * limit (run_check.c), under mpirun a helper thread per rank whose wait has the case
- * limit (the hung thread is abandoned and the job, out of step, ends after its report).
+ * limit (the hung thread is abandoned and the job, out of step, ends after its report;
+ * MPI is initialised without thread support, so a vendor stuck inside MPI on that thread
+ * while the main thread reports is outside what MPI promises: it works with OpenMPI's
+ * polling, and the job is ended right after).
  * Tested by conformance/tests/plugin_comm.sh and check_plugin_comm.c.
  */
 #ifndef SHC_PLUGIN_COMM_H
@@ -71,7 +74,10 @@ run_status plugin_comm_views(const plugin_seam *s, const run_opts *o, const shc_
                              json_t **views, char *msg, size_t n);
 /* Mesh rank `rank`'s view under mpirun over comm (the job's o->comm when this process hosts
  * one rank: then the vendor's communicator `vendor` when not NULL; a hosted rank's comm
- * otherwise), in a helper thread under o->timeout_s: a hang is RUN_TIMEOUT. */
+ * otherwise), in a helper thread under o->timeout_s: a hang is RUN_TIMEOUT.  Over the job's
+ * own MPI communicator (no vendor table) the helper's collectives are run by the calling
+ * thread (the funnel): MPI stays on the thread that initialised it, and comm_mpi.c's
+ * watchdog (a timer aimed at that thread) makes a stuck collective a named timeout. */
 run_status plugin_comm_view(const plugin_seam *s, const shc_backend_comm *vendor,
                             const run_opts *o, shc_comm *comm, int64_t rank,
                             const shc_family *f, const json_t *group, const json_t *test,
@@ -81,8 +87,10 @@ run_status plugin_comm_view(const plugin_seam *s, const shc_backend_comm *vendor
  * with "WHAT did not return within N s" and the thread is abandoned (with arg: everything it
  * reads must be in arg or live for the whole run); arg_free(arg) when it is done with. */
 typedef run_status (*plugin_work_fn)(void *arg, json_t **view, char *msg, size_t n);
+typedef struct plugin_funnel plugin_funnel; /* collectives the waiting thread runs (MPI's) */
 run_status plugin_comm_guard(double timeout_s, const char *what, plugin_work_fn fn, void *arg,
-                             void (*arg_free)(void *), json_t **view, char *msg, size_t n);
+                             void (*arg_free)(void *), plugin_funnel *fu, json_t **view,
+                             char *msg, size_t n);
 
 /* Remove a view's "comm" member, its value into name ("" when none). */
 void plugin_comm_take(json_t *view, char *name, size_t n);

@@ -167,7 +167,7 @@ static run_status comm_view(const run_opts *o, shc_comm *comm, int64_t rank,
         *v = (v1_rank){o, f, group, test, rank};
     char what[64];
     snprintf(what, sizeof what, "rank %lld: the plugin's execute", (long long)rank);
-    return v ? plugin_comm_guard(o->timeout_s, what, v1_rank_work, v, free, view, msg, n)
+    return v ? plugin_comm_guard(o->timeout_s, what, v1_rank_work, v, free, NULL, view, msg, n)
              : RUN_INTERNAL;
 }
 

@@ -7,7 +7,8 @@
  * is (shardcheck's in one process, where the example's own is never used):
  *   hole, error, hang, corrupt: execute runs over a copy of it with that fault (all_to_all
  *     NULL; every collective failing; a collective never returning; a received byte
- *     flipped), so the runner's handling of each is tested in one process too;
+ *     flipped), so the runner's handling of each is tested in one process too; hang1: only
+ *     rank 1 hangs (the others wait in the collective: under mpirun, comm_mpi's watchdog);
  *   selftest: before executing, broadcast from group position 0 and a pairwise send/recv
  *     exchange (rank r with r^1; the lower sends first) over every rank of the case,
  *     checked here: a wrong byte fails the case naming the entry;
@@ -36,9 +37,9 @@ static const char *mode(void)
 
 #define INNER(c) ((const shc_backend_comm *)(c)->ctx)
 
-static int planted(char *err, size_t n)
+static int planted(const shc_backend_comm *c, char *err, size_t n)
 {
-    if (!strcmp(mode(), "hang"))
+    if (!strcmp(mode(), "hang") || (!strcmp(mode(), "hang1") && c->rank == 1))
         for (;;)
             sleep(1000);
     if (strcmp(mode(), "error"))
@@ -56,7 +57,7 @@ static void flip(void *p, size_t bytes)
 static int w_all_gather(const shc_backend_comm *c, const int64_t *g, int n, const void *send,
                         size_t bytes, void *recv, char *err, size_t en)
 {
-    int rc = planted(err, en) || INNER(c)->all_gather(INNER(c), g, n, send, bytes, recv, err, en);
+    int rc = planted(c, err, en) || INNER(c)->all_gather(INNER(c), g, n, send, bytes, recv, err, en);
     if (!rc)
         flip(recv, bytes * (size_t)n);
     return rc;
@@ -65,13 +66,13 @@ static int w_all_gather(const shc_backend_comm *c, const int64_t *g, int n, cons
 static int w_all_gatherv(const shc_backend_comm *c, const int64_t *g, int n, const void *send,
                          const size_t *counts, void *recv, char *err, size_t en)
 {
-    return planted(err, en) || INNER(c)->all_gatherv(INNER(c), g, n, send, counts, recv, err, en);
+    return planted(c, err, en) || INNER(c)->all_gatherv(INNER(c), g, n, send, counts, recv, err, en);
 }
 
 static int w_all_to_all(const shc_backend_comm *c, const int64_t *g, int n, const void *send,
                         size_t bytes, void *recv, char *err, size_t en)
 {
-    int rc = planted(err, en) || INNER(c)->all_to_all(INNER(c), g, n, send, bytes, recv, err, en);
+    int rc = planted(c, err, en) || INNER(c)->all_to_all(INNER(c), g, n, send, bytes, recv, err, en);
     if (!rc)
         flip(recv, bytes * (size_t)n);
     return rc;
@@ -81,14 +82,14 @@ static int w_reduce_scatter(const shc_backend_comm *c, const int64_t *g, int n, 
                             size_t count, const char *dtype, const char *op, void *recv,
                             char *err, size_t en)
 {
-    return planted(err, en) || INNER(c)->reduce_scatter(INNER(c), g, n, send, count, dtype, op,
+    return planted(c, err, en) || INNER(c)->reduce_scatter(INNER(c), g, n, send, count, dtype, op,
                                                         recv, err, en);
 }
 
 static int w_all_reduce(const shc_backend_comm *c, const int64_t *g, int n, void *buf,
                         size_t count, const char *dtype, const char *op, char *err, size_t en)
 {
-    return planted(err, en) || INNER(c)->all_reduce(INNER(c), g, n, buf, count, dtype, op, err,
+    return planted(c, err, en) || INNER(c)->all_reduce(INNER(c), g, n, buf, count, dtype, op, err,
                                                     en);
 }
 
