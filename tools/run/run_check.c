@@ -10,6 +10,7 @@
  */
 #include "config.h"
 #include <errno.h>
+#include <stdarg.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -26,6 +27,22 @@ static const char *const status_names[RUN_NSTATUS] = {"Pass", "Fail", "NotSuppor
                                                       "Timeout", "InternalError"};
 
 const char *run_status_name(run_status s) { return s < RUN_NSTATUS ? status_names[s] : "?"; }
+
+void run_journal(const run_opts *o, const char *fmt, ...)
+{
+    if (!o->journal)
+        return;
+    if (o->journal == stdout) { /* the report's pending lines first, then the whole line */
+        fflush(stdout);
+        fputs(RUN_JOURNAL_MARKER, stdout);
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(o->journal, fmt, ap);
+    va_end(ap);
+    fputc('\n', o->journal);
+    fflush(o->journal);
+}
 
 int run_parse_fault(const char *spec, run_fault *f)
 {
