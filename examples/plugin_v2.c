@@ -14,8 +14,9 @@
  * rank lists and HSDP groups, per-op dispatch and findings, plans with traces and
  * shape sets — see docs/families/<family>.md), the case's JSON parsed once and the
  * view's members written back with put_json: the form any answer takes.
- * redistribute-data is executed, not answered (execute, with a communicator table):
- * this example says NotSupported for it in supports().
+ * redistribute-data is executed, not answered: examples/plugin_v2_exec.c holds the
+ * example's execute (a redistribute over the communicator table it is handed) and, built
+ * with MPI, its own communicator table over MPI (comm_open; docs/backends/plugin_comm.md).
  *
  * With SHARDCHECK_EXAMPLE_BUG=uneven in its environment it plants an uneven-split
  * bug in shard-layout (n // k per shard, the remainder spread over the first ranks,
@@ -148,12 +149,12 @@ static int supports(void *self, const char *family, char *err, size_t errlen)
 {
     (void)self;
     static const char *const mine[] = {"shard-layout", "group-ranks", "rng-offsets",
-                                       "redistribute-plan"};
+                                       "redistribute-plan", "redistribute-data"};
     for (size_t i = 0; i < sizeof mine / sizeof *mine; i++)
         if (!strcmp(family, mine[i]))
             return 0;
-    snprintf(err, errlen, "the v2 example answers shard-layout, group-ranks, rng-offsets and "
-             "redistribute-plan only");
+    snprintf(err, errlen, "the v2 example answers shard-layout, group-ranks, rng-offsets, "
+             "redistribute-plan and redistribute-data only");
     return SHC_BACKEND_UNSUPPORTED;
 }
 
@@ -173,9 +174,19 @@ static int answer(void *self, const shc_host_v2 *h, const shc_case_v2 *c, int64_
     return e.code == SHC_EUNSUPPORTED ? SHC_BACKEND_UNSUPPORTED : 1; /* 1: a refused case */
 }
 
+/* redistribute-data and the communicator: examples/plugin_v2_exec.c */
+int shc_example_execute(void *self, const shc_host_v2 *host, const shc_case_v2 *c, int64_t rank,
+                        const shc_backend_comm *comm, const shc_tensor_v2 *in,
+                        shc_tensor_v2 *out, char *err, size_t errlen);
+const shc_backend_comm *shc_example_comm_open(void *self, int64_t rank, int64_t world, char *err,
+                                              size_t errlen);
+void shc_example_comm_close(void *self, const shc_backend_comm *comm);
+
 static const shc_backend_v2 table = {
     .abi_version = SHC_BACKEND_ABI_V2, .struct_size = sizeof(shc_backend_v2),
     .name = "example-v2 (libshardcheck)", .supports = supports, .answer = answer,
+    .execute = shc_example_execute, .comm_open = shc_example_comm_open,
+    .comm_close = shc_example_comm_close,
 };
 
 uint32_t shardcheck_backend_abi(void) { return SHC_BACKEND_ABI_V2; }

@@ -29,6 +29,11 @@ struct shc_dcomm; /* lib/exec/xdev.h */
 /* shc_dexec_redistribute's type (lib/exec/xdev.h), passed in by the caller. */
 typedef int (*shc_dexec_fn)(struct shc_dcomm *dc, const shc_xcase *x, const shc_xtensor *in,
                             shc_xtensor *out, shc_err *e);
+/* An outside executor of one rank's redistribute (a vendor plugin's ABI v2 execute,
+ * tools/run/plugin_comm.c): *out gets the rank's result; out->data NULL with out->numel > 0
+ * is a result whose shape is not the rank's slice (its buffer is not read). */
+typedef int (*shc_xexec_fn)(void *ctx, const shc_xcase *x, int64_t rank, const shc_xtensor *in,
+                            shc_xtensor *out, shc_err *e);
 
 /* What a conformance claim on a family must cover (issue 22 item 2; a CTS's mustpass list):
  * the fields an implementation must compute, and the flags of the tests a claim may leave
@@ -114,9 +119,10 @@ typedef struct shc_family {
         /* Where the family's fields are beyond ABI v1: add to a golden view the fields a
          * plugin's answer is compared with (redistribute-plan: "stepKinds"). */
         void (*project)(json_t *want);
-        /* ABI v2: the case is executed (the plugin's execute over a communicator), not
-         * answered as a view (answer); redistribute-data. */
-        bool execute;
+        /* ABI v2 (redistribute-data): rank's view after exec (ctx passed back) redistributed
+         * the rank's local input built as every backend builds it. */
+        int (*exec_view)(shc_xexec_fn exec, void *ctx, const json_t *group, const json_t *test,
+                         int64_t rank, json_t **view, shc_err *e);
     } plugin;
     struct {
         /* Where a real torch process reports the family's answer in another form than

@@ -53,11 +53,15 @@ if [ -n "$lib" ]; then
 else tap_skip "plugin without the symbols" "libshardcheck.so not found"; fi
 CC=${CC:-cc}
 printf '#include <stdint.h>\nuint32_t shardcheck_backend_abi(void){return 2;}\nvoid *shardcheck_backend_v1(void){return 0;}\n' > "$tmp/v2.c"
-if "$CC" -shared -fPIC -o "$tmp/v2.so" "$tmp/v2.c" 2>/dev/null; then
+printf '#include <stdint.h>\nuint32_t shardcheck_backend_abi(void){return 3;}\nvoid *shardcheck_backend_v1(void){return 0;}\n' > "$tmp/v3.c"
+if "$CC" -shared -fPIC -o "$tmp/v2.so" "$tmp/v2.c" 2>/dev/null &&
+   "$CC" -shared -fPIC -o "$tmp/v3.so" "$tmp/v3.c" 2>/dev/null; then
   expect_exit "plugin saying ABI version 2 without its table's symbol" 2 \
     "missing symbol shardcheck_backend_v2 \(its shardcheck_backend_abi\(\) says ABI version 2\)" \
     "$SHARDCHECK" run --backend plugin:"$tmp/v2.so" --family $F --golden "$G"
-else tap_skip "plugin with ABI version 2" "no C compiler ($CC) to build it"; fi
+  expect_exit "plugin with ABI version 3" 2 "ABI version 3; this runner speaks versions 1 and 2" \
+    "$SHARDCHECK" run --backend plugin:"$tmp/v3.so" --family $F --golden "$G"
+else tap_skip "plugin with ABI version 3" "no C compiler ($CC) to build it"; fi
 broken="$top_builddir/examples/.libs/plugin_broken.so"
 if [ -f "$broken" ]; then
   expect_exit "broken plugin caught: case, rank and bytes" 1 \

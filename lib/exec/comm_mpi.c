@@ -13,7 +13,8 @@
  * one-shot POSIX timer aimed at the calling thread fires SIGALRM at the
  * deadline and the handler jumps back out of the collective, which then
  * fails with a timeout error naming the collective and group (never a hung
- * rank); nothing polls.  After a timeout the communicator refuses further
+ * rank); nothing polls.  Creating a sub-communicator waits for every member too, so it
+ * runs under the watchdog as well.  After a timeout the communicator refuses further
  * collectives (MPI's state is no longer trusted), and the runner ends the
  * job once it has reported.  Two ops read the caller's data where it lies:
  * all_reduce_to (a ring of MPI_Sendrecv + MPI_Reduce_local into the result,
@@ -126,6 +127,14 @@ static int group_str(const int64_t *g, int n, char *buf, size_t sz)
     return 0;
 }
 
+static int timeout_err(shc_comm *c, const char *what, const int64_t *group, int n, shc_err *e);
+
+/* MPI_Comm_create_group waits for every member: one that never comes (hung before its first
+ * collective on a new group) must be a timeout like a stuck collective's, not a hung rank.
+ * Defined after GUARDED. */
+static int create_group(shc_comm *c, MPI_Group g, const int64_t *group, int n, MPI_Comm *nc,
+                        shc_err *e);
+
 static int get_comm(shc_comm *c, const int64_t *group, int n, MPI_Comm *out, shc_err *e)
 {
     mpi_impl *m = IMPL(c);
@@ -159,13 +168,13 @@ static int get_comm(shc_comm *c, const int64_t *group, int n, MPI_Comm *out, shc
     MPI_Comm nc;
     MPI_Comm_group(MPI_COMM_WORLD, &wg);
     MPI_Group_incl(wg, n, rl, &g);
-    int rc = MPI_Comm_create_group(MPI_COMM_WORLD, g, 4242, &nc);
+    int rc = create_group(c, g, group, n, &nc, e);
     MPI_Group_free(&g);
     MPI_Group_free(&wg);
     free(rl);
-    if (rc != MPI_SUCCESS) {
+    if (rc) {
         free(copy);
-        return shc_fail(e, SHC_EINTERNAL, "mpi: MPI_Comm_create_group failed (%d)", rc);
+        return rc;
     }
     MPI_Comm_set_errhandler(nc, MPI_ERRORS_RETURN);
     m->c[m->n++] = (cached){n, copy, nc};
@@ -206,6 +215,14 @@ static int timeout_err(shc_comm *c, const char *what, const int64_t *group, int 
         if (mrc_ != MPI_SUCCESS)                                                \
             return shc_fail(e, SHC_EINTERNAL, "mpi: %s failed (MPI error %d)", what, mrc_); \
     } while (0)
+
+static int create_group(shc_comm *c, MPI_Group g, const int64_t *group, int n, MPI_Comm *nc,
+                        shc_err *e)
+{
+    GUARDED(c, "MPI_Comm_create_group", group, n, e,
+            MPI_Comm_create_group(MPI_COMM_WORLD, g, 4242, nc));
+    return SHC_OK;
+}
 
 static int fits(size_t v, shc_err *e)
 {

@@ -307,8 +307,8 @@ int shc_plugin_v2_execute(shc_plugin *p, const char *torch, const json_t *group,
                           json_t **views, shc_err *e)
 {
     (void)torch, (void)group, (void)test, (void)world, (void)first, (void)count, (void)views;
-    return shc_fail(e, SHC_EUNSUPPORTED, "plugin %s: execute: not wired yet",
-                    shc_plugin_name(p));
+    return shc_fail(e, SHC_EUNSUPPORTED, "plugin %s: execute runs in the runner over a "
+                    "communicator (plugin_comm.c), not here", shc_plugin_name(p));
 }
 
 int shc_plugin_block(shc_plugin *p, const shc_family *f, const char *torch,
@@ -320,7 +320,7 @@ int shc_plugin_block(shc_plugin *p, const shc_family *f, const char *torch,
     int rc = v2_supports(p, f, e);
     if (rc)
         return rc;
-    if (f->plugin.execute)
+    if (f->plugin.exec_view) /* executed over a communicator: run_plugin.c, plugin_comm.c */
         return shc_plugin_v2_execute(p, torch, group, test, world, first, count, views, e);
     shc_case_v2 c;
     if ((rc = shc_case_v2_init(&c, f->name, torch, group, test, world, e)))
