@@ -1,7 +1,8 @@
 #!/bin/sh
 # cli_defects.sh — regression tests of issue 27's CLI defects, each with its exit code and
 # message (or its answer) asserted; every one failed before its fix.  The generic rule they
-# belong to ("every option acts or is refused by name") is walked by cli_options.sh.
+# belong to ("every option acts or is refused by name") is walked by cli_options.sh.  Issue 38
+# D7: an empty case description prints as "tc 1" alone.
 . "$(dirname "$0")/testlib.sh"
 use_tmpdir
 
@@ -175,5 +176,19 @@ else
   tap_skip "SHARDCHECK_PYTHON that cannot run the worker" "no MPI build"
   tap_skip "SHARDCHECK_PYTHON=/bin/false" "no MPI build"
 fi
+
+# issue 38 D7: a case whose description is empty is "tc 1", not "tc 1 ()" (text, TAP, JUnit)
+if [ -d "$G/curand-stream" ]; then
+  out=$($S run --backend ref --family curand-stream --golden "$G" --verbose 2>&1); rc=$?
+  if [ $rc -eq 0 ] && printf '%s\n' "$out" | grep -Eq '^Pass +curand-stream tc 1$' &&
+     ! printf '%s\n' "$out" | grep -q 'tc [0-9]* ()'; then
+    tap_ok "D7 an empty description: 'Pass curand-stream tc 1', no '()'"
+  else tap_not_ok "D7 an empty description: 'Pass curand-stream tc 1', no '()'" "exit $rc" \
+    "$(printf '%s\n' "$out" | head -n 2)"; fi
+  $S run --backend ref --family curand-stream --golden "$G" --junit "$tmp/d7.xml" >/dev/null 2>&1
+  if grep -q 'name="tc 1"' "$tmp/d7.xml" && ! grep -q 'name="tc [0-9]*: "' "$tmp/d7.xml"; then
+    tap_ok "D7 ... and in JUnit: name=\"tc 1\", no trailing ': '"
+  else tap_not_ok "D7 ... and in JUnit" "$(grep -o 'name="tc 1[^"]*"' "$tmp/d7.xml")"; fi
+else tap_skip "D7 an empty description" "golden/curand-stream not generated"; tap_skip "D7 JUnit" "no curand-stream"; fi
 
 tap_done
