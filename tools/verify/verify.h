@@ -76,8 +76,18 @@ typedef struct verify_source {
 } verify_source;
 /* The scanner (verify_scan.c): the candidate mapped and scanned, no tree. */
 int verify_scanned(const shc_golden *g, const char *path, report *rep, shc_err *e);
-/* The jansson trees (verify_tree.c): golden-shaped, results file, partial candidates. */
+/* The jansson trees (verify_tree.c): golden-shaped, results file, golden-shaped partial. */
 int verify_tree(const shc_golden *g, const char *path, report *rep, shc_err *e);
+
+/* A partial candidate ("fields": [names], verify_tree.c): its golden tests are restricted to
+ * the declared fields for the run (copies pinned in g->tests; the tests left with no field are
+ * reported NotSupported), by either source.  fields NULL: not partial, nothing done.  SHC_OK,
+ * or SHC_EFORMAT for a bad "fields".  verify_partial_end restores the golden tests and names
+ * the fields left NotSupported on stderr. */
+typedef struct verify_partial { json_t *owned, *left, *fset; json_t **orig; } verify_partial;
+int verify_partial_begin(vstate *s, const json_t *fields, const char *path, verify_partial *p,
+                         shc_err *e);
+void verify_partial_end(vstate *s, verify_partial *p);
 
 /* ---- the compare-and-report loop (verify_compare.c) ---- */
 
