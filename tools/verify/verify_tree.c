@@ -143,6 +143,16 @@ static bool family_has_field(const shc_golden *g, const char *name)
     return false;
 }
 
+/* vstate.narrow: test restricted to the declared fields (a new reference). */
+static json_t *narrow(void *ctx, json_t *test)
+{
+    const verify_partial *p = ctx;
+    json_t *copy = json_copy(test);
+    json_object_set_new(copy, "expected",
+                        restrict_expected(json_object_get(test, "expected"), p->fset, NULL));
+    return copy;
+}
+
 int verify_partial_begin(vstate *s, const json_t *fields, const char *path, verify_partial *p,
                          shc_err *e)
 {
@@ -166,32 +176,48 @@ int verify_partial_begin(vstate *s, const json_t *fields, const char *path, veri
         }
         json_object_set_new(fset, name, json_true());
     }
-    p->orig = malloc((size_t)(s->g->ntests ? s->g->ntests : 1) * sizeof *p->orig);
-    if (!p->orig) {
+    /* over the index loader each test is restricted when first used and let go after (its
+     * tree is parsed again if asked for): the family's trees are never held at once */
+    bool lazy = s->g->text != NULL;
+    size_t nt = (size_t)(s->g->ntests ? s->g->ntests : 1);
+    p->orig = lazy ? NULL : malloc(nt * sizeof *p->orig);
+    s->narrowed = lazy ? calloc(nt, 1) : NULL;
+    if (lazy ? !s->narrowed : !p->orig) {
         json_decref(fset);
         return shc_fail(e, SHC_ENOMEM, "verify: out of memory");
     }
-    s->pinned = true;
+    s->pinned = !lazy;
     p->owned = json_array();
     p->left = json_object();
+    p->fset = fset;
     for (int64_t t = 0; t < s->g->ntests; t++) {
-        json_t *test = p->orig[t] = shc_golden_test(s->g, t), *copy = json_copy(test);
+        json_t *test = shc_golden_test(s->g, t);
         json_t *exp = restrict_expected(json_object_get(test, "expected"), fset, p->left);
         const char *res = json_string_value(json_object_get(test, "result"));
         bool nothing = !json_object_get(exp, "perRank") &&
                        json_object_size(exp) == (size_t)!!json_object_get(exp, "alternatives") +
                                                 (size_t)!!json_object_get(exp, "error");
-        json_object_set_new(copy, "expected", exp);
-        json_array_append_new(p->owned, copy);
-        s->g->tests[t] = copy;
         if (nothing && res && strcmp(res, "invalid")) {
             char name[64];
             verify_case_name(name, sizeof name, json_integer_value(json_object_get(test, "tcId")), -1);
             report_case(s->rep, name, ST_NOTSUPPORTED, "no field the candidate declares");
             s->seen[t] = 2;
         }
+        if (lazy) {
+            json_decref(exp);
+            shc_golden_test_done(s->g, t);
+            continue;
+        }
+        json_t *copy = json_copy(test);
+        json_object_set_new(copy, "expected", exp);
+        json_array_append_new(p->owned, copy);
+        p->orig[t] = test;
+        s->g->tests[t] = copy;
     }
-    p->fset = fset;
+    if (lazy) {
+        s->narrow = narrow;
+        s->narrow_ctx = p;
+    }
     return SHC_OK;
 }
 
@@ -217,10 +243,17 @@ static void claim_note(const vstate *s, const json_t *fset)
 
 void verify_partial_end(vstate *s, verify_partial *p)
 {
-    if (!p->orig)
+    if (!p->fset)
         return;
-    for (int64_t t = 0; t < s->g->ntests; t++)
-        s->g->tests[t] = p->orig[t];
+    for (int64_t t = 0; t < s->g->ntests; t++) {
+        if (p->orig)
+            s->g->tests[t] = p->orig[t];
+        else if (s->narrowed[t]) /* a restricted copy still held: the parsed test is gone */
+            shc_golden_test_done(s->g, t);
+    }
+    free(s->narrowed);
+    s->narrowed = NULL;
+    s->narrow = NULL;
     const char *k;
     json_t *v;
     progress_hide();
