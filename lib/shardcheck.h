@@ -165,18 +165,26 @@ void shc_mesh_format(const shc_mesh *m, char *buf, size_t n);
 
 typedef enum { SHC_P_REPLICATE, SHC_P_SHARD, SHC_P_PARTIAL, SHC_P_STRIDED } shc_pkind;
 
+/* torch's Partial takes any reduce-op string (placement_types.py Partial, 2.13); the eight
+ * c10d names spelt exactly so are an shc_redop, any other string is SHC_OP_OTHER with the
+ * string in shc_placement.op_name. */
 typedef enum {
+    SHC_OP_OTHER = -1,
     SHC_OP_SUM, SHC_OP_AVG, SHC_OP_MIN, SHC_OP_MAX,
     SHC_OP_PRODUCT, SHC_OP_BAND, SHC_OP_BOR, SHC_OP_BXOR,
     SHC_OP_COUNT
 } shc_redop;
 
+/* The longest reduce-op string shardcheck holds, with its NUL (torch has no limit). */
+#define SHC_MAX_REDOP_NAME 32
+
 /* One placement as torch 2.13 prints it: S(d), R, P(op), _S(d, sf). */
 typedef struct shc_placement {
     shc_pkind kind;
-    int dim;            /* Shard / _StridedShard tensor dim */
+    int dim;            /* Shard / _StridedShard tensor dim; < 0 until normalised */
     int64_t split_factor; /* _StridedShard only */
     shc_redop op;       /* Partial only */
+    char op_name[SHC_MAX_REDOP_NAME]; /* op == SHC_OP_OTHER: torch's reduce_op string */
 } shc_placement;
 
 /* Placements for every mesh dim, with an optional explicit shard order:
@@ -200,12 +208,28 @@ void shc_placements_format_trace(const shc_placements *pl, char *buf, size_t n);
 void shc_placement_format(const shc_placement *p, char *buf, size_t n);
 /* Placements as Python prints the tuple: "(Partial(sum), Shard(dim=1))", "(Replicate(),)". */
 void shc_placements_repr(const shc_placements *pl, char *buf, size_t n);
-/* Check placements against a mesh and a tensor rank (count, dims in range, order). */
+/* Check placements against a mesh and a tensor rank (count, dims in range, order); a
+ * negative (not normalised) shard dim is refused: shc_placements_normalize first. */
 int shc_placements_check(const shc_placements *pl, const shc_mesh *m, int tensor_ndim,
                          shc_err *e);
+/* Negative shard dims d made d + tensor_ndim, as torch's user-facing APIs do (distribute_tensor,
+ * DTensor.from_local, DTensor.redistribute); SHC_EINVAL naming torch's refusal where a dim is
+ * out of range after that. */
+int shc_placements_normalize(shc_placements *pl, int tensor_ndim, shc_err *e);
 /* Name of a reduce op as torch spells it ("sum", "avg", ...). */
 const char *shc_redop_name(shc_redop op);
-/* Whether two placements are equal (kind, dim, split factor, op). */
+/* A Partial's reduce_op string as torch holds and prints it ("sum", "prod", "Sum"). */
+const char *shc_placement_op_name(const shc_placement *p);
+/* The c10d op a Partial's all_reduce / reduce_scatter runs: funcol lowercases the string and
+ * c10d knows the eight names; SHC_OP_OTHER where torch raises "Unrecognized reduce_op". */
+shc_redop shc_placement_reduce_op(const shc_placement *p);
+/* SHC_OK, or SHC_EINVAL with torch's RuntimeError where the Partial cannot be reduced. */
+int shc_placement_check_reduce(const shc_placement *p, shc_err *e);
+/* SHC_OK, or SHC_EINVAL with the error torch raises running one redistribute step from src to
+ * dst for its reduce op: P(x) -> R, S or _S reduces (shc_placement_check_reduce); R -> P(y)
+ * partitions, which only "sum", "avg", "min" and "max" can.  Other refusals are the planner's. */
+int shc_placement_check_step(const shc_placement *src, const shc_placement *dst, shc_err *e);
+/* Whether two placements are equal (kind, dim, split factor, op string). */
 bool shc_placement_eq(const shc_placement *a, const shc_placement *b);
 
 /* ======================================================================

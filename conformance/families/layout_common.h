@@ -212,6 +212,8 @@ static inline int shcl_parse_inputs(const json_t *group, const json_t *test, shc
             : shc_fail(e, SHC_EFORMAT, "test: \"placements\" is not a string");
     if (!rc)
         rc = shcl_shape_from_json(json_object_get(test, "shape"), s, e);
+    if (!rc) /* a negative dim counts from the end, as torch's distribute_tensor has it */
+        rc = shc_placements_normalize(pl, s->ndim, e);
     if (!rc)
         rc = shc_placements_check(pl, m, s->ndim, e);
     if (rc)

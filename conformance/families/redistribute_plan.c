@@ -255,6 +255,8 @@ static int parse_inputs(const json_t *group, const json_t *test, inputs *in, shc
         (rc = shape_from_json(json_object_get(test, "shape"), &in->shape, e)) ||
         (rc = shc_placements_parse(&in->src, src, e)) ||
         (rc = shc_placements_parse(&in->dst, dst, e)) ||
+        (rc = shc_placements_normalize(&in->src, in->shape.ndim, e)) ||
+        (rc = shc_placements_normalize(&in->dst, in->shape.ndim, e)) ||
         (so && (rc = apply_order(so, &in->src, "src", e))))
         shc_mesh_free(&in->mesh);
     return rc;

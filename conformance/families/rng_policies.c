@@ -42,6 +42,7 @@ static int parse_inputs(const json_t *group, const json_t *test, const shc_rng_p
         return rc;
     if ((rc = shc_placements_parse(pl, ps, e)) ||
         (rc = shcl_shape_from_json(json_object_get(test, "shape"), s, e)) ||
+        (rc = shc_placements_normalize(pl, s->ndim, e)) ||
         (rc = shc_placements_check(pl, m, s->ndim, e)))
         shc_mesh_free(m);
     return rc;

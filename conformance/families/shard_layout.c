@@ -112,7 +112,11 @@ static const bad_case invalid_cases[] = {
     {"2x2", "S(0),S(1)", "4,-3", "negative size in dim 1", NULL},
     {"2", "Q(0)", "8", "unknown placement", SHC_NOT_TORCH_INPUT},
     {"2", "S(0", "8", "unbalanced parenthesis", SHC_NOT_TORCH_INPUT},
-    {"2", "P(mean)", "8", "unknown reduce op", SHC_STRICTER_THAN_TORCH},
+    /* was P(mean) until issue 34: torch's Partial takes any string, and so does shardcheck
+     * now, up to its own length limit, which this row (same tcId) holds */
+    {"2", "P(abcdefghijabcdefghijabcdefghijab)", "8",
+     "reduce op longer than shardcheck's 31 characters (torch takes any string)",
+     SHC_STRICTER_THAN_TORCH},
     {"2x2", "S(0)[0]S(0)[0]", "8", "two mesh dims with the same shard order index",
      SHC_NOT_TORCH_INPUT},
     {"2", "S(0)", "9223372036854775807,2", "element count overflows int64", "Int64Overflow"},

@@ -308,9 +308,13 @@ START_TEST(placements_errors)
     pl_err("S(0),X", "placement 1 of 'S(0),X': unknown placement at 'X'");
     pl_err("S(0", "placement 0 of 'S(0': expected ')' at ''");
     pl_err("S(x)", "placement 0 of 'S(x)': expected an integer at 'x)'");
-    pl_err("S(9)", "shard dim 9 out of range 0..7");
-    pl_err("S(-1)", "shard dim -1 out of range 0..7");
-    pl_err("P(mean)", "unknown reduce op at 'mean)'");
+    pl_err("S(9)", "shard dim 9 out of range -8..7");
+    pl_err("S(-9)", "shard dim -9 out of range -8..7");
+    pl_err("_S(-9, 2)", "shard dim -9 out of range -8..7");
+    pl_err("P(a(b))", "expected ')' at '(b))'");
+    pl_err("P([)", "expected a reduce op at '[)'");
+    pl_err("P('0123456789012345678901234567890123')",
+           "reduce op '0123456789012345678901234567890123' longer than 31 characters");
     /* issue 9 D1: an unterminated quote used to step past the string's end */
     pl_err("P('sum", "placement 0 of 'P('sum': missing closing ' after reduce op 'sum'");
     pl_err("P(\"avg'", "placement 0 of 'P(\"avg'': missing closing \" after reduce op 'avg'");
@@ -327,6 +331,66 @@ START_TEST(placements_errors)
     pl_err("S(0)[x]", "expected an integer at 'x]'");
     shc_placements pl;
     ck_assert_int_eq(shc_placements_parse(&pl, NULL, NULL), SHC_EINVAL);
+}
+END_TEST
+
+/* What torch 2.13 accepts and how it prints it (a real run: Partial("prod") prints P(prod)
+ * and Partial(prod); Partial("Sum") != Partial("sum"); Shard(-1) on a 2-d tensor is S(1)
+ * after distribute_tensor; conformance/tests/cli_torch_input.sh cites the run). */
+START_TEST(placements_torch_input)
+{
+    shc_placements pl;
+    shc_err e = {0};
+    char buf[160];
+    ck_assert_int_eq(shc_placements_parse(&pl, "P(prod),Partial('Sum'),P(\" a b\"),P(sum)", &e),
+                     SHC_OK);
+    ck_assert_int_eq(pl.p[0].op, SHC_OP_OTHER);
+    ck_assert_str_eq(shc_placement_op_name(&pl.p[0]), "prod");
+    ck_assert_int_eq(shc_placement_reduce_op(&pl.p[0]), SHC_OP_OTHER);
+    ck_assert_int_eq(shc_placement_reduce_op(&pl.p[1]), SHC_OP_SUM); /* lowered by funcol */
+    ck_assert_int_eq(shc_placement_reduce_op(&pl.p[2]), SHC_OP_OTHER);
+    ck_assert(!shc_placement_eq(&pl.p[1], &pl.p[3])); /* the strings differ */
+    ck_assert(shc_placement_eq(&pl.p[3], &pl.p[3]));
+    shc_placements_format(&pl, buf, sizeof buf);
+    ck_assert_str_eq(buf, "P(prod),P(Sum),P( a b),P(sum)");
+    shc_placements_repr(&pl, buf, sizeof buf);
+    ck_assert_str_eq(buf, "(Partial(prod), Partial(Sum), Partial( a b), Partial(sum))");
+    ck_assert_int_eq(shc_placement_check_reduce(&pl.p[0], &e), SHC_EINVAL);
+    ck_assert_str_eq(e.msg, "RuntimeError: Unrecognized reduce_op: prod (P(prod): c10d reduces "
+                     "sum, avg, min, max, product, band, bor, bxor; funcol lowercases the "
+                     "string first)");
+    ck_assert_int_eq(shc_placement_check_reduce(&pl.p[1], &e), SHC_OK);
+    shc_placement r = {.kind = SHC_P_REPLICATE};
+    ck_assert_int_eq(shc_placement_check_step(&r, &pl.p[1], &e), SHC_EINVAL);
+    ck_assert_str_eq(e.msg, "ValueError: Replicate to Partial(Sum) conversion is not supported.");
+    ck_assert_int_eq(shc_placement_check_step(&r, &pl.p[3], &e), SHC_OK);
+    ck_assert_int_eq(shc_placement_check_step(&pl.p[0], &pl.p[0], &e), SHC_OK);
+    /* Partial('') prints P(), as torch prints it; P() itself is Partial() = sum */
+    ck_assert_int_eq(shc_placements_parse(&pl, "P(''),P()", &e), SHC_OK);
+    shc_placements_format(&pl, buf, sizeof buf);
+    ck_assert_str_eq(buf, "P(),P(sum)");
+    /* negative dims: kept as written until normalised by the tensor's rank */
+    ck_assert_int_eq(shc_placements_parse(&pl, "S(-1),_S(-2, 2)", &e), SHC_OK);
+    shc_placements_format(&pl, buf, sizeof buf);
+    ck_assert_str_eq(buf, "S(-1),_S(-2, 2)");
+    shc_mesh m;
+    ck_assert_int_eq(shc_mesh_parse(&m, "2x2", NULL, &e), SHC_OK);
+    ck_assert_int_eq(shc_placements_check(&pl, &m, 2, &e), SHC_EINVAL);
+    ck_assert_int_eq(shc_placements_normalize(&pl, 2, &e), SHC_OK);
+    shc_placements_format(&pl, buf, sizeof buf);
+    ck_assert_str_eq(buf, "S(1),_S(0, 2)");
+    ck_assert_int_eq(shc_placements_check(&pl, &m, 2, &e), SHC_OK);
+    ck_assert_int_eq(shc_placements_parse(&pl, "S(-3),R", &e), SHC_OK);
+    ck_assert_int_eq(shc_placements_normalize(&pl, 2, &e), SHC_EINVAL);
+    ck_assert_msg(strstr(e.msg, "AssertionError: Shard dim -1 in placements"), "%s", e.msg);
+    ck_assert_int_eq(shc_placements_parse(&pl, "R,S(2)", &e), SHC_OK);
+    ck_assert_int_eq(shc_placements_normalize(&pl, 2, &e), SHC_OK); /* the check's to refuse */
+    ck_assert_int_eq(shc_placements_check(&pl, &m, 2, &e), SHC_EINVAL);
+    ck_assert_str_eq(e.msg, "placement 1 'S(2)': shard dim 2 out of range for a 2-d tensor");
+    ck_assert_int_eq(shc_placements_parse(&pl, "S(-1)[1]S(-1)[0]", &e), SHC_OK);
+    ck_assert_int_eq(shc_placements_normalize(&pl, 2, &e), SHC_EINVAL);
+    ck_assert_msg(strstr(e.msg, "a negative dim in the trace form"), "%s", e.msg);
+    shc_mesh_free(&m);
 }
 END_TEST
 
@@ -400,6 +464,7 @@ int main(void)
     tcase_add_test(tc, mesh_errors);
     tcase_add_test(tc, placements_forms);
     tcase_add_test(tc, placements_errors);
+    tcase_add_test(tc, placements_torch_input);
     tcase_add_test(tc, placements_check);
     tcase_add_test(tc, shapes);
     tcase_add_test(tc, shape_errors);

@@ -8,7 +8,10 @@
  * (torch/distributed/tensor/_dtensor_spec.py, 2.13): "S(0)[1]S(0)[0]R", where
  * [i] is the mesh dim's position in its tensor dim's shard order and is only
  * printed when that tensor dim is sharded over more than one mesh dim.
- * Tested by check_core.c (round trips and every malformed form).
+ * P(op) takes any reduce-op string, as torch's Partial does (quoted: P('a b')); a shard
+ * dim may be negative until shc_placements_normalize counts it from the end.
+ * Tested by check_core.c (round trips and every malformed form) and
+ * conformance/tests/cli_torch_input.sh (the answers a real torch 2.13 run gives).
  */
 #include "config.h"
 #include <ctype.h>
@@ -25,6 +28,58 @@ const char *shc_redop_name(shc_redop op)
     return (op >= 0 && op < SHC_OP_COUNT) ? redop_names[op] : "?";
 }
 
+const char *shc_placement_op_name(const shc_placement *p)
+{
+    return p->op == SHC_OP_OTHER ? p->op_name : shc_redop_name(p->op);
+}
+
+/* funcol.all_reduce / reduce_scatter_tensor pass reduceOp.lower() to c10d
+ * (_functional_collectives.py:180, :281, torch 2.13), whose to_reduce_op knows the eight
+ * names: "Sum" reduces as sum, "prod" is refused.  ASCII lowering is Python's str.lower()
+ * for every string that can lower to one of those names. */
+shc_redop shc_placement_reduce_op(const shc_placement *p)
+{
+    if (p->op != SHC_OP_OTHER)
+        return p->op;
+    char low[SHC_MAX_REDOP_NAME];
+    size_t i = 0;
+    for (; p->op_name[i] && i + 1 < sizeof low; i++)
+        low[i] = (char)tolower((unsigned char)p->op_name[i]);
+    low[i] = '\0';
+    for (int k = 0; k < SHC_OP_COUNT; k++)
+        if (strcmp(low, redop_names[k]) == 0)
+            return (shc_redop)k;
+    return SHC_OP_OTHER;
+}
+
+int shc_placement_check_reduce(const shc_placement *p, shc_err *e)
+{
+    if (p->kind != SHC_P_PARTIAL || shc_placement_reduce_op(p) != SHC_OP_OTHER)
+        return SHC_OK;
+    char low[SHC_MAX_REDOP_NAME];
+    size_t i = 0;
+    for (; p->op_name[i] && i + 1 < sizeof low; i++)
+        low[i] = (char)tolower((unsigned char)p->op_name[i]);
+    low[i] = '\0';
+    /* the c10d op's refusal, as a real gloo run of torch 2.13 raises it */
+    return shc_fail(e, SHC_EINVAL, "RuntimeError: Unrecognized reduce_op: %s (P(%s): c10d "
+                    "reduces sum, avg, min, max, product, band, bor, bxor; funcol lowercases "
+                    "the string first)", low, p->op_name);
+}
+
+/* Partial._partition_value compares the string exactly (placement_types.py:1584-1591):
+ * "sum" divides, "avg", "min" and "max" keep the value, any other string raises. */
+int shc_placement_check_step(const shc_placement *src, const shc_placement *dst, shc_err *e)
+{
+    if (src->kind == SHC_P_PARTIAL && dst->kind != SHC_P_PARTIAL)
+        return shc_placement_check_reduce(src, e);
+    if (src->kind == SHC_P_REPLICATE && dst->kind == SHC_P_PARTIAL && dst->op != SHC_OP_SUM &&
+        dst->op != SHC_OP_AVG && dst->op != SHC_OP_MIN && dst->op != SHC_OP_MAX)
+        return shc_fail(e, SHC_EINVAL, "ValueError: Replicate to Partial(%s) conversion is not "
+                        "supported.", shc_placement_op_name(dst));
+    return SHC_OK;
+}
+
 bool shc_placement_eq(const shc_placement *a, const shc_placement *b)
 {
     if (a->kind != b->kind)
@@ -32,7 +87,8 @@ bool shc_placement_eq(const shc_placement *a, const shc_placement *b)
     switch (a->kind) {
     case SHC_P_SHARD: return a->dim == b->dim;
     case SHC_P_STRIDED: return a->dim == b->dim && a->split_factor == b->split_factor;
-    case SHC_P_PARTIAL: return a->op == b->op;
+    case SHC_P_PARTIAL: /* Partial's __eq__ compares the strings: P(Sum) is not P(sum) */
+        return a->op == b->op && (a->op != SHC_OP_OTHER || strcmp(a->op_name, b->op_name) == 0);
     default: return true;
     }
 }
@@ -53,6 +109,8 @@ static void skip_ws(const char **p)
         (*p)++;
 }
 
+/* A shard dim; negative ones count from the end, as torch's, and are normalised once the
+ * tensor's rank is known (shc_placements_normalize). */
 static int parse_dim(const char **p, int *dim, const char *item, shc_err *e)
 {
     int64_t v;
@@ -60,37 +118,68 @@ static int parse_dim(const char **p, int *dim, const char *item, shc_err *e)
     int rc = shc_parse_i64(p, &v, item, e);
     if (rc)
         return rc;
-    if (v < 0 || v >= SHC_MAX_TENSOR_DIMS)
-        return shc_fail(e, SHC_EINVAL, "%s: shard dim %lld out of range 0..%d", item, (long long)v,
-                        SHC_MAX_TENSOR_DIMS - 1);
+    if (v < -SHC_MAX_TENSOR_DIMS || v >= SHC_MAX_TENSOR_DIMS)
+        return shc_fail(e, SHC_EINVAL, "%s: shard dim %lld out of range %d..%d (a tensor has at "
+                        "most %d dims here; torch refuses a dim outside -ndim..ndim-1)", item,
+                        (long long)v, -SHC_MAX_TENSOR_DIMS, SHC_MAX_TENSOR_DIMS - 1,
+                        SHC_MAX_TENSOR_DIMS);
     *dim = (int)v;
     return SHC_OK;
 }
 
-static int parse_op(const char **p, shc_redop *op, const char *item, shc_err *e)
+/* Whether c may stand in an unquoted reduce-op string (a quoted one takes any). */
+static bool op_char(char c)
+{
+    return c && c != ')' && c != '(' && c != '\'' && c != '"' && c != '[' && c != ']';
+}
+
+/* torch's Partial takes any string (the constructor checks only its type): the eight c10d
+ * names spelt exactly so become an shc_redop, anything else is kept as written. */
+static int set_op(shc_placement *out, const char *s, size_t n, const char *item, shc_err *e)
+{
+    if (n >= SHC_MAX_REDOP_NAME)
+        return shc_fail(e, SHC_EINVAL, "%s: reduce op '%.*s' longer than %d characters "
+                        "(shardcheck's limit; torch has none)", item, (int)(n > 40 ? 40 : n), s,
+                        SHC_MAX_REDOP_NAME - 1);
+    for (int i = 0; i < SHC_OP_COUNT; i++)
+        if (strlen(redop_names[i]) == n && strncmp(s, redop_names[i], n) == 0) {
+            out->op = (shc_redop)i;
+            return SHC_OK;
+        }
+    out->op = SHC_OP_OTHER;
+    memcpy(out->op_name, s, n);
+    out->op_name[n] = '\0';
+    return SHC_OK;
+}
+
+static int parse_op(const char **p, shc_placement *out, const char *item, shc_err *e)
 {
     skip_ws(p);
     char quote = (**p == '\'' || **p == '"') ? **p : '\0';
-    if (quote)
-        (*p)++;
-    for (int i = 0; i < SHC_OP_COUNT; i++) {
-        size_t n = strlen(redop_names[i]);
-        if (strncmp(*p, redop_names[i], n) == 0 && !isalpha((unsigned char)(*p)[n])) {
-            *op = (shc_redop)i;
-            *p += n;
-            /* Step over the closing quote only when it is there: a blind step past an
-             * unterminated quote ("P('sum") would read beyond the string's end. */
-            if (quote && **p != quote)
-                return shc_fail(e, SHC_EINVAL, "%s: missing closing %c after reduce op '%s'",
-                                item, quote, redop_names[i]);
-            if (quote)
-                (*p)++;
-            skip_ws(p);
-            return SHC_OK;
-        }
+    const char *s;
+    size_t n;
+    if (quote) {
+        s = ++(*p);
+        const char *end = strchr(s, quote);
+        /* an unterminated quote ("P('sum") is refused before anything reads past the end */
+        if (!end)
+            return shc_fail(e, SHC_EINVAL, "%s: missing closing %c after reduce op '%.16s'",
+                            item, quote, s);
+        n = (size_t)(end - s);
+        *p = end + 1;
+    } else {
+        s = *p;
+        while (op_char(**p))
+            (*p)++;
+        n = (size_t)(*p - s);
+        while (n && s[n - 1] == ' ') /* P( sum ) as P(sum); quote a string with spaces */
+            n--;
+        if (n == 0)
+            return shc_fail(e, SHC_EINVAL, "%s: expected a reduce op at '%.16s' (quote one "
+                            "with ( ) [ ] or quotes in it: P('a(b')", item, *p);
     }
-    return shc_fail(e, SHC_EINVAL, "%s: unknown reduce op at '%.16s' (expected sum, avg, min, max, "
-                    "product, band, bor or bxor)", item, *p);
+    skip_ws(p);
+    return set_op(out, s, n, item, e);
 }
 
 static int expect(const char **p, char c, const char *item, shc_err *e)
@@ -135,7 +224,7 @@ static int parse_one(const char **p, shc_placement *out, const char *item, shc_e
             return SHC_OK;
         }
         eat(p, "reduce_op=");
-        if ((rc = parse_op(p, &out->op, item, e)))
+        if ((rc = parse_op(p, out, item, e)))
             return rc;
         return expect(p, ')', item, e);
     }
@@ -241,7 +330,7 @@ void shc_placement_format(const shc_placement *p, char *buf, size_t n)
     switch (p->kind) {
     case SHC_P_SHARD: snprintf(buf, n, "S(%d)", p->dim); break;
     case SHC_P_STRIDED: snprintf(buf, n, "_S(%d, %lld)", p->dim, (long long)p->split_factor); break;
-    case SHC_P_PARTIAL: snprintf(buf, n, "P(%s)", shc_redop_name(p->op)); break;
+    case SHC_P_PARTIAL: snprintf(buf, n, "P(%s)", shc_placement_op_name(p)); break;
     default: snprintf(buf, n, "R"); break;
     }
 }
@@ -298,12 +387,56 @@ int shc_placements_check(const shc_placements *pl, const shc_mesh *m, int tensor
         return shc_fail(e, SHC_EINVAL, "placements: %d given for a %d-d mesh", pl->n, m->ndim);
     for (int i = 0; i < pl->n; i++) {
         const shc_placement *p = &pl->p[i];
-        if ((p->kind == SHC_P_SHARD || p->kind == SHC_P_STRIDED) && p->dim >= tensor_ndim) {
+        if ((p->kind == SHC_P_SHARD || p->kind == SHC_P_STRIDED) &&
+            (p->dim < 0 || p->dim >= tensor_ndim)) {
             char one[48];
             shc_placement_format(p, one, sizeof one);
             return shc_fail(e, SHC_EINVAL, "placement %d '%s': shard dim %d out of range for a %d-d "
-                            "tensor", i, one, p->dim, tensor_ndim);
+                            "tensor%s", i, one, p->dim, tensor_ndim,
+                            p->dim < 0 ? " (not normalised: shc_placements_normalize)" : "");
         }
+    }
+    return SHC_OK;
+}
+
+/* torch 2.13 normalises a negative shard dim by the tensor's rank in its user-facing APIs
+ * only, and shows the normalised placement from then on: DTensor.from_local
+ * (_api.py:547-558), distribute_tensor (_api.py:971-990), DTensor.redistribute's target
+ * (_api.py:718-725).  Shard(-1) itself prints S(-1) (placement_types.py __str__), and the
+ * internals refuse it (DTensorSpec, _dtensor_spec.py:176-179: "must be normalized").
+ * Where torch does not normalise (a real 2.13 run): compute_local_shape_and_global_offset
+ * takes S(-1) (rank 0 of [S(-1), R] on [6, 8] gets (6, 4) at (0, 0), torch.chunk indexing
+ * from the end) but raises IndexError for _S(-2, 2); distribute_tensor of _S(-3, 2) on a 2-d
+ * tensor keeps _S(-1, 2) unchecked.
+ * A dim still out of range is refused as torch's redistribute / DTensorSpec refuse it. */
+int shc_placements_normalize(shc_placements *pl, int tensor_ndim, shc_err *e)
+{
+    for (int i = 0; i < pl->n; i++) {
+        shc_placement *p = &pl->p[i];
+        /* a dim past the tensor is shc_placements_check's (torch: IndexError, Dimension out
+         * of range, from torch.chunk at placement_types.py:317) */
+        if ((p->kind != SHC_P_SHARD && p->kind != SHC_P_STRIDED) || p->dim >= 0)
+            continue;
+        char one[48];
+        shc_placement_format(p, one, sizeof one);
+        /* still negative: DTensorSpec's assertion for a Shard; a _StridedShard gets past it
+         * and fails decoding the shard order (_dtensor_spec.py:334, a real torch run) */
+        if (p->dim + tensor_ndim < 0 && p->kind == SHC_P_SHARD)
+            return shc_fail(e, SHC_EINVAL, "placement %d '%s': shard dim %d out of range for a "
+                            "%d-d tensor (torch 2.13 normalises it to %d, then raises "
+                            "AssertionError: Shard dim %d in placements ... must be normalized)",
+                            i, one, p->dim, tensor_ndim, p->dim + tensor_ndim,
+                            p->dim + tensor_ndim);
+        if (p->dim + tensor_ndim < 0)
+            return shc_fail(e, SHC_EINVAL, "placement %d '%s': shard dim %d out of range for a "
+                            "%d-d tensor (torch 2.13 normalises it to %d, then redistribute "
+                            "raises IndexError: list index out of range)", i, one, p->dim,
+                            tensor_ndim, p->dim + tensor_ndim);
+        if (pl->has_order)
+            return shc_fail(e, SHC_EINVAL, "placement %d '%s': a negative dim in the trace form "
+                            "(torch prints a shard order with normalised dims only: write "
+                            "S(%d))", i, one, p->dim + tensor_ndim);
+        p->dim += tensor_ndim;
     }
     return SHC_OK;
 }
@@ -314,7 +447,7 @@ static void placement_repr(const shc_placement *p, char *b, size_t n)
     switch (p->kind) {
     case SHC_P_REPLICATE: snprintf(b, n, "Replicate()"); break;
     case SHC_P_SHARD: snprintf(b, n, "Shard(dim=%d)", p->dim); break;
-    case SHC_P_PARTIAL: snprintf(b, n, "Partial(%s)", shc_redop_name(p->op)); break;
+    case SHC_P_PARTIAL: snprintf(b, n, "Partial(%s)", shc_placement_op_name(p)); break;
     case SHC_P_STRIDED:
         snprintf(b, n, "_StridedShard(dim=%d, sf=%lld)", p->dim, (long long)p->split_factor);
         break;

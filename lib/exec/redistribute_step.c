@@ -144,9 +144,13 @@ static int strided_to_rep(const step_ctx *k, shc_xtensor *t, shc_err *e)
     return rc;
 }
 
+/* Partial._reduce_value: funcol's all_reduce with the lowered reduce_op string, which c10d
+ * refuses unless it names one of its ops (shc_placement_reduce_op). */
 static int all_reduce(const step_ctx *k, shc_xtensor *t, shc_err *e)
 {
-    return k->x->ops->all_reduce(k->x->ctx, k->g, k->st->src.op, t, e);
+    int rc = shc_placement_check_reduce(&k->st->src, e);
+    return rc ? rc : k->x->ops->all_reduce(k->x->ctx, k->g, shc_placement_reduce_op(&k->st->src),
+                                           t, e);
 }
 
 /* To Replicate from any source placement (the first half of most branches). */
@@ -191,7 +195,10 @@ static int via_replicate(const step_ctx *k, shc_xtensor *t, shc_err *e)
 /* Shard._reduce_shard_tensor: chunk + pad to n equal blocks, reduce-scatter, unpad. */
 static int reduce_scatter(const step_ctx *k, shc_xtensor *t, shc_err *e)
 {
-    shc_redop op = k->st->src.op;
+    int rc = shc_placement_check_reduce(&k->st->src, e);
+    if (rc)
+        return rc;
+    shc_redop op = shc_placement_reduce_op(&k->st->src);
     int d = k->st->dst.dim, n = k->g->n;
     /* Quirk (torch 2.13 on LocalTensor, checked by the harness): the functional
      * reduce_scatter with avg returns the float quotient, so P(avg) -> S turns an integer
@@ -208,7 +215,7 @@ static int reduce_scatter(const step_ctx *k, shc_xtensor *t, shc_err *e)
         for (int64_t q = 0; q < full; q++)
             idx[j * full + q] = q < l ? s + q : -1;
     }
-    int rc = k->x->ops->reindex(k->x->ctx, t, d, idx, 0, full * n, e);
+    rc = k->x->ops->reindex(k->x->ctx, t, d, idx, 0, full * n, e);
     free(idx);
     if (!rc)
         rc = k->x->ops->reduce_scatter_dim(k->x->ctx, k->g, op, d, t, e);
@@ -252,15 +259,15 @@ static int partition(const step_ctx *k, shc_xtensor *t, shc_err *e)
     if (op == SHC_OP_AVG || op == SHC_OP_MIN || op == SHC_OP_MAX)
         return SHC_OK;
     return shc_fail(e, SHC_EINVAL, "Replicate to Partial(%s) conversion is not supported.",
-                    shc_redop_name(op));
+                    shc_placement_op_name(&k->st->dst));
 }
 
 static int partial_to_partial(const step_ctx *k, shc_xtensor *t, shc_err *e)
 {
     (void)t;
     return shc_fail(e, SHC_EINVAL, "Redistribution from one partial type (P(%s)) to another "
-                    "(P(%s)) is unsupported.", shc_redop_name(k->st->src.op),
-                    shc_redop_name(k->st->dst.op));
+                    "(P(%s)) is unsupported.", shc_placement_op_name(&k->st->src),
+                    shc_placement_op_name(&k->st->dst));
 }
 
 /* Shard._to_partial_tensor (torch >= 2.14): the rank's shard embedded at its offset in a

@@ -24,7 +24,7 @@ static int check_placements(const char *which, const shc_placements *pl, const s
     if (pl->n != m->ndim)
         return shc_fail(e, SHC_EINVAL, "%s: %d placements for a %d-d mesh (torch: dimensions "
                         "mismatch %d vs %d)", which, pl->n, m->ndim, pl->n, m->ndim);
-    int first_op = -1;
+    const shc_placement *first = NULL;
     for (int i = 0; i < pl->n; i++) {
         const shc_placement *p = &pl->p[i];
         if (shc_is_shard_like(p) && p->dim >= shape->ndim) {
@@ -35,15 +35,16 @@ static int check_placements(const char *which, const shc_placements *pl, const s
         }
         if (p->kind != SHC_P_PARTIAL)
             continue;
-        if (first_op < 0)
-            first_op = (int)p->op;
-        else if ((int)p->op != first_op &&
-                 !((p->op == SHC_OP_SUM || p->op == SHC_OP_AVG) &&
-                   (first_op == SHC_OP_SUM || first_op == SHC_OP_AVG)))
+        /* torch compares the reduce_op strings: {'sum', 'avg'} is the one mix it allows */
+        bool sum_avg = (p->op == SHC_OP_SUM || p->op == SHC_OP_AVG) &&
+                       (!first || first->op == SHC_OP_SUM || first->op == SHC_OP_AVG);
+        if (!first)
+            first = p;
+        else if (!shc_pl_eq(p, first) && !sum_avg)
             return shc_fail(e, SHC_EINVAL, "%s: Mixed Partial reduce types are not supported in "
                             "the same placement list. Found reduce ops: {'%s', '%s'}. (torch "
                             "2.13 assert_no_mixed_partial_types)", which,
-                            shc_redop_name((shc_redop)first_op), shc_redop_name(p->op));
+                            shc_placement_op_name(first), shc_placement_op_name(p));
     }
     return SHC_OK;
 }

@@ -8,6 +8,7 @@
  */
 #ifndef SHC_PLAN_H
 #define SHC_PLAN_H
+#include <string.h>
 #include "shardcheck.h"
 
 /* ---- internal to libshardcheck (planners, trace, merge, exec) ---- */
@@ -108,7 +109,8 @@ static inline bool shc_pl_eq(const shc_placement *a, const shc_placement *b)
     switch (a->kind) {
     case SHC_P_SHARD: return a->dim == b->dim;
     case SHC_P_STRIDED: return a->dim == b->dim && a->split_factor == b->split_factor;
-    case SHC_P_PARTIAL: return a->op == b->op;
+    case SHC_P_PARTIAL: /* torch compares the reduce_op strings */
+        return a->op == b->op && (a->op != SHC_OP_OTHER || strcmp(a->op_name, b->op_name) == 0);
     default: return true;
     }
 }

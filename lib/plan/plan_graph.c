@@ -52,7 +52,7 @@ typedef struct graph {
     int n, tdims;
     shc_placement codes[MAX_CODES];
     int ncodes;
-    int ops[SHC_OP_COUNT]; /* reduce-op set in iteration order */
+    shc_placement ops[2 * SHC_MAX_MESH_DIMS]; /* reduce-op set in iteration order */
     int nops;
     int strided[SHC_MAX_MESH_DIMS * 2]; /* codes of target _StridedShard, set order */
     int nstrided;
@@ -361,15 +361,23 @@ static void shard_moves(expand *x, int rcode, int kind, bool to_replicate)
     }
 }
 
-/* Whether the partial ops in placements pc mix (other than sum with avg). */
+/* Whether the partial ops in placements pc mix (other than sum with avg); torch compares
+ * the reduce_op strings (_redistribute.py:1088-1091). */
 static bool mixed_partials(const graph *g, const gstate *s)
 {
-    unsigned ops = 0;
-    for (int i = 0; i < g->n; i++)
-        if (code_kind(g, s, i) == SHC_P_PARTIAL)
-            ops |= 1u << g->codes[s->pc[i]].op;
-    unsigned sa = (1u << SHC_OP_SUM) | (1u << SHC_OP_AVG);
-    return (ops & (ops - 1)) && ops != sa;
+    const shc_placement *first = NULL;
+    bool mixed = false, sum_avg_only = true;
+    for (int i = 0; i < g->n; i++) {
+        if (code_kind(g, s, i) != SHC_P_PARTIAL)
+            continue;
+        const shc_placement *p = &g->codes[s->pc[i]];
+        sum_avg_only &= p->op == SHC_OP_SUM || p->op == SHC_OP_AVG;
+        if (!first)
+            first = p;
+        else
+            mixed |= !shc_pl_eq(p, first);
+    }
+    return mixed && !sum_avg_only;
 }
 
 /* Cases 3 (P -> R), 4 (R -> S), 5 (P -> S), 6 (R -> P(op)) and 11 (R -> _S),
@@ -391,8 +399,7 @@ static void replace_moves(expand *x, int from_kind, int rcode, int which)
             }
         } else if (which == 6) {
             for (int k = 0; k < g->nops; k++) {
-                shc_placement p = {.kind = SHC_P_PARTIAL, .op = (shc_redop)g->ops[k]};
-                set_code(x, &nx, md, code_of(g, &p));
+                set_code(x, &nx, md, code_of(g, &g->ops[k]));
                 if (!mixed_partials(g, &nx))
                     offer(x, &nx, md);
             }
@@ -594,21 +601,25 @@ static void format_gstate(const graph *g, const gstate *s, char *buf, size_t n)
  * order, permuted by opts->op_perm (Python's salted string hashes order the set). */
 static void collect_ops(graph *g, const shc_spec *src, const shc_spec *dst)
 {
-    int first[SHC_OP_COUNT], n = 0;
+    shc_placement first[2 * SHC_MAX_MESH_DIMS];
+    int n = 0;
     for (int k = 0; k < 2 * g->n; k++) {
         const shc_placement *p = k < g->n ? &src->p[k] : &dst->p[k - g->n];
         if (p->kind != SHC_P_PARTIAL)
             continue;
         bool seen = false;
         for (int j = 0; j < n; j++)
-            seen |= first[j] == (int)p->op;
+            seen |= shc_pl_eq(&first[j], p);
         if (!seen)
-            first[n++] = (int)p->op;
+            first[n++] = (shc_placement){.kind = SHC_P_PARTIAL, .op = p->op};
+        if (!seen && p->op == SHC_OP_OTHER)
+            memcpy(first[n - 1].op_name, p->op_name, sizeof p->op_name);
     }
     const shc_plan_opts *o = g->c->opts;
     g->nops = n;
     for (int j = 0; j < n; j++)
-        g->ops[j] = (o->nop_perm == n && o->op_perm[j] < n) ? first[o->op_perm[j]] : first[j];
+        g->ops[j] = (o->nop_perm == n && n <= SHC_OP_COUNT && o->op_perm[j] < n)
+                        ? first[o->op_perm[j]] : first[j];
 }
 
 static int make_state(graph *g, const shc_spec *s, gstate *out, shc_err *e)

@@ -4,7 +4,7 @@
  *
  *   shardcheck certify --out DIR [--golden DIR] [--backend B] [--families a,b] [--np 1,2,4]
  *                      [--candidate [FAMILY=]FILE]... [--name TEXT] [--max-cases N]
- *                      [--timeout SEC]
+ *                      [--timeout SEC] [--waivers FILE]
  *   shardcheck certify --check DIR [--golden DIR]
  *
  * Every claimed family (--families, default all) runs on the backend (B as in `run`,
@@ -16,14 +16,17 @@
  * of it all (certify.h lists the layout; certify_package.c writes and checks it).
  * Each row is also measured against its family's claim (family.h's shc_claim,
  * certify_claim.c): a row that passed but covers fewer fields or tests than the claim
- * requires is "partial", and so is the package.  --check finds the corpus as every command
- * does and verifies every candidate in the package again.
+ * requires is "partial", and so is the package.  --waivers FILE (known deviations,
+ * tools/run/waivers.h) is checked first, copied into the package as waivers.json and given to
+ * every row, and the statement lists each waived case with its reason.  --check finds the
+ * corpus as every command does and verifies every candidate in the package again (with the
+ * package's waivers.json when it has one).
  * Exit: 0 conformant, 1 nonconformant (or, with --check, an altered package or a candidate
  * that no longer gives its row), 2 bad usage or input (unknown family, bad --np, --out
  * existing and not empty or not creatable, a tampered golden corpus, a child refusing its
  * input, --check without a corpus), 3 partial (nothing failed, but a row covers less than
  * its family's claim), 77 incomplete (a claimed row could not run, or nothing passed), 99
- * internal.  Tested by conformance/tests/certify.sh and certify_claims.sh.
+ * internal.  Tested by conformance/tests/certify.sh, certify_claims.sh and waivers.sh.
  */
 #include "config.h"
 #include <dirent.h>
@@ -42,6 +45,7 @@
 #include "certify_spawn.h"
 #include "run.h"
 #include "outfile.h"
+#include "waivers.h"
 
 #define CERT_MAX_NP 16
 #define CERT_MAX_ROWS 512
@@ -51,6 +55,8 @@ typedef struct cert_opts {
     const char *out, *golden, *backend, *families, *np, *name, *check;
     const char *golden_opt; /* --golden as given (--check compares against it only then) */
     const char *torch_opt;  /* --torch-version as given */
+    const char *waivers;    /* --waivers FILE, or NULL */
+    char wcopy[4096];       /* ... its copy in the package, which every row is judged with */
     shc_torch_release torch; /* the release judged against (torch_version.c's rule) */
     char torch_why[256];
     const char *cand[CERT_MAX_CAND];
@@ -197,13 +203,17 @@ static int parse_options(cert_opts *o, int argc, char **argv)
          .help = "re-verify the package in DIR instead of writing one"},
         {.name = "torch-version", .kind = CLI_STR, .meta = "V", .to = &o->torch_opt,
          .help = TV_HELP "; --check: the release the package must have been judged against"},
+        {.name = "waivers", .kind = CLI_STR, .meta = "FILE", .to = &o->waivers,
+         .help = "known deviations (README): copied into the package; every row shows each "
+                 "waived case as Waived with its reason"},
         CLI_OPT_END};
     const cli_command cmd = {
         .name = "certify", .opts = opts, .about = CERTIFY_ABOUT, .given = &given,
         .synopsis = "--out DIR [--golden DIR] [--backend ref|local|mpi|torch[:gloo|:nccl]|"
                     "cuda|plugin:F.so]\n                          [--families a,b] [--np 1,2,4] "
                     "[--candidate [FAMILY=]FILE]...\n                          [--name TEXT] "
-                    "[--max-cases N] [--timeout SEC] [--torch-version V]"};
+                    "[--max-cases N] [--timeout SEC] [--torch-version V]\n"
+                    "                          [--waivers FILE]"};
     int x = cli_parse(&cmd, argc, argv, NULL);
     if (x != CLI_GO)
         return x;
@@ -249,6 +259,7 @@ static int make_out(const cert_opts *o)
     out_inputs in = {0}; /* never the golden directory, a folder in it, or a candidate */
     shc_err e = {0};
     out_inputs_tree(&in, "golden directory", o->golden, 1);
+    out_inputs_file(&in, "given as --waivers", o->waivers);
     for (int i = 0; i < o->ncand; i++)
         out_inputs_file(&in, "given as --candidate", strchr(o->cand[i], '=') &&
                         access(o->cand[i], F_OK) ? strchr(o->cand[i], '=') + 1 : o->cand[i]);
@@ -315,6 +326,19 @@ static int write_json(const char *dir, const char *rel, json_t *v, shc_err *e)
     return bad ? shc_fail(e, SHC_EIO, "cannot write %s", p) : SHC_OK;
 }
 
+/* dir/rel: the JUnit file of results j (report_junit_of). */
+static int write_junit(const char *dir, const char *rel, const json_t *j, shc_err *e)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s/%s", dir, rel);
+    FILE *f = fopen(p, "w");
+    if (f)
+        report_junit_of(f, j);
+    if (!f || (ferror(f) | fclose(f)))
+        return shc_fail(e, SHC_EIO, "cannot write %s", p);
+    return SHC_OK;
+}
+
 /* ---- rows ---- */
 
 /* results/<family>.<backend>.np<N>: the backend spelled for a file name (a plugin's path
@@ -363,6 +387,8 @@ static int finish_row(const cert_opts *o, cert_row *r, int code, const char *jou
         json_t *j = cert_from_journal(jr, r->backend, r->np, code, r->log);
         shc_err e = {0};
         int rc = write_json(o->out, r->results, j, &e);
+        if (!rc) /* the job wrote none: every row's JUnit is that of its results (--check) */
+            rc = write_junit(o->out, r->junit, j, &e);
         json_decref(j);
         return rc ? cli_report("certify", rc, &e) : 0;
     }
@@ -400,6 +426,8 @@ static int run_row(const cert_opts *o, const shc_family *f, int np, cert_row *r,
                           "--torch-version", shc_torch_release_name(o->torch)};
     for (size_t i = 0; i < sizeof tail / sizeof *tail; i++)
         v[n++] = (char *)tail[i];
+    if (o->waivers)
+        v[n++] = "--waivers", v[n++] = (char *)o->wcopy;
     snprintf(mc, sizeof mc, "%lld", o->max_cases);
     snprintf(to, sizeof to, "%lld", o->timeout);
     if (o->max_cases)
@@ -437,7 +465,8 @@ static int verify_row(const cert_opts *o, const shc_family *f, const char *file,
     snprintf(log, sizeof log, "%s/%s", o->out, r->log);
     char *v[] = {(char *)o->exe, "verify", "--family", (char *)f->name, "--candidate", cin,
                  "--golden", (char *)o->golden, "--json", "--junit", jun, "--torch-version",
-                 (char *)shc_torch_release_name(o->torch), NULL};
+                 (char *)shc_torch_release_name(o->torch), o->waivers ? "--waivers" : NULL,
+                 (char *)o->wcopy, NULL};
     char label[96];
     snprintf(label, sizeof label, "certify verify %s", f->name);
     progress_label(bar, label);
@@ -503,7 +532,8 @@ static int assemble(const cert_opts *o, cert_row *rows, int n, char sha[65])
     snprintf(p, sizeof p, "%s/golden-MANIFEST", o->out);
     if (!rc)
         rc = shc_sha256_file(p, golden_sha, &e);
-    json_t *st = rc ? NULL : cert_statement(rows, n, golden_sha, o->name, o->written, o->torch);
+    json_t *st = rc ? NULL : cert_statement(rows, n, golden_sha, o->name, o->written, o->torch,
+                                                 o->waivers ? "waivers.json" : NULL);
     snprintf(p, sizeof p, "%s/report.html", o->out); /* the page opens with the statement */
     size_t cells;
     long long fails;
@@ -596,6 +626,23 @@ static int pick_release(cert_opts *o, const char *const *cfile)
     return 0;
 }
 
+/* --waivers is checked against the corpus before any row runs (each child would refuse it
+ * alike): for the backend's rows and for the candidates'. */
+static int check_waivers(const cert_opts *o)
+{
+    shc_err e = {0};
+    waivers *w = NULL;
+    const char *arg;
+    const run_backend *be = run_backend_find(o->backend, &arg);
+    if (o->waivers && !*o->waivers)
+        return cli_usage_error("certify", "--waivers: an empty file name");
+    int rc = !o->waivers ? SHC_OK
+           : waivers_load(&w, o->waivers, o->golden, o->run_backend && be ? be->name
+                          : "candidate", o->torch, &e);
+    waivers_free(w);
+    return rc ? cli_report("certify", rc, &e) : 0;
+}
+
 static int certify(cert_opts *o)
 {
     const shc_family *cf[CERT_MAX_CAND];
@@ -603,7 +650,8 @@ static int certify(cert_opts *o)
     int rc = 0;
     for (int i = 0; i < o->ncand && !rc; i++)
         rc = candidate_family(o->cand[i], &cf[i], &cfile[i]);
-    if (rc || (rc = pick_release(o, cfile)) || (rc = check_golden(o, cf, o->ncand)))
+    if (rc || (rc = pick_release(o, cfile)) || (rc = check_golden(o, cf, o->ncand)) ||
+        (rc = check_waivers(o)))
         return rc;
     ssize_t k = readlink("/proc/self/exe", o->exe, sizeof o->exe - 1);
     if (k <= 0)
@@ -617,6 +665,9 @@ static int certify(cert_opts *o)
     snprintf(pm, sizeof pm, "%s/golden-MANIFEST", o->out);
     if ((rc = make_out(o)) || (rc = copy_file(gm, pm, &e) ? cli_report("certify", e.code, &e) : 0))
         return rc;
+    snprintf(o->wcopy, sizeof o->wcopy, "%s/waivers.json", o->out);
+    if (o->waivers && copy_file(o->waivers, o->wcopy, &e))
+        return cli_report("certify", e.code, &e);
     int nrows = o->run_backend * o->nnp * o->nfam + o->ncand, internal = 0;
     cert_row *rows = calloc((size_t)nrows, sizeof *rows);
     if (!rows)
@@ -650,7 +701,8 @@ static int check_package(cert_opts *o)
                 "%s\n", o->check, ge.msg);
         return EXIT_USAGE;
     }
-    return cert_check(o->check, o->golden ? o->golden : "", o->golden_opt != NULL, o->torch_opt);
+    return cert_check(o->check, o->golden ? o->golden : "", o->golden_opt != NULL, o->torch_opt,
+                      report_html_write);
 }
 
 int cmd_certify(int argc, char **argv)

@@ -9,11 +9,12 @@
  * draws a golden case instead (explain_case.c): its file, flags and notes,
  * inputs, the picture of its layout(s) and the expected answer per rank; with a candidate
  * (a results file or golden-shaped, as verify reads it) what the candidate got per rank
- * beside the expected, differing fields marked, exit 1 when it fails the case.  An unknown
+ * beside the expected, differing fields marked, exit 1 when it fails the case; a run's JSON
+ * (run --json) gives the run's status and detail and the views it kept of a failure.  An unknown
  * family, a tcId the family lacks, an invalid (expected-refusal) case and options of the
  * other form are exit 2 naming them.
  * Tested by conformance/tests/cli_explain.sh (pictures, SVG, golden cases, candidates,
- * every error path).
+ * every error path) and run_failure_groups.sh (a run's JSON as the candidate).
  */
 #include "config.h"
 #include <errno.h>
@@ -102,8 +103,8 @@ int cmd_explain(int argc, char **argv)
         {.name = "tcid", .kind = CLI_LL, .meta = "N", .to = &co.tcid, .lo = 0, .hi = LLONG_MAX,
          .range = "is negative", .help = "with --family: the case"},
         {.name = "candidate", .kind = CLI_STR, .meta = "FILE", .to = &co.candidate,
-         .help = "with --family: a results file (as verify reads it): its answer per rank "
-                 "beside the expected"},
+         .help = "with --family: a results file (as verify reads it) or a run's JSON "
+                 "(run --json): its answer per rank beside the expected"},
         {.name = "golden", .kind = CLI_STR, .meta = "DIR", .to = &co.golden,
          .help = "with --family: " CLI_GOLDEN_HELP},
         CLI_OPT_END};

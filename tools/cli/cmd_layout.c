@@ -83,7 +83,8 @@ static int run(const cli_common *c)
         shc_err_prefix(&e, "--placements");
     else if ((rc = shc_shape_parse(&s, c->shape, &e)))
         shc_err_prefix(&e, "--shape");
-    else if ((rc = shc_placements_check(&pl, &m, s.ndim, &e)))
+    else if ((rc = shc_placements_normalize(&pl, s.ndim, &e)) ||
+             (rc = shc_placements_check(&pl, &m, s.ndim, &e)))
         shc_err_prefix(&e, "--placements");
     bool strided = false;
     for (int i = 0; i < pl.n; i++)

@@ -33,6 +33,7 @@ typedef struct layout_in {
     shc_mesh m;
     shc_placements pl;
     shc_shape shape;
+    char shown[512]; /* the placements as torch shows them once the DTensor exists */
 } layout_in;
 
 /* Decimal-string JSON value of an unsigned 64-bit seed. */
@@ -143,9 +144,15 @@ static int load_layout(const cli_common *c, layout_in *L, shc_err *e)
         return shc_err_prefix(e, "--placements '%s'", CLI_ECHO(c->placements));
     if ((rc = shc_shape_parse(&L->shape, c->shape, e)))
         return shc_err_prefix(e, "--shape '%s'", CLI_ECHO(c->shape));
-    if ((rc = shc_placements_check(&L->pl, &L->m, L->shape.ndim, e)))
+    if ((rc = shc_placements_normalize(&L->pl, L->shape.ndim, e)) ||
+        (rc = shc_placements_check(&L->pl, &L->m, L->shape.ndim, e)))
         return shc_err_prefix(e, "--placements '%s' on --mesh %s --shape %s", c->placements,
                               c->mesh, c->shape); /* each parsed, so short */
+    /* S(-1) is S(1) on a 2-d DTensor (distribute_tensor, _api.py:971-990), as torch prints it */
+    if (L->pl.has_order)
+        shc_placements_format_trace(&L->pl, L->shown, sizeof L->shown);
+    else
+        shc_placements_format(&L->pl, L->shown, sizeof L->shown);
     if (c->rank >= 0) {
         int64_t coord[SHC_MAX_MESH_DIMS];
         if ((rc = shc_mesh_coord(&L->m, c->rank, coord, e)))
@@ -172,7 +179,7 @@ static int print_streams(const offsets_args *a, layout_in *L, const shc_rng_poli
     if (a->c.json) {
         json_t *head = json_pack("{s:s,s:s,s:s,s:s,s:o,s:o}", "policy",
                                  shc_rng_policy_name(pol), "mesh", a->c.mesh, "placements",
-                                 a->c.placements, "shape", a->c.shape, "seed",
+                                 L->shown, "shape", a->c.shape, "seed",
                                  json_u64s(a->seed), "offset", shc_json_i64s(a->offset));
         if (a->rop)
             json_object_set_new(head, "op", json_pack("{s:s,s:s}", "name", a->rop->name,
@@ -187,7 +194,7 @@ static int print_streams(const offsets_args *a, layout_in *L, const shc_rng_poli
                        : "each rank's own generator: every shard starts at the same offset");
         printf("policy %s  mesh %s  placements %s  shape %s  seed %llu  offset %lld\n"
                "%6s %-14s %11s %12s %12s %12s %12s %12s\n",
-               shc_rng_policy_name(pol), a->c.mesh, a->c.placements, a->c.shape,
+               shc_rng_policy_name(pol), a->c.mesh, L->shown, a->c.shape,
                (unsigned long long)a->seed, a->offset, "rank", "coord", "shard_index",
                "start_incr", "end_incr", "local_numel", "start", "post");
     }
@@ -272,11 +279,11 @@ int cmd_offsets(int argc, char **argv)
     return cli_report(cmd, rc, &e);
 }
 
-static void print_audit_text(const offsets_args *a, const shc_rng_op *op,
+static void print_audit_text(const offsets_args *a, const layout_in *L, const shc_rng_op *op,
                              const shc_rng_audit *au)
 {
     printf("audit rng  mesh %s  placements %s  shape %s  op %s  (torch 2.13 %s)\n",
-           a->c.mesh, a->c.placements, a->c.shape, op ? op->name : "(any tracked op)",
+           a->c.mesh, L->shown, a->c.shape, op ? op->name : "(any tracked op)",
            op && op->dispatch == SHC_RNGD_UNTRACKED ? "untracked: each rank's own generator"
                                                     : "OffsetBasedRNGTracker");
     if (op && op->dispatch == SHC_RNGD_UNTRACKED)
@@ -366,7 +373,7 @@ int cmd_audit_rng(int argc, char **argv)
             rc = cli_print_json_e(j, &e);
             json_decref(j);
         } else {
-            print_audit_text(&a, op, &au);
+            print_audit_text(&a, &L, op, &au);
         }
     }
     shc_mesh_free(&L.m);

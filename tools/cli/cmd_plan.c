@@ -12,15 +12,18 @@
 #include "cli.h"
 #include "golden.h"
 #include "plan.h"
+#include "torch_version.h"
 
 static const char plan_synopsis[] =
     "--mesh M [--ranks L] --shape S --src P --dst P\n"
     "         [--planner auto|greedy|graph] [--dtype T] [--devices-per-host N]\n"
-    "         [--flatten 0+1[,1+2..]] [--no-merge] [--strided-literal] [--rank R] [--json]";
+    "         [--flatten 0+1[,1+2..]] [--no-merge] [--strided-literal] [--rank R] [--json]\n"
+    "         [--torch-version V]";
 
 typedef struct plan_args {
     cli_common c;
     const char *src, *dst, *planner, *dtype, *flatten;
+    const char *tver; /* --torch-version as given (NULL: not) */
     long long dph;
     int no_merge, strided_literal;
 } plan_args;
@@ -85,6 +88,7 @@ static int parse_args(const char *name, int argc, char **argv, plan_args *a)
          .help = "mesh-dim sets with an explicitly flattened mesh (torch merges steps over them)"},
         {.name = "strided-literal", .kind = CLI_FLAG, .to = &a->strided_literal,
          .help = "_S is a real strided shard (use_strided_shard_as_shard_order=False)"},
+        {.name = "torch-version", .kind = CLI_STR, .meta = "V", .to = &a->tver, .help = TV_HELP},
         CLI_OPT_RANK(&a->c), CLI_OPT_JSON(&a->c), CLI_OPT_END};
     const cli_command cmd = {.name = name, .opts = opts, .synopsis = plan_synopsis};
     int x = cli_parse(&cmd, argc, argv, NULL);
@@ -135,6 +139,9 @@ static int load_req(const plan_args *a, plan_req *q, shc_err *e)
 {
     int rc;
     shc_plan_opts_init(&q->opts);
+    char why[128]; /* the planner is release-dependent: the release is one rule, every command's */
+    if ((rc = tv_resolve(a->tver, NULL, NULL, &q->opts.torch, why, sizeof why, e)))
+        return rc; /* its message names --torch-version */
     if ((rc = cli_load_mesh(&a->c, &q->mesh, e)))
         return rc;
     if ((rc = shc_shape_parse(&q->shape, a->c.shape, e)))
@@ -142,6 +149,11 @@ static int load_req(const plan_args *a, plan_req *q, shc_err *e)
     if ((rc = shc_placements_parse(&q->src, a->src, e)))
         return shc_err_prefix(e, "--src");
     if ((rc = shc_placements_parse(&q->dst, a->dst, e)))
+        return shc_err_prefix(e, "--dst");
+    /* as from_local (the source DTensor) and redistribute (the target) normalise them */
+    if ((rc = shc_placements_normalize(&q->src, q->shape.ndim, e)))
+        return shc_err_prefix(e, "--src");
+    if ((rc = shc_placements_normalize(&q->dst, q->shape.ndim, e)))
         return shc_err_prefix(e, "--dst");
     if (a->planner && (rc = shc_planner_parse(a->planner, &q->opts.planner, e)))
         return shc_err_prefix(e, "--planner");
@@ -167,6 +179,17 @@ static json_t *shape_json(const shc_shape *s)
     return shc_json_i64_array(s->d, s->ndim);
 }
 
+/* The first step torch raises at for its reduce op (Partial("prod") -> R: funcol's
+ * all_reduce refuses the string; R -> Partial("product"): no partition), with torch's error;
+ * -1 when none.  torch plans these steps as for any other op and raises running them. */
+static int raising_step(const shc_plan *p, shc_err *why)
+{
+    for (int i = 0; i < p->nsteps; i++)
+        if (shc_placement_check_step(&p->steps[i].src, &p->steps[i].dst, why))
+            return i;
+    return -1;
+}
+
 static json_t *plan_json(int64_t rank, const int64_t *coord, int nd, const shc_plan *p)
 {
     json_t *steps = json_array();
@@ -186,11 +209,17 @@ static json_t *plan_json(int64_t rank, const int64_t *coord, int nd, const shc_p
             json_object_set_new(o, "avg_scale", json_integer(st->avg_scale));
         json_array_append_new(steps, o);
     }
-    return json_pack("{s:I,s:o,s:s,s:o,s:i,s:o}", "rank", (json_int_t)rank, "coord",
-                     shc_json_i64_array(coord, nd), "planner",
-                     p->used == SHC_PLANNER_GRAPH ? "graph" : "greedy", "steps", steps,
-                     "ncollectives", p->ncollectives, "trace",
-                     p->trace ? json_string(p->trace) : json_null());
+    json_t *o = json_pack("{s:I,s:o,s:s,s:o,s:i,s:o}", "rank", (json_int_t)rank, "coord",
+                          shc_json_i64_array(coord, nd), "planner",
+                          p->used == SHC_PLANNER_GRAPH ? "graph" : "greedy", "steps", steps,
+                          "ncollectives", p->ncollectives, "trace",
+                          p->trace ? json_string(p->trace) : json_null());
+    shc_err why = {0};
+    int at = raising_step(p, &why);
+    if (o && at >= 0)
+        json_object_set_new(o, "torchRaises", json_pack("{s:i,s:s}", "step", at, "error",
+                                                        why.msg));
+    return o;
 }
 
 /* The readable body for one rank (ranks with equal bodies are printed once). */
@@ -226,6 +255,10 @@ static char *plan_text(const shc_plan *p)
         fprintf(f, "  trace: %s\n", p->trace);
     else
         fprintf(f, "  trace: (torch's stringify raises: %s)\n", p->trace_error);
+    shc_err why = {0};
+    int at = raising_step(p, &why);
+    if (at >= 0)
+        fprintf(f, "  torch raises at step %d: %s\n", at, why.msg);
     fclose(f);
     return buf;
 }
@@ -335,7 +368,8 @@ static void print_head(const plan_req *q)
     shc_shape_format(&q->shape, s, sizeof s);
     shc_placements_format_trace(&q->src, sp, sizeof sp);
     shc_placements_format_trace(&q->dst, dp, sizeof dp);
-    printf("redistribute plan: mesh %s, shape [%s], %s -> %s\n", m, s, sp, dp);
+    printf("redistribute plan: mesh %s, shape [%s], %s -> %s (torch %s)\n", m, s, sp, dp,
+           shc_torch_release_name(shc_torch_norm(q->opts.torch)));
 }
 
 /* What each rank's plan goes to: the JSON stream, or the text groups. */
@@ -369,7 +403,9 @@ static int print_plans(const plan_args *a, plan_req *q, shc_err *e)
     int rc = SHC_OK;
     /* text groups ranks with equal plans, so it holds each distinct text; JSON streams */
     if (a->c.json)
-        cli_jstream_open(&k.js, NULL, "ranks");
+        cli_jstream_open(&k.js, json_pack("{s:s}", "torch",
+                                          shc_torch_release_name(shc_torch_norm(q->opts.torch))),
+                         "ranks");
     else
         rc = groups_init(&k.tg, npos, e);
     /* the graph planner searches once for all ranks (issue 27 N11) */
@@ -431,7 +467,9 @@ int cmd_audit_plan(int argc, char **argv)
         for (int i = 0; i < nf; i++)
             json_array_append_new(arr, json_pack("{s:s,s:s}", "code", f[i].code, "message",
                                                  f[i].msg));
-        json_t *doc = json_pack("{s:o}", "findings", arr);
+        json_t *doc = json_pack("{s:s,s:o}", "torch",
+                                shc_torch_release_name(shc_torch_norm(q.opts.torch)), "findings",
+                                arr);
         int wrc = cli_print_json(doc);
         json_decref(doc);
         if (wrc) {
@@ -441,7 +479,8 @@ int cmd_audit_plan(int argc, char **argv)
     } else {
         for (int i = 0; i < nf; i++)
             printf("finding %s: %s\n", f[i].code, f[i].msg);
-        printf("%d finding%s\n", nf, nf == 1 ? "" : "s");
+        printf("%d finding%s (torch %s)\n", nf, nf == 1 ? "" : "s",
+               shc_torch_release_name(shc_torch_norm(q.opts.torch)));
     }
     free(f);
     return nf ? EXIT_FAIL : EXIT_OK;

@@ -14,13 +14,16 @@
  * per rank under mpirun) and checked against golden and the SPMD invariants.
  * A test whose world does not fit the backend, or that a family or plugin
  * cannot compute, is NotSupported, never Fail.  Reports go through report.c, the
- * reporter verify uses: text (failures, every case with --verbose, per-family
- * totals), --tap, --junit FILE, --json; the last line is always
+ * reporter verify uses: text (the failures grouped by flag and field per family, as verify
+ * groups them, then at most RUN_FAIL_LINES Fail lines; every case with --verbose;
+ * per-family totals), --tap, --junit FILE, --json (each failing case with its flags and
+ * inputs; its views, for explain --candidate); the last line is always
  * "N passed, N failed, N skipped"; on a terminal, rank 0 shows a progress bar over each
  * family's cases (tools/common/progress.h).  Exit codes (docs/DESIGN.md): 0 all passed or
  * skipped, 1 a Fail/Crash/Timeout, 2 bad usage or input (corrupt golden file,
  * bad plugin), 77 nothing ran, 99 an InternalError.
- * Tested by conformance/tests/run_mpi.sh, run_faults.sh and io_lifecycle.sh.
+ * Tested by conformance/tests/run_mpi.sh, run_faults.sh, io_lifecycle.sh and
+ * run_failure_groups.sh (the groups, the bound, TAP/JUnit/JSON with flags and inputs).
  */
 #include "config.h"
 #include <assert.h>
@@ -61,20 +64,25 @@ static double now_s(void)
 
 static bool printer(const run_opts *o) { return o->rank == 0; }
 
+/* --journal -: the journal's lines on standard output (run_journal's marker). */
+static bool journal_on_stdout(const run_opts *o)
+{
+    return o->journal_path && !strcmp(o->journal_path, "-");
+}
+
 /* One finished result: a line in the journal (the mpirun wrapper follows it) and a case
- * of the report (rank 0 of an mpi job reports; the other ranks only compute). */
-static void emit(const run_opts *o, const run_result *r)
+ * of the report (rank 0 of an mpi job reports; the other ranks only compute).  group, test:
+ * the golden case (NULL for a result standing for a family or the plugin); views: a failing
+ * case's per-rank views (NULL: none), which run --json keeps for explain --candidate. */
+static void emit(const run_opts *o, const run_result *r, const json_t *group,
+                 const json_t *test, const json_t *views)
 {
     if (!printer(o))
         return;
-    if (o->journal) {
-        fprintf(o->journal, "%s %s %lld\n", run_status_name(r->status), r->family,
-                (long long)r->tcid);
-        fflush(o->journal);
-    }
+    run_journal(o, "%s %s %lld", run_status_name(r->status), r->family, (long long)r->tcid);
     report_item it = {.family = r->family, .tcid = r->tcid, .name = r->comment,
                       .st = (report_status)r->status, .detail = r->msg[0] ? r->msg : NULL,
-                      .seconds = r->seconds};
+                      .seconds = r->seconds, .group = group, .test = test, .views = views};
     report_add(o->rep, &it);
     fflush(stdout);
 }
@@ -89,12 +97,16 @@ static void emit_whole(const run_opts *o, const char *family, run_status st, con
     r.status = st;
     snprintf(r.comment, sizeof r.comment, "%s", comment);
     snprintf(r.msg, sizeof r.msg, "%s", msg);
-    emit(o, &r);
+    emit(o, &r, NULL, NULL, NULL);
 }
 
 /* ---- one chunk of tests ---- */
 
 #define CHUNK 256
+/* Text: Fail lines listed after the groups (the rest are counted; --verbose lists all). */
+#define RUN_FAIL_LINES 50
+/* Largest world whose views a failing case keeps in --json (explain --candidate shows them). */
+#define RUN_KEEP_VIEWS 64
 
 /* Whether processes host several mesh ranks.  SHARDCHECK_HOSTING=0 is the runner as it was
  * before (a case whose mesh has more ranks than the job is NotSupported), for
@@ -192,8 +204,14 @@ static void run_chunk(run_opts *o, const shc_family *f, const shc_golden *g, con
                                       r->msg, sizeof r->msg);
             }
         }
+        json_t *views = NULL; /* a failure's views, for --json (explain --candidate) */
+        if (r->status == RUN_FAIL && o->json && out[k].views && out[k].count == out[k].world &&
+            out[k].world <= RUN_KEEP_VIEWS && (views = json_array()))
+            for (int64_t v = 0; v < out[k].world; v++)
+                json_array_append(views, out[k].views[v] ? out[k].views[v] : json_null());
         run_outcome_clear(&out[k]);
-        emit(o, r);
+        emit(o, r, g->groups[idx[k]], test, views);
+        json_decref(views);
     }
     free(out);
 }
@@ -277,6 +295,11 @@ static int run_family(run_opts *o, const shc_family *f, int64_t *seq)
     }
     if (o->bar)
         progress_end(o->bar);
+    /* while its golden trees are loaded: the family's failures by flag and field, with the
+     * smallest case's inputs and the flag's note (report_groups.c, verify's grouping) */
+    if (o->rep && report_group_family(o->rep, &g) && printer(o))
+        fputs("shardcheck run: out of memory grouping the failures: they are listed ungrouped\n",
+              stderr);
     free(pick);
     shc_golden_free(&g);
     return EXIT_OK;
@@ -327,7 +350,8 @@ static int parse_options(run_opts *o, int argc, char **argv)
         {.name = "verbose", .kind = CLI_FLAG, .to = &o->verbose,
          .help = "text: list every case, not only those that did not pass"},
         {.name = "journal", .kind = CLI_STR, .meta = "FILE", .to = &o->journal_path,
-         .help = "one line per case as it finishes (mpirun_runner.sh reads it)"},
+         .help = "one line per case as it finishes (mpirun_runner.sh reads it; -: on "
+                 "standard output after a marker, as the runner asks for)"},
         {.name = "views", .kind = CLI_STR, .meta = "FILE",  .to = &o->views_path,
          .help = "every case's per-rank views, a JSON line per case (compare two runs)"},
         {.name = "no-manifest-check", .kind = CLI_FLAG, .to = &o->no_manifest_check,
@@ -399,11 +423,12 @@ static int preflight(run_opts *o, shc_err *e)
         out_inputs_file(&in, "given as --backend plugin:FILE", o->be->input(o));
     out_inputs_file(&in, "given as --waivers", o->waivers_path);
     rc = out_refuse(&in, "--junit", o->junit, e);
+    const char *journal_file = journal_on_stdout(o) ? NULL : o->journal_path;
     if (!rc)
-        rc = out_refuse(&in, "--journal", o->journal_path, e);
+        rc = out_refuse(&in, "--journal", journal_file, e);
     if (!rc)
         rc = out_refuse(&in, "--views", o->views_path, e);
-    const char *outs[] = {o->junit, o->journal_path, o->views_path};
+    const char *outs[] = {o->junit, journal_file, o->views_path};
     for (int i = 0; !rc && i < 3; i++)
         for (int j = i + 1; !rc && j < 3; j++)
             if (outs[i] && outs[j] && out_same(outs[i], outs[j]))
@@ -455,6 +480,49 @@ static int fault_stop_refused(const run_opts *o, shc_err *e)
                     (long long)o->nprocs - 1);
 }
 
+#ifdef HAVE_MPI
+static int env_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* What every rank of a job must agree on, a line each: shardcheck's version, the run options,
+ * every SHARDCHECK_* variable (sorted), the corpus's MANIFEST digest.  Ranks on other nodes see
+ * only the environment mpirun passes them (issue 38 D3); malloc'd, NULL when out of memory. */
+static char *settings_text(const run_opts *o, int argc, char **argv)
+{
+    extern char **environ;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    fprintf(f, "shardcheck version=%s\n", PACKAGE_VERSION); /* "key=value": compared by key */
+    for (int i = 1; i < argc; i++)
+        fprintf(f, "option %s\n", argv[i]);
+    size_t n = 0;
+    for (char **v = environ; *v; v++)
+        n += !strncmp(*v, "SHARDCHECK_", 11);
+    char **vars = calloc(n ? n : 1, sizeof *vars);
+    n = 0;
+    for (char **v = environ; vars && *v; v++)
+        if (!strncmp(*v, "SHARDCHECK_", 11))
+            vars[n++] = *v;
+    if (vars)
+        qsort(vars, n, sizeof *vars, env_cmp);
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "environment %s\n", vars[i]);
+    free(vars);
+    char path[4096], hex[65] = "none";
+    shc_err e = {0};
+    snprintf(path, sizeof path, "%s/MANIFEST", o->golden ? o->golden : ".");
+    if (o->golden && shc_sha256_file(path, hex, &e))
+        snprintf(hex, sizeof hex, "unreadable");
+    fprintf(f, "corpus MANIFEST sha256=%s\n", hex);
+    return fclose(f) ? (free(buf), NULL) : buf;
+}
+#endif
+
 /* Start the backend, and the mpirun job where it runs one process per rank, once every
  * process has passed preflight (pre, e): CLI_GO, or the exit code the run ends with.  The
  * backend's start runs first (cuda finds its GPUs in a child: workers fork and use CUDA
@@ -477,9 +545,22 @@ static int start_job(run_opts *o, int *argc, char ***argv, int pre, const shc_er
     if (!job)
         return CLI_GO;
 #ifdef HAVE_MPI
-    if (run_mpi_init(o, argc, argv))
+    char *mine = settings_text(o, *argc, *argv);
+    if (run_mpi_init(o, argc, argv)) {
+        free(mine);
         return EXIT_INTERNAL;
+    }
     o->mpi_job = true;
+    /* every rank takes part (one whose preflight failed too), so none waits on a missing one */
+    shc_err se = {0};
+    int differ = run_mpi_settings_agree(o, mine ? mine : "(out of memory)", se.msg,
+                                        sizeof se.msg);
+    free(mine);
+    if (differ && !pre) {
+        se.code = SHC_EINVAL;
+        pre = SHC_EINVAL;
+        e = &se;
+    }
     if (!pre && o->fault.kind == FAULT_STOP && (o->fault.rank < 0 || o->fault.rank >= o->nprocs))
         pre = fault_stop_refused(o, &fe), e = &fe; /* every rank finds it: agree says it once */
     rc = agree(o, pre, e);
@@ -515,9 +596,15 @@ static void stop_job(run_opts *o)
 }
 
 /* The reporter's question to the waivers (report_opts.waive). */
-static const char *waive(void *ctx, const char *family, long long tcid)
+static const char *waive(void *ctx, const char *family, long long tcid, const char *status,
+                         const char *detail)
 {
-    return waivers_match(ctx, family, tcid);
+    return waivers_match(ctx, family, tcid, status, detail);
+}
+
+static void waive_notes(void *ctx, FILE *f, const char *prefix)
+{
+    waivers_notes(ctx, f, prefix);
 }
 
 /* Rank 0's report (the same reporter as verify) and journal: CLI_GO or EXIT_USAGE. */
@@ -530,7 +617,9 @@ static int open_outputs(run_opts *o, report *rep)
                       .head = json_pack("{s:s,s:I}", "backend", o->be->name,
                                         "ranks", (json_int_t)o->nprocs),
                       .torch = shc_torch_release_name(o->torch), .torch_why = o->torch_why,
-                      .waive = o->waivers ? waive : NULL, .waive_ctx = o->waivers};
+                      .waive = o->waivers ? waive : NULL,
+                      .waive_notes = o->waivers ? waive_notes : NULL, .waive_ctx = o->waivers,
+                      .group_failures = 1, .max_fail_lines = RUN_FAIL_LINES};
     if (report_open(rep, &ro))
         return cli_usage_error("run", "--junit %s: cannot write", o->junit);
     o->rep = rep;
@@ -541,9 +630,11 @@ static int open_outputs(run_opts *o, report *rep)
                                strerror(err));
     }
     /* the journal is read while the job runs and after it died (the runner, certify): a
-     * new file renamed into place now; the views are whole or not at all (out_commit) */
-    if (o->journal_path && (!(o->journal = out_open(&o->journal_of, o->journal_path)) ||
-                            out_publish(&o->journal_of))) {
+     * new file renamed into place now (or stdout, "-"); the views are whole or not at all */
+    if (journal_on_stdout(o)) {
+        o->journal = stdout;
+    } else if (o->journal_path && (!(o->journal = out_open(&o->journal_of, o->journal_path)) ||
+                                   out_publish(&o->journal_of))) {
         int err = errno;
         out_discard(&o->journal_of);
         out_discard(&o->views_of);
@@ -552,6 +643,8 @@ static int open_outputs(run_opts *o, report *rep)
         return cli_usage_error("run", "--journal %s: cannot write: %s", o->journal_path,
                                strerror(err));
     }
+    /* the runner tells a job that never started (a launch failure) from one that died */
+    run_journal(o, "begin %lld", (long long)o->nprocs);
     return CLI_GO;
 }
 
@@ -588,7 +681,9 @@ static int close_journal(run_opts *o, int code)
 {
     if (!o->journal)
         return code;
-    fprintf(o->journal, "done %d\n", code);
+    run_journal(o, "done %d", code);
+    if (o->journal == stdout) /* closed with the rest of the output (cli_finish_output) */
+        return code;
     o->journal = NULL;
     if (out_close_published(&o->journal_of) && code != EXIT_INTERNAL) { /* the wrapper reads it */
         fprintf(stderr, "shardcheck run: --journal %s: write failed (%s): removed, not left "

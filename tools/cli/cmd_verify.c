@@ -14,11 +14,12 @@
  * cases (tools/common/progress.h).  A candidate may declare the fields
  * it computes ("fields": [...], see partial_begin): the others are NotSupported.
  * Cases are reported through report.c, the reporter `run` uses too (text, --tap,
- * --junit FILE, --json; NotSupported cases listed with --verbose).  Exit 0, 1 a
+ * --junit FILE, --json; NotSupported cases listed with --verbose; --waivers FILE reports the
+ * failures a known deviation explains as Waived, tools/run/waivers.h).  Exit 0, 1 a
  * failure, 77 when nothing passed (every case NotSupported), 2 bad input.
  * The command only parses options, loads the golden family and opens the report; the
  * work is the verify engine's (tools/verify/verify.h, a library the fuzzers link too).
- * Tested by verify_candidate.sh, verify_partial.sh and hardening.sh.
+ * Tested by verify_candidate.sh, verify_partial.sh, hardening.sh and waivers.sh.
  */
 #include "config.h"
 #include <errno.h>
@@ -29,6 +30,7 @@
 #include "report.h"
 #include "verify.h"
 #include "torch_version.h"
+#include "waivers.h"
 
 /* The failures grouped by flag and field (report_groups.c).  The trees, which hold the
  * groups, files and notes the index loader skips, are loaded only when something failed:
@@ -46,6 +48,18 @@ static int group_failures(report *rep, const shc_golden *g, const char *dir, con
         rc = report_group_failures(rep, &t);
     shc_golden_free(&t);
     return rc;
+}
+
+/* The reporter's questions to the waivers (report_opts.waive, waive_notes). */
+static const char *waive(void *ctx, const char *family, long long tcid, const char *status,
+                         const char *detail)
+{
+    return waivers_match(ctx, family, tcid, status, detail);
+}
+
+static void waive_notes(void *ctx, FILE *f, const char *prefix)
+{
+    waivers_notes(ctx, f, prefix);
 }
 
 /* --manifest: MANIFEST hashes plus structural validation of every family. */
@@ -88,7 +102,7 @@ static int verify_modes(const cli_command *cmd, int fmt, int manifest)
 int cmd_verify(int argc, char **argv)
 {
     const char *family = NULL, *cand = NULL, *dir = NULL, *junit = NULL, *tver = NULL;
-    const char *tcids = NULL, *flag = NULL;
+    const char *tcids = NULL, *flag = NULL, *wpath = NULL;
     int fmt = REP_TEXT, verbose = 0, manifest = 0, answered = 0;
     unsigned long long given = 0;
     const cli_option opts[] = {
@@ -111,12 +125,14 @@ int cmd_verify(int argc, char **argv)
          .help = "check only the tests carrying flag F (with --tcid: those of them)"},
         {.name = "answered", .kind = CLI_FLAG, .to = &answered,
          .help = "check only the tests the candidate answers (no line per missing test)"},
+        {.name = "waivers", .kind = CLI_STR, .meta = "FILE", .to = &wpath,
+         .help = "known deviations: their failures are Waived, with why (README)"},
         CLI_OPT_END};
     const cli_command cmd = {
         .name = "verify", .opts = opts, .given = &given,
         .synopsis = "--family F --candidate FILE [--golden DIR] [--torch-version V] "
                     "[--tap | --junit FILE | --json] [--verbose] [--tcid N[,M...]] [--flag F] "
-                    "[--answered]\n       shardcheck verify "
+                    "[--answered] [--waivers FILE]\n       shardcheck verify "
                     "--manifest [--golden DIR]"};
     int x = cli_parse(&cmd, argc, argv, NULL);
     if (x != CLI_GO)
@@ -135,6 +151,7 @@ int cmd_verify(int argc, char **argv)
         return verify_manifest(dir);
     out_inputs in = {0}; /* --junit must not overwrite the candidate or a golden file */
     out_inputs_file(&in, "given as --candidate", cand);
+    out_inputs_file(&in, "given as --waivers", wpath);
     out_inputs_tree(&in, "golden directory", dir, 1);
     int rc = out_refuse(&in, "--junit", junit, &e);
     out_inputs_free(&in);
@@ -153,6 +170,11 @@ int cmd_verify(int argc, char **argv)
     if (!rc)
         rc = verify_trees_only() ? shc_golden_load_family_at(&g, dir, family, rel, &e)
                           : shc_golden_index_family_at(&g, dir, family, rel, &e);
+    waivers *wv = NULL; /* checked against the corpus before the first case */
+    if (!rc && wpath && !*wpath)
+        rc = shc_fail(&e, SHC_EINVAL, "--waivers: an empty file name");
+    if (!rc && wpath)
+        rc = waivers_load(&wv, wpath, dir, "candidate", rel, &e);
     if (rc)
         return cli_report("verify", rc, &e);
     if (g.unversioned)
@@ -161,6 +183,7 @@ int cmd_verify(int argc, char **argv)
                 shc_torch_release_name(SHC_TORCH_PIN_RELEASE));
     verify_select sel;
     if ((rc = verify_select_build(&sel, &g, dir, rel, tcids, flag, answered, &e))) {
+        waivers_free(wv);
         if (shc_free_at_exit())
             shc_golden_free(&g);
         return cli_report("verify", rc, &e);
@@ -171,11 +194,13 @@ int cmd_verify(int argc, char **argv)
                       .suite = family, .junit_path = junit, .verbose = verbose,
                       .head = json_pack("{s:s}", "suite", family),
                       .torch = shc_torch_release_name(rel), .torch_why = why,
-                      .group_failures = 1};
+                      .group_failures = 1, .waive = wv ? waive : NULL,
+                      .waive_notes = wv ? waive_notes : NULL, .waive_ctx = wv};
     if (report_open(&rep, &ro)) {
         int err = errno;
         shc_golden_free(&g);
         verify_select_free(&sel);
+        waivers_free(wv);
         return cli_usage_error("verify", "--junit: cannot write %s: %s", junit, strerror(err));
     }
     progress bar;
@@ -199,6 +224,7 @@ int cmd_verify(int argc, char **argv)
     else
         code = report_close(&rep);
     verify_select_free(&sel);
+    waivers_free(wv);
     if (shc_free_at_exit())
         shc_golden_free(&g);
     return rc ? cli_report("verify", rc, &e) : code;

@@ -7,13 +7,16 @@
  * or a golden-shaped file, exactly as verify reads them (a partial candidate's "fields"
  * included) — its answer per rank beside the expected one, every differing field marked
  * with '*': the fields are those verify's compare names (shc_compare_view lists every
- * differing field), so explain and verify never disagree about a case.
+ * differing field), so explain and verify never disagree about a case.  A run's JSON
+ * (`run --json`) is a candidate too: the run's status and detail for the case, and the views
+ * it kept of a failure (at most 64 ranks) compared the same way.
  * Bad input (exit 2, named): an unknown family, a tcId the family lacks, an invalid case
  * (its answer is a refusal: nothing to draw), a candidate of another family, malformed or
  * answering the case twice, --svg of a case without a layout.  Only golden-format
  * knowledge and the inputs' layout members are used: no family is named here.
  * It lives in tools/cli beside cmd_explain.c (messages and exit codes are the CLI's); the
- * drawing is tools/vendor/explain_draw.c's.  Tested by conformance/tests/cli_explain.sh.
+ * drawing is tools/vendor/explain_draw.c's.  Tested by conformance/tests/cli_explain.sh and
+ * run_failure_groups.sh (a run's JSON).
  */
 #include "config.h"
 #include <errno.h>
@@ -43,6 +46,9 @@ typedef struct xanswer {
     json_t *fields;     /* a partial candidate's declared fields, or NULL */
     int64_t extra_rank; /* the lowest rank answered that the case does not have, or -1 */
     bool found;
+    /* a run's JSON (`run --json`): the case's status and detail, the backend (borrowed from
+     * root); its views, where the run kept them (a failure's), are the answer per rank */
+    const char *run_status, *run_detail, *run_backend;
 } xanswer;
 
 static void answer_free(xanswer *a)
@@ -128,6 +134,46 @@ static int answer_results(const json_t *results, int64_t tcid, xanswer *a, const
     return SHC_OK;
 }
 
+/* A run's JSON (`run --json`): the case (family fam, tcid) it reported, with the views it
+ * kept of a failure as the answer per rank. */
+static int answer_run(const json_t *root, const char *fam, int64_t tcid, xanswer *a,
+                      const char *path, shc_err *e)
+{
+    size_t i, at = 0;
+    json_t *c;
+    a->run_backend = json_string_value(json_object_get(root, "backend"));
+    json_array_foreach(json_object_get(root, "cases"), i, c) {
+        const char *cf = json_string_value(json_object_get(c, "family"));
+        json_t *tc = json_object_get(c, "tcId");
+        if (!cf || !json_is_integer(tc) || strcmp(cf, fam) || json_integer_value(tc) != tcid)
+            continue;
+        if (a->run_status)
+            return shc_fail(e, SHC_EFORMAT, "--candidate %s: cases[%zu] and cases[%zu]: %s tcId "
+                            "%lld is reported twice", path, at, i, fam, (long long)tcid);
+        at = i;
+        if (!(a->run_status = json_string_value(json_object_get(c, "status"))))
+            return shc_fail(e, SHC_EFORMAT, "--candidate %s: cases[%zu]: \"status\" must be a "
+                            "string", path, i);
+        a->run_detail = json_string_value(json_object_get(c, "detail"));
+        json_t *views = json_object_get(c, "views");
+        if (!views)
+            continue;
+        if (!json_is_array(views) || (int64_t)json_array_size(views) != a->world)
+            return shc_fail(e, SHC_EFORMAT, "--candidate %s: cases[%zu]: \"views\" must be an "
+                            "array of the case's %lld ranks' views", path, i, (long long)a->world);
+        for (int64_t r = 0; r < a->world; r++) {
+            json_t *v = json_array_get(views, (size_t)r);
+            a->rank[r] = json_is_object(v) ? json_incref(v) : NULL;
+        }
+        a->found = true;
+    }
+    if (!a->run_status)
+        return shc_fail(e, SHC_EFORMAT, "--candidate %s: the run reported no case %s tcId %lld "
+                        "(run --family %s, without --max-cases, reports every case)", path, fam,
+                        (long long)tcid, fam);
+    return SHC_OK;
+}
+
 /* The candidate at path answering test (world ranks) of family fam. */
 static int answer_load(const char *path, const char *fam, const json_t *test, int64_t world,
                        xanswer *a, json_t **rootp, shc_err *e)
@@ -153,8 +199,12 @@ static int answer_load(const char *path, const char *fam, const json_t *test, in
         return answer_golden_shaped(root, tcid, a, path, e);
     if (json_is_array(json_object_get(root, "results")))
         return answer_results(json_object_get(root, "results"), tcid, a, path, e);
-    return shc_fail(e, SHC_EFORMAT, "--candidate %s: neither \"testGroups\" (golden schema) nor "
-                    "\"results\" (results file)", path);
+    if (json_is_array(json_object_get(root, "cases")) &&
+        json_is_string(json_object_get(root, "backend")))
+        return answer_run(root, fam, tcid, a, path, e);
+    return shc_fail(e, SHC_EFORMAT, "--candidate %s: neither \"testGroups\" (golden schema), "
+                    "\"results\" (results file) nor \"backend\" and \"cases\" (run --json)",
+                    path);
 }
 
 /* ---- printing ---- */
@@ -293,10 +343,37 @@ static bool nothing_claimed(const json_t *cmp)
                                     (size_t)!!json_object_get(exp, "error");
 }
 
+/* Whether a run's JSON says the case did not pass (Fail, Crash, Timeout, InternalError). */
+static bool run_failed(const xanswer *a)
+{
+    const char *st = a->run_status;
+    return st && strcmp(st, "Pass") && strcmp(st, "NotSupported") && strcmp(st, "Waived");
+}
+
+/* A run's verdict on the case, and whether its views follow (else whether it passed). */
+static bool print_run_head(const xanswer *a, const char *path, bool *ok)
+{
+    const char *st = a->run_status;
+    bool bad = run_failed(a);
+    printf("\ncandidate %s (shardcheck run --backend %s):\n  %s%s%s\n", path,
+           a->run_backend, st, a->run_detail ? "  " : "", a->run_detail ? a->run_detail : "");
+    *ok = !bad;
+    if (a->found)
+        return true;
+    if (bad) /* run --json keeps a Fail's views; a crash or a timeout has none */
+        printf("  (the run kept no views of this case: only a Fail's are kept, on at most 64 "
+               "ranks)\n");
+    return false;
+}
+
 /* The candidate's answer beside the expected one; returns whether the case passes. */
 static bool print_candidate(const json_t *test, const xanswer *a, const char *path)
 {
-    printf("\ncandidate %s:\n", path);
+    bool run_ok;
+    if (a->run_status && !print_run_head(a, path, &run_ok))
+        return run_ok;
+    if (!a->run_status)
+        printf("\ncandidate %s:\n", path);
     if (!a->found) {
         printf("  Fail  missing from the candidate (no answer for this tcId)\n");
         return false;
@@ -338,6 +415,9 @@ static bool print_candidate(const json_t *test, const xanswer *a, const char *pa
                (long long)a->extra_rank, (long long)a->extra_rank, (long long)a->world);
     printf("  %lld of %lld ranks differ from the expected answer\n", (long long)failed,
            (long long)a->world);
+    if (!failed && run_failed(a)) /* every view right: the run's cross-rank checks failed */
+        printf("  (every rank's view is the expected one: the run failed the family's checks "
+               "across ranks, its detail above)\n");
     json_decref(cmp);
     return failed == 0 && a->extra_rank < 0;
 }
@@ -463,7 +543,7 @@ static int explain_loaded(const shc_golden *g, const explain_case_opts *o, const
         if (code == EXIT_OK && !o->candidate)
             print_expected(t, world);
         if (code == EXIT_OK && o->candidate)
-            code = print_candidate(t, &a, o->candidate) ? EXIT_OK : EXIT_FAIL;
+            code = print_candidate(t, &a, o->candidate) && !run_failed(&a) ? EXIT_OK : EXIT_FAIL;
     }
     answer_free(&a);
     json_decref(root);

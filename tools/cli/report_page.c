@@ -212,6 +212,13 @@ static void verdict_of_statement(FILE *f, const json_t *st)
         }
     if (!nfail)
         fputs("No claimed row failed; NotSupported cases are grouped by reason below.", f);
+    long long waived = 0;
+    json_array_foreach(json_object_get(st, "rows"), i, row)
+        waived += json_integer_value(json_object_get(row, "waived"));
+    if (json_object_get(st, "waivers")) /* never a pass, never hidden */
+        fprintf(f, " %lld case%s waived as known deviations (the package's waivers.json): each "
+                "is listed with its reason under Other outcomes, and none counts as a pass.",
+                waived, waived == 1 ? " was" : "s were");
     fputs("</p>", f);
     partial_rows(f, st);
     fputs("</section>\n", f);

@@ -1,12 +1,13 @@
 /*
  * report.c — see report.h.  Text and TAP lines are printed as cases finish (a long
  * run shows progress), except text failures under group_failures, printed after the groups
- * they lead with; JUnit and JSON need the counts first, so their cases are kept
- * and written at the end.  JUnit follows the common Ant/Jenkins schema (testsuites /
- * testsuite with counts / testcase with failure, error or skipped); XML text is escaped.
- * JSON: the caller's head members, the counts, and "cases": [{"case" or "family",
- * "tcId", "comment", "status", "detail"[, "seconds"][, "failure"]}] (cmd_report.c reads it
- * back; "failure" and a top-level "groups" come from report_groups.c).
+ * they lead with (max_fail_lines of them, the rest counted); JUnit and JSON need the counts
+ * first, so their cases are kept and written at the end.  JUnit follows the common Ant/Jenkins
+ * schema (testsuites / testsuite with counts / testcase with failure, error or skipped; a
+ * golden case is named "tc N" in its family's suite, stable when comments change); XML text is
+ * escaped.  JSON: the caller's head members, the counts, and "cases": [{"case" or "family",
+ * "tcId", "comment", "status", "detail"[, "seconds"][, "failure"][, "views"]}] (cmd_report.c
+ * reads it back; "failure" and a top-level "groups" come from report_groups.c).
  */
 #include "config.h"
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report.h"
+#include "oneline.h"
 
 static const char *const names[] = {"Pass", "Fail", "NotSupported", "Crash", "Timeout",
                                     "InternalError", "Waived"};
@@ -61,28 +63,49 @@ static void label(const report_item *it, char *buf, size_t n)
         snprintf(buf, n, "%s", it->name ? it->name : "");
 }
 
+/* TAP: a failing case's flags and inputs as the golden test has them (report_case_inputs). */
+static void tap_case_inputs(const report_item *it)
+{
+    json_t *in = report_case_inputs(it->group, it->test);
+    char *fl = json_dumps(json_object_get(it->test, "flags"), JSON_COMPACT | JSON_ENCODE_ANY);
+    char *is = json_dumps(in, JSON_COMPACT);
+    printf("#   flags: %s\n#   inputs: %s\n", fl ? fl : "[]", is ? is : "{}");
+    free(fl);
+    free(is);
+    json_decref(in);
+}
+
+/* One case's line: the label and the detail come from inputs (a candidate's reason, a
+ * golden comment), so they go through oneline.h. */
 static void print_line(const report *r, const report_item *it)
 {
     char lab[512];
     label(it, lab, sizeof lab);
+    oneline_copy(lab, sizeof lab, lab);
     const char *d = it->detail;
     if (r->o.fmt == REP_TAP) {
         if (it->st == ST_NOTSUPPORTED)
-            printf("ok %lld - %s # SKIP NotSupported%s%s\n", r->seq, lab, d ? ": " : "",
-                   d ? d : "");
+            printf("ok %lld - %s # SKIP NotSupported%s", r->seq, lab, d ? ": " : "");
         else if (it->st == ST_WAIVED) /* TAP's own word for a known failure */
-            printf("not ok %lld - %s # TODO %s\n", r->seq, lab, d ? d : "waived");
+            printf("not ok %lld - %s # TODO %s", r->seq, lab, d ? "" : "waived");
         else
             printf("%s %lld - %s%s%s%s\n", is_bad(it->st) ? "not ok" : "ok", r->seq, lab,
                    is_bad(it->st) ? " [" : "", is_bad(it->st) ? names[it->st] : "",
                    is_bad(it->st) ? "]" : "");
         if (d && it->st != ST_NOTSUPPORTED && it->st != ST_WAIVED) /* a reason, or a note */
-            printf("#   %s\n", d);
+            fputs("#   ", stdout);
+        oneline_put(stdout, d, REPORT_LINE_MAX);
+        if (d || it->st == ST_NOTSUPPORTED || it->st == ST_WAIVED)
+            putchar('\n');
+        if (it->test && is_bad(it->st))
+            tap_case_inputs(it);
     } else if (r->o.fmt == REP_TEXT && (is_bad(it->st) || it->st == ST_WAIVED ||
                                         r->o.verbose || has_note(it))) {
         if (r->fails && is_bad(it->st))
             return; /* kept: printed after the groups (report_close) */
-        printf("%-13s %s%s%s\n", names[it->st], lab, d ? ": " : "", d ? d : "");
+        printf("%-13s %s%s", names[it->st], lab, d ? ": " : "");
+        oneline_put(stdout, d, REPORT_LINE_MAX);
+        putchar('\n');
     }
 }
 
@@ -97,22 +120,30 @@ static long long item_test(const report_item *it, long long *rank)
     return tc;
 }
 
-/* A failure kept for the groups: its test and rank, and the text line it would have
- * printed. */
+/* A failure kept for the groups: its test, family and rank, and the text line it would have
+ * printed.  run names the failing rank first in its detail ("rank 1: localShape: ..."):
+ * that is the rank, and the rest is the detail whose fields the groups count, as verify's. */
 static void keep_failure(report *r, const report_item *it)
 {
     long long rank, tc = item_test(it, &rank);
     char lab[512], line[1200];
     label(it, lab, sizeof lab);
-    snprintf(line, sizeof line, "%-13s %s%s%s", names[it->st], lab, it->detail ? ": " : "",
-             it->detail ? it->detail : "");
-    json_array_append_new(r->fails, json_pack("{s:I,s:I,s:s,s:s,s:I,s:s}", "tcId",
-                                              (json_int_t)tc, "rank", (json_int_t)rank,
-                                              "status", names[it->st], "detail",
-                                              it->detail ? it->detail : "", "at",
-                                              (json_int_t)(r->cases ? (long long)json_array_size(
-                                                           r->cases) : -1),
-                                              "line", line));
+    int w = snprintf(line, sizeof line, "%-13s %s%s%s", names[it->st], lab,
+                     it->detail ? ": " : "", it->detail ? it->detail : "");
+    if (w > 0) /* a long detail is cut: the JSON keeps it whole */
+        oneline_copy(line, sizeof line, line); /* printed as one line (print_line) */
+    const char *d = it->detail ? it->detail : "";
+    int used = 0;
+    long long rr;
+    if (rank < 0 && sscanf(d, "rank %lld: %n", &rr, &used) == 1 && used > 0)
+        rank = rr, d += used;
+    json_t *f = json_pack("{s:I,s:I,s:s,s:s,s:I,s:s}", "tcId", (json_int_t)tc, "rank",
+                          (json_int_t)rank, "status", names[it->st], "detail", d, "at",
+                          (json_int_t)(r->cases ? (long long)json_array_size(r->cases) : -1),
+                          "line", line);
+    if (f && it->family)
+        json_object_set_new(f, "family", json_string(it->family));
+    json_array_append_new(r->fails, f);
 }
 
 static void count_suite(report *r, const char *name, report_status st)
@@ -150,6 +181,8 @@ static json_t *case_json(const report_item *it)
         json_object_set_new(c, "note", json_string(it->detail));
     if (it->seconds >= 0)
         json_object_set_new(c, "seconds", json_real(it->seconds));
+    if (it->views && is_bad(it->st)) /* what the backend answered, for explain --candidate */
+        json_object_set(c, "views", (json_t *)it->views);
     return c;
 }
 
@@ -160,7 +193,8 @@ static report_item waive(report *r, const report_item *it, char *buf, size_t n)
 {
     long long rank, tc = item_test(it, &rank);
     const char *why = r->o.waive && (it->st == ST_PASS || is_bad(it->st))
-                      ? r->o.waive(r->o.waive_ctx, it->family ? it->family : r->o.suite, tc)
+                      ? r->o.waive(r->o.waive_ctx, it->family ? it->family : r->o.suite, tc,
+                                   names[it->st], it->st == ST_PASS ? NULL : it->detail)
                       : NULL;
     if (!why)
         return *it;
@@ -191,7 +225,8 @@ void report_add(report *r, const report_item *given)
     r->seq++;
     if (r->bar) {
         progress_add(r->bar, 1);
-        if (r->o.fmt == REP_TAP || (r->o.fmt == REP_TEXT && (is_bad(it->st) || r->o.verbose)))
+        if (r->o.fmt == REP_TAP ||
+            (r->o.fmt == REP_TEXT && ((is_bad(it->st) && !r->fails) || r->o.verbose)))
             progress_hide(); /* a result line is coming: keep it off the bar's line */
     }
     if (it->family)
@@ -242,13 +277,8 @@ static void junit_case(FILE *f, const char *suite, const json_t *c)
     fprintf(f, "    <testcase classname=\"");
     report_xml_escape(f, suite);
     fputs("\" name=\"", f);
-    if (json_object_get(c, "tcId")) {
+    if (json_object_get(c, "tcId")) { /* stable: family (classname) and tcId, not the comment */
         fprintf(f, "tc %lld", (long long)json_integer_value(json_object_get(c, "tcId")));
-        const char *cm = jstr(c, "comment");
-        if (cm && *cm) { /* none or an empty one: "tc 1" alone */
-            fputs(": ", f);
-            report_xml_escape(f, cm);
-        }
     } else {
         report_xml_escape(f, jstr(c, "case"));
     }
@@ -270,6 +300,10 @@ static void junit_case(FILE *f, const char *suite, const json_t *c)
                       : st == ST_FAIL ? "failure" : "error";
     fprintf(f, ">\n      <%s message=\"%s\">", tag, names[st]);
     report_xml_escape(f, jstr(c, "detail"));
+    if (jstr(c, "comment") && *jstr(c, "comment")) { /* the golden comment, out of the name */
+        fputs("\ncomment: ", f);
+        report_xml_escape(f, jstr(c, "comment"));
+    }
     const json_t *fl = json_object_get(c, "failure"); /* report_groups.c: where it comes from */
     json_t *flags = json_object_get(fl, "flags"), *inputs = json_object_get(fl, "inputs");
     if (jstr(fl, "file")) {
@@ -286,38 +320,50 @@ static void junit_case(FILE *f, const char *suite, const json_t *c)
     fprintf(f, "</%s>\n    </testcase>\n", tag);
 }
 
-/* One <testsuite> per run of consecutive cases of the same family. */
-static void write_junit(report *r)
+/* One <testsuite> per run of consecutive cases of the same family (suite: the family of a
+ * case that names none). */
+static void junit_doc(FILE *f, const json_t *cases, const char *dflt, const char *torch)
 {
-    FILE *f = r->junit;
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"shardcheck\">\n");
-    size_t n = json_array_size(r->cases);
+    size_t n = json_array_size(cases);
     for (size_t i = 0; i < n;) {
-        const char *suite = jstr(json_array_get(r->cases, i), "family");
-        suite = suite ? suite : r->o.suite;
+        const char *suite = jstr(json_array_get(cases, i), "family");
+        suite = suite ? suite : dflt;
         long long cnt[ST_NSTATUS] = {0};
         size_t j = i;
         for (; j < n; j++) {
-            const char *s = jstr(json_array_get(r->cases, j), "family");
-            if (strcmp(s ? s : r->o.suite, suite))
+            const char *s = jstr(json_array_get(cases, j), "family");
+            if (strcmp(s ? s : dflt, suite))
                 break;
-            cnt[status_of(json_array_get(r->cases, j))]++;
+            cnt[status_of(json_array_get(cases, j))]++;
         }
         fputs("  <testsuite name=\"", f);
         report_xml_escape(f, suite);
         fprintf(f, "\" tests=\"%zu\" failures=\"%lld\" errors=\"%lld\" skipped=\"%lld\">\n", j - i,
                 cnt[ST_FAIL], cnt[ST_CRASH] + cnt[ST_TIMEOUT] + cnt[ST_INTERNAL],
                 cnt[ST_NOTSUPPORTED] + cnt[ST_WAIVED]);
-        if (r->o.torch) { /* the release judged against, as a standard JUnit property */
+        if (torch) { /* the release judged against, as a standard JUnit property */
             fputs("    <properties><property name=\"torch\" value=\"", f);
-            report_xml_escape(f, r->o.torch);
+            report_xml_escape(f, torch);
             fputs("\"/></properties>\n", f);
         }
         for (; i < j; i++)
-            junit_case(f, suite, json_array_get(r->cases, i));
+            junit_case(f, suite, json_array_get(cases, i));
         fputs("  </testsuite>\n", f);
     }
     fputs("</testsuites>\n", f);
+}
+
+static void write_junit(report *r)
+{
+    junit_doc(r->junit, r->cases, r->o.suite, r->o.torch);
+}
+
+void report_junit_of(FILE *f, const json_t *results)
+{
+    const char *suite = jstr(results, "suite");
+    junit_doc(f, json_object_get(results, "cases"), suite ? suite : "shardcheck",
+              jstr(results, "torch"));
 }
 
 static long long n_failed(const report *r)
@@ -349,6 +395,27 @@ static int write_json(report *r)
     int bad = json_dumpf(o, stdout, JSON_COMPACT) || putchar('\n') == EOF || fflush(stdout);
     json_decref(o);
     return bad ? -1 : 0;
+}
+
+/* Text: the failures kept for the groups, after them.  Fail lines (what the groups explain) at
+ * most max_fail_lines unless --verbose, then how many more there are and where they all are;
+ * a Crash, Timeout or InternalError line is an event of the run itself: every one is listed. */
+static void print_kept_failures(const report *r)
+{
+    size_t n = json_array_size(r->fails);
+    long long fails = 0, hidden = 0;
+    bool bound = r->o.max_fail_lines > 0 && !r->o.verbose;
+    for (size_t i = 0; i < n; i++) {
+        const json_t *f = json_array_get(r->fails, i);
+        bool is_fail = !strcmp(jstr(f, "status"), names[ST_FAIL]);
+        if (is_fail && bound && ++fails > r->o.max_fail_lines)
+            hidden++;
+        else
+            printf("%s\n", jstr(f, "line"));
+    }
+    if (hidden)
+        printf("(%lld more Fail lines not listed: --verbose lists every one, as --json, --tap and "
+               "--junit do)\n", hidden);
 }
 
 static void print_suite_totals(const report *r)
@@ -408,10 +475,14 @@ int report_close(report *r)
                     errno ? strerror(errno) : "out of memory");
             lost = true;
         }
+        if (r->o.waive_notes)
+            r->o.waive_notes(r->o.waive_ctx, stderr, "");
         fprintf(stderr, "%s\n", line);
     } else if (r->o.fmt == REP_TAP) {
         if (r->groups)
             report_print_groups(r, "# ");
+        if (r->o.waive_notes)
+            r->o.waive_notes(r->o.waive_ctx, stdout, "# ");
         if (r->o.torch)
             printf("# judged against torch %s (%s)\n", r->o.torch,
                    r->o.torch_why ? r->o.torch_why : "");
@@ -419,9 +490,10 @@ int report_close(report *r)
     } else {
         if (r->groups)
             report_print_groups(r, "");
-        for (size_t i = 0; i < json_array_size(r->fails); i++) /* kept: after the groups */
-            printf("%s\n", jstr(json_array_get(r->fails, i), "line"));
+        print_kept_failures(r);
         print_suite_totals(r);
+        if (r->o.waive_notes)
+            r->o.waive_notes(r->o.waive_ctx, stdout, "");
         if (r->o.torch)
             printf("judged against torch %s (%s)\n", r->o.torch,
                    r->o.torch_why ? r->o.torch_why : "");

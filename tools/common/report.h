@@ -4,8 +4,8 @@
  * carry a family), TAP, JUnit XML, JSON.  Every format ends with the plain line
  * "N passed, N failed, N skipped" on stdout (TAP puts it in a comment, JSON on stderr),
  * so CI and humans read the same total.  Tested through verify_candidate.sh,
- * verify_partial.sh, run_mpi.sh, run_faults.sh, hardening.sh and report_html.sh (which
- * reads the JSON back).
+ * verify_partial.sh, run_mpi.sh, run_faults.sh, hardening.sh, report_html.sh (which
+ * reads the JSON back), failure_groups.sh and run_failure_groups.sh (the groups).
  */
 #ifndef SHC_REPORT_H
 #define SHC_REPORT_H
@@ -33,6 +33,11 @@ typedef struct report_item {
     report_status st;
     const char *detail;  /* why it did not pass (NULL for none) */
     double seconds;      /* < 0: not timed */
+    /* run: the golden case (NULL: none).  A failing case's TAP lines carry its flags and
+     * inputs from them; the groups (report_group_family) carry the same in JSON and JUnit. */
+    const json_t *group, *test;
+    const json_t *views; /* run: a failing case's per-rank views (an array; NULL: none), kept
+                          * in JSON for `explain --candidate` */
 } report_item;
 
 typedef struct report_opts {
@@ -49,13 +54,21 @@ typedef struct report_opts {
      * a case it refuses is neither printed nor counted */
     bool (*keep)(void *ctx, long long tcid, report_status st, const char *detail);
     void *keep_ctx;
-    /* NULL, or the reason case (family, tcid) is a known deviation (run --waivers,
-     * tools/run/waivers.c): its failure is reported Waived with the reason, and its pass
-     * as a pass that says the waiver may be stale */
-    const char *(*waive)(void *ctx, const char *family, long long tcid);
+    /* NULL, or the reason this outcome of case (family, tcid) is a known deviation (status:
+     * its name, "Pass", "Fail", ...; detail: its message; --waivers, tools/run/waivers.c): a
+     * failure is reported Waived with the reason, a pass as a pass that says the waiver may
+     * be stale */
+    const char *(*waive)(void *ctx, const char *family, long long tcid, const char *status,
+                         const char *detail);
+    /* NULL, or what the waivers say after the last case (lines, each prefixed: "# " in TAP),
+     * printed before the closing counts (on stderr with JSON) */
+    void (*waive_notes)(void *ctx, FILE *f, const char *prefix);
     void *waive_ctx;
     int group_failures;     /* keep failing cases for report_group_failures (report_groups.c):
                                text then prints the groups first and the failures after them */
+    long long max_fail_lines; /* text with group_failures, not verbose: at most this many
+                                 Fail lines after the groups, then a count of the rest (0:
+                                 every one); Crash, Timeout, InternalError lines all listed */
 } report_opts;
 
 /* Per-family counts, in the order families first appear. */
@@ -75,8 +88,10 @@ typedef struct report {
     size_t nsuites, cap;
     progress *bar;           /* NULL, or a bar counting reported cases (hidden before a line) */
     json_t *fails;           /* group_failures: [{tcId, rank, status, detail, at (index in
-                              * cases or -1), line (text)}] in report order */
-    json_t *groups;          /* report_group_failures: {"byFlag": [...], "byField": [...]} */
+                              * cases or -1), line (text)[, family]}] in report order */
+    json_t *groups;          /* report_group_failures: {"failingTests", "byFlag": [...],
+                              * "byField": [...]}; report_group_family: an array of such
+                              * objects, each with its "family" */
     long long waived_passed; /* waived cases that passed (a fixed upstream bug?) */
 } report;
 
@@ -94,6 +109,10 @@ void report_case(report *r, const char *name, report_status st, const char *deta
  * the exit code: 99 an InternalError, 1 a Fail/Crash/Timeout, 77 nothing passed, 0 otherwise;
  * 2 after a message when an output could not be written. */
 int report_close(report *r);
+/* The JUnit file report_close writes, from the JSON it writes (`run --json`, `verify --json`:
+ * its "cases", "suite" and "torch"), byte for byte: certify --check re-renders a package's
+ * JUnit files from its results (issue 38 M5). */
+void report_junit_of(FILE *f, const json_t *results);
 /* Free a report whose run ended in bad input (exit 2): no summary, no JUnit file. */
 void report_abandon(report *r);
 /* ---- failure groups (report_groups.c; issue 22 item 1) ----
@@ -106,6 +125,11 @@ void report_abandon(report *r);
  * case's "flags", "file", "inputs" and "fields" in JSON, and the same in JUnit failures.
  * SHC_OK, or SHC_ENOMEM. */
 int report_group_failures(report *r, const shc_golden *t);
+/* run's form, one family at a time while its golden trees are loaded: the failures of family
+ * t->family kept so far are grouped as above, and the groups, with "family", appended to
+ * r->groups (then an array; text prints each family's groups under its name).  A kept
+ * failure's detail "rank N: ..." (run's words) counts as rank N's.  SHC_OK or SHC_ENOMEM. */
+int report_group_family(report *r, const shc_golden *t);
 /* The fields a failure's detail names ("F: expected E, got G; F2: ..."), as a JSON array of
  * strings; a detail naming none gives its kind ("missing", "rejected a valid input", ...). */
 json_t *report_detail_fields(const char *detail);
@@ -118,6 +142,7 @@ void report_print_groups(const report *r, const char *pre);
 
 /* Status name as docs/DESIGN.md spells it. */
 const char *report_status_name(report_status st);
+#define REPORT_LINE_MAX ((size_t)1 << 16) /* a text or TAP line's input text, at most */
 /* s with XML's and HTML's five special characters but the apostrophe escaped (JUnit, the page). */
 void report_xml_escape(FILE *f, const char *s);
 

@@ -8,15 +8,19 @@
  * of failing tests, the flag's note and its smallest case (fewest bytes of inputs: the one
  * a person reads to find the bug), inputs included.
  *
+ * verify groups its one family (report_group_failures); run groups each family once its cases
+ * are done, while its trees are loaded (report_group_family), so run's groups are per family.
  * Only golden-format knowledge is used (testGroups, flags, notes, expected): no family is
  * named here.  A group counts failing tests, not ranks: one wrong test on 8 ranks is one.
  * Tested by failure_groups.sh (a planted numpy.array_split bug in a small shard-layout port:
- * the first group is UnevenShard and shows inputs; every output format carries the groups).
+ * the first group is UnevenShard and shows inputs; every output format carries the groups)
+ * and run_failure_groups.sh (the same through `run` and the broken example plugin).
  */
 #include "config.h"
 #include <stdlib.h>
 #include <string.h>
 #include "report.h"
+#include "oneline.h"
 
 /* The members of a test that are its answer or its bookkeeping, not its inputs. */
 static bool answer_member(const char *k)
@@ -219,8 +223,9 @@ static const char *note_of(const shc_golden *t, const char *flag)
     return NULL;
 }
 
-/* Each test once: its fields are every field any of its failing ranks named. */
-static json_t *collect_tests(report *r, const shc_golden *t)
+/* Each test once: its fields are every field any of its failing ranks named.  only: NULL,
+ * or the family whose failures count (run's report holds several). */
+static json_t *collect_tests(report *r, const shc_golden *t, const char *only)
 {
     size_t ngf = 0;
     gfile *gf = index_groups(t, &ngf);
@@ -229,6 +234,9 @@ static json_t *collect_tests(report *r, const shc_golden *t)
     json_t *tests = json_object(), *f;
     size_t i;
     json_array_foreach(r->fails, i, f) {
+        const char *fam = json_string_value(json_object_get(f, "family"));
+        if (only && (!fam || strcmp(fam, only)))
+            continue;
         char key[32];
         snprintf(key, sizeof key, "%lld", (long long)json_integer_value(json_object_get(f, "tcId")));
         json_t *info = json_object_get(tests, key);
@@ -254,13 +262,22 @@ static json_t *collect_tests(report *r, const shc_golden *t)
     return tests;
 }
 
-int report_group_failures(report *r, const shc_golden *t)
+/* The groups of the kept failures (of family only, when not NULL): a new object, NULL when
+ * there are none (*rc SHC_OK) or memory ran out (*rc SHC_ENOMEM). */
+static json_t *group_of(report *r, const shc_golden *t, const char *only, int *rc)
 {
+    *rc = SHC_OK;
     if (!r->fails || !json_array_size(r->fails))
-        return SHC_OK;
-    json_t *tests = collect_tests(r, t);
-    if (!tests)
-        return SHC_ENOMEM;
+        return NULL;
+    json_t *tests = collect_tests(r, t, only);
+    if (!tests) {
+        *rc = SHC_ENOMEM;
+        return NULL;
+    }
+    if (!json_object_size(tests)) {
+        json_decref(tests);
+        return NULL;
+    }
     json_t *by_flag = json_object(), *by_field = json_object(), *info, *x;
     const char *key;
     json_object_foreach(tests, key, info) {
@@ -273,13 +290,39 @@ int report_group_failures(report *r, const shc_golden *t)
         json_array_foreach(json_object_get(info, "fields"), j, x)
             count_in(by_field, json_string_value(x), info, NULL);
     }
-    json_decref(r->groups);
-    r->groups = json_pack("{s:I,s:o,s:o}", "failingTests", (json_int_t)json_object_size(tests),
-                          "byFlag", sorted(by_flag), "byField", sorted(by_field));
+    json_t *groups = json_pack("{s:I,s:o,s:o}", "failingTests",
+                               (json_int_t)json_object_size(tests), "byFlag", sorted(by_flag),
+                               "byField", sorted(by_field));
     json_decref(by_flag);
     json_decref(by_field);
     json_decref(tests);
-    return r->groups ? SHC_OK : SHC_ENOMEM;
+    *rc = groups ? SHC_OK : SHC_ENOMEM;
+    return groups;
+}
+
+int report_group_failures(report *r, const shc_golden *t)
+{
+    int rc;
+    json_t *g = group_of(r, t, NULL, &rc);
+    if (g) {
+        json_decref(r->groups);
+        r->groups = g;
+    }
+    return rc;
+}
+
+int report_group_family(report *r, const shc_golden *t)
+{
+    int rc;
+    json_t *g = group_of(r, t, t->family, &rc);
+    if (!g)
+        return rc;
+    json_object_set_new(g, "family", json_string(t->family));
+    if (!r->groups)
+        r->groups = json_array();
+    if (!json_is_array(r->groups) || json_array_append_new(r->groups, g))
+        return SHC_ENOMEM;
+    return SHC_OK;
 }
 
 /* One group's lines: name, count, note; its smallest case with inputs and what differed. */
@@ -288,33 +331,50 @@ static void print_group(const json_t *g, long long total, const char *pre)
     const json_t *s = json_object_get(g, "smallest");
     char *in = json_dumps(json_object_get(s, "inputs"), JSON_COMPACT);
     long long n = json_integer_value(json_object_get(g, "tests"));
+    char name[256], detail[2048]; /* a field's name and a detail may come from a candidate */
     printf("%s  %-22s %lld of %lld failing tests (%.0f%%)\n", pre,
-           json_string_value(json_object_get(g, "name")), n, total, total ? 100.0 * n / total : 0);
+           oneline_copy(name, sizeof name, json_string_value(json_object_get(g, "name"))), n,
+           total, total ? 100.0 * n / total : 0);
     if (json_string_value(json_object_get(g, "note")))
         printf("%s    note: %s\n", pre, json_string_value(json_object_get(g, "note")));
     long long rank = json_integer_value(json_object_get(s, "rank"));
     printf("%s    smallest: tcId %lld (%s) inputs %s\n", pre,
            (long long)json_integer_value(json_object_get(s, "tcId")),
            json_string_value(json_object_get(s, "file")), in ? in : "{}");
+    oneline_copy(detail, sizeof detail, json_string_value(json_object_get(s, "detail")));
     if (rank >= 0)
-        printf("%s      rank %lld: %s\n", pre, rank, json_string_value(json_object_get(s, "detail")));
+        printf("%s      rank %lld: %s\n", pre, rank, detail);
     else
-        printf("%s      %s\n", pre, json_string_value(json_object_get(s, "detail")));
+        printf("%s      %s\n", pre, detail);
     free(in);
 }
 
-void report_print_groups(const report *r, const char *pre)
+/* One family's groups (verify's only ones; one of run's, named by its "family"). */
+static void print_groups_of(const json_t *groups, const char *pre)
 {
-    long long total = json_integer_value(json_object_get(r->groups, "failingTests"));
+    long long total = json_integer_value(json_object_get(groups, "failingTests"));
+    const char *fam = json_string_value(json_object_get(groups, "family"));
     static const char *const kinds[][2] = {{"byFlag", "flag"}, {"byField", "field"}};
     for (int k = 0; k < 2; k++) {
-        const json_t *arr = json_object_get(r->groups, kinds[k][0]);
-        printf("%sFailures by %s (%lld failing tests; a test can carry several):\n", pre,
-               kinds[k][1], total);
+        const json_t *arr = json_object_get(groups, kinds[k][0]);
+        printf("%sFailures %s%s%sby %s (%lld failing tests; a test can carry several):\n", pre,
+               fam ? "of " : "", fam ? fam : "", fam ? " " : "", kinds[k][1], total);
         size_t i;
         json_t *g;
         json_array_foreach((json_t *)arr, i, g)
             print_group(g, total, pre);
+    }
+}
+
+void report_print_groups(const report *r, const char *pre)
+{
+    if (json_is_array(r->groups)) {
+        size_t i;
+        json_t *g;
+        json_array_foreach(r->groups, i, g)
+            print_groups_of(g, pre);
+    } else {
+        print_groups_of(r->groups, pre);
     }
     printf("%s\n", *pre ? "#" : "");
 }

@@ -141,6 +141,10 @@ class FamilyResult:
         self.compute_seconds = 0.0    # wall time spent inside the adapter only
         self.compute_cpu_seconds = 0.0  # CPU time of this process inside the adapter
         self.mismatches = []
+        self.passed_tcids = []        # the tcIds that passed (waivers.py: a stale waiver)
+        # With --waivers (waivers.py): failures a waiver explains, moved out of failed and
+        # mismatches, [(tcId, reason, detail)]; waived cases that passed [(tcId, reason)]
+        self.waived, self.waived_cases, self.waived_passed = 0, [], []
         self.skip_reasons = {}
         # Partial adapters (FIELDS): cases with nothing to compare, and per
         # field the number of cases where it was reported NotSupported.
@@ -173,6 +177,10 @@ class FamilyResult:
             "notes": [{"tcId": t, "note": n} for t, n in self.notes],
             "rejections": self.rejections,
             "mismatches": [m.as_dict() for m in self.mismatches],
+            "waived": self.waived,
+            "waived_cases": [{"tcId": t, "reason": r, "detail": d}
+                             for t, r, d in self.waived_cases],
+            "waived_passed": [{"tcId": t, "reason": r} for t, r in self.waived_passed],
         }
 
 
@@ -804,6 +812,7 @@ def check_test(family, compute, group, test, result, fields=None, release=None, 
         result.mismatches.extend(mism)
     else:
         result.passed += 1
+        result.passed_tcids.append(tcid)
         if unsupported and kind != "invalid":
             result.partial += 1
 

@@ -317,15 +317,15 @@ the 22 whose check is device-independent are checked on a CPU by `test_torch_ada
   and redistribute-data: `DTensorSpec`s and `redistribute_local_tensor` (the plan adapter runs
   torch's planners and asks `compute_local_shape_and_global_offset` for the source and target
   layouts; the torch backend executes for real).
-- **shard-layout tc 31731, `P(mean)`: stays invalid, flagged `StricterThanTorch`.** torch's
+- **shard-layout tc 31731: a reduce op of 32 characters, flagged `StricterThanTorch`.** torch's
   `Partial` takes any string as its reduce op; `DTensor.from_local` and the layout routine lay it
   out as any `Partial` (the whole tensor on every rank), and torch refuses it only when a
   collective reduces it (c10d "Unrecognized reduce_op: mean") or when `distribute_tensor`
-  partitions a value into it (as for product, band, bor, bxor). Its layout would be `P(sum)`'s, but
-  shardcheck's placements carry the reduce op as one of the eight c10d can reduce, and a `Partial`
-  no redistribute can ever reduce is an error a port should report when it is written: so the
-  golden keeps rejecting it, and the harness and the torch backend now check that torch accepts
-  it (they passed it before only because the adapter refused reduce ops itself).
+  partitions a value into it (as for product, band, bor, bxor). Until issue 34 this row was
+  `P(mean)`, kept invalid; since then shardcheck takes any reduce-op string as torch does (and
+  says where torch raises: `plan` names the step), so the row, its tcId kept, holds the one
+  limit left: shardcheck keeps at most 31 characters of the string, torch any. Every release's
+  cell below is P(mean)'s audit: both are strings torch's `Partial` takes in every release.
 - **redistribute-plan tc 20336, one source placement on a 2-d mesh: `StricterThanTorch`.** Only
   `distribute_tensor` counts placements; `DTensor.from_local`, `DTensorSpec` and `redistribute` do
   not, and torch plans and runs the first mesh dim's all-gather alone. The adapters had copied the

@@ -7,10 +7,12 @@ counts per family and every mismatch, and ends with `N passed, N failed`
 (`, N skipped`).  A vendor runs their own Python implementation over the same
 files with `--adapter path/to/their_adapter.py` (contract: README.md), and
 `--results DIR` writes its answers in the results form `shardcheck verify` and
-`shardcheck certify --candidate` read.  Exit 0 only when nothing failed; 2 on bad usage.
+`shardcheck certify --candidate` read; `--waivers FILE` reports a failure a known deviation
+explains as WAIVED (waivers.py).  Exit 0 only when nothing failed; 2 on bad usage.
 
 How it is tested: tools/harness/tests/test_harness.py runs it as a subprocess on
-hand-made golden files with right and wrong adapters; test_results.py checks --results.
+hand-made golden files with right and wrong adapters; test_results.py checks --results,
+test_waivers.py --waivers.
 """
 
 import argparse
@@ -21,6 +23,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harnesslib as hl  # noqa: E402
+import waivers as wv  # noqa: E402
 
 
 def parse_args(argv):
@@ -60,6 +63,10 @@ def parse_args(argv):
                         "patch of one): a test's byVersion entry for it, else its top-level "
                         "answer.  Default: $SHARDCHECK_TORCH_VERSION, else the release of the "
                         "torch this python imports, else the pinned one (2.13)")
+    p.add_argument("--waivers", default=None, metavar="FILE",
+                   help="known deviations (README, Known deviations: waivers; backend "
+                        "\"harness\"): a failure a waiver explains is reported WAIVED with its "
+                        "reason and counted apart, never as a pass")
     p.add_argument("--lcov", default=None, metavar="FILE",
                    help="with --coverage: write an lcov tracefile (genhtml renders it; "
                         "default: vendor-coverage.info)")
@@ -119,6 +126,13 @@ def main(argv=None):
     if release is None:
         print("run.py: %s" % why, file=sys.stderr)
         return 2
+    waivers = None
+    if args.waivers is not None:   # checked against the corpus before the first case
+        try:
+            waivers = wv.Waivers(args.waivers, args.golden, release)
+        except wv.WaiverError as e:
+            print("run.py: %s" % e, file=sys.stderr)
+            return 2
     cov = start_coverage(args.coverage) if args.coverage else None
     if cov == 2:
         return 2
@@ -154,6 +168,8 @@ def main(argv=None):
             print("# note: %s" % note, file=sys.stderr)
         if stride > 1 and not args.json:
             print("%s: sampled every %d-th test (--stride)" % (fam, stride))
+        if waivers is not None:
+            wv.apply(waivers, res)
         results.append(res)
         if not args.json:
             report_text(res, adapters[fam], args.max_report)
@@ -163,10 +179,13 @@ def main(argv=None):
     failed = sum(r.failed for r in results)
     skipped = sum(r.skipped for r in results)
     not_supported = sum(r.not_supported for r in results)
+    waived = sum(r.waived for r in results)
+    for note in waivers.notes() if waivers is not None else []:
+        print(note, file=sys.stderr if args.json else sys.stdout)
     if args.json:
         print(json.dumps({"families": [r.as_dict() for r in results], "torch": release,
                           "passed": passed, "failed": failed, "skipped": skipped,
-                          "not_supported": not_supported,
+                          "not_supported": not_supported, "waived": waived,
                           "seconds": round(time.perf_counter() - t0, 3)}))
     else:
         line = "%d passed, %d failed" % (passed, failed)
@@ -174,6 +193,8 @@ def main(argv=None):
             line += ", %d skipped" % skipped
         if not_supported:
             line += ", %d not supported" % not_supported
+        if waivers is not None:
+            line += ", %d waived" % waived
         print(line)
     if cov is not None and finish_coverage(cov, args) != 0:
         return 2
@@ -326,6 +347,11 @@ def report_text(res, adapter, max_report):
                                                         res.family))
     for tcid, note in res.notes:  # passed, with something to say (GpuOnly within tolerance)
         print("NOTE %s tcId=%s: %s" % (res.family, tcid, note))
+    for tcid, why, detail in res.waived_cases:  # never a pass, never hidden
+        print("WAIVED %s tcId=%s: waived: %s; Fail: %s" % (res.family, tcid, why, detail))
+    for tcid, why in res.waived_passed:
+        print("NOTE %s tcId=%s: waived (%s), but passed: the deviation may be fixed, and the "
+              "waiver stale" % (res.family, tcid, why))
     rate = res.rank_values / res.compute_seconds if res.compute_seconds > 0 else 0.0
     print("# %s (%s, %d files): %d passed, %d failed, %d skipped; %d per-rank values in "
           "%.2f s of adapter time (%.0f/s)"

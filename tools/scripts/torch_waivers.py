@@ -5,50 +5,58 @@
 
 Each RUN.json is the output of `mpirun -np N shardcheck run --backend torch --json` (any np,
 any family).  Every case that did not pass is matched, by the message the runner gave it,
-against the recorded torch findings below (docs/findings); a match becomes a waiver citing the
-finding.  A failure no finding explains is printed on stderr and NOT waived (exit 1): a new
-disagreement is a finding to investigate and record first, never something to waive away.
+against the recorded torch findings below (docs/findings); a finding the runs reproduced becomes
+a waiver citing it.  A finding with a flag and a message pattern is waived by its cause (README,
+"Known deviations: waivers": the flag's cases whose "Status: detail" matches, at every rank
+count, whichever cases the runs reached); one without is waived by the tcIds the runs failed.
+A failure no finding explains is printed on stderr and NOT waived (exit 1): a new disagreement
+is a finding to investigate and record first, never something to waive away.
 
-The waivers apply to the torch backend only.  Releases are not narrowed: docs/findings's
-release table reproduces every finding below on 2.11-2.15.
+The waivers apply to the torch backend only, and each cause waiver to the releases
+docs/findings's release table reproduces it on (RELEASES; the README entries are not in the
+table: every release).
 """
 
 import json
 import re
 import sys
 
-# (finding, reason, family, what it looks like): the first that matches a failure explains
-# it; "what" is matched against "STATUS: detail (comment)" of the case.
+RELEASES = ["2.11", "2.12", "2.13", "2.14", "2.15"]
+
+# (finding, reason, family, what it looks like, flag): the first that matches a failure
+# explains it; "what" is matched against "STATUS: detail (comment)" of the case.  With a flag,
+# the waiver is by cause: "what" (which must then not rely on the comment, and be a POSIX
+# extended regular expression too) becomes its "match" over the flag's cases.
 FINDINGS = [
     ("docs/findings/distribute_nonarange_rank_map.py",
      "distribute_tensor on a mesh whose rank map is not an arange lays the data out by rank, "
      "not by mesh coordinate",
-     "shard-layout", r"^Fail: .*rank map not an arange"),
+     "shard-layout", r"^Fail: .*rank map not an arange", "NonArangeRanks"),
     ("docs/findings/duplicate_rank_map_hang.py",
      "a rank map with a duplicate rank is not rejected on every rank: some ranks raise, "
      "others build the mesh or hang in group creation",
-     "group-ranks", r"^(Fail|Timeout): .*duplicate"),
+     "group-ranks", r"^(Fail|Timeout): .*duplicate", None),
     ("docs/findings/strided_target_unpad.py",
      "a plan to a _StridedShard target fails when executed (torch._check in "
      "Shard._maybe_unpad_tensor)",
-     "redistribute-plan", r"^Fail: .*Expected cond to be True"),
+     "redistribute-plan", r"^Fail: .*Expected cond to be True", "StridedShard"),
     ("docs/findings/README.md",
      "undecodable _StridedShard transforms merged into one all-gather assert \"_StridedShard "
      "redistribute assumes no flattened transforms\" when executed (_redistribute.py)",
-     "redistribute-plan", r"^Fail: .*assumes no flattened transforms"),
+     "redistribute-plan", r"^Fail: .*assumes no flattened transforms", "StridedShard"),
     ("docs/findings/README.md",
      "ranks run mismatched gloo collectives for this plan and gloo aborts the process",
-     "redistribute-plan", r"^Crash: "),
+     "redistribute-plan", r"^Crash: ", None),
     ("docs/findings/partial_avg_integer_gloo.py",
      "on gloo an integer Partial(avg) cannot be redistributed (\"result type Float can't be "
      "cast\")",
-     "redistribute-data", r"^Fail: .*result type Float can't be cast"),
+     "redistribute-data", r"^Fail: .*result type Float can't be cast", "Partial"),
 ]
 
 
 def explain(family, case):
     seen = "%s: %s (%s)" % (case["status"], case.get("detail") or "", case.get("comment") or "")
-    for i, (_finding, _reason, fam, pat) in enumerate(FINDINGS):
+    for i, (_finding, _reason, fam, pat, _flag) in enumerate(FINDINGS):
         if fam == family and re.search(pat, seen):
             return i
     return None
@@ -70,12 +78,21 @@ def main(paths):
             picked.setdefault(i, set()).add(c["tcId"])
     waivers = []
     for i in sorted(picked):
-        finding, reason, family, _ = FINDINGS[i]
-        waivers.append({"family": family, "tcIds": sorted(picked[i]), "reason": reason,
-                        "finding": finding, "backends": ["torch"]})
+        finding, reason, family, pat, flag = FINDINGS[i]
+        w = {"family": family}
+        if flag:
+            w.update({"flag": flag, "match": pat})
+        else:
+            w["tcIds"] = sorted(picked[i])
+        w.update({"reason": reason, "finding": finding, "backends": ["torch"]})
+        if finding.endswith(".py"):  # in the release table: reproduced on RELEASES
+            w["torch"] = RELEASES
+        waivers.append(w)
     comment = ("generated by tools/scripts/torch_waivers.py from real torch backend runs "
                "(torch 2.13.0, gloo; README, Known deviations); each waiver cites the finding "
-               "that explains it")
+               "that explains it. A waiver with \"match\" waives a failure by its cause (the "
+               "finding's flag and the failure's message), at every rank count; one with "
+               "\"tcIds\" only names the cases a finding was seen on")
     sys.stdout.write('{"comment": %s,\n "waivers": [\n  %s\n ]}\n' % (
         json.dumps(comment), ",\n  ".join(json.dumps(w) for w in waivers)))
     for u in unexplained:

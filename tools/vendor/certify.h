@@ -14,6 +14,8 @@
  *   results/ROW.json, .junit.xml    `run --json`/`verify --json` output and JUnit per row
  *   logs/ROW.stderr, .journal       each child's stderr (and run's journal)
  *   inputs/FAMILY.candidate.json    the candidate files verified (adapter results)
+ *   waivers.json                    certify --waivers: the known deviations every row was
+ *                                   judged with (README, "Known deviations: waivers")
  *   MANIFEST                        "sha256  path" of every other file, sorted
  * Tested by conformance/tests/certify.sh and certify_claims.sh.
  */
@@ -35,6 +37,9 @@ typedef struct cert_row {
     int exit_code;         /* the child's; 77 = it could not run */
     char why[256];         /* notrun: the child's last message */
     long long passed, failed, notsupported;
+    long long waived;      /* cases a waiver explains (certify --waivers): not passes */
+    json_t *waivedcases;   /* [{"case", "status", "detail"}]: each waived case with its reason,
+                            * and each waived case that passed (a stale waiver) */
     json_t *reasons;       /* NotSupported: {"why": count} (at most CERT_MAX_REASONS) */
     json_t *fields;        /* verify: fields the candidate left NotSupported {field: tests} */
     char candidate[256];   /* verify: the candidate's package-relative path */
@@ -77,9 +82,11 @@ const char *cert_overall(const cert_row *rows, int n);
 int cert_verdict_exit(const char *verdict);
 /* The statement row of r as JSON (what --check compares the statement's rows with). */
 json_t *cert_row_json(const cert_row *r);
-/* The statement object (rows' references are not stolen). */
+/* The statement object (rows' references are not stolen); waivers: the package-relative
+ * waivers file the rows were judged with, or NULL. */
 json_t *cert_statement(const cert_row *rows, int n, const char *manifest_sha,
-                       const char *name, const char *written, shc_torch_release torch);
+                       const char *name, const char *written, shc_torch_release torch,
+                       const char *waivers);
 /* "pytorch 2.15.0, cuda 13.0 curand, random123 1.14": the references of a package judged
  * against torch release r. */
 void cert_reference(shc_torch_release r, char *buf, size_t n);
@@ -90,17 +97,27 @@ void cert_statement_text(FILE *f, const json_t *st);
 /* Write dir/MANIFEST over every other file under dir. */
 int cert_manifest_write(const char *dir, char sha_out[65], shc_err *e);
 /* --check: verify the package's candidate of statement row j again against golden (exe:
- * this shardcheck; torch: the statement's release) and compare with the row; a problem
- * line naming the candidate and 1 when they differ or it no longer verifies, else 0. */
+ * this shardcheck; torch: the statement's release; waivers: the package's waivers file,
+ * package-relative, or ""), and compare with the row; a problem line naming the candidate
+ * and 1 when they differ or it no longer verifies, else 0. */
 int cert_reverify(const char *dir, const char *golden, const char *exe, const char *torch,
-                  const json_t *j);
+                  const char *waivers, const json_t *j);
 /* `certify --check DIR`: the exit code (0 intact, 1 altered or inconsistent naming the
  * file, or a candidate that no longer gives its row, 2 not a directory); golden (the corpus
  * found as every command finds it; golden_given: by --golden) must hold the same golden
  * MANIFEST, and every candidate is verified against it again (cert_reverify);
  * torch_opt (--torch-version, or SHARDCHECK_TORCH_VERSION), when given, must be the release
  * the package was judged against (exit 2 naming both; a package from before releases were
- * recorded was judged against the pinned one). */
-int cert_check(const char *dir, const char *golden, bool golden_given, const char *torch_opt);
+ * recorded was judged against the pinned one).  report.html (rendered again by page) and each
+ * JUnit file (from its results) must be what the package's results give, byte for byte, and
+ * every file a package has must be there (issue 38 M5). */
+/* report.html's renderer, report_html_write (cmd_report.c, tools/cli): --check renders the page
+ * again through this pointer, which cmd_certify.c passes, so calls still go one way between
+ * tools/cli and tools/vendor (call_graph.sh). */
+typedef int (*cert_page_fn)(const char *out, const char *golden, char *const *inputs, int ninputs,
+                            int argc, char **argv, const char *torch_opt, const json_t *statement,
+                            size_t *cells, long long *fails, shc_err *e);
+int cert_check(const char *dir, const char *golden, bool golden_given, const char *torch_opt,
+               cert_page_fn page);
 
 #endif

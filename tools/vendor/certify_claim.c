@@ -41,7 +41,8 @@ void cert_row_free(cert_row *r)
     json_decref(r->fields);
     json_decref(r->claim);
     json_decref(r->producer);
-    r->reasons = r->fields = r->claim = r->producer = NULL;
+    json_decref(r->waivedcases);
+    r->reasons = r->fields = r->claim = r->producer = r->waivedcases = NULL;
 }
 
 /* ---- what a row checked ---- */

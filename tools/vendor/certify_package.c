@@ -12,6 +12,8 @@
 #include "certify.h"
 #include "torch_version.h"
 #include "golden.h"
+#include "report.h"
+#include "oneline.h"
 
 /* ---- counting ---- */
 
@@ -25,9 +27,29 @@ static void add_reason(json_t *reasons, const char *why)
     json_object_set_new(reasons, why, json_integer(c ? json_integer_value(c) + 1 : 1));
 }
 
-static void count_status(cert_row *r, const char *st, const char *why)
+/* A waived case (and a waived case that passed: its note says so), listed with its reason. */
+static void keep_waived(cert_row *r, const json_t *c, const char *st, const char *why)
 {
-    if (!strcmp(st, "Pass"))
+    char name[96];
+    const json_t *tc = json_object_get(c, "tcId");
+    const char *cs = json_string_value(json_object_get(c, "case"));
+    if (json_is_integer(tc))
+        snprintf(name, sizeof name, "tc %lld", (long long)json_integer_value(tc));
+    else
+        snprintf(name, sizeof name, "%.90s", cs ? cs : "?");
+    json_array_append_new(r->waivedcases, json_pack("{s:s, s:s, s:s}", "case", name, "status",
+                                                    st, "detail", why ? why : ""));
+}
+
+static void count_status(cert_row *r, const json_t *c, const char *st, const char *why)
+{
+    const char *note = json_string_value(json_object_get(c, "note"));
+    if (!strcmp(st, "Pass") && note && !strncmp(note, "waived (", 8))
+        keep_waived(r, c, st, note);
+    if (!strcmp(st, "Waived")) {
+        r->waived++;
+        keep_waived(r, c, st, why);
+    } else if (!strcmp(st, "Pass"))
         r->passed++;
     else if (!strcmp(st, "NotSupported")) {
         r->notsupported++;
@@ -54,9 +76,11 @@ static void count_fields(const char *dir, cert_row *r)
 
 int cert_count(const char *dir, cert_row *r, shc_err *e)
 {
-    r->passed = r->failed = r->notsupported = 0;
+    r->passed = r->failed = r->notsupported = r->waived = 0;
     json_decref(r->reasons);
     json_decref(r->fields);
+    json_decref(r->waivedcases);
+    r->waivedcases = json_array();
     r->reasons = json_object();
     r->fields = json_object();
     if (!r->results[0])
@@ -81,7 +105,7 @@ int cert_count(const char *dir, cert_row *r, shc_err *e)
             rc = shc_fail(e, SHC_EFORMAT, "%s: entry %zu has no \"status\"", r->results, i);
             break;
         }
-        count_status(r, st, json_string_value(json_object_get(x, key)));
+        count_status(r, x, st, json_string_value(json_object_get(x, key)));
     }
     json_decref(root);
     if (!strcmp(r->mode, "verify"))
@@ -135,6 +159,10 @@ json_t *cert_row_json(const cert_row *r)
         json_object_set_new(o, "notSupportedFields", r->fields ? json_copy(r->fields) : json_object());
     if (r->candidate[0])
         json_object_set_new(o, "candidate", json_string(r->candidate));
+    if (json_array_size(r->waivedcases)) { /* only where waivers were in use */
+        json_object_set_new(o, "waived", json_integer(r->waived));
+        json_object_set_new(o, "waivedCases", json_deep_copy(r->waivedcases));
+    }
     if (r->claim)
         json_object_set_new(o, "claim", json_deep_copy(r->claim));
     if (r->producer)
@@ -151,25 +179,35 @@ void cert_reference(shc_torch_release r, char *buf, size_t n)
 }
 
 json_t *cert_statement(const cert_row *rows, int n, const char *manifest_sha, const char *name,
-                       const char *written, shc_torch_release torch)
+                       const char *written, shc_torch_release torch, const char *waivers)
 {
     json_t *a = json_array();
     char ref[160];
     cert_reference(torch, ref, sizeof ref);
     for (int i = 0; i < n; i++)
         json_array_append_new(a, cert_row_json(&rows[i]));
-    return json_pack("{s:s, s:i, s:s?, s:s, s:s, s:s, s:{s:s, s:s, s:s}, s:s, s:o, s:s}",
-                     "statement", "shardcheck conformance statement", "formatVersion", 1,
-                     "implementation", name, "shardcheck", shc_version(), "reference", ref,
-                     "torch", shc_torch_release_name(torch), "corpus", "format",
-                     "golden v1", "manifest", "golden-MANIFEST", "manifestSha256", manifest_sha,
-                     "written", written, "rows", a, "verdict", cert_overall(rows, n));
+    json_t *st = json_pack("{s:s, s:i, s:s?, s:s, s:s, s:s, s:{s:s, s:s, s:s}, s:s, s:o, s:s}",
+                           "statement", "shardcheck conformance statement", "formatVersion", 1,
+                           "implementation", name, "shardcheck", shc_version(), "reference",
+                           ref, "torch", shc_torch_release_name(torch), "corpus", "format",
+                           "golden v1", "manifest", "golden-MANIFEST", "manifestSha256",
+                           manifest_sha, "written", written, "rows", a, "verdict",
+                           cert_overall(rows, n));
+    if (st && waivers) /* only a package judged with waivers names them */
+        json_object_set_new(st, "waivers", json_string(waivers));
+    return st;
 }
 
+/* A statement's string as the text prints it: on one line, at most 500 bytes (oneline.h):
+ * no string of the statement (a name, a reason, a path, "written" edited in statement.json)
+ * can start a line, so the text never holds a verdict line but its own (issue 38 M4).  One
+ * printf takes up to eight. */
 static const char *sget(const json_t *o, const char *k)
 {
+    static char buf[8][504];
+    static unsigned next;
     const char *s = json_string_value(json_object_get(o, k));
-    return s ? s : "";
+    return oneline_copy(buf[next++ % 8], sizeof buf[0], s ? s : "");
 }
 
 static long long iget(const json_t *o, const char *k)
@@ -223,12 +261,22 @@ static void text_notsupported(FILE *f, const json_t *rows)
             continue;
         }
         fprintf(f, ": %lld cases NotSupported\n", iget(r, "notSupported"));
+        char c[504];
         json_object_foreach(reasons, k, v)
-            fprintf(f, "    %8lld  %s\n", (long long)json_integer_value(v), k);
+            fprintf(f, "    %8lld  %s\n", (long long)json_integer_value(v),
+                    oneline_copy(c, sizeof c, k));
         json_object_foreach(fields, k, v)
-            fprintf(f, "    field %s not computed by the candidate (%lld tests)\n", k,
-                    (long long)json_integer_value(v));
+            fprintf(f, "    field %s not computed by the candidate (%lld tests)\n",
+                    oneline_copy(c, sizeof c, k), (long long)json_integer_value(v));
     }
+}
+
+/* A vendor's text on one line, at most max bytes: a newline in a producer note must not
+ * start a line of the statement (a forged "verdict: CONFORMANT:" line). */
+static void put_clean(FILE *f, const char *pre, const char *s, size_t max)
+{
+    fputs(pre, f);
+    oneline_put(f, s, max);
 }
 
 /* What each row covers of its family's claim (certify_claim.c), partial rows marked. */
@@ -248,20 +296,9 @@ static void text_claims(FILE *f, const json_t *rows)
         head = true;
         fputs(!strcmp(sget(r, "verdict"), "partial") ? "  PARTIAL " : "  ", f);
         text_row_name(f, r);
-        fprintf(f, ": %s\n", buf);
+        put_clean(f, ": ", buf, sizeof buf);
+        fputc('\n', f);
     }
-}
-
-/* A vendor's text on one line, at most max bytes: a newline in a producer note must not
- * start a line of the statement (a forged "verdict: CONFORMANT:" line). */
-static void put_clean(FILE *f, const char *pre, const char *s, size_t max)
-{
-    fputs(pre, f);
-    size_t n = 0;
-    for (; *s && n < max; s++, n++)
-        fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, f);
-    if (*s)
-        fputs("...", f);
 }
 
 /* The producer record's strings (tool, adapter, Python, versions, command, note). */
@@ -285,6 +322,30 @@ static void text_producer(FILE *f, const json_t *p)
         put_clean(f, " ", json_string_value(v) ? json_string_value(v) : "?", 200);
     if (*sget(p, "note"))
         put_clean(f, "; note: ", sget(p, "note"), 500);
+}
+
+/* Each waived case with its reason (certify --waivers): known deviations, never passes,
+ * never hidden; and each waived case that passed (its waiver may be stale). */
+static void text_waived(FILE *f, const json_t *st)
+{
+    const json_t *rows = json_object_get(st, "rows"), *r, *c;
+    size_t i, k;
+    if (!*sget(st, "waivers"))
+        return;
+    long long n = 0;
+    json_array_foreach(rows, i, r)
+        n += iget(r, "waived");
+    put_clean(f, "\nWaived (known deviations in ", sget(st, "waivers"), 200);
+    fprintf(f, ": %lld case%s; counted neither passed nor failed):\n", n, n == 1 ? "" : "s");
+    json_array_foreach(rows, i, r)
+        json_array_foreach(json_object_get(r, "waivedCases"), k, c) {
+            fputs("  ", f);
+            text_row_name(f, r);
+            put_clean(f, " ", sget(c, "case"), 90);
+            put_clean(f, ": ", sget(c, "status"), 20);
+            put_clean(f, ": ", sget(c, "detail"), 400);
+            fputc('\n', f);
+        }
 }
 
 /* How each candidate was produced: its results file's "producer" record. */
@@ -337,7 +398,7 @@ static void text_verdict(FILE *f, const json_t *rows, const char *v)
         if (*want == 'p') {
             char buf[1400];
             cert_claim_text(json_object_get(r, "claim"), buf, sizeof buf);
-            fprintf(f, ": %s", buf);
+            put_clean(f, ": ", buf, sizeof buf);
             sep = "; ";
         }
     }
@@ -361,5 +422,6 @@ void cert_statement_text(FILE *f, const json_t *st)
     text_notsupported(f, rows);
     text_claims(f, rows);
     text_producers(f, rows);
+    text_waived(f, st);
     text_verdict(f, rows, sget(st, "verdict"));
 }

@@ -432,7 +432,8 @@ int xp_make(xp *x, const char *placements, const char *shape, const shc_rng_op *
         shc_err_prefix(e, "--placements");
     else if ((rc = shc_shape_parse(&x->s, shape, e)))
         shc_err_prefix(e, "--shape");
-    else if ((rc = shc_placements_check(&x->pl, &x->m, x->s.ndim, e)))
+    else if ((rc = shc_placements_normalize(&x->pl, x->s.ndim, e)) ||
+             (rc = shc_placements_check(&x->pl, &x->m, x->s.ndim, e)))
         shc_err_prefix(e, "--placements");
     else if ((rc = shc_shape_numel(&x->s, &x->numel, e)))
         shc_err_prefix(e, "--shape");

@@ -28,9 +28,10 @@ except ImportError:  # torch 2.11: _StridedShard is no Shard subclass there eith
     def is_shard_like(p):
         return isinstance(p, (Shard, _StridedShard))
 
+# P(op): any reduce-op string, as torch's Partial takes (placement_types.py, 2.13)
 _TOKEN = re.compile(r"\s*(_S\(\s*(-?\d+)\s*,\s*(-?\d+)\s*\)|S\(\s*(-?\d+)\s*\)|"
-                    r"P\(\s*(\w+)\s*\)|R)\s*")
-_TRACE = re.compile(r"(_S\(-?\d+, ?-?\d+\)|S\(-?\d+\)|P\(\w+\)|R)(?:\[(\d+)\])?")
+                    r"P\(\s*([^()\[\]'\"]+?)\s*\)|R)\s*")
+_TRACE = re.compile(r"(_S\(-?\d+, ?-?\d+\)|S\(-?\d+\)|P\([^()\[\]'\"]+\)|R)(?:\[(\d+)\])?")
 
 
 # The notation helpers are the public ones vendors use (shardcheck_harness.notation):

@@ -33,11 +33,12 @@ if _HERE not in _sys.path:  # harnesslib lives beside this package
 from harnesslib import (DEFAULT_GOLDEN, FamilyResult, Mismatch,  # noqa: E402,F401
                         adapter_fields, check_adapter, families_in, family_files, iter_cases,
                         load_adapter, results_document, run_family, values_equal)
-from .notation import (Placement, coordinates, field, format_placements,  # noqa: E402,F401
-                       parse_mesh, parse_placement, parse_placements, parse_shape, rank_map)
+from .notation import (Placement, c10d_reduce_op, coordinates, field,  # noqa: E402,F401
+                       format_placements, normalize, parse_mesh, parse_placement,
+                       parse_placements, parse_shape, rank_map)
 
 __all__ = ["DEFAULT_GOLDEN", "FamilyResult", "Mismatch", "Placement", "adapter_fields",
-           "check_adapter", "coordinates", "families_in", "family_files", "field",
-           "format_placements", "iter_cases", "load_adapter", "parse_mesh", "parse_placement",
-           "parse_placements", "parse_shape", "rank_map", "results_document", "run_family",
-           "values_equal"]
+           "c10d_reduce_op", "check_adapter", "coordinates", "families_in", "family_files",
+           "field", "format_placements", "iter_cases", "load_adapter", "normalize",
+           "parse_mesh", "parse_placement", "parse_placements", "parse_shape", "rank_map",
+           "results_document", "run_family", "values_equal"]

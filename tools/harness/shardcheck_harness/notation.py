@@ -4,12 +4,17 @@ What it is for: a vendor's adapter reads meshes ("2x2" or [2, 2]), rank maps,
 shapes and placement strings exactly as the golden files write them and as
 PyTorch 2.13 prints them: `R`, `S(0)`, `P(sum)`, `_S(0, 2)` (a _StridedShard
 with split factor 2), comma-separated (`S(0),_S(0, 2)`), or in the trace-state
-form whose `[i]` gives the shard order (`S(0)[1]S(0)[0]R`).  Nothing here
+form whose `[i]` gives the shard order (`S(0)[1]S(0)[0]R`).  As torch takes
+them, `P(op)` holds any reduce-op string (`P(prod)` parses; only the eight c10d
+names, in any case, reduce: c10d_reduce_op) and a shard dim may be negative
+until normalize() counts it from the end by the tensor's rank.  Nothing here
 needs torch, so a port for another framework or device can use it.
 
 How it is tested: tools/harness/tests/test_partial.py (round trips, errors,
-coordinates of non-arange rank maps) and through the partial-port example in
-tools/harness/examples, which parses every rng-offsets case with it.
+coordinates of non-arange rank maps), tools/harness/tests/test_torch_input.py
+(reduce-op strings and negative dims against real torch and the CLI) and through
+the partial-port example in tools/harness/examples, which parses every rng-offsets
+case with it.
 """
 
 import math
@@ -17,11 +22,18 @@ import re
 from collections import namedtuple
 
 __all__ = ["Placement", "parse_placement", "parse_placements", "format_placements",
-           "parse_mesh", "parse_shape", "rank_map", "coordinates", "field"]
+           "parse_mesh", "parse_shape", "rank_map", "coordinates", "field", "normalize",
+           "c10d_reduce_op", "C10D_REDUCE_OPS"]
 
-_TOKEN = re.compile(r"_S\(\s*(-?\d+)\s*,\s*(-?\d+)\s*\)|S\(\s*(-?\d+)\s*\)|P\(\s*(\w+)\s*\)|R")
-_TRACE_ITEM = re.compile(r"\s*(_S\(\s*-?\d+\s*,\s*-?\d+\s*\)|S\(\s*-?\d+\s*\)|P\(\s*\w+\s*\)|R)"
-                         r"(?:\[(\d+)\])?\s*")
+# P(op): torch's Partial takes any string (placement_types.py, 2.13), so an op is any run of
+# characters without ( ) [ ] or quotes, or a quoted string (P('a b')); P() is Partial() = sum.
+_OP = r"""P\(\s*(?:'([^']*)'|"([^"]*)"|([^()\[\]'"]*?))\s*\)"""
+_OP_ITEM = r"""P\(\s*(?:'[^']*'|"[^"]*"|[^()\[\]'"]*?)\s*\)"""
+_TOKEN = re.compile(r"_S\(\s*(-?\d+)\s*,\s*(-?\d+)\s*\)|S\(\s*(-?\d+)\s*\)|" + _OP + "|R")
+_TRACE_ITEM = re.compile(r"\s*(_S\(\s*-?\d+\s*,\s*-?\d+\s*\)|S\(\s*-?\d+\s*\)|" + _OP_ITEM
+                         + r"|R)(?:\[(\d+)\])?\s*")
+# the eight reduce ops c10d knows (funcol lowercases the string before it asks)
+C10D_REDUCE_OPS = ("sum", "avg", "min", "max", "product", "band", "bor", "bxor")
 
 
 class Placement(namedtuple("Placement", "kind dim split_factor reduce_op")):
@@ -54,9 +66,45 @@ def parse_placement(tok):
         return Placement("_S", int(m.group(1)), int(m.group(2)), None)
     if m.group(3) is not None:
         return Placement("S", int(m.group(3)), None, None)
-    if m.group(4) is not None:
-        return Placement("P", None, None, m.group(4))
+    if tok.strip().startswith("P"):
+        quoted = m.group(4) if m.group(4) is not None else m.group(5)
+        op = quoted if quoted is not None else (m.group(6) or "sum")
+        if len(op) > 31:
+            raise ValueError("reduce op %r longer than 31 characters (shardcheck's limit)" % op)
+        return Placement("P", None, None, op)
     return Placement("R", None, None, None)
+
+
+def normalize(placements, ndim):
+    """Negative shard dims counted from the end, as torch 2.13's distribute_tensor,
+    DTensor.from_local and DTensor.redistribute do (_api.py:547-558, :971-990, :718-725);
+    ValueError naming torch's refusal where a dim is out of range after that."""
+    out = []
+    for i, p in enumerate(placements):
+        if p.is_shard and p.dim >= ndim:  # torch.chunk's IndexError (placement_types.py:317)
+            raise ValueError("placement %d '%s': shard dim %d out of range for a %d-d tensor"
+                             % (i, p, p.dim, ndim))
+        if p.is_shard and p.dim < 0:
+            if p.dim + ndim < 0 and p.kind == "_S":
+                raise ValueError("placement %d '%s': shard dim %d out of range for a %d-d tensor "
+                                 "(torch 2.13 normalises it to %d, then redistribute raises "
+                                 "IndexError: list index out of range)"
+                                 % (i, p, p.dim, ndim, p.dim + ndim))
+            if p.dim + ndim < 0:
+                raise ValueError("placement %d '%s': shard dim %d out of range for a %d-d tensor "
+                                 "(torch 2.13 normalises it to %d, then raises AssertionError: "
+                                 "Shard dim %d in placements ... must be normalized)"
+                                 % (i, p, p.dim, ndim, p.dim + ndim, p.dim + ndim))
+            p = p._replace(dim=p.dim + ndim)
+        out.append(p)
+    return out
+
+
+def c10d_reduce_op(p):
+    """The op a Partial's all_reduce / reduce_scatter runs (funcol lowercases the string),
+    or None where torch raises RuntimeError "Unrecognized reduce_op"."""
+    op = p.reduce_op.lower()
+    return op if op in C10D_REDUCE_OPS else None
 
 
 def _split_commas(s):

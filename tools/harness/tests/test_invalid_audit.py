@@ -44,7 +44,8 @@ def test_every_invalid_case_is_rejected_by_torch_or_a_flag():
     assert len(got) > 100
     assert ia.problems(got) == []
     flagged = {(r["family"], r["tcId"]): r["flags"] for r in got if r["flags"]}
-    # tc 31731 (P(mean)) and 20336 (one placement for a 2-d mesh): torch accepts them
+    # tc 31731 (a 32-character reduce op) and 20336 (one placement for a 2-d mesh): torch
+    # accepts them
     assert flagged[("shard-layout", 31731)] == [hl.STRICTER]
     assert flagged[("redistribute-plan", 20336)] == [hl.STRICTER]
     for r in got:
@@ -87,7 +88,7 @@ def test_audit_refuses_an_adapter_check_of_its_own(monkeypatch):
         return real(mesh_shape, placements, order, gshape)
 
     monkeypatch.setattr(ts, "torch_validate", own_reduce_op)
-    monkeypatch.setattr(ts, "_layout_cache", {})  # P(mean)'s layout was kept: ask again
+    monkeypatch.setattr(ts, "_layout_cache", {})  # tc 31731's layout was kept: ask again
     got = audit_only("shard-layout")
     assert any("tc 31731: adapter: flag StricterThanTorch says torch accepts it, but it raised"
                in p for p in got), got

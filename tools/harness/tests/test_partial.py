@@ -190,3 +190,18 @@ def test_acceptable_rejection_or_reference_answer(tmp_path, toy_doc):
     bad = hl.run_family("toy", hl.load_adapter(fixture_adapter("toy_good")),
                         write_golden(str(tmp_path / "b"), toy_doc))
     assert {m.tcid for m in bad.mismatches} == {3}
+
+
+def test_torch_input_notation():
+    """Issue 34 item 1: any reduce-op string, negative dims normalised as torch does (the
+    values are real torch 2.13's, tests/test_torch_input.py asks it again)."""
+    pl, _ = sh.parse_placements("P(prod),S(-1)")
+    assert str(pl[0]) == "P(prod)" and sh.c10d_reduce_op(pl[0]) is None
+    assert sh.c10d_reduce_op(sh.parse_placement("P(PRODUCT)")) == "product"
+    assert sh.format_placements(sh.normalize(pl, 2)) == "P(prod),S(1)"
+    (s,), _ = sh.parse_placements("_S(-2, 2)")
+    assert str(sh.normalize([s], 2)[0]) == "_S(0, 2)"
+    with pytest.raises(ValueError, match="AssertionError: Shard dim -1 in placements"):
+        sh.normalize(sh.parse_placements("S(-3),R")[0], 2)
+    with pytest.raises(ValueError, match="out of range for a 2-d tensor"):
+        sh.normalize(sh.parse_placements("R,S(2)")[0], 2)

@@ -70,9 +70,10 @@ def test_invalid_inputs_raise(placements, shape, mesh):
 
 
 def test_partial_mean_is_accepted_by_torch():
-    """torch's Partial takes any reduce-op string and lays it out as any Partial; the golden
-    rejects it with the flag StricterThanTorch (shard-layout tc 31731), so the adapter must
-    answer, as torch does, and never refuse it itself."""
+    """torch's Partial takes any reduce-op string and lays it out as any Partial (shardcheck
+    too since issue 34; the golden's tc 31731 rejects only a string past shardcheck's 31
+    characters, flag StricterThanTorch), so the adapter must answer, as torch does, and never
+    refuse it itself."""
     per = layout([2], "P(mean)", [8])
     assert per["localShape"] == [[8], [8]] and per["globalOffset"] == [[0], [0]]
 

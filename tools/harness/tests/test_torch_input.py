@@ -1,0 +1,181 @@
+"""test_torch_input.py — the CLI takes what torch 2.13 takes, and answers as real torch does.
+
+Issue 34 item 1: torch's Partial takes any reduce-op string and its user-facing APIs count
+a negative shard dim from the end.  Each case below is put to real torch 2.13 (a gloo world
+of 4 CPU processes, torch_input_worker.py) and to the built CLI, and the answers must agree:
+the placements as torch prints them after distribute_tensor / from_local / redistribute,
+every rank's local shape, and where torch raises, its exception and message (the CLI exits
+2 for inputs torch refuses, or says "torch raises at step i" for a plan torch refuses to
+run).  conformance/tests/cli_torch_input.sh pins the same answers without torch.
+
+Needs a built shardcheck ($SHARDCHECK or _build/tools/shardcheck); skipped otherwise.
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+EXE = os.environ.get("SHARDCHECK") or os.path.join(REPO, "_build", "tools", "shardcheck")
+
+
+def _s(pl):
+    """Worker placements [["S", -1], ["R"]] -> the CLI's "S(-1),R"."""
+    out = []
+    for p in pl:
+        if p[0] == "S":
+            out.append("S(%d)" % p[1])
+        elif p[0] == "_S":
+            out.append("_S(%d, %d)" % (p[1], p[2]))
+        elif p[0] == "P":
+            out.append("P(%s)" % p[1])
+        else:
+            out.append("R")
+    return ",".join(out)
+
+
+def _layout(pl):
+    return {"kind": "layout", "mesh": [2, 2], "shape": [6, 8], "placements": pl}
+
+
+def _plan(src, dst, mesh=(4,)):
+    return {"kind": "plan", "mesh": list(mesh), "shape": [8, 4], "src": src, "dst": dst}
+
+
+CASES = [
+    _layout([["S", -1], ["R"]]),
+    _layout([["S", -2], ["S", -1]]),
+    _layout([["_S", -2, 2], ["S", -2]]),
+    _layout([["_S", -1, 2], ["S", 1]]),
+    _layout([["P", "prod"], ["S", -1]]),
+    _layout([["S", -3], ["R"]]),
+    _layout([["R"], ["S", 2]]),
+    _layout([["_S", -3, 2], ["R"]]),
+    _plan([["P", "prod"]], [["R"]]),
+    _plan([["P", "PROD"]], [["S", 0]]),
+    _plan([["P", "Sum"]], [["R"]]),
+    _plan([["P", "product"]], [["S", -1]]),
+    _plan([["R"]], [["P", "product"]]),
+    _plan([["R"]], [["P", "Sum"]]),
+    _plan([["R"]], [["P", "avg"]]),
+    _plan([["P", "prod"]], [["P", "prod"]]),
+    _plan([["P", "Sum"]], [["P", "sum"]]),
+    _plan([["S", -1]], [["S", 0]]),
+    _plan([["P", "prod"], ["P", "max"]], [["R"], ["R"]], mesh=(2, 2)),
+    _plan([["P", "Sum"], ["P", "sum"]], [["R"], ["R"]], mesh=(2, 2)),
+]
+
+
+@pytest.fixture(scope="module")
+def torch_answers(tmp_path_factory):
+    if not os.access(EXE, os.X_OK):
+        pytest.skip("no built shardcheck at %s (set SHARDCHECK)" % EXE)
+    out = str(tmp_path_factory.mktemp("torch_input") / "answers.json")
+    p = subprocess.run([sys.executable, os.path.join(HERE, "torch_input_worker.py"), out],
+                       input=json.dumps(CASES), capture_output=True, text=True, timeout=540)
+    assert p.returncode == 0, p.stderr[-3000:]
+    with open(out) as f:
+        doc = json.load(f)
+    assert doc["torch"].startswith("2.13"), doc["torch"]
+    return doc["answers"]
+
+
+def _cli(*args):
+    p = subprocess.run([EXE] + list(args), capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def _torch_error(a):
+    """torch's 'Type: message', with the placements tuple it echoes elided as the CLI does."""
+    msg = re.sub(r"in placements \(.*\) must", "in placements ... must", a["raises"]["message"])
+    return "%s: %s" % (a["raises"]["type"], msg)
+
+
+def _mixed(text):
+    """The op set of a 'Found reduce ops: {...}' message (torch prints a set: any order)."""
+    m = re.search(r"Found reduce ops: \{([^}]*)\}", text)
+    return m and sorted(x.strip() for x in m.group(1).split(","))
+
+
+@pytest.mark.parametrize("i", range(len(CASES)),
+                         ids=["%s-%s" % (c["kind"], _s(c.get("placements") or c["src"]) +
+                                         ("->" + _s(c["dst"]) if "dst" in c else ""))
+                              for c in CASES])
+def test_cli_answers_as_torch(torch_answers, i):
+    case, a = CASES[i], torch_answers[i]
+    mesh = "x".join(str(n) for n in case["mesh"])
+    shape = ",".join(str(n) for n in case["shape"])
+    if case["kind"] == "layout":
+        rc, out, err = _cli("layout", "--mesh", mesh, "--placements", _s(case["placements"]),
+                            "--shape", shape)
+        if "raises" in a and a["raises"]["type"] == "IndexError" and "range of" in \
+                a["raises"]["message"]:  # a dim past the tensor: the existing check's words
+            assert rc == 2 and "out of range for a %d-d tensor" % len(case["shape"]) in err
+            return
+        if "raises" in a:
+            assert rc == 2 and _torch_error(a) in err, (a, err)
+            return
+        assert rc == 0, err
+        assert out.splitlines()[0].split("  ")[1] == "placements " + a["placements"]
+        rc, out, err = _cli("layout", "--mesh", mesh, "--placements", _s(case["placements"]),
+                            "--shape", shape, "--json")
+        assert [r["localShape"] for r in json.loads(out)["ranks"]] == a["localShape"]
+        return
+    args = ["plan", "--mesh", mesh, "--shape", shape, "--src", _s(case["src"]),
+            "--dst", _s(case["dst"])]
+    rc, out, err = _cli(*args)
+    if "raises" in a and a["where"] == "assert_no_mixed_partial_types":  # torch's refusal
+        assert rc == 2 and "Mixed Partial reduce types are not supported" in err, err
+        assert _mixed(err) == _mixed(a["raises"]["message"])
+        return
+    assert rc == 0, err
+    rc, js, err = _cli(*args, "--json")
+    ranks = json.loads(js)["ranks"]
+    if "raises" not in a:
+        head = "%s -> %s" % (a["src"].replace(",", ""), a["dst"].replace(",", ""))
+        assert head in out.splitlines()[0], (head, out)
+        assert all("torchRaises" not in r for r in ranks), js
+        return
+    if a["where"] == "redistribute_local_tensor":  # torch's own 'unsupported' steps
+        assert all(any(s["comm"] == "unsupported" for s in r["steps"]) for r in ranks), js
+        return
+    assert all(r.get("torchRaises", {}).get("error", "").startswith(_torch_error(a))
+               for r in ranks), (a, js)
+
+
+# Plans with reduce-op strings torch's planners take like any other: torch's own planner
+# (the redistribute-plan adapter: _gen_transform_infos on a fake world) against the CLI's
+# steps and trace, the graph planner's reduce-op set included (R,R -> P(prod),S(0)).
+PLANS = [
+    ("graph", "2x2", "P(prod),P(prod)", "R,R"),
+    ("auto", "2x2", "P(prod),P(prod)", "R,R"),
+    ("auto", "4", "P(prod)", "R"),
+    ("graph", "2x2", "R,R", "P(prod),S(0)"),
+    ("graph", "2x2", "S(1),P(Sum)", "R,S(0)"),
+    ("auto", "2x2", "P(Sum),P(Sum)", "R,R"),
+    ("auto", "2x2", "S(-1),P(prod)", "R,S(-2)"),
+]
+
+
+@pytest.mark.parametrize("planner,mesh,src,dst", PLANS)
+def test_plans_as_torch_plans(planner, mesh, src, dst):
+    if not os.access(EXE, os.X_OK):
+        pytest.skip("no built shardcheck at %s (set SHARDCHECK)" % EXE)
+    from adapters import torch_redistribute_plan as trp
+    from shardcheck_harness import notation
+    sizes = [int(n) for n in mesh.split("x")]
+    # torch's planner takes the DTensor's normalised placements (from_local, redistribute)
+    norm = [notation.format_placements(notation.normalize(notation.parse_placements(p)[0], 2))
+            for p in (src, dst)]
+    want = trp.compute({"mesh": sizes, "planner": planner, "dtype": "float32",
+                        "devicesPerHost": 8}, {"src": norm[0], "dst": norm[1], "shape": [8, 4]})
+    rc, out, err = _cli("plan", "--mesh", mesh, "--shape", "8,4", "--src", src, "--dst", dst,
+                        "--planner", planner, "--json")
+    assert rc == 0, err
+    got = {(r["trace"], tuple(s["comm"] for s in r["steps"])) for r in json.loads(out)["ranks"]}
+    assert got == {(p["trace"], tuple(s[3] for s in p["steps"])) for p in want["plans"]}
