@@ -254,7 +254,7 @@ expect_exit "M11 --views on a full disk (RLIMIT_FSIZE): exit 2, no file written"
   tap_ok "M11 ... the old views file as it was, no temporary left" ||
   tap_not_ok "M11 ... the old views file as it was, no temporary left" "$(ls "$tmp/o")"
 expect_exit "M11 --journal on a full disk: exit 2, the journal removed, not left partial" 2 \
-  "^shardcheck run: --journal $tmp/o/j.full: write failed \\(File too large\\): removed" \
+  "^shardcheck run: --journal $tmp/o/j.full: write failed \\([^)]+\\): removed" \
   small $S run --backend ref --family threefry --golden "$C" --journal "$tmp/o/j.full"
 [ -z "$(ls "$tmp/o" | grep 'j.full')" ] && tap_ok "M11 ... no journal and no temporary left" ||
   tap_not_ok "M11 ... no journal and no temporary left" "$(ls "$tmp/o")"

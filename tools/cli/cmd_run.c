@@ -687,7 +687,8 @@ static int close_journal(run_opts *o, int code)
     o->journal = NULL;
     if (out_close_published(&o->journal_of) && code != EXIT_INTERNAL) { /* the wrapper reads it */
         fprintf(stderr, "shardcheck run: --journal %s: write failed (%s): removed, not left "
-                "partial\n", o->journal_path, strerror(errno));
+                "partial\n", o->journal_path, errno ? strerror(errno) : "a line could not be "
+                "written");
         code = EXIT_USAGE;
     }
     return code;

@@ -238,7 +238,7 @@ int out_close_published(out_file *o)
     }
     errno = 0;
     bool bad = fflush(o->f) != 0 || ferror(o->f);
-    int err = errno ? errno : EIO;
+    int err = errno; /* 0: an earlier write failed, its reason gone (a line flushed alone) */
     /* removed only while the name is still this file: a later run's file stays */
     bool ours = !fstat(fileno(o->f), &mine) && S_ISREG(mine.st_mode) &&
                 !stat(o->path, &there) && mine.st_dev == there.st_dev &&

@@ -69,7 +69,8 @@ int out_commit(out_file *o);
  * with errno set.  Then out_close_published, not out_commit. */
 int out_publish(out_file *o);
 /* Flush, fsync and close a published file; when a write failed, the file is removed (if the
- * name is still this file) rather than left partial: 0, or -1 with errno set. */
+ * name is still this file) rather than left partial: 0, or -1 with errno set (0 when the
+ * failed write was an earlier one whose reason is gone). */
 int out_close_published(out_file *o);
 /* Close and remove the temporary file (the target untouched). */
 void out_discard(out_file *o);
