@@ -78,7 +78,7 @@ if [ -f "$broken" ]; then
   else tap_skip "broken plugin: reused RNG offset" "no golden/rng-offsets"; fi
   if [ -d "$top_srcdir/golden/torch-cuda-rng" ]; then
     expect_exit "broken plugin: random_fill reuses offset 0" 1 \
-      "Fail +torch-cuda-rng tc [0-9]+ .*rank 0: bits: expected \\[\"3f78e4cd\",[^]]*\\], got \\[\"3ecc4fd2\"" \
+      "Fail +torch-cuda-rng tc [0-9]+\b.*rank 0: bits: expected \\[\"3f78e4cd\",[^]]*\\], got \\[\"3ecc4fd2\"" \
       "$SHARDCHECK" run --backend plugin:"$broken" --family torch-cuda-rng --golden "$top_srcdir/golden"
   else tap_skip "broken plugin: random_fill reuses offset 0" "no golden/torch-cuda-rng"; fi
 else
