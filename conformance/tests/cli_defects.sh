@@ -2,7 +2,9 @@
 # cli_defects.sh — regression tests of issue 27's CLI defects, each with its exit code and
 # message (or its answer) asserted; every one failed before its fix.  The generic rule they
 # belong to ("every option acts or is refused by name") is walked by cli_options.sh.  Issue 38's
-# M8 (gen --family rewrote other families' MANIFEST lines) and M9 (gen --out "") are at the end.
+# M8 (gen --family rewrote other families' MANIFEST lines) and M9 (gen --out "") are at the end,
+# with D7 (an empty case description prints as "tc 1" alone) and M10 (groups, audit rng and
+# audit plan refuse a mesh past 2^20 ranks unless SHARDCHECK_MAX_RANKS lifts it).
 . "$(dirname "$0")/testlib.sh"
 use_tmpdir
 
@@ -176,6 +178,40 @@ else
   tap_skip "SHARDCHECK_PYTHON that cannot run the worker" "no MPI build"
   tap_skip "SHARDCHECK_PYTHON=/bin/false" "no MPI build"
 fi
+
+# issue 38 D7: a case whose description is empty is "tc 1", not "tc 1 ()" (text, TAP, JUnit)
+if [ -d "$G/curand-stream" ]; then
+  out=$($S run --backend ref --family curand-stream --golden "$G" --verbose 2>&1); rc=$?
+  if [ $rc -eq 0 ] && printf '%s\n' "$out" | grep -Eq '^Pass +curand-stream tc 1$' &&
+     ! printf '%s\n' "$out" | grep -q 'tc [0-9]* ()'; then
+    tap_ok "D7 an empty description: 'Pass curand-stream tc 1', no '()'"
+  else tap_not_ok "D7 an empty description: 'Pass curand-stream tc 1', no '()'" "exit $rc" \
+    "$(printf '%s\n' "$out" | head -n 2)"; fi
+  $S run --backend ref --family curand-stream --golden "$G" --junit "$tmp/d7.xml" >/dev/null 2>&1
+  if grep -q 'name="tc 1"' "$tmp/d7.xml" && ! grep -q 'name="tc [0-9]*: "' "$tmp/d7.xml"; then
+    tap_ok "D7 ... and in JUnit: name=\"tc 1\", no trailing ': '"
+  else tap_not_ok "D7 ... and in JUnit" "$(grep -o 'name="tc 1[^"]*"' "$tmp/d7.xml")"; fi
+else tap_skip "D7 an empty description" "golden/curand-stream not generated"; tap_skip "D7 JUnit" "no curand-stream"; fi
+
+# issue 38 M10: the commands that cover every rank whatever --rank says refuse a mesh past 2^20
+# ranks at once (groups --mesh 4096x4096 --rank 5 printed 280 MB from 1.7 GB; audit rng took
+# 1 GB, audit plan 23 s of CPU), naming the limit and SHARDCHECK_MAX_RANKS, which lifts it
+lim="limited to 1048576 ranks .*SHARDCHECK_MAX_RANKS=16777216 lifts it"
+for q in "groups --mesh 4096x4096 --rank 5" \
+         "audit rng --mesh 4096x4096 --placements S(0),S(1) --shape 8192,8192" \
+         "audit plan --mesh 4096x4096 --shape 8192,8192 --src S(0),S(1) --dst R,R"; do
+  t0=$(date +%s)
+  err=$(timeout 30 $S $q 2>&1 >/dev/null); rc=$?
+  el=$(( $(date +%s) - t0 ))
+  if [ $rc -eq 2 ] && printf '%s' "$err" | grep -Eq "the mesh has 16777216 ranks; .*$lim" &&
+     [ $el -lt 10 ]; then tap_ok "M10 $q: refused in ${el}s, exit 2, naming the limit"
+  else tap_not_ok "M10 $q: refused naming the limit" "exit $rc after ${el}s" "$(printf '%s' "$err" | head -c 300)"; fi
+done
+expect_exit "M10 SHARDCHECK_MAX_RANKS lowers or lifts the limit" 2 \
+  "groups: the mesh has 4 ranks; .*limited to 3 ranks" env SHARDCHECK_MAX_RANKS=3 $S groups --mesh 2x2
+expect_exit "M10 ... a mesh within it runs" 0 "^dim 0 groups" env SHARDCHECK_MAX_RANKS=4 $S groups --mesh 2x2
+expect_exit "M10 ... a bad SHARDCHECK_MAX_RANKS is refused by name" 2 \
+  "SHARDCHECK_MAX_RANKS='0': expected a rank count 1..16777216" env SHARDCHECK_MAX_RANKS=0 $S groups --mesh 2
 
 # issue 38 M8: `gen --family F` rehashed every file on disk into MANIFEST, approving a changed
 # file of another family; now F's lines are rewritten and the others kept as MANIFEST had them.

@@ -3,7 +3,8 @@
 # are marked, replicas share a letter, _StridedShard interleaving alternates letters, the groups
 # of every mesh dim are listed, and with --op the Philox windows show overruns (!) and the audit's
 # findings; --svg writes a well-formed SVG.  Bad input: missing options, an unknown op, a mesh too
-# large to draw, an unwritable --svg path: exit 2 naming it.
+# large to draw, an unwritable --svg path: exit 2 naming it.  The largest shapes (INT64_MAX) scale
+# to the same bounded picture and end on a full disk or a closed pipe (issue 38 M2).
 # A golden case (--family F --tcid N): its flags and notes, inputs, picture (both layouts of a
 # redistribute, into one SVG) and expected answer per rank; with --candidate (a results file,
 # golden-shaped, partial, NotSupported) the candidate's answer per rank beside it, each
@@ -54,6 +55,42 @@ else expect_exit "--svg into a read-only directory: exit 2" 2 "cannot write: Per
   X --mesh 2 --placements 'S(0)' --shape 4 --svg "$tmp/ro/p.svg"; fi
 expect_exit "--svg to /dev/full: the write error is caught" 2 "explain: --svg /dev/full: cannot write: No space left on device" \
   X --mesh 2 --placements 'S(0)' --shape 4 --svg /dev/full
+# issue 38 M2: the largest shape scales to the same bounded picture (the block count's ceiling
+# overflowed to a negative step: gigabytes, and on past a closed pipe); a write error stops it
+big=9223372036854775807
+# bounded CMD...: CMD's output into $tmp/b.out, at most 10 s and about 1 MB (a file-size limit),
+# so that the unfixed picture fails the check without filling the disk; $rc its exit status
+bounded() { (ulimit -f 2048; exec timeout 10 "$@" >"$tmp/b.out" 2>&1); rc=$?; }
+bounded "$SHARDCHECK" explain --mesh 2 --placements 'S(0)' --shape $big
+if [ "$rc" -eq 0 ] && [ "$(wc -c <"$tmp/b.out")" -lt 4000 ] && grep -Eq '^  A{32}B{32}$' "$tmp/b.out"
+then tap_ok "--shape INT64_MAX: one scaled row of 64 cells, exit 0"
+else tap_not_ok "--shape INT64_MAX: one scaled row of 64 cells, exit 0" "exit $rc" \
+  "$(wc -c <"$tmp/b.out") bytes: $(head -c 400 "$tmp/b.out")"; fi
+bounded "$SHARDCHECK" explain --mesh 2x2 --placements 'S(0),S(1)' --shape 4294967296,2147483647 \
+  --svg "$tmp/big.svg"
+if [ "$rc" -eq 0 ] && [ "$(grep -Ec '^  (A{32}B{32}|C{32}D{32})$' "$tmp/b.out")" -eq 32 ] &&
+   [ "$(wc -c <"$tmp/big.svg")" -lt 400000 ]; then
+  tap_ok "--shape 2^32,2^31-1: 32 rows of 64, a bounded SVG"
+else tap_not_ok "--shape 2^32,2^31-1: 32 rows of 64, a bounded SVG" "exit $rc" \
+  "$(head -c 400 "$tmp/b.out")"; fi
+rm -f "$tmp/big.svg"
+expect_exit "--shape INT64_MAX to /dev/full: exit 2, the write error named" 2 \
+  "cannot write standard output: No space left on device" \
+  sh -c 'timeout 10 "$0" explain --mesh 2 --placements "S(0)" --shape "$1" >/dev/full' \
+  "$SHARDCHECK" $big
+rc=$( (trap '' PIPE; timeout 10 "$SHARDCHECK" explain --mesh 2 --placements 'S(0)' --shape $big \
+       2>/dev/null; echo $? >"$tmp/rc") | head -c 10 >/dev/null; cat "$tmp/rc")
+case $rc in # the picture fits a pipe's buffer now: 0, or 2 if the reader left first
+  0|2) tap_ok "--shape INT64_MAX into a closed pipe (SIGPIPE ignored): ends, exit $rc" ;;
+  *) tap_not_ok "--shape INT64_MAX into a closed pipe (SIGPIPE ignored): ends" "exit $rc" ;;
+esac
+out=$(timeout 10 "$SHARDCHECK" explain --mesh 2 --placements 'S(0)' --shape 4611686018427387903 \
+      --op uniform 2>&1); rc=$?
+if [ "$rc" -eq 0 ] && printf '%s\n' "$out" | grep -Eq '^     -{64}\|$' &&
+   printf '%s\n' "$out" | grep -Eq '^  B {34}={32}  \[2305843009213693952, 4611686018427387903\)$'; then
+  tap_ok "--op on a 2^62-element shape: the counter line is 64 chars, end_incr at its end"
+else tap_not_ok "--op on a 2^62-element shape: the counter line is 64 chars, end_incr at its end" \
+  "exit $rc" "$(printf '%s' "$out" | tail -c 500)"; fi
 
 # ---- a golden case ----
 export SHARDCHECK_GOLDEN="$G" # where make check runs there is no ./golden

@@ -14,6 +14,9 @@
 #       link, a golden file, a new file in the golden directory) is refused, the input intact;
 #   N19 a write that fails part-way (RLIMIT_FSIZE, /dev/full) leaves no file and no temporary
 #       (gen, verify --junit, report --out, explain --svg);
+#   issue 38 M6, M11: run's --views, --journal and --junit against the --waivers file and
+#       each other (also names that do not exist yet, X and ./X); concurrent runs sharing
+#       --views leave one run's whole file; a full disk leaves no views or journal file;
 #   N12 tools/run/mpirun_runner.sh: its time limit ends a job that never finishes (Timeout, exit
 #       1), and SIGTERM or SIGINT end mpirun and every process under it (a stopped one too),
 #       remove the journal and kill the script by that signal (a stand-in mpirun here;
@@ -162,7 +165,7 @@ expect_exit "N6 run --journal at a golden file: refused" 2 \
   "^shardcheck run: --journal $M/schemas/threefry_v1.json: that is $M/schemas/threefry_v1.json" \
   $S run --family threefry --golden "$M" --journal "$M/schemas/threefry_v1.json"
 expect_exit "N6 run --junit and --journal at one file: refused" 2 \
-  "--junit and --journal name the same file" \
+  "--junit [^ ]+ and --journal [^ ]+ name the same file" \
   $S run --family threefry --golden "$M" --junit "$tmp/o.xml" --journal "$tmp/o.xml"
 expect_exit "N6 report --out at one of its inputs: refused" 2 \
   "^shardcheck report: --out $tmp/run.json: that is $tmp/run.json, given as an INPUT" \
@@ -207,6 +210,58 @@ else tap_skip "N19 verify --junit /dev/full" "no writable /dev/full"; fi
 expect_exit "N19 a whole write still works (the temporary renamed into place)" 0 "40 passed" \
   $S verify --family threefry --golden "$C" --candidate "$CAND" --junit "$tmp/w/ok.xml"
 expect_file "N19 ... the JUnit file is complete" "$tmp/w/ok.xml" "</testsuites>"
+
+# ---- issue 38 M6, M11: outputs against every input and each other; journal and views whole ----
+mkdir "$tmp/o"
+printf '{"waivers": []}\n' >"$tmp/o/w.json"; cp "$tmp/o/w.json" "$tmp/o/w.orig"
+RW() { $S run --backend ref --family threefry --golden "$C" --waivers "$tmp/o/w.json" "$@"; }
+for opt in views journal junit; do
+  expect_exit "M6 run --$opt naming the --waivers file: refused naming both" 2 \
+    "^shardcheck run: --$opt $tmp/o/./w.json: that is $tmp/o/w.json, given as --waivers, an input" \
+    RW --$opt "$tmp/o/./w.json"
+done
+if cmp -s "$tmp/o/w.json" "$tmp/o/w.orig"; then tap_ok "M6 ... and the waivers file is intact"
+else tap_not_ok "M6 ... and the waivers file is intact" "$(head -c 200 "$tmp/o/w.json")"; fi
+R1() { $S run --backend ref --family threefry --golden "$C" "$@"; }
+expect_exit "M11 --views X --journal ./X, X not existing yet: refused naming both" 2 \
+  "^shardcheck run: --journal $tmp/o/./X and --views $tmp/o/X name the same file" \
+  R1 --views "$tmp/o/X" --journal "$tmp/o/./X"
+mkdir "$tmp/o/d"
+expect_exit "M11 --junit d/../Y --journal Y (not existing): refused" 2 \
+  "^shardcheck run: --junit $tmp/o/d/../Y and --journal $tmp/o/Y name the same file" \
+  R1 --junit "$tmp/o/d/../Y" --journal "$tmp/o/Y"
+[ ! -e "$tmp/o/X" ] && [ ! -e "$tmp/o/Y" ] && tap_ok "M11 ... and neither file was made" ||
+  tap_not_ok "M11 ... and neither file was made" "$(ls "$tmp/o")"
+R1 --views "$tmp/o/v.ref" >/dev/null 2>&1
+$S run --backend ref --family philox-kat --golden "$C" --views "$tmp/o/p.ref" >/dev/null 2>&1
+bad=
+for k in 1 2 3; do # two different runs into one --views at once: one whole file, never a mix
+  R1 --views "$tmp/o/v.both" >/dev/null 2>&1 & p1=$!
+  $S run --backend ref --family philox-kat --golden "$C" --views "$tmp/o/v.both" >/dev/null 2>&1 &
+  p2=$!
+  wait $p1; r1=$?; wait $p2; r2=$?
+  { [ $r1 -eq 0 ] && [ $r2 -eq 0 ]; } || bad="$bad exit $r1 $r2;"
+  cmp -s "$tmp/o/v.both" "$tmp/o/v.ref" || cmp -s "$tmp/o/v.both" "$tmp/o/p.ref" ||
+    bad="$bad try $k: $(wc -c <"$tmp/o/v.both") bytes, neither run's views;"
+done
+[ -z "$bad$(ls "$tmp/o" | grep tmp)" ] && tap_ok "M11 concurrent runs sharing --views: the file is one run's, whole" ||
+  tap_not_ok "M11 concurrent runs sharing --views: the file is one run's, whole" "$bad" "$(ls "$tmp/o")"
+echo old >"$tmp/o/v.keep"
+expect_exit "M11 --views on a full disk (RLIMIT_FSIZE): exit 2, no file written" 2 \
+  "^shardcheck run: --views $tmp/o/v.keep: write failed \\(File too large\\): no file written" \
+  small $S run --backend ref --family threefry --golden "$C" --views "$tmp/o/v.keep"
+[ "$(cat "$tmp/o/v.keep")" = old ] && [ -z "$(ls "$tmp/o" | grep 'v.keep.tmp')" ] &&
+  tap_ok "M11 ... the old views file as it was, no temporary left" ||
+  tap_not_ok "M11 ... the old views file as it was, no temporary left" "$(ls "$tmp/o")"
+expect_exit "M11 --journal on a full disk: exit 2, the journal removed, not left partial" 2 \
+  "^shardcheck run: --journal $tmp/o/j.full: write failed \\([^)]+\\): removed" \
+  small $S run --backend ref --family threefry --golden "$C" --journal "$tmp/o/j.full"
+[ -z "$(ls "$tmp/o" | grep 'j.full')" ] && tap_ok "M11 ... no journal and no temporary left" ||
+  tap_not_ok "M11 ... no journal and no temporary left" "$(ls "$tmp/o")"
+R1 --journal "$tmp/o/j.ok" >/dev/null 2>&1
+[ "$(tail -n 1 "$tmp/o/j.ok")" = "done 0" ] && [ "$(grep -c '^Pass threefry' "$tmp/o/j.ok")" = 40 ] &&
+  tap_ok "M11 a whole journal: 40 Pass lines and done 0" ||
+  tap_not_ok "M11 a whole journal: 40 Pass lines and done 0" "$(head -c 300 "$tmp/o/j.ok")"
 
 # ---- N12: the mpirun runner ends what it started ----
 R="$top_srcdir/tools/run/mpirun_runner.sh"

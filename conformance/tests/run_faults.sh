@@ -7,7 +7,8 @@
 # another ABI version, and a bad fault spec are clear errors (exit 2); the
 # broken example plugin is caught with the case, the rank and the bytes; a stopped MPI process
 # (N8) leaves every case reported, Timeout where it was needed, and no process behind; SIGTERM
-# to tools/run/mpirun_runner.sh ends mpirun and the ranks (N12).
+# to tools/run/mpirun_runner.sh ends mpirun and the ranks (N12); SHARDCHECK_FAULT=stop:R with
+# no process R (or no mpirun job) is exit 2 naming R and the job's size (issue 38 M17).
 . "$(dirname "$0")/testlib.sh"
 use_tmpdir
 G="$tmp/golden"; F=redistribute-data
@@ -31,6 +32,11 @@ el=$(( $(date +%s) - start ))
 [ "$el" -lt 60 ] && tap_ok "hung rank run ended in ${el}s" || tap_not_ok "hung rank run ended in ${el}s"
 expect_exit "bad SHARDCHECK_FAULT" 2 "expected kill:RANK:TCID, hang:RANK:TCID, stop:RANK:TCID or die:RANK:TCID" \
   env SHARDCHECK_FAULT=explode:1 "$SHARDCHECK" run --backend ref --family $F --golden "$G"
+# issue 38 M17: stop:R acts on process R of an mpirun job; one no process has is refused, not
+# silently a run without the fault
+expect_exit "M17 stop:R without mpirun: exit 2, named" 2 \
+  "SHARDCHECK_FAULT=stop:1:$TC: stop acts on a process of an mpirun job; --backend ref runs none" \
+  env SHARDCHECK_FAULT=stop:1:$TC "$SHARDCHECK" run --backend ref --family $F --golden "$G"
 expect_exit "world too large for --max-ranks is NotSupported" 0 \
   "SKIP NotSupported: needs 4 ranks" \
   "$SHARDCHECK" run --backend local --family $F --golden "$G" --max-ranks 3 --tap --max-cases 100
@@ -77,7 +83,7 @@ if [ -f "$broken" ]; then
   else tap_skip "broken plugin: reused RNG offset" "no golden/rng-offsets"; fi
   if [ -d "$top_srcdir/golden/torch-cuda-rng" ]; then
     expect_exit "broken plugin: random_fill reuses offset 0" 1 \
-      "Fail +torch-cuda-rng tc [0-9]+ .*rank 0: bits: expected \\[\"3f78e4cd\",[^]]*\\], got \\[\"3ecc4fd2\"" \
+      "Fail +torch-cuda-rng tc [0-9]+\b.*rank 0: bits: expected \\[\"3f78e4cd\",[^]]*\\], got \\[\"3ecc4fd2\"" \
       "$SHARDCHECK" run --backend plugin:"$broken" --family torch-cuda-rng --golden "$top_srcdir/golden"
   else tap_skip "broken plugin: random_fill reuses offset 0" "no golden/torch-cuda-rng"; fi
 else
@@ -88,8 +94,15 @@ fi
 if ! have_mpi_build; then
   tap_skip "killed MPI rank" "no MPI"; tap_skip "hung MPI rank" "no MPI"
   tap_skip "N8 stopped MPI rank" "no MPI"; tap_skip "N12 runner with OpenMPI" "no MPI"
+  tap_skip "M17 stop:R past the job" "no MPI"
 else
   export OMPI_MCA_mpi_warn_on_fork=0
+  for R in 2 5 -1; do # M17: a job of 2 processes has ranks 0 and 1 only
+    expect_exit "M17 stop:$R in a job of 2 processes: exit 2 naming $R and the job's size" 2 \
+      "^shardcheck run: SHARDCHECK_FAULT=stop:$R:$TC: no process $R in this job of 2 processes" \
+      env SHARDCHECK_FAULT=stop:$R:$TC timeout 120 "$MPIRUN" --oversubscribe --allow-run-as-root \
+      -np 2 "$SHARDCHECK" run --backend mpi --family $F --golden "$G" --max-cases 1
+  done
   # Under the ASan+UBSan build (tools/test_job.sh sets SHARDCHECK_SANITIZED=1) OpenMPI's own
   # allocations, many in MCA components it has already unloaded, show up as leaks no suppression
   # can name: MPI processes run without leak detection (ASan's other checks stay on; the ref and

@@ -8,7 +8,8 @@
 # supported releases; every report format records the release; a torch family's golden
 # file without version data is read as the pinned release's with one note; run judges its
 # backend against the release too.  (The same check with a candidate the torch 2.15 harness
-# wrote runs in tools/test_job.sh's 2.15 stage.)
+# wrote runs in tools/test_job.sh's 2.15 stage.)  The recorded release is read wherever it
+# stands (after "results", past 64 KiB, escaped) and a non-string one is refused (issue 38 M3).
 . "$(dirname "$0")/testlib.sh"
 fam=redistribute-data
 use_tmpdir
@@ -40,6 +41,16 @@ res = golden_results.entries(G, "redistribute-data")
 json.dump({"family": "redistribute-data", "results": res}, open(os.path.join(out, "c215.json"), "w"))
 json.dump({"family": "redistribute-data", "torch": "2.15", "results": res},
           open(os.path.join(out, "c215rec.json"), "w"))
+# issue 38 M3: the recorded release read wherever it stands and however it is spelt: last, as
+# jq -S, Go and sort_keys=True write it (after "results", past the first 64 KiB), escaped
+rec = {"family": "redistribute-data", "torch": "2.15", "results": res}
+json.dump(rec, open(os.path.join(out, "c215last.json"), "w"), sort_keys=True)
+json.dump(rec, open(os.path.join(out, "c215ind.json"), "w"), sort_keys=True, indent=1)
+text = json.dumps(rec, sort_keys=True)
+open(os.path.join(out, "c215esc.json"), "w").write(
+    text.replace('"torch": "2.15"', '"tor\\u0063h": "2.1\\u0035"'))
+open(os.path.join(out, "c215num.json"), "w").write(text.replace('"torch": "2.15"', '"torch": 2.15'))
+open(os.path.join(out, "c215arr.json"), "w").write(text.replace('"torch": "2.15"', '"torch": ["2.15"]'))
 open(os.path.join(out, "changed"), "w").write("\n".join(str(c) for c in sorted(changed)) + "\n")
 # the family without version data: source.releases and every byVersion dropped
 os.makedirs(os.path.join(out, "old", "redistribute-data"))
@@ -91,6 +102,26 @@ expect_exit "SHARDCHECK_TORCH_VERSION=latest is refused the same way" 2 "SHARDCH
 sed 's/"torch": "2.15"/"torch": "2.16"/' "$tmp/c215rec.json" >"$tmp/c216.json"
 expect_exit "a results file recording an unsupported release is bad input" 2 "records \"torch\": \"2.16\"" \
   V --candidate "$tmp/c216.json"
+
+# issue 38 M3: the same answers, the same verdict whatever the key order
+sz=$(wc -c <"$tmp/c215last.json")
+[ "$sz" -gt 65536 ] && tap_ok "the sorted results file is $sz bytes: its \"torch\" lies past 64 KiB" ||
+  tap_not_ok "the sorted results file lies past 64 KiB" "$sz bytes"
+for f in c215last c215ind c215esc; do
+  expect_exit "$f.json: \"torch\" after \"results\" is read: judged against 2.15, passes" 0 \
+    "judged against torch 2.15 \(recorded in .*$f.json\)" V --candidate "$tmp/$f.json"
+done
+expect_exit "c215last.json checked against 2.13: refused by name as with \"torch\" first" 2 \
+  "c215last.json was judged against torch 2.15 \(its \"torch\"\), not 2.13" \
+  V --candidate "$tmp/c215last.json" --torch-version 2.13
+expect_exit "\"torch\": 2.15 (a number) is refused, not read as no release" 2 \
+  "c215num.json: \"torch\" is a number; a results file records its release as a string" \
+  V --candidate "$tmp/c215num.json"
+expect_exit "\"torch\": [\"2.15\"] is refused" 2 "c215arr.json: \"torch\" is an array" \
+  V --candidate "$tmp/c215arr.json"
+expect_exit "explain --candidate reads it last too" 0 "torch 2.15" \
+  "$SHARDCHECK" explain --family $fam --golden "$G" --tcid "$(head -n 1 "$tmp/changed")" \
+  --candidate "$tmp/c215last.json"
 
 # every report format records the release
 V --candidate "$tmp/c215.json" --torch-version 2.15 --json >"$tmp/r.json" 2>/dev/null

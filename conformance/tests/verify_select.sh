@@ -2,8 +2,10 @@
 # verify_select.sh — verify checks a subset when asked (issue 22 item 1): --tcid, --flag,
 # --answered; a case left out is neither printed nor counted, and a bad selection is exit 2
 # naming it.  The candidate is one golden file of shard-layout (invalid.json, 16 tests, right
-# answers), so everything else of the family is missing from it.
+# answers), so everything else of the family is missing from it.  A rank missing from a test
+# the candidate answers is a failure under --answered too (issue 38 M12).
 . "$(dirname "$0")/testlib.sh"
+use_tmpdir
 need_golden shard-layout
 c=$G/shard-layout/invalid.json
 V() { "$S" verify --family shard-layout --golden "$G" --candidate "$c" "$@"; }
@@ -24,4 +26,34 @@ expect_exit "--tcid of a test the family lacks is exit 2 naming it" 2 "--tcid 99
 expect_exit "--tcid that is not a list is exit 2" 2 "--tcid: '3,x' is not a list of tcIds" V --tcid 3,x
 expect_exit "an unknown --flag is exit 2 naming it" 2 "--flag NoSuchFlag: family shard-layout declares no such flag" V --flag NoSuchFlag
 expect_exit "--tcid with --manifest is refused by name" 2 "--tcid" "$S" verify --manifest --golden "$G" --tcid 3
+# issue 38 M12: --answered leaves out only tests the candidate does not answer at all; a test
+# answered for some ranks is checked, its missing rank a failure by name (a rank >= world, too)
+need_python "to build results files"
+"$PY" - "$G/shard-layout/rank-maps-explicit.json" "$tests_dir" "$tmp" <<'PYEOF'
+import json, sys
+sys.path.insert(0, sys.argv[2])
+import golden_results
+golden_results.tests = lambda g, f: (t for grp in json.load(open(sys.argv[1]))["testGroups"]
+                                     for t in grp["tests"])
+res = golden_results.entries(None, "shard-layout")
+tc = next(e["tcId"] for e in res if e.get("rank") == 1)
+mine = [e for e in res if e["tcId"] == tc]
+world = len(mine)
+def dump(name, es):
+    json.dump({"family": "shard-layout", "results": es}, open(sys.argv[3] + "/" + name, "w"))
+dump("all.json", mine)
+dump("miss.json", [e for e in mine if e["rank"] != 1])
+dump("past.json", [dict(e, rank=world + 3) if e["rank"] == 1 else e for e in mine])
+open(sys.argv[3] + "/tc", "w").write("%d %d\n" % (tc, world))
+PYEOF
+read tc world <"$tmp/tc"
+VA() { "$S" verify --family shard-layout --golden "$G" --answered --candidate "$@"; }
+expect_exit "M12 --answered: a test answered for all $world ranks passes" 0 "^1 passed, 0 failed" \
+  VA "$tmp/all.json"
+expect_exit "M12 --answered: rank 1 left out of an answered test fails by name, exit 1" 1 \
+  "^Fail +tcId $tc rank 1: missing from the candidate, which answers this test for other ranks" \
+  VA "$tmp/miss.json"
+expect_exit "M12 --answered: rank 1 answered as rank $((world + 3)) (>= world $world): exit 1" 1 \
+  "^Fail +tcId $tc rank 1: missing from the candidate" VA "$tmp/past.json"
+expect_exit "M12 ... counted as failed" 1 "^0 passed, 1 failed, 0 skipped" VA "$tmp/past.json"
 tap_done

@@ -152,6 +152,11 @@ int cli_print_json_e(json_t *v, shc_err *e);
 int cli_check_printed_ranks(const char *cmd, int64_t n);
 /* The same as SHC_OK or SHC_EINVAL with the message in e. */
 int cli_printed_ranks_e(int64_t n, shc_err *e);
+/* Commands that cover every rank whatever --rank says (groups lists every group of every
+ * mesh dim, audit rng and audit plan audit every rank): SHC_OK when n ranks are within
+ * CLI_MAX_PRINTED_RANKS, or within SHARDCHECK_MAX_RANKS (up to SHC_MAX_WORLD) where it is
+ * set to lift it; else SHC_EINVAL naming what (the work) and how to lift the limit. */
+int cli_whole_mesh_e(const char *what, int64_t n, shc_err *e);
 
 /* A JSON object streamed to stdout whose last member is a long array, one item at a
  * time: memory stays one item's, not the whole answer's (a million ranks' offsets were

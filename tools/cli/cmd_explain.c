@@ -108,15 +108,16 @@ int cmd_explain(int argc, char **argv)
         {.name = "golden", .kind = CLI_STR, .meta = "DIR", .to = &co.golden,
          .help = "with --family: " CLI_GOLDEN_HELP},
         CLI_OPT_END};
-    char about[700];
+    char about[800];
     snprintf(about, sizeof about,
              "Who holds what: the global tensor with each shard's block, the shards (uneven and\n"
              "empty marked), the groups of every mesh dim; with --op each shard's Philox window\n"
              "on the counter line (! past end_incr, X overlapping another shard, same starts\n"
-             "named).  Meshes of at most %d ranks.  With --family F --tcid N: a golden case,\n"
-             "its flags, inputs, picture and expected answer per rank; with --candidate FILE\n"
-             "what the candidate got beside it, differing fields marked by '*' (exit 1 when it\n"
-             "fails the case).", XP_MAX_WORLD);
+             "named).  Meshes of at most %d ranks; any shape (the picture is scaled to at most\n"
+             "32 x 64 cells, the counter line to 64 chars).  With --family F --tcid N: a golden\n"
+             "case, its flags, inputs, picture and expected answer per rank; with --candidate\n"
+             "FILE what the candidate got beside it, differing fields marked by '*' (exit 1 when\n"
+             "it fails the case).", XP_MAX_WORLD);
     const cli_command cmd = {.name = "explain", .opts = opts, .about = about, .given = &given,
                              .synopsis = "--mesh M [--ranks L] --placements P --shape S [--op OP] "
                                          "[--svg FILE] [--torch-version V]\n"

@@ -215,6 +215,8 @@ static int run(const gopts *o)
     shc_err e = {0};
     shc_mesh m;
     int rc = cli_load_mesh(&o->c, &m, &e);
+    if (!rc && (rc = cli_whole_mesh_e("groups lists every group of every mesh dim", m.size, &e)))
+        shc_mesh_free(&m);
     if (rc)
         return cli_report("groups", rc, &e);
     json_t *out = json_object();

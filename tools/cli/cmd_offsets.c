@@ -362,6 +362,7 @@ int cmd_audit_rng(int argc, char **argv)
     shc_rng_audit au;
     const shc_rng_op *op = a.rop;
     if ((rc = load_layout(&a.c, &L, &e)) == SHC_OK &&
+        (rc = cli_whole_mesh_e("audit rng audits every rank", L.m.size, &e)) == SHC_OK &&
         (rc = op ? shc_rng_audit_op(op, &L.m, &L.pl, &L.shape, &au, &e)
                  : shc_rng_audit_layout(&L.m, &L.pl, &L.shape, &au, &e)) == SHC_OK) {
         if (a.c.json) {

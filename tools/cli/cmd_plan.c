@@ -456,6 +456,8 @@ int cmd_audit_plan(int argc, char **argv)
     int nf = 0;
     int rc = load_req(&a, &q, &e);
     if (rc == SHC_OK)
+        rc = cli_whole_mesh_e("audit plan audits every rank", q.mesh.size, &e);
+    if (rc == SHC_OK)
         rc = shc_plan_audit(&q.mesh, &q.src, &q.dst, &q.shape, &q.opts, &f, &nf, &e);
     shc_mesh_free(&q.mesh);
     if (rc)

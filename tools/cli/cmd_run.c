@@ -49,7 +49,8 @@ static const char RUN_ABOUT[] =
     "          77 with the reason where CUDA was not built in or no GPU is visible\n"
     "  plugin  a vendor library implementing shardcheck_backend.h\n"
     "  SHARDCHECK_FAULT=kill:RANK:TCID | hang:RANK:TCID | stop:RANK:TCID injects a fault\n"
-    "  (tests; stop: under mpirun the rank's own process stops, as kill -STOP).\n"
+    "  (tests; stop: under mpirun the rank's own process stops, as kill -STOP; a RANK the\n"
+    "  job has no process for, or stop without mpirun, is exit 2).\n"
     "  Before the first case every process checks the golden files it reads (and their\n"
     "  schemas) against golden/MANIFEST, as verify does: a mismatch is exit 2 naming the file.\n"
     "  exit: 0 passed, 1 failures, 2 bad input, 77 nothing ran, 99 internal error";
@@ -420,6 +421,7 @@ static int preflight(run_opts *o, shc_err *e)
     out_inputs_tree(&in, "golden directory", o->golden, 1);
     if (o->be->input)
         out_inputs_file(&in, "given as --backend plugin:FILE", o->be->input(o));
+    out_inputs_file(&in, "given as --waivers", o->waivers_path);
     rc = out_refuse(&in, "--junit", o->junit, e);
     const char *journal_file = journal_on_stdout(o) ? NULL : o->journal_path;
     if (!rc)
@@ -430,9 +432,9 @@ static int preflight(run_opts *o, shc_err *e)
     for (int i = 0; !rc && i < 3; i++)
         for (int j = i + 1; !rc && j < 3; j++)
             if (outs[i] && outs[j] && out_same(outs[i], outs[j]))
-                rc = shc_fail(e, SHC_EINVAL, "--%s and --%s name the same file %s",
-                              i == 0 ? "junit" : "journal", j == 1 ? "journal" : "views",
-                              outs[i]);
+                rc = shc_fail(e, SHC_EINVAL, "--%s %s and --%s %s name the same file: each "
+                              "output needs its own", i == 0 ? "junit" : "journal", outs[i],
+                              j == 1 ? "journal" : "views", outs[j]);
     out_inputs_free(&in);
     if (!rc && o->waivers_path && o->waivers_path[0] == '\0')
         rc = shc_fail(e, SHC_EINVAL, "--waivers: an empty file name");
@@ -462,6 +464,20 @@ static int agree(run_opts *o, int pre, const shc_err *e)
     (void)e;
     return CLI_GO;
 #endif
+}
+
+/* SHARDCHECK_FAULT=stop:R acts on process R of an mpirun job: one no process has (or a run
+ * that is no mpirun job) would test nothing while seeming to (issue 38 M17). */
+static int fault_stop_refused(const run_opts *o, shc_err *e)
+{
+    if (!o->mpi_job)
+        return shc_fail(e, SHC_EINVAL, "SHARDCHECK_FAULT=stop:%lld:%lld: stop acts on a process "
+                        "of an mpirun job; --backend %s runs none here", (long long)o->fault.rank,
+                        (long long)o->fault.tcid, o->be->name);
+    return shc_fail(e, SHC_EINVAL, "SHARDCHECK_FAULT=stop:%lld:%lld: no process %lld in this "
+                    "job of %lld processes (ranks 0..%lld)", (long long)o->fault.rank,
+                    (long long)o->fault.tcid, (long long)o->fault.rank, (long long)o->nprocs,
+                    (long long)o->nprocs - 1);
 }
 
 #ifdef HAVE_MPI
@@ -520,6 +536,9 @@ static int start_job(run_opts *o, int *argc, char ***argv, int pre, const shc_er
 #endif
     if (pre && !job)
         return cli_report("run", pre, e);
+    shc_err fe = {0};
+    if (!job && o->fault.kind == FAULT_STOP)
+        return cli_report("run", fault_stop_refused(o, &fe), &fe);
     int rc = o->be->start ? o->be->start(o) : 0;
     if (rc)
         return rc;
@@ -542,6 +561,8 @@ static int start_job(run_opts *o, int *argc, char ***argv, int pre, const shc_er
         pre = SHC_EINVAL;
         e = &se;
     }
+    if (!pre && o->fault.kind == FAULT_STOP && (o->fault.rank < 0 || o->fault.rank >= o->nprocs))
+        pre = fault_stop_refused(o, &fe), e = &fe; /* every rank finds it: agree says it once */
     rc = agree(o, pre, e);
     if (rc != CLI_GO)
         return rc;
@@ -611,29 +632,45 @@ static int open_outputs(run_opts *o, report *rep)
     if (report_open(rep, &ro))
         return cli_usage_error("run", "--junit %s: cannot write", o->junit);
     o->rep = rep;
-    if (journal_on_stdout(o))
-        o->journal = stdout;
-    else if (o->journal_path && !(o->journal = fopen(o->journal_path, "w"))) {
+    if (o->views_path && !(o->views_out = out_open(&o->views_of, o->views_path))) {
+        int err = errno;
         report_abandon(rep);
-        return cli_usage_error("run", "--journal %s: cannot write", o->journal_path);
+        return cli_usage_error("run", "--views %s: cannot write: %s", o->views_path,
+                               strerror(err));
+    }
+    /* the journal is read while the job runs and after it died (the runner, certify): a
+     * new file renamed into place now (or stdout, "-"); the views are whole or not at all */
+    if (journal_on_stdout(o)) {
+        o->journal = stdout;
+    } else if (o->journal_path && (!(o->journal = out_open(&o->journal_of, o->journal_path)) ||
+                                   out_publish(&o->journal_of))) {
+        int err = errno;
+        out_discard(&o->journal_of);
+        out_discard(&o->views_of);
+        o->journal = o->views_out = NULL;
+        report_abandon(rep);
+        return cli_usage_error("run", "--journal %s: cannot write: %s", o->journal_path,
+                               strerror(err));
     }
     /* the runner tells a job that never started (a launch failure) from one that died */
     run_journal(o, "begin %lld", (long long)o->nprocs);
-    if (o->views_path && !(o->views_out = fopen(o->views_path, "w"))) {
-        report_abandon(rep);
-        return cli_usage_error("run", "--views %s: cannot write", o->views_path);
-    }
     return CLI_GO;
 }
 
-/* --views: the file is the comparison's input, so a short write is bad output (exit 2). */
-static int close_views(run_opts *o, int code)
+/* --views: the file is the comparison's input, so a short write is bad output (exit 2), and
+ * a run ended by bad input (abandoned) leaves no file: the views of some cases only. */
+static int close_views(run_opts *o, int code, bool abandoned)
 {
     if (!o->views_out)
         return code;
-    bool bad = ferror(o->views_out) != 0;
-    if ((fclose(o->views_out) || bad) && code != EXIT_INTERNAL) {
-        fprintf(stderr, "shardcheck run: --views %s: write failed\n", o->views_path);
+    o->views_out = NULL;
+    if (abandoned) {
+        out_discard(&o->views_of);
+        return code;
+    }
+    if (out_commit(&o->views_of) && code != EXIT_INTERNAL) {
+        fprintf(stderr, "shardcheck run: --views %s: write failed (%s): no file written\n",
+                o->views_path, strerror(errno));
         code = EXIT_USAGE;
     }
     return code;
@@ -656,9 +693,11 @@ static int close_journal(run_opts *o, int code)
     run_journal(o, "done %d", code);
     if (o->journal == stdout) /* closed with the rest of the output (cli_finish_output) */
         return code;
-    bool bad = ferror(o->journal) != 0;
-    if ((fclose(o->journal) || bad) && code != EXIT_INTERNAL) { /* the wrapper reads it */
-        fprintf(stderr, "shardcheck run: --journal %s: write failed\n", o->journal_path);
+    o->journal = NULL;
+    if (out_close_published(&o->journal_of) && code != EXIT_INTERNAL) { /* the wrapper reads it */
+        fprintf(stderr, "shardcheck run: --journal %s: write failed (%s): removed, not left "
+                "partial\n", o->journal_path, errno ? strerror(errno) : "a line could not be "
+                "written");
         code = EXIT_USAGE;
     }
     return code;
@@ -710,7 +749,7 @@ int cmd_run(int argc, char **argv)
     else if (printer(&o))
         code = report_close(&rep);
     idle_note(&o);
-    code = close_views(&o, rc ? rc : code);
+    code = close_views(&o, rc ? rc : code, rc != 0);
     code = close_journal(&o, code);
     waivers_free(o.waivers);
     stop_job(&o);

@@ -160,9 +160,9 @@ int cmd_verify(int argc, char **argv)
     shc_golden g;
     shc_torch_release rel;
     char rec[64], why[256];
-    if (!rc)
-        rc = tv_resolve(tver, tv_recorded(cand, rec, sizeof rec) ? rec : NULL, cand, &rel, why,
-                        sizeof why, &e);
+    bool has_rec;
+    if (!(rc = tv_read_recorded(cand, rec, sizeof rec, &has_rec, &e)))
+        rc = tv_resolve(tver, has_rec ? rec : NULL, cand, &rel, why, sizeof why, &e);
     /* the golden files are the oracle: a tampered one would fail a correct candidate and
      * pass a matching wrong one, so they must match MANIFEST before anything is compared */
     if (!rc)

@@ -563,8 +563,10 @@ int explain_case(const explain_case_opts *o)
     shc_torch_release rel;
     char rec[64], why[256];
     const char *cand = o->candidate;
-    int rc = tv_resolve(o->tver, cand && tv_recorded(cand, rec, sizeof rec) ? rec : NULL, cand,
-                        &rel, why, sizeof why, &e);
+    bool has_rec = false;
+    int rc = cand ? tv_read_recorded(cand, rec, sizeof rec, &has_rec, &e) : SHC_OK;
+    if (!rc)
+        rc = tv_resolve(o->tver, has_rec ? rec : NULL, cand, &rel, why, sizeof why, &e);
     if (!rc && o->svg) { /* --svg must not overwrite the candidate or a golden file */
         out_inputs in = {0};
         if (cand)

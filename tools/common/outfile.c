@@ -121,13 +121,34 @@ int out_refuse(const out_inputs *in, const char *opt, const char *path, shc_err 
     return SHC_OK;
 }
 
+/* The name a file that does not exist yet would get: its directory resolved (realpath: no
+ * ., .. or links) and its last component; false when the directory cannot be resolved. */
+static bool resolved_name(const char *path, char *buf, size_t n)
+{
+    char parent[4096], *real;
+    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+    parent_of(path, parent, sizeof parent);
+    if (!*base || !strcmp(base, ".") || !strcmp(base, "..") || !(real = realpath(parent, NULL)))
+        return false;
+    bool ok = snprintf(buf, n, "%s/%s", strcmp(real, "/") ? real : "", base) < (int)n;
+    free(real);
+    return ok;
+}
+
 bool out_same(const char *a, const char *b)
 {
     struct stat sa, sb;
+    char ra[4200], rb[4200];
     if (!a || !b)
         return false;
-    return !strcmp(a, b) || (!stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev &&
-                             sa.st_ino == sb.st_ino);
+    if (!strcmp(a, b))
+        return true;
+    bool ea = !stat(a, &sa), eb = !stat(b, &sb);
+    if (ea && eb) /* existing files: one inode under any spelling or link */
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    /* neither exists yet (X and ./X, d/../X): the file each would create */
+    return !ea && !eb && resolved_name(a, ra, sizeof ra) && resolved_name(b, rb, sizeof rb) &&
+           !strcmp(ra, rb);
 }
 
 void out_inputs_free(out_inputs *in)
@@ -194,6 +215,41 @@ int out_commit(out_file *o)
     if (bad && o->tmp[0])
         unlink(o->tmp);
     o->tmp[0] = '\0';
+    errno = bad ? err : 0;
+    return bad ? -1 : 0;
+}
+
+int out_publish(out_file *o)
+{
+    if (!o->f || !o->tmp[0])
+        return 0;
+    if (rename(o->tmp, o->path))
+        return -1;
+    o->tmp[0] = '\0';
+    return 0;
+}
+
+int out_close_published(out_file *o)
+{
+    struct stat mine, there;
+    if (!o->f) {
+        errno = EBADF;
+        return -1;
+    }
+    errno = 0;
+    bool bad = fflush(o->f) != 0 || ferror(o->f);
+    int err = errno; /* 0: an earlier write failed, its reason gone (a line flushed alone) */
+    /* removed only while the name is still this file: a later run's file stays */
+    bool ours = !fstat(fileno(o->f), &mine) && S_ISREG(mine.st_mode) &&
+                !stat(o->path, &there) && mine.st_dev == there.st_dev &&
+                mine.st_ino == there.st_ino;
+    if (!bad && ours && fsync(fileno(o->f)))
+        bad = true, err = errno;
+    if (fclose(o->f) && !bad)
+        bad = true, err = errno;
+    o->f = NULL;
+    if (bad && ours)
+        unlink(o->path);
     errno = bad ? err : 0;
     return bad ? -1 : 0;
 }

@@ -13,7 +13,8 @@
  * written and flushed, and that out_discard (or a failed commit) removes: a full disk or
  * an interrupted run leaves the old file or none, never an empty or truncated one.  A
  * target that exists and is not a regular file (/dev/null, /dev/stdout, a FIFO) is
- * written directly.
+ * written directly.  Output paths are compared with each other by inode, and by the name
+ * they would create when they do not exist yet (out_same).
  * Tested by hardening.sh (N6: every output option at an input, by name, another
  * spelling, a symbolic and a hard link; N19: writes past RLIMIT_FSIZE and to /dev/full).
  */
@@ -46,7 +47,8 @@ void out_inputs_tree(out_inputs *in, const char *label, const char *dir, int dep
 /* SHC_OK when path (given to option opt; NULL: not given) is none of the inputs and not
  * inside an input directory; else SHC_EINVAL, "--opt PATH: that is INPUT, ..." in e. */
 int out_refuse(const out_inputs *in, const char *opt, const char *path, shc_err *e);
-/* Whether two paths name the same file: the same string, or both exist with one inode. */
+/* Whether two paths name the same file: the same string, both exist with one inode, or
+ * neither exists and both would create the same name (X and ./X: the directory resolved). */
 bool out_same(const char *a, const char *b);
 void out_inputs_free(out_inputs *in);
 
@@ -61,6 +63,15 @@ FILE *out_open(out_file *o, const char *path);
 /* Flush and close, then rename the temporary file over the target: 0, or -1 with errno
  * set and the temporary file removed (the target untouched). */
 int out_commit(out_file *o);
+/* A file read while it is written (run --journal: the runner reads what a crashed job left):
+ * the temporary file, still empty, renamed over the target at once, so the old file is
+ * replaced whole and a concurrent run writes its own inode, never into this one.  0, or -1
+ * with errno set.  Then out_close_published, not out_commit. */
+int out_publish(out_file *o);
+/* Flush, fsync and close a published file; when a write failed, the file is removed (if the
+ * name is still this file) rather than left partial: 0, or -1 with errno set (0 when the
+ * failed write was an earlier one whose reason is gone). */
+int out_close_published(out_file *o);
 /* Close and remove the temporary file (the target untouched). */
 void out_discard(out_file *o);
 #endif

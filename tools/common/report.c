@@ -51,12 +51,14 @@ static bool is_bad(report_status st)
 static bool has_note(const report_item *it) { return it->st == ST_PASS && it->detail; }
 
 
-/* "tcId 12 rank 1" (verify) or "shard-layout tc 12 (mesh 2, S(0))" (run). */
+/* "tcId 12 rank 1" (verify) or "shard-layout tc 12 (mesh 2, S(0))" (run; "curand-stream tc 1"
+ * for a case whose comment is empty). */
 static void label(const report_item *it, char *buf, size_t n)
 {
-    if (it->tcid >= 0) /* "(comment)" even when empty: scripts match "tc N (...)" */
-        snprintf(buf, n, "%s tc %lld (%s)", it->family ? it->family : "", it->tcid,
-                 it->name ? it->name : "");
+    if (it->tcid >= 0 && it->name && *it->name)
+        snprintf(buf, n, "%s tc %lld (%s)", it->family ? it->family : "", it->tcid, it->name);
+    else if (it->tcid >= 0) /* an empty description: no "()" (issue 38 D7) */
+        snprintf(buf, n, "%s tc %lld", it->family ? it->family : "", it->tcid);
     else
         snprintf(buf, n, "%s", it->name ? it->name : "");
 }

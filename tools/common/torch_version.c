@@ -6,100 +6,177 @@
  * and the one CI cross-checks in full.  A new user who names nothing gets what the
  * README's numbers and the corpus describe; a user checking a file gets what the file says
  * it was judged against; an explicit choice that contradicts a file's is refused by name
- * (exit 2), never silently compared against the wrong answers.  Tested by torch_version.sh.
+ * (exit 2), never silently compared against the wrong answers.  Tested by torch_version.sh
+ * (the recorded release in every key order and spelling, a non-string one refused).
  */
 #include "config.h"
 #include <fcntl.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "torch_version.h"
 
-/* Skip a JSON string at p (p at the opening quote) within [p, end): past the closing quote,
- * or NULL. */
-static const char *skip_string(const char *p, const char *end)
-{
-    for (p++; p < end; p++) {
-        if (*p == '\\')
-            p++;
-        else if (*p == '"')
-            return p + 1;
-    }
-    return NULL;
-}
+/* The top-level members of a JSON object read as a stream, one byte at a time, whatever
+ * their order and the file's size (issue 38 M3: a "torch" after "results", escaped, or past
+ * the first 64 KiB was not seen, and the same answers passed or failed by key order).  Only
+ * depth, strings and the top level's keys are tracked: validating the JSON is the reader's
+ * job (a malformed file is refused there); a key or value longer than TV_RAW is no "torch"
+ * (keys) or kept cut (values, then refused as a release). */
+#define TV_RAW 256
+typedef struct tv_scan {
+    int depth;              /* 1 inside the top-level object */
+    bool in_str, esc, bad;  /* bad: not an object at the top: nothing recorded */
+    enum { TV_KEY, TV_COLON, TV_VALUE, TV_NEXT } want; /* at depth 1 */
+    char raw[TV_RAW + 2];   /* the current top-level key (or torch value) as written */
+    size_t n;
+    bool capturing, cut, is_torch, found, done;
+    char type;              /* the torch value's first byte: '"' a string */
+} tv_scan;
 
-static const char *skip_ws(const char *p, const char *end)
+/* Whether raw (a JSON string's text, quotes included) is the key "torch" once decoded. */
+static bool key_is_torch(const char *raw, size_t n)
 {
-    while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
-        p++;
-    return p;
-}
-
-/* Walk the top-level members of the object in buf[0, n) until an array-valued one (the
- * results or testGroups, read no further): the value of "torch" when it comes first. */
-static bool peek_torch(const char *buf, size_t n, char *out, size_t cap)
-{
-    const char *p = skip_ws(buf, buf + n), *end = buf + n;
-    if (p >= end || *p != '{')
+    if (n == 7 && !memcmp(raw, "\"torch\"", 7))
+        return true;
+    if (!memchr(raw, '\\', n))
         return false;
-    p++;
-    for (;;) {
-        p = skip_ws(p, end);
-        if (p >= end || *p != '"')
-            return false;
-        const char *k = p + 1, *ke = skip_string(p, end);
-        if (!ke)
-            return false;
-        p = skip_ws(ke, end);
-        if (p >= end || *p != ':')
-            return false;
-        p = skip_ws(p + 1, end);
-        if (p >= end || *p == '[')
-            return false;
-        bool is_torch = ke - k - 1 == 5 && !memcmp(k, "torch", 5);
-        if (*p == '"') {
-            const char *ve = skip_string(p, end);
-            if (!ve)
-                return false;
-            if (is_torch) {
-                size_t len = (size_t)(ve - p - 2);
-                if (len >= cap)
-                    len = cap - 1;
-                memcpy(out, p + 1, len);
-                out[len] = '\0';
-                return true;
-            }
-            p = ve;
-        } else { /* a scalar or an object: skip to the member's end */
-            int depth = 0;
-            while (p < end && (depth || (*p != ',' && *p != '}'))) {
-                if (*p == '"') {
-                    if (!(p = skip_string(p, end)))
-                        return false;
-                    continue;
-                }
-                depth += *p == '{' || *p == '[';
-                depth -= *p == '}' || *p == ']';
-                p++;
-            }
-        }
-        p = skip_ws(p, end);
-        if (p >= end || *p != ',')
-            return false;
-        p++;
+    json_t *k = json_loadb(raw, n, JSON_DECODE_ANY, NULL);
+    bool is = json_is_string(k) && json_string_length(k) == 5 &&
+              !memcmp(json_string_value(k), "torch", 5);
+    json_decref(k);
+    return is;
+}
+
+static void tv_keep(tv_scan *t, char c)
+{
+    if (t->n < TV_RAW)
+        t->raw[t->n++] = c;
+    else
+        t->cut = true;
+}
+
+/* A string just closed at depth 1: a key, or the torch value. */
+static void tv_string_end(tv_scan *t)
+{
+    t->capturing = false;
+    if (t->want == TV_KEY) {
+        t->is_torch = !t->cut && key_is_torch(t->raw, t->n);
+        t->want = TV_COLON;
+    } else {
+        t->done = t->is_torch;
+        t->want = TV_NEXT;
     }
+}
+
+static void tv_byte(tv_scan *t, char c)
+{
+    if (t->in_str) {
+        if (t->capturing)
+            tv_keep(t, c);
+        if (t->esc)
+            t->esc = false;
+        else if (c == '\\')
+            t->esc = true;
+        else if (c == '"') {
+            t->in_str = false;
+            if (t->depth == 1)
+                tv_string_end(t);
+        }
+        return;
+    }
+    if (c == ' ' || c == '\n' || c == '\r' || c == '\t')
+        return;
+    if (t->depth == 0) {
+        t->depth = c == '{';
+        t->bad = c != '{';
+        t->want = TV_KEY;
+        return;
+    }
+    if (t->depth == 1 && t->want == TV_VALUE && t->is_torch && !t->found) {
+        t->found = true; /* the first "torch" is the one (a repeated key is refused later) */
+        t->type = c;
+    }
+    if (c == '"') {
+        t->in_str = true;
+        t->capturing = t->depth == 1 && (t->want == TV_KEY || (t->is_torch && t->found));
+        t->n = 0, t->cut = false;
+        if (t->capturing)
+            tv_keep(t, c);
+        return;
+    }
+    if (t->depth == 1) {
+        if (c == ':')
+            t->want = TV_VALUE;
+        else if (c == ',')
+            t->want = TV_KEY;
+        else if (c == '}')
+            t->depth = 0, t->done = true;
+        else if (t->want == TV_VALUE) {
+            t->want = TV_NEXT;
+            t->done = t->found; /* a torch that is not a string: its type is enough */
+        }
+    }
+    if (c == '{' || c == '[')
+        t->depth++;
+    else if ((c == '}' || c == ']') && t->depth > 1)
+        t->depth--;
+}
+
+/* The value's kind in words, for the refusal. */
+static const char *kind(char c)
+{
+    return c == '{' ? "an object" : c == '[' ? "an array" : c == 't' || c == 'f' ? "a boolean"
+           : c == 'n' ? "null" : "a number";
+}
+
+int tv_read_recorded(const char *path, char *out, size_t cap, bool *found, shc_err *e)
+{
+    *found = false;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) { /* a pipe is not read twice */
+        if (fd >= 0)
+            close(fd);
+        return SHC_OK; /* the reader opens it and says what is wrong */
+    }
+    tv_scan t = {0};
+    char buf[65536];
+    ssize_t n;
+    while (!t.done && !t.bad && (n = read(fd, buf, sizeof buf)) > 0)
+        for (ssize_t i = 0; i < n && !t.done && !t.bad; i++)
+            tv_byte(&t, buf[i]);
+    close(fd);
+    if (!t.found || t.bad)
+        return SHC_OK;
+    if (t.type != '"')
+        return shc_fail(e, SHC_EINVAL, "%s: \"torch\" is %s; a results file records its "
+                        "release as a string, e.g. \"torch\": \"2.13\"", path, kind(t.type));
+    if (!t.done)
+        return SHC_OK; /* cut short: the reader refuses the file */
+    json_t *v = t.cut ? NULL : json_loadb(t.raw, t.n, JSON_DECODE_ANY, NULL);
+    const char *s = json_string_value(v);
+    size_t len = s ? json_string_length(v) : 0, k = 0;
+    for (; s && k < len && k + 1 < cap; k++) /* echoed in messages: no control bytes */
+        out[k] = (unsigned char)s[k] < 0x20 || s[k] == 0x7f ? '?' : s[k];
+    out[k] = '\0';
+    if (!s || k < len) {
+        json_decref(v);
+        return shc_fail(e, SHC_EINVAL, "%s: \"torch\" is not a release (a string of at most "
+                        "%zu bytes, e.g. \"2.13\")", path, cap - 1);
+    }
+    json_decref(v);
+    *found = true;
+    return SHC_OK;
 }
 
 bool tv_recorded(const char *path, char *out, size_t cap)
 {
-    char buf[65536];
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    ssize_t n = read(fd, buf, sizeof buf);
-    close(fd);
-    return n > 0 && peek_torch(buf, (size_t)n, out, cap);
+    bool found;
+    shc_err e = {0};
+    return !tv_read_recorded(path, out, cap, &found, &e) && found;
 }
 
 int tv_resolve(const char *opt, const char *recorded, const char *where, shc_torch_release *out,

@@ -12,8 +12,13 @@
 #define TV_HELP "the torch release to judge against: 2.11 .. 2.15 or a minor's newest patch " \
     "(default: $SHARDCHECK_TORCH_VERSION, else what the input records, else the pinned 2.13)"
 
-/* Whether the JSON object at path records a "torch" release among its members before its
- * first array (a results file, a run/verify report): then its value in out. */
+/* The "torch" release the JSON object at path (a regular file: a results file, a run/verify
+ * report) records among its top-level members, wherever it stands and however spelt (escapes
+ * decoded): *found and its value in out.  SHC_EINVAL naming the file when "torch" is not a
+ * string (a number, an object...) or not one that fits out; nothing found for a file that
+ * is not a regular file or not an object (its reader refuses it). */
+int tv_read_recorded(const char *path, char *out, size_t cap, bool *found, shc_err *e);
+/* tv_read_recorded as a yes/no: whether a release string was found. */
 bool tv_recorded(const char *path, char *out, size_t cap);
 /* The release judged against: opt (--torch-version; NULL or "" if not given), else
  * SHARDCHECK_TORCH_VERSION, else recorded (what `where` records; NULL: nothing), else the

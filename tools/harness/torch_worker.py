@@ -589,7 +589,8 @@ def standalone(argv):
             for tc, comment, why in f:
                 bad.setdefault(tc, (comment, why))
         for tc in sorted(bad):
-            print("Fail          %s tc %d (%s): %s" % (a.family, tc, bad[tc][0], bad[tc][1]))
+            desc = " (%s)" % bad[tc][0] if bad[tc][0] else ""  # an empty one: "tc 1" alone
+            print("Fail          %s tc %d%s: %s" % (a.family, tc, desc, bad[tc][1]))
         nskip = every[0][2]
         print("%d passed, %d failed, %d skipped" % (len(cases) - len(bad) - nskip, len(bad), nskip))
         code = 1 if bad else 0

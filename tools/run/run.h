@@ -16,6 +16,7 @@
 #include "family.h"
 #include "backend_plugin.h"
 #include "progress.h"
+#include "outfile.h"
 
 typedef enum { RUN_PASS, RUN_FAIL, RUN_NOTSUPPORTED, RUN_CRASH, RUN_TIMEOUT, RUN_INTERNAL,
                RUN_NSTATUS } run_status;
@@ -155,8 +156,10 @@ typedef struct run_opts {
     int no_manifest_check;   /* --no-manifest-check: the corpus is not checked (warned) */
     const char *journal_path;
     FILE *journal;           /* --journal: one line per case as it finishes (rank 0) */
+    out_file journal_of;     /* ... its file: a new inode renamed into place at the start */
     const char *views_path;
     FILE *views_out;         /* --views: every computed case's per-rank views (rank 0) */
+    out_file views_of;       /* ... its temporary file, renamed into place when complete */
     int64_t max_world;       /* the largest world of a case that was run (the idle note) */
     progress *bar;           /* rank 0: the terminal's progress bar over a family's cases */
     const char *torch_opt;   /* --torch-version as given (NULL: not) */

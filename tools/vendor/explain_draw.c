@@ -129,13 +129,21 @@ static char cell(const xp *x, int64_t i, int64_t j)
     return found < 0 ? '.' : letter(found);
 }
 
+/* ceil(n / k) for n >= 0, k > 0, without the n + k - 1 that overflows near INT64_MAX. */
+static int64_t ceil_div(int64_t n, int64_t k) { return n > 0 ? (n - 1) / k + 1 : 0; }
+
+/* The picture is at most XP_ROWS x XP_COLS cells whatever the shape (a cell stands for a
+ * block of sr x sc elements), so its output and time are bounded by the mesh alone. */
 static void grid_dims(const xp *x, int64_t *rows, int64_t *cols, int64_t *sr, int64_t *sc)
 {
     *rows = x->s.ndim >= 2 ? x->s.d[0] : 1;
     *cols = x->s.ndim >= 2 ? x->s.d[1] : x->s.ndim == 1 ? x->s.d[0] : 1;
-    *sr = *rows > XP_ROWS ? (*rows + XP_ROWS - 1) / XP_ROWS : 1;
-    *sc = *cols > XP_COLS ? (*cols + XP_COLS - 1) / XP_COLS : 1;
+    *sr = *rows > XP_ROWS ? ceil_div(*rows, XP_ROWS) : 1;
+    *sc = *cols > XP_COLS ? ceil_div(*cols, XP_COLS) : 1;
 }
+
+/* The next sample index after i (step k), or n when it would pass n (or INT64_MAX). */
+static int64_t step(int64_t i, int64_t k, int64_t n) { return i > n - k ? n : i + k; }
 
 static void fmt_list(char *buf, size_t n, const int64_t *v, int len)
 {
@@ -178,7 +186,7 @@ static void shard_label(const xp *x, int k, char *buf, size_t n)
 static char window_char(const xp *x, int k, int64_t c, int64_t unit)
 {
     const shc_rng_offsets *o = &x->off[x->rep[k]];
-    int64_t lo = c * unit, hi = lo + unit;
+    int64_t lo = c * unit, hi = step(lo, unit, INT64_MAX);
     int64_t a = o->start_incr, b = o->start_incr + o->local_numel;
     if (b <= lo || a >= hi || o->local_numel == 0)
         return ' ';
@@ -211,9 +219,9 @@ void xp_print(const xp *x)
     printf("\nglobal tensor, %s (cell = shard holding it; + several, . none)%s:\n",
            x->s.ndim >= 2 ? "dims 0 x 1" : x->s.ndim == 1 ? "dim 0" : "0-d",
            sr > 1 || sc > 1 ? "  [scaled: a cell is its first element]" : "");
-    for (int64_t i = 0; i < rows; i += sr) {
+    for (int64_t i = 0; i < rows && !ferror(stdout); i = step(i, sr, rows)) {
         printf("  ");
-        for (int64_t j = 0; j < cols; j += sc)
+        for (int64_t j = 0; j < cols; j = step(j, sc, cols))
             putchar(cell(x, x->s.ndim >= 2 ? i : j, j));
         putchar('\n');
     }
@@ -238,14 +246,13 @@ void xp_print(const xp *x)
     }
     if (!x->op)
         return;
-    int64_t unit = x->counter_max > XP_LINE ? (x->counter_max + XP_LINE - 1) / XP_LINE : 1;
-    int64_t chars = (x->counter_max + unit - 1) / unit;
+    int64_t unit = x->counter_max > XP_LINE ? ceil_div(x->counter_max, XP_LINE) : 1;
+    int64_t chars = ceil_div(x->counter_max, unit);
     printf("\nPhilox windows of %s (offset increments; 1 char = %lld; end_incr %lld at |):\n",
            x->op, (long long)unit, (long long)x->off[0].end_incr);
     printf("     ");
     for (int64_t c = 0; c <= chars; c++)
-        putchar(c * unit == x->off[0].end_incr || (c * unit < x->off[0].end_incr &&
-                (c + 1) * unit > x->off[0].end_incr) ? '|' : '-');
+        putchar(c == x->off[0].end_incr / unit ? '|' : '-'); /* the char holding end_incr */
     putchar('\n');
     for (int k = 0; k < x->nshards; k++) {
         const shc_rng_offsets *o = &x->off[x->rep[k]];
@@ -276,7 +283,7 @@ static int svg_height(const xp *x)
 {
     int64_t rows, cols, sr, sc;
     grid_dims(x, &rows, &cols, &sr, &sc);
-    int gr = (int)((rows + sr - 1) / sr), gc = (int)((cols + sc - 1) / sc);
+    int gr = (int)ceil_div(rows, sr), gc = (int)ceil_div(cols, sc);
     double cs = gc * 20 > 760 ? 760.0 / gc : 20;
     return 60 + (int)(gr * cs) + 30 + 18 * x->nshards + 30 + 18 * x->m.ndim +
            (x->op ? 60 + 22 * x->nshards : 0) + 20;
@@ -287,7 +294,7 @@ static void draw(const xp *x, svg *s, const char *title)
 {
     int64_t rows, cols, sr, sc;
     grid_dims(x, &rows, &cols, &sr, &sc);
-    int gc = (int)((cols + sc - 1) / sc), gr = (int)((rows + sr - 1) / sr);
+    int gc = (int)ceil_div(cols, sc), gr = (int)ceil_div(rows, sr);
     double cs = gc * 20 > 760 ? 760.0 / gc : 20;
     char mb[64], pb[256], sb[160], lab[512];
     shc_mesh_format(&x->m, mb, sizeof mb);
@@ -298,8 +305,8 @@ static void draw(const xp *x, svg *s, const char *title)
     snprintf(lab, sizeof lab, "mesh %s  placements %s  shape [%s]", mb, pb, sb);
     svg_text(s, 20, 24, 16, "start", "black", title ? title : lab);
     double y = 40;
-    for (int64_t i = 0, gi = 0; i < rows; i += sr, gi++)
-        for (int64_t j = 0, gj = 0; j < cols; j += sc, gj++) {
+    for (int64_t i = 0, gi = 0; i < rows; i = step(i, sr, rows), gi++)
+        for (int64_t j = 0, gj = 0; j < cols; j = step(j, sc, cols), gj++) {
             char ch = cell(x, x->s.ndim >= 2 ? i : j, j), t[2] = {ch, 0};
             const char *p = strchr(LETTERS, ch);
             const char *fill = ch == '.' ? "white" : ch == '+' ? "#555555"

@@ -18,6 +18,11 @@ typedef struct vstate {
     unsigned char *seen; /* per test: 1 = reported */
     const char *path;    /* the candidate */
     bool pinned;         /* g->tests holds partial_begin's copies: never let go */
+    /* a partial candidate over the index loader: each golden test restricted to the declared
+     * fields when first used (narrow: a new reference), narrowed[i] while it is */
+    json_t *(*narrow)(void *ctx, json_t *test);
+    void *narrow_ctx;
+    unsigned char *narrowed;
     shc_bview bv;        /* the golden test being compared in bytes (golden_bytes.c) */
     const char *base;    /* scanned: the candidate's bytes (messages give line and column) */
     int fail;            /* scanned: an entry failed to parse after all (SHC_EFORMAT) ... */
@@ -76,8 +81,22 @@ typedef struct verify_source {
 } verify_source;
 /* The scanner (verify_scan.c): the candidate mapped and scanned, no tree. */
 int verify_scanned(const shc_golden *g, const char *path, report *rep, shc_err *e);
-/* The jansson trees (verify_tree.c): golden-shaped, results file, partial candidates. */
+/* The jansson trees (verify_tree.c): golden-shaped, results file, golden-shaped partial. */
 int verify_tree(const shc_golden *g, const char *path, report *rep, shc_err *e);
+
+/* A partial candidate ("fields": [names], verify_tree.c): its golden tests are restricted to
+ * the declared fields for the run (each when first used, s->narrow, over the index loader;
+ * copies pinned in g->tests over the tree loader; the tests left with no field are reported
+ * NotSupported), by either source.  fields NULL: not partial, nothing done.  SHC_OK,
+ * or SHC_EFORMAT for a bad "fields".  verify_partial_end restores the golden tests and names
+ * the fields left NotSupported on stderr. */
+typedef struct verify_partial {
+    json_t *owned, *left, *fset;
+    json_t **orig;
+} verify_partial;
+int verify_partial_begin(vstate *s, const json_t *fields, const char *path, verify_partial *p,
+                         shc_err *e);
+void verify_partial_end(vstate *s, verify_partial *p);
 
 /* ---- the compare-and-report loop (verify_compare.c) ---- */
 

@@ -1,7 +1,8 @@
 /*
  * verify_tree.c — the verify engine's tree source: the candidate read whole by jansson,
- * golden-shaped or a results file, and a partial candidate ("fields": the golden tests
- * restricted to the declared fields for the run).  It reads everything the scanner
+ * golden-shaped or a results file, and a golden-shaped partial candidate ("fields": the
+ * golden tests restricted to the declared fields for the run, verify_partial_begin, which the
+ * scanner uses too for a partial results file).  It reads everything the scanner
  * (verify_scan.c) leaves to it, and with SHARDCHECK_VERIFY_TREES=1 every candidate, as the
  * reference verify_fast.sh compares the scanner with.  Its answers go to the one
  * compare-and-report loop (verify_compare.c).
@@ -36,7 +37,7 @@ static int verify_golden_shaped(vstate *s, json_t *root, const char *path, shc_e
                 report_case(s->rep, name, ST_FAIL, "not a tcId of the golden family");
                 continue;
             }
-            if (s->seen[idx] == 2) /* NotSupported: no declared field (partial_begin) */
+            if (s->seen[idx] == 2) /* NotSupported: no declared field (verify_partial_begin) */
                 continue;
             if (s->seen[idx])
                 return shc_fail(e, SHC_EFORMAT, "%s: tcId %lld appears twice", path,
@@ -71,7 +72,7 @@ static int verify_results(vstate *s, json_t *results, const char *path, shc_err 
             json_decref(got);
             continue;
         }
-        if (s->seen[idx] == 2) { /* NotSupported: no declared field (partial_begin) */
+        if (s->seen[idx] == 2) { /* NotSupported: no declared field (verify_partial_begin) */
             json_decref(got);
             continue;
         }
@@ -91,7 +92,6 @@ static int verify_results(vstate *s, json_t *results, const char *path, shc_err 
  * the fields left out are NotSupported (listed on stderr), a test left with
  * nothing to compare is reported NotSupported, and a declared field the
  * candidate omits fails like any missing field.  Tested by verify_partial.sh. */
-typedef struct partial { json_t *owned, *left, *fset; json_t **orig; } partial;
 
 static void count_field(json_t *left, const char *f)
 {
@@ -143,9 +143,20 @@ static bool family_has_field(const shc_golden *g, const char *name)
     return false;
 }
 
-static int partial_begin(vstate *s, json_t *root, const char *path, partial *p, shc_err *e)
+/* vstate.narrow: test restricted to the declared fields (a new reference). */
+static json_t *narrow(void *ctx, json_t *test)
 {
-    json_t *fields = json_object_get(root, "fields"), *f;
+    const verify_partial *p = ctx;
+    json_t *copy = json_copy(test);
+    json_object_set_new(copy, "expected",
+                        restrict_expected(json_object_get(test, "expected"), p->fset, NULL));
+    return copy;
+}
+
+int verify_partial_begin(vstate *s, const json_t *fields, const char *path, verify_partial *p,
+                         shc_err *e)
+{
+    json_t *f;
     if (!fields)
         return SHC_OK;
     if (!json_is_array(fields) || !json_array_size(fields))
@@ -165,32 +176,48 @@ static int partial_begin(vstate *s, json_t *root, const char *path, partial *p, 
         }
         json_object_set_new(fset, name, json_true());
     }
-    p->orig = malloc((size_t)(s->g->ntests ? s->g->ntests : 1) * sizeof *p->orig);
-    if (!p->orig) {
+    /* over the index loader each test is restricted when first used and let go after (its
+     * tree is parsed again if asked for): the family's trees are never held at once */
+    bool lazy = s->g->text != NULL;
+    size_t nt = (size_t)(s->g->ntests ? s->g->ntests : 1);
+    p->orig = lazy ? NULL : malloc(nt * sizeof *p->orig);
+    s->narrowed = lazy ? calloc(nt, 1) : NULL;
+    if (lazy ? !s->narrowed : !p->orig) {
         json_decref(fset);
         return shc_fail(e, SHC_ENOMEM, "verify: out of memory");
     }
-    s->pinned = true;
+    s->pinned = !lazy;
     p->owned = json_array();
     p->left = json_object();
+    p->fset = fset;
     for (int64_t t = 0; t < s->g->ntests; t++) {
-        json_t *test = p->orig[t] = shc_golden_test(s->g, t), *copy = json_copy(test);
+        json_t *test = shc_golden_test(s->g, t);
         json_t *exp = restrict_expected(json_object_get(test, "expected"), fset, p->left);
         const char *res = json_string_value(json_object_get(test, "result"));
         bool nothing = !json_object_get(exp, "perRank") &&
                        json_object_size(exp) == (size_t)!!json_object_get(exp, "alternatives") +
                                                 (size_t)!!json_object_get(exp, "error");
-        json_object_set_new(copy, "expected", exp);
-        json_array_append_new(p->owned, copy);
-        s->g->tests[t] = copy;
         if (nothing && res && strcmp(res, "invalid")) {
             char name[64];
             verify_case_name(name, sizeof name, json_integer_value(json_object_get(test, "tcId")), -1);
             report_case(s->rep, name, ST_NOTSUPPORTED, "no field the candidate declares");
             s->seen[t] = 2;
         }
+        if (lazy) {
+            json_decref(exp);
+            shc_golden_test_done(s->g, t);
+            continue;
+        }
+        json_t *copy = json_copy(test);
+        json_object_set_new(copy, "expected", exp);
+        json_array_append_new(p->owned, copy);
+        p->orig[t] = test;
+        s->g->tests[t] = copy;
     }
-    p->fset = fset;
+    if (lazy) {
+        s->narrow = narrow;
+        s->narrow_ctx = p;
+    }
     return SHC_OK;
 }
 
@@ -214,13 +241,19 @@ static void claim_note(const vstate *s, const json_t *fset)
                 s->g->family, nh ? have : "none", miss);
 }
 
-/* Restore the golden tests and name the fields left NotSupported. */
-static void partial_end(vstate *s, partial *p)
+void verify_partial_end(vstate *s, verify_partial *p)
 {
-    if (!p->orig)
+    if (!p->fset)
         return;
-    for (int64_t t = 0; t < s->g->ntests; t++)
-        s->g->tests[t] = p->orig[t];
+    for (int64_t t = 0; t < s->g->ntests; t++) {
+        if (p->orig)
+            s->g->tests[t] = p->orig[t];
+        else if (s->narrowed[t]) /* a restricted copy still held: the parsed test is gone */
+            shc_golden_test_done(s->g, t);
+    }
+    free(s->narrowed);
+    s->narrowed = NULL;
+    s->narrow = NULL;
     const char *k;
     json_t *v;
     progress_hide();
@@ -249,9 +282,9 @@ int verify_tree(const shc_golden *g, const char *path, report *rep, shc_err *e)
     vstate s = {.g = g, .rep = rep, .seen = calloc((size_t)(g->ntests ? g->ntests : 1), 1),
                 .path = path};
     json_t *results = json_object_get(root, "results");
-    partial part = {0};
+    verify_partial part = {0};
     if (!rc)
-        rc = partial_begin(&s, root, path, &part, e);
+        rc = verify_partial_begin(&s, json_object_get(root, "fields"), path, &part, e);
     if (rc) {
     } else if (json_is_array(json_object_get(root, "testGroups"))) {
         rc = verify_golden_shaped(&s, root, path, e);
@@ -263,7 +296,7 @@ int verify_tree(const shc_golden *g, const char *path, report *rep, shc_err *e)
     }
     if (!rc)
         verify_report_missing(&s);
-    partial_end(&s, &part);
+    verify_partial_end(&s, &part);
     free(s.seen);
     shc_bview_free(&s.bv);
     if (shc_free_at_exit()) /* verify's last act: the OS frees the tree faster */
