@@ -12,8 +12,8 @@ WORKER_FAULT_PROCESS only, when set):
   othercase  answers tc TCID+1                 otherrank  answers rank first+1 first
   wrong      a wrong value (a Fail)            notsup     {"notSupported": ...} for the case
   error      {"error": ...} for every rank (a Fail for a valid case)
-WORKER_HELLO=v2 | none | garbage | slow: a hello of protocol 2, no hello (exit 0), a garbage
-first line, or a hello after 30 s.  WORKER_FAMILIES=F1,F2: the families it supports (default
+WORKER_HELLO=v2 | none | garbage: a hello of protocol 2, no hello (exit 0), or a garbage
+first line.  WORKER_FAMILIES=F1,F2: the families it supports (default
 every one); the others are named with a reason.  WORKER_LOG=FILE: one line per start.
 """
 import json
@@ -83,8 +83,6 @@ def main():
         return 0
     if hello == "garbage":
         print("Welcome to the acme worker!", flush=True)
-    if hello == "slow":
-        time.sleep(30)
     fams = os.environ.get("WORKER_FAMILIES")
     supported = {f: True for f in os.listdir(GOLDEN) if os.path.isdir(os.path.join(GOLDEN, f))}
     if fams:
@@ -99,6 +97,12 @@ def main():
         if req.get("quit"):
             return 0
         case, (first, count) = req["case"], req["ranks"]
+        form = sorted(case) == ["family", "group", "tcId", "test", "torch", "world"] and \
+            not {"expected", "result", "byVersion"} & set(case["test"]) and \
+            "tests" not in case["group"] and 0 <= first < first + count <= case["world"]
+        if not form:   # the runner broke the protocol: say so, and die (a Crash)
+            sys.stderr.write("worker_golden: a request outside protocol 1: %s\n" % line[:200])
+            return 4
         kind = plant.get(case["tcId"])
         entries = answers(case, first, count)
         if kind == "die":

@@ -54,6 +54,8 @@ int run_child_spawn(run_child *c, char *const argv[], void (*setup)(void *arg), 
         dup2(out[1], 1);
         close(in[0]), close(in[1]), close(out[0]), close(out[1]);
         signal(SIGPIPE, SIG_DFL); /* the runner ignores it; the child gets the default */
+        if (c->group)
+            setpgid(0, 0);
         if (setup)
             setup(arg);
         execvp(argv[0], argv);
@@ -61,6 +63,8 @@ int run_child_spawn(run_child *c, char *const argv[], void (*setup)(void *arg), 
         _exit(127);
     }
     close(in[0]), close(out[1]);
+    if (c->group)
+        setpgid(pid, pid); /* here too: a kill right after the fork reaches the group */
     c->pid = pid, c->to = in[1], c->from = out[0], c->len = 0;
     return 0;
 }
@@ -121,10 +125,18 @@ int run_child_read_line(run_child *c, double deadline, bool (*interrupt)(void *a
     }
 }
 
+void run_child_kill(const run_child *c)
+{
+    if (c->pid > 0)
+        kill(c->group ? -c->pid : c->pid, SIGKILL);
+}
+
 void run_child_reap(run_child *c, char *msg, size_t n)
 {
     int st = 0;
     pid_t p = c->pid > 0 ? waitpid(c->pid, &st, 0) : -1;
+    if (p > 0 && c->group)
+        kill(-p, SIGKILL); /* what it left running */
     c->pid = -1;
     if (p < 0)
         snprintf(msg, n, "gone");
@@ -148,8 +160,11 @@ void run_child_stop(run_child *c, const char *quit_line, double grace_s)
         }
     }
     if (c->pid > 0 && !reaped) { /* never a reaped pid: it may be another process's now */
-        kill(c->pid, SIGKILL);
+        run_child_kill(c);
         waitpid(c->pid, NULL, 0);
+    } else if (c->pid > 0 && c->group) {
+        kill(-c->pid, SIGKILL); /* what it left running; the group id is not reused while
+                                 * a member lives */
     }
     if (c->to >= 0)
         close(c->to);

@@ -13,6 +13,7 @@
 
 typedef struct run_child {
     pid_t pid;      /* -1: none */
+    bool group;     /* it leads its own process group, killed as a whole */
     int to, from;   /* its stdin (requests) and stdout (answers); -1 when closed */
     char *buf;      /* what it wrote that is not yet a whole line */
     size_t len, cap;
@@ -23,8 +24,12 @@ typedef struct run_child {
 /* CLOCK_MONOTONIC in seconds. */
 double run_child_now(void);
 /* Start argv[0] (looked up on PATH) with its stdin and stdout on pipes; setup(arg) runs in
- * the child first (its environment).  Its stderr is ours.  0, or -1 with errno. */
+ * the child first (its environment).  Its stderr is ours.  With c->group set, the child leads
+ * a process group of its own, so that a kill reaches what it started too (a shell running a
+ * command).  0, or -1 with errno. */
 int run_child_spawn(run_child *c, char *const argv[], void (*setup)(void *arg), void *arg);
+/* SIGKILL the child (its process group when c->group); it is reaped later. */
+void run_child_kill(const run_child *c);
 /* Write a whole line (a short write goes on where it stopped); false when the child's
  * stdin is gone. */
 bool run_child_send(run_child *c, const char *line);

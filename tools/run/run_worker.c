@@ -61,7 +61,7 @@ static struct {
     bool dead;              /* it could not be started again: every later case says why */
     char dead_msg[600];
     int64_t local;          /* this process's index on its node */
-} W = {.c = RUN_CHILD_NONE};
+} W = {.c = {.pid = -1, .group = true, .to = -1, .from = -1}};
 
 /* How many cases the worker is sent ahead: SHARDCHECK_WORKER_PIPELINE, default 16; 1 waits
  * for each answer before the next request (bench/bench_worker.sh measures both). */
@@ -131,7 +131,11 @@ static const char *check_hello(const char *line, bool first, char *why, size_t n
     return why[0] ? why : NULL;
 }
 
-/* Start the worker and read its hello within the case limit: 0, or -1 with why. */
+/* How long a worker may take to say its hello: the case limit, and at least 120 s (a
+ * Python worker importing torch on a loaded machine takes tens of seconds). */
+static double hello_limit(const run_opts *o) { return o->timeout_s > 120 ? o->timeout_s : 120; }
+
+/* Start the worker and read its hello within hello_limit: 0, or -1 with why. */
 static int start_worker(const run_opts *o, bool first, char *why, size_t n)
 {
     char *argv[] = {"/bin/sh", "-c", (char *)worker_cmd(o), NULL};
@@ -140,13 +144,13 @@ static int start_worker(const run_opts *o, bool first, char *why, size_t n)
         return -1;
     }
     char *line = NULL, how[64];
-    int r = run_child_read_line(&W.c, run_child_now() + o->timeout_s, NULL, NULL, &line);
+    int r = run_child_read_line(&W.c, run_child_now() + hello_limit(o), NULL, NULL, &line);
     const char *bad = NULL;
     if (r == 1) {
         bad = strlen(line) > HELLO_MAX ? "its hello is longer than 4096 bytes"
                                        : check_hello(line, first, why, n);
     } else if (r == -1) {
-        snprintf(why, n, "it said no hello within %.0f s (--timeout)", o->timeout_s);
+        snprintf(why, n, "it said no hello within %.0f s", hello_limit(o));
         bad = why;
     } else {
         run_child_reap(&W.c, how, sizeof how);
@@ -345,7 +349,7 @@ static bool await_case(const run_opts *o, int64_t tcid, bool sent, run_outcome *
             snprintf(oc->msg, sizeof oc->msg, "%s: worker protocol error: %s (worker "
                      "restarted)", b, msg);
         } else if (r == -1) {
-            kill(W.c.pid, SIGKILL);
+            run_child_kill(&W.c);
             oc->status = RUN_TIMEOUT;
             snprintf(oc->msg, sizeof oc->msg, "%s: the worker gave no answer within %.0f s "
                      "(worker killed)", b, o->timeout_s);
