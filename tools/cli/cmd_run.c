@@ -1,7 +1,8 @@
 /*
  * cmd_run.c — `shardcheck run`: the conformance runner.
  *
- *   shardcheck run [--backend ref|local|mpi|cuda|torch[:gloo|:nccl]|plugin:FILE.so] [--family F] [--golden DIR]
+ *   shardcheck run [--backend ref|local|mpi|cuda|torch[:gloo|:nccl]|plugin:FILE.so|worker:CMD]
+ *                  [--family F] [--golden DIR]
  *                  [--tap | --junit FILE | --json] [--timeout SEC] [--max-cases N]
  *                  [--max-ranks N]
  *
@@ -45,6 +46,8 @@ static const char RUN_ABOUT[] =
     "  cuda    each rank's view on a GPU (rank mod GPUs; under mpirun one process per rank);\n"
     "          77 with the reason where CUDA was not built in or no GPU is visible\n"
     "  plugin  a vendor library implementing shardcheck_backend.h\n"
+    "  worker  a vendor program in any language over the worker protocol (one per process;\n"
+    "          under mpirun each computes the ranks its process hosts): docs/backends/worker.md\n"
     "  SHARDCHECK_FAULT=kill:RANK:TCID | hang:RANK:TCID | stop:RANK:TCID injects a fault\n"
     "  (tests; stop: under mpirun the rank's own process stops, as kill -STOP).\n"
     "  Before the first case every process checks the golden files it reads (and their\n"
@@ -313,7 +316,8 @@ static int parse_options(run_opts *o, int argc, char **argv)
     unsigned long long given = 0;
     const cli_option opts[] = {
         {.name = "backend", .kind = CLI_CALL, .meta = "B", .call = opt_backend,
-         .help = "ref (default), local, mpi, torch[:gloo|:nccl], cuda or plugin:FILE.so"},
+         .help = "ref (default), local, mpi, torch[:gloo|:nccl], cuda, plugin:FILE.so or "
+                 "worker:CMD"},
         {.name = "family", .kind = CLI_STR, .meta = "F", .to = &o->family,
          .help = "only this family (default every registered family)"},
         {.name = "golden", .kind = CLI_STR, .meta = "DIR", .to = &o->golden,
@@ -344,9 +348,10 @@ static int parse_options(run_opts *o, int argc, char **argv)
         CLI_OPT_END};
     const cli_command cmd = {
         .name = "run", .opts = opts, .ctx = o, .about = RUN_ABOUT, .given = &given,
-        .synopsis = "[--backend ref|local|mpi|cuda|torch|plugin:FILE.so] [--family F]\n"
-                    "                      [--golden DIR] [--tap | --junit FILE | --json] "
-                    "[--timeout SEC]\n                      [--max-cases N] [--max-ranks N] "
+        .synopsis = "[--backend ref|local|mpi|cuda|torch|plugin:FILE.so|worker:CMD]\n"
+                    "                      [--family F] [--golden DIR] "
+                    "[--tap | --junit FILE | --json] [--timeout SEC]\n"
+                    "                      [--max-cases N] [--max-ranks N] "
                     "[--journal FILE] [--no-manifest-check]\n                      "
                     "[--torch-version V] [--waivers FILE] [--views FILE]"};
     int x = cli_parse(&cmd, argc, argv, NULL);

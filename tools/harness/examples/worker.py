@@ -110,7 +110,7 @@ def load_adapters(specs):
     for spec in specs:
         try:
             mod = hl.load_adapter(spec)
-        except Exception as e:  # noqa: BLE001 — a missing oracle (jax) makes the family NotSupported
+        except Exception as e:  # noqa: BLE001 — a missing oracle (jax): NotSupported
             name = os.path.basename(spec).replace(".py", "")
             out.setdefault(name, (None, "adapter %s does not load: %s: %s"
                                   % (spec, type(e).__name__, e)))
