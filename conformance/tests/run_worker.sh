@@ -105,14 +105,15 @@ for mode in $modes; do
 done
 
 if [ "$modes" = "one mpi" ]; then
-  # two hangs in one chunk in process 1: rank 0 (which had none) waits for both, never
-  # taking process 1 for lost
-  out=$(env WORKER_FAULT=hang:99,hang:296 WORKER_FAULT_PROCESS=1 \
-        $MPIRUN --oversubscribe --allow-run-as-root -np 2 $S $RUN --timeout 3 2>&1); rc=$?
-  if [ $rc -eq 1 ] && printf '%s\n' "$out" | grep -q '^6 passed, 0 failed' &&
-     [ "$(printf '%s\n' "$out" | grep -c '^Timeout')" -eq 2 ]; then
-    tap_ok "np 2: two timeouts in one chunk of process 1: two Timeouts, the rest passed"
-  else tap_not_ok "np 2: two timeouts in one chunk" "exit $rc" "$(printf '%s\n' "$out" | tail -n 8)"; fi
+  # four hangs in one chunk in process 1 (20 s, past rank 0's usual wait of its own time, one
+  # case limit and 10 s): rank 0, which had none, waits for all four, never taking process 1
+  # for lost
+  out=$(env WORKER_FAULT=hang:99,hang:197,hang:296,hang:492 WORKER_FAULT_PROCESS=1 \
+        $MPIRUN --oversubscribe --allow-run-as-root -np 2 $S $RUN --timeout 5 2>&1); rc=$?
+  if [ $rc -eq 1 ] && printf '%s\n' "$out" | grep -q '^4 passed, 4 failed' &&
+     [ "$(printf '%s\n' "$out" | grep -c '^Timeout .*the worker gave no answer within 5 s')" -eq 4 ]; then
+    tap_ok "np 2: four timeouts in one chunk of process 1: four Timeouts, the rest passed"
+  else tap_not_ok "np 2: four timeouts in one chunk" "exit $rc" "$(printf '%s\n' "$out" | grep -v '^--' | head -n 12)"; fi
 else
   tap_skip "np 2: the worker under mpirun" "no MPI (mpirun or an MPI build)"
 fi

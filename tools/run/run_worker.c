@@ -190,6 +190,9 @@ static int start_here(run_opts *o)
                 why);
     if (any)
         run_child_stop(&W.c, NULL, 0);
+    else if (o->rank == 0) /* the implementation checked, by its own name */
+        fprintf(stderr, "shardcheck run: --backend worker: %s (worker protocol %d)\n", W.name,
+                WORKER_PROTOCOL);
     return any ? EXIT_USAGE : 0;
 }
 
