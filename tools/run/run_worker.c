@@ -230,11 +230,12 @@ static void worker_stop(run_opts *o)
     W.families = NULL;
 }
 
-/* The case as the protocol sends it (docs/backends/case.md): its inputs, never its answers. */
+/* The case as the protocol sends it, the plugin ABI v2's form (lib/shardcheck_backend.h): its
+ * inputs, never its answers (expected, result, and byVersion, which holds other releases'). */
 static json_t *case_json(const run_opts *o, const shc_family *f, const json_t *group,
                          const json_t *test, int64_t world)
 {
-    static const char *const hidden[] = {"expected", "result", "byVersion", "tolerance", NULL};
+    static const char *const hidden[] = {"expected", "result", "byVersion", NULL};
     json_t *g = json_object(), *t = json_object();
     const char *k;
     json_t *v;
