@@ -463,6 +463,7 @@ static int start_job(run_opts *o, int *argc, char ***argv, int pre, const shc_er
 #endif
     if (pre && !job)
         return cli_report("run", pre, e);
+    o->job_ahead = job;
     int rc = o->be->start ? o->be->start(o) : 0;
     if (rc)
         return rc;

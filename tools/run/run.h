@@ -147,6 +147,7 @@ typedef struct run_opts {
     run_fault fault;
     /* the mpirun job (run_mpi.c), for every backend that runs one process per rank */
     bool mpi_job;            /* this process is one rank of it */
+    bool job_ahead;          /* it will be, once the backend's start has run (set before) */
     int64_t rank, nprocs;    /* this process under mpi; 0 and 1 otherwise */
     shc_comm *comm;          /* the job's communicator (families' comm_view; cuda staging) */
     int lost;                /* mpi: a rank stopped answering; no case needing it runs again */

@@ -199,10 +199,8 @@ static int start_here(run_opts *o)
 /* In one process (no mpirun job): start before anything runs. */
 static int worker_start(run_opts *o)
 {
-#ifdef HAVE_MPI
-    if (run_backend_per_rank(o->be))
+    if (o->job_ahead)
         return 0; /* job_start, once MPI is up */
-#endif
     return start_here(o);
 }
 
