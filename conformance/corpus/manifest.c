@@ -131,23 +131,84 @@ static void list_golden(const char *dir, strlist *out)
         qsort(out->v, (size_t)out->n, sizeof *out->v, cmp_str);
 }
 
+static bool in_scope(const char *rel, const char *family);
+
+/* The lines MANIFEST keeps for the families not regenerated: those of dir/MANIFEST outside
+ * family's scope, as they are (the files on disk are not their authority: rehashing them
+ * approved a tampered file of another family, issue 38 M8).  No MANIFEST yet: none. */
+static int kept_lines(const char *dir, const char *family, strlist *hex, strlist *rel,
+                      shc_err *e)
+{
+    char path[4096];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/MANIFEST", dir);
+    if (!family || (lstat(path, &st) && errno == ENOENT))
+        return SHC_OK;
+    shc_manifest m;
+    int rc = shc_manifest_read(path, &m, e);
+    if (rc)
+        return shc_err_prefix(e, "the lines of the families other than %s", family);
+    for (size_t i = 0; i < m.n; i++)
+        if (!in_scope(m.v[i].rel, family)) {
+            sl_push(hex, m.v[i].hex);
+            sl_push(rel, m.v[i].rel);
+        }
+    shc_manifest_free(&m);
+    return SHC_OK;
+}
+
+typedef struct { const char *hex, *rel; } mpair;
+
+static int cmp_pair(const void *a, const void *b)
+{
+    return strcmp(((const mpair *)a)->rel, ((const mpair *)b)->rel);
+}
+
+/* "sha256  rel" lines, sorted by path, to fp. */
+static void put_sorted(FILE *fp, const strlist *hex, const strlist *rel)
+{
+    mpair *v = malloc((size_t)(rel->n ? rel->n : 1) * sizeof *v);
+    if (!v) {
+        fputs("(out of memory)", fp); /* not a MANIFEST line: the next read refuses it */
+        return;
+    }
+    for (int i = 0; i < rel->n; i++)
+        v[i] = (mpair){hex->v[i], rel->v[i]};
+    qsort(v, (size_t)rel->n, sizeof *v, cmp_pair);
+    for (int i = 0; i < rel->n; i++)
+        fprintf(fp, "%s  %s\n", v[i].hex, v[i].rel);
+    free(v);
+}
+
 int shc_manifest_write(const char *dir, shc_err *e)
 {
-    strlist files = {0};
+    return shc_manifest_write_family(dir, NULL, e);
+}
+
+int shc_manifest_write_family(const char *dir, const char *family, shc_err *e)
+{
+    strlist files = {0}, hex = {0}, rel = {0};
     list_golden(dir, &files);
     char path[4096], tmp[4200];
     snprintf(path, sizeof path, "%s/MANIFEST", dir);
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *fp = fopen(tmp, "w");
-    int rc = fp ? SHC_OK : shc_fail(e, SHC_EIO, "cannot write %s: %s", tmp, strerror(errno));
+    int rc = kept_lines(dir, family, &hex, &rel, e);
     for (int i = 0; !rc && i < files.n; i++) {
-        char full[8192], hex[65];
+        char full[8192], h[65];
+        if (!in_scope(files.v[i], family))
+            continue;
         snprintf(full, sizeof full, "%s/%s", dir, files.v[i]);
-        rc = shc_sha256_file(full, hex, e);
-        if (!rc)
-            fprintf(fp, "%s  %s\n", hex, files.v[i]);
+        rc = shc_sha256_file(full, h, e);
+        if (!rc) {
+            sl_push(&hex, h);
+            sl_push(&rel, files.v[i]);
+        }
     }
+    FILE *fp = rc ? NULL : fopen(tmp, "w");
+    if (!rc && !fp)
+        rc = shc_fail(e, SHC_EIO, "cannot write %s: %s", tmp, strerror(errno));
     if (fp) {
+        put_sorted(fp, &hex, &rel);
         errno = 0;
         bool bad = fflush(fp) != 0 || ferror(fp) != 0; /* a failed fprintf: no short MANIFEST */
         int err = errno ? errno : EIO;
@@ -159,6 +220,8 @@ int shc_manifest_write(const char *dir, shc_err *e)
     if (rc && fp)
         unlink(tmp);
     sl_free(&files);
+    sl_free(&hex);
+    sl_free(&rel);
     return rc;
 }
 

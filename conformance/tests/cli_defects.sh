@@ -1,7 +1,8 @@
 #!/bin/sh
 # cli_defects.sh — regression tests of issue 27's CLI defects, each with its exit code and
 # message (or its answer) asserted; every one failed before its fix.  The generic rule they
-# belong to ("every option acts or is refused by name") is walked by cli_options.sh.
+# belong to ("every option acts or is refused by name") is walked by cli_options.sh.  Issue 38's
+# M8 (gen --family rewrote other families' MANIFEST lines) and M9 (gen --out "") are at the end.
 . "$(dirname "$0")/testlib.sh"
 use_tmpdir
 
@@ -176,4 +177,28 @@ else
   tap_skip "SHARDCHECK_PYTHON=/bin/false" "no MPI build"
 fi
 
+# issue 38 M8: `gen --family F` rehashed every file on disk into MANIFEST, approving a changed
+# file of another family; now F's lines are rewritten and the others kept as MANIFEST had them.
+g="$tmp/m8"
+$S gen --family threefry --out "$g" --quiet && $S gen --family philox-kat --out "$g" --quiet
+line=$(grep ' threefry/threefry.json$' "$g/MANIFEST")
+sed -i '3s/"f29a4fa7"/"f29a4fa8"/' "$g/threefry/threefry.json"
+expect_exit "M8 gen --family philox-kat beside a changed threefry file: exit 0" 0 "philox-kat +[0-9]+ tests" \
+  $S gen --family philox-kat --out "$g"
+if [ -n "$line" ] && grep -qxF "$line" "$g/MANIFEST" && [ "$(wc -l <"$g/MANIFEST")" -eq 2 ]; then
+  tap_ok "M8 ... threefry's MANIFEST line is kept as it was"
+else tap_not_ok "M8 ... threefry's MANIFEST line is kept as it was" "$(cat "$g/MANIFEST")"; fi
+expect_exit "M8 ... and the changed file is still named by the corpus check" 2 \
+  "MANIFEST line [0-9]+: threefry/threefry.json has sha256" $S verify --manifest --golden "$g"
+expect_exit "M8 gen --family threefry regenerates it: every line matches again" 0 "^threefry +[0-9]+ tests" \
+  sh -c "$S gen --family threefry --out '$g' && cd '$g' && sha256sum -c --quiet MANIFEST"
+echo garbage >"$g/MANIFEST"
+expect_exit "M8 gen --family with an unreadable MANIFEST: exit 2 naming it" 2 \
+  "the lines of the families other than threefry: .*m8/MANIFEST line 1" \
+  $S gen --family threefry --out "$g" --quiet
+
+# issue 38 M9: `gen --out ""` wrote /philox-kat/... and /MANIFEST (cli_framework.sh walks every
+# FILE and DIR option of every command)
+expect_exit "M9 gen --out \"\": exit 2 naming it" 2 "^shardcheck gen: --out: empty" \
+  $S gen --family philox-kat --out "" --no-such-option # (an unfixed gen stops there, not in /)
 tap_done

@@ -3,8 +3,11 @@
 # from the program itself (shardcheck --list-commands), so a new command is covered without
 # editing this file.  For each: --help exits 0 with a usage line on stdout; an unknown option,
 # an option missing its argument and a stray argument each exit 2 with
-# "shardcheck CMD: --opt: reason" (or "unexpected argument 'X'").
+# "shardcheck CMD: --opt: reason" (or "unexpected argument 'X'"); so does a flag given twice, and
+# options of several commands given twice (issue 38 M16: only a repeatable option may be), and
+# every FILE or DIR option given "" (issue 38 M9).
 . "$(dirname "$0")/testlib.sh"
+use_tmpdir # the repeated-option checks write there when the option is not refused
 cmds=$($S --list-commands); rc=$?
 if [ "$rc" -eq 0 ] && [ -n "$cmds" ]; then tap_ok "--list-commands lists the commands"
 else tap_not_ok "--list-commands lists the commands" "exit $rc"; fi
@@ -38,6 +41,23 @@ for c in $cmds; do
   else
     tap_skip "$c: an option without its argument" "no option of $c takes an argument"
   fi
+  # issue 38 M16: an option given twice kept the last value silently; a flag (no value to
+  # refuse first) given twice is exit 2 naming it.  Here and below, a trailing unknown option
+  # keeps a shardcheck without the check from acting on what it accepted (`gen --out ""`
+  # wrote the corpus into /): the refusal must come first, by name.
+  flag=$(printf '%s\n' "$help" | grep -E '^  --[a-z0-9-]+  ' | grep -v -- '^  --help ' | head -n 1 |
+         awk '{ print $1 }')
+  if [ -n "$flag" ]; then
+    expect_exit "$c: $flag given twice is exit 2 naming it" 2 \
+      "^shardcheck $c: $flag: given more than once" $S "$@" "$flag" "$flag" --no-such-option
+  else
+    tap_skip "$c: a flag given twice" "$c has no flag"
+  fi
+  # issue 38 M9: `gen --out ""` wrote /MANIFEST; every FILE or DIR option refuses ""
+  for p in $(printf '%s\n' "$help" | grep -E '^  --[a-z0-9-]+ (FILE|DIR)' | awk '{ print $1 }'); do
+    expect_exit "$c: $p \"\" is exit 2 naming it" 2 "^shardcheck $c: $p: empty" \
+      $S "$@" "$p" "" --no-such-option
+  done
   if printf '%s\n' "$help" | grep -q '^arguments:'; then
     tap_skip "$c: a stray argument" "$c takes arguments"
   else
@@ -48,6 +68,24 @@ for c in $cmds; do
 done
 IFS=$IFS_SAVE
 
+# issue 38 M16: `verify --candidate bad --candidate good` exited 0 having checked only the good
+# one; every option takes one value unless its help says "repeatable" (a CLI_LIST).
+expect_exit "verify --candidate twice: exit 2 naming it" 2 \
+  "^shardcheck verify: --candidate: given more than once" \
+  $S verify --family threefry --candidate "$tmp/bad.json" --candidate "$tmp/good.json" --no-such-option
+expect_exit "certify --out twice: exit 2 naming it" 2 "^shardcheck certify: --out: given more than once" \
+  $S certify --golden "$G" --families threefry --max-cases 1 --out "$tmp/a" --out "$tmp/b" --no-such-option
+expect_exit "gen --family twice: exit 2 naming it" 2 "^shardcheck gen: --family: given more than once" \
+  $S gen --family threefry --family philox-kat --out "$tmp/g" --no-such-option
+expect_exit "run --max-cases twice: exit 2 naming it" 2 "^shardcheck run: --max-cases: given more than once" \
+  $S run --golden "$G" --family threefry --max-cases 1 --max-cases 2 --no-such-option
+expect_exit "layout --mesh twice: exit 2 naming it" 2 "^shardcheck layout: --mesh: given more than once" \
+  $S layout --mesh 2 --mesh 4 --placements 'S(0)' --shape 8 --no-such-option
+expect_exit "audit rng --seed twice: exit 2 naming it" 2 "^shardcheck audit rng: --seed: given more than once" \
+  $S audit rng --seed 1 --seed 2 --no-such-option
+expect_exit "certify --candidate twice (repeatable): not refused as repeated" 2 \
+  "--candidate threefry=$tmp/b.json: cannot read" \
+  $S certify --golden "$G" --out "$tmp/o" --candidate threefry="$tmp/b.json" --candidate threefry="$tmp/c.json"
 expect_exit "a flag given a value is exit 2 naming it" 2 "^shardcheck layout: --json: takes no argument" \
   $S layout --json=yes
 expect_exit "an ambiguous abbreviation is exit 2 naming it" 2 \

@@ -140,7 +140,8 @@ SEOF
 cat >"$tmp/mpirun_hung" <<'SEOF'
 #!/bin/sh
 while [ $# -gt 0 ]; do [ "$1" = --journal ] && j=$2; shift; done
-printf 'start shard-layout 1\nPass shard-layout 1\n' >"$j"; exit 1
+[ "$j" = - ] || exit 3  # the runner asks for the journal on rank 0's standard output
+printf '#shardcheck-journal# %s\n' 'begin 2' 'start shard-layout 1' 'Pass shard-layout 1'; exit 1
 SEOF
 chmod +x "$tmp/mpirun_usage" "$tmp/mpirun_hung"
 expect_exit "D8 runner: run options refused by the ranks stay exit 2, no Crash" 2 "^shardcheck run: unknown option[^C]*$" \

@@ -29,7 +29,7 @@ expect_exit "hung rank: Timeout within --timeout, the run goes on" 1 \
   env SHARDCHECK_FAULT=hang:0:$TC "$SHARDCHECK" run --backend local --family $F --golden "$G" --timeout 2
 el=$(( $(date +%s) - start ))
 [ "$el" -lt 60 ] && tap_ok "hung rank run ended in ${el}s" || tap_not_ok "hung rank run ended in ${el}s"
-expect_exit "bad SHARDCHECK_FAULT" 2 "expected kill:RANK:TCID, hang:RANK:TCID or stop:RANK:TCID" \
+expect_exit "bad SHARDCHECK_FAULT" 2 "expected kill:RANK:TCID, hang:RANK:TCID, stop:RANK:TCID or die:RANK:TCID" \
   env SHARDCHECK_FAULT=explode:1 "$SHARDCHECK" run --backend ref --family $F --golden "$G"
 expect_exit "world too large for --max-ranks is NotSupported" 0 \
   "SKIP NotSupported: needs 4 ranks" \

@@ -163,9 +163,11 @@ c=$(counts "$tmp/hf.json")
 mkdir -p "$tmp/bin"
 cat >"$tmp/bin/srun" <<EOS
 #!/bin/sh
+[ "\$1" = --mpi=pmix ] || { echo "srun stand-in: expected --mpi=pmix first, got \$*" >&2; exit 2; }
+shift
 [ "\$1" = -n ] || { echo "srun stand-in: expected -n N, got \$*" >&2; exit 2; }
 n=\$2; shift 2
-echo "srun -n \$n" >"$tmp/srun.called"
+echo "srun --mpi=pmix -n \$n" >"$tmp/srun.called"
 exec "$MPIRUN" --oversubscribe --allow-run-as-root -np "\$n" "\$@"
 EOS
 chmod +x "$tmp/bin/srun"
@@ -173,8 +175,8 @@ out=$(PATH="$tmp/bin:$PATH" timeout 180 "$top_srcdir/tools/run/mpirun_runner.sh"
       --shardcheck "$SHARDCHECK" -- --family $F --golden "$G" --json 2>"$tmp/srun.err")
 printf '%s\n' "$out" >"$tmp/srun.json"
 c=$(counts "$tmp/srun.json")
-if [ "$c" = "$n 0 0" ] && grep -q "srun -n 3" "$tmp/srun.called" 2>/dev/null; then
-  tap_ok "mpirun_runner.sh --srun -np 3: srun -n 3 ran the job, all $n cases pass"
+if [ "$c" = "$n 0 0" ] && grep -q "srun --mpi=pmix -n 3" "$tmp/srun.called" 2>/dev/null; then
+  tap_ok "mpirun_runner.sh --srun -np 3: srun --mpi=pmix -n 3 ran the job, all $n cases pass"
 else tap_not_ok "mpirun_runner.sh --srun" "passed/failed/skipped: $c" "$(tail -c 400 "$tmp/srun.err")"; fi
 
 # --- bad rank counts ---

@@ -5,8 +5,10 @@
  * opterr = 0 so that every usage error is reported here, in one form:
  * "shardcheck CMD: --opt: reason" and exit 2 (docs/DESIGN.md, CLI contract), and
  * --help is generated from the same table, so the help cannot drift from what is
- * accepted.  conformance/tests/cli_framework.sh runs --help, an unknown option, a
- * missing argument and a stray argument against every command the program lists.
+ * accepted.  An option given twice is refused by name unless it is a CLI_LIST (the
+ * repeatable kind).  conformance/tests/cli_framework.sh runs --help, an unknown option, a
+ * missing argument, a stray argument and a repeated option against every command the program
+ * lists.
  */
 #include "config.h"
 #include <assert.h>
@@ -105,7 +107,13 @@ static int set_value(const cli_command *cmd, const cli_option *o, const char *ar
         *o->mark = 1;
     switch (o->kind) {
     case CLI_FLAG: *(int *)o->to = o->set ? o->set : 1; return CLI_GO;
-    case CLI_STR: *(const char **)o->to = arg; return CLI_GO;
+    case CLI_STR:
+        /* a path option given "" named the filesystem root: `gen --out ""` wrote /MANIFEST
+         * (issue 38 M9); every FILE or DIR option refuses it here, by name */
+        if (!*arg && o->meta && (!strncmp(o->meta, "FILE", 4) || !strncmp(o->meta, "DIR", 3)))
+            return cli_usage_error(cmd->name, "--%s: empty (give a %s)", o->name, o->meta);
+        *(const char **)o->to = arg;
+        return CLI_GO;
     case CLI_LL: return set_ll(cmd, o, arg);
     case CLI_CHOICE: return set_choice(cmd, o, arg);
     case CLI_LIST: return set_list(cmd, o, arg);
@@ -183,6 +191,7 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, int *first_pos)
     opterr = 0;
     if (cmd->given)
         *cmd->given = 0;
+    unsigned long long seen = 0;
     while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
         if (c == 'h') {
             cli_help(cmd, stdout);
@@ -197,6 +206,13 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, int *first_pos)
                                    CLI_ECHO(argv[optind - 1]));
         if (c == '?' || c < CLI_ID0 || c >= CLI_ID0 + nopts)
             return bad_option(cmd, argc, argv, nopts);
+        /* one value each: `--candidate bad --candidate good` checked the good one only
+         * (issue 38 M16); a CLI_LIST option is the repeatable kind, and says so */
+        if (seen >> (c - CLI_ID0) & 1 && cmd->opts[c - CLI_ID0].kind != CLI_LIST)
+            return cli_usage_error(cmd->name, "--%s: given more than once (it takes one "
+                                   "value; see shardcheck %s --help)",
+                                   cmd->opts[c - CLI_ID0].name, cmd->name);
+        seen |= 1ull << (c - CLI_ID0);
         if (cmd->given)
             *cmd->given |= 1ull << (c - CLI_ID0);
         if ((rc = set_value(cmd, &cmd->opts[c - CLI_ID0], optarg)) != CLI_GO)

@@ -315,6 +315,19 @@ static int write_json(const char *dir, const char *rel, json_t *v, shc_err *e)
     return bad ? shc_fail(e, SHC_EIO, "cannot write %s", p) : SHC_OK;
 }
 
+/* dir/rel: the JUnit file of results j (report_junit_of). */
+static int write_junit(const char *dir, const char *rel, const json_t *j, shc_err *e)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s/%s", dir, rel);
+    FILE *f = fopen(p, "w");
+    if (f)
+        report_junit_of(f, j);
+    if (!f || (ferror(f) | fclose(f)))
+        return shc_fail(e, SHC_EIO, "cannot write %s", p);
+    return SHC_OK;
+}
+
 /* ---- rows ---- */
 
 /* results/<family>.<backend>.np<N>: the backend spelled for a file name (a plugin's path
@@ -363,6 +376,8 @@ static int finish_row(const cert_opts *o, cert_row *r, int code, const char *jou
         json_t *j = cert_from_journal(jr, r->backend, r->np, code, r->log);
         shc_err e = {0};
         int rc = write_json(o->out, r->results, j, &e);
+        if (!rc) /* the job wrote none: every row's JUnit is that of its results (--check) */
+            rc = write_junit(o->out, r->junit, j, &e);
         json_decref(j);
         return rc ? cli_report("certify", rc, &e) : 0;
     }
@@ -650,7 +665,8 @@ static int check_package(cert_opts *o)
                 "%s\n", o->check, ge.msg);
         return EXIT_USAGE;
     }
-    return cert_check(o->check, o->golden ? o->golden : "", o->golden_opt != NULL, o->torch_opt);
+    return cert_check(o->check, o->golden ? o->golden : "", o->golden_opt != NULL, o->torch_opt,
+                      report_html_write);
 }
 
 int cmd_certify(int argc, char **argv)

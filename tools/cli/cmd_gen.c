@@ -1,6 +1,7 @@
 /*
  * cmd_gen.c — `shardcheck gen [--family F] [--out DIR] [--list]`:
- * regenerate golden files from the case tables, then rewrite MANIFEST.
+ * regenerate golden files from the case tables, then rewrite MANIFEST (with --family, that
+ * family's lines only: the others stay as MANIFEST had them).
  * golden_regen.sh runs it into a scratch directory and demands byte-identical
  * files, which is what keeps golden/ honest (nobody edits it by hand).
  * On a terminal a progress bar (tools/common/progress.h) counts families, naming the one being
@@ -70,7 +71,8 @@ int cmd_gen(int argc, char **argv)
     const cli_command cmd = {
         .name = "gen", .opts = opts, .given = &given,
         .synopsis = "[--family F] [--out DIR] [--quiet] | --list",
-        .about = "Regenerates golden/<family>/*.json from the case tables and rewrites MANIFEST."};
+        .about = "Regenerates golden/<family>/*.json from the case tables and rewrites MANIFEST\n"
+                 "(with --family, that family's lines; the others stay as they were)."};
     int x = cli_parse(&cmd, argc, argv, NULL);
     if (x != CLI_GO)
         return x;
@@ -103,6 +105,6 @@ int cmd_gen(int argc, char **argv)
     }
     progress_end(&bar);
     shc_err e = {0};
-    int rc = shc_manifest_write(out, &e);
+    int rc = shc_manifest_write_family(out, family, &e); /* --family: that family's lines */
     return rc ? cli_report("gen", rc, &e) : EXIT_OK;
 }

@@ -12,15 +12,18 @@
 #include "cli.h"
 #include "golden.h"
 #include "plan.h"
+#include "torch_version.h"
 
 static const char plan_synopsis[] =
     "--mesh M [--ranks L] --shape S --src P --dst P\n"
     "         [--planner auto|greedy|graph] [--dtype T] [--devices-per-host N]\n"
-    "         [--flatten 0+1[,1+2..]] [--no-merge] [--strided-literal] [--rank R] [--json]";
+    "         [--flatten 0+1[,1+2..]] [--no-merge] [--strided-literal] [--rank R] [--json]\n"
+    "         [--torch-version V]";
 
 typedef struct plan_args {
     cli_common c;
     const char *src, *dst, *planner, *dtype, *flatten;
+    const char *tver; /* --torch-version as given (NULL: not) */
     long long dph;
     int no_merge, strided_literal;
 } plan_args;
@@ -85,6 +88,7 @@ static int parse_args(const char *name, int argc, char **argv, plan_args *a)
          .help = "mesh-dim sets with an explicitly flattened mesh (torch merges steps over them)"},
         {.name = "strided-literal", .kind = CLI_FLAG, .to = &a->strided_literal,
          .help = "_S is a real strided shard (use_strided_shard_as_shard_order=False)"},
+        {.name = "torch-version", .kind = CLI_STR, .meta = "V", .to = &a->tver, .help = TV_HELP},
         CLI_OPT_RANK(&a->c), CLI_OPT_JSON(&a->c), CLI_OPT_END};
     const cli_command cmd = {.name = name, .opts = opts, .synopsis = plan_synopsis};
     int x = cli_parse(&cmd, argc, argv, NULL);
@@ -135,6 +139,9 @@ static int load_req(const plan_args *a, plan_req *q, shc_err *e)
 {
     int rc;
     shc_plan_opts_init(&q->opts);
+    char why[128]; /* the planner is release-dependent: the release is one rule, every command's */
+    if ((rc = tv_resolve(a->tver, NULL, NULL, &q->opts.torch, why, sizeof why, e)))
+        return rc; /* its message names --torch-version */
     if ((rc = cli_load_mesh(&a->c, &q->mesh, e)))
         return rc;
     if ((rc = shc_shape_parse(&q->shape, a->c.shape, e)))
@@ -335,7 +342,8 @@ static void print_head(const plan_req *q)
     shc_shape_format(&q->shape, s, sizeof s);
     shc_placements_format_trace(&q->src, sp, sizeof sp);
     shc_placements_format_trace(&q->dst, dp, sizeof dp);
-    printf("redistribute plan: mesh %s, shape [%s], %s -> %s\n", m, s, sp, dp);
+    printf("redistribute plan: mesh %s, shape [%s], %s -> %s (torch %s)\n", m, s, sp, dp,
+           shc_torch_release_name(shc_torch_norm(q->opts.torch)));
 }
 
 /* What each rank's plan goes to: the JSON stream, or the text groups. */
@@ -369,7 +377,9 @@ static int print_plans(const plan_args *a, plan_req *q, shc_err *e)
     int rc = SHC_OK;
     /* text groups ranks with equal plans, so it holds each distinct text; JSON streams */
     if (a->c.json)
-        cli_jstream_open(&k.js, NULL, "ranks");
+        cli_jstream_open(&k.js, json_pack("{s:s}", "torch",
+                                          shc_torch_release_name(shc_torch_norm(q->opts.torch))),
+                         "ranks");
     else
         rc = groups_init(&k.tg, npos, e);
     /* the graph planner searches once for all ranks (issue 27 N11) */
@@ -429,7 +439,9 @@ int cmd_audit_plan(int argc, char **argv)
         for (int i = 0; i < nf; i++)
             json_array_append_new(arr, json_pack("{s:s,s:s}", "code", f[i].code, "message",
                                                  f[i].msg));
-        json_t *doc = json_pack("{s:o}", "findings", arr);
+        json_t *doc = json_pack("{s:s,s:o}", "torch",
+                                shc_torch_release_name(shc_torch_norm(q.opts.torch)), "findings",
+                                arr);
         int wrc = cli_print_json(doc);
         json_decref(doc);
         if (wrc) {
@@ -439,7 +451,8 @@ int cmd_audit_plan(int argc, char **argv)
     } else {
         for (int i = 0; i < nf; i++)
             printf("finding %s: %s\n", f[i].code, f[i].msg);
-        printf("%d finding%s\n", nf, nf == 1 ? "" : "s");
+        printf("%d finding%s (torch %s)\n", nf, nf == 1 ? "" : "s",
+               shc_torch_release_name(shc_torch_norm(q.opts.torch)));
     }
     free(f);
     return nf ? EXIT_FAIL : EXIT_OK;

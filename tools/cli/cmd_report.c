@@ -216,16 +216,29 @@ static void matrix(FILE *f, const rp *r)
     fputs("</table>\n", f);
 }
 
-static void provenance(FILE *f, const char *golden, int argc, char **argv, shc_torch_release tr)
+/* A certify page (a statement given) states the corpus and the time of its statement: the
+ * page is then a function of the package alone, which certify --check re-renders and compares
+ * byte for byte (issue 38 M5). */
+static void provenance(FILE *f, const char *golden, int argc, char **argv, shc_torch_release tr,
+                       const json_t *st)
 {
     char path[4096], hex[65] = "(no MANIFEST)";
     snprintf(path, sizeof path, "%s/MANIFEST", golden);
     shc_err e = {0};
-    if (shc_sha256_file(path, hex, &e))
+    const char *sha = json_string_value(json_object_get(json_object_get(st, "corpus"),
+                                                        "manifestSha256"));
+    const char *at = json_string_value(json_object_get(st, "written"));
+    if (st)
+        snprintf(path, sizeof path, "golden-MANIFEST in the package");
+    if (sha)
+        snprintf(hex, sizeof hex, "%s", sha);
+    else if (shc_sha256_file(path, hex, &e))
         snprintf(hex, sizeof hex, "(no MANIFEST)");
     char when[64];
     time_t t = time(NULL);
     strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", gmtime(&t));
+    if (at)
+        snprintf(when, sizeof when, "%s", at);
     fputs("<h2>Provenance</h2><table class=prov>", f);
     fputs("<tr><th>golden MANIFEST sha256</th><td>", f);
     rp_esc(f, hex);
@@ -233,8 +246,10 @@ static void provenance(FILE *f, const char *golden, int argc, char **argv, shc_t
     rp_esc(f, path);
     fprintf(f, ")</td></tr><tr><th>shardcheck</th><td>%s (reference: pytorch %s, cuda 13.0 "
                "curand, random123 1.14)</td></tr><tr><th>judged against</th><td>torch %s</td>"
-               "</tr><tr><th>written</th><td>%s</td></tr><tr><th>command</th><td>shardcheck",
-            shc_version(), shc_torch_release_get(tr)->patch, shc_torch_release_name(tr), when);
+               "</tr><tr><th>written</th><td>", shc_version(), shc_torch_release_get(tr)->patch,
+            shc_torch_release_name(tr));
+    rp_esc(f, when);
+    fputs("</td></tr><tr><th>command</th><td>shardcheck", f);
     for (int i = 0; i < argc; i++) {
         fputc(' ', f);
         rp_esc(f, argv[i]);
@@ -280,7 +295,7 @@ static int write_page(const rp *r, const char *out, const char *golden, int argc
             "<th>why</th></tr>\n", json_array_size(r->others));
     rows(f, r->others);
     fputs("</table></details>\n", f);
-    provenance(f, golden, argc, argv, tr);
+    provenance(f, golden, argc, argv, tr, r->statement);
     fputs("</body></html>\n", f);
     return out_commit(&of);
 }

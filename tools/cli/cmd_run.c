@@ -63,17 +63,19 @@ static double now_s(void)
 
 static bool printer(const run_opts *o) { return o->rank == 0; }
 
+/* --journal -: the journal's lines on standard output (run_journal's marker). */
+static bool journal_on_stdout(const run_opts *o)
+{
+    return o->journal_path && !strcmp(o->journal_path, "-");
+}
+
 /* One finished result: a line in the journal (the mpirun wrapper follows it) and a case
  * of the report (rank 0 of an mpi job reports; the other ranks only compute). */
 static void emit(const run_opts *o, const run_result *r)
 {
     if (!printer(o))
         return;
-    if (o->journal) {
-        fprintf(o->journal, "%s %s %lld\n", run_status_name(r->status), r->family,
-                (long long)r->tcid);
-        fflush(o->journal);
-    }
+    run_journal(o, "%s %s %lld", run_status_name(r->status), r->family, (long long)r->tcid);
     report_item it = {.family = r->family, .tcid = r->tcid, .name = r->comment,
                       .st = (report_status)r->status, .detail = r->msg[0] ? r->msg : NULL,
                       .seconds = r->seconds};
@@ -336,7 +338,8 @@ static int parse_options(run_opts *o, int argc, char **argv)
         {.name = "verbose", .kind = CLI_FLAG, .to = &o->verbose,
          .help = "text: list every case, not only those that did not pass"},
         {.name = "journal", .kind = CLI_STR, .meta = "FILE", .to = &o->journal_path,
-         .help = "one line per case as it finishes (mpirun_runner.sh reads it)"},
+         .help = "one line per case as it finishes (mpirun_runner.sh reads it; -: on "
+                 "standard output after a marker, as the runner asks for)"},
         {.name = "views", .kind = CLI_STR, .meta = "FILE",  .to = &o->views_path,
          .help = "every case's per-rank views, a JSON line per case (compare two runs)"},
         {.name = "no-manifest-check", .kind = CLI_FLAG, .to = &o->no_manifest_check,
@@ -408,11 +411,12 @@ static int preflight(run_opts *o, shc_err *e)
     if (o->be->input)
         out_inputs_file(&in, "given as --backend plugin:FILE", o->be->input(o));
     rc = out_refuse(&in, "--junit", o->junit, e);
+    const char *journal_file = journal_on_stdout(o) ? NULL : o->journal_path;
     if (!rc)
-        rc = out_refuse(&in, "--journal", o->journal_path, e);
+        rc = out_refuse(&in, "--journal", journal_file, e);
     if (!rc)
         rc = out_refuse(&in, "--views", o->views_path, e);
-    const char *outs[] = {o->junit, o->journal_path, o->views_path};
+    const char *outs[] = {o->junit, journal_file, o->views_path};
     for (int i = 0; !rc && i < 3; i++)
         for (int j = i + 1; !rc && j < 3; j++)
             if (outs[i] && outs[j] && out_same(outs[i], outs[j]))
@@ -450,6 +454,49 @@ static int agree(run_opts *o, int pre, const shc_err *e)
 #endif
 }
 
+#ifdef HAVE_MPI
+static int env_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* What every rank of a job must agree on, a line each: shardcheck's version, the run options,
+ * every SHARDCHECK_* variable (sorted), the corpus's MANIFEST digest.  Ranks on other nodes see
+ * only the environment mpirun passes them (issue 38 D3); malloc'd, NULL when out of memory. */
+static char *settings_text(const run_opts *o, int argc, char **argv)
+{
+    extern char **environ;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    fprintf(f, "shardcheck version=%s\n", PACKAGE_VERSION); /* "key=value": compared by key */
+    for (int i = 1; i < argc; i++)
+        fprintf(f, "option %s\n", argv[i]);
+    size_t n = 0;
+    for (char **v = environ; *v; v++)
+        n += !strncmp(*v, "SHARDCHECK_", 11);
+    char **vars = calloc(n ? n : 1, sizeof *vars);
+    n = 0;
+    for (char **v = environ; vars && *v; v++)
+        if (!strncmp(*v, "SHARDCHECK_", 11))
+            vars[n++] = *v;
+    if (vars)
+        qsort(vars, n, sizeof *vars, env_cmp);
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "environment %s\n", vars[i]);
+    free(vars);
+    char path[4096], hex[65] = "none";
+    shc_err e = {0};
+    snprintf(path, sizeof path, "%s/MANIFEST", o->golden ? o->golden : ".");
+    if (o->golden && shc_sha256_file(path, hex, &e))
+        snprintf(hex, sizeof hex, "unreadable");
+    fprintf(f, "corpus MANIFEST sha256=%s\n", hex);
+    return fclose(f) ? (free(buf), NULL) : buf;
+}
+#endif
+
 /* Start the backend, and the mpirun job where it runs one process per rank, once every
  * process has passed preflight (pre, e): CLI_GO, or the exit code the run ends with.  The
  * backend's start runs first (cuda finds its GPUs in a child: workers fork and use CUDA
@@ -470,9 +517,22 @@ static int start_job(run_opts *o, int *argc, char ***argv, int pre, const shc_er
     if (!job)
         return CLI_GO;
 #ifdef HAVE_MPI
-    if (run_mpi_init(o, argc, argv))
+    char *mine = settings_text(o, *argc, *argv);
+    if (run_mpi_init(o, argc, argv)) {
+        free(mine);
         return EXIT_INTERNAL;
+    }
     o->mpi_job = true;
+    /* every rank takes part (one whose preflight failed too), so none waits on a missing one */
+    shc_err se = {0};
+    int differ = run_mpi_settings_agree(o, mine ? mine : "(out of memory)", se.msg,
+                                        sizeof se.msg);
+    free(mine);
+    if (differ && !pre) {
+        se.code = SHC_EINVAL;
+        pre = SHC_EINVAL;
+        e = &se;
+    }
     rc = agree(o, pre, e);
     if (rc != CLI_GO)
         return rc;
@@ -525,10 +585,14 @@ static int open_outputs(run_opts *o, report *rep)
     if (report_open(rep, &ro))
         return cli_usage_error("run", "--junit %s: cannot write", o->junit);
     o->rep = rep;
-    if (o->journal_path && !(o->journal = fopen(o->journal_path, "w"))) {
+    if (journal_on_stdout(o))
+        o->journal = stdout;
+    else if (o->journal_path && !(o->journal = fopen(o->journal_path, "w"))) {
         report_abandon(rep);
         return cli_usage_error("run", "--journal %s: cannot write", o->journal_path);
     }
+    /* the runner tells a job that never started (a launch failure) from one that died */
+    run_journal(o, "begin %lld", (long long)o->nprocs);
     if (o->views_path && !(o->views_out = fopen(o->views_path, "w"))) {
         report_abandon(rep);
         return cli_usage_error("run", "--views %s: cannot write", o->views_path);
@@ -563,7 +627,9 @@ static int close_journal(run_opts *o, int code)
 {
     if (!o->journal)
         return code;
-    fprintf(o->journal, "done %d\n", code);
+    run_journal(o, "done %d", code);
+    if (o->journal == stdout) /* closed with the rest of the output (cli_finish_output) */
+        return code;
     bool bad = ferror(o->journal) != 0;
     if ((fclose(o->journal) || bad) && code != EXIT_INTERNAL) { /* the wrapper reads it */
         fprintf(stderr, "shardcheck run: --journal %s: write failed\n", o->journal_path);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report.h"
+#include "oneline.h"
 
 static const char *const names[] = {"Pass", "Fail", "NotSupported", "Crash", "Timeout",
                                     "InternalError", "Waived"};
@@ -59,28 +60,35 @@ static void label(const report_item *it, char *buf, size_t n)
         snprintf(buf, n, "%s", it->name ? it->name : "");
 }
 
+/* One case's line: the label and the detail come from inputs (a candidate's reason, a
+ * golden comment), so they go through oneline.h. */
 static void print_line(const report *r, const report_item *it)
 {
     char lab[512];
     label(it, lab, sizeof lab);
+    oneline_copy(lab, sizeof lab, lab);
     const char *d = it->detail;
     if (r->o.fmt == REP_TAP) {
         if (it->st == ST_NOTSUPPORTED)
-            printf("ok %lld - %s # SKIP NotSupported%s%s\n", r->seq, lab, d ? ": " : "",
-                   d ? d : "");
+            printf("ok %lld - %s # SKIP NotSupported%s", r->seq, lab, d ? ": " : "");
         else if (it->st == ST_WAIVED) /* TAP's own word for a known failure */
-            printf("not ok %lld - %s # TODO %s\n", r->seq, lab, d ? d : "waived");
+            printf("not ok %lld - %s # TODO %s", r->seq, lab, d ? "" : "waived");
         else
             printf("%s %lld - %s%s%s%s\n", is_bad(it->st) ? "not ok" : "ok", r->seq, lab,
                    is_bad(it->st) ? " [" : "", is_bad(it->st) ? names[it->st] : "",
                    is_bad(it->st) ? "]" : "");
         if (d && it->st != ST_NOTSUPPORTED && it->st != ST_WAIVED) /* a reason, or a note */
-            printf("#   %s\n", d);
+            fputs("#   ", stdout);
+        oneline_put(stdout, d, REPORT_LINE_MAX);
+        if (d || it->st == ST_NOTSUPPORTED || it->st == ST_WAIVED)
+            putchar('\n');
     } else if (r->o.fmt == REP_TEXT && (is_bad(it->st) || it->st == ST_WAIVED ||
                                         r->o.verbose || has_note(it))) {
         if (r->fails && is_bad(it->st))
             return; /* kept: printed after the groups (report_close) */
-        printf("%-13s %s%s%s\n", names[it->st], lab, d ? ": " : "", d ? d : "");
+        printf("%-13s %s%s", names[it->st], lab, d ? ": " : "");
+        oneline_put(stdout, d, REPORT_LINE_MAX);
+        putchar('\n');
     }
 }
 
@@ -102,8 +110,10 @@ static void keep_failure(report *r, const report_item *it)
     long long rank, tc = item_test(it, &rank);
     char lab[512], line[1200];
     label(it, lab, sizeof lab);
-    snprintf(line, sizeof line, "%-13s %s%s%s", names[it->st], lab, it->detail ? ": " : "",
-             it->detail ? it->detail : "");
+    int w = snprintf(line, sizeof line, "%-13s %s%s%s", names[it->st], lab,
+                     it->detail ? ": " : "", it->detail ? it->detail : "");
+    if (w > 0) /* a long detail is cut: the JSON keeps it whole */
+        oneline_copy(line, sizeof line, line); /* printed as one line (print_line) */
     json_array_append_new(r->fails, json_pack("{s:I,s:I,s:s,s:s,s:I,s:s}", "tcId",
                                               (json_int_t)tc, "rank", (json_int_t)rank,
                                               "status", names[it->st], "detail",
@@ -280,38 +290,50 @@ static void junit_case(FILE *f, const char *suite, const json_t *c)
     fprintf(f, "</%s>\n    </testcase>\n", tag);
 }
 
-/* One <testsuite> per run of consecutive cases of the same family. */
-static void write_junit(report *r)
+/* One <testsuite> per run of consecutive cases of the same family (suite: the family of a
+ * case that names none). */
+static void junit_doc(FILE *f, const json_t *cases, const char *dflt, const char *torch)
 {
-    FILE *f = r->junit;
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"shardcheck\">\n");
-    size_t n = json_array_size(r->cases);
+    size_t n = json_array_size(cases);
     for (size_t i = 0; i < n;) {
-        const char *suite = jstr(json_array_get(r->cases, i), "family");
-        suite = suite ? suite : r->o.suite;
+        const char *suite = jstr(json_array_get(cases, i), "family");
+        suite = suite ? suite : dflt;
         long long cnt[ST_NSTATUS] = {0};
         size_t j = i;
         for (; j < n; j++) {
-            const char *s = jstr(json_array_get(r->cases, j), "family");
-            if (strcmp(s ? s : r->o.suite, suite))
+            const char *s = jstr(json_array_get(cases, j), "family");
+            if (strcmp(s ? s : dflt, suite))
                 break;
-            cnt[status_of(json_array_get(r->cases, j))]++;
+            cnt[status_of(json_array_get(cases, j))]++;
         }
         fputs("  <testsuite name=\"", f);
         report_xml_escape(f, suite);
         fprintf(f, "\" tests=\"%zu\" failures=\"%lld\" errors=\"%lld\" skipped=\"%lld\">\n", j - i,
                 cnt[ST_FAIL], cnt[ST_CRASH] + cnt[ST_TIMEOUT] + cnt[ST_INTERNAL],
                 cnt[ST_NOTSUPPORTED] + cnt[ST_WAIVED]);
-        if (r->o.torch) { /* the release judged against, as a standard JUnit property */
+        if (torch) { /* the release judged against, as a standard JUnit property */
             fputs("    <properties><property name=\"torch\" value=\"", f);
-            report_xml_escape(f, r->o.torch);
+            report_xml_escape(f, torch);
             fputs("\"/></properties>\n", f);
         }
         for (; i < j; i++)
-            junit_case(f, suite, json_array_get(r->cases, i));
+            junit_case(f, suite, json_array_get(cases, i));
         fputs("  </testsuite>\n", f);
     }
     fputs("</testsuites>\n", f);
+}
+
+static void write_junit(report *r)
+{
+    junit_doc(r->junit, r->cases, r->o.suite, r->o.torch);
+}
+
+void report_junit_of(FILE *f, const json_t *results)
+{
+    const char *suite = jstr(results, "suite");
+    junit_doc(f, json_object_get(results, "cases"), suite ? suite : "shardcheck",
+              jstr(results, "torch"));
 }
 
 static long long n_failed(const report *r)

@@ -94,6 +94,10 @@ void report_case(report *r, const char *name, report_status st, const char *deta
  * the exit code: 99 an InternalError, 1 a Fail/Crash/Timeout, 77 nothing passed, 0 otherwise;
  * 2 after a message when an output could not be written. */
 int report_close(report *r);
+/* The JUnit file report_close writes, from the JSON it writes (`run --json`, `verify --json`:
+ * its "cases", "suite" and "torch"), byte for byte: certify --check re-renders a package's
+ * JUnit files from its results (issue 38 M5). */
+void report_junit_of(FILE *f, const json_t *results);
 /* Free a report whose run ended in bad input (exit 2): no summary, no JUnit file. */
 void report_abandon(report *r);
 /* ---- failure groups (report_groups.c; issue 22 item 1) ----
@@ -118,6 +122,7 @@ void report_print_groups(const report *r, const char *pre);
 
 /* Status name as docs/DESIGN.md spells it. */
 const char *report_status_name(report_status st);
+#define REPORT_LINE_MAX ((size_t)1 << 16) /* a text or TAP line's input text, at most */
 /* s with XML's and HTML's five special characters but the apostrophe escaped (JUnit, the page). */
 void report_xml_escape(FILE *f, const char *s);
 

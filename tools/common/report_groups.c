@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report.h"
+#include "oneline.h"
 
 /* The members of a test that are its answer or its bookkeeping, not its inputs. */
 static bool answer_member(const char *k)
@@ -288,18 +289,21 @@ static void print_group(const json_t *g, long long total, const char *pre)
     const json_t *s = json_object_get(g, "smallest");
     char *in = json_dumps(json_object_get(s, "inputs"), JSON_COMPACT);
     long long n = json_integer_value(json_object_get(g, "tests"));
+    char name[256], detail[2048]; /* a field's name and a detail may come from a candidate */
     printf("%s  %-22s %lld of %lld failing tests (%.0f%%)\n", pre,
-           json_string_value(json_object_get(g, "name")), n, total, total ? 100.0 * n / total : 0);
+           oneline_copy(name, sizeof name, json_string_value(json_object_get(g, "name"))), n,
+           total, total ? 100.0 * n / total : 0);
     if (json_string_value(json_object_get(g, "note")))
         printf("%s    note: %s\n", pre, json_string_value(json_object_get(g, "note")));
     long long rank = json_integer_value(json_object_get(s, "rank"));
     printf("%s    smallest: tcId %lld (%s) inputs %s\n", pre,
            (long long)json_integer_value(json_object_get(s, "tcId")),
            json_string_value(json_object_get(s, "file")), in ? in : "{}");
+    oneline_copy(detail, sizeof detail, json_string_value(json_object_get(s, "detail")));
     if (rank >= 0)
-        printf("%s      rank %lld: %s\n", pre, rank, json_string_value(json_object_get(s, "detail")));
+        printf("%s      rank %lld: %s\n", pre, rank, detail);
     else
-        printf("%s      %s\n", pre, json_string_value(json_object_get(s, "detail")));
+        printf("%s      %s\n", pre, detail);
     free(in);
 }
 

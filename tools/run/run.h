@@ -126,9 +126,9 @@ extern const run_backend run_backend_ref, run_backend_local, run_backend_mpi,
 
 /* A fault to inject (SHARDCHECK_FAULT=kill:RANK:TCID, hang:RANK:TCID, or stop:RANK:TCID:
  * under mpirun the rank's MPI process itself stops (SIGSTOP) before the chunk holding the
- * case, as `kill -STOP` would stop it). */
+ * case, as `kill -STOP` would stop it; die:RANK:TCID: ... or dies (SIGKILL), as a lost node). */
 typedef struct run_fault {
-    enum { FAULT_NONE, FAULT_KILL, FAULT_HANG, FAULT_STOP } kind;
+    enum { FAULT_NONE, FAULT_KILL, FAULT_HANG, FAULT_STOP, FAULT_DIE } kind;
     int64_t rank, tcid;
 } run_fault;
 
@@ -176,6 +176,15 @@ typedef struct run_result {
     char msg[768];
     double seconds;
 } run_result;
+
+/* --journal -: the journal's lines go to standard output, each after this marker, so that
+ * mpirun forwards them to the launch node whatever node rank 0 runs on (mpirun_runner.sh
+ * takes them out of the output into its own journal). */
+#define RUN_JOURNAL_MARKER "#shardcheck-journal# "
+/* One line of the journal (printf-style, no newline), flushed at once: the wrapper follows
+ * it while the job runs.  Nothing when there is no journal. */
+void run_journal(const run_opts *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* Name of a status ("Pass", "Fail", ...). */
 const char *run_status_name(run_status s);
@@ -227,6 +236,10 @@ int64_t run_mpi_first_failing(run_opts *o, bool failed);
  * in and reports every other as Timeout, not run; the other ranks do nothing. */
 void run_mpi_lost_chunk(run_opts *o, const shc_family *f, const shc_golden *g,
                         const int64_t *idx, int64_t n, run_outcome *out);
+/* Whether this rank's settings text (its run options, SHARDCHECK_* environment, corpus, one
+ * per line) equals rank 0's: 0, 1 with msg naming the first differing line and both hosts,
+ * -1 when rank 0's did not arrive within the case limit (o->lost set). */
+int run_mpi_settings_agree(run_opts *o, const char *mine, char *msg, size_t n);
 /* Finish: MPI_Finalize (or MPI_Abort when a rank stopped answering, by rank 0 after its
  * report is out; another rank waits for that, then ends the job itself). */
 void run_mpi_finish(const run_opts *o, int lost);

@@ -10,6 +10,7 @@
  */
 #include "config.h"
 #include <errno.h>
+#include <stdarg.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -27,6 +28,22 @@ static const char *const status_names[RUN_NSTATUS] = {"Pass", "Fail", "NotSuppor
 
 const char *run_status_name(run_status s) { return s < RUN_NSTATUS ? status_names[s] : "?"; }
 
+void run_journal(const run_opts *o, const char *fmt, ...)
+{
+    if (!o->journal)
+        return;
+    if (o->journal == stdout) { /* the report's pending lines first, then the whole line */
+        fflush(stdout);
+        fputs(RUN_JOURNAL_MARKER, stdout);
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(o->journal, fmt, ap);
+    va_end(ap);
+    fputc('\n', o->journal);
+    fflush(o->journal);
+}
+
 int run_parse_fault(const char *spec, run_fault *f)
 {
     memset(f, 0, sizeof *f);
@@ -35,13 +52,14 @@ int run_parse_fault(const char *spec, run_fault *f)
     char kind[16];
     long long r, t;
     if (sscanf(spec, "%15[a-z]:%lld:%lld", kind, &r, &t) != 3 ||
-        (strcmp(kind, "kill") && strcmp(kind, "hang") && strcmp(kind, "stop"))) {
+        (strcmp(kind, "kill") && strcmp(kind, "hang") && strcmp(kind, "stop") &&
+         strcmp(kind, "die"))) {
         fprintf(stderr, "shardcheck run: SHARDCHECK_FAULT='%s': expected kill:RANK:TCID, "
-                "hang:RANK:TCID or stop:RANK:TCID\n", spec);
+                "hang:RANK:TCID, stop:RANK:TCID or die:RANK:TCID\n", spec);
         return -1;
     }
     f->kind = !strcmp(kind, "kill") ? FAULT_KILL : !strcmp(kind, "hang") ? FAULT_HANG
-            : FAULT_STOP;
+            : !strcmp(kind, "stop") ? FAULT_STOP : FAULT_DIE;
     f->rank = r;
     f->tcid = t;
     return 0;
@@ -131,7 +149,7 @@ static run_status local_exec_views(const run_opts *o, const shc_family *f, const
 
 void run_inject(const run_opts *o, const json_t *test, int64_t first, int64_t count)
 {
-    if (o->fault.kind == FAULT_NONE || o->fault.kind == FAULT_STOP ||
+    if (o->fault.kind == FAULT_NONE || o->fault.kind == FAULT_STOP || o->fault.kind == FAULT_DIE ||
         json_integer_value(json_object_get(test, "tcId")) != o->fault.tcid ||
         o->fault.rank < first || o->fault.rank >= first + count)
         return;

@@ -176,6 +176,87 @@ int64_t run_mpi_first_failing(run_opts *o, bool failed)
     return low;
 }
 
+/* The line of text holding key (a line's start up to and with its first '=', or the whole
+ * line without one), as a length and start; NULL when none. */
+static const char *line_with_key(const char *text, const char *line, size_t len, size_t *out)
+{
+    const char *eq = memchr(line, '=', len);
+    size_t k = eq ? (size_t)(eq - line) + 1 : len;
+    for (const char *p = text; *p;) {
+        size_t l = strcspn(p, "\n");
+        if (l >= k && !memcmp(p, line, k) && (eq || l == k)) {
+            *out = l;
+            return p;
+        }
+        p += l + (p[l] == '\n');
+    }
+    return NULL;
+}
+
+/* Whether two settings texts differ: 0, or 1 with msg saying the first line of one the other
+ * lacks and the other's line for the same key (a variable set on one side only, or valued
+ * differently). */
+static int settings_differ(const char *mine, const char *theirs, char *msg, size_t n)
+{
+    for (int side = 0; side < 2; side++) {
+        const char *a = side ? theirs : mine, *b = side ? mine : theirs;
+        for (const char *p = a; *p;) {
+            size_t l = strcspn(p, "\n"), ol;
+            const char *same = line_with_key(b, p, l, &ol);
+            if (!same || ol != l || memcmp(same, p, l)) {
+                const char *o = same ? same : "(no such setting)";
+                int lo = same ? (int)(ol < 300 ? ol : 300) : 17, lp = (int)(l < 300 ? l : 300);
+                if (!side)
+                    snprintf(msg, n, "here '%.*s', on rank 0 '%.*s'", lp, p, lo, o);
+                else
+                    snprintf(msg, n, "here '%.*s', on rank 0 '%.*s'", lo, o, lp, p);
+                return 1;
+            }
+            p += l + (p[l] == '\n');
+        }
+    }
+    return 0;
+}
+
+/* Rank 0's settings text reaches every rank (length, then bytes, under the deadline); a rank
+ * whose own differs names the first differing line, its host and rank 0's. */
+int run_mpi_settings_agree(run_opts *o, const char *mine, char *msg, size_t n)
+{
+    char host[64] = "?", host0[64] = "?";
+    gethostname(host, sizeof host - 1);
+    memcpy(host0, host, sizeof host0);
+    long long len = (long long)strlen(mine);
+    MPI_Request rq;
+    double deadline = now_s() + o->timeout_s + 10;
+    bool ok = MPI_Ibcast(&len, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD, &rq) == MPI_SUCCESS &&
+              wait_until(&rq, deadline) &&
+              MPI_Ibcast(host0, (int)sizeof host0, MPI_CHAR, 0, MPI_COMM_WORLD, &rq) ==
+                  MPI_SUCCESS && wait_until(&rq, deadline);
+    char *theirs = ok && len >= 0 && len < (1 << 24) ? calloc((size_t)len + 1, 1) : NULL;
+    if (theirs && o->rank == 0)
+        memcpy(theirs, mine, (size_t)len);
+    ok = ok && theirs && MPI_Ibcast(theirs, (int)len, MPI_CHAR, 0, MPI_COMM_WORLD, &rq) ==
+                         MPI_SUCCESS && wait_until(&rq, deadline);
+    if (!ok) {
+        free(theirs);
+        o->lost = 1;
+        snprintf(msg, n, "rank %lld (host %s): the settings of rank 0 did not arrive",
+                 (long long)o->rank, host);
+        return -1;
+    }
+    host0[sizeof host0 - 1] = '\0';
+    int d = settings_differ(mine, theirs, msg, n);
+    if (d) { /* who and where before what */
+        char what[512];
+        snprintf(what, sizeof what, "%s", msg);
+        snprintf(msg, n, "rank %lld (host %s) does not agree with rank 0 (host %s) on its "
+                 "settings: %s (mpirun passes remote ranks only the variables -x names; see "
+                 "README \"Multi-node jobs\")", (long long)o->rank, host, host0, what);
+    }
+    free(theirs);
+    return d;
+}
+
 static run_status worse(run_status a, run_status b);
 
 /* A family with a comm_view hook (redistribute-data) executes mesh rank `rank`'s part
@@ -308,10 +389,7 @@ static void comm_outcomes(run_opts *o, const shc_family *f, const shc_golden *g,
                      "out of step", (long long)broken);
             continue;
         }
-        if (o->journal) {
-            fprintf(o->journal, "start %s %lld\n", f->name, (long long)tc);
-            fflush(o->journal);
-        }
+        run_journal(o, "start %s %lld", f->name, (long long)tc);
         /* A fault here hits the MPI process itself: a real dead or hung rank. */
         if (mine[k].status != RUN_NOTSUPPORTED)
             run_inject(o, g->tests[idx[k]], mine[k].first, mine[k].count);
@@ -402,15 +480,46 @@ static void merge(run_outcome *all, int64_t first, int64_t count, const run_outc
     }
 }
 
+/* Rank 0 journals the chunk's cases before computing them: when a process dies in it, mpirun
+ * ends the job before any of them is reported, and mpirun_runner.sh names each one lost. */
+static void journal_chunk(const run_opts *o, const shc_family *f, const shc_golden *g,
+                          const int64_t *idx, int64_t n, const run_outcome *out)
+{
+    if (!o->journal || o->rank != 0)
+        return;
+    char *line = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&line, &len);
+    if (!m)
+        return;
+    fprintf(m, "chunk %s", f->name);
+    for (int64_t k = 0; k < n; k++)
+        if (out[k].status != RUN_NOTSUPPORTED)
+            fprintf(m, " %lld",
+                    (long long)json_integer_value(json_object_get(g->tests[idx[k]], "tcId")));
+    if (!fclose(m))
+        run_journal(o, "%s", line);
+    free(line);
+}
+
 void run_mpi_chunk(run_opts *o, const shc_family *f, const shc_golden *g, const int64_t *idx,
                    int64_t n, int64_t seq, run_outcome *out)
 {
     run_outcome *mine = calloc((size_t)n, sizeof *mine);
-    for (int64_t k = 0; o->fault.kind == FAULT_STOP && o->fault.rank == o->rank && k < n; k++)
-        if (json_integer_value(json_object_get(g->tests[idx[k]], "tcId")) == o->fault.tcid)
-            raise(SIGSTOP); /* the MPI process itself, as kill -STOP (run_faults.sh) */
+    journal_chunk(o, f, g, idx, n, out);
+    bool die = false; /* an injected fault on the MPI process itself (run_faults.sh) */
+    for (int64_t k = 0; o->fault.rank == o->rank && k < n; k++)
+        if (json_integer_value(json_object_get(g->tests[idx[k]], "tcId")) == o->fault.tcid) {
+            if (o->fault.kind == FAULT_STOP)
+                raise(SIGSTOP); /* as kill -STOP */
+            die = o->fault.kind == FAULT_DIE;
+        }
     double t0 = now_s();
     my_outcomes(o, f, g, idx, n, out, mine);
+    if (die) { /* a lost node: its chunk computed, its outcomes never sent */
+        usleep(200000);
+        raise(SIGKILL);
+    }
     int tag = (int)(seq % 30000);
     if (o->rank != 0) {
         json_t *a = json_array();

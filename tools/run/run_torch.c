@@ -474,11 +474,8 @@ void run_torch_outcomes(run_opts *o, const shc_family *f, const shc_golden *g,
             snprintf(mine[k].msg, sizeof mine[k].msg, "%s", W.nofam_msg);
             continue;
         }
-        if (o->journal) {
-            fprintf(o->journal, "start %s %lld\n", f->name,
+        run_journal(o, "start %s %lld", f->name,
                     (long long)json_integer_value(json_object_get(g->tests[idx[k]], "tcId")));
-            fflush(o->journal);
-        }
         /* send ahead: the worker computes the next cases while this process reads, checks
          * and agrees with the other ranks on this one (bench/bench_torch_backend.sh) */
         if (k >= sent_to) {

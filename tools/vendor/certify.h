@@ -100,7 +100,16 @@ int cert_reverify(const char *dir, const char *golden, const char *exe, const ch
  * MANIFEST, and every candidate is verified against it again (cert_reverify);
  * torch_opt (--torch-version, or SHARDCHECK_TORCH_VERSION), when given, must be the release
  * the package was judged against (exit 2 naming both; a package from before releases were
- * recorded was judged against the pinned one). */
-int cert_check(const char *dir, const char *golden, bool golden_given, const char *torch_opt);
+ * recorded was judged against the pinned one).  report.html (rendered again by page) and each
+ * JUnit file (from its results) must be what the package's results give, byte for byte, and
+ * every file a package has must be there (issue 38 M5). */
+/* report.html's renderer, report_html_write (cmd_report.c, tools/cli): --check renders the page
+ * again through this pointer, which cmd_certify.c passes, so calls still go one way between
+ * tools/cli and tools/vendor (call_graph.sh). */
+typedef int (*cert_page_fn)(const char *out, const char *golden, char *const *inputs, int ninputs,
+                            int argc, char **argv, const char *torch_opt, const json_t *statement,
+                            size_t *cells, long long *fails, shc_err *e);
+int cert_check(const char *dir, const char *golden, bool golden_given, const char *torch_opt,
+               cert_page_fn page);
 
 #endif

@@ -7,12 +7,15 @@
  * claims, row verdicts, the overall verdict, the golden MANIFEST hash, statement.txt byte for
  * byte), and every candidate in the package is verified again against the corpus
  * (cert_reverify: a child `verify`, as certify ran it), so an edited candidate is named even
- * with its MANIFEST line rewritten (issue 22 item 4).  What no package check can catch is a
- * consistent rewrite of a backend row's results, the statement and MANIFEST together (the
- * backend is not in the package); publishing the MANIFEST's own sha256 (certify prints it)
- * pins the package.  Calls go one way: this file uses certify_package.c (counting, the
- * statement) and certify_claim.c (claims), neither calls back.
- * Tested by conformance/tests/certify.sh and certify_claims.sh.
+ * with its MANIFEST line rewritten (issue 22 item 4).  The other files are derived, and checked
+ * so: report.html is rendered again (through the renderer cmd_certify.c hands over) and each
+ * JUnit file again from its results, both compared byte for byte, and every file a package has
+ * must be there, so a file removed with its MANIFEST line is named (issue 38 M5).  What no
+ * package check can catch is a consistent rewrite of a backend row's results, the statement
+ * and MANIFEST together (the backend is not in the package); publishing the MANIFEST's own
+ * sha256 (certify prints it) pins the package.  Calls go one way: this file uses
+ * certify_package.c (counting, the statement) and certify_claim.c (claims), neither calls back.
+ * Tested by conformance/tests/certify.sh, certify_claims.sh and certify_tamper.sh.
  */
 #include "config.h"
 #include <dirent.h>
@@ -26,6 +29,7 @@
 #include "certify_spawn.h"
 #include "torch_version.h"
 #include "golden.h"
+#include "report.h"
 
 static const char *sget(const json_t *o, const char *k)
 {
@@ -124,11 +128,26 @@ int cert_manifest_write(const char *dir, char sha_out[65], shc_err *e)
 
 /* ---- --check ---- */
 
+/* At most max bytes of s, then "... (N bytes)". */
+static const char *bounded(char *buf, size_t n, const char *s, size_t max)
+{
+    size_t len = strlen(s);
+    if (len <= max)
+        return s;
+    snprintf(buf, n, "%.*s... (%zu bytes)", (int)max, s, len);
+    return buf;
+}
+
+/* One problem line; every piece taken from the package (a path in MANIFEST, a string of
+ * statement.json) is echoed at most 512 bytes (2,048 for the reasons), with its length: a
+ * 63 MB MANIFEST line costs one short line (issue 38 M15). */
 static int problem(const char *dir, const char *file, const char *fmt, const char *a,
                    const char *b)
 {
-    fprintf(stderr, "shardcheck certify --check: %s/%s: ", dir, file);
-    fprintf(stderr, fmt, a, b);
+    char d[560], f[560], x[2100], y[2100];
+    fprintf(stderr, "shardcheck certify --check: %s/%s: ", bounded(d, sizeof d, dir, 512),
+            bounded(f, sizeof f, file, 512));
+    fprintf(stderr, fmt, bounded(x, sizeof x, a, 2048), bounded(y, sizeof y, b, 2048));
     fputc('\n', stderr);
     return 1;
 }
@@ -315,7 +334,8 @@ static int check_statement(const char *dir, const char *golden, bool given, json
 }
 
 /* Another version may word the text differently: its statement.txt must still state the
- * statement's verdict (the JSON itself is checked in full). */
+ * statement's verdict, on the one line that starts "verdict:" (the JSON itself is checked in
+ * full); a second such line is a forged one (issue 38 M4). */
 static int check_verdict_line(const char *dir, const json_t *st)
 {
     char want[64], line[1024], path[4096];
@@ -324,13 +344,20 @@ static int check_verdict_line(const char *dir, const json_t *st)
         want[i] = (char)(want[i] >= 'a' && want[i] <= 'z' ? want[i] - 32 : want[i]);
     snprintf(path, sizeof path, "%s/statement.txt", dir);
     FILE *f = fopen(path, "r");
-    bool found = false;
-    while (f && !found && fgets(line, sizeof line, f))
-        found = !strncmp(line, want, strlen(want));
+    int found = 0, other = 0;
+    bool start = true; /* at the start of a line (a line longer than the buffer continues) */
+    while (f && fgets(line, sizeof line, f)) {
+        if (start && !strncmp(line, "verdict:", 8))
+            strncmp(line, want, strlen(want)) ? other++ : found++;
+        start = strchr(line, '\n') != NULL;
+    }
     if (f)
         fclose(f);
-    fprintf(stderr, "shardcheck certify --check: %s/statement.txt: written by shardcheck %s, "
+    fprintf(stderr, "shardcheck certify --check: %s/statement.txt: written by shardcheck %.64s, "
             "checked for its verdict line only\n", dir, sget(st, "shardcheck"));
+    if (found + other > 1)
+        return problem(dir, "statement.txt", "altered: %s lines start \"verdict:\" (a text "
+                       "states one verdict)%s", found + other == 2 ? "2" : "several", "");
     return found ? 0 : problem(dir, "statement.txt", "inconsistent: no line \"%s\"%s", want, "");
 }
 
@@ -359,11 +386,203 @@ static int check_text(const char *dir, const json_t *st)
                               "statement.json%s%s", "", "");
 }
 
-int cert_check(const char *dir, const char *golden, bool golden_given, const char *torch_opt)
+/* ---- --check: the files every package has, and those rendered from its results ---- */
+
+static bool is_file(const char *dir, const char *rel)
+{
+    char p[4096];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/%s", dir, rel);
+    return !lstat(p, &st) && S_ISREG(st.st_mode);
+}
+
+/* A row's file that must be there: cited, inside the package, a regular file. */
+static int check_cited(const char *dir, const json_t *j, const char *key, const char *what)
+{
+    const char *rel = sget(j, key);
+    if (!*rel)
+        return problem(dir, "statement.json", "altered: row %s cites no %s", sget(j, "family"),
+                       what);
+    if (strstr(rel, "..") || rel[0] == '/')
+        return problem(dir, "statement.json", "altered: row %s cites %s, outside the package",
+                       sget(j, "family"), rel);
+    return is_file(dir, rel) ? 0 : problem(dir, rel, "missing: the %s of row %s", what,
+                                           sget(j, "family"));
+}
+
+/* Every file a package has (certify.h): removing one with its MANIFEST line leaves MANIFEST
+ * consistent, so this names it (issue 38 M5).  Each row has its log; a row that ran its
+ * results and JUnit file; a verify row its candidate. */
+static int check_required(const char *dir, const json_t *st)
+{
+    static const char *const fixed[] = {"statement.json", "statement.txt", "report.html",
+                                        "environment.json", "golden-MANIFEST"};
+    int bad = 0;
+    for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
+        if (!is_file(dir, fixed[i]))
+            bad += problem(dir, fixed[i], "missing: every package has it%s%s", "", "");
+    size_t i;
+    json_t *j;
+    json_array_foreach(json_object_get(st, "rows"), i, j) {
+        bad += check_cited(dir, j, "log", "log");
+        if (!strcmp(sget(j, "mode"), "verify"))
+            bad += check_cited(dir, j, "candidate", "candidate");
+        if (*sget(j, "results"))
+            bad += check_cited(dir, j, "junit", "JUnit file");
+    }
+    return bad;
+}
+
+/* Whether the file at path holds exactly the n bytes of want. */
+static bool file_is(const char *path, const char *want, size_t n)
+{
+    FILE *f = fopen(path, "rb");
+    char buf[1 << 16];
+    size_t got, at = 0;
+    bool same = f != NULL;
+    while (same && (got = fread(buf, 1, sizeof buf, f)) > 0) {
+        same = got <= n - at && !memcmp(buf, want + at, got);
+        at += got;
+    }
+    same = same && !ferror(f) && at == n;
+    if (f)
+        fclose(f);
+    return same;
+}
+
+/* Whether files a and b hold the same bytes. */
+static bool same_files(const char *a, const char *b)
+{
+    FILE *f = fopen(a, "rb"), *g = fopen(b, "rb");
+    char x[1 << 15], y[1 << 15];
+    size_t n, m;
+    bool same = f && g;
+    while (same && (n = fread(x, 1, sizeof x, f)) > 0)
+        same = (m = fread(y, 1, n, g)) == n && !memcmp(x, y, n);
+    same = same && !ferror(f) && !ferror(g) && fgetc(g) == EOF;
+    if (f)
+        fclose(f);
+    if (g)
+        fclose(g);
+    return same;
+}
+
+/* Each row's JUnit file must be the JUnit of its results (report_junit_of: what run and verify
+ * write, from the same cases): a JUnit file rewritten to pass, its MANIFEST line with it, is
+ * named. */
+static int check_junit(const char *dir, const json_t *st)
+{
+    size_t i;
+    json_t *j;
+    int bad = 0;
+    json_array_foreach(json_object_get(st, "rows"), i, j) {
+        const char *res = sget(j, "results"), *jun = sget(j, "junit");
+        char path[4096];
+        if (!*res || !*jun || strstr(res, "..") || strstr(jun, "..") || *res == '/' ||
+            *jun == '/' || !is_file(dir, res) || !is_file(dir, jun))
+            continue; /* named by check_required or check_row */
+        snprintf(path, sizeof path, "%s/%s", dir, res);
+        shc_err e = {0};
+        json_t *r = shc_json_load_path(path, &e);
+        char *want = NULL;
+        size_t wn = 0;
+        FILE *m = r ? open_memstream(&want, &wn) : NULL;
+        if (m) {
+            report_junit_of(m, r);
+            fclose(m);
+        }
+        snprintf(path, sizeof path, "%s/%s", dir, jun);
+        if (!r || !m || !file_is(path, want, wn))
+            bad += problem(dir, jun, "inconsistent: it is not the JUnit of %s (the results it "
+                           "reports)%s", res, "");
+        free(want);
+        json_decref(r);
+    }
+    return bad;
+}
+
+/* Another version's page: its verdict heading (one) must be the statement's verdict. */
+static int check_page_verdict(const char *dir, const json_t *st)
+{
+    char want[80], path[4096], *line = NULL;
+    int k = snprintf(want, sizeof want, "<h2>Verdict: %s</h2>", sget(st, "verdict"));
+    for (int i = 13; i < k && want[i] != '<'; i++)
+        want[i] = (char)(want[i] >= 'a' && want[i] <= 'z' ? want[i] - 32 : want[i]);
+    snprintf(path, sizeof path, "%s/report.html", dir);
+    FILE *f = fopen(path, "r");
+    size_t cap = 0;
+    int found = 0, other = 0;
+    while (f && getline(&line, &cap, f) >= 0)
+        for (char *p = strstr(line, "<h2>Verdict: "); p; p = strstr(p + 1, "<h2>Verdict: "))
+            strncmp(p, want, strlen(want)) ? other++ : found++;
+    free(line);
+    if (f)
+        fclose(f);
+    if (found == 1 && !other)
+        return 0;
+    return problem(dir, "report.html", "inconsistent: its verdict is not the statement's "
+                   "(no single heading \"%s\")%s", want, "");
+}
+
+/* report.html rendered again from the package (its results, statement, and the command in
+ * environment.json) against the corpus, and compared byte for byte: a page rewritten to say
+ * CONFORMANT is named even with its MANIFEST line rewritten (issue 38 M5). */
+static int check_page(const char *dir, const char *golden, const json_t *st, cert_page_fn render)
+{
+    if (strcmp(sget(st, "shardcheck"), shc_version()))
+        return check_page_verdict(dir, st);
+    if (!is_file(dir, "environment.json") || !is_file(dir, "report.html"))
+        return 0; /* named by check_required */
+    char path[4096], tmp[] = "/tmp/shardcheck-check.XXXXXX", page[64];
+    snprintf(path, sizeof path, "%s/environment.json", dir);
+    shc_err e = {0};
+    json_t *env = shc_json_load_path(path, &e), *cmd = json_object_get(env, "command"), *j;
+    const json_t *rows = json_object_get(st, "rows");
+    size_t argc = json_array_size(cmd), n = json_array_size(rows), k = 0, i;
+    char **argv = calloc(argc + 1, sizeof *argv), **in = calloc(n + 1, sizeof *in);
+    int bad = 0;
+    if (!json_is_array(cmd))
+        bad = problem(dir, "environment.json", "inconsistent: no \"command\" (the command "
+                      "report.html names)%s%s", "", "");
+    else if (!argv || !in || !mkdtemp(tmp))
+        bad = problem(dir, "report.html", "cannot be checked: %s%s", strerror(errno), "");
+    json_array_foreach(cmd, i, j)
+        if (argv)
+            argv[i] = (char *)(json_string_value(j) ? json_string_value(j) : "");
+    json_array_foreach(rows, i, j)
+        if (in && *sget(j, "results") && (in[k] = malloc(4096)))
+            snprintf(in[k++], 4096, "%s/%s", dir, sget(j, "results"));
+    size_t cells;
+    long long fails;
+    snprintf(page, sizeof page, "%s/report.html", tmp);
+    snprintf(path, sizeof path, "%s/report.html", dir);
+    if (!bad && render(page, golden, in, (int)k, (int)argc, argv,
+                       *sget(st, "torch") ? sget(st, "torch") : NULL, st, &cells, &fails, &e))
+        bad = problem(dir, "report.html", "cannot be rendered again: %s%s", e.msg, "");
+    if (!bad && !same_files(page, path))
+        bad = problem(dir, "report.html", "inconsistent: it is not the page of the package's "
+                      "results and statement%s%s", "", "");
+    unlink(page);
+    rmdir(tmp);
+    for (i = 0; i < k; i++)
+        free(in[i]);
+    free(in);
+    free(argv);
+    json_decref(env);
+    return bad;
+}
+
+int cert_check(const char *dir, const char *golden, bool golden_given, const char *torch_opt,
+               cert_page_fn page)
 {
     struct stat st;
     if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "shardcheck certify --check: %s: not a directory\n", dir);
+        size_t n = strlen(dir); /* echoed bounded (issue 38 M15), as cli_echo does */
+        if (n > 240)
+            fprintf(stderr, "shardcheck certify --check: %.224s... (%zu bytes): not a "
+                    "directory\n", dir, n);
+        else
+            fprintf(stderr, "shardcheck certify --check: %s: not a directory\n", dir);
         return EXIT_USAGE;
     }
     const char *env = getenv("SHARDCHECK_TORCH_VERSION");
@@ -383,11 +602,13 @@ int cert_check(const char *dir, const char *golden, bool golden_given, const cha
     char path[4096], sha[65] = "";
     snprintf(path, sizeof path, "%s/statement.json", dir);
     shc_err e = {0};
-    json_t *stm = shc_json_load_path(path, &e);
-    if (!stm)
+    json_t *stm = is_file(dir, "statement.json") ? shc_json_load_path(path, &e) : NULL;
+    bad += check_required(dir, stm); /* before the checks that read them */
+    if (!stm && is_file(dir, "statement.json"))
         bad += problem(dir, "statement.json", "unreadable: %s%s", e.msg, "");
-    else
-        bad += check_statement(dir, golden, golden_given, stm) + check_text(dir, stm);
+    else if (stm)
+        bad += check_statement(dir, golden, golden_given, stm) + check_text(dir, stm) +
+               check_junit(dir, stm) + check_page(dir, golden, stm, page);
     snprintf(path, sizeof path, "%s/MANIFEST", dir);
     shc_sha256_file(path, sha, &e);
     if (!bad)

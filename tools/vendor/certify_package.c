@@ -12,6 +12,8 @@
 #include "certify.h"
 #include "torch_version.h"
 #include "golden.h"
+#include "report.h"
+#include "oneline.h"
 
 /* ---- counting ---- */
 
@@ -166,10 +168,16 @@ json_t *cert_statement(const cert_row *rows, int n, const char *manifest_sha, co
                      "written", written, "rows", a, "verdict", cert_overall(rows, n));
 }
 
+/* A statement's string as the text prints it: on one line, at most 500 bytes (oneline.h):
+ * no string of the statement (a name, a reason, a path, "written" edited in statement.json)
+ * can start a line, so the text never holds a verdict line but its own (issue 38 M4).  One
+ * printf takes up to eight. */
 static const char *sget(const json_t *o, const char *k)
 {
+    static char buf[8][504];
+    static unsigned next;
     const char *s = json_string_value(json_object_get(o, k));
-    return s ? s : "";
+    return oneline_copy(buf[next++ % 8], sizeof buf[0], s ? s : "");
 }
 
 static long long iget(const json_t *o, const char *k)
@@ -223,12 +231,22 @@ static void text_notsupported(FILE *f, const json_t *rows)
             continue;
         }
         fprintf(f, ": %lld cases NotSupported\n", iget(r, "notSupported"));
+        char c[504];
         json_object_foreach(reasons, k, v)
-            fprintf(f, "    %8lld  %s\n", (long long)json_integer_value(v), k);
+            fprintf(f, "    %8lld  %s\n", (long long)json_integer_value(v),
+                    oneline_copy(c, sizeof c, k));
         json_object_foreach(fields, k, v)
-            fprintf(f, "    field %s not computed by the candidate (%lld tests)\n", k,
-                    (long long)json_integer_value(v));
+            fprintf(f, "    field %s not computed by the candidate (%lld tests)\n",
+                    oneline_copy(c, sizeof c, k), (long long)json_integer_value(v));
     }
+}
+
+/* A vendor's text on one line, at most max bytes: a newline in a producer note must not
+ * start a line of the statement (a forged "verdict: CONFORMANT:" line). */
+static void put_clean(FILE *f, const char *pre, const char *s, size_t max)
+{
+    fputs(pre, f);
+    oneline_put(f, s, max);
 }
 
 /* What each row covers of its family's claim (certify_claim.c), partial rows marked. */
@@ -248,20 +266,9 @@ static void text_claims(FILE *f, const json_t *rows)
         head = true;
         fputs(!strcmp(sget(r, "verdict"), "partial") ? "  PARTIAL " : "  ", f);
         text_row_name(f, r);
-        fprintf(f, ": %s\n", buf);
+        put_clean(f, ": ", buf, sizeof buf);
+        fputc('\n', f);
     }
-}
-
-/* A vendor's text on one line, at most max bytes: a newline in a producer note must not
- * start a line of the statement (a forged "verdict: CONFORMANT:" line). */
-static void put_clean(FILE *f, const char *pre, const char *s, size_t max)
-{
-    fputs(pre, f);
-    size_t n = 0;
-    for (; *s && n < max; s++, n++)
-        fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, f);
-    if (*s)
-        fputs("...", f);
 }
 
 /* The producer record's strings (tool, adapter, Python, versions, command, note). */
@@ -337,7 +344,7 @@ static void text_verdict(FILE *f, const json_t *rows, const char *v)
         if (*want == 'p') {
             char buf[1400];
             cert_claim_text(json_object_get(r, "claim"), buf, sizeof buf);
-            fprintf(f, ": %s", buf);
+            put_clean(f, ": ", buf, sizeof buf);
             sep = "; ";
         }
     }

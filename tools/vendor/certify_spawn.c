@@ -47,7 +47,8 @@ static long long journal_cases(FILE **jf, const char *path, long long n)
     char line[512];
     clearerr(*jf);
     while (fgets(line, sizeof line, *jf))
-        n += strncmp(line, "start ", 6) && strncmp(line, "done ", 5);
+        n += strncmp(line, "start ", 6) && strncmp(line, "done ", 5) &&
+             strncmp(line, "begin ", 6) && strncmp(line, "chunk ", 6);
     return n;
 }
 
@@ -143,7 +144,8 @@ json_t *cert_from_journal(const char *journal, const char *backend, int np, int 
         if (sscanf(line, "%31s %95s %lld", st, one, &tc) != 3)
             continue; /* "done N" */
         snprintf(fam, sizeof fam, "%s", one);
-        if (strcmp(st, "start")) /* "start F N": rank 0 began executing a case */
+        /* "start F N": rank 0 began executing a case; "chunk F N..": began a chunk */
+        if (strcmp(st, "start") && strcmp(st, "chunk"))
             json_array_append_new(a, json_pack("{s:s, s:I, s:s, s:s, s:s, s:f}", "family", fam,
                                                "tcId", (json_int_t)tc, "comment", "", "status",
                                                st, "detail", "", "seconds", 0.0));
