@@ -43,10 +43,16 @@ def mpirun():
     return exe
 
 
-def run(np, family, max_cases, env=None, extra=()):
+def run(np, family, max_cases, env=None, extra=(), only=True):
+    """run under mpirun -np np; only: the worker loads the family's adapter alone (faster than
+    every adapter, jax included, in every process)."""
     pytest.importorskip("torch")
+    worker = "%s %s" % (sys.executable, WORKER)
+    if only:
+        worker += " --adapter %s" % os.path.join(HARNESS, "adapters",
+                                                 "torch_%s.py" % family.replace("-", "_"))
     cmd = [mpirun(), "--oversubscribe", "--allow-run-as-root", "-np", str(np), shardcheck(),
-           "run", "--backend", "worker:%s %s" % (sys.executable, WORKER), "--golden", GOLDEN,
+           "run", "--backend", "worker:" + worker, "--golden", GOLDEN,
            "--family", family, "--max-cases", str(max_cases), "--timeout", "300"] + list(extra)
     e = dict(os.environ, OMPI_MCA_mpi_warn_on_fork="0", OMP_NUM_THREADS="1")
     e.pop("SHARDCHECK_EXAMPLE_BUG", None)
@@ -82,7 +88,7 @@ def uneven_cases():
 
 def test_planted_uneven_bug_is_named():
     rc, out, err = run(2, "shard-layout", 60, env={"SHARDCHECK_EXAMPLE_BUG": "uneven"},
-                       extra=["--verbose"])
+                       extra=["--verbose"], only=False)
     failed = [int(m) for m in re.findall(r"(?m)^Fail +shard-layout tc ([0-9]+) ", out)]
     assert rc == 1 and failed, (rc, out[-800:], err[-800:])
     flagged = uneven_cases()
