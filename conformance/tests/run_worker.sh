@@ -13,7 +13,7 @@
 . "$(dirname "$0")/testlib.sh"
 need_python "the tiny worker"
 need_golden redistribute-data shard-layout rng-offsets
-export OMPI_MCA_mpi_warn_on_fork=0 GOLDEN="$G"
+export OMPI_MCA_mpi_warn_on_fork=0 GOLDEN="$G" WORKER_PRELOAD=redistribute-data
 use_tmpdir
 W=$tmp/worker.sh   # one word, so that $RUN splits where it should
 printf '#!/bin/sh\nexec %s %s "$@"\n' "$PY" "$tests_dir/worker_golden.py" >"$W"

@@ -15,6 +15,8 @@ WORKER_FAULT_PROCESS only, when set):
 WORKER_HELLO=v2 | none | garbage: a hello of protocol 2, no hello (exit 0), or a garbage
 first line.  WORKER_FAMILIES=F1,F2: the families it supports (default
 every one); the others are named with a reason.  WORKER_LOG=FILE: one line per start.
+WORKER_PRELOAD=F: read family F's golden files before the hello (so that a short --timeout
+times the protocol, not the reading).
 """
 import json
 import os
@@ -83,6 +85,8 @@ def main():
         return 0
     if hello == "garbage":
         print("Welcome to the acme worker!", flush=True)
+    if os.environ.get("WORKER_PRELOAD"):
+        load(os.environ["WORKER_PRELOAD"])
     fams = os.environ.get("WORKER_FAMILIES")
     supported = {f: True for f in os.listdir(GOLDEN) if os.path.isdir(os.path.join(GOLDEN, f))}
     if fams:
