@@ -20,7 +20,7 @@ printf '#!/bin/sh\nexec %s %s "$@"\n' "$PY" "$tests_dir/worker_golden.py" >"$W"
 chmod +x "$W"
 F=redistribute-data
 # its sample of 8 cases: tc 1 (world 2), 99 and 197 (world 4), 296, 394, 492, 591, 689
-RUN="run --backend worker:$W --golden $G --family $F --max-cases 8 --timeout 20"
+RUN="run --backend worker:$W --golden $G --family $F --max-cases 8"
 
 # expect_case DESC STATUS TCID REGEX CMD...: exit 1, the case's line says STATUS and matches
 # REGEX, and the other 7 cases passed (the run went on).
