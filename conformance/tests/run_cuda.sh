@@ -61,7 +61,7 @@ if [ $built = yes ]; then
   expect_exit "SHARDCHECK_CUDA_EMULATE with no such profile is bad usage" 2 "unknown gpu profile" \
     env SHARDCHECK_CUDA_EMULATE=nosuchgpu "$SHARDCHECK" run --backend cuda --golden "$G"
 fi
-expect_exit "a backend name it does not know is bad usage" 2 "expected ref, local, mpi, torch.*, cuda or plugin" \
+expect_exit "a backend name it does not know is bad usage" 2 "expected ref, local, mpi, torch.*, cuda, plugin:FILE.so or worker:CMD" \
   "$SHARDCHECK" run --backend cudax --golden "$G"
 
 # on a machine with a GPU: the family runs on it

@@ -1,7 +1,8 @@
 /*
  * cmd_run.c — `shardcheck run`: the conformance runner.
  *
- *   shardcheck run [--backend ref|local|mpi|cuda|torch[:gloo|:nccl]|plugin:FILE.so] [--family F] [--golden DIR]
+ *   shardcheck run [--backend ref|local|mpi|cuda|torch[:gloo|:nccl]|plugin:FILE.so|worker:CMD]
+ *                  [--family F] [--golden DIR]
  *                  [--tap | --junit FILE | --json] [--timeout SEC] [--max-cases N]
  *                  [--max-ranks N]
  *
@@ -48,6 +49,8 @@ static const char RUN_ABOUT[] =
     "  cuda    each rank's view on a GPU (rank mod GPUs; under mpirun one process per rank);\n"
     "          77 with the reason where CUDA was not built in or no GPU is visible\n"
     "  plugin  a vendor library implementing shardcheck_backend.h\n"
+    "  worker  a vendor program in any language over the worker protocol (one per process;\n"
+    "          under mpirun each computes the ranks its process hosts): docs/backends/worker.md\n"
     "  SHARDCHECK_FAULT=kill:RANK:TCID | hang:RANK:TCID | stop:RANK:TCID injects a fault\n"
     "  (tests; stop: under mpirun the rank's own process stops, as kill -STOP; a RANK the\n"
     "  job has no process for, or stop without mpirun, is exit 2).\n"
@@ -178,7 +181,13 @@ static void run_chunk(run_opts *o, const shc_family *f, const shc_golden *g, con
         run_mpi_chunk(o, f, g, idx, n, seq, out);
     else
 #endif
+    if (o->be->job_outcomes) { /* worker: its own process, hosting every rank */
+        for (int64_t k = 0; k < n; k++)
+            out[k].count = out[k].status == RUN_NOTSUPPORTED ? 0 : out[k].world;
+        o->be->job_outcomes(o, f, g, idx, n, out, out);
+    } else {
         run_views_chunk(o, f, g, idx, n, -1, out);
+    }
     (void)seq;
     double each = (now_s() - t0) / (double)n;
     for (int64_t k = 0; k < n; k++) {
@@ -331,7 +340,8 @@ static int parse_options(run_opts *o, int argc, char **argv)
     unsigned long long given = 0;
     const cli_option opts[] = {
         {.name = "backend", .kind = CLI_CALL, .meta = "B", .call = opt_backend,
-         .help = "ref (default), local, mpi, torch[:gloo|:nccl], cuda or plugin:FILE.so"},
+         .help = "ref (default), local, mpi, torch[:gloo|:nccl], cuda, plugin:FILE.so or "
+                 "worker:CMD"},
         {.name = "family", .kind = CLI_STR, .meta = "F", .to = &o->family,
          .help = "only this family (default every registered family)"},
         {.name = "golden", .kind = CLI_STR, .meta = "DIR", .to = &o->golden,
@@ -363,9 +373,10 @@ static int parse_options(run_opts *o, int argc, char **argv)
         CLI_OPT_END};
     const cli_command cmd = {
         .name = "run", .opts = opts, .ctx = o, .about = RUN_ABOUT, .given = &given,
-        .synopsis = "[--backend ref|local|mpi|cuda|torch|plugin:FILE.so] [--family F]\n"
-                    "                      [--golden DIR] [--tap | --junit FILE | --json] "
-                    "[--timeout SEC]\n                      [--max-cases N] [--max-ranks N] "
+        .synopsis = "[--backend ref|local|mpi|cuda|torch|plugin:FILE.so|worker:CMD]\n"
+                    "                      [--family F] [--golden DIR] "
+                    "[--tap | --junit FILE | --json] [--timeout SEC]\n"
+                    "                      [--max-cases N] [--max-ranks N] "
                     "[--journal FILE] [--no-manifest-check]\n                      "
                     "[--torch-version V] [--waivers FILE] [--views FILE]"};
     int x = cli_parse(&cmd, argc, argv, NULL);
@@ -470,14 +481,21 @@ static int agree(run_opts *o, int pre, const shc_err *e)
  * that is no mpirun job) would test nothing while seeming to (issue 38 M17). */
 static int fault_stop_refused(const run_opts *o, shc_err *e)
 {
+    const char *k = o->fault.kind == FAULT_DIE ? "die" : "stop";
     if (!o->mpi_job)
-        return shc_fail(e, SHC_EINVAL, "SHARDCHECK_FAULT=stop:%lld:%lld: stop acts on a process "
-                        "of an mpirun job; --backend %s runs none here", (long long)o->fault.rank,
-                        (long long)o->fault.tcid, o->be->name);
-    return shc_fail(e, SHC_EINVAL, "SHARDCHECK_FAULT=stop:%lld:%lld: no process %lld in this "
-                    "job of %lld processes (ranks 0..%lld)", (long long)o->fault.rank,
+        return shc_fail(e, SHC_EINVAL, "SHARDCHECK_FAULT=%s:%lld:%lld: %s acts on a process "
+                        "of an mpirun job; --backend %s runs none here", k,
+                        (long long)o->fault.rank, (long long)o->fault.tcid, k, o->be->name);
+    return shc_fail(e, SHC_EINVAL, "SHARDCHECK_FAULT=%s:%lld:%lld: no process %lld in this "
+                    "job of %lld processes (ranks 0..%lld)", k, (long long)o->fault.rank,
                     (long long)o->fault.tcid, (long long)o->fault.rank, (long long)o->nprocs,
                     (long long)o->nprocs - 1);
+}
+
+/* stop and die act on an MPI process itself. */
+static bool fault_on_process(const run_opts *o)
+{
+    return o->fault.kind == FAULT_STOP || o->fault.kind == FAULT_DIE;
 }
 
 #ifdef HAVE_MPI
@@ -537,8 +555,9 @@ static int start_job(run_opts *o, int *argc, char ***argv, int pre, const shc_er
     if (pre && !job)
         return cli_report("run", pre, e);
     shc_err fe = {0};
-    if (!job && o->fault.kind == FAULT_STOP)
+    if (!job && fault_on_process(o))
         return cli_report("run", fault_stop_refused(o, &fe), &fe);
+    o->job_ahead = job;
     int rc = o->be->start ? o->be->start(o) : 0;
     if (rc)
         return rc;
@@ -561,7 +580,7 @@ static int start_job(run_opts *o, int *argc, char ***argv, int pre, const shc_er
         pre = SHC_EINVAL;
         e = &se;
     }
-    if (!pre && o->fault.kind == FAULT_STOP && (o->fault.rank < 0 || o->fault.rank >= o->nprocs))
+    if (!pre && fault_on_process(o) && (o->fault.rank < 0 || o->fault.rank >= o->nprocs))
         pre = fault_stop_refused(o, &fe), e = &fe; /* every rank finds it: agree says it once */
     rc = agree(o, pre, e);
     if (rc != CLI_GO)

@@ -2,7 +2,7 @@
  * backends.c — the table of `run` backends, the only place that lists them: each row is a
  * record (run_backend, run.h) defined in its backend's own file (ref and local in
  * run_check.c, mpi in run_mpi.c, torch in run_torch.c, cuda in run_cuda.c, plugin in
- * run_plugin.c).  `run --backend`, certify (which rank counts a backend takes), the report
+ * run_plugin.c, worker in run_worker.c).  `run --backend`, certify (which rank counts a backend takes), the report
  * (the backend's name) and the mpirun runner ask it.  Adding a backend: one file with its
  * record, one row here.  Tested by cli_options.sh (every spelling and the refusal),
  * run_mpi.sh, run_torch.sh, run_cuda.sh, certify.sh.
@@ -15,7 +15,7 @@
 
 static const run_backend *const table[] = {
     &run_backend_ref, &run_backend_local, &run_backend_mpi,
-    &run_backend_torch, &run_backend_cuda, &run_backend_plugin,
+    &run_backend_torch, &run_backend_cuda, &run_backend_plugin, &run_backend_worker,
     NULL,
 };
 

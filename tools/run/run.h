@@ -4,7 +4,8 @@
  * isolated worker, comparing them with golden, the SPMD invariants),
  * run_mpi.c (one process per rank under mpirun), run_torch.c (real DTensor
  * per rank through a Python worker), run_cuda.c (each rank's view computed on
- * a GPU), run_plugin.c (a vendor library), and the backend records and their table
+ * a GPU), run_plugin.c (a vendor library), run_worker.c (a vendor's program in any
+ * language over the worker protocol), and the backend records and their table
  * (run_backend, backends.c).  Tested by conformance/tests/run_mpi.sh,
  * run_faults.sh and run_torch.sh.
  */
@@ -53,6 +54,9 @@ typedef struct run_backend {
     bool pass_note;            /* a passing compare's note is the case's message (cuda) */
     bool certify_np;           /* certify --np N > 1 runs it under mpirun -np N, np 1 in one
                                 * process (the plugin) */
+    /* Under mpirun a process may spend the case limit on each case of a chunk, alone (its
+     * own worker's timeouts, which rank 0 does not share): rank 0 waits that long (worker). */
+    bool chunk_waits_per_case;
     void *state;               /* its own state (run_opts.be_state): a static object in its
                                 * file, zeroed (one backend per process; a worker forks a copy) */
     /* The argument of its spelling (spec as given) into its state; NULL: none. */
@@ -87,7 +91,9 @@ typedef struct run_backend {
     int (*compare)(const shc_family *f, const json_t *test, int64_t rank, json_t *got,
                    char *msg, size_t n);
     /* Under mpirun, this rank's outcomes for a chunk when the backend computes them itself
-     * (torch: its worker); NULL: the runner's (forked workers, or the family's comm_view). */
+     * (torch, worker: its worker); NULL: the runner's (forked workers, or the family's
+     * comm_view).  In one process too (a backend not RUN_PER_RANK: worker), with mine ==
+     * all and every rank of each case to compute. */
     void (*job_outcomes)(struct run_opts *o, const shc_family *f, const shc_golden *g,
                          const int64_t *idx, int64_t n, const struct run_outcome *all,
                          struct run_outcome *mine);
@@ -123,7 +129,7 @@ bool run_backend_per_rank(const run_backend *be);
 void run_backend_per_rank_names(char *buf, size_t n);
 /* Every backend's record, in its own file. */
 extern const run_backend run_backend_ref, run_backend_local, run_backend_mpi,
-    run_backend_plugin, run_backend_torch, run_backend_cuda;
+    run_backend_plugin, run_backend_torch, run_backend_cuda, run_backend_worker;
 
 /* A fault to inject (SHARDCHECK_FAULT=kill:RANK:TCID, hang:RANK:TCID, or stop:RANK:TCID:
  * under mpirun the rank's MPI process itself stops (SIGSTOP) before the chunk holding the
@@ -148,6 +154,7 @@ typedef struct run_opts {
     run_fault fault;
     /* the mpirun job (run_mpi.c), for every backend that runs one process per rank */
     bool mpi_job;            /* this process is one rank of it */
+    bool job_ahead;          /* it will be, once the backend's start has run (set before) */
     int64_t rank, nprocs;    /* this process under mpi; 0 and 1 otherwise */
     shc_comm *comm;          /* the job's communicator (families' comm_view; cuda staging) */
     int lost;                /* mpi: a rank stopped answering; no case needing it runs again */

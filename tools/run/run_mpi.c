@@ -547,7 +547,8 @@ void run_mpi_chunk(run_opts *o, const shc_family *f, const shc_golden *g, const 
         run_outcome_clear(&mine[k]);
     }
     /* The others did the same work as rank 0: allow twice its time plus the case limit. */
-    double deadline = now_s() + 2 * (now_s() - t0) + o->timeout_s + 10;
+    double deadline = now_s() + 2 * (now_s() - t0) +
+                      o->timeout_s * (o->be->chunk_waits_per_case ? (double)n : 1.0) + 10;
     for (int64_t r = 1; r < o->nprocs; r++) {
         int was_lost = o->lost;
         json_t *a = receive(o, r, tag, deadline);

@@ -26,6 +26,7 @@
 #include <string.h>
 #include "cli.h"
 #include "run.h"
+#include "run_child.h"
 /* The torch backend's own state: the process group (--backend torch[:gloo|:nccl]). */
 typedef struct torch_state { const char *pg; } torch_state;
 
@@ -76,22 +77,14 @@ static int64_t pipeline_depth(void)
 
 /* The worker of this rank, and what it said about whole families. */
 static struct {
-    pid_t pid;
-    int to, from;
-    char *buf;
-    size_t len, cap;
+    run_child c;            /* the worker process and its pipes (run_child.c) */
     int64_t seq;            /* cases sent so far: tags the failure notices */
     char nofam[64];         /* a family the worker answers NotSupported as a whole */
     char nofam_msg[256];
     int local_rank;
-} W = {.pid = -1, .to = -1, .from = -1};
+} W = {.c = RUN_CHILD_NONE};
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
+#define now_s run_child_now
 
 static const char *python_path(void)
 {
@@ -158,126 +151,58 @@ static int free_port(void)
 
 static void stop_worker(bool gently)
 {
-    if (W.pid > 0) {
-        if (gently && W.to >= 0) {
-            const char *q = "{\"cmd\":\"quit\"}\n";
-            if (write(W.to, q, strlen(q)) < 0) { /* dead already: waited for below */ }
-            close(W.to);
-            W.to = -1;
-            for (int i = 0; i < 200 && waitpid(W.pid, NULL, WNOHANG) == 0; i++)
-                usleep(25000);
-        }
-        kill(W.pid, SIGKILL);
-        waitpid(W.pid, NULL, 0);
-    }
-    if (W.to >= 0)
-        close(W.to);
-    if (W.from >= 0)
-        close(W.from);
-    W.pid = -1, W.to = W.from = -1, W.len = 0;
+    run_child_stop(&W.c, gently ? "{\"cmd\":\"quit\"}\n" : NULL, 5.0);
 }
 
-static void setenv_ll(const char *k, long long v)
+/* The worker's environment (in the child, before exec). */
+typedef struct spawn_env { const run_opts *o; const char *addr; int port; } spawn_env;
+
+static void worker_env(void *arg)
 {
-    char b[32];
-    snprintf(b, sizeof b, "%lld", v);
-    setenv(k, b, 1);
+    const spawn_env *s = arg;
+    const run_opts *o = s->o;
+    run_child_setenv_ll("RANK", o->rank);
+    run_child_setenv_ll("WORLD_SIZE", o->nprocs);
+    run_child_setenv_ll("LOCAL_RANK", W.local_rank);
+    setenv("MASTER_ADDR", s->addr, 1);
+    run_child_setenv_ll("MASTER_PORT", s->port);
+    run_child_setenv_ll("SHARDCHECK_TORCH_TIMEOUT", (long long)o->timeout_s + 30);
+    setenv("SHARDCHECK_TORCH_BACKEND", torch_pg(o), 1);
+    /* the release the run judges against: the worker checks its torch is that one */
+    setenv("SHARDCHECK_TORCH_VERSION", shc_torch_release_name(o->torch), 1);
+    setenv("SHARDCHECK_TORCH_PATCH", shc_torch_release_get(o->torch)->patch, 1);
+    setenv("OMP_NUM_THREADS", getenv("OMP_NUM_THREADS") ?: "1", 1);
+    if (!strcmp(s->addr, "127.0.0.1") && !getenv("GLOO_SOCKET_IFNAME"))
+        setenv("GLOO_SOCKET_IFNAME", "lo", 1);
 }
 
 static int spawn(const run_opts *o, const char *addr, int port)
 {
-    int in[2], out[2];
-    if (pipe(in))
-        return -1;
-    if (pipe(out)) {
-        close(in[0]), close(in[1]);
-        return -1;
-    }
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0)
-        return -1;
-    if (pid == 0) {
-        dup2(in[0], 0);
-        dup2(out[1], 1);
-        close(in[0]), close(in[1]), close(out[0]), close(out[1]);
-        setenv_ll("RANK", o->rank);
-        setenv_ll("WORLD_SIZE", o->nprocs);
-        setenv_ll("LOCAL_RANK", W.local_rank);
-        setenv("MASTER_ADDR", addr, 1);
-        setenv_ll("MASTER_PORT", port);
-        setenv_ll("SHARDCHECK_TORCH_TIMEOUT", (long long)o->timeout_s + 30);
-        setenv("SHARDCHECK_TORCH_BACKEND", torch_pg(o), 1);
-        /* the release the run judges against: the worker checks its torch is that one */
-        setenv("SHARDCHECK_TORCH_VERSION", shc_torch_release_name(o->torch), 1);
-        setenv("SHARDCHECK_TORCH_PATCH", shc_torch_release_get(o->torch)->patch, 1);
-        setenv("OMP_NUM_THREADS", getenv("OMP_NUM_THREADS") ?: "1", 1);
-        if (!strcmp(addr, "127.0.0.1") && !getenv("GLOO_SOCKET_IFNAME"))
-            setenv("GLOO_SOCKET_IFNAME", "lo", 1);
-        char script[4096];
-        snprintf(script, sizeof script, "%s/torch_worker.py", harness_dir());
-        const char *py = python_path();
-        execlp(py, py, "-u", script, (char *)NULL);
-        fprintf(stderr, "shardcheck run: --backend torch: cannot run %s: %s\n", py,
-                strerror(errno));
-        _exit(127);
-    }
-    close(in[0]), close(out[1]);
-    W.pid = pid, W.to = in[1], W.from = out[0], W.len = 0;
-    return 0;
+    char script[4096];
+    snprintf(script, sizeof script, "%s/torch_worker.py", harness_dir());
+    char *argv[] = {(char *)python_path(), "-u", script, NULL};
+    spawn_env env = {o, addr, port};
+    return run_child_spawn(&W.c, argv, worker_env, &env);
+}
+
+/* Whether a failure notice (tag) from another rank waits (MPI). */
+static bool notice_waits(void *arg)
+{
+    int flag = 0;
+    MPI_Iprobe(MPI_ANY_SOURCE, *(const int *)arg, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+    return flag != 0;
 }
 
 /* One line from the worker before deadline: 1 (line in *line, to free), 0 EOF, -1 timeout.
  * With notice set, a failure notice from another rank (MPI) also ends the wait: -2. */
 static int read_line(double deadline, int notice_tag, char **line)
 {
-    for (;;) {
-        char *nl = W.buf ? memchr(W.buf, '\n', W.len) : NULL;
-        if (nl) {
-            size_t k = (size_t)(nl - W.buf);
-            *line = strndup(W.buf, k);
-            memmove(W.buf, nl + 1, W.len - k - 1);
-            W.len -= k + 1;
-            return 1;
-        }
-        if (notice_tag) {
-            int flag = 0;
-            MPI_Iprobe(MPI_ANY_SOURCE, notice_tag, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
-            if (flag)
-                return -2;
-        }
-        double left = deadline - now_s();
-        if (left <= 0)
-            return -1;
-        struct pollfd p = {W.from, POLLIN, 0};
-        int pr = poll(&p, 1, left < 0.02 ? (int)(left * 1000) + 1 : 20);
-        if (pr <= 0)
-            continue;
-        if (W.len + 65536 > W.cap) {
-            W.cap = W.cap ? 2 * W.cap : 1 << 17;
-            if (!(W.buf = realloc(W.buf, W.cap)))
-                return 0;
-        }
-        ssize_t r = read(W.from, W.buf + W.len, W.cap - W.len);
-        if (r <= 0)
-            return 0;
-        W.len += (size_t)r;
-    }
+    return run_child_read_line(&W.c, deadline, notice_tag ? notice_waits : NULL, &notice_tag,
+                               line);
 }
 
 /* What ended a worker that stopped answering ("signal 9 (Killed)", "exit status 3"). */
-static void reap(char *msg, size_t n)
-{
-    int st = 0;
-    pid_t p = W.pid > 0 ? waitpid(W.pid, &st, 0) : -1;
-    W.pid = -1;
-    if (p < 0)
-        snprintf(msg, n, "gone");
-    else if (WIFSIGNALED(st))
-        snprintf(msg, n, "signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
-    else
-        snprintf(msg, n, "exit status %d", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-}
+static void reap(char *msg, size_t n) { run_child_reap(&W.c, msg, n); }
 
 /* Tell every other rank that this rank's worker failed case seq (status, message). */
 static void notify(const run_opts *o, int tag, run_status s, const char *msg)
@@ -417,9 +342,7 @@ void run_torch_stop(run_opts *o)
 {
     (void)o;
     stop_worker(true);
-    free(W.buf);
-    W.buf = NULL;
-    W.cap = 0;
+    run_child_free(&W.c);
 }
 
 /* Whether any rank says yes, without spinning: a rank that waits for a slower one sleeps
@@ -463,19 +386,7 @@ static char *request(const shc_family *f, const json_t *group, const json_t *tes
 
 /* Write a whole request line: a short write (a signal) goes on where it stopped, so the
  * worker never sees half a line followed by the next. */
-static bool send_line(const char *line)
-{
-    size_t len = line ? strlen(line) : 0, done = 0;
-    while (line && W.to >= 0 && done < len) {
-        ssize_t w = write(W.to, line + done, len - done);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return false;
-        done += (size_t)w;
-    }
-    return line && W.to >= 0;
-}
+static bool send_line(const char *line) { return run_child_send(&W.c, line); }
 
 /* Wait for the worker's answer to the next case it was sent (sent: whether that succeeded);
  * the outcome of this rank in *oc (views[0] set on an answer).  The worker answers in order,
@@ -515,7 +426,7 @@ static run_status await_case(run_opts *o, const shc_family *f, bool sent, run_ou
         *broken = true;
     } else {
         if (r == -1) {
-            kill(W.pid, SIGKILL);
+            kill(W.c.pid, SIGKILL);
             s = RUN_TIMEOUT;
             snprintf(oc->msg, sizeof oc->msg, "rank %lld: the torch worker gave no answer within "
                      "%.0f s (stuck, e.g. in a collective; worker killed)", (long long)o->rank,
@@ -526,7 +437,7 @@ static run_status await_case(run_opts *o, const shc_family *f, bool sent, run_ou
                      "line", (long long)o->rank);
         } else {
             char how[64];
-            if (W.pid > 0)
+            if (W.c.pid > 0)
                 reap(how, sizeof how);
             else
                 snprintf(how, sizeof how, "gone");
