@@ -20,7 +20,7 @@
  * planner, ...; never `expected`).  The case is one JSON object, the same one
  * the worker protocol sends (docs/backends/case.md):
  *
- *     {"family": F, "torch": "2.13", "tcId": N, "world": W,
+ *     {"family": F, "torch": "2.13.0", "tcId": N, "world": W,
  *      "group": {the group's members but "tests"},
  *      "test": {the test's members but its answer: "expected", "result", "byVersion"}}
  *

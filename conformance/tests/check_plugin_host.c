@@ -28,7 +28,7 @@ static void setup(void)
                            "\"f\": 1.5, \"sp\": \" 5\", \"x\": \"5x\", \"result\": \"valid\", "
                            "\"expected\": {\"a\": 1}, \"byVersion\": []}", 0, &je);
     shc_err e = {0};
-    ck_assert_int_eq(shc_case_v2_init(&c, "shard-layout", "2.13", g, t, 4, &e), SHC_OK);
+    ck_assert_int_eq(shc_case_v2_init(&c, "shard-layout", "2.13.0", g, t, 4, &e), SHC_OK);
     json_decref(g);
     json_decref(t);
     h = shc_plugin_host();
@@ -45,7 +45,7 @@ START_TEST(t_case)
     ck_assert_ptr_null(strstr(text, "byVersion"));
     ck_assert_ptr_null(strstr(text, "tests"));
     ck_assert_str_eq(h->str(&c, "family"), "shard-layout");
-    ck_assert_str_eq(h->str(&c, "torch"), "2.13");
+    ck_assert_str_eq(h->str(&c, "torch"), "2.13.0");
     int64_t v;
     ck_assert_int_eq(h->i64(&c, "world", &v), 0);
     ck_assert_int_eq(v, 4);

@@ -63,6 +63,11 @@ void plugin_mailbox_free(plugin_mailbox *mb)
     free(mb);
 }
 
+const char *plugin_comm_release(const run_opts *o)
+{
+    return shc_torch_release_get(shc_torch_norm(o->torch))->patch;
+}
+
 static bool mb_hosts(const plugin_mailbox *mb, int64_t r)
 {
     return mb && r >= mb->first && r < mb->first + mb->count;
@@ -459,8 +464,7 @@ run_status plugin_comm_views(const plugin_seam *s, const run_opts *o, const shc_
     shc_err e = {0};
     if (declined(s, f, msg, n))
         return RUN_NOTSUPPORTED;
-    shc_case_v2 *c = s->case_new(f->name, shc_torch_release_name(o->torch), group, test,
-                                 world, &e);
+    shc_case_v2 *c = s->case_new(f->name, plugin_comm_release(o), group, test, world, &e);
     if (!c) {
         snprintf(msg, n, "plugin case: %s", e.msg);
         return RUN_INTERNAL;
@@ -727,8 +731,7 @@ run_status plugin_comm_view(const plugin_seam *s, const shc_backend_comm *vendor
     if (declined(s, f, msg, n))
         return RUN_NOTSUPPORTED;
     int64_t world = f->world_size(group, test);
-    shc_case_v2 *c = s->case_new(f->name, shc_torch_release_name(o->torch), group, test,
-                                 world, &e);
+    shc_case_v2 *c = s->case_new(f->name, plugin_comm_release(o), group, test, world, &e);
     mpi_rank *m = c ? calloc(1, sizeof *m) : NULL;
     if (!m) {
         if (c)

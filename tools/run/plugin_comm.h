@@ -34,6 +34,9 @@
 
 /* What the v2 loader gives: the plugin's table, the host (case reader) and how a case
  * object is made for (family, torch release name, group, test, world). */
+/* The release a case judges against as a v2 plugin and a worker are told it ("2.13.0"). */
+const char *plugin_comm_release(const run_opts *o);
+
 typedef struct plugin_seam {
     const shc_backend_v2 *be;
     const shc_host_v2 *host;

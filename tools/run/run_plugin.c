@@ -120,8 +120,8 @@ static run_status views(const run_opts *o, const shc_family *f, const json_t *gr
     shc_plugin *p = &state(o)->plugin;
     if (p->be2 && f->plugin.exec_view)
         return exec_block(o, f, group, test, world, first, count, views, msg, n);
-    int rc = shc_plugin_block(p, f, shc_torch_release_name(o->torch), group, test, world,
-                              first, count, views, &e);
+    int rc = shc_plugin_block(p, f, plugin_comm_release(o), group, test, world, first, count,
+                              views, &e);
     if (rc)
         snprintf(msg, n, "%s", e.msg);
     /* a v2 plugin's answer the host refused (bad JSON, a key twice) is its failure */
