@@ -29,6 +29,7 @@
 #include <string.h>
 #include <jansson.h>
 #include "shardcheck.h"
+#include "plugin_v2_exec.h" /* redistribute-data and the communicator */
 #include "shardcheck_backend.h"
 #include "family.h"
 
@@ -173,14 +174,6 @@ static int answer(void *self, const shc_host_v2 *h, const shc_case_v2 *c, int64_
     snprintf(err, errlen, "%s", e.msg);
     return e.code == SHC_EUNSUPPORTED ? SHC_BACKEND_UNSUPPORTED : 1; /* 1: a refused case */
 }
-
-/* redistribute-data and the communicator: examples/plugin_v2_exec.c */
-int shc_example_execute(void *self, const shc_host_v2 *host, const shc_case_v2 *c, int64_t rank,
-                        const shc_backend_comm *comm, const shc_tensor_v2 *in,
-                        shc_tensor_v2 *out, char *err, size_t errlen);
-const shc_backend_comm *shc_example_comm_open(void *self, int64_t rank, int64_t world, char *err,
-                                              size_t errlen);
-void shc_example_comm_close(void *self, const shc_backend_comm *comm);
 
 static const shc_backend_v2 table = {
     .abi_version = SHC_BACKEND_ABI_V2, .struct_size = sizeof(shc_backend_v2),

@@ -20,12 +20,7 @@
 #include <unistd.h>
 #include <shardcheck_backend.h>
 
-int shc_example_execute(void *self, const shc_host_v2 *host, const shc_case_v2 *c, int64_t rank,
-                        const shc_backend_comm *comm, const shc_tensor_v2 *in,
-                        shc_tensor_v2 *out, char *err, size_t errlen);
-const shc_backend_comm *shc_example_comm_open(void *self, int64_t rank, int64_t world, char *err,
-                                              size_t n);
-void shc_example_comm_close(void *self, const shc_backend_comm *comm);
+#include "plugin_v2_exec.h"
 
 static const char *mode(void)
 {
