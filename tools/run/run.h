@@ -245,6 +245,9 @@ int64_t run_mpi_first_failing(run_opts *o, bool failed);
  * in and reports every other as Timeout, not run; the other ranks do nothing. */
 void run_mpi_lost_chunk(run_opts *o, const shc_family *f, const shc_golden *g,
                         const int64_t *idx, int64_t n, run_outcome *out);
+/* This process's rank among the job's processes on its node (0 when MPI cannot say): which
+ * of the node's GPUs or ports is its own (torch, worker). */
+int run_mpi_local_rank(void);
 /* Whether this rank's settings text (its run options, SHARDCHECK_* environment, corpus, one
  * per line) equals rank 0's: 0, 1 with msg naming the first differing line and both hosts,
  * -1 when rank 0's did not arrive within the case limit (o->lost set). */

@@ -218,6 +218,18 @@ static int settings_differ(const char *mine, const char *theirs, char *msg, size
     return 0;
 }
 
+int run_mpi_local_rank(void)
+{
+    MPI_Comm node;
+    int lr = 0;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
+        MPI_SUCCESS) {
+        MPI_Comm_rank(node, &lr);
+        MPI_Comm_free(&node);
+    }
+    return lr;
+}
+
 /* Rank 0's settings text reaches every rank (length, then bytes, under the deadline); a rank
  * whose own differs names the first differing line, its host and rank 0's. */
 int run_mpi_settings_agree(run_opts *o, const char *mine, char *msg, size_t n)

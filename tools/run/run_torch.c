@@ -327,14 +327,7 @@ static int start_workers(run_opts *o)
 int run_torch_start(run_opts *o)
 {
     signal(SIGPIPE, SIG_IGN);  /* a dead worker's pipe is an outcome, not our death */
-    MPI_Comm node;
-    int lr = 0;
-    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
-        MPI_SUCCESS) {
-        MPI_Comm_rank(node, &lr);
-        MPI_Comm_free(&node);
-    }
-    W.local_rank = lr;
+    W.local_rank = run_mpi_local_rank();
     return start_workers(o);
 }
 

@@ -207,14 +207,7 @@ static int worker_start(run_opts *o)
 #ifdef HAVE_MPI
 static int worker_job_start(run_opts *o)
 {
-    MPI_Comm node;
-    int lr = 0;
-    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
-        MPI_SUCCESS) {
-        MPI_Comm_rank(node, &lr);
-        MPI_Comm_free(&node);
-    }
-    W.local = lr;
+    W.local = run_mpi_local_rank();
     return start_here(o);
 }
 #endif
