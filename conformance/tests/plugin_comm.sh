@@ -26,7 +26,6 @@ P="$top_builddir/conformance/tests/data/plugin/.libs/plugin_v2_comm_test.so"
 G="$tmp/golden"; F=redistribute-data
 "$SHARDCHECK" gen --family $F --out "$G" >"$tmp/gen.out" 2>&1 \
   || { echo "Bail out! gen --family $F: $(head -c 300 "$tmp/gen.out")"; exit 99; }
-n=$(grep -o '"numberOfTests":[0-9]*' "$G"/$F/*.json | awk -F: '{ s += $NF } END { print s }')
 # S: a small corpus for the faults: meshes 2, 4 and 2x2, cases that communicate
 S="$tmp/small"; mkdir -p "$S/$F"
 "$PY" - "$G/$F" "$S/$F" <<'EOF'
@@ -44,6 +43,19 @@ for name, meshes in (("one-dim.json", ([2], [4])), ("ops-dtypes.json", ([2, 2],)
 EOF
 write_manifest "$S"
 ns=$(grep -o '"numberOfTests": *[0-9]*' "$S"/$F/*.json | awk -F: '{ s += $NF } END { print s }')
+if [ "${SHARDCHECK_SANITIZED:-0}" = 1 ]; then
+  # under the sanitizers the same paths on five of the family's files (meshes 1 to 2x2x2;
+  # issue 36: CI time); the plain build's make check runs every case
+  for f in "$G/$F"/*.json; do
+    case ${f##*/} in unit-dims.json|invalid.json|shard-order.json|shard-order-3d.json|strided-2d.json) ;;
+      *) rm -f "$f" ;;
+    esac
+  done
+  grep -v "^[0-9a-f]*  $F/" "$G/MANIFEST" >"$tmp/m" || true
+  (cd "$G" && for f in $F/*.json; do sha256sum "$f"; done) >>"$tmp/m"
+  mv "$tmp/m" "$G/MANIFEST"
+fi
+n=$(grep -o '"numberOfTests":[0-9]*' "$G"/$F/*.json | awk -F: '{ s += $NF } END { print s }')
 
 # summary FILE: "passed failed timeout" (failed counts every case not passed) and the notes' communicators, "name:count ..." sorted
 summary() {

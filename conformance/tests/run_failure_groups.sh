@@ -18,7 +18,10 @@ good="$top_builddir/examples/.libs/plugin_ref.so"
 use_tmpdir
 # a case's inputs as the golden test has them: its mesh, placements and shape
 IN='"mesh":\[[0-9,]+\],"placements":"[^"]+","shape":\[[0-9,]+\]'
-R() { "$S" run --family shard-layout --golden "$G" "$@"; }
+# under the sanitizers a sample (every path, fewer cases; issue 36: CI time)
+SAMPLE=; [ "${SHARDCHECK_SANITIZED:-0}" = 1 ] && SAMPLE="--max-cases 3000"
+# shellcheck disable=SC2086  # SAMPLE is empty or an option and its value
+R() { "$S" run --family shard-layout --golden "$G" $SAMPLE "$@"; }
 R --backend plugin:"$broken" >"$tmp/text" 2>"$tmp/err"; rc=$?
 # the counts come from the closing line, which lists every case
 failed=$(sed -n 's/^[0-9]* passed, \([0-9]*\) failed.*/\1/p' "$tmp/text")
@@ -120,7 +123,7 @@ if [ -n "$pass" ]; then
     "\\(shardcheck run --backend plugin\\):
   Pass" X --tcid "$pass" --candidate "$tmp/run.json"
 else tap_skip "explain of a passed case" "no python3 at $PY to find one"; fi
-R --backend plugin:"$broken" --json --max-cases 3 >"$tmp/few.json" 2>/dev/null
+"$S" run --family shard-layout --golden "$G" --backend plugin:"$broken" --json --max-cases 3 >"$tmp/few.json" 2>/dev/null
 expect_exit "explain --candidate of a run that did not report the case: exit 2 naming it" 2 \
   "candidate $tmp/few.json: the run reported no case shard-layout tcId $tc" \
   X --tcid "$tc" --candidate "$tmp/few.json"
