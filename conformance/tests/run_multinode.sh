@@ -3,8 +3,9 @@
 # this one machine as far as it can be:
 #   D1  rank 0 on another node than the launcher: rank 0 writes the journal on its standard
 #       output (run --journal -) and the runner takes it out of the forwarded output, so a
-#       rank 0 that cannot see the launcher's /tmp (here: a private /tmp in its own mount
-#       namespace, what another node is to it) still gives the real closing line, no Crash;
+#       rank 0 that cannot see the launcher's temporary directory (here: an empty tmpfs over
+#       it in the rank's own mount namespace, what another node is to it) still gives the real
+#       closing line, no Crash;
 #   D2  --srun passes srun --mpi=pmix (SHARDCHECK_SRUN_MPI) and its messages say srun;
 #   D3  every SHARDCHECK_* variable reaches the ranks (mpirun -x);
 #   D5  a process dying inside a chunk of cases names each case of the chunk as lost and keeps
@@ -33,29 +34,31 @@ then
   tap_ok "a run under bash: the closing line, no journal marker and no 'Killed' in the output"
 else tap_not_ok "a run under bash: no journal marker, no Killed" "exit $rc" "$out"; fi
 
-# --- D1: rank 0 cannot see the launcher's /tmp ---
+# --- D1: rank 0 cannot see the launcher's temporary directory ---
+# A rank "on another node": the runner's TMPDIR ($tmp/launch) is an empty tmpfs of its own there
+# (a mount namespace), as another node's /tmp is to the launcher; the rest of the tree is shared.
+mkdir -p "$tmp/launch"
 if unshare -m --propagation private true 2>/dev/null; then
   cat >"$tmp/remote" <<EOS
 #!/bin/sh
-# a rank "on another node": its own /tmp, empty
-exec unshare -m --propagation private sh -c 'mount -t tmpfs remote /tmp && exec "\$0" "\$@"' "$SHARDCHECK" "\$@"
+exec unshare -m --propagation private sh -c 'mount -t tmpfs remote "$tmp/launch" && exec "\$0" "\$@"' "$SHARDCHECK" "\$@"
 EOS
   chmod +x "$tmp/remote"
-  out=$(MPIRUN_ARGS="$MA" TMPDIR=/tmp sh "$R" -np 2 --shardcheck "$tmp/remote" -- --family philox-kat \
-        --golden "$G" 2>&1); rc=$?
+  out=$(MPIRUN_ARGS="$MA" TMPDIR="$tmp/launch" sh "$R" -np 2 --shardcheck "$tmp/remote" -- \
+        --family philox-kat --golden "$G" 2>&1); rc=$?
   if [ $rc -eq 0 ] && printf '%s\n' "$out" | tail -n 1 | grep -q '^30 passed, 0 failed, 0 skipped$' &&
      ! printf '%s\n' "$out" | grep -q '^Crash'; then
-    tap_ok "D1 rank 0 with a /tmp of its own: the report and closing line, no false Crash"
-  else tap_not_ok "D1 rank 0 with a /tmp of its own" "exit $rc" "$out"; fi
+    tap_ok "D1 rank 0 with a temporary directory of its own: the report and closing line, no false Crash"
+  else tap_not_ok "D1 rank 0 with a temporary directory of its own" "exit $rc" "$out"; fi
   # the journal still names the case a dying rank was in: kill rank 1 in a redistribute case
   tc=$(sed -n 's/.*"tcId": *\([0-9]*\).*"result": *"valid".*/\1/p' "$G/redistribute-data/one-dim.json" | head -n 1)
-  out=$(SHARDCHECK_FAULT="kill:1:$tc" MPIRUN_ARGS="$MA" TMPDIR=/tmp timeout 120 sh "$R" -np 2 \
+  out=$(SHARDCHECK_FAULT="kill:1:$tc" MPIRUN_ARGS="$MA" TMPDIR="$tmp/launch" timeout 120 sh "$R" -np 2 \
         --shardcheck "$tmp/remote" -- --family redistribute-data --golden "$G" --max-cases 3 2>&1); rc=$?
   if [ $rc -eq 1 ] && printf '%s\n' "$out" | grep -Eq "^(Crash|Timeout) +.*$tc"; then
     tap_ok "D1 ... a rank killed there: the case is named from the forwarded journal"
   else tap_not_ok "D1 ... a rank killed there" "exit $rc" "$(printf '%s\n' "$out" | tail -n 8)"; fi
 else
-  tap_skip "D1 rank 0 with a /tmp of its own" "unshare -m not permitted here"
+  tap_skip "D1 rank 0 with a temporary directory of its own" "unshare -m not permitted here"
   tap_skip "D1 ... a rank killed there" "unshare -m not permitted here"
 fi
 
