@@ -97,17 +97,17 @@ if ! have_mpi_build; then
   tap_skip "M17 stop:R past the job" "no MPI"
 else
   export OMPI_MCA_mpi_warn_on_fork=0
+  # Under the ASan+UBSan build (tools/test_job.sh sets SHARDCHECK_SANITIZED=1) OpenMPI's own
+  # allocations, many in MCA components it has already unloaded, show up as leaks no suppression
+  # can name: MPI processes run without leak detection (ASan's other checks stay on; the ref and
+  # local backends above keep leak detection).
+  [ "${SHARDCHECK_SANITIZED:-0}" = 1 ] && export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
   for R in 2 5 -1; do # M17: a job of 2 processes has ranks 0 and 1 only
     expect_exit "M17 stop:$R in a job of 2 processes: exit 2 naming $R and the job's size" 2 \
       "^shardcheck run: SHARDCHECK_FAULT=stop:$R:$TC: no process $R in this job of 2 processes" \
       env SHARDCHECK_FAULT=stop:$R:$TC timeout 120 "$MPIRUN" --oversubscribe --allow-run-as-root \
       -np 2 "$SHARDCHECK" run --backend mpi --family $F --golden "$G" --max-cases 1
   done
-  # Under the ASan+UBSan build (tools/test_job.sh sets SHARDCHECK_SANITIZED=1) OpenMPI's own
-  # allocations, many in MCA components it has already unloaded, show up as leaks no suppression
-  # can name: MPI processes run without leak detection (ASan's other checks stay on; the ref and
-  # local backends above keep leak detection).
-  [ "${SHARDCHECK_SANITIZED:-0}" = 1 ] && export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
   out=$(SHARDCHECK_FAULT=kill:1:$TC MPIRUN_ARGS="--oversubscribe --allow-run-as-root" MPIRUN="$MPIRUN" \
         timeout 120 "$top_srcdir/tools/run/mpirun_runner.sh" -np 2 --shardcheck "$SHARDCHECK" -- \
         --family $F --golden "$G" 2>"$tmp/err"); rc=$?

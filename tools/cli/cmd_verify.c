@@ -170,13 +170,17 @@ int cmd_verify(int argc, char **argv)
     if (!rc)
         rc = verify_trees_only() ? shc_golden_load_family_at(&g, dir, family, rel, &e)
                           : shc_golden_index_family_at(&g, dir, family, rel, &e);
+    bool loaded = !rc;
     waivers *wv = NULL; /* checked against the corpus before the first case */
     if (!rc && wpath && !*wpath)
         rc = shc_fail(&e, SHC_EINVAL, "--waivers: an empty file name");
     if (!rc && wpath)
         rc = waivers_load(&wv, wpath, dir, "candidate", rel, &e);
-    if (rc)
+    if (rc) {
+        if (loaded) /* a refused waivers file: the corpus is freed as on every other exit */
+            shc_golden_free(&g);
         return cli_report("verify", rc, &e);
+    }
     if (g.unversioned)
         fprintf(stderr, "verify: note: %s has no version data (source.releases): read as what "
                 "it is, torch %s's answers\n", g.unversioned,

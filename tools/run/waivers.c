@@ -358,7 +358,7 @@ int waivers_load(waivers **out, const char *path, const char *golden, const char
         if (w->w[w->v[i].waiver].applies)
             w->v[m++] = w->v[i];
     w->n = m;
-    if (!rc)
+    if (!rc && w->n) /* (no case: w->v may be NULL, which qsort may not be given) */
         qsort(w->v, w->n, sizeof *w->v, cmp_case);
     if (!rc)
         rc = no_duplicates(w, e);
