@@ -3,7 +3,7 @@
  * (examples/plugin_v2_exec.c): its execute, a redistribute over the communicator table it
  * is handed, and its own communicator table over MPI (comm_open / comm_close; built with
  * SHC_EXAMPLE_MPI, else it supplies none).  examples/plugin_v2.c puts them in its table;
- * the fault-planting test plugin (conformance/tests/data/plugin/plugin_v2_comm_test.c)
+ * the fault-planting test plugin (conformance/tests/plugin_v2_comm_test.c)
  * wraps them.  Tested by plugin_v2.sh and plugin_comm.sh.
  */
 #ifndef SHC_EXAMPLE_PLUGIN_V2_EXEC_H

@@ -3,7 +3,7 @@
 # vendor's own communicator (comm_open's table) under mpirun, over shardcheck's where it
 # supplies none (and always in one process: threads), and each case's outcome names the one
 # used ("comm NAME" beside a Pass; " [comm NAME]" after a failure).
-# The plugin is conformance/tests/data/plugin/plugin_v2_comm_test.c: the example's execute
+# The plugin is conformance/tests/plugin_v2_comm_test.c: the example's execute
 # and MPI communicator (examples/plugin_v2_exec.c) with fault switches.  Asserted:
 #   - every redistribute-data case passes in one process (comm shardcheck-local), and under
 #     mpirun at np 1, 2 and 4 with the vendor's communicator (example-mpi for the cases
@@ -21,7 +21,7 @@
 . "$(dirname "$0")/testlib.sh"
 need_python "reading --json reports"
 use_tmpdir
-P="$top_builddir/conformance/tests/data/plugin/.libs/plugin_v2_comm_test.so"
+P="$top_builddir/conformance/tests/.libs/plugin_v2_comm_test.so"
 [ -f "$P" ] || skip_all "the test plugin ($P) is not built (make check builds it)"
 G="$tmp/golden"; F=redistribute-data
 "$SHARDCHECK" gen --family $F --out "$G" >"$tmp/gen.out" 2>&1 \
