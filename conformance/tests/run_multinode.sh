@@ -19,6 +19,8 @@
 use_tmpdir
 have_mpi || skip_all "no mpirun (MPI not built)"
 need_golden
+G="$top_srcdir/golden"
+have_mpi_build || skip_all "shardcheck built without MPI (the runner has nothing to run)"
 R="$top_srcdir/tools/run/mpirun_runner.sh"
 # under ASan OpenMPI's own allocations (in MCA components already unloaded) read as leaks no
 # suppression can name: MPI processes run without leak detection (run_faults.sh alike)
