@@ -49,8 +49,10 @@ if unshare -m --propagation private true 2>/dev/null; then
 exec unshare -m --propagation private sh -c 'mount -t tmpfs remote "$tmp/launch" && exec "\$0" "\$@"' "$SHARDCHECK" "\$@"
 EOS
   chmod +x "$tmp/remote"
+  # (stdout alone: stderr's idle note, and PMIx's lines about its own session directory in
+  # that TMPDIR, may come after the closing line)
   out=$(MPIRUN_ARGS="$MA" TMPDIR="$tmp/launch" sh "$R" -np 2 --shardcheck "$tmp/remote" -- \
-        --family philox-kat --golden "$G" 2>&1); rc=$?
+        --family philox-kat --golden "$G" 2>"$tmp/d1.err"); rc=$?
   if [ $rc -eq 0 ] && printf '%s\n' "$out" | tail -n 1 | grep -q '^30 passed, 0 failed, 0 skipped$' &&
      ! printf '%s\n' "$out" | grep -q '^Crash'; then
     tap_ok "D1 rank 0 with a temporary directory of its own: the report and closing line, no false Crash"
