@@ -313,41 +313,66 @@ typedef struct summary {
     uint32_t changes; /* shc_plan.torch_changes over every rank */
 } summary;
 
-/* The expected object for every rank with the reduce-op set order perm. */
+/* Accumulates expected_for's per-rank answers (a shc_plan_each_rank callback). */
+typedef struct rank_acc {
+    json_t *plans, *shapes, *pi, *si;
+    const char *planner;
+    summary *sm;
+} rank_acc;
+
+static int add_rank(void *ctx, int64_t rank, const shc_plan *p, shc_err *e)
+{
+    (void)rank, (void)e;
+    rank_acc *a = ctx;
+    summary *sm = a->sm;
+    sm->changes |= p->torch_changes;
+    a->planner = p->used == SHC_PLANNER_GRAPH ? "graph" : "greedy";
+    sm->nreduce_ops = p->nreduce_ops;
+    sm->fallback = p->strided_fallback;
+    sm->trace_raises |= !p->trace;
+    for (int i = 0; i < p->nsteps; i++) {
+        sm->merged |= p->steps[i].nmesh_dims > 1;
+        sm->unsupported |= p->steps[i].comm == SHC_COMM_UNSUPPORTED;
+    }
+    json_array_append_new(a->pi, json_integer(intern(a->plans, plan_key(p))));
+    json_array_append_new(a->si, json_integer(intern(a->shapes, shapes_key(p))));
+    return SHC_OK;
+}
+
+/* The expected object for every rank with the reduce-op set order perm (the graph planner's
+ * search made once for all ranks: shc_plan_each_rank). */
 static int expected_for(inputs *in, const int *perm, int nperm, json_t **out, summary *sm,
                         shc_err *e)
 {
     in->opts.nop_perm = nperm;
     for (int i = 0; i < nperm; i++)
         in->opts.op_perm[i] = perm[i];
-    json_t *plans = json_array(), *shapes = json_array(), *pi = json_array(), *si = json_array();
-    const char *planner = "greedy";
-    int rc = SHC_OK;
     memset(sm, 0, sizeof *sm);
-    for (int64_t r = 0; r < in->mesh.size && rc == SHC_OK; r++) {
-        shc_plan p;
-        rc = shc_plan_compute(&in->mesh, &in->src, &in->dst, &in->shape, &in->opts, r, &p, e);
-        sm->changes |= p.torch_changes;
-        if (rc)
-            break;
-        planner = p.used == SHC_PLANNER_GRAPH ? "graph" : "greedy";
-        sm->nreduce_ops = p.nreduce_ops;
-        sm->fallback = p.strided_fallback;
-        sm->trace_raises |= !p.trace;
-        for (int i = 0; i < p.nsteps; i++) {
-            sm->merged |= p.steps[i].nmesh_dims > 1;
-            sm->unsupported |= p.steps[i].comm == SHC_COMM_UNSUPPORTED;
+    rank_acc a = {json_array(), json_array(), json_array(), json_array(), "greedy", sm};
+    int64_t *ranks = malloc((size_t)in->mesh.size * sizeof *ranks);
+    int rc = ranks ? SHC_OK : shc_fail(e, SHC_ENOMEM, "redistribute-plan: out of memory");
+    for (int64_t r = 0; ranks && r < in->mesh.size; r++)
+        ranks[r] = r;
+    if (rc == SHC_OK)
+        rc = shc_plan_each_rank(&in->mesh, &in->src, &in->dst, &in->shape, &in->opts, ranks,
+                                in->mesh.size, add_rank, &a, e);
+    free(ranks);
+    if (rc && rc != SHC_ENOMEM) /* which release row made it fail: the failing rank's changes */
+        for (int64_t r = 0; r < in->mesh.size; r++) {
+            shc_plan p;
+            int rc2 = shc_plan_compute(&in->mesh, &in->src, &in->dst, &in->shape, &in->opts, r,
+                                       &p, e);
+            sm->changes |= p.torch_changes;
+            shc_plan_free(&p);
+            if (rc2)
+                break;
         }
-        json_array_append_new(pi, json_integer(intern(plans, plan_key(&p))));
-        json_array_append_new(si, json_integer(intern(shapes, shapes_key(&p))));
-        shc_plan_free(&p);
-    }
     if (rc) {
-        json_decref(plans), json_decref(shapes), json_decref(pi), json_decref(si);
+        json_decref(a.plans), json_decref(a.shapes), json_decref(a.pi), json_decref(a.si);
         return rc;
     }
-    *out = json_pack("{s:s,s:o,s:o,s:{s:o,s:o}}", "planner", planner, "plans", plans,
-                     "shapeSets", shapes, "perRank", "plan", pi, "shapes", si);
+    *out = json_pack("{s:s,s:o,s:o,s:{s:o,s:o}}", "planner", a.planner, "plans", a.plans,
+                     "shapeSets", a.shapes, "perRank", "plan", a.pi, "shapes", a.si);
     return SHC_OK;
 }
 
@@ -400,6 +425,62 @@ static int expected_all(inputs *in, json_t **out, json_t **alts, summary *sm, sh
     return rc;
 }
 
+/* The runner asks compute_rank once per rank of a case, and each call plans every rank under
+ * every reduce-op set order (expected_all): a case of N ranks cost N times its work (most of
+ * `run --family redistribute-plan`'s time, issue 36).  The last case's answer is kept, keyed
+ * by the parsed inputs themselves (every field parse_inputs fills, the rank map's contents
+ * included), so a field it reads later cannot be missed by the key; padding that differs only
+ * costs a recomputation.  Per thread, so concurrent callers never share it. */
+typedef struct plan_memo {
+    bool valid;
+    inputs in;       /* in.mesh.ranks / pos_of are not owned: see ranks */
+    int64_t *ranks;  /* a copy of the rank map (mesh.size entries) */
+    json_t *x, *alts;
+} plan_memo;
+static _Thread_local plan_memo memo;
+
+static bool memo_hit(const inputs *in)
+{
+    const inputs *m = &memo.in;
+    return memo.valid && m->mesh.ndim == in->mesh.ndim && m->mesh.size == in->mesh.size &&
+           !memcmp(m->mesh.shape, in->mesh.shape, sizeof m->mesh.shape) &&
+           (in->mesh.ranks ? memo.ranks && !memcmp(memo.ranks, in->mesh.ranks,
+                                                   (size_t)in->mesh.size * sizeof *memo.ranks)
+                           : !memo.ranks) &&
+           !memcmp(&m->shape, &in->shape, sizeof m->shape) &&
+           !memcmp(&m->src, &in->src, sizeof m->src) && !memcmp(&m->dst, &in->dst, sizeof m->dst) &&
+           !memcmp(&m->opts, &in->opts, sizeof m->opts);
+}
+
+static void memo_store(const inputs *in, json_t *x, json_t *alts)
+{
+    json_decref(memo.x), json_decref(memo.alts), free(memo.ranks);
+    memset(&memo, 0, sizeof memo);
+    if (in->mesh.ranks &&
+        !(memo.ranks = malloc((size_t)in->mesh.size * sizeof *memo.ranks)))
+        return; /* no memo: the next call recomputes */
+    if (memo.ranks)
+        memcpy(memo.ranks, in->mesh.ranks, (size_t)in->mesh.size * sizeof *memo.ranks);
+    memo.in = *in;
+    memo.in.mesh.ranks = memo.in.mesh.pos_of = NULL;
+    memo.x = json_incref(x), memo.alts = json_incref(alts);
+    memo.valid = true;
+}
+
+/* The expected object and alternatives of a case (new references), through the memo. */
+static int expected_memo(inputs *in, json_t **x, json_t **alts, shc_err *e)
+{
+    if (memo_hit(in)) {
+        *x = json_incref(memo.x), *alts = json_incref(memo.alts);
+        return SHC_OK;
+    }
+    summary sm;
+    int rc = expected_all(in, x, alts, &sm, e);
+    if (rc == SHC_OK)
+        memo_store(in, *x, *alts);
+    return rc;
+}
+
 static int compute_rank(const json_t *group, const json_t *test, int64_t rank, json_t **out,
                         shc_err *e)
 {
@@ -408,8 +489,7 @@ static int compute_rank(const json_t *group, const json_t *test, int64_t rank, j
     if (rc)
         return rc;
     json_t *x, *alts;
-    summary sm;
-    rc = expected_all(&in, &x, &alts, &sm, e);
+    rc = expected_memo(&in, &x, &alts, e);
     shc_mesh_free(&in.mesh);
     if (rc)
         return rc;
