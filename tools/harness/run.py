@@ -224,7 +224,7 @@ def pick_release(args):
             spec, why = hl.torch_minor(have), "the torch this python imports, %s" % have
             release = hl.parse_release(spec)
         elif spec is None:
-            release, why = hl.PINNED, "the pinned default"
+            release, why = hl.pinned_release(), "the pinned default"
         else:
             release = hl.parse_release(spec)
     except hl.ReleaseError as e:
