@@ -338,6 +338,7 @@ int cmd_registry(int argc, char **argv)
 {
     const char *golden = NULL, *cap = NULL;
     int json = 0, names = 0, first = 0;
+    unsigned long long given = 0;
     const cli_option opts[] = {
         {.name = "json", .kind = CLI_FLAG, .help = "one JSON object, a member per section",
          .to = &json},
@@ -350,7 +351,7 @@ int cmd_registry(int argc, char **argv)
          .to = &golden},
         CLI_OPT_END};
     const cli_command cmd = {
-        .name = "registry", .opts = opts, .positional = "SECTION",
+        .name = "registry", .opts = opts, .positional = "SECTION", .given = &given,
         .synopsis = "[--json | --names] [--capable CAP] [--golden DIR] "
                     "[releases] [families] [flags] [backends]",
         .about = "Prints what the binary knows, from the tables that hold it: the torch\n"
@@ -366,6 +367,13 @@ int cmd_registry(int argc, char **argv)
         return cli_usage_error("registry", "--json and --names exclude each other");
     bool want[SEC_COUNT] = {0};
     if ((x = check_args(cap, want, argc, argv, first)) != CLI_GO)
+        return x;
+    /* no silently ignored option: --golden reads the flags, --capable selects families */
+    if (!want[SEC_FLAGS] && (x = cli_used(&cmd, "json names capable", "without the flags "
+                                          "section (it reads no corpus)")) != CLI_GO)
+        return x;
+    if (!want[SEC_FAMILIES] && (x = cli_used(&cmd, "json names golden", "without the "
+                                             "families section")) != CLI_GO)
         return x;
     json_t *doc = json_object();
     int rc = EXIT_OK;
