@@ -11,6 +11,7 @@
 . "$(dirname "$0")/testlib.sh"
 use_tmpdir
 need_golden shard-layout
+need_python "the JSON checks"
 "$S" registry --json --golden "$G" >"$tmp/reg.json" 2>"$tmp/err" \
   && tap_ok "registry --json: exit 0" || tap_not_ok "registry --json: exit 0" "$(cat "$tmp/err")"
 

@@ -8,6 +8,7 @@
 # allowlist entry that no longer matches anything fails as well (the list it excused is gone).
 # The lint is checked on itself: a planted list must be caught.
 . "$(dirname "$0")/testlib.sh"
+need_python "the lint"
 use_tmpdir
 allow="$top_srcdir/conformance/tests/registry_lint.allow"
 "$S" registry --names releases >"$tmp/rel" && "$S" registry releases | cut -d' ' -f2 >>"$tmp/rel" \
