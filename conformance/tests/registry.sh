@@ -113,6 +113,15 @@ for u in $("$S" registry backends | cut -d' ' -f2); do grep -qF -- "$u" "$tmp/ru
 [ -z "$bad" ] && tap_ok "every backend is one run --backend names" \
   || tap_not_ok "every backend is one run --backend names" "missing:$bad"
 
+# A waiver's "backends" takes every backend (tools/run/waivers.c asks the same table).
+printf '{"waivers": [{"family": "threefry", "tcIds": [1], "reason": "r", "backends": ["x"]}]}\n' \
+  >"$tmp/w.json"
+"$S" run --backend ref --family threefry --golden "$G" --waivers "$tmp/w.json" >/dev/null 2>"$tmp/werr"
+want=$("$S" registry --names backends | tr '\n' ',' | sed 's/,/, /g')
+grep -qF "expected one of ${want}candidate, harness)" "$tmp/werr" \
+  && tap_ok "a waiver's refused backend: the refusal names every backend" \
+  || tap_not_ok "a waiver's refused backend: the refusal names every backend" "$(cat "$tmp/werr")"
+
 # The text forms say what the JSON says.
 "$PY" -c 'import json,sys; print("\n".join(f["name"] for f in json.load(open(sys.argv[1]))["families"]))' \
   "$tmp/reg.json" >"$tmp/jfam"
