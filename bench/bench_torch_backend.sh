@@ -17,8 +17,9 @@
 # the whole after-run, start-up included.
 set -u
 np=${1:-2}; cases=${2:-200}; shift 2 2>/dev/null || shift $#
-fams=${*:-shard-layout group-ranks redistribute-plan redistribute-data}
 S=${SHARDCHECK:-_build/tools/shardcheck}
+# default: the families the torch backend answers (its worker's own table)
+fams=${*:-$(python3 tools/harness/torch_worker.py --families)}
 PY=${SHARDCHECK_PYTHON:-.venv/bin/python}
 G=${GOLDEN:-golden}
 REPS=${REPS:-2}

@@ -6,16 +6,20 @@
 # $SHARDCHECK_VENVS/torch-X, /work/venvs/torch-X, or the repository's .venv for the one it
 # holds (tools/torch_matrix.sh makes them).
 #   bash tools/invalid_audit.sh [OUT]        (default docs/invalid-audit.md)
-# Environment: AUDIT_RELEASES (default "2.11.0 2.12.1 2.13.0 2.14.1 2.15.0").
+# Environment: AUDIT_RELEASES (default: every patch `shardcheck registry releases` prints),
+# SHARDCHECK (default _build/tools/shardcheck: the binary asked, by the harness too).
 # Exit: 0 the audit holds in every release, 1 a case breaks the rule (listed), 2 no venv.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$here/docs/invalid-audit.md}
 venvs=${SHARDCHECK_VENVS:-$here/.venvs}
+S=${SHARDCHECK:-$here/_build/tools/shardcheck}
+[ -x "$S" ] || { echo "invalid_audit: no $S (build first, or set SHARDCHECK)" >&2; exit 2; }
+export SHARDCHECK=$S
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 torch_of() { "$1/bin/python" -c 'import torch; print(torch.__version__.split("+")[0])' 2>/dev/null; }
 rc=0; jsons=()
-for x in ${AUDIT_RELEASES:-2.11.0 2.12.1 2.13.0 2.14.1 2.15.0}; do
+for x in ${AUDIT_RELEASES:-$("$S" registry releases | cut -d" " -f2)}; do
   v=
   for d in "$venvs/torch-$x" "/work/venvs/torch-$x" "$here/.venv"; do
     [ -x "$d/bin/python" ] && [ "$(torch_of "$d")" = "$x" ] && { v=$d; break; }

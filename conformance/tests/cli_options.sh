@@ -83,6 +83,9 @@ gen|generate|-|--family threefry --out g
 gen|--list|-|--list
 families|text|-|
 families|--harness|-|--harness
+registry|every section|-|
+registry|releases|-|releases
+registry|families|-|families
 verify|text|-|--family threefry --candidate @C@
 verify|--tap|-|--family threefry --candidate @C@ --tap
 verify|--json|-|--family threefry --candidate @C@ --json
@@ -225,6 +228,10 @@ families|golden|@G2@
 families|markdown|-
 families|harness|-
 families|json|-
+registry|json|-
+registry|names|-
+registry|capable|harness
+registry|golden|@G2@
 verify|family|philox-kat
 verify|candidate|@C@
 verify|golden|@G2@

@@ -181,6 +181,7 @@ int cmd_layout(int argc, char **argv);
 int cmd_groups(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_families(int argc, char **argv);
+int cmd_registry(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_rng(int argc, char **argv);      /* mk/rng.am */
 int cmd_offsets(int argc, char **argv);  /* mk/offsets.am */

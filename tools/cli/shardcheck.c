@@ -26,6 +26,8 @@ static const struct {
     {"explain", cmd_explain, "a picture of who holds what: blocks, groups, Philox windows (--svg)", NULL},
     {"gen", cmd_gen, "regenerate golden files from the case tables", NULL},
     {"families", cmd_families, "the registered golden families, their cases and oracles", NULL},
+    {"registry", cmd_registry, "releases, families, flags and backends as scripts read them "
+     "(--json)", NULL},
     {"verify", cmd_verify, "check a candidate's results against a golden family", NULL},
     {"run", cmd_run, "run the conformance suite on a backend (ref, local, mpi, cuda, torch, plugin:F.so)", NULL},
     {"report", cmd_report, "one self-contained HTML page from run/verify --json output", NULL},

@@ -60,29 +60,67 @@ def torch_minor(version):
     return ".".join(base.split(".")[:2])
 
 
-# The releases the reference models and the patch of each minor (lib/core/torch_release.c,
-# whose `shardcheck verify --torch-version` message lists the same: tests/test_releases.py
-# holds the two together).  PINNED: the release the top-level answers are.
-PATCHES = {"2.11": "2.11.0", "2.12": "2.12.1", "2.13": "2.13.0", "2.14": "2.14.1",
-           "2.15": "2.15.0"}
-PINNED = "2.13"
+# The releases the reference models, the patch of each minor and the pinned one (the
+# release the top-level answers are) are the binary's: `shardcheck registry --json releases`
+# prints lib/core/torch_release.c's table, so a new release is added there alone
+# (tests/test_releases.py holds the two together).  The binary is $SHARDCHECK, else the
+# checkout's _build/tools/shardcheck, else `shardcheck` on PATH.
+_REGISTRY = {}
+
+
+def shardcheck_exe():
+    """The shardcheck binary the harness asks, or None when none is built or installed."""
+    exe = os.environ.get("SHARDCHECK") or os.path.join(REPO, "_build", "tools", "shardcheck")
+    if os.access(exe, os.X_OK):
+        return exe
+    import shutil
+    return shutil.which("shardcheck")
+
+
+def registry(section):
+    """One section of `shardcheck registry --json` (releases, families, flags, backends),
+    asked once per process; ReleaseError when no binary answers."""
+    if section not in _REGISTRY:
+        import subprocess
+        exe = shardcheck_exe()
+        if exe is None:
+            raise ReleaseError("the torch releases and families come from `shardcheck registry`: "
+                               "no shardcheck found (build it, or set SHARDCHECK to the binary)")
+        p = subprocess.run([exe, "registry", "--json", section], capture_output=True, text=True,
+                           check=False)
+        if p.returncode != 0:
+            raise ReleaseError("%s registry --json %s: exit %d: %s"
+                               % (exe, section, p.returncode, p.stderr.strip()[:300]))
+        _REGISTRY[section] = json.loads(p.stdout)
+    return _REGISTRY[section]
+
+
+def patches():
+    """{minor: the patch modelled} for every release, oldest first ('2.13': '2.13.0')."""
+    return {r["name"]: r["patch"] for r in registry("releases")["releases"]}
+
+
+def pinned_release():
+    """The release whose answers the golden files' top level holds ('2.13')."""
+    return registry("releases")["pinned"]
 
 
 def parse_release(spec):
     """A --torch-version value ('2.15' or its newest patch '2.15.0') -> '2.15', or
     ReleaseError naming the supported releases."""
     s = str(spec).strip()
-    if s in PATCHES:
+    table, pin = patches(), pinned_release()
+    if s in table:
         return s
-    for minor, patch in PATCHES.items():
+    for minor, patch in table.items():
         if s == patch:
             return minor
     why = "empty" if not s else "a local version tag (+...) is not a release" if "+" in s \
         else "not a supported release"
     raise ReleaseError("torch version '%s': %s; supported: %s (a minor, or its newest patch)"
                        % (s, why, ", ".join("%s (%s%s)" % (m, p, ", the pinned default"
-                                                            if m == PINNED else "")
-                                            for m, p in PATCHES.items())))
+                                                            if m == pin else "")
+                                            for m, p in table.items())))
 
 
 def answer_for(test, release):

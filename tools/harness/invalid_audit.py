@@ -185,7 +185,7 @@ def render(paths):
             runs.append(json.load(fh))
     runs.sort(key=lambda d: [int(x) for x in d["release"].split(".")])
     releases = [d["release"] for d in runs]
-    pinned = next((d for d in runs if d["release"] == hl.PINNED), runs[-1])
+    pinned = next((d for d in runs if d["release"] == hl.pinned_release()), runs[-1])
     by_case = {}
     for d in runs:
         for r in d["rows"]:
@@ -199,11 +199,11 @@ def render(paths):
     for (fam, tc), c in sorted(by_case.items()):
         key = (fam, short_error(c["error"]), tuple(cell(c.get(v), c["flags"]) for v in releases),
                cell(c.get("worker"), c["flags"]) if "worker" in c else "valid in %s"
-               % hl.PINNED, tuple(c["flags"]))
+               % hl.pinned_release(), tuple(c["flags"]))
         groups.setdefault(key, []).append(tc)
     lines = ["| # | family | cases | golden error | " + " | ".join(
-        "torch %s" % hl.PATCHES.get(v, v) for v in releases) +
-        " | torch backend (%s, fake process group) |" % hl.PATCHES.get(pinned["release"]),
+        "torch %s" % hl.patches().get(v, v) for v in releases) +
+        " | torch backend (%s, fake process group) |" % hl.patches().get(pinned["release"]),
         "|---|---|---:|---|" + "---|" * (len(releases) + 1)]
     detail = []
     counts = {}
@@ -219,7 +219,7 @@ def render(paths):
                 else "other"
             counts.setdefault((fam, v), {}).setdefault(k, 0)
             counts[(fam, v)][k] += len(ids)
-    summary = ["| family | " + " | ".join("torch %s" % hl.PATCHES.get(v, v) for v in releases)
+    summary = ["| family | " + " | ".join("torch %s" % hl.patches().get(v, v) for v in releases)
                + " |", "|---|" + "---|" * len(releases)]
     for fam in sorted({f for f, _ in counts}):
         cells = []

@@ -59,10 +59,11 @@ def parse_args(argv):
                         "`shardcheck verify --candidate` and `shardcheck certify --candidate` "
                         "read (a whole family: not with --max-cases, --stride or --tcid)")
     p.add_argument("--torch-version", default=None, metavar="V",
-                   help="the torch release whose answers to check (2.11 .. 2.15, or the newest "
-                        "patch of one): a test's byVersion entry for it, else its top-level "
-                        "answer.  Default: $SHARDCHECK_TORCH_VERSION, else the release of the "
-                        "torch this python imports, else the pinned one (2.13)")
+                   help="the torch release whose answers to check (one `shardcheck registry "
+                        "releases` lists, or its newest patch): a test's byVersion entry for "
+                        "it, else its top-level answer.  Default: $SHARDCHECK_TORCH_VERSION, "
+                        "else the release of the torch this python imports, else the pinned "
+                        "one (the registry's)")
     p.add_argument("--waivers", default=None, metavar="FILE",
                    help="known deviations (README, Known deviations: waivers; backend "
                         "\"harness\"): a failure a waiver explains is reported WAIVED with its "
@@ -224,7 +225,7 @@ def pick_release(args):
             spec, why = hl.torch_minor(have), "the torch this python imports, %s" % have
             release = hl.parse_release(spec)
         elif spec is None:
-            release, why = hl.PINNED, "the pinned default"
+            release, why = hl.pinned_release(), "the pinned default"
         else:
             release = hl.parse_release(spec)
     except hl.ReleaseError as e:

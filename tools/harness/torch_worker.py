@@ -25,6 +25,8 @@ worker processes (no fake process group, no LocalTensor).  What each family runs
   rng families       NotSupported without CUDA.
 Startup prints {"ready": true, "torch": version} or {"fatal": msg, "exit": code} (77: torch missing).
 
+`python3 torch_worker.py --families` prints the families it answers, one a line, without
+importing torch: scripts that drive the torch backend ask it (FAMILIES below is the list).
 Standalone (torchrun, from tools/harness):  torchrun --nproc-per-node N -m torch_worker --family F
 [--golden DIR] [--max-cases N] [--out FILE] runs the same cases with the same per-family code and
 checks each rank's view by the C runner's rule (expected_view/check below mirror run_torch.c and
@@ -602,7 +604,9 @@ def standalone(argv):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 1:
+    if sys.argv[1:] == ["--families"]:
+        print("\n".join(FAMILIES))
+    elif len(sys.argv) > 1:
         standalone(sys.argv[1:])
     else:
         serve()

@@ -22,9 +22,15 @@ import re
 import harnesslib as hl
 
 KNOWN = ("family", "tcIds", "flag", "match", "reason", "finding", "backends", "torch")
-# ref, local, mpi, torch, cuda, plugin: `shardcheck run`'s backends (tools/run/backends.c);
-# candidate: a results file (verify, certify --candidate); harness: this harness.
-BACKENDS = ("ref", "local", "mpi", "torch", "cuda", "plugin", "candidate", "harness")
+# What a waiver's "backends" may name: `shardcheck run`'s backends, as `shardcheck registry`
+# prints tools/run/backends.c's table; candidate: a results file (verify, certify --candidate);
+# harness: this harness.  tools/run/waivers.c takes the same.
+OTHER_BACKENDS = ("candidate", "harness")
+
+
+def backend_names():
+    """Every name a waiver's "backends" may hold, the run backends first."""
+    return tuple(b["name"] for b in hl.registry("backends")["backends"]) + OTHER_BACKENDS
 
 
 class WaiverError(ValueError):
@@ -83,12 +89,13 @@ def _check(wv, where, release):
                           '"match" (at least one of them)' % where)
     if "tcIds" in wv and (not isinstance(wv["tcIds"], list) or not wv["tcIds"]):
         raise WaiverError('%s: "tcIds" must be a non-empty array' % where)
-    backends = _list(wv, "backends", "a backend (%s)" % ", ".join(BACKENDS), where)
+    names = backend_names() if "backends" in wv else OTHER_BACKENDS
+    backends = _list(wv, "backends", "a backend (%s)" % ", ".join(names), where)
     releases = _list(wv, "torch", 'a torch release ("2.13")', where)
     for i, b in enumerate(backends or []):
-        if b.split(":", 1)[0] not in BACKENDS:
+        if b.split(":", 1)[0] not in names:
             raise WaiverError('%s: backends[%d] is not a backend ("%s"; expected %s)'
-                              % (where, i, b[:40], ", ".join(BACKENDS)))
+                              % (where, i, b[:40], ", ".join(names)))
     rels = []
     for i, r in enumerate(releases or []):
         try:

@@ -174,12 +174,25 @@ static const char *backend_name(const char *s)
     return NULL;
 }
 
+/* "ref, local, ..., candidate, harness": every name backend_name takes, from the table. */
+static void backend_names(char *buf, size_t n)
+{
+    const run_backend *const *t = run_backends();
+    size_t len = 0;
+    buf[0] = 0;
+    for (int i = 0; t[i]; i++)
+        len += (size_t)snprintf(buf + len, len < n ? n - len : 0, "%s, ", t[i]->name);
+    snprintf(buf + (len < n ? len : n - 1), len < n ? n - len : 1, "candidate, harness");
+}
+
 /* Whether the waiver's "backends" and "torch" lists (absent: all) include this run. */
 static int applies(const json_t *wv, const char *where, const char *backend,
                    shc_torch_release rel, bool *out, shc_err *e)
 {
-    int rc = want_list(wv, "backends", "a backend (ref, local, mpi, torch, cuda, plugin, "
-                       "candidate, harness)", where, e);
+    char names[256], what[300];
+    backend_names(names, sizeof names);
+    snprintf(what, sizeof what, "a backend (%s)", names);
+    int rc = want_list(wv, "backends", what, where, e);
     if (!rc)
         rc = want_list(wv, "torch", "a torch release (\"2.13\")", where, e);
     if (rc)
@@ -191,8 +204,7 @@ static int applies(const json_t *wv, const char *where, const char *backend,
         const char *name = backend_name(json_string_value(x));
         if (!name)
             return shc_fail(e, SHC_EFORMAT, "%s: backends[%zu] is not a backend (\"%.40s\"; "
-                            "expected ref, local, mpi, torch, cuda, plugin, candidate or "
-                            "harness)", where, i, json_string_value(x));
+                            "expected one of %s)", where, i, json_string_value(x), names);
         be |= backend && !strcmp(name, backend);
     }
     json_array_foreach(json_object_get(wv, "torch"), i, x) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tools/scripts/torch_matrix.sh — cross-check the golden corpus against every supported torch release
 # for real, and write the table (docs/torch-releases.md quotes its last run):
-#   for each release (the newest patch of 2.11 .. 2.15): a venv with that torch; the harness
+#   for each release (the newest patch of each minor `shardcheck registry releases` lists): a venv with that torch; the harness
 #   (tools/harness/run.py, one process per family, judging against the release it imports:
 #   each test's byVersion answer for it, else its top-level one) on a deterministic sample;
 #   the torch backend (real gloo processes, `mpirun -np 2` and `-np 4`, `shardcheck run
@@ -14,7 +14,7 @@
 #
 #   bash tools/scripts/torch_matrix.sh [_build]        (the build directory with tools/shardcheck)
 # Environment:
-#   MATRIX_RELEASES   default "2.11.0 2.12.1 2.13.0 2.14.1 2.15.0"
+#   MATRIX_RELEASES   default: every patch `shardcheck registry releases` prints
 #   MATRIX_STRIDE     harness: every K-th case (default: each family's registry stride, as CI)
 #   MATRIX_MAX_CASES  torch backend: cases per family and np (default 24; 0: skip it)
 #   MATRIX_NP         default "2 4"
@@ -34,7 +34,7 @@ build=${1:-_build}
 S="$here/$build/tools/shardcheck"
 [ -x "$S" ] || { echo "torch_matrix: no $S (build first: tools/build.sh $build)" >&2; exit 2; }
 G="$here/golden"
-releases=${MATRIX_RELEASES:-"2.11.0 2.12.1 2.13.0 2.14.1 2.15.0"}
+releases=${MATRIX_RELEASES:-$("$S" registry releases | cut -d" " -f2)}
 maxc=${MATRIX_MAX_CASES:-24}
 nps=${MATRIX_NP:-"2 4"}
 venvs=${SHARDCHECK_VENVS:-$here/.venvs}
@@ -65,11 +65,14 @@ venv_for() {
 declare -A cell
 unexplained=()
 fams=()
+# the harness families whose answers differ by torch release (not jax's threefry)
+torchfams=" $("$S" registry --names --capable releases families | tr '\n' ' ') "
 for fk in $("$S" families --harness); do
   f=${fk%%:*}
-  [ "$f" = threefry ] && continue   # jax, not torch: no release to judge against
-  fams+=("$fk")
+  case $torchfams in *" $f "*) fams+=("$fk") ;; esac
 done
+# the families the torch backend answers: its worker's own table
+workerfams=$(python3 tools/harness/torch_worker.py --families)
 vlist=()
 for x in $releases; do
   v=$(venv_for "$x") || { echo "torch_matrix: no venv for torch $x" >&2; exit 2; }
@@ -92,7 +95,7 @@ for x in $releases; do
   done
   [ "$maxc" -gt 0 ] || continue
   for np in $nps; do
-    for f in shard-layout group-ranks redistribute-plan redistribute-data; do
+    for f in $workerfams; do
       log="$work/torch-$x-np$np-$f.json"
       SHARDCHECK_PYTHON="$v/bin/python" timeout 1200 mpirun $MPIARGS -np "$np" "$S" run \
         --backend torch --family "$f" --golden "$G" --torch-version "$minor" \

@@ -203,7 +203,7 @@ def doc_cells(path, release):
         text = fh.read()
     head = next(ln for ln in text.splitlines() if ln.startswith("| # | family"))
     cols = [c.strip() for c in head.strip("|").split("|")]
-    col = cols.index("torch %s" % hl.PATCHES[release])
+    col = cols.index("torch %s" % hl.patches()[release])
     cells = {}
     for ln in text.splitlines():
         m = re.match(r"\| (\d+) \|", ln)
@@ -224,7 +224,7 @@ def doc_cells(path, release):
 
 def test_the_document_is_this_release_s_audit():
     path = os.path.join(REPO, "docs", "invalid-audit.md")
-    if RELEASE not in hl.PATCHES or hl.PATCHES[RELEASE] != torch.__version__.split("+")[0]:
+    if RELEASE not in hl.patches() or hl.patches()[RELEASE] != torch.__version__.split("+")[0]:
         pytest.skip("torch %s is not a release the document covers" % torch.__version__)
     want = {(r["family"], r["tcId"]): ia.cell(r["adapter"], r["flags"]) for r in rows()}
     have = {k: v for k, v in doc_cells(path, RELEASE).items() if v != "valid"}

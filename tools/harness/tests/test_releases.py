@@ -98,7 +98,8 @@ def test_unversioned_torch_file_is_read_with_a_note(tmp_path, toy_doc):
 
 
 def test_releases_match_the_library():
-    """PATCHES is lib/core/torch_release.c's table: shardcheck prints it when refusing."""
+    """The harness's releases are lib/core/torch_release.c's table, asked of the binary
+    (`shardcheck registry`): the refusal lists what shardcheck's own refusal lists."""
     exe = os.environ.get("SHARDCHECK") or os.path.join(os.path.dirname(os.path.dirname(HARNESS)),
                                                       "_build", "tools", "shardcheck")
     if not os.access(exe, os.X_OK):

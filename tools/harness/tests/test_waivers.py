@@ -83,6 +83,15 @@ def test_backend_harness_and_a_release_apply(bad_golden, tmp_path):
     assert rc == 0 and "WAIVED toy tcId=4" in out
 
 
+def test_every_run_backend_is_a_waiver_backend(bad_golden, tmp_path):
+    """The backends are the binary's (`shardcheck registry`), as tools/run/waivers.c takes them:
+    the worker backend, once missing from a list kept here, is one; a made-up one is not."""
+    rc, out, _ = run(bad_golden, tmp_path, one(tcIds=[4], backends=["worker:x", "harness"]))
+    assert rc == 0 and "WAIVED toy tcId=4" in out
+    rc, out, err = run(bad_golden, tmp_path, one(tcIds=[4], backends=["nccl-tests"]))
+    assert rc == 2 and "is not a backend" in out + err and "worker" in out + err
+
+
 def test_a_listed_case_that_passes_is_reported(bad_golden, tmp_path):
     rc, out, _ = run(bad_golden, tmp_path, one(tcIds=[1]))
     assert rc == 1
