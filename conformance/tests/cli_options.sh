@@ -122,6 +122,7 @@ offsets|seed|7
 offsets|offset|8
 offsets|gpu|t4
 offsets|op|uniform_
+offsets|torch-version|2.12
 policies|mesh|2
 policies|ranks|1,0
 policies|placements|S(0)
@@ -133,6 +134,7 @@ policies|seed|7
 policies|offset|8
 policies|gpu|t4
 policies|op|uniform_
+policies|torch-version|2.12
 ops|json|-
 ops|torch-version|2.15
 plan|mesh|8
@@ -206,6 +208,7 @@ audit rng|seed|7
 audit rng|offset|8
 audit rng|gpu|t4
 audit rng|op|uniform_
+audit rng|torch-version|2.12
 explain|mesh|4
 explain|ranks|1,0
 explain|placements|R
