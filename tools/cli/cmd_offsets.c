@@ -89,7 +89,8 @@ static int check_modes(int kind, const cli_command *cmd, offsets_args *a)
                         "by audit rng (it audits every rank's window increments, whatever the "
                         "seed, offset and GPU)");
     int x;
-    if (kind == CMD_POLICIES && (x = cli_used(cmd, "json policy seed gpu op offset torch-version", "by "
+    if (kind == CMD_POLICIES &&
+        (x = cli_used(cmd, "json policy seed gpu op offset torch-version", "by "
                                               "policies: it takes no layout options (verdicts "
                                               "cover its own layout table)")) != CLI_GO)
         return x;
@@ -552,7 +553,8 @@ int cmd_rng_ops(int argc, char **argv)
                                CLI_OPT_END};
     const cli_command c = {
         .name = cmd, .opts = opts, .synopsis = "[--json] [--torch-version V]",
-        .about = "torch's random ops (2.13's, or --torch-version V's) and what DTensor does with each: tracked (inside\n"
+        .about = "torch's random ops (2.13's, or --torch-version V's) and what DTensor does\n"
+                 "with each: tracked (inside\n"
                  "OffsetBasedRNGTracker._distribute_region), untracked (each rank's own\n"
                  "generator), rejected (torch's message), local (no DTensor argument)."};
     int x = cli_parse(&c, argc, argv, NULL);
