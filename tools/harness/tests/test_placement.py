@@ -7,8 +7,8 @@ for a _StridedShard, _S(3, 1) != S(3)), is_tensor_shardable / is_tensor_evenly_s
 (torch._C._DTensor_compute_global_tensor_info).  Each query goes to the built CLI and to the
 imported torch (a mesh of sizes only, no process group), and the answers must be equal,
 torch's refusals included (its exception type and message, which the CLI prints).
-compute_global_tensor_shape (uneven, it all-gathers the local shapes) is not run here: one
-process cannot give ranks different local shapes; conformance/tests/cli_placement.sh pins it.
+compute_global_tensor_shape all-gathers every rank's local shape, so its cases run in a gloo
+world of 4 CPU processes (global_shape_worker.py), each rank with its own local shape.
 
 Needs a built shardcheck ($SHARDCHECK or _build/tools/shardcheck); skipped otherwise.
 """
@@ -179,3 +179,52 @@ def test_global_info(m, text, shape, stride):
         assert got == {"error": "shardcheck placement global: RuntimeError: %s" % e}
         return
     assert got == {"global_shape": list(gs), "global_stride": list(gst)}
+
+
+GLOBAL_SHAPE = [  # mesh, placements (worker form), every rank's local shape
+    ([4], [["S", 0]], [[3, 2], [3, 2], [2, 2], [1, 2]]),
+    ([4], [["S", 1]], [[5, 0], [5, 1], [5, 2], [5, 3]]),
+    ([4], [["R"]], [[5, 5]] * 4),
+    ([4], [["S", 0]], [[3, 2], [3, 2], [2, 2], [1, 3]]),
+    ([4], [["S", -1]], [[3, 2]] * 4),
+    ([4], [["S", -1]], [[3, 2], [3, 4], [3, 2], [3, 2]]),
+    ([4], [["S", 2]], [[3, 2]] * 4),
+    ([4], [["_S", 0, 2]], [[3, 2]] * 4),
+    ([4], [["P", "sum"]], [[3, 2]] * 4),
+    ([2, 2], [["S", 0], ["S", 1]], [[2, 2]] * 4),
+    ([2, 2], [["S", 0]], [[2, 2]] * 4),
+]
+
+
+def _text(pl):
+    return ",".join("S(%d)" % p[1] if p[0] == "S" else "_S(%d, %d)" % (p[1], p[2])
+                    if p[0] == "_S" else "P(%s)" % p[1] if p[0] == "P" else "R" for p in pl)
+
+
+@pytest.fixture(scope="module")
+def torch_global_shapes(tmp_path_factory):
+    out = str(tmp_path_factory.mktemp("global_shape") / "answers.json")
+    cases = [{"mesh": m, "placements": pl, "locals": ls} for m, pl, ls in GLOBAL_SHAPE]
+    p = subprocess.run([sys.executable, os.path.join(HERE, "global_shape_worker.py"), out],
+                       input=json.dumps(cases), capture_output=True, text=True, timeout=540,
+                       cwd=HERE)
+    assert p.returncode == 0, p.stderr[-3000:]
+    with open(out) as f:
+        doc = json.load(f)
+    assert doc["torch"].startswith("2.13"), doc["torch"]
+    return doc["answers"]
+
+
+@pytest.mark.parametrize("i", range(len(GLOBAL_SHAPE)))
+def test_global_shape(torch_global_shapes, i):
+    m, pl, ls = GLOBAL_SHAPE[i]
+    per_rank = torch_global_shapes[i]
+    assert all(a == per_rank[0] for a in per_rank), per_rank  # every rank answers alike
+    want = per_rank[0]
+    got = cli("global", "--mesh", "x".join(map(str, m)), "--placements", _text(pl),
+              "--local-shapes", ";".join(",".join(map(str, s)) for s in ls))
+    if "raises" in want:
+        r = want["raises"]
+        assert got == {"error": "shardcheck placement global: %s: %s" % (r["type"], r["message"])}
+    else:
+        assert got == {"global_shape": want["shape"]}
