@@ -257,6 +257,46 @@ void shc_shape_format(const shc_shape *s, char *buf, size_t n);
 int shc_shard_size_offset(int64_t size, int64_t nchunks, int64_t idx,
                           int64_t *local_size, int64_t *offset, shc_err *e);
 
+/* ---------------------------------------------------------------------------
+ * Placement semantics (layout/placement_sem.c): torch 2.13's answers about placements
+ * apart from data: the is_shard predicates (placement_types.py), shardability
+ * (_ops/utils.py), global shape and stride from local tensors (_utils.py).  Equality is
+ * shc_placement_eq; shard orders are plan/plan_core.c's.
+ * ------------------------------------------------------------------------- */
+/* Placement.is_shard(): true only for a Shard (a _StridedShard is no Shard in 2.13). */
+bool shc_pl_is_shard(const shc_placement *p);
+/* _is_shard_like: a Shard or a _StridedShard. */
+bool shc_pl_is_shard_like(const shc_placement *p);
+
+/* is_tensor_shardable (even == false) or is_tensor_evenly_shardable (even == true) of shape
+ * under pl on mesh m: *out.  pl's dims must be normalised (>= 0); a dim past the shape is
+ * torch's False.  SHC_EINVAL when pl has not one placement per mesh dim. */
+int shc_tensor_shardable(const shc_mesh *m, const shc_placements *pl, const shc_shape *shape,
+                         bool even, bool *out, shc_err *e);
+
+/* compute_global_tensor_info: the global shape and stride of a DTensor whose every rank
+ * holds a local tensor of shape local and stride lstride (even shards).  Refuses what
+ * torch refuses, by torch's message (a negative or too large shard dim), and overflow. */
+int shc_global_tensor_info(const shc_mesh *m, const shc_placements *pl, const shc_shape *local,
+                           const int64_t *lstride, shc_shape *gshape, int64_t *gstride,
+                           shc_err *e);
+
+/* compute_global_tensor_shape: the global shape from every rank's local shape (locals[r],
+ * n of them, one per rank of the 1-d mesh m), uneven shards summed.  torch's refusals:
+ * more than one placement (NotImplementedError), a _StridedShard or Partial
+ * (NotImplementedError), other dims differing (RuntimeError). */
+int shc_global_tensor_shape(const shc_mesh *m, const shc_placements *pl, const shc_shape *locals,
+                            int n, shc_shape *out, shc_err *e);
+/* _maybe_convert_StridedShard_to_shard_order: pl's _StridedShard decoded into a shard
+ * order, out the placements with each _S written as S and the order in has_order/order[]
+ * (the trace form); *ok false where no order produces the split factors (torch: None). */
+int shc_placements_decode_order(const shc_mesh *m, const shc_placements *pl,
+                                shc_placements *out, bool *ok, shc_err *e);
+/* _convert_shard_order_to_StridedShard: the shard order of pl (its trace form's [i], else
+ * left to right) as _StridedShard placements; torch's ValueError for a non-Shard in it. */
+int shc_placements_encode_order(const shc_mesh *m, const shc_placements *pl,
+                                shc_placements *out, shc_err *e);
+
 /* Per-rank layout: local shape, global offset, and for dims touched by
  * _StridedShard the explicit global index list of that dim. */
 typedef struct shc_layout {

@@ -30,7 +30,7 @@ expect_exit "audit rng --op exponential_: untracked, [0, 2) on both ranks" 0 \
   "UntrackedOpSharedDraws ranks 0 and 1 \(distinct shards\): windows \[0, 2\) and \[0, 2\)" \
   $S audit rng $L --op exponential_
 expect_exit "offsets --op exponential_: the same windows (start 0, 2 elements, both ranks)" 0 \
-  '"policy":"torch-untracked".*"op":\{"name":"exponential_","dispatch":"untracked"\}.*"rank":0,[^}]*"local_numel":"2","seed":"0","start_offset":"0".*"rank":1,[^}]*"local_numel":"2","seed":"0","start_offset":"0"' \
+  '"policy":"torch-untracked".*"op":\{"name":"exponential_","dispatch":"untracked","torch":"2.13"\}.*"rank":0,[^}]*"local_numel":"2","seed":"0","start_offset":"0".*"rank":1,[^}]*"local_numel":"2","seed":"0","start_offset":"0"' \
   $S offsets $L --op exponential_ --json
 expect_exit "offsets --op uniform_: tracked, rank 1 starts at 4" 0 \
   '"policy":"torch-offset".*"rank":1,[^}]*"start_offset":"4"' $S offsets $L --op uniform_ --json

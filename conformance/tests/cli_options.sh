@@ -44,6 +44,12 @@ $S run --backend ref --family threefry --golden "$G" --max-cases 3 --json >"$tmp
 # `golden` (the corpus), so a mode need not give --golden and --golden can be walked.
 MODES='layout|every rank|-|--mesh 2x2 --placements S(0),R --shape 5,3
 groups|groups|-|--mesh 2x2
+placement show|show|-|--placements S(0),_S(0,2)
+placement shardable|shardable|-|--mesh 2x2 --placements S(0),R --shape 4,4
+placement order|decode|-|--mesh 2x2 --placements _S(0,2),S(0)
+placement order|encode|-|--mesh 2x2 --placements S(0)[1]S(0)[0]
+placement global|info|-|--mesh 2x2 --placements S(0),R --local-shape 2,3
+placement global|shapes|-|--mesh 4 --placements S(0) --local-shapes 2,3;2,3;1,3;1,3
 groups|hsdp|-|--mesh 2x2 --placements S(0),R --hsdp-shard-dim 0
 offsets|torch-offset|-|--mesh 2 --placements S(0) --shape 2000000
 offsets|megatron-tp|-|--mesh 2 --placements S(0) --shape 2000000 --policy megatron-tp
@@ -107,6 +113,21 @@ layout|placements|R,S(1)
 layout|shape|6,4
 layout|rank|1
 layout|json|-
+placement show|placements|S(1)
+placement show|json|-
+placement shardable|mesh|2x4
+placement shardable|placements|S(1),R
+placement shardable|shape|3,3
+placement shardable|json|-
+placement order|mesh|4x2
+placement order|placements|S(0),S(0)
+placement order|json|-
+placement global|mesh|2x4
+placement global|placements|S(1),R
+placement global|local-shape|2,5
+placement global|local-stride|1,2
+placement global|local-shapes|3,3;3,3;3,3;3,3
+placement global|json|-
 groups|mesh|2x2x2
 groups|ranks|3,2,1,0
 groups|axes|0
@@ -125,6 +146,7 @@ offsets|seed|7
 offsets|offset|8
 offsets|gpu|t4
 offsets|op|uniform_
+offsets|torch-version|2.12
 policies|mesh|2
 policies|ranks|1,0
 policies|placements|S(0)
@@ -136,6 +158,7 @@ policies|seed|7
 policies|offset|8
 policies|gpu|t4
 policies|op|uniform_
+policies|torch-version|2.12
 ops|json|-
 ops|torch-version|2.15
 plan|mesh|8
@@ -209,6 +232,7 @@ audit rng|seed|7
 audit rng|offset|8
 audit rng|gpu|t4
 audit rng|op|uniform_
+audit rng|torch-version|2.12
 explain|mesh|4
 explain|ranks|1,0
 explain|placements|R

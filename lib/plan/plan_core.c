@@ -258,3 +258,47 @@ void shc_plan_classify(const shc_plan_ctx *c, shc_plan *plan)
         plan->ncollectives += shc_comm_is_collective(st->comm);
     }
 }
+
+/* ---- the shard-order queries of the public API (shardcheck.h) ---- */
+
+int shc_placements_decode_order(const shc_mesh *m, const shc_placements *pl,
+                                shc_placements *out, bool *ok, shc_err *e)
+{
+    shc_shard_order so;
+    if (pl->n != m->ndim)
+        return shc_fail(e, SHC_EINVAL, "%d placements for a %d-d mesh", pl->n, m->ndim);
+    *out = *pl;
+    *ok = shc_strided_to_shard_order(m, pl->p, pl->n, &so);
+    if (!*ok)
+        return SHC_OK;
+    /* _normalize_placements_into_shard_order: the order carried, each _S written as S */
+    out->has_order = true;
+    for (int i = 0; i < out->n; i++)
+        if (out->p[i].kind == SHC_P_STRIDED)
+            out->p[i] = (shc_placement){.kind = SHC_P_SHARD, .dim = out->p[i].dim};
+    for (int d = 0; d < SHC_MAX_TENSOR_DIMS; d++)
+        for (int k = 0; k < so.len[d]; k++)
+            out->order[so.md[d][k]] = k;
+    return SHC_OK;
+}
+
+int shc_placements_encode_order(const shc_mesh *m, const shc_placements *pl,
+                                shc_placements *out, shc_err *e)
+{
+    shc_shard_order so;
+    memset(&so, 0, sizeof so);
+    if (pl->n != m->ndim)
+        return shc_fail(e, SHC_EINVAL, "%d placements for a %d-d mesh", pl->n, m->ndim);
+    for (int i = 0; i < pl->n; i++)
+        if (shc_is_shard_like(&pl->p[i])) {
+            int d = pl->p[i].dim;
+            if (d < 0)
+                return shc_fail(e, SHC_EINVAL, "placement %d: shard dim %d is not normalised",
+                                i, d);
+            so.md[d][pl->has_order ? pl->order[i] : so.len[d]] = (int8_t)i;
+            so.len[d]++;
+        }
+    memset(out, 0, sizeof *out);
+    out->n = pl->n;
+    return shc_shard_order_to_strided(m, pl->p, pl->n, &so, out->p, e);
+}

@@ -69,6 +69,12 @@ typedef struct cli_command {
     unsigned long long *given;   /* may be NULL: bit i set when opts[i] is given (cli_used) */
 } cli_command;
 
+/* Why a command without --torch-version has none (its --help and the refusal say it; the
+ * rule is README's "torch releases"): a command whose answer can differ between releases
+ * takes the option, every other one refuses it by name. */
+#define CLI_NO_RELEASE "its answers are the same in every torch release 2.11-2.15, " \
+    "docs/torch-releases.md"
+
 /* cli_parse's answer when the command should go on (anything else is its exit code). */
 enum { CLI_GO = -1 };
 /* Parse argv[1..argc) against cmd's table: CLI_GO with targets filled and *first_pos
@@ -192,6 +198,7 @@ int cmd_audit_rng(int argc, char **argv);  /* mk/offsets.am */
 int cmd_rng_ops(int argc, char **argv);    /* mk/offsets.am */
 int cmd_audit_plan(int argc, char **argv); /* mk/plan.am */
 int cmd_run(int argc, char **argv);      /* mk/exec.am */
+int cmd_placement(int argc, char **argv);
 int cmd_explain(int argc, char **argv);  /* mk/vendor.am */
 int cmd_report(int argc, char **argv);   /* mk/vendor.am */
 int cmd_certify(int argc, char **argv);  /* mk/vendor.am */

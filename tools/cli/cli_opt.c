@@ -32,6 +32,15 @@ static void help_choices(const cli_option *o, FILE *f)
     fputs(")", f);
 }
 
+/* Whether cmd has a --torch-version option (its answer can depend on the release). */
+static bool takes_release(const cli_command *cmd)
+{
+    for (const cli_option *o = cmd->opts; o && o->name; o++)
+        if (!strcmp(o->name, "torch-version"))
+            return true;
+    return false;
+}
+
 void cli_help(const cli_command *cmd, FILE *f)
 {
     fprintf(f, "usage: shardcheck %s %s\n", cmd->name, cmd->synopsis ? cmd->synopsis : "[options]");
@@ -53,6 +62,9 @@ void cli_help(const cli_command *cmd, FILE *f)
         fputc('\n', f);
     }
     fprintf(f, "  %-22s %s\n", "--help", "print this help and exit");
+    if (!takes_release(cmd))
+        fprintf(f, "\nno --torch-version (%s;\n$SHARDCHECK_TORCH_VERSION is not read)\n",
+                CLI_NO_RELEASE);
     if (cmd->about) {
         size_t n = strlen(cmd->about);
         fprintf(f, "\n%s%s", cmd->about, n && cmd->about[n - 1] == '\n' ? "" : "\n");
@@ -157,6 +169,9 @@ static int bad_option(const cli_command *cmd, int argc, char **argv, int nopts)
     size_t n = strcspn(a, "=");
     const char *why = strncmp(a, "--", 2) == 0 && n > 2 && prefix_matches(cmd, a + 2, n - 2) > 1
                     ? "ambiguous abbreviation" : "unknown option";
+    if (n == strlen("--torch-version") && strncmp(a, "--torch-version", n) == 0)
+        return cli_usage_error(cmd->name, "--torch-version: not taken by %s (%s)", cmd->name,
+                               CLI_NO_RELEASE);
     char name[CLI_ECHO_MAX + 1];
     snprintf(name, sizeof name, "%.*s", (int)n, a);
     return cli_usage_error(cmd->name, "%s%s: %s (see shardcheck %s --help)", name,

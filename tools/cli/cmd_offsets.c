@@ -1,6 +1,6 @@
 /*
  * cmd_offsets.c — `shardcheck offsets`, `shardcheck audit rng` and
- * `shardcheck policies`: per-rank RNG offsets of torch 2.13's
+ * `shardcheck policies`: per-rank RNG offsets of torch's
  * OffsetBasedRNGTracker (or another policy), their SPMD findings, and the
  * policy x property table.  The arithmetic is lib/offsets/rng_offsets.c,
  * lib/offsets/rng_audit.c and lib/offsets/rng_policy.c; this file only parses and prints.
@@ -24,7 +24,9 @@ typedef struct offsets_args {
     uint64_t seed;
     long long offset;
     unsigned long long given;
-    const shc_rng_op *rop; /* --op's row */
+    const shc_rng_op *rop; /* --op's row, as release rel has it */
+    const char *tver;      /* --torch-version as given (NULL: not) */
+    shc_torch_release rel; /* whose DTensor dispatch of --op decides */
     bool policy_given;
 } offsets_args;
 
@@ -46,11 +48,17 @@ static json_t *json_u64s(uint64_t v)
 
 enum { CMD_OFFSETS, CMD_AUDIT, CMD_POLICIES };
 
-/* The policy torch 2.13 follows for an op DTensor accepts (shc_rng_op_policy says where
+/* The policy torch follows for an op DTensor accepts (shc_rng_op_policy says where
  * a layout makes torch refuse it). */
 static const char *op_policy_name(const shc_rng_op *op)
 {
     return op->dispatch == SHC_RNGD_UNTRACKED ? "torch-untracked" : "torch-offset";
+}
+
+/* The release --op's dispatch is read in, as torch prints it ("2.13"). */
+static const char *rel_name(const offsets_args *a)
+{
+    return shc_torch_release_name(shc_torch_norm(a->rel));
 }
 
 /* What each command does with the shared options, beyond cli_parse: --op parsed (an unknown
@@ -61,23 +69,35 @@ static int check_modes(int kind, const cli_command *cmd, offsets_args *a)
     shc_err e = {0};
     if (a->op && shc_rng_op_parse(a->op, &a->rop, &e))
         return cli_usage_error(cmd->name, "--op: %s", e.msg);
+    /* the release decides only the random op's dispatch (docs/torch-releases.md): the
+     * tracker's offsets are the same in 2.11-2.15, so without --op the option is refused */
+    if (a->tver && !a->rop)
+        return cli_usage_error(cmd->name, "--torch-version: not used without --op (the "
+                               "tracker's offsets are the same in every release)");
+    char why[128];
+    if (a->rop && tv_resolve(a->tver, NULL, NULL, &a->rel, why, sizeof why, &e))
+        return cli_report(cmd->name, SHC_EINVAL, &e);
+    if (a->rop)
+        a->rop = shc_rng_op_in(a->rop, a->rel);
+    const char *tn = shc_torch_release_name(shc_torch_norm(a->rel));
     if (a->rop && cli_given(cmd, "policy"))
         return cli_usage_error(cmd->name, "--op: and --policy exclude each other (--op follows "
-                               "torch 2.13's dispatch: a tracked op the torch-offset policy, an "
-                               "untracked one torch-untracked)");
+                               "torch %s's dispatch: a tracked op the torch-offset policy, an "
+                               "untracked one torch-untracked)", tn);
     if (kind == CMD_AUDIT)
-        return cli_used(cmd, "mesh ranks placements shape json op policy",
+        return cli_used(cmd, "mesh ranks placements shape json op policy torch-version",
                         "by audit rng (it audits every rank's window increments, whatever the "
                         "seed, offset and GPU)");
     int x;
-    if (kind == CMD_POLICIES && (x = cli_used(cmd, "json policy seed gpu op offset", "by "
+    if (kind == CMD_POLICIES &&
+        (x = cli_used(cmd, "json policy seed gpu op offset torch-version", "by "
                                               "policies: it takes no layout options (verdicts "
                                               "cover its own layout table)")) != CLI_GO)
         return x;
     /* torch rejects it on every layout, or it takes no DTensor: no policy to follow */
     if (a->rop && a->rop->dispatch == SHC_RNGD_REJECTED && shc_rng_op_check(a->rop, NULL, &e))
-        return cli_usage_error(cmd->name, "--op %s: torch 2.13 rejects it on a DTensor: %s",
-                               a->rop->name, e.msg);
+        return cli_usage_error(cmd->name, "--op %s: torch %s rejects it on a DTensor: %s",
+                               a->rop->name, tn, e.msg);
     if (a->rop && a->rop->dispatch == SHC_RNGD_LOCAL)
         return cli_usage_error(cmd->name, "--op %s: takes no DTensor (%s), so no policy of "
                                "DTensor's applies", a->rop->name, a->rop->api);
@@ -95,12 +115,15 @@ static int check_modes(int kind, const cli_command *cmd, offsets_args *a)
         else
             snprintf(mode, sizeof mode, "by policies %s %s (its verdicts do not depend on the "
                      "GPU)", a->rop ? "--op" : "--policy", a->rop ? a->rop->name : name);
-        return cli_used(cmd, gpu ? "json policy seed gpu op" : "json policy seed op", mode);
+        return cli_used(cmd, gpu ? "json policy seed gpu op torch-version"
+                              : "json policy seed op torch-version", mode);
     }
     snprintf(mode, sizeof mode, "with %s %s (its offsets do not depend on the GPU)",
              a->rop ? "--op" : "--policy", a->rop ? a->rop->name : name);
-    return cli_used(cmd, gpu ? "mesh ranks placements shape rank json policy seed offset gpu op"
-                             : "mesh ranks placements shape rank json policy seed offset op",
+    return cli_used(cmd, gpu ? "mesh ranks placements shape rank json policy seed offset gpu op "
+                          "torch-version"
+                        : "mesh ranks placements shape rank json policy seed offset op "
+                          "torch-version",
                     mode);
 }
 
@@ -122,7 +145,10 @@ static int parse_args(int kind, const char *name, const char *synopsis, const ch
         {.name = "gpu", .kind = CLI_STR, .meta = "PROFILE", .to = &a->gpu,
          .help = "GPU profile NAME or SMSxTHREADS[@sm_XY] (default a100)"},
         {.name = "op", .kind = CLI_STR, .meta = "OP",
-         .to = &a->op, .help = "a random op of `shardcheck ops`: torch 2.13's dispatch of it"},
+         .to = &a->op, .help = "a random op of `shardcheck ops`: torch's dispatch of it"},
+        {.name = "torch-version", .kind = CLI_STR, .meta = "V", .to = &a->tver,
+         .help = "with --op: the release whose DTensor dispatch decides (default "
+                 "$SHARDCHECK_TORCH_VERSION, else the pinned 2.13)"},
         CLI_OPT_END};
     const cli_command cmd = {.name = name, .opts = opts, .synopsis = synopsis, .about = about,
                              .given = &a->given};
@@ -182,13 +208,14 @@ static int print_streams(const offsets_args *a, layout_in *L, const shc_rng_poli
                                  L->shown, "shape", a->c.shape, "seed",
                                  json_u64s(a->seed), "offset", shc_json_i64s(a->offset));
         if (a->rop)
-            json_object_set_new(head, "op", json_pack("{s:s,s:s}", "name", a->rop->name,
-                                "dispatch", shc_rng_dispatch_name(a->rop->dispatch)));
+            json_object_set_new(head, "op", json_pack("{s:s,s:s,s:s}", "name", a->rop->name,
+                                "dispatch", shc_rng_dispatch_name(a->rop->dispatch),
+                                "torch", rel_name(a)));
         cli_jstream_open(&js, head, "ranks");
     } else {
         if (a->rop)
-            printf("op %s: %s in torch 2.13, so %s\n", a->rop->name,
-                   shc_rng_dispatch_name(a->rop->dispatch),
+            printf("op %s: %s in torch %s, so %s\n", a->rop->name,
+                   shc_rng_dispatch_name(a->rop->dispatch), rel_name(a),
                    a->rop->dispatch == SHC_RNGD_TRACKED
                        ? "OffsetBasedRNGTracker's windows"
                        : "each rank's own generator: every shard starts at the same offset");
@@ -256,14 +283,14 @@ int cmd_offsets(int argc, char **argv)
     const char *cmd = "offsets";
     offsets_args a;
     char about[640];
-    snprintf(about, sizeof about, "policies: %s\n--op OP: the policy torch 2.13 follows for OP "
+    snprintf(about, sizeof about, "policies: %s\n--op OP: the policy torch V follows for OP "
              "on this layout, as audit rng decides it\n(tracked: torch-offset; untracked: "
              "torch-untracked; rejected or local: exit 2 with torch's message).\n--gpu is "
              "refused for a policy whose offsets do not depend on the GPU.",
              shc_rng_policy_names());
     int rc = parse_args(CMD_OFFSETS, cmd, "--mesh M [--ranks L] --placements P --shape S\n"
                         "       [--policy NAME | --op OP] [--gpu PROFILE] [--seed N] [--offset N] "
-                        "[--rank R] [--json]", about, argc, argv, &a);
+                        "[--rank R] [--json] [--torch-version V]", about, argc, argv, &a);
     if (rc != CLI_GO)
         return rc;
     shc_err e;
@@ -282,8 +309,8 @@ int cmd_offsets(int argc, char **argv)
 static void print_audit_text(const offsets_args *a, const layout_in *L, const shc_rng_op *op,
                              const shc_rng_audit *au)
 {
-    printf("audit rng  mesh %s  placements %s  shape %s  op %s  (torch 2.13 %s)\n",
-           a->c.mesh, L->shown, a->c.shape, op ? op->name : "(any tracked op)",
+    printf("audit rng  mesh %s  placements %s  shape %s  op %s  (torch %s %s)\n",
+           a->c.mesh, L->shown, a->c.shape, op ? op->name : "(any tracked op)", rel_name(a),
            op && op->dispatch == SHC_RNGD_UNTRACKED ? "untracked: each rank's own generator"
                                                     : "OffsetBasedRNGTracker");
     if (op && op->dispatch == SHC_RNGD_UNTRACKED)
@@ -343,7 +370,7 @@ int cmd_audit_rng(int argc, char **argv)
     const char *cmd = "audit rng";
     offsets_args a;
     int rc = parse_args(CMD_AUDIT, cmd, "--mesh M [--ranks L] --placements P --shape S "
-                        "[--op OP] [--json]",
+                        "[--op OP] [--json] [--torch-version V]",
                         "--op: a random op of `shardcheck ops` (default: any tracked op); "
                         "untracked ops\nreport UntrackedOpSharedDraws, ops torch rejects exit 2 "
                         "with torch's message.\nExit 0 with or without findings (they describe "
@@ -420,7 +447,7 @@ static void verdict_text(const shc_rng_policy *p, const shc_rng_verdict *v)
     printf("\n");
 }
 
-/* The rows policies prints: every policy, --policy's, or torch 2.13 running --op. */
+/* The rows policies prints: every policy, --policy's, or torch running --op. */
 static int policy_rows(const offsets_args *a, const shc_gpu_profile *gpu, json_t *pols,
                        shc_err *e)
 {
@@ -446,10 +473,10 @@ int cmd_policies(int argc, char **argv)
     const char *cmd = "policies";
     offsets_args a;
     int rc = parse_args(CMD_POLICIES, cmd, "[--policy NAME | --op OP] [--gpu PROFILE] "
-                        "[--seed N] [--json]",
+                        "[--seed N] [--json] [--torch-version V]",
                         "Verdicts are computed over the layout table in "
                         "lib/offsets/rng_policy_check.c.\n--policy NAME: that policy's row only.  "
-                        "--op OP: torch 2.13 running OP, the policy it\nfollows (tracked: "
+                        "--op OP: torch V running OP, the policy it\nfollows (tracked: "
                         "torch-offset, untracked: torch-untracked), layouts where torch\nrejects "
                         "it counted as rejected.", argc, argv, &a);
     if (rc != CLI_GO)
@@ -468,7 +495,7 @@ int cmd_policies(int argc, char **argv)
                                                  cs[i].shape));
     if (!a.c.json) {
         if (a.rop)
-            printf("torch 2.13 running %s (%s: policy %s)\n", a.rop->name,
+            printf("torch %s running %s (%s: policy %s)\n", rel_name(&a), a.rop->name,
                    shc_rng_dispatch_name(a.rop->dispatch), op_policy_name(a.rop));
         printf("RNG policies x SPMD properties (GPU profile %s, seed %llu, %d layouts)\n",
                gpu->name, (unsigned long long)a.seed, ncases);
@@ -482,8 +509,9 @@ int cmd_policies(int argc, char **argv)
         json_t *root = json_pack("{s:s,s:o,s:o,s:o}", "gpu", gpu->name, "seed",
                                  json_u64s(a.seed), "layouts", layouts, "policies", pols);
         if (a.rop)
-            json_object_set_new(root, "op", json_pack("{s:s,s:s}", "name", a.rop->name,
-                                "dispatch", shc_rng_dispatch_name(a.rop->dispatch)));
+            json_object_set_new(root, "op", json_pack("{s:s,s:s,s:s}", "name", a.rop->name,
+                                "dispatch", shc_rng_dispatch_name(a.rop->dispatch),
+                                "torch", rel_name(&a)));
         rc = cli_print_json_e(root, &e);
         json_decref(root);
     } else {
@@ -525,7 +553,8 @@ int cmd_rng_ops(int argc, char **argv)
                                CLI_OPT_END};
     const cli_command c = {
         .name = cmd, .opts = opts, .synopsis = "[--json] [--torch-version V]",
-        .about = "torch 2.13's random ops and what DTensor does with each: tracked (inside\n"
+        .about = "torch's random ops (2.13's, or --torch-version V's) and what DTensor does\n"
+                 "with each: tracked (inside\n"
                  "OffsetBasedRNGTracker._distribute_region), untracked (each rank's own\n"
                  "generator), rejected (torch's message), local (no DTensor argument)."};
     int x = cli_parse(&c, argc, argv, NULL);

@@ -23,6 +23,8 @@ static const struct {
     {"plan", cmd_plan, "redistribute plan per rank (greedy or min-cost planner)", NULL},
     {"rng", cmd_rng, "random streams: philox, curand, torch-cuda, threefry", NULL},
     {"audit", cmd_audit, "SPMD-invariant findings: audit rng | audit plan", "rng plan"},
+    {"placement", cmd_placement, "torch's placement predicates, equality, shardability, shard "
+     "orders, global shape", "show shardable order global"},
     {"explain", cmd_explain, "a picture of who holds what: blocks, groups, Philox windows (--svg)", NULL},
     {"gen", cmd_gen, "regenerate golden files from the case tables", NULL},
     {"families", cmd_families, "the registered golden families, their cases and oracles", NULL},
