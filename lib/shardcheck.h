@@ -675,6 +675,10 @@ const char *shc_rng_policy_names(void);
 /* Whether a policy's streams depend on the GPU profile (its kernel's offset increment or
  * launch layout): the Megatron policies, single-device-equal and torch-untracked do. */
 bool shc_rng_policy_uses_gpu(const shc_rng_policy *p);
+/* Whether a policy's verdicts (shc_rng_policy_verdict) depend on the GPU profile: every policy
+ * whose streams do, and hyper-parallel (its windows overrun by a count of words the launch
+ * geometry sets); not torch-offset nor jax-partitionable. */
+bool shc_rng_policy_verdict_uses_gpu(const shc_rng_policy *p);
 
 /* One rank's random stream for one op under a policy. */
 typedef struct shc_rng_stream {

@@ -384,6 +384,30 @@ START_TEST(megatron_seeds)
     ck_assert_uint_eq(s.seed, 1000);
     stream("megatron-ep", "2x2", "R,S(0)", "8,8", 1000, 3, &s);
     ck_assert_uint_eq(s.seed, 2125);
+    /* 2x2x2 (dp, ep, etp): Megatron-core's expert RankGenerator (tp=etp, ep, dp, pp; fastest
+     * first) puts ep on the dim before etp.  Rank 2 = (0,1,0): ep 1 -> 1000 + 1024 + 100;
+     * rank 4 = (1,0,0): ep 0, dp 1 -> 2024 (ep on dim 0 would swap the two). */
+    stream("megatron-ep", "2x2x2", "S(1),R,S(0)", "8,16", 1000, 2, &s);
+    ck_assert_uint_eq(s.seed, 2124);
+    stream("megatron-ep", "2x2x2", "S(1),R,S(0)", "8,16", 1000, 4, &s);
+    ck_assert_uint_eq(s.seed, 2024);
+}
+END_TEST
+
+/* Which verdicts may change with the GPU: torch-offset's windows are element counts (at least
+ * the words any launch takes) and jax's draws are global indices; every other policy's draws
+ * follow the launch (hyper-parallel's op 2 starts 4 words on, whatever the launch takes). */
+START_TEST(verdict_gpu_dependence)
+{
+    static const char *const fixed[] = {"torch-offset", "jax-partitionable"};
+    for (int i = 0; i < shc_rng_policy_count(); i++) {
+        const shc_rng_policy *p = shc_rng_policy_at(i);
+        bool want = true;
+        for (size_t k = 0; k < sizeof fixed / sizeof *fixed; k++)
+            want &= strcmp(shc_rng_policy_name(p), fixed[k]) != 0;
+        ck_assert_msg(shc_rng_policy_verdict_uses_gpu(p) == want, "%s",
+                      shc_rng_policy_name(p));
+    }
 }
 END_TEST
 
@@ -506,6 +530,7 @@ int main(void)
     tcase_set_timeout(tp, 120);
     tcase_add_test(tp, vendor_diverges);
     tcase_add_test(tp, megatron_seeds);
+    tcase_add_test(tp, verdict_gpu_dependence);
     tcase_add_test(tp, kernel_increment);
     tcase_add_test(tp, policy_verdicts);
     tcase_add_test(tp, unknown_policy);

@@ -25,9 +25,13 @@
  *    model_parallel_cuda_manual_seed (megatron/core/tensor_parallel/random.py):
  *    tensor-parallel seed = seed + 2718 + tp_rank, data-parallel seed = seed,
  *    expert-parallel seed = seed + 1024 + 100 * ep_rank + tp_rank; every
- *    rank draws its local shard from its own generator (tp = last mesh dim,
- *    ep = first mesh dim) — the scheme torch's TensorParallelRNGTracker
- *    mimicked before PR 141220 (seed 001);
+ *    rank draws its local shard from its own generator — the scheme torch's
+ *    TensorParallelRNGTracker mimicked before PR 141220 (seed 001).  Mesh dims
+ *    follow Megatron-core's RankGenerator (megatron/core/parallel_state.py,
+ *    NVIDIA/Megatron-LM 00caa53: order "tp-cp-ep-dp-pp", the first token varying
+ *    fastest; the expert generator is RankGenerator(tp=etp, ep, dp, pp, cp=1)):
+ *    tp (etp for megatron-ep) is the last, fastest mesh dim and ep the dim just
+ *    before it; on a 1-d mesh megatron-ep's dim is ep (etp 1);
  *  - jax-partitionable: jax_threefry_partitionable=True, bits of element g
  *    are threefry(key, g) over the global index: identity (key, g);
  *  - single-device-equal: each element drawn with the thread and word it
@@ -104,6 +108,17 @@ bool shc_rng_policy_uses_gpu(const shc_rng_policy *p)
     return p->kind == K_MEG_TP || p->kind == K_MEG_DP || p->kind == K_MEG_EP || p->kind == K_SDE;
 }
 
+bool shc_rng_policy_verdict_uses_gpu(const shc_rng_policy *p)
+{
+    /* A verdict compares draw identities (thread, word), and the launch geometry decides how
+     * many words a thread takes.  Only two policies are immune: jax's identities are global
+     * indices, and torch-offset's windows are spaced by element counts, which bound the words
+     * any thread takes (4 * ceil(n / 4T) <= roundup4(n) for T >= 256, T the thread count).
+     * seed 000's port spaces successive ops by ceil4(mesh size) instead, so a GPU with fewer
+     * threads runs op 1 into op 2 (a 7-SM profile on layout #14). */
+    return p->kind != K_TORCH && p->kind != K_JAX;
+}
+
 int shc_rng_policy_lookup(const char *name, const shc_rng_policy **out, shc_err *e)
 {
     for (int i = 0; i < NPOL; i++)
@@ -178,7 +193,9 @@ int shc_rng_policy_stream(const shc_rng_policy *p, const shc_gpu_profile *gpu, c
     out->seed = seed;
     out->local_numel = o.local_numel;
     out->shard_linear_index = -1;
-    int64_t tp = coord[m->ndim - 1], ep = coord[0];
+    /* Megatron-core's expert RankGenerator (tp = etp, then ep, dp, pp; fastest first) puts ep
+     * on the mesh dim just before etp's; a 1-d mesh is all ep (etp 1) */
+    int64_t tp = coord[m->ndim - 1], ep = coord[m->ndim > 1 ? m->ndim - 2 : 0];
     switch (p->kind) {
     case K_TORCH:
     case K_VENDOR:

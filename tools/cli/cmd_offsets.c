@@ -46,11 +46,27 @@ static json_t *json_u64s(uint64_t v)
 
 enum { CMD_OFFSETS, CMD_AUDIT, CMD_POLICIES };
 
+/* Which mesh dim is which parallelism for the megatron-* policies (lib/offsets/rng_policy.c):
+ * Megatron-core's RankGenerator order, fastest-varying first, is tp-cp-ep-dp-pp. */
+#define MEGATRON_DIMS                                                                          \
+    "Megatron mesh dims (Megatron-core RankGenerator, order tp-cp-ep-dp-pp, tp fastest):\n"  \
+    "megatron-tp: tp = the last mesh dim; megatron-ep: etp = the last mesh dim, ep = the\n"  \
+    "dim before it (a 1-d mesh is ep, etp 1); megatron-dp: the same seed on every rank."
+
 /* The policy torch 2.13 follows for an op DTensor accepts (shc_rng_op_policy says where
  * a layout makes torch refuse it). */
 static const char *op_policy_name(const shc_rng_op *op)
 {
     return op->dispatch == SHC_RNGD_UNTRACKED ? "torch-untracked" : "torch-offset";
+}
+
+/* Why a policy's verdicts are the same on every GPU (shc_rng_policy_verdict_uses_gpu says
+ * which), for the refusal of --gpu. */
+static const char *gpu_free_reason(const shc_rng_policy *p)
+{
+    if (!strcmp(shc_rng_policy_name(p), "jax-partitionable"))
+        return "its bits come from the global element index, with no launch";
+    return "its windows are spaced by element counts, more than any launch's threads take";
 }
 
 /* What each command does with the shared options, beyond cli_parse: --op parsed (an unknown
@@ -87,14 +103,15 @@ static int check_modes(int kind, const cli_command *cmd, offsets_args *a)
     if (shc_rng_policy_lookup(name, &pol, &e))
         return cli_usage_error(cmd->name, "--policy: %s", e.msg);
     bool gpu = shc_rng_policy_uses_gpu(pol);
-    char mode[200];
+    char mode[320];
     if (kind == CMD_POLICIES) { /* without --policy or --op, every row: some use the GPU */
-        gpu |= !a->rop && !cli_given(cmd, "policy");
+        gpu = shc_rng_policy_verdict_uses_gpu(pol) || (!a->rop && !cli_given(cmd, "policy"));
         if (cli_given(cmd, "offset"))
             snprintf(mode, sizeof mode, "by policies (each verdict starts at offset 0)");
         else
             snprintf(mode, sizeof mode, "by policies %s %s (its verdicts do not depend on the "
-                     "GPU)", a->rop ? "--op" : "--policy", a->rop ? a->rop->name : name);
+                     "GPU: %s)", a->rop ? "--op" : "--policy", a->rop ? a->rop->name : name,
+                     gpu_free_reason(pol));
         return cli_used(cmd, gpu ? "json policy seed gpu op" : "json policy seed op", mode);
     }
     snprintf(mode, sizeof mode, "with %s %s (its offsets do not depend on the GPU)",
@@ -255,11 +272,11 @@ int cmd_offsets(int argc, char **argv)
 {
     const char *cmd = "offsets";
     offsets_args a;
-    char about[640];
+    char about[1024];
     snprintf(about, sizeof about, "policies: %s\n--op OP: the policy torch 2.13 follows for OP "
              "on this layout, as audit rng decides it\n(tracked: torch-offset; untracked: "
              "torch-untracked; rejected or local: exit 2 with torch's message).\n--gpu is "
-             "refused for a policy whose offsets do not depend on the GPU.",
+             "refused for a policy whose offsets do not depend on the GPU.\n" MEGATRON_DIMS,
              shc_rng_policy_names());
     int rc = parse_args(CMD_OFFSETS, cmd, "--mesh M [--ranks L] --placements P --shape S\n"
                         "       [--policy NAME | --op OP] [--gpu PROFILE] [--seed N] [--offset N] "
@@ -451,7 +468,10 @@ int cmd_policies(int argc, char **argv)
                         "lib/offsets/rng_policy_check.c.\n--policy NAME: that policy's row only.  "
                         "--op OP: torch 2.13 running OP, the policy it\nfollows (tracked: "
                         "torch-offset, untracked: torch-untracked), layouts where torch\nrejects "
-                        "it counted as rejected.", argc, argv, &a);
+                        "it counted as rejected.\n--gpu PROFILE: the launch geometry draws "
+                        "follow; refused with --policy torch-offset and\njax-partitionable, "
+                        "whose verdicts are the same on every GPU.\n" MEGATRON_DIMS,
+                        argc, argv, &a);
     if (rc != CLI_GO)
         return rc;
     shc_err e;
