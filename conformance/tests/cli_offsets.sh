@@ -72,10 +72,10 @@ for gw in a100:yes 7x2048:no 64x2048:yes 63x2048:no; do
     "got '$got'"; fi
 done
 expect_exit "policies --gpu: refused for torch-offset, by name and reason" 2 \
-  "--gpu: not used by policies --policy torch-offset \(its verdicts do not depend on the GPU: its windows are spaced by element counts" \
+  "--policy torch-offset \(its verdicts do not depend on the GPU: its windows are spaced by" \
   $S policies --policy torch-offset --gpu 7x2048
 expect_exit "policies --gpu: refused for jax-partitionable, by name and reason" 2 \
-  "--gpu: not used by policies --policy jax-partitionable \(its verdicts do not depend on the GPU: its bits come from the global element index" \
+  "--policy jax-partitionable \(its verdicts do not depend on the GPU: its bits come from" \
   $S policies --policy jax-partitionable --gpu t4
 expect_exit "policies --gpu: --op uniform_ follows torch-offset, refused" 2 \
   "--gpu: not used by policies --op uniform_" $S policies --op uniform_ --gpu t4
@@ -97,6 +97,41 @@ expect_exit "policies --help says which mesh dim is tp, ep, etp" 0 \
   "megatron-ep: etp = the last mesh dim, ep = the" $S policies --help
 expect_exit "offsets --help says which mesh dim is tp, ep, etp" 0 \
   "megatron-tp: tp = the last mesh dim" $S offsets --help
+
+# 3d. The offset-semantics axis (issue 33 item 1): ascend-910b's offsets select independent
+# streams.  Layout #14 under the port starts op 1 at 0 and 1024 and op 2 at 4 and 1028: four
+# distinct offsets, so four streams, whatever the launch; on a CUDA window with the same
+# geometry (48x256: T = 12288 threads) op 1's elements i >= 4T = 49152 take op 2's element
+# i - 4T's draw: 524288 - 49152 = 475136 per rank, 950272 on the two.
+coll14() {
+  $S policies --policy hyper-parallel --gpu "$1" --json |
+    sed -n 's/.*"collisions_per_layout":\[\([^]]*\)\].*/\1/p' | awk -F, '{print $15}'
+}
+for gw in 48x256:950272 ascend-910b:0 48x256:stream:0 a100:0; do
+  g=${gw%:*} want=${gw##*:}
+  got=$(coll14 "$g")
+  d="policies hyper-parallel --gpu $g: layout #14 has $want collisions"
+  if [ "$got" = "$want" ]; then tap_ok "$d"; else tap_not_ok "$d" "got '$got'"; fi
+done
+expect_exit "policies --gpu ascend-910b: the header names the stream semantics" 0 \
+  "GPU profile ascend-910b: offsets stream, alignment 4" $S policies --gpu ascend-910b
+expect_exit "policies --policy torch-offset takes a stream profile (its draws change)" 0 \
+  '"offset_semantics":"stream"' $S policies --policy torch-offset --gpu ascend-910b --json
+expect_exit "offsets at alignment 8: [3] over 4, rank 1 starts at ceil8(1) = 8" 0 \
+  '"start_incr":"8","end_incr":"8"' \
+  $S offsets --mesh 4 --placements 'S(0)' --shape 3 --gpu a100:window/8 --rank 1 --json
+expect_exit "offsets --gpu ascend-910b: torch-offset's offsets do not move with streams" 2 \
+  "--gpu: not used with --policy torch-offset" \
+  $S offsets --mesh 4 --placements 'S(0)' --shape 3 --gpu ascend-910b
+expect_exit "bad: unknown offset semantics, named" 2 \
+  "--gpu: gpu profile 'a100:streams': offset semantics 'streams' is not known \(known: window, stream\)" \
+  $S policies --gpu a100:streams
+expect_exit "bad: offset alignment not a power of two, named" 2 \
+  "--gpu: gpu profile 'ascend-910b:stream/3': offset alignment '3' is not a power of two" \
+  $S policies --gpu ascend-910b:stream/3
+expect_exit "bad: torch's CUDA kernels on an NPU profile" 2 \
+  "gpu profile ascend-910b: offsets stream .*CUDA kernels are modelled on one Philox stream" \
+  $S rng --engine torch-cuda --shape 4 --op uniform --gpu ascend-910b
 
 # 4. bad input: exit 2, message names what and where.
 expect_exit "bad: placements not fitting the mesh" 2 "placements: 1 given for a 2-d mesh" \

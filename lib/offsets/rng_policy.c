@@ -137,9 +137,22 @@ const char *shc_rng_property_name(int prop)
     return prop >= 0 && prop < SHC_RNGP_COUNT ? prop_names[prop] : "?";
 }
 
+/* The tracker's increments rounded to the device's alignment instead of torch's fixed 4
+ * (pytorch PR 197495, open, takes it from the device's state handler). */
+static int realign(int64_t lin, int64_t first_numel, int64_t end_raw, int64_t align,
+                   shc_rng_stream *o, shc_err *e)
+{
+    int64_t raw;
+    if (!shc_mul64(lin, first_numel, &raw) || !shc_roundup64(raw, align, &o->start_incr) ||
+        !shc_roundup64(end_raw, align, &o->end_incr))
+        return shc_fail(e, SHC_EOVERFLOW, "offsets rounded to alignment %lld overflow int64",
+                        (long long)align);
+    return SHC_OK;
+}
+
 /* seed 000's start: first shard from mesh_shape[shard_dim], dim_map of mesh.ndim entries. */
 static int vendor_offsets(const shc_mesh *m, const shc_placements *pl, const shc_shape *s,
-                          const int64_t *coord, shc_rng_stream *o, shc_err *e)
+                          const int64_t *coord, int64_t align, shc_rng_stream *o, shc_err *e)
 {
     int64_t first[SHC_MAX_TENSOR_DIMS], idx[SHC_MAX_MESH_DIMS], tot[SHC_MAX_MESH_DIMS];
     for (int d = 0; d < s->ndim; d++)
@@ -163,7 +176,7 @@ static int vendor_offsets(const shc_mesh *m, const shc_placements *pl, const shc
         idx[p->dim] = idx[p->dim] * m->shape[i] + coord[i];
         tot[p->dim] *= m->shape[i];
     }
-    int64_t lin = 0, stride = 1, fn = 1, raw;
+    int64_t lin = 0, stride = 1, fn = 1;
     for (int d = m->ndim - 1; d >= 0; d--) {
         lin += idx[d] * stride;
         stride *= tot[d];
@@ -171,11 +184,10 @@ static int vendor_offsets(const shc_mesh *m, const shc_placements *pl, const shc
     for (int d = 0; d < s->ndim; d++)
         if (!shc_mul64(fn, first[d], &fn))
             return shc_fail(e, SHC_EOVERFLOW, "hyper-parallel: first shard numel overflows");
-    if (!shc_mul64(lin, fn, &raw) || !shc_roundup64(raw, 4, &o->start_incr))
-        return shc_fail(e, SHC_EOVERFLOW, "hyper-parallel: start increment overflows");
     o->shard_linear_index = lin;
-    o->end_incr = (m->size + 3) / 4 * 4; /* quirk: devices, not elements */
-    return SHC_OK;
+    /* quirk: the end counts devices, not elements */
+    return realign(lin, fn, m->size, align, o, e) ? shc_err_prefix(e, "hyper-parallel")
+                                                  : SHC_OK;
 }
 
 int shc_rng_policy_stream(const shc_rng_policy *p, const shc_gpu_profile *gpu, const shc_mesh *m,
@@ -202,7 +214,12 @@ int shc_rng_policy_stream(const shc_rng_policy *p, const shc_gpu_profile *gpu, c
         out->shard_linear_index = o.shard_linear_index;
         out->start_incr = o.start_incr;
         out->end_incr = o.end_incr;
-        if (p->kind == K_VENDOR && (rc = vendor_offsets(m, pl, shape, coord, out, e)))
+        if (p->kind == K_VENDOR)
+            rc = vendor_offsets(m, pl, shape, coord, shc_gpu_profile_align(gpu), out, e);
+        else if (shc_gpu_profile_align(gpu) != 4)
+            rc = realign(out->shard_linear_index, t.first_numel, t.numel,
+                         shc_gpu_profile_align(gpu), out, e);
+        if (rc)
             return rc;
         if ((rc = shc_add64_e(old_offset, out->start_incr, &out->start, "pre-op offset", e)) ||
             (rc = shc_add64_e(old_offset, out->end_incr, &out->post, "post-op offset", e)))

@@ -103,9 +103,15 @@ static int check_modes(int kind, const cli_command *cmd, offsets_args *a)
     if (shc_rng_policy_lookup(name, &pol, &e))
         return cli_usage_error(cmd->name, "--policy: %s", e.msg);
     bool gpu = shc_rng_policy_uses_gpu(pol);
+    /* a profile that is not CUDA's window at alignment 4 changes every policy's draws (an
+     * NPU's streams) and the tracker's offsets (an alignment): taken whatever the policy */
+    shc_gpu_profile prof;
+    bool other = a->gpu && !shc_gpu_profile_parse(a->gpu, &prof, &e) &&
+                 !shc_gpu_profile_is_cuda_window(&prof);
     char mode[320];
     if (kind == CMD_POLICIES) { /* without --policy or --op, every row: some use the GPU */
-        gpu = shc_rng_policy_verdict_uses_gpu(pol) || (!a->rop && !cli_given(cmd, "policy"));
+        gpu = shc_rng_policy_verdict_uses_gpu(pol) || other ||
+              (!a->rop && !cli_given(cmd, "policy"));
         if (cli_given(cmd, "offset"))
             snprintf(mode, sizeof mode, "by policies (each verdict starts at offset 0)");
         else
@@ -114,6 +120,7 @@ static int check_modes(int kind, const cli_command *cmd, offsets_args *a)
                      gpu_free_reason(pol));
         return cli_used(cmd, gpu ? "json policy seed gpu op" : "json policy seed op", mode);
     }
+    gpu |= other && shc_gpu_profile_align(&prof) != 4; /* streams do not move offsets */
     snprintf(mode, sizeof mode, "with %s %s (its offsets do not depend on the GPU)",
              a->rop ? "--op" : "--policy", a->rop ? a->rop->name : name);
     return cli_used(cmd, gpu ? "mesh ranks placements shape rank json policy seed offset gpu op"
@@ -137,7 +144,8 @@ static int parse_args(int kind, const char *name, const char *synopsis, const ch
         {.name = "offset", .kind = CLI_LL, .meta = "N", .to = &a->offset, .lo = 0,
          .hi = LLONG_MAX, .range = "is negative", .help = "the Philox offset before the op"},
         {.name = "gpu", .kind = CLI_STR, .meta = "PROFILE", .to = &a->gpu,
-         .help = "GPU profile NAME or SMSxTHREADS[@sm_XY] (default a100)"},
+         .help = "device profile NAME (a100, ascend-910b, ...) or SMSxTHREADS[@sm_XY], either "
+                 "with :window or :stream and /ALIGN (default a100)"},
         {.name = "op", .kind = CLI_STR, .meta = "OP",
          .to = &a->op, .help = "a random op of `shardcheck ops`: torch 2.13's dispatch of it"},
         CLI_OPT_END};
@@ -407,7 +415,9 @@ static json_t *verdict_json(const shc_rng_policy *p, const shc_rng_verdict *v)
                                       "first_counterexample",
                                       v->first_fail[k] < 0 ? json_null()
                                                            : json_integer(v->first_fail[k])));
-    json_t *per = json_array();
+    json_t *per = json_array(), *coll = json_array();
+    for (int i = 0; i < v->ncases; i++)
+        json_array_append_new(coll, v->mask[i] < 0 ? json_null() : json_integer(v->collisions[i]));
     for (int i = 0; i < v->ncases; i++) {
         json_t *h = json_array();
         for (int k = 0; k < SHC_RNGP_COUNT && v->mask[i] >= 0; k++)
@@ -415,9 +425,11 @@ static json_t *verdict_json(const shc_rng_policy *p, const shc_rng_verdict *v)
                 json_array_append_new(h, json_string(shc_rng_property_name(k)));
         json_array_append_new(per, v->mask[i] < 0 ? (json_decref(h), json_string("rejected")) : h);
     }
-    return json_pack("{s:s,s:s,s:I,s:I,s:o,s:o}", "name", shc_rng_policy_name(p), "summary",
-                     shc_rng_policy_summary(p), "layouts", (json_int_t)v->layouts, "rejected",
-                     (json_int_t)v->rejected, "properties", props, "per_layout", per);
+    return json_pack("{s:s,s:s,s:I,s:I,s:o,s:o,s:I,s:o}", "name", shc_rng_policy_name(p),
+                     "summary", shc_rng_policy_summary(p), "layouts", (json_int_t)v->layouts,
+                     "rejected", (json_int_t)v->rejected, "properties", props, "per_layout", per,
+                     "collisions", (json_int_t)v->total_collisions, "collisions_per_layout",
+                     coll);
 }
 
 static void verdict_text(const shc_rng_policy *p, const shc_rng_verdict *v)
@@ -432,6 +444,7 @@ static void verdict_text(const shc_rng_policy *p, const shc_rng_verdict *v)
                      (long long)v->layouts, v->first_fail[k]);
         printf(" %-19s", cell);
     }
+    printf(" %10lld", (long long)v->total_collisions);
     if (v->rejected)
         printf(" rejects %lld", (long long)v->rejected);
     printf("\n");
@@ -469,8 +482,12 @@ int cmd_policies(int argc, char **argv)
                         "--op OP: torch 2.13 running OP, the policy it\nfollows (tracked: "
                         "torch-offset, untracked: torch-untracked), layouts where torch\nrejects "
                         "it counted as rejected.\n--gpu PROFILE: the launch geometry draws "
-                        "follow; refused with --policy torch-offset and\njax-partitionable, "
-                        "whose verdicts are the same on every GPU.\n" MEGATRON_DIMS,
+                        "follow and what an offset addresses (:window, CUDA;\n:stream, an "
+                        "Ascend NPU such as ascend-910b: each offset its own Philox stream).  A "
+                        "CUDA\nwindow profile is refused with --policy torch-offset and "
+                        "jax-partitionable, whose\nverdicts are the same on every GPU.  "
+                        "collisions: draws of the two ops whose identity\nanother draw has.\n"
+                        MEGATRON_DIMS,
                         argc, argv, &a);
     if (rc != CLI_GO)
         return rc;
@@ -490,16 +507,21 @@ int cmd_policies(int argc, char **argv)
         if (a.rop)
             printf("torch 2.13 running %s (%s: policy %s)\n", a.rop->name,
                    shc_rng_dispatch_name(a.rop->dispatch), op_policy_name(a.rop));
-        printf("RNG policies x SPMD properties (GPU profile %s, seed %llu, %d layouts)\n",
-               gpu->name, (unsigned long long)a.seed, ncases);
+        printf("RNG policies x SPMD properties (GPU profile %s: offsets %s, alignment %d; "
+               "seed %llu, %d layouts)\n", a.gpu ? a.gpu : gpu->name,
+               shc_offset_semantics_name(gpu->offset_semantics), shc_gpu_profile_align(gpu),
+               (unsigned long long)a.seed, ncases);
         printf("%-20s", "policy");
         for (int k = 0; k < SHC_RNGP_COUNT; k++)
             printf(" %-19s", shc_rng_property_name(k));
-        printf("\n");
+        printf(" %10s\n", "collisions");
     }
     rc = policy_rows(&a, gpu, pols, &e);
     if (rc == SHC_OK && a.c.json) {
-        json_t *root = json_pack("{s:s,s:o,s:o,s:o}", "gpu", gpu->name, "seed",
+        json_t *root = json_pack("{s:s,s:s,s:i,s:o,s:o,s:o}", "gpu", a.gpu ? a.gpu : gpu->name,
+                                 "offset_semantics",
+                                 shc_offset_semantics_name(gpu->offset_semantics),
+                                 "offset_align", shc_gpu_profile_align(gpu), "seed",
                                  json_u64s(a.seed), "layouts", layouts, "policies", pols);
         if (a.rop)
             json_object_set_new(root, "op", json_pack("{s:s,s:s}", "name", a.rop->name,
@@ -510,7 +532,9 @@ int cmd_policies(int argc, char **argv)
         json_decref(pols);
         json_decref(layouts);
         if (rc == SHC_OK) {
-            printf("no (k/n, #i): holds on k of n layouts, first counterexample is layout #i:\n");
+            printf("no (k/n, #i): holds on k of n layouts, first counterexample is layout #i;\n"
+                   "collisions: draws of the two ops whose identity another draw has, all "
+                   "layouts:\n");
             for (int i = 0; i < ncases; i++)
                 printf("  #%-2d --mesh %s --placements '%s' --shape %s\n", i, cs[i].mesh,
                        cs[i].placements, cs[i].shape);
