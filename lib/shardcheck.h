@@ -477,18 +477,35 @@ void shc_curand_normal2_double(shc_curand_philox *s, double out[2]);
 /* Which torch-cuda-rng golden cases a preset gets (the one GPU table decides). */
 enum { SHC_GPU_CORPUS_NONE, SHC_GPU_CORPUS_COMMON, SHC_GPU_CORPUS_ALL };
 
-/* A GPU as the launch geometry sees it: cudaDeviceProp fields torch reads. */
+/* What a generator offset addresses (issue 33's offset-semantics axis). */
+enum {
+    SHC_OFFSETS_WINDOW = 0, /* CUDA: offset o indexes words o, o+1, ... of one Philox stream */
+    SHC_OFFSETS_STREAM = 1  /* Ascend NPU (torch_npu's registered tracker): each offset value
+                             * selects an independent Philox stream */
+};
+/* A device as the RNG sees it: the launch geometry (cudaDeviceProp fields torch reads), what
+ * an offset addresses and the alignment the tracker rounds offsets to. */
 typedef struct shc_gpu_profile {
-    const char *name;        /* "a100", "h100-sxm", ... or "custom" */
+    const char *name;        /* "a100", "h100-sxm", "ascend-910b", ... or "custom" */
     int sm_count;            /* multiProcessorCount */
     int max_threads_per_sm;  /* maxThreadsPerMultiProcessor */
     int cc;                  /* compute capability x10 (90 = sm_90); 0 if unknown */
     int corpus;              /* SHC_GPU_CORPUS_*: cases of torch-cuda-rng it gets */
+    int offset_semantics;    /* SHC_OFFSETS_*; 0 (a row that does not say) is CUDA's window */
+    int offset_align;        /* offsets are multiples of it; 0 (not said) is CUDA's 4 */
 } shc_gpu_profile;
+/* Name of an offset semantics ("window", "stream"; "?" if out of range). */
+const char *shc_offset_semantics_name(int semantics);
+/* g's offset alignment (4 where the row does not say). */
+int shc_gpu_profile_align(const shc_gpu_profile *g);
+/* Whether g is CUDA's model: window semantics at alignment 4 (the launch geometry aside). */
+bool shc_gpu_profile_is_cuda_window(const shc_gpu_profile *g);
 
 /* The presets, terminated by an entry with name NULL. */
 const shc_gpu_profile *shc_gpu_profiles(void);
-/* A preset by name, or "SMSxTHREADS" (e.g. "108x2048") for any other GPU. */
+/* A preset by name, or "SMSxTHREADS" (e.g. "108x2048") for any other GPU; either may end in
+ * ":SEMANTICS[/ALIGN]" (":stream", ":window/8") to set the offset semantics and alignment
+ * (a power of two, 1..64); an unknown semantics or alignment is SHC_EINVAL naming it. */
 int shc_gpu_profile_parse(const char *s, shc_gpu_profile *out, shc_err *e);
 /* The special-function-unit model (lib/rng/cuda_sfu.c) g's MUFU.SIN/COS/LG2
  * follow: SHC_SFU_SM90 for compute capability 9.0 (H100, H200: recorded on an
@@ -715,6 +732,10 @@ const char *shc_rng_policy_names(void);
 /* Whether a policy's streams depend on the GPU profile (its kernel's offset increment or
  * launch layout): the Megatron policies, single-device-equal and torch-untracked do. */
 bool shc_rng_policy_uses_gpu(const shc_rng_policy *p);
+/* Whether a policy's verdicts (shc_rng_policy_verdict) depend on the GPU profile: every policy
+ * whose streams do, and hyper-parallel (its windows overrun by a count of words the launch
+ * geometry sets); not torch-offset nor jax-partitionable. */
+bool shc_rng_policy_verdict_uses_gpu(const shc_rng_policy *p);
 
 /* One rank's random stream for one op under a policy. */
 typedef struct shc_rng_stream {
@@ -743,6 +764,12 @@ const char *shc_rng_property_name(int prop);
 int shc_rng_policy_check(const shc_rng_policy *p, const shc_gpu_profile *gpu, const shc_mesh *m,
                          const shc_placements *pl, const shc_shape *shape, uint64_t seed,
                          unsigned *holds, shc_err *e);
+/* shc_rng_policy_check and the number of colliding draws of its two ops: draws whose identity
+ * another draw has, each extra draw counted once (0 exactly where shards-distinct holds). */
+int shc_rng_policy_collisions(const shc_rng_policy *p, const shc_gpu_profile *gpu,
+                              const shc_mesh *m, const shc_placements *pl,
+                              const shc_shape *shape, uint64_t seed, unsigned *holds,
+                              int64_t *collisions, shc_err *e);
 /* A layout of the policy table. */
 typedef struct shc_rng_case {
     const char *mesh, *placements, *shape;
@@ -757,6 +784,8 @@ typedef struct shc_rng_verdict {
     int mask[SHC_RNG_MAX_CASES];    /* per case: property bits that hold, -1 if rejected */
     int64_t holds[SHC_RNGP_COUNT];
     int first_fail[SHC_RNGP_COUNT]; /* case index of the first counterexample, -1 if none */
+    int64_t collisions[SHC_RNG_MAX_CASES]; /* per case: colliding draws (0 if rejected) */
+    int64_t total_collisions;
 } shc_rng_verdict;
 /* Compute a policy's verdict over shc_rng_policy_cases with the given GPU profile and seed. */
 int shc_rng_policy_verdict(const shc_rng_policy *p, const shc_gpu_profile *gpu, uint64_t seed,

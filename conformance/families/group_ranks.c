@@ -443,13 +443,13 @@ static int gen_mesh(shc_gw *w, const tier *t, const shcl_mesh_shape *ms, const c
     shc_mesh m;
     char mstr[64];
     shcl_mesh_str(ms, mstr, sizeof mstr);
-    bool non_arange = rule && strcmp(rule, "arange");
     json_t *params = shcl_group_params(ms, rule);
     int rc = shcl_mesh_from_json(params, &m, e);
     if (rc) {
         json_decref(params);
         return rc;
     }
+    bool non_arange = shcl_non_arange(&m);
     rc = shc_gw_group(w, params, e);
     unsigned full = (1u << m.ndim) - 1;
     for (unsigned mask = 1; mask <= full && !rc; mask++)

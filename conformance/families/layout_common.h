@@ -191,6 +191,16 @@ static inline json_t *shcl_group_params(const shcl_mesh_shape *ms, const char *r
     return g;
 }
 
+/* Whether a mesh's rank map is not arange: the NonArangeRanks flag asks this of the map
+ * itself, not of the rule that built it ("reverse" of one rank is [0], arange). */
+static inline bool shcl_non_arange(const shc_mesh *m)
+{
+    for (int64_t pos = 0; pos < m->size; pos++)
+        if (m->ranks[pos] != pos)
+            return true;
+    return false;
+}
+
 /* Format a mesh shape "2x3". */
 static inline void shcl_mesh_str(const shcl_mesh_shape *ms, char *buf, size_t n)
 {

@@ -6,7 +6,8 @@
  * policy keeps on that layout (computed element by element by
  * lib/offsets/rng_policy_check.c, never written by hand).  One file per policy,
  * golden/rng-policies/<policy>.json; a layout a policy cannot run (seed 000's
- * IndexError) is an "invalid" case.
+ * IndexError) is an "invalid" case.  Every layout is given on the a100's launch geometry,
+ * and again on a 7-SM one for each policy whose verdicts depend on the launch.
  *
  * No independent implementation computes the verdicts here (they need GPU
  * draws), so every case carries NoIndependentOracle; torch-offset's offsets
@@ -21,6 +22,10 @@
 #include "layout_common.h"
 
 #define GPU "a100"
+/* A second launch geometry for the policies whose verdicts depend on it
+ * (shc_rng_policy_verdict_uses_gpu): 7 SMs of 2048 threads, 56 blocks of 256, where seed 000's
+ * port runs op 1 into op 2 on layout #14 (a100's 864 blocks do not). */
+#define SMALL_GPU "7x2048"
 #define SEED 1234 /* torch's default DTensor seed in seed 001's commit message */
 
 static int parse_inputs(const json_t *group, const json_t *test, const shc_rng_policy **p,
@@ -186,15 +191,16 @@ static int generate(shc_gw *w, shc_err *e)
         const shc_rng_policy *p = shc_rng_policy_at(i);
         if ((rc = shc_gw_file(w, shc_rng_policy_name(p), e)))
             break;
-        for (int c = 0; c < n && !rc; c++) {
-            shcl_mesh_shape ms = shcl_mesh_shape_of(cs[c].mesh);
+        int ngpu = shc_rng_policy_verdict_uses_gpu(p) ? 2 : 1;
+        for (int c = 0; c < n * ngpu && !rc; c++) {
+            shcl_mesh_shape ms = shcl_mesh_shape_of(cs[c % n].mesh);
             json_t *g = shcl_group_params(&ms, "arange");
             json_object_set_new(g, "policy", json_string(shc_rng_policy_name(p)));
-            json_object_set_new(g, "gpu", json_string(GPU));
+            json_object_set_new(g, "gpu", json_string(c < n ? GPU : SMALL_GPU));
             json_object_set_new(g, "seed", u64s(SEED));
             json_t *keep = json_incref(g);
             if ((rc = shc_gw_group(w, g, e)) == SHC_OK)
-                rc = emit(w, keep, &cs[c], e);
+                rc = emit(w, keep, &cs[c % n], e);
             json_decref(keep);
         }
     }

@@ -384,6 +384,109 @@ START_TEST(megatron_seeds)
     ck_assert_uint_eq(s.seed, 1000);
     stream("megatron-ep", "2x2", "R,S(0)", "8,8", 1000, 3, &s);
     ck_assert_uint_eq(s.seed, 2125);
+    /* 2x2x2 (dp, ep, etp): Megatron-core's expert RankGenerator (tp=etp, ep, dp, pp; fastest
+     * first) puts ep on the dim before etp.  Rank 2 = (0,1,0): ep 1 -> 1000 + 1024 + 100;
+     * rank 4 = (1,0,0): ep 0, dp 1 -> 2024 (ep on dim 0 would swap the two). */
+    stream("megatron-ep", "2x2x2", "S(1),R,S(0)", "8,16", 1000, 2, &s);
+    ck_assert_uint_eq(s.seed, 2124);
+    stream("megatron-ep", "2x2x2", "S(1),R,S(0)", "8,16", 1000, 4, &s);
+    ck_assert_uint_eq(s.seed, 2024);
+}
+END_TEST
+
+/* Colliding draws of a policy on a layout under a device profile. */
+static int64_t collisions(const char *pol, const char *gpu, const char *mesh, const char *pl,
+                          const char *shape, unsigned *holds)
+{
+    const shc_rng_policy *p;
+    shc_gpu_profile g;
+    shc_err e;
+    lay L;
+    int64_t n = -1;
+    load(&L, mesh, pl, shape);
+    ck_assert_int_eq(shc_rng_policy_lookup(pol, &p, &e), 0);
+    ck_assert_int_eq(shc_gpu_profile_parse(gpu, &g, &e), 0);
+    ck_assert_int_eq(shc_rng_policy_collisions(p, &g, &L.m, &L.pl, &L.s, 0, holds, &n, &e), 0);
+    shc_mesh_free(&L.m);
+    return n;
+}
+
+/* Issue 33's example: seed 000's port, [2048, 1024] over 2 devices.  Each rank launches
+ * n = 1048576 elements; op 1 starts at 0 (rank 1: 1024 = ceil4(1 * 1024), the port's first
+ * shard [1, 1024]), op 2 four words later (ceil4(2 devices)).  On CUDA's window, element i
+ * of T threads draws (thread i mod T, word start + 4(i / 4T) + (i mod 4T) / T), so op 1's
+ * element i >= 4T has op 2's element i - 4T's identity: n - 4T collisions per rank (op 2's
+ * words stay below 1024, so ranks never meet).  a100: T = 108 * 8 * 256 = 221184, 2 * 163840
+ * = 327680.  48x256: T = 12288, 2 * (1048576 - 49152) = 1998848.  Under the NPU's streams the
+ * four start offsets 0, 4, 1024, 1028 are four independent streams: none. */
+START_TEST(npu_streams)
+{
+    unsigned h;
+    ck_assert_int_eq(collisions("hyper-parallel", "a100", "2", "S(0)", "2048,1024", &h), 327680);
+    ck_assert(!(h & (1u << SHC_RNGP_SHARDS_DISTINCT)));
+    ck_assert_int_eq(collisions("hyper-parallel", "48x256", "2", "S(0)", "2048,1024", &h),
+                     1998848);
+    ck_assert_int_eq(collisions("hyper-parallel", "ascend-910b", "2", "S(0)", "2048,1024", &h),
+                     0);
+    ck_assert(h & (1u << SHC_RNGP_SHARDS_DISTINCT));
+    ck_assert_int_eq(collisions("hyper-parallel", "48x256:stream", "2", "S(0)", "2048,1024",
+                                &h), 0);
+    /* An equal start is an equal draw on both devices.  torch's [3] over 4 ranks, one element
+     * on ranks 0-2, end_incr 4: op 1 starts at 0, 4, 4 and op 2 at 4, 8, 8, so offset 4 is
+     * drawn three times (2 collisions) and offset 8 twice (1 more), element 0 each time. */
+    ck_assert_int_eq(collisions("torch-offset", "a100", "4", "S(0)", "3", &h), 3);
+    ck_assert_int_eq(collisions("torch-offset", "ascend-910b", "4", "S(0)", "3", &h), 3);
+}
+END_TEST
+
+/* The device profile's parameters: the NPU row, ":SEMANTICS/ALIGN", and bad ones by name. */
+START_TEST(profile_semantics)
+{
+    shc_gpu_profile g;
+    shc_err e;
+    ck_assert_int_eq(shc_gpu_profile_parse("ascend-910b", &g, &e), 0);
+    ck_assert_int_eq(g.offset_semantics, SHC_OFFSETS_STREAM);
+    ck_assert_int_eq(shc_gpu_profile_align(&g), 4);
+    ck_assert(!shc_gpu_profile_is_cuda_window(&g));
+    ck_assert_int_eq(shc_gpu_profile_parse("a100", &g, &e), 0);
+    ck_assert(shc_gpu_profile_is_cuda_window(&g));
+    ck_assert_int_eq(shc_gpu_profile_parse("66x2048@sm_90:window/8", &g, &e), 0);
+    ck_assert_int_eq(g.sm_count, 66);
+    ck_assert_int_eq(shc_gpu_profile_align(&g), 8);
+    ck_assert_int_eq(shc_gpu_profile_parse("a100:streams", &g, &e), SHC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "offset semantics 'streams' is not known"));
+    ck_assert_int_eq(shc_gpu_profile_parse("a100:stream/6", &g, &e), SHC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "offset alignment '6'"));
+    ck_assert_int_eq(shc_gpu_profile_parse("a100:stream/", &g, &e), SHC_EINVAL);
+    ck_assert_int_eq(shc_gpu_profile_parse("a100:stream/128", &g, &e), SHC_EINVAL);
+    /* alignment 8: torch's [3] over 4 ranks starts at ceil8(k) = 0, 8, 8, 8, ends at 8 */
+    shc_rng_stream s;
+    const shc_rng_policy *p;
+    lay L;
+    load(&L, "4", "S(0)", "3");
+    ck_assert_int_eq(shc_rng_policy_lookup("torch-offset", &p, &e), 0);
+    ck_assert_int_eq(shc_gpu_profile_parse("a100:window/8", &g, &e), 0);
+    ck_assert_int_eq(shc_rng_policy_stream(p, &g, &L.m, &L.pl, &L.s, 0, 0, 1, &s, &e), 0);
+    ck_assert_int_eq(s.start_incr, 8);
+    ck_assert_int_eq(s.end_incr, 8);
+    shc_mesh_free(&L.m);
+}
+END_TEST
+
+/* Which verdicts may change with the GPU: torch-offset's windows are element counts (at least
+ * the words any launch takes) and jax's draws are global indices; every other policy's draws
+ * follow the launch (hyper-parallel's op 2 starts 4 words on, whatever the launch takes). */
+START_TEST(verdict_gpu_dependence)
+{
+    static const char *const fixed[] = {"torch-offset", "jax-partitionable"};
+    for (int i = 0; i < shc_rng_policy_count(); i++) {
+        const shc_rng_policy *p = shc_rng_policy_at(i);
+        bool want = true;
+        for (size_t k = 0; k < sizeof fixed / sizeof *fixed; k++)
+            want &= strcmp(shc_rng_policy_name(p), fixed[k]) != 0;
+        ck_assert_msg(shc_rng_policy_verdict_uses_gpu(p) == want, "%s",
+                      shc_rng_policy_name(p));
+    }
 }
 END_TEST
 
@@ -506,6 +609,9 @@ int main(void)
     tcase_set_timeout(tp, 120);
     tcase_add_test(tp, vendor_diverges);
     tcase_add_test(tp, megatron_seeds);
+    tcase_add_test(tp, verdict_gpu_dependence);
+    tcase_add_test(tp, npu_streams);
+    tcase_add_test(tp, profile_semantics);
     tcase_add_test(tp, kernel_increment);
     tcase_add_test(tp, policy_verdicts);
     tcase_add_test(tp, unknown_policy);

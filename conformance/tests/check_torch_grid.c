@@ -225,6 +225,14 @@ static const struct {
     {"132x2048@sm_90a", "'@sm_90a' is not a compute capability"},
     {"132x2048@sm_95", "compute capability sm_95 is not in the GPU table (known: sm_70 sm_75 "
                        "sm_80 sm_86 sm_89 sm_90 sm_100)"},
+    /* the offset-semantics axis (issue 33): a semantics or an alignment it does not know */
+    {"a100:", "gpu profile 'a100:': offset semantics '' is not known (known: window, stream)"},
+    {"a100:streams", "offset semantics 'streams' is not known (known: window, stream)"},
+    {"ascend-910b:stream/3", "offset alignment '3' is not a power of two in 1..64"},
+    {"132x2048@sm_90:window/0", "offset alignment '0' is not a power of two in 1..64"},
+    {"132x2048@sm_90:window/128", "offset alignment '128' is not a power of two in 1..64"},
+    {"a100:window/4x", "offset alignment '4x' is not a power of two in 1..64"},
+    {"132x2048@sm_00", "compute capability sm_0 is not in the GPU table"}, /* the NPU row: cc 0 */
 };
 
 START_TEST(profile_refusals)

@@ -50,6 +50,89 @@ expect_exit "policies: another GPU profile" 0 "GPU profile t4" $S policies --gpu
 expect_exit "policies: --json" 0 '"name":"hyper-parallel".*"torch-equal":\{"holds":false' \
   $S policies --json
 
+# 3b. --gpu where a verdict depends on the launch (issue 33 item 4).  Layout #14 is mesh 2,
+# S(0), shape 1024,1024: each rank launches n = 512*1024 = 524288 elements.  Under seed 000's
+# port op 2 starts ceil4(2 devices) = 4 words after op 1, so the ops share draws iff a thread
+# of op 1 reaches word 4, i.e. iff n > 4T, T = 256 * min(SMs * threads_per_SM / 256,
+# ceil(n / 256)) threads: T < 131072, fewer than 512 blocks of 256.  Rank 1's window starts
+# at 1024 (first shard [1,1024]), beyond op 2's words on rank 0 (< 4 + 4*ceil(n/4T) <= 152
+# even on one block), so only that overrun decides.  a100: 108*8 = 864 blocks, distinct;
+# 7x2048: 56 blocks, not; 64x2048: 512 blocks, n = 4T exactly, distinct; 63x2048: 504, not.
+layout14() {
+  $S policies --policy hyper-parallel --gpu "$1" --json | sed 's/.*"per_layout":\[//' |
+    sed 's/"rejected"/["rejected"]/g; s/\],\[/]\n[/g' | sed -n 15p
+}
+for gw in a100:yes 7x2048:no 64x2048:yes 63x2048:no; do
+  g=${gw%:*} want=${gw#*:}
+  got=$(layout14 "$g")
+  case $got in *shards-distinct*) have=yes ;; *) have=no ;; esac
+  if [ "$have" = "$want" ] && [ -n "$got" ]; then
+    tap_ok "policies --policy hyper-parallel --gpu $g: layout #14 shards-distinct $want"
+  else tap_not_ok "policies --policy hyper-parallel --gpu $g: layout #14 shards-distinct $want" \
+    "got '$got'"; fi
+done
+expect_exit "policies --gpu: refused for torch-offset, by name and reason" 2 \
+  "--policy torch-offset \(its verdicts do not depend on the GPU: its windows are spaced by" \
+  $S policies --policy torch-offset --gpu 7x2048
+expect_exit "policies --gpu: refused for jax-partitionable, by name and reason" 2 \
+  "--policy jax-partitionable \(its verdicts do not depend on the GPU: its bits come from" \
+  $S policies --policy jax-partitionable --gpu t4
+expect_exit "policies --gpu: --op uniform_ follows torch-offset, refused" 2 \
+  "--gpu: not used by policies --op uniform_" $S policies --op uniform_ --gpu t4
+expect_exit "policies --gpu: --op exponential_ (untracked) depends on it" 0 "GPU profile t4" \
+  $S policies --op exponential_ --gpu t4
+
+# 3c. Megatron's mesh dims: RankGenerator order tp-cp-ep-dp-pp (fastest first) and the expert
+# generator RankGenerator(tp=etp, ep, dp, pp) put etp on the last mesh dim and ep on the one
+# before it.  2x2x2, seed 1000: rank 2 = coord (0,1,0) is ep 1, etp 0: 1000+1024+100 = 2124;
+# rank 4 = (1,0,0) is ep 0 (dim 0 is dp): 2024; rank 7 = (1,1,1): 1000+1024+100+1 = 2125.
+for rs in 2:2124 4:2024 7:2125; do
+  expect_exit "offsets megatron-ep 2x2x2: rank ${rs%:*} seed ${rs#*:} (ep = the dim before etp)" 0 \
+    "\"seed\":\"${rs#*:}\"" $S offsets --mesh 2x2x2 --placements 'S(1),R,S(0)' --shape 8,16 \
+    --policy megatron-ep --seed 1000 --rank "${rs%:*}" --json
+done
+expect_exit "offsets megatron-ep 1-d: the dim is ep (1000+1024+100*3)" 0 '"seed":"2324"' \
+  $S offsets --mesh 4 --placements 'S(0)' --shape 8 --policy megatron-ep --seed 1000 --rank 3 --json
+expect_exit "policies --help says which mesh dim is tp, ep, etp" 0 \
+  "megatron-ep: etp = the last mesh dim, ep = the" $S policies --help
+expect_exit "offsets --help says which mesh dim is tp, ep, etp" 0 \
+  "megatron-tp: tp = the last mesh dim" $S offsets --help
+
+# 3d. The offset-semantics axis (issue 33 item 1): ascend-910b's offsets select independent
+# streams.  Layout #14 under the port starts op 1 at 0 and 1024 and op 2 at 4 and 1028: four
+# distinct offsets, so four streams, whatever the launch; on a CUDA window with the same
+# geometry (48x256: T = 12288 threads) op 1's elements i >= 4T = 49152 take op 2's element
+# i - 4T's draw: 524288 - 49152 = 475136 per rank, 950272 on the two.
+coll14() {
+  $S policies --policy hyper-parallel --gpu "$1" --json |
+    sed -n 's/.*"collisions_per_layout":\[\([^]]*\)\].*/\1/p' | awk -F, '{print $15}'
+}
+for gw in 48x256:950272 ascend-910b:0 48x256:stream:0 a100:0; do
+  g=${gw%:*} want=${gw##*:}
+  got=$(coll14 "$g")
+  d="policies hyper-parallel --gpu $g: layout #14 has $want collisions"
+  if [ "$got" = "$want" ]; then tap_ok "$d"; else tap_not_ok "$d" "got '$got'"; fi
+done
+expect_exit "policies --gpu ascend-910b: the header names the stream semantics" 0 \
+  "GPU profile ascend-910b: offsets stream, alignment 4" $S policies --gpu ascend-910b
+expect_exit "policies --policy torch-offset takes a stream profile (its draws change)" 0 \
+  '"offset_semantics":"stream"' $S policies --policy torch-offset --gpu ascend-910b --json
+expect_exit "offsets at alignment 8: [3] over 4, rank 1 starts at ceil8(1) = 8" 0 \
+  '"start_incr":"8","end_incr":"8"' \
+  $S offsets --mesh 4 --placements 'S(0)' --shape 3 --gpu a100:window/8 --rank 1 --json
+expect_exit "offsets --gpu ascend-910b: torch-offset's offsets do not move with streams" 2 \
+  "--gpu: not used with --policy torch-offset" \
+  $S offsets --mesh 4 --placements 'S(0)' --shape 3 --gpu ascend-910b
+expect_exit "bad: unknown offset semantics, named" 2 \
+  "--gpu: gpu profile 'a100:streams': offset semantics 'streams' is not known \(known: window, stream\)" \
+  $S policies --gpu a100:streams
+expect_exit "bad: offset alignment not a power of two, named" 2 \
+  "--gpu: gpu profile 'ascend-910b:stream/3': offset alignment '3' is not a power of two" \
+  $S policies --gpu ascend-910b:stream/3
+expect_exit "bad: torch's CUDA kernels on an NPU profile" 2 \
+  "gpu profile ascend-910b: offsets stream .*CUDA kernels are modelled on one Philox stream" \
+  $S rng --engine torch-cuda --shape 4 --op uniform --gpu ascend-910b
+
 # 4. bad input: exit 2, message names what and where.
 expect_exit "bad: placements not fitting the mesh" 2 "placements: 1 given for a 2-d mesh" \
   $S offsets --mesh 2x2 --placements 'S(0)' --shape 8

@@ -25,9 +25,13 @@
  *    model_parallel_cuda_manual_seed (megatron/core/tensor_parallel/random.py):
  *    tensor-parallel seed = seed + 2718 + tp_rank, data-parallel seed = seed,
  *    expert-parallel seed = seed + 1024 + 100 * ep_rank + tp_rank; every
- *    rank draws its local shard from its own generator (tp = last mesh dim,
- *    ep = first mesh dim) — the scheme torch's TensorParallelRNGTracker
- *    mimicked before PR 141220 (seed 001);
+ *    rank draws its local shard from its own generator — the scheme torch's
+ *    TensorParallelRNGTracker mimicked before PR 141220 (seed 001).  Mesh dims
+ *    follow Megatron-core's RankGenerator (megatron/core/parallel_state.py,
+ *    NVIDIA/Megatron-LM 00caa53: order "tp-cp-ep-dp-pp", the first token varying
+ *    fastest; the expert generator is RankGenerator(tp=etp, ep, dp, pp, cp=1)):
+ *    tp (etp for megatron-ep) is the last, fastest mesh dim and ep the dim just
+ *    before it; on a 1-d mesh megatron-ep's dim is ep (etp 1);
  *  - jax-partitionable: jax_threefry_partitionable=True, bits of element g
  *    are threefry(key, g) over the global index: identity (key, g);
  *  - single-device-equal: each element drawn with the thread and word it
@@ -104,6 +108,17 @@ bool shc_rng_policy_uses_gpu(const shc_rng_policy *p)
     return p->kind == K_MEG_TP || p->kind == K_MEG_DP || p->kind == K_MEG_EP || p->kind == K_SDE;
 }
 
+bool shc_rng_policy_verdict_uses_gpu(const shc_rng_policy *p)
+{
+    /* A verdict compares draw identities (thread, word), and the launch geometry decides how
+     * many words a thread takes.  Only two policies are immune: jax's identities are global
+     * indices, and torch-offset's windows are spaced by element counts, which bound the words
+     * any thread takes (4 * ceil(n / 4T) <= roundup4(n) for T >= 256, T the thread count).
+     * seed 000's port spaces successive ops by ceil4(mesh size) instead, so a GPU with fewer
+     * threads runs op 1 into op 2 (a 7-SM profile on layout #14). */
+    return p->kind != K_TORCH && p->kind != K_JAX;
+}
+
 int shc_rng_policy_lookup(const char *name, const shc_rng_policy **out, shc_err *e)
 {
     for (int i = 0; i < NPOL; i++)
@@ -122,9 +137,22 @@ const char *shc_rng_property_name(int prop)
     return prop >= 0 && prop < SHC_RNGP_COUNT ? prop_names[prop] : "?";
 }
 
+/* The tracker's increments rounded to the device's alignment instead of torch's fixed 4
+ * (pytorch PR 197495, open, takes it from the device's state handler). */
+static int realign(int64_t lin, int64_t first_numel, int64_t end_raw, int64_t align,
+                   shc_rng_stream *o, shc_err *e)
+{
+    int64_t raw;
+    if (!shc_mul64(lin, first_numel, &raw) || !shc_roundup64(raw, align, &o->start_incr) ||
+        !shc_roundup64(end_raw, align, &o->end_incr))
+        return shc_fail(e, SHC_EOVERFLOW, "offsets rounded to alignment %lld overflow int64",
+                        (long long)align);
+    return SHC_OK;
+}
+
 /* seed 000's start: first shard from mesh_shape[shard_dim], dim_map of mesh.ndim entries. */
 static int vendor_offsets(const shc_mesh *m, const shc_placements *pl, const shc_shape *s,
-                          const int64_t *coord, shc_rng_stream *o, shc_err *e)
+                          const int64_t *coord, int64_t align, shc_rng_stream *o, shc_err *e)
 {
     int64_t first[SHC_MAX_TENSOR_DIMS], idx[SHC_MAX_MESH_DIMS], tot[SHC_MAX_MESH_DIMS];
     for (int d = 0; d < s->ndim; d++)
@@ -148,7 +176,7 @@ static int vendor_offsets(const shc_mesh *m, const shc_placements *pl, const shc
         idx[p->dim] = idx[p->dim] * m->shape[i] + coord[i];
         tot[p->dim] *= m->shape[i];
     }
-    int64_t lin = 0, stride = 1, fn = 1, raw;
+    int64_t lin = 0, stride = 1, fn = 1;
     for (int d = m->ndim - 1; d >= 0; d--) {
         lin += idx[d] * stride;
         stride *= tot[d];
@@ -156,11 +184,10 @@ static int vendor_offsets(const shc_mesh *m, const shc_placements *pl, const shc
     for (int d = 0; d < s->ndim; d++)
         if (!shc_mul64(fn, first[d], &fn))
             return shc_fail(e, SHC_EOVERFLOW, "hyper-parallel: first shard numel overflows");
-    if (!shc_mul64(lin, fn, &raw) || !shc_roundup64(raw, 4, &o->start_incr))
-        return shc_fail(e, SHC_EOVERFLOW, "hyper-parallel: start increment overflows");
     o->shard_linear_index = lin;
-    o->end_incr = (m->size + 3) / 4 * 4; /* quirk: devices, not elements */
-    return SHC_OK;
+    /* quirk: the end counts devices, not elements */
+    return realign(lin, fn, m->size, align, o, e) ? shc_err_prefix(e, "hyper-parallel")
+                                                  : SHC_OK;
 }
 
 int shc_rng_policy_stream(const shc_rng_policy *p, const shc_gpu_profile *gpu, const shc_mesh *m,
@@ -178,14 +205,21 @@ int shc_rng_policy_stream(const shc_rng_policy *p, const shc_gpu_profile *gpu, c
     out->seed = seed;
     out->local_numel = o.local_numel;
     out->shard_linear_index = -1;
-    int64_t tp = coord[m->ndim - 1], ep = coord[0];
+    /* Megatron-core's expert RankGenerator (tp = etp, then ep, dp, pp; fastest first) puts ep
+     * on the mesh dim just before etp's; a 1-d mesh is all ep (etp 1) */
+    int64_t tp = coord[m->ndim - 1], ep = coord[m->ndim > 1 ? m->ndim - 2 : 0];
     switch (p->kind) {
     case K_TORCH:
     case K_VENDOR:
         out->shard_linear_index = o.shard_linear_index;
         out->start_incr = o.start_incr;
         out->end_incr = o.end_incr;
-        if (p->kind == K_VENDOR && (rc = vendor_offsets(m, pl, shape, coord, out, e)))
+        if (p->kind == K_VENDOR)
+            rc = vendor_offsets(m, pl, shape, coord, shc_gpu_profile_align(gpu), out, e);
+        else if (shc_gpu_profile_align(gpu) != 4)
+            rc = realign(out->shard_linear_index, t.first_numel, t.numel,
+                         shc_gpu_profile_align(gpu), out, e);
+        if (rc)
             return rc;
         if ((rc = shc_add64_e(old_offset, out->start_incr, &out->start, "pre-op offset", e)) ||
             (rc = shc_add64_e(old_offset, out->end_incr, &out->post, "post-op offset", e)))

@@ -14,6 +14,11 @@
  *    on a 1-device mesh (Replicate) for the same global tensor;
  *  - torch-equal: every rank's seed, start and post offsets equal
  *    torch-offset's.
+ * A draw's identity is the device profile's: under CUDA's window semantics
+ * (thread, start + word) of one Philox stream; under stream semantics (an
+ * Ascend NPU, gpu_profiles.c) each start offset is its own stream, so the
+ * identity is (start, position in the launch).  shards-distinct's counterexamples
+ * are counted (colliding draws: draws whose identity an earlier draw has).
  * The local element -> global index map follows torch 2.13's layout rules
  * (torch.chunk per Shard in shard order, _StridedShard's split-then-chunk);
  * it is cross-checked against shard_layout.c in check_offsets.c.
@@ -120,6 +125,11 @@ static draw_id element_id(const shc_rng_policy *p, const shc_gpu_profile *gpu,
     int64_t n = global ? numel : s->local_numel, e = global ? g : i;
     int64_t grid = (n + 255) / 256, cap = (int64_t)gpu->sm_count * (gpu->max_threads_per_sm / 256);
     int64_t T = 256 * (grid < cap ? grid : cap);
+    if (gpu->offset_semantics == SHC_OFFSETS_STREAM) { /* the offset picks the stream */
+        id.stream = s->start;
+        id.word = e;
+        return id;
+    }
     id.stream = e % T;
     id.word = s->start + 4 * (e / (4 * T)) + (e % (4 * T)) / T;
     return id;
@@ -189,9 +199,10 @@ static int draw_op(check_ctx *c, const shc_rng_layout *t, const shc_rng_policy *
     return rc;
 }
 
-/* *ok: no two drawn elements of the two ops share an identity.  An allocation failure is
- * SHC_ENOMEM, not "the property does not hold" (check_hardening's alloc_failures). */
-static int all_distinct(check_ctx *c, bool *ok, shc_err *e)
+/* *dups: drawn elements of the two ops whose identity an earlier one has (0: all distinct).
+ * An allocation failure is SHC_ENOMEM, not "the property does not hold" (check_hardening's
+ * alloc_failures). */
+static int all_distinct(check_ctx *c, int64_t *dups, shc_err *e)
 {
     draw_id *all = malloc(sizeof *all * (size_t)(2 * c->numel + 1));
     int64_t n = 0;
@@ -202,9 +213,9 @@ static int all_distinct(check_ctx *c, bool *ok, shc_err *e)
             if (c->set[op][g])
                 all[n++] = c->ids[op][g];
     qsort(all, (size_t)n, sizeof *all, cmp_id);
-    *ok = true;
-    for (int64_t i = 1; i < n && *ok; i++)
-        *ok = !id_eq(&all[i - 1], &all[i]);
+    *dups = 0;
+    for (int64_t i = 1; i < n; i++)
+        *dups += id_eq(&all[i - 1], &all[i]);
     free(all);
     return SHC_OK;
 }
@@ -233,7 +244,8 @@ static int invariant(check_ctx *c, bool *ok, shc_err *e)
 /* shc_rng_policy_check with torch-equal measured against `torch` (NULL: torch-offset). */
 static int check_vs(const shc_rng_policy *p, const shc_rng_policy *torch,
                     const shc_gpu_profile *gpu, const shc_mesh *m, const shc_placements *pl,
-                    const shc_shape *shape, uint64_t seed, unsigned *holds, shc_err *e)
+                    const shc_shape *shape, uint64_t seed, unsigned *holds, int64_t *dups,
+                    shc_err *e)
 {
     shc_rng_layout t;
     int rc = shc_rng_layout_init(&t, m, pl, shape, e);
@@ -252,14 +264,14 @@ static int check_vs(const shc_rng_policy *p, const shc_rng_policy *torch,
         rc = shc_fail(e, SHC_ENOMEM, "policy check: out of memory");
     for (int op = 0; op < 2 && !rc; op++)
         rc = draw_op(&c, &t, torch, op, e);
-    bool inv = false, distinct = false;
+    bool inv = false;
     if (!rc)
         rc = invariant(&c, &inv, e);
     if (!rc)
-        rc = all_distinct(&c, &distinct, e);
+        rc = all_distinct(&c, dups, e);
     if (!rc)
         *holds = (c.replicas_ok ? 1u << SHC_RNGP_REPLICAS_EQUAL : 0) |
-                 (distinct ? 1u << SHC_RNGP_SHARDS_DISTINCT : 0) |
+                 (*dups == 0 ? 1u << SHC_RNGP_SHARDS_DISTINCT : 0) |
                  (inv ? 1u << SHC_RNGP_SHARDING_INVARIANT : 0) |
                  (c.torch_ok ? 1u << SHC_RNGP_TORCH_EQUAL : 0);
     for (int op = 0; op < 2; op++) {
@@ -274,7 +286,16 @@ int shc_rng_policy_check(const shc_rng_policy *p, const shc_gpu_profile *gpu, co
                          const shc_placements *pl, const shc_shape *shape, uint64_t seed,
                          unsigned *holds, shc_err *e)
 {
-    return check_vs(p, NULL, gpu, m, pl, shape, seed, holds, e);
+    int64_t dups;
+    return check_vs(p, NULL, gpu, m, pl, shape, seed, holds, &dups, e);
+}
+
+int shc_rng_policy_collisions(const shc_rng_policy *p, const shc_gpu_profile *gpu,
+                              const shc_mesh *m, const shc_placements *pl,
+                              const shc_shape *shape, uint64_t seed, unsigned *holds,
+                              int64_t *collisions, shc_err *e)
+{
+    return check_vs(p, NULL, gpu, m, pl, shape, seed, holds, collisions, e);
 }
 
 /* The layouts verdicts are computed over: add a row to cover a layout. */
@@ -320,6 +341,7 @@ static int verdict(const shc_rng_policy *p, const shc_rng_op *op, const shc_gpu_
         shc_placements pl;
         shc_shape s;
         unsigned holds = 0;
+        int64_t dups = 0;
         if ((rc = shc_mesh_parse(&m, cases[i].mesh, NULL, e)) ||
             (rc = shc_placements_parse(&pl, cases[i].placements, e)) ||
             (rc = shc_shape_parse(&s, cases[i].shape, e))) {
@@ -329,9 +351,11 @@ static int verdict(const shc_rng_policy *p, const shc_rng_op *op, const shc_gpu_
         if (op && (rc = shc_rng_op_policy(op, &m, &pl, &s, &p, e)) == SHC_EINVAL)
             rc = SHC_EUNSUPPORTED; /* torch rejects the op on this layout */
         if (rc == SHC_OK)
-            rc = check_vs(p, op ? p : NULL, gpu, &m, &pl, &s, seed, &holds, e);
+            rc = check_vs(p, op ? p : NULL, gpu, &m, &pl, &s, seed, &holds, &dups, e);
         shc_mesh_free(&m);
         out->mask[i] = rc == SHC_OK ? (int)holds : -1;
+        out->collisions[i] = rc == SHC_OK ? dups : 0;
+        out->total_collisions += out->collisions[i];
         if (rc == SHC_EUNSUPPORTED) { /* the policy cannot run this layout */
             out->rejected++;
             rc = SHC_OK;

@@ -14,8 +14,25 @@
  * guide's compute-capability table (max resident threads per SM: 2048 for
  * sm_70/80/90/100, 1536 for sm_86/89, 1024 for sm_75).
  *
+ * A row also says what an RNG offset addresses (issue 33).  On CUDA an op at
+ * offset O draws words O, O+1, ... of one Philox stream per thread (a window);
+ * on an Ascend NPU torch_npu's registered DTensor tracker keeps
+ * OffsetBasedRNGTracker's offsets (16-byte seed/offset state, offsets in
+ * multiples of 4) but each offset value selects an independent Philox stream
+ * (Ascend/pytorch PR 165, "Register the NPU DTensor RNG tracker and dispatch
+ * key", opened 2026-08-29, closed; it documents the difference against CUDA and
+ * builds on pytorch PRs 195245/195246, open).  The alignment is a parameter as pytorch
+ * PR 197495 (open) makes it.  ascend-910b's geometry is its 48 vector cores
+ * (CANN's platform_config for Atlas A2: ai_core_cnt=24, vector_core_cnt=48,
+ * hiascend.com atc --aicore_num); how an NPU kernel advances the offset is not
+ * in those sources, so the row takes torch's CUDA increment at 48 x 256
+ * threads — a stream profile's verdicts depend only on which offsets are
+ * equal, not on how far apart they are.  Any row or SMSxTHREADS spec may end
+ * in ":window" or ":stream" and "/ALIGN".
+ *
  * Tested by conformance/tests/check_torch_rng.c, check_torch_grid.c (device
- * selection with fake cudaDeviceProp values) and cli_rng.sh.
+ * selection with fake cudaDeviceProp values, every refused spec), cli_rng.sh, and for
+ * the offset semantics check_offsets.c (npu_streams, profile_semantics) and cli_offsets.sh.
  */
 #include "config.h"
 #include <errno.h>
@@ -29,19 +46,22 @@
 /* The one GPU table.  The last column says which torch-cuda-rng cases the
  * golden corpus holds for the GPU (ALL: every case; COMMON: the cases every
  * profile gets); order is the corpus order. */
+#define W4 SHC_OFFSETS_WINDOW, 4 /* CUDA: one Philox stream, windows at multiples of 4 */
 static const shc_gpu_profile presets[] = {
-    {"a100", 108, 2048, 80, SHC_GPU_CORPUS_ALL},         /* A100 SXM4/PCIe */
-    {"h100-sxm", 132, 2048, 90, SHC_GPU_CORPUS_COMMON},  /* H100 SXM5 */
-    {"h100-pcie", 114, 2048, 90, SHC_GPU_CORPUS_COMMON}, /* H100 PCIe */
-    {"h200", 132, 2048, 90, SHC_GPU_CORPUS_COMMON},      /* H200 SXM */
-    {"b200", 148, 2048, 100, SHC_GPU_CORPUS_COMMON},     /* B200 */
-    {"l4", 58, 1536, 89, SHC_GPU_CORPUS_COMMON},         /* L4 */
-    {"l40s", 142, 1536, 89, SHC_GPU_CORPUS_COMMON},      /* L40S */
-    {"t4", 40, 1024, 75, SHC_GPU_CORPUS_ALL},            /* T4 */
-    {"a10g", 80, 1536, 86, SHC_GPU_CORPUS_COMMON},       /* A10G (AWS) */
-    {"v100", 80, 2048, 70, SHC_GPU_CORPUS_NONE},         /* V100 SXM2 */
-    {"rtx4090", 128, 1536, 89, SHC_GPU_CORPUS_NONE},     /* GeForce RTX 4090 */
-    {NULL, 0, 0, 0, 0},
+    {"a100", 108, 2048, 80, SHC_GPU_CORPUS_ALL, W4},     /* A100 SXM4/PCIe */
+    {"h100-sxm", 132, 2048, 90, SHC_GPU_CORPUS_COMMON, W4}, /* H100 SXM5 */
+    {"h100-pcie", 114, 2048, 90, SHC_GPU_CORPUS_COMMON, W4}, /* H100 PCIe */
+    {"h200", 132, 2048, 90, SHC_GPU_CORPUS_COMMON, W4},  /* H200 SXM */
+    {"b200", 148, 2048, 100, SHC_GPU_CORPUS_COMMON, W4}, /* B200 */
+    {"l4", 58, 1536, 89, SHC_GPU_CORPUS_COMMON, W4},     /* L4 */
+    {"l40s", 142, 1536, 89, SHC_GPU_CORPUS_COMMON, W4},  /* L40S */
+    {"t4", 40, 1024, 75, SHC_GPU_CORPUS_ALL, W4},        /* T4 */
+    {"a10g", 80, 1536, 86, SHC_GPU_CORPUS_COMMON, W4},   /* A10G (AWS) */
+    {"v100", 80, 2048, 70, SHC_GPU_CORPUS_NONE, W4},     /* V100 SXM2 */
+    {"rtx4090", 128, 1536, 89, SHC_GPU_CORPUS_NONE, W4}, /* GeForce RTX 4090 */
+    /* Ascend 910B (Atlas A2): offsets select streams; not a CUDA device (cc 0, no corpus) */
+    {"ascend-910b", 48, 256, 0, SHC_GPU_CORPUS_NONE, SHC_OFFSETS_STREAM, 4},
+    {NULL, 0, 0, 0, 0, 0, 0},
 };
 
 const shc_gpu_profile *shc_gpu_profiles(void) { return presets; }
@@ -52,6 +72,8 @@ static int parse_cc(const char *spec, const char *c, int *cc, shc_err *e)
     char known[96] = "";
     int seen[16], nseen = 0;
     for (const shc_gpu_profile *p = presets; p->name; p++) { /* distinct, ascending */
+        if (!p->cc) /* not a CUDA device (an NPU row) */
+            continue;
         int i = 0;
         while (i < nseen && seen[i] < p->cc)
             i++;
@@ -107,16 +129,74 @@ static int parse_custom(const char *s, shc_gpu_profile *out, shc_err *e)
     return SHC_OK;
 }
 
+static const char *const semantics_names[] = {"window", "stream"};
+
+const char *shc_offset_semantics_name(int semantics)
+{
+    return semantics == SHC_OFFSETS_WINDOW || semantics == SHC_OFFSETS_STREAM
+               ? semantics_names[semantics] : "?";
+}
+
+int shc_gpu_profile_align(const shc_gpu_profile *g)
+{
+    return g->offset_align ? g->offset_align : 4;
+}
+
+bool shc_gpu_profile_is_cuda_window(const shc_gpu_profile *g)
+{
+    return g->offset_semantics == SHC_OFFSETS_WINDOW && shc_gpu_profile_align(g) == 4;
+}
+
+/* ":SEMANTICS[/ALIGN]" after a profile: what an offset addresses and its alignment. */
+static int parse_semantics(const char *spec, const char *c, shc_gpu_profile *out, shc_err *e)
+{
+    size_t n = strcspn(c, "/");
+    int sem = -1;
+    for (int i = 0; i < 2; i++)
+        if (strlen(semantics_names[i]) == n && !strncmp(c, semantics_names[i], n))
+            sem = i;
+    if (sem < 0)
+        return shc_fail(e, SHC_EINVAL, "gpu profile '%.64s': offset semantics '%.*s' is not "
+                        "known (known: window, stream)", spec, (int)(n < 32 ? n : 32), c);
+    out->offset_semantics = sem;
+    if (!c[n])
+        return SHC_OK;
+    const char *a = c + n + 1;
+    char *end;
+    errno = 0;
+    long v = strtol(a, &end, 10);
+    if (end == a || *end || errno || v < 1 || v > 64 || (v & (v - 1)))
+        return shc_fail(e, SHC_EINVAL, "gpu profile '%.64s': offset alignment '%.16s' is not a "
+                        "power of two in 1..64", spec, a);
+    out->offset_align = (int)v;
+    return SHC_OK;
+}
+
+/* A preset or SMSxTHREADS[@sm_XY] (s's first n bytes); -1 when neither form matches. */
+static int parse_base(const char *s, size_t n, shc_gpu_profile *out, shc_err *e)
+{
+    char b[64];
+    if (n >= sizeof b)
+        return -1;
+    memcpy(b, s, n);
+    b[n] = 0;
+    for (const shc_gpu_profile *p = presets; p->name; p++)
+        if (!strcmp(p->name, b)) {
+            *out = *p;
+            return SHC_OK;
+        }
+    return parse_custom(b, out, e);
+}
+
 int shc_gpu_profile_parse(const char *s, shc_gpu_profile *out, shc_err *e)
 {
     if (!s || !*s)
         return shc_fail(e, SHC_EINVAL, "gpu profile is empty");
-    for (const shc_gpu_profile *p = presets; p->name; p++)
-        if (!strcmp(p->name, s)) {
-            *out = *p;
-            return SHC_OK;
-        }
-    int rc = parse_custom(s, out, e);
+    memset(out, 0, sizeof *out);
+    size_t n = strcspn(s, ":");
+    int rc = parse_base(s, n, out, e);
+    if (rc == 0 && s[n])
+        rc = parse_semantics(s, s + n + 1, out, e);
     if (rc >= 0)
         return rc;
     char names[256] = "";
@@ -125,7 +205,8 @@ int shc_gpu_profile_parse(const char *s, shc_gpu_profile *out, shc_err *e)
         strncat(names, " ", sizeof names - strlen(names) - 1);
     }
     return shc_fail(e, SHC_EINVAL, "unknown gpu profile '%.64s' (known: %sor "
-                    "SMSxTHREADS[@sm_XY], e.g. 108x2048@sm_80)", s, names);
+                    "SMSxTHREADS[@sm_XY], e.g. 108x2048@sm_80; either may end in "
+                    ":window or :stream and /ALIGN)", s, names);
 }
 
 /* Does lower-cased hay contain the preset name's model token (before '-')? */
@@ -153,7 +234,7 @@ int shc_gpu_profile_for_device(const char *dev_name, int sm_count, int max_threa
 {
     char spec[48];
     snprintf(spec, sizeof spec, "%dx%d", sm_count, max_threads_per_sm);
-    shc_gpu_profile custom;
+    shc_gpu_profile custom = {0};
     int rc = parse_custom(spec, &custom, e); /* the same bounds as a profile given by hand */
     if (rc)
         return rc < 0 ? shc_fail(e, SHC_EINVAL, "device %s: %d SMs x %d threads is not a GPU "

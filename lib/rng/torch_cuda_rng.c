@@ -253,6 +253,11 @@ static int check_profile(const shc_gpu_profile *g, shc_err *e)
         return shc_fail(e, SHC_EINVAL, "gpu profile%s%s has %d SMs; need at least 1",
                         g && g->name ? " " : "", g && g->name ? g->name : "",
                         g ? g->sm_count : 0);
+    if (!shc_gpu_profile_is_cuda_window(g)) /* an NPU row: not torch's CUDA kernels */
+        return shc_fail(e, SHC_EINVAL, "gpu profile %s: offsets %s at alignment %d; torch's CUDA "
+                        "kernels are modelled on one Philox stream windowed at multiples of 4 "
+                        "only", g->name ? g->name : "", shc_offset_semantics_name(
+                            g->offset_semantics), shc_gpu_profile_align(g));
     if ((uint64_t)g->sm_count * (uint64_t)(g->max_threads_per_sm / SHC_TORCH_BLOCK) *
             SHC_TORCH_BLOCK * 4 >= (1ull << 32))
         return shc_fail(e, SHC_EINVAL,

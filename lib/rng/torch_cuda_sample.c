@@ -638,6 +638,10 @@ int shc_torch_sample_out(const shc_torch_sample_req *r, int64_t *numel, shc_dtyp
 int shc_torch_sample_run(const shc_gpu_profile *g, uint64_t seed, int64_t offset,
                     const shc_torch_sample_req *r, void *out, int64_t *new_offset, shc_err *e)
 {
+    if (!shc_gpu_profile_is_cuda_window(g))
+        return shc_fail(e, SHC_EINVAL, "gpu profile %s: offsets %s; torch's CUDA kernels are "
+                        "modelled on CUDA's windows only", g->name ? g->name : "",
+                        shc_offset_semantics_name(g->offset_semantics));
     if (offset < 0 || offset % 4)
         return shc_fail(e, SHC_EINVAL, "offset %lld: offset must be a multiple of 4",
                         (long long)offset);

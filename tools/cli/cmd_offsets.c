@@ -48,6 +48,13 @@ static json_t *json_u64s(uint64_t v)
 
 enum { CMD_OFFSETS, CMD_AUDIT, CMD_POLICIES };
 
+/* Which mesh dim is which parallelism for the megatron-* policies (lib/offsets/rng_policy.c):
+ * Megatron-core's RankGenerator order, fastest-varying first, is tp-cp-ep-dp-pp. */
+#define MEGATRON_DIMS                                                                          \
+    "Megatron mesh dims (Megatron-core RankGenerator, order tp-cp-ep-dp-pp, tp fastest):\n"  \
+    "megatron-tp: tp = the last mesh dim; megatron-ep: etp = the last mesh dim, ep = the\n"  \
+    "dim before it (a 1-d mesh is ep, etp 1); megatron-dp: the same seed on every rank."
+
 /* The policy torch follows for an op DTensor accepts (shc_rng_op_policy says where
  * a layout makes torch refuse it). */
 static const char *op_policy_name(const shc_rng_op *op)
@@ -59,6 +66,15 @@ static const char *op_policy_name(const shc_rng_op *op)
 static const char *rel_name(const offsets_args *a)
 {
     return shc_torch_release_name(shc_torch_norm(a->rel));
+}
+
+/* Why a policy's verdicts are the same on every GPU (shc_rng_policy_verdict_uses_gpu says
+ * which), for the refusal of --gpu. */
+static const char *gpu_free_reason(const shc_rng_policy *p)
+{
+    if (!strcmp(shc_rng_policy_name(p), "jax-partitionable"))
+        return "its bits come from the global element index, with no launch";
+    return "its windows are spaced by element counts, more than any launch's threads take";
 }
 
 /* What each command does with the shared options, beyond cli_parse: --op parsed (an unknown
@@ -107,17 +123,25 @@ static int check_modes(int kind, const cli_command *cmd, offsets_args *a)
     if (shc_rng_policy_lookup(name, &pol, &e))
         return cli_usage_error(cmd->name, "--policy: %s", e.msg);
     bool gpu = shc_rng_policy_uses_gpu(pol);
-    char mode[200];
+    /* a profile that is not CUDA's window at alignment 4 changes every policy's draws (an
+     * NPU's streams) and the tracker's offsets (an alignment): taken whatever the policy */
+    shc_gpu_profile prof;
+    bool other = a->gpu && !shc_gpu_profile_parse(a->gpu, &prof, &e) &&
+                 !shc_gpu_profile_is_cuda_window(&prof);
+    char mode[320];
     if (kind == CMD_POLICIES) { /* without --policy or --op, every row: some use the GPU */
-        gpu |= !a->rop && !cli_given(cmd, "policy");
+        gpu = shc_rng_policy_verdict_uses_gpu(pol) || other ||
+              (!a->rop && !cli_given(cmd, "policy"));
         if (cli_given(cmd, "offset"))
             snprintf(mode, sizeof mode, "by policies (each verdict starts at offset 0)");
         else
             snprintf(mode, sizeof mode, "by policies %s %s (its verdicts do not depend on the "
-                     "GPU)", a->rop ? "--op" : "--policy", a->rop ? a->rop->name : name);
+                     "GPU: %s)", a->rop ? "--op" : "--policy", a->rop ? a->rop->name : name,
+                     gpu_free_reason(pol));
         return cli_used(cmd, gpu ? "json policy seed gpu op torch-version"
                               : "json policy seed op torch-version", mode);
     }
+    gpu |= other && shc_gpu_profile_align(&prof) != 4; /* streams do not move offsets */
     snprintf(mode, sizeof mode, "with %s %s (its offsets do not depend on the GPU)",
              a->rop ? "--op" : "--policy", a->rop ? a->rop->name : name);
     return cli_used(cmd, gpu ? "mesh ranks placements shape rank json policy seed offset gpu op "
@@ -143,7 +167,8 @@ static int parse_args(int kind, const char *name, const char *synopsis, const ch
         {.name = "offset", .kind = CLI_LL, .meta = "N", .to = &a->offset, .lo = 0,
          .hi = LLONG_MAX, .range = "is negative", .help = "the Philox offset before the op"},
         {.name = "gpu", .kind = CLI_STR, .meta = "PROFILE", .to = &a->gpu,
-         .help = "GPU profile NAME or SMSxTHREADS[@sm_XY] (default a100)"},
+         .help = "device profile NAME (a100, ascend-910b, ...) or SMSxTHREADS[@sm_XY], either "
+                 "with :window or :stream and /ALIGN (default a100)"},
         {.name = "op", .kind = CLI_STR, .meta = "OP",
          .to = &a->op, .help = "a random op of `shardcheck ops`: torch's dispatch of it"},
         {.name = "torch-version", .kind = CLI_STR, .meta = "V", .to = &a->tver,
@@ -282,11 +307,11 @@ int cmd_offsets(int argc, char **argv)
 {
     const char *cmd = "offsets";
     offsets_args a;
-    char about[640];
+    char about[1024];
     snprintf(about, sizeof about, "policies: %s\n--op OP: the policy torch V follows for OP "
              "on this layout, as audit rng decides it\n(tracked: torch-offset; untracked: "
              "torch-untracked; rejected or local: exit 2 with torch's message).\n--gpu is "
-             "refused for a policy whose offsets do not depend on the GPU.",
+             "refused for a policy whose offsets do not depend on the GPU.\n" MEGATRON_DIMS,
              shc_rng_policy_names());
     int rc = parse_args(CMD_OFFSETS, cmd, "--mesh M [--ranks L] --placements P --shape S\n"
                         "       [--policy NAME | --op OP] [--gpu PROFILE] [--seed N] [--offset N] "
@@ -417,7 +442,9 @@ static json_t *verdict_json(const shc_rng_policy *p, const shc_rng_verdict *v)
                                       "first_counterexample",
                                       v->first_fail[k] < 0 ? json_null()
                                                            : json_integer(v->first_fail[k])));
-    json_t *per = json_array();
+    json_t *per = json_array(), *coll = json_array();
+    for (int i = 0; i < v->ncases; i++)
+        json_array_append_new(coll, v->mask[i] < 0 ? json_null() : json_integer(v->collisions[i]));
     for (int i = 0; i < v->ncases; i++) {
         json_t *h = json_array();
         for (int k = 0; k < SHC_RNGP_COUNT && v->mask[i] >= 0; k++)
@@ -425,9 +452,11 @@ static json_t *verdict_json(const shc_rng_policy *p, const shc_rng_verdict *v)
                 json_array_append_new(h, json_string(shc_rng_property_name(k)));
         json_array_append_new(per, v->mask[i] < 0 ? (json_decref(h), json_string("rejected")) : h);
     }
-    return json_pack("{s:s,s:s,s:I,s:I,s:o,s:o}", "name", shc_rng_policy_name(p), "summary",
-                     shc_rng_policy_summary(p), "layouts", (json_int_t)v->layouts, "rejected",
-                     (json_int_t)v->rejected, "properties", props, "per_layout", per);
+    return json_pack("{s:s,s:s,s:I,s:I,s:o,s:o,s:I,s:o}", "name", shc_rng_policy_name(p),
+                     "summary", shc_rng_policy_summary(p), "layouts", (json_int_t)v->layouts,
+                     "rejected", (json_int_t)v->rejected, "properties", props, "per_layout", per,
+                     "collisions", (json_int_t)v->total_collisions, "collisions_per_layout",
+                     coll);
 }
 
 static void verdict_text(const shc_rng_policy *p, const shc_rng_verdict *v)
@@ -442,6 +471,7 @@ static void verdict_text(const shc_rng_policy *p, const shc_rng_verdict *v)
                      (long long)v->layouts, v->first_fail[k]);
         printf(" %-19s", cell);
     }
+    printf(" %10lld", (long long)v->total_collisions);
     if (v->rejected)
         printf(" rejects %lld", (long long)v->rejected);
     printf("\n");
@@ -478,7 +508,14 @@ int cmd_policies(int argc, char **argv)
                         "lib/offsets/rng_policy_check.c.\n--policy NAME: that policy's row only.  "
                         "--op OP: torch V running OP, the policy it\nfollows (tracked: "
                         "torch-offset, untracked: torch-untracked), layouts where torch\nrejects "
-                        "it counted as rejected.", argc, argv, &a);
+                        "it counted as rejected.\n--gpu PROFILE: the launch geometry draws "
+                        "follow and what an offset addresses (:window, CUDA;\n:stream, an "
+                        "Ascend NPU such as ascend-910b: each offset its own Philox stream).  A "
+                        "CUDA\nwindow profile is refused with --policy torch-offset and "
+                        "jax-partitionable, whose\nverdicts are the same on every GPU.  "
+                        "collisions: draws of the two ops whose identity\nanother draw has.\n"
+                        MEGATRON_DIMS,
+                        argc, argv, &a);
     if (rc != CLI_GO)
         return rc;
     shc_err e;
@@ -497,16 +534,21 @@ int cmd_policies(int argc, char **argv)
         if (a.rop)
             printf("torch %s running %s (%s: policy %s)\n", rel_name(&a), a.rop->name,
                    shc_rng_dispatch_name(a.rop->dispatch), op_policy_name(a.rop));
-        printf("RNG policies x SPMD properties (GPU profile %s, seed %llu, %d layouts)\n",
-               gpu->name, (unsigned long long)a.seed, ncases);
+        printf("RNG policies x SPMD properties (GPU profile %s: offsets %s, alignment %d; "
+               "seed %llu, %d layouts)\n", a.gpu ? a.gpu : gpu->name,
+               shc_offset_semantics_name(gpu->offset_semantics), shc_gpu_profile_align(gpu),
+               (unsigned long long)a.seed, ncases);
         printf("%-20s", "policy");
         for (int k = 0; k < SHC_RNGP_COUNT; k++)
             printf(" %-19s", shc_rng_property_name(k));
-        printf("\n");
+        printf(" %10s\n", "collisions");
     }
     rc = policy_rows(&a, gpu, pols, &e);
     if (rc == SHC_OK && a.c.json) {
-        json_t *root = json_pack("{s:s,s:o,s:o,s:o}", "gpu", gpu->name, "seed",
+        json_t *root = json_pack("{s:s,s:s,s:i,s:o,s:o,s:o}", "gpu", a.gpu ? a.gpu : gpu->name,
+                                 "offset_semantics",
+                                 shc_offset_semantics_name(gpu->offset_semantics),
+                                 "offset_align", shc_gpu_profile_align(gpu), "seed",
                                  json_u64s(a.seed), "layouts", layouts, "policies", pols);
         if (a.rop)
             json_object_set_new(root, "op", json_pack("{s:s,s:s,s:s}", "name", a.rop->name,
@@ -518,7 +560,9 @@ int cmd_policies(int argc, char **argv)
         json_decref(pols);
         json_decref(layouts);
         if (rc == SHC_OK) {
-            printf("no (k/n, #i): holds on k of n layouts, first counterexample is layout #i:\n");
+            printf("no (k/n, #i): holds on k of n layouts, first counterexample is layout #i;\n"
+                   "collisions: draws of the two ops whose identity another draw has, all "
+                   "layouts:\n");
             for (int i = 0; i < ncases; i++)
                 printf("  #%-2d --mesh %s --placements '%s' --shape %s\n", i, cs[i].mesh,
                        cs[i].placements, cs[i].shape);

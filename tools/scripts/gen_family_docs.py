@@ -105,6 +105,34 @@ rank r, the index of the first entry of `split` equal to its list, else the
 explicit list (`{tuple(s): i for i, s in reversed(list(enumerate(split)))}`
 gives the index, as the torch adapter does).
 """,
+    "rng-policies": """\
+### Which mesh dim is tp, ep, etp (the megatron-* policies)
+
+Megatron-core numbers ranks with `RankGenerator` (megatron/core/parallel_state.py,
+NVIDIA/Megatron-LM): the order `tp-cp-ep-dp-pp`, the first token varying fastest,
+and for experts `RankGenerator(tp=etp, ep, dp, pp, cp=1)`. On a row-major mesh
+(the last dim fastest) that makes:
+
+| policy | seed of the rank at mesh coordinate c (d = mesh ndim) |
+|---|---|
+| `megatron-tp` | seed + 2718 + tp, tp = c[d-1] (the last dim) |
+| `megatron-dp` | seed on every rank |
+| `megatron-ep` | seed + 1024 + 100·ep + etp, etp = c[d-1], ep = c[d-2] (the dim just before etp); a 1-d mesh is ep alone (etp 1): ep = c[0] |
+
+Dims before those are dp and pp, which the seeds do not see: two ranks that differ
+only there draw the same numbers (the 2x2x2 layout's `S(1)` on dim 0 loses
+shards-distinct under `megatron-ep`). `shardcheck policies --help` says the same.
+
+### Two launch geometries
+
+Every layout is given with `gpu` `a100` (108 SMs of 2048 threads: 864 blocks of
+256). A policy whose verdicts depend on the launch (every one but `torch-offset`
+and `jax-partitionable`) gets each layout again with `gpu` `7x2048` (56 blocks):
+on the 2-device `[1024, 1024]` layout seed 000's port advances op 2 by 4 words,
+and a thread of op 1 reaches word 4 once the rank's 524,288 elements exceed 4T
+(T threads: fewer than 512 blocks), so `hyper-parallel` keeps shards-distinct on
+the a100 and loses it on 7 SMs.
+""",
     "rng-offsets": """\
 ### Two shapes of `expected`: offsets and random data
 
