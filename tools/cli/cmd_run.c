@@ -105,7 +105,12 @@ static void emit_whole(const run_opts *o, const char *family, run_status st, con
 
 /* ---- one chunk of tests ---- */
 
+/* Cases per worker fork.  Under mpi a chunk is also what a lost process loses and what the
+ * journal records at once (run_multinode.sh D5), so it stays small there; in one process each
+ * fork copies the page tables of the loaded golden family (hundreds of MB), which made a quarter
+ * of `run --backend ref`'s CPU at 256 (issue 36 item 1). */
 #define CHUNK 256
+#define CHUNK_ONE_PROCESS 2048
 /* Text: Fail lines listed after the groups (the rest are counted; --verbose lists all). */
 #define RUN_FAIL_LINES 50
 /* Largest world whose views a failing case keeps in --json (explain --candidate shows them). */
@@ -283,11 +288,12 @@ static int run_family(run_opts *o, const shc_family *f, int64_t *seq)
     if (o->be->whole_world && o->max_cases > 0)
         n = torch_eligible(o, f, &g, &pick);
     int64_t take = o->max_cases > 0 && o->max_cases < n ? o->max_cases : n;
-    int64_t idx[CHUNK];
+    int64_t idx[CHUNK_ONE_PROCESS];
     /* a family that executes in lockstep under mpi says how small its batches must be,
      * so the journal stays current */
     int64_t chunk = o->be->family_batch && f->mpi.batch > 0 ? f->mpi.batch
-                  : o->be->batch > 0 ? o->be->batch : CHUNK;
+                  : o->be->batch > 0 ? o->be->batch
+                  : o->be->procs == RUN_IN_PROCESS ? CHUNK_ONE_PROCESS : CHUNK;
     if (o->bar) {
         char label[96];
         snprintf(label, sizeof label, "run %s", f->name);
