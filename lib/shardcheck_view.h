@@ -22,7 +22,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "shardcheck.h"
+/* shc_shape, shc_mesh, shc_placements, shc_err: shardcheck.h, which includes this header at
+ * its end (include it, not this one). */
 
 #ifdef __cplusplus
 extern "C" {
