@@ -41,6 +41,16 @@ expect_exit "view: squeeze of a sharded dim raises" 0 \
 expect_exit "view: aten.reshape's rule keeps an unshardable S(0)" 0 \
   "verdict: local-error \(first at rank 0\)" \
   $S view --mesh 4 --placements 'S(0)' --shape 12,8 --op reshape:3,32
+# [12,8] _S(0, 3) on 2 (what flatten(0,1) of [3,4,8] S(1) gives), view(2,48): torch keeps
+# _S(1, 3).  Rank 0 holds rows 0,1,4,5,8,9; its local [2,24] element 8 is global row 1, flat 8
+# = output (0,8).  _S(1, 3) of 48 columns: pieces of 16, each halved: rank 0 holds columns
+# 0-7, 16-23, 32-39, so its local column 8 should be column 16
+# (docs/findings/view_strided_wrong_data.py).
+expect_exit "view: _StridedShard view gives wrong data" 0 "verdict: wrong \(first at rank 0\)" \
+  $S view --mesh 2 --placements '_S(0, 3)' --shape 12,8 --op view:2,48
+expect_exit "view: the first wrong element of rank 0" 0 \
+  "^0 .*wrong: local element 8 holds \[0,8\], should hold \[0,16\]" \
+  $S view --mesh 2 --placements '_S(0, 3)' --shape 12,8 --op view:2,48
 expect_exit "view --help" 0 "usage: shardcheck view" $S view --help
 
 # Bad input: ATen's refusal on a plain tensor, named, exit 2.
