@@ -337,7 +337,8 @@ int shc_vop_apply(const shc_vop *op, const shc_shape *in, shc_shape *out, shc_vm
     case SHC_VOP_TRANSPOSE: {
         shc_vop p = {.kind = SHC_VOP_PERMUTE, .nargs = in->ndim};
         int a = 0, b = 0, rc;
-        if ((rc = wrap_dim(op->dim0, in->ndim, &a, e)) || (rc = wrap_dim(op->dim1, in->ndim, &b, e)))
+        if ((rc = wrap_dim(op->dim0, in->ndim, &a, e)) ||
+            (rc = wrap_dim(op->dim1, in->ndim, &b, e)))
             return rc;
         for (int i = 0; i < in->ndim; i++)
             p.args[i] = i == a ? b : i == b ? a : i;
