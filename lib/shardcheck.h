@@ -803,5 +803,6 @@ const char *shc_version(void);
 
 #include "shardcheck_exec.h"
 #include "shardcheck_ops.h"
+#include "shardcheck_view.h"
 
 #endif /* SHARDCHECK_H */

@@ -43,6 +43,7 @@ $S run --backend ref --family threefry --golden "$G" --max-cases 3 --json >"$tmp
 # every family stays quick) and @W@ (60,000 multinomial weights) are filled in.  Every run's directory holds
 # `golden` (the corpus), so a mode need not give --golden and --golden can be walked.
 MODES='layout|every rank|-|--mesh 2x2 --placements S(0),R --shape 5,3
+view|view|-|--mesh 2x2 --placements S(0),R --shape 4,6 --op view:24
 groups|groups|-|--mesh 2x2
 placement show|show|-|--placements S(0),_S(0,2)
 placement shardable|shardable|-|--mesh 2x2 --placements S(0),R --shape 4,4
@@ -107,7 +108,13 @@ certify|candidates only|SHARDCHECK_GOLDEN=@G3@|--out pkg --candidate @C@ --famil
 certify|--check|-|--check @P@'
 
 # VALUES: command | option | a value it takes (- for a flag); one per option of every command.
-VALUES='layout|mesh|4
+VALUES='view|mesh|2x3
+view|ranks|3,2,1,0
+view|placements|R,S(1)
+view|shape|8,3
+view|op|view:4,6
+view|json|-
+layout|mesh|4
 layout|ranks|3,2,1,0
 layout|placements|R,S(1)
 layout|shape|6,4

@@ -185,6 +185,7 @@ int cli_finish_output(const char *cmd, int code);
 /* Subcommands. */
 int cmd_layout(int argc, char **argv);
 int cmd_groups(int argc, char **argv);
+int cmd_view(int argc, char **argv);     /* mk/layout.am */
 int cmd_gen(int argc, char **argv);
 int cmd_families(int argc, char **argv);
 int cmd_registry(int argc, char **argv);

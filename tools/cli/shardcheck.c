@@ -16,6 +16,7 @@ static const struct {
     const char *subs; /* its own subcommands, for --list-commands */
 } commands[] = {
     {"layout", cmd_layout, "per-rank local shape and global offset of a sharded tensor", NULL},
+    {"view", cmd_view, "torch's sharding rule for a view-like op, and whether its answer is right", NULL},
     {"groups", cmd_groups, "process-group rank lists of a device mesh (and HSDP groups)", NULL},
     {"offsets", cmd_offsets, "per-rank Philox offsets of DTensor's RNG tracker", NULL},
     {"policies", cmd_policies, "RNG policies x SPMD properties table", NULL},
