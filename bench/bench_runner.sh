@@ -11,8 +11,8 @@
 # and prints one row per family: the CPU seconds and the ratios ref/verify (goal: within 3x)
 # and mpi N/ref (goal: within 1.5x).  Each figure is the median of BENCH_REPEAT runs (1).
 #
-# Usage: bench/bench_runner.sh [FAMILY...]   (default: shard-layout group-ranks rng-offsets
-#        redistribute-plan)
+# Usage: bench/bench_runner.sh [FAMILY...]   (default: every family `shardcheck registry`
+#        lists)
 #   SHARDCHECK (default $top_builddir/tools/shardcheck, then _build/tools/shardcheck),
 #   GOLDEN (default $top_srcdir/golden), MPIRUN (default mpirun), MPIRUN_ARGS (default
 #   "--oversubscribe --allow-run-as-root"), NP (default "2 4").
@@ -31,7 +31,8 @@ margs=${MPIRUN_ARGS:---oversubscribe --allow-run-as-root}
 nps=${NP:-2 4}
 rep=${BENCH_REPEAT:-1}
 py=${SHARDCHECK_PYTHON:-python3}
-[ $# -gt 0 ] || set -- shard-layout group-ranks rng-offsets redistribute-plan
+# shellcheck disable=SC2046  # one family name per word
+[ $# -gt 0 ] || set -- $("$sc" registry families --names)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench_runner.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
