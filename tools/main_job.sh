@@ -20,49 +20,43 @@ G="$here/golden"
 export OMPI_MCA_mpi_warn_on_fork=0
 MPIARGS="--oversubscribe --bind-to none"
 [ "$(id -u)" -eq 0 ] && MPIARGS="$MPIARGS --allow-run-as-root"
-pass=0; fail=0; skip=0; waived=0; worst=0
-tally() { # tally LOG RC: add a run's closing "N passed, N failed[, N skipped]" line
-  local line; line=$(grep -E "^(# )?[0-9]+ passed, [0-9]+ failed" "$1" | tail -n1 | sed 's/^# //')
-  if [ -n "$line" ]; then
-    pass=$((pass + $(echo "$line" | awk '{print $1}'))); fail=$((fail + $(echo "$line" | awk '{print $3}')))
-    s=$(echo "$line" | awk '{print $5}'); skip=$((skip + ${s:-0}))
-    w=$(echo "$line" | grep -Eo '[0-9]+ waived' | awk '{print $1}'); waived=$((waived + ${w:-0}))
-  fi
-  [ "$2" -eq 0 ] || [ "$2" -eq 77 ] || worst=1
-}
-section() { echo; echo "=== $* ==="; }
-
-section "golden corpus"
-"$S" verify --manifest --golden "$G" || worst=1
+# The report: each stage's output goes to its log (_build/run-*.out, mpirun's banners and all);
+# tools/scripts/job_report.sh prints one line per stage from the logs (counts, time, status, the
+# log; a failing stage's Fail lines under it) and the closing table with the verdict.
+ledger=_build/main-job.ledger; : >"$ledger"
+report() { sh tools/scripts/job_report.sh "$@"; }
+echo
+echo "=== the conformance suite: one line per stage (backend, np, time, status, counts, log) ==="
+t0=$SECONDS
+"$S" verify --manifest --golden "$G" >_build/run-corpus.out 2>&1; rc=$?
+report stage "$ledger" corpus - $((SECONDS - t0)) _build/run-corpus.out $rc
 for backend in ref local; do
-  section "backend $backend"
+  t0=$SECONDS
   "$S" run --backend "$backend" --golden "$G" --max-ranks 64 >"_build/run-$backend.out" 2>&1; rc=$?
-  tail -n 25 "_build/run-$backend.out"; tally "_build/run-$backend.out" $rc
+  report stage "$ledger" "$backend" - $((SECONDS - t0)) "_build/run-$backend.out" $rc
 done
 for np in ${SHARDCHECK_NP:-1 2 3 4 8}; do
-  section "backend mpi, mpirun -np $np"
   # Every case at every np: a mesh larger than the job runs with each process hosting a block of
   # its ranks (README "Any rank count"), so no case may be NotSupported for its mesh's size.
   # tools/run/mpirun_runner.sh turns a rank that dies (mpirun ends the job) into a Crash line and a summary
-  t0=$(date +%s)
+  t0=$SECONDS
   MPIRUN_ARGS="$MPIARGS" bash tools/run/mpirun_runner.sh -np "$np" --shardcheck "$S" -- --golden "$G" \
     --verbose >"_build/run-mpi-$np.out" 2>&1; rc=$?
-  grep -v '^Pass ' "_build/run-mpi-$np.out" | tail -n 25; tally "_build/run-mpi-$np.out" $rc
   big=$(grep -c "NotSupported.*needs [0-9]* ranks" "_build/run-mpi-$np.out")
-  echo "mpi at np $np: $(grep -c '^Pass ' "_build/run-mpi-$np.out") cases passed, $big NotSupported for their mesh's size, $(( $(date +%s) - t0 )) s"
-  [ "$big" -eq 0 ] || worst=1
+  bad=(); [ "$big" -eq 0 ] || bad=(--bad "$big cases NotSupported for their mesh's size (must be 0)")
+  report stage "$ledger" mpi "$np" $((SECONDS - t0)) "${bad[@]}" "_build/run-mpi-$np.out" $rc
 done
 # The cuda backend: each rank's view on a GPU (torch-cuda-rng, rng-offsets random data). Without a
 # GPU (or a CUDA build) it says why and exits 77; with one it also runs under mpirun at np 2 and 4.
-section "backend cuda"
+t0=$SECONDS
 "$S" run --backend cuda --golden "$G" >"_build/run-cuda.out" 2>&1; rc=$?
-tail -n 5 "_build/run-cuda.out"; tally "_build/run-cuda.out" $rc
+report stage "$ledger" cuda - $((SECONDS - t0)) "_build/run-cuda.out" $rc
 if [ $rc -ne 77 ]; then
   for np in 2 4; do
-    section "backend cuda, mpirun -np $np"
+    t0=$SECONDS
     MPIRUN_ARGS="$MPIARGS" bash tools/run/mpirun_runner.sh -np "$np" --backend cuda --shardcheck "$S" \
       -- --golden "$G" >"_build/run-cuda-$np.out" 2>&1; rc=$?
-    tail -n 5 "_build/run-cuda-$np.out"; tally "_build/run-cuda-$np.out" $rc
+    report stage "$ledger" cuda "$np" $((SECONDS - t0)) "_build/run-cuda-$np.out" $rc
   done
 fi
 # The torch backend: real DTensor per rank (tools/harness/torch_worker.py, gloo), every family it
@@ -76,8 +70,7 @@ fi
 # (default 2000) override.
 if [ -x "$here/.venv/bin/python" ] && "$here/.venv/bin/python" -c "import torch" 2>/dev/null; then
   for np in ${SHARDCHECK_TORCH_NP:-1 2 3 4 8}; do
-    section "backend torch, mpirun -np $np"
-    t0=$(date +%s)
+    t0=$SECONDS runs=()
     cases=${SHARDCHECK_TORCH_CASES:-}
     [ -n "$cases" ] || { [ "$np" -ge 8 ] && cases=${SHARDCHECK_TORCH_CASES_NP8:-2000} || cases=0; }
     sample=(); [ "$cases" -gt 0 ] && sample=(--max-cases "$cases")
@@ -85,23 +78,20 @@ if [ -x "$here/.venv/bin/python" ] && "$here/.venv/bin/python" -c "import torch"
       SHARDCHECK_PYTHON="$here/.venv/bin/python" MPIRUN_ARGS="$MPIARGS" bash tools/run/mpirun_runner.sh \
         -np "$np" --backend torch --shardcheck "$S" -- --golden "$G" --family "$fam" \
         --waivers waivers/torch.json "${sample[@]}" >"_build/run-torch-$np-$fam.out" 2>&1; rc=$?
-      tail -n 3 "_build/run-torch-$np-$fam.out"; tally "_build/run-torch-$np-$fam.out" $rc
+      runs+=("_build/run-torch-$np-$fam.out" $rc)
     done
-    echo "torch backend at np $np: $(( $(date +%s) - t0 )) s wall"
+    report stage "$ledger" torch "$np" $((SECONDS - t0)) "${runs[@]}"
   done
 else
-  section "backend torch"; echo "skipped: no torch in $here/.venv (tools/harness/setup_venv.sh)"
+  report skip "$ledger" torch - "skipped: no torch in $here/.venv (tools/harness/setup_venv.sh)"
 fi
 # The full release matrix on request (--matrix or SHARDCHECK_MATRIX=1): every torch release
 # 2.11 .. 2.15 (a venv each), the harness and the torch backend, and the findings reproducers.
 if [ "${SHARDCHECK_MATRIX:-0}" = 1 ] || [ "$matrix" = 1 ]; then
-  section "torch release matrix (tools/scripts/torch_matrix.sh)"
+  t0=$SECONDS
   MATRIX_FINDINGS=1 bash tools/scripts/torch_matrix.sh _build >_build/torch-matrix.out 2>&1; rc=$?
-  tail -n 40 _build/torch-matrix.out
-  [ $rc -eq 0 ] || worst=1
+  report stage "$ledger" matrix - $((SECONDS - t0)) --no-counts _build/torch-matrix.out $rc
 fi
-section "report"
-printf 'backends ref, local, mpi (np %s), cuda, torch (np %s); full logs in _build/run-*.out\n' \
-  "${SHARDCHECK_NP:-1 2 3 4 8}" "${SHARDCHECK_TORCH_NP:-1 2 3 4 8}"
-echo "$pass passed, $fail failed, $skip skipped, $waived waived (torch's recorded findings: waivers/torch.json)"
-exit $worst
+echo
+echo "=== report (waived: torch's recorded findings, waivers/torch.json; skipped: NotSupported) ==="
+report summary "$ledger"

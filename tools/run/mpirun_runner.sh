@@ -32,8 +32,8 @@
 # launcher's own message above, not a Crash.
 # Exit codes are shardcheck's: 0 all passed, 1 failures (the closing line then counts at
 # least one), 2 bad usage (this script's options or the run options), 77 skipped, 99 internal.
-# Tested by conformance/tests/run_faults.sh (a killed rank), run_mpi.sh and hardening.sh (the
-# time limit, SIGTERM and SIGINT).
+# Tested by conformance/tests/run_faults.sh (a killed rank), run_mpi.sh, hardening.sh (the
+# time limit, SIGTERM and SIGINT) and main_report.sh (no "Killed" line, no timer left).
 set -u
 np=2 hostfile= use_srun=0 backend=mpi limit=${SHARDCHECK_RUNNER_TIME_LIMIT:-10800}
 # shardcheck: beside this script where both are installed (bin/), else a build in the
@@ -77,12 +77,12 @@ descendants() { # every process under PID (ranks run in process groups of their 
   ps -eo pid=,ppid= 2>/dev/null | awk -v root="$1" '{ p[$1] = $2 } END {
     for (x in p) { y = x; while ((y in p) && y != root && y > 1) y = p[y]; if (y == root && x != root) print x } }'
 }
-stop_timer() { # the timer and its sleep: frozen first, so it cannot fork one unseen (its
-  # stderr is /dev/null: the sleep's death is no "Killed" line in the output)
+stop_timer() { # the timer and its sleep: frozen first, so it cannot fork one unseen.  The
+  # timer is no child of this shell (started detached below), so bash has no job to report
+  # "Killed" for, and its own stderr is /dev/null for the sleep's death.
   [ -n "$timer" ] || return 0
   kill -STOP "$timer" 2>/dev/null
   kill -KILL "$timer" $(descendants "$timer") 2>/dev/null
-  wait "$timer" 2>/dev/null
   timer=
 }
 stop_grace() { # the grace timer the output filter started after rank 0's report, if any
@@ -148,8 +148,9 @@ else
   ${MPIRUN:-mpirun} ${MPIRUN_ARGS:-} $fwd -np "$np" "$sc" run --backend "$backend" "$@" >"$fifo" &
 fi
 child=$!
-( sleep "$limit" && kill -USR1 $$ ) 2>/dev/null &  # its sleep is killed at the end: no "Killed" line
-timer=$!
+# The timer is started detached (its parent subshell exits at once): were it this shell's job,
+# bash could print "N Killed ( sleep ... )" for it whenever it reaps it, after any redirection.
+timer=$( (sleep "$limit" && kill -USR1 $$) >/dev/null 2>&1 & echo $!)
 while :; do
   wait "$child"; rc=$?
   kill -0 "$child" 2>/dev/null || break  # reaped: rc is the job's; otherwise a trap ran
