@@ -6,17 +6,20 @@
 #      verify, the mpirun runner at 1, 2, 3, 4, 8 ranks, fault injection)
 #   3. the same under ASan+UBSan
 #   4. the harness: every golden family cross-checked against real torch 2.13 and jax
-#   5. torch 2.15 (the newest release) on a deterministic sample, and issue 21's check that verify
-#      passes a candidate torch 2.15's harness wrote under --torch-version 2.15 and fails it
-#      under 2.13 on exactly the changed tests (tools/scripts/release_check.sh; a second venv,
-#      $SHARDCHECK_VENV_2_15_0 or .venv-torch-2.15.0; SHARDCHECK_RELEASE_CHECK=0 skips it)
+#   5. the newest release `shardcheck registry releases` names (2.15 today) on a deterministic
+#      sample, and issue 21's check that verify passes a candidate its harness wrote under
+#      --torch-version NEWEST and fails it under the pinned release on exactly the changed tests
+#      (tools/scripts/release_check.sh; a second venv, $SHARDCHECK_VENV_NEWEST or
+#      .venv-torch-NEWEST; SHARDCHECK_RELEASE_CHECK=0 skips it)
 #   6. `make distcheck` (SHARDCHECK_DISTCHECK=0 skips it), configured --without-mpi: the tarball
 #      builds and passes `make check` in the configuration steps 2-3 do not build (MPI's own
 #      tests ran in step 2; conformance/tests/build_without_mpi.sh guards it in every make check)
 # To keep CI near 30 minutes on 2 cores (issue 36), work that waits on other things runs beside
-# the stages that leave a core idle: the 2.15 venv (downloads) installs during the builds, and
-# distcheck (-j2) runs beside the harness and 2.15 stages (mostly one Python process each); its
-# result is collected, and its time printed, before the summary.
+# the stages that leave a core idle: the newest release's venv (downloads) installs during the
+# plain make check, and distcheck (-j2) runs beside the harness and newest-release stages (mostly
+# one Python process each); its result is collected, and its time printed, before the summary.
+# Each make check runs -j3 on 2 cores: its longest tests start first (Makefile.am SLOW_TESTS),
+# and many wait on mpirun, torch imports and watchdogs, whose idle time a third slot fills.
 # Ends with one line "N passed, N failed" summing every stage.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -42,12 +45,7 @@ stage "set-up"
 bash tools/setup.sh --venv --browser || { echo "set-up failed"; echo "0 passed, 1 failed"; exit 1; }
 export SHARDCHECK_PYTHON="$here/.venv/bin/python"
 mkdir -p _build
-v215=${SHARDCHECK_VENV_2_15_0:-$here/.venv-torch-2.15.0}
-venv215_pid=
-if [ "${SHARDCHECK_RELEASE_CHECK:-1}" != 0 ]; then # downloads: beside the builds
-  bash tools/harness/setup_venv.sh --release 2.15.0 "$v215" >_build/venv-2.15.out 2>&1 &
-  venv215_pid=$!
-fi
+venv_new_pid= newest=
 
 stage "build (with CUDA where nvcc is) and make check"
 # The CUDA kernels (lib/cuda), the device test and bench/bench_cuda are compiled with nvcc whenever
@@ -57,7 +55,16 @@ cuda_flag=()
 if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then cuda_flag=(--with-cuda); fi
 echo "CUDA build: ${cuda_flag[*]:-no nvcc on this machine}"
 if bash tools/build.sh _build "${cuda_flag[@]}"; then
-  make -C _build -j2 check >_build/check.out 2>&1; rc=$?
+  export SHARDCHECK="$here/_build/tools/shardcheck" # the harness asks this binary (the registry)
+  # the newest release (the registry: no script lists releases) and its venv, downloading
+  # beside make check
+  newest=$("$SHARDCHECK" registry releases | awk '$NF == "newest" {print $2}')
+  if [ "${SHARDCHECK_RELEASE_CHECK:-1}" != 0 ] && [ -n "$newest" ]; then
+    venv_new=${SHARDCHECK_VENV_NEWEST:-$here/.venv-torch-$newest}
+    bash tools/harness/setup_venv.sh --release "$newest" "$venv_new" >_build/venv-newest.out 2>&1 &
+    venv_new_pid=$!
+  fi
+  make -C _build -j3 check >_build/check.out 2>&1; rc=$?
   grep -E "^(FAIL|XPASS|ERROR):|^# (TOTAL|PASS|SKIP|XFAIL|FAIL|XPASS|ERROR):" _build/check.out | tail -n 60
   add_counts _build/check.out
   [ $rc -eq 0 ] || { stages_failed+=("make check"); cat _build/test-suite.log 2>/dev/null | tail -n 80; }
@@ -69,7 +76,7 @@ stage "ASan+UBSan build and make check"
 san="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0" UBSAN_OPTIONS="print_stacktrace=1"
 if bash tools/build.sh _build-asan --without-cuda CFLAGS="$san" LDFLAGS="-fsanitize=address,undefined"; then
-  SHARDCHECK_SANITIZED=1 make -C _build-asan -j2 check >_build-asan/check.out 2>&1; rc=$?
+  SHARDCHECK_SANITIZED=1 make -C _build-asan -j3 check >_build-asan/check.out 2>&1; rc=$?
   grep -E "^(FAIL|XPASS|ERROR):|^# (TOTAL|PASS|SKIP|XFAIL|FAIL|XPASS|ERROR):" _build-asan/check.out | tail -n 60
   add_counts _build-asan/check.out
   [ $rc -eq 0 ] || { stages_failed+=("asan make check"); tail -n 80 _build-asan/test-suite.log 2>/dev/null; }
@@ -79,7 +86,7 @@ fi
 unset ASAN_OPTIONS UBSAN_OPTIONS
 
 distcheck_pid=
-if [ "${SHARDCHECK_DISTCHECK:-1}" != 0 ]; then # beside the harness and 2.15 stages (see the top)
+if [ "${SHARDCHECK_DISTCHECK:-1}" != 0 ]; then # beside the harness and newest-release stages (see the top)
   ( t=$(date +%s)
     make -C _build -j2 distcheck DISTCHECK_CONFIGURE_FLAGS="--without-cuda --without-mpi" \
       >_build/distcheck.out 2>&1; rc=$?
@@ -87,7 +94,8 @@ if [ "${SHARDCHECK_DISTCHECK:-1}" != 0 ]; then # beside the harness and 2.15 sta
   distcheck_pid=$!
 fi
 
-stage "harness: golden vs torch 2.13 and jax"
+pinned=$("${SHARDCHECK:-_build/tools/shardcheck}" registry releases 2>/dev/null | awk '$NF == "pinned" {print $1}')
+stage "harness: golden vs torch ${pinned:-(pinned)} and jax"
 # Every family with an adapter is cross-checked, each in its own Python process (the adapters set up
 # torch's fake process-group world differently). To keep CI near 30 minutes on 2 cores the slowest
 # families are sampled deterministically (every K-th case; every file and group is still reached);
@@ -114,19 +122,20 @@ pp=$(grep -Eo "[0-9]+ passed" _build/pytest.out | tail -n1 | awk '{print $1}'); 
 [ $rc -eq 0 ] || { stages_failed+=("harness pytest"); fail=$((fail+1)); }
 
 if [ "${SHARDCHECK_RELEASE_CHECK:-1}" != 0 ]; then
-  stage "torch 2.15: harness sample and the release candidate check"
-  t215=$(date +%s)
-  if wait "$venv215_pid"; then
-    bash tools/scripts/release_check.sh "$v215" _build >_build/release-2.15.out 2>&1; rc=$?
-    grep -E "^(MISMATCH|ok|not ok|harness|torch)" _build/release-2.15.out | head -n 40
-    line=$(tail -n1 _build/release-2.15.out)
+  stage "torch ${newest:-(newest)}: harness sample and the release candidate check"
+  t_new=$(date +%s)
+  if [ -n "$venv_new_pid" ] && wait "$venv_new_pid"; then
+    bash tools/scripts/release_check.sh "$venv_new" _build >_build/release-newest.out 2>&1; rc=$?
+    grep -E "^(MISMATCH|ok|not ok|harness|torch)" _build/release-newest.out | head -n 40
+    line=$(tail -n1 _build/release-newest.out)
     rp=$(echo "$line" | awk '{print $1}'); rf=$(echo "$line" | awk '{print $3}')
     pass=$((pass+${rp:-0})); fail=$((fail+${rf:-0}))
-    [ $rc -eq 0 ] || stages_failed+=("torch 2.15")
+    [ $rc -eq 0 ] || stages_failed+=("torch $newest")
   else
-    tail -n 20 _build/venv-2.15.out; stages_failed+=("torch 2.15 venv"); fail=$((fail+1))
+    tail -n 20 _build/venv-newest.out 2>/dev/null
+    stages_failed+=("torch ${newest:-(newest)} venv"); fail=$((fail+1))
   fi
-  echo "torch 2.15 stage: $(( $(date +%s) - t215 )) s (the install ran beside the builds)"
+  echo "torch $newest stage: $(( $(date +%s) - t_new )) s (the install ran beside make check)"
 fi
 
 if [ -n "$distcheck_pid" ]; then
