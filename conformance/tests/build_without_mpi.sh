@@ -20,12 +20,12 @@ use_tmpdir
 grep -v '^#define HAVE_MPI' "$cfg" >"$tmp/config.h"
 inc="-I$tmp"
 for d in lib lib/core lib/layout lib/rng lib/offsets lib/plan lib/exec conformance/corpus \
-         conformance/families tools/cli tools/common tools/run tools/verify tools/vendor; do
+         conformance/families tools/cli tools/common tools/run tools/verify tools/kit; do
   inc="$inc -I$top_srcdir/$d"
 done
 n=0
 for f in "$top_srcdir"/tools/cli/*.c "$top_srcdir"/tools/common/*.c "$top_srcdir"/tools/run/*.c "$top_srcdir"/tools/verify/*.c \
-         "$top_srcdir"/tools/vendor/*.c "$top_srcdir"/lib/exec/*.c; do
+         "$top_srcdir"/tools/kit/*.c "$top_srcdir"/lib/exec/*.c; do
   case $f in */comm_mpi.c) continue ;; esac
   n=$((n+1))
   # shellcheck disable=SC2086  # word lists

@@ -23,7 +23,7 @@
 #include <jansson.h>
 #include "shardcheck.h"
 
-enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_SKIP = 77, EXIT_INTERNAL = 99 };
+#include "exit_codes.h"
 
 /* Options most query commands share. */
 typedef struct cli_common {
@@ -200,8 +200,8 @@ int cmd_rng_ops(int argc, char **argv);    /* mk/offsets.am */
 int cmd_audit_plan(int argc, char **argv); /* mk/plan.am */
 int cmd_run(int argc, char **argv);      /* mk/exec.am */
 int cmd_placement(int argc, char **argv);
-int cmd_explain(int argc, char **argv);  /* mk/vendor.am */
-int cmd_report(int argc, char **argv);   /* mk/vendor.am */
-int cmd_certify(int argc, char **argv);  /* mk/vendor.am */
+int cmd_explain(int argc, char **argv);  /* mk/kit.am */
+int cmd_report(int argc, char **argv);   /* mk/kit.am */
+int cmd_certify(int argc, char **argv);  /* mk/kit.am */
 
 #endif

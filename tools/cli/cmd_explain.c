@@ -1,7 +1,7 @@
 /*
  * cmd_explain.c — `shardcheck explain`: a picture of who holds what.
  *   explain --mesh M [--ranks L] --placements P --shape S [--op OP] [--svg FILE]
- * draws a layout given on the command line (tools/vendor/explain_draw.c: the global tensor
+ * draws a layout given on the command line (tools/kit/explain_draw.c: the global tensor
  * with each shard's block, the shards, the groups of every mesh dim; with --op, a random op
  * torch tracks on this layout, each shard's Philox window: an untracked or rejected op is
  * exit 2 saying so, as audit rng decides).

@@ -15,7 +15,7 @@
  * answering the case twice, --svg of a case without a layout.  Only golden-format
  * knowledge and the inputs' layout members are used: no family is named here.
  * It lives in tools/cli beside cmd_explain.c (messages and exit codes are the CLI's); the
- * drawing is tools/vendor/explain_draw.c's.  Tested by conformance/tests/cli_explain.sh and
+ * drawing is tools/kit/explain_draw.c's.  Tested by conformance/tests/cli_explain.sh and
  * run_failure_groups.sh (a run's JSON).
  */
 #include "config.h"

@@ -3,7 +3,7 @@
  * verdict, the statement it is about (implementation, the torch release judged against,
  * families, rank counts), the failure groups — by flag and by differing field, largest first,
  * each with its count, the flag's note, its smallest case's inputs and an inline picture of
- * that case (tools/vendor/explain_draw.c) — and NotSupported grouped by reason with counts.
+ * that case (tools/kit/explain_draw.c) — and NotSupported grouped by reason with counts.
  * verify's JSON carries its groups; a run's failures are grouped here the same way
  * (report_group_failures over the golden trees).  No script: detail folds with <details>.
  * Tested by conformance/tests/report_html.sh, which loads the page in headless chromium and

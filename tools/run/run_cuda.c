@@ -37,7 +37,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/wait.h>
-#include "cli.h"
+#include "exit_codes.h"
 #include "run.h"
 #ifdef HAVE_CUDA
 #include "cuda/shc_cuda.h"

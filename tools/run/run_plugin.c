@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "cli.h"
+#include "exit_codes.h"
 #include "run.h"
 #include "golden.h"
 #include "plugin_comm.h"

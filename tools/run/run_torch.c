@@ -24,7 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli.h"
+#include "exit_codes.h"
 #include "run.h"
 #include "run_child.h"
 /* The torch backend's own state: the process group (--backend torch[:gloo|:nccl]). */

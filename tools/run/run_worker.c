@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "cli.h"
+#include "exit_codes.h"
 #include "run.h"
 #include "run_child.h"
 #ifdef HAVE_MPI

@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/wait.h>
-#include "cli.h"
+#include "exit_codes.h"
 #include "certify_spawn.h"
 
 static void child_exec(char *const argv[], const char *out, const char *err)

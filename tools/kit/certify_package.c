@@ -8,7 +8,7 @@
 #include "config.h"
 #include <stdlib.h>
 #include <string.h>
-#include "cli.h"
+#include "exit_codes.h"
 #include "certify.h"
 #include "torch_version.h"
 #include "golden.h"

@@ -113,7 +113,7 @@ int cert_reverify(const char *dir, const char *golden, const char *exe, const ch
  * every file a package has must be there (issue 38 M5). */
 /* report.html's renderer, report_html_write (cmd_report.c, tools/cli): --check renders the page
  * again through this pointer, which cmd_certify.c passes, so calls still go one way between
- * tools/cli and tools/vendor (call_graph.sh). */
+ * tools/cli and tools/kit (call_graph.sh). */
 typedef int (*cert_page_fn)(const char *out, const char *golden, char *const *inputs, int ninputs,
                             int argc, char **argv, const char *torch_opt, const json_t *statement,
                             size_t *cells, long long *fails, shc_err *e);
