@@ -15,17 +15,18 @@
 #include <string.h>
 #include "shardcheck.h"
 
-static const shc_torch_release_info RELEASES[SHC_TORCH_RELEASE_END] = {
+static const shc_torch_release_info RELEASES[SHC_TORCH_SLOTS] = {
     [SHC_TORCH_2_11] = {"2.11", "2.11.0"},
     [SHC_TORCH_2_12] = {"2.12", "2.12.1"},
     [SHC_TORCH_2_13] = {"2.13", "2.13.0"},
     [SHC_TORCH_2_14] = {"2.14", "2.14.1"},
     [SHC_TORCH_2_15] = {"2.15", "2.15.0"},
+    [SHC_TORCH_FIXTURE] = {"9.99", "9.99.0"}, /* the fixture's; never parsed or listed */
 };
 
 /* Paths are under torch/distributed/tensor/ unless absolute; "2.X a:b" is the line range in
  * that release's source (the wheels' site-packages). */
-static const shc_torch_change_info CHANGES[SHC_TC_COUNT] = {
+static const shc_torch_change_info CHANGES[SHC_TC_SLOTS] = {
     [SHC_TC_SHARD_TO_PARTIAL] = {
         "ShardToPartialStep", SHC_TORCH_SET(SHC_TORCH_2_14) | SHC_TORCH_SET(SHC_TORCH_2_15),
         "torch 2.14 made Shard(d) -> Partial(sum) one local step: the min-cost planner offers "
@@ -84,12 +85,17 @@ static const shc_torch_change_info CHANGES[SHC_TC_COUNT] = {
         "ops that accept any layout",
         "2.12.1 _decompositions.py:191-245, _ops/utils.py:173-225, :597-606; 2.13.0 "
         "_ops/_random_ops.py:39-53"},
+    [SHC_TC_FIXTURE] = {
+        "FixtureRule", SHC_TORCH_SET(SHC_TORCH_FIXTURE),
+        "the fictitious release 9.99 of check_release_rows.c raises for a Shard -> "
+        "_StridedShard step (comm \"unsupported\") where 2.15 goes through Replicate",
+        "none: a test fixture"},
 };
 
 const shc_torch_release_info *shc_torch_release_get(shc_torch_release r)
 {
     r = shc_torch_norm(r);
-    return (unsigned)r < SHC_TORCH_RELEASE_END && r != SHC_TORCH_PINNED ? &RELEASES[r] : NULL;
+    return (unsigned)r < SHC_TORCH_SLOTS && r != SHC_TORCH_PINNED ? &RELEASES[r] : NULL;
 }
 
 shc_torch_release shc_torch_norm(shc_torch_release r)
@@ -131,12 +137,49 @@ int shc_torch_release_parse(const char *s, shc_torch_release *out, shc_err *e)
 
 const shc_torch_change_info *shc_torch_change_get(shc_torch_change c)
 {
-    return (unsigned)c < SHC_TC_COUNT ? &CHANGES[c] : NULL;
+    return (unsigned)c < SHC_TC_SLOTS ? &CHANGES[c] : NULL;
 }
 
 bool shc_torch_has(shc_torch_release r, shc_torch_change c)
 {
-    return (unsigned)c < SHC_TC_COUNT && (CHANGES[c].releases & SHC_TORCH_SET(shc_torch_norm(r)));
+    if (r == SHC_TORCH_FIXTURE && c < SHC_TC_COUNT) /* 2.15 plus its own row */
+        r = SHC_TORCH_2_15;
+    return (unsigned)c < SHC_TC_SLOTS && (CHANGES[c].releases & SHC_TORCH_SET(shc_torch_norm(r)));
+}
+
+bool shc_torch_ask(shc_torch_release r, shc_torch_change c, uint32_t *asked)
+{
+    if (asked && (unsigned)c < SHC_TC_SLOTS)
+        *asked |= 1u << c;
+    return shc_torch_has(r, c);
+}
+
+uint32_t shc_torch_differs(shc_torch_release r)
+{
+    uint32_t d = 0;
+    for (int c = 0; c < SHC_TC_SLOTS; c++)
+        if (shc_torch_has(r, (shc_torch_change)c) != shc_torch_has(SHC_TORCH_PINNED,
+                                                                   (shc_torch_change)c))
+            d |= 1u << c;
+    return d;
+}
+
+int shc_torch_check_rows(shc_err *e)
+{
+    for (int c = 0; c < SHC_TC_COUNT; c++) {
+        const shc_torch_change_info *ci = &CHANGES[c];
+        if (!ci->flag || !*ci->flag || !ci->what || !ci->where)
+            return shc_fail(e, SHC_EINTERNAL, "torch change row %d: no flag, text or source", c);
+        if (!ci->releases || (ci->releases & ~(uint32_t)SHC_TORCH_ALL_RELEASES))
+            return shc_fail(e, SHC_EINTERNAL, "torch change row %d (%s): releases 0x%x name "
+                            "no release or one outside 2.11-2.15 (SHC_TORCH_ALL_RELEASES 0x%x)",
+                            c, ci->flag, ci->releases, (unsigned)SHC_TORCH_ALL_RELEASES);
+        for (int d = 0; d < c; d++)
+            if (!strcmp(CHANGES[d].flag, ci->flag))
+                return shc_fail(e, SHC_EINTERNAL, "torch change rows %d and %d share the flag "
+                                "%s", d, c, ci->flag);
+    }
+    return SHC_OK;
 }
 
 int shc_torch_change_by_flag(const char *flag)
@@ -151,7 +194,7 @@ void shc_torch_set_format(uint32_t set, char *buf, size_t n)
 {
     size_t k = 0;
     buf[0] = '\0';
-    for (int r = SHC_TORCH_FIRST; r < SHC_TORCH_RELEASE_END && k < n; r++)
+    for (int r = SHC_TORCH_FIRST; r < SHC_TORCH_SLOTS && k < n; r++)
         if (set & SHC_TORCH_SET(r))
             k += (size_t)snprintf(buf + k, n - k, "%s%s", k ? ", " : "", RELEASES[r].name);
 }
