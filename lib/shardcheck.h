@@ -75,9 +75,9 @@ typedef enum shc_torch_release {
     SHC_TORCH_2_14,
     SHC_TORCH_2_15,
     SHC_TORCH_RELEASE_END,
-    /* A fictitious release, "9.99": 2.15 plus one new rule (SHC_TC_FIXTURE), for the fixture
-     * test only (check_release_rows.c): no name parses to it, no family lists it, and the
-     * golden writer answers for it only where a test adds it to the writer's set. */
+    /* A fictitious release, "9.99": the newest real one plus one new rule (SHC_TC_FIXTURE),
+     * for the fixture test only (check_release_rows.c): no name parses to it, no family lists
+     * it, and the golden writer answers for it only where a test adds it to the writer's set. */
     SHC_TORCH_FIXTURE = SHC_TORCH_RELEASE_END,
     SHC_TORCH_SLOTS
 } shc_torch_release;

@@ -1,15 +1,15 @@
 /*
  * check_release_rows.c — the torch release rows as the generator uses them (issue 37 item 1):
  * every change row names only known releases; the golden writer computes a release only where
- * a row the pinned answer asked holds otherwise in it; and the fixture: a fictitious release,
- * "9.99" (SHC_TORCH_FIXTURE: 2.15 plus one new row, SHC_TC_FIXTURE: Shard -> _StridedShard
- * raises; never parsed, listed or written by `gen`), added to the redistribute-plan writer,
- * changes the answers exactly in the cases where its rule applies and nowhere else.  Where
- * the rule applies is read off the 2.15 answers' plans (an S -> _S step that 2.15 executes
- * as "strided"), not from the code under test's change bits; and the regenerated files then
- * differ byte for byte from the old ones, which golden_regen.sh's comparison would refuse.
- * Before issue 37 the family's own release_may_differ listed the rows it knew and answered
- * "same" for any other, so this test failed: 9.99 was never computed.
+ * a row the pinned answer asked holds otherwise in it; and the fixture: a fictitious release
+ * "9.99" (SHC_TORCH_FIXTURE: the newest release, 2.15, plus one new row, SHC_TC_FIXTURE:
+ * Shard -> _StridedShard raises; never parsed, listed or written by `gen`), added to the
+ * redistribute-plan writer, changes the answers exactly where its rule applies and nowhere
+ * else.  Where the rule applies is read off the 2.15 answers' plans (an S -> _S step that
+ * 2.15 executes as "strided"), not from the code under test's change bits; the regenerated
+ * files then differ byte for byte from the old ones, which golden_regen.sh would refuse.
+ * With the family's own release_may_differ of before issue 37 (it listed the rows it knew
+ * and answered "same" for any other) this test fails: 9.99 is never computed.
  */
 #include "config.h"
 #include <dirent.h>
@@ -37,15 +37,15 @@ START_TEST(rows_name_known_releases)
     shc_torch_supported(list, sizeof list);
     ck_assert_ptr_null(strstr(list, "9.99"));
     ck_assert_uint_eq(SHC_TORCH_ALL_RELEASES & SHC_TORCH_SET(SHC_TORCH_FIXTURE), 0);
-    /* ... and is 2.15 plus its own row, which no real release has */
+    /* ... and is the newest release plus its own row, which no real release has */
     for (int c = 0; c < SHC_TC_COUNT; c++)
         ck_assert_int_eq(shc_torch_has(SHC_TORCH_FIXTURE, (shc_torch_change)c),
-                         shc_torch_has(SHC_TORCH_2_15, (shc_torch_change)c));
+                         shc_torch_has(SHC_TORCH_RELEASE_END - 1, (shc_torch_change)c));
     ck_assert(shc_torch_has(SHC_TORCH_FIXTURE, SHC_TC_FIXTURE));
     for (int r = SHC_TORCH_FIRST; r < SHC_TORCH_RELEASE_END; r++)
         ck_assert(!shc_torch_has((shc_torch_release)r, SHC_TC_FIXTURE));
     ck_assert_uint_eq(shc_torch_differs(SHC_TORCH_FIXTURE),
-                      shc_torch_differs(SHC_TORCH_2_15) | 1u << SHC_TC_FIXTURE);
+                      shc_torch_differs(SHC_TORCH_RELEASE_END - 1) | 1u << SHC_TC_FIXTURE);
 }
 END_TEST
 
@@ -81,9 +81,11 @@ START_TEST(writer_computes_where_asked)
     int calls[SHC_TORCH_SLOTS] = {0};
     ck_assert_int_eq(shc_gw_test_by_release(w, shc_test_new("x", "valid"), asks_one_row, calls,
                                             &e), 0);
-    /* 2.13 (pinned), then 2.14 and 2.15, where the row holds otherwise; not 2.11 or 2.12 */
-    int want[SHC_TORCH_SLOTS] = {[SHC_TORCH_2_13] = 1, [SHC_TORCH_2_14] = 1,
-                                 [SHC_TORCH_2_15] = 1};
+    /* the pinned release, then those where the row holds otherwise (today 2.14 and 2.15) */
+    int want[SHC_TORCH_SLOTS] = {[SHC_TORCH_PIN_RELEASE] = 1};
+    for (int r = SHC_TORCH_FIRST; r < SHC_TORCH_RELEASE_END; r++)
+        want[r] |= shc_torch_has((shc_torch_release)r, SHC_TC_SHARD_TO_PARTIAL);
+    ck_assert_int_eq(want[SHC_TORCH_2_11] + want[SHC_TORCH_2_14], 1);
     for (int r = 0; r < SHC_TORCH_SLOTS; r++)
         ck_assert_msg(calls[r] == want[r], "release %d: %d calls, want %d", r, calls[r], want[r]);
     int all[SHC_TORCH_SLOTS] = {0};
@@ -162,7 +164,7 @@ static char kind_of(const char *p)
 static bool rule_applies(const json_t *t)
 {
     const json_t *res, *exp;
-    answer_of(t, "2.15", &res, &exp);
+    answer_of(t, shc_torch_release_name(SHC_TORCH_RELEASE_END - 1), &res, &exp);
     size_t i, j;
     json_t *plan, *st;
     json_array_foreach(json_object_get(exp, "plans"), i, plan)
@@ -213,7 +215,9 @@ static bool compare_file(const char *file, const char *const *real, long n[3])
             const char *what = json_string_value(json_object_get(f, "comment"));
             for (const char *const *r = real; *r; r++) /* no real release's answer moved */
                 ck_assert_msg(same_as(b, f, *r, *r), "%s: %s: torch %s changed", file, what, *r);
-            bool applies = rule_applies(f), differs = !same_as(f, f, "2.15", "9.99");
+            bool applies = rule_applies(f);
+            bool differs = !same_as(f, f, shc_torch_release_name(SHC_TORCH_RELEASE_END - 1),
+                                    shc_torch_release_name(SHC_TORCH_FIXTURE));
             ck_assert_msg(applies == differs, "%s: %s: the rule %s but the answer %s", file,
                           what, applies ? "applies" : "does not apply",
                           differs ? "changed" : "did not change");
@@ -231,7 +235,9 @@ START_TEST(fictitious_release_changes_exactly_where_its_rule_applies)
 {
     generate("base", SHC_TORCH_ALL_RELEASES);
     generate("fix", SHC_TORCH_ALL_RELEASES | SHC_TORCH_SET(SHC_TORCH_FIXTURE));
-    const char *const real[] = {"2.11", "2.12", "2.13", "2.14", "2.15", NULL};
+    const char *real[SHC_TORCH_SLOTS] = {0}; /* the real releases, from the table */
+    for (int r = SHC_TORCH_FIRST; r < SHC_TORCH_RELEASE_END; r++)
+        real[r - SHC_TORCH_FIRST] = shc_torch_release_name((shc_torch_release)r);
     char dir[300];
     snprintf(dir, sizeof dir, "%s/base/redistribute-plan", tmpdir);
     DIR *d = opendir(dir);

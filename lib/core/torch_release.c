@@ -142,8 +142,8 @@ const shc_torch_change_info *shc_torch_change_get(shc_torch_change c)
 
 bool shc_torch_has(shc_torch_release r, shc_torch_change c)
 {
-    if (r == SHC_TORCH_FIXTURE && c < SHC_TC_COUNT) /* 2.15 plus its own row */
-        r = SHC_TORCH_2_15;
+    if (r == SHC_TORCH_FIXTURE && c < SHC_TC_COUNT) /* the newest release plus its own row */
+        r = SHC_TORCH_RELEASE_END - 1;
     return (unsigned)c < SHC_TC_SLOTS && (CHANGES[c].releases & SHC_TORCH_SET(shc_torch_norm(r)));
 }
 
