@@ -86,6 +86,11 @@ typedef enum shc_torch_release {
 /* A set of releases: bit r for release r. */
 #define SHC_TORCH_SET(r) (1u << (unsigned)(r))
 #define SHC_TORCH_ALL_RELEASES (((1u << SHC_TORCH_RELEASE_END) - 1u) & ~1u)
+/* A change row's releases as a range, so that a release added at the end joins the rows of
+ * behaviour that has not changed back ("2.14 on") and stays out of the old ones ("up to
+ * 2.12") without editing them. */
+#define SHC_TORCH_FROM(r) (SHC_TORCH_ALL_RELEASES & ~(SHC_TORCH_SET(r) - 1u))
+#define SHC_TORCH_UP_TO(r) (SHC_TORCH_ALL_RELEASES & ((SHC_TORCH_SET(r) << 1) - 1u))
 
 typedef struct shc_torch_release_info {
     const char *name;  /* "2.13": how golden files and --torch-version name it */

@@ -30,6 +30,14 @@ START_TEST(rows_name_known_releases)
         ck_assert_uint_ne(set, 0);
         ck_assert_uint_eq(set & ~(uint32_t)SHC_TORCH_ALL_RELEASES, 0);
     }
+    /* rows are ranges: "2.14 on" and "up to 2.12" (the sets written out by hand) */
+    ck_assert_uint_eq(SHC_TORCH_FROM(SHC_TORCH_2_14), (1u << 4) | (1u << 5));
+    ck_assert_uint_eq(SHC_TORCH_UP_TO(SHC_TORCH_2_12), (1u << 1) | (1u << 2));
+    ck_assert_uint_eq(SHC_TORCH_UP_TO(SHC_TORCH_2_11), 1u << 1);
+    ck_assert_uint_eq(shc_torch_change_get(SHC_TC_SHARD_TO_PARTIAL)->releases,
+                      (1u << 4) | (1u << 5));
+    ck_assert_uint_eq(shc_torch_change_get(SHC_TC_DECOMPOSED_RANDOM)->releases,
+                      (1u << 1) | (1u << 2));
     /* the fixture is no release anyone can ask for */
     shc_torch_release r;
     ck_assert_int_eq(shc_torch_release_parse("9.99", &r, &e), SHC_EINVAL);

@@ -28,7 +28,7 @@ static const shc_torch_release_info RELEASES[SHC_TORCH_SLOTS] = {
  * that release's source (the wheels' site-packages). */
 static const shc_torch_change_info CHANGES[SHC_TC_SLOTS] = {
     [SHC_TC_SHARD_TO_PARTIAL] = {
-        "ShardToPartialStep", SHC_TORCH_SET(SHC_TORCH_2_14) | SHC_TORCH_SET(SHC_TORCH_2_15),
+        "ShardToPartialStep", SHC_TORCH_FROM(SHC_TORCH_2_14),
         "torch 2.14 made Shard(d) -> Partial(sum) one local step: the min-cost planner offers "
         "it as an explicit-only edge of cost 0 towards a Partial(sum) target (case 7, "
         "_get_shard_to_partial_target_states), and redistribute_local_tensor executes it by "
@@ -39,7 +39,7 @@ static const shc_torch_change_info CHANGES[SHC_TC_SLOTS] = {
         "_redistribute.py:931-944 (case 7), :1180-1210, :1259-1261, :1777-1791; "
         "placement_types.py:639-664 (2.14.1), :636-661 (2.15.0)"},
     [SHC_TC_STRIDED_NO_FALLBACK] = {
-        "StridedNoFallback", SHC_TORCH_SET(SHC_TORCH_2_11),
+        "StridedNoFallback", SHC_TORCH_UP_TO(SHC_TORCH_2_11),
         "torch 2.12 added the greedy fallback for a _StridedShard that does not decode into a "
         "shard order (_StridedShardNotDecodableError); torch 2.11 raises ValueError "
         "\"use_strided_shard_as_shard_order is True, but placements: ... is unable to be "
@@ -47,7 +47,7 @@ static const shc_torch_change_info CHANGES[SHC_TC_SLOTS] = {
         "2.11.0 _redistribute.py:1426-1430, _dtensor_spec.py:131-136; 2.12.1 "
         "_redistribute.py:1467-1482, _dtensor_spec.py:26, :141-143"},
     [SHC_TC_STRIDED_NOT_SHARD] = {
-        "StridedCountsAsReplicate", SHC_TORCH_SET(SHC_TORCH_2_11),
+        "StridedCountsAsReplicate", SHC_TORCH_UP_TO(SHC_TORCH_2_11),
         "torch 2.11 counts only Shard, not _StridedShard, where 2.12 calls _is_shard_like: "
         "DTensorSpec.num_shards (so the min-cost planner prices a step from a _StridedShard "
         "layout as if that mesh dim held replicas, and the greedy planner's nested-shard pass "
@@ -55,26 +55,26 @@ static const shc_torch_change_info CHANGES[SHC_TC_SLOTS] = {
         "2.11.0 _dtensor_spec.py:581-586, _redistribute.py:163-170, :1331; 2.12.1 "
         "_dtensor_spec.py:610-614, _redistribute.py:168-175, :1365"},
     [SHC_TC_STRIDED_STEPS_RAISE] = {
-        "StridedStepRaises", SHC_TORCH_SET(SHC_TORCH_2_11),
+        "StridedStepRaises", SHC_TORCH_UP_TO(SHC_TORCH_2_11),
         "torch 2.11's redistribute_local_tensor raises NotImplementedError for _StridedShard -> "
         "Shard, Partial -> _StridedShard and Shard -> _StridedShard (comm \"unsupported\"); "
         "torch 2.12 goes through Replicate",
         "2.11.0 _redistribute.py:1600-1603, :1627-1630, :1636-1640; 2.12.1 "
         "_redistribute.py:1662-1672, :1696-1704, :1710-1718"},
     [SHC_TC_MULTINOMIAL_NO_STRATEGY] = {
-        "MultinomialNoStrategy", SHC_TORCH_SET(SHC_TORCH_2_11) | SHC_TORCH_SET(SHC_TORCH_2_12),
+        "MultinomialNoStrategy", SHC_TORCH_UP_TO(SHC_TORCH_2_12),
         "torch 2.13 registered multinomial's sharding strategy; 2.11 and 2.12 reject "
         "torch.multinomial on a DTensor: \"Operator aten.multinomial.default does not have a "
         "sharding strategy registered.\"",
         "2.13.0 _ops/_random_ops.py:56-81; absent from 2.11.0 and 2.12.1 _ops/"},
     [SHC_TC_EXPONENTIAL_NO_STRATEGY] = {
-        "ExponentialNoStrategy", SHC_TORCH_SET(SHC_TORCH_2_11),
+        "ExponentialNoStrategy", SHC_TORCH_UP_TO(SHC_TORCH_2_11),
         "torch 2.12 gave exponential_ a (pointwise) sharding strategy; 2.11 rejects it on a "
         "DTensor: \"Operator aten.exponential_.default does not have a sharding strategy "
         "registered.\"",
         "2.12.1 _ops/_pointwise_ops.py:488; 2.13.0 _ops/_random_ops.py:46; absent from 2.11.0"},
     [SHC_TC_DECOMPOSED_RANDOM] = {
-        "DecomposedRandomOp", SHC_TORCH_SET(SHC_TORCH_2_11) | SHC_TORCH_SET(SHC_TORCH_2_12),
+        "DecomposedRandomOp", SHC_TORCH_UP_TO(SHC_TORCH_2_12),
         "in torch 2.11 and 2.12 log_normal_, geometric_ and cauchy_ have no registered "
         "strategy: DTensor derives one from the op's decomposition, whose expansion keeps only "
         "shardable layouts (every sharded tensor dim at least as large as its number of "
