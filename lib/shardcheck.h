@@ -74,13 +74,23 @@ typedef enum shc_torch_release {
     SHC_TORCH_2_13,
     SHC_TORCH_2_14,
     SHC_TORCH_2_15,
-    SHC_TORCH_RELEASE_END
+    SHC_TORCH_RELEASE_END,
+    /* A fictitious release, "9.99": the newest real one plus one new rule (SHC_TC_FIXTURE),
+     * for the fixture test only (check_release_rows.c): no name parses to it, no family lists
+     * it, and the golden writer answers for it only where a test adds it to the writer's set. */
+    SHC_TORCH_FIXTURE = SHC_TORCH_RELEASE_END,
+    SHC_TORCH_SLOTS
 } shc_torch_release;
 #define SHC_TORCH_FIRST SHC_TORCH_2_11
 #define SHC_TORCH_PIN_RELEASE SHC_TORCH_2_13
 /* A set of releases: bit r for release r. */
 #define SHC_TORCH_SET(r) (1u << (unsigned)(r))
 #define SHC_TORCH_ALL_RELEASES (((1u << SHC_TORCH_RELEASE_END) - 1u) & ~1u)
+/* A change row's releases as a range, so that a release added at the end joins the rows of
+ * behaviour that has not changed back ("2.14 on") and stays out of the old ones ("up to
+ * 2.12") without editing them. */
+#define SHC_TORCH_FROM(r) (SHC_TORCH_ALL_RELEASES & ~(SHC_TORCH_SET(r) - 1u))
+#define SHC_TORCH_UP_TO(r) (SHC_TORCH_ALL_RELEASES & ((SHC_TORCH_SET(r) << 1) - 1u))
 
 typedef struct shc_torch_release_info {
     const char *name;  /* "2.13": how golden files and --torch-version name it */
@@ -97,7 +107,11 @@ typedef enum shc_torch_change {
     SHC_TC_EXPONENTIAL_NO_STRATEGY, /* 2.11: exponential_ rejected on a DTensor */
     SHC_TC_DECOMPOSED_RANDOM,       /* 2.11, 2.12: log_normal_/geometric_/cauchy_ need
                                        shardable layouts */
-    SHC_TC_COUNT
+    SHC_TC_COUNT,
+    /* The fixture release's one new rule (9.99: Shard -> _StridedShard raises), a row of
+     * its own as a new release's new rule would be; no real release has it. */
+    SHC_TC_FIXTURE = SHC_TC_COUNT,
+    SHC_TC_SLOTS
 } shc_torch_change;
 
 typedef struct shc_torch_change_info {
@@ -122,6 +136,17 @@ void shc_torch_supported(char *buf, size_t n);
 const shc_torch_change_info *shc_torch_change_get(shc_torch_change c);
 /* Whether release r behaves as change c describes. */
 bool shc_torch_has(shc_torch_release r, shc_torch_change c);
+/* The same, and *asked |= c's bit: the one call a release-dependent answer makes where a row
+ * could change it (asked NULL: not recorded).  The golden writer recomputes a release only
+ * when a row the pinned answer asked about holds otherwise in it, so an answer that reads
+ * the release other than through this call is a silent trap (docs/torch-releases.md). */
+bool shc_torch_ask(shc_torch_release r, shc_torch_change c, uint32_t *asked);
+/* The changes (the fixture's row included) in which release r and the pinned release behave
+ * otherwise (bit c). */
+uint32_t shc_torch_differs(shc_torch_release r);
+/* The rows' lockstep check: every change names a flag, text, and only known releases (none
+ * outside SHC_TORCH_ALL_RELEASES, at least one); flags unique.  SHC_EINTERNAL naming the row. */
+int shc_torch_check_rows(shc_err *e);
 /* The change whose flag is `flag`, or -1. */
 int shc_torch_change_by_flag(const char *flag);
 /* "2.14, 2.15" for a set of releases. */

@@ -73,6 +73,9 @@ typedef struct shc_plan {
                                      never freed or realloc'd; copied to the heap to grow */
     uint32_t torch_changes;       /* bit c: the release's row of shc_torch_change c decided
                                      something (set also when planning fails) */
+    uint32_t torch_asked;         /* bit c: planning asked row c (shc_torch_ask), whichever
+                                     way it went: another release whose rows agree on these
+                                     bits plans the same */
 } shc_plan;
 
 /* Planner options: see shc_plan_opts_init for defaults. */

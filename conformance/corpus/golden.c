@@ -95,23 +95,22 @@ static bool same_answer(json_t *a, json_t *b)
 
 int shc_gw_test_by_release(shc_gw *w, json_t *t, shc_gw_answer_fn fn, void *ctx, shc_err *e)
 {
-    json_t *ans[SHC_TORCH_RELEASE_END] = {0};
-    uint32_t changes[SHC_TORCH_RELEASE_END] = {0};
+    json_t *ans[SHC_TORCH_SLOTS] = {0};
+    shc_gw_why why[SHC_TORCH_SLOTS] = {{0}};
+    uint32_t changes[SHC_TORCH_SLOTS] = {0};
     int rc = SHC_OK;
-    /* the pinned release first: a case it does not model is no test at all */
-    for (int k = 0; k <= SHC_TORCH_RELEASE_END - SHC_TORCH_FIRST && !rc; k++) {
+    /* the pinned release first: a case it does not model is no test at all; then every
+     * release in which a row the pinned answer asked holds otherwise (no other can differ) */
+    for (int k = 0; k <= SHC_TORCH_SLOTS - SHC_TORCH_FIRST && !rc; k++) {
         int r = k ? SHC_TORCH_FIRST + k - 1 : SHC_TORCH_PIN_RELEASE;
-        if (k && (r == SHC_TORCH_PIN_RELEASE || !(w->releases & SHC_TORCH_SET(r))))
+        if (k && (r == SHC_TORCH_PIN_RELEASE || !(w->releases & SHC_TORCH_SET(r)) ||
+                  !(why[SHC_TORCH_PIN_RELEASE].asked & shc_torch_differs((shc_torch_release)r))))
             continue;
         ans[r] = json_deep_copy(t);
-        rc = ans[r] ? fn(ctx, (shc_torch_release)r, ans[r], &changes[r], e)
+        why[r].asked = SHC_GW_ASKED_ALL;
+        rc = ans[r] ? fn(ctx, (shc_torch_release)r, ans[r], &why[r], e)
                     : shc_fail(e, SHC_ENOMEM, "golden writer: out of memory");
-        if (rc == SHC_GW_SAME && r != SHC_TORCH_PIN_RELEASE) {
-            json_decref(ans[r]);
-            ans[r] = NULL; /* answers as the pinned release */
-            rc = SHC_OK;
-            continue;
-        }
+        changes[r] = why[r].changes;
         if (rc == SHC_EUNSUPPORTED && r == SHC_TORCH_PIN_RELEASE) {
             rc = SHC_OK; /* the pinned release does not model it: no test */
             goto out;
@@ -125,7 +124,7 @@ int shc_gw_test_by_release(shc_gw *w, json_t *t, shc_gw_answer_fn fn, void *ctx,
         }
     }
     json_t *top = ans[SHC_TORCH_PIN_RELEASE], *by = json_array();
-    for (int r = SHC_TORCH_FIRST; r < SHC_TORCH_RELEASE_END && !rc; r++) {
+    for (int r = SHC_TORCH_FIRST; r < SHC_TORCH_SLOTS && !rc; r++) {
         if (!ans[r] || r == SHC_TORCH_PIN_RELEASE || same_answer(ans[r], top))
             continue;
         uint32_t mine = changes[r] & ~changes[SHC_TORCH_PIN_RELEASE];
@@ -135,7 +134,7 @@ int shc_gw_test_by_release(shc_gw *w, json_t *t, shc_gw_answer_fn fn, void *ctx,
                           json_string_value(json_object_get(t, "comment")),
                           shc_torch_release_name((shc_torch_release)r),
                           shc_torch_release_name(SHC_TORCH_PIN_RELEASE));
-        for (int c = 0; c < SHC_TC_COUNT && !rc; c++)
+        for (int c = 0; c < SHC_TC_SLOTS && !rc; c++)
             if (mine & (1u << c)) {
                 note_change(w, (shc_torch_change)c);
                 shc_test_flag(top, shc_torch_change_get((shc_torch_change)c)->flag);
@@ -161,7 +160,7 @@ int shc_gw_test_by_release(shc_gw *w, json_t *t, shc_gw_answer_fn fn, void *ctx,
         rc = shc_gw_test(w, top, e);
     }
 out:
-    for (int r = 0; r < SHC_TORCH_RELEASE_END; r++)
+    for (int r = 0; r < SHC_TORCH_SLOTS; r++)
         json_decref(ans[r]);
     json_decref(t);
     return rc;
@@ -329,7 +328,7 @@ static int write_file(const shc_gw *w, const gw_file *f, FILE *fp)
                              "notes", w->notes);
     if (w->releases) { /* the releases the file answers for: source.releases */
         json_t *rel = json_array();
-        for (int r = SHC_TORCH_FIRST; r < SHC_TORCH_RELEASE_END; r++)
+        for (int r = SHC_TORCH_FIRST; r < SHC_TORCH_SLOTS; r++)
             if (w->releases & SHC_TORCH_SET(r))
                 json_array_append_new(rel, json_string(shc_torch_release_name((shc_torch_release)r)));
         json_object_set_new(json_object_get(head, "source"), "releases", rel);

@@ -41,15 +41,21 @@ void shc_gw_note(shc_gw *w, const char *flag, const char *description);
 /* The torch releases the family's files answer for (source.releases; SHC_TORCH_SET bits).
  * The writer registers it from the family record's `releases`. */
 void shc_gw_releases(shc_gw *w, uint32_t set);
+/* Why an answer is what it is, in shc_torch_change bits (one per change row). */
+typedef struct shc_gw_why {
+    uint32_t changes; /* the rows that decided it (e.g. shc_plan.torch_changes) */
+    /* The rows it asked (shc_torch_ask, e.g. shc_plan.torch_asked).  The writer sets it to
+     * SHC_GW_ASKED_ALL before the call: an answer that does not track what it asks has every
+     * release computed; one that does sets it, and a release that agrees with the pinned one
+     * on every asked row is then not computed (it answers as the pinned one). */
+    uint32_t asked;
+} shc_gw_why;
+#define SHC_GW_ASKED_ALL UINT32_MAX
 /* One release's answer to a test whose inputs are in t: set "result" and "expected" (and
- * flags); *changes |= the shc_torch_change bits whose release rows decided it (e.g.
- * shc_plan.torch_changes).  SHC_EUNSUPPORTED: not modelled (no test, when the pinned
- * release says so). */
-typedef int (*shc_gw_answer_fn)(void *ctx, shc_torch_release r, json_t *t, uint32_t *changes,
+ * flags), and *why.  SHC_EUNSUPPORTED: not modelled (no test, when the pinned release says
+ * so). */
+typedef int (*shc_gw_answer_fn)(void *ctx, shc_torch_release r, json_t *t, shc_gw_why *why,
                                 shc_err *e);
-/* An answer function's "release r answers as the pinned one": no change that tells them apart
- * can apply to these inputs (the family's own conservative test), nothing computed. */
-#define SHC_GW_SAME 1000
 /* Append a test answered by every release the writer covers (steals t, the inputs): the
  * pinned release's answer at the top level, each release whose (result, expected) differs
  * in a "byVersion" entry {"torch": [releases], "result", "expected"} (releases with equal

@@ -349,7 +349,7 @@ typedef struct data_case {
 
 /* One release's answer (shc_gw_answer_fn): execute on every rank, the views; an input the
  * executor does not model (EUNSUPPORTED: dtype/op mixes) is no test. */
-static int answer(void *ctx, shc_torch_release rel, json_t *t, uint32_t *changes, shc_err *e)
+static int answer(void *ctx, shc_torch_release rel, json_t *t, shc_gw_why *why, shc_err *e)
 {
     const data_case *dc = ctx;
     shc_xcase x;
@@ -357,7 +357,7 @@ static int answer(void *ctx, shc_torch_release rel, json_t *t, uint32_t *changes
     if (rc)
         return shc_err_prefix(e, "table case %s %s -> %s", dc->mesh, dc->src, dc->dst);
     x.torch = rel;
-    *changes |= plan_changes(&x);
+    why->changes |= plan_changes(&x);
     shc_xtensor *res = calloc((size_t)x.mesh.size, sizeof *res);
     shc_err ee = {0};
     rc = res ? shc_exec_simulate(&x, res, &ee) : shc_fail(&ee, SHC_ENOMEM, "out of memory");

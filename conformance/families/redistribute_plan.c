@@ -311,6 +311,7 @@ typedef struct summary {
     int nreduce_ops;
     bool fallback, merged, unsupported, trace_raises;
     uint32_t changes; /* shc_plan.torch_changes over every rank */
+    uint32_t asked;   /* shc_plan.torch_asked over every rank */
 } summary;
 
 /* Accumulates expected_for's per-rank answers (a shc_plan_each_rank callback). */
@@ -326,6 +327,7 @@ static int add_rank(void *ctx, int64_t rank, const shc_plan *p, shc_err *e)
     rank_acc *a = ctx;
     summary *sm = a->sm;
     sm->changes |= p->torch_changes;
+    sm->asked |= p->torch_asked;
     a->planner = p->used == SHC_PLANNER_GRAPH ? "graph" : "greedy";
     sm->nreduce_ops = p->nreduce_ops;
     sm->fallback = p->strided_fallback;
@@ -363,6 +365,7 @@ static int expected_for(inputs *in, const int *perm, int nperm, json_t **out, su
             int rc2 = shc_plan_compute(&in->mesh, &in->src, &in->dst, &in->shape, &in->opts, r,
                                        &p, e);
             sm->changes |= p.torch_changes;
+            sm->asked |= p.torch_asked;
             shc_plan_free(&p);
             if (rc2)
                 break;
@@ -407,6 +410,7 @@ static int expected_all(inputs *in, json_t **out, json_t **alts, summary *sm, sh
         summary s2;
         rc = expected_for(in, perm, n, &x, &s2, e);
         sm->changes |= s2.changes;
+        sm->asked |= s2.asked;
         if (rc)
             break;
         if (json_equal(x, *out)) {
@@ -666,52 +670,20 @@ static bool mixed_ops(const shc_placements *pl)
     return (ops & (ops - 1)) && ops != ((1u << SHC_OP_SUM) | (1u << SHC_OP_AVG));
 }
 
-/* Whether release r's plan can differ from the pinned one's for these inputs (conservative:
- * the generator then skips computing it).  Every change of torch_release.c that touches
- * planning needs one of: a Partial(sum) target somewhere (S -> P(sum)), or a
- * _StridedShard in src or dst (the 2.11 changes); unparsable inputs are computed. */
-static bool release_may_differ(const json_t *t, shc_torch_release r)
-{
-    shc_placements a, b;
-    const char *src = json_string_value(json_object_get(t, "src"));
-    const char *dst = json_string_value(json_object_get(t, "dst"));
-    if (!src || !dst || shc_placements_parse(&a, src, NULL) || shc_placements_parse(&b, dst, NULL))
-        return true;
-    bool psum = false, strided = false;
-    for (int i = 0; i < b.n; i++)
-        psum |= b.p[i].kind == SHC_P_PARTIAL && b.p[i].op == SHC_OP_SUM;
-    for (int i = 0; i < a.n || i < b.n; i++)
-        strided |= (i < a.n && a.p[i].kind == SHC_P_STRIDED) ||
-                   (i < b.n && b.p[i].kind == SHC_P_STRIDED);
-    for (int c = 0; c < SHC_TC_COUNT; c++) {
-        if (shc_torch_has(r, (shc_torch_change)c) == shc_torch_has(SHC_TORCH_PINNED,
-                                                                   (shc_torch_change)c))
-            continue;
-        if (c == SHC_TC_SHARD_TO_PARTIAL ? psum
-            : c == SHC_TC_STRIDED_NO_FALLBACK || c == SHC_TC_STRIDED_NOT_SHARD ||
-                      c == SHC_TC_STRIDED_STEPS_RAISE ? strided
-                                                      : false)
-            return true;
-    }
-    return false;
-}
-
 /* One release's answer to a test (shc_gw_answer_fn; ctx: the group): the JSON inputs are
- * in t, the release goes in as t's "torch" member for the time of the computation. */
-static int answer(void *ctx, shc_torch_release r, json_t *t, uint32_t *changes, shc_err *e)
+ * in t; the release r is handed to the planners, and what they asked goes to why->asked. */
+static int answer(void *ctx, shc_torch_release r, json_t *t, shc_gw_why *why, shc_err *e)
 {
     const json_t *group = ctx;
     inputs in;
     json_t *x, *alts;
     summary sm = {0};
-    if (r != SHC_TORCH_PIN_RELEASE && !release_may_differ(t, r))
-        return SHC_GW_SAME;
-    json_object_set_new(t, "torch", json_string(shc_torch_release_name(r)));
     int rc = parse_inputs(group, t, &in, e);
-    json_object_del(t, "torch");
     if (rc == SHC_OK) {
+        in.opts.torch = r; /* handed down, not written into t: the fixture's has no name */
         rc = expected_all(&in, &x, &alts, &sm, e);
-        *changes |= sm.changes;
+        why->changes |= sm.changes;
+        why->asked = sm.asked; /* the planners' shc_torch_ask rows: the writer's to use */
         if (rc == SHC_OK) {
             add_flags(t, &in, &sm, x);
             if (alts) {

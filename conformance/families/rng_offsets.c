@@ -420,11 +420,11 @@ typedef struct op_case {
 } op_case;
 
 /* One release's answer to an op case (shc_gw_answer_fn): the op's row in that release. */
-static int op_answer(void *ctx, shc_torch_release r, json_t *t, uint32_t *changes, shc_err *e)
+static int op_answer(void *ctx, shc_torch_release r, json_t *t, shc_gw_why *why, shc_err *e)
 {
     const op_case *oc = ctx;
     const shc_rng_op *op = shc_rng_op_in(oc->op, r);
-    *changes |= op->torch_changes;
+    why->changes |= op->torch_changes;
     json_object_set_new(t, "result", json_string("valid"));
     return fill(t, oc->group, op, e);
 }

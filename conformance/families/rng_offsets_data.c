@@ -261,7 +261,7 @@ static int64_t seed_elements(const json_t *group, const json_t *start, const jso
 
 /* One release's answer (shc_gw_answer_fn; ctx: the group): the release goes in as t's
  * "torch" member while the ranks are computed. */
-static int data_answer(void *ctx, shc_torch_release rel, json_t *t, uint32_t *changes,
+static int data_answer(void *ctx, shc_torch_release rel, json_t *t, shc_gw_why *why,
                        shc_err *e)
 {
     const json_t *group = ctx;
@@ -281,7 +281,7 @@ static int data_answer(void *ctx, shc_torch_release rel, json_t *t, uint32_t *ch
     if (shc_torch_op_parse(json_string_value(json_object_get(group, "op")), &k, &ce) == SHC_OK)
         op = shc_rng_op_in(shc_rng_op_for_kernel(k), rel);
     if (op)
-        *changes |= op->torch_changes;
+        why->changes |= op->torch_changes;
     if (op && shc_rng_op_check_layout(op, &m, &pl, &s, &ce) == SHC_EINVAL) { /* torch rejects */
         json_decref(start);
         json_decref(local);

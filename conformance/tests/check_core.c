@@ -139,10 +139,11 @@ START_TEST(torch_releases)
     ck_assert_int_eq(shc_torch_release_parse(NULL, &r, &e), SHC_EINVAL);
     ck_assert_ptr_nonnull(strstr(e.msg, "torch version '': empty; supported: 2.11"));
     /* what lies outside the tables: no release, no change, no flag */
-    ck_assert_ptr_null(shc_torch_release_get(SHC_TORCH_RELEASE_END));
-    ck_assert_str_eq(shc_torch_release_name(SHC_TORCH_RELEASE_END), "?");
-    ck_assert_ptr_null(shc_torch_change_get(SHC_TC_COUNT));
-    ck_assert(!shc_torch_has(SHC_TORCH_PINNED, SHC_TC_COUNT));
+    ck_assert_ptr_null(shc_torch_release_get(SHC_TORCH_SLOTS));
+    ck_assert_str_eq(shc_torch_release_name(SHC_TORCH_SLOTS), "?");
+    ck_assert_ptr_null(shc_torch_change_get(SHC_TC_SLOTS));
+    ck_assert(!shc_torch_has(SHC_TORCH_PINNED, SHC_TC_SLOTS));
+    ck_assert(!shc_torch_has(SHC_TORCH_PINNED, SHC_TC_FIXTURE)); /* the fixture's own row */
     ck_assert_int_eq(shc_torch_change_by_flag(NULL), -1);
     ck_assert_int_eq(shc_torch_change_by_flag("NoSuchFlag"), -1);
     ck_assert_int_eq(shc_torch_release_parse("2.13.0+cu130", &r, &e), SHC_EINVAL);

@@ -175,20 +175,20 @@ END_TEST
 
 /* Answers by torch release: the writer folds equal answers and names the change; the loader
  * gives a release's answer and refuses malformed version data. */
-static int demo_answer(void *ctx, shc_torch_release r, json_t *t, uint32_t *changes, shc_err *e)
+static int demo_answer(void *ctx, shc_torch_release r, json_t *t, shc_gw_why *why, shc_err *e)
 {
     (void)ctx, (void)e;
     bool zf = shc_torch_has(r, SHC_TC_SHARD_TO_PARTIAL);
     if (zf)
-        *changes |= 1u << SHC_TC_SHARD_TO_PARTIAL;
+        why->changes |= 1u << SHC_TC_SHARD_TO_PARTIAL;
     json_object_set_new(t, "result", json_string(zf ? "valid" : "invalid"));
     json_object_set_new(t, "expected", zf ? json_pack("{s:i}", "n", 1) : json_pack("{s:s}", "error", "no"));
     return SHC_OK;
 }
 
-static int bad_answer(void *ctx, shc_torch_release r, json_t *t, uint32_t *changes, shc_err *e)
+static int bad_answer(void *ctx, shc_torch_release r, json_t *t, shc_gw_why *why, shc_err *e)
 {
-    (void)ctx, (void)changes, (void)e;
+    (void)ctx, (void)why, (void)e;
     json_object_set_new(t, "result", json_string("valid"));
     json_object_set_new(t, "expected", json_pack("{s:i}", "n", (int)r));
     return SHC_OK;

@@ -15,19 +15,20 @@
 #include <string.h>
 #include "shardcheck.h"
 
-static const shc_torch_release_info RELEASES[SHC_TORCH_RELEASE_END] = {
+static const shc_torch_release_info RELEASES[SHC_TORCH_SLOTS] = {
     [SHC_TORCH_2_11] = {"2.11", "2.11.0"},
     [SHC_TORCH_2_12] = {"2.12", "2.12.1"},
     [SHC_TORCH_2_13] = {"2.13", "2.13.0"},
     [SHC_TORCH_2_14] = {"2.14", "2.14.1"},
     [SHC_TORCH_2_15] = {"2.15", "2.15.0"},
+    [SHC_TORCH_FIXTURE] = {"9.99", "9.99.0"}, /* the fixture's; never parsed or listed */
 };
 
 /* Paths are under torch/distributed/tensor/ unless absolute; "2.X a:b" is the line range in
  * that release's source (the wheels' site-packages). */
-static const shc_torch_change_info CHANGES[SHC_TC_COUNT] = {
+static const shc_torch_change_info CHANGES[SHC_TC_SLOTS] = {
     [SHC_TC_SHARD_TO_PARTIAL] = {
-        "ShardToPartialStep", SHC_TORCH_SET(SHC_TORCH_2_14) | SHC_TORCH_SET(SHC_TORCH_2_15),
+        "ShardToPartialStep", SHC_TORCH_FROM(SHC_TORCH_2_14),
         "torch 2.14 made Shard(d) -> Partial(sum) one local step: the min-cost planner offers "
         "it as an explicit-only edge of cost 0 towards a Partial(sum) target (case 7, "
         "_get_shard_to_partial_target_states), and redistribute_local_tensor executes it by "
@@ -38,7 +39,7 @@ static const shc_torch_change_info CHANGES[SHC_TC_COUNT] = {
         "_redistribute.py:931-944 (case 7), :1180-1210, :1259-1261, :1777-1791; "
         "placement_types.py:639-664 (2.14.1), :636-661 (2.15.0)"},
     [SHC_TC_STRIDED_NO_FALLBACK] = {
-        "StridedNoFallback", SHC_TORCH_SET(SHC_TORCH_2_11),
+        "StridedNoFallback", SHC_TORCH_UP_TO(SHC_TORCH_2_11),
         "torch 2.12 added the greedy fallback for a _StridedShard that does not decode into a "
         "shard order (_StridedShardNotDecodableError); torch 2.11 raises ValueError "
         "\"use_strided_shard_as_shard_order is True, but placements: ... is unable to be "
@@ -46,7 +47,7 @@ static const shc_torch_change_info CHANGES[SHC_TC_COUNT] = {
         "2.11.0 _redistribute.py:1426-1430, _dtensor_spec.py:131-136; 2.12.1 "
         "_redistribute.py:1467-1482, _dtensor_spec.py:26, :141-143"},
     [SHC_TC_STRIDED_NOT_SHARD] = {
-        "StridedCountsAsReplicate", SHC_TORCH_SET(SHC_TORCH_2_11),
+        "StridedCountsAsReplicate", SHC_TORCH_UP_TO(SHC_TORCH_2_11),
         "torch 2.11 counts only Shard, not _StridedShard, where 2.12 calls _is_shard_like: "
         "DTensorSpec.num_shards (so the min-cost planner prices a step from a _StridedShard "
         "layout as if that mesh dim held replicas, and the greedy planner's nested-shard pass "
@@ -54,26 +55,26 @@ static const shc_torch_change_info CHANGES[SHC_TC_COUNT] = {
         "2.11.0 _dtensor_spec.py:581-586, _redistribute.py:163-170, :1331; 2.12.1 "
         "_dtensor_spec.py:610-614, _redistribute.py:168-175, :1365"},
     [SHC_TC_STRIDED_STEPS_RAISE] = {
-        "StridedStepRaises", SHC_TORCH_SET(SHC_TORCH_2_11),
+        "StridedStepRaises", SHC_TORCH_UP_TO(SHC_TORCH_2_11),
         "torch 2.11's redistribute_local_tensor raises NotImplementedError for _StridedShard -> "
         "Shard, Partial -> _StridedShard and Shard -> _StridedShard (comm \"unsupported\"); "
         "torch 2.12 goes through Replicate",
         "2.11.0 _redistribute.py:1600-1603, :1627-1630, :1636-1640; 2.12.1 "
         "_redistribute.py:1662-1672, :1696-1704, :1710-1718"},
     [SHC_TC_MULTINOMIAL_NO_STRATEGY] = {
-        "MultinomialNoStrategy", SHC_TORCH_SET(SHC_TORCH_2_11) | SHC_TORCH_SET(SHC_TORCH_2_12),
+        "MultinomialNoStrategy", SHC_TORCH_UP_TO(SHC_TORCH_2_12),
         "torch 2.13 registered multinomial's sharding strategy; 2.11 and 2.12 reject "
         "torch.multinomial on a DTensor: \"Operator aten.multinomial.default does not have a "
         "sharding strategy registered.\"",
         "2.13.0 _ops/_random_ops.py:56-81; absent from 2.11.0 and 2.12.1 _ops/"},
     [SHC_TC_EXPONENTIAL_NO_STRATEGY] = {
-        "ExponentialNoStrategy", SHC_TORCH_SET(SHC_TORCH_2_11),
+        "ExponentialNoStrategy", SHC_TORCH_UP_TO(SHC_TORCH_2_11),
         "torch 2.12 gave exponential_ a (pointwise) sharding strategy; 2.11 rejects it on a "
         "DTensor: \"Operator aten.exponential_.default does not have a sharding strategy "
         "registered.\"",
         "2.12.1 _ops/_pointwise_ops.py:488; 2.13.0 _ops/_random_ops.py:46; absent from 2.11.0"},
     [SHC_TC_DECOMPOSED_RANDOM] = {
-        "DecomposedRandomOp", SHC_TORCH_SET(SHC_TORCH_2_11) | SHC_TORCH_SET(SHC_TORCH_2_12),
+        "DecomposedRandomOp", SHC_TORCH_UP_TO(SHC_TORCH_2_12),
         "in torch 2.11 and 2.12 log_normal_, geometric_ and cauchy_ have no registered "
         "strategy: DTensor derives one from the op's decomposition, whose expansion keeps only "
         "shardable layouts (every sharded tensor dim at least as large as its number of "
@@ -84,12 +85,17 @@ static const shc_torch_change_info CHANGES[SHC_TC_COUNT] = {
         "ops that accept any layout",
         "2.12.1 _decompositions.py:191-245, _ops/utils.py:173-225, :597-606; 2.13.0 "
         "_ops/_random_ops.py:39-53"},
+    [SHC_TC_FIXTURE] = {
+        "FixtureRule", SHC_TORCH_SET(SHC_TORCH_FIXTURE),
+        "the fictitious release 9.99 of check_release_rows.c raises for a Shard -> "
+        "_StridedShard step (comm \"unsupported\") where 2.15 goes through Replicate",
+        "none: a test fixture"},
 };
 
 const shc_torch_release_info *shc_torch_release_get(shc_torch_release r)
 {
     r = shc_torch_norm(r);
-    return (unsigned)r < SHC_TORCH_RELEASE_END && r != SHC_TORCH_PINNED ? &RELEASES[r] : NULL;
+    return (unsigned)r < SHC_TORCH_SLOTS && r != SHC_TORCH_PINNED ? &RELEASES[r] : NULL;
 }
 
 shc_torch_release shc_torch_norm(shc_torch_release r)
@@ -131,12 +137,49 @@ int shc_torch_release_parse(const char *s, shc_torch_release *out, shc_err *e)
 
 const shc_torch_change_info *shc_torch_change_get(shc_torch_change c)
 {
-    return (unsigned)c < SHC_TC_COUNT ? &CHANGES[c] : NULL;
+    return (unsigned)c < SHC_TC_SLOTS ? &CHANGES[c] : NULL;
 }
 
 bool shc_torch_has(shc_torch_release r, shc_torch_change c)
 {
-    return (unsigned)c < SHC_TC_COUNT && (CHANGES[c].releases & SHC_TORCH_SET(shc_torch_norm(r)));
+    if (r == SHC_TORCH_FIXTURE && c < SHC_TC_COUNT) /* the newest release plus its own row */
+        r = SHC_TORCH_RELEASE_END - 1;
+    return (unsigned)c < SHC_TC_SLOTS && (CHANGES[c].releases & SHC_TORCH_SET(shc_torch_norm(r)));
+}
+
+bool shc_torch_ask(shc_torch_release r, shc_torch_change c, uint32_t *asked)
+{
+    if (asked && (unsigned)c < SHC_TC_SLOTS)
+        *asked |= 1u << c;
+    return shc_torch_has(r, c);
+}
+
+uint32_t shc_torch_differs(shc_torch_release r)
+{
+    uint32_t d = 0;
+    for (int c = 0; c < SHC_TC_SLOTS; c++)
+        if (shc_torch_has(r, (shc_torch_change)c) != shc_torch_has(SHC_TORCH_PINNED,
+                                                                   (shc_torch_change)c))
+            d |= 1u << c;
+    return d;
+}
+
+int shc_torch_check_rows(shc_err *e)
+{
+    for (int c = 0; c < SHC_TC_COUNT; c++) {
+        const shc_torch_change_info *ci = &CHANGES[c];
+        if (!ci->flag || !*ci->flag || !ci->what || !ci->where)
+            return shc_fail(e, SHC_EINTERNAL, "torch change row %d: no flag, text or source", c);
+        if (!ci->releases || (ci->releases & ~(uint32_t)SHC_TORCH_ALL_RELEASES))
+            return shc_fail(e, SHC_EINTERNAL, "torch change row %d (%s): releases 0x%x name "
+                            "no release or one outside 2.11-2.15 (SHC_TORCH_ALL_RELEASES 0x%x)",
+                            c, ci->flag, ci->releases, (unsigned)SHC_TORCH_ALL_RELEASES);
+        for (int d = 0; d < c; d++)
+            if (!strcmp(CHANGES[d].flag, ci->flag))
+                return shc_fail(e, SHC_EINTERNAL, "torch change rows %d and %d share the flag "
+                                "%s", d, c, ci->flag);
+    }
+    return SHC_OK;
 }
 
 int shc_torch_change_by_flag(const char *flag)
@@ -151,7 +194,7 @@ void shc_torch_set_format(uint32_t set, char *buf, size_t n)
 {
     size_t k = 0;
     buf[0] = '\0';
-    for (int r = SHC_TORCH_FIRST; r < SHC_TORCH_RELEASE_END && k < n; r++)
+    for (int r = SHC_TORCH_FIRST; r < SHC_TORCH_SLOTS && k < n; r++)
         if (set & SHC_TORCH_SET(r))
             k += (size_t)snprintf(buf + k, n - k, "%s%s", k ? ", " : "", RELEASES[r].name);
 }

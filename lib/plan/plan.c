@@ -131,7 +131,7 @@ static int run_planner(const shc_plan_ctx *c, shc_spec *src, shc_spec *dst, shc_
     bool src_ok = normalize_spec(c->mesh, src, &ns);
     if (src_ok && normalize_spec(c->mesh, dst, &nd))
         return shc_plan_graph(c, &ns, &nd, out, e);
-    if (shc_torch_has(c->opts->torch, SHC_TC_STRIDED_NO_FALLBACK)) {
+    if (shc_torch_ask(c->opts->torch, SHC_TC_STRIDED_NO_FALLBACK, &out->torch_asked)) {
         /* torch 2.11: DTensorSpec._normalize_placements_into_shard_order raises (src first) */
         shc_placements pl = {.n = src_ok ? dst->n : src->n};
         memcpy(pl.p, src_ok ? dst->p : src->p, sizeof pl.p);

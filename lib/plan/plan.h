@@ -140,20 +140,23 @@ static inline shc_comm_kind shc_classify_pinned(const shc_placement *a, const sh
 
 /* The comm kind of a step a -> b that release r classifies differently from the pinned
  * release (plan.c's version-keyed rows, one per shc_torch_change); `pinned` when none
- * applies.  A row that applies sets its change's bit in *changes. */
+ * applies.  A row that applies sets its change's bit in *changes; a row whose kinds match,
+ * in *asked (shc_torch_ask). */
 shc_comm_kind shc_classify_release(const shc_placement *a, const shc_placement *b,
-                                   shc_torch_release r, shc_comm_kind pinned, uint32_t *changes);
+                                   shc_torch_release r, shc_comm_kind pinned, uint32_t *changes,
+                                   uint32_t *asked);
 
 /* What redistribute_local_tensor does for a step a -> b over n devices (its
  * branches, in order), in release r; inline so the greedy planner classifies as it
  * pushes.  *changes as shc_classify_release. */
 static inline shc_comm_kind shc_classify(const shc_placement *a, const shc_placement *b,
-                                         int64_t n, shc_torch_release r, uint32_t *changes)
+                                         int64_t n, shc_torch_release r, uint32_t *changes,
+                                         uint32_t *asked)
 {
     shc_comm_kind k = shc_classify_pinned(a, b, n);
-    if ((k == SHC_COMM_UNSUPPORTED || k == SHC_COMM_STRIDED) && r != SHC_TORCH_PINNED &&
-        r != SHC_TORCH_PIN_RELEASE)
-        return shc_classify_release(a, b, r, k, changes);
+    /* the pinned release asks too: its answer's asked rows decide what else is recomputed */
+    if (k == SHC_COMM_UNSUPPORTED || k == SHC_COMM_STRIDED)
+        return shc_classify_release(a, b, r, k, changes, asked);
     return k;
 }
 

@@ -222,15 +222,18 @@ static const struct step_row {
     {SHC_P_STRIDED, SHC_P_SHARD, -1, SHC_TC_STRIDED_STEPS_RAISE, SHC_COMM_UNSUPPORTED},
     {SHC_P_PARTIAL, SHC_P_STRIDED, -1, SHC_TC_STRIDED_STEPS_RAISE, SHC_COMM_UNSUPPORTED},
     {SHC_P_SHARD, SHC_P_STRIDED, -1, SHC_TC_STRIDED_STEPS_RAISE, SHC_COMM_UNSUPPORTED},
+    /* the fixture release 9.99 only (check_release_rows.c): a new release's new row */
+    {SHC_P_SHARD, SHC_P_STRIDED, -1, SHC_TC_FIXTURE, SHC_COMM_UNSUPPORTED},
 };
 
 shc_comm_kind shc_classify_release(const shc_placement *a, const shc_placement *b,
-                                   shc_torch_release r, shc_comm_kind pinned, uint32_t *changes)
+                                   shc_torch_release r, shc_comm_kind pinned, uint32_t *changes,
+                                   uint32_t *asked)
 {
     for (size_t i = 0; i < sizeof step_rows / sizeof *step_rows; i++) {
         const struct step_row *w = &step_rows[i];
         if (w->src == a->kind && w->dst == b->kind && (w->dst_op < 0 || (int)b->op == w->dst_op) &&
-            shc_torch_has(r, w->change)) {
+            shc_torch_ask(r, w->change, asked)) {
             if (changes)
                 *changes |= 1u << w->change;
             return w->comm;
@@ -254,7 +257,7 @@ void shc_plan_classify(const shc_plan_ctx *c, shc_plan *plan)
     for (int i = 0; i < plan->nsteps; i++) {
         shc_plan_step *st = &plan->steps[i];
         st->comm = shc_classify(&st->src, &st->dst, step_devices(c, st), c->opts->torch,
-                                &plan->torch_changes);
+                                &plan->torch_changes, &plan->torch_asked);
         plan->ncollectives += shc_comm_is_collective(st->comm);
     }
 }

@@ -67,6 +67,7 @@ typedef struct graph {
     size_t vcap, vcount;
     const gstate *target; /* the destination state (case 7 looks at it) */
     uint32_t changes;     /* shc_torch_change bits that decided something */
+    uint32_t asked;       /* shc_torch_change bits asked (shc_torch_ask) */
 } graph;
 
 /* ---- placement codes ---- */
@@ -450,13 +451,32 @@ static const move moves[] = {
     {7, SHC_TC_SHARD_TO_PARTIAL, true},
 };
 
+/* Whether a gated move can offer anything in this search: case 7 only towards a target
+ * holding a Partial(sum) (shard_to_partial_moves), so only such a search asks its row. */
+static bool move_may_apply(const graph *g, int which)
+{
+    if (which != 7)
+        return true;
+    for (int md = 0; md < g->n; md++) {
+        const shc_placement *want = &g->codes[g->target->pc[md]];
+        if (want->kind == SHC_P_PARTIAL && want->op == SHC_OP_SUM)
+            return true;
+    }
+    return false;
+}
+
 static void expand_state(expand *x)
 {
     graph *g = x->g;
     shc_placement r = {.kind = SHC_P_REPLICATE};
     int rcode = code_of(g, &r);
-    /* DTensorSpec.num_shards: shard-like mesh dims; Shard only in torch 2.11 */
-    bool shard_only = shc_torch_has(g->c->opts->torch, SHC_TC_STRIDED_NOT_SHARD);
+    /* DTensorSpec.num_shards: shard-like mesh dims; Shard only in torch 2.11 (asked where a
+     * _StridedShard makes it matter) */
+    bool strided = false;
+    for (int md = 0; md < g->n; md++)
+        strided |= g->codes[x->cur->pc[md]].kind == SHC_P_STRIDED;
+    bool shard_only = strided && shc_torch_ask(g->c->opts->torch, SHC_TC_STRIDED_NOT_SHARD,
+                                               &g->asked);
     int64_t shards = 1;
     for (int md = 0; md < g->n; md++) {
         const shc_placement *p = &g->codes[x->cur->pc[md]];
@@ -468,7 +488,8 @@ static void expand_state(expand *x)
     x->gb = shc_cost_bytes_gb(g->bytes, shards);
     to_order(g, x->cur, &x->so);
     for (size_t i = 0; i < sizeof moves / sizeof *moves; i++) {
-        if (moves[i].gated && !shc_torch_has(g->c->opts->torch, moves[i].only_in))
+        if (moves[i].gated && !(move_may_apply(g, moves[i].which) &&
+                                shc_torch_ask(g->c->opts->torch, moves[i].only_in, &g->asked)))
             continue;
         switch (moves[i].which) {
         case 1: shard_moves(x, rcode, SHC_P_SHARD, false); break;
@@ -661,6 +682,7 @@ int shc_plan_graph(const shc_plan_ctx *c, const shc_spec *src, const shc_spec *d
         g->c = c;
         plan->nreduce_ops = g->nops;
         plan->torch_changes |= g->changes;
+        plan->torch_asked |= g->asked;
         return path_to_steps(g, (*c->path)->found, plan, e);
     }
     graph *g = calloc(1, sizeof *g);
@@ -702,6 +724,7 @@ int shc_plan_graph(const shc_plan_ctx *c, const shc_spec *src, const shc_spec *d
     rc = path_to_steps(g, found, plan, e);
 out:
     plan->torch_changes |= g->changes;
+    plan->torch_asked |= g->asked;
     free(g->heap);
     free(g->visited);
     shc_graph_path *keep = rc == SHC_OK && c->path ? malloc(sizeof *keep) : NULL;

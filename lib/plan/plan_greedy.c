@@ -47,25 +47,28 @@ static void push(const shc_plan_ctx *c, shc_plan *plan, int mesh_dim, const shc_
     for (int j = 0; j < mesh_dim; j++)
         if (nw->dim[j] >= 0)
             st->logical_shape.d[nw->dim[j]] = nw->val[j];
-    st->comm = shc_classify(a, b, c->mesh->shape[mesh_dim], c->opts->torch, &plan->torch_changes);
+    st->comm = shc_classify(a, b, c->mesh->shape[mesh_dim], c->opts->torch, &plan->torch_changes,
+                            &plan->torch_asked);
     st->avg_scale = 0;
     plan->ncollectives += (COLLECTIVE_KINDS >> st->comm) & 1;
 }
 
 /* Number of shards of the spec (DTensorSpec.num_shards: shard-like dims; Shard only in
  * torch 2.11, SHC_TC_STRIDED_NOT_SHARD, whose bit goes to *changes where that decides). */
-static int64_t num_shards(const shc_plan_ctx *c, const shc_spec *s, uint32_t *changes)
+static int64_t num_shards(const shc_plan_ctx *c, const shc_spec *s, shc_plan *plan)
 {
-    bool shard_only = shc_torch_has(c->opts->torch, SHC_TC_STRIDED_NOT_SHARD);
     int64_t n = 1, all = 1;
     for (int i = 0; i < s->n; i++)
         if (shc_is_shard_like(&s->p[i])) {
             all *= c->mesh->shape[i];
-            if (!shard_only || s->p[i].kind == SHC_P_SHARD)
+            if (s->p[i].kind == SHC_P_SHARD)
                 n *= c->mesh->shape[i];
         }
-    if ((n > 1) != (all > 1))
-        *changes |= 1u << SHC_TC_STRIDED_NOT_SHARD;
+    /* the caller asks only whether more than one shard: the row matters where they differ */
+    if ((n > 1) == (all > 1) ||
+        !shc_torch_ask(c->opts->torch, SHC_TC_STRIDED_NOT_SHARD, &plan->torch_asked))
+        return all;
+    plan->torch_changes |= 1u << SHC_TC_STRIDED_NOT_SHARD;
     return n;
 }
 
@@ -115,7 +118,7 @@ int shc_plan_greedy(const shc_plan_ctx *c, const shc_spec *src, const shc_spec *
     shc_placement cur[SHC_MAX_MESH_DIMS];
     const shc_placement *tgt = dst->p; /* never written */
     memcpy(cur, src->p, sizeof cur);
-    if (num_shards(c, src, &plan->torch_changes) > 1) {
+    if (num_shards(c, src, plan) > 1) {
         for (int i = n - 1; i >= 0; i--) {
             shc_placement want = tgt[i];
             if (want.kind == SHC_P_SHARD && !aligned(cur, tgt, i, want.dim)) {

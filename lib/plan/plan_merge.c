@@ -60,12 +60,10 @@ bool shc_plan_step_gathers(const shc_plan_step *st)
  * change's bit in plan->torch_changes. */
 static key comm_key_for(const shc_plan_ctx *c, shc_plan *plan, const shc_plan_step *st)
 {
-    key k = comm_key_in(st, false);
-    if (!shc_torch_has(c->opts->torch, SHC_TC_STRIDED_NOT_SHARD))
+    key k = comm_key_in(st, false), k11 = comm_key_in(st, true);
+    if (k11 == k || !shc_torch_ask(c->opts->torch, SHC_TC_STRIDED_NOT_SHARD, &plan->torch_asked))
         return k;
-    key k11 = comm_key_in(st, true);
-    if (k11 != k)
-        plan->torch_changes |= 1u << SHC_TC_STRIDED_NOT_SHARD;
+    plan->torch_changes |= 1u << SHC_TC_STRIDED_NOT_SHARD;
     return k11;
 }
 

@@ -88,6 +88,10 @@ int cmd_gen(int argc, char **argv)
     if (family && !shc_family_find(family))
         return cli_usage_error("gen", "--family: unknown family '%s' (see gen --list)",
                                CLI_ECHO(family));
+    shc_err e = {0};
+    int rc = shc_torch_check_rows(&e); /* the release rows decide what each family computes */
+    if (rc)
+        return cli_report("gen", rc, &e);
     int nfam = 0;
     for (int i = 0; all[i]; i++)
         nfam += !family || !strcmp(family, all[i]->name);
@@ -96,7 +100,7 @@ int cmd_gen(int argc, char **argv)
     for (int i = 0; all[i]; i++) {
         if (family && strcmp(family, all[i]->name))
             continue;
-        int rc = gen_one(all[i], out, quiet, &bar);
+        rc = gen_one(all[i], out, quiet, &bar);
         if (rc) {
             progress_end(&bar);
             return rc;
@@ -104,7 +108,6 @@ int cmd_gen(int argc, char **argv)
         progress_add(&bar, 1);
     }
     progress_end(&bar);
-    shc_err e = {0};
-    int rc = shc_manifest_write_family(out, family, &e); /* --family: that family's lines */
+    rc = shc_manifest_write_family(out, family, &e); /* --family: that family's lines */
     return rc ? cli_report("gen", rc, &e) : EXIT_OK;
 }
