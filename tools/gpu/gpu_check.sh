@@ -25,7 +25,8 @@ set -u
 here=$(cd "$(dirname "$0")/../.." && pwd)
 bin=""; build=""; out=${OUT:-}; golden="$here/golden"; dry=no; budget=540; maxc=""
 mpirun_cmd=$(command -v mpirun || true)
-usage() { echo "usage: gpu_check.sh [--bin DIR|--build DIR] [--out DIR] [--golden DIR] [--dry-run]" \
+usage() { echo "usage: gpu_check.sh [--bin DIR|--build DIR] [--out DIR] [--golden DIR]" \
+  "[--dry-run]" \
   "[--budget S] [--max-cases N] [--mpirun PATH]" >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case $1 in
@@ -41,9 +42,12 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ -n "$out" ] || { echo "gpu_check.sh: no --out and \$OUT is unset" >&2; exit 2; }
-case $budget in ''|*[!0-9]*) echo "gpu_check.sh: --budget '$budget': not a number of seconds" >&2; exit 2 ;; esac
+case $budget in
+  ''|*[!0-9]*) echo "gpu_check.sh: --budget '$budget': not a number of seconds" >&2; exit 2 ;;
+esac
 [ -z "$bin" ] || [ -d "$bin" ] || { echo "gpu_check.sh: --bin '$bin': no such folder" >&2; exit 2; }
-[ -n "$bin" ] || [ -n "$build" ] || { echo "gpu_check.sh: give --bin DIR or --build DIR" >&2; exit 2; }
+[ -n "$bin" ] || [ -n "$build" ] ||
+  { echo "gpu_check.sh: give --bin DIR or --build DIR" >&2; exit 2; }
 mkdir -p "$out" || exit 2
 out=$(cd "$out" && pwd)
 logs=$(mktemp -d); trap 'rm -rf "$logs"' EXIT
@@ -74,8 +78,10 @@ reason77() { grep -m1 -iE 'skipped|no usable|no CUDA|built without' "$logs/$1.lo
   echo "date: $(date -u +%FT%TZ)  host: $(uname -n)  dry-run: $dry"
   nvidia-smi -L 2>&1 || echo "nvidia-smi: not found"
   command -v nvcc >/dev/null && nvcc --version | tail -n 2
-  if [ -n "$mpirun_cmd" ]; then "$mpirun_cmd" --version 2>&1 | head -n 1; else echo "mpirun: not found"; fi
-  python3 -c 'import torch; print("torch", torch.__version__, torch.cuda.is_available())' 2>&1 | tail -n 1
+  if [ -n "$mpirun_cmd" ]; then "$mpirun_cmd" --version 2>&1 | head -n 1
+  else echo "mpirun: not found"; fi
+  python3 -c 'import torch; print("torch", torch.__version__, torch.cuda.is_available())' 2>&1 |
+    tail -n 1
 } >"$logs/env.log" 2>&1
 gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)
 [ $dry = yes ] && gpu_name=""
@@ -83,7 +89,9 @@ record env pass 0 "${gpu_name:-no GPU}"
 
 # libraries a run needs beside the staged ones: NCCL and cuRAND from the python's nvidia packages
 for sp in $(python3 -c 'import site; print(" ".join(site.getsitepackages()))' 2>/dev/null); do
-  for d in "$sp"/nvidia/*/lib; do [ -d "$d" ] && LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$d"; done
+  for d in "$sp"/nvidia/*/lib; do
+    [ -d "$d" ] && LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$d"
+  done
 done
 export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}
 
@@ -114,7 +122,8 @@ fi
 # staged binaries are plain executables (a build folder's shardcheck is libtool's wrapper)
 [ -x "$bin/shardcheck" ] && ldd "$SC" "$DT" "$BC" 2>/dev/null |
   grep 'not found' | sort -u >"$logs/ldd_missing.log"
-[ -s "$logs/ldd_missing.log" ] && say "missing libraries: $(tr -s ' \t\n' ' ' <"$logs/ldd_missing.log")"
+[ -s "$logs/ldd_missing.log" ] &&
+  say "missing libraries: $(tr -s ' \t\n' ' ' <"$logs/ldd_missing.log")"
 cuda_built=no; [ -x "$DT" ] && cuda_built=yes
 
 # a program that exits 77 names why: a skip, not a failure; a GPU step skipped in a real run
@@ -153,17 +162,25 @@ if [ $cuda_built = no ]; then
     record $n "skipped: built without CUDA" 0 ""; done
 else
   for f in torch-cuda-rng redistribute-data; do
-    step run_np1_$f 120 "${emu[@]}" "$SC" run --backend cuda --golden "$golden" --family $f "${maxa[@]}"
+    step run_np1_$f 120 "${emu[@]}" "$SC" run --backend cuda --golden "$golden" --family $f \
+      "${maxa[@]}"
     judge_run run_np1_$f
   done
   for np in 1 2 4; do
     if [ -z "$mpirun_cmd" ]; then record mpi_np$np "skipped: no mpirun" 0 ""; continue; fi
-    mpi=("$mpirun_cmd" --oversubscribe --allow-run-as-root -x CUDA_VISIBLE_DEVICES -x LD_LIBRARY_PATH)
+    mpi=("$mpirun_cmd" --oversubscribe --allow-run-as-root -x CUDA_VISIBLE_DEVICES \
+      -x LD_LIBRARY_PATH)
     [ $dry = yes ] && mpi+=(-x SHARDCHECK_CUDA_EMULATE)
     step mpi_np${np}_ref 60 "${mpi[@]}" -np $np "$SC" run --backend mpi --golden "$golden" \
       --family redistribute-data "${maxa[@]}"
     want=$(lastline mpi_np${np}_ref)
-    if [ $rc -ne 0 ]; then record mpi_np$np fail "$secs" "the mpi backend itself: exit $rc: $want"; continue; fi
+    if [ $rc -eq 77 ]; then
+      record mpi_np$np "skipped: $(reason77 mpi_np${np}_ref | sed 's/.*skipped: //')" "$secs" ""
+      continue
+    fi
+    if [ $rc -ne 0 ]; then
+      record mpi_np$np fail "$secs" "the mpi backend itself: exit $rc: $want"; continue
+    fi
     step mpi_np$np 120 "${emu[@]}" "${mpi[@]}" -np $np "$SC" run --backend cuda --golden "$golden" \
       --family redistribute-data "${maxa[@]}"
     judge_run mpi_np$np "$want"
@@ -178,7 +195,8 @@ if [ $cuda_built = yes ]; then
     num() { grep -m1 "^$1" "$logs/bench_cuda.log" | sed -n 's/^[^0-9]*\([0-9.]*\) GB\/s.*/\1/p'; }
     for k in "fill:fill " "uniform:shardcheck uniform" "normal:shardcheck normal" \
              "curand_uniform:cuRAND Philox uniform" "curand_normal:cuRAND Philox normal"; do
-      v=$(num "${k#*:}"); [ -n "$v" ] && bench_json="$bench_json${bench_json:+, }\"${k%%:*}_gbps\": $v"
+      v=$(num "${k#*:}")
+      [ -n "$v" ] && bench_json="$bench_json${bench_json:+, }\"${k%%:*}_gbps\": $v"
     done
   fi
 else record bench_cuda "skipped: built without CUDA" 0 "no $BC"; fi
@@ -187,8 +205,11 @@ else record bench_cuda "skipped: built without CUDA" 0 "no $BC"; fi
 fails=0; skips=0
 for s in "${steps[@]}"; do
   st=$(printf '%s' "$s" | cut -f2)
-  case $st in fail) fails=$((fails + 1)) ;; skipped:\ no\ GPU|skipped:\ built*|skipped:\ out*|skipped:\ no\ mpirun)
-    skips=$((skips + 1)) ;; esac
+  case $st in
+    fail) fails=$((fails + 1)) ;;
+    "skipped: prebuilt binaries") ;;
+    skipped:*) skips=$((skips + 1)) ;;
+  esac
 done
 if [ $fails -gt 0 ]; then verdict=fail; code=1
 elif [ $dry = yes ]; then verdict=dry-run; code=0
@@ -197,8 +218,11 @@ else verdict=pass; code=0; fi
 total=$(($(date +%s) - t0))
 jstr() { printf '"%s"' "$(printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g' | tr -d '\000-\037')"; }
 {
-  echo "gpu_check: $verdict ($fails failed, $skips skipped; ${total}s; dry-run: $dry; GPU: ${gpu_name:-none})"
-  for s in "${steps[@]}"; do printf '%s\n' "$s" | awk -F'\t' '{printf "%-28s %-30s %4ss  %s\n", $1, $2, $3, $4}'; done
+  echo "gpu_check: $verdict ($fails failed, $skips skipped; ${total}s; dry-run: $dry;" \
+    "GPU: ${gpu_name:-none})"
+  for s in "${steps[@]}"; do
+    printf '%s\n' "$s" | awk -F'\t' '{printf "%-28s %-30s %4ss  %s\n", $1, $2, $3, $4}'
+  done
   [ -n "$bench_json" ] && echo "bench: $bench_json"
 } >"$out/summary.txt"
 {
@@ -210,7 +234,8 @@ jstr() { printf '"%s"' "$(printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g' | tr -
     i=$((i + 1)); IFS='	' read -r n st sec det <<EOF
 $s
 EOF
-    printf '    {"name": %s, "status": %s, "seconds": %s, "detail": %s}%s\n' "$(jstr "$n")" "$(jstr "$st")" \
+    printf '    {"name": %s, "status": %s, "seconds": %s, "detail": %s}%s\n' \
+      "$(jstr "$n")" "$(jstr "$st")" \
       "${sec:-0}" "$(jstr "${det:-}")" "$([ $i -lt ${#steps[@]} ] && echo ,)"
   done
   printf '  ]\n}\n'

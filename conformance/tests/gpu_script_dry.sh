@@ -1,0 +1,85 @@
+#!/bin/sh
+# gpu_script_dry.sh — tools/gpu/gpu_check.sh, the one-call GPU run of the CUDA backend (issue 33
+# item 5), as a dry run here: no GPU is used (CUDA_VISIBLE_DEVICES=), the run steps use the CPU grid
+# emulator, the GPU-only steps (device test, bench_cuda) say "skipped: no GPU", and the summary
+# (summary.txt, summary.json, logs.tar.gz) is still written with every step's status.  Built without
+# CUDA, every CUDA step says "skipped: built without CUDA" instead.  Also: a broken run is reported
+# (a step "fail", exit 1), a staged tree (tools/gpu/gpu_stage.sh) runs as the build folder does,
+# and bad usage exits 2.  A few seconds; well under a minute.
+. "$(dirname "$0")/testlib.sh"
+use_tmpdir
+GC=$top_srcdir/tools/gpu/gpu_check.sh
+mp=""; have_mpi_build && mp=$MPIRUN
+if [ -f "$top_builddir/lib/cuda/torch_rng_kernels.o" ]; then cuda=yes; else cuda=no; fi
+js() { tr -d '\n' <"$1/summary.json"; }
+status_of() {
+  js "$1" | grep -o "\"name\": \"$2\", \"status\": \"[^\"]*\"" | sed 's/.*"status": "//; s/"$//'
+}
+
+s=$(date +%s)
+out=$(env -u CUDA_VISIBLE_DEVICES bash "$GC" --bin "$top_builddir" --out "$tmp/dry" --golden "$G" \
+      --mpirun "$mp" --dry-run 2>&1); rc=$?
+secs=$(($(date +%s) - s))
+if [ $rc -eq 0 ] && [ -f "$tmp/dry/summary.txt" ] && [ -f "$tmp/dry/logs.tar.gz" ] &&
+   head -n 1 "$tmp/dry/summary.txt" | grep -q '^gpu_check: dry-run (0 failed'; then
+  tap_ok "dry run: exit 0, summary and logs written (${secs}s)"
+else tap_not_ok "dry run" "exit $rc" "$(printf '%s' "$out" | tail -n 12)"; fi
+if [ $secs -lt 60 ]; then tap_ok "dry run within a minute (${secs}s)"
+else tap_not_ok "dry run within a minute" "${secs}s"; fi
+if js "$tmp/dry" | grep -q '"verdict": "dry-run", "dry_run": true'; then
+  tap_ok "summary.json: verdict dry-run"
+else tap_not_ok "summary.json: verdict dry-run" "$(head -c 300 "$tmp/dry/summary.json")"; fi
+if ! "$PY" -c 'import json' 2>/dev/null; then tap_skip "summary.json is JSON" "no python3 at $PY"
+elif "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["steps"]) == 9' \
+     "$tmp/dry/summary.json"; then tap_ok "summary.json is JSON with 9 steps"
+else tap_not_ok "summary.json is JSON with 9 steps" "$(head -c 300 "$tmp/dry/summary.json")"; fi
+
+# every step is in the summary with a status, none silent
+for n in env build device_test run_np1_torch-cuda-rng run_np1_redistribute-data mpi_np1 mpi_np2 \
+         mpi_np4 bench_cuda; do
+  st=$(status_of "$tmp/dry" $n)
+  case $cuda:$n:$st in
+    yes:device_test:"skipped: no GPU"|yes:bench_cuda:"skipped: no GPU") tap_ok "$n: $st" ;;
+    yes:run_np1_*:pass|*:env:pass|*:build:"skipped: prebuilt binaries") tap_ok "$n: $st" ;;
+    yes:mpi_np*:pass) tap_ok "$n: $st (emulated device under mpirun)" ;;
+    yes:mpi_np*:"skipped: no mpirun"|yes:mpi_np*:"skipped: "*MPI*) tap_ok "$n: $st" ;;
+    no:*:"skipped: built without CUDA") tap_ok "$n: $st" ;;
+    *) tap_not_ok "$n: status '$st' (CUDA built: $cuda)" "$(grep "^$n " "$tmp/dry/summary.txt")" ;;
+  esac
+done
+if [ $cuda = yes ] && [ -n "$mp" ]; then
+  expect_file "mpi_np2 names how collectives went (host-staged under emulation)" \
+    "$tmp/dry/summary.txt" \
+    "redistribute collectives host-staged over MPI"
+fi
+
+# a run that breaks is a failure in the summary and exit 1, never a pass or a silent skip
+if [ $cuda = yes ]; then
+  mkdir -p "$tmp/nogolden"
+  bash "$GC" --bin "$top_builddir" --out "$tmp/bad" --golden "$tmp/nogolden" --mpirun "" --dry-run \
+    >/dev/null 2>&1; rc=$?
+  st=$(status_of "$tmp/bad" run_np1_redistribute-data)
+  if [ $rc -eq 1 ] && [ "$st" = fail ] && js "$tmp/bad" | grep -q '"verdict": "fail"'; then
+    tap_ok "an empty corpus: the run steps fail, verdict fail, exit 1"
+  else tap_not_ok "an empty corpus fails" "exit $rc, status '$st'" \
+    "$(head -n 6 "$tmp/bad/summary.txt")"
+  fi
+  # the staged tree that travels to a GPU machine runs the same steps
+  if bash "$top_srcdir/tools/gpu/gpu_stage.sh" "$top_builddir" "$tmp/stage" >/dev/null 2>&1 &&
+     bash "$GC" --bin "$tmp/stage" --out "$tmp/st" --golden "$G" --mpirun "$mp" --dry-run \
+       >/dev/null 2>&1 &&
+     [ "$(status_of "$tmp/st" run_np1_redistribute-data)" = pass ]; then
+    tap_ok "gpu_stage.sh: the staged binaries run the dry run ($(du -sh "$tmp/stage" | cut -f1))"
+  else tap_not_ok "gpu_stage.sh then a dry run" "$(head -n 8 "$tmp/st/summary.txt" 2>/dev/null)"; fi
+else
+  tap_skip "an empty corpus fails" "built without CUDA (configure --with-cuda)"
+  tap_skip "gpu_stage.sh" "built without CUDA (configure --with-cuda)"
+fi
+
+expect_exit "no --out and no \$OUT: bad usage" 2 'no --out and \$OUT is unset' \
+  env -u OUT bash "$GC" --bin "$top_builddir" --dry-run
+expect_exit "--budget not a number: bad usage" 2 "--budget 'soon': not a number" \
+  bash "$GC" --bin "$top_builddir" --out "$tmp/u" --budget soon
+expect_exit "--bin that is no folder: bad usage" 2 "--bin '$tmp/none': no such folder" \
+  bash "$GC" --bin "$tmp/none" --out "$tmp/u"
+tap_done

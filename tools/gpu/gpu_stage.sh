@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# gpu_stage.sh BUILD DEST — copies what tools/gpu/gpu_check.sh runs on a GPU machine out of a
+# CUDA build (configure --with-cuda) into DEST, small enough to travel with the working tree
+# (the device tool's carry, 64 MiB with the tree): the real shardcheck binary (not libtool's
+# wrapper), rng_device_test, bench_cuda, stripped, and in DEST/lib the shared libraries they load
+# that a bare CUDA image may lack (libshardcheck, jansson, OpenMPI's).  glibc, libstdc++ and
+# libcrypto are left to the machine.  Building here saves the device's minutes; docs/gpu-check.md.
+# Checked by conformance/tests/gpu_script_dry.sh (a staged tree runs the dry run).
+set -euo pipefail
+[ $# -eq 2 ] || { echo "usage: gpu_stage.sh BUILD DEST" >&2; exit 2; }
+b=$1; d=$2
+for f in tools/.libs/shardcheck lib/cuda/rng_device_test bench/bench_cuda; do
+  [ -x "$b/$f" ] ||
+    { echo "gpu_stage.sh: $b/$f: not built (configure --with-cuda, make)" >&2; exit 1; }
+done
+rm -rf "$d"; mkdir -p "$d/lib"
+cp "$b/tools/.libs/shardcheck" "$b/lib/cuda/rng_device_test" "$b/bench/bench_cuda" "$d/"
+cp -L "$b/lib/.libs/libshardcheck.so.0" "$d/lib/"
+# the libraries ldd resolves outside the C/C++ runtime and OpenSSL
+LD_LIBRARY_PATH="$b/lib/.libs" ldd "$d/shardcheck" | awk '$3 ~ /^\// {print $3}' |
+  grep -vE '/(libc|libm|libstdc\+\+|libgcc_s|libcrypto|libdl|librt|libpthread)\.so' |
+  grep -v "$b" | while read -r l; do cp -L "$l" "$d/lib/"; done
+strip "$d/shardcheck" "$d/rng_device_test" "$d/bench_cuda" "$d"/lib/*.so* 2>/dev/null || true
+du -sh "$d" | sed 's/^/gpu_stage.sh: staged /'
