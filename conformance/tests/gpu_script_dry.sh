@@ -76,6 +76,34 @@ else
   tap_skip "gpu_stage.sh" "built without CUDA (configure --with-cuda)"
 fi
 
+# a real (not dry) run, with stand-ins for the two GPU programs and no visible GPU: their figures
+# reach the summary, the run steps skip with shardcheck's reason, and the verdict is incomplete
+mkdir -p "$tmp/fake"
+printf '#!/bin/sh\nexec "%s" "$@"\n' "$SHARDCHECK" >"$tmp/fake/shardcheck"
+printf '#!/bin/sh\necho "14 outputs: 14 match the CPU reference"\n' >"$tmp/fake/rng_device_test"
+cat >"$tmp/fake/bench_cuda" <<'EOF'
+#!/bin/sh
+echo "NVIDIA H200 (profile custom, 132 SMs), 268435456 float32"
+echo "fill                   3141.5 GB/s"
+echo "shardcheck uniform     2900.2 GB/s  (0.92 x fill)"
+echo "shardcheck normal      2800.0 GB/s"
+echo "cuRAND Philox uniform  2700.7 GB/s  (shardcheck 0.93 x)"
+echo "cuRAND Philox normal   2600.1 GB/s  (shardcheck 0.93 x)"
+EOF
+chmod +x "$tmp/fake"/*
+env CUDA_VISIBLE_DEVICES= bash "$GC" --bin "$tmp/fake" --out "$tmp/real" --golden "$G" --mpirun "" \
+  >/dev/null 2>&1; rc=$?
+want='"bench": {"fill_gbps": 3141.5, "uniform_gbps": 2900.2, "normal_gbps": 2800.0,'
+want="$want \"curand_uniform_gbps\": 2700.7, \"curand_normal_gbps\": 2600.1}"
+if [ $rc -eq 3 ] && js "$tmp/real" | grep -q '"verdict": "incomplete", "dry_run": false' &&
+   js "$tmp/real" | grep -qF "$want" && [ "$(status_of "$tmp/real" device_test)" = pass ] &&
+   [ "$(status_of "$tmp/real" bench_cuda)" = pass ] &&
+   [ "$(status_of "$tmp/real" mpi_np2)" = "skipped: no mpirun" ] &&
+   status_of "$tmp/real" run_np1_redistribute-data |
+     grep -Eq '^skipped: (no GPU|built without CUDA)$'
+then tap_ok "a real run, no GPU: bench figures in summary.json, runs skipped, incomplete, exit 3"
+else tap_not_ok "a real run without a GPU" "exit $rc (want 3)" "$(cat "$tmp/real/summary.json")"; fi
+
 expect_exit "no --out and no \$OUT: bad usage" 2 'no --out and \$OUT is unset' \
   env -u OUT bash "$GC" --bin "$top_builddir" --dry-run
 expect_exit "--budget not a number: bad usage" 2 "--budget 'soon': not a number" \

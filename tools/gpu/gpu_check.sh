@@ -71,6 +71,10 @@ step() {
   [ $rc -eq 137 ] && rc=124
 }
 lastline() { grep -v '^\$ ' "$logs/$1.log" | tail -n 1; }
+skip77() {   # NAME: the status of a step whose program exited 77
+  if grep -q 'built without CUDA' "$logs/$1.log"; then echo "skipped: built without CUDA"
+  else echo "skipped: no GPU"; fi
+}
 reason77() { grep -m1 -iE 'skipped|no usable|no CUDA|built without' "$logs/$1.log" | head -c 200; }
 
 # ---- environment (always): what the machine has, for the summary ----
@@ -131,7 +135,7 @@ cuda_built=no; [ -x "$DT" ] && cuda_built=yes
 judge_gpu() {   # NAME: after step, for a program run directly on the device
   local name=$1
   if [ $rc -eq 0 ]; then record "$name" pass "$secs" "$(lastline "$name" | head -c 160)"
-  elif [ $rc -eq 77 ]; then record "$name" "skipped: no GPU" "$secs" "$(reason77 "$name")"
+  elif [ $rc -eq 77 ]; then record "$name" "$(skip77 "$name")" "$secs" "$(reason77 "$name")"
   elif [ $rc -eq 125 ]; then record "$name" "skipped: out of time budget" 0 ""
   elif [ $rc -eq 124 ]; then record "$name" fail "$secs" "timed out"
   else record "$name" fail "$secs" "exit $rc: $(lastline "$name" | head -c 160)"; fi
@@ -140,6 +144,21 @@ judge_gpu() {   # NAME: after step, for a program run directly on the device
 # ---- the device test: GPU output against the CPU reference ----
 if [ $cuda_built = yes ]; then step device_test 90 "$DT"; judge_gpu device_test
 else record device_test "skipped: built without CUDA" 0 "no $DT"; fi
+
+# ---- bench_cuda: shardcheck's fills against cuRAND's Philox and the plain fill; before the
+# runs, which take the longest, so the budget cuts them rather than the figures ----
+bench_json=""
+if [ $cuda_built = yes ]; then
+  step bench_cuda 90 "$BC"; judge_gpu bench_cuda
+  if [ $rc -eq 0 ]; then
+    num() { grep -m1 "^$1" "$logs/bench_cuda.log" | sed -n 's/^[^0-9]*\([0-9.]*\) GB\/s.*/\1/p'; }
+    for k in "fill:fill " "uniform:shardcheck uniform" "normal:shardcheck normal" \
+             "curand_uniform:cuRAND Philox uniform" "curand_normal:cuRAND Philox normal"; do
+      v=$(num "${k#*:}")
+      [ -n "$v" ] && bench_json="$bench_json${bench_json:+, }\"${k%%:*}_gbps\": $v"
+    done
+  fi
+else record bench_cuda "skipped: built without CUDA" 0 "no $BC"; fi
 
 # ---- run --backend cuda: in one process, then under mpirun ----
 emu=(); maxa=()
@@ -152,7 +171,7 @@ judge_run() {   # NAME WANT: WANT, if set, is the pass line the run must equal (
   if [ $rc -eq 0 ] && printf '%s' "$got" | grep -Eq '^[0-9]+ passed, 0 failed' &&
      { [ -z "$want" ] || [ "$got" = "$want" ]; }; then
     record "$name" pass "$secs" "$got$how"
-  elif [ $rc -eq 77 ]; then record "$name" "skipped: no GPU" "$secs" "$(reason77 "$name")"
+  elif [ $rc -eq 77 ]; then record "$name" "$(skip77 "$name")" "$secs" "$(reason77 "$name")"
   elif [ $rc -eq 125 ]; then record "$name" "skipped: out of time budget" 0 ""
   elif [ $rc -eq 124 ]; then record "$name" fail "$secs" "timed out"
   else record "$name" fail "$secs" "exit $rc: $got${want:+ (mpi backend: $want)}"; fi
@@ -186,20 +205,6 @@ else
     judge_run mpi_np$np "$want"
   done
 fi
-
-# ---- bench_cuda: shardcheck's fills against cuRAND's Philox and the plain fill ----
-bench_json=""
-if [ $cuda_built = yes ]; then
-  step bench_cuda 90 "$BC"; judge_gpu bench_cuda
-  if [ $rc -eq 0 ]; then
-    num() { grep -m1 "^$1" "$logs/bench_cuda.log" | sed -n 's/^[^0-9]*\([0-9.]*\) GB\/s.*/\1/p'; }
-    for k in "fill:fill " "uniform:shardcheck uniform" "normal:shardcheck normal" \
-             "curand_uniform:cuRAND Philox uniform" "curand_normal:cuRAND Philox normal"; do
-      v=$(num "${k#*:}")
-      [ -n "$v" ] && bench_json="$bench_json${bench_json:+, }\"${k%%:*}_gbps\": $v"
-    done
-  fi
-else record bench_cuda "skipped: built without CUDA" 0 "no $BC"; fi
 
 # ---- summary ----
 fails=0; skips=0
