@@ -5,7 +5,9 @@
 # (summary.txt, summary.json, logs.tar.gz) is still written with every step's status.  Built without
 # CUDA, every CUDA step says "skipped: built without CUDA" instead.  Also: a broken run is reported
 # (a step "fail", exit 1), a staged tree (tools/gpu/gpu_stage.sh) runs as the build folder does,
-# and bad usage exits 2.  A few seconds; well under a minute.
+# a real run with stand-ins for the GPU programs puts bench_cuda's figures in summary.json and is
+# incomplete (exit 3) where the runs skip, a failing GPU program is a failure (exit 1), and bad
+# usage exits 2.  The dry run takes a few seconds; the whole test well under a minute.
 . "$(dirname "$0")/testlib.sh"
 use_tmpdir
 GC=$top_srcdir/tools/gpu/gpu_check.sh
@@ -103,6 +105,18 @@ if [ $rc -eq 3 ] && js "$tmp/real" | grep -q '"verdict": "incomplete", "dry_run"
      grep -Eq '^skipped: (no GPU|built without CUDA)$'
 then tap_ok "a real run, no GPU: bench figures in summary.json, runs skipped, incomplete, exit 3"
 else tap_not_ok "a real run without a GPU" "exit $rc (want 3)" "$(cat "$tmp/real/summary.json")"; fi
+
+# a GPU program that fails is a "fail" in the summary and exit 1, whatever else passed
+printf '#!/bin/sh\necho "3 of 14 outputs differ from the CPU reference"; exit 1\n' \
+  >"$tmp/fake/rng_device_test"
+env CUDA_VISIBLE_DEVICES= bash "$GC" --bin "$tmp/fake" --out "$tmp/real2" --golden "$G" \
+  --mpirun "" >/dev/null 2>&1; rc=$?
+st=$(status_of "$tmp/real2" device_test)
+if [ $rc -eq 1 ] && [ "$st" = fail ] && js "$tmp/real2" | grep -q '"verdict": "fail"' &&
+   grep -q '^device_test .*exit 1: 3 of 14 outputs differ' "$tmp/real2/summary.txt"; then
+  tap_ok "a failing device test: fail with its last line, verdict fail, exit 1"
+else tap_not_ok "a failing device test" "exit $rc (want 1), status '$st'" \
+  "$(head -n 5 "$tmp/real2/summary.txt" 2>/dev/null)"; fi
 
 expect_exit "no --out and no \$OUT: bad usage" 2 'no --out and \$OUT is unset' \
   env -u OUT bash "$GC" --bin "$top_builddir" --dry-run
