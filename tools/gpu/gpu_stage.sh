@@ -11,7 +11,8 @@ set -euo pipefail
 b=$1; d=$2
 for f in tools/.libs/shardcheck lib/cuda/rng_device_test bench/bench_cuda; do
   [ -x "$b/$f" ] ||
-    { echo "gpu_stage.sh: $b/$f: not built (configure --with-cuda, make)" >&2; exit 1; }
+    { echo "gpu_stage.sh: $b/$f: not built (configure --with-cuda; make ${f/.libs\//})" >&2
+      exit 1; }
 done
 rm -rf "$d"; mkdir -p "$d/lib"
 cp "$b/tools/.libs/shardcheck" "$b/lib/cuda/rng_device_test" "$b/bench/bench_cuda" "$d/"
