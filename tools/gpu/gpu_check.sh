@@ -92,26 +92,31 @@ gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head 
 record env pass 0 "${gpu_name:-no GPU}"
 
 # libraries a run needs beside the staged ones: NCCL and cuRAND from the python's nvidia packages
+nv_dirs=()
 for sp in $(python3 -c 'import site; print(" ".join(site.getsitepackages()))' 2>/dev/null); do
   for d in "$sp"/nvidia/*/lib; do
-    [ -d "$d" ] && LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$d"
+    [ -d "$d" ] && nv_dirs+=("$d") && LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$d"
   done
 done
 export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}
 
 # ---- build (only with --build) ----
 if [ -n "$build" ]; then
-  mkdir -p "$build"
-  bld() {
-    cd "$build" || return 1
-    [ -x "$here/configure" ] || (cd "$here" && autoreconf -fi) || return 1
-    [ -f Makefile ] || "$here/configure" --with-cuda=yes \
-      NVCC_ARCH="-gencode arch=compute_90,code=sm_90" || return 1
-    make -j"$(nproc)" tools/shardcheck lib/cuda/rng_device_test bench/bench_cuda
-  }
-  step build 300 bld
+  mkdir -p "$build" 2>/dev/null
+  # NCCL's header from the python's nvidia-nccl wheel, where configure's own search (a .venv in
+  # the tree) finds none
+  cfg=(--with-cuda=yes "NVCC_ARCH=-gencode arch=compute_90,code=sm_90")
+  for d in "${nv_dirs[@]}"; do
+    [ -f "$d/../include/nccl.h" ] && cfg+=("--with-nccl=$(cd "$d/.." && pwd)") && break
+  done
+  # a child shell, not a function: timeout runs programs
+  step build 300 bash -c 'cd "$1" && h=$2 && shift 2 &&
+    { [ -x "$h/configure" ] || (cd "$h" && autoreconf -fi); } &&
+    { [ -f Makefile ] || "$h/configure" "$@"; } &&
+    make -j"$(nproc)" tools/shardcheck lib/cuda/rng_device_test bench/bench_cuda' \
+    _ "$build" "$here" "${cfg[@]}"
   if [ $rc -eq 0 ]; then record build pass "$secs" "$build"; bin=$build
-  else record build fail "${secs:-0}" "exit $rc, see logs/build.log"; fi
+  else record build fail "${secs:-0}" "exit $rc: $(lastline build | head -c 160)"; fi
 else
   record build "skipped: prebuilt binaries" 0 "$bin"
 fi
@@ -129,6 +134,7 @@ fi
 [ -s "$logs/ldd_missing.log" ] &&
   say "missing libraries: $(tr -s ' \t\n' ' ' <"$logs/ldd_missing.log")"
 cuda_built=no; [ -x "$DT" ] && cuda_built=yes
+no_cuda="built without CUDA"; [ -z "$bin" ] && no_cuda="the build failed"
 
 # a program that exits 77 names why: a skip, not a failure; a GPU step skipped in a real run
 # leaves the run incomplete
@@ -143,7 +149,7 @@ judge_gpu() {   # NAME: after step, for a program run directly on the device
 
 # ---- the device test: GPU output against the CPU reference ----
 if [ $cuda_built = yes ]; then step device_test 90 "$DT"; judge_gpu device_test
-else record device_test "skipped: built without CUDA" 0 "no $DT"; fi
+else record device_test "skipped: $no_cuda" 0 "no $DT"; fi
 
 # ---- bench_cuda: shardcheck's fills against cuRAND's Philox and the plain fill; before the
 # runs, which take the longest, so the budget cuts them rather than the figures ----
@@ -158,7 +164,7 @@ if [ $cuda_built = yes ]; then
       [ -n "$v" ] && bench_json="$bench_json${bench_json:+, }\"${k%%:*}_gbps\": $v"
     done
   fi
-else record bench_cuda "skipped: built without CUDA" 0 "no $BC"; fi
+else record bench_cuda "skipped: $no_cuda" 0 "no $BC"; fi
 
 # ---- run --backend cuda: in one process, then under mpirun ----
 emu=(); maxa=()
@@ -178,7 +184,7 @@ judge_run() {   # NAME WANT: WANT, if set, is the pass line the run must equal (
 }
 if [ $cuda_built = no ]; then
   for n in run_np1_torch-cuda-rng run_np1_redistribute-data mpi_np1 mpi_np2 mpi_np4; do
-    record $n "skipped: built without CUDA" 0 ""; done
+    record $n "skipped: $no_cuda" 0 ""; done
 else
   for f in torch-cuda-rng redistribute-data; do
     step run_np1_$f 120 "${emu[@]}" "$SC" run --backend cuda --golden "$golden" --family $f \
