@@ -118,6 +118,15 @@ if [ $rc -eq 1 ] && [ "$st" = fail ] && js "$tmp/real2" | grep -q '"verdict": "f
 else tap_not_ok "a failing device test" "exit $rc (want 1), status '$st'" \
   "$(head -n 5 "$tmp/real2/summary.txt" 2>/dev/null)"; fi
 
+# --build: a build that fails is the build step's "fail", and the steps after it say why they skip
+mkdir -p "$tmp/b"; printf 'all:\n' >"$tmp/b/Makefile"
+bash "$GC" --build "$tmp/b" --out "$tmp/bo" --golden "$G" >/dev/null 2>&1; rc=$?
+if [ $rc -eq 1 ] && [ "$(status_of "$tmp/bo" build)" = fail ] &&
+   [ "$(status_of "$tmp/bo" mpi_np4)" = "skipped: the build failed" ] &&
+   grep -q '^build .*No rule to make target' "$tmp/bo/summary.txt"; then
+  tap_ok "--build that fails: build fail with make's message, the rest skipped, exit 1"
+else tap_not_ok "--build that fails" "exit $rc (want 1)" "$(head -n 4 "$tmp/bo/summary.txt")"; fi
+
 expect_exit "no --out and no \$OUT: bad usage" 2 'no --out and \$OUT is unset' \
   env -u OUT bash "$GC" --bin "$top_builddir" --dry-run
 expect_exit "--budget not a number: bad usage" 2 "--budget 'soon': not a number" \

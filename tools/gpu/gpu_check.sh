@@ -116,7 +116,10 @@ if [ -n "$build" ]; then
     make -j"$(nproc)" tools/shardcheck lib/cuda/rng_device_test bench/bench_cuda' \
     _ "$build" "$here" "${cfg[@]}"
   if [ $rc -eq 0 ]; then record build pass "$secs" "$build"; bin=$build
-  else record build fail "${secs:-0}" "exit $rc: $(lastline build | head -c 160)"; fi
+  else
+    why=$(grep -m1 -E 'error|No rule|not found|timed out' "$logs/build.log" || lastline build)
+    record build fail "${secs:-0}" "exit $rc: $(printf '%s' "$why" | head -c 160)"
+  fi
 else
   record build "skipped: prebuilt binaries" 0 "$bin"
 fi
