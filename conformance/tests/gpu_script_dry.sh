@@ -73,8 +73,18 @@ if [ $cuda = yes ]; then
      [ "$(status_of "$tmp/st" run_np1_redistribute-data)" = pass ]; then
     tap_ok "gpu_stage.sh: the staged binaries run the dry run ($(du -sh "$tmp/stage" | cut -f1))"
   else tap_not_ok "gpu_stage.sh then a dry run" "$(head -n 8 "$tmp/st/summary.txt" 2>/dev/null)"; fi
+  # an mpirun that cannot start MPI: the mpi steps skip with its exit, the others still run
+  bash "$GC" --bin "$top_builddir" --out "$tmp/nompi" --golden "$G" --mpirun false --dry-run \
+    >/dev/null 2>&1; rc=$?
+  st=$(status_of "$tmp/nompi" mpi_np2)
+  if [ $rc -eq 0 ] && [ "$st" = "skipped: mpirun cannot start MPI" ] &&
+     grep -q '^mpi_np2 .*false -np 1: exit 1' "$tmp/nompi/summary.txt" &&
+     [ "$(status_of "$tmp/nompi" run_np1_redistribute-data)" = pass ]; then
+    tap_ok "an mpirun that cannot start MPI: the mpi steps skip with its exit, the rest run"
+  else tap_not_ok "an mpirun that cannot start MPI" "exit $rc" "$(cat "$tmp/nompi/summary.txt")"; fi
 else
   tap_skip "an empty corpus fails" "built without CUDA (configure --with-cuda)"
+  tap_skip "an mpirun that cannot start MPI" "built without CUDA (configure --with-cuda)"
   tap_skip "gpu_stage.sh" "built without CUDA (configure --with-cuda)"
 fi
 

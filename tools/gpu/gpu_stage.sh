@@ -17,9 +17,18 @@ done
 rm -rf "$d"; mkdir -p "$d/lib"
 cp "$b/tools/.libs/shardcheck" "$b/lib/cuda/rng_device_test" "$b/bench/bench_cuda" "$d/"
 cp -L "$b/lib/.libs/libshardcheck.so.0" "$d/lib/"
-# the libraries ldd resolves outside the C/C++ runtime and OpenSSL
-LD_LIBRARY_PATH="$b/lib/.libs" ldd "$d/shardcheck" | awk '$3 ~ /^\// {print $3}' |
-  grep -vE '/(libc|libm|libstdc\+\+|libgcc_s|libcrypto|libdl|librt|libpthread)\.so' |
-  grep -v "$b" | while read -r l; do cp -L "$l" "$d/lib/"; done
-strip "$d/shardcheck" "$d/rng_device_test" "$d/bench_cuda" "$d"/lib/*.so* 2>/dev/null || true
+# the libraries ldd resolves outside the C/C++ runtime and OpenSSL; OpenMPI's apart, in lib/mpi:
+# gpu_check.sh uses them only where the machine has no libmpi.so.40 of its own (its mpirun's
+# plugins match its own library, not ours)
+libs() { ldd "$1" | awk '$3 ~ /^\// {print $3}' | grep -v "$b" |
+  grep -vE '/(libc|libm|libstdc\+\+|libgcc_s|libcrypto|libdl|librt|libpthread)\.so'; }
+mkdir -p "$d/lib/mpi"
+mpi=$(LD_LIBRARY_PATH="$b/lib/.libs" ldd "$d/shardcheck" | awk '$1 ~ /^libmpi\.so/ {print $3}')
+mpidep=""; [ -n "$mpi" ] && mpidep=$(libs "$mpi"; echo "$mpi")
+LD_LIBRARY_PATH="$b/lib/.libs" libs "$d/shardcheck" | while read -r l; do
+  if printf '%s\n' "$mpidep" | grep -qxF "$l"; then cp -L "$l" "$d/lib/mpi/"
+  else cp -L "$l" "$d/lib/"; fi
+done
+strip "$d/shardcheck" "$d/rng_device_test" "$d/bench_cuda" "$d"/lib/*.so* "$d"/lib/mpi/*.so* \
+  2>/dev/null || true
 du -sh "$d" | sed 's/^/gpu_stage.sh: staged /'
