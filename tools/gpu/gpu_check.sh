@@ -80,14 +80,15 @@ reason77() { grep -m1 -iE 'skipped|no usable|no CUDA|built without' "$logs/$1.lo
 # ---- environment (always): what the machine has, for the summary ----
 {
   echo "date: $(date -u +%FT%TZ)  host: $(uname -n)  dry-run: $dry"
-  nvidia-smi -L 2>&1 || echo "nvidia-smi: not found"
+  timeout 30 nvidia-smi -L 2>&1 || echo "nvidia-smi: not found or failed"
   command -v nvcc >/dev/null && nvcc --version | tail -n 2
-  if [ -n "$mpirun_cmd" ]; then "$mpirun_cmd" --version 2>&1 | head -n 1
+  if [ -n "$mpirun_cmd" ]; then timeout 30 "$mpirun_cmd" --version 2>&1 | head -n 1
   else echo "mpirun: not found"; fi
-  python3 -c 'import torch; print("torch", torch.__version__, torch.cuda.is_available())' 2>&1 |
-    tail -n 1
+  # torch's view of the device, on a real run only (the import alone takes seconds)
+  [ $dry = yes ] || timeout 60 python3 -c \
+    'import torch; print("torch", torch.__version__, torch.cuda.is_available())' 2>&1 | tail -n 1
 } >"$logs/env.log" 2>&1
-gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)
+gpu_name=$(timeout 30 nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)
 [ $dry = yes ] && gpu_name=""
 record env pass 0 "${gpu_name:-no GPU}"
 
