@@ -26,8 +26,7 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 bin=""; build=""; out=${OUT:-}; golden="$here/golden"; dry=no; budget=540; maxc=""
 mpirun_cmd=$(command -v mpirun || true)
 usage() { echo "usage: gpu_check.sh [--bin DIR|--build DIR] [--out DIR] [--golden DIR]" \
-  "[--dry-run]" \
-  "[--budget S] [--max-cases N] [--mpirun PATH]" >&2; exit 2; }
+  "[--dry-run] [--budget S] [--max-cases N] [--mpirun PATH]" >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case $1 in
     --bin) [ $# -ge 2 ] || usage; bin=$2; shift 2 ;;
@@ -189,7 +188,8 @@ comm_of() { grep -o 'redistribute collectives [^(]*' "$logs/$1.log" | head -n 1 
 judge_run() {   # NAME WANT: WANT, if set, is the pass line the run must equal (the mpi backend's)
   local name=$1 want=${2:-} got; got=$(lastline "$name")
   local how; how=$(comm_of "$name"); how=${how:+, $how}
-  if [ $rc -eq 0 ] && printf '%s' "$got" | grep -Eq '^[0-9]+ passed, 0 failed' &&
+  # a run that checked nothing ("0 passed") is no pass
+  if [ $rc -eq 0 ] && printf '%s' "$got" | grep -Eq '^[1-9][0-9]* passed, 0 failed' &&
      { [ -z "$want" ] || [ "$got" = "$want" ]; }; then
     record "$name" pass "$secs" "$got$how"
   elif [ $rc -eq 77 ]; then record "$name" "$(skip77 "$name")" "$secs" "$(reason77 "$name")"
