@@ -79,6 +79,7 @@ reason77() { grep -m1 -iE 'skipped|no usable|no CUDA|built without' "$logs/$1.lo
 # ---- environment (always): what the machine has, for the summary ----
 {
   echo "date: $(date -u +%FT%TZ)  host: $(uname -n)  dry-run: $dry"
+  [ -f "$bin/stage.txt" ] && cat "$bin/stage.txt"
   timeout 30 nvidia-smi -L 2>&1 || echo "nvidia-smi: not found or failed"
   command -v nvcc >/dev/null && nvcc --version | tail -n 2
   if [ -n "$mpirun_cmd" ]; then timeout 30 "$mpirun_cmd" --version 2>&1 | head -n 1

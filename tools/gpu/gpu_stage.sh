@@ -31,4 +31,11 @@ LD_LIBRARY_PATH="$b/lib/.libs" libs "$d/shardcheck" | while read -r l; do
 done
 strip "$d/shardcheck" "$d/rng_device_test" "$d/bench_cuda" "$d"/lib/*.so* "$d"/lib/mpi/*.so* \
   2>/dev/null || true
+# what was staged, for the run's env.log: the source commit and the build's CUDA settings
+{
+  echo "staged $(date -u +%FT%TZ) from $(cd "$b" && pwd)"
+  src=$(sed -n 's/^abs_top_srcdir = //p' "$b/Makefile" 2>/dev/null)
+  echo "source: $src $(git -C "${src:-.}" describe --always --dirty 2>/dev/null || echo unknown)"
+  grep -E '^(NVCC_ARCH|NCCL_LIBDIR|CUDA_LIBS) =' "$b/Makefile" 2>/dev/null
+} >"$d/stage.txt"
 du -sh "$d" | sed 's/^/gpu_stage.sh: staged /'
