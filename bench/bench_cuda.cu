@@ -84,6 +84,8 @@ int main()
     char path[1024];
     snprintf(path, sizeof path, "%s/libcurand.so.10", SHC_CURAND_LIBDIR);
     void *h = dlopen(path, RTLD_NOW);
+    if (!h) /* elsewhere (a GPU machine's torch wheels): the search path, LD_LIBRARY_PATH */
+        h = dlopen("libcurand.so.10", RTLD_NOW);
     if (!h)
         h = dlopen("libcurand.so", RTLD_NOW);
     if (!h) {
