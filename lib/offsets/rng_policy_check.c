@@ -140,14 +140,12 @@ static bool id_eq(const draw_id *a, const draw_id *b)
     return a->seed == b->seed && a->stream == b->stream && a->word == b->word;
 }
 
-static int cmp_id(const void *x, const void *y)
+static uint64_t id_hash(const draw_id *a)
 {
-    const draw_id *a = x, *b = y;
-    if (a->seed != b->seed)
-        return a->seed < b->seed ? -1 : 1;
-    if (a->stream != b->stream)
-        return a->stream < b->stream ? -1 : 1;
-    return a->word < b->word ? -1 : a->word > b->word;
+    uint64_t h = (uint64_t)a->seed * 0x9e3779b97f4a7c15ULL;
+    h = (h ^ (uint64_t)a->stream) * 0xff51afd7ed558ccdULL;
+    h = (h ^ (h >> 29) ^ (uint64_t)a->word) * 0xc4ceb9fe1a85ec53ULL;
+    return h ^ (h >> 32);
 }
 
 typedef struct check_ctx {
@@ -212,10 +210,27 @@ static int all_distinct(check_ctx *c, int64_t *dups, shc_err *e)
         for (int64_t g = 0; g < c->numel; g++)
             if (c->set[op][g])
                 all[n++] = c->ids[op][g];
-    qsort(all, (size_t)n, sizeof *all, cmp_id);
+    /* counted in an open-addressed set (a sort made 60% of `policies`' time, issue 36) */
+    size_t cap = 16;
+    while (cap < 2 * (size_t)n)
+        cap <<= 1;
+    int64_t *slot = malloc(sizeof *slot * cap);
+    if (!slot) {
+        free(all);
+        return shc_fail(e, SHC_ENOMEM, "policy check: out of memory");
+    }
+    memset(slot, 0xff, sizeof *slot * cap);
     *dups = 0;
-    for (int64_t i = 1; i < n; i++)
-        *dups += id_eq(&all[i - 1], &all[i]);
+    for (int64_t i = 0; i < n; i++) {
+        size_t h = (size_t)id_hash(&all[i]) & (cap - 1);
+        while (slot[h] >= 0 && !id_eq(&all[slot[h]], &all[i]))
+            h = (h + 1) & (cap - 1);
+        if (slot[h] >= 0)
+            (*dups)++;
+        else
+            slot[h] = i;
+    }
+    free(slot);
     free(all);
     return SHC_OK;
 }
