@@ -1,7 +1,8 @@
 /*
  * shardcheck.c — entry point of the shardcheck CLI: dispatch to subcommands.
  * The contract (syntax, JSON shapes, exit codes) is in docs/DESIGN.md and README.md;
- * conformance/tests/cli_errors.sh checks its error paths, and cli_framework.sh runs
+ * conformance/tests/refusals.sh (the tables in refusals/) and cli_errors.sh check its error
+ * paths, and cli_framework.sh runs
  * every command that `shardcheck --list-commands` prints through the common checks.
  */
 #include "config.h"

@@ -33,7 +33,8 @@
 # Exit codes are shardcheck's: 0 all passed, 1 failures (the closing line then counts at
 # least one), 2 bad usage (this script's options or the run options), 77 skipped, 99 internal.
 # Tested by conformance/tests/run_faults.sh (a killed rank), run_mpi.sh, hardening.sh (the
-# time limit, SIGTERM and SIGINT) and main_report.sh (no "Killed" line, no timer left).
+# time limit, SIGTERM and SIGINT), refusals.sh (refusals/mpirun_runner.txt: usage errors) and
+# main_report.sh (no "Killed" line, no timer left).
 set -u
 np=2 hostfile= use_srun=0 backend=mpi limit=${SHARDCHECK_RUNNER_TIME_LIMIT:-10800}
 # shardcheck: beside this script where both are installed (bin/), else a build in the
