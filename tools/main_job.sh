@@ -86,7 +86,7 @@ else
   report skip "$ledger" torch - "skipped: no torch in $here/.venv (tools/harness/setup_venv.sh)"
 fi
 # The full release matrix on request (--matrix or SHARDCHECK_MATRIX=1): every torch release
-# 2.11 .. 2.15 (a venv each), the harness and the torch backend, and the findings reproducers.
+# every release `shardcheck registry releases` lists (a venv each), the harness and the torch backend, and the findings reproducers.
 if [ "${SHARDCHECK_MATRIX:-0}" = 1 ] || [ "$matrix" = 1 ]; then
   t0=$SECONDS
   MATRIX_FINDINGS=1 bash tools/scripts/torch_matrix.sh _build >_build/torch-matrix.out 2>&1; rc=$?
