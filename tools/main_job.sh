@@ -85,8 +85,9 @@ if [ -x "$here/.venv/bin/python" ] && "$here/.venv/bin/python" -c "import torch"
 else
   report skip "$ledger" torch - "skipped: no torch in $here/.venv (tools/harness/setup_venv.sh)"
 fi
-# The full release matrix on request (--matrix or SHARDCHECK_MATRIX=1): every torch release
-# every release `shardcheck registry releases` lists (a venv each), the harness and the torch backend, and the findings reproducers.
+# The full release matrix on request (--matrix or SHARDCHECK_MATRIX=1): every release
+# `shardcheck registry releases` lists (a venv each), the harness and the torch backend, and
+# the findings reproducers.
 if [ "${SHARDCHECK_MATRIX:-0}" = 1 ] || [ "$matrix" = 1 ]; then
   t0=$SECONDS
   MATRIX_FINDINGS=1 bash tools/scripts/torch_matrix.sh _build >_build/torch-matrix.out 2>&1; rc=$?
