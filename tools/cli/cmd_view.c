@@ -89,7 +89,9 @@ static int print_json(const view_q *q, const char *pl)
     for (int64_t i = 0; i < q->chk.nranks; i++)
         json_array_append_new(ranks, rank_json(q, &q->chk.ranks[i]));
     json_object_set_new(o, "ranks", ranks);
-    return cli_print_json(o);
+    int rc = cli_print_json(o); /* it does not steal o */
+    json_decref(o);
+    return rc;
 }
 
 static void print_list(const int64_t *v, int n)
