@@ -195,6 +195,16 @@ typedef struct run_result {
 void run_journal(const run_opts *o, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* runner.c: the engine `run` calls once the job has started. */
+/* Rank 0 opens its report, journal and --views; every selected family runs (run_family);
+ * the outputs close and the backend and the job stop: the exit code.  crashed: the probe's
+ * child died, reported as one Crash row (comment, crash_msg) and nothing runs. */
+int run_families(run_opts *o, bool crashed, const char *comment, const char *crash_msg);
+/* Every selected test of one family, in chunks; EXIT_USAGE on a corrupt golden file. */
+int run_family(run_opts *o, const shc_family *f, int64_t *seq);
+/* --journal -: the journal's lines on standard output (run_journal's marker). */
+bool run_journal_on_stdout(const run_opts *o);
+
 /* Name of a status ("Pass", "Fail", ...). */
 const char *run_status_name(run_status s);
 /* Apply the injected fault if it targets this rank and test (kill or hang). */
