@@ -51,6 +51,7 @@ typedef struct run_backend {
     int batch;                 /* cases per chunk (0: the runner's 256) */
     bool family_batch;         /* the family's mpi.batch overrides batch */
     bool whole_world;          /* a mesh must span the whole job (torch's DeviceMesh) */
+    const char *whole_world_why; /* why, in a NotSupported reason (NULL: "no hosting") */
     bool pass_note;            /* a passing compare's note is the case's message (cuda) */
     bool certify_np;           /* certify --np N > 1 runs it under mpirun -np N, np 1 in one
                                 * process (the plugin) */

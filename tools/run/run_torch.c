@@ -587,7 +587,8 @@ static const char *const torch_spellings[] = {"torch", "torch:gloo", "torch:nccl
 const run_backend run_backend_torch = {
     .name = "torch", .spellings = torch_spellings, .usage = "torch[:gloo|:nccl]",
     .procs = RUN_PER_RANK, .ranks_per_process = 1, .max_ranks = 1024, .batch = 16,
-    .whole_world = true, .state = &torch_own, .configure = torch_configure,
+    .whole_world = true, .whole_world_why = "a DeviceMesh rank is a process: no hosting",
+    .state = &torch_own, .configure = torch_configure,
 #ifdef HAVE_MPI
     .job_start = run_torch_start, .stop = run_torch_stop, .job_outcomes = run_torch_outcomes,
 #endif

@@ -110,47 +110,54 @@ static void write_views(const run_opts *o, const shc_family *f, int64_t tcid,
     json_decref(line);
 }
 
-static void run_chunk(run_opts *o, const shc_family *f, const shc_golden *g, const int64_t *idx,
-                      int64_t n, int64_t seq)
+/* The largest world a case may have here, computed once per family and passed down: in one
+ * process --max-ranks; under mpirun the job's size where a process hosts one mesh rank, or
+ * any world where processes host blocks of ranks (shc_comm_host_block). */
+static int64_t world_cap(const run_opts *o)
 {
-    run_outcome *out = calloc((size_t)n, sizeof *out);
-    if (!out) {
-        fputs("shardcheck run: out of memory\n", stderr);
-        exit(EXIT_INTERNAL);
-    }
-    bool per_process = o->mpi_job;
-    /* under mpirun: one mesh rank per process (torch), or any world hosted in blocks */
-    int64_t cap = !per_process ? o->max_ranks
-                : o->be->ranks_per_process == RUN_HOSTS_ANY && hosting() ? RUN_HOSTS_ANY
-                : o->nprocs;
+    if (!o->mpi_job)
+        return o->max_ranks;
+    return o->be->ranks_per_process == RUN_HOSTS_ANY && hosting() ? RUN_HOSTS_ANY : o->nprocs;
+}
+
+/* The cases of a chunk that cannot run here are NotSupported, with the reason; the largest
+ * world that does run is kept for the idle note. */
+static void mark_unsupported(run_opts *o, const shc_family *f, const shc_golden *g,
+                             const int64_t *idx, int64_t n, int64_t cap, run_outcome *out)
+{
     for (int64_t k = 0; k < n; k++) {
-        out[k].world = f->world_size(g->groups[idx[k]], g->tests[idx[k]]);
-        if (o->be->whole_world && out[k].world != cap) {
-            /* a real DeviceMesh spans the whole torch.distributed world */
-            out[k].status = RUN_NOTSUPPORTED;
-            snprintf(out[k].msg, sizeof out[k].msg, "the mesh has %lld ranks, the torch job %lld "
-                     "(a DeviceMesh rank is a process: no hosting)",
-                     (long long)out[k].world, (long long)cap);
-        } else if (out[k].world > cap) {
-            out[k].status = RUN_NOTSUPPORTED;
-            snprintf(out[k].msg, sizeof out[k].msg, "needs %lld ranks, the %s has %lld",
-                     (long long)out[k].world,
-                     per_process ? "mpirun job" : "backend (--max-ranks)",
-                     (long long)cap);
+        run_outcome *oc = &out[k];
+        oc->world = f->world_size(g->groups[idx[k]], g->tests[idx[k]]);
+        if (o->be->whole_world && oc->world != cap) {
+            oc->status = RUN_NOTSUPPORTED;
+            snprintf(oc->msg, sizeof oc->msg, "the mesh has %lld ranks, the %s job %lld (%s)",
+                     (long long)oc->world, o->be->name, (long long)cap,
+                     o->be->whole_world_why ? o->be->whole_world_why : "no hosting");
+        } else if (oc->world > cap) {
+            oc->status = RUN_NOTSUPPORTED;
+            snprintf(oc->msg, sizeof oc->msg, "needs %lld ranks, the %s has %lld",
+                     (long long)oc->world,
+                     o->mpi_job ? "mpirun job" : "backend (--max-ranks)", (long long)cap);
         }
     }
     for (int64_t k = 0; k < n; k++)
         if (out[k].status != RUN_NOTSUPPORTED && out[k].world > o->max_world)
             o->max_world = out[k].world;
-    double t0 = now_s();
+}
+
+/* Every outcome of a chunk, where the backend computes them: the mpirun job's ranks, the
+ * backend's own job_outcomes (hosting every rank), or forked workers. */
+static void compute_chunk(run_opts *o, const shc_family *f, const shc_golden *g,
+                          const int64_t *idx, int64_t n, int64_t seq, run_outcome *out)
+{
 #ifdef HAVE_MPI
-    if (per_process && o->lost) /* every case is still reported (run_mpi_lost_chunk) */
+    if (o->mpi_job && o->lost) /* every case is still reported (run_mpi_lost_chunk) */
         run_mpi_lost_chunk(o, f, g, idx, n, out);
-    else if (per_process)
+    else if (o->mpi_job)
         run_mpi_chunk(o, f, g, idx, n, seq, out);
     else
 #endif
-    if (o->be->job_outcomes) { /* worker: its own process, hosting every rank */
+    if (o->be->job_outcomes) {
         for (int64_t k = 0; k < n; k++)
             out[k].count = out[k].status == RUN_NOTSUPPORTED ? 0 : out[k].world;
         o->be->job_outcomes(o, f, g, idx, n, out, out);
@@ -158,46 +165,64 @@ static void run_chunk(run_opts *o, const shc_family *f, const shc_golden *g, con
         run_views_chunk(o, f, g, idx, n, -1, out);
     }
     (void)seq;
-    double each = (now_s() - t0) / (double)n;
-    for (int64_t k = 0; k < n; k++) {
-        const json_t *test = g->tests[idx[k]];
-        run_result res, *r = &res;
-        memset(r, 0, sizeof *r);
-        r->family = f->name;
-        r->tcid = json_integer_value(json_object_get(test, "tcId"));
-        snprintf(r->comment, sizeof r->comment, "%s",
-                 json_string_value(json_object_get(test, "comment")) ?: "");
-        r->status = out[k].status;
-        r->seconds = each;
-        snprintf(r->msg, sizeof r->msg, "%s", out[k].msg);
-        if (r->status == RUN_PASS && printer(o)) {
-            if (!out[k].views || out[k].count != out[k].world) {
-                r->status = RUN_INTERNAL;
-                snprintf(r->msg, sizeof r->msg, "%lld views for %lld ranks",
-                         (long long)out[k].count, (long long)out[k].world);
-            } else {
-                write_views(o, f, r->tcid, &out[k]);
-                r->msg[0] = '\0'; /* a Pass's msg is only ever a note from run_check */
-                r->status = run_check(o, f, g->groups[idx[k]], test, out[k].world, out[k].views,
-                                      r->msg, sizeof r->msg);
-            }
+}
+
+/* One case's outcome checked (rank 0) and reported; its views are freed. */
+static void finish_case(const run_opts *o, const shc_family *f, const json_t *group,
+                        const json_t *test, run_outcome *oc, double seconds)
+{
+    run_result res, *r = &res;
+    memset(r, 0, sizeof *r);
+    r->family = f->name;
+    r->tcid = json_integer_value(json_object_get(test, "tcId"));
+    snprintf(r->comment, sizeof r->comment, "%s",
+             json_string_value(json_object_get(test, "comment")) ?: "");
+    r->status = oc->status;
+    r->seconds = seconds;
+    snprintf(r->msg, sizeof r->msg, "%s", oc->msg);
+    if (r->status == RUN_PASS && printer(o)) {
+        if (!oc->views || oc->count != oc->world) {
+            r->status = RUN_INTERNAL;
+            snprintf(r->msg, sizeof r->msg, "%lld views for %lld ranks",
+                     (long long)oc->count, (long long)oc->world);
+        } else {
+            write_views(o, f, r->tcid, oc);
+            r->msg[0] = '\0'; /* a Pass's msg is only ever a note from run_check */
+            r->status = run_check(o, f, group, test, oc->world, oc->views, r->msg,
+                                  sizeof r->msg);
         }
-        json_t *views = NULL; /* a failure's views, for --json (explain --candidate) */
-        if (r->status == RUN_FAIL && o->json && out[k].views && out[k].count == out[k].world &&
-            out[k].world <= RUN_KEEP_VIEWS && (views = json_array()))
-            for (int64_t v = 0; v < out[k].world; v++)
-                json_array_append(views, out[k].views[v] ? out[k].views[v] : json_null());
-        run_outcome_clear(&out[k]);
-        emit(o, r, g->groups[idx[k]], test, views);
-        json_decref(views);
     }
+    json_t *views = NULL; /* a failure's views, for --json (explain --candidate) */
+    if (r->status == RUN_FAIL && o->json && oc->views && oc->count == oc->world &&
+        oc->world <= RUN_KEEP_VIEWS && (views = json_array()))
+        for (int64_t v = 0; v < oc->world; v++)
+            json_array_append(views, oc->views[v] ? oc->views[v] : json_null());
+    run_outcome_clear(oc);
+    emit(o, r, group, test, views);
+    json_decref(views);
+}
+
+static void run_chunk(run_opts *o, const shc_family *f, const shc_golden *g, const int64_t *idx,
+                      int64_t n, int64_t seq, int64_t cap)
+{
+    run_outcome *out = calloc((size_t)n, sizeof *out);
+    if (!out) {
+        fputs("shardcheck run: out of memory\n", stderr);
+        exit(EXIT_INTERNAL);
+    }
+    mark_unsupported(o, f, g, idx, n, cap, out);
+    double t0 = now_s();
+    compute_chunk(o, f, g, idx, n, seq, out);
+    double each = (now_s() - t0) / (double)n;
+    for (int64_t k = 0; k < n; k++)
+        finish_case(o, f, g->groups[idx[k]], g->tests[idx[k]], &out[k], each);
     free(out);
 }
 
-/* torch: --max-cases samples among the tests whose mesh spans the job (the others can only be
- * NotSupported); their indices in *pick, their count returned. */
-static int64_t torch_eligible(const run_opts *o, const shc_family *f, const shc_golden *g,
-                              int64_t **pick)
+/* A whole_world backend: --max-cases samples among the tests whose mesh spans the job (the
+ * others can only be NotSupported); their indices in *pick, their count returned. */
+static int64_t whole_world_eligible(const run_opts *o, const shc_family *f, const shc_golden *g,
+                                    int64_t **pick)
 {
     *pick = malloc((size_t)(g->ntests ? g->ntests : 1) * sizeof **pick);
     if (!*pick) {
@@ -211,45 +236,53 @@ static int64_t torch_eligible(const run_opts *o, const shc_family *f, const shc_
     return m;
 }
 
-int run_family(run_opts *o, const shc_family *f, int64_t *seq)
+/* A family's golden files into g: EXIT_OK with *loaded set when its cases are to run; EXIT_OK
+ * when they are reported as one NotSupported row (no per-rank computation, no golden
+ * directory), EXIT_USAGE when the files cannot be read (bad input, never a silent pass). */
+static int load_family(const run_opts *o, const shc_family *f, shc_golden *g, bool *loaded)
 {
+    *loaded = false;
     if (!f->compute_rank || !f->world_size) {
         char msg[160];
         snprintf(msg, sizeof msg, "family %s has no per-rank computation yet", f->name);
         emit_whole(o, f->name, RUN_NOTSUPPORTED, "family", msg);
         return EXIT_OK;
     }
-    shc_golden g;
     shc_err e = {0};
-    memset(&g, 0, sizeof g);
+    memset(g, 0, sizeof *g);
     /* Only a family with no golden directory at all is NotSupported (a --golden holding some
      * families); anything there that cannot be read is bad input, never a silent pass. */
     char fdir[4096];
     struct stat st;
     snprintf(fdir, sizeof fdir, "%s/%s", o->golden, f->name);
-    bool absent = stat(fdir, &st) && errno == ENOENT;
-    int rc = absent ? shc_fail(&e, SHC_EIO, "golden family %s: no directory %s", f->name, fdir)
-                    : shc_golden_load_family_at(&g, o->golden, f->name, o->torch, &e);
-    if (absent) {
+    if (stat(fdir, &st) && errno == ENOENT) {
+        shc_fail(&e, SHC_EIO, "golden family %s: no directory %s", f->name, fdir);
         emit_whole(o, f->name, RUN_NOTSUPPORTED, "family", e.msg);
         return EXIT_OK;
     }
-    if (rc) {
+    if (shc_golden_load_family_at(g, o->golden, f->name, o->torch, &e)) {
         if (printer(o)) {
             progress_hide();
             fprintf(stderr, "shardcheck run: %s\n", e.msg);
         }
         return EXIT_USAGE;
     }
-    if (g.unversioned && printer(o)) {
+    if (g->unversioned && printer(o)) {
         progress_hide();
         fprintf(stderr, "shardcheck run: note: %s has no version data (source.releases): read as "
-                "what it is, torch %s's answers\n", g.unversioned,
+                "what it is, torch %s's answers\n", g->unversioned,
                 shc_torch_release_name(SHC_TORCH_PIN_RELEASE));
     }
-    int64_t n = g.ntests, *pick = NULL;
+    *loaded = true;
+    return EXIT_OK;
+}
+
+/* The selected cases of a loaded family (--max-cases spread over it), chunk by chunk. */
+static void run_cases(run_opts *o, const shc_family *f, const shc_golden *g, int64_t *seq)
+{
+    int64_t n = g->ntests, *pick = NULL;
     if (o->be->whole_world && o->max_cases > 0)
-        n = torch_eligible(o, f, &g, &pick);
+        n = whole_world_eligible(o, f, g, &pick);
     int64_t take = o->max_cases > 0 && o->max_cases < n ? o->max_cases : n;
     int64_t idx[CHUNK_ONE_PROCESS];
     /* a family that executes in lockstep under mpi says how small its batches must be,
@@ -262,6 +295,7 @@ int run_family(run_opts *o, const shc_family *f, int64_t *seq)
         snprintf(label, sizeof label, "run %s", f->name);
         progress_begin(o->bar, label, take);
     }
+    int64_t cap = world_cap(o);
     for (int64_t k0 = 0; k0 < take; k0 += chunk) {
         int64_t m = take - k0 < chunk ? take - k0 : chunk;
         for (int64_t k = 0; k < m; k++) {
@@ -269,16 +303,26 @@ int run_family(run_opts *o, const shc_family *f, int64_t *seq)
             if (pick)
                 idx[k] = pick[idx[k]];
         }
-        run_chunk(o, f, &g, idx, m, (*seq)++);
+        run_chunk(o, f, g, idx, m, (*seq)++, cap);
     }
     if (o->bar)
         progress_end(o->bar);
+    free(pick);
+}
+
+int run_family(run_opts *o, const shc_family *f, int64_t *seq)
+{
+    shc_golden g;
+    bool loaded;
+    int rc = load_family(o, f, &g, &loaded);
+    if (rc || !loaded)
+        return rc;
+    run_cases(o, f, &g, seq);
     /* while its golden trees are loaded: the family's failures by flag and field, with the
      * smallest case's inputs and the flag's note (report_groups.c, verify's grouping) */
     if (o->rep && report_group_family(o->rep, &g) && printer(o))
         fputs("shardcheck run: out of memory grouping the failures: they are listed ungrouped\n",
               stderr);
-    free(pick);
     shc_golden_free(&g);
     return EXIT_OK;
 }
