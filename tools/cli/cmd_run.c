@@ -43,22 +43,35 @@
 #include "outfile.h"
 #include "torch_version.h"
 
-static const char RUN_ABOUT[] =
-    "  ref     the reference, one process;  local  simulated ranks with real collectives\n"
-    "  mpi     one process per rank: mpirun -np N shardcheck run --backend mpi\n"
-    "  torch   real DTensor per rank (torch.distributed, gloo or nccl), checked here:\n"
-    "          mpirun -np N shardcheck run --backend torch[:gloo|:nccl]\n"
-    "  cuda    each rank's view on a GPU (rank mod GPUs; under mpirun one process per rank);\n"
-    "          77 with the reason where CUDA was not built in or no GPU is visible\n"
-    "  plugin  a vendor library implementing shardcheck_backend.h\n"
-    "  worker  a vendor program in any language over the worker protocol (one per process;\n"
-    "          under mpirun each computes the ranks its process hosts): docs/backends/worker.md\n"
+/* What follows the list of backends (run_backend_help) in --help. */
+static const char RUN_ABOUT_REST[] =
     "  SHARDCHECK_FAULT=kill:RANK:TCID | hang:RANK:TCID | stop:RANK:TCID injects a fault\n"
     "  (tests; stop: under mpirun the rank's own process stops, as kill -STOP; a RANK the\n"
     "  job has no process for, or stop without mpirun, is exit 2).\n"
     "  Before the first case every process checks the golden files it reads (and their\n"
     "  schemas) against golden/MANIFEST, as verify does: a mismatch is exit 2 naming the file.\n"
     "  exit: 0 passed, 1 failures, 2 bad input, 77 nothing ran, 99 internal error";
+
+/* --help's texts that name the backends, written from the backend table (backends.c). */
+typedef struct run_help {
+    char about[2048], option[320], synopsis[800], list[256];
+} run_help;
+
+static void help_texts(run_help *h)
+{
+    char table[1536];
+    run_backend_help(table, sizeof table);
+    snprintf(h->about, sizeof h->about, "%s%s", table, RUN_ABOUT_REST);
+    run_backend_spellings(h->list, sizeof h->list);
+    snprintf(h->option, sizeof h->option, "%s (default ref)", h->list);
+    run_backend_synopsis(h->list, sizeof h->list);
+    snprintf(h->synopsis, sizeof h->synopsis, "[--backend %s]\n"
+             "                      [--family F] [--golden DIR] "
+             "[--tap | --junit FILE | --json] [--timeout SEC]\n"
+             "                      [--max-cases N] [--max-ranks N] "
+             "[--journal FILE] [--no-manifest-check]\n                      "
+             "[--torch-version V] [--waivers FILE] [--views FILE]", h->list);
+}
 
 /* ---- options ---- */
 
@@ -84,10 +97,11 @@ static int parse_options(run_opts *o, int argc, char **argv)
 {
     long long timeout = 60, max_cases = 0, max_ranks = 0;
     unsigned long long given = 0;
+    static run_help h;
+    help_texts(&h);
     const cli_option opts[] = {
         {.name = "backend", .kind = CLI_CALL, .meta = "B", .call = opt_backend,
-         .help = "ref (default), local, mpi, torch[:gloo|:nccl], cuda, plugin:FILE.so or "
-                 "worker:CMD"},
+         .help = h.option},
         {.name = "family", .kind = CLI_STR, .meta = "F", .to = &o->family,
          .help = "only this family (default every registered family)"},
         {.name = "golden", .kind = CLI_STR, .meta = "DIR", .to = &o->golden,
@@ -118,13 +132,8 @@ static int parse_options(run_opts *o, int argc, char **argv)
          .help = "known deviations (waivers/torch.json): their failures are Waived, with why"},
         CLI_OPT_END};
     const cli_command cmd = {
-        .name = "run", .opts = opts, .ctx = o, .about = RUN_ABOUT, .given = &given,
-        .synopsis = "[--backend ref|local|mpi|cuda|torch|plugin:FILE.so|worker:CMD]\n"
-                    "                      [--family F] [--golden DIR] "
-                    "[--tap | --junit FILE | --json] [--timeout SEC]\n"
-                    "                      [--max-cases N] [--max-ranks N] "
-                    "[--journal FILE] [--no-manifest-check]\n                      "
-                    "[--torch-version V] [--waivers FILE] [--views FILE]"};
+        .name = "run", .opts = opts, .ctx = o, .about = h.about, .given = &given,
+        .synopsis = h.synopsis};
     int x = cli_parse(&cmd, argc, argv, NULL);
     if (x != CLI_GO)
         return x;

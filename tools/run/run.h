@@ -41,6 +41,7 @@ typedef struct run_backend {
     const char *const *spellings; /* --backend values it takes as they are, NULL-ended */
     const char *arg_prefix;    /* or "plugin:" followed by an argument (FILE.so) */
     const char *usage;         /* how the accepted spellings are named: "torch[:gloo|:nccl]" */
+    const char *help;          /* one line for `run --help`'s list of backends */
     run_procs procs;
     /* Mesh ranks one process may host under mpirun: 1 (torch: a DeviceMesh rank is a
      * process), or RUN_HOSTS_ANY (a case of any world runs, each process hosting the
@@ -124,6 +125,10 @@ const run_backend *const *run_backends(void);
 const run_backend *run_backend_find(const char *spec, const char **arg);
 /* "ref, local, ... or plugin:FILE.so": the accepted spellings, for the refusal. */
 void run_backend_spellings(char *buf, size_t n);
+/* `run --help`'s list of backends, a line each ("  name    help\n"), from the table. */
+void run_backend_help(char *buf, size_t n);
+/* "ref|local|...|worker:CMD": the accepted spellings, for the usage line. */
+void run_backend_synopsis(char *buf, size_t n);
 /* Whether this process would be one rank of an mpirun job (before the job starts). */
 bool run_backend_per_rank(const run_backend *be);
 /* "mpi and torch": the backends that always run one process per rank. */

@@ -481,6 +481,7 @@ static cuda_state cuda_own;
 static const char *const cuda_spellings[] = {"cuda", NULL};
 const run_backend run_backend_cuda = {
     .name = "cuda", .spellings = cuda_spellings, .usage = "cuda",
+    .help = "each rank's view on a GPU (rank mod GPUs; 77 where CUDA or a GPU is missing)",
     .procs = RUN_PER_RANK_UNDER_MPIRUN, .ranks_per_process = RUN_HOSTS_ANY, .max_ranks = 1024,
     .pass_note = true, .state = &cuda_own, .start = run_cuda_start,
     .stop = cuda_stop, .views = cuda_views, .compare = cuda_compare,

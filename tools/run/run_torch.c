@@ -586,6 +586,7 @@ static torch_state torch_own;
 static const char *const torch_spellings[] = {"torch", "torch:gloo", "torch:nccl", NULL};
 const run_backend run_backend_torch = {
     .name = "torch", .spellings = torch_spellings, .usage = "torch[:gloo|:nccl]",
+    .help = "real DTensor per rank (torch.distributed, gloo or nccl) under mpirun -np N",
     .procs = RUN_PER_RANK, .ranks_per_process = 1, .max_ranks = 1024, .batch = 16,
     .whole_world = true, .whole_world_why = "a DeviceMesh rank is a process: no hosting",
     .state = &torch_own, .configure = torch_configure,
