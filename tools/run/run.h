@@ -1,6 +1,6 @@
 /*
- * run.h — pieces of `shardcheck run` shared by cmd_run.c (options, the case
- * loop, reports), run_check.c (computing a test's per-rank views in an
+ * run.h — pieces of `shardcheck run` shared by cmd_run.c (options, preflight, the job's
+ * start), runner.c (the case loop, reports), run_check.c (computing a test's per-rank views in an
  * isolated worker, comparing them with golden, the SPMD invariants),
  * run_mpi.c (one process per rank under mpirun), run_torch.c (real DTensor
  * per rank through a Python worker), run_cuda.c (each rank's view computed on
@@ -206,8 +206,6 @@ void run_journal(const run_opts *o, const char *fmt, ...)
  * the outputs close and the backend and the job stop: the exit code.  crashed: the probe's
  * child died, reported as one Crash row (comment, crash_msg) and nothing runs. */
 int run_families(run_opts *o, bool crashed, const char *comment, const char *crash_msg);
-/* Every selected test of one family, in chunks; EXIT_USAGE on a corrupt golden file. */
-int run_family(run_opts *o, const shc_family *f, int64_t *seq);
 /* --journal -: the journal's lines on standard output (run_journal's marker). */
 bool run_journal_on_stdout(const run_opts *o);
 
@@ -271,30 +269,5 @@ int run_mpi_settings_agree(run_opts *o, const char *mine, char *msg, size_t n);
 /* Finish: MPI_Finalize (or MPI_Abort when a rank stopped answering, by rank 0 after its
  * report is out; another rank waits for that, then ends the job itself). */
 void run_mpi_finish(const run_opts *o, int lost);
-/* torch backend (run_torch.c): start this rank's torch worker (0, or the exit code the run
- * ends with), compute this rank's outcomes for a chunk through it, stop it. */
-int run_torch_start(run_opts *o);
-void run_torch_outcomes(run_opts *o, const shc_family *f, const shc_golden *g,
-                        const int64_t *idx, int64_t n, const run_outcome *all, run_outcome *mine);
-void run_torch_stop(run_opts *o);
 #endif
-/* cuda backend (run_cuda.c): find the GPUs (0, or 77 with the reason printed when
- * there is none or CUDA was not built in); every rank's view computed on device
- * rank % o->cuda_devices; the check of one such view against golden, or against
- * the CPU reference for the device's own GPU profile where the view carries it. */
-int run_cuda_start(run_opts *o);
-run_status run_cuda_views(const run_opts *o, const shc_family *f, const json_t *group,
-                          const json_t *test, int64_t first, int64_t count, json_t **views,
-                          char *msg, size_t n);
-/* cuda under mpirun, a family with a dcomm_view hook (redistribute-data): this rank's
- * view with its tensors on the device, collectives over NCCL or host-staged MPI. */
-run_status run_cuda_comm_view(const run_opts *o, shc_comm *comm, int64_t rank,
-                              const shc_family *f, const json_t *group, const json_t *test,
-                              json_t **view, char *msg, size_t n);
-/* Free what run_cuda_comm_view made (NCCL communicators), before MPI_Finalize. */
-void run_cuda_stop(void);
-int run_cuda_compare(const json_t *test, int64_t rank, json_t *got, char *msg, size_t n);
-/* torch backend: compare a rank's real view with golden (projecting plans to collectives). */
-int run_torch_compare(const shc_family *f, const json_t *test, int64_t rank, const json_t *got,
-                      char *msg, size_t n);
 #endif

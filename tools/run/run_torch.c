@@ -324,14 +324,16 @@ static int start_workers(run_opts *o)
     return EXIT_INTERNAL;
 }
 
-int run_torch_start(run_opts *o)
+/* Start this rank's torch worker (0, or the exit code the run ends with): the job_start hook. */
+static int run_torch_start(run_opts *o)
 {
     signal(SIGPIPE, SIG_IGN);  /* a dead worker's pipe is an outcome, not our death */
     W.local_rank = run_mpi_local_rank();
     return start_workers(o);
 }
 
-void run_torch_stop(run_opts *o)
+/* Stop this rank's torch worker. */
+static void run_torch_stop(run_opts *o)
 {
     (void)o;
     stop_worker(true);
@@ -445,8 +447,10 @@ static run_status await_case(run_opts *o, const shc_family *f, bool sent, run_ou
     return s;
 }
 
-void run_torch_outcomes(run_opts *o, const shc_family *f, const shc_golden *g,
-                        const int64_t *idx, int64_t n, const run_outcome *all, run_outcome *mine)
+/* This rank's outcomes for a chunk, computed through its torch worker (job_outcomes). */
+static void run_torch_outcomes(run_opts *o, const shc_family *f, const shc_golden *g,
+                               const int64_t *idx, int64_t n, const run_outcome *all,
+                               run_outcome *mine)
 {
     int64_t depth = pipeline_depth(), sent_to = 0;
     bool sent_ok[CHUNK_MAX];
@@ -526,8 +530,9 @@ void run_torch_outcomes(run_opts *o, const shc_family *f, const shc_golden *g,
 
 /* ---- checking a torch rank's view (run_check.c) ---- */
 
-int run_torch_compare(const shc_family *f, const json_t *test, int64_t rank, const json_t *got,
-                      char *msg, size_t n)
+/* A rank's real view against golden, plans projected to collectives (compare). */
+static int run_torch_compare(const shc_family *f, const json_t *test, int64_t rank,
+                             const json_t *got, char *msg, size_t n)
 {
     const json_t *dm = json_object_get(got, "dataMismatch");
     if (dm) {

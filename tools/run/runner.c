@@ -310,7 +310,7 @@ static void run_cases(run_opts *o, const shc_family *f, const shc_golden *g, int
     free(pick);
 }
 
-int run_family(run_opts *o, const shc_family *f, int64_t *seq)
+static int run_family(run_opts *o, const shc_family *f, int64_t *seq)
 {
     shc_golden g;
     bool loaded;
@@ -467,7 +467,7 @@ int run_families(run_opts *o, bool crashed, const char *comment, const char *cra
     if (crashed)
         emit_whole(o, o->be->name, RUN_CRASH, comment, crash_msg);
     int64_t seq = 0;
-    progress bar = {0}; /* rank 0 on a terminal: a bar over each family's cases (the report counts) */
+    progress bar = {0}; /* rank 0 on a terminal: a bar over each family's cases */
     if (printer(o) && progress_enabled())
         o->bar = rep.bar = &bar;
     const shc_family *const *fams = shc_families();
