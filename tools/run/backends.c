@@ -5,7 +5,8 @@
  * run_plugin.c, worker in run_worker.c).  `run --backend`, certify (which rank counts a backend takes), the report
  * (the backend's name) and the mpirun runner ask it.  Adding a backend: one file with its
  * record, one row here.  Tested by cli_options.sh (every spelling and the refusal),
- * run_mpi.sh, run_torch.sh, run_cuda.sh, certify.sh.
+ * run_mpi.sh, run_torch.sh, run_cuda.sh, certify.sh; `run --help` lists its rows' help
+ * (registry.sh checks every backend is there).
  */
 #include "config.h"
 #include <stdlib.h>
@@ -46,6 +47,24 @@ void run_backend_spellings(char *buf, size_t n)
     for (int i = 0; table[i]; i++)
         len += (size_t)snprintf(buf + len, len < n ? n - len : 0, "%s%s",
                                 !i ? "" : table[i + 1] ? ", " : " or ", table[i]->usage);
+}
+
+void run_backend_help(char *buf, size_t n)
+{
+    size_t len = 0;
+    buf[0] = 0;
+    for (int i = 0; table[i]; i++)
+        len += (size_t)snprintf(buf + len, len < n ? n - len : 0, "  %-7s %s\n", table[i]->name,
+                                table[i]->help ? table[i]->help : "");
+}
+
+void run_backend_synopsis(char *buf, size_t n)
+{
+    size_t len = 0;
+    buf[0] = 0;
+    for (int i = 0; table[i]; i++)
+        len += (size_t)snprintf(buf + len, len < n ? n - len : 0, "%s%s", i ? "|" : "",
+                                table[i]->usage);
 }
 
 bool run_backend_per_rank(const run_backend *be)

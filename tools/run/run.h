@@ -1,6 +1,6 @@
 /*
- * run.h — pieces of `shardcheck run` shared by cmd_run.c (options, the case
- * loop, reports), run_check.c (computing a test's per-rank views in an
+ * run.h — pieces of `shardcheck run` shared by cmd_run.c (options, preflight, the job's
+ * start), runner.c (the case loop, reports), run_check.c (computing a test's per-rank views in an
  * isolated worker, comparing them with golden, the SPMD invariants),
  * run_mpi.c (one process per rank under mpirun), run_torch.c (real DTensor
  * per rank through a Python worker), run_cuda.c (each rank's view computed on
@@ -41,6 +41,7 @@ typedef struct run_backend {
     const char *const *spellings; /* --backend values it takes as they are, NULL-ended */
     const char *arg_prefix;    /* or "plugin:" followed by an argument (FILE.so) */
     const char *usage;         /* how the accepted spellings are named: "torch[:gloo|:nccl]" */
+    const char *help;          /* one line for `run --help`'s list of backends */
     run_procs procs;
     /* Mesh ranks one process may host under mpirun: 1 (torch: a DeviceMesh rank is a
      * process), or RUN_HOSTS_ANY (a case of any world runs, each process hosting the
@@ -51,6 +52,7 @@ typedef struct run_backend {
     int batch;                 /* cases per chunk (0: the runner's 256) */
     bool family_batch;         /* the family's mpi.batch overrides batch */
     bool whole_world;          /* a mesh must span the whole job (torch's DeviceMesh) */
+    const char *whole_world_why; /* why, in a NotSupported reason (NULL: "no hosting") */
     bool pass_note;            /* a passing compare's note is the case's message (cuda) */
     bool certify_np;           /* certify --np N > 1 runs it under mpirun -np N, np 1 in one
                                 * process (the plugin) */
@@ -123,6 +125,10 @@ const run_backend *const *run_backends(void);
 const run_backend *run_backend_find(const char *spec, const char **arg);
 /* "ref, local, ... or plugin:FILE.so": the accepted spellings, for the refusal. */
 void run_backend_spellings(char *buf, size_t n);
+/* `run --help`'s list of backends, a line each ("  name    help\n"), from the table. */
+void run_backend_help(char *buf, size_t n);
+/* "ref|local|...|worker:CMD": the accepted spellings, for the usage line. */
+void run_backend_synopsis(char *buf, size_t n);
 /* Whether this process would be one rank of an mpirun job (before the job starts). */
 bool run_backend_per_rank(const run_backend *be);
 /* "mpi and torch": the backends that always run one process per rank. */
@@ -195,6 +201,14 @@ typedef struct run_result {
 void run_journal(const run_opts *o, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* runner.c: the engine `run` calls once the job has started. */
+/* Rank 0 opens its report, journal and --views; every selected family runs (run_family);
+ * the outputs close and the backend and the job stop: the exit code.  crashed: the probe's
+ * child died, reported as one Crash row (comment, crash_msg) and nothing runs. */
+int run_families(run_opts *o, bool crashed, const char *comment, const char *crash_msg);
+/* --journal -: the journal's lines on standard output (run_journal's marker). */
+bool run_journal_on_stdout(const run_opts *o);
+
 /* Name of a status ("Pass", "Fail", ...). */
 const char *run_status_name(run_status s);
 /* Apply the injected fault if it targets this rank and test (kill or hang). */
@@ -255,30 +269,5 @@ int run_mpi_settings_agree(run_opts *o, const char *mine, char *msg, size_t n);
 /* Finish: MPI_Finalize (or MPI_Abort when a rank stopped answering, by rank 0 after its
  * report is out; another rank waits for that, then ends the job itself). */
 void run_mpi_finish(const run_opts *o, int lost);
-/* torch backend (run_torch.c): start this rank's torch worker (0, or the exit code the run
- * ends with), compute this rank's outcomes for a chunk through it, stop it. */
-int run_torch_start(run_opts *o);
-void run_torch_outcomes(run_opts *o, const shc_family *f, const shc_golden *g,
-                        const int64_t *idx, int64_t n, const run_outcome *all, run_outcome *mine);
-void run_torch_stop(run_opts *o);
 #endif
-/* cuda backend (run_cuda.c): find the GPUs (0, or 77 with the reason printed when
- * there is none or CUDA was not built in); every rank's view computed on device
- * rank % o->cuda_devices; the check of one such view against golden, or against
- * the CPU reference for the device's own GPU profile where the view carries it. */
-int run_cuda_start(run_opts *o);
-run_status run_cuda_views(const run_opts *o, const shc_family *f, const json_t *group,
-                          const json_t *test, int64_t first, int64_t count, json_t **views,
-                          char *msg, size_t n);
-/* cuda under mpirun, a family with a dcomm_view hook (redistribute-data): this rank's
- * view with its tensors on the device, collectives over NCCL or host-staged MPI. */
-run_status run_cuda_comm_view(const run_opts *o, shc_comm *comm, int64_t rank,
-                              const shc_family *f, const json_t *group, const json_t *test,
-                              json_t **view, char *msg, size_t n);
-/* Free what run_cuda_comm_view made (NCCL communicators), before MPI_Finalize. */
-void run_cuda_stop(void);
-int run_cuda_compare(const json_t *test, int64_t rank, json_t *got, char *msg, size_t n);
-/* torch backend: compare a rank's real view with golden (projecting plans to collectives). */
-int run_torch_compare(const shc_family *f, const json_t *test, int64_t rank, const json_t *got,
-                      char *msg, size_t n);
 #endif

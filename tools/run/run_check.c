@@ -182,13 +182,15 @@ static run_status local_views(const run_opts *o, const shc_family *f, const json
 
 static const char *const ref_spellings[] = {"ref", NULL};
 const run_backend run_backend_ref = {
-    .name = "ref", .spellings = ref_spellings, .usage = "ref", .procs = RUN_IN_PROCESS,
+    .name = "ref", .spellings = ref_spellings, .usage = "ref",
+    .help = "the reference, every rank in one process", .procs = RUN_IN_PROCESS,
     .ranks_per_process = 1, .max_ranks = 1024,
 };
 
 static const char *const local_spellings[] = {"local", NULL};
 const run_backend run_backend_local = {
-    .name = "local", .spellings = local_spellings, .usage = "local", .procs = RUN_IN_PROCESS,
+    .name = "local", .spellings = local_spellings, .usage = "local",
+    .help = "simulated ranks with real collectives, in one process", .procs = RUN_IN_PROCESS,
     .ranks_per_process = 1, .max_ranks = 64, .views = local_views,
 };
 

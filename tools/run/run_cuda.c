@@ -52,27 +52,27 @@ typedef struct cuda_state { int devices; } cuda_state;
 
 static inline cuda_state *cuda_state_of(const run_opts *o) { return o->be_state; }
 
-#ifndef HAVE_CUDA
-int run_cuda_start(run_opts *o)
+#ifndef HAVE_CUDA /* 77 with the reason: CUDA was not built in */
+static int run_cuda_start(run_opts *o)
 {
     fprintf(stderr, SKIP_PREFIX "this shardcheck was built without CUDA "
             "(configure --with-cuda; needs nvcc and the CUDA runtime)\n");
     return EXIT_SKIP;
 }
 
-run_status run_cuda_views(const run_opts *o, const shc_family *f, const json_t *group,
-                          const json_t *test, int64_t first, int64_t count, json_t **views,
-                          char *msg, size_t n)
+static run_status run_cuda_views(const run_opts *o, const shc_family *f, const json_t *group,
+                                 const json_t *test, int64_t first, int64_t count, json_t **views,
+                                 char *msg, size_t n)
 {
     snprintf(msg, n, "built without CUDA");
     return RUN_NOTSUPPORTED;
 }
 
-void run_cuda_stop(void) {}
+static void run_cuda_stop(void) {}
 
-run_status run_cuda_comm_view(const run_opts *o, shc_comm *comm, int64_t rank,
-                              const shc_family *f, const json_t *group, const json_t *test,
-                              json_t **view, char *msg, size_t n)
+static run_status run_cuda_comm_view(const run_opts *o, shc_comm *comm, int64_t rank,
+                                     const shc_family *f, const json_t *group, const json_t *test,
+                                     json_t **view, char *msg, size_t n)
 {
     (void)o, (void)comm, (void)rank, (void)f, (void)group, (void)test, (void)view;
     snprintf(msg, n, "built without CUDA");
@@ -182,7 +182,8 @@ static int start_emulated(run_opts *o, const char *spec)
     return 0;
 }
 
-int run_cuda_start(run_opts *o)
+/* Find the GPUs: 0, or 77 with the reason printed when there is none (start). */
+static int run_cuda_start(run_opts *o)
 {
     if (emulated())
         return start_emulated(o, emulated());
@@ -323,7 +324,8 @@ static int mpi_device(const run_opts *o, shc_err *e)
     return SHC_OK;
 }
 
-void run_cuda_stop(void)
+/* Free what run_cuda_comm_view made (NCCL communicators), before MPI_Finalize. */
+static void run_cuda_stop(void)
 {
     if (mpi_dc)
         mpi_dc->ops->destroy(mpi_dc); /* NCCL's communicators, before MPI_Finalize */
@@ -354,9 +356,11 @@ static int hosted_dcomm_view(const run_opts *o, shc_comm *comm, int64_t rank,
     return rc;
 }
 
-run_status run_cuda_comm_view(const run_opts *o, shc_comm *comm, int64_t rank,
-                              const shc_family *f, const json_t *group, const json_t *test,
-                              json_t **view, char *msg, size_t n)
+/* Under mpirun, a family with a dcomm_view hook (redistribute-data): this rank's view with its
+ * tensors on the device, collectives over NCCL or host-staged MPI (comm_view). */
+static run_status run_cuda_comm_view(const run_opts *o, shc_comm *comm, int64_t rank,
+                                     const shc_family *f, const json_t *group, const json_t *test,
+                                     json_t **view, char *msg, size_t n)
 {
     if (!f->cuda.dcomm_view) {
         snprintf(msg, n, "no device computation for this family on the cuda backend");
@@ -375,9 +379,10 @@ run_status run_cuda_comm_view(const run_opts *o, shc_comm *comm, int64_t rank,
     return strstr(e.msg, "mpi: timeout") ? RUN_TIMEOUT : RUN_INTERNAL;
 }
 
-run_status run_cuda_views(const run_opts *o, const shc_family *f, const json_t *group,
-                          const json_t *test, int64_t first, int64_t count, json_t **views,
-                          char *msg, size_t n)
+/* Every rank's view computed on device rank % the GPUs (views). */
+static run_status run_cuda_views(const run_opts *o, const shc_family *f, const json_t *group,
+                                 const json_t *test, int64_t first, int64_t count, json_t **views,
+                                 char *msg, size_t n)
 {
     if (f->cuda.dcomm_view)
         return threads_views(o, f, group, test, first, count, views, msg, n);
@@ -408,7 +413,7 @@ run_status run_cuda_views(const run_opts *o, const shc_family *f, const json_t *
 #endif
 
 /* 1: match; 0: mismatch (msg); 2: a GpuOnly mismatch (msg says so: NotSupported). */
-int run_cuda_compare(const json_t *test, int64_t rank, json_t *got, char *msg, size_t n)
+static int run_cuda_compare(const json_t *test, int64_t rank, json_t *got, char *msg, size_t n)
 {
     json_t *meta = json_incref(json_object_get(got, "cudaReference"));
     json_object_del(got, "cudaReference");
@@ -481,6 +486,7 @@ static cuda_state cuda_own;
 static const char *const cuda_spellings[] = {"cuda", NULL};
 const run_backend run_backend_cuda = {
     .name = "cuda", .spellings = cuda_spellings, .usage = "cuda",
+    .help = "each rank's view on a GPU (rank mod GPUs; 77 where CUDA or a GPU is missing)",
     .procs = RUN_PER_RANK_UNDER_MPIRUN, .ranks_per_process = RUN_HOSTS_ANY, .max_ranks = 1024,
     .pass_note = true, .state = &cuda_own, .start = run_cuda_start,
     .stop = cuda_stop, .views = cuda_views, .compare = cuda_compare,

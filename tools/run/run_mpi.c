@@ -653,7 +653,8 @@ static bool mpi_alone(const shc_family *f) { return !f->mpi.comm_view; }
 
 static const char *const mpi_spellings[] = {"mpi", NULL};
 const run_backend run_backend_mpi = {
-    .name = "mpi", .spellings = mpi_spellings, .usage = "mpi", .procs = RUN_PER_RANK,
+    .name = "mpi", .spellings = mpi_spellings, .usage = "mpi",
+    .help = "one process per rank: mpirun -np N shardcheck run --backend mpi", .procs = RUN_PER_RANK,
     .ranks_per_process = RUN_HOSTS_ANY, .max_ranks = 1024, .family_batch = true,
 #ifdef HAVE_MPI
     .comm_view = mpi_comm_view,

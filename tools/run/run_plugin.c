@@ -319,6 +319,7 @@ static bool alone(const shc_family *f) { return !f->plugin.exec_view; }
 
 const run_backend run_backend_plugin = {
     .name = "plugin", .arg_prefix = "plugin:", .usage = "plugin:FILE.so",
+    .help = "a vendor library implementing shardcheck_backend.h",
     .procs = RUN_PER_RANK_UNDER_MPIRUN, .ranks_per_process = RUN_HOSTS_ANY, .max_ranks = 1024,
     .certify_np = true,
     .state = &plugin_own, .configure = configure, .input = input, .subject = subject,

@@ -324,14 +324,16 @@ static int start_workers(run_opts *o)
     return EXIT_INTERNAL;
 }
 
-int run_torch_start(run_opts *o)
+/* Start this rank's torch worker (0, or the exit code the run ends with): the job_start hook. */
+static int run_torch_start(run_opts *o)
 {
     signal(SIGPIPE, SIG_IGN);  /* a dead worker's pipe is an outcome, not our death */
     W.local_rank = run_mpi_local_rank();
     return start_workers(o);
 }
 
-void run_torch_stop(run_opts *o)
+/* Stop this rank's torch worker. */
+static void run_torch_stop(run_opts *o)
 {
     (void)o;
     stop_worker(true);
@@ -445,8 +447,10 @@ static run_status await_case(run_opts *o, const shc_family *f, bool sent, run_ou
     return s;
 }
 
-void run_torch_outcomes(run_opts *o, const shc_family *f, const shc_golden *g,
-                        const int64_t *idx, int64_t n, const run_outcome *all, run_outcome *mine)
+/* This rank's outcomes for a chunk, computed through its torch worker (job_outcomes). */
+static void run_torch_outcomes(run_opts *o, const shc_family *f, const shc_golden *g,
+                               const int64_t *idx, int64_t n, const run_outcome *all,
+                               run_outcome *mine)
 {
     int64_t depth = pipeline_depth(), sent_to = 0;
     bool sent_ok[CHUNK_MAX];
@@ -526,8 +530,9 @@ void run_torch_outcomes(run_opts *o, const shc_family *f, const shc_golden *g,
 
 /* ---- checking a torch rank's view (run_check.c) ---- */
 
-int run_torch_compare(const shc_family *f, const json_t *test, int64_t rank, const json_t *got,
-                      char *msg, size_t n)
+/* A rank's real view against golden, plans projected to collectives (compare). */
+static int run_torch_compare(const shc_family *f, const json_t *test, int64_t rank,
+                             const json_t *got, char *msg, size_t n)
 {
     const json_t *dm = json_object_get(got, "dataMismatch");
     if (dm) {
@@ -586,8 +591,10 @@ static torch_state torch_own;
 static const char *const torch_spellings[] = {"torch", "torch:gloo", "torch:nccl", NULL};
 const run_backend run_backend_torch = {
     .name = "torch", .spellings = torch_spellings, .usage = "torch[:gloo|:nccl]",
+    .help = "real DTensor per rank (torch.distributed, gloo or nccl) under mpirun -np N",
     .procs = RUN_PER_RANK, .ranks_per_process = 1, .max_ranks = 1024, .batch = 16,
-    .whole_world = true, .state = &torch_own, .configure = torch_configure,
+    .whole_world = true, .whole_world_why = "a DeviceMesh rank is a process: no hosting",
+    .state = &torch_own, .configure = torch_configure,
 #ifdef HAVE_MPI
     .job_start = run_torch_start, .stop = run_torch_stop, .job_outcomes = run_torch_outcomes,
 #endif

@@ -463,6 +463,8 @@ static worker_state worker_own;
 
 const run_backend run_backend_worker = {
     .name = "worker", .arg_prefix = "worker:", .usage = "worker:CMD",
+    .help = "a vendor program in any language over the worker protocol "
+            "(docs/backends/worker.md)",
     .procs = RUN_PER_RANK_UNDER_MPIRUN, .ranks_per_process = RUN_HOSTS_ANY, .max_ranks = 1024,
     .batch = 16, .chunk_waits_per_case = true, .state = &worker_own,
     .configure = worker_configure, .start = worker_start,
