@@ -26,9 +26,9 @@ so="$top_builddir/examples/.libs/plugin_v2.so"
 ref="$top_builddir/examples/.libs/plugin_ref.so"
 [ -f "$so" ] || skip_all "examples/.libs/plugin_v2.so not built (make check builds it)"
 FAMS=shard-layout,group-ranks,rng-offsets,redistribute-plan,redistribute-data
-# Under the sanitizers (the test job's second make check) the same paths on a sample: every
+# Sampled (the ASan and distcheck make checks, testlib.sh) the same paths on a sample: every
 # case of the five families is the plain build's (issue 36: CI time).
-cmax= row=pass; [ "${SHARDCHECK_SANITIZED:-0}" = 1 ] && cmax="--max-cases 300" row=partial
+cmax= row=pass; sampled && cmax="--max-cases 300" row=partial
 
 # --- certify: every case of the five families, one process ---
 # shellcheck disable=SC2086  # cmax is empty or an option and its value
@@ -49,7 +49,7 @@ done
 if [ -z "$cmax" ]; then
   expect_file "certify: the verdict is CONFORMANT (every required test of the five families)" \
     "$tmp/pkg/statement.txt" "verdict: CONFORMANT: every claimed family passed"
-else tap_skip "certify: the verdict is CONFORMANT" "sanitized build: a sample is PARTIAL by design"; fi
+else tap_skip "certify: the verdict is CONFORMANT" "sampled make check: a sample is PARTIAL by design"; fi
 expect_file "certify: the statement names the plugin, its file and sha256" "$tmp/pkg/statement.txt" \
   "example-v2 (libshardcheck); note: file plugin_v2.so, sha256 $(sha256sum "$so" | cut -c1-64), ABI v2"
 expect_exit "certify --check on the plugin's package: intact (its JUnit re-rendered with the plugin)" 0 \

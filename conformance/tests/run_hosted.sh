@@ -63,7 +63,7 @@ print(sum(len(json.loads(l)["views"]) >= int(sys.argv[2]) for l in open(sys.argv
 # Under ASan+UBSan (SHARDCHECK_SANITIZED=1, the test command's second build) the rank counts that
 # reach both paths, hosted (np 3: blocks of 1-22 ranks) and one rank per process (np 8), keep
 # the stage within CI's time; the plain build runs them all.
-NPS="1 2 3 4 8"; [ "${SHARDCHECK_SANITIZED:-0}" = 1 ] && NPS="1 3 8"
+NPS="1 2 3 4 8"; sampled && NPS="1 3 8"
 for np in $NPS; do
   $MPI -np $np "$SHARDCHECK" run --backend mpi --family $F --golden "$G" --timeout 120 --json \
     --views "$tmp/v$np.jsonl" >"$tmp/r$np.json" 2>"$tmp/e$np"; rc=$?
@@ -88,7 +88,7 @@ cmp -s "$tmp/v1.jsonl" "$tmp/tampered" && tap_not_ok "a changed view is told apa
   || tap_ok "a changed view is told apart (the comparison can fail)"
 
 # --- the committed families with the largest meshes, sampled ---
-SNPS="2 3"; [ "${SHARDCHECK_SANITIZED:-0}" = 1 ] && SNPS=3
+SNPS="2 3"; sampled && SNPS=3
 for fam in shard-layout group-ranks rng-offsets; do
   if [ ! -d "$GR/$fam" ]; then tap_skip "$fam at np $SNPS" "no golden/$fam"; continue; fi
   for np in 1 $SNPS; do

@@ -28,6 +28,10 @@ tap_done() { echo "1..$TAP_N"; [ "$TAP_FAIL" -eq 0 ]; }
 # ---- skipping ----
 # skip_all REASON: nothing of this test can run here (automake counts it SKIP, not PASS)
 skip_all() { echo "1..0 # SKIP $1"; exit 0; }
+# Whether this make check walks the slow tests' paths on samples: the test job's ASan+UBSan build
+# (SHARDCHECK_SANITIZED=1) and its distcheck (SHARDCHECK_SAMPLED=1) do, the plain build's runs every
+# case (issue 36: CI time).  Where a test samples, its comment says what it keeps.
+sampled() { [ "${SHARDCHECK_SANITIZED:-0}" = 1 ] || [ "${SHARDCHECK_SAMPLED:-0}" = 1 ]; }
 # need_python WHAT: skip unless $PY runs (SHARDCHECK_PYTHON, default python3)
 need_python() { "$PY" -c 'import json' 2>/dev/null || skip_all "no python3 at $PY (${1:-needed})"; }
 # need_golden FAMILY...: skip unless the committed corpus has these families
@@ -47,6 +51,20 @@ use_tmpdir() {
   trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
 }
 
+# sample_corpus DIR FAMILY[:FILE,FILE..]...: DIR becomes a corpus holding those families (only
+# the named files, without .json; all of them when none is named), the schemas and a MANIFEST:
+# where a sampled make check (sampled above) runs a test on fewer cases with every path kept
+sample_corpus() {
+  local dir=$1 arg fam files f; shift
+  mkdir -p "$dir" && cp -R "$G/schemas" "$dir/" || return 1
+  for arg in "$@"; do
+    fam=${arg%%:*}; mkdir -p "$dir/$fam"
+    if [ "$fam" = "$arg" ]; then cp "$G/$fam"/*.json "$dir/$fam/" || return 1; continue; fi
+    files=${arg#*:}
+    for f in $(echo "$files" | tr , ' '); do cp "$G/$fam/$f.json" "$dir/$fam/" || return 1; done
+  done
+  write_manifest "$dir"
+}
 # write_manifest DIR: DIR/MANIFEST lists "sha256  path" of every other file under DIR, sorted
 # (golden/MANIFEST's form, and a certify package's): for corpora and packages a test builds
 write_manifest() {

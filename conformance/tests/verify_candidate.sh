@@ -7,6 +7,13 @@ fam=shard-layout
 use_tmpdir
 need_golden $fam
 need_python "to build candidates"
+# sampled (the ASan and distcheck make checks, testlib.sh): the same checks on a few files of each
+# family (every path kept: one- and many-rank tests, invalid ones, a null trace)
+if sampled; then
+  sample_corpus "$tmp/gs" shard-layout:chunk-sweep-1d,invalid,rank-maps-tiny,shard-order \
+    redistribute-plan:invalid,notable,strided philox-kat || { echo "Bail out! sample corpus"; exit 99; }
+  G=$tmp/gs
+fi
 f=$(ls "$G/$fam"/*.json | head -n1)
 V() { "$SHARDCHECK" verify --family "$fam" --golden "$G" "$@"; }
 

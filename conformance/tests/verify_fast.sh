@@ -226,11 +226,11 @@ for g in "$tmp"/g-*; do
   case $g in # a golden family verify refuses: the candidate is never read, three will do
     *g-syntax|*g-flag|*g-dup|*g-dupkey) cands="$tmp/c/all.json $tmp/c/results.json $tmp/c/r-escape.json" ;;
   esac
-  # every output form against the clean family; under the sanitizers (the test job's second make
-  # check, issue 36: CI time) the other families in the default form only: what the sanitizers
-  # watch there is the scanner reading each candidate, which the form does not change
+  # every output form against the clean family; sampled (the ASan and distcheck make checks,
+  # issue 36: CI time) the other families in the default form only: what those watch there is
+  # the scanner reading each candidate, which the form does not change
   fmts='"" --json --tap --verbose'
-  [ "${SHARDCHECK_SANITIZED:-0}" = 1 ] && [ "$(basename "$g")" != g-clean ] && fmts='""'
+  sampled && [ "$(basename "$g")" != g-clean ] && fmts='""'
   for c in $cands; do
     eval "set -- $fmts"
     for fmt in "$@"; do
