@@ -34,12 +34,12 @@ typedef struct fam_cap {
 
 static bool cap_releases(const shc_family *f) { return f->releases != 0; }
 static bool cap_harness(const shc_family *f) { return f->harness_stride > 0; }
-static bool cap_local(const shc_family *f) { return f->local.simulate_views != NULL; }
-static bool cap_mpi(const shc_family *f) { return f->mpi.comm_view != NULL; }
-static bool cap_plugin(const shc_family *f) { return f->plugin.views || f->plugin.exec_view; }
-static bool cap_plugin_exec(const shc_family *f) { return f->plugin.exec_view != NULL; }
-static bool cap_torch_view(const shc_family *f) { return f->torch.view != NULL; }
-static bool cap_device(const shc_family *f) { return f->cuda.device_view || f->cuda.dcomm_view; }
+static bool cap_local(const shc_family *f) { return f->exec.simulated != NULL; }
+static bool cap_mpi(const shc_family *f) { return f->exec.over_comm != NULL; }
+static bool cap_plugin(const shc_family *f) { return f->project.abi_v1.views || f->exec.outside; }
+static bool cap_plugin_exec(const shc_family *f) { return f->exec.outside != NULL; }
+static bool cap_torch_view(const shc_family *f) { return f->project.collective_counts != NULL; }
+static bool cap_device(const shc_family *f) { return f->device.fill || f->exec.on_device_comm; }
 static bool cap_invariants(const shc_family *f) { return f->invariants != NULL; }
 
 static const fam_cap CAPS[] = {
