@@ -41,13 +41,13 @@ static void ref_ranks(const shc_family *f, const json_t *group, const json_t *te
     }
 }
 
-/* The family's real execution on simulated ranks (its simulate_views hook). */
+/* The family's real execution on simulated ranks (its exec.simulated hook). */
 static void local_exec(const shc_family *f, const json_t *group, const json_t *test,
                        int64_t world)
 {
     shc_err e = {0};
     json_t **views = calloc((size_t)world, sizeof *views);
-    if (views && f->local.simulate_views(group, test, world, views, &e) == SHC_OK)
+    if (views && f->exec.simulated(group, test, world, views, &e) == SHC_OK)
         for (int64_t r = 0; r < world; r++)
             check_view(test, r, views[r]);
     free(views);
@@ -67,7 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (world < 1 || world > FUZZ_MAX_RANKS)
             continue;
         ref_ranks(f, group, test, world);
-        if (f->local.simulate_views)
+        if (f->exec.simulated)
             local_exec(f, group, test, world);
     }
     shc_golden_free(&g);

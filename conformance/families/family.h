@@ -3,10 +3,11 @@
  * through one record, so that code outside conformance/families never asks "which family
  * is this?" (docs/DESIGN.md, "The family record").  The generic part (identity,
  * generate, compute_rank, world_size, the README columns, the SPMD invariants and the
- * family's own check of a view) is asked by every backend; the backend hooks are grouped
- * per backend (local, mpi, plugin, torch, cuda), each NULL where the family has nothing
- * to add.  The families are listed once, in registry.c.  The golden file format is
- * golden.h's, which this header builds on.  Tested through every family's generator
+ * family's own check of a view) is asked by every backend; the other hooks are grouped by
+ * capability (exec: execute on an executor; device: fill on a device; project: another
+ * answer form), each NULL where the family has nothing to add, and no group is named after
+ * a backend (registry_lint.sh checks it).  The families are listed once, in registry.c.
+ * The golden file format is golden.h's, which this header builds on.  Tested through every family's generator
  * (golden_regen.sh), the runner's tests (run_*.sh) and check_redist_dev.
  */
 #ifndef SHC_FAMILY_H
@@ -15,8 +16,8 @@
 #include "golden.h"
 #include "shardcheck_backend.h"
 
-/* A random-op executor on a device (the cuda backend, tools/run/run_cuda.c): the
- * device's GPU profile, and fill with shc_torch_rng_fill's contract computed there. */
+/* A random-op device (provided by the cuda backend, tools/run/run_cuda.c): the device's GPU
+ * profile, and fill with shc_torch_rng_fill's contract computed there. */
 typedef struct shc_rng_device {
     shc_gpu_profile profile; /* from the device's cudaDeviceProp */
     int index;               /* which device */
@@ -92,60 +93,63 @@ typedef struct shc_family {
     int (*invariants)(const json_t *group, const json_t *test, int64_t world,
                       json_t *const *views, char *msg, size_t n);
 
-    /* ---- backend hooks, one group per backend; NULL where the family has nothing to
-     * add (the backend then uses compute_rank, or reports the case NotSupported) ---- */
+    /* ---- capabilities: ways to answer a case other than compute_rank, each named for what
+     * it does, never for who calls it.  Backends are providers of executors (simulated ranks,
+     * a communicator, a device communicator, an outside executor) and devices, and each uses
+     * every capability it can serve; NULL where the family has nothing to add (the backend
+     * then uses compute_rank, or reports the case NotSupported) ---- */
     struct {
         /* Execute the case for real on world simulated ranks (threads) and give every
          * rank's view. */
-        int (*simulate_views)(const json_t *group, const json_t *test, int64_t world,
-                              json_t **views, shc_err *e);
-    } local;
-    struct {
-        /* This rank's view after executing the case over comm (a real MPI
-         * communicator). */
-        int (*comm_view)(shc_comm *comm, const json_t *group, const json_t *test,
+        int (*simulated)(const json_t *group, const json_t *test, int64_t world,
+                         json_t **views, shc_err *e);
+        /* This rank's view after executing the case over comm (a real communicator:
+         * MPI's, or shc_comm_hosted_run's threads). */
+        int (*over_comm)(shc_comm *comm, const json_t *group, const json_t *test,
                          int64_t rank, json_t **view, shc_err *e);
-        /* Cases per MPI batch (0: the runner's default); a family whose cases run
-         * collectives keeps it small, so one stuck case costs little. */
-        int batch;
-    } mpi;
-    struct {
-        /* A vendor plugin's answer (lib/shardcheck_backend.h) for every rank, as golden
-         * views; SHC_EUNSUPPORTED with the reason where ABI v1 cannot state the case.
-         * entry is the offsetof() of the ABI entry point the family needs. */
-        int (*views)(const shc_backend_v1 *be, const json_t *group, const json_t *test,
-                     int64_t world, json_t **views, shc_err *e);
-        size_t entry;
-        /* Where the family's fields are beyond ABI v1: add to a golden view the fields a
-         * plugin's answer is compared with (redistribute-plan: "stepKinds"). */
-        void (*project)(json_t *want);
-        /* ABI v2 (redistribute-data): rank's view after exec (ctx passed back) redistributed
-         * the rank's local input built as every backend builds it. */
-        int (*exec_view)(shc_xexec_fn exec, void *ctx, const json_t *group, const json_t *test,
-                         int64_t rank, json_t **view, shc_err *e);
-    } plugin;
-    struct {
-        /* Where a real torch process reports the family's answer in another form than
-         * the golden view: that form for rank, from the golden test (redistribute-plan:
-         * how many collectives of each kind the rank issues; cpu: a gloo group, where
-         * all_to_all is an all-gather).  NULL: torch must raise. */
-        json_t *(*view)(const json_t *test, int64_t rank, bool cpu);
-    } torch;
+        /* Cases per batch of a job executing over a communicator (0: the runner's default);
+         * a family whose cases run collectives keeps it small, so one stuck case costs
+         * little. */
+        int comm_batch;
+        /* This rank's view with its tensors in device memory and collectives over dc
+         * (lib/exec/xdev.h), executed by dexec (shc_dexec_redistribute: the caller links
+         * it, libshcgen does not). */
+        int (*on_device_comm)(shc_dexec_fn dexec, struct shc_dcomm *dc, const json_t *group,
+                              const json_t *test, int64_t rank, json_t **view, shc_err *e);
+        /* Rank's view after an outside executor exec (ctx passed back; a vendor plugin's
+         * ABI v2 execute) redistributed the rank's local input built as every backend
+         * builds it. */
+        int (*outside)(shc_xexec_fn exec, void *ctx, const json_t *group, const json_t *test,
+                       int64_t rank, json_t **view, shc_err *e);
+    } exec;
     struct {
         /* Rank's view computed on dev; where the group's GPU profile has another launch
          * geometry than dev's, *ref = the CPU reference's view for dev's profile (the
-         * golden view does not apply), else *ref = NULL.  NULL hook: the family has no
-         * device computation (its cases are NotSupported on cuda). */
-        int (*device_view)(const shc_rng_device *dev, const json_t *group,
-                           const json_t *test, int64_t rank, json_t **view, json_t **ref,
-                           shc_err *e);
-        /* For families that execute collectives (redistribute-data): this rank's view with
-         * its tensors in device memory and collectives over dc (lib/exec/xdev.h), executed
-         * by dexec (shc_dexec_redistribute: the caller links it, libshcgen does not);
-         * NULL: device_view or nothing. */
-        int (*dcomm_view)(shc_dexec_fn dexec, struct shc_dcomm *dc, const json_t *group,
-                          const json_t *test, int64_t rank, json_t **view, shc_err *e);
-    } cuda;
+         * golden view does not apply), else *ref = NULL.  NULL: the family computes nothing
+         * on a device but may execute there (exec.on_device_comm). */
+        int (*fill)(const shc_rng_device *dev, const json_t *group, const json_t *test,
+                    int64_t rank, json_t **view, json_t **ref, shc_err *e);
+    } device;
+    struct {
+        /* The answer of an implementation of ABI v1 (lib/shardcheck_backend.h), whose form
+         * is not the golden view's. */
+        struct {
+            /* Its answer for every rank, as golden views; SHC_EUNSUPPORTED with the reason
+             * where ABI v1 cannot state the case. */
+            int (*views)(const shc_backend_v1 *be, const json_t *group, const json_t *test,
+                         int64_t world, json_t **views, shc_err *e);
+            /* The offsetof() of the ABI entry point views needs. */
+            size_t entry;
+            /* Where the family's fields are beyond ABI v1: add to a golden view the fields
+             * the answer is compared with (redistribute-plan: "stepKinds"). */
+            void (*extend_want)(json_t *want);
+        } abi_v1;
+        /* What a real torch process reports of the family's case: that form for rank, from
+         * the golden test (redistribute-plan: how many collectives of each kind the rank
+         * issues; cpu: a gloo group, where all_to_all is an all-gather).  NULL: such a
+         * process must raise. */
+        json_t *(*collective_counts)(const json_t *test, int64_t rank, bool cpu);
+    } project;
 } shc_family;
 
 /* All registered families, NULL-terminated. */

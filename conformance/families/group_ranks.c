@@ -692,8 +692,8 @@ static int group_views(const shc_backend_v1 *be, const shc_pcase *b, const json_
     return rc;
 }
 
-/* Runner hook (shc_family.plugin_views): a vendor plugin's answer, as views. */
-static int plugin_views(const shc_backend_v1 *be, const json_t *group, const json_t *test,
+/* Hook project.abi_v1.views: a vendor plugin's answer, as views. */
+static int abi_v1_views(const shc_backend_v1 *be, const json_t *group, const json_t *test,
                         int64_t world, json_t **views, shc_err *e)
 {
     shc_pcase b;
@@ -715,8 +715,8 @@ const shc_family shc_family_group_ranks = {
     .world_size = world_size,
     .gives = "per-dim and flattened groups, the rank's group, sorted communicator order, seed-002 rank lists, HSDP groups",
     .oracle = "torch 2.13 DeviceMesh on a fake process group (harness)",
-    .plugin.views = plugin_views,
-    .plugin.entry = offsetof(shc_backend_v1, group),
+    .project.abi_v1.views = abi_v1_views,
+    .project.abi_v1.entry = offsetof(shc_backend_v1, group),
     .harness_stride = 2,
     .claim = {.fields = SHC_NAMES("groups", "group", "localRank", "groupRank", "split", "rankList",
                                   "sharded", "unsharded", "shardSize", "dpSize", "rankSize")},

@@ -1,6 +1,6 @@
 /*
  * plugin_case.h — a golden test as a vendor plugin sees it (ABI v1,
- * lib/shardcheck_backend.h), for the families' plugin_views hooks.
+ * lib/shardcheck_backend.h), for the families' project.abi_v1.views hooks.
  *
  * Each family that ABI v1 can express converts its own golden inputs and the
  * plugin's answers in its own file; what they share is here: the (mesh, rank

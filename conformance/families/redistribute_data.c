@@ -540,12 +540,12 @@ static int generate(shc_gw *w, shc_err *e)
     return rc;
 }
 
-/* ---- real execution (local and mpi backends) ---- */
+/* ---- real execution (hooks exec.*) ---- */
 
-/* Runner hook (shc_family.simulate_views): every rank executed for real on
- * world simulated ranks (threads, local communicator).  A case the reference
+/* Hook exec.simulated: every rank executed for real on world simulated ranks
+ * (threads, local communicator).  A case the reference
  * rejects gives each rank an error view; only an internal failure is an error. */
-static int simulate_views(const json_t *group, const json_t *test, int64_t world,
+static int exec_simulated(const json_t *group, const json_t *test, int64_t world,
                           json_t **views, shc_err *e)
 {
     shc_xcase c;
@@ -622,26 +622,26 @@ static int exec_view(const exec_on *on, const json_t *group, const json_t *test,
     return rc;
 }
 
-/* Runner hook (shc_family.comm_view): over a real communicator (MPI). */
-static int comm_view(shc_comm *comm, const json_t *group, const json_t *test, int64_t rank,
-                     json_t **view, shc_err *e)
+/* Hook exec.over_comm: over a real communicator (MPI, or hosted ranks). */
+static int exec_over_comm(shc_comm *comm, const json_t *group, const json_t *test,
+                          int64_t rank, json_t **view, shc_err *e)
 {
     exec_on on = {.comm = comm};
     return exec_view(&on, group, test, rank, view, e);
 }
 
-/* Runner hook (shc_family.dcomm_view, the cuda backend): the tensors in device memory
- * (dexec: shc_dexec_redistribute), collectives over a device communicator. */
-static int dcomm_view(shc_dexec_fn dexec, struct shc_dcomm *dc, const json_t *group,
-                      const json_t *test, int64_t rank, json_t **view, shc_err *e)
+/* Hook exec.on_device_comm: the tensors in device memory (dexec:
+ * shc_dexec_redistribute), collectives over a device communicator. */
+static int exec_on_device_comm(shc_dexec_fn dexec, struct shc_dcomm *dc, const json_t *group,
+                               const json_t *test, int64_t rank, json_t **view, shc_err *e)
 {
     exec_on on = {.dexec = dexec, .dc = dc};
     return exec_view(&on, group, test, rank, view, e);
 }
 
-/* Runner hook (shc_family.plugin.exec_view, ABI v2): executed by a vendor's execute. */
-static int plugin_exec_view(shc_xexec_fn exec, void *ctx, const json_t *group,
-                            const json_t *test, int64_t rank, json_t **view, shc_err *e)
+/* Hook exec.outside: executed by an outside executor (a plugin's ABI v2 execute). */
+static int exec_outside(shc_xexec_fn exec, void *ctx, const json_t *group, const json_t *test,
+                        int64_t rank, json_t **view, shc_err *e)
 {
     exec_on on = {.xexec = exec, .ctx = ctx};
     return exec_view(&on, group, test, rank, view, e);
@@ -785,8 +785,8 @@ static int execute_views(const shc_backend_v1 *be, const shc_pcase *b, const jso
     return rc;
 }
 
-/* Runner hook (shc_family.plugin_views): a vendor plugin's answer, as views. */
-static int plugin_views(const shc_backend_v1 *be, const json_t *group, const json_t *test,
+/* Hook project.abi_v1.views: a vendor plugin's answer, as views. */
+static int abi_v1_views(const shc_backend_v1 *be, const json_t *group, const json_t *test,
                         int64_t world, json_t **views, shc_err *e)
 {
     shc_pcase b;
@@ -811,13 +811,13 @@ const shc_family shc_family_redistribute_data = {
     .oracle = "torch 2.13 LocalTensor (harness)",
     .view_check = view_check,
     .invariants = invariants,
-    .local.simulate_views = simulate_views,
-    .mpi.comm_view = comm_view,
-    .cuda.dcomm_view = dcomm_view,
-    .mpi.batch = 8, /* every case runs collectives: keep a stuck batch small */
-    .plugin.views = plugin_views,
-    .plugin.entry = offsetof(shc_backend_v1, execute),
-    .plugin.exec_view = plugin_exec_view,
+    .exec.simulated = exec_simulated,
+    .exec.over_comm = exec_over_comm,
+    .exec.on_device_comm = exec_on_device_comm,
+    .exec.comm_batch = 8, /* every case runs collectives: keep a stuck batch small */
+    .exec.outside = exec_outside,
+    .project.abi_v1.views = abi_v1_views,
+    .project.abi_v1.entry = offsetof(shc_backend_v1, execute),
     .harness_stride = 1,
     .claim = {.fields = SHC_NAMES("localShape", "sha256", "values")},
 };

@@ -1,9 +1,10 @@
 /*
  * redistribute_plan_views.c — the redistribute-plan family seen by a vendor
- * plugin (ABI v1 states only the default planner setting and each step's kind)
- * and by the torch backend (real processes are checked by the collectives they
- * issue, counted per kind).  Tested through the runner: run_mpi.sh (reference
- * plugin), run_faults.sh (broken plugin), run_torch.sh, and fuzz_plugin.
+ * plugin (hook project.abi_v1: ABI v1 states only the default planner setting and
+ * each step's kind) and by a real torch process (hook project.collective_counts: it is
+ * checked by the collectives it issues, counted per kind).  Tested through the runner:
+ * run_mpi.sh (reference plugin), run_faults.sh (broken plugin), run_torch.sh, and
+ * fuzz_plugin.
  */
 #include "config.h"
 #include <stdlib.h>
@@ -16,7 +17,7 @@
 
 /* redistribute-plan: ABI v1 states only the default planner setting (auto, 8 devices
  * per host, _StridedShard as a shard order, no flattened meshes or explicit source
- * order) and only each step's communication kind; shc_plugin_project derives the
+ * order) and only each step's communication kind; shcrp_abi_v1_extend_want derives the
  * same "stepKinds" from the golden view. */
 static int plan_views(const shc_backend_v1 *be, const shc_pcase *b, const json_t *group,
                       const json_t *test, json_t **views, shc_err *e)
@@ -53,8 +54,8 @@ static int plan_views(const shc_backend_v1 *be, const shc_pcase *b, const json_t
     return SHC_OK;
 }
 
-/* Runner hook (shc_family.plugin_views): a vendor plugin's answer, as views. */
-int shcrp_plugin_views(const shc_backend_v1 *be, const json_t *group, const json_t *test,
+/* Hook project.abi_v1.views: a vendor plugin's answer, as views. */
+int shcrp_abi_v1_views(const shc_backend_v1 *be, const json_t *group, const json_t *test,
                         int64_t world, json_t **views, shc_err *e)
 {
     shc_pcase b;
@@ -66,9 +67,9 @@ int shcrp_plugin_views(const shc_backend_v1 *be, const json_t *group, const json
     return rc;
 }
 
-/* Runner hook (shc_family.plugin_project): ABI v1 states only each step's kind,
+/* Hook project.abi_v1.extend_want: ABI v1 states only each step's kind,
  * so the golden view gains the "stepKinds" a plugin's answer is compared with. */
-void shcrp_plugin_project(json_t *want)
+void shcrp_abi_v1_extend_want(json_t *want)
 {
     if (!want || !json_object_get(want, "plans"))
         return;
@@ -82,14 +83,14 @@ void shcrp_plugin_project(json_t *want)
     json_object_set_new(want, "stepKinds", kinds);
 }
 
-/* Runner hook (shc_family.torch_view): the real collectives the golden plan implies for rank
+/* Hook project.collective_counts: the real collectives the golden plan implies for rank
  * under the torch backend: per redistribute step, the kind
  * redistribute_local_tensor issues.  On CPU process groups all_to_all is an all-gather plus a
  * local chunk (torch 2.13 _collective_utils.py shard_dim_alltoall: "Gloo does not support
  * alltoall"); a _StridedShard step gathers through Replicate (_redistribute.py, the
  * _StridedShard branches of redistribute_local_tensor).  Returns NULL when a step is one torch
  * refuses ("unsupported": the rank must raise). */
-json_t *shcrp_torch_view(const json_t *test, int64_t rank, bool cpu)
+json_t *shcrp_collective_counts(const json_t *test, int64_t rank, bool cpu)
 {
     const json_t *exp = json_object_get(test, "expected");
     const json_t *pr = json_object_get(exp, "perRank");

@@ -9,8 +9,8 @@
 #define SHC_REDISTRIBUTE_PLAN_VIEWS_H
 #include "families.h"
 
-int shcrp_plugin_views(const shc_backend_v1 *be, const json_t *group, const json_t *test,
+int shcrp_abi_v1_views(const shc_backend_v1 *be, const json_t *group, const json_t *test,
                        int64_t world, json_t **views, shc_err *e);
-void shcrp_plugin_project(json_t *want);
-json_t *shcrp_torch_view(const json_t *test, int64_t rank, bool cpu);
+void shcrp_abi_v1_extend_want(json_t *want);
+json_t *shcrp_collective_counts(const json_t *test, int64_t rank, bool cpu);
 #endif

@@ -142,9 +142,9 @@ static int op_rank_view(const shc_rng_op *op, const shc_mesh *m, const shc_place
     return SHC_OK;
 }
 
-/* The cuda backend: the random-data cases draw each rank's shard on the device; the
+/* Hook device.fill: the random-data cases draw each rank's shard on the device; the
  * offsets-only cases have nothing to compute there. */
-static int device_view(const shc_rng_device *dev, const json_t *group, const json_t *test,
+static int device_fill(const shc_rng_device *dev, const json_t *group, const json_t *test,
                        int64_t rank, json_t **view, json_t **ref, shc_err *e)
 {
     if (!json_object_get(group, "op"))
@@ -659,8 +659,8 @@ static int offsets_views(const shc_backend_v1 *be, const shc_pcase *b, json_t **
     return SHC_OK;
 }
 
-/* Runner hook (shc_family.plugin_views): a vendor plugin's answer, as views. */
-static int plugin_views(const shc_backend_v1 *be, const json_t *group, const json_t *test,
+/* Hook project.abi_v1.views: a vendor plugin's answer, as views. */
+static int abi_v1_views(const shc_backend_v1 *be, const json_t *group, const json_t *test,
                         int64_t world, json_t **views, shc_err *e)
 {
     /* A per-op case is beyond offsets(): it is never told the op, so a correct plugin
@@ -694,9 +694,9 @@ const shc_family shc_family_rng_offsets = {
     .gives = "per rank: shard linear index, start/end offset increments, audit findings; per random op (`shardcheck ops`): tracked, untracked or torch's rejection",
     .oracle = "torch 2.13 `OffsetBasedRNGTracker` and DTensor dispatcher on a fake process group (harness)",
     .invariants = invariants,
-    .plugin.views = plugin_views,
-    .plugin.entry = offsetof(shc_backend_v1, offsets),
-    .cuda.device_view = device_view,
+    .project.abi_v1.views = abi_v1_views,
+    .project.abi_v1.entry = offsetof(shc_backend_v1, offsets),
+    .device.fill = device_fill,
     .harness_stride = 3,
     /* the tracker's answer; findings (shardcheck's own audit of the windows), dispatch and
      * the GpuOnly random data are checked where given but not required of a claim */

@@ -16,7 +16,7 @@ int shcro_data_rank(const json_t *group, const json_t *test, int64_t rank, json_
                     shc_err *e);
 /* Write the random-data file of the family. */
 int shcro_gen_data(shc_gw *w, shc_err *e);
-/* The cuda backend's view of a random-data case (shc_family.device_view). */
+/* The cuda backend's view of a random-data case (hook device.fill). */
 int shcro_data_device_rank(const shc_rng_device *dev, const json_t *group, const json_t *test,
                            int64_t rank, json_t **view, json_t **ref, shc_err *e);
 #endif

@@ -579,8 +579,8 @@ static int layout_views(const shc_backend_v1 *be, const shc_pcase *b, const json
     return SHC_OK;
 }
 
-/* Runner hook (shc_family.plugin_views): a vendor plugin's answer, as views. */
-static int plugin_views(const shc_backend_v1 *be, const json_t *group, const json_t *test,
+/* Hook project.abi_v1.views: a vendor plugin's answer, as views. */
+static int abi_v1_views(const shc_backend_v1 *be, const json_t *group, const json_t *test,
                         int64_t world, json_t **views, shc_err *e)
 {
     shc_pcase b;
@@ -604,8 +604,8 @@ const shc_family shc_family_shard_layout = {
     .world_size = world_size,
     .gives = "per rank: local shape, global offset, `_StridedShard` index lists",
     .oracle = "torch 2.13 `_compute_local_shape_and_global_offset` (harness)",
-    .plugin.views = plugin_views,
-    .plugin.entry = offsetof(shc_backend_v1, layout),
+    .project.abi_v1.views = abi_v1_views,
+    .project.abi_v1.entry = offsetof(shc_backend_v1, layout),
     .harness_stride = 2,
     .claim = {.fields = SHC_NAMES("localShape", "globalOffset", "indices")},
 };

@@ -283,9 +283,9 @@ static int compute_rank(const json_t *group, const json_t *test, int64_t rank, j
     return compute(group, test, out, e);
 }
 
-/* The cuda backend: the view computed on the device, and where the group's profile
+/* Hook device.fill: the view computed on the device, and where the group's profile
  * launches another grid than the device's, the CPU reference for the device's own. */
-static int device_view(const shc_rng_device *dev, const json_t *group, const json_t *test,
+static int device_fill(const shc_rng_device *dev, const json_t *group, const json_t *test,
                        int64_t rank, json_t **view, json_t **ref, shc_err *e)
 {
     shc_gpu_profile g;
@@ -662,8 +662,8 @@ static int fill_views(const shc_backend_v1 *be, const json_t *group, const json_
     return SHC_OK;
 }
 
-/* Runner hook (shc_family.plugin_views): a vendor plugin's answer, as views. */
-static int plugin_views(const shc_backend_v1 *be, const json_t *group, const json_t *test,
+/* Hook project.abi_v1.views: a vendor plugin's answer, as views. */
+static int abi_v1_views(const shc_backend_v1 *be, const json_t *group, const json_t *test,
                         int64_t world, json_t **views, shc_err *e)
 {
     if (world != 1)
@@ -683,9 +683,9 @@ const shc_family shc_family_torch_cuda_rng = {
     .world_size = world_size,
     .gives = "torch's CUDA `rand/randn/random_/bernoulli_/bernoulli(p)/dropout/exponential_/log_normal_/geometric_/cauchy_/multinomial/randperm` per GPU profile, each case naming its API: bits (sha256 + samples), new offset",
     .oracle = "published `torch.cuda` printouts; H100 recordings of float64 normal_/exponential_ (`make check`); a GPU when one is lent (`GpuOnly` where no CPU can match)",
-    .plugin.views = plugin_views,
-    .plugin.entry = offsetof(shc_backend_v1, random_fill),
-    .cuda.device_view = device_view,
+    .project.abi_v1.views = abi_v1_views,
+    .project.abi_v1.entry = offsetof(shc_backend_v1, random_fill),
+    .device.fill = device_fill,
     .harness_stride = 0,
     .claim = {.fields = SHC_NAMES("new_offset", "bits", "sha256", "samples", "mask_sha256"),
               .optional = SHC_NAMES("GpuOnly", "SfuModel")},

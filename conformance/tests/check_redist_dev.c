@@ -43,7 +43,7 @@ static int open_emu(void *arg, int64_t rank, shc_xdev **out, shc_err *e)
 static int rank_view(shc_dcomm *dc, void *arg, shc_err *e)
 {
     ctx *c = arg;
-    return c->f->cuda.dcomm_view(shc_dexec_redistribute, dc, c->group, c->test, dc->host->rank, &c->views[dc->host->rank], e);
+    return c->f->exec.on_device_comm(shc_dexec_redistribute, dc, c->group, c->test, dc->host->rank, &c->views[dc->host->rank], e);
 }
 
 static shc_golden G;
@@ -58,7 +58,7 @@ START_TEST(every_case_on_the_emulated_device)
         loaded = 1;
     }
     const shc_family *f = shc_family_find("redistribute-data");
-    EXPECT(f && f->cuda.dcomm_view && f->local.simulate_views, "redistribute-data has no device hook");
+    EXPECT(f && f->exec.on_device_comm && f->exec.simulated, "redistribute-data has no device hook");
     EXPECT(G.ntests > 700, "only %lld cases", (long long)G.ntests);
     int64_t compared = 0;
     for (int64_t i = 0; i < G.ntests; i++) {
@@ -66,7 +66,7 @@ START_TEST(every_case_on_the_emulated_device)
         int64_t world = f->world_size(group, test), tc = json_integer_value(json_object_get(test, "tcId"));
         json_t **host = calloc((size_t)world, sizeof *host), **dev = calloc((size_t)world, sizeof *dev);
         EXPECT(host && dev, "oom");
-        EXPECT(!f->local.simulate_views(group, test, world, host, &e), "tc %lld host: %s", (long long)tc, e.msg);
+        EXPECT(!f->exec.simulated(group, test, world, host, &e), "tc %lld host: %s", (long long)tc, e.msg);
         ctx c = {f, group, test, dev, _i};
         EXPECT(!shc_dexec_local_run(world, open_emu, &c, rank_view, &c, NULL, &e),
                "tc %lld grid %u x %u: %s", (long long)tc, GRIDS[_i].grid, GRIDS[_i].block, e.msg);

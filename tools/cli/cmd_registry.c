@@ -26,7 +26,9 @@
 #include "family.h"
 #include "run.h"
 
-/* What a family can do, as scripts select it (--capable): each row reads the family record. */
+/* What a family can do, as scripts select it (--capable): each row reads the family record's
+ * capabilities.  Some names say which backend serves the family (local, mpi, plugin): they are
+ * the published names scripts select by; the record's own hooks name no backend. */
 typedef struct fam_cap {
     const char *name;
     bool (*has)(const shc_family *f);
@@ -34,23 +36,23 @@ typedef struct fam_cap {
 
 static bool cap_releases(const shc_family *f) { return f->releases != 0; }
 static bool cap_harness(const shc_family *f) { return f->harness_stride > 0; }
-static bool cap_local(const shc_family *f) { return f->local.simulate_views != NULL; }
-static bool cap_mpi(const shc_family *f) { return f->mpi.comm_view != NULL; }
-static bool cap_plugin(const shc_family *f) { return f->plugin.views || f->plugin.exec_view; }
-static bool cap_plugin_exec(const shc_family *f) { return f->plugin.exec_view != NULL; }
-static bool cap_torch_view(const shc_family *f) { return f->torch.view != NULL; }
-static bool cap_device(const shc_family *f) { return f->cuda.device_view || f->cuda.dcomm_view; }
+static bool cap_simulated(const shc_family *f) { return f->exec.simulated != NULL; }
+static bool cap_over_comm(const shc_family *f) { return f->exec.over_comm != NULL; }
+static bool cap_abi(const shc_family *f) { return f->project.abi_v1.views || f->exec.outside; }
+static bool cap_outside(const shc_family *f) { return f->exec.outside != NULL; }
+static bool cap_counts(const shc_family *f) { return f->project.collective_counts != NULL; }
+static bool cap_on_device(const shc_family *f) { return f->device.fill || f->exec.on_device_comm; }
 static bool cap_invariants(const shc_family *f) { return f->invariants != NULL; }
 
 static const fam_cap CAPS[] = {
     {"releases", cap_releases},     /* answers differ by torch release (byVersion) */
     {"harness", cap_harness},       /* cross-checked through a harness adapter */
-    {"local", cap_local},           /* executed on simulated ranks by the local backend */
-    {"mpi", cap_mpi},               /* executed over a real communicator (mpi backend) */
-    {"plugin", cap_plugin},         /* a vendor plugin answers it (ABI v1 or v2) */
-    {"pluginExec", cap_plugin_exec}, /* ABI v2: a plugin executes it */
-    {"torchView", cap_torch_view},  /* real torch reports it in another form */
-    {"device", cap_device},         /* computed on a GPU by the cuda backend */
+    {"local", cap_simulated},       /* executed on simulated ranks by the local backend */
+    {"mpi", cap_over_comm},         /* executed over a real communicator (mpi backend) */
+    {"plugin", cap_abi},            /* a vendor plugin answers it (ABI v1 or v2) */
+    {"pluginExec", cap_outside},    /* ABI v2: a plugin executes it */
+    {"torchView", cap_counts},      /* real torch reports it in another form */
+    {"device", cap_on_device},      /* computed on a GPU by the cuda backend */
     {"invariants", cap_invariants}, /* cross-rank SPMD invariants */
     {NULL, NULL},
 };

@@ -10,7 +10,7 @@
  * against the golden digests and against the oracle.  Where a family's
  * fields are beyond the ABI (group-ranks, redistribute-plan, torch-cuda-rng)
  * the answers are converted to the golden view's form, or the golden view
- * projected (shc_plugin_project), and a case the ABI cannot state is
+ * extended (the family's project.abi_v1 hooks), and a case the ABI cannot state is
  * NotSupported with the reason, never Fail.  Tested by
  * conformance/tests/run_faults.sh and run_mpi.sh.
  */
@@ -222,14 +222,15 @@ void shc_plugin_close(shc_plugin *p)
 int shc_plugin_views(const shc_plugin *p, const shc_family *f, const json_t *group,
                      const json_t *test, int64_t world, json_t **views, shc_err *e)
 {
-    /* Each family converts its own cases (its plugin_views hook); a family
+    /* Each family converts its own cases (its project.abi_v1.views hook); a family
      * without one is outside ABI v1. */
-    void *const *entry = f->plugin.views
-                             ? (void *const *)((const char *)p->be + f->plugin.entry) : NULL;
+    void *const *entry = f->project.abi_v1.views
+                             ? (void *const *)((const char *)p->be + f->project.abi_v1.entry)
+                             : NULL;
     if (!entry || !*entry)
         return shc_fail(e, SHC_EUNSUPPORTED, "plugin %s: no ABI v1 entry point for family %s",
                         p->be->name ? p->be->name : p->path, f->name);
-    return f->plugin.views(p->be, group, test, world, views, e);
+    return f->project.abi_v1.views(p->be, group, test, world, views, e);
 }
 
 /* ABI v1 on a block: every rank's answer (group-ranks derives its fields from all of
@@ -320,7 +321,7 @@ int shc_plugin_block(shc_plugin *p, const shc_family *f, const char *torch,
     int rc = v2_supports(p, f, e);
     if (rc)
         return rc;
-    if (f->plugin.exec_view) /* executed over a communicator: run_plugin.c, plugin_comm.c */
+    if (f->exec.outside) /* executed over a communicator: run_plugin.c, plugin_comm.c */
         return shc_plugin_v2_execute(p, torch, group, test, world, first, count, views, e);
     shc_case_v2 c;
     if ((rc = shc_case_v2_init(&c, f->name, torch, group, test, world, e)))

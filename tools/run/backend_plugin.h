@@ -45,7 +45,7 @@ int shc_plugin_probe_info(const char *path, double timeout_s, bool *crashed, uns
 void shc_plugin_close(shc_plugin *p);
 /* views[r] for r < world: the plugin's answer for test (of family f, in group) as
  * golden-format views ({"error": msg} where it refuses the case), through the
- * family's plugin_views hook.  Only the fields the ABI covers are present.
+ * family's project.abi_v1.views hook.  Only the fields the ABI covers are present.
  * SHC_EUNSUPPORTED when the plugin lacks the entry point or the family is
  * outside ABI v1. */
 struct shc_family;

@@ -308,7 +308,7 @@ void plugin_bcomm_init(plugin_bcomm *b, shc_comm *sc, plugin_mailbox *mb, bool p
 
 /* ---- one rank's case ---- */
 
-/* What the family's exec_view hook passes back to xexec for one rank. */
+/* What the family's exec.outside hook passes back to xexec for one rank. */
 typedef struct rank_job {
     const plugin_seam *s;
     const shc_case_v2 *c;
@@ -381,7 +381,7 @@ static run_status rank_view(const plugin_seam *s, const shc_case_v2 *c,
     rank_job j = {s, c, comm, ours, false, false, ""};
     shc_err e = {0};
     json_t *v = NULL;
-    int rc = f->plugin.exec_view(xexec, &j, group, test, rank, &v, &e);
+    int rc = f->exec.outside(xexec, &j, group, test, rank, &v, &e);
     const char *name = comm->name ? comm->name : "(unnamed)";
     if (ours && ours->failure[0]) { /* shardcheck's own communicator failed under it */
         json_decref(v);

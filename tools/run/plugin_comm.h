@@ -11,7 +11,7 @@
  *    send/recv between ranks of this process go through a mailbox, and between
  *    processes (one rank each) as a two-member all_gatherv on the pair.
  *  - one rank's case (plugin_comm_view / plugin_comm_views): its local input built as
- *    every backend builds it (the family's plugin.exec_view hook, testdata.c), the
+ *    every backend builds it (the family's exec.outside hook, testdata.c), the
  *    plugin's execute called, its output checked (dtype, rank, shape against the rank's
  *    slice before its buffer is read) and turned into the family's view with a
  *    "comm": NAME member, which plugin_comm_take removes before the comparison with

@@ -50,7 +50,7 @@ typedef struct run_backend {
     int64_t ranks_per_process;
     int64_t max_ranks;         /* --max-ranks' default in one process */
     int batch;                 /* cases per chunk (0: the runner's 256) */
-    bool family_batch;         /* the family's mpi.batch overrides batch */
+    bool family_batch;         /* the family's exec.comm_batch overrides batch */
     bool whole_world;          /* a mesh must span the whole job (torch's DeviceMesh) */
     const char *whole_world_why; /* why, in a NotSupported reason (NULL: "no hosting") */
     bool pass_note;            /* a passing compare's note is the case's message (cuda) */
@@ -94,12 +94,12 @@ typedef struct run_backend {
                    char *msg, size_t n);
     /* Under mpirun, this rank's outcomes for a chunk when the backend computes them itself
      * (torch, worker: its worker); NULL: the runner's (forked workers, or the family's
-     * comm_view).  In one process too (a backend not RUN_PER_RANK: worker), with mine ==
+     * exec.over_comm).  In one process too (a backend not RUN_PER_RANK: worker), with mine ==
      * all and every rank of each case to compute. */
     void (*job_outcomes)(struct run_opts *o, const shc_family *f, const shc_golden *g,
                          const int64_t *idx, int64_t n, const struct run_outcome *all,
                          struct run_outcome *mine);
-    /* Under mpirun, a family with an mpi.comm_view hook: mesh rank `rank`'s view executed
+    /* Under mpirun, a family with an exec.over_comm hook: mesh rank `rank`'s view executed
      * over comm (the job's communicator, o->comm, when each process hosts one rank; a
      * hosted rank's communicator from comm_hosted.c, on that rank's thread, when it hosts
      * several); NULL: the case is computed in a forked worker. */
@@ -162,7 +162,7 @@ typedef struct run_opts {
     bool mpi_job;            /* this process is one rank of it */
     bool job_ahead;          /* it will be, once the backend's start has run (set before) */
     int64_t rank, nprocs;    /* this process under mpi; 0 and 1 otherwise */
-    shc_comm *comm;          /* the job's communicator (families' comm_view; cuda staging) */
+    shc_comm *comm;          /* the job's communicator (families' exec.over_comm; cuda staging) */
     int lost;                /* mpi: a rank stopped answering; no case needing it runs again */
     int64_t lost_rank;       /* mpi: the first rank found not answering (-1: not known) */
     int64_t lost_tc;         /* ... and the case it was found in */

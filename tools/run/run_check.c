@@ -129,7 +129,7 @@ static run_status ref_views(const shc_family *f, const json_t *group, const json
     return RUN_PASS;
 }
 
-/* The local backend, for a family that executes for real (simulate_views):
+/* The local backend, for a family that executes for real (exec.simulated):
  * every rank on simulated ranks in this worker. */
 static run_status local_exec_views(const run_opts *o, const shc_family *f, const json_t *group,
                                    const json_t *test, int64_t world, json_t **views, char *msg,
@@ -141,7 +141,7 @@ static run_status local_exec_views(const run_opts *o, const shc_family *f, const
         return RUN_NOTSUPPORTED;
     }
     shc_err e = {0};
-    if (!f->local.simulate_views(group, test, world, views, &e))
+    if (!f->exec.simulated(group, test, world, views, &e))
         return RUN_PASS;
     snprintf(msg, n, "local backend: %s", e.msg);
     return RUN_INTERNAL;
@@ -169,13 +169,13 @@ static run_status compute_views(const run_opts *o, const shc_family *f, const js
     return ref_views(f, group, test, first, count, views, msg, n);
 }
 
-/* The local backend: a family that executes for real (simulate_views) on simulated ranks,
+/* The local backend: a family that executes for real (exec.simulated) on simulated ranks,
  * any other through compute_rank. */
 static run_status local_views(const run_opts *o, const shc_family *f, const json_t *group,
                               const json_t *test, int64_t world, int64_t first, int64_t count,
                               json_t **views, char *msg, size_t n)
 {
-    if (f->local.simulate_views)
+    if (f->exec.simulated)
         return local_exec_views(o, f, group, test, world, views, msg, n);
     return ref_views(f, group, test, first, count, views, msg, n);
 }

@@ -15,8 +15,8 @@
  * SHARDCHECK_CUDA_EMULATE=PROFILE swaps the GPU for the CPU grid emulator (a test
  * mode of this plumbing, announced on stderr; never a GPU result).
  *
- * redistribute-data (a family with a dcomm_view hook) executes with its tensors
- * in device memory (lib/exec/redistribute_dev.c: slicing and packing as kernels):
+ * redistribute-data (a family with an exec.on_device_comm hook) executes with its
+ * tensors in device memory (lib/exec/redistribute_dev.c: slicing and packing as kernels):
  * in one process, every rank is a thread on GPU rank % devices and collectives
  * are host-staged over the local communicator; under mpirun, one process per rank
  * with collectives over NCCL when every rank has a GPU of its own (nprocs <=
@@ -214,7 +214,7 @@ static run_status one_view(const shc_family *f, const shc_rng_device *d, const j
 {
     shc_err e = {0};
     json_t *ref = NULL;
-    int rc = f->cuda.device_view(d, group, test, rank, view, &ref, &e);
+    int rc = f->device.fill(d, group, test, rank, view, &ref, &e);
     if (rc == SHC_EUNSUPPORTED) {
         snprintf(msg, n, "%s", e.msg);
         return RUN_NOTSUPPORTED;
@@ -261,7 +261,8 @@ static int dexec_rank(shc_dcomm *dc, void *arg, shc_err *e)
 {
     dexec *x = arg;
     int64_t r = dc->host->rank;
-    return x->f->cuda.dcomm_view(shc_dexec_redistribute, dc, x->group, x->test, r, &x->views[r], e);
+    return x->f->exec.on_device_comm(shc_dexec_redistribute, dc, x->group, x->test, r,
+                                     &x->views[r], e);
 }
 
 /* One process: every rank a thread on its device, collectives host-staged over the
@@ -348,7 +349,7 @@ static int hosted_dcomm_view(const run_opts *o, shc_comm *comm, int64_t rank,
     if (!rc)
         rc = shc_dcomm_staged_new(comm, dev, &dc, e);
     if (!rc)
-        rc = f->cuda.dcomm_view(shc_dexec_redistribute, dc, group, test, rank, view, e);
+        rc = f->exec.on_device_comm(shc_dexec_redistribute, dc, group, test, rank, view, e);
     if (dc)
         dc->ops->destroy(dc);
     if (dev)
@@ -356,13 +357,14 @@ static int hosted_dcomm_view(const run_opts *o, shc_comm *comm, int64_t rank,
     return rc;
 }
 
-/* Under mpirun, a family with a dcomm_view hook (redistribute-data): this rank's view with its
- * tensors on the device, collectives over NCCL or host-staged MPI (comm_view). */
+/* Under mpirun, a family with an exec.on_device_comm hook (redistribute-data): this rank's
+ * view with its tensors on the device, collectives over NCCL or host-staged MPI (the
+ * backend's comm_view). */
 static run_status run_cuda_comm_view(const run_opts *o, shc_comm *comm, int64_t rank,
                                      const shc_family *f, const json_t *group, const json_t *test,
                                      json_t **view, char *msg, size_t n)
 {
-    if (!f->cuda.dcomm_view) {
+    if (!f->exec.on_device_comm) {
         snprintf(msg, n, "no device computation for this family on the cuda backend");
         return RUN_NOTSUPPORTED;
     }
@@ -371,7 +373,7 @@ static run_status run_cuda_comm_view(const run_opts *o, shc_comm *comm, int64_t 
     if (comm != o->comm) {
         rc = hosted_dcomm_view(o, comm, rank, f, group, test, view, &e);
     } else if (!(rc = mpi_device(o, &e))) {
-        rc = f->cuda.dcomm_view(shc_dexec_redistribute, mpi_dc, group, test, rank, view, &e);
+        rc = f->exec.on_device_comm(shc_dexec_redistribute, mpi_dc, group, test, rank, view, &e);
     }
     if (!rc)
         return RUN_PASS;
@@ -384,9 +386,9 @@ static run_status run_cuda_views(const run_opts *o, const shc_family *f, const j
                                  const json_t *test, int64_t first, int64_t count, json_t **views,
                                  char *msg, size_t n)
 {
-    if (f->cuda.dcomm_view)
+    if (f->exec.on_device_comm)
         return threads_views(o, f, group, test, first, count, views, msg, n);
-    if (!f->cuda.device_view) {
+    if (!f->device.fill) {
         snprintf(msg, n, "no device computation for this family on the cuda backend");
         return RUN_NOTSUPPORTED;
     }
@@ -473,12 +475,12 @@ static int cuda_compare(const shc_family *f, const json_t *test, int64_t rank, j
     return run_cuda_compare(test, rank, got, msg, n);
 }
 
-/* Under mpirun a family executing in this process (cuda.dcomm_view: CUDA and NCCL here)
+/* Under mpirun a family executing in this process (exec.on_device_comm: CUDA and NCCL here)
  * runs after those computed in forked workers, which could not use CUDA once this process
  * had initialised it. */
 static bool cuda_runs_last(const run_opts *o, const shc_family *f)
 {
-    return o->mpi_job && f->cuda.dcomm_view;
+    return o->mpi_job && f->exec.on_device_comm;
 }
 
 static cuda_state cuda_own;

@@ -271,7 +271,7 @@ int run_mpi_settings_agree(run_opts *o, const char *mine, char *msg, size_t n)
 
 static run_status worse(run_status a, run_status b);
 
-/* A family with a comm_view hook (redistribute-data) executes mesh rank `rank`'s part
+/* A family with an exec.over_comm hook (redistribute-data) executes mesh rank `rank`'s part
  * over comm; a communicator timeout names itself "mpi: timeout". */
 static run_status mpi_comm_view(const run_opts *o, shc_comm *comm, int64_t rank,
                                 const shc_family *f, const json_t *group, const json_t *test,
@@ -279,7 +279,7 @@ static run_status mpi_comm_view(const run_opts *o, shc_comm *comm, int64_t rank,
 {
     (void)o;
     shc_err e = {0};
-    int rc = f->mpi.comm_view(comm, group, test, rank, view, &e);
+    int rc = f->exec.over_comm(comm, group, test, rank, view, &e);
     if (!rc)
         return RUN_PASS;
     snprintf(msg, n, "rank %lld: %s", (long long)rank, e.msg);
@@ -369,7 +369,7 @@ static void my_outcomes(run_opts *o, const shc_family *f, const shc_golden *g,
         o->be->job_outcomes(o, f, g, idx, n, all, mine);
         return;
     }
-    if (!f->mpi.comm_view || !o->be->comm_view) {
+    if (!f->exec.over_comm || !o->be->comm_view) {
         run_views_chunk(o, f, g, idx, n, o->rank, mine);
         return;
     }
@@ -384,7 +384,7 @@ static void out_of_step(run_opts *o, int64_t tc)
     o->lost = 1;
 }
 
-/* A family that executes over the job's communicator (comm_view), case by case in
+/* A family that executes over the job's communicator (exec.over_comm), case by case in
  * lockstep: one rank per process over MPI's own collectives, several over comm_hosted.c. */
 static void comm_outcomes(run_opts *o, const shc_family *f, const shc_golden *g,
                           const int64_t *idx, int64_t n, const run_outcome *all,
@@ -648,8 +648,8 @@ void run_mpi_lost_chunk(run_opts *o, const shc_family *f, const shc_golden *g,
 
 /* ---- the mpi backend's record ---- */
 
-/* Its cases run in forked workers (no comm_view): rank 0 can compute those alone. */
-static bool mpi_alone(const shc_family *f) { return !f->mpi.comm_view; }
+/* Its cases run in forked workers (no exec.over_comm): rank 0 can compute those alone. */
+static bool mpi_alone(const shc_family *f) { return !f->exec.over_comm; }
 
 static const char *const mpi_spellings[] = {"mpi", NULL};
 const run_backend run_backend_mpi = {

@@ -118,7 +118,7 @@ static run_status views(const run_opts *o, const shc_family *f, const json_t *gr
 {
     shc_err e = {0};
     shc_plugin *p = &state(o)->plugin;
-    if (p->be2 && f->plugin.exec_view)
+    if (p->be2 && f->exec.outside)
         return exec_block(o, f, group, test, world, first, count, views, msg, n);
     int rc = shc_plugin_block(p, f, plugin_comm_release(o), group, test, world, first, count,
                               views, &e);
@@ -237,7 +237,7 @@ static run_status comm_view(const run_opts *o, shc_comm *comm, int64_t rank,
                             json_t **view, char *msg, size_t n)
 {
     plugin_state *s = state(o);
-    if (s->plugin.be2 && f->plugin.exec_view)
+    if (s->plugin.be2 && f->exec.outside)
         return plugin_comm_view(&s->seam, s->vendor, o, comm, rank, f, group, test, view, msg,
                                 n);
     v1_rank *v = malloc(sizeof *v);
@@ -255,8 +255,8 @@ static int compare_fields(const shc_family *f, const json_t *exp, int64_t rank,
                           const json_t *got, char *msg, size_t n)
 {
     json_t *want = shc_expected_view(exp, rank);
-    if (f->plugin.project)
-        f->plugin.project(want);
+    if (f->project.abi_v1.extend_want)
+        f->project.abi_v1.extend_want(want);
     const char *k;
     json_t *v;
     int ok = 1;
@@ -315,7 +315,7 @@ static int compare(const shc_family *f, const json_t *test, int64_t rank, json_t
 }
 
 /* A rank's cases run in forked workers, needing no other rank: rank 0 can go on alone. */
-static bool alone(const shc_family *f) { return !f->plugin.exec_view; }
+static bool alone(const shc_family *f) { return !f->exec.outside; }
 
 const run_backend run_backend_plugin = {
     .name = "plugin", .arg_prefix = "plugin:", .usage = "plugin:FILE.so",

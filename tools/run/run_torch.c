@@ -555,11 +555,11 @@ static int run_torch_compare(const shc_family *f, const json_t *test, int64_t ra
                  SHC_STRICTER_THAN_TORCH, json_string_value(err) ?: "?");
         return 0;
     }
-    /* a family whose real-torch answer has another form says so (torch_view) */
-    if (!f->torch.view || (res && !strcmp(res, "invalid")))
+    /* a family whose real-torch answer has another form says so (project.collective_counts) */
+    if (!f->project.collective_counts || (res && !strcmp(res, "invalid")))
         return shc_compare_view(test, rank, got, msg, n);
     const char *dev = getenv("SHARDCHECK_TORCH_DEVICE");
-    json_t *want = f->torch.view(test, rank, !(dev && !strcmp(dev, "cuda")));
+    json_t *want = f->project.collective_counts(test, rank, !(dev && !strcmp(dev, "cuda")));
     if (!want) {
         if (err)
             return 1;

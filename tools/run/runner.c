@@ -287,7 +287,7 @@ static void run_cases(run_opts *o, const shc_family *f, const shc_golden *g, int
     int64_t idx[CHUNK_ONE_PROCESS];
     /* a family that executes in lockstep under mpi says how small its batches must be,
      * so the journal stays current */
-    int64_t chunk = o->be->family_batch && f->mpi.batch > 0 ? f->mpi.batch
+    int64_t chunk = o->be->family_batch && f->exec.comm_batch > 0 ? f->exec.comm_batch
                   : o->be->batch > 0 ? o->be->batch
                   : o->be->procs == RUN_IN_PROCESS ? CHUNK_ONE_PROCESS : CHUNK;
     if (o->bar) {
