@@ -20,15 +20,12 @@ static char tmpdir[256];
 
 static void setup(void)
 {
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/shc-golden-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+    shc_tmpdir_make(tmpdir, sizeof tmpdir, "golden");
 }
 
 static void teardown(void)
 {
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    ck_assert_int_eq(system(cmd), 0);
+    shc_tmpdir_remove(tmpdir);
 }
 
 static void write_text(const char *rel, const char *text)

@@ -112,15 +112,12 @@ static char tmpdir[256];
 
 static void setup(void)
 {
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/shc-relrows-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+    shc_tmpdir_make(tmpdir, sizeof tmpdir, "relrows");
 }
 
 static void teardown(void)
 {
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    ck_assert_int_eq(system(cmd), 0);
+    shc_tmpdir_remove(tmpdir);
 }
 
 /* Generate the redistribute-plan corpus for `releases` under tmpdir/sub. */

@@ -335,17 +335,6 @@ void shc_placement_format(const shc_placement *p, char *buf, size_t n)
     }
 }
 
-void shc_placements_format(const shc_placements *pl, char *buf, size_t n)
-{
-    size_t k = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < pl->n && k < n; i++) {
-        char one[48];
-        shc_placement_format(&pl->p[i], one, sizeof one);
-        k += (size_t)snprintf(buf + k, n - k, i ? ",%s" : "%s", one);
-    }
-}
-
 /* Number of mesh dims sharding the same tensor dim as mesh dim i. */
 static int shard_count(const shc_placements *pl, int i)
 {
@@ -357,27 +346,45 @@ static int shard_count(const shc_placements *pl, int i)
     return c;
 }
 
-void shc_placements_format_trace(const shc_placements *pl, char *buf, size_t n)
+/* Whether mesh dim i gets a "[k]" in the trace form (it shards a tensor dim that other
+ * mesh dims shard too), and k: its place in that dim's shard order. */
+static bool trace_order(const shc_placements *pl, int i, int *ord)
+{
+    bool sharded = pl->p[i].kind == SHC_P_SHARD || pl->p[i].kind == SHC_P_STRIDED;
+    if (!sharded || shard_count(pl, i) <= 1)
+        return false;
+    *ord = pl->has_order ? pl->order[i] : 0;
+    for (int j = 0; !pl->has_order && j < i; j++) /* default: left-to-right */
+        *ord += (pl->p[j].kind == SHC_P_SHARD || pl->p[j].kind == SHC_P_STRIDED) &&
+                pl->p[j].dim == pl->p[i].dim;
+    return true;
+}
+
+/* The placements one after another: "S(0),R" (comma-separated), or in the trace form
+ * "S(0)[1]S(0)[0]" (no separator, shard orders in brackets): one loop for both forms. */
+static void format_list(const shc_placements *pl, char *buf, size_t n, bool trace)
 {
     size_t k = 0;
     buf[0] = '\0';
     for (int i = 0; i < pl->n && k < n; i++) {
         char one[48];
         shc_placement_format(&pl->p[i], one, sizeof one);
-        bool sharded = pl->p[i].kind == SHC_P_SHARD || pl->p[i].kind == SHC_P_STRIDED;
-        if (sharded && shard_count(pl, i) > 1) {
-            int ord = pl->order[i];
-            if (!pl->has_order) { /* default: left-to-right */
-                ord = 0;
-                for (int j = 0; j < i; j++)
-                    ord += (pl->p[j].kind == SHC_P_SHARD || pl->p[j].kind == SHC_P_STRIDED) &&
-                           pl->p[j].dim == pl->p[i].dim;
-            }
+        int ord;
+        if (trace && trace_order(pl, i, &ord))
             k += (size_t)snprintf(buf + k, n - k, "%s[%d]", one, ord);
-        } else {
-            k += (size_t)snprintf(buf + k, n - k, "%s", one);
-        }
+        else
+            k += (size_t)snprintf(buf + k, n - k, i && !trace ? ",%s" : "%s", one);
     }
+}
+
+void shc_placements_format(const shc_placements *pl, char *buf, size_t n)
+{
+    format_list(pl, buf, n, false);
+}
+
+void shc_placements_format_trace(const shc_placements *pl, char *buf, size_t n)
+{
+    format_list(pl, buf, n, true);
 }
 
 int shc_placements_check(const shc_placements *pl, const shc_mesh *m, int tensor_ndim,

@@ -339,21 +339,41 @@ static int gather_reduce(shc_comm *c, const int64_t *group, int n, const void *s
     return rc;
 }
 
+/* How a reducing collective goes, as reduce_begin decides it. */
+typedef struct mreduce {
+    bool native;      /* MPI reduces t with op itself; else gather_reduce does it here */
+    int pos;          /* the caller's position in the group */
+    MPI_Datatype dt;  /* the rest only where native */
+    MPI_Op mo;
+    MPI_Comm mc;
+} mreduce;
+
+/* The start reduce_scatter and all_reduce_to share: op and group checked, and where MPI
+ * reduces natively count checked against MPI's int counts and the group's communicator
+ * found, in that order, so both refuse the same input with the same message. */
+static int reduce_begin(shc_comm *c, const int64_t *group, int n, size_t count, shc_dtype t,
+                        shc_redop op, mreduce *r, shc_err *e)
+{
+    int rc = check_op(t, op, e);
+    if (rc || (rc = shc_comm_group_pos(c, group, n, &r->pos, e)))
+        return rc;
+    r->native = native(t, op, &r->dt, &r->mo);
+    if (r->native && ((rc = fits(count, e)) || (rc = get_comm(c, group, n, &r->mc, e))))
+        return rc;
+    return SHC_OK;
+}
+
 static int m_reduce_scatter(shc_comm *c, const int64_t *group, int n, const void *send,
                             size_t count, void *recv, shc_dtype t, shc_redop op, shc_err *e)
 {
-    MPI_Datatype dt;
-    MPI_Op mo;
-    MPI_Comm mc;
-    int pos, rc = check_op(t, op, e);
-    if (rc || (rc = shc_comm_group_pos(c, group, n, &pos, e)))
+    mreduce r;
+    int rc = reduce_begin(c, group, n, count, t, op, &r, e);
+    if (rc)
         return rc;
-    if (!native(t, op, &dt, &mo))
-        return gather_reduce(c, group, n, send, count, (size_t)n, pos, recv, t, op, e);
-    if ((rc = fits(count, e)) || (rc = get_comm(c, group, n, &mc, e)))
-        return rc;
+    if (!r.native)
+        return gather_reduce(c, group, n, send, count, (size_t)n, r.pos, recv, t, op, e);
     GUARDED(c, "reduce_scatter", group, n, e,
-            MPI_Reduce_scatter_block(send, recv, (int)count, dt, mo, mc));
+            MPI_Reduce_scatter_block(send, recv, (int)count, r.dt, r.mo, r.mc));
     if (op == SHC_OP_AVG)
         shc_div_scalar(recv, count, t, n);
     return rc;
@@ -440,22 +460,18 @@ static int ring_reduce(const char *send, char *recv, size_t count, size_t es, MP
 static int m_all_reduce_to(shc_comm *c, const int64_t *group, int n, const void *send,
                            void *recv, size_t count, shc_dtype t, shc_redop op, shc_err *e)
 {
-    MPI_Datatype dt;
-    MPI_Op mo;
-    MPI_Comm mc;
-    int pos, rc = check_op(t, op, e);
-    if (rc || (rc = shc_comm_group_pos(c, group, n, &pos, e)))
+    mreduce r;
+    int rc = reduce_begin(c, group, n, count, t, op, &r, e);
+    if (rc)
         return rc;
-    if (!native(t, op, &dt, &mo))
+    if (!r.native)
         return gather_reduce(c, group, n, send, count, 1, 0, recv, t, op, e);
     size_t es = shc_dtype_size(t);
-    if ((rc = fits(count, e)) || (rc = get_comm(c, group, n, &mc, e)))
-        return rc;
     bool ring = count * es >= RING_MIN_BYTES && count >= (size_t)n &&
                 (n == 2 || count * es / (size_t)n >= IMPL(c)->ring_segment);
     GUARDED(c, "all_reduce", group, n, e,
-            ring ? ring_reduce(send, recv, count, es, dt, mo, pos, n, mc)
-                 : MPI_Allreduce(send, recv, (int)count, dt, mo, mc));
+            ring ? ring_reduce(send, recv, count, es, r.dt, r.mo, r.pos, n, r.mc)
+                 : MPI_Allreduce(send, recv, (int)count, r.dt, r.mo, r.mc));
     if (op == SHC_OP_AVG)
         shc_div_scalar(recv, count, t, n);
     return rc;

@@ -116,27 +116,6 @@ static void scan(shc_rng_audit *a, shard_win *w, int64_t nw, int64_t end)
     }
 }
 
-int shc_rng_audit_layout(const shc_mesh *m, const shc_placements *pl, const shc_shape *shape,
-                         shc_rng_audit *out, shc_err *e)
-{
-    memset(out, 0, sizeof *out);
-    shc_rng_layout t;
-    int rc = shc_rng_layout_init(&t, m, pl, shape, e);
-    if (rc)
-        return rc;
-    shard_win *w = malloc(sizeof *w * (size_t)m->size);
-    if (!w)
-        return shc_fail(e, SHC_ENOMEM, "audit: out of memory for %lld ranks", (long long)m->size);
-    int64_t nw = 0;
-    if ((rc = collect(m, &t, w, &nw, e)) == SHC_OK) {
-        out->nshards = nw;
-        out->end_incr = t.end_incr;
-        scan(out, w, nw, t.end_incr);
-    }
-    free(w);
-    return rc;
-}
-
 /* An untracked op (shardcheck_ops.h) runs on each rank's own generator with no
  * pre-op shift (torch 2.13 _dispatch.py:423-436): every shard's window is
  * [0, local_numel) of the same stream, so distinct non-empty shards draw the
@@ -156,6 +135,39 @@ static void scan_untracked(shc_rng_audit *a, const shard_win *w, int64_t nw)
         else
             add(a, SHC_RNGF_UNTRACKED_SHARED, &first, &x, 0);
     }
+}
+
+/* Every shard's window, scanned as a tracked op lays them out on one stream (findings
+ * against end_incr) or as an untracked op draws them, each from 0 of its own: both
+ * audits collect the windows alike and differ only in the scan. */
+static int audit_windows(const shc_mesh *m, const shc_placements *pl, const shc_shape *shape,
+                         bool tracked, shc_rng_audit *out, shc_err *e)
+{
+    memset(out, 0, sizeof *out);
+    shc_rng_layout t;
+    int rc = shc_rng_layout_init(&t, m, pl, shape, e);
+    if (rc)
+        return rc;
+    shard_win *w = malloc(sizeof *w * (size_t)m->size);
+    if (!w)
+        return shc_fail(e, SHC_ENOMEM, "audit: out of memory for %lld ranks", (long long)m->size);
+    int64_t nw = 0;
+    if ((rc = collect(m, &t, w, &nw, e)) == SHC_OK) {
+        out->nshards = nw;
+        out->end_incr = tracked ? t.end_incr : 0;
+        if (tracked)
+            scan(out, w, nw, t.end_incr);
+        else
+            scan_untracked(out, w, nw);
+    }
+    free(w);
+    return rc;
+}
+
+int shc_rng_audit_layout(const shc_mesh *m, const shc_placements *pl, const shc_shape *shape,
+                         shc_rng_audit *out, shc_err *e)
+{
+    return audit_windows(m, pl, shape, true, out, e);
 }
 
 int shc_rng_op_policy(const shc_rng_op *op, const shc_mesh *m, const shc_placements *pl,
@@ -190,21 +202,5 @@ int shc_rng_audit_op(const shc_rng_op *op, const shc_mesh *m, const shc_placemen
     int rc = shc_rng_op_policy(op, m, pl, shape, &pol, e);
     if (rc)
         return rc;
-    if (op->dispatch == SHC_RNGD_TRACKED)
-        return shc_rng_audit_layout(m, pl, shape, out, e);
-    memset(out, 0, sizeof *out);
-    shc_rng_layout t;
-    if ((rc = shc_rng_layout_init(&t, m, pl, shape, e)))
-        return rc;
-    shard_win *w = malloc(sizeof *w * (size_t)m->size);
-    if (!w)
-        return shc_fail(e, SHC_ENOMEM, "audit: out of memory for %lld ranks", (long long)m->size);
-    int64_t nw = 0;
-    if ((rc = collect(m, &t, w, &nw, e)) == SHC_OK) {
-        out->nshards = nw;
-        out->end_incr = 0;
-        scan_untracked(out, w, nw);
-    }
-    free(w);
-    return rc;
+    return audit_windows(m, pl, shape, op->dispatch == SHC_RNGD_TRACKED, out, e);
 }

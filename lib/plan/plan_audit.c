@@ -122,44 +122,47 @@ static void audit_rank(const shc_mesh *m, int64_t rank, const shc_plan *p, findi
                     "a shard order; torch 2.13 silently falls back to the greedy planner");
 }
 
+/* The walk over every rank: the findings so far, and the first rank's steps, which every
+ * other rank's must equal. */
+typedef struct audit_walk {
+    const shc_mesh *m;
+    findings f;
+    char first[1024];
+    int64_t first_rank;
+} audit_walk;
+
+static int audit_one(void *ctx, int64_t rank, const shc_plan *p, shc_err *e)
+{
+    audit_walk *w = ctx;
+    char cur[1024];
+    (void)e;
+    audit_rank(w->m, rank, p, &w->f);
+    steps_text(p, cur, sizeof cur);
+    if (w->first_rank < 0) {
+        w->first_rank = rank;
+        memcpy(w->first, cur, sizeof w->first);
+    } else if (strcmp(w->first, cur)) {
+        add_finding(&w->f, "RankDivergentPlan", "rank %lld plans [%s] but rank %lld plans [%s]: "
+                    "their collectives do not match (hang or wrong data)",
+                    (long long)w->first_rank, w->first, (long long)rank, cur);
+    }
+    return SHC_OK;
+}
+
 int shc_plan_audit(const shc_mesh *m, const shc_placements *src, const shc_placements *dst,
                    const shc_shape *shape, const shc_plan_opts *opts,
                    shc_plan_finding **out, int *nout, shc_err *e)
 {
-    findings f = {0};
-    char first[1024] = "", cur[1024];
-    int64_t first_rank = -1;
-    shc_plan_req req;
-    shc_plan p;
-    memset(&p, 0, sizeof p);
-    int rc = shc_plan_prepare(&req, m, src, dst, shape, opts, e);
-    if (rc)
-        return rc;
-    shc_plan_req_cache(&req); /* one graph search for every rank (issue 27 N11) */
-    for (int64_t pos = 0; pos < m->size && rc == SHC_OK; pos++) {
-        int64_t rank = m->ranks[pos];
-        if ((rc = shc_plan_run(&req, rank, &p, e)))
-            break;
-        audit_rank(m, rank, &p, &f);
-        steps_text(&p, cur, sizeof cur);
-        if (first_rank < 0) {
-            first_rank = rank;
-            memcpy(first, cur, sizeof first);
-        } else if (strcmp(first, cur)) {
-            add_finding(&f, "RankDivergentPlan", "rank %lld plans [%s] but rank %lld plans [%s]: "
-                        "their collectives do not match (hang or wrong data)",
-                        (long long)first_rank, first, (long long)rank, cur);
-        }
-    }
-    shc_plan_free(&p);
-    shc_plan_req_free(&req);
-    if (!rc && f.oom)
+    audit_walk w = {.m = m, .first_rank = -1};
+    /* every rank in mesh order, one graph search for all (issue 27 N11) */
+    int rc = shc_plan_each_rank(m, src, dst, shape, opts, m->ranks, m->size, audit_one, &w, e);
+    if (!rc && w.f.oom)
         rc = shc_fail(e, SHC_ENOMEM, "plan audit: out of memory for its findings");
     if (rc) {
-        free(f.v);
+        free(w.f.v);
         return rc;
     }
-    *out = f.v;
-    *nout = f.n;
+    *out = w.f.v;
+    *nout = w.f.n;
     return SHC_OK;
 }

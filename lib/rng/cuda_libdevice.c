@@ -20,23 +20,9 @@
 #include <string.h>
 #include "cuda_libdevice.h"
 
-static inline uint64_t dbits(double d)
-{
-    uint64_t u;
-    memcpy(&u, &d, 8);
-    return u;
-}
-
-static inline double bitsd(uint64_t u)
-{
-    double d;
-    memcpy(&d, &u, 8);
-    return d;
-}
-
-static inline int32_t hiword(double d) { return (int32_t)(uint32_t)(dbits(d) >> 32); }
-static inline uint32_t loword(double d) { return (uint32_t)dbits(d); }
-static inline double lohi(uint32_t lo, uint32_t hi) { return bitsd((uint64_t)hi << 32 | lo); }
+static inline int32_t hiword(double d) { return (int32_t)(uint32_t)(shc_dbits(d) >> 32); }
+static inline uint32_t loword(double d) { return (uint32_t)shc_dbits(d); }
+static inline double lohi(uint32_t lo, uint32_t hi) { return shc_bitsd((uint64_t)hi << 32 | lo); }
 
 static inline uint32_t fbits(float f)
 {
@@ -117,7 +103,10 @@ double shc_cuda_log(double a) { return log_body(a, NULL, 0); }
 double shc_cuda_log_shift(double a, int shift) { return log_body(a, NULL, shift); }
 double shc_cuda_log_rcp(double a, double (*rcp)(double)) { return log_body(a, rcp, 0); }
 
-static inline double negate_bits(double d) { return bitsd(dbits(d) ^ 0x8000000000000000ull); }
+static inline double negate_bits(double d)
+{
+    return shc_bitsd(shc_dbits(d) ^ 0x8000000000000000ull);
+}
 
 /* __nv_sincospi: a = q/2 + t with q = rint(2a), then polynomials in pi*t.
  * llvm.nvvm.round.d is cvt.rni.f64.f64 (nearest, ties to even: the PTX that

@@ -35,20 +35,6 @@
 #include <string.h>
 #include "cuda_rcp64h.h"
 
-static inline uint64_t dbits(double d)
-{
-    uint64_t u;
-    memcpy(&u, &d, 8);
-    return u;
-}
-
-static inline double bitsd(uint64_t u)
-{
-    double d;
-    memcpy(&d, &u, 8);
-    return d;
-}
-
 /* Recorded high words (input -> output) where the rounding rule says one unit
  * up and the H100 answered the truncated reciprocal: both from the recorded
  * exponential_ of 16,777,223 elements (seed 2^63 - 25, offset 123456), whose
@@ -68,7 +54,7 @@ const shc_rcp64h_exception *shc_cuda_rcp64h_exceptions(int *n)
  * high word is never asked (the callers pass finite positive values). */
 static double recip_hi(double d)
 {
-    double dh = bitsd(dbits(d) & 0xffffffff00000000ull);
+    double dh = shc_bitsd(shc_dbits(d) & 0xffffffff00000000ull);
     if (fabs(dh) < 0x1p-1022)
         dh = copysign(0.0, dh);
     double r = 1.0 / dh;
@@ -79,23 +65,23 @@ static double recip_hi(double d)
 
 double shc_cuda_rcp64h_trunc(double d)
 {
-    return bitsd(dbits(recip_hi(d)) & 0xffffffff00000000ull);
+    return shc_bitsd(shc_dbits(recip_hi(d)) & 0xffffffff00000000ull);
 }
 
 double shc_cuda_rcp64h_shift(double d, int shift)
 {
     double r = recip_hi(d);
-    uint64_t b = dbits(r);
+    uint64_t b = shc_dbits(r);
     if (!isfinite(r) || r == 0.0)
-        return bitsd(b & 0xffffffff00000000ull);
+        return shc_bitsd(b & 0xffffffff00000000ull);
     /* round to 23 fraction bits (nearest, ties to even), then keep the high word */
     uint64_t rounded = (b + 0x0fffffffull + ((b >> 29) & 1)) & ~0x1fffffffull;
-    uint32_t hi = (uint32_t)(rounded >> 32), in = (uint32_t)(dbits(d) >> 32);
+    uint32_t hi = (uint32_t)(rounded >> 32), in = (uint32_t)(shc_dbits(d) >> 32);
     if (hi != (uint32_t)(b >> 32)) /* rounded up: the recorded exceptions are all such */
         for (size_t i = 0; i < sizeof EXC / sizeof EXC[0]; i++)
             if (EXC[i].in_hi == in)
                 hi = EXC[i].out_hi;
-    return bitsd((uint64_t)(hi + (uint32_t)shift) << 32);
+    return shc_bitsd((uint64_t)(hi + (uint32_t)shift) << 32);
 }
 
 double shc_cuda_rcp_approx_ftz_d(double d) { return shc_cuda_rcp64h_shift(d, 0); }

@@ -10,9 +10,28 @@
 #ifndef SHC_CUDA_RCP64H_H
 #define SHC_CUDA_RCP64H_H
 
+#include <stdint.h>
+#include <string.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* A double's bits and back, through memcpy (no aliasing rule broken): the unit works on
+ * high words, and cuda_libdevice.c's steps read and build doubles by their words too. */
+static inline uint64_t shc_dbits(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, 8);
+    return u;
+}
+
+static inline double shc_bitsd(uint64_t u)
+{
+    double d;
+    memcpy(&d, &u, 8);
+    return d;
+}
 
 /* The model: the reciprocal of the high-word value rounded to a float's 23
  * fraction bits (nearest, ties to even), truncated to the high word's 20, except

@@ -146,6 +146,11 @@ int cli_report(const char *cmd, int rc, const shc_err *e);
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Parse --mesh/--ranks into m, with the option named in errors. */
 int cli_load_mesh(const cli_common *c, shc_mesh *m, shc_err *e);
+/* Parse --placements and --shape for mesh m (loaded by cli_load_mesh): placement dims
+ * normalised by the shape's ndim and checked against m, errors prefixed "--placements" or
+ * "--shape".  One reading for every layout query (layout, view), so they refuse alike. */
+int cli_load_layout(const cli_common *c, const shc_mesh *m, shc_placements *pl, shc_shape *s,
+                    shc_err *e);
 /* Print a JSON value compactly followed by a newline (streamed); returns EXIT_OK, or
  * EXIT_USAGE after a message when the output cannot be written. */
 int cli_print_json(json_t *v);

@@ -1,8 +1,9 @@
 /*
  * cli_common.c — what every subcommand shares after its options are parsed
  * (cli_opt.c parses them): usage and library errors as exit codes, the mesh from
- * --mesh/--ranks, JSON output streamed to stdout, and the check that stdout was
- * really written.  Tested through the CLI tests (cli_errors.sh, hardening.sh).
+ * --mesh/--ranks, the layout from --placements/--shape, JSON output streamed to stdout,
+ * and the check that stdout was really written.  Tested through the CLI tests
+ * (cli_errors.sh, hardening.sh, cli_layout.sh and cli_view.sh for cli_load_layout).
  */
 #include "config.h"
 #include <errno.h>
@@ -119,6 +120,21 @@ int cli_load_mesh(const cli_common *c, shc_mesh *m, shc_err *e)
         shc_err_prefix(e, "--mesh %s%s%s", CLI_ECHO(c->mesh), c->ranks ? " --ranks " : "",
                        c->ranks ? CLI_ECHO(c->ranks) : "");
     return rc;
+}
+
+int cli_load_layout(const cli_common *c, const shc_mesh *m, shc_placements *pl, shc_shape *s,
+                    shc_err *e)
+{
+    int rc;
+    if ((rc = shc_placements_parse(pl, c->placements, e)))
+        return shc_err_prefix(e, "--placements"), rc;
+    if ((rc = shc_shape_parse(s, c->shape, e)))
+        return shc_err_prefix(e, "--shape"), rc;
+    /* dims as distribute_tensor normalises them, then checked against the mesh */
+    if ((rc = shc_placements_normalize(pl, s->ndim, e)) ||
+        (rc = shc_placements_check(pl, m, s->ndim, e)))
+        return shc_err_prefix(e, "--placements"), rc;
+    return SHC_OK;
 }
 
 int cli_print_json_e(json_t *v, shc_err *e)

@@ -79,15 +79,9 @@ static int run(const cli_common *c)
     int rc = cli_load_mesh(c, &m, &e);
     if (rc)
         return cli_report("layout", rc, &e);
-    if ((rc = shc_placements_parse(&pl, c->placements, &e)))
-        shc_err_prefix(&e, "--placements");
-    else if ((rc = shc_shape_parse(&s, c->shape, &e)))
-        shc_err_prefix(&e, "--shape");
-    else if ((rc = shc_placements_normalize(&pl, s.ndim, &e)) ||
-             (rc = shc_placements_check(&pl, &m, s.ndim, &e)))
-        shc_err_prefix(&e, "--placements");
+    rc = cli_load_layout(c, &m, &pl, &s, &e);
     bool strided = false;
-    for (int i = 0; i < pl.n; i++)
+    for (int i = 0; !rc && i < pl.n; i++)
         strided |= pl.p[i].kind == SHC_P_STRIDED;
     int64_t first = 0, last = m.size - 1, coord[SHC_MAX_MESH_DIMS];
     if (!rc && c->rank >= 0) {

@@ -425,36 +425,68 @@ static int print_plans(const plan_args *a, plan_req *q, shc_err *e)
     return rc;
 }
 
+/* Both commands begin alike: their options parsed (anything but CLI_GO is the exit code of
+ * --help or a usage error) and loaded into q, *rc saying whether that worked; q's mesh is
+ * then the caller's to free. */
+static int begin(const char *name, int argc, char **argv, plan_args *a, plan_req *q,
+                 shc_err *e, int *rc)
+{
+    int x = parse_args(name, argc, argv, a);
+    if (x != CLI_GO)
+        return x;
+    memset(q, 0, sizeof *q);
+    shc_err_clear(e);
+    *rc = load_req(a, q, e);
+    return CLI_GO;
+}
+
 int cmd_plan(int argc, char **argv)
 {
     plan_args a;
-    int x = parse_args("plan", argc, argv, &a);
+    plan_req q;
+    shc_err e;
+    int rc, x = begin("plan", argc, argv, &a, &q, &e, &rc);
     if (x != CLI_GO)
         return x;
-    plan_req q;
-    memset(&q, 0, sizeof q);
-    shc_err e;
-    shc_err_clear(&e);
-    int rc = load_req(&a, &q, &e);
     if (rc == SHC_OK)
         rc = print_plans(&a, &q, &e);
     shc_mesh_free(&q.mesh);
     return cli_report("plan", rc, &e);
 }
 
+/* audit plan's answer: the findings as JSON or one line each; EXIT_FAIL when there are any. */
+static int print_findings(const plan_args *a, const plan_req *q, const shc_plan_finding *f,
+                          int nf)
+{
+    const char *tv = shc_torch_release_name(shc_torch_norm(q->opts.torch));
+    if (a->c.json) {
+        json_t *arr = json_array();
+        for (int i = 0; i < nf; i++)
+            json_array_append_new(arr, json_pack("{s:s,s:s}", "code", f[i].code, "message",
+                                                 f[i].msg));
+        json_t *doc = json_pack("{s:s,s:o}", "torch", tv, "findings", arr);
+        int wrc = cli_print_json(doc);
+        json_decref(doc);
+        if (wrc)
+            return wrc;
+    } else {
+        for (int i = 0; i < nf; i++)
+            printf("finding %s: %s\n", f[i].code, f[i].msg);
+        printf("%d finding%s (torch %s)\n", nf, nf == 1 ? "" : "s", tv);
+    }
+    return nf ? EXIT_FAIL : EXIT_OK;
+}
+
 int cmd_audit_plan(int argc, char **argv)
 {
     plan_args a;
-    int x = parse_args("audit plan", argc, argv, &a);
+    plan_req q;
+    shc_err e;
+    int rc, x = begin("audit plan", argc, argv, &a, &q, &e, &rc);
     if (x != CLI_GO)
         return x;
-    plan_req q;
-    memset(&q, 0, sizeof q);
-    shc_err e;
-    shc_err_clear(&e);
     shc_plan_finding *f = NULL;
     int nf = 0;
-    int rc = load_req(&a, &q, &e);
     if (rc == SHC_OK)
         rc = cli_whole_mesh_e("audit plan audits every rank", q.mesh.size, &e);
     if (rc == SHC_OK)
@@ -462,26 +494,7 @@ int cmd_audit_plan(int argc, char **argv)
     shc_mesh_free(&q.mesh);
     if (rc)
         return cli_report("audit plan", rc, &e);
-    if (a.c.json) {
-        json_t *arr = json_array();
-        for (int i = 0; i < nf; i++)
-            json_array_append_new(arr, json_pack("{s:s,s:s}", "code", f[i].code, "message",
-                                                 f[i].msg));
-        json_t *doc = json_pack("{s:s,s:o}", "torch",
-                                shc_torch_release_name(shc_torch_norm(q.opts.torch)), "findings",
-                                arr);
-        int wrc = cli_print_json(doc);
-        json_decref(doc);
-        if (wrc) {
-            free(f);
-            return wrc;
-        }
-    } else {
-        for (int i = 0; i < nf; i++)
-            printf("finding %s: %s\n", f[i].code, f[i].msg);
-        printf("%d finding%s (torch %s)\n", nf, nf == 1 ? "" : "s",
-               shc_torch_release_name(shc_torch_norm(q.opts.torch)));
-    }
+    x = print_findings(&a, &q, f, nf);
     free(f);
-    return nf ? EXIT_FAIL : EXIT_OK;
+    return x;
 }

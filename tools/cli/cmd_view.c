@@ -152,13 +152,8 @@ static void print_text(const view_q *q, const char *pl)
 static int answer(view_q *q, const cli_common *c, const char *op, shc_err *e)
 {
     int rc;
-    if ((rc = shc_placements_parse(&q->pl, c->placements, e)))
-        return shc_err_prefix(e, "--placements"), rc;
-    if ((rc = shc_shape_parse(&q->in, c->shape, e)))
-        return shc_err_prefix(e, "--shape"), rc;
-    if ((rc = shc_placements_normalize(&q->pl, q->in.ndim, e)) ||
-        (rc = shc_placements_check(&q->pl, &q->m, q->in.ndim, e)))
-        return shc_err_prefix(e, "--placements"), rc;
+    if ((rc = cli_load_layout(c, &q->m, &q->pl, &q->in, e)))
+        return rc;
     if (q->pl.has_order)
         return shc_fail(e, SHC_EINVAL, "--placements: a shard order is not modelled by view "
                         "(torch's view rule reads placements only)");

@@ -471,6 +471,20 @@ void report_abandon(report *r)
     memset(r, 0, sizeof *r);
 }
 
+/* What the summary line stands on, before it on stdout: the waivers' notes, the torch
+ * release judged against and the implementation named; TAP's (pre "# ") and the text
+ * report's (pre "") say the same, as TAP comments there. */
+static void print_context(const report *r, const char *pre)
+{
+    if (r->o.waive_notes)
+        r->o.waive_notes(r->o.waive_ctx, stdout, pre);
+    if (r->o.torch)
+        printf("%sjudged against torch %s (%s)\n", pre, r->o.torch,
+               r->o.torch_why ? r->o.torch_why : "");
+    if (r->o.subject)
+        printf("%simplementation: %s\n", pre, r->o.subject);
+}
+
 int report_close(report *r)
 {
     long long passed = r->n[ST_PASS], skipped = r->n[ST_NOTSUPPORTED], failed = n_failed(r);
@@ -493,26 +507,14 @@ int report_close(report *r)
     } else if (r->o.fmt == REP_TAP) {
         if (r->groups)
             report_print_groups(r, "# ");
-        if (r->o.waive_notes)
-            r->o.waive_notes(r->o.waive_ctx, stdout, "# ");
-        if (r->o.torch)
-            printf("# judged against torch %s (%s)\n", r->o.torch,
-                   r->o.torch_why ? r->o.torch_why : "");
-        if (r->o.subject)
-            printf("# implementation: %s\n", r->o.subject);
+        print_context(r, "# ");
         printf("1..%lld\n# %s\n", r->seq, line);
     } else {
         if (r->groups)
             report_print_groups(r, "");
         print_kept_failures(r);
         print_suite_totals(r);
-        if (r->o.waive_notes)
-            r->o.waive_notes(r->o.waive_ctx, stdout, "");
-        if (r->o.torch)
-            printf("judged against torch %s (%s)\n", r->o.torch,
-                   r->o.torch_why ? r->o.torch_why : "");
-        if (r->o.subject)
-            printf("implementation: %s\n", r->o.subject);
+        print_context(r, "");
         printf("%s\n", line);
     }
     lost |= close_junit(r) != 0;

@@ -238,6 +238,15 @@ static void text_row_name(FILE *f, const json_t *r)
     fputc(')', f);
 }
 
+/* A section's title, printed before its first row only, so a section with no rows is left
+ * out of the statement rather than printed empty. */
+static void section_title(FILE *f, bool *shown, const char *title)
+{
+    if (!*shown)
+        fputs(title, f);
+    *shown = true;
+}
+
 /* NotSupported cases with their reasons, fields a partial candidate left out, rows not run. */
 static void text_notsupported(FILE *f, const json_t *rows)
 {
@@ -251,9 +260,7 @@ static void text_notsupported(FILE *f, const json_t *rows)
         bool notrun = !strcmp(sget(r, "verdict"), "notrun");
         if (!iget(r, "notSupported") && !json_object_size(fields) && !notrun)
             continue;
-        if (!head)
-            fputs("\nNotSupported and not run:\n", f);
-        head = true;
+        section_title(f, &head, "\nNotSupported and not run:\n");
         fputs("  ", f);
         text_row_name(f, r);
         if (notrun) {
@@ -291,9 +298,8 @@ static void text_claims(FILE *f, const json_t *rows)
             continue;
         char buf[1400];
         cert_claim_text(c, buf, sizeof buf);
-        if (!head)
-            fputs("\nWhat each row covers of its family's claim (docs/families):\n", f);
-        head = true;
+        section_title(f, &head, "\nWhat each row covers of its family's claim "
+                      "(docs/families):\n");
         fputs(!strcmp(sget(r, "verdict"), "partial") ? "  PARTIAL " : "  ", f);
         text_row_name(f, r);
         put_clean(f, ": ", buf, sizeof buf);
@@ -359,10 +365,8 @@ static void text_producers(FILE *f, const json_t *rows)
         bool run = !strcmp(sget(r, "mode"), "run");
         if (run && !p) /* a run of our own backends: its name says it */
             continue;
-        if (!head)
-            fputs("\nHow each row was produced (a candidate's \"producer\" record; a "
-                  "plugin's name and file):\n", f);
-        head = true;
+        section_title(f, &head, "\nHow each row was produced (a candidate's \"producer\" "
+                      "record; a plugin's name and file):\n");
         if (run)
             fprintf(f, "  %s (run %s, np %lld): ", sget(r, "family"), sget(r, "backend"),
                     iget(r, "np"));

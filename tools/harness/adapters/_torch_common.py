@@ -44,6 +44,18 @@ def parse_int_list(v, what):
     return notation._int_list(v, what)
 
 
+def mesh_inputs(group, test):
+    """Mesh shape and rank map ("mesh": [sizes], "rankMap": [ranks] or absent: the arange),
+    as every adapter that builds a DeviceMesh from a golden case reads them."""
+    shape = parse_int_list(field(group, test, "mesh"), "mesh")
+    n = 1
+    for x in shape:
+        n *= x
+    rm = field(group, test, "rankMap", default=None)
+    rank_map = list(range(n)) if rm is None else parse_int_list(rm, "rankMap")
+    return shape, rank_map
+
+
 def make_placement(tok):
     """One token -> torch placement; torch's str() must give the token back."""
     m = _TOKEN.fullmatch(tok)

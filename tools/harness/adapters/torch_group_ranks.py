@@ -126,16 +126,6 @@ def view(shape, rank_map):
     return v
 
 
-def mesh_inputs(group, test):
-    shape = tc.parse_int_list(tc.field(group, test, "mesh"), "mesh")
-    n = 1
-    for s in shape:
-        n *= s
-    rm = tc.field(group, test, "rankMap", default=None)
-    rank_map = list(range(n)) if rm is None else tc.parse_int_list(rm, "rankMap")
-    return shape, rank_map
-
-
 def device_mesh_case(v, axes):
     g = v.groups(axes)
     index = {tuple(grp): i for i, grp in enumerate(g["all"])}
@@ -193,7 +183,7 @@ def hsdp_case(v, placements, shard_dim):
 
 
 def compute(group, test):
-    shape, rank_map = mesh_inputs(group, test)
+    shape, rank_map = tc.mesh_inputs(group, test)
     v = view(shape, rank_map)
     op = test.get("op")
     if op == "device_mesh":

@@ -262,7 +262,7 @@ _KERNEL_ROW = {"uniform": "uniform_", "normal": "normal_", "random": "random_",
 def compute(group, test):
     if "op" in group:
         # torch's dispatcher still decides whether the layout is accepted ...
-        mesh_shape, rank_map = sl.mesh_inputs(group, test)
+        mesh_shape, rank_map = tc.mesh_inputs(group, test)
         gshape = tc.parse_int_list(tc.field(group, test, "shape"), "shape")
         placements, _ = tc.parse_placements(tc.field(group, test, "placements"))
         local_shapes = sl.compute(group, test)["perRank"]["localShape"]
@@ -273,7 +273,7 @@ def compute(group, test):
     out = _compute_offsets(group, test)
     if "op" not in test:
         return out
-    mesh_shape, rank_map = sl.mesh_inputs(group, test)
+    mesh_shape, rank_map = tc.mesh_inputs(group, test)
     gshape = tc.parse_int_list(tc.field(group, test, "shape"), "shape")
     placements, _ = tc.parse_placements(tc.field(group, test, "placements"))
     local_shapes = sl.compute(group, test)["perRank"]["localShape"]
@@ -290,7 +290,7 @@ def compute(group, test):
 
 
 def _compute_offsets(group, test):
-    mesh_shape, rank_map = sl.mesh_inputs(group, test)
+    mesh_shape, rank_map = tc.mesh_inputs(group, test)
     gshape = tc.parse_int_list(tc.field(group, test, "shape"), "shape")
     placements, order = tc.parse_placements(tc.field(group, test, "placements"))
     # local shapes through the shard-layout family's torch adapter (its public contract);

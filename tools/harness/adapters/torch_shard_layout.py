@@ -43,17 +43,6 @@ _layout_cache = {}
 _coord_cache = {}
 
 
-def mesh_inputs(group, test):
-    """Mesh shape and rank map ("mesh": [sizes], "rankMap": [ranks] or absent)."""
-    shape = tc.parse_int_list(tc.field(group, test, "mesh"), "mesh")
-    n = 1
-    for x in shape:
-        n *= x
-    rm = tc.field(group, test, "rankMap", default=None)
-    rank_map = list(range(n)) if rm is None else tc.parse_int_list(rm, "rankMap")
-    return shape, rank_map
-
-
 def coordinates(shape, rank_map):
     """rank -> coordinate, as DeviceMesh computes it (None: not in the mesh)."""
     key = (tuple(shape), tuple(rank_map))
@@ -102,7 +91,7 @@ def torch_inputs(group, test):
     """Parse a case; returns (mesh shape, rank map, placements as torch computes layouts,
     global shape, whether the case lists _StridedShard indices, the order the mesh dims
     apply their shards).  Nothing is checked here: torch_validate lets torch do it."""
-    mesh_shape, rank_map = mesh_inputs(group, test)
+    mesh_shape, rank_map = tc.mesh_inputs(group, test)
     gshape = tc.parse_int_list(tc.field(group, test, "shape"), "shape")
     placements, order = tc.parse_placements(tc.field(group, test, "placements"))
     strided = any(isinstance(p, _StridedShard) for p in placements)

@@ -188,15 +188,20 @@ def dist_ranks(pg):
     return dist.get_process_group_ranks(pg)
 
 
-def _golden_ops():
+def _golden(family, name):
+    """golden/FAMILY/NAME of this checkout, as JSON; a missing file fails the test."""
     import json
     import os
     here = os.path.dirname(os.path.abspath(__file__))
-    path = os.path.join(here, "..", "..", "..", "golden", "rng-offsets", "ops.json")
+    path = os.path.join(here, "..", "..", "..", "golden", family, name)
     if not os.path.exists(path):
-        pytest.fail("golden/rng-offsets/ops.json is missing")
+        pytest.fail("golden/%s/%s is missing" % (family, name))
     with open(path) as f:
         return json.load(f)
+
+
+def _golden_ops():
+    return _golden("rng-offsets", "ops.json")
 
 
 def test_op_table_matches_torch_dispatcher():
@@ -285,12 +290,7 @@ def test_torch_cuda_rng_rejections_match_torch_on_cpu():
     (DistributionTemplates.h *_impl_, torch.nn.functional.dropout) raise torch's
     exact message on a CPU too; kernel-dispatch names (*_cuda) and our offset
     precondition are not CPU-checkable and are left out."""
-    import json
-    import os
-    here = os.path.dirname(os.path.abspath(__file__))
-    with open(os.path.join(here, "..", "..", "..", "golden", "torch-cuda-rng",
-                           "torch_cuda_rng.json")) as f:
-        doc = json.load(f)
+    doc = _golden("torch-cuda-rng", "torch_cuda_rng.json")
     checked = 0
     for g in doc["testGroups"]:
         for t in g["tests"]:
@@ -312,12 +312,7 @@ def test_torch_cuda_rng_sampling_inputs_accepted_on_cpu():
     input torch accepts, with the output shape and dtype the golden's bits assume; the
     golden's multinomial samples name categories of nonzero weight, and small randperm
     outputs are permutations.  (The bits themselves need a GPU: NoGpuOracle.)"""
-    import json
-    import os
-    here = os.path.dirname(os.path.abspath(__file__))
-    with open(os.path.join(here, "..", "..", "..", "golden", "torch-cuda-rng",
-                           "torch_cuda_rng.json")) as f:
-        doc = json.load(f)
+    doc = _golden("torch-cuda-rng", "torch_cuda_rng.json")
     checked = 0
     for g in doc["testGroups"]:
         for t in g["tests"]:

@@ -96,7 +96,12 @@ def _plan(case, meshes):
             "localShape": list(out.shape)}
 
 
-def _body(rank, world, init, cases, out_path):
+def serve(rank, world, init, cases, out_path, answer, refusal, merge):
+    """One rank of the gloo world: answer(case, meshes, rank) for each case (an exception is
+    torch's refusal and the answer: refusal(e)); every rank's answers are all-gathered and
+    rank 0 writes {"torch", "answers": merge(cases, every)} to out_path.  Shared with
+    global_shape_worker.py so both workers join, gather and leave the world the same way."""
+    import torch
     import torch.distributed as dist
     from torch.distributed.device_mesh import init_device_mesh
     warnings.filterwarnings("ignore")
@@ -105,33 +110,48 @@ def _body(rank, world, init, cases, out_path):
     answers = []
     for case in cases:
         try:
-            got = (_layout if case["kind"] == "layout" else _plan)(case, meshes)
+            got = answer(case, meshes, rank)
         except Exception as e:  # torch's refusal is the answer
-            got = {"raises": _error(e), "where": traceback.extract_tb(e.__traceback__)[-1].name}
+            got = refusal(e)
         answers.append(got)
     every = [None] * world
     dist.all_gather_object(every, answers)
     if rank == 0:
-        merged = []
-        for i, case in enumerate(cases):
-            per = [every[r][i] for r in range(world)]
-            one = dict(per[0])
-            if "localShape" in one:
-                one["localShape"] = [p.get("localShape") for p in per]
-            merged.append(one)
         with open(out_path, "w") as f:
-            json.dump({"torch": __import__("torch").__version__, "answers": merged}, f)
+            json.dump({"torch": torch.__version__, "answers": merge(cases, every)}, f)
     dist.barrier()
     dist.destroy_process_group()
 
 
-def main():
+def spawn(answer, refusal, merge):
+    """Run serve in a gloo world of 4 CPU processes on the cases on stdin, out to argv[1]
+    (its rendezvous file beside it)."""
     import torch.multiprocessing as mp
     cases = json.load(sys.stdin)
     out_path = sys.argv[1]
     init = "file://" + os.path.abspath(out_path) + ".rendezvous"
-    mp.spawn(_body, args=(4, init, cases, out_path), nprocs=4)
+    mp.spawn(serve, args=(4, init, cases, out_path, answer, refusal, merge), nprocs=4)
+
+
+def _answer(case, meshes, rank):
+    return (_layout if case["kind"] == "layout" else _plan)(case, meshes)
+
+
+def _refusal(e):
+    return {"raises": _error(e), "where": traceback.extract_tb(e.__traceback__)[-1].name}
+
+
+def _merge(cases, every):
+    """One answer per case: rank 0's, with every rank's local shape."""
+    merged = []
+    for i in range(len(cases)):
+        per = [every[r][i] for r in range(len(every))]
+        one = dict(per[0])
+        if "localShape" in one:
+            one["localShape"] = [p.get("localShape") for p in per]
+        merged.append(one)
+    return merged
 
 
 if __name__ == "__main__":
-    main()
+    spawn(_answer, _refusal, _merge)
