@@ -8,7 +8,8 @@
  * global offset, _StridedShard index lists).  A rule torch raises on, and arguments ATen
  * refuses, are invalid tests carrying torch's exception.  A case whose rule gives a wrong
  * result is flagged TorchRuleWrong and carries the right answer: the verdict, the first
- * wrong rank and element, each rank's status.
+ * wrong rank and element, each rank's status, and the placements a right rule gives
+ * ("correct": the fewest mesh dims replicated first).
  *
  * What the corpus covers is the tables below: (global shape, op) pairs, crossed with the
  * placements of each mesh tier (every combination of the per-mesh-dim options, or a fixed
@@ -136,12 +137,47 @@ typedef struct vq {
     shc_vmap map;
     shc_vrule rule;
     shc_vcheck chk;
+    shc_vrule fix;   /* where the rule is wrong: the right answer (correct_answer) */
 } vq;
 
 static void vq_free(vq *q)
 {
     shc_vcheck_free(&q->chk);
     shc_mesh_free(&q->m);
+}
+
+/* Where torch's rule is wrong, the right answer it is to be held to: the input redistributed
+ * with the fewest mesh dims' shards replaced by Replicate (the first such set in mesh-dim
+ * order) such that torch's rule, given that input, answers right; fix = that answer.  Every
+ * shard replaced always answers right (each rank then runs the op on the whole tensor). */
+static int correct_answer(vq *q, shc_err *e)
+{
+    int dims[SHC_MAX_MESH_DIMS], n = 0;
+    for (int i = 0; i < q->pl.n; i++)
+        if (q->pl.p[i].kind == SHC_P_SHARD || q->pl.p[i].kind == SHC_P_STRIDED)
+            dims[n++] = i;
+    for (int size = 1; size <= n; size++)
+        for (unsigned mask = 1; mask < (1u << n); mask++) {
+            if (__builtin_popcount(mask) != size)
+                continue;
+            shc_placements cand = q->pl;
+            for (int b = 0; b < n; b++)
+                if (mask & (1u << b))
+                    cand.p[dims[b]] = (shc_placement){.kind = SHC_P_REPLICATE};
+            shc_vcheck c;
+            int rc = shc_vrule_propagate(&q->map, &q->in, &q->m, &cand, &q->fix, e);
+            if (rc)
+                return rc;
+            if (q->fix.raises)
+                continue;
+            if ((rc = shc_vcheck_run(&q->op, &q->map, &q->in, &q->out, &q->m, &q->fix, &c, e)))
+                return rc;
+            bool right = c.verdict == SHC_VV_CORRECT;
+            shc_vcheck_free(&c);
+            if (right)
+                return SHC_OK;
+        }
+    return shc_fail(e, SHC_EINTERNAL, "view-sharding: no redistribution answers right");
 }
 
 /* Parse and answer a test; SHC_EINVAL with torch's error where torch (or shardcheck's
@@ -168,8 +204,12 @@ static int vq_answer(const json_t *group, const json_t *test, vq *q, shc_err *e)
         rc = shc_fail(e, SHC_EINVAL, "%s", q->rule.error);
     if (!rc)
         rc = shc_vcheck_run(&q->op, &q->map, &q->in, &q->out, &q->m, &q->rule, &q->chk, e);
-    if (rc)
+    if (!rc && q->chk.verdict != SHC_VV_CORRECT)
+        rc = correct_answer(q, e);
+    if (rc) {
+        shc_vcheck_free(&q->chk);
         shc_mesh_free(&q->m);
+    }
     return rc;
 }
 
@@ -262,6 +302,14 @@ static int expected_of(const vq *q, json_t **out, shc_err *e)
                           "firstWrongRank", q->chk.first_rank < 0 ? json_null()
                                                                    : json_integer(q->chk.first_rank),
                           "firstWrong", first_wrong(q), "perRank", per);
+    if (!rc && q->chk.verdict != SHC_VV_CORRECT) {
+        shc_placements_format(&q->fix.tgt, tgt, sizeof tgt);
+        shc_placements_format(&q->fix.out, opl, sizeof opl);
+        json_object_set_new(x, "correct", json_pack("{s:s, s:s}", "inputTarget", tgt,
+                                                    "output", opl));
+    } else if (!rc) {
+        json_object_set_new(x, "correct", json_null());
+    }
     if (rc)
         json_decref(x);
     else
@@ -299,7 +347,9 @@ static void declare_notes(shc_gw *w)
                 "positions (verdict wrong), another shape (wrong-shape), or a local op that "
                 "fails (local-error: the view's sizes do not fit the rank's shard). expected "
                 "holds torch's rule as it is and the right verdict, with the first rank that "
-                "is wrong and what it got wrong (docs/findings/view_strided_wrong_data.py, "
+                "is wrong and what it got wrong, and expected.correct the placements a right rule "
+                "gives: the input's shards on the fewest mesh dims replicated first "
+                "(docs/findings/view_strided_wrong_data.py, "
                 "view_nested_shard_local_error.py). A claim may leave these out: a port that "
                 "fixes the rule answers them differently.");
     shc_gw_note(w, "RuleRaises",
