@@ -299,8 +299,8 @@ static int expected_of(const vq *q, json_t **out, shc_err *e)
                           "inputTarget", tgt, "output", opl,
                           "redistribute", q->rule.redistribute,
                           "verdict", shc_vverdict_name(q->chk.verdict),
-                          "firstWrongRank", q->chk.first_rank < 0 ? json_null()
-                                                                   : json_integer(q->chk.first_rank),
+                          "firstWrongRank",
+                          q->chk.first_rank < 0 ? json_null() : json_integer(q->chk.first_rank),
                           "firstWrong", first_wrong(q), "perRank", per);
     if (!rc && q->chk.verdict != SHC_VV_CORRECT) {
         shc_placements_format(&q->fix.tgt, tgt, sizeof tgt);

@@ -8,7 +8,8 @@
 use_tmpdir
 need_golden view-sharding
 F=view-sharding
-n=$(grep -ho '"numberOfTests": *[0-9]*' "$G/$F"/*.json | sed 's/.*: *//' | awk '{s += $1} END {print s}')
+n=$(grep -ho '"numberOfTests": *[0-9]*' "$G/$F"/*.json | sed 's/.*: *//' \
+  | awk '{s += $1} END {print s}')
 "$S" registry --names families | grep -qx $F && tap_ok "the family is registered" \
   || tap_not_ok "the family is registered" "$("$S" registry --names families 2>&1 | head -c 300)"
 expect_passes "ref backend, $F" "$S" run --backend ref --family $F --golden "$G"
@@ -27,8 +28,8 @@ write_manifest "$tmp/g"
 tampered() { # DESC CMD...: exit 1, both tampered tests failed by name, nothing else
   desc=$1; shift
   out=$("$@" 2>&1); rc=$?
-  fails=$(printf '%s\n' "$out" | grep -E "^Fail +$F tc [0-9]+ " | sed -E 's/^Fail +[^ ]+ tc ([0-9]+) .*/\1/' \
-    | sort -un | paste -sd, -)
+  fails=$(printf '%s\n' "$out" | grep -E "^Fail +$F tc [0-9]+ " \
+    | sed -E 's/^Fail +[^ ]+ tc ([0-9]+) .*/\1/' | sort -un | paste -sd, -)
   [ "$rc" -eq 1 ] && [ "$fails" = "1,51" ] && tap_ok "$desc" \
     || tap_not_ok "$desc" "exit $rc, failed tests: $fails" "$(printf '%s\n' "$out" | tail -n 4)"
 }
@@ -42,7 +43,8 @@ elif ! have_mpi_build; then
   for np in 2 4; do tap_skip "mpi backend at $np ranks, $F" "shardcheck built without MPI"; done
 else
   export OMPI_MCA_mpi_warn_on_fork=0
-  [ "${SHARDCHECK_SANITIZED:-0}" = 1 ] && export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+  [ "${SHARDCHECK_SANITIZED:-0}" = 1 ] \
+    && export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
   for np in 2 4; do
     expect_passes "mpi backend at $np ranks, $F" "$MPIRUN" --oversubscribe --allow-run-as-root \
       -np $np "$S" run --backend mpi --family $F --golden "$G" --timeout 60
