@@ -32,7 +32,7 @@
 static const char *const families[] = {"shard-layout", "group-ranks", "philox-kat",
                                        "rng-offsets", "rng-policies", "redistribute-data",
                                        "redistribute-plan", "curand-stream", "torch-cuda-rng",
-                                       "threefry"};
+                                       "threefry", "view-sharding"};
 #define NFAM (sizeof families / sizeof *families)
 
 /* Each family loaded both ways, once: bytes (the index loader, which must not fall back to

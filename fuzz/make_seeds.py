@@ -21,7 +21,7 @@ import json, os, sys
 
 VERIFY_FAMILIES = ["shard-layout", "group-ranks", "philox-kat", "rng-offsets", "rng-policies",
                    "redistribute-data", "redistribute-plan", "curand-stream", "torch-cuda-rng",
-                   "threefry"]
+                   "threefry", "view-sharding"]
 
 
 def world_of(test):

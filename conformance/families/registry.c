@@ -22,6 +22,7 @@
     X(curand_stream) \
     X(torch_cuda_rng) \
     X(threefry) \
+    X(view_sharding) \
     /* @@REGISTRY@@ — add `X(name) \` lines above this marker */
 
 #define SHC_FAMILY_DECLARE(c) extern const shc_family shc_family_##c;
