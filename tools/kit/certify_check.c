@@ -24,7 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include "cli.h"
+#include "exit_codes.h"
 #include "certify.h"
 #include "certify_spawn.h"
 #include "torch_version.h"
