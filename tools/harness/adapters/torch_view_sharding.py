@@ -250,7 +250,7 @@ def correct_answer(shape, out_shape, src, op, mesh_shape, rank_map, coords):
 
 
 def compute(group, test):
-    mesh_shape, rank_map = ts.mesh_inputs(group, test)
+    mesh_shape, rank_map = tc.mesh_inputs(group, test)
     shape = tc.parse_int_list(tc.field(group, test, "shape"), "shape")
     src, _ = tc.parse_placements(tc.field(group, test, "placements"))
     op = parse_op(tc.field(group, test, "op"))
