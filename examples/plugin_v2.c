@@ -9,10 +9,11 @@
  * it answers that rank's view in the golden form (host->put_*).  shard-layout is
  * computed here through the public libshardcheck API (lib/shardcheck.h), as a vendor
  * would call its own library; replace layout_answer's body with yours.  group-ranks,
- * rng-offsets and redistribute-plan answer through shardcheck's own per-rank reference
- * (the families' compute_rank, an internal helper: their views have many fields — op
- * rank lists and HSDP groups, per-op dispatch and findings, plans with traces and
- * shape sets — see docs/families/<family>.md), the case's JSON parsed once and the
+ * rng-offsets, redistribute-plan and view-sharding answer through shardcheck's own per-rank
+ * reference (the families' compute_rank, an internal helper: their views have many fields —
+ * op rank lists and HSDP groups, per-op dispatch and findings, plans with traces and
+ * shape sets, view rules with verdicts — see docs/families/<family>.md), the case's JSON
+ * parsed once and the
  * view's members written back with put_json: the form any answer takes.
  * redistribute-data is executed, not answered: examples/plugin_v2_exec.c holds the
  * example's execute (a redistribute over the communicator table it is handed) and, built
@@ -150,12 +151,13 @@ static int supports(void *self, const char *family, char *err, size_t errlen)
 {
     (void)self;
     static const char *const mine[] = {"shard-layout", "group-ranks", "rng-offsets",
-                                       "redistribute-plan", "redistribute-data"};
+                                       "redistribute-plan", "redistribute-data",
+                                       "view-sharding"};
     for (size_t i = 0; i < sizeof mine / sizeof *mine; i++)
         if (!strcmp(family, mine[i]))
             return 0;
     snprintf(err, errlen, "the v2 example answers shard-layout, group-ranks, rng-offsets, "
-             "redistribute-plan and redistribute-data only");
+             "redistribute-plan, redistribute-data and view-sharding only");
     return SHC_BACKEND_UNSUPPORTED;
 }
 

@@ -6,7 +6,8 @@
 # large to draw, an unwritable --svg path: exit 2 naming it.  The largest shapes (INT64_MAX) scale
 # to the same bounded picture and end on a full disk or a closed pipe (issue 38 M2).
 # A golden case (--family F --tcid N): its flags and notes, inputs, picture (both layouts of a
-# redistribute, into one SVG) and expected answer per rank; with --candidate (a results file,
+# redistribute, into one SVG; a view op's input and expected output layouts) and expected
+# answer per rank; with --candidate (a results file,
 # golden-shaped, partial, NotSupported) the candidate's answer per rank beside it, each
 # differing field marked '*', exit 1 when it fails.  Bad input: an unknown family, a tcId the
 # family lacks, an invalid case, options of the other form, a candidate of another family or
@@ -176,6 +177,16 @@ expect_exit "a redistribute case draws its source and target" 0 "^target \(dst\)
 if "$PY" -c 'import sys, xml.dom.minidom as m; d = m.parse(sys.argv[1]); assert len(d.getElementsByTagName("g")) == 2' "$tmp/r.svg" 2>"$tmp/err"; then
   tap_ok "its SVG holds both pictures"
 else tap_not_ok "its SVG holds both pictures" "$(cat "$tmp/err")"; fi
+# a view op's case: the input layout, then the output layout its answer names (view-sharding
+# tc 16: [12,8] S(1) on 2 ranks, view(3,4,8) gives S(2): [3,4,4] per rank, offset 4 on dim 2)
+out=$(X --family view-sharding --tcid 16 --svg "$tmp/v.svg" 2>&1); rc=$?
+check "a view case: its input layout" "^input layout:$"
+check "a view case: the output layout it names" \
+  "^mesh 2  placements S\(2\)  shape \[3,4,8\]  \(2 distinct shards over 2 ranks\)$"
+check "a view case: the output's shards per rank" "^  B: rank 1  local \[3,4,4\]  offset \[0,0,4\]$"
+if "$PY" -c 'import sys, xml.dom.minidom as m; d = m.parse(sys.argv[1]); assert len(d.getElementsByTagName("g")) == 2' "$tmp/v.svg" 2>"$tmp/err"; then
+  tap_ok "a view case: its SVG holds the input and output pictures"
+else tap_not_ok "a view case: its SVG holds the input and output pictures" "$(cat "$tmp/err")"; fi
 expect_exit "--svg naming a golden file: refused, exit 2" 2 "^shardcheck explain: --svg" \
   X --family shard-layout --tcid $SL --svg "$G/shard-layout/chunk-sweep-1d.json"
 expect_exit "an unknown family: exit 2" 2 "^shardcheck explain: --family: unknown family 'nope'" \

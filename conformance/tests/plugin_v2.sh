@@ -1,15 +1,16 @@
 #!/bin/sh
 # plugin_v2.sh — the vendor plugin ABI v2 (lib/shardcheck_backend.h, docs/backends/plugin.md)
 # end to end, with examples/plugin_v2.so (built by make check):
-#   - certify on it, every case of shard-layout, group-ranks, rng-offsets, redistribute-plan
-#     and redistribute-data (executed over the communicator table) in one process: each row
+#   - certify on it, every case of shard-layout, group-ranks, rng-offsets, redistribute-plan,
+#     redistribute-data (executed over the communicator table) and view-sharding in one
+#     process: each row
 #     and the verdict CONFORMANT; the package names the plugin (name, file,
 #     sha256), holds no path of this machine to the .so, and certify --check finds it intact;
 #   - its name, file and sha256 in run's text, TAP, JUnit and JSON;
 #   - the planted bug (SHARDCHECK_EXAMPLE_BUG=uneven): run fails, and every failing case is
 #     an UnevenShard case;
-#   - a v1 plugin (examples/plugin_ref.so) still loads: rng-offsets' per-op cases are
-#     NotSupported with the reason, never failures, and the rest pass;
+#   - a v1 plugin (examples/plugin_ref.so) still loads: rng-offsets' per-op cases and every
+#     view-sharding case are NotSupported with the reason, never failures, and the rest pass;
 #   - bad plugins, each a named error and never a crash: an ABI version the runner does not
 #     know, a v2 table without answer, one without execute that claims redistribute-data,
 #     a table shorter than v2's, answers the host refuses (bad JSON, a key given twice);
@@ -20,17 +21,17 @@
 #     and host.
 . "$(dirname "$0")/testlib.sh"
 use_tmpdir
-need_golden shard-layout group-ranks rng-offsets redistribute-plan
+need_golden shard-layout group-ranks rng-offsets redistribute-plan view-sharding
 need_python "to read the reports"
 so="$top_builddir/examples/.libs/plugin_v2.so"
 ref="$top_builddir/examples/.libs/plugin_ref.so"
 [ -f "$so" ] || skip_all "examples/.libs/plugin_v2.so not built (make check builds it)"
-FAMS=shard-layout,group-ranks,rng-offsets,redistribute-plan,redistribute-data
+FAMS=shard-layout,group-ranks,rng-offsets,redistribute-plan,redistribute-data,view-sharding
 # Sampled (the ASan and distcheck make checks, testlib.sh) the same paths on a sample: every
-# case of the five families is the plain build's (issue 36: CI time).
+# case of the six families is the plain build's (issue 36: CI time).
 cmax= row=pass; sampled && cmax="--max-cases 300" row=partial
 
-# --- certify: every case of the five families, one process ---
+# --- certify: every case of the six families, one process ---
 # shellcheck disable=SC2086  # cmax is empty or an option and its value
 "$SHARDCHECK" certify --out "$tmp/pkg" --name "example v2" --backend plugin:"$so" \
   --families $FAMS --golden "$G" $cmax >"$tmp/cert.out" 2>"$tmp/cert.err"
@@ -41,13 +42,14 @@ s = json.load(open(sys.argv[1]))
 for r in s["rows"]:
     print(r["family"], r["verdict"], r["failed"], r["notSupported"], r["backend"])' \
   "$tmp/pkg/statement.json" >"$tmp/rows" 2>&1
-for f in shard-layout group-ranks rng-offsets redistribute-plan redistribute-data; do
+for f in shard-layout group-ranks rng-offsets redistribute-plan redistribute-data \
+  view-sharding; do
   if grep -q "^$f $row 0 0 plugin:plugin_v2.so$" "$tmp/rows"; then
     tap_ok "certify: $f CONFORMANT (every required case passed, none NotSupported)"
   else tap_not_ok "certify: $f CONFORMANT" "exit $rc" "$(cat "$tmp/rows")" "$(tail -c 400 "$tmp/cert.err")"; fi
 done
 if [ -z "$cmax" ]; then
-  expect_file "certify: the verdict is CONFORMANT (every required test of the five families)" \
+  expect_file "certify: the verdict is CONFORMANT (every required test of the six families)" \
     "$tmp/pkg/statement.txt" "verdict: CONFORMANT: every claimed family passed"
 else tap_skip "certify: the verdict is CONFORMANT" "sampled make check: a sample is PARTIAL by design"; fi
 expect_file "certify: the statement names the plugin, its file and sha256" "$tmp/pkg/statement.txt" \
@@ -109,9 +111,25 @@ print(j["failed"], j["skipped"], len([w for w in why if "ABI v1'"'"'s offsets() 
     77:0\ [1-9]*\ 0|0:0\ [1-9]*\ 0) tap_ok "v1 plugin: rng-offsets per-op cases NotSupported with the reason, none failed ($got)" ;;
     *) tap_not_ok "v1 plugin: per-op cases" "exit $rc, failed skipped other-reasons: $got" "$(tail -c 300 "$tmp/v1.err")" ;;
   esac
+  "$SHARDCHECK" run --backend plugin:"$ref" --golden "$G" --family view-sharding --json \
+    >"$tmp/v1v.json" 2>"$tmp/v1v.err"
+  rc=$?
+  # passed failed skipped cases, and the NotSupported reasons that are not ABI v1's
+  got=$("$PY" -c 'import json,sys
+j = json.load(open(sys.argv[1]))
+why = {c["detail"] for c in j["cases"] if c["status"] == "NotSupported"}
+print(j["passed"], j["failed"], j["skipped"], len(j["cases"]),
+      len([w for w in why if "no ABI v1 entry point for family view-sharding" not in w]))' \
+    "$tmp/v1v.json" 2>&1)
+  # shellcheck disable=SC2086  # got: five numbers
+  set -- $got
+  if [ $rc = 77 ] && [ "$1 $2 $5" = "0 0 0" ] && [ "$3" = "$4" ] && [ "$3" -gt 0 ]; then
+    tap_ok "v1 plugin: every view-sharding case NotSupported with the reason ($3), exit 77"
+  else tap_not_ok "v1 plugin: view-sharding" "exit $rc, passed failed skipped cases other: $got" \
+    "$(tail -c 300 "$tmp/v1v.err")"; fi
   expect_passes "v1 plugin: shard-layout still passes" \
     "$SHARDCHECK" run --backend plugin:"$ref" --golden "$G" --family shard-layout --max-cases 200
-else tap_skip "v1 plugin" "examples/.libs/plugin_ref.so not built"; tap_skip "v1 plugin" "not built"; fi
+else for i in 1 2 3; do tap_skip "v1 plugin" "examples/.libs/plugin_ref.so not built"; done; fi
 
 # --- bad plugins: each a named error ---
 CC=${CC:-cc}
@@ -177,7 +195,8 @@ export OMPI_MCA_mpi_warn_on_fork=0
 nps="1 2 4" n=${PLUGIN_V2_SAMPLE:-150}; sampled && nps="1 4" n=${PLUGIN_V2_SAMPLE:-50}
 for np in $nps; do
   ok=1 why=
-  for f in shard-layout group-ranks rng-offsets redistribute-plan redistribute-data; do
+  for f in shard-layout group-ranks rng-offsets redistribute-plan redistribute-data \
+    view-sharding; do
     out=$(MPIRUN_ARGS="--oversubscribe --allow-run-as-root" MPIRUN="$MPIRUN" timeout 600 \
           "$top_srcdir/tools/run/mpirun_runner.sh" -np $np --shardcheck "$SHARDCHECK" \
           --backend plugin:"$so" -- --family $f --golden "$G" --max-cases $n 2>&1)
@@ -188,7 +207,7 @@ for np in $nps; do
       ok=0 why="$f: exit $rc, $closing closing lines: $(printf '%s\n' "$out" | tail -c 400)"
     fi
   done
-  [ $ok = 1 ] && tap_ok "mpirun -np $np: the five families' samples pass, one report each" \
+  [ $ok = 1 ] && tap_ok "mpirun -np $np: the six families' samples pass, one report each" \
     || tap_not_ok "mpirun -np $np" "$why"
 done
 # certify --np 2,4: the rows run under mpirun (their results say the job's size), and pass

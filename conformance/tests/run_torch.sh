@@ -1,6 +1,7 @@
 #!/bin/sh
 # run_torch.sh — `shardcheck run --backend torch`: real DTensor in real processes under mpirun,
-# checked rank by rank.  A deterministic sample of every family at 2 and 4 ranks must pass; then
+# checked rank by rank.  A deterministic sample of every family at 2 and 4 ranks must pass (and
+# view-sharding's sample at 2 ranks be answered, none NotSupported); then
 # faults and bad input, each with its status and message asserted: a torch worker killed with
 # SIGKILL (Crash for that case, the run goes on), a worker stuck while its peers wait in a
 # collective (Timeout within --timeout), a python without torch (exit 77), a torch other than the
@@ -35,8 +36,16 @@ if [ -d "$top_srcdir/golden" ]; then
     expect_passes "torch at 4 ranks, every family (sample of 6 each)" $MPI -np 4 "$SHARDCHECK" run \
       --backend torch --golden "$top_srcdir/golden" --max-cases 6 --timeout 60
   fi
+  # view-sharding: answered by real dispatch on each rank (no NotSupported): every case of the
+  # sample passes and none is skipped
+  out=$($MPI -np 2 "$SHARDCHECK" run --backend torch --golden "$top_srcdir/golden" \
+    --family view-sharding --max-cases 8 --timeout 60 2>&1 | tail -n 1)
+  [ "$out" = "8 passed, 0 failed, 0 skipped" ] \
+    && tap_ok "torch at 2 ranks, view-sharding: 8 cases by real dispatch, none NotSupported" \
+    || tap_not_ok "torch at 2 ranks, view-sharding" "$out"
 else
   tap_skip "torch backend on the committed corpus" "no golden/ directory"
+  tap_skip "torch at 2 ranks, view-sharding" "no golden/ directory"
 fi
 
 # The torchrun form: the same per-family code, checked by the worker itself (Python only).

@@ -3,7 +3,8 @@
  * one golden case in one look.  Its identity (family, tcId, comment, golden file, result),
  * its flags with their notes, its inputs (the group's members and its own, as verify's
  * failure groups give them), the picture of the layout(s) its inputs describe
- * (explain_draw.c), and its expected answer per rank.  Given a candidate — a results file
+ * (explain_draw.c) and of the output layout its answer names ("output" over "outputShape":
+ * a view op's result), and its expected answer per rank.  Given a candidate — a results file
  * or a golden-shaped file, exactly as verify reads them (a partial candidate's "fields"
  * included) — its answer per rank beside the expected one, every differing field marked
  * with '*': the fields are those verify's compare names (shc_compare_view lists every
@@ -458,13 +459,41 @@ static void print_head(const shc_golden *g, int64_t idx, const char *why, json_t
     free(in);
 }
 
-/* The layouts of the case as text, and all of them into svg_path when asked.  Exit code. */
-static int print_layouts(const json_t *inputs, const char *svg_path, const char *fam, long long tc)
+/* The inputs with the output layout an expected answer names in place of the input's: its
+ * "output" placements over its "outputShape", on the inputs' mesh (a view op's result,
+ * view-sharding); NULL where the answer names none or the inputs give no single layout. */
+static json_t *output_layout(const json_t *inputs, const json_t *expected)
 {
-    xp_spec c[2];
-    const char *names[2];
-    char bufs[2][4][256], titles[2][600];
+    json_t *pl = json_object_get(expected, "output");
+    json_t *sh = json_object_get(expected, "outputShape");
+    if (!json_is_string(pl) || !json_is_array(sh) ||
+        !json_is_string(json_object_get(inputs, "placements")))
+        return NULL;
+    json_t *o = json_deep_copy(inputs);
+    if (o && (json_object_set(o, "placements", pl) || json_object_set(o, "shape", sh))) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* The layouts of the case as text, and all of them into svg_path when asked: the inputs'
+ * (explain_inputs_layouts), then the expected output's where the answer names one.  Exit
+ * code. */
+static int print_layouts(const json_t *inputs, const json_t *expected, const char *svg_path,
+                         const char *fam, long long tc)
+{
+    xp_spec c[2], oc[2];
+    const char *names[2], *onames[2];
+    char bufs[2][4][256], obufs[2][4][256], titles[2][600];
     int n = explain_inputs_layouts(inputs, c, names, bufs), drawn = 0, code = EXIT_OK;
+    json_t *out = n == 1 ? output_layout(inputs, expected) : NULL;
+    if (out && explain_inputs_layouts(out, oc, onames, obufs) == 1) {
+        c[1] = oc[0];
+        names[0] = "input layout", names[1] = "output layout (expected)";
+        n = 2;
+    }
+    json_decref(out);
     if (!n && svg_path)
         return cli_usage_error("explain", "--svg: %s tcId %lld has no layout to draw (its "
                                "inputs give no mesh, placements and shape)", fam, tc);
@@ -539,7 +568,8 @@ static int explain_loaded(const shc_golden *g, const explain_case_opts *o, const
         code = cli_report("explain", rc, &e);
     } else {
         print_head(g, idx, why, inputs);
-        code = print_layouts(inputs, o->svg, g->family, o->tcid);
+        code = print_layouts(inputs, json_object_get(t, "expected"), o->svg, g->family,
+                             o->tcid);
         if (code == EXIT_OK && !o->candidate)
             print_expected(t, world);
         if (code == EXIT_OK && o->candidate)

@@ -22,6 +22,10 @@ worker processes (no fake process group, no LocalTensor).  What each family runs
                      really issued on this rank, by kind;
   redistribute-data  a real redistribute (the data of lib/exec/testdata.c, re-implemented by
                      adapters/torch_redistribute_data.py); sha256 of the local result;
+  view-sharding      adapters/torch_view_sharding.py's answer (torch's rule, the verdict from
+                     every rank's local op), and the op run for real on this rank's DTensor on
+                     the real mesh: its placements and local result must be the rule's (where
+                     the adapter runs it: not reshape, a Partial input or a non-arange map);
   rng families       NotSupported without CUDA.
 Startup prints {"ready": true, "torch": version} or {"fatal": msg, "exit": code} (77: torch missing).
 
@@ -355,8 +359,58 @@ def redistribute_data(w, group, test):
     return {"localShape": shp, "sha256": sha, "values": vals}
 
 
+def view_sharding(w, group, test):
+    """The adapter's answer (torch's rule, the per-rank data check) for this rank, with the
+    op run for real: this rank's input shard as a DTensor on the real mesh, the op dispatched
+    by DTensor (its propagation, the redistribution's real collectives among the workers,
+    the local op); its output placements and local result must be the adapter's, or the op
+    must fail on this rank where the adapter's local op fails (else "dataMismatch")."""
+    from adapters import torch_view_sharding as vs
+    found = []
+
+    def real(shape, op, mesh_shape, rank_map, coords, src, out, status, got_by_rank):
+        from torch.distributed.tensor import DTensor
+        torch = w.torch
+        mesh = w.mesh(mesh_shape, rank_map)
+        coord = mesh.get_coordinate()
+        n = 1
+        for s in shape:
+            n *= s
+        full = torch.arange(n, dtype=torch.float64).reshape(shape)
+        local = vs.slice_of(full, mesh_shape, coord, src).to(w.device)
+        dt = DTensor.from_local(local, mesh, list(src), run_check=False,
+                                shape=torch.Size(shape), stride=full.stride())
+        try:
+            res = vs.apply_op(dt, op)
+        except Exception as e:  # noqa: BLE001 — right only where this rank's local op fails
+            if status[w.rank] != "local-error":
+                found.append("the op raised on this rank (%s) where the rule's local op runs"
+                             % _last_line(e))
+            return
+        if vs.fmt(res.placements) != vs.fmt(out):
+            found.append("real dispatch gives %s, the rule %s" % (vs.fmt(res.placements),
+                                                                  vs.fmt(out)))
+        elif status[w.rank] == "local-error":
+            found.append("real dispatch ran where this rank's local op fails")
+        else:
+            mine = res.to_local().cpu()
+            want = got_by_rank[w.rank]
+            if tuple(mine.shape) != tuple(want.shape) or not torch.equal(mine, want):
+                found.append("the real local result (shape %s) is not the rule's (shape %s)"
+                             % (list(mine.shape), list(want.shape)))
+
+    ans = vs.compute(group, test, real=real)
+    view = {k: v for k, v in ans.items() if k != "perRank"}
+    for k, per in ans["perRank"].items():
+        view[k] = per[w.rank]
+    if found:
+        view["dataMismatch"] = found[0]
+    return view
+
+
 FAMILIES = {"shard-layout": shard_layout, "group-ranks": group_ranks,
-            "redistribute-plan": redistribute_plan, "redistribute-data": redistribute_data}
+            "redistribute-plan": redistribute_plan, "redistribute-data": redistribute_data,
+            "view-sharding": view_sharding}
 RANDOM = ("rng-offsets", "torch-cuda-rng")
 
 

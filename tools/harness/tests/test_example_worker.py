@@ -1,7 +1,7 @@
 """test_example_worker.py — tools/harness/examples/worker.py, the harness's adapters served over
 the worker protocol (docs/backends/worker.md), run by `shardcheck run --backend worker:CMD` under
 mpirun at np 1 and 2: a small sample of each of shard-layout, group-ranks, rng-offsets,
-redistribute-plan and redistribute-data passes (every rank's answer checked against golden and
+redistribute-plan, redistribute-data and view-sharding passes (every rank's answer checked against golden and
 across ranks on rank 0, one report), and with the planted uneven-split bug
 (SHARDCHECK_EXAMPLE_BUG=uneven) the run fails, every failing case carries the UnevenShard flag,
 and where `run` groups its failures (issue 32 item 4) the first group is UnevenShard.
@@ -25,7 +25,7 @@ REPO = os.path.dirname(os.path.dirname(HARNESS))
 GOLDEN = os.path.join(REPO, "golden")
 WORKER = os.path.join(HARNESS, "examples", "worker.py")
 FAMILIES = ["shard-layout", "group-ranks", "rng-offsets", "redistribute-plan",
-            "redistribute-data"]
+            "redistribute-data", "view-sharding"]
 SAMPLE = 6   # cases per family and run
 
 
