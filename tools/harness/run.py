@@ -219,15 +219,16 @@ def pick_release(args):
     spec, why = args.torch_version, "--torch-version"
     if spec is None and os.environ.get("SHARDCHECK_TORCH_VERSION"):
         spec, why = os.environ["SHARDCHECK_TORCH_VERSION"], "SHARDCHECK_TORCH_VERSION"
-    have = imported_torch()
+    # torch is imported (seconds) only where its release matters: when none is asked for, and
+    # when the shipped torch adapters compute; a bad release is refused before it
     try:
+        release = hl.parse_release(spec) if spec is not None else None
+        have = imported_torch() if spec is None or not args.adapter else None
         if spec is None and have is not None:
             spec, why = hl.torch_minor(have), "the torch this python imports, %s" % have
             release = hl.parse_release(spec)
         elif spec is None:
             release, why = hl.pinned_release(), "the pinned default"
-        else:
-            release = hl.parse_release(spec)
     except hl.ReleaseError as e:
         return None, str(e) + (" (%s)" % why if why != "--torch-version" else "")
     if have is not None and not args.adapter and hl.torch_minor(have) != release:
