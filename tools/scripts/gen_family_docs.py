@@ -128,7 +128,7 @@ class DocError(Exception):
 
 
 def resolve(schema, node):
-    """Follow a local $ref (and an allOf of refs, whose properties a `true`
+    """Follow a $ref, local or to common.json (and an allOf of refs, whose properties a `true`
     property of the node keeps); returns (name or None, node)."""
     name = None
     while isinstance(node, dict) and "$ref" in node and len(node) <= 2:
@@ -489,9 +489,20 @@ def fill_claims(pages, golden, binary):
             claims = read_claims(binary, golden)
         if f not in claims:
             raise DocError("%s: no family record says what a claim on it covers" % f)
-        schema = json.load(open(os.path.join(golden, "schemas", "%s_v1.json" % f)))
+        schema = load_schema(golden, f)
         ntests = sum(d["numberOfTests"] for _, d in load_family(golden, f))
         pages[name] = pages[name].replace(CLAIM_MARK % f, claim_section(f, claims[f], schema, ntests))
+
+
+def load_schema(golden, family):
+    """A family's schema with the definitions of golden/schemas/common.json it refers to
+    (common.json#/$defs/name) beside its own: a family never redefines one (schemas.sh), so
+    one name space serves both and resolve() follows either kind of reference."""
+    schema = json.load(open(os.path.join(golden, "schemas", "%s_v1.json" % family)))
+    common = os.path.join(golden, "schemas", "common.json")
+    if os.path.isfile(common):
+        schema["$defs"] = dict(json.load(open(common)).get("$defs", {}), **schema["$defs"])
+    return schema
 
 
 def family_list(golden):
@@ -519,7 +530,7 @@ def generate(golden, binary=None):
         raise DocError("no family with a schema and golden files under %s" % golden)
     pages = {"README.md": render_index(fams, golden)}
     for f in fams:
-        schema = json.load(open(os.path.join(golden, "schemas", "%s_v1.json" % f)))
+        schema = load_schema(golden, f)
         pages[f + ".md"] = render(f, schema, load_family(golden, f))
     if UNDESCRIBED:
         raise DocError("no description in the schema for: "
