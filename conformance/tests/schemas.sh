@@ -97,8 +97,8 @@ for name in names:
             raise ValueError("accepts an empty object")
         errs = lint(name, sch, common)
         if errs:
-            print("not ok - schema %s: %d properties undescribed or common.json restated"
-                  % (name, len(errs)))
+            print("not ok - schema %s: %d finding(s): an undescribed property, common.json "
+                  "redefined or restated" % (name, len(errs)))
             for e in errs:
                 print("#   %s: %s" % (name, e))
         else:

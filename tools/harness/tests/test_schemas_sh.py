@@ -99,7 +99,7 @@ def test_property_without_description_fails(tmp_path):
     schema = copy.deepcopy(TOY_SCHEMA)
     del schema["properties"]["testGroups"]["items"]["properties"]["scale"]["description"]
     rc, out = run(make_top(tmp_path, schema=schema))
-    assert rc == 1 and "not ok 1 - schema toy_v1.json: 1 properties undescribed" in out
+    assert rc == 1 and "not ok 1 - schema toy_v1.json: 1 finding(s)" in out
     assert "toy_v1.json: property /properties/testGroups/items/properties/scale has no " \
         "description" in out
 
