@@ -285,11 +285,13 @@ void shc_tol_note(const shc_tol *t, const char *digest, char *msg, size_t n);
 int64_t shc_expected_world(const json_t *expected);
 
 /* Write dir/MANIFEST: "sha256  family/file.json" per golden file and
- * "sha256  schemas/<family>_v1.json" per schema present, sorted. */
+ * "sha256  schemas/<name>.json" per schema present (the families' and the common.json they
+ * all refer to), sorted. */
 int shc_manifest_write(const char *dir, shc_err *e);
-/* The same after regenerating one family (NULL: every one): family's lines (its files and
- * schema) hashed from disk, every other line kept as dir/MANIFEST has it, so a changed file of
- * another family stays changed (issue 38 M8); a MANIFEST that cannot be read is refused. */
+/* The same after regenerating one family (NULL: every one): family's lines (its files, its
+ * schema and schemas/common.json) hashed from disk, every other line kept as dir/MANIFEST has
+ * it, so a changed file of another family stays changed (issue 38 M8); a MANIFEST that cannot
+ * be read is refused. */
 int shc_manifest_write_family(const char *dir, const char *family, shc_err *e);
 /* sha256 of a regular file's bytes as 64 lowercase hex chars (libcrypto); SHC_EIO naming the
  * path (a directory, FIFO or device is refused before a byte is read). */

@@ -380,10 +380,12 @@ void shc_manifest_free(shc_manifest *m)
     m->n = 0;
 }
 
-/* Does MANIFEST entry rel belong to family (NULL: every entry)? */
+/* Does MANIFEST entry rel belong to family (NULL: every entry)?  The schemas every family
+ * schema refers to (schemas/common.json) belong to each: a changed common.json changes what
+ * every family's files are checked against. */
 static bool in_scope(const char *rel, const char *family)
 {
-    if (!family)
+    if (!family || !strcmp(rel, "schemas/common.json"))
         return true;
     size_t n = strlen(family);
     if (!strncmp(rel, family, n) && rel[n] == '/')

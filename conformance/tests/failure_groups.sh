@@ -15,7 +15,7 @@ use_tmpdir
 # the explicit rank maps (where a wrong split moves an offset too)
 mkdir -p "$tmp/g/shard-layout" "$tmp/g/schemas"
 cp "$G/shard-layout/chunk-sweep-1d.json" "$G/shard-layout/rank-maps-explicit.json" "$tmp/g/shard-layout/"
-cp "$G/schemas/shard-layout_v1.json" "$tmp/g/schemas/"
+cp "$G/schemas/shard-layout_v1.json" "$G/schemas/common.json" "$tmp/g/schemas/"
 write_manifest "$tmp/g"
 port=$top_srcdir/tools/harness/examples/mini_layout.py
 for v in bug ok; do

@@ -50,7 +50,7 @@ cat >"$tmp/g/schemas/toy_v1.json" <<'JSON'
    "perRank": {"type": "object", "properties": {"mystery": {"type": "array"}}}}}}}}}
 JSON
 echo '{"numberOfTests": 0, "notes": {}, "testGroups": []}' >"$tmp/g/toy/a.json"
-expect_exit "a field nothing describes is an error naming it" 2 \
-  "no description in the schema nor in tools/scripts/gen_family_docs.py for: toy: field 'mystery'" \
+expect_exit "an input and a field nothing describes are an error naming both" 2 \
+  "no description in the schema for: toy: input 'mesh'; toy: field 'mystery'" \
   gen --golden "$tmp/g" --out "$tmp/out"
 tap_done

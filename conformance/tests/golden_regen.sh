@@ -49,6 +49,19 @@ expect_exit "MANIFEST covers golden/schemas: a changed schema is caught" 2 "sche
 expect_exit "verify --family checks its schema against MANIFEST" 2 "schemas/${fam}_v1.json has sha256" \
   "$SHARDCHECK" verify --family "$fam" --candidate "$G/$f" --golden "$tmp/t"
 cp "$G/schemas/${fam}_v1.json" "$tmp/t/schemas/${fam}_v1.json"
+# common.json (the definitions every family schema refers to) is in every family's scope
+printf ' ' >>"$tmp/t/schemas/common.json"
+expect_exit "verify --family checks schemas/common.json against MANIFEST" 2 \
+  "schemas/common.json has sha256" \
+  "$SHARDCHECK" verify --family "$fam" --candidate "$G/$f" --golden "$tmp/t"
+mkdir -p "$tmp/gp" && cp -r "$G/philox-kat" "$G/MANIFEST" "$tmp/t/schemas" "$tmp/gp/" &&
+  chmod -R u+w "$tmp/gp"
+"$SHARDCHECK" gen --family philox-kat --out "$tmp/gp" --quiet >/dev/null 2>&1
+h=$(sha256sum "$tmp/gp/schemas/common.json" | cut -c1-64)
+grep -q "^$h  schemas/common.json\$" "$tmp/gp/MANIFEST" &&
+  tap_ok "gen --family rehashes schemas/common.json" ||
+  tap_not_ok "gen --family rehashes schemas/common.json" "$(grep common "$tmp/gp/MANIFEST")"
+cp "$G/schemas/common.json" "$tmp/t/schemas/common.json"
 printf 'not a manifest\n' >"$tmp/t/MANIFEST"
 expect_exit "a malformed MANIFEST line is rejected" 2 "MANIFEST line 1: expected" \
   "$SHARDCHECK" verify --manifest --golden "$tmp/t"

@@ -32,6 +32,7 @@ mkdir -p "$C/schemas"
 for f in threefry philox-kat redistribute-plan; do
   cp -r "$G/$f" "$C/" && cp "$G/schemas/${f}_v1.json" "$C/schemas/"
 done
+cp "$G/schemas/common.json" "$C/schemas/"
 chmod -R u+w "$C"
 write_manifest "$C"
 fresh() { rm -rf "$tmp/m"; cp -r "$C" "$tmp/m"; M="$tmp/m"; }

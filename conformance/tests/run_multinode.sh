@@ -141,7 +141,7 @@ expect_exit "D3 a rank whose SHARDCHECK_* settings differ: exit 2 naming rank, h
   "rank 1 \(host $h\) does not agree with rank 0 \(host $h\) on its settings: here 'environment SHARDCHECK_HOSTING=1', on rank 0 '\(no such setting\)'" \
   env MPIRUN_ARGS="$MA" sh "$R" -np 3 --shardcheck "$tmp/rank1_env" -- --family philox-kat --golden "$G"
 mkdir -p "$tmp/r2/golden"; cp -r "$G/philox-kat" "$G/schemas" "$tmp/r2/golden/"
-grep -E ' (philox-kat/|schemas/philox-kat)' "$G/MANIFEST" >"$tmp/r2/golden/MANIFEST"
+grep -E ' (philox-kat/|schemas/philox-kat|schemas/common\.json)' "$G/MANIFEST" >"$tmp/r2/golden/MANIFEST"
 cat >"$tmp/rank2_corpus" <<EOS
 #!/bin/sh
 # rank 2 reads another corpus under the same --golden (another node's copy, out of date)

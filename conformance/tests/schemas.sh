@@ -1,13 +1,18 @@
 #!/bin/sh
-# schemas.sh — every golden/<family>/*.json is valid against golden/schemas/<family>_v1.json.
+# schemas.sh — every golden/<family>/*.json is valid against golden/schemas/<family>_v1.json,
+# and the schemas say what every field means.
 #
 # What it is for: `make check` proves each golden file matches its family's
 # JSON Schema (draft 2020-12: python jsonschema-rs when installed, else
 # jsonschema; tools/harness/harnesslib.py) plus the checks a schema cannot
 # express (numberOfTests, unique tcId across the family, declared flags); each
 # schema must itself be a valid 2020-12 schema and must reject an empty object
-# (a schema that accepts anything cannot fail).  Python comes from
-# $SHARDCHECK_PYTHON or $top_srcdir/.venv (tools/harness/setup_venv.sh);
+# (a schema that accepts anything cannot fail).  Field meanings live in the
+# schemas (docs/families is rendered from them): every property of every schema
+# has a description (its own or that of the definition it refers to), and what
+# golden/schemas/common.json defines (the $defs every family shares, referred to
+# as common.json#/$defs/<name>) no family schema redefines or restates inline.
+# Python comes from $SHARDCHECK_PYTHON or $top_srcdir/.venv (tools/harness/setup_venv.sh);
 # without one, or without jsonschema in it, the test is a TAP skip.
 # How it is tested: tools/harness/tests/test_schemas_sh.py runs it on good and
 # deliberately broken golden trees (and without python: a skip).
@@ -25,18 +30,80 @@ sys.path.insert(0, harness)
 import jsonschema
 import harnesslib as hl
 
+def bare(v):
+    """v without its descriptions: what it accepts."""
+    if isinstance(v, dict):
+        return {k: bare(x) for k, x in v.items() if k != "description"}
+    return [bare(x) for x in v] if isinstance(v, list) else v
+
+
+def target(ref, doc, common):
+    """The node a $ref names, in doc or (common.json#...) in common; None when absent."""
+    base, _, ptr = ref.partition("#")
+    node = common if base == "common.json" else doc if not base else None
+    for part in ptr.lstrip("/").split("/") if node is not None and ptr else []:
+        node = node.get(part) if isinstance(node, dict) else None
+    return node
+
+
+def lint(name, doc, common):
+    """Field meanings live in the schemas: every property has a description (its own, or the
+    one of the definition it refers to), and a family schema neither redefines nor restates
+    inline what common.json defines."""
+    errs, cdefs = [], (common or {}).get("$defs", {})
+    def walk(v, path):
+        if isinstance(v, list):
+            for i, x in enumerate(v):
+                walk(x, "%s/%d" % (path, i))
+        if not isinstance(v, dict):
+            return
+        props = v.get("properties")
+        for k, x in (props.items() if isinstance(props, dict) else []):
+            p = "%s/properties/%s" % (path, k)
+            if not isinstance(x, dict):
+                continue
+            t = target(x["$ref"], doc, common) if isinstance(x.get("$ref"), str) else None
+            if not x.get("description") and not (isinstance(t, dict) and t.get("description")):
+                errs.append("property %s has no description" % p)
+            if name != "common.json" and k in cdefs and "$ref" not in x and \
+                    bare(x) == bare(cdefs[k]):
+                errs.append("property %s restates common.json#/$defs/%s: refer to it" % (p, k))
+        for k, x in v.items():
+            walk(x, "%s/%s" % (path, k))
+    walk(doc, "")
+    for k in doc.get("$defs", {}) if name != "common.json" else []:
+        if k in cdefs:
+            errs.append("$defs/%s redefines common.json#/$defs/%s: refer to it" % (k, k))
+    return errs
+
+
 schemas = os.path.join(golden, "schemas")
 names = sorted(f for f in os.listdir(schemas) if f.endswith("_v1.json")) if os.path.isdir(schemas) else []
+common = None
+if os.path.isfile(os.path.join(schemas, "common.json")):
+    names.insert(0, "common.json")
 for name in names:
     try:
         with open(os.path.join(schemas, name)) as fh:
             sch = json.load(fh)
+        if name == "common.json":
+            common = sch
         jsonschema.Draft202012Validator.check_schema(sch)
         if "2020-12" not in sch.get("$schema", ""):
             raise ValueError("$schema is not draft 2020-12")
-        if jsonschema.Draft202012Validator(sch).is_valid({}):
+        # common.json holds definitions only: it accepts anything by design
+        path = os.path.join(schemas, name)
+        if name != "common.json" and not list(hl.schema_validator(path)({})):
             raise ValueError("accepts an empty object")
-        print("ok - schema %s is a valid draft 2020-12 schema" % name)
+        errs = lint(name, sch, common)
+        if errs:
+            print("not ok - schema %s: %d finding(s): an undescribed property, common.json "
+                  "redefined or restated" % (name, len(errs)))
+            for e in errs:
+                print("#   %s: %s" % (name, e))
+        else:
+            print("ok - schema %s is a valid draft 2020-12 schema, every property described, "
+                  "nothing of common.json restated" % name)
     except Exception as e:
         print("not ok - schema %s: %s" % (name, str(e).splitlines()[0]))
 

@@ -64,6 +64,8 @@ for f in os.listdir(os.path.join(G, "redistribute-data")):
     json.dump(d, open(os.path.join(out, "old", "redistribute-data", f), "w"))
 s = os.path.join(G, "schemas", "redistribute-data_v1.json")
 open(os.path.join(out, "old", "schemas", "redistribute-data_v1.json"), "w").write(open(s).read())
+s = os.path.join(G, "schemas", "common.json")   # the definitions the family schema refers to
+open(os.path.join(out, "old", "schemas", "common.json"), "w").write(open(s).read())
 PYEOF
 n=$(wc -l <"$tmp/changed")
 [ "$n" -gt 0 ] && tap_ok "golden holds $n tests whose torch 2.15 answer differs" || tap_not_ok "golden holds 2.15 answers"

@@ -381,6 +381,17 @@ def load_file(path):
 _VALIDATORS = {}
 
 
+def schema_sibling(schema_dir, uri):
+    """The schema a $ref names (common.json#/$defs/...: golden/schemas/common.json): a file
+    beside the referring one, by its name alone; nothing is fetched from anywhere else."""
+    name = uri.split("#", 1)[0].rsplit("/", 1)[-1]
+    path = os.path.join(schema_dir, name)
+    if not name.endswith(".json") or not os.path.isfile(path):
+        raise ValueError("schema reference %s: no %s in %s" % (uri, name or "file", schema_dir))
+    with open(path) as fh:
+        return json.load(fh)
+
+
 def schema_validator(spath):
     """A draft 2020-12 validator for one schema file: jsonschema_rs (compiled,
     ~25x faster on the 15 MB shard-layout corpus) when it is installed, else the
@@ -395,16 +406,20 @@ def schema_validator(spath):
     with open(spath) as fh:
         schema = json.load(fh)
     jsonschema.Draft202012Validator.check_schema(schema)
+    sibling = lambda uri: schema_sibling(os.path.dirname(spath), uri)
     v = None
     if not key[1]:
         try:
             import jsonschema_rs
-            rs = jsonschema_rs.Draft202012Validator(schema)
+            rs = jsonschema_rs.Draft202012Validator(schema, retriever=sibling)
             v = lambda doc: ((list(e.instance_path), e.message) for e in rs.iter_errors(doc))
         except ImportError:
             v = None
     if v is None:
-        py = jsonschema.Draft202012Validator(schema)
+        import referencing
+        reg = referencing.Registry(
+            retrieve=lambda uri: referencing.Resource.from_contents(sibling(uri)))
+        py = jsonschema.Draft202012Validator(schema, registry=reg)
         v = lambda doc: ((list(e.absolute_path), e.message) for e in py.iter_errors(doc))
     _VALIDATORS[key] = v
     return v

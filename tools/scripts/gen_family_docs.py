@@ -5,9 +5,9 @@ What it is for: a vendor porting an adapter needs, per family, what the inputs
 are, every expected field with its meaning and encoding, what each flag means
 and one case worked through.  All of it is in the schemas
 (golden/schemas/<family>_v1.json) and the golden files (notes, tests); this
-script renders it so the pages can never drift from the corpus: a field the
-schema does not describe must be described in MEANING below, or the script
-fails.  What a conformance claim on the family must cover (its required fields
+script renders it so the pages can never drift from the corpus: every field's
+meaning is the schema's description (on the property, or on the definition it
+refers to, golden/schemas/common.json's included); a field without one fails.  What a conformance claim on the family must cover (its required fields
 and tests) is the family record's (conformance/families/family.h, shc_claim),
 read from a built shardcheck's `families --json` (--shardcheck BIN, default
 $SHARDCHECK, then _build/tools/shardcheck, then shardcheck on PATH).
@@ -32,58 +32,6 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-
-# Meanings the schemas leave out (schema descriptions win where they exist).
-MEANING = {
-    ("curand-stream", "results"): "one array per call, in call order: the call's output words "
-    "as hex (8 digits for 32-bit words and floats, 16 for doubles); skipahead calls give []",
-    ("philox-kat", "words"): "the output words of every block, 4 per block, in order",
-    ("philox-kat", "sha256"): "sha256 of all output words (little-endian uint32) for runs over "
-    "4 blocks",
-    ("philox-kat", "first"): "the first block's 4 words",
-    ("philox-kat", "last"): "the last block's 4 words",
-    ("rng-offsets", "findings"): "the audit's findings on the windows [start, start + "
-    "local_numel) of distinct shards: OffsetSameStart, OffsetOverrun, OffsetOverlap (in that "
-    "order; empty when none)",
-    ("rng-offsets", "shard_linear_index"): "the rank's shard index as torch's tracker computes "
-    "it (_calc_shard_info + _calc_shard_linear_idx, mesh-dim order; replicas share it)",
-    ("rng-offsets", "sample"): "the first elements of the rank's local random shard, as hex bits",
-    ("threefry", "bits"): "every output word as 8-digit hex (64 elements or fewer)",
-    ("threefry", "sha256"): "sha256 of the little-endian uint32 output (over 64 elements)",
-    ("threefry", "samples"): "selected elements: {index: 8-digit hex word}",
-    ("torch-cuda-rng", "new_offset"): "the generator's Philox offset after the op",
-    ("torch-cuda-rng", "bits"): "every output element as hex of its little-endian bytes "
-    "(16 elements or fewer)",
-    ("torch-cuda-rng", "sha256"): "sha256 of the little-endian output (over 16 elements)",
-    ("torch-cuda-rng", "samples"): "selected elements: {index: hex}",
-    ("redistribute-plan", "planner"): "the planner torch used: greedy or graph (min-cost)",
-    ("redistribute-plan", "plans"): "the distinct plans of the case; perRank.plan indexes it",
-    ("redistribute-plan", "shapeSets"): "the distinct lists of logical shapes; perRank.shapes "
-    "indexes it",
-    ("redistribute-plan", "alternatives"): "other answers accepted (result acceptable)",
-    ("group-ranks", "op"): "which query: device_mesh (torch's DeviceMesh groups), rank_lists "
-    "(seed 002's rank lists) or hsdp (seed 002's HSDP groups)",
-    ("redistribute-plan", "plan"): "index into plans of the rank's plan (ranks of one mesh may "
-    "run different plans: flag RankDivergentPlan)",
-    ("redistribute-plan", "shapes"): "index into shapeSets of the rank's logical shapes, one per "
-    "step",
-    ("redistribute-data", "localShape"): "the rank's local tensor shape after the redistribute",
-    ("redistribute-data", "sha256"): "sha256 of the rank's local tensor bytes (little-endian, "
-    "row-major) after the redistribute",
-    ("redistribute-data", "values"): "the first elements of the rank's local tensor (at most 4), "
-    "as numbers",
-    ("rng-offsets", "local_numel"): "numel of the rank's actual shard (its window length)",
-    ("rng-offsets", "dispatch"): "how the op is dispatched: `untracked` when torch runs it on "
-    "each rank's own generator with no pre-op shift (see its flag)",
-    ("rng-policies", "holds"): "the SPMD properties the policy keeps on this layout: "
-    "replicas-equal, shards-distinct, sharding-invariant, torch-equal",
-    ("rng-policies", "seed"): "the rank's generator seed under the policy",
-    ("rng-policies", "start_offset"): "the rank's Philox offset before the op",
-    ("rng-policies", "post_offset"): "the rank's Philox offset after the op",
-    ("rng-policies", "shard_linear_index"): "the rank's shard index under the policy (-1 where "
-    "the policy has none)",
-    ("torch-cuda-rng", "mask_sha256"): "dropout: sha256 of the keep mask (one byte per element)",
-}
 
 # Per-family prose on encodings a schema states only in passing.
 EXTRA = {
@@ -180,7 +128,7 @@ class DocError(Exception):
 
 
 def resolve(schema, node):
-    """Follow a local $ref (and an allOf of refs, whose properties a `true`
+    """Follow a $ref, local or to common.json (and an allOf of refs, whose properties a `true`
     property of the node keeps); returns (name or None, node)."""
     name = None
     while isinstance(node, dict) and "$ref" in node and len(node) <= 2:
@@ -232,12 +180,12 @@ def encoding(schema, node, depth=0):
     return t or "any JSON value"
 
 
-def describe(family, schema, name, node):
+def describe(family, schema, name, node, kind="field"):
     _, n = resolve(schema, node)
     desc = (node.get("description") if isinstance(node, dict) else None) or \
-        (n.get("description") if isinstance(n, dict) else None) or MEANING.get((family, name))
+        (n.get("description") if isinstance(n, dict) else None)
     if not desc:
-        UNDESCRIBED.append("%s: field %r" % (family, name))
+        UNDESCRIBED.append("%s: %s %r" % (family, kind, name))
         return "?"
     return " ".join(desc.split())
 
@@ -386,13 +334,8 @@ def render(family, schema, docs):
             if k in SKIP_TEST_KEYS or k == "tests":
                 continue
             req = "" if k in node.get("required", []) else " (optional)"
-            desc = (v.get("description") if isinstance(v, dict) else None) or \
-                MEANING.get((family, k)) or INPUT_MEANING.get(k)
-            if not desc:
-                UNDESCRIBED.append("%s: input %r" % (family, k))
-                desc = "?"
             L.append("| %s | `%s`%s | %s | %s |" % (where, k, req, encoding(schema, v),
-                                                    " ".join(desc.split())))
+                                                    describe(family, schema, k, v, "input")))
     L += ["", "A group holds the parameters its tests share; an adapter's `compute(group, test)` "
           "receives both (the test without `expected` and `result`).", ""]
     L += ["## Expected fields", ""]
@@ -486,34 +429,6 @@ def releases_section(src, docs):
     return L
 
 
-INPUT_MEANING = {
-    "dtype": "element type of the op's output (torch dtype name)",
-    "seed": "generator seed",
-    "subsequence": "cuRAND subsequence of curand_init",
-    "offset": "offset (in 128-bit Philox blocks for cuRAND; torch's generator offset otherwise)",
-    "rounds": "Philox rounds (10 standard, 7 reduced)",
-    "counter": "the 128-bit Philox counter as 4 words, word 0 lowest",
-    "key": "the key as 2 words",
-    "blocks": "number of consecutive blocks to generate",
-    "step": "how the counter advances between blocks: counter (as a 128-bit number) or subseq "
-            "(words 2..3, one block per cuRAND subsequence)",
-    "shape": "global tensor shape",
-    "mesh": "device mesh shape",
-    "rankMap": "global rank at each row-major mesh position (default arange)",
-    "calls": "the device-API calls in order (curand, uniform4, normal2_double, skipahead:N, ...)",
-    "gpu": "GPU profile (launch geometry of torch's CUDA kernels)",
-    "smCount": "streaming multiprocessors of the GPU profile",
-    "maxThreadsPerSM": "max resident threads per SM of the GPU profile",
-    "op": "the random op",
-    "params": "the op's parameters (from/to, mean/std, p, lambd)",
-    "policy": "RNG policy under test",
-    "placements": "placements as torch prints them, or the trace form with shard order",
-    "src": "source placements",
-    "dst": "target placements",
-    "planner": "redistribute planner",
-}
-
-
 CLAIM_MARK = "@@CLAIM %s@@"
 
 
@@ -574,9 +489,20 @@ def fill_claims(pages, golden, binary):
             claims = read_claims(binary, golden)
         if f not in claims:
             raise DocError("%s: no family record says what a claim on it covers" % f)
-        schema = json.load(open(os.path.join(golden, "schemas", "%s_v1.json" % f)))
+        schema = load_schema(golden, f)
         ntests = sum(d["numberOfTests"] for _, d in load_family(golden, f))
         pages[name] = pages[name].replace(CLAIM_MARK % f, claim_section(f, claims[f], schema, ntests))
+
+
+def load_schema(golden, family):
+    """A family's schema with the definitions of golden/schemas/common.json it refers to
+    (common.json#/$defs/name) beside its own: a family never redefines one (schemas.sh), so
+    one name space serves both and resolve() follows either kind of reference."""
+    schema = json.load(open(os.path.join(golden, "schemas", "%s_v1.json" % family)))
+    common = os.path.join(golden, "schemas", "common.json")
+    if os.path.isfile(common):
+        schema["$defs"] = dict(json.load(open(common)).get("$defs", {}), **schema["$defs"])
+    return schema
 
 
 def family_list(golden):
@@ -604,10 +530,10 @@ def generate(golden, binary=None):
         raise DocError("no family with a schema and golden files under %s" % golden)
     pages = {"README.md": render_index(fams, golden)}
     for f in fams:
-        schema = json.load(open(os.path.join(golden, "schemas", "%s_v1.json" % f)))
+        schema = load_schema(golden, f)
         pages[f + ".md"] = render(f, schema, load_family(golden, f))
     if UNDESCRIBED:
-        raise DocError("no description in the schema nor in tools/scripts/gen_family_docs.py for: "
+        raise DocError("no description in the schema for: "
                        + "; ".join(UNDESCRIBED))
     fill_claims(pages, golden, shardcheck_binary(binary))
     return pages

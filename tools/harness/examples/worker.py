@@ -57,15 +57,20 @@ class Encoder:
     from an expected value): an int where the schema wants a decimal string becomes one."""
 
     def __init__(self, family):
-        path = os.path.join(hl.DEFAULT_GOLDEN, "schemas", "%s_v1.json" % family)
+        schema_dir = os.path.join(hl.DEFAULT_GOLDEN, "schemas")
+        path = os.path.join(schema_dir, "%s_v1.json" % family)
         with open(path) as fh:
             self.schema = json.load(fh)
+        common = hl.schema_sibling(schema_dir, "common.json")
+        self.schema["$defs"] = dict(common["$defs"], **self.schema["$defs"])
         self.expected = self.schema["$defs"]["test"]["properties"]["expected"]
 
     def resolve(self, s):
+        # common.json#/$defs/x and #/$defs/x name one merged $defs (a family never redefines
+        # a common name, schemas.sh), so a reference inside common.json resolves here too
         while isinstance(s, dict) and "$ref" in s:
             node = self.schema
-            for part in s["$ref"].lstrip("#/").split("/"):
+            for part in s["$ref"].partition("#")[2].lstrip("/").split("/"):
                 node = node[part]
             s = node
         return s

@@ -25,21 +25,23 @@ TOY_SCHEMA = {
     "type": "object",
     "required": ["schema", "family", "source", "numberOfTests", "notes", "testGroups"],
     "properties": {
-        "schema": {"const": "toy_v1.json"},
-        "family": {"const": "toy"},
-        "numberOfTests": {"type": "integer", "minimum": 0},
-        "testGroups": {"type": "array", "items": {
+        "schema": {"const": "toy_v1.json", "description": "this schema"},
+        "family": {"const": "toy", "description": "the family"},
+        "numberOfTests": {"type": "integer", "minimum": 0, "description": "tests in the file"},
+        "testGroups": {"description": "the groups", "type": "array", "items": {
             "type": "object", "required": ["scale", "tests"],
             "properties": {
-                "scale": {"type": "integer"},
-                "tests": {"type": "array", "items": {
+                "scale": {"type": "integer", "description": "the factor"},
+                "tests": {"description": "the group's tests", "type": "array", "items": {
                     "type": "object",
                     "required": ["tcId", "result", "values", "expected"],
                     "properties": {
-                        "tcId": {"type": "integer", "minimum": 1},
-                        "result": {"enum": ["valid", "invalid", "acceptable"]},
-                        "values": {"type": "array", "items": {"type": "integer"}},
-                        "expected": {"type": "object"}}}}}}}},
+                        "tcId": {"type": "integer", "minimum": 1, "description": "the id"},
+                        "result": {"enum": ["valid", "invalid", "acceptable"],
+                                   "description": "valid, invalid or acceptable"},
+                        "values": {"type": "array", "items": {"type": "integer"},
+                                   "description": "the inputs"},
+                        "expected": {"type": "object", "description": "the answer"}}}}}}}},
 }
 
 TOY_DOC = {

@@ -2,10 +2,13 @@
 
 Runs the TAP shell test on a throw-away top_srcdir holding the toy family
 (conftest.py): a valid file gives "ok" lines and exit 0; a schema violation, a
-wrong "schema" name or a schema that accepts anything gives "not ok" and exit
-1; without a usable python the test is a TAP skip, never a pass.
+wrong "schema" name, a schema that accepts anything, a property without a
+description or a family schema that redefines or restates what common.json
+defines gives "not ok" and exit 1; a common.json reference is resolved; without a usable python the test is a TAP skip, never a pass.
 """
 
+import copy
+import json
 import os
 import shutil
 import subprocess
@@ -76,3 +79,53 @@ def test_truncated_golden_fails(tmp_path):
         fh.write(text[:40])
     rc, out = run(top)
     assert rc == 1 and "toy/a.json: unreadable" in out
+
+
+COMMON = {"$schema": TOY_SCHEMA["$schema"], "$id": "common.json", "description": "shared",
+          "$defs": {"tcId": {"type": "integer", "minimum": 1, "description": "the id"}}}
+
+
+def with_common(top, common=COMMON):
+    with open(os.path.join(top, "golden", "schemas", "common.json"), "w") as fh:
+        json.dump(common, fh)
+    return top
+
+
+def toy_tests(schema):
+    return schema["properties"]["testGroups"]["items"]["properties"]["tests"]["items"]
+
+
+def test_property_without_description_fails(tmp_path):
+    schema = copy.deepcopy(TOY_SCHEMA)
+    del schema["properties"]["testGroups"]["items"]["properties"]["scale"]["description"]
+    rc, out = run(make_top(tmp_path, schema=schema))
+    assert rc == 1 and "not ok 1 - schema toy_v1.json: 1 finding(s)" in out
+    assert "toy_v1.json: property /properties/testGroups/items/properties/scale has no " \
+        "description" in out
+
+
+def test_common_reference_is_resolved_and_described(tmp_path, toy_doc):
+    schema = copy.deepcopy(TOY_SCHEMA)
+    toy_tests(schema)["properties"]["tcId"] = {"$ref": "common.json#/$defs/tcId"}
+    top = with_common(make_top(tmp_path, schema=schema))
+    rc, out = run(top)
+    assert rc == 0 and "ok 1 - schema common.json is a valid" in out, out
+    toy_doc["testGroups"][0]["tests"][0]["tcId"] = 0   # common.json's minimum
+    write_golden(os.path.join(top, "golden"), toy_doc, schema)
+    with_common(top)
+    rc, out = run(top)
+    assert rc == 1 and "at /testGroups/0/tests/0/tcId: 0 is less than the minimum of 1" in out
+    undescribed = copy.deepcopy(COMMON)
+    del undescribed["$defs"]["tcId"]["description"]
+    rc, out = run(with_common(top, undescribed))
+    assert rc == 1 and "property /$defs/test" not in out
+    assert "/items/properties/tcId has no description" in out
+
+
+def test_redefining_common_fails(tmp_path):
+    schema = copy.deepcopy(TOY_SCHEMA)
+    schema["$defs"] = {"tcId": {"type": "integer", "minimum": 1, "description": "mine"}}
+    rc, out = run(with_common(make_top(tmp_path, schema=schema)))
+    assert rc == 1 and "$defs/tcId redefines common.json#/$defs/tcId: refer to it" in out
+    rc, out = run(with_common(make_top(tmp_path / "inline")))   # TOY_SCHEMA inlines tcId
+    assert rc == 1 and "/items/properties/tcId restates common.json#/$defs/tcId" in out
