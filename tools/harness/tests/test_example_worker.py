@@ -74,6 +74,73 @@ def test_sample_passes_under_mpirun(family, np):
     assert len(re.findall(r"(?m)^[0-9]+ passed, [0-9]+ failed", out)) == 1, out[-800:]
 
 
+def certify(out, families, nps, max_cases, env=None):
+    """shardcheck certify --backend worker:CMD (CMD with this machine's paths: the package must
+    not carry them) into out; returns (exit, statement.json or None, stdout, stderr)."""
+    pytest.importorskip("torch")
+    mpirun()
+    worker = "%s %s" % (sys.executable, WORKER) + "".join(
+        " --adapter " + os.path.join(HARNESS, "adapters", "torch_%s.py" % f.replace("-", "_"))
+        for f in families)
+    cmd = [shardcheck(), "certify", "--out", str(out), "--backend", "worker:" + worker,
+           "--golden", GOLDEN, "--families", ",".join(families), "--np",
+           ",".join(map(str, nps)), "--max-cases", str(max_cases), "--timeout", "300"]
+    e = dict(os.environ, OMPI_MCA_mpi_warn_on_fork="0", OMP_NUM_THREADS="1",
+             MPIRUN_ARGS="--oversubscribe --allow-run-as-root")
+    e.pop("SHARDCHECK_EXAMPLE_BUG", None)
+    e.update(env or {})
+    p = subprocess.run(cmd, capture_output=True, text=True, env=e, timeout=900)
+    if "built without MPI" in p.stderr + p.stdout:
+        pytest.skip("shardcheck built without MPI")
+    path = os.path.join(str(out), "statement.json")
+    st = json.load(open(path)) if os.path.exists(path) else None
+    return p.returncode, st, p.stdout, p.stderr
+
+
+def test_certify_five_families_np_1_2_4(tmp_path):
+    """The worker certified at np 1, 2 and 4 (mpirun above 1) on a sample of each family: one
+    row per family and rank count, each passing every case it ran (no Fail, no NotSupported: the
+    adapters answer every required field) and partial only for --max-cases; the package passes
+    certify --check and names the worker's files by their base names alone."""
+    n = 8
+    out = tmp_path / "pkg"
+    rc, st, so, se = certify(out, FAMILIES, [1, 2, 4], n)
+    assert st is not None, (rc, so[-800:], se[-800:])
+    rows = [(r["family"], r["np"]) for r in st["rows"]]
+    assert sorted(rows) == sorted((f, k) for f in FAMILIES for k in (1, 2, 4)), rows
+    for r in st["rows"]:
+        assert r["mode"] == "run" and r["passed"] == n and r["failed"] == 0 and \
+            r["notSupported"] == 0 and r["verdict"] == "partial", (r, so[-800:])
+        c = r["claim"]
+        assert c["fieldsNotComputed"] == [] and c["casesChecked"] == n, c
+        assert r["backend"].startswith("worker:%s worker.py --adapter torch_" %
+                                       os.path.basename(sys.executable)), r["backend"]
+    # a sample is partial by design: exit 3, never conformant
+    assert rc == 3 and st["verdict"] == "partial", (rc, so[-800:], se[-800:])
+    check = subprocess.run([shardcheck(), "certify", "--check", str(out), "--golden", GOLDEN],
+                           capture_output=True, text=True, timeout=600)
+    assert check.returncode == 0 and "intact" in check.stdout, (check.stdout, check.stderr)
+    # no path of this machine for the worker command: not its directories, not the repository's
+    dirs = {os.path.dirname(sys.executable), os.path.dirname(WORKER), REPO}
+    for root, _, files in os.walk(str(out)):
+        for name in files:
+            with open(os.path.join(root, name), errors="replace") as fh:
+                text = fh.read()
+            for d in dirs:
+                assert d + "/" not in text, (name, d)
+
+
+def test_certify_planted_bug_is_nonconformant(tmp_path):
+    """With the planted uneven-split bug the same certify (np 1 and 2, shard-layout) says
+    NONCONFORMANT and exits 1, each row failing."""
+    rc, st, so, se = certify(tmp_path / "pkg", ["shard-layout"], [1, 2], 60,
+                             env={"SHARDCHECK_EXAMPLE_BUG": "uneven"})
+    assert rc == 1 and st and st["verdict"] == "nonconformant", (rc, so[-800:], se[-800:])
+    assert [r["np"] for r in st["rows"]] == [1, 2], st["rows"]
+    assert all(r["failed"] > 0 for r in st["rows"]), st["rows"]
+    assert "NONCONFORMANT" in so, so[-800:]
+
+
 def uneven_cases():
     """tcIds of the shard-layout cases that carry the UnevenShard flag."""
     ids = set()
