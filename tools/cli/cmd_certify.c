@@ -201,7 +201,8 @@ static int parse_options(cert_opts *o, int argc, char **argv)
         {.name = "families", .kind = CLI_STR, .meta = "A,B", .to = &o->families,
          .mark = &o->run_backend, .help = "the families claimed (default every registered family)"},
         {.name = "np", .kind = CLI_STR, .meta = "N,M", .to = &o->np,
-         .help = "rank counts claimed (default 1; mpi, torch, a plugin above 1: mpirun -np N)"},
+         .help = "rank counts claimed (default 1; mpi, torch, a plugin or worker above 1: mpirun "
+                 "-np N)"},
         {.name = "candidate", .kind = CLI_LIST, .meta = "[FAMILY=]FILE", .to = o->cand,
          .count = &o->ncand, .hi = CERT_MAX_CAND, .help = "a results file to verify (repeatable)"},
         {.name = "name", .kind = CLI_STR, .meta = "TEXT", .to = &o->name,
