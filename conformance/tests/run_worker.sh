@@ -127,12 +127,14 @@ if [ "$modes" = "one mpi" ]; then
 s = json.load(open(os.path.join(sys.argv[1], "statement.json")))
 for r in s["rows"]:
     j = json.load(open(os.path.join(sys.argv[1], r["results"])))
-    print(r["np"], j["ranks"], r["passed"], r["failed"], r["verdict"], r["backend"])' "$tmp/pkg" 2>&1 |
-        tr '\n' ';')
+    print(r["np"], j["ranks"], r["passed"], r["failed"], r["verdict"], r["backend"])' \
+        "$tmp/pkg" 2>&1 | tr '\n' ';')
   py=$(basename "$PY")
-  if [ $rc -eq 3 ] && [ "$got" = "1 1 4 0 partial worker:$py worker_golden.py;2 2 4 0 partial worker:$py worker_golden.py;" ]
-  then tap_ok "certify --np 1,2: a row per rank count, np 2 under mpirun, the command by base names"
-  else tap_not_ok "certify --np 1,2 on the worker" "exit $rc: $got" "$(tail -c 400 "$tmp/cert.out")"; fi
+  want="1 1 4 0 partial worker:$py worker_golden.py;2 2 4 0 partial worker:$py worker_golden.py;"
+  if [ $rc -eq 3 ] && [ "$got" = "$want" ]; then
+    tap_ok "certify --np 1,2: a row per rank count, np 2 under mpirun, the command by base names"
+  else tap_not_ok "certify --np 1,2 on the worker" "exit $rc: $got" "$(tail -c 400 "$tmp/cert.out")"
+  fi
   pydir=$tmp; case $PY in */*) pydir=$(dirname "$PY") ;; esac
   paths=$(grep -rlF -e "$tmp/" -e "$tests_dir/" -e "$pydir/" "$tmp/pkg")
   chk=$("$S" certify --check "$tmp/pkg" --golden "$G" 2>&1); rc=$?

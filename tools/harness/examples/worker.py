@@ -15,7 +15,9 @@ requested ranks as results-file entries, in the golden file's encoding (64-bit i
 decimal strings where the family's schema says so, golden/schemas/<family>_v1.json).  An adapter
 that raises NotImplementedError answers notSupported; any other exception is the input's
 rejection ({"error": ...}).  A family whose adapter does not load is named in the hello with the
-reason.  Logs go to stderr: stdout is the protocol's.
+reason.  A NotImplementedError raised by torch itself (an op without a sharding strategy) is
+torch's rejection of the input, answered as an error; one raised by the adapter is notSupported.
+Logs go to stderr: stdout is the protocol's.
 
 SHARDCHECK_EXAMPLE_BUG=uneven plants a classic porting bug in shard-layout: uneven splits the
 numpy.array_split way (tools/harness/examples/mini_layout.py's bug) wherever that port computes
@@ -157,7 +159,12 @@ def answer(adapters, encoders, case, first, count):
     try:
         got = hl.normalize(mod.compute_for_worker(case["group"], case["test"]))
     except hl.SKIP_EXCEPTIONS as e:
-        return [{"tcId": tc, "notSupported": str(e) or type(e).__name__}]
+        if hl.rejection_origin(e)[0] != "torch":  # the adapter's own "not modelled here"
+            return [{"tcId": tc, "notSupported": str(e) or type(e).__name__}]
+        # torch's own NotImplementedError ("... does not have a sharding strategy registered")
+        # is torch rejecting the input, as the golden case records it: an error, not a skip
+        return [{"tcId": tc, "rank": r, "error": "%s: %s" % (type(e).__name__, e)}
+                for r in range(first, first + count)]
     except Exception as e:  # noqa: BLE001 — any rejection is the input's error
         return [{"tcId": tc, "rank": r, "error": "%s: %s" % (type(e).__name__, e)}
                 for r in range(first, first + count)]
