@@ -9,6 +9,7 @@
 # protocol errors, Fail), answers wrongly or refuses a valid case (Fail), says NotSupported
 # (with its reason), a family its hello does not support; and at start: a hello of another
 # protocol version, no hello, a garbage hello, a command that does not run (exit 2, named).
+# certify --np 1,2 through the worker: a row per rank count, the package without machine paths.
 # The mpirun half is skipped without MPI.  About a minute on 2 cores.
 . "$(dirname "$0")/testlib.sh"
 need_python "the tiny worker"
@@ -117,7 +118,32 @@ if [ "$modes" = "one mpi" ]; then
      [ "$(printf '%s\n' "$out" | grep -c '^Timeout .*the worker gave no answer within 5 s')" -eq 4 ]; then
     tap_ok "np 2: four timeouts in one chunk of process 1: four Timeouts, the rest passed"
   else tap_not_ok "np 2: four timeouts in one chunk" "exit $rc" "$(printf '%s\n' "$out" | grep -v '^--' | head -n 12)"; fi
+  # certify --np 1,2: np 2 under mpirun (its results say 2 ranks), one row per rank count, and
+  # the package names the worker's command, --out and --golden without this machine's paths
+  MPIRUN_ARGS="--oversubscribe --allow-run-as-root" "$S" certify --out "$tmp/pkg" --golden "$G" \
+    --backend "worker:$PY $tests_dir/worker_golden.py" --families $F --np 1,2 --max-cases 4 \
+    >"$tmp/cert.out" 2>&1; rc=$?
+  got=$("$PY" -c 'import json, os, sys
+s = json.load(open(os.path.join(sys.argv[1], "statement.json")))
+for r in s["rows"]:
+    j = json.load(open(os.path.join(sys.argv[1], r["results"])))
+    print(r["np"], j["ranks"], r["passed"], r["failed"], r["verdict"], r["backend"])' \
+        "$tmp/pkg" 2>&1 | tr '\n' ';')
+  py=$(basename "$PY")
+  want="1 1 4 0 partial worker:$py worker_golden.py;2 2 4 0 partial worker:$py worker_golden.py;"
+  if [ $rc -eq 3 ] && [ "$got" = "$want" ]; then
+    tap_ok "certify --np 1,2: a row per rank count, np 2 under mpirun, the command by base names"
+  else tap_not_ok "certify --np 1,2 on the worker" "exit $rc: $got" "$(tail -c 400 "$tmp/cert.out")"
+  fi
+  pydir=$tmp; case $PY in */*) pydir=$(dirname "$PY") ;; esac
+  paths=$(grep -rlF -e "$tmp/" -e "$tests_dir/" -e "$pydir/" "$tmp/pkg")
+  chk=$("$S" certify --check "$tmp/pkg" --golden "$G" 2>&1); rc=$?
+  if [ -z "$paths" ] && [ $rc -eq 0 ] && printf '%s' "$chk" | grep -q intact; then
+    tap_ok "certify: the worker's package holds no path of this machine; certify --check: intact"
+  else tap_not_ok "the worker's package" "paths in: $paths" "check: exit $rc $chk"; fi
 else
   tap_skip "np 2: the worker under mpirun" "no MPI (mpirun or an MPI build)"
+  tap_skip "certify --np 1,2 on the worker" "no MPI (mpirun or an MPI build)"
+  tap_skip "the worker's package" "no MPI (mpirun or an MPI build)"
 fi
 tap_done

@@ -9,11 +9,11 @@
  *
  * Every claimed family (--families, default all) runs on the backend (B as in `run`,
  * default ref) at every claimed rank count (--np; mpi and torch under `mpirun -np N`, a
- * plugin so above np 1, the others in one process and np 1 only), and every --candidate (a
- * vendor adapter's results, as `verify` reads them) is verified; each in a child process
- * (certify_spawn.c).  DIR gets the results (JSON, JUnit), the HTML report, the environment,
- * the golden MANIFEST, the statement (statement.json, statement.txt) and a sha256 MANIFEST
- * of it all (certify.h lists the layout; certify_package.c writes and checks it).
+ * plugin or a worker so above np 1, the others in one process and np 1 only), and every
+ * --candidate (a vendor adapter's results, as `verify` reads them) is verified; each in a
+ * child process (certify_spawn.c).  DIR gets the results (JSON, JUnit), the HTML report,
+ * the environment, the golden MANIFEST, the statement (statement.json, statement.txt) and a
+ * sha256 MANIFEST of it all (certify.h lists the layout; certify_package.c writes and checks it).
  * Each row is also measured against its family's claim (family.h's shc_claim,
  * certify_claim.c): a row that passed but covers fewer fields or tests than the claim
  * requires is "partial", and so is the package.  --waivers FILE (known deviations,
@@ -110,8 +110,8 @@ static int parse_np(cert_opts *o)
         run_backend_per_rank_names(names, sizeof names);
         if (v > 1 && !under_mpirun(o->backend, (int)v))
             return cli_usage_error("certify", "--np %ld: backend %s computes every rank in one "
-                                   "process; only %s take rank counts (and plugin:FILE.so, "
-                                   "under mpirun above 1)", v, o->backend, names);
+                                   "process; only %s take rank counts (and plugin:FILE.so and "
+                                   "worker:CMD, under mpirun above 1)", v, o->backend, names);
         o->np_v[o->nnp++] = (int)v;
     }
     return o->nnp ? 0 : cli_usage_error("certify", "--np '%s': no rank count", o->np);
@@ -172,8 +172,8 @@ static int candidate_family(const char *arg, const shc_family **f, const char **
 static const char CERTIFY_ABOUT[] =
     "       shardcheck certify --check DIR [--golden DIR]\n"
     "  Runs the claimed families on the backend at each claimed rank count (mpi, torch,\n"
-    "  a plugin above 1: under mpirun -np N, with $MPIRUN and $MPIRUN_ARGS), verifies each\n"
-    "  candidate, and\n"
+    "  a plugin or a worker above 1: under mpirun -np N, with $MPIRUN and $MPIRUN_ARGS),\n"
+    "  verifies each candidate, and\n"
     "  writes DIR: results, report.html, environment.json, golden-MANIFEST, statement.json,\n"
     "  statement.txt and MANIFEST (sha256 of every file).  A row that passed but covers\n"
     "  fewer fields or tests than its family's claim requires (docs/families, \"What a\n"
@@ -196,11 +196,13 @@ static int parse_options(cert_opts *o, int argc, char **argv)
          .help = CLI_GOLDEN_HELP},
         {.name = "backend", .kind = CLI_STR, .meta = "B", .to = &o->backend,
          .mark = &o->run_backend,
-         .help = "ref (default), local, mpi, torch[:gloo|:nccl], cuda or plugin:FILE.so"},
+         .help = "ref (default), local, mpi, torch[:gloo|:nccl], cuda, plugin:FILE.so or "
+                 "worker:CMD"},
         {.name = "families", .kind = CLI_STR, .meta = "A,B", .to = &o->families,
          .mark = &o->run_backend, .help = "the families claimed (default every registered family)"},
         {.name = "np", .kind = CLI_STR, .meta = "N,M", .to = &o->np,
-         .help = "rank counts claimed (default 1; mpi, torch, a plugin above 1: mpirun -np N)"},
+         .help = "rank counts claimed (default 1; mpi, torch, a plugin or worker above 1: mpirun "
+                 "-np N)"},
         {.name = "candidate", .kind = CLI_LIST, .meta = "[FAMILY=]FILE", .to = o->cand,
          .count = &o->ncand, .hi = CERT_MAX_CAND, .help = "a results file to verify (repeatable)"},
         {.name = "name", .kind = CLI_STR, .meta = "TEXT", .to = &o->name,
@@ -352,30 +354,67 @@ static int write_junit(const char *dir, const char *rel, const json_t *j, shc_er
 
 /* ---- rows ---- */
 
-/* --backend as the package states it: a plugin by its file's base name ("plugin:libacme.so";
- * its name and sha256 come from the run's results), so no path of this machine is written. */
+/* A backend's argument as the package states it, without a path of this machine: a plugin's
+ * file by its base name ("libacme.so"; its name and sha256 come from the run's results); a
+ * worker's command line word by word, each word that names a path by what follows its last
+ * '/' ("python3 /opt/acme/worker.py --adapter /x/a.py" as "python3 worker.py --adapter a.py"). */
+static void shown_arg(const run_backend *be, const char *arg, char *buf, size_t n)
+{
+    if (!be->arg_is_command) {
+        snprintf(buf, n, "%s", strrchr(arg, '/') ? strrchr(arg, '/') + 1 : arg);
+        return;
+    }
+    size_t k = 0;
+    while (*arg && k + 1 < n) {
+        size_t blank = strspn(arg, " \t"), len = strcspn(arg + blank, " \t");
+        const char *w = arg + blank, *slash = w;
+        for (const char *p = w; p < w + len; p++)
+            slash = *p == '/' ? p + 1 : slash;
+        k += (size_t)snprintf(buf + k, n - k, "%.*s%.*s", (int)blank, arg,
+                              (int)(len - (size_t)(slash - w)), slash);
+        arg = w + len;
+        k = k < n ? k : n - 1;
+    }
+    buf[k] = '\0';
+}
+
+/* --backend as the package states it: its argument by shown_arg, so no path of this machine
+ * is written. */
 static void shown_backend(const char *spec, char *buf, size_t n)
 {
     const char *arg;
     const run_backend *be = run_backend_find(spec, &arg);
-    const char *base = be && be->arg_prefix ? strrchr(arg, '/') : NULL;
-    if (base)
-        snprintf(buf, n, "%s%s", be->arg_prefix, base + 1);
-    else
+    size_t k = be && be->arg_prefix ? strlen(be->arg_prefix) : 0;
+    if (k && k + 1 < n) {
+        snprintf(buf, n, "%s", be->arg_prefix);
+        shown_arg(be, arg, buf + k, n - k);
+    } else {
         snprintf(buf, n, "%s", spec);
+    }
 }
 
-/* A command-line word with the plugin's path in it, as the package states it. */
+/* A path as the package states it: an absolute one by its base name (--out, --golden,
+ * --waivers: the package holds what they named, pinned by sha256), others as given. */
+static const char *shown_path(const char *p)
+{
+    return p[0] == '/' && strrchr(p, '/')[1] ? strrchr(p, '/') + 1 : p;
+}
+
+/* A command-line word as the package states it: the backend's argument by shown_arg, an
+ * absolute path (alone or as --option=PATH) by shown_path. */
 static json_t *shown_word(const cert_opts *o, const char *w)
 {
     const char *arg;
     const run_backend *be = o->run_backend ? run_backend_find(o->backend, &arg) : NULL;
     const char *hit = be && be->arg_prefix && strchr(arg, '/') ? strstr(w, arg) : NULL;
+    const char *eq = !strncmp(w, "--", 2) && strchr(w, '=') ? strchr(w, '=') + 1 : NULL;
+    if (!hit && eq)
+        return json_sprintf("%.*s%s", (int)(eq - w), w, shown_path(eq));
     if (!hit)
-        return json_string(w);
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%.*s%s%s", (int)(hit - w), w, strrchr(arg, '/') + 1,
-             hit + strlen(arg));
+        return json_string(shown_path(w));
+    char buf[4096], shown[1024];
+    shown_arg(be, arg, shown, sizeof shown);
+    snprintf(buf, sizeof buf, "%.*s%s%s", (int)(hit - w), w, shown, hit + strlen(arg));
     return json_string(buf);
 }
 
@@ -534,7 +573,7 @@ static json_t *environment(const cert_opts *o)
     json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:o, s:s, s:s, s:I, s:o}", "shardcheck",
                           shc_version(), "reference", ref, "torch",
                           shc_torch_release_name(o->torch),
-                          "written", o->written, "command", cmd, "golden", o->golden,
+                          "written", o->written, "command", cmd, "golden", shown_path(o->golden),
                           "backend", o->run_backend ? shown : "(candidates only)", "cpus",
                           (json_int_t)sysconf(_SC_NPROCESSORS_ONLN), "environment", env);
     if (!uname(&u))

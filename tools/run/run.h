@@ -56,6 +56,8 @@ typedef struct run_backend {
     bool pass_note;            /* a passing compare's note is the case's message (cuda) */
     bool certify_np;           /* certify --np N > 1 runs it under mpirun -np N, np 1 in one
                                 * process (the plugin) */
+    bool arg_is_command;       /* its argument is a command line (worker:CMD): a package names
+                                * each path in it by its base name, not the file alone */
     /* Under mpirun a process may spend the case limit on each case of a chunk, alone (its
      * own worker's timeouts, which rank 0 does not share): rank 0 waits that long (worker). */
     bool chunk_waits_per_case;

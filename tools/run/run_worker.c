@@ -466,7 +466,8 @@ const run_backend run_backend_worker = {
     .help = "a vendor program in any language over the worker protocol "
             "(docs/backends/worker.md)",
     .procs = RUN_PER_RANK_UNDER_MPIRUN, .ranks_per_process = RUN_HOSTS_ANY, .max_ranks = 1024,
-    .batch = 16, .chunk_waits_per_case = true, .state = &worker_own,
+    .batch = 16, .chunk_waits_per_case = true, .certify_np = true,
+    .arg_is_command = true, .state = &worker_own,
     .configure = worker_configure, .start = worker_start,
 #ifdef HAVE_MPI
     .job_start = worker_job_start,

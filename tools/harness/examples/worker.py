@@ -15,14 +15,16 @@ requested ranks as results-file entries, in the golden file's encoding (64-bit i
 decimal strings where the family's schema says so, golden/schemas/<family>_v1.json).  An adapter
 that raises NotImplementedError answers notSupported; any other exception is the input's
 rejection ({"error": ...}).  A family whose adapter does not load is named in the hello with the
-reason.  Logs go to stderr: stdout is the protocol's.
+reason.  A NotImplementedError raised by torch itself (an op without a sharding strategy) is
+torch's rejection of the input, answered as an error; one raised by the adapter is notSupported.
+Logs go to stderr: stdout is the protocol's.
 
 SHARDCHECK_EXAMPLE_BUG=uneven plants a classic porting bug in shard-layout: uneven splits the
 numpy.array_split way (tools/harness/examples/mini_layout.py's bug) wherever that port computes
 the case; `run` then fails the UnevenShard cases.
 
-How it is tested: tools/harness/tests/test_example_worker.py runs it under mpirun at np 1 and 2
-on a sample of each family, and with the planted bug.
+How it is tested: tools/harness/tests/test_example_worker.py certifies it (certify --np 1,2,4,
+mpirun above 1) on a sample of each family, and with the planted bug.
 """
 
 import argparse
@@ -162,7 +164,12 @@ def answer(adapters, encoders, case, first, count):
     try:
         got = hl.normalize(mod.compute_for_worker(case["group"], case["test"]))
     except hl.SKIP_EXCEPTIONS as e:
-        return [{"tcId": tc, "notSupported": str(e) or type(e).__name__}]
+        if hl.rejection_origin(e)[0] != "torch":  # the adapter's own "not modelled here"
+            return [{"tcId": tc, "notSupported": str(e) or type(e).__name__}]
+        # torch's own NotImplementedError ("... does not have a sharding strategy registered")
+        # is torch rejecting the input, as the golden case records it: an error, not a skip
+        return [{"tcId": tc, "rank": r, "error": "%s: %s" % (type(e).__name__, e)}
+                for r in range(first, first + count)]
     except Exception as e:  # noqa: BLE001 — any rejection is the input's error
         return [{"tcId": tc, "rank": r, "error": "%s: %s" % (type(e).__name__, e)}
                 for r in range(first, first + count)]
