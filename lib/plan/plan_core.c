@@ -60,9 +60,11 @@ static int grow(shc_plan *plan, int cap, shc_err *e)
     return SHC_OK;
 }
 
-static const char *const comm_names[SHC_COMM_KIND_COUNT] = {
+static const char *const comm_names[] = {
     "none", "all_gather", "all_reduce", "reduce_scatter", "all_to_all",
     "local_chunk", "partition", "strided", "unsupported", "zero_fill"};
+_Static_assert(sizeof comm_names / sizeof comm_names[0] == SHC_COMM_KIND_COUNT,
+               "one name per shc_comm_kind");
 
 const char *shc_comm_kind_name(int kind)
 {

@@ -28,8 +28,10 @@
 #include "torch_cuda_rng.h"
 
 /* c10::ScalarType names, as torch prints a dtype in these messages. */
-static const char *const SCALAR_TYPE[SHC_DT_COUNT] = {
+static const char *const SCALAR_TYPE[] = {
     "Float", "Double", "Half", "BFloat16", "Long", "Int", "Short", "Char", "Byte", "Bool"};
+_Static_assert(sizeof SCALAR_TYPE / sizeof SCALAR_TYPE[0] == SHC_DT_COUNT,
+               "one ScalarType name per shc_dtype");
 
 static bool is_floating(shc_dtype t)
 {
