@@ -233,7 +233,9 @@ const shc_rng_op *shc_rng_op_for_kernel(shc_torch_op k)
     if ((unsigned)k >= SHC_TORCH_OP_COUNT)
         return NULL;
     assert(by_kernel[k]); /* no kernel left without its row */
-    return shc_rng_op_find(by_kernel[k]);
+    const shc_rng_op *op = shc_rng_op_find(by_kernel[k]);
+    assert(op); /* and that row names an OPS entry */
+    return op;
 }
 
 int shc_rng_op_parse(const char *name, const shc_rng_op **out, shc_err *e)
