@@ -26,6 +26,7 @@ static const shc_torch_release_info RELEASES[] = {
 };
 _Static_assert(sizeof RELEASES / sizeof RELEASES[0] == SHC_TORCH_SLOTS,
                "one release row per shc_torch_release slot");
+_Static_assert(SHC_TORCH_SLOTS <= 32, "a change row's releases hold one bit per release");
 
 /* Paths are under torch/distributed/tensor/ unless absolute; "2.X a:b" is the line range in
  * that release's source (the wheels' site-packages). */
