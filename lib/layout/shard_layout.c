@@ -184,7 +184,7 @@ int shc_layout_compute(const shc_mesh *m, const shc_placements *pl, const shc_sh
             if (pl->p[i].kind == SHC_P_STRIDED)
                 return shc_fail(e, SHC_EINVAL, "placement %d: a shard order cannot be combined "
                                 "with _StridedShard (torch's DTensorSpec rejects it)", i);
-    assert(global->ndim >= 0 && global->ndim <= SHC_MAX_TENSOR_DIMS); /* a shc_shape holds no more */
+    assert(global->ndim >= 0 && global->ndim <= SHC_MAX_TENSOR_DIMS); /* a shape holds no more */
     assert(pl->n == m->ndim && pl->n <= SHC_MAX_MESH_DIMS);          /* shc_placements_check's */
     dim_state st[SHC_MAX_TENSOR_DIMS];
     memset(st, 0, sizeof st);

@@ -363,7 +363,8 @@ static int plan_dropout(planner *p, const shc_torch_rng_req *r, shc_err *e)
     int rc = take(p, shc_tk_increment(n, L.grid, 4), &L.off4, e);
     if (rc)
         return rc;
-    int vec = (int)(16 / dt_of(r->dtype)->size); /* aligned fresh allocation: can_vectorize_up_to gives 8 */
+    /* aligned fresh allocation: can_vectorize_up_to gives 8 */
+    int vec = (int)(16 / dt_of(r->dtype)->size);
     while (vec > 1 && n % vec)
         vec /= 2;
     L.kind = vec > 1 ? SHC_TK_DROPOUT_VEC : SHC_TK_GRID_STRIDE;
