@@ -81,7 +81,6 @@ static int64_t strided_positions(int64_t size, int64_t sf, int64_t n, int64_t id
         int64_t second = shc_ceildiv64(len, n);
         int64_t a = mul_cap(second, idx, len);
         int64_t b = a + (second < len - a ? second : len - a);
-        assert(0 <= a && a <= b && b <= len && s + len <= size);
         for (int64_t p = a; p < b; p++, k++)
             if (out && k < cap)
                 out[k] = s + p;
