@@ -7,6 +7,7 @@
  * rejected, naming the rank).  Tested by check_core.c.
  */
 #include "config.h"
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,7 @@ int shc_mesh_init(shc_mesh *m, int ndim, const int64_t *shape, const int64_t *ra
     int rc = mesh_check_shape(ndim, shape, &size, e);
     if (rc)
         return rc;
+    assert(ndim >= 1 && ndim <= SHC_MAX_MESH_DIMS && size >= 1); /* mesh_check_shape's */
     m->ndim = ndim;
     memcpy(m->shape, shape, (size_t)ndim * sizeof *shape);
     m->size = size;
@@ -112,18 +114,23 @@ int shc_mesh_coord(const shc_mesh *m, int64_t rank, int64_t *coord, shc_err *e)
         return shc_fail(e, SHC_EINVAL, "rank %lld is not in the mesh (ranks 0..%lld)",
                         (long long)rank, (long long)m->max_rank);
     int64_t pos = m->pos_of[rank];
+    assert(pos < m->size && m->ranks[pos] == rank); /* pos_of and ranks are inverses */
     for (int i = m->ndim - 1; i >= 0; i--) {
         coord[i] = pos % m->shape[i];
         pos /= m->shape[i];
     }
+    assert(pos == 0); /* the position was inside the mesh's row-major extent */
     return SHC_OK;
 }
 
 int64_t shc_mesh_rank_at(const shc_mesh *m, const int64_t *coord)
 {
     int64_t pos = 0;
-    for (int i = 0; i < m->ndim; i++)
+    for (int i = 0; i < m->ndim; i++) {
+        assert(coord[i] >= 0 && coord[i] < m->shape[i]); /* a coordinate of this mesh */
         pos = pos * m->shape[i] + coord[i];
+    }
+    assert(pos >= 0 && pos < m->size);
     return m->ranks[pos];
 }
 

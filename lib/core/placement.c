@@ -20,8 +20,10 @@
 #include "shardcheck.h"
 #include "parse.h"
 
-static const char *const redop_names[SHC_OP_COUNT] = {
+static const char *const redop_names[] = {
     "sum", "avg", "min", "max", "product", "band", "bor", "bxor"};
+_Static_assert(sizeof redop_names / sizeof redop_names[0] == SHC_OP_COUNT,
+               "one name per shc_redop");
 
 const char *shc_redop_name(shc_redop op)
 {

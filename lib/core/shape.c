@@ -5,6 +5,7 @@
  * byte counts) multiplies from it.  Tested by check_core.c.
  */
 #include "config.h"
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,7 @@ int shc_shape_parse(shc_shape *out, const char *s, shc_err *e)
         }
         out->d[i] = v[i];
     }
+    assert(n >= 0 && n <= SHC_MAX_TENSOR_DIMS);
     out->ndim = (int)n;
     free(v);
     int64_t numel;
@@ -41,6 +43,7 @@ int shc_shape_parse(shc_shape *out, const char *s, shc_err *e)
 
 int shc_shape_numel(const shc_shape *s, int64_t *numel, shc_err *e)
 {
+    assert(s->ndim >= 0 && s->ndim <= SHC_MAX_TENSOR_DIMS); /* the struct holds no more */
     int64_t n = 1;
     for (int i = 0; i < s->ndim; i++)
         if (!shc_mul64(n, s->d[i], &n)) {

@@ -11,11 +11,12 @@
  * by the harness run against each torch (tools/scripts/torch_matrix.sh).
  */
 #include "config.h"
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 #include "shardcheck.h"
 
-static const shc_torch_release_info RELEASES[SHC_TORCH_SLOTS] = {
+static const shc_torch_release_info RELEASES[] = {
     [SHC_TORCH_2_11] = {"2.11", "2.11.0"},
     [SHC_TORCH_2_12] = {"2.12", "2.12.1"},
     [SHC_TORCH_2_13] = {"2.13", "2.13.0"},
@@ -23,10 +24,13 @@ static const shc_torch_release_info RELEASES[SHC_TORCH_SLOTS] = {
     [SHC_TORCH_2_15] = {"2.15", "2.15.0"},
     [SHC_TORCH_FIXTURE] = {"9.99", "9.99.0"}, /* the fixture's; never parsed or listed */
 };
+_Static_assert(sizeof RELEASES / sizeof RELEASES[0] == SHC_TORCH_SLOTS,
+               "one release row per shc_torch_release slot");
+_Static_assert(SHC_TORCH_SLOTS <= 32, "a change row's releases hold one bit per release");
 
 /* Paths are under torch/distributed/tensor/ unless absolute; "2.X a:b" is the line range in
  * that release's source (the wheels' site-packages). */
-static const shc_torch_change_info CHANGES[SHC_TC_SLOTS] = {
+static const shc_torch_change_info CHANGES[] = {
     [SHC_TC_SHARD_TO_PARTIAL] = {
         "ShardToPartialStep", SHC_TORCH_FROM(SHC_TORCH_2_14),
         "torch 2.14 made Shard(d) -> Partial(sum) one local step: the min-cost planner offers "
@@ -91,11 +95,16 @@ static const shc_torch_change_info CHANGES[SHC_TC_SLOTS] = {
         "_StridedShard step (comm \"unsupported\") where 2.15 goes through Replicate",
         "none: a test fixture"},
 };
+_Static_assert(sizeof CHANGES / sizeof CHANGES[0] == SHC_TC_SLOTS,
+               "one change row per shc_torch_change slot");
 
 const shc_torch_release_info *shc_torch_release_get(shc_torch_release r)
 {
     r = shc_torch_norm(r);
-    return (unsigned)r < SHC_TORCH_SLOTS && r != SHC_TORCH_PINNED ? &RELEASES[r] : NULL;
+    if ((unsigned)r >= SHC_TORCH_SLOTS || r == SHC_TORCH_PINNED)
+        return NULL;
+    assert(RELEASES[r].name && RELEASES[r].patch); /* no slot left without its row */
+    return &RELEASES[r];
 }
 
 shc_torch_release shc_torch_norm(shc_torch_release r)
@@ -137,7 +146,10 @@ int shc_torch_release_parse(const char *s, shc_torch_release *out, shc_err *e)
 
 const shc_torch_change_info *shc_torch_change_get(shc_torch_change c)
 {
-    return (unsigned)c < SHC_TC_SLOTS ? &CHANGES[c] : NULL;
+    if ((unsigned)c >= SHC_TC_SLOTS)
+        return NULL;
+    assert(CHANGES[c].flag && CHANGES[c].releases && CHANGES[c].what && CHANGES[c].where);
+    return &CHANGES[c];
 }
 
 bool shc_torch_has(shc_torch_release r, shc_torch_change c)

@@ -22,6 +22,7 @@
  * against torch DeviceMesh by the harness).
  */
 #include "config.h"
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include "shardcheck.h"
@@ -68,6 +69,7 @@ static int64_t pos_of_index(const shc_mesh *m, const int64_t *stride, const int 
         pos += (idx % sz) * stride[dims[k]];
         idx /= sz;
     }
+    assert(idx == 0 && pos >= 0 && pos < m->size); /* idx was a coordinate over dims */
     return pos;
 }
 
@@ -75,8 +77,10 @@ static int64_t pos_of_index(const shc_mesh *m, const int64_t *stride, const int 
 static int64_t index_of_coord(const shc_mesh *m, const int64_t *coord, const int *dims, int n)
 {
     int64_t idx = 0;
-    for (int k = 0; k < n; k++)
+    for (int k = 0; k < n; k++) {
+        assert(coord[dims[k]] >= 0 && coord[dims[k]] < m->shape[dims[k]]);
         idx = idx * m->shape[dims[k]] + coord[dims[k]];
+    }
     return idx;
 }
 
@@ -87,6 +91,7 @@ static void fill_members(const shc_mesh *m, const int64_t *stride, const int *di
 {
     int64_t c[SHC_MAX_MESH_DIMS] = {0}, pos = base, k = 0;
     for (;;) {
+        assert(pos >= 0 && pos < m->size); /* the odometer stays inside the mesh */
         out[k++] = m->ranks[pos];
         int i = n - 1;
         for (; i >= 0; i--) {
@@ -98,8 +103,10 @@ static void fill_members(const shc_mesh *m, const int64_t *stride, const int *di
             pos -= (m->shape[d] - 1) * stride[d];
             c[i] = 0;
         }
-        if (i < 0)
+        if (i < 0) {
+            assert(pos == base); /* every counter wrapped: back at the start */
             return;
+        }
     }
 }
 
@@ -113,6 +120,7 @@ static int build_groups(const shc_mesh *m, const bool *chosen, shc_groups *out, 
     int64_t gsize = 1;
     for (int k = 0; k < nsel; k++)
         gsize *= m->shape[sel[k]];
+    assert(nsel + nrest == m->ndim && gsize >= 1 && m->size % gsize == 0);
     out->group_size = gsize;
     out->ngroups = m->size / gsize;
     out->ranks = malloc((size_t)m->size * sizeof *out->ranks);
@@ -231,6 +239,7 @@ int shc_rank_list_for_axes(const shc_mesh *m, const int *axes, int naxes, int64_
         return shc_fail(e, SHC_ENOMEM, "rank list: out of memory");
     int64_t base = pos_of_index(m, stride, rest, nrest, group);
     fill_members(m, stride, sel, nsel, base, *out);
+    assert(member >= 0 && member < gsize && (*out)[member] == rank); /* rank is in its own list */
     *n = gsize; /* empty axes: gsize 1 and the list is [rank] */
     return SHC_OK;
 }
@@ -264,6 +273,7 @@ void shc_hsdp_free(shc_hsdp *h)
 /* Sort ranks (0 <= r < 2^24, SHC_MAX_WORLD) ascending: insertion sort for
  * short lists, else an LSD radix sort, 8 bits a pass — every rank of a big
  * mesh sorts its HSDP group, so this is on the hot path. */
+_Static_assert(SHC_MAX_WORLD <= (1 << 24), "sort_ranks makes three 8-bit passes");
 static int sort_ranks(int64_t *v, int64_t n)
 {
     if (n <= 32) {
@@ -280,8 +290,10 @@ static int sort_ranks(int64_t *v, int64_t n)
         return SHC_ENOMEM;
     for (int shift = 0; shift < 24; shift += 8) {
         int64_t count[257] = {0};
-        for (int64_t i = 0; i < n; i++)
+        for (int64_t i = 0; i < n; i++) {
+            assert(v[i] >= 0 && v[i] < SHC_MAX_WORLD); /* ranks of a mesh */
             count[((v[i] >> shift) & 255) + 1]++;
+        }
         for (int b = 0; b < 256; b++)
             count[b + 1] += count[b];
         for (int64_t i = 0; i < n; i++)

@@ -28,6 +28,7 @@
  * itself, by the harness over golden/shard-layout.
  */
 #include "config.h"
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include "shardcheck.h"
@@ -60,6 +61,7 @@ int shc_shard_size_offset(int64_t size, int64_t nchunks, int64_t idx, int64_t *l
     int64_t chunk = shc_ceildiv64(size, nchunks);
     int64_t start = mul_cap(chunk, idx, size);
     int64_t end = start + (chunk < size - start ? chunk : size - start);
+    assert(0 <= start && start <= end && end <= size); /* the chunk lies inside the dim */
     *local_size = end - start;
     *offset = start;
     return SHC_OK;
@@ -102,6 +104,7 @@ static int apply_shard(dim_state *d, int64_t n, int64_t c, shc_err *e)
     int rc = shc_shard_size_offset(d->size, n, c, &sz, &off, e);
     if (rc)
         return rc;
+    assert(off >= 0 && sz >= 0 && off + sz <= d->size);
     if (sz == 0)
         d->empty = true;
     else if (d->listed)
@@ -122,13 +125,17 @@ static int apply_strided(dim_state *d, int64_t sf, int64_t n, int64_t c, shc_err
     int64_t *pos = malloc((size_t)(cnt ? cnt : 1) * sizeof *pos);
     if (!pos)
         return shc_fail(e, SHC_ENOMEM, "_StridedShard: out of memory");
-    strided_positions(d->size, sf, n, c, pos, cnt);
+    int64_t again = strided_positions(d->size, sf, n, c, pos, cnt);
+    assert(again == cnt); /* the counting pass and the writing pass agree */
+    (void)again;
     if (!d->listed) {
         for (int64_t k = 0; k < cnt; k++)
             pos[k] += d->start;
     } else {
-        for (int64_t k = 0; k < cnt; k++)
+        for (int64_t k = 0; k < cnt; k++) {
+            assert(pos[k] >= 0 && pos[k] < d->size);
             pos[k] = d->idx[pos[k]];
+        }
         free(d->idx);
     }
     d->idx = pos;
@@ -176,6 +183,8 @@ int shc_layout_compute(const shc_mesh *m, const shc_placements *pl, const shc_sh
             if (pl->p[i].kind == SHC_P_STRIDED)
                 return shc_fail(e, SHC_EINVAL, "placement %d: a shard order cannot be combined "
                                 "with _StridedShard (torch's DTensorSpec rejects it)", i);
+    assert(global->ndim >= 0 && global->ndim <= SHC_MAX_TENSOR_DIMS); /* a shape holds no more */
+    assert(pl->n == m->ndim && pl->n <= SHC_MAX_MESH_DIMS);          /* shc_placements_check's */
     dim_state st[SHC_MAX_TENSOR_DIMS];
     memset(st, 0, sizeof st);
     for (int d = 0; d < global->ndim; d++)
@@ -185,6 +194,8 @@ int shc_layout_compute(const shc_mesh *m, const shc_placements *pl, const shc_sh
     for (int k = 0; k < pl->n && !rc; k++) {
         int i = seq[k];
         const shc_placement *p = &pl->p[i];
+        assert(i >= 0 && i < pl->n);
+        assert(!shard_like(p) || (p->dim >= 0 && p->dim < global->ndim));
         if (p->kind == SHC_P_SHARD)
             rc = apply_shard(&st[p->dim], m->shape[i], coord[i], e);
         else if (p->kind == SHC_P_STRIDED)

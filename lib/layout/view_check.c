@@ -17,6 +17,7 @@
  * tools/harness/tests/test_view_sharding.py.
  */
 #include "config.h"
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,10 +27,13 @@
 /* Elements compared per query, over all ranks: a query stays well under a second. */
 #define SHC_VCHECK_MAX_ELEMS (1LL << 26)
 
-static const char *NAMES[] = {"correct", "wrong", "wrong-shape", "local-error", "rule-raises"};
+static const char *const NAMES[] = {"correct", "wrong", "wrong-shape", "local-error",
+                                    "rule-raises"};
+_Static_assert(sizeof NAMES / sizeof NAMES[0] == SHC_VV_RAISES + 1, "one name per shc_vverdict");
 
 const char *shc_vverdict_name(shc_vverdict v)
 {
+    assert((unsigned)v <= SHC_VV_RAISES); /* only this library makes verdicts */
     return NAMES[v];
 }
 

@@ -13,6 +13,7 @@
  * answers, by tools/harness/tests/test_view_sharding.py.
  */
 #include "config.h"
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,7 @@ static int wrap_dim(int64_t d, int ndim, int *out, shc_err *e)
 /* ATen's infer_size for view/reshape: at most one -1, no other negative, product = numel. */
 static int infer_size(const int64_t *sizes, int n, int64_t numel, shc_shape *out, shc_err *e)
 {
+    assert(n >= 0 && n <= SHC_MAX_TENSOR_DIMS); /* every caller bounds its list */
     char shp[256];
     fmt_list(sizes, n, shp, sizeof shp);
     int infer = -1;
@@ -82,6 +84,7 @@ static shc_vspec split_new(const int *dims, int ndims, const int64_t *group, int
         s.kind = SHC_VS_SINGLETON;
         return s;
     }
+    assert(ndims <= SHC_MAX_TENSOR_DIMS && idx >= 0 && idx < ngroup);
     s.nin = ndims;
     memcpy(s.in, dims, sizeof(int) * (size_t)ndims);
     if (ngroup == 1) {
@@ -135,8 +138,10 @@ static void view_groups(const shc_shape *from, const shc_shape *to, shc_vmap *ma
                 }
             }
         }
-        for (int i = 0; i < ntg; i++)
+        for (int i = 0; i < ntg; i++) {
+            assert(map->n < SHC_MAX_TENSOR_DIMS); /* one spec per output dim */
             map->d[map->n++] = split_new(fg, nfg, tg, ntg, i);
+        }
     }
 }
 
@@ -233,8 +238,10 @@ static int apply_unflatten(const shc_vop *op, const shc_shape *in, shc_shape *ou
             sizes[n++] = in->d[i];
             continue;
         }
-        for (int k = 0; k < piece.ndim; k++)
+        for (int k = 0; k < piece.ndim; k++) {
+            assert(n < SHC_MAX_TENSOR_DIMS); /* the output's rank was checked above */
             sizes[n++] = piece.d[k];
+        }
     }
     return apply_view(sizes, n, in, out, map, e);
 }
@@ -362,6 +369,14 @@ static const struct {
     {SHC_VOP_UNSQUEEZE, "unsqueeze"}, {SHC_VOP_PERMUTE, "permute"},
     {SHC_VOP_TRANSPOSE, "transpose"},
 };
+_Static_assert(sizeof VOPS / sizeof VOPS[0] == SHC_VOP_TRANSPOSE + 1, "one row per shc_vop_kind");
+
+/* The op's name: VOPS is indexed by kind, so its rows are in enum order. */
+static const char *vop_name(shc_vop_kind k)
+{
+    assert((unsigned)k < sizeof VOPS / sizeof VOPS[0] && VOPS[k].kind == k);
+    return VOPS[k].name;
+}
 
 static int parse_list(const char *s, int64_t *v, int *n, const char *what, shc_err *e)
 {
@@ -413,12 +428,12 @@ static int parse_args(shc_vop *op, const char *args, shc_err *e)
         break;
     }
     if (!args)
-        return shc_fail(e, SHC_EINVAL, "%s needs arguments after ':'", VOPS[op->kind].name);
+        return shc_fail(e, SHC_EINVAL, "%s needs arguments after ':'", vop_name(op->kind));
     if ((rc = parse_list(args, op->args, &op->nargs, "op arguments", e)))
         return rc;
     int want = op->kind == SHC_VOP_UNSQUEEZE ? 1 : op->kind == SHC_VOP_TRANSPOSE ? 2 : -1;
     if (want > 0 && op->nargs != want)
-        return shc_fail(e, SHC_EINVAL, "%s takes %d value(s), got %d", VOPS[op->kind].name,
+        return shc_fail(e, SHC_EINVAL, "%s takes %d value(s), got %d", vop_name(op->kind),
                         want, op->nargs);
     op->dim0 = op->args[0];
     op->dim1 = op->nargs > 1 ? op->args[1] : 0;
@@ -444,7 +459,7 @@ void shc_vop_format(const shc_vop *op, char *buf, size_t n)
 {
     char list[256];
     fmt_list(op->args, op->nargs, list, sizeof list);
-    const char *name = VOPS[op->kind].name;
+    const char *name = vop_name(op->kind);
     switch (op->kind) {
     case SHC_VOP_FLATTEN:
     case SHC_VOP_TRANSPOSE:

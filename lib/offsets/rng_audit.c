@@ -27,8 +27,9 @@
 #include <string.h>
 #include "shardcheck.h"
 
-static const char *const names[SHC_RNGF_COUNT] = {"OffsetSameStart", "OffsetOverrun",
-                                                  "OffsetOverlap", "UntrackedOpSharedDraws"};
+static const char *const names[] = {"OffsetSameStart", "OffsetOverrun", "OffsetOverlap",
+                                    "UntrackedOpSharedDraws"};
+_Static_assert(sizeof names / sizeof names[0] == SHC_RNGF_COUNT, "one name per RNG finding kind");
 
 const char *shc_rng_finding_name(int kind)
 {

@@ -25,6 +25,7 @@
  * recomputes every case with torch's own code.
  */
 #include "config.h"
+#include <assert.h>
 #include <string.h>
 #include "shardcheck.h"
 #include "checked_math.h"
@@ -33,6 +34,7 @@ int64_t shc_rng_chunk_size(int64_t size, int64_t n, int64_t idx)
 {
     /* Shard.local_shard_size_and_offset: torch.chunk's rule (chunks of
      * ceil(size/n), trailing ones short or empty). */
+    assert(n >= 1 && idx >= 0); /* a mesh dim's size, a coordinate on it */
     if (size % n == 0)
         return size / n;
     int64_t full = shc_ceildiv64(size, n);

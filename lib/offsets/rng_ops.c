@@ -14,6 +14,7 @@
  * and the families should carry its bits).
  */
 #include "config.h"
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 #include "shardcheck.h"
@@ -221,13 +222,20 @@ const shc_rng_op *shc_rng_op_find(const char *name)
 
 const shc_rng_op *shc_rng_op_for_kernel(shc_torch_op k)
 {
-    static const char *const by_kernel[SHC_TORCH_OP_COUNT] = {
+    static const char *const by_kernel[] = {
         [SHC_TORCH_UNIFORM] = "uniform_", [SHC_TORCH_NORMAL] = "normal_",
         [SHC_TORCH_RANDOM] = "random_", [SHC_TORCH_BERNOULLI] = "bernoulli_.float",
         [SHC_TORCH_DROPOUT] = "native_dropout", [SHC_TORCH_EXPONENTIAL] = "exponential_",
         [SHC_TORCH_LOG_NORMAL] = "log_normal_", [SHC_TORCH_GEOMETRIC] = "geometric_",
         [SHC_TORCH_CAUCHY] = "cauchy_"};
-    return (unsigned)k < SHC_TORCH_OP_COUNT ? shc_rng_op_find(by_kernel[k]) : NULL;
+    _Static_assert(sizeof by_kernel / sizeof by_kernel[0] == SHC_TORCH_OP_COUNT,
+                   "one random op per torch kernel");
+    if ((unsigned)k >= SHC_TORCH_OP_COUNT)
+        return NULL;
+    assert(by_kernel[k]); /* no kernel left without its row */
+    const shc_rng_op *op = shc_rng_op_find(by_kernel[k]);
+    assert(op); /* and that row names an OPS entry */
+    return op;
 }
 
 int shc_rng_op_parse(const char *name, const shc_rng_op **out, shc_err *e)
@@ -242,7 +250,8 @@ int shc_rng_op_parse(const char *name, const shc_rng_op **out, shc_err *e)
 
 const char *shc_rng_dispatch_name(shc_rng_dispatch d)
 {
-    static const char *const n[SHC_RNGD_COUNT] = {"tracked", "untracked", "rejected", "local"};
+    static const char *const n[] = {"tracked", "untracked", "rejected", "local"};
+    _Static_assert(sizeof n / sizeof n[0] == SHC_RNGD_COUNT, "one name per shc_rng_dispatch");
     return (unsigned)d < SHC_RNGD_COUNT ? n[d] : "?";
 }
 

@@ -129,8 +129,10 @@ int shc_rng_policy_lookup(const char *name, const shc_rng_policy **out, shc_err 
     return shc_fail(e, SHC_EINVAL, "unknown policy '%.64s' (known: %s)", name, shc_rng_policy_names());
 }
 
-static const char *const prop_names[SHC_RNGP_COUNT] = {"replicas-equal", "shards-distinct",
-                                                       "sharding-invariant", "torch-equal"};
+static const char *const prop_names[] = {"replicas-equal", "shards-distinct",
+                                         "sharding-invariant", "torch-equal"};
+_Static_assert(sizeof prop_names / sizeof prop_names[0] == SHC_RNGP_COUNT,
+               "one name per RNG policy property");
 
 const char *shc_rng_property_name(int prop)
 {

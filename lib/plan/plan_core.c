@@ -9,6 +9,7 @@
  * with torch 2.13.
  */
 #include "config.h"
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include "plan.h"
@@ -60,9 +61,11 @@ static int grow(shc_plan *plan, int cap, shc_err *e)
     return SHC_OK;
 }
 
-static const char *const comm_names[SHC_COMM_KIND_COUNT] = {
+static const char *const comm_names[] = {
     "none", "all_gather", "all_reduce", "reduce_scatter", "all_to_all",
     "local_chunk", "partition", "strided", "unsupported", "zero_fill"};
+_Static_assert(sizeof comm_names / sizeof comm_names[0] == SHC_COMM_KIND_COUNT,
+               "one name per shc_comm_kind");
 
 const char *shc_comm_kind_name(int kind)
 {
@@ -99,6 +102,7 @@ int shc_plan_push(shc_plan *plan, const shc_plan_step *st, shc_err *e)
     if (plan->nsteps == plan->cap &&
         (rc = grow(plan, plan->cap ? plan->cap * 2 : 2 * SHC_MAX_MESH_DIMS, e)))
         return rc;
+    assert(plan->nsteps < plan->cap && plan->steps);
     plan->steps[plan->nsteps++] = *st;
     return SHC_OK;
 }
@@ -107,6 +111,7 @@ int shc_plan_push(shc_plan *plan, const shc_plan_step *st, shc_err *e)
 
 int64_t shc_chunk_size(int64_t size, int64_t n, int64_t idx)
 {
+    assert(n >= 1 && idx >= 0 && idx < n); /* a coordinate on a mesh dim of size n */
     if (size % n == 0)
         return size / n;
     int64_t full = size / n + 1; /* ceil without overflow for size % n != 0 */
@@ -135,6 +140,7 @@ void shc_default_shard_order(const shc_placement *p, int n, shc_shard_order *so)
     for (int i = 0; i < n; i++)
         if (shc_is_shard_like(&p[i])) {
             int d = p[i].dim;
+            assert(d >= 0 && d < SHC_MAX_TENSOR_DIMS && so->len[d] < SHC_MAX_MESH_DIMS);
             so->md[d][so->len[d]++] = (int8_t)i;
         }
 }
@@ -170,6 +176,7 @@ bool shc_strided_to_shard_order(const shc_mesh *m, const shc_placement *p, int n
         }
         if (at < 0)
             return false;
+        assert(d >= 0 && d < SHC_MAX_TENSOR_DIMS && at <= len && len < SHC_MAX_MESH_DIMS);
         memmove(&so->md[d][at + 1], &so->md[d][at], (size_t)(len - at));
         so->md[d][at] = (int8_t)i;
         so->len[d]++;
@@ -225,6 +232,7 @@ static const struct step_row {
     /* the fixture release 9.99 only (check_release_rows.c): a new release's new row */
     {SHC_P_SHARD, SHC_P_STRIDED, -1, SHC_TC_FIXTURE, SHC_COMM_UNSUPPORTED},
 };
+_Static_assert(SHC_TC_SLOTS <= 32, "a plan's torch_changes/torch_asked hold one bit per change");
 
 shc_comm_kind shc_classify_release(const shc_placement *a, const shc_placement *b,
                                    shc_torch_release r, shc_comm_kind pinned, uint32_t *changes,
@@ -245,6 +253,7 @@ shc_comm_kind shc_classify_release(const shc_placement *a, const shc_placement *
 /* Devices a step spans (the product over a merged step's mesh dims). */
 static int64_t step_devices(const shc_plan_ctx *c, const shc_plan_step *st)
 {
+    assert(st->nmesh_dims >= 1 && st->nmesh_dims <= SHC_MAX_MESH_DIMS);
     int64_t n = c->mesh->shape[st->mesh_dims[0]];
     for (int k = 1; k < st->nmesh_dims; k++)
         n *= c->mesh->shape[st->mesh_dims[k]];

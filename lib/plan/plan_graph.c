@@ -20,6 +20,7 @@
  * Tested by check_plan.c and the redistribute-plan family against torch.
  */
 #include "config.h"
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +88,7 @@ static int code_of(graph *g, const shc_placement *p)
 
 static int code_kind(const graph *g, const gstate *s, int i)
 {
+    assert(i >= 0 && i < g->n && s->pc[i] < g->ncodes);
     return g->codes[s->pc[i]].kind;
 }
 
@@ -132,6 +134,7 @@ static void order_strided(graph *g, const int *keys, int nkeys)
     int table[64] = {0};
     uint64_t hashes[64] = {0};
     size_t mask = 7, fill = 0;
+    assert(nkeys >= 0 && nkeys <= SHC_MAX_MESH_DIMS); /* one key per mesh dim at most */
     for (int k = 0; k < nkeys; k++) {
         const shc_placement *p = &g->codes[keys[k]];
         uint64_t h = py_tuple2_hash(p->dim, p->split_factor);
@@ -145,6 +148,7 @@ static void order_strided(graph *g, const int *keys, int nkeys)
             size_t nsize = 8;
             while (nsize <= fill * 4)
                 nsize <<= 1;
+            assert(nsize <= 64); /* fill <= SHC_MAX_MESH_DIMS: the table fits its arrays */
             int nt[64] = {0};
             uint64_t nh[64] = {0};
             for (size_t j = 0; j <= mask; j++)
@@ -156,6 +160,7 @@ static void order_strided(graph *g, const int *keys, int nkeys)
         }
     }
     g->nstrided = 0;
+    assert(fill <= (size_t)nkeys);
     for (size_t j = 0; j <= mask; j++)
         if (table[j])
             g->strided[g->nstrided++] = table[j] - 1;
@@ -169,6 +174,7 @@ static void to_order(const graph *g, const gstate *s, shc_shard_order *so)
     for (int md = 0; md < g->n; md++)
         if (shc_is_shard_like(&g->codes[s->pc[md]])) {
             int d = g->codes[s->pc[md]].dim;
+            assert(d >= 0 && d < SHC_MAX_TENSOR_DIMS && s->pos[md] < SHC_MAX_MESH_DIMS);
             so->md[d][s->pos[md]] = (int8_t)md;
             so->len[d]++;
         }
@@ -191,6 +197,7 @@ static uint64_t state_hash(const gstate *s)
 
 static bool visited_has(const graph *g, const gstate *s)
 {
+    assert(g->vcap && (g->vcap & (g->vcap - 1)) == 0); /* a power of two: & m wraps */
     size_t m = g->vcap - 1, i = (size_t)state_hash(s) & m;
     while (g->visited[i] >= 0) {
         if (!memcmp(&g->nodes[g->visited[i]].s, s, sizeof *s))
@@ -224,6 +231,7 @@ static int visited_add(graph *g, int node)
         i = (i + 1) & m;
     g->visited[i] = node;
     g->vcount++;
+    assert(g->vcount * 2 <= g->vcap); /* at most half full: every probe finds an empty slot */
     return SHC_OK;
 }
 
@@ -256,6 +264,7 @@ static int heap_push(graph *g, double cost, int node)
 
 static hentry heap_pop(graph *g)
 {
+    assert(g->nheap > 0);
     hentry top = g->heap[0], x = g->heap[--g->nheap];
     int i = 0, n = g->nheap;
     for (;;) {
@@ -579,6 +588,7 @@ static int path_to_steps(graph *g, int node, shc_plan *plan, shc_err *e)
     int k = len;
     for (int i = node; i >= 0; i = g->nodes[i].parent)
         path[--k] = i;
+    assert(k == 0); /* the second walk visits the nodes the first counted */
     int rc = SHC_OK;
     for (int i = 0; i + 1 < len && rc == SHC_OK; i++) {
         const gstate *a = &g->nodes[path[i]].s, *b = &g->nodes[path[i + 1]].s;

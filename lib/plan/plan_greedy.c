@@ -28,6 +28,7 @@ static bool is_shard_on(const shc_placement *p, int dim)
 #define COLLECTIVE_KINDS                                                          \
     ((1u << SHC_COMM_ALL_GATHER) | (1u << SHC_COMM_ALL_REDUCE) |                  \
      (1u << SHC_COMM_REDUCE_SCATTER) | (1u << SHC_COMM_ALL_TO_ALL) | (1u << SHC_COMM_STRIDED))
+_Static_assert(SHC_COMM_KIND_COUNT <= 32, "COLLECTIVE_KINDS holds one bit per comm kind");
 
 
 /* Append a step in place, classified (the hot path of the greedy planner:
@@ -37,6 +38,7 @@ static void push(const shc_plan_ctx *c, shc_plan *plan, int mesh_dim, const shc_
                  const shc_placement *b, const shc_narrowing *nw)
 {
     assert(plan->nsteps < plan->cap);
+    assert(mesh_dim >= 0 && mesh_dim < c->mesh->ndim);
     shc_plan_step *st = &plan->steps[plan->nsteps++];
     st->mesh_dim = mesh_dim;
     st->nmesh_dims = 1;
@@ -45,11 +47,14 @@ static void push(const shc_plan_ctx *c, shc_plan *plan, int mesh_dim, const shc_
     st->dst = *b;
     st->logical_shape = *c->shape; /* fixed size: inline moves, not a memcpy call */
     for (int j = 0; j < mesh_dim; j++)
-        if (nw->dim[j] >= 0)
+        if (nw->dim[j] >= 0) {
+            assert(nw->dim[j] < c->shape->ndim); /* shc_plan_narrowing of a checked spec */
             st->logical_shape.d[nw->dim[j]] = nw->val[j];
+        }
     st->comm = shc_classify(a, b, c->mesh->shape[mesh_dim], c->opts->torch, &plan->torch_changes,
                             &plan->torch_asked);
     st->avg_scale = 0;
+    assert((unsigned)st->comm < SHC_COMM_KIND_COUNT);
     plan->ncollectives += (COLLECTIVE_KINDS >> st->comm) & 1;
 }
 
@@ -87,10 +92,12 @@ void shc_plan_narrowing(const shc_mesh *m, const shc_spec *src, const shc_shape 
 {
     int64_t size[SHC_MAX_TENSOR_DIMS]; /* running logical sizes */
     memcpy(size, shape->d, sizeof size);
+    assert(m->ndim >= 1 && m->ndim <= SHC_MAX_MESH_DIMS);
     for (int i = 0; i < m->ndim; i++) {
         const shc_placement *p = &src->p[i];
         nw->dim[i] = -1;
         if (p->kind == SHC_P_SHARD && i + 1 < m->ndim) { /* the last dim's shard is never applied */
+            assert(p->dim >= 0 && p->dim < shape->ndim); /* the spec was checked against shape */
             nw->dim[i] = (int8_t)p->dim;
             nw->val[i] = size[p->dim] = shc_chunk_size(size[p->dim], m->shape[i], coord[i]);
         }

@@ -25,6 +25,7 @@
  * Tested by conformance/tests/check_rng.c (libcurand host generator oracle).
  */
 #include "config.h"
+#include <assert.h>
 #include <string.h>
 #include "shardcheck.h"
 #include "curand_stream.h"
@@ -68,6 +69,7 @@ void shc_curand_skipahead(uint64_t n, shc_curand_philox *s)
         n += 1;
         s->state -= 4;
     }
+    assert(s->state <= 3); /* a word index into the current block */
     incr_n(s, n);
     refresh(s);
 }
@@ -104,6 +106,7 @@ uint32_t shc_curand(shc_curand_philox *s)
         refresh(s);
         s->state = 0;
     }
+    assert(s->state <= 3);
     return ret;
 }
 

@@ -130,6 +130,8 @@ static int parse_custom(const char *s, shc_gpu_profile *out, shc_err *e)
 }
 
 static const char *const semantics_names[] = {"window", "stream"};
+_Static_assert(sizeof semantics_names / sizeof semantics_names[0] == SHC_OFFSETS_STREAM + 1 &&
+               SHC_OFFSETS_WINDOW == 0, "one name per offset semantics, indexed by it");
 
 const char *shc_offset_semantics_name(int semantics)
 {

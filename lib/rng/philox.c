@@ -13,6 +13,7 @@
  * Tested by conformance/tests/check_rng.c (Random123 and libcurand as oracles).
  */
 #include "config.h"
+#include <assert.h>
 #include "shardcheck.h"
 #include "philox.h"
 
@@ -151,6 +152,7 @@ static shc_philox_kernel kernel_for(shc_philox_path p)
 /* Advance the counter by `n` blocks the way the step says (n < 2^32). */
 static void advance(uint32_t c[4], shc_philox_step step, uint64_t n)
 {
+    assert(n <= (uint64_t)1 << 32); /* one run: at most until the moving word wraps */
     if (step == SHC_PHILOX_STEP_SUBSEQ) {
         uint64_t hi = ((uint64_t)c[3] << 32 | c[2]) + n;
         c[2] = (uint32_t)hi;
@@ -179,6 +181,7 @@ int shc_philox_fill(shc_philox_path path, const uint32_t key[2], const uint32_t 
         return shc_fail(e, SHC_EUNSUPPORTED, "philox: path %s is not available on this CPU/build",
                         shc_philox_path_name(path));
     shc_philox_kernel k = kernel_for(path);
+    assert(k);
     int word = step == SHC_PHILOX_STEP_SUBSEQ ? 2 : 0;
     uint32_t c[4] = {ctr0[0], ctr0[1], ctr0[2], ctr0[3]};
     int64_t done = 0;
@@ -189,6 +192,7 @@ int shc_philox_fill(shc_philox_path path, const uint32_t key[2], const uint32_t 
         int64_t run = n - done;
         if ((uint64_t)run > room)
             run = (int64_t)room;
+        assert(run >= 1 && done + run <= n); /* room >= 1: the loop always progresses */
         uint32_t *dst = soa ? out + done : out + 4 * done;
         k(key, c, word, rounds, run, dst, soa, n);
         advance(c, step, (uint64_t)run);

@@ -37,6 +37,7 @@
  * cross-checks against curand_stream.c) and the torch-cuda-rng golden family.
  */
 #include "config.h"
+#include <assert.h>
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -58,7 +59,7 @@ typedef struct dtinfo {
     int64_t min, max;  /* integer types */
 } dtinfo;
 
-static const dtinfo DT[SHC_DT_COUNT] = {
+static const dtinfo DT[] = {
     [SHC_DT_FLOAT32] = {"float32", "float", 4, true, 24, 0, 0},
     [SHC_DT_FLOAT64] = {"float64", "double", 8, true, 53, 0, 0},
     [SHC_DT_FLOAT16] = {"float16", "half", 2, true, 11, 0, 0},
@@ -70,11 +71,20 @@ static const dtinfo DT[SHC_DT_COUNT] = {
     [SHC_DT_UINT8] = {"uint8", "byte", 1, false, 8, 0, UINT8_MAX},
     [SHC_DT_BOOL] = {"bool", "bool", 1, false, 1, 0, 1},
 };
+_Static_assert(sizeof DT / sizeof DT[0] == SHC_DT_COUNT, "one dtinfo row per shc_dtype");
 
-static const char *const OPS[SHC_TORCH_OP_COUNT] = {
+/* The row of a dtype shc_torch_rng_check has accepted: every caller checks the range first. */
+static const dtinfo *dt_of(shc_dtype t)
+{
+    assert((unsigned)t < SHC_DT_COUNT && DT[t].name);
+    return &DT[t];
+}
+
+static const char *const OPS[] = {
     "uniform", "normal", "random", "bernoulli", "dropout", "exponential",
     "log_normal", "geometric", "cauchy",
 };
+_Static_assert(sizeof OPS / sizeof OPS[0] == SHC_TORCH_OP_COUNT, "one name per shc_torch_op");
 
 int shc_torch_op_parse(const char *s, shc_torch_op *out, shc_err *e)
 {
@@ -103,18 +113,22 @@ void shc_torch_rng_req_init(shc_torch_rng_req *r, shc_torch_op op, shc_dtype dty
 }
 
 /* c10::ScalarType names (toString) and caffe2::TypeMeta names (self.dtype() in messages). */
-static const char *const SCALAR_TYPE[SHC_DT_COUNT] = {
+static const char *const SCALAR_TYPE[] = {
     "Float", "Double", "Half", "BFloat16", "Long", "Int", "Short", "Char", "Byte", "Bool"};
-static const char *const TYPE_META[SHC_DT_COUNT] = {
+static const char *const TYPE_META[] = {
     "float", "double", "c10::Half", "c10::BFloat16", "long int", "int", "short int",
     "signed char", "unsigned char", "bool"};
+_Static_assert(sizeof SCALAR_TYPE / sizeof SCALAR_TYPE[0] == SHC_DT_COUNT,
+               "one ScalarType name per shc_dtype");
+_Static_assert(sizeof TYPE_META / sizeof TYPE_META[0] == SHC_DT_COUNT,
+               "one TypeMeta name per shc_dtype");
 
 /* random_(from, to) bounds: torch's check_from_to_in_range (floats: integers
  * up to 2^digits in magnitude; the update_from/update_to rounding for values
  * just past 2^digits is not modelled and rejected as unsupported). */
 static int check_random_range(const shc_torch_rng_req *r, shc_err *e)
 {
-    const dtinfo *d = &DT[r->dtype];
+    const dtinfo *d = dt_of(r->dtype);
     if (r->from >= r->to)
         return shc_fail(e, SHC_EINVAL,
                         "random_ expects 'from' to be less than 'to', but got from=%lld >= to=%lld",
@@ -139,6 +153,7 @@ static int check_random_range(const shc_torch_rng_req *r, shc_err *e)
 /* AT_DISPATCH's rejection: "\"NAME\" not implemented for 'Int'". */
 static int not_implemented(const char *kernel, shc_dtype t, shc_err *e)
 {
+    assert((unsigned)t < SHC_DT_COUNT);
     return shc_fail(e, SHC_EINVAL, "\"%s\" not implemented for '%s'", kernel, SCALAR_TYPE[t]);
 }
 
@@ -152,7 +167,7 @@ int shc_torch_rng_check(const shc_torch_rng_req *r, shc_err *e)
         return shc_fail(e, SHC_EINVAL, "torch rng: op or dtype out of range");
     if (r->numel < 0)
         return shc_fail(e, SHC_EINVAL, "torch rng: numel %lld is negative", (long long)r->numel);
-    const dtinfo *d = &DT[r->dtype];
+    const dtinfo *d = dt_of(r->dtype);
     switch (r->op) {
     case SHC_TORCH_UNIFORM: /* uniform_impl_: dispatch "check_uniform_bounds" first */
         if (!d->is_float)
@@ -274,7 +289,7 @@ static int check_profile(const shc_gpu_profile *g, shc_err *e)
 /* transformation::uniform_int<T>(val) modulus for random_() without bounds. */
 static uint64_t unranged_modulus(shc_dtype t)
 {
-    const dtinfo *d = &DT[t];
+    const dtinfo *d = dt_of(t);
     if (d->is_float)
         return (1ull << d->digits) + 1;
     return (uint64_t)d->max + 1; /* int64: 2^63; uint8: 256 */
@@ -287,8 +302,9 @@ void shc_tk_setup(shc_tk *k, const shc_torch_rng_req *r, uint64_t seed)
     k->op = (int)r->op;
     k->dtype = (int)t;
     k->draw = draw_for(r);
-    k->size = (int)DT[t].size;
-    k->is_float = DT[t].is_float;
+    assert((unsigned)r->op < SHC_TORCH_OP_COUNT); /* callers validate() the request first */
+    k->size = (int)dt_of(t)->size;
+    k->is_float = dt_of(t)->is_float;
     k->has_range = r->has_range;
     k->key[0] = (uint32_t)seed;
     k->key[1] = (uint32_t)(seed >> 32);
@@ -347,7 +363,8 @@ static int plan_dropout(planner *p, const shc_torch_rng_req *r, shc_err *e)
     int rc = take(p, shc_tk_increment(n, L.grid, 4), &L.off4, e);
     if (rc)
         return rc;
-    int vec = (int)(16 / DT[r->dtype].size); /* aligned fresh allocation: can_vectorize_up_to gives 8 */
+    /* aligned fresh allocation: can_vectorize_up_to gives 8 */
+    int vec = (int)(16 / dt_of(r->dtype)->size);
     while (vec > 1 && n % vec)
         vec /= 2;
     L.kind = vec > 1 ? SHC_TK_DROPOUT_VEC : SHC_TK_GRID_STRIDE;

@@ -18,6 +18,7 @@
  * per-thread emulation written there on cuRAND's state machine.
  */
 #include "config.h"
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,8 +29,17 @@
 #include "torch_cuda_rng.h"
 
 /* c10::ScalarType names, as torch prints a dtype in these messages. */
-static const char *const SCALAR_TYPE[SHC_DT_COUNT] = {
+static const char *const SCALAR_TYPE[] = {
     "Float", "Double", "Half", "BFloat16", "Long", "Int", "Short", "Char", "Byte", "Bool"};
+_Static_assert(sizeof SCALAR_TYPE / sizeof SCALAR_TYPE[0] == SHC_DT_COUNT,
+               "one ScalarType name per shc_dtype");
+
+/* The name of a dtype shc_torch_sample_run has range-checked. */
+static const char *scalar_type(shc_dtype t)
+{
+    assert((unsigned)t < SHC_DT_COUNT);
+    return SCALAR_TYPE[t];
+}
 
 static bool is_floating(shc_dtype t)
 {
@@ -177,7 +187,7 @@ static int run_bernoulli(uint64_t seed, int64_t offset, const shc_torch_sample_r
         return rc;
     if (!is_floating(r->p_dtype))
         return shc_fail(e, SHC_EINVAL, "expected probabilities tensor to have floating type, "
-                        "got %s", SCALAR_TYPE[r->p_dtype]);
+                        "got %s", scalar_type(r->p_dtype));
     if ((rc = p_broadcast(r, strides, e)))
         return rc;
     if (n > SHC_TORCH_SAMPLE_MAX_NUMEL)
@@ -221,7 +231,7 @@ static int multinomial_check(const shc_torch_sample_req *r, int64_t *rows, int64
         return shc_fail(e, SHC_EINVAL, "prob_dist must be 1 or 2 dim");
     if (!is_floating(r->dtype))
         return shc_fail(e, SHC_EINVAL, "multinomial only supports floating-point dtypes for "
-                        "input, got: %s", SCALAR_TYPE[r->dtype]);
+                        "input, got: %s", scalar_type(r->dtype));
     if (r->n <= 0)
         return shc_fail(e, SHC_EINVAL, "cannot sample n_sample <= 0 samples");
     *cats = r->shape.d[r->shape.ndim - 1];
@@ -483,6 +493,7 @@ static int randperm_check(const shc_torch_sample_req *r, shc_err *e)
         return shc_fail(e, SHC_EUNSUPPORTED, "randperm: %s results are not modelled (torch "
                         "rejects them in the CUDA dispatch after drawing the keys)",
                         shc_dtype_name(r->dtype));
+    assert((unsigned)r->dtype < SHC_DT_COUNT); /* shc_torch_sample_run's check */
     if (CTYPE[r->dtype] && (n > 0 ? n - 1 : n) > MAXV[r->dtype])
         return shc_fail(e, SHC_EINVAL, "value cannot be converted to type %s without overflow",
                         CTYPE[r->dtype]);

@@ -58,7 +58,8 @@ static const fam_cap CAPS[] = {
 };
 
 enum { SEC_RELEASES, SEC_FAMILIES, SEC_FLAGS, SEC_BACKENDS, SEC_COUNT };
-static const char *const SECTIONS[SEC_COUNT] = {"releases", "families", "flags", "backends"};
+static const char *const SECTIONS[] = {"releases", "families", "flags", "backends"};
+_Static_assert(sizeof SECTIONS / sizeof SECTIONS[0] == SEC_COUNT, "one name per section");
 
 static json_t *releases_json(void)
 {

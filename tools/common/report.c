@@ -10,6 +10,7 @@
  * reads it back; "failure" and a top-level "groups" come from report_groups.c).
  */
 #include "config.h"
+#include <assert.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -19,8 +20,13 @@
 
 static const char *const names[] = {"Pass", "Fail", "NotSupported", "Crash", "Timeout",
                                     "InternalError", "Waived"};
+_Static_assert(sizeof names / sizeof names[0] == ST_NSTATUS, "one name per report_status");
 
-const char *report_status_name(report_status st) { return names[st]; }
+const char *report_status_name(report_status st)
+{
+    assert((unsigned)st < ST_NSTATUS);
+    return names[st];
+}
 
 int report_open(report *r, const report_opts *o)
 {

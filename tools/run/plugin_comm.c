@@ -7,6 +7,7 @@
  * conformance/tests/check_plugin_comm.c (the wrapper's entries over local threads).
  */
 #include "config.h"
+#include <assert.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -453,7 +454,9 @@ static int local_rank(shc_comm *sc, void *arg, shc_err *e)
 /* The worse of two outcomes (the order run_mpi.c uses). */
 static run_status worse(run_status a, run_status b)
 {
-    static const int rank[RUN_NSTATUS] = {0, 2, 1, 4, 3, 5};
+    static const int rank[] = {0, 2, 1, 4, 3, 5};
+    _Static_assert(sizeof rank / sizeof rank[0] == RUN_NSTATUS, "one rank per run_status");
+    assert((unsigned)a < RUN_NSTATUS && (unsigned)b < RUN_NSTATUS);
     return rank[b] > rank[a] ? b : a;
 }
 

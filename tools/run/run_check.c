@@ -23,8 +23,10 @@
 #include "child_exit.h"
 #include "comm.h"
 
-static const char *const status_names[RUN_NSTATUS] = {"Pass", "Fail", "NotSupported", "Crash",
-                                                      "Timeout", "InternalError"};
+static const char *const status_names[] = {"Pass", "Fail", "NotSupported", "Crash",
+                                           "Timeout", "InternalError"};
+_Static_assert(sizeof status_names / sizeof status_names[0] == RUN_NSTATUS,
+               "one name per run_status");
 
 const char *run_status_name(run_status s) { return s < RUN_NSTATUS ? status_names[s] : "?"; }
 

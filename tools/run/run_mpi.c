@@ -26,6 +26,7 @@
  * Tested by conformance/tests/run_mpi.sh, run_hosted.sh and run_faults.sh.
  */
 #include "config.h"
+#include <assert.h>
 #include "run.h"
 #ifdef HAVE_MPI
 #include <mpi.h>
@@ -344,7 +345,9 @@ static void hosted_views(const run_opts *o, const shc_family *f, const json_t *g
 /* Worse of two statuses for the combined case result. */
 static run_status worse(run_status a, run_status b)
 {
-    static const int rank[RUN_NSTATUS] = {0, 2, 1, 4, 3, 5}; /* Pass < NotSupported < Fail < ... */
+    static const int rank[] = {0, 2, 1, 4, 3, 5}; /* Pass < NotSupported < Fail < ... */
+    _Static_assert(sizeof rank / sizeof rank[0] == RUN_NSTATUS, "one rank per run_status");
+    assert((unsigned)a < RUN_NSTATUS && (unsigned)b < RUN_NSTATUS);
     return rank[b] > rank[a] ? b : a;
 }
 

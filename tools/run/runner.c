@@ -41,6 +41,12 @@ bool run_journal_on_stdout(const run_opts *o)
  * of the report (rank 0 of an mpi job reports; the other ranks only compute).  group, test:
  * the golden case (NULL for a result standing for a family or the plugin); views: a failing
  * case's per-rank views (NULL: none), which run --json keeps for explain --candidate. */
+/* emit passes a run_status on as a report_status: the shared values must agree. */
+_Static_assert(RUN_PASS == (int)ST_PASS && RUN_FAIL == (int)ST_FAIL &&
+               RUN_NOTSUPPORTED == (int)ST_NOTSUPPORTED && RUN_CRASH == (int)ST_CRASH &&
+               RUN_TIMEOUT == (int)ST_TIMEOUT && RUN_INTERNAL == (int)ST_INTERNAL &&
+               RUN_NSTATUS <= (int)ST_NSTATUS, "run_status is a prefix of report_status");
+
 static void emit(const run_opts *o, const run_result *r, const json_t *group,
                  const json_t *test, const json_t *views)
 {
