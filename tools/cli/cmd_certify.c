@@ -565,9 +565,9 @@ static json_t *environment(const cert_opts *o)
                                        "SHARDCHECK_TORCH_VERSION", "SHARDCHECK_TORCH_DEVICE",
                                        "SHARDCHECK_HARNESS", "OMP_NUM_THREADS",
                                        "CUDA_VISIBLE_DEVICES", "SHARDCHECK_CUDA_EMULATE"};
-    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) /* a path by its base name */
         if (getenv(vars[i]))
-            json_object_set_new(env, vars[i], json_string(getenv(vars[i])));
+            json_object_set_new(env, vars[i], json_string(shown_path(getenv(vars[i]))));
     char ref[160];
     cert_reference(o->torch, ref, sizeof ref);
     json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:o, s:s, s:s, s:I, s:o}", "shardcheck",
