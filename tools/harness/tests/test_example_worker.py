@@ -103,7 +103,10 @@ def test_certify_five_families_np_1_2_4(tmp_path):
         assert r["mode"] == "run" and r["passed"] == n and r["failed"] == 0 and \
             r["notSupported"] == 0 and r["verdict"] == "partial", (r, so[-800:])
         c = r["claim"]
-        assert c["fieldsNotComputed"] == [] and c["casesChecked"] == n, c
+        # casesChecked counts the required cases: the whole sample, but where the family's
+        # claim makes some optional (view-sharding's TorchRuleWrong cases)
+        assert c["fieldsNotComputed"] == [] and 0 < c["casesChecked"] <= n, c
+        assert c["casesChecked"] == n or r["family"] == "view-sharding", c
         assert r["backend"].startswith("worker:%s worker.py --adapter torch_" %
                                        os.path.basename(sys.executable)), r["backend"]
     # a sample is partial by design: exit 3, never conformant
