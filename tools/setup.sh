@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tools/setup.sh — install everything shardcheck needs on a fresh Debian machine (as root).
 #   bash tools/setup.sh          # Debian packages only (build, MPI, Check, oracles)
-#   bash tools/setup.sh --venv   # ... and the Python venv for the harness (torch 2.13.0, jax, cuRAND)
+#   bash tools/setup.sh --venv   # ... and the Python venv for the harness (torch 2.13.0, jax, cuRAND,
+#                                #     Megatron-core 0.19.2 as sources: tools/harness/peers.txt)
 #   bash tools/setup.sh --browser  # ... and chromium (report_html.sh loads the HTML report headless)
 #   bash tools/setup.sh --release X  # ... and a venv for torch release X too ($SHARDCHECK_VENV_X,
 #                                #     default .venv-torch-X; the test command's 2.15 stage)

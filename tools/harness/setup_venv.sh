@@ -6,7 +6,10 @@
 # cuRAND (nvidia-curand 10.4.0.35: headers and libcurand's host generator), NCCL
 # (nvidia-nccl-cu13 2.32.3: nccl.h for the cuda backend's NCCL communicator, which
 # loads libnccl.so.2 at run time),
-# and installs the harness's public package shardcheck_harness (a .pth file).
+# and installs the harness's public package shardcheck_harness (a .pth file), and the outside
+# peers of tools/harness/peers.txt as sources under VENV/peers (Megatron-core 0.19.2: its
+# wheel is for Python 3.12, so pip installs it --target with --python-version 3.12
+# --ignore-requires-python --no-deps, hash-checked; adapters/_megatron_common.py loads it).
 # Idempotent: an existing venv is reused; pip skips what is already installed.
 # Usage: tools/harness/setup_venv.sh [VENV_DIR]   (or SHARDCHECK_VENV=DIR)
 #        tools/harness/setup_venv.sh --release X DIR: a venv for another torch release X (the
@@ -57,6 +60,17 @@ else
   $pip install --quiet -r "$here/requirements.txt"
   $pip install --quiet nvidia-curand==10.4.0.35
   $pip install --quiet nvidia-nccl-cu13==2.32.3
+fi
+# Outside peers, pinned by hash: sources for the megatron_* adapters, apart from the venv's
+# packages (never imported as megatron.core: adapters/_megatron_common.py says why).
+meg="$venv/peers/megatron-core-0.19.2"
+if [ -f "$meg/megatron_core-0.19.2.dist-info/METADATA" ]; then
+  echo "setup_venv: Megatron-core 0.19.2 at $meg"
+else
+  rm -rf "$meg"
+  $pip install --quiet --target "$meg" --python-version 3.12 --only-binary=:all: --no-deps \
+    --ignore-requires-python --require-hashes -r "$here/peers.txt"
+  echo "setup_venv: Megatron-core 0.19.2 installed at $meg"
 fi
 # The public harness package (shardcheck_harness): a .pth file puts
 # tools/harness on the venv's path, so adapters import it with no path edits.

@@ -1,0 +1,149 @@
+"""_megatron_common.py — Megatron-core 0.19.2's own code, loaded for the harness's peer adapters.
+
+What it is for: the megatron_* adapters check our golden answers with NVIDIA Megatron-core's
+own source, not with a re-statement of it: random.py's model_parallel_cuda_manual_seed (the
+tp / dp / expert seeds, its duplicate-seed refusal) and parallel_state.py's RankGenerator.
+
+How Megatron gets here: megatron-core 0.19.2 requires Python >= 3.12 and its wheel is cp312
+(one compiled helper, megatron/core/datasets/helpers_cpp, which these two files never load),
+while the harness venv is Python 3.11.  tools/harness/setup_venv.sh therefore installs the
+pinned wheel (sha256 in tools/harness/peers.txt) with pip's ordinary client as sources only:
+`pip install --target VENV/peers/megatron-core-0.19.2 --python-version 3.12
+--only-binary=:all: --no-deps --ignore-requires-python --require-hashes`.  It is never put on
+sys.path as a package: importing `megatron.core` runs its __init__, which imports the whole
+library (triton, transformer_engine, apex).  Instead `load()` registers empty parent packages
+(megatron, megatron.core, megatron.core.tensor_parallel, megatron.core.inference) whose
+__path__ is the installed tree, so exactly parallel_state.py, tensor_parallel/random.py and
+the small modules they import (megatron/core/utils.py, tensor_parallel/utils.py, ...) load,
+unmodified, on a CPU-only torch.  $SHARDCHECK_MEGATRON names another install directory.
+
+The one thing replaced is CUDA: model_parallel_cuda_manual_seed seeds CUDA generators.
+`seeds()` runs it with torch.cuda.manual_seed / get_rng_state and random.py's
+_set_cuda_rng_state standing in for one CUDA generator whose state is its seed, and with
+Megatron's own CudaRNGStatesTracker (whose add() keeps its duplicate-seed and duplicate-name
+checks); it then reads back the seed each generator was left with.
+
+How it is tested: tools/harness/tests/test_megatron_peer.py (loads the peer, runs both
+adapters over the golden families, and mutates a golden seed and group to show they fail).
+"""
+
+import contextlib
+import importlib
+import os
+import sys
+import types
+
+VERSION = "0.19.2"
+_PARENTS = ("megatron", "megatron.core", "megatron.core.tensor_parallel",
+            "megatron.core.inference")
+_loaded = {}
+
+
+def install_dir():
+    """Where setup_venv.sh installs the pinned Megatron-core ($SHARDCHECK_MEGATRON wins)."""
+    return os.environ.get("SHARDCHECK_MEGATRON") or \
+        os.path.join(sys.prefix, "peers", "megatron-core-" + VERSION)
+
+
+def installed_version(root):
+    """The version its dist-info records, or None."""
+    meta = os.path.join(root, "megatron_core-%s.dist-info" % VERSION, "METADATA")
+    try:
+        with open(meta) as fh:
+            for line in fh:
+                if line.startswith("Version:"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        return None
+    return None
+
+
+def load():
+    """(parallel_state, random) modules of the pinned Megatron-core; ImportError naming the
+    install step when it is not there."""
+    if _loaded:
+        return _loaded["parallel_state"], _loaded["random"]
+    root = install_dir()
+    have = installed_version(root)
+    if have != VERSION:
+        raise ImportError("Megatron-core %s not installed at %s (found: %s); "
+                          "tools/harness/setup_venv.sh installs it (or set SHARDCHECK_MEGATRON)"
+                          % (VERSION, root, have or "nothing"))
+    for name in _PARENTS:
+        have_mod = sys.modules.get(name)
+        path = os.path.join(root, *name.split("."))
+        if have_mod is not None and list(getattr(have_mod, "__path__", [])) != [path]:
+            raise ImportError("a module %s from elsewhere is already imported (%s)"
+                              % (name, getattr(have_mod, "__file__", have_mod)))
+        if have_mod is None:
+            m = types.ModuleType(name)
+            m.__path__ = [path]   # a package whose __init__ is not run
+            sys.modules[name] = m
+    _loaded["parallel_state"] = importlib.import_module("megatron.core.parallel_state")
+    _loaded["random"] = importlib.import_module("megatron.core.tensor_parallel.random")
+    return _loaded["parallel_state"], _loaded["random"]
+
+
+class _OneCudaGenerator:
+    """Stands in for the CUDA generator: its state is the seed it was last given."""
+
+    def __init__(self):
+        self.state = None
+
+    def manual_seed(self, seed):
+        self.state = int(seed)
+
+    def get_rng_state(self, *a, **k):
+        return self.state
+
+    def set_rng_state(self, state, *a, **k):
+        self.state = state
+
+
+@contextlib.contextmanager
+def _cuda_stand_in(rnd, gen):
+    import torch
+    saved = (torch.cuda.manual_seed, torch.cuda.get_rng_state, rnd._set_cuda_rng_state)
+    torch.cuda.manual_seed, torch.cuda.get_rng_state = gen.manual_seed, gen.get_rng_state
+    rnd._set_cuda_rng_state = gen.set_rng_state
+    try:
+        yield
+    finally:
+        torch.cuda.manual_seed, torch.cuda.get_rng_state, rnd._set_cuda_rng_state = saved
+
+
+def seeds(seed, tp_rank, ep_rank, etp_rank):
+    """Megatron's model_parallel_cuda_manual_seed(seed, tp_rank=, ep_rank=, etp_rank=) run as
+    is: {"default": the default generator's seed (data parallel), tracker name: seed} for
+    every generator its CudaRNGStatesTracker added.  Its refusals (a seed added twice)
+    propagate."""
+    _, rnd = load()
+    gen = _OneCudaGenerator()
+    with _cuda_stand_in(rnd, gen):
+        rnd.model_parallel_cuda_manual_seed(int(seed), tp_rank=tp_rank, ep_rank=ep_rank,
+                                            etp_rank=etp_rank, force_reset_rng=True)
+        tracker = rnd.get_cuda_rng_tracker()
+        if type(tracker) is not rnd.CudaRNGStatesTracker:
+            raise RuntimeError("Megatron made a %s tracker, not its CudaRNGStatesTracker"
+                               % type(tracker).__name__)
+        out = {"default": gen.state}
+        out.update(tracker.get_states())
+    return out
+
+
+def rank_generator(**sizes):
+    """Megatron's RankGenerator(tp, ep, dp, pp, cp, order) (parallel_state.py); sizes not
+    given are 1, the order is initialize_model_parallel's default unless given."""
+    ps, _ = load()
+    kw = {k: 1 for k in ("tp", "ep", "dp", "pp", "cp")}
+    kw["order"] = "tp-cp-ep-dp-pp"
+    kw.update(sizes)
+    return ps.RankGenerator(**kw)
+
+
+def rank_in(groups, rank):
+    """(index of the group holding rank, its position in that group)."""
+    for i, g in enumerate(groups):
+        if rank in g:
+            return i, g.index(rank)
+    raise ValueError("rank %d is in no group Megatron made: %s" % (rank, groups))
