@@ -5,7 +5,8 @@
 #      tests, golden regeneration + MANIFEST + schemas,
 #      verify, the mpirun runner at 1, 2, 3, 4, 8 ranks, fault injection)
 #   3. the same under ASan+UBSan
-#   4. the harness: every golden family cross-checked against real torch 2.13 and jax
+#   4. the harness: every golden family cross-checked against real torch 2.13 and jax, and the
+#      outside peers' adapters (`shardcheck families --peers`: Megatron-core 0.19.2)
 #   5. the newest release `shardcheck registry releases` names (2.15 today) on a deterministic
 #      sample, and issue 21's check that verify passes a candidate its harness wrote under
 #      --torch-version NEWEST and fails it under the pinned release on exactly the changed tests
@@ -116,7 +117,7 @@ if [ "${SHARDCHECK_RELEASE_CHECK:-1}" != 0 ]; then
 fi
 
 pinned=$("${SHARDCHECK:-_build/tools/shardcheck}" registry releases 2>/dev/null | awk '$NF == "pinned" {print $1}')
-stage "harness: golden vs torch ${pinned:-(pinned)} and jax"
+stage "harness: golden vs torch ${pinned:-(pinned)}, jax and the outside peers"
 # Every family with an adapter is cross-checked, each in its own Python process (the adapters set up
 # torch's fake process-group world differently). To keep CI near 30 minutes on 2 cores the slowest
 # families are sampled deterministically (every K-th case; every file and group is still reached);
@@ -131,6 +132,19 @@ for fk in $harness_families; do
   grep -E "^MISMATCH|^# $fam |sampled" _build/harness-$fam.out | head -n 60
   line=$(grep -E "^[0-9]+ passed, [0-9]+ failed" _build/harness-$fam.out | tail -n1)
   [ -n "$line" ] || { tail -n 20 _build/harness-$fam.out; rc=1; }
+  echo "$line" >>_build/harness.out
+done
+# Outside peers (the registry's harness_peers, `families --peers`: Megatron-core 0.19.2's own
+# random.py and RankGenerator, installed by setup_venv.sh) over every case of their family; a
+# few seconds each.  A peer that does not load fails the stage (run.py exits 2).
+peers=$(_build/tools/shardcheck families --peers) || stages_failed+=("harness peer list")
+for fa in $peers; do
+  fam=${fa%%:*}; ad=${fa#*:}; out=_build/harness-$fam-${ad##*.}.out
+  .venv/bin/python tools/harness/run.py --golden golden --family "$fam" --adapter "$ad" \
+    --max-report 50 >"$out" 2>&1 || rc=1
+  grep -E "^MISMATCH|^# $fam |^#   skipped" "$out" | head -n 60
+  line=$(grep -E "^[0-9]+ passed, [0-9]+ failed" "$out" | tail -n1)
+  [ -n "$line" ] || { tail -n 20 "$out"; rc=1; }
   echo "$line" >>_build/harness.out
 done
 hp=$(awk '{s+=$1} END {print s+0}' _build/harness.out); hf=$(awk '{s+=$3} END {print s+0}' _build/harness.out)

@@ -80,6 +80,10 @@ typedef struct shc_family {
      * harness adapter, sampling every harness_stride-th case (1 = all);
      * 0 = the family has no harness adapter (its oracle runs in make check). */
     int harness_stride;
+    /* Outside peers the test job also cross-checks the family against, over every case: the
+     * harness adapter modules (tools/harness/adapters, e.g. "adapters.megatron_group_ranks"),
+     * NULL-terminated, or NULL (`shardcheck families --peers`). */
+    const char *const *harness_peers;
     /* What a conformance claim on the family must cover (above). */
     shc_claim claim;
 

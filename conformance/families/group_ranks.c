@@ -714,10 +714,12 @@ const shc_family shc_family_group_ranks = {
     .compute_rank = compute_rank,
     .world_size = world_size,
     .gives = "per-dim and flattened groups, the rank's group, sorted communicator order, seed-002 rank lists, HSDP groups",
-    .oracle = "torch 2.13 DeviceMesh on a fake process group (harness)",
+    .oracle = "torch 2.13 DeviceMesh on a fake process group (harness); Megatron-core 0.19.2's "
+              "RankGenerator (arange device_mesh cases)",
     .project.abi_v1.views = abi_v1_views,
     .project.abi_v1.entry = offsetof(shc_backend_v1, group),
     .harness_stride = 2,
+    .harness_peers = SHC_NAMES("adapters.megatron_group_ranks"),
     .claim = {.fields = SHC_NAMES("groups", "group", "localRank", "groupRank", "split", "rankList",
                                   "sharded", "unsharded", "shardSize", "dpSize", "rankSize")},
 };

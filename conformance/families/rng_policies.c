@@ -216,8 +216,10 @@ const shc_family shc_family_rng_policies = {
     .compute_rank = compute_rank,
     .world_size = world_size,
     .gives = "per policy and layout: per-rank seeds and windows, properties kept",
-    .oracle = "computed element by element (`NoIndependentOracle`)",
+    .oracle = "megatron-* seeds: Megatron-core 0.19.2's random.py (harness); the rest computed "
+              "element by element (`NoIndependentOracle`)",
     .harness_stride = 0,
+    .harness_peers = SHC_NAMES("adapters.megatron_rng_policies"),
     .claim = {.fields = SHC_NAMES("holds", "seed", "start_offset", "post_offset",
                                   "shard_linear_index")},
 };

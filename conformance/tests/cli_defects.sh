@@ -108,8 +108,12 @@ expect_exit "audit plan --rank: refused (it audits every rank)" 2 "^shardcheck a
 expect_exit "explain --op exponential: untracked, no tracker windows (they were drawn)" 2 \
   "^shardcheck explain: --op exponential_: untracked in torch 2.13" \
   $S explain --mesh 2 --placements 'S(0)' --shape 4 --op exponential
-expect_exit "families --json --markdown: one format" 2 "^shardcheck families: --markdown, --harness and --json exclude each other$" \
+expect_exit "families --json --markdown: one format" 2 "^shardcheck families: --markdown, --harness, --peers and --json exclude each other$" \
   $S families --json --markdown
+expect_exit "families --peers --harness: one format" 2 "^shardcheck families: --markdown, --harness, --peers and --json exclude each other$" \
+  $S families --peers --harness
+expect_exit "families --peers --golden: refused (no counts)" 2 "^shardcheck families: --golden: not used with --peers" \
+  $S families --peers --golden "$G"
 expect_exit "families --harness --golden: refused (no counts)" 2 "^shardcheck families: --golden: not used with --harness" \
   $S families --harness --golden "$G"
 expect_exit "gen --list --out: refused" 2 "^shardcheck gen: --out: not used with --list" $S gen --list --out "$tmp/g"

@@ -17,6 +17,17 @@ else tap_not_ok "README's family table is the registry's (shardcheck families --
 if grep -qx "shard-layout:[0-9]*" "$tmp/h" && ! grep -q "philox-kat" "$tmp/h"; then
   tap_ok "families --harness lists the families with a harness adapter and their stride"
 else tap_not_ok "families --harness lists the families with a harness adapter and their stride" "$(cat "$tmp/h")"; fi
+# The outside peers' adapters (--peers) come from it too, and each names a shipped adapter file.
+"$SHARDCHECK" families --peers >"$tmp/p" 2>&1
+bad=""
+while IFS=: read -r fam ad; do
+  [ -f "$top_srcdir/tools/harness/${ad%%.*}/${ad#*.}.py" ] || bad="$bad $fam:$ad"
+done <"$tmp/p"
+if grep -qx "rng-policies:adapters.megatron_rng_policies" "$tmp/p" &&
+   grep -qx "group-ranks:adapters.megatron_group_ranks" "$tmp/p" && [ -z "$bad" ]; then
+  tap_ok "families --peers lists the outside peers' adapters (Megatron-core), each a shipped file"
+else tap_not_ok "families --peers lists the outside peers' adapters (Megatron-core), each a shipped file" \
+  "$(cat "$tmp/p"; echo "missing:$bad")"; fi
 expect_exit "families rejects a stray argument" 2 "unexpected argument" "$SHARDCHECK" families extra
 expect_exit "families with a missing golden dir names it" 2 "nowhere" "$SHARDCHECK" families --golden /nowhere
 tap_done

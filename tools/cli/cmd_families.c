@@ -2,10 +2,10 @@
  * cmd_families.c — `shardcheck families`: the registry as people and scripts
  * read it.  The registry (conformance/families/registry.c) is the only list of
  * families; README's family table (--markdown, checked by readme_tables.sh)
- * and the test job's harness list (--harness) are printed from it, so adding a
- * family never means editing a second list.
+ * and the test job's harness lists (--harness, and --peers: the outside peers' adapters) are
+ * printed from it, so adding a family or a peer never means editing a second list.
  *
- *   shardcheck families [--golden DIR] [--markdown | --harness | --json]
+ *   shardcheck families [--golden DIR] [--markdown | --harness | --peers | --json]
  *
  * Case counts come from the committed golden files (loaded and validated),
  * so the README states what the corpus really holds.  --json also gives each family's
@@ -18,7 +18,7 @@
 #include "cli.h"
 #include "family.h"
 
-enum { FMT_TEXT, FMT_MARKDOWN, FMT_HARNESS, FMT_JSON };
+enum { FMT_TEXT, FMT_MARKDOWN, FMT_HARNESS, FMT_PEERS, FMT_JSON };
 
 /* Thousands separators, as the README writes counts. */
 static void group_digits(long long v, char *buf, size_t n)
@@ -66,7 +66,7 @@ static json_t *claim_json(const shc_family *f, long long required)
 static int print_one(const shc_family *f, int fmt, const char *golden, json_t *arr)
 {
     long long n = -1, req = -1;
-    int rc = fmt == FMT_HARNESS ? EXIT_OK : count_cases(f, golden, &n, &req);
+    int rc = fmt == FMT_HARNESS || fmt == FMT_PEERS ? EXIT_OK : count_cases(f, golden, &n, &req);
     if (rc)
         return rc;
     char cnt[40];
@@ -79,12 +79,18 @@ static int print_one(const shc_family *f, int fmt, const char *golden, json_t *a
         if (f->harness_stride > 0)
             printf("%s:%d\n", f->name, f->harness_stride);
         break;
+    case FMT_PEERS:
+        for (const char *const *p = f->harness_peers; p && *p; p++)
+            printf("%s:%s\n", f->name, *p);
+        break;
     case FMT_JSON:
-        json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:I,s:s,s:s,s:i,s:o}", "family",
+        json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:I,s:s,s:s,s:i,s:o,s:o}", "family",
                                              f->name, "source", f->source_name, "version",
                                              f->source_version, "cases", (json_int_t)n, "gives",
                                              f->gives, "oracle", f->oracle, "harnessStride",
-                                             f->harness_stride, "claim", claim_json(f, req)));
+                                             f->harness_stride, "harnessPeers",
+                                             names_json(f->harness_peers), "claim",
+                                             claim_json(f, req)));
         break;
     default:
         printf("%-18s %8s  %s\n", f->name, cnt, f->summary);
@@ -103,26 +109,34 @@ int cmd_families(int argc, char **argv)
          .set = FMT_MARKDOWN},
         {.name = "harness", .kind = CLI_FLAG, .help = "the harness list, NAME:STRIDE", .to = &fmt,
          .set = FMT_HARNESS},
+        {.name = "peers", .kind = CLI_FLAG, .help = "the outside peers' adapters, NAME:ADAPTER",
+         .to = &fmt, .set = FMT_PEERS},
         {.name = "json", .kind = CLI_FLAG, .help = "one JSON object", .to = &fmt, .set = FMT_JSON},
         CLI_OPT_END};
     const cli_command cmd = {
         .name = "families", .opts = opts, .given = &given,
-        .synopsis = "[--golden DIR] [--markdown | --harness | --json]",
+        .synopsis = "[--golden DIR] [--markdown | --harness | --peers | --json]",
         .about = "Lists the registered golden families with their case counts in DIR.\n"
                  "--markdown prints README's family table, --harness the families the test\n"
-                 "job cross-checks through the harness as NAME:STRIDE.  --json also gives each\n"
+                 "job cross-checks through the harness as NAME:STRIDE, --peers the outside peers'\n"
+                 "harness adapters it also runs, as NAME:ADAPTER.  --json also gives each\n"
                  "family's claim: the fields and tests a conformance claim on it must cover."};
     int x = cli_parse(&cmd, argc, argv, NULL);
     if (x != CLI_GO)
         return x;
-    /* one format (the last one given won silently); --harness counts no cases */
-    if (cli_given(&cmd, "markdown") + cli_given(&cmd, "harness") + cli_given(&cmd, "json") > 1)
-        return cli_usage_error("families", "--markdown, --harness and --json exclude each other");
+    /* one format (the last one given won silently); --harness and --peers count no cases */
+    if (cli_given(&cmd, "markdown") + cli_given(&cmd, "harness") + cli_given(&cmd, "peers") +
+            cli_given(&cmd, "json") > 1)
+        return cli_usage_error("families", "--markdown, --harness, --peers and --json exclude "
+                               "each other");
     if (fmt == FMT_HARNESS && (x = cli_used(&cmd, "harness", "with --harness (it counts no "
                                             "cases)")) != CLI_GO)
         return x;
+    if (fmt == FMT_PEERS &&
+        (x = cli_used(&cmd, "peers", "with --peers (it counts no cases)")) != CLI_GO)
+        return x;
     shc_err ge = {0};
-    if (fmt != FMT_HARNESS && !(golden = cli_golden_dir(golden, &ge)))
+    if (fmt != FMT_HARNESS && fmt != FMT_PEERS && !(golden = cli_golden_dir(golden, &ge)))
         return cli_report("families", ge.code, &ge);
     json_t *arr = fmt == FMT_JSON ? json_array() : NULL;
     if (fmt == FMT_MARKDOWN)
