@@ -12,6 +12,10 @@
  * No independent implementation computes the verdicts here (they need GPU
  * draws), so every case carries NoIndependentOracle; torch-offset's offsets
  * are those of the rng-offsets family, which the harness checks against torch.
+ * The megatron-* policies' per-rank seeds are Megatron-core's own: the test job
+ * checks them with Megatron-core 0.19.2's random.py and RankGenerator
+ * (tools/harness/adapters/megatron_rng_policies.py, the family's harness peer), and
+ * those cases carry CheckedByMegatron, which says so.
  * Schema: golden/schemas/rng-policies_v1.json.
  */
 #include "config.h"
@@ -113,6 +117,11 @@ static void declare_notes(shc_gw *w)
                 "the property verdicts (they need GPU draws); the values follow the cited "
                 "sources.  torch-offset's per-rank offsets are the rng-offsets family's, which "
                 "the harness checks against torch.");
+    shc_gw_note(w, "CheckedByMegatron", "The per-rank seeds are checked against Megatron-core "
+                "0.19.2's own code by the test job's harness stage "
+                "(tools/harness/adapters/megatron_rng_policies.py: its RankGenerator gives each "
+                "rank's tp, ep and etp rank, its model_parallel_cuda_manual_seed the seed); the "
+                "offsets and the verdicts are not (NoIndependentOracle).");
     shc_gw_note(w, "VendorDivergence", "The policy's offsets differ from torch-offset's on this "
                 "layout (seed 000 or another framework).");
     shc_gw_note(w, "PolicyRejects", "The policy's reference code fails on this layout.");
@@ -142,6 +151,8 @@ static int emit(shc_gw *w, const json_t *group, const shc_rng_case *c, shc_err *
         return rc;
     }
     shc_test_flag(t, "NoIndependentOracle");
+    if (!strncmp(shc_rng_policy_name(p), "megatron-", 9))
+        shc_test_flag(t, "CheckedByMegatron");
     rc = shc_rng_policy_check(p, &g, &m, &pl, &s, seed, &holds, &pe);
     if (rc == SHC_EUNSUPPORTED) {
         json_object_set_new(t, "result", json_string("invalid"));

@@ -88,6 +88,15 @@ def test_every_megatron_seed_agrees():
     # every megatron-* case is checked: the skips are the other policies only
     assert res.passed == sum(1 for _ in megatron_cases()) > 0
     assert all("not Megatron's" in why for why in res.skip_reasons)
+    # the golden flag says exactly which cases this peer checks
+    flagged = sum(1 for doc in family_docs("rng-policies") for g in doc["testGroups"]
+                  for t in g["tests"] if "CheckedByMegatron" in t["flags"])
+    assert flagged == res.passed
+    assert all("CheckedByMegatron" in t["flags"] for _, _, t in megatron_cases())
+
+
+def family_docs(family):
+    return [hl.load_file(p) for p in hl.family_files(GOLDEN, family)]
 
 
 def megatron_cases():
