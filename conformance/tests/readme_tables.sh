@@ -23,11 +23,11 @@ bad=""
 while IFS=: read -r fam ad; do
   [ -f "$top_srcdir/tools/harness/${ad%%.*}/${ad#*.}.py" ] || bad="$bad $fam:$ad"
 done <"$tmp/p"
+what="families --peers lists the outside peers' adapters (Megatron-core), each a shipped file"
 if grep -qx "rng-policies:adapters.megatron_rng_policies" "$tmp/p" &&
    grep -qx "group-ranks:adapters.megatron_group_ranks" "$tmp/p" && [ -z "$bad" ]; then
-  tap_ok "families --peers lists the outside peers' adapters (Megatron-core), each a shipped file"
-else tap_not_ok "families --peers lists the outside peers' adapters (Megatron-core), each a shipped file" \
-  "$(cat "$tmp/p"; echo "missing:$bad")"; fi
+  tap_ok "$what"
+else tap_not_ok "$what" "$(cat "$tmp/p"; echo "missing:$bad")"; fi
 expect_exit "families rejects a stray argument" 2 "unexpected argument" "$SHARDCHECK" families extra
 expect_exit "families with a missing golden dir names it" 2 "nowhere" "$SHARDCHECK" families --golden /nowhere
 tap_done
