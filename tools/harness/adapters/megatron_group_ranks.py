@@ -15,10 +15,10 @@ communicator, is torch's (new_group sorts the ranks), not Megatron's: NotSupport
 What Megatron cannot express is NotSupported, with the reason: a rank map other than the
 arange (RankGenerator lays ranks out in order, shifted by rank_offset at most), a mesh of
 0 ranks (RankGenerator is built by initialize_model_parallel only, from torch.distributed's
-world of >= 1 rank; called directly it returns no groups), the seed's
-"rank_lists" and "hsdp" ops (hyper_parallel's API, not Megatron's), dims given as a list that
-is not an ascending set (Megatron names a group by a set of tokens), meshes of more than 4
-dims.  No check is added: every case it answers, it answers with Megatron's groups.
+world of >= 1 rank; called directly on a size-0 dim it returns no groups, or divides by zero),
+the seed's "rank_lists" and "hsdp" ops (hyper_parallel's API, not Megatron's), dims given as a
+list that is not an ascending set (Megatron names a group by a set of tokens), meshes of more
+than 4 dims.  No check is added: every case it answers, it answers with Megatron's groups.
 
 How it is tested: tools/harness/tests/test_megatron_peer.py; the test command runs it over
 the whole family (`shardcheck families --peers`).
