@@ -30,7 +30,7 @@
 #include <stddef.h>
 #include "families.h"
 #include "plugin_case.h"
-#include "plan.h"
+#include "plan_internal.h"
 
 /* ---- tables ---- */
 
