@@ -31,7 +31,7 @@
 #include <string.h>
 #include "shardcheck.h"
 #include "comm.h"
-#include "plan.h"
+#include "plan_internal.h"
 #include "redistribute_exec.h"
 #include "bench_stats.h"
 

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "plan.h"
+#include "plan_internal.h"
 #include "bench_stats.h"
 
 #define REPS 3

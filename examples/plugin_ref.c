@@ -15,7 +15,7 @@
 #include <string.h>
 #include "shardcheck.h"
 #include "shardcheck_backend.h"
-#include "plan.h"
+#include "plan_internal.h"
 #include "comm.h"
 #include "redistribute_exec.h"
 

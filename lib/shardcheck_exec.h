@@ -69,7 +69,7 @@ typedef struct shc_plan {
     bool strided_fallback;        /* graph chosen, _StridedShard not decodable -> greedy */
     int nreduce_ops;              /* graph planner: size of torch's reduce-op set; >= 2 means
                                      the answer may depend on Python set iteration order */
-    bool steps_external;          /* steps is a caller's buffer (plan.h shc_plan_use_buffer):
+    bool steps_external;          /* steps is a caller's buffer (shc_plan_use_buffer):
                                      never freed or realloc'd; copied to the heap to grow */
     uint32_t torch_changes;       /* bit c: the release's row of shc_torch_change c decided
                                      something (set also when planning fails) */

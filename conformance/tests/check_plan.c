@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tap.h"
-#include "plan.h"
+#include "plan_internal.h"
 #include "cost_model.h"
 
 /* Plan for one rank with options; fails the test on error. */

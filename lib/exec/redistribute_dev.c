@@ -21,7 +21,7 @@
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
-#include "plan.h"
+#include "plan_internal.h"
 #include "redistribute_exec.h"
 #include "redistribute_step.h"
 #include "checked_math.h"

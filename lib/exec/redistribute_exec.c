@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "comm.h"
-#include "plan.h"
+#include "plan_internal.h"
 #include "redistribute_exec.h"
 #include "redistribute_step.h"
 #include "checked_math.h"

@@ -7,7 +7,7 @@
 #ifndef SHC_REDISTRIBUTE_EXEC_H
 #define SHC_REDISTRIBUTE_EXEC_H
 #include "shardcheck.h"
-#include "plan.h"
+#include "plan_internal.h"
 #include "comm.h"
 
 /* out = in with dim d re-indexed: out[.., j, ..] = in[.., idx[j], ..], zero where idx[j] < 0. */

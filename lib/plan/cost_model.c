@@ -9,7 +9,7 @@
 #include "config.h"
 #include <math.h>
 #include "cost_model.h"
-#include "plan.h"
+#include "plan_internal.h"
 
 void shc_topo_build(const shc_mesh *m, int64_t devices_per_host, shc_topo *t)
 {

@@ -13,7 +13,7 @@
 #include "config.h"
 #include <stdlib.h>
 #include <string.h>
-#include "plan.h"
+#include "plan_internal.h"
 #include "checked_math.h"
 
 /* ---- validation and spec building ---- */

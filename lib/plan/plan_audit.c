@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "plan.h"
+#include "plan_internal.h"
 
 /* ---- audit: where torch 2.13's plan is unsafe ---- */
 

@@ -1,5 +1,5 @@
 /*
- * plan_core.c — what every planner shares (plan.h): plan storage (push, reserve, free),
+ * plan_core.c — what every planner shares (plan_internal.h): plan storage (push, reserve, free),
  * option and planner names, the shard geometry and shard orders of torch 2.13
  * (torch/distributed/tensor/placement_types.py, _dtensor_spec.py), and the classification
  * of a step's communication.  The entry point (plan.c) and the strategies (plan_greedy.c,
@@ -12,7 +12,7 @@
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
-#include "plan.h"
+#include "plan_internal.h"
 #include "checked_math.h"
 
 void shc_plan_opts_init(shc_plan_opts *o)

@@ -24,7 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "plan.h"
+#include "plan_internal.h"
 #include "cost_model.h"
 #include "checked_math.h"
 

@@ -16,7 +16,7 @@
 #include "config.h"
 #include <assert.h>
 #include <string.h>
-#include "plan.h"
+#include "plan_internal.h"
 
 /* Placement.is_shard(dim): true only for Shard (not _StridedShard). */
 static bool is_shard_on(const shc_placement *p, int dim)

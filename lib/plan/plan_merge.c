@@ -20,7 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "plan.h"
+#include "plan_internal.h"
 
 typedef enum { KEY_NONE, KEY_ALL_GATHER, KEY_ALL_REDUCE, KEY_REDUCE_SCATTER, KEY_ALL_TO_ALL } key;
 

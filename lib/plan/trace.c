@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "plan.h"
+#include "plan_internal.h"
 
 static int append(char **buf, size_t *len, size_t *cap, const char *s)
 {

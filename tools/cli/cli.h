@@ -187,26 +187,26 @@ int cli_jstream_close(cli_jstream *s);
  * message (EXIT_INTERNAL stays), so output is never lost silently. */
 int cli_finish_output(const char *cmd, int code);
 
-/* Subcommands. */
+/* Subcommands (mk/cli.am lists their files). */
 int cmd_layout(int argc, char **argv);
 int cmd_groups(int argc, char **argv);
-int cmd_view(int argc, char **argv);     /* mk/layout.am */
+int cmd_view(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_families(int argc, char **argv);
 int cmd_registry(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
-int cmd_rng(int argc, char **argv);      /* mk/rng.am */
-int cmd_offsets(int argc, char **argv);  /* mk/offsets.am */
-int cmd_policies(int argc, char **argv); /* mk/offsets.am */
-int cmd_plan(int argc, char **argv);     /* mk/plan.am */
+int cmd_rng(int argc, char **argv);
+int cmd_offsets(int argc, char **argv);
+int cmd_policies(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
 int cmd_audit(int argc, char **argv);    /* dispatches to the two below (shardcheck.c) */
-int cmd_audit_rng(int argc, char **argv);  /* mk/offsets.am */
-int cmd_rng_ops(int argc, char **argv);    /* mk/offsets.am */
-int cmd_audit_plan(int argc, char **argv); /* mk/plan.am */
-int cmd_run(int argc, char **argv);      /* mk/exec.am */
+int cmd_audit_rng(int argc, char **argv);
+int cmd_rng_ops(int argc, char **argv);
+int cmd_audit_plan(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 int cmd_placement(int argc, char **argv);
-int cmd_explain(int argc, char **argv);  /* mk/kit.am */
-int cmd_report(int argc, char **argv);   /* mk/kit.am */
-int cmd_certify(int argc, char **argv);  /* mk/kit.am */
+int cmd_explain(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_certify(int argc, char **argv);
 
 #endif

@@ -11,7 +11,7 @@
 #include <string.h>
 #include "cli.h"
 #include "golden.h"
-#include "plan.h"
+#include "plan_internal.h"
 #include "torch_version.h"
 
 static const char plan_synopsis[] =

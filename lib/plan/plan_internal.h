@@ -1,13 +1,17 @@
 /*
- * plan.h — redistribute plans: the data structure shared by the planners
- * (plan_greedy.c, plan_graph.c), step merging (plan_merge.c), the trace
- * strings (trace.c) and plan execution (redistribute_exec.c).  Semantics
+ * plan_internal.h — the plan area's internal interface (not installed; the public one
+ * is shardcheck_exec.h): the planners' shared data structures (torch's DTensorSpec and
+ * ShardOrder as shc_spec and shc_shard_order, the prepared request and its per-rank
+ * narrowing), the step classification, and the entry points the planners
+ * (plan_greedy.c, plan_graph.c), step merging (plan_merge.c), the trace strings
+ * (trace.c), plan execution (redistribute_exec.c) and the white-box tests share.
+ * Named for what it is rather than plan.c's header (issue 37 item 5).  Semantics
  * follow torch 2.13 torch/distributed/tensor/_redistribute.py
  * (_TransformInfo, _FlattenedTransformInfo, per-rank logical shapes).
  * Tested by conformance/tests/check_plan.c and the redistribute-plan family.
  */
-#ifndef SHC_PLAN_H
-#define SHC_PLAN_H
+#ifndef SHC_PLAN_INTERNAL_H
+#define SHC_PLAN_INTERNAL_H
 #include <string.h>
 #include "shardcheck.h"
 
