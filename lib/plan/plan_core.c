@@ -271,6 +271,31 @@ void shc_plan_classify(const shc_plan_ctx *c, shc_plan *plan)
     }
 }
 
+bool shc_plan_step_skipped(const shc_plan_step *st)
+{
+    /* the classifiers answer none for a real step only on one device (no release row
+     * answers none), and torch never plans a step between equal placements */
+    return st->comm == SHC_COMM_NONE && !shc_pl_eq(&st->src, &st->dst);
+}
+
+shc_comm_kind shc_plan_step_label(const shc_plan_step *st)
+{
+    if (!shc_plan_step_skipped(st))
+        return st->comm;
+    /* _TransformInfo._comm_type_key, the one name torch gives a step whatever its size */
+    const shc_placement *a = &st->src, *b = &st->dst;
+    bool a_shard = shc_is_shard_like(a), b_shard = shc_is_shard_like(b);
+    if (a->kind == SHC_P_PARTIAL && b->kind == SHC_P_REPLICATE)
+        return SHC_COMM_ALL_REDUCE;
+    if (a->kind == SHC_P_PARTIAL && b_shard)
+        return SHC_COMM_REDUCE_SCATTER;
+    if (a_shard && b->kind == SHC_P_REPLICATE)
+        return SHC_COMM_ALL_GATHER;
+    if (a_shard && b_shard)
+        return SHC_COMM_ALL_TO_ALL;
+    return SHC_COMM_NONE;
+}
+
 /* ---- the shard-order queries of the public API (shardcheck.h) ---- */
 
 int shc_placements_decode_order(const shc_mesh *m, const shc_placements *pl,
