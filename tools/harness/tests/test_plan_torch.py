@@ -1,0 +1,147 @@
+"""test_plan_torch.py — what `shardcheck plan` says torch does with a plan, asked of real torch.
+
+Issue 34 item 4.  Each plan is made by the CLI (--json) and by torch 2.13's planner, and then
+executed by torch's redistribute_local_tensor on a fake process group per rank (the harness
+adapters' world: no communication, but every local op torch runs, and the collectives it issues
+counted by CommDebugMode):
+- a step on a mesh dim of one device: the CLI names it as torch's _TransformInfo._comm_type_key
+  does, marks it skipped, and counts no collective for it; torch issues none;
+- a plan torch cannot execute (torchCannotExecute): torch raises at that step on exactly the
+  ranks the CLI names, with the exception the CLI names; on the other ranks it runs;
+- the refusals of a Partial target torch cannot reach (exit 2, torch's exception type and
+  message): torch raises that exception.
+
+Needs a built shardcheck ($SHARDCHECK or _build/tools/shardcheck); skipped otherwise.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+EXE = os.environ.get("SHARDCHECK") or os.path.join(REPO, "_build", "tools", "shardcheck")
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "adapters"))
+
+pytestmark = pytest.mark.skipif(not os.access(EXE, os.X_OK), reason="no built shardcheck")
+
+
+def cli_plan(mesh, shape, src, dst, *extra):
+    p = subprocess.run([EXE, "plan", "--mesh", "x".join(map(str, mesh)), "--shape",
+                        ",".join(map(str, shape)), "--src", src, "--dst", dst, "--json"]
+                       + list(extra), capture_output=True, text=True, timeout=120)
+    if p.returncode == 0:
+        return json.loads(p.stdout)
+    assert p.returncode == 2, p.stderr
+    return {"error": p.stderr.strip()}
+
+
+def torch_run(mesh_shape, shape, src, dst, rank):
+    """torch's plan and its execution for one rank: (infos, collective counts, exception)."""
+    import torch
+    import _torch_common as tc
+    from torch.distributed.device_mesh import DeviceMesh
+    from torch.distributed.tensor import _redistribute as R
+    from torch.distributed.tensor._dtensor_spec import DTensorSpec, TensorMeta
+    from torch.distributed.tensor._utils import compute_local_shape_and_global_offset
+    from torch.distributed.tensor.debug import CommDebugMode
+    n = 1
+    for s in mesh_shape:
+        n *= s
+    tc.WORLD.enter(n, rank)
+    mesh = DeviceMesh("cpu", torch.arange(n).reshape(tuple(mesh_shape)))
+    sp, _ = tc.parse_placements(src)
+    dp, _ = tc.parse_placements(dst)
+    size = torch.Size(shape)
+    meta = TensorMeta(size, torch.empty(size, device="meta").stride(), torch.float32)
+    s_spec = DTensorSpec(mesh, tuple(sp), tensor_meta=meta)
+    d_spec = DTensorSpec(mesh, tuple(dp), tensor_meta=meta)
+    R.clear_redistribute_planner_cache()
+    infos = R._gen_transform_infos_non_cached(s_spec, d_spec)
+    local_shape, _ = compute_local_shape_and_global_offset(size, mesh, list(sp))
+    local = torch.zeros(local_shape)
+    comm = CommDebugMode()
+    err = None
+    try:
+        with comm:
+            R.redistribute_local_tensor(local, s_spec, d_spec)
+    except Exception as ex:  # noqa: BLE001 - the exception is the answer
+        err = ex
+    counts = {str(k).split(".")[-1]: v for k, v in comm.get_comm_counts().items()}
+    return infos, sum(counts.values()), err
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _close_world():
+    yield
+    import _torch_common as tc
+    tc.WORLD.close()
+
+
+# size-1 mesh dims: (mesh, shape, src, dst)
+SIZE_ONE = [([1, 4], [8, 8], "S(0),S(1)", "R,R"), ([4, 1], [8, 8], "S(1),S(0)", "R,R"),
+            ([1, 2], [8], "P(sum),P(sum)", "R,R"), ([2, 1, 2], [8, 8], "S(0),S(1),S(0)", "R,R,R"),
+            ([1, 2], [8, 4], "S(0),R", "S(1),R"), ([1], [8], "P(prod)", "R"),
+            ([1, 2], [8, 8], "R,R", "S(0),S(1)")]
+
+
+@pytest.mark.parametrize("mesh,shape,src,dst", SIZE_ONE)
+def test_size_one_dim_label(mesh, shape, src, dst):
+    got = cli_plan(mesh, shape, src, dst)
+    assert "error" not in got, got
+    n = 1
+    for s in mesh:
+        n *= s
+    skipped_seen = 0
+    for r in range(n):
+        mine = got["ranks"][r]
+        infos, ncoll, err = torch_run(mesh, shape, src, dst, r)
+        assert err is None, err
+        assert "torchRaises" not in mine  # a skipped step runs nothing, so raises nothing
+        assert len(infos) == len(mine["steps"])
+        for info, st in zip(infos, mine["steps"]):
+            assert [info.mesh_dim] == st["mesh_dims"]
+            one = mesh[info.mesh_dim] == 1
+            assert st.get("skipped", False) == one
+            if one:
+                skipped_seen += 1
+                assert st["comm"] == (info._comm_type_key() or "none")
+        assert mine["ncollectives"] == ncoll  # torch issues none for a skipped step
+    assert skipped_seen > 0
+
+
+# plans torch cannot execute on some ranks (raises: whether any rank raises), and plans it
+# runs (an uneven logical size is padded and unpadded; a decodable _S plans right shapes)
+CANNOT = [([4, 8], [64, 64], "_S(1, 16),S(1)", "R,R", True),
+          ([4, 8], [16, 16], "_S(1, 16),S(1)", "R,R", True),
+          ([2, 2], [8, 8], "_S(1, 4),S(1)", "R,R", True),
+          ([2, 2], [8, 8], "S(1),R", "R,_S(1, 2)", True),
+          ([4, 8], [128, 4], "_S(1, 16),S(1)", "R,R", False),
+          ([2, 2], [8, 8], "_S(0, 2),S(0)", "R,R", False)]
+
+
+@pytest.mark.parametrize("mesh,shape,src,dst,raises", CANNOT)
+def test_cannot_execute(mesh, shape, src, dst, raises):
+    got = cli_plan(mesh, shape, src, dst)
+    assert "error" not in got, got
+    n = 1
+    for s in mesh:
+        n *= s
+    ranks = range(n) if n <= 8 else sorted({0, 1, 7, 8, 9, 17, 31})
+    raised = 0
+    for r in ranks:
+        flag = got["ranks"][r].get("torchCannotExecute")
+        _, _, err = torch_run(mesh, shape, src, dst, r)
+        raised += err is not None
+        if flag is None:
+            assert err is None, (r, err)
+            continue
+        assert err is not None, (r, flag)
+        assert flag["error"].startswith(type(err).__name__ + ": "), (flag, err)
+        gist = flag["error"].split(": ", 1)[1].split(" (Shard._maybe")[0]
+        assert str(err).startswith(gist), (flag, err)
+        assert flag["finding"].startswith("docs/findings/")
+    assert (raised > 0) == raises
