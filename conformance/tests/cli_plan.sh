@@ -109,8 +109,33 @@ else tap_ok "128x4: a padded gather is not flagged"; fi
 # (_redistribute.py's Shard -> Partial branch, added in 2.14); 2.13 cannot execute it.
 SP="$S plan --mesh 4 --shape 8 --src S(0) --dst P(sum)"
 expect_exit "plan names the release it answers for (the pinned one)" 0 \
-  "^redistribute plan: mesh 4, shape \[8\], S\(0\) -> P\(sum\) \(torch 2.13\)$" $SP
-expect_exit "2.13: S(0) -> P(sum) is a step execution rejects" 0 "0 +0 +S\(0\) +P\(sum\) +8 +unsupported$" $SP
+  "^redistribute plan: mesh 4, shape \[8\], R -> P\(sum\) \(torch 2.13\)$" \
+  $S plan --mesh 4 --shape 8 --src R --dst 'P(sum)'
+# Refusals with torch's error kind (issue 34 item 4): redistribute_local_tensor's Partial-target
+# branch partitions a Replicate, and for a shard-like source raises
+# RuntimeError(f"redistribute from {current} to {target} not supported yet") (2.13
+# _redistribute.py); 2.14 and 2.15 run Shard(d) -> Partial(sum) only (docs/torch-releases.md,
+# ShardToPartialStep): a _StridedShard source or another reduce op still raises.
+expect_exit "2.13: S(0) -> P(sum) refused with torch's RuntimeError" 2 \
+  "^shardcheck plan: step 0 \(mesh dim 0\): RuntimeError: redistribute from S\(0\) to P\(sum\) not supported yet \(torch 2.13" $SP
+expect_exit "2.13: ... and DTensor.redistribute's own refusal named" 2 \
+  "redistributing to Partial is for internal use only!" $SP
+expect_exit "2.13: _S(0, 2) -> P(sum) refused" 2 \
+  "RuntimeError: redistribute from _S\(0, 2\) to P\(sum\) not supported yet" \
+  $S plan --mesh 4 --shape 8 --src '_S(0, 2)' --dst 'P(sum)'
+expect_exit "2.15: _S(0, 2) -> P(sum) still refused" 2 \
+  "RuntimeError: redistribute from _S\(0, 2\) to P\(sum\) not supported yet \(torch 2.15" \
+  $S plan --mesh 4 --shape 8 --src '_S(0, 2)' --dst 'P(sum)' --torch-version 2.15
+expect_exit "2.15: S(0) -> P(avg) still refused" 2 \
+  "RuntimeError: redistribute from S\(0\) to P\(avg\) not supported yet \(torch 2.15" \
+  $S plan --mesh 4 --shape 8 --src 'S(0)' --dst 'P(avg)' --torch-version 2.15
+expect_exit "2.13: the step named on the second mesh dim, --json too" 2 \
+  "^shardcheck plan: step 0 \(mesh dim 1\): RuntimeError: redistribute from S\(1\) to P\(max\)" \
+  $S plan --mesh 2x2 --shape 8,8 --src 'R,S(1)' --dst 'R,P(max)' --json
+expect_exit "S(0) -> P(sum) on one device: torch skips the step, no refusal" 0 \
+  "0 +0 +S\(0\) +P\(sum\) +8 +none \(skipped" $S plan --mesh 1 --shape 8 --src 'S(0)' --dst 'P(sum)'
+expect_exit "2.13 min-cost planner: S(0) -> R -> P(sum) runs, no refusal" 0 \
+  "1 +0 +R +P\(sum\) +8 +partition$" $SP --planner graph
 expect_exit "--torch-version 2.15: one local zero-fill step" 0 \
   "0 +0 +S\(0\) +P\(sum\) +8 +zero_fill$" $SP --torch-version 2.15
 expect_exit "--torch-version 2.15 --json says the release" 0 \

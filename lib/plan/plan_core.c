@@ -296,6 +296,29 @@ shc_comm_kind shc_plan_step_label(const shc_plan_step *st)
     return SHC_COMM_NONE;
 }
 
+int shc_plan_step_refused(const shc_plan_step *st, shc_torch_release r, shc_err *e)
+{
+    if (st->comm != SHC_COMM_UNSUPPORTED || !shc_is_shard_like(&st->src) ||
+        st->dst.kind != SHC_P_PARTIAL)
+        return SHC_OK;
+    /* redistribute_local_tensor's `target.is_partial()` branch: Replicate partitions, the
+     * same Partial is no step, a shard-like source raises (2.14+: but S(d) -> P(sum), the
+     * classifier's zero_fill) */
+    char a[48], b[48];
+    shc_placement_format(&st->src, a, sizeof a);
+    shc_placement_format(&st->dst, b, sizeof b);
+    bool zf = shc_torch_ask(r, SHC_TC_SHARD_TO_PARTIAL, NULL);
+    /* the public API's own refusal is read in the pinned release's _api.py only */
+    bool pinned = shc_torch_norm(r) == shc_torch_norm(SHC_TORCH_PINNED);
+    return shc_fail(e, SHC_EINVAL, "RuntimeError: redistribute from %s to %s not supported yet "
+                    "(torch %s redistribute_local_tensor: a Partial target is reached from "
+                    "Replicate%s only%s)", a, b, shc_torch_release_name(shc_torch_norm(r)),
+                    zf ? " or, as Shard(d) -> Partial(sum), from a Shard" : "",
+                    pinned ? "; DTensor.redistribute refuses any new Partial target before "
+                    "planning: RuntimeError: Can not redistribute from .. to .., "
+                    "redistributing to Partial is for internal use only!" : "");
+}
+
 /* ---- the shard-order queries of the public API (shardcheck.h) ---- */
 
 int shc_placements_decode_order(const shc_mesh *m, const shc_placements *pl,

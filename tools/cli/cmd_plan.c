@@ -416,12 +416,29 @@ static int sink_rank(void *ctx, int64_t rank, const shc_plan *p, shc_err *e)
     return groups_add(&k->tg, k->pos++, plan_text(p, &xf), e);
 }
 
+/* torch refuses to execute the plan (a shard-like source to a Partial target it cannot
+ * reach: shc_plan_step_refused): its exception, exit 2, nothing printed.  The steps' kinds do
+ * not depend on the rank (only their logical shapes and merges do), so one rank's plan asks. */
+static int check_refused(const plan_req *q, int64_t rank, shc_err *e)
+{
+    shc_plan p;
+    int rc = shc_plan_compute(&q->mesh, &q->src, &q->dst, &q->shape, &q->opts, rank, &p, e);
+    for (int i = 0; rc == SHC_OK && i < p.nsteps; i++)
+        if ((rc = shc_plan_step_refused(&p.steps[i], q->opts.torch, e)))
+            shc_err_prefix(e, "step %d (mesh dim %d)", i, p.steps[i].mesh_dim);
+    shc_plan_free(&p);
+    return rc;
+}
+
 static int print_plans(const plan_args *a, plan_req *q, shc_err *e)
 {
     if (a->c.rank < 0 && cli_printed_ranks_e(q->mesh.size, e))
         return SHC_EINVAL;
     int64_t one = a->c.rank, npos = a->c.rank >= 0 ? 1 : q->mesh.size;
     const int64_t *rank_at = a->c.rank >= 0 ? &one : q->mesh.ranks;
+    int rc0 = check_refused(q, rank_at[0], e);
+    if (rc0)
+        return rc0;
     plan_sink k = {.a = a, .q = q};
     int rc = SHC_OK;
     /* text groups ranks with equal plans, so it holds each distinct text; JSON streams */

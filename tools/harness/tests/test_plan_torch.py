@@ -145,3 +145,45 @@ def test_cannot_execute(mesh, shape, src, dst, raises):
         assert str(err).startswith(gist), (flag, err)
         assert flag["finding"].startswith("docs/findings/")
     assert (raised > 0) == raises
+
+
+# a shard-like source to a Partial target: (mesh, shape, src, dst)
+REFUSED = [([4], [8], "S(0)", "P(sum)"), ([4], [8], "_S(0, 2)", "P(sum)"),
+           ([2, 2], [8, 8], "R,S(1)", "R,P(max)"), ([4], [8], "S(0)", "P(avg)")]
+
+
+@pytest.mark.parametrize("mesh,shape,src,dst", REFUSED)
+def test_refused_partial_target(mesh, shape, src, dst):
+    got = cli_plan(mesh, shape, src, dst)
+    assert "error" in got, got
+    head, msg = got["error"].split(": RuntimeError: ", 1)
+    _, _, err = torch_run(mesh, shape, src, dst, 0)
+    assert type(err).__name__ == "RuntimeError", err
+    assert msg.startswith(str(err) + " ("), (msg, err)
+    # the public API refuses first, by the message the CLI quotes
+    import torch
+    from torch.distributed.tensor import DTensor
+    import _torch_common as tc
+    sp, _ = tc.parse_placements(src)
+    dp, _ = tc.parse_placements(dst)
+    from torch.distributed.device_mesh import DeviceMesh
+    n = 1
+    for s in mesh:
+        n *= s
+    m = DeviceMesh("cpu", torch.arange(n).reshape(tuple(mesh)))
+    from torch.distributed.tensor._utils import compute_local_shape_and_global_offset
+    ls, _ = compute_local_shape_and_global_offset(torch.Size(shape), m, list(sp))
+    d = DTensor.from_local(torch.zeros(ls), m, sp, shape=torch.Size(shape),
+                           stride=torch.empty(shape).stride(), run_check=False)
+    with pytest.raises(RuntimeError) as ex:
+        d.redistribute(m, dp)
+    tail = "redistributing to Partial is for internal use only!"
+    assert str(ex.value).endswith(tail) and got["error"].endswith(tail + ")")
+
+
+def test_replicate_to_partial_runs():
+    """R -> P(sum) is the Partial target torch's executor reaches: no refusal, and it runs."""
+    got = cli_plan([4], [8], "R", "P(sum)")
+    assert "error" not in got and got["ranks"][0]["steps"][0]["comm"] == "partition"
+    _, ncoll, err = torch_run([4], [8], "R", "P(sum)", 1)
+    assert err is None and ncoll == 0
