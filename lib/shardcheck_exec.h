@@ -54,6 +54,9 @@ typedef struct shc_plan_step {
     shc_shape logical_shape;      /* this rank's logical shape before the step */
     shc_comm_kind comm;
     int64_t avg_scale;            /* merged sum/avg: divide by this afterwards; 0 = none */
+    double cost;                  /* min-cost planner: the cost its Dijkstra search gave the
+                                     step (one_step_redistribute_cost, microseconds); 0 for
+                                     the greedy planner, which prices nothing */
 } shc_plan_step;
 
 /* A plan for one rank. */

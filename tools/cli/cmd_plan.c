@@ -214,6 +214,8 @@ static json_t *plan_json(int64_t rank, const int64_t *coord, int nd, const shc_p
             json_object_set_new(o, "skipped", json_true());
         if (st->avg_scale)
             json_object_set_new(o, "avg_scale", json_integer(st->avg_scale));
+        if (p->used == SHC_PLANNER_GRAPH && st->nmesh_dims == 1) /* merged: no one edge */
+            json_object_set_new(o, "cost", json_real(st->cost));
         json_array_append_new(steps, o);
     }
     json_t *o = json_pack("{s:I,s:o,s:s,s:o,s:i,s:o}", "rank", (json_int_t)rank, "coord",
@@ -264,6 +266,15 @@ static char *plan_text(const shc_plan *p, const shc_plan_exec_fail *xf)
             fputs(" (skipped: 1 device on the mesh dim, no collective runs)", f);
         if (st->avg_scale)
             fprintf(f, " (then / %lld)", (long long)st->avg_scale);
+        fputc('\n', f);
+    }
+    if (p->used == SHC_PLANNER_GRAPH && p->nsteps) {
+        fputs("  costs (the min-cost search's, one_step_redistribute_cost, us):", f);
+        for (int i = 0; i < p->nsteps; i++)
+            if (p->steps[i].nmesh_dims == 1)
+                fprintf(f, " %d: %.17g", i, p->steps[i].cost);
+            else
+                fprintf(f, " %d: (merged)", i);
         fputc('\n', f);
     }
     if (p->trace)

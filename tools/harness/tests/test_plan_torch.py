@@ -187,3 +187,68 @@ def test_replicate_to_partial_runs():
     assert "error" not in got and got["ranks"][0]["steps"][0]["comm"] == "partition"
     _, ncoll, err = torch_run([4], [8], "R", "P(sum)", 1)
     assert err is None and ncoll == 0
+
+
+# the min-cost planner's per-step costs: (mesh, shape, src, dst, dtype, devices per host)
+COSTS = [([2, 2, 2], [8, 8, 8], "S(0),S(0),S(0)", "S(1),S(1),S(1)", "float32", 1),
+         ([2, 2], [8, 8], "S(0)[1]S(0)[0]", "R,S(1)", "float32", 8),
+         ([2, 4], [16, 12], "P(sum),S(1)", "S(0),R", "float64", 2),
+         ([4, 2], [9, 7], "S(0),P(max)", "R,S(1)", "bfloat16", 8),
+         ([2, 2], [8, 6], "_S(0, 2),S(0)", "R,S(1)", "float32", 8)]
+
+
+@pytest.mark.parametrize("mesh,shape,src,dst,dtype,dph", COSTS)
+def test_min_cost_step_costs(mesh, shape, src, dst, dtype, dph):
+    """Each step's cost is what torch's Dijkstra added for that edge: get_next_state's
+    transition cost on torch's own min-cost path, bit for bit."""
+    got = cli_plan(mesh, shape, src, dst, "--planner", "graph", "--dtype", dtype,
+                   "--devices-per-host", str(dph), "--rank", "0")
+    mine = got["ranks"][0]
+    assert mine["planner"] == "graph"
+    import itertools
+    import torch
+    import _torch_common as tc
+    from torch.distributed.device_mesh import DeviceMesh, _mesh_resources
+    from torch.distributed.tensor import _collective_utils as CU
+    from torch.distributed.tensor import _redistribute as R
+    from torch.distributed.tensor._dtensor_spec import DTensorSpec, TensorMeta, ShardOrderEntry
+    n = 1
+    for s in mesh:
+        n *= s
+    tc.WORLD.enter(n, 0)
+    m = DeviceMesh("cpu", torch.arange(n).reshape(tuple(mesh)))
+    old = _mesh_resources.num_devices_per_host
+    _mesh_resources.num_devices_per_host = lambda device_type: dph
+    CU.MeshTopoInfo.build_from_mesh.cache_clear()
+    try:
+        size = torch.Size(shape)
+        meta = TensorMeta(size, torch.empty(size, device="meta").stride(), getattr(torch, dtype))
+
+        def spec(text):
+            pl, order = tc.parse_placements(text)
+            kw = {}
+            if order is not None:  # order[i]: mesh dim i's place among its dim's shards
+                by_dim = {}
+                for md, p in enumerate(pl):
+                    if type(p).__name__ == "Shard":
+                        by_dim.setdefault(p.dim, []).append((order[md], md))
+                kw["shard_order"] = tuple(
+                    ShardOrderEntry(tensor_dim=d, mesh_dims=tuple(md for _, md in sorted(v)))
+                    for d, v in sorted(by_dim.items()))
+            return DTensorSpec(m, tuple(pl), tensor_meta=meta, **kw)
+
+        planner = R.DTensorRedistributePlanner(m, meta)
+        paths = []
+        find = planner.find_min_cost_path
+        planner.find_min_cost_path = lambda a, b: paths.append(find(a, b)) or paths[-1]
+        infos = planner.generate_graph_based_transform_infos(spec(src), spec(dst), tuple(shape))
+        want = []
+        for a, b in itertools.pairwise(paths[0]):
+            if a.placements != b.placements:
+                want.append(planner.get_next_state(a.placements, a.tensor_dim_to_mesh_dim)[b])
+    finally:
+        _mesh_resources.num_devices_per_host = old
+        CU.MeshTopoInfo.build_from_mesh.cache_clear()
+    assert len(infos) == len(mine["steps"])
+    assert [st["cost"] for st in mine["steps"]] == want
+    assert any(c > 0 for c in want)
