@@ -117,6 +117,9 @@ expect_exit "graph planner --json: cost per step" 0 \
 if $S plan --mesh 2x2 --shape 8,8 --src R,R --dst 'S(0),S(1)' --json | grep -q '"cost"'; then
   tap_not_ok "greedy planner: no cost (torch's greedy planner prices nothing)"
 else tap_ok "greedy planner: no cost (torch's greedy planner prices nothing)"; fi
+expect_exit "audit plan: a plan torch cannot execute is a finding" 1 \
+  "^finding CannotExecute: rank 0 step 0: the all-gather's logical size is 64 but the rank holds 2 of it; torch raises RuntimeError" \
+  $S audit plan --mesh 4x8 --shape 64,64 --src '_S(1, 16),S(1)' --dst R,R
 # The planner is release-dependent (issue 34 item 2): plan and audit plan judge against the
 # release of --torch-version or SHARDCHECK_TORCH_VERSION, and say which.  torch 2.14 and 2.15
 # plan S(0) -> P(sum) as one local step that embeds the shard in zeros

@@ -60,8 +60,12 @@ int shc_plan_exec_check(const shc_mesh *m, const shc_placements *src, const shc_
     shc_layout lay;
     int64_t coord[SHC_MAX_MESH_DIMS], l[SHC_MAX_TENSOR_DIMS];
     int rc = shc_mesh_coord(m, rank, coord, e);
-    if (rc || (rc = shc_layout_of_rank(m, src, shape, rank, &lay, e)))
+    if (rc)
         return rc;
+    shc_err lay_err = {0}; /* a source torch cannot lay out: the planner's answer stands, this
+                            * check claims nothing (the plan's own checks name the input) */
+    if ((rc = shc_layout_of_rank(m, src, shape, rank, &lay, &lay_err)))
+        return rc == SHC_ENOMEM ? shc_fail(e, rc, "%s", lay_err.msg) : SHC_OK;
     memcpy(l, lay.local.d, sizeof l);
     shc_layout_free(&lay);
     for (int i = 0; i < p->nsteps; i++) {
