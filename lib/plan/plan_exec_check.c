@@ -10,8 +10,9 @@
  * _StridedShard on an earlier mesh dim (generate_greedy_transform_infos narrows on
  * isinstance(src, Shard) only), so such plans fail there (docs/findings/
  * greedy_strided_logical_shape.py).  The local sizes are followed through the steps whose
- * effect on them is exact (gathers, local chunks, reductions); past any other step the
- * check claims nothing.
+ * effect on them is exact (gathers, _StridedShard gathers, which pad to the logical size's
+ * chunk and select it back, local chunks, reductions); past any other step (an all-to-all,
+ * a merged chunk, 2.14's zero fill) the check claims nothing.
  * Tested by cli_plan.sh (expected values from torch's source) and
  * tools/harness/tests/test_plan_torch.py (the same plans executed by real torch).
  */
@@ -87,8 +88,15 @@ int shc_plan_exec_check(const shc_mesh *m, const shc_placements *src, const shc_
                 chunk(l, b, n, idx);
             else if (b->kind == SHC_P_STRIDED)
                 return SHC_OK;
-        } else if (a->kind == SHC_P_REPLICATE && shc_is_shard_like(b) && idx >= 0) {
-            chunk(l, b, n, idx);
+        } else if (a->kind == SHC_P_STRIDED && b->kind != SHC_P_PARTIAL && idx >= 0) {
+            /* _StridedShard._to_replicate_tensor pads to the chunk size of the logical size
+             * and index-selects that size back: it never raises, the dim is then logical */
+            l[a->dim] = st->logical_shape.d[a->dim];
+            if (shc_is_shard_like(b))
+                chunk(l, b, n, idx);
+        } else if ((a->kind == SHC_P_REPLICATE || a->kind == SHC_P_PARTIAL) &&
+                   shc_is_shard_like(b) && idx >= 0) {
+            chunk(l, b, n, idx); /* a local chunk, or a reduce-scatter of the local tensor */
         } else if (!(a->kind == SHC_P_PARTIAL && b->kind == SHC_P_REPLICATE) &&
                    !(a->kind == SHC_P_REPLICATE && b->kind == SHC_P_PARTIAL)) {
             return SHC_OK; /* a step whose local sizes this check does not follow */

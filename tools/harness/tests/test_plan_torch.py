@@ -59,7 +59,10 @@ def torch_run(mesh_shape, shape, src, dst, rank):
     meta = TensorMeta(size, torch.empty(size, device="meta").stride(), torch.float32)
     s_spec = DTensorSpec(mesh, tuple(sp), tensor_meta=meta)
     d_spec = DTensorSpec(mesh, tuple(dp), tensor_meta=meta)
+    # torch caches plans by spec, and a mesh's spec does not name the rank: each rank (a
+    # process of its own in a real run) plans afresh
     R.clear_redistribute_planner_cache()
+    R._gen_transform_infos.cache_clear()
     infos = R._gen_transform_infos_non_cached(s_spec, d_spec)
     local_shape, _ = compute_local_shape_and_global_offset(size, mesh, list(sp))
     local = torch.zeros(local_shape)
