@@ -2,8 +2,8 @@
  * plan_audit.c — shc_plan_audit: where torch 2.13's plan is unsafe.  Every rank's plan is
  * computed through the entry point (plan.c) and checked for the merge quirks
  * (plan_merge.c), unsupported or untraceable steps, the _StridedShard fallback, ranks
- * whose collectives differ, and plans a rank cannot execute (plan_exec_check.c).  An entry point itself: it calls plan.c, which nothing here
- * is called back from.
+ * whose collectives differ, and plans a rank cannot execute (plan_exec_check.c).  An
+ * entry point itself: it calls plan.c, which nothing here is called back from.
  * Tested by check_plan.c and cli_plan.sh (audit plan).
  */
 #include "config.h"
