@@ -54,6 +54,9 @@ typedef struct shc_plan_step {
     shc_shape logical_shape;      /* this rank's logical shape before the step */
     shc_comm_kind comm;
     int64_t avg_scale;            /* merged sum/avg: divide by this afterwards; 0 = none */
+    double cost;                  /* min-cost planner: the cost its Dijkstra search gave the
+                                     step (one_step_redistribute_cost, microseconds); 0 for
+                                     the greedy planner, which prices nothing */
 } shc_plan_step;
 
 /* A plan for one rank. */
@@ -126,8 +129,33 @@ int shc_plan_uses_greedy(const shc_mesh *m, const shc_placements *src, const shc
 void shc_plan_free(shc_plan *p);
 /* Name of a step's communication kind ("all_gather", "local_chunk", ...); kind is a shc_comm_kind. */
 const char *shc_comm_kind_name(int kind);
+/* Whether torch skips the step: a step between different placements on a mesh dim of one
+ * device (redistribute_local_tensor's num_chunks == 1 short cut: no collective, no local op). */
+bool shc_plan_step_skipped(const shc_plan_step *st);
+/* The name torch gives a step: its comm, except that a skipped step (size-1 mesh dim) is
+ * named by _TransformInfo._comm_type_key as torch names it (all_gather, all_reduce,
+ * reduce_scatter, all_to_all; none for a local op) while nothing runs. */
+shc_comm_kind shc_plan_step_label(const shc_plan_step *st);
 /* Parse a planner name ("auto", "greedy", "graph"/"min-cost"). */
 int shc_planner_parse(const char *s, shc_planner *out, shc_err *e);
+
+/* SHC_EINVAL with torch's exception (type and message) when release r refuses to execute
+ * step st: a shard-like source to a Partial target that torch cannot reach (every reduce op
+ * before 2.14, all but Shard -> Partial(sum) from 2.14); SHC_OK otherwise. */
+int shc_plan_step_refused(const shc_plan_step *st, shc_torch_release r, shc_err *e);
+/* Whether torch can run a rank's plan (plan_exec_check.c): the first step whose local op
+ * torch fails, or step -1.  A Shard -> Replicate/_StridedShard step all-gathers n local
+ * tensors of the rank's size (local) and, where the logical size divides by n, torch
+ * requires n x local == logical (Shard._maybe_unpad_tensor) and raises RuntimeError (msg,
+ * torch's). */
+typedef struct shc_plan_exec_fail {
+    int step;
+    int64_t local, logical; /* the rank's local size of the shard dim, the step's logical one */
+    char msg[256];
+} shc_plan_exec_fail;
+/* Check the plan p of rank (planned from src on mesh m for a tensor of shape). */
+int shc_plan_exec_check(const shc_mesh *m, const shc_placements *src, const shc_shape *shape,
+                        int64_t rank, const shc_plan *p, shc_plan_exec_fail *out, shc_err *e);
 
 /* Audit findings about a plan (audit plan). */
 typedef struct shc_plan_finding {

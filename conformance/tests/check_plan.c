@@ -507,6 +507,52 @@ START_TEST(releases_strided_2_11)
 }
 END_TEST
 
+/* Issue 34 item 4: torch's name for a skipped step (_TransformInfo._comm_type_key), the
+ * unpad check a greedy plan of an undecodable _StridedShard fails (4x8: 8 x 2 < 64), and the
+ * refusal of a shard-like source to a Partial target (2.13; 2.15 runs S(0) -> P(sum)). */
+START_TEST(torch_labels_checks_refusals)
+{
+    shc_plan_opts o = opts(SHC_PLANNER_AUTO, 8);
+    shc_plan p;
+    plan_of("1x4", "8,8", "S(0),S(1)", "R,R", &o, 0, &p);
+    step_is(&p, 1, 0, "S(0)", "R", "8,8", "none");
+    ck_assert(shc_plan_step_skipped(&p.steps[1]) && !shc_plan_step_skipped(&p.steps[0]));
+    ck_assert_str_eq(shc_comm_kind_name(shc_plan_step_label(&p.steps[1])), "all_gather");
+    ck_assert_int_eq(p.ncollectives, 1);
+    shc_plan_free(&p);
+    plan_of("1x2", "8", "P(avg),P(avg)", "R,R", &o, 0, &p);
+    ck_assert_str_eq(shc_comm_kind_name(shc_plan_step_label(&p.steps[0])), "all_reduce");
+    shc_plan_free(&p);
+    shc_mesh m;
+    shc_shape s;
+    shc_placements a;
+    shc_err e = {0};
+    shc_plan_exec_fail xf;
+    ck_assert_int_eq(shc_mesh_parse(&m, "4x8", NULL, &e), 0);
+    ck_assert_int_eq(shc_placements_parse(&a, "_S(1, 16),S(1)", &e), 0);
+    const char *shapes[] = {"64,64", "128,4"};
+    for (int k = 0; k < 2; k++) {
+        ck_assert_int_eq(shc_shape_parse(&s, shapes[k], &e), 0);
+        plan_of("4x8", shapes[k], "_S(1, 16),S(1)", "R,R", &o, 0, &p);
+        ck_assert_int_eq(shc_plan_exec_check(&m, &a, &s, 0, &p, &xf, &e), 0);
+        ck_assert_int_eq(xf.step, k == 0 ? 0 : -1); /* 4 % 8 != 0: padded, no raise */
+        if (k == 0)
+            ck_assert(xf.local == 2 && xf.logical == 64 &&
+                      !strncmp(xf.msg, "RuntimeError: Expected cond", 27));
+        shc_plan_free(&p);
+    }
+    shc_mesh_free(&m);
+    plan_of("4", "8", "_S(0, 2)", "P(sum)", &o, 0, &p);
+    ck_assert_int_eq(shc_plan_step_refused(&p.steps[0], SHC_TORCH_PINNED, &e), SHC_EINVAL);
+    ck_assert(strstr(e.msg, "RuntimeError: redistribute from _S(0, 2) to P(sum) not supported"));
+    shc_plan_free(&p);
+    o.torch = SHC_TORCH_2_15;
+    plan_of("4", "8", "S(0)", "P(sum)", &o, 0, &p);
+    ck_assert_int_eq(shc_plan_step_refused(&p.steps[0], o.torch, &e), 0);
+    shc_plan_free(&p);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("check_plan");
@@ -527,6 +573,7 @@ int main(void)
     tcase_add_test(tc, prepared_runs_match_compute);
     tcase_add_test(tc, releases_shard_to_partial);
     tcase_add_test(tc, releases_strided_2_11);
+    tcase_add_test(tc, torch_labels_checks_refusals);
     suite_add_tcase(s, tc);
     return shc_run_suite(s);
 }

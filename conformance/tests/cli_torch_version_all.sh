@@ -16,7 +16,7 @@
 # The expected answers come from docs/torch-releases.md's table (the torch source lines each
 # row cites), not from shardcheck's output:
 #  - ShardToPartialStep: 2.14/2.15 run S(0) -> P(sum) as one zero-filling local step;
-#    2.13's redistribute_local_tensor raises for it (plan's comm "unsupported").
+#    2.13's redistribute_local_tensor raises RuntimeError for it (plan refuses it so, exit 2).
 #  - MultinomialNoStrategy: 2.11/2.12 have no sharding strategy for aten.multinomial;
 #    2.13 registers one (untracked: each rank's own generator).
 #  - ExponentialNoStrategy: 2.11 has none for exponential_; 2.12 registers a pointwise one.
@@ -25,7 +25,7 @@
 . "$(dirname "$0")/testlib.sh"
 
 # name|arguments|release A|what A says (ERE)|release B|what B says (ERE)
-QUERIES='plan|--mesh 2 --shape 4 --src S(0) --dst P(sum)|2.13|0 +S\(0\) +P\(sum\) +4 +unsupported|2.15|0 +S\(0\) +P\(sum\) +4 +zero_fill
+QUERIES='plan|--mesh 2 --shape 4 --src S(0) --dst P(sum)|2.13|RuntimeError: redistribute from S\(0\) to P\(sum\) not supported yet|2.15|0 +S\(0\) +P\(sum\) +4 +zero_fill
 audit plan|--mesh 2 --shape 4 --src S(0) --dst P(sum)|2.13|^1 finding \(torch 2.13\)|2.15|^0 findings \(torch 2.15\)
 ops|--json|2.12|"name":"multinomial","api":[^}]*"dispatch":"rejected"|2.13|"name":"multinomial","api":[^}]*"dispatch":"untracked"
 offsets|--mesh 2 --placements S(0) --shape 4,4 --op multinomial|2.12|does not have a sharding strategy registered|2.13|^op multinomial: untracked in torch 2.13

@@ -2,7 +2,10 @@
 all-gather (golden redistribute-plan tc 15174, strided.json), but executing it raises
 "RuntimeError: Expected cond to be True" in Shard._maybe_unpad_tensor (placement_types.py:
 torch._check(orig_size >= logical_dim_size)): the gathered tensor is smaller than the logical
-shape the plan gives that all-gather (cause in the planner's logical shapes not pinned down).  The planner-only harness never executes plans; found by the real-process torch
+shape the plan gives that all-gather (cause: an earlier R -> _S(1, 2) step chunks the
+local tensor, which the greedy planner's logical shapes do not see;
+greedy_strided_logical_shape.py).  The planner-only harness never executes plans; found by
+the real-process torch
 backend (`shardcheck run --backend torch --family redistribute-plan` at 4 ranks).
 
     torchrun --nproc-per-node 4 docs/findings/strided_target_unpad.py

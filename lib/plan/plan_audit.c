@@ -1,9 +1,9 @@
 /*
  * plan_audit.c — shc_plan_audit: where torch 2.13's plan is unsafe.  Every rank's plan is
  * computed through the entry point (plan.c) and checked for the merge quirks
- * (plan_merge.c), unsupported or untraceable steps, the _StridedShard fallback, and ranks
- * whose collectives differ.  An entry point itself: it calls plan.c, which nothing here
- * is called back from.
+ * (plan_merge.c), unsupported or untraceable steps, the _StridedShard fallback, ranks
+ * whose collectives differ, and plans a rank cannot execute (plan_exec_check.c).  An
+ * entry point itself: it calls plan.c, which nothing here is called back from.
  * Tested by check_plan.c and cli_plan.sh (audit plan).
  */
 #include "config.h"
@@ -126,6 +126,8 @@ static void audit_rank(const shc_mesh *m, int64_t rank, const shc_plan *p, findi
  * other rank's must equal. */
 typedef struct audit_walk {
     const shc_mesh *m;
+    const shc_placements *src; /* for the executability check (plan_exec_check.c) */
+    const shc_shape *shape;
     findings f;
     char first[1024];
     int64_t first_rank;
@@ -135,8 +137,16 @@ static int audit_one(void *ctx, int64_t rank, const shc_plan *p, shc_err *e)
 {
     audit_walk *w = ctx;
     char cur[1024];
-    (void)e;
     audit_rank(w->m, rank, p, &w->f);
+    shc_plan_exec_fail xf;
+    int rc = shc_plan_exec_check(w->m, w->src, w->shape, rank, p, &xf, e);
+    if (rc)
+        return rc;
+    if (xf.step >= 0)
+        add_finding(&w->f, "CannotExecute", "rank %lld step %d: the all-gather's logical size "
+                    "is %lld but the rank holds %lld of it; torch raises %s "
+                    "(docs/findings/greedy_strided_logical_shape.py)", (long long)rank, xf.step,
+                    (long long)xf.logical, (long long)xf.local, xf.msg);
     steps_text(p, cur, sizeof cur);
     if (w->first_rank < 0) {
         w->first_rank = rank;
@@ -153,7 +163,7 @@ int shc_plan_audit(const shc_mesh *m, const shc_placements *src, const shc_place
                    const shc_shape *shape, const shc_plan_opts *opts,
                    shc_plan_finding **out, int *nout, shc_err *e)
 {
-    audit_walk w = {.m = m, .first_rank = -1};
+    audit_walk w = {.m = m, .src = src, .shape = shape, .first_rank = -1};
     /* every rank in mesh order, one graph search for all (issue 27 N11) */
     int rc = shc_plan_each_rank(m, src, dst, shape, opts, m->ranks, m->size, audit_one, &w, e);
     if (!rc && w.f.oom)

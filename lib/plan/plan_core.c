@@ -271,6 +271,54 @@ void shc_plan_classify(const shc_plan_ctx *c, shc_plan *plan)
     }
 }
 
+bool shc_plan_step_skipped(const shc_plan_step *st)
+{
+    /* the classifiers answer none for a real step only on one device (no release row
+     * answers none), and torch never plans a step between equal placements */
+    return st->comm == SHC_COMM_NONE && !shc_pl_eq(&st->src, &st->dst);
+}
+
+shc_comm_kind shc_plan_step_label(const shc_plan_step *st)
+{
+    if (!shc_plan_step_skipped(st))
+        return st->comm;
+    /* _TransformInfo._comm_type_key, the one name torch gives a step whatever its size */
+    const shc_placement *a = &st->src, *b = &st->dst;
+    bool a_shard = shc_is_shard_like(a), b_shard = shc_is_shard_like(b);
+    if (a->kind == SHC_P_PARTIAL && b->kind == SHC_P_REPLICATE)
+        return SHC_COMM_ALL_REDUCE;
+    if (a->kind == SHC_P_PARTIAL && b_shard)
+        return SHC_COMM_REDUCE_SCATTER;
+    if (a_shard && b->kind == SHC_P_REPLICATE)
+        return SHC_COMM_ALL_GATHER;
+    if (a_shard && b_shard)
+        return SHC_COMM_ALL_TO_ALL;
+    return SHC_COMM_NONE;
+}
+
+int shc_plan_step_refused(const shc_plan_step *st, shc_torch_release r, shc_err *e)
+{
+    if (st->comm != SHC_COMM_UNSUPPORTED || !shc_is_shard_like(&st->src) ||
+        st->dst.kind != SHC_P_PARTIAL)
+        return SHC_OK;
+    /* redistribute_local_tensor's `target.is_partial()` branch: Replicate partitions, the
+     * same Partial is no step, a shard-like source raises (2.14+: but S(d) -> P(sum), the
+     * classifier's zero_fill) */
+    char a[48], b[48];
+    shc_placement_format(&st->src, a, sizeof a);
+    shc_placement_format(&st->dst, b, sizeof b);
+    bool zf = shc_torch_ask(r, SHC_TC_SHARD_TO_PARTIAL, NULL);
+    /* the public API's own refusal is read in the pinned release's _api.py only */
+    bool pinned = shc_torch_norm(r) == shc_torch_norm(SHC_TORCH_PINNED);
+    return shc_fail(e, SHC_EINVAL, "RuntimeError: redistribute from %s to %s not supported yet "
+                    "(torch %s redistribute_local_tensor: a Partial target is reached from "
+                    "Replicate%s only%s)", a, b, shc_torch_release_name(shc_torch_norm(r)),
+                    zf ? " or, as Shard(d) -> Partial(sum), from a Shard" : "",
+                    pinned ? "; DTensor.redistribute refuses any new Partial target before "
+                    "planning: RuntimeError: Can not redistribute from .. to .., "
+                    "redistributing to Partial is for internal use only!" : "");
+}
+
 /* ---- the shard-order queries of the public API (shardcheck.h) ---- */
 
 int shc_placements_decode_order(const shc_mesh *m, const shc_placements *pl,

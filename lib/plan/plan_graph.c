@@ -40,6 +40,7 @@ typedef struct gstate {
 typedef struct gnode {
     gstate s;
     int parent;
+    double edge; /* the transition cost from parent (one_step_redistribute_cost, or 0) */
 } gnode;
 
 typedef struct hentry {
@@ -284,7 +285,7 @@ static hentry heap_pop(graph *g)
     return top;
 }
 
-static int new_node(graph *g, const gstate *s, int parent)
+static int new_node(graph *g, const gstate *s, int parent, double edge)
 {
     if (g->nnodes == g->capnodes) {
         int nc = g->capnodes ? g->capnodes * 2 : 256;
@@ -296,6 +297,7 @@ static int new_node(graph *g, const gstate *s, int parent)
     }
     g->nodes[g->nnodes].s = *s;
     g->nodes[g->nnodes].parent = parent;
+    g->nodes[g->nnodes].edge = edge;
     return g->nnodes++;
 }
 
@@ -311,14 +313,15 @@ typedef struct expand {
     int rc;
 } expand;
 
-/* Push a neighbour at path cost c unless visited (find_min_cost_path). */
-static void offer_at(expand *x, const gstate *nxt, double c)
+/* Push a neighbour reached at transition cost edge unless visited (find_min_cost_path:
+ * new_cost = cost + transition_cost, the same float sum). */
+static void offer_at(expand *x, const gstate *nxt, double edge)
 {
     graph *g = x->g;
     if (x->rc || visited_has(g, nxt))
         return;
-    int node = new_node(g, nxt, x->from);
-    if (node < 0 || heap_push(g, c, node))
+    int node = new_node(g, nxt, x->from, edge);
+    if (node < 0 || heap_push(g, x->cost + edge, node))
         x->rc = SHC_ENOMEM;
 }
 
@@ -328,8 +331,8 @@ static void offer(expand *x, const gstate *nxt, int md)
     graph *g = x->g;
     if (x->rc || visited_has(g, nxt))
         return;
-    offer_at(x, nxt, x->cost + shc_cost_transition(&g->codes[x->cur->pc[md]],
-                                                   &g->codes[nxt->pc[md]], &g->topo, md, x->gb));
+    offer_at(x, nxt, shc_cost_transition(&g->codes[x->cur->pc[md]], &g->codes[nxt->pc[md]],
+                                         &g->topo, md, x->gb));
 }
 
 /* Replace mesh dim md's placement by code c (a shard goes last in its tensor dim). */
@@ -442,7 +445,7 @@ static void shard_to_partial_moves(expand *x, int rcode)
         gstate nx = *x->cur;
         nx.pc[md] = g->target->pc[md];
         nx.pos[md] = 0;
-        offer_at(x, &nx, x->cost + 0.0);
+        offer_at(x, &nx, 0.0);
     }
 }
 
@@ -528,7 +531,7 @@ static int dijkstra(graph *g, const gstate *src, const gstate *dst, int *found, 
     if (!g->visited)
         return shc_fail(e, SHC_ENOMEM, "plan graph: out of memory");
     memset(g->visited, 0xff, g->vcap * sizeof *g->visited);
-    int root = new_node(g, src, -1);
+    int root = new_node(g, src, -1, 0.0);
     if (root < 0 || heap_push(g, 0.0, root))
         return shc_fail(e, SHC_ENOMEM, "plan graph: out of memory");
     while (g->nheap > 0) {
@@ -592,6 +595,7 @@ static int path_to_steps(graph *g, int node, shc_plan *plan, shc_err *e)
     int rc = SHC_OK;
     for (int i = 0; i + 1 < len && rc == SHC_OK; i++) {
         const gstate *a = &g->nodes[path[i]].s, *b = &g->nodes[path[i + 1]].s;
+        bool priced = false; /* an edge changes one mesh dim: its first step carries the cost */
         for (int md = 0; md < g->n; md++) {
             if (a->pc[md] == b->pc[md])
                 continue;
@@ -602,6 +606,8 @@ static int path_to_steps(graph *g, int node, shc_plan *plan, shc_err *e)
             st.mesh_dims[0] = md;
             st.src = g->codes[a->pc[md]];
             st.dst = g->codes[b->pc[md]];
+            st.cost = priced ? 0.0 : g->nodes[path[i + 1]].edge;
+            priced = true;
             if (st.src.kind == SHC_P_SHARD && st.dst.kind == SHC_P_PARTIAL)
                 g->changes |= 1u << SHC_TC_SHARD_TO_PARTIAL; /* only case 7 makes this edge */
             logical_shape(g, a, md, &st.logical_shape);

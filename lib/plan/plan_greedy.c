@@ -54,6 +54,7 @@ static void push(const shc_plan_ctx *c, shc_plan *plan, int mesh_dim, const shc_
     st->comm = shc_classify(a, b, c->mesh->shape[mesh_dim], c->opts->torch, &plan->torch_changes,
                             &plan->torch_asked);
     st->avg_scale = 0;
+    st->cost = 0.0;
     assert((unsigned)st->comm < SHC_COMM_KIND_COUNT);
     plan->ncollectives += (COLLECTIVE_KINDS >> st->comm) & 1;
 }

@@ -184,13 +184,18 @@ static json_t *shape_json(const shc_shape *s)
  * -1 when none.  torch plans these steps as for any other op and raises running them. */
 static int raising_step(const shc_plan *p, shc_err *why)
 {
-    for (int i = 0; i < p->nsteps; i++)
-        if (shc_placement_check_step(&p->steps[i].src, &p->steps[i].dst, why))
+    for (int i = 0; i < p->nsteps; i++) /* a skipped step (one device) runs nothing */
+        if (!shc_plan_step_skipped(&p->steps[i]) &&
+            shc_placement_check_step(&p->steps[i].src, &p->steps[i].dst, why))
             return i;
     return -1;
 }
 
-static json_t *plan_json(int64_t rank, const int64_t *coord, int nd, const shc_plan *p)
+/* The plan torch cannot run for this rank (a local op fails: shc_plan_exec_check). */
+#define EXEC_FINDING "docs/findings/greedy_strided_logical_shape.py"
+
+static json_t *plan_json(int64_t rank, const int64_t *coord, int nd, const shc_plan *p,
+                         const shc_plan_exec_fail *xf)
 {
     json_t *steps = json_array();
     for (int i = 0; i < p->nsteps; i++) {
@@ -204,9 +209,13 @@ static json_t *plan_json(int64_t rank, const int64_t *coord, int nd, const shc_p
         json_t *o = json_pack("{s:i,s:o,s:s,s:s,s:o,s:s}", "mesh_dim", st->mesh_dim, "mesh_dims",
                               shc_json_i64_array(md, st->nmesh_dims), "src", a, "dst", b,
                               "logical_shape", shape_json(&st->logical_shape), "comm",
-                              shc_comm_kind_name(st->comm));
+                              shc_comm_kind_name(shc_plan_step_label(st)));
+        if (shc_plan_step_skipped(st)) /* torch's name for it, but nothing runs */
+            json_object_set_new(o, "skipped", json_true());
         if (st->avg_scale)
             json_object_set_new(o, "avg_scale", json_integer(st->avg_scale));
+        if (p->used == SHC_PLANNER_GRAPH && st->nmesh_dims == 1) /* merged: no one edge */
+            json_object_set_new(o, "cost", json_real(st->cost));
         json_array_append_new(steps, o);
     }
     json_t *o = json_pack("{s:I,s:o,s:s,s:o,s:i,s:o}", "rank", (json_int_t)rank, "coord",
@@ -219,11 +228,17 @@ static json_t *plan_json(int64_t rank, const int64_t *coord, int nd, const shc_p
     if (o && at >= 0)
         json_object_set_new(o, "torchRaises", json_pack("{s:i,s:s}", "step", at, "error",
                                                         why.msg));
+    if (o && xf->step >= 0)
+        json_object_set_new(o, "torchCannotExecute",
+                            json_pack("{s:i,s:I,s:I,s:s,s:s}", "step", xf->step, "localSize",
+                                      (json_int_t)xf->local, "logicalSize",
+                                      (json_int_t)xf->logical, "error", xf->msg, "finding",
+                                      EXEC_FINDING));
     return o;
 }
 
 /* The readable body for one rank (ranks with equal bodies are printed once). */
-static char *plan_text(const shc_plan *p)
+static char *plan_text(const shc_plan *p, const shc_plan_exec_fail *xf)
 {
     char *buf = NULL;
     size_t n = 0;
@@ -246,9 +261,20 @@ static char *plan_text(const shc_plan *p)
             snprintf(md + strlen(md), sizeof md - strlen(md), k ? "+%d" : "%d", st->mesh_dims[k]);
         shc_shape_format(&st->logical_shape, sh, sizeof sh);
         fprintf(f, "  %-4d %-9s %-10s %-10s %-16s %s", i, md, a, b, sh,
-                shc_comm_kind_name(st->comm));
+                shc_comm_kind_name(shc_plan_step_label(st)));
+        if (shc_plan_step_skipped(st))
+            fputs(" (skipped: 1 device on the mesh dim, no collective runs)", f);
         if (st->avg_scale)
             fprintf(f, " (then / %lld)", (long long)st->avg_scale);
+        fputc('\n', f);
+    }
+    if (p->used == SHC_PLANNER_GRAPH && p->nsteps) {
+        fputs("  costs (the min-cost search's, one_step_redistribute_cost, us):", f);
+        for (int i = 0; i < p->nsteps; i++)
+            if (p->steps[i].nmesh_dims == 1)
+                fprintf(f, " %d: %.17g", i, p->steps[i].cost);
+            else
+                fprintf(f, " %d: (merged)", i);
         fputc('\n', f);
     }
     if (p->trace)
@@ -259,6 +285,10 @@ static char *plan_text(const shc_plan *p)
     int at = raising_step(p, &why);
     if (at >= 0)
         fprintf(f, "  torch raises at step %d: %s\n", at, why.msg);
+    if (xf->step >= 0)
+        fprintf(f, "  torch cannot execute this plan: step %d all-gathers a local size %lld "
+                "where its logical shape says %lld; torch raises %s (%s)\n", xf->step,
+                (long long)xf->local, (long long)xf->logical, xf->msg, EXEC_FINDING);
     fclose(f);
     return buf;
 }
@@ -386,11 +416,29 @@ static int sink_rank(void *ctx, int64_t rank, const shc_plan *p, shc_err *e)
     plan_sink *k = ctx;
     int64_t coord[SHC_MAX_MESH_DIMS];
     shc_mesh_coord(&k->q->mesh, rank, coord, NULL);
+    shc_plan_exec_fail xf;
+    int rc = shc_plan_exec_check(&k->q->mesh, &k->q->src, &k->q->shape, rank, p, &xf, e);
+    if (rc)
+        return rc;
     if (k->a->c.json) {
-        cli_jstream_item(&k->js, plan_json(rank, coord, k->q->mesh.ndim, p));
+        cli_jstream_item(&k->js, plan_json(rank, coord, k->q->mesh.ndim, p, &xf));
         return SHC_OK;
     }
-    return groups_add(&k->tg, k->pos++, plan_text(p), e);
+    return groups_add(&k->tg, k->pos++, plan_text(p, &xf), e);
+}
+
+/* torch refuses to execute the plan (a shard-like source to a Partial target it cannot
+ * reach: shc_plan_step_refused): its exception, exit 2, nothing printed.  The steps' kinds do
+ * not depend on the rank (only their logical shapes and merges do), so one rank's plan asks. */
+static int check_refused(const plan_req *q, int64_t rank, shc_err *e)
+{
+    shc_plan p;
+    int rc = shc_plan_compute(&q->mesh, &q->src, &q->dst, &q->shape, &q->opts, rank, &p, e);
+    for (int i = 0; rc == SHC_OK && i < p.nsteps; i++)
+        if ((rc = shc_plan_step_refused(&p.steps[i], q->opts.torch, e)))
+            shc_err_prefix(e, "step %d (mesh dim %d)", i, p.steps[i].mesh_dim);
+    shc_plan_free(&p);
+    return rc;
 }
 
 static int print_plans(const plan_args *a, plan_req *q, shc_err *e)
@@ -399,6 +447,9 @@ static int print_plans(const plan_args *a, plan_req *q, shc_err *e)
         return SHC_EINVAL;
     int64_t one = a->c.rank, npos = a->c.rank >= 0 ? 1 : q->mesh.size;
     const int64_t *rank_at = a->c.rank >= 0 ? &one : q->mesh.ranks;
+    int rc0 = check_refused(q, rank_at[0], e);
+    if (rc0)
+        return rc0;
     plan_sink k = {.a = a, .q = q};
     int rc = SHC_OK;
     /* text groups ranks with equal plans, so it holds each distinct text; JSON streams */
