@@ -451,6 +451,41 @@ START_TEST(megatron_refusals)
 }
 END_TEST
 
+/* torch.func._random (PR 177230): element g draws Philox word key offset + g.  S(0),S(1) of
+ * 8x8 over 2x2: rank 1 = (0, 1) holds rows 0-3, columns 4-7: g from 4 to 3 * 8 + 7 = 31, span
+ * [4, 32), shifted by a key offset of 100; a rank of [3] over 4 holds nothing: an empty span.
+ * An NPU (stream) profile is refused by name: no kernel of it exists there. */
+START_TEST(torch_func_random_spans)
+{
+    shc_rng_stream s;
+    stream("torch-func-random", "2x2", "S(0),S(1)", "8,8", 7, 1, &s);
+    ck_assert_int_eq(s.start, 4);
+    ck_assert_int_eq(s.post, 32);
+    ck_assert_uint_eq(s.seed, 7);
+    stream("torch-func-random", "4", "S(0)", "3", 7, 3, &s);
+    ck_assert_int_eq(s.start, 0);
+    ck_assert_int_eq(s.post, 0);
+    const shc_rng_policy *p;
+    shc_gpu_profile g;
+    shc_err e;
+    lay L;
+    load(&L, "2x2", "S(0),S(1)", "8,8");
+    shc_rng_policy_lookup("torch-func-random", &p, &e);
+    shc_gpu_profile_parse("a100", &g, &e);
+    ck_assert_int_eq(shc_rng_policy_stream(p, &g, &L.m, &L.pl, &L.s, 7, 100, 1, &s, &e), 0);
+    ck_assert_int_eq(s.start, 104);
+    ck_assert_int_eq(s.post, 132);
+    unsigned holds = 0;
+    ck_assert_int_eq(shc_rng_policy_check(p, &g, &L.m, &L.pl, &L.s, 7, &holds, &e), 0);
+    ck_assert_uint_eq(holds & 7u, 7u); /* replicas-equal, shards-distinct, invariant */
+    shc_gpu_profile_parse("ascend-910b", &g, &e);
+    ck_assert_int_eq(shc_rng_policy_stream(p, &g, &L.m, &L.pl, &L.s, 7, 0, 1, &s, &e),
+                     SHC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "torch-func-random: device profile ascend-910b"));
+    shc_mesh_free(&L.m);
+}
+END_TEST
+
 /* Colliding draws of a policy on a layout under a device profile. */
 static int64_t collisions(const char *pol, const char *gpu, const char *mesh, const char *pl,
                           const char *shape, unsigned *holds)
@@ -669,6 +704,7 @@ int main(void)
     tcase_add_test(tp, megatron_seeds);
     tcase_add_test(tp, megatron_training_seeds);
     tcase_add_test(tp, megatron_refusals);
+    tcase_add_test(tp, torch_func_random_spans);
     tcase_add_test(tp, verdict_gpu_dependence);
     tcase_add_test(tp, npu_streams);
     tcase_add_test(tp, profile_semantics);

@@ -19,6 +19,7 @@
  *    added in that order to CudaRNGStatesTracker, whose add() raises
  *    "seed N already exists" on a seed already in use.  With etp = tp (Megatron's default)
  *    no two collide (2718 - 1024 = 1694 is no multiple of 100); with etp != tp they can.
+ * A tracker seed past 2^64 - 1 is refused too: torch.cuda.manual_seed raises on it.
  * GTP-remat seeds (added only when a GTP-remat world is > 1) are not modelled.
  * Tested by check_offsets.c (megatron_training_seeds, megatron_refusals: numbers read off
  * the cited sources) and the rng-policies golden family, whose megatron-* seeds the harness
@@ -66,11 +67,15 @@ static void ranks_of(const shc_megatron_cfg *c, int64_t world, int64_t r, shc_me
     o->ep_rank = r / c->etp % c->ep;
 }
 
+/* Python's ints do not wrap: a seed past 2^64 - 1 reaches torch.cuda.manual_seed, which
+ * raises ValueError ("Overflow when unpacking long long"; torch 2.13's Generator.manual_seed
+ * does so on a CPU too), so Megatron refuses the configuration. */
 static int add_u64(uint64_t a, uint64_t b, uint64_t *out, shc_err *e)
 {
     if (a > UINT64_MAX - b)
-        return shc_fail(e, SHC_EOVERFLOW, "megatron: seed %llu + %llu overflows uint64",
-                        (unsigned long long)a, (unsigned long long)b);
+        return shc_fail(e, SHC_EUNSUPPORTED, "megatron: seed %llu + %llu is past 2^64 - 1: "
+                        "torch.cuda.manual_seed raises ValueError (Overflow when unpacking "
+                        "long long)", (unsigned long long)a, (unsigned long long)b);
     *out = a + b;
     return SHC_OK;
 }
