@@ -692,6 +692,13 @@ int shc_rng_offsets_at(const shc_rng_layout *t, const int64_t *coord, shc_rng_of
 /* Offsets of a global rank of mesh m. */
 int shc_rng_offsets_rank(const shc_rng_layout *t, const shc_mesh *m, int64_t rank,
                          shc_rng_offsets *out, shc_err *e);
+/* Row-major global linear indices of the local elements of the rank at coord, in its local
+ * order (torch 2.13's chunk rules, rng_local.c); *out malloc'd, *count of them. */
+int shc_rng_local_globals(const shc_rng_layout *t, const int64_t *coord, int64_t **out,
+                          int64_t *count, shc_err *e);
+/* The span [lo, hi) of those indices (lo = hi = -1 when the rank holds none). */
+int shc_rng_local_span(const shc_rng_layout *t, const int64_t *coord, int64_t *lo, int64_t *hi,
+                       shc_err *e);
 /* The 16-byte Philox generator state torch exposes: seed u64 LE then offset i64 LE. */
 void shc_rng_state_pack(uint64_t seed, int64_t offset, uint8_t out[16]);
 /* Inverse of shc_rng_state_pack. */
@@ -762,6 +769,34 @@ bool shc_rng_policy_uses_gpu(const shc_rng_policy *p);
  * geometry sets); not torch-offset nor jax-partitionable. */
 bool shc_rng_policy_verdict_uses_gpu(const shc_rng_policy *p);
 
+/* Megatron's parallel configuration (megatron_seeds.c): sizes of decoder tp, expert tp,
+ * expert ep and pp (dp and edp are what the world leaves), and Megatron-LM training's
+ * additions to the base seed (+ 100 * pp rank; + 10 * dp rank with dp_random_init). */
+typedef struct shc_megatron_cfg {
+    int64_t tp, etp, ep, pp;
+    bool training, dp_random_init;
+} shc_megatron_cfg;
+/* One rank's Megatron ranks (RankGenerator, order tp-cp-ep-dp-pp) and tracker seeds. */
+typedef struct shc_megatron_seeds {
+    int64_t tp_rank, dp_rank, pp_rank, ep_rank, etp_rank;
+    uint64_t base, data_parallel, tensor_parallel, expert_parallel;
+} shc_megatron_seeds;
+/* The seeds global rank `rank` of `world` gets; SHC_EUNSUPPORTED with Megatron's refusal
+ * (a world the sizes do not divide, a duplicate tracker seed, a training seed of 0). */
+int shc_megatron_rank_seeds(const shc_megatron_cfg *c, int64_t world, int64_t rank,
+                            uint64_t seed, shc_megatron_seeds *out, shc_err *e);
+/* shc_megatron_rank_seeds over every rank: Megatron's refusal of the whole configuration. */
+int shc_megatron_check_world(const shc_megatron_cfg *c, int64_t world, uint64_t seed,
+                             shc_err *e);
+/* The Megatron configuration a megatron-* policy reads off a mesh (rng_policy.c says which
+ * mesh dim is which); SHC_EINVAL naming the policy if it is not Megatron's. */
+int shc_rng_policy_megatron_cfg(const shc_rng_policy *p, const shc_mesh *m,
+                                shc_megatron_cfg *out, shc_err *e);
+
+/* SHC_OK if the policy is modelled on the device profile; else SHC_EINVAL naming both
+ * (torch-func-random has CUDA kernels only: no stream-semantics profile). */
+int shc_rng_policy_models_profile(const shc_rng_policy *p, const shc_gpu_profile *gpu,
+                                  shc_err *e);
 /* One rank's random stream for one op under a policy. */
 typedef struct shc_rng_stream {
     uint64_t seed;              /* generator seed (jax: the key's low word) */

@@ -15,7 +15,11 @@
  * The megatron-* policies' per-rank seeds are Megatron-core's own: the test job
  * checks them with Megatron-core 0.19.2's random.py and RankGenerator
  * (tools/harness/adapters/megatron_rng_policies.py, the family's harness peer), and
- * those cases carry CheckedByMegatron, which says so.
+ * those cases carry CheckedByMegatron, which says so.  The megatron-train-* policies add
+ * Megatron-LM training's pp / dp terms (megatron/training/initialize.py, which the peer
+ * restates: Megatron-LM's training package is not megatron-core).  Two megatron-train-ep groups
+ * name a decoder "tp" apart from the expert tp (etp != tp): one valid, one Megatron refuses
+ * (its tracker's duplicate-seed check, lib/offsets/megatron_seeds.c), an "invalid" case.
  * Schema: golden/schemas/rng-policies_v1.json.
  */
 #include "config.h"
@@ -55,6 +59,27 @@ static int parse_inputs(const json_t *group, const json_t *test, const shc_rng_p
         (rc = shc_placements_check(pl, m, s->ndim, e)))
         shc_mesh_free(m);
     return rc;
+}
+
+/* A group's "tp": Megatron's decoder tp where it differs from etp (the -ep policies only,
+ * whose seeds do not depend on it); Megatron's refusal of the whole configuration. */
+static int decoder_tp(const json_t *group, const shc_rng_policy *p, const shc_mesh *m,
+                      uint64_t seed, shc_err *e)
+{
+    const json_t *tp = json_object_get(group, "tp");
+    if (!tp)
+        return SHC_OK;
+    const char *n = shc_rng_policy_name(p);
+    if (!json_is_integer(tp) || json_integer_value(tp) < 1 ||
+        (strcmp(n, "megatron-ep") && strcmp(n, "megatron-train-ep")))
+        return shc_fail(e, SHC_EFORMAT, "rng-policies: group tp is an integer >= 1, for "
+                        "megatron-ep and megatron-train-ep only (policy %s)", n);
+    shc_megatron_cfg c;
+    int rc = shc_rng_policy_megatron_cfg(p, m, &c, e);
+    if (rc)
+        return rc;
+    c.tp = (int64_t)json_integer_value(tp);
+    return shc_megatron_check_world(&c, m->size, seed, e);
 }
 
 static json_t *holds_json(unsigned holds)
@@ -102,7 +127,8 @@ static int compute_rank(const json_t *group, const json_t *test, int64_t rank, j
     int rc = parse_inputs(group, test, &p, &g, &seed, &m, &pl, &s, e);
     if (rc)
         return rc;
-    if ((rc = shc_rng_policy_check(p, &g, &m, &pl, &s, seed, &holds, e)) == SHC_OK)
+    if ((rc = decoder_tp(group, p, &m, seed, e)) == SHC_OK &&
+        (rc = shc_rng_policy_check(p, &g, &m, &pl, &s, seed, &holds, e)) == SHC_OK)
         rc = view(p, &g, seed, &m, &pl, &s, rank, holds, out, e);
     shc_mesh_free(&m);
     /* a layout the policy's reference code fails on is an "invalid" case */
@@ -121,15 +147,28 @@ static void declare_notes(shc_gw *w)
                 "0.19.2's own code by the test job's harness stage "
                 "(tools/harness/adapters/megatron_rng_policies.py: its RankGenerator gives each "
                 "rank's tp, ep and etp rank, its model_parallel_cuda_manual_seed the seed); the "
-                "offsets and the verdicts are not (NoIndependentOracle).");
+                "offsets and the verdicts are not (NoIndependentOracle).  For megatron-train-* "
+                "the pp and dp ranks are RankGenerator's too, and the base seed's + 100 * pp "
+                "(+ 10 * dp) is Megatron-LM's megatron/training/initialize.py (NVIDIA/"
+                "Megatron-LM 00c2c0ad), restated by the adapter: that file is not in "
+                "megatron-core.  An invalid case's refusal is raised by Megatron's own "
+                "CudaRNGStatesTracker.");
+    shc_gw_note(w, "CudaOnlyUpstream", "torch-func-random: torch.func._random (pytorch PR "
+                "177230, torch 2.13) has CUDA kernels only (aten::_philox_uniform_ raises "
+                "NotImplementedError on a CPU), so no CPU run checks these spans "
+                "(NoIndependentOracle).  start_offset and post_offset are the span [start, "
+                "post) of Philox words the rank's elements draw under key (seed, 0): word = "
+                "key offset + global element index (float32).  A second op's key is "
+                "split(key), whose derivation is not modelled (taken as a distinct key).");
     shc_gw_note(w, "VendorDivergence", "The policy's offsets differ from torch-offset's on this "
                 "layout (seed 000 or another framework).");
     shc_gw_note(w, "PolicyRejects", "The policy's reference code fails on this layout.");
 }
 
-static int emit(shc_gw *w, const json_t *group, const shc_rng_case *c, shc_err *e)
+static int emit(shc_gw *w, const json_t *group, const shc_rng_case *c, const char *comment,
+                shc_err *e)
 {
-    json_t *t = shc_test_new("", "valid");
+    json_t *t = shc_test_new(comment, "valid");
     shc_shape s0;
     shc_err pe;
     if (shc_shape_parse(&s0, c->shape, &pe)) {
@@ -153,7 +192,10 @@ static int emit(shc_gw *w, const json_t *group, const shc_rng_case *c, shc_err *
     shc_test_flag(t, "NoIndependentOracle");
     if (!strncmp(shc_rng_policy_name(p), "megatron-", 9))
         shc_test_flag(t, "CheckedByMegatron");
-    rc = shc_rng_policy_check(p, &g, &m, &pl, &s, seed, &holds, &pe);
+    if (!strcmp(shc_rng_policy_name(p), "torch-func-random"))
+        shc_test_flag(t, "CudaOnlyUpstream");
+    if ((rc = decoder_tp(group, p, &m, seed, &pe)) == SHC_OK)
+        rc = shc_rng_policy_check(p, &g, &m, &pl, &s, seed, &holds, &pe);
     if (rc == SHC_EUNSUPPORTED) {
         json_object_set_new(t, "result", json_string("invalid"));
         json_object_set_new(t, "expected", json_pack("{s:s}", "error", pe.msg));
@@ -193,6 +235,40 @@ static int emit(shc_gw *w, const json_t *group, const shc_rng_case *c, shc_err *
     return rc;
 }
 
+/* Megatron-LM training configurations with a decoder tp apart from etp, in the last file
+ * (tcIds of the earlier ones stay).  Mesh (pp, edp, ep, etp); tp 8, etp 2, ep 18: rank 70 has
+ * tp rank 6, ep rank 17, etp rank 0, so its model-parallel seed base + 2718 + 6 and its
+ * expert seed base + 1024 + 1700 + 0 are equal, which Megatron's tracker refuses. */
+typedef struct meg_tp_row {
+    const char *policy, *mesh;
+    int64_t tp;
+    const char *comment;
+} meg_tp_row;
+static const meg_tp_row meg_tp[] = {
+    {"megatron-train-ep", "2x2x2x2", 4,
+     "decoder tp 4, etp 2 (etp != tp): expert seeds as with tp = etp"},
+    {"megatron-train-ep", "2x2x18x2", 8, "decoder tp 8, etp 2, ep 18: rank 70's "
+     "model-parallel and expert seeds are both base + 2724; CudaRNGStatesTracker.add refuses"},
+};
+#define NMEG_TP (int)(sizeof meg_tp / sizeof meg_tp[0])
+
+static int emit_decoder_tp(shc_gw *w, const meg_tp_row *x, shc_err *e)
+{
+    const shc_rng_case c = {x->mesh, "R,R,R,R", "4"}; /* the meshes are 4-d */
+    shcl_mesh_shape ms = shcl_mesh_shape_of(x->mesh);
+    json_t *g = shcl_group_params(&ms, "arange");
+    json_object_set_new(g, "policy", json_string(x->policy));
+    json_object_set_new(g, "tp", json_integer(x->tp));
+    json_object_set_new(g, "gpu", json_string(GPU));
+    json_object_set_new(g, "seed", u64s(SEED));
+    json_t *keep = json_incref(g);
+    int rc = shc_gw_group(w, g, e);
+    if (rc == SHC_OK)
+        rc = emit(w, keep, &c, x->comment, e);
+    json_decref(keep);
+    return rc;
+}
+
 static int generate(shc_gw *w, shc_err *e)
 {
     declare_notes(w);
@@ -211,9 +287,12 @@ static int generate(shc_gw *w, shc_err *e)
             json_object_set_new(g, "seed", u64s(SEED));
             json_t *keep = json_incref(g);
             if ((rc = shc_gw_group(w, g, e)) == SHC_OK)
-                rc = emit(w, keep, &cs[c % n], e);
+                rc = emit(w, keep, &cs[c % n], "", e);
             json_decref(keep);
         }
+        for (int x = 0; x < NMEG_TP && !rc; x++)
+            if (!strcmp(meg_tp[x].policy, shc_rng_policy_name(p)))
+                rc = emit_decoder_tp(w, &meg_tp[x], e);
     }
     return rc;
 }

@@ -394,6 +394,98 @@ START_TEST(megatron_seeds)
 }
 END_TEST
 
+/* Megatron-LM training (megatron/training/initialize.py _set_random_seed): base seed + 100 *
+ * pp rank, mesh dim 0 pp.  2x2 (pp, tp) rank 3 = pp 1, tp 1: model-parallel seed 1000 + 100
+ * + 2718 + 1.  2x4 (pp, dp) under --data-parallel-random-init, rank 6 = pp 1, dp 2: 1000 +
+ * 100 + 20.  2x2x2 (pp, ep, etp) rank 4 = pp 1, ep 0, etp 0: 1000 + 100 + 1024, the expert
+ * seed rank 2 (pp 0, ep 1) has too — Megatron checks seeds within a rank only. */
+START_TEST(megatron_training_seeds)
+{
+    shc_rng_stream s;
+    stream("megatron-train-tp", "2x2", "R,R", "8", 1000, 3, &s);
+    ck_assert_uint_eq(s.seed, 3819);
+    stream("megatron-train-dp", "2x2", "R,R", "8", 1000, 3, &s);
+    ck_assert_uint_eq(s.seed, 1100);
+    stream("megatron-train-dp-random", "2x4", "R,R", "8", 1000, 6, &s);
+    ck_assert_uint_eq(s.seed, 1120);
+    stream("megatron-train-ep", "2x2x2", "R,R,R", "8", 1000, 4, &s);
+    ck_assert_uint_eq(s.seed, 2124);
+    stream("megatron-train-ep", "2x2x2", "R,R,R", "8", 1000, 2, &s);
+    ck_assert_uint_eq(s.seed, 2124);
+    /* a 1-d mesh is all pp: rank 3's default seed 1000 + 300 */
+    stream("megatron-train-dp", "4", "R", "8", 1000, 3, &s);
+    ck_assert_uint_eq(s.seed, 1300);
+}
+END_TEST
+
+/* Megatron's refusals, by its own text: tp 8, etp 2, ep 18 over 72 ranks puts rank 70 at tp
+ * rank 6, ep rank 17, etp rank 0: 2718 + 6 == 1024 + 1700 (CudaRNGStatesTracker.add: "seed
+ * N already exists"); etp = tp never collides; a training seed of 0 (ValueError); a world
+ * the sizes do not divide (RuntimeError). */
+START_TEST(megatron_refusals)
+{
+    shc_megatron_cfg c = {.tp = 8, .etp = 2, .ep = 18, .pp = 1};
+    shc_megatron_seeds ms;
+    shc_err e;
+    ck_assert_int_eq(shc_megatron_rank_seeds(&c, 72, 69, 1234, &ms, &e), 0);
+    ck_assert_int_eq(shc_megatron_rank_seeds(&c, 72, 70, 1234, &ms, &e), SHC_EUNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(e.msg, "rank 70: seed 3958 already exists"));
+    ck_assert_int_eq(shc_megatron_check_world(&c, 72, 1234, &e), SHC_EUNSUPPORTED);
+    c.tp = 2; /* etp = tp: 1694 is no multiple of 100, no rank collides */
+    ck_assert_int_eq(shc_megatron_check_world(&c, 72, 1234, &e), 0);
+    c.training = true;
+    ck_assert_int_eq(shc_megatron_rank_seeds(&c, 72, 0, 0, &ms, &e), SHC_EUNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(e.msg, "Seed (0) should be a positive integer."));
+    c.tp = 5;
+    ck_assert_int_eq(shc_megatron_check_world(&c, 72, 1, &e), SHC_EUNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(e.msg, "world_size (72) is not divisible by 5"));
+    c.tp = 0;
+    ck_assert_int_eq(shc_megatron_check_world(&c, 72, 1, &e), SHC_EINVAL);
+    const shc_rng_policy *p;
+    shc_mesh m = {0};
+    shc_rng_policy_lookup("torch-offset", &p, &e);
+    shc_mesh_parse(&m, "4", NULL, &e);
+    ck_assert_int_eq(shc_rng_policy_megatron_cfg(p, &m, &c, &e), SHC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "torch-offset is not Megatron's"));
+    shc_mesh_free(&m);
+}
+END_TEST
+
+/* torch.func._random (PR 177230): element g draws Philox word key offset + g.  S(0),S(1) of
+ * 8x8 over 2x2: rank 1 = (0, 1) holds rows 0-3, columns 4-7: g from 4 to 3 * 8 + 7 = 31, span
+ * [4, 32), shifted by a key offset of 100; a rank of [3] over 4 holds nothing: an empty span.
+ * An NPU (stream) profile is refused by name: no kernel of it exists there. */
+START_TEST(torch_func_random_spans)
+{
+    shc_rng_stream s;
+    stream("torch-func-random", "2x2", "S(0),S(1)", "8,8", 7, 1, &s);
+    ck_assert_int_eq(s.start, 4);
+    ck_assert_int_eq(s.post, 32);
+    ck_assert_uint_eq(s.seed, 7);
+    stream("torch-func-random", "4", "S(0)", "3", 7, 3, &s);
+    ck_assert_int_eq(s.start, 0);
+    ck_assert_int_eq(s.post, 0);
+    const shc_rng_policy *p;
+    shc_gpu_profile g;
+    shc_err e;
+    lay L;
+    load(&L, "2x2", "S(0),S(1)", "8,8");
+    shc_rng_policy_lookup("torch-func-random", &p, &e);
+    shc_gpu_profile_parse("a100", &g, &e);
+    ck_assert_int_eq(shc_rng_policy_stream(p, &g, &L.m, &L.pl, &L.s, 7, 100, 1, &s, &e), 0);
+    ck_assert_int_eq(s.start, 104);
+    ck_assert_int_eq(s.post, 132);
+    unsigned holds = 0;
+    ck_assert_int_eq(shc_rng_policy_check(p, &g, &L.m, &L.pl, &L.s, 7, &holds, &e), 0);
+    ck_assert_uint_eq(holds & 7u, 7u); /* replicas-equal, shards-distinct, invariant */
+    shc_gpu_profile_parse("ascend-910b", &g, &e);
+    ck_assert_int_eq(shc_rng_policy_stream(p, &g, &L.m, &L.pl, &L.s, 7, 0, 1, &s, &e),
+                     SHC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "torch-func-random: device profile ascend-910b"));
+    shc_mesh_free(&L.m);
+}
+END_TEST
+
 /* Colliding draws of a policy on a layout under a device profile. */
 static int64_t collisions(const char *pol, const char *gpu, const char *mesh, const char *pl,
                           const char *shape, unsigned *holds)
@@ -478,7 +570,8 @@ END_TEST
  * follow the launch (hyper-parallel's op 2 starts 4 words on, whatever the launch takes). */
 START_TEST(verdict_gpu_dependence)
 {
-    static const char *const fixed[] = {"torch-offset", "jax-partitionable"};
+    /* torch-func-random: Philox word = key offset + global index, on any launch */
+    static const char *const fixed[] = {"torch-offset", "jax-partitionable", "torch-func-random"};
     for (int i = 0; i < shc_rng_policy_count(); i++) {
         const shc_rng_policy *p = shc_rng_policy_at(i);
         bool want = true;
@@ -609,6 +702,9 @@ int main(void)
     tcase_set_timeout(tp, 120);
     tcase_add_test(tp, vendor_diverges);
     tcase_add_test(tp, megatron_seeds);
+    tcase_add_test(tp, megatron_training_seeds);
+    tcase_add_test(tp, megatron_refusals);
+    tcase_add_test(tp, torch_func_random_spans);
     tcase_add_test(tp, verdict_gpu_dependence);
     tcase_add_test(tp, npu_streams);
     tcase_add_test(tp, profile_semantics);

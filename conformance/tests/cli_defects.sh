@@ -79,9 +79,16 @@ for c in "offsets $L" "policies"; do
     "--seed: '-1' is not a seed: a decimal integer in 0..18446744073709551615" $S $c --seed -1
 done
 expect_exit "offsets --seed 2^64-1 is accepted" 0 '"seed":"18446744073709551615"' \
-  $S offsets $L --seed 18446744073709551615 --json --policy megatron-dp
+  $S offsets $L --seed 18446744073709551615 --json --policy torch-untracked
 expect_exit "policies --seed 2^64-1 is accepted" 0 '"seed":"18446744073709551615"' \
-  $S policies --seed 18446744073709551615 --json --policy megatron-dp
+  $S policies --seed 18446744073709551615 --json --policy torch-untracked
+# Megatron computes every tracker seed: seed + 2718 past 2^64 - 1 reaches torch.cuda.manual_seed,
+# which raises (Python ints do not wrap), so Megatron refuses even megatron-dp's configuration
+expect_exit "offsets --policy megatron-dp --seed 2^64-1: Megatron refuses, torch's overflow" 77 \
+  "seed 18446744073709551615 \+ 2718 is past 2\^64 - 1: torch.cuda.manual_seed raises" \
+  $S offsets $L --seed 18446744073709551615 --policy megatron-dp
+expect_exit "policies --policy megatron-dp --seed 2^64-1: every layout rejected" 0 \
+  "megatron-dp .*rejects 15" $S policies --seed 18446744073709551615 --policy megatron-dp
 
 # Lax inputs: plan --flatten 0+0 was accepted; groups --axes 0,0 is seed 002's own quirk (it sorts
 # and de-duplicates, the group-ranks family covers it), so it stays accepted and says which dims

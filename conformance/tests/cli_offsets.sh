@@ -188,4 +188,26 @@ expect_exit "ops lists the table" 0 "exponential_           untracked" $S ops
 expect_exit "ops --json carries torch's message" 0 \
   "Operator aten.poisson.default does not have a sharding strategy registered." $S ops --json
 expect_exit "bad: ops takes no layout" 2 "--mesh: unknown option" $S ops --mesh 2
+# 4. upstream's policies (issue 33 item 2): Megatron-LM training's seeds, Megatron's refusals,
+# torch.func._random's spans.  Numbers read off the cited sources (lib/offsets/rng_policy.c).
+expect_exit "megatron-train-tp: 2x2 (pp, tp) rank 3 = 1000 + 100 + 2718 + 1" 0 \
+  '"seed":"3819"' $S offsets --policy megatron-train-tp --mesh 2x2 --placements R,R --shape 8 \
+  --seed 1000 --rank 3 --json
+expect_exit "megatron-train-dp-random: 2x4 (pp, dp) rank 6 = 1000 + 100 + 10 * 2" 0 \
+  '"seed":"1120"' $S offsets --policy megatron-train-dp-random --mesh 2x4 --placements R,R \
+  --shape 8 --seed 1000 --rank 6 --json
+expect_exit "megatron-train-*: seed 0 refused with Megatron-LM's own words" 77 \
+  "Seed \(0\) should be a positive integer" \
+  $S offsets --policy megatron-train-dp --mesh 4 --placements R --shape 8 --rank 0
+expect_exit "torch-func-random: S(0),S(1) of 8x8, rank (0,1) draws words [4, 32)" 0 \
+  '"start_offset":"4","post_offset":"32"' $S offsets --policy torch-func-random --mesh 2x2 \
+  --placements 'S(0),S(1)' --shape 8,8 --rank 1 --json
+expect_exit "torch-func-random: sharding-invariant and shards-distinct on every layout" 0 \
+  "torch-func-random +yes +yes +yes" $S policies --policy torch-func-random
+expect_exit "bad: torch-func-random on an NPU profile is refused by name" 2 \
+  "torch-func-random: device profile ascend-910b \(offsets stream\) is not modelled" \
+  $S policies --policy torch-func-random --gpu ascend-910b
+expect_exit "bad: torch-func-random takes no CUDA launch geometry" 2 \
+  "--policy torch-func-random \(its verdicts do not depend on the GPU" \
+  $S policies --policy torch-func-random --gpu t4
 tap_done

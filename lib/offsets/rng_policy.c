@@ -31,11 +31,31 @@
  *    NVIDIA/Megatron-LM 00caa53: order "tp-cp-ep-dp-pp", the first token varying
  *    fastest; the expert generator is RankGenerator(tp=etp, ep, dp, pp, cp=1)):
  *    tp (etp for megatron-ep) is the last, fastest mesh dim and ep the dim just
- *    before it; on a 1-d mesh megatron-ep's dim is ep (etp 1);
+ *    before it; on a 1-d mesh megatron-ep's dim is ep (etp 1); seeds and Megatron's
+ *    refusals (its duplicate-seed check) are megatron_seeds.c's;
+ *  - megatron-train-tp / -dp / -ep / -dp-random: the same generators as Megatron-LM's
+ *    training entry seeds them (megatron/training/initialize.py _set_random_seed,
+ *    NVIDIA/Megatron-LM 00c2c0ad, shipped): base seed + 100 * pp_rank (and, for
+ *    -dp-random, --data-parallel-random-init's + 10 * dp_rank).  Mesh dim 0 is pp, the
+ *    slowest token of Megatron's order (a 1-d mesh is all pp); the remaining dims follow
+ *    the megatron-tp / -dp / -ep convention above, except -dp-random, whose remaining
+ *    dims are all data parallel (tp 1);
  *  - jax-partitionable: jax_threefry_partitionable=True, bits of element g
  *    are threefry(key, g) over the global index: identity (key, g);
  *  - single-device-equal: each element drawn with the thread and word it
  *    would get on one GPU of the profile (veScale's ThreadBasedRNGTracker);
+ *  - torch-func-random: torch's stateless logical-index RNG, torch.func._random
+ *    (pytorch PR 177230, shipped in torch 2.13, CUDA only: aten::_philox_uniform_ has no
+ *    CPU kernel in 2.13; DTensor support, PRs 191642-191645, open).  Its single-key kernel
+ *    (_philox_uniform_cuda_) gives element i of a contiguous float32 output Philox output
+ *    word key_offset + i of (key seed, subsequence 0), whatever the launch (each thread
+ *    starts at key_offset + 4 * tid and skips ahead 4 * (threads - 1)); float64 takes words
+ *    2i, 2i + 1.  Sharded with the logical index = the global element index, rank r's
+ *    elements draw words key_offset + g for its global indices g: its span
+ *    [start, post) = [key_offset + g_min, key_offset + g_max + 1), shards distinct and the
+ *    tensor sharding-invariant by construction.  A second op takes split(key), a key whose
+ *    derivation (aten::_philox_key_split, CUDA only) is not modelled: taken as distinct.
+ *    Only CUDA's window semantics is modelled (no NPU kernel exists);
  *  - torch-untracked: torch 2.13 itself for a random op DTensor accepts but
  *    does not track (lib/offsets/rng_ops.c, e.g. exponential_): the op dimension of
  *    the table — torch-offset's answers hold for tracked ops only.
@@ -65,28 +85,50 @@ int64_t shc_rng_kernel_offset_incr(const shc_gpu_profile *gpu, int64_t n)
 
 /* ---- policies ---- */
 
-typedef enum { K_TORCH, K_VENDOR, K_MEG_TP, K_MEG_DP, K_MEG_EP, K_JAX, K_SDE } pkind;
+typedef enum { K_TORCH, K_VENDOR, K_MEG_TP, K_MEG_DP, K_MEG_EP, K_JAX, K_SDE, K_LOGICAL } pkind;
+
+/* Megatron-LM training's additions to the base seed (megatron_seeds.c) */
+enum { MEG_CORE = 0, MEG_TRAIN = 1, MEG_TRAIN_DPRAND = 2 };
 
 struct shc_rng_policy {
     const char *name;
     pkind kind;
     const char *summary;
+    int meg; /* MEG_*: for the megatron kinds */
 };
 
 static const shc_rng_policy policies[] = {
-    {"torch-offset", K_TORCH, "torch 2.13 OffsetBasedRNGTracker: one seed, offset per shard"},
-    {"hyper-parallel", K_VENDOR, "seed 000: hyper_parallel port of the tracker (diverges)"},
-    {"megatron-tp", K_MEG_TP, "Megatron model-parallel-rng: seed + 2718 + tp_rank"},
-    {"megatron-dp", K_MEG_DP, "Megatron default (data-parallel) generator: seed on every rank"},
-    {"megatron-ep", K_MEG_EP, "Megatron expert-parallel-rng: seed + 1024 + 100*ep_rank + tp_rank"},
-    {"jax-partitionable", K_JAX, "JAX threefry, partitionable: bits from the global index"},
-    {"single-device-equal", K_SDE, "veScale-style: thread and offset of one GPU per element"},
+    {"torch-offset", K_TORCH, "torch 2.13 OffsetBasedRNGTracker: one seed, offset per shard",
+     MEG_CORE},
+    {"hyper-parallel", K_VENDOR, "seed 000: hyper_parallel port of the tracker (diverges)",
+     MEG_CORE},
+    {"megatron-tp", K_MEG_TP, "Megatron model-parallel-rng: seed + 2718 + tp_rank", MEG_CORE},
+    {"megatron-dp", K_MEG_DP, "Megatron default (data-parallel) generator: seed on every rank",
+     MEG_CORE},
+    {"megatron-ep", K_MEG_EP, "Megatron expert-parallel-rng: seed + 1024 + 100*ep_rank + "
+     "etp_rank", MEG_CORE},
+    {"jax-partitionable", K_JAX, "JAX threefry, partitionable: bits from the global index",
+     MEG_CORE},
+    {"single-device-equal", K_SDE, "veScale-style: thread and offset of one GPU per element",
+     MEG_CORE},
     /* torch 2.13 itself for the ops DTensor does not track (lib/offsets/rng_ops.c: exponential_,
      * log_normal_, geometric_, cauchy_, multinomial): each rank's own generator, the same
      * seed everywhere, no pre-op shift, advanced by its own kernel's increment — the
      * megatron-dp stream, so the verdicts are computed by that code path */
     {"torch-untracked", K_MEG_DP, "torch 2.13 ops outside _random_ops (exponential_, ...): "
-     "each rank's own generator"},
+     "each rank's own generator", MEG_CORE},
+    /* Megatron-LM training (megatron/training/initialize.py _set_random_seed) */
+    {"megatron-train-tp", K_MEG_TP, "Megatron-LM training: base seed + 100*pp, then "
+     "+ 2718 + tp_rank", MEG_TRAIN},
+    {"megatron-train-dp", K_MEG_DP, "Megatron-LM training: default generator, seed + 100*pp",
+     MEG_TRAIN},
+    {"megatron-train-ep", K_MEG_EP, "Megatron-LM training: base seed + 100*pp, then "
+     "+ 1024 + 100*ep_rank + etp_rank", MEG_TRAIN},
+    {"megatron-train-dp-random", K_MEG_DP, "Megatron-LM --data-parallel-random-init: "
+     "seed + 100*pp + 10*dp", MEG_TRAIN_DPRAND},
+    /* pytorch PR 177230 (torch 2.13, CUDA only) */
+    {"torch-func-random", K_LOGICAL, "torch.func._random (stateless): Philox word = key "
+     "offset + global element index", MEG_CORE},
 };
 #define NPOL (int)(sizeof policies / sizeof policies[0])
 
@@ -98,7 +140,8 @@ const char *shc_rng_policy_summary(const shc_rng_policy *p) { return p->summary;
 const char *shc_rng_policy_names(void)
 {
     return "torch-offset, hyper-parallel, megatron-tp, megatron-dp, megatron-ep, "
-           "jax-partitionable, single-device-equal, torch-untracked";
+           "jax-partitionable, single-device-equal, torch-untracked, megatron-train-tp, "
+           "megatron-train-dp, megatron-train-ep, megatron-train-dp-random, torch-func-random";
 }
 
 bool shc_rng_policy_uses_gpu(const shc_rng_policy *p)
@@ -116,7 +159,38 @@ bool shc_rng_policy_verdict_uses_gpu(const shc_rng_policy *p)
      * any thread takes (4 * ceil(n / 4T) <= roundup4(n) for T >= 256, T the thread count).
      * seed 000's port spaces successive ops by ceil4(mesh size) instead, so a GPU with fewer
      * threads runs op 1 into op 2 (a 7-SM profile on layout #14). */
-    return p->kind != K_TORCH && p->kind != K_JAX;
+    return p->kind != K_TORCH && p->kind != K_JAX && p->kind != K_LOGICAL;
+}
+
+static bool is_megatron(const shc_rng_policy *p)
+{
+    return !strncmp(p->name, "megatron-", 9);
+}
+
+int shc_rng_policy_megatron_cfg(const shc_rng_policy *p, const shc_mesh *m,
+                                shc_megatron_cfg *c, shc_err *e)
+{
+    if (!is_megatron(p))
+        return shc_fail(e, SHC_EINVAL, "policy %s is not Megatron's (no Megatron "
+                        "configuration to read off the mesh)", p->name);
+    memset(c, 0, sizeof *c);
+    c->tp = c->etp = c->ep = c->pp = 1;
+    c->training = p->meg != MEG_CORE;
+    c->dp_random_init = p->meg == MEG_TRAIN_DPRAND;
+    int first = c->training ? 1 : 0, n = m->ndim - first, last = m->ndim - 1;
+    if (c->training)
+        c->pp = m->shape[0];
+    if (n < 1 || p->meg == MEG_TRAIN_DPRAND) /* all pp, or pp then data parallel */
+        return SHC_OK;
+    if (p->kind != K_MEG_EP) {
+        c->tp = c->etp = m->shape[last];
+    } else if (n == 1) {
+        c->ep = m->shape[last]; /* the one dim left is ep, etp 1 */
+    } else {
+        c->etp = c->tp = m->shape[last]; /* expert_tensor_parallel_size defaults to tp */
+        c->ep = m->shape[last - 1];
+    }
+    return SHC_OK;
 }
 
 int shc_rng_policy_lookup(const char *name, const shc_rng_policy **out, shc_err *e)
@@ -192,6 +266,38 @@ static int vendor_offsets(const shc_mesh *m, const shc_placements *pl, const shc
                                                   : SHC_OK;
 }
 
+int shc_rng_policy_models_profile(const shc_rng_policy *p, const shc_gpu_profile *gpu,
+                                  shc_err *e)
+{
+    if (p->kind == K_LOGICAL && gpu->offset_semantics != SHC_OFFSETS_WINDOW)
+        return shc_fail(e, SHC_EINVAL, "torch-func-random: device profile %s (offsets %s) is "
+                        "not modelled: torch.func._random's kernels are CUDA's (one Philox "
+                        "stream, the offset a window into it)", gpu->name,
+                        shc_offset_semantics_name(gpu->offset_semantics));
+    return SHC_OK;
+}
+
+/* torch.func._random: the rank's span of Philox words under key (seed, old_offset). */
+static int logical_span(const shc_rng_policy *p, const shc_gpu_profile *gpu,
+                        const shc_rng_layout *t, const int64_t *coord, int64_t old_offset,
+                        shc_rng_stream *out, shc_err *e)
+{
+    int rc = shc_rng_policy_models_profile(p, gpu, e);
+    if (rc)
+        return rc;
+    int64_t lo, hi;
+    if ((rc = shc_rng_local_span(t, coord, &lo, &hi, e)))
+        return rc;
+    if (lo < 0) /* an empty shard draws nothing: its span is empty at the key's offset */
+        lo = hi = 0;
+    if ((rc = shc_add64_e(old_offset, lo, &out->start, "key offset + first index", e)) ||
+        (rc = shc_add64_e(old_offset, hi, &out->post, "key offset + index span", e)))
+        return rc;
+    out->start_incr = lo;
+    out->end_incr = hi;
+    return SHC_OK;
+}
+
 int shc_rng_policy_stream(const shc_rng_policy *p, const shc_gpu_profile *gpu, const shc_mesh *m,
                           const shc_placements *pl, const shc_shape *shape, uint64_t seed,
                           int64_t old_offset, int64_t rank, shc_rng_stream *out, shc_err *e)
@@ -207,9 +313,19 @@ int shc_rng_policy_stream(const shc_rng_policy *p, const shc_gpu_profile *gpu, c
     out->seed = seed;
     out->local_numel = o.local_numel;
     out->shard_linear_index = -1;
-    /* Megatron-core's expert RankGenerator (tp = etp, then ep, dp, pp; fastest first) puts ep
-     * on the mesh dim just before etp's; a 1-d mesh is all ep (etp 1) */
-    int64_t tp = coord[m->ndim - 1], ep = coord[m->ndim > 1 ? m->ndim - 2 : 0];
+    if (is_megatron(p)) { /* the rank's tracker seeds, or Megatron's refusal */
+        shc_megatron_cfg c;
+        shc_megatron_seeds ms;
+        int64_t pos = 0;
+        for (int d = 0; d < m->ndim; d++) /* Megatron numbers ranks in mesh order */
+            pos = pos * m->shape[d] + coord[d];
+        if ((rc = shc_rng_policy_megatron_cfg(p, m, &c, e)) ||
+            (rc = shc_megatron_rank_seeds(&c, m->size, pos, seed, &ms, e)))
+            return rc;
+        out->seed = p->kind == K_MEG_TP   ? ms.tensor_parallel
+                    : p->kind == K_MEG_EP ? ms.expert_parallel
+                                          : ms.data_parallel;
+    }
     switch (p->kind) {
     case K_TORCH:
     case K_VENDOR:
@@ -227,12 +343,14 @@ int shc_rng_policy_stream(const shc_rng_policy *p, const shc_gpu_profile *gpu, c
             (rc = shc_add64_e(old_offset, out->end_incr, &out->post, "post-op offset", e)))
             return rc;
         return SHC_OK;
-    case K_MEG_TP: out->seed = seed + 2718 + (uint64_t)tp; break;
-    case K_MEG_DP: break;
-    case K_MEG_EP: out->seed = seed + 1024 + 100 * (uint64_t)ep + (m->ndim > 1 ? (uint64_t)tp : 0); break;
+    case K_MEG_TP:
+    case K_MEG_DP: /* torch-untracked too: each rank's own generator, the seed everywhere */
+    case K_MEG_EP: break;
     case K_JAX: /* stateless: "offset" counts keys split off for successive ops */
         out->start = old_offset;
         return shc_add64_e(old_offset, 1, &out->post, "key index", e);
+    case K_LOGICAL:
+        return logical_span(p, gpu, &t, coord, old_offset, out, e);
     case K_SDE:
         out->start = old_offset;
         out->end_incr = shc_rng_kernel_offset_incr(gpu, t.numel);

@@ -19,9 +19,7 @@
  * Ascend NPU, gpu_profiles.c) each start offset is its own stream, so the
  * identity is (start, position in the launch).  shards-distinct's counterexamples
  * are counted (colliding draws: draws whose identity an earlier draw has).
- * The local element -> global index map follows torch 2.13's layout rules
- * (torch.chunk per Shard in shard order, _StridedShard's split-then-chunk);
- * it is cross-checked against shard_layout.c in check_offsets.c.
+ * The local element -> global index map is rng_local.c's.
  */
 #include "config.h"
 #include <stdlib.h>
@@ -35,92 +33,20 @@ typedef struct draw_id {
     int64_t stream, word;
 } draw_id;
 
-/* torch.chunk piece idx of src[0..n) split in k, appended at dst; returns its length. */
-static int64_t take_chunk(const int64_t *src, int64_t n, int64_t k, int64_t idx, int64_t *dst)
-{
-    int64_t sz = shc_rng_chunk_size(n, k, idx);
-    int64_t step = n % k == 0 ? n / k : (n + k - 1) / k;
-    if (sz)
-        memcpy(dst, src + step * idx, sizeof(int64_t) * (size_t)sz);
-    return sz;
-}
-
-/* Global indices along dim d held at coord, in local order; returns the count. */
-static int64_t dim_indices(const shc_rng_layout *t, int d, const int64_t *coord, int64_t *a,
-                           int64_t *tmp)
-{
-    int64_t n = t->shape.d[d];
-    for (int64_t i = 0; i < n; i++)
-        a[i] = i;
-    int k = t->nshard_mesh[d], order[SHC_MAX_MESH_DIMS];
-    memcpy(order, t->shard_mesh[d], sizeof(int) * (size_t)k);
-    if (t->pl.has_order)
-        for (int x = 1; x < k; x++)
-            for (int y = x; y > 0 && t->pl.order[order[y]] < t->pl.order[order[y - 1]]; y--) {
-                int s = order[y];
-                order[y] = order[y - 1];
-                order[y - 1] = s;
-            }
-    for (int j = 0; j < k; j++) {
-        const shc_placement *p = &t->pl.p[order[j]];
-        int64_t m = t->mesh_shape[order[j]], c = coord[order[j]], len = 0;
-        if (p->kind == SHC_P_STRIDED) {
-            for (int64_t s = 0; s < p->split_factor && s < n; s++) {
-                int64_t plen = take_chunk(a, n, p->split_factor, s, tmp + n);
-                len += take_chunk(tmp + n, plen, m, c, tmp + len);
-            }
-        } else {
-            len = take_chunk(a, n, m, c, tmp);
-        }
-        memcpy(a, tmp, sizeof(int64_t) * (size_t)len);
-        n = len;
-    }
-    return n;
-}
-
-/* Row-major global linear indices of a rank's local elements; *out malloc'd. */
-static int local_globals(const shc_rng_layout *t, const int64_t *coord, int64_t **out,
-                         int64_t *count, shc_err *e)
-{
-    int64_t *lists[SHC_MAX_TENSOR_DIMS] = {0}, len[SHC_MAX_TENSOR_DIMS], total = 1;
-    int rc = SHC_OK;
-    for (int d = 0; d < t->tensor_ndim && rc == SHC_OK; d++) {
-        int64_t n = t->shape.d[d];
-        lists[d] = malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
-        int64_t *tmp = malloc(sizeof(int64_t) * (size_t)(2 * n + 1));
-        if (!lists[d] || !tmp)
-            rc = shc_fail(e, SHC_ENOMEM, "policy check: out of memory");
-        else
-            total *= (len[d] = dim_indices(t, d, coord, lists[d], tmp));
-        free(tmp);
-    }
-    int64_t *g = rc ? NULL : malloc(sizeof(int64_t) * (size_t)(total ? total : 1));
-    if (!rc && !g)
-        rc = shc_fail(e, SHC_ENOMEM, "policy check: out of memory");
-    for (int64_t i = 0; !rc && i < total; i++) {
-        int64_t rem = i, lin = 0, stride = 1;
-        for (int d = t->tensor_ndim - 1; d >= 0; d--) {
-            lin += lists[d][rem % len[d]] * stride;
-            rem /= len[d];
-            stride *= t->shape.d[d];
-        }
-        g[i] = lin;
-    }
-    for (int d = 0; d < t->tensor_ndim; d++)
-        free(lists[d]);
-    *out = g;
-    *count = total;
-    return rc;
-}
-
 /* Identity of element i (global g) of a stream under policy kind. */
 static draw_id element_id(const shc_rng_policy *p, const shc_gpu_profile *gpu,
-                          const shc_rng_stream *s, int64_t i, int64_t g, int64_t numel)
+                          const shc_rng_stream *s, int op, int64_t i, int64_t g, int64_t numel)
 {
     /* jax: the op's key is split(key)[start]; bits come from the global index */
     draw_id id = {s->seed, s->start, g};
     if (!strcmp(shc_rng_policy_name(p), "jax-partitionable"))
         return id;
+    if (!strcmp(shc_rng_policy_name(p), "torch-func-random")) {
+        /* word key_offset + g of the op's key: op 2's key is split(key), taken as distinct */
+        id.stream = op;
+        id.word = g;
+        return id;
+    }
     bool global = !strcmp(shc_rng_policy_name(p), "single-device-equal");
     int64_t n = global ? numel : s->local_numel, e = global ? g : i;
     int64_t grid = (n + 255) / 256, cap = (int64_t)gpu->sm_count * (gpu->max_threads_per_sm / 256);
@@ -181,10 +107,11 @@ static int draw_op(check_ctx *c, const shc_rng_layout *t, const shc_rng_policy *
             if (ts.seed != s.seed || ts.start != s.start || ts.post != s.post)
                 c->torch_ok = false;
         }
-        if ((rc = shc_mesh_coord(c->m, r, coord, e)) || (rc = local_globals(t, coord, &g, &n, e)))
+        if ((rc = shc_mesh_coord(c->m, r, coord, e)) ||
+            (rc = shc_rng_local_globals(t, coord, &g, &n, e)))
             break;
         for (int64_t i = 0; i < n; i++) {
-            draw_id id = element_id(c->p, c->gpu, &s, i, g[i], c->numel);
+            draw_id id = element_id(c->p, c->gpu, &s, op, i, g[i], c->numel);
             if (!c->set[op][g[i]]) {
                 c->set[op][g[i]] = 1;
                 c->ids[op][g[i]] = id;
@@ -249,7 +176,7 @@ static int invariant(check_ctx *c, bool *ok, shc_err *e)
         rc = shc_rng_policy_stream(c->p, c->gpu, &one, &rep, c->shape, c->seed, 0, 0, &s, e);
     *ok = true;
     for (int64_t g = 0; !rc && g < c->numel && *ok; g++) {
-        draw_id id = element_id(c->p, c->gpu, &s, g, g, c->numel);
+        draw_id id = element_id(c->p, c->gpu, &s, 0, g, g, c->numel);
         *ok = c->set[0][g] && id_eq(&id, &c->ids[0][g]);
     }
     shc_mesh_free(&one);

@@ -53,7 +53,10 @@ enum { CMD_OFFSETS, CMD_AUDIT, CMD_POLICIES };
 #define MEGATRON_DIMS                                                                          \
     "Megatron mesh dims (Megatron-core RankGenerator, order tp-cp-ep-dp-pp, tp fastest):\n"  \
     "megatron-tp: tp = the last mesh dim; megatron-ep: etp = the last mesh dim, ep = the\n"  \
-    "dim before it (a 1-d mesh is ep, etp 1); megatron-dp: the same seed on every rank."
+    "dim before it (a 1-d mesh is ep, etp 1); megatron-dp: the same seed on every rank.\n" \
+    "megatron-train-*: Megatron-LM training (seed + 100 * pp rank): mesh dim 0 is pp (a\n"  \
+    "1-d mesh is all pp), the rest as above; -dp-random (+ 10 * dp rank): the rest is dp.\n" \
+    "They refuse seed 0 (Megatron-LM's seed > 0 check): give --seed."
 
 /* The policy torch follows for an op DTensor accepts (shc_rng_op_policy says where
  * a layout makes torch refuse it). */
@@ -74,6 +77,8 @@ static const char *gpu_free_reason(const shc_rng_policy *p)
 {
     if (!strcmp(shc_rng_policy_name(p), "jax-partitionable"))
         return "its bits come from the global element index, with no launch";
+    if (!strcmp(shc_rng_policy_name(p), "torch-func-random"))
+        return "its Philox word is the key offset plus the global index, on any launch";
     return "its windows are spaced by element counts, more than any launch's threads take";
 }
 
@@ -461,7 +466,7 @@ static json_t *verdict_json(const shc_rng_policy *p, const shc_rng_verdict *v)
 
 static void verdict_text(const shc_rng_policy *p, const shc_rng_verdict *v)
 {
-    printf("%-20s", shc_rng_policy_name(p));
+    printf("%-24s", shc_rng_policy_name(p));
     for (int k = 0; k < SHC_RNGP_COUNT; k++) {
         char cell[40];
         if (v->holds[k] == v->layouts)
@@ -488,6 +493,19 @@ static int policy_rows(const offsets_args *a, const shc_gpu_profile *gpu, json_t
         const char *name = a->rop ? op_policy_name(a->rop) : a->policy;
         if ((a->rop || a->policy_given) && strcmp(name, shc_rng_policy_name(p)))
             continue;
+        shc_err why;
+        if (!a->rop && !a->policy_given && shc_rng_policy_models_profile(p, gpu, &why)) {
+            /* the whole table: a row the profile has no model for says so (asked by name,
+             * the policy is refused, exit 2) */
+            if (a->c.json)
+                json_array_append_new(pols, json_pack("{s:s,s:s,s:s}", "name",
+                                                      shc_rng_policy_name(p), "summary",
+                                                      shc_rng_policy_summary(p),
+                                                      "not_modelled", why.msg));
+            else
+                printf("%-24s %s\n", shc_rng_policy_name(p), why.msg);
+            continue;
+        }
         rc = a->rop ? shc_rng_op_verdict(a->rop, gpu, a->seed, &v, e)
                     : shc_rng_policy_verdict(p, gpu, a->seed, &v, e);
         if (rc == SHC_OK && a->c.json)
@@ -538,7 +556,7 @@ int cmd_policies(int argc, char **argv)
                "seed %llu, %d layouts)\n", a.gpu ? a.gpu : gpu->name,
                shc_offset_semantics_name(gpu->offset_semantics), shc_gpu_profile_align(gpu),
                (unsigned long long)a.seed, ncases);
-        printf("%-20s", "policy");
+        printf("%-24s", "policy");
         for (int k = 0; k < SHC_RNGP_COUNT; k++)
             printf(" %-19s", shc_rng_property_name(k));
         printf(" %10s\n", "collisions");

@@ -66,10 +66,41 @@ and for experts `RankGenerator(tp=etp, ep, dp, pp, cp=1)`. On a row-major mesh
 | `megatron-tp` | seed + 2718 + tp, tp = c[d-1] (the last dim) |
 | `megatron-dp` | seed on every rank |
 | `megatron-ep` | seed + 1024 + 100·ep + etp, etp = c[d-1], ep = c[d-2] (the dim just before etp); a 1-d mesh is ep alone (etp 1): ep = c[0] |
+| `megatron-train-tp`, `-dp`, `-ep` | the same generator with base seed + 100·pp, pp = c[0] (the slowest token); the dims after c[0] as in the rows above; a 1-d mesh is pp alone |
+| `megatron-train-dp-random` | seed + 100·pp + 10·dp, pp = c[0], dp = the row-major index of c[1..] (tp 1) |
 
-Dims before those are dp and pp, which the seeds do not see: two ranks that differ
-only there draw the same numbers (the 2x2x2 layout's `S(1)` on dim 0 loses
+Dims before those are dp and pp, which the core policies' seeds do not see: two ranks
+that differ only there draw the same numbers (the 2x2x2 layout's `S(1)` on dim 0 loses
 shards-distinct under `megatron-ep`). `shardcheck policies --help` says the same.
+
+The `megatron-train-*` policies are Megatron-LM's training entry
+(megatron/training/initialize.py `_set_random_seed`, NVIDIA/Megatron-LM 00c2c0ad,
+shipped): base seed + 100·pp rank (+ 10·dp rank with `--data-parallel-random-init`),
+then Megatron-core's `model_parallel_cuda_manual_seed`. The +100·pp can meet the
+expert seed's 100·ep: on 2x2x2 (pp, ep, etp) rank 4 (pp 1, ep 0) and rank 2 (pp 0,
+ep 1) both get expert seed + 1124; Megatron checks seeds within a rank only.
+
+A group's optional `tp` is Megatron's decoder tensor-parallel size where it differs
+from the expert one (etp ≠ tp; Megatron-core 0.19 sizes them apart). Then a rank's
+model-parallel and expert seeds can meet, which Megatron's `CudaRNGStatesTracker.add`
+refuses ("seed N already exists"): the `megatron-train-ep` case with `tp` 8 over
+(pp 2, edp 2, ep 18, etp 2) is `invalid` (rank 70: tp rank 6, ep rank 17, etp rank 0,
+2718 + 6 = 1024 + 1700), and Megatron's own tracker raises it in the harness.
+
+### torch-func-random: torch's stateless logical-index RNG
+
+`torch.func._random` (pytorch PR 177230, shipped in torch 2.13; DTensor support in PRs
+191642-191645, open) draws element i of a contiguous float32 output from Philox word
+key offset + i of (key seed, subsequence 0) on any launch (its single-key CUDA kernel
+starts thread t at key offset + 4t and skips ahead 4·(threads - 1)). With the logical
+index the global element index, a rank draws the words key offset + g of its global
+indices g: `start_offset` and `post_offset` are the span [start, post) of those words
+(a row shard's is exactly its elements; a column shard's span holds other ranks' words
+between its rows). Shards are distinct and the tensor sharding-invariant by construction.
+Torch 2.13 has no CPU kernel for it (`aten::_philox_uniform_` raises NotImplementedError
+on a CPU), so these cases carry `NoIndependentOracle` and `CudaOnlyUpstream`; the second
+op's key is `split(key)`, whose derivation is not modelled (taken as a distinct key).
+An NPU profile (offsets stream) is refused by name: no such kernel exists there.
 
 ### Two launch geometries
 

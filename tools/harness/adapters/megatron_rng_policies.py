@@ -16,6 +16,18 @@ by Megatron's default order "tp-cp-ep-dp-pp", the first token fastest.  Megatron
 for that configuration (its decoder and expert RankGenerators, as initialize_model_parallel
 builds them) give each global rank its tp, ep and etp rank.
 
+megatron-train-tp / -dp / -ep / -dp-random are the same generators as Megatron-LM's training
+entry seeds them (megatron/training/initialize.py _set_random_seed, NVIDIA/Megatron-LM
+00c2c0ad, shipped): model_parallel_cuda_manual_seed(seed + 100 * pp_rank [+ 10 * dp_rank with
+--data-parallel-random-init]).  That file is Megatron-LM's, not megatron-core's, and imports
+the whole training package, so its one line of arithmetic is restated here (cited); the pp and
+dp ranks come from Megatron's RankGenerator and the tracker seeds from its random.py, run.
+Mesh dim 0 is pp (a 1-d mesh is all pp), the rest follow the policy's core convention; for
+-dp-random the rest is data parallel (tp 1).  Megatron-LM's "seed > 0" check is not run
+(it is not megatron-core's): the golden family has no seed-0 case.
+A group's "tp" (megatron-ep only) is Megatron's decoder tensor-parallel size where it differs
+from the expert one (etp != tp): Megatron's decoder generator then uses it.
+
 Only "seed" is claimed (FIELDS): the offsets are torch's CUDA kernel's and the verdicts need
 draws, neither of which Megatron computes.  Policies other than megatron-* are NotSupported.
 A Megatron refusal (its duplicate-seed check) is raised as is; this adapter adds no check of
@@ -38,6 +50,9 @@ mc.load()   # an adapter whose peer is not installed does not load (run.py says 
 
 _TRACKER = {"megatron-dp": "default", "megatron-tp": "model-parallel-rng",
             "megatron-ep": "expert-parallel-rng"}
+# Megatron-LM training's policies: the core policy whose generator they read
+_TRAINING = {"megatron-train-tp": "megatron-tp", "megatron-train-dp": "megatron-dp",
+             "megatron-train-ep": "megatron-ep", "megatron-train-dp-random": "megatron-dp"}
 
 
 def _prod(v):
@@ -47,42 +62,70 @@ def _prod(v):
     return n
 
 
-def configuration(policy, mesh):
+def configuration(policy, mesh, tp=None):
     """Megatron's parallel sizes for a mesh under the policy's dim convention:
-    (decoder sizes, expert sizes) as RankGenerator keywords."""
+    (decoder sizes, expert sizes) as RankGenerator keywords.  tp: the decoder tp where it
+    differs from etp (a group's "tp")."""
     world = _prod(mesh)
-    if policy == "megatron-ep":
+    pp = 1
+    if policy in _TRAINING:
+        pp, mesh = mesh[0], mesh[1:]
+        policy = "dp-random" if policy == "megatron-train-dp-random" else _TRAINING[policy]
+    if not mesh or policy == "dp-random":
+        etp = dtp = 1
+        ep = 1
+    elif policy == "megatron-ep":
         etp, ep = (1, mesh[0]) if len(mesh) == 1 else (mesh[-1], mesh[-2])
-        tp = etp   # initialize_model_parallel: expert_tensor_parallel_size defaults to tp
+        dtp = etp   # initialize_model_parallel: expert_tensor_parallel_size defaults to tp
     else:
-        tp, ep = mesh[-1], 1
-        etp = tp
-    return ({"tp": tp, "dp": world // tp}, {"tp": etp, "ep": ep, "dp": world // (etp * ep)})
+        dtp, ep = mesh[-1], 1
+        etp = dtp
+    if tp is not None:
+        dtp = tp
+    return ({"tp": dtp, "pp": pp, "dp": world // (dtp * pp)},
+            {"tp": etp, "ep": ep, "pp": pp, "dp": world // (etp * ep * pp)})
 
 
-def megatron_ranks(policy, mesh):
-    """Per global rank (tp_rank, ep_rank, etp_rank), from Megatron's RankGenerators."""
-    dec, exp = configuration(policy, mesh)
+def megatron_ranks(policy, mesh, tp=None):
+    """Per global rank (tp_rank, ep_rank, etp_rank, pp_rank, dp_rank), from Megatron's
+    RankGenerators."""
+    dec, exp = configuration(policy, mesh, tp)
     world = _prod(mesh)
-    tp_groups = mc.rank_generator(**dec).get_ranks("tp")
+    dgen = mc.rank_generator(**dec)
+    tp_groups, pp_groups, dp_groups = dgen.get_ranks("tp"), dgen.get_ranks("pp"), \
+        dgen.get_ranks("dp")
     egen = mc.rank_generator(**exp)
     ep_groups, etp_groups = egen.get_ranks("ep"), egen.get_ranks("tp")
     return [(mc.rank_in(tp_groups, r)[1], mc.rank_in(ep_groups, r)[1],
-             mc.rank_in(etp_groups, r)[1]) for r in range(world)]
+             mc.rank_in(etp_groups, r)[1], mc.rank_in(pp_groups, r)[1],
+             mc.rank_in(dp_groups, r)[1]) for r in range(world)]
+
+
+def base_seed(policy, seed, pp_rank, dp_rank):
+    """Megatron-LM training/initialize.py _set_random_seed's base seed (restated, cited):
+    seed + 100 * pp rank, + 10 * dp rank with --data-parallel-random-init."""
+    if policy not in _TRAINING:
+        return seed
+    seed = seed + 100 * pp_rank
+    if policy == "megatron-train-dp-random":
+        seed = seed + 10 * dp_rank
+    return seed
 
 
 def compute(group, test):
     policy = group.get("policy")
-    if policy not in _TRACKER:
-        raise NotImplementedError("policy %s is not Megatron's (megatron-tp, -dp, -ep are)"
-                                  % policy)
+    if policy not in _TRACKER and policy not in _TRAINING:
+        raise NotImplementedError("policy %s is not Megatron's (megatron-tp, -dp, -ep and "
+                                  "megatron-train-* are)" % policy)
     if group.get("rankMap") not in (None, list(range(_prod(group["mesh"])))):
         raise NotImplementedError("Megatron lays ranks out in order (RankGenerator): "
                                   "no permuted rank map")
     mesh = [int(x) for x in group["mesh"]]
     seed = int(group["seed"])
+    tp = int(group["tp"]) if "tp" in group else None
+    tracker = _TRACKER[_TRAINING.get(policy, policy)]
     out = []
-    for tp_rank, ep_rank, etp_rank in megatron_ranks(policy, mesh):
-        got = mc.seeds(seed, tp_rank, ep_rank, etp_rank)
-        out.append(got[_TRACKER[policy]])
+    for tp_rank, ep_rank, etp_rank, pp_rank, dp_rank in megatron_ranks(policy, mesh, tp):
+        got = mc.seeds(base_seed(policy, seed, pp_rank, dp_rank), tp_rank, ep_rank, etp_rank)
+        out.append(got[tracker])
     return {"perRank": {"seed": out}}

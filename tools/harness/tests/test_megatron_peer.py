@@ -61,10 +61,33 @@ def test_rank_generator_docstring_example():
 
 def test_megatron_ep_ranks_on_a_2x2x2_mesh():
     # etp = the last mesh dim, ep the one before it (Megatron's expert generator, tp-cp-ep-dp-pp)
-    assert mrp.megatron_ranks("megatron-ep", [2, 2, 2]) == [
+    assert [r[:3] for r in mrp.megatron_ranks("megatron-ep", [2, 2, 2])] == [
         (0, 0, 0), (1, 0, 1), (0, 1, 0), (1, 1, 1), (0, 0, 0), (1, 0, 1), (0, 1, 0), (1, 1, 1)]
     # a 1-d mesh is all ep, etp 1
-    assert mrp.megatron_ranks("megatron-ep", [4]) == [(0, r, 0) for r in range(4)]
+    assert [r[:3] for r in mrp.megatron_ranks("megatron-ep", [4])] == [
+        (0, r, 0) for r in range(4)]
+
+
+def test_training_seeds_read_off_initialize_py():
+    # Megatron-LM training/initialize.py: seed + 100 * pp rank (+ 10 * dp rank with
+    # --data-parallel-random-init); mesh dim 0 is pp.  2x2 (pp, tp), rank 3 = pp 1, tp 1:
+    # model-parallel seed 1234 + 100 + 2718 + 1
+    got = mrp.compute({"mesh": [2, 2], "policy": "megatron-train-tp", "seed": "1234"}, {})
+    assert got["perRank"]["seed"] == [1234 + 2718, 1234 + 2719, 1334 + 2718, 1334 + 2719]
+    # 2x4 (pp, dp): rank 6 = pp 1, dp 2 -> 1234 + 100 + 20
+    got = mrp.compute({"mesh": [2, 4], "policy": "megatron-train-dp-random", "seed": "1234"}, {})
+    assert got["perRank"]["seed"][6] == 1354 and got["perRank"]["seed"][3] == 1264
+
+
+def test_etp_apart_from_tp_megatron_refuses_a_duplicate_seed():
+    # decoder tp 8, etp 2, ep 18, pp 2: rank 70 has tp rank 6, ep rank 17, etp rank 0 ->
+    # 1234 + 2718 + 6 == 1234 + 1024 + 1700 + 0 == 3958, which Megatron's tracker refuses
+    group = {"mesh": [2, 2, 18, 2], "policy": "megatron-train-ep", "seed": "1234", "tp": 8}
+    with pytest.raises(Exception, match="seed 3958 already exists"):
+        mrp.compute(group, {})
+    group = dict(group, mesh=[2, 2, 2, 2], tp=4)   # etp 2 != tp 4, no duplicate: it runs
+    seeds = mrp.compute(group, {})["perRank"]["seed"]
+    assert seeds[:4] == [1234 + 1024, 1234 + 1025, 1234 + 1124, 1234 + 1125]
 
 
 @pytest.mark.parametrize("group,test,why", [
@@ -100,7 +123,8 @@ def family_docs(family):
 
 
 def megatron_cases():
-    for p in ("megatron-tp", "megatron-dp", "megatron-ep"):
+    for p in ("megatron-tp", "megatron-dp", "megatron-ep", "megatron-train-tp",
+              "megatron-train-dp", "megatron-train-ep", "megatron-train-dp-random"):
         doc = hl.load_file(os.path.join(GOLDEN, "rng-policies", p + ".json"))
         for g in doc["testGroups"]:
             for t in g["tests"]:
