@@ -90,6 +90,7 @@ gen|generate|-|--family threefry --out g
 gen|--list|-|--list
 families|text|-|
 families|--harness|-|--harness
+families|--peers|-|--peers
 registry|every section|-|
 registry|releases|-|releases
 registry|families|-|families
@@ -258,6 +259,7 @@ gen|quiet|-
 families|golden|@G2@
 families|markdown|-
 families|harness|-
+families|peers|-
 families|json|-
 registry|json|-
 registry|names|-
