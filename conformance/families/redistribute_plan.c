@@ -526,6 +526,6 @@ const shc_family shc_family_redistribute_plan = {
     .project.abi_v1.entry = offsetof(shc_backend_v1, plan),
     .project.abi_v1.extend_want = shcrp_abi_v1_extend_want,
     .project.collective_counts = shcrp_collective_counts,
-    .harness_stride = 6,
+    .harness_stride = 8,
     .claim = {.fields = SHC_NAMES("planner", "plans", "shapeSets", "plan", "shapes")},
 };

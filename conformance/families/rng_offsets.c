@@ -697,7 +697,7 @@ const shc_family shc_family_rng_offsets = {
     .project.abi_v1.views = abi_v1_views,
     .project.abi_v1.entry = offsetof(shc_backend_v1, offsets),
     .device.fill = device_fill,
-    .harness_stride = 3,
+    .harness_stride = 4,
     /* the tracker's answer; findings (shardcheck's own audit of the windows), dispatch and
      * the GpuOnly random data are checked where given but not required of a claim */
     .claim = {.fields = SHC_NAMES("shard_linear_index", "start_incr", "end_incr",

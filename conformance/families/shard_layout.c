@@ -606,6 +606,6 @@ const shc_family shc_family_shard_layout = {
     .oracle = "torch 2.13 `_compute_local_shape_and_global_offset` (harness)",
     .project.abi_v1.views = abi_v1_views,
     .project.abi_v1.entry = offsetof(shc_backend_v1, layout),
-    .harness_stride = 2,
+    .harness_stride = 3,
     .claim = {.fields = SHC_NAMES("localShape", "globalOffset", "indices")},
 };

@@ -88,6 +88,36 @@ class World:
         self.torch, self.dist, self.device = torch, dist, device
         self.rank, self.size = dist.get_rank(), dist.get_world_size()
         self.meshes = {}
+        # the ranks' own channel for settle(): never used by a case, so nothing a case leaves
+        # half done can reach it
+        self.ctrl = dist.new_group(backend="gloo")
+
+    def settle(self, raised):
+        """After a case that runs collectives: did any rank raise?  A case that raised on some
+        rank may have left a collective half done (a peer's data for it waits on the group's
+        connections), and the next collective on that group would read it: gloo aborts the
+        process ("Received data size doesn't match expected size"; the main job at np 4,
+        redistribute-plan tc 16057's waived RuntimeError, then tc 16058 died with SIGABRT).
+        Every rank says whether it raised; if any did, every rank drops its meshes and their
+        groups, so the cases after it run on new groups."""
+        flag = self.torch.tensor([1 if raised else 0], dtype=self.torch.int)
+        self.dist.all_reduce(flag, op=self.dist.ReduceOp.MAX, group=self.ctrl)
+        if not flag.item():
+            return
+        world = self.dist.group.WORLD
+        for m in self.meshes.values():
+            try:
+                groups = m.get_all_groups()
+            except Exception:  # noqa: BLE001 — a mesh torch only half built has none to drop
+                groups = []
+            for g in groups:
+                if g is world:  # a mesh dim spanning the job is torch's default group
+                    continue
+                try:
+                    self.dist.destroy_process_group(g)
+                except Exception:  # noqa: BLE001 — already gone: nothing left to read from it
+                    pass
+        self.meshes.clear()
 
     def mesh(self, shape, rank_map=None):
         """A real DeviceMesh, cached: creating its groups is a rendezvous of every rank."""
@@ -412,6 +442,8 @@ FAMILIES = {"shard-layout": shard_layout, "group-ranks": group_ranks,
             "redistribute-plan": redistribute_plan, "redistribute-data": redistribute_data,
             "view-sharding": view_sharding}
 RANDOM = ("rng-offsets", "torch-cuda-rng")
+# the families whose cases run collectives on the cached meshes' groups (World.settle)
+COLLECTIVE = ("redistribute-plan", "redistribute-data", "view-sharding")
 
 
 def answer(w, req, fault):
@@ -427,9 +459,12 @@ def answer(w, req, fault):
     if fn is None:
         return {"unsupported": "%s is not a torch.distributed family" % fam, "family": True}
     try:
-        return {"view": fn(w, req.get("group") or {}, test)}
+        out, raised = {"view": fn(w, req.get("group") or {}, test)}, False
     except Exception as e:  # a rejection by torch is the rank's error
-        return {"error": _last_line(e)}
+        out, raised = {"error": _last_line(e)}, True
+    if fam in COLLECTIVE:
+        w.settle(raised)
+    return out
 
 
 def start(out):
