@@ -139,6 +139,12 @@ class World:
 
 # ---- families ----
 
+def runs_collectives(fn):
+    """Marks a family whose cases run collectives on the cached meshes' groups: after each of
+    its cases the ranks settle (World.settle)."""
+    fn.runs_collectives = True
+    return fn
+
 def _mesh_inputs(tc, group, test):
     shape = tc.parse_int_list(tc.field(group, test, "mesh"), "mesh")
     rm = tc.field(group, test, "rankMap", default=None)
@@ -308,6 +314,7 @@ _COMM = {"all_gather_into_tensor": "all_gather", "all_reduce": "all_reduce",
          "shard_dim_alltoall": "all_to_all"}
 
 
+@runs_collectives
 def redistribute_plan(w, group, test):
     torch = w.torch
     from adapters import torch_redistribute_plan as rp
@@ -362,6 +369,7 @@ def redistribute_plan(w, group, test):
     return {"collectives": {k: counts[k] for k in sorted(counts) if counts[k]}}
 
 
+@runs_collectives
 def redistribute_data(w, group, test):
     torch = w.torch
     from adapters import _torch_common as tc
@@ -389,6 +397,7 @@ def redistribute_data(w, group, test):
     return {"localShape": shp, "sha256": sha, "values": vals}
 
 
+@runs_collectives
 def view_sharding(w, group, test):
     """The adapter's answer (torch's rule, the per-rank data check) for this rank, with the
     op run for real: this rank's input shard as a DTensor on the real mesh, the op dispatched
@@ -442,8 +451,6 @@ FAMILIES = {"shard-layout": shard_layout, "group-ranks": group_ranks,
             "redistribute-plan": redistribute_plan, "redistribute-data": redistribute_data,
             "view-sharding": view_sharding}
 RANDOM = ("rng-offsets", "torch-cuda-rng")
-# the families whose cases run collectives on the cached meshes' groups (World.settle)
-COLLECTIVE = ("redistribute-plan", "redistribute-data", "view-sharding")
 
 
 def answer(w, req, fault):
@@ -462,7 +469,7 @@ def answer(w, req, fault):
         out, raised = {"view": fn(w, req.get("group") or {}, test)}, False
     except Exception as e:  # a rejection by torch is the rank's error
         out, raised = {"error": _last_line(e)}, True
-    if fam in COLLECTIVE:
+    if getattr(fn, "runs_collectives", False):
         w.settle(raised)
     return out
 
