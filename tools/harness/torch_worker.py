@@ -88,9 +88,10 @@ class World:
         self.torch, self.dist, self.device = torch, dist, device
         self.rank, self.size = dist.get_rank(), dist.get_world_size()
         self.meshes = {}
-        # the ranks' own channel for settle(): never used by a case, so nothing a case leaves
-        # half done can reach it
-        self.ctrl = dist.new_group(backend="gloo")
+        # the ranks' own channel for settle(), never used by a case, so nothing a case leaves
+        # half done can reach it; made by start() for a real job (a World on torch's fake
+        # process group, as invalid_audit.py makes one, has none and never settles)
+        self.ctrl = None
 
     def settle(self, raised):
         """After a case that runs collectives: did any rank raise?  A case that raised on some
@@ -100,6 +101,8 @@ class World:
         redistribute-plan tc 16057's waived RuntimeError, then tc 16058 died with SIGABRT).
         Every rank says whether it raised; if any did, every rank drops its meshes and their
         groups, so the cases after it run on new groups."""
+        if self.ctrl is None:
+            return
         flag = self.torch.tensor([1 if raised else 0], dtype=self.torch.int)
         self.dist.all_reduce(flag, op=self.dist.ReduceOp.MAX, group=self.ctrl)
         if not flag.item():
@@ -518,7 +521,9 @@ def start(out):
             backend, os.environ.get("MASTER_ADDR"), os.environ.get("MASTER_PORT"),
             _last_line(e)), "exit": 3}, out)
         sys.exit(3)
-    return World(torch, dist, device)
+    w = World(torch, dist, device)
+    w.ctrl = dist.new_group(backend="gloo")
+    return w
 
 
 def warm_up(w):
