@@ -51,6 +51,7 @@ import traceback
 RELEASE = os.environ.get("SHARDCHECK_TORCH_VERSION")
 PATCH = os.environ.get("SHARDCHECK_TORCH_PATCH")
 DEBUG = os.environ.get("SHARDCHECK_TORCH_DEBUG") == "1"  # one stderr line per case
+DRAIN_S = 20  # World._drain: a barrier on a healthy group ends in milliseconds, even on loaded cores
 
 
 def _emit(obj, out=None):
@@ -65,22 +66,38 @@ def _last_line(exc):
 
 
 class Fault:
-    """SHARDCHECK_FAULT=kill:RANK:TCID | hang:RANK:TCID, applied inside the worker so a real torch
-    process dies, or stops answering while its peers wait in a collective."""
+    """SHARDCHECK_FAULT=kill:RANK:TCID | hang:RANK:TCID | strand:RANK:TCID, applied inside the
+    worker so a real torch process dies, or stops answering while its peers wait in a collective,
+    or (strand) a case leaves a collective half done: in case TCID rank RANK starts an all-gather
+    on the whole world without waiting for it and every rank raises; the other ranks join that
+    all-gather, with another size, only when their next case starts (as a rank that went on
+    with a plan its peers abandoned would).  Unless the ranks settle the case (World.settle),
+    rank RANK's gloo aborts in the next case."""
 
     def __init__(self, spec, rank):
-        self.kind = None
+        self.kind, self.late = None, None
         if spec:
             kind, r, t = spec.split(":")
-            if int(r) == rank:
-                self.kind, self.tcid = kind, int(t)
+            if int(r) == rank or kind == "strand":
+                self.kind, self.tcid, self.first = kind, int(t), int(r) == rank
 
-    def apply(self, tcid):
-        if self.kind and tcid == self.tcid:
-            if self.kind == "kill":
-                os.kill(os.getpid(), signal.SIGKILL)
-            while True:
-                time.sleep(3600)
+    def apply(self, w, tcid):
+        if self.late is not None:  # the all-gather a strand left: joined now, another size
+            late, self.late = self.late, None
+            w.dist.all_gather([w.torch.zeros(2) for _ in range(w.size)], late)
+        if not self.kind or tcid != self.tcid:
+            return
+        if self.kind == "strand":
+            if self.first:
+                self.work = w.dist.all_gather([w.torch.zeros(1) for _ in range(w.size)],
+                                              w.torch.ones(1), async_op=True)
+            else:
+                self.late = w.torch.ones(2)
+            raise RuntimeError("SHARDCHECK_FAULT strand: a collective left half done")
+        if self.kind == "kill":
+            os.kill(os.getpid(), signal.SIGKILL)
+        while True:
+            time.sleep(3600)
 
 
 class World:
@@ -94,31 +111,78 @@ class World:
         self.ctrl = None
 
     def settle(self, raised):
-        """After a case that runs collectives: did any rank raise?  A case that raised on some
-        rank may have left a collective half done (a peer's data for it waits on the group's
-        connections), and the next collective on that group would read it: gloo aborts the
-        process ("Received data size doesn't match expected size"; the main job at np 4,
-        redistribute-plan tc 16057's waived RuntimeError, then tc 16058 died with SIGABRT).
-        Every rank says whether it raised; if any did, every rank drops its meshes and their
-        groups, so the cases after it run on new groups."""
+        """After a case that runs collectives: did any rank raise?  True when the workers must
+        be started again (the answer says so: the C runner restarts every rank's worker).
+
+        A case that raised on some rank may have left collectives in flight: torch's
+        functional collectives return before the data arrives, so a rank can raise (a
+        torch._check on the result's size) while its all-gather still waits, or a peer can
+        still be sending.  Read later, that data aborts the process from gloo's thread
+        ("Received data size doesn't match expected size") in whatever case runs then: the main
+        job at np 4, redistribute-plan tc 16057 (a waived finding) then tc 16058 died with
+        SIGABRT, and under load the abort came after every rank had raised.  So when any rank
+        raised, the ranks drain every group of their meshes (_drain): the work in flight ends
+        now, in this case (an abort here is this case's Crash); a group whose ranks disagree on
+        how many collectives it ran, or whose barrier does not end, cannot be trusted again:
+        every worker is replaced."""
         if self.ctrl is None:
-            return
+            return False
         flag = self.torch.tensor([1 if raised else 0], dtype=self.torch.int)
         self.dist.all_reduce(flag, op=self.dist.ReduceOp.MAX, group=self.ctrl)
         if not flag.item():
-            return
-        world = self.dist.group.WORLD
-        for m in self.meshes.values():
+            return False
+        flag[0] = 0 if self._drain() else 1
+        self.dist.all_reduce(flag, op=self.dist.ReduceOp.MAX, group=self.ctrl)
+        if not flag.item():
+            return False
+        self.drop_meshes()
+        return True
+
+    def _groups(self):
+        """{(mesh key, dim, member ranks): group} for every dim group this rank is in."""
+        out = {}
+        for key, m in self.meshes.items():
             try:
                 groups = m.get_all_groups()
-            except Exception:  # noqa: BLE001 — a mesh torch only half built has none to drop
-                groups = []
-            for g in groups:
-                if g is world:  # a mesh dim spanning the job is torch's default group
-                    continue
+            except Exception:  # noqa: BLE001 — a mesh torch only half built has none
+                continue
+            for d, g in enumerate(groups):
+                out[(repr(key), d, tuple(self.dist.get_process_group_ranks(g)))] = g
+        return out
+
+    def _drain(self):
+        """Every group's collectives so far, ended: True when each group's ranks agree on how
+        many it ran and a barrier on it (gloo's barrier waits for the work queued before it)
+        ends within DRAIN_S; the groups go in one global order, so no two ranks wait on each
+        other crosswise."""
+        groups = self._groups()
+        mine = {k: g._get_sequence_number_for_group() for k, g in groups.items()}
+        every = [None] * self.size
+        self.dist.all_gather_object(every, mine, group=self.ctrl)
+        agreed = True
+        for k in set().union(*every):
+            seqs = {every[r].get(k) for r in k[2]}
+            agreed &= len(seqs) == 1 and None not in seqs
+        if not agreed:
+            return False
+        from datetime import timedelta
+        try:
+            for k in sorted(groups):
+                self.dist.barrier(group=groups[k], async_op=True).wait(
+                    timeout=timedelta(seconds=DRAIN_S))
+        except Exception:  # noqa: BLE001 — a barrier that fails or times out: not trusted
+            return False
+        return True
+
+    def drop_meshes(self):
+        """Destroy the meshes' groups (a mesh dim spanning the job is torch's default group,
+        kept) and forget the meshes."""
+        world = self.dist.group.WORLD
+        for k, g in self._groups().items():
+            if g is not world:
                 try:
                     self.dist.destroy_process_group(g)
-                except Exception:  # noqa: BLE001 — already gone: nothing left to read from it
+                except Exception:  # noqa: BLE001 — already gone: nothing left to read
                     pass
         self.meshes.clear()
 
@@ -459,7 +523,6 @@ RANDOM = ("rng-offsets", "torch-cuda-rng")
 def answer(w, req, fault):
     fam = req.get("family")
     test = req.get("test") or {}
-    fault.apply(test.get("tcId"))
     if fam in RANDOM:
         if not w.torch.cuda.is_available():
             return {"unsupported": "no CUDA: DTensor random ops need a CUDA generator",
@@ -469,11 +532,12 @@ def answer(w, req, fault):
     if fn is None:
         return {"unsupported": "%s is not a torch.distributed family" % fam, "family": True}
     try:
+        fault.apply(w, test.get("tcId"))
         out, raised = {"view": fn(w, req.get("group") or {}, test)}, False
     except Exception as e:  # a rejection by torch is the rank's error
         out, raised = {"error": _last_line(e)}, True
-    if getattr(fn, "runs_collectives", False):
-        w.settle(raised)
+    if getattr(fn, "runs_collectives", False) and w.settle(raised):
+        out["restart"] = True  # serve() answers nothing more: the runner replaces the worker
     return out
 
 
@@ -558,7 +622,12 @@ def serve():
         if DEBUG:
             print("torch_worker rank %d: tc %s ..." % (w.rank, (req.get("test") or {}).get("tcId")),
                   file=sys.stderr, flush=True)
-        _emit(answer(w, req, fault), out)
+        reply = answer(w, req, fault)
+        _emit(reply, out)
+        if reply.get("restart"):  # the runner stops this worker and starts a new one
+            for line in sys.stdin:
+                pass
+            return
     try:
         w.dist.destroy_process_group()
     except Exception:

@@ -443,6 +443,10 @@ static run_status await_case(run_opts *o, const shc_family *f, bool sent, run_ou
         notify(o, TAG_FAIL, s, oc->msg);
         *broken = true;
     }
+    /* the worker settled a case that left collectives in flight and cannot trust its groups
+     * (torch_worker.py World.settle): its answer stands; every rank's worker is replaced */
+    if (j && json_is_true(json_object_get(j, "restart")))
+        *broken = true;
     json_decref(j);
     return s;
 }
