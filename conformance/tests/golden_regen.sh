@@ -7,10 +7,29 @@ use_tmpdir
 
 # The schemas are written by hand, not generated; MANIFEST covers them, so they sit beside the output.
 mkdir -p "$tmp/gen" && cp -r "$G/schemas" "$tmp/gen/schemas"
-if "$SHARDCHECK" gen --out "$tmp/gen" --quiet >"$tmp/gen.out" 2>&1; then tap_ok "gen writes every family"
+# A sampled make check (the ASan+UBSan build's, distcheck's) leaves torch-cuda-rng out: under
+# the sanitizers its generator takes about 65 s of CPU against 1.7 s (every element's libdevice
+# log and sincospi through checked code; issue 36: CI time); it starts from the committed files
+# and MANIFEST, and `gen --family` rewrites the others (their MANIFEST lines with them), so the
+# MANIFEST check below still covers every family the run regenerated.
+heavy=torch-cuda-rng
+if sampled; then
+  cp -r "$G/$heavy" "$G/MANIFEST" "$tmp/gen/" && chmod -R u+w "$tmp/gen"
+  genok=1
+  for fam in $("$SHARDCHECK" gen --list | awk '{print $1}'); do
+    [ "$fam" = "$heavy" ] && continue
+    "$SHARDCHECK" gen --family "$fam" --out "$tmp/gen" --quiet >>"$tmp/gen.out" 2>&1 || genok=0
+  done
+  [ $genok = 1 ] && tap_ok "gen --family writes every family but $heavy (sampled run)" \
+    || tap_not_ok "gen --family writes every family but $heavy" "$(head -c 600 "$tmp/gen.out")"
+elif "$SHARDCHECK" gen --out "$tmp/gen" --quiet >"$tmp/gen.out" 2>&1; then tap_ok "gen writes every family"
 else tap_not_ok "gen writes every family" "$(head -c 600 "$tmp/gen.out")"; fi
 for fam in $("$SHARDCHECK" gen --list | awk '{print $1}'); do
   if [ ! -d "$G/$fam" ]; then tap_not_ok "golden/$fam is committed" "missing: run shardcheck gen"; continue; fi
+  if sampled && [ "$fam" = "$heavy" ]; then
+    tap_skip "golden/$fam regenerates byte-identical" "sampled run: the plain build's make check regenerates it"
+    continue
+  fi
   if diff -r "$tmp/gen/$fam" "$G/$fam" >"$tmp/diff" 2>&1; then tap_ok "golden/$fam regenerates byte-identical"
   else tap_not_ok "golden/$fam regenerates byte-identical" "$(head -c 600 "$tmp/diff")"; fi
 done
