@@ -206,6 +206,13 @@ void shc_golden_free(shc_golden *g);
 
 /* ---- comparing ---- */
 
+/* An invalid test flagged StricterThanTorch (shardcheck rejects it, torch accepts it: a limit
+ * of shardcheck's own) that a view answers instead of rejecting: not a failure but
+ * NotSupported with SHC_STRICTER_ANSWERED as the reason (the families list the flag as
+ * optional, so no claim requires it); run and verify judge it alike. */
+#define SHC_STRICTER_ANSWERED "answered as torch does (flag StricterThanTorch: shardcheck " \
+    "rejects it, torch accepts it; no claim requires it)"
+bool shc_stricter_answered(const json_t *test, const json_t *got);
 /* One rank's view of an expected object: its rank-independent fields plus
  * perRank[field][rank] for every per-rank field (rank < 0: the object as is).
  * Returns a new reference, NULL if rank is outside a per-rank array. */

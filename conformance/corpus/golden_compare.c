@@ -175,6 +175,13 @@ static int tolerant_outcome(const cmp *c, char *msg, size_t n)
     return 1;
 }
 
+bool shc_stricter_answered(const json_t *test, const json_t *got)
+{
+    const char *res = json_string_value(json_object_get(test, "result"));
+    return res && !strcmp(res, "invalid") && shc_test_has_flag(test, SHC_STRICTER_THAN_TORCH) &&
+           got && !json_object_get(got, "error");
+}
+
 int shc_compare_view(const json_t *test, int64_t rank, const json_t *got, char *msg, size_t n)
 {
     const char *res = json_string_value(json_object_get(test, "result"));

@@ -527,5 +527,6 @@ const shc_family shc_family_redistribute_plan = {
     .project.abi_v1.extend_want = shcrp_abi_v1_extend_want,
     .project.collective_counts = shcrp_collective_counts,
     .harness_stride = 8,
-    .claim = {.fields = SHC_NAMES("planner", "plans", "shapeSets", "plan", "shapes")},
+    .claim = {.fields = SHC_NAMES("planner", "plans", "shapeSets", "plan", "shapes"),
+              .optional = SHC_NAMES(SHC_STRICTER_THAN_TORCH)},
 };

@@ -607,5 +607,6 @@ const shc_family shc_family_shard_layout = {
     .project.abi_v1.views = abi_v1_views,
     .project.abi_v1.entry = offsetof(shc_backend_v1, layout),
     .harness_stride = 3,
-    .claim = {.fields = SHC_NAMES("localShape", "globalOffset", "indices")},
+    .claim = {.fields = SHC_NAMES("localShape", "globalOffset", "indices"),
+              .optional = SHC_NAMES(SHC_STRICTER_THAN_TORCH)},
 };

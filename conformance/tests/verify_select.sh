@@ -56,4 +56,19 @@ expect_exit "M12 --answered: rank 1 left out of an answered test fails by name, 
 expect_exit "M12 --answered: rank 1 answered as rank $((world + 3)) (>= world $world): exit 1" 1 \
   "^Fail +tcId $tc rank 1: missing from the candidate" VA "$tmp/past.json"
 expect_exit "M12 ... counted as failed" 1 "^0 passed, 1 failed, 0 skipped" VA "$tmp/past.json"
+# An invalid case flagged StricterThanTorch (tc 31731: a reduce op longer than shardcheck's 31
+# characters, which torch takes) answered on every rank, as a port that follows torch answers
+# it: NotSupported with the reason (no claim requires it; shc_stricter_answered), never a Fail;
+# an unflagged invalid case answered (tc 31729, Q(0)) stays a Fail.
+cat >"$tmp/stricter.json" <<'JEOF'
+{"family": "shard-layout", "results": [
+ {"tcId": 31731, "rank": 0, "values": {"localShape": [8], "globalOffset": [0]}},
+ {"tcId": 31731, "rank": 1, "values": {"localShape": [8], "globalOffset": [0]}},
+ {"tcId": 31729, "rank": 0, "values": {"localShape": [8], "globalOffset": [0]}}]}
+JEOF
+expect_exit "StricterThanTorch answered: NotSupported naming the flag; an unflagged invalid answer fails" 1 \
+  "^ok [0-9]+ - tcId 31731 # SKIP NotSupported: answered as torch does \\(flag StricterThanTorch" \
+  "$SHARDCHECK" verify --family shard-layout --candidate "$tmp/stricter.json" --golden "$G" --answered --tap
+expect_exit "... counted: 0 passed, 1 failed (tc 31729), 1 skipped (tc 31731)" 1 "^0 passed, 1 failed, 1 skipped" \
+  "$SHARDCHECK" verify --family shard-layout --candidate "$tmp/stricter.json" --golden "$G" --answered
 tap_done

@@ -362,11 +362,29 @@ void run_views_chunk(const run_opts *o, const shc_family *f, const shc_golden *g
 
 /* ---- checking ---- */
 
+/* An invalid case flagged StricterThanTorch is one shardcheck rejects and torch accepts (the
+ * flag's note says why: a limit of shardcheck's own, docs/invalid-audit.md), so an
+ * implementation that follows torch answers it.  A rejection passes; when every rank answered,
+ * the case is NotSupported (shc_stricter_answered).  true with the status in *s. */
+static bool stricter_than_torch(const json_t *test, int64_t world, json_t *const *views,
+                                run_status *s, char *msg, size_t n)
+{
+    for (int64_t r = 0; r < world; r++)
+        if (!shc_stricter_answered(test, views[r]))
+            return false;  /* a rejection, or ranks that disagree: judged as any case */
+    *s = RUN_NOTSUPPORTED;
+    snprintf(msg, n, "%s", SHC_STRICTER_ANSWERED);
+    return world > 0;
+}
+
 run_status run_check(const run_opts *o, const shc_family *f, const json_t *group,
                      const json_t *test, int64_t world, json_t *const *views, char *msg,
                      size_t n)
 {
     char m[600], note[640] = "";
+    run_status st;
+    if (stricter_than_torch(test, world, views, &st, msg, n))
+        return st;
     for (int64_t r = 0; r < world; r++) {
         m[0] = 0;
         if (!views[r]) {

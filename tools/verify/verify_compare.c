@@ -248,10 +248,19 @@ static void verify_entries(vstate *s, rentry *const *v, size_t a, size_t b)
         return;
     }
     json_t *gold = gold_test(s, v[a]->idx);
+    char name_ns[64];
     int64_t tcid = json_integer_value(json_object_get(gold, "tcId"));
     int64_t world = shc_expected_world(json_object_get(gold, "expected"));
     const char *res = json_string_value(json_object_get(gold, "result"));
     bool whole = v[a]->rank < 0 || world == 0 || !strcmp(res, "invalid");
+    bool stricter = true;  /* every entry answered a StricterThanTorch case: NotSupported */
+    for (size_t i = a; i < b && stricter; i++)
+        stricter = shc_stricter_answered(gold, entry_got(s, v[i]));
+    if (stricter) {
+        verify_case_name(name_ns, sizeof name_ns, tcid, -1);
+        report_case(s->rep, name_ns, ST_NOTSUPPORTED, SHC_STRICTER_ANSWERED);
+        return;
+    }
     char name[96], msg[600], note[640] = "";
     int64_t expect_rank = 0;
     for (size_t i = a; i < b; i++) {
