@@ -718,7 +718,7 @@ const shc_family shc_family_group_ranks = {
               "RankGenerator (arange device_mesh cases)",
     .project.abi_v1.views = abi_v1_views,
     .project.abi_v1.entry = offsetof(shc_backend_v1, group),
-    .harness_stride = 2,
+    .harness_stride = 4,  /* every 4th: 5,279 cases, about 54 s of adapter time (issue 36: CI time) */
     .harness_peers = SHC_NAMES("adapters.megatron_group_ranks"),
     .claim = {.fields = SHC_NAMES("groups", "group", "localRank", "groupRank", "split", "rankList",
                                   "sharded", "unsharded", "shardSize", "dpSize", "rankSize")},
