@@ -34,6 +34,8 @@ run randn_f64 "$b/bench/bench_randn_f64" $((melems / 16))
 run layout "$b/bench/bench_layout"
 run offsets env SHARDCHECK_PYTHON="$py" top_srcdir="$top_srcdir" "$b/bench/bench_offsets" 512
 run plan env SHARDCHECK_PYTHON="$py" top_srcdir="$top_srcdir" "$b/bench/bench_plan" $secs
+run view env SHARDCHECK_PYTHON="$py" top_srcdir="$top_srcdir" "$b/bench/bench_view" \
+  $([ "$quick" = 1 ] && echo 4 || echo 20)
 if [ -x "$b/bench/bench_comm" ] && command -v "$mpirun" >/dev/null 2>&1; then
   for np in ${NP:-2 4}; do
     run comm-np$np "$mpirun" --allow-run-as-root --oversubscribe -np "$np" "$b/bench/bench_comm" \

@@ -63,7 +63,9 @@ typedef struct shc_vspec {
 typedef struct shc_vmap {
     int n;                            /* output ndim */
     shc_vspec d[SHC_MAX_TENSOR_DIMS];
-    bool strict;                      /* torch's strict_view for this op */
+    bool strict;                      /* torch 2.13's strict_view for this op */
+    shc_vop_kind op;                  /* the op the map is of (releases register ops apart) */
+    bool dims_list;                   /* squeeze given dims: aten.squeeze.dims */
 } shc_vmap;
 
 /* What the rule gives.  raises: torch's rule raises (exception class and message in error);
@@ -73,6 +75,8 @@ typedef struct shc_vrule {
     char error[SHC_ERR_MAX];
     shc_placements tgt, out;
     bool redistribute;                /* tgt differs from the input's placements */
+    bool squeeze_local;               /* the local squeeze drops the rank's own size-1 dims
+                                       * (torch 2.11: no rewrite to the global ones) */
 } shc_vrule;
 
 /* Parse an op spec: "view:16,6", "reshape:-1,4", "flatten:0,1" ("flatten" = flatten()),
@@ -94,6 +98,13 @@ int shc_vop_apply(const shc_vop *op, const shc_shape *in, shc_shape *out, shc_vm
  * rule reads placements only).  SHC_OK with r->raises where torch's rule raises. */
 int shc_vrule_propagate(const shc_vmap *map, const shc_shape *in, const shc_mesh *m,
                         const shc_placements *src, shc_vrule *r, shc_err *e);
+/* The rule as torch release rel runs it (SHC_TORCH_PINNED: 2.13; 2.11's one-pass rule, 2.12's
+ * differences: the ViewRuleLegacy, ViewStrictReplicates, FlattenSplitRaises and
+ * SqueezeNotStrict rows of lib/core/torch_release.c); *asked |= the rows it read (NULL: not
+ * recorded). */
+int shc_vrule_propagate_in(const shc_vmap *map, const shc_shape *in, const shc_mesh *m,
+                           const shc_placements *src, shc_torch_release rel, uint32_t *asked,
+                           shc_vrule *r, shc_err *e);
 
 typedef enum {
     SHC_VV_CORRECT,     /* every rank holds its slice */

@@ -2,7 +2,8 @@
  * view_sharding.c — the view-sharding golden family (issue 35): for a view-like op (view,
  * reshape, flatten, unflatten, squeeze, unsqueeze, permute, transpose) on a sharded DTensor,
  * torch 2.13's sharding rule (the placements the input is redistributed to, the output's
- * placements: lib/layout/view_rule.c) and whether that answer is right (every rank's local
+ * placements: lib/layout/view_rule.c; each other release's where it answers otherwise, in
+ * byVersion: 2.11's one-pass rule, 2.12's differences) and whether that answer is right (every rank's local
  * result against its slice of the op on the global tensor: lib/layout/view_check.c), with
  * every rank's input shard after the redistribution and its output slice (local shape,
  * global offset, _StridedShard index lists).  A rule torch raises on, and arguments ATen
@@ -138,6 +139,8 @@ typedef struct vq {
     shc_vrule rule;
     shc_vcheck chk;
     shc_vrule fix;   /* where the rule is wrong: the right answer (correct_answer) */
+    shc_torch_release rel; /* the release whose rule answers */
+    uint32_t asked;  /* the release rows the answer read (shc_torch_ask) */
 } vq;
 
 static void vq_free(vq *q)
@@ -165,7 +168,8 @@ static int correct_answer(vq *q, shc_err *e)
                 if (mask & (1u << b))
                     cand.p[dims[b]] = (shc_placement){.kind = SHC_P_REPLICATE};
             shc_vcheck c;
-            int rc = shc_vrule_propagate(&q->map, &q->in, &q->m, &cand, &q->fix, e);
+            int rc = shc_vrule_propagate_in(&q->map, &q->in, &q->m, &cand, q->rel, &q->asked,
+                                            &q->fix, e);
             if (rc)
                 return rc;
             if (q->fix.raises)
@@ -180,11 +184,14 @@ static int correct_answer(vq *q, shc_err *e)
     return shc_fail(e, SHC_EINTERNAL, "view-sharding: no redistribution answers right");
 }
 
-/* Parse and answer a test; SHC_EINVAL with torch's error where torch (or shardcheck's
- * input checks) refuse it.  On failure nothing is held. */
-static int vq_answer(const json_t *group, const json_t *test, vq *q, shc_err *e)
+/* Parse and answer a test as release rel's rule does; SHC_EINVAL with torch's error where
+ * torch (or shardcheck's input checks) refuse it.  On failure nothing is held but
+ * q->asked. */
+static int vq_answer_in(const json_t *group, const json_t *test, shc_torch_release rel, vq *q,
+                        shc_err *e)
 {
     memset(q, 0, sizeof *q);
+    q->rel = rel;
     int rc = shcl_parse_inputs(group, test, &q->m, &q->pl, &q->in, e);
     if (rc)
         return rc;
@@ -199,7 +206,8 @@ static int vq_answer(const json_t *group, const json_t *test, vq *q, shc_err *e)
     if (!rc)
         rc = shc_vop_apply(&q->op, &q->in, &q->out, &q->map, e);
     if (!rc)
-        rc = shc_vrule_propagate(&q->map, &q->in, &q->m, &q->pl, &q->rule, e);
+        rc = shc_vrule_propagate_in(&q->map, &q->in, &q->m, &q->pl, q->rel, &q->asked,
+                                    &q->rule, e);
     if (!rc && q->rule.raises)
         rc = shc_fail(e, SHC_EINVAL, "%s", q->rule.error);
     if (!rc)
@@ -211,6 +219,14 @@ static int vq_answer(const json_t *group, const json_t *test, vq *q, shc_err *e)
         shc_mesh_free(&q->m);
     }
     return rc;
+}
+
+/* The same for the release the test names ("torch", as the runner sets it; else pinned). */
+static int vq_answer(const json_t *group, const json_t *test, vq *q, shc_err *e)
+{
+    shc_torch_release rel;
+    int rc = shc_test_torch(test, &rel, e);
+    return rc ? rc : vq_answer_in(group, test, rel, q, e);
 }
 
 static bool any_strided(const shc_placements *pl)
@@ -350,8 +366,10 @@ static void declare_notes(shc_gw *w)
                 "is wrong and what it got wrong, and expected.correct the placements a right rule "
                 "gives: the input's shards on the fewest mesh dims replicated first "
                 "(docs/findings/view_strided_wrong_data.py, "
-                "view_nested_shard_local_error.py). A claim may leave these out: a port that "
-                "fixes the rule answers them differently.");
+                "view_nested_shard_local_error.py; torch 2.11's local squeeze, in byVersion: "
+                "view_squeeze_local.py). A byVersion answer holds its release's rule and verdict. "
+                "A claim may leave these out: a port that fixes the rule answers them "
+                "differently.");
     shc_gw_note(w, "RuleRaises",
                 "torch's rule raises (propagate_shape_and_sharding: the input cannot keep "
                 "its sharding and the op is registered strict_view, or an assertion of the "
@@ -432,47 +450,71 @@ static json_t *shape_json(const char *s)
     return a;
 }
 
-/* One test: valid with its answer, or invalid with torch's refusal. */
+/* What one test's answers are computed from (shc_gw_answer_fn's ctx). */
+typedef struct vctx {
+    const json_t *group;
+    const char *why; /* an invalid table case: why it is invalid */
+} vctx;
+
+/* The rows among those asked that release rel has: why its answer is what it is. */
+static uint32_t changes_of(shc_torch_release rel, uint32_t asked)
+{
+    uint32_t ch = 0;
+    for (int c = 0; c < SHC_TC_COUNT; c++)
+        if ((asked & (1u << c)) && shc_torch_has(rel, (shc_torch_change)c))
+            ch |= 1u << c;
+    return ch;
+}
+
+/* One release's answer (shc_gw_answer_fn): valid with its answer, or invalid with torch's
+ * refusal. */
+static int answer(void *ctx, shc_torch_release rel, json_t *t, shc_gw_why *why, shc_err *e)
+{
+    const vctx *c = ctx;
+    vq q;
+    shc_err err;
+    shc_err_clear(&err);
+    int rc = vq_answer_in(c->group, t, rel, &q, &err);
+    why->asked = q.asked;
+    why->changes = changes_of(rel, q.asked);
+    if (rc == SHC_EINVAL) {
+        json_object_set_new(t, "result", json_string("invalid"));
+        shc_test_flag(t, c->why ? "BadArguments" : "RuleRaises");
+        json_object_set_new(t, "expected", json_pack("{s:s}", "error", err.msg));
+        return SHC_OK;
+    }
+    if (rc || c->why) {
+        if (!rc)
+            vq_free(&q);
+        return rc ? shc_fail(e, rc, "%s", err.msg)
+                  : shc_fail(e, SHC_EINTERNAL, "invalid case '%s' was accepted (torch %s)",
+                             c->why, shc_torch_release_name(rel));
+    }
+    json_t *x = NULL;
+    rc = expected_of(&q, &x, e);
+    if (!rc) {
+        json_object_set_new(t, "result", json_string("valid"));
+        add_flags(t, &q, x);
+        json_object_set_new(t, "expected", x);
+    }
+    vq_free(&q);
+    return rc;
+}
+
+/* One test, answered by every release. */
 static int emit(shc_gw *w, const json_t *group, const char *pl, const char *shape,
                 const char *op, const char *why, shc_err *e)
 {
     char comment[512];
     snprintf(comment, sizeof comment, "%s%s[%s] %s", why ? why : "", why ? ": " : "", shape,
              op);
-    json_t *t = json_pack("{s:s, s:o, s:s}", "placements", pl, "shape", shape_json(shape),
-                          "op", op);
-    vq q;
-    shc_err err;
-    shc_err_clear(&err);
-    int rc = vq_answer(group, t, &q, &err);
-    json_t *test;
-    if (rc == SHC_EINVAL) {
-        test = shc_test_new(comment, "invalid");
-        shc_test_flag(test, why ? "BadArguments" : "RuleRaises");
-        json_object_update(test, t);
-        json_object_set_new(test, "expected", json_pack("{s:s}", "error", err.msg));
-        json_decref(t);
-        return shc_gw_test(w, test, e);
-    }
-    if (rc || why) {
-        json_decref(t);
-        return rc ? shc_fail(e, rc, "%s: %s", comment, err.msg)
-                  : shc_fail(e, SHC_EINTERNAL, "invalid case '%s' was accepted", why);
-    }
-    json_t *x = NULL;
-    rc = expected_of(&q, &x, &err);
-    if (rc) {
-        vq_free(&q);
-        json_decref(t);
-        return shc_fail(e, rc, "%s: %s", comment, err.msg);
-    }
-    test = shc_test_new(comment, "valid");
-    json_object_update(test, t);
-    json_decref(t);
-    add_flags(test, &q, x);
-    json_object_set_new(test, "expected", x);
-    vq_free(&q);
-    return shc_gw_test(w, test, e);
+    json_t *t = shc_test_new(comment, "valid");
+    json_object_set_new(t, "placements", json_string(pl));
+    json_object_set_new(t, "shape", shape_json(shape));
+    json_object_set_new(t, "op", json_string(op));
+    vctx c = {group, why};
+    int rc = shc_gw_test_by_release(w, t, answer, &c, e);
+    return rc ? shc_err_prefix(e, "%s", comment) : SHC_OK;
 }
 
 /* Placements of combination c over nd mesh dims (options opts, nopt of them). */
@@ -558,16 +600,17 @@ const shc_family shc_family_view_sharding = {
     .name = "view-sharding",
     .source_name = "pytorch",
     .source_version = "2.13.0",
-    .releases = SHC_TORCH_SET(SHC_TORCH_2_13),
-    .summary = "torch 2.13's sharding rule for view-like ops (view, reshape, flatten, "
-               "unflatten, squeeze, unsqueeze, permute, transpose) and whether its answer is "
-               "right, per rank",
+    .releases = SHC_TORCH_ALL_RELEASES,
+    .summary = "torch's sharding rule for view-like ops (view, reshape, flatten, "
+               "unflatten, squeeze, unsqueeze, permute, transpose; 2.13, and 2.11-2.15 where "
+               "they differ) and whether its answer is right, per rank",
     .generate = generate,
     .compute_rank = compute_rank,
     .world_size = world_size,
     .gives = "torch's view-op rule (input redistribution, output placements), per rank the "
              "output slice and input shard, and the rule's verdict on real data",
-    .oracle = "torch 2.13 `propagate_shape_and_sharding` and LocalTensor runs (harness)",
+    .oracle = "torch 2.13 `propagate_shape_and_sharding` and LocalTensor runs (harness; "
+              "each release's own on that release)",
     .harness_stride = 3,
     .claim = {.fields = SHC_NAMES("outputShape", "inputTarget", "output", "localShape",
                                   "globalOffset", "verdict"),

@@ -1,7 +1,8 @@
 #!/bin/sh
 # cli_view.sh — `shardcheck view`: torch 2.13's view-op sharding rule and the verdict on it
-# (issue 35).  Expected values are derived by hand from torch 2.13's _view_ops.py and the
-# torch.chunk rule (each derivation beside its case), and every error path.
+# (issue 35), and 2.11's and 2.12's where they differ (--torch-version).  Expected values are
+# derived by hand from each release's _view_ops.py and the torch.chunk rule (each derivation
+# beside its case), and every error path.
 . "$(dirname "$0")/testlib.sh"
 
 # pytorch#179502: [12,8] S(1) on 4, view(16,6).  view_groups makes one group
@@ -9,7 +10,7 @@
 # on the non-first dim 1, so torch 2.13 replicates first: R -> R, every rank [12,8] -> [16,6].
 R4='{"rank":%d,"inputLocal":[12,8],"outputLocal":[16,6],"status":"correct","resultLocal":[16,6]}'
 expect_out "view: pytorch#179502 is redistributed in 2.13 (json)" \
-"{\"op\":\"view(16, 6)\",\"inputShape\":[12,8],\"outputShape\":[16,6],\"mesh\":\"4\",\"placements\":\"S(1)\",\"rule\":{\"raises\":null,\"inputTarget\":\"R\",\"output\":\"R\",\"redistribute\":true},\"verdict\":\"correct\",\"firstWrongRank\":null,\"ranks\":[$(printf "$R4,$R4,$R4,$R4" 0 1 2 3)]}" \
+"{\"op\":\"view(16, 6)\",\"torch\":\"2.13\",\"inputShape\":[12,8],\"outputShape\":[16,6],\"mesh\":\"4\",\"placements\":\"S(1)\",\"rule\":{\"raises\":null,\"inputTarget\":\"R\",\"output\":\"R\",\"redistribute\":true},\"verdict\":\"correct\",\"firstWrongRank\":null,\"ranks\":[$(printf "$R4,$R4,$R4,$R4" 0 1 2 3)]}" \
   $S view --mesh 4 --placements 'S(1)' --shape 12,8 --op view:16,6 --json
 # flatten of [2,3,4] S(1) on 3: a shard of a non-first flattened dim becomes _StridedShard
 # with split factor = the sizes before it (2); each rank holds [2,1,4] -> 8 elements.
@@ -78,4 +79,44 @@ expect_exit "view: unknown op" 2 "--op: unknown op \"expand\"" \
 expect_exit "view: needs --op" 2 "--op are required" $S view --mesh 2 --placements 'S(0)' --shape 4
 expect_exit "view: shard dim out of range" 2 "shard dim 2 out of range" \
   $S view --mesh 2 --placements 'S(2)' --shape 12,8 --op view:96
+# ---- other releases (docs/torch-releases.md's view rows; each from that release's source) ----
+# FlattenSplitRaises: 2.12 leaves pytorch#179502's shard on the non-first flattened dim to the
+# rewrite, which raises (2.12.1 _ops/_view_ops.py:1119-1126; group_shape printed as a tuple).
+expect_exit "view 2.12: pytorch#179502 raises for a non-first flatten dim" 0 \
+  "^torch 2.12 rule: raises RuntimeError: Shard\(dim=1\) through Split\(Flatten\(\.\.\.\), \(16, 6\)\) is not supported yet for non-first flatten dims\.$" \
+  $S view --mesh 4 --placements 'S(1)' --shape 12,8 --op view:16,6 --torch-version 2.12
+# ViewRuleLegacy: 2.11's flatten branch raises for a strict op on a sharded non-first dim,
+# built with two arguments, so str() is the tuple (2.11.0 _ops/_view_ops.py:577-581).
+expect_exit "view 2.11: the same query raises 2.11's two-argument RuntimeError" 0 \
+  "^torch 2.11 rule: raises RuntimeError: \('Attempted to flatten multiple dimensions, with dimension 1 being sharded\. ', 'It cannot be performed without redistribution, which is disallowed by the current operator\.'\)$" \
+  $S view --mesh 4 --placements 'S(1)' --shape 12,8 --op view:16,6 --torch-version 2.11
+# 2.11's uneven-flatten message names the position in the flatten (i), not the dim (:590-596):
+# [5,4] _S(0, 2) on 3, view(10,2): one group Split(Flatten(0,1)); 5 % 3 != 0 on dim 0.
+expect_exit "view 2.11: an uneven flatten names position 0" 0 \
+  "raises RuntimeError: Attempted to flatten unevenly sharded dimension 0, which would require resharding the input\." \
+  $S view --mesh 3 --placements '_S(0, 2)' --shape 5,4 --op view:10,2 --torch-version 2.11
+# ViewStrictReplicates: [4,1,6] S(1) on 2, view(4,6): dim 1 leaves the map, so the shard
+# cannot stay; 2.13 raises for the strict op (:801-817), 2.12 replicates it (:717-725).
+expect_exit "view 2.13: a strict view that drops a sharded dim raises" 0 \
+  "raises RuntimeError: This operation would remove or reshape sharded dimension 1" \
+  $S view --mesh 2 --placements 'S(1)' --shape 4,1,6 --op view:4,6
+expect_exit "view 2.12: the same view replicates the input" 0 \
+  "^torch 2.12 rule: redistribute input to R, output R$" \
+  $S view --mesh 2 --placements 'S(1)' --shape 4,1,6 --op view:4,6 --torch-version 2.12
+# SqueezeNotStrict: 2.12 registers squeeze without strict_view (2.12.1 :1316-1330): replicate.
+expect_exit "view 2.12: squeeze of a sharded dim replicates (not strict)" 0 \
+  "^torch 2.12 rule: redistribute input to R, output R$" \
+  env SHARDCHECK_TORCH_VERSION=2.12 $S view --mesh 2 --placements 'S(1)' --shape 4,1,6 --op squeeze
+# 2.11: squeeze.dims has no strategy (only squeeze.default and squeeze.dim, :760-766) ...
+expect_exit "view 2.11: squeeze([1]) has no sharding strategy" 0 \
+  "^torch 2.11 rule: raises NotImplementedError: Operator aten\.squeeze\.dims does not have a sharding strategy registered\.$" \
+  $S view --mesh 4 --placements 'S(0)' --shape 4,1,6 --op squeeze:1 --torch-version 2.11
+# ... and squeeze() runs on the local tensor: S(0) of [4,1,6] on 4 is [1,1,6] per rank, whose
+# squeeze() is [6], where the rank's slice of the [4,6] output is [1,6].
+expect_exit "view 2.11: squeeze() drops a rank's own size-1 dim" 0 \
+  "^0 +\[1,1,6\].\[1,6\].wrong-shape: the local op gives \[6\]$" \
+  $S view --mesh 4 --placements 'S(0)' --shape 4,1,6 --op squeeze --torch-version 2.11
+expect_exit "view: an unknown release is refused, listing the supported" 2 \
+  "torch version '2.10': not a supported release" \
+  $S view --mesh 4 --placements 'S(0)' --shape 4,1,6 --op squeeze --torch-version 2.10
 tap_done

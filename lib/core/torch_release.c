@@ -89,6 +89,41 @@ static const shc_torch_change_info CHANGES[] = {
         "ops that accept any layout",
         "2.12.1 _decompositions.py:191-245, _ops/utils.py:173-225, :597-606; 2.13.0 "
         "_ops/_random_ops.py:39-53"},
+    [SHC_TC_VIEW_LEGACY_RULE] = {
+        "ViewRuleLegacy", SHC_TORCH_UP_TO(SHC_TORCH_2_11),
+        "torch 2.12 replaced the view-op rule with a two-phase propagator "
+        "(_ViewShardingPropagator: a shard of a non-first flattened dim becomes a _StridedShard, "
+        "a _StridedShard through an unflatten becomes a Shard) and rewrote squeeze to the "
+        "globally size-1 dims (_adjust_squeeze_to_global_singletons).  torch 2.11's one-pass "
+        "propagate_shape_and_sharding keeps a shard only on a flatten's first dim and a "
+        "split's first piece, keeps a _StridedShard's split factor whatever the op, raises for "
+        "a strict op on a sharded non-first flattened dim, an uneven flatten or an uneven "
+        "split, and asserts that a split's first piece divides by the mesh dims sharding it; "
+        "its squeeze runs on the rank's own size-1 dims, and squeeze.dims (a list of dims) has "
+        "no sharding strategy",
+        "2.11.0 _ops/_view_ops.py:504-693 (propagate_shape_and_sharding), :431-440 "
+        "(dim_squeeze), :760-766 (squeeze.default and squeeze.dim only); 2.12.1 "
+        "_ops/_view_ops.py:571-1290, _sharding_prop.py:837, :1034-1075"},
+    [SHC_TC_VIEW_STRICT_REPLICATES] = {
+        "ViewStrictReplicates", SHC_TORCH_UP_TO(SHC_TORCH_2_12),
+        "torch 2.13 raises \"This operation would remove or reshape sharded dimension D, which "
+        "requires redistribution\" where a strict view op's rule cannot keep a shard; 2.12 "
+        "(and 2.11's rule) replicate that mesh dim instead, and the op runs on the gathered "
+        "input",
+        "2.12.1 _ops/_view_ops.py:717-725; 2.13.0 _ops/_view_ops.py:801-817"},
+    [SHC_TC_VIEW_FLATTEN_SPLIT_RAISES] = {
+        "FlattenSplitRaises", SHC_TORCH_SET(SHC_TORCH_2_12),
+        "torch 2.12 raises \"Shard(dim=D) through Split(Flatten(...), G) is not supported yet "
+        "for non-first flatten dims.\" where a plain Shard on a non-first dim of a flatten "
+        "reaches a split of it; 2.13 replicates that mesh dim first "
+        "(strict_replicate_fallback)",
+        "2.12.1 _ops/_view_ops.py:1119-1126; 2.13.0 _ops/_view_ops.py:985-1001"},
+    [SHC_TC_SQUEEZE_NOT_STRICT] = {
+        "SqueezeNotStrict", SHC_TORCH_UP_TO(SHC_TORCH_2_12),
+        "torch 2.13 registers the squeeze ops with strict_view=True, so a squeeze the rule "
+        "cannot follow raises; 2.11 and 2.12 register them without it",
+        "2.11.0 _ops/_view_ops.py:760-766; 2.12.1 _ops/_view_ops.py:1316-1330; 2.13.0 "
+        "_ops/_view_ops.py:1435-1459"},
     [SHC_TC_FIXTURE] = {
         "FixtureRule", SHC_TORCH_SET(SHC_TORCH_FIXTURE),
         "the fictitious release 9.99 of check_release_rows.c raises for a Shard -> "

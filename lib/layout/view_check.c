@@ -8,7 +8,8 @@
  * tensor.  A view's shape argument is rewritten from the global output shape to the output
  * spec's local shape (_adjust_shape_and_stride_args, compute_local_shape_and_global_offset)
  * when an output placement shards; permute, transpose, unsqueeze and squeeze run unchanged
- * (squeeze on the globally singleton dims).  A shard's elements are the row-major product of
+ * (squeeze on the globally singleton dims; in torch 2.11 on the rank's own size-1 dims, as the
+ * rule says: shc_vrule.squeeze_local).  A shard's elements are the row-major product of
  * its dims' global index sets (shard_layout.c), so a local element's global index is index
  * arithmetic; the global op maps it to a global output index (a view keeps the row-major
  * flat index, a permute permutes the multi-index).
@@ -111,6 +112,14 @@ static bool local_op(const shc_vop *op, const shc_vmap *map, const shc_vrule *r,
             got->d[i] = in->d[perm[i]];
         return true;
     case SHC_VOP_SQUEEZE:
+        if (r->squeeze_local) { /* squeeze.default on the local tensor (torch 2.11) */
+            got->ndim = 0;
+            for (int i = 0; i < in->ndim; i++)
+                if (in->d[i] != 1)
+                    got->d[got->ndim++] = in->d[i];
+            return true;
+        }
+        /* fall through */
     case SHC_VOP_UNSQUEEZE:
         /* Input dims the map keeps, singletons where it inserts one; a squeezed dim that is
          * not 1 locally stays (ATen's squeeze leaves it). */

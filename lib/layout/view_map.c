@@ -327,6 +327,8 @@ int shc_vop_apply(const shc_vop *op, const shc_shape *in, shc_shape *out, shc_vm
     memset(map, 0, sizeof *map);
     map->strict = op->kind == SHC_VOP_VIEW || op->kind == SHC_VOP_FLATTEN ||
                   op->kind == SHC_VOP_UNFLATTEN || op->kind == SHC_VOP_SQUEEZE;
+    map->op = op->kind;
+    map->dims_list = op->kind == SHC_VOP_SQUEEZE && !op->all_dims;
     switch (op->kind) {
     case SHC_VOP_VIEW:
     case SHC_VOP_RESHAPE:
@@ -472,11 +474,10 @@ void shc_vop_format(const shc_vop *op, char *buf, size_t n)
         snprintf(buf, n, "%s(%lld)", name, (long long)op->dim0);
         return;
     case SHC_VOP_SQUEEZE:
-        if (op->all_dims) {
-            snprintf(buf, n, "squeeze()");
-            return;
-        }
-        break;
+        /* a list even of one dim: aten.squeeze.dims, which torch 2.11 has no strategy for
+         * (squeeze(1), aten.squeeze.dim, it has) */
+        snprintf(buf, n, op->all_dims ? "squeeze()" : "squeeze(%s)", list);
+        return;
     default:
         break;
     }

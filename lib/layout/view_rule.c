@@ -16,6 +16,9 @@
  *    matches an unflatten's leading sizes back into a Shard.
  * Where torch's Python code would raise (RuntimeError, AssertionError, KeyError), the answer
  * is that exception, named; it is an answer, not an error of ours.
+ * Other releases: 2.12 and 2.14/2.15 run this propagator with the differences of their
+ * release rows (lib/core/torch_release.c: ViewStrictReplicates, FlattenSplitRaises,
+ * SqueezeNotStrict); 2.11's one-pass rule is view_rule_legacy.c.
  *
  * Tested by conformance/tests/check_view.c and against torch's own function, query by query,
  * by tools/harness/tests/test_view_sharding.py.
@@ -25,11 +28,15 @@
 #include <stdio.h>
 #include <string.h>
 #include "shardcheck.h"
+#include "view_internal.h"
 
 #define NOWHERE (-1)
 
 typedef struct prop {
     const shc_vmap *map;
+    shc_torch_release rel;
+    uint32_t *asked;
+    bool strict;                                           /* the op's strict_view */
     const shc_shape *in;
     const shc_mesh *m;
     const shc_placements *src;
@@ -114,7 +121,7 @@ static bool analyze_flatten(prop *p, const shc_vspec *s, int *dims, int *n)
             continue;
         int64_t size = p->in->d[dim], msize = p->m->shape[k];
         bool can = true;
-        if (p->map->strict) {
+        if (p->strict) {
             if (i != s->nin - 1 && size % msize != 0)
                 return raise(p, "RuntimeError: Cannot flatten unevenly sharded tensor: "
                              "dimension %d (size %lld) is not evenly divisible by mesh "
@@ -140,10 +147,12 @@ static bool analyze_split(prop *p, const shc_vspec *s, int *dims, int *n)
     if (s->nin > 1) {
         if (!analyze_flatten(p, s, dims, n))
             return false;
-        /* a plain Shard on a non-first flattened dim is replicated, not raised on */
+        /* a plain Shard on a non-first flattened dim is replicated, not raised on (2.12:
+         * left for the rewrite, which raises) */
         for (int i = 1; i < s->nin; i++)
             for (int k = 0; k < p->src->n; k++)
-                if (p->src->p[k].kind == SHC_P_SHARD && p->src->p[k].dim == s->in[i]) {
+                if (p->src->p[k].kind == SHC_P_SHARD && p->src->p[k].dim == s->in[i] &&
+                    !shc_torch_ask(p->rel, SHC_TC_VIEW_FLATTEN_SPLIT_RAISES, p->asked)) {
                     p->allowed[s->in[i]][k] = false;
                     p->fallback[s->in[i]][k] = true;
                 }
@@ -158,7 +167,7 @@ static bool analyze_split(prop *p, const shc_vspec *s, int *dims, int *n)
         for (int k = 0; k < p->m->ndim; k++)
             p->allowed[dim][k] = out_size % p->m->shape[k] == 0;
         int pk = find_plain(p, dim);
-        if (p->map->strict && pk != NOWHERE && !p->allowed[dim][pk])
+        if (p->strict && pk != NOWHERE && !p->allowed[dim][pk])
             return raise(p, "RuntimeError: Cannot unflatten unevenly sharded tensor: output "
                          "dimension %d (size %lld) is not evenly divisible by mesh dimension "
                          "%d (size %lld). Please redistribute the tensor before this "
@@ -168,7 +177,7 @@ static bool analyze_split(prop *p, const shc_vspec *s, int *dims, int *n)
     if (sk != NOWHERE && p->src->p[sk].kind == SHC_P_STRIDED) {
         bool last = s->split_id == s->ngroup - 1;
         bool even = out_size % p->m->shape[sk] == 0;
-        if (p->map->strict && !last && !even)
+        if (p->strict && !last && !even)
             return raise(p, "RuntimeError: Cannot unflatten unevenly sharded tensor: output "
                          "dimension %d (size %lld) is not evenly divisible by mesh dimension "
                          "%d (size %lld). Please redistribute the tensor before this "
@@ -231,7 +240,8 @@ static bool analyze(prop *p)
         const shc_placement *q = &p->src->p[k];
         if (!is_shard(q) || p->allowed[q->dim][k])
             continue;
-        if (map->strict && !p->fallback[q->dim][k])
+        if (p->strict && !p->fallback[q->dim][k] &&
+            !shc_torch_ask(p->rel, SHC_TC_VIEW_STRICT_REPLICATES, p->asked))
             return raise(p, "RuntimeError: This operation would remove or reshape sharded "
                          "dimension %d, which requires redistribution. Please redistribute "
                          "the input first.", q->dim);
@@ -284,9 +294,15 @@ static bool rewrite_plain(prop *p, int k, shc_placement *res)
         return raise(p, "AssertionError: No Split(split_id=0) found among unclaimed output "
                      "dims for Shard(dim=%d) on mesh dim %d.", dim, k);
     const shc_vspec *s = &p->map->d[o];
-    if (s->kind == SHC_VS_SPLIT && s->nin > 1 && dim != s->in[0])
-        return raise(p, "AssertionError: Shard(dim=%d) should have been demoted before "
-                     "Split(Flatten(...)) rewrite.", dim);
+    if (s->kind == SHC_VS_SPLIT && s->nin > 1 && dim != s->in[0]) {
+        if (!shc_torch_ask(p->rel, SHC_TC_VIEW_FLATTEN_SPLIT_RAISES, p->asked))
+            return raise(p, "AssertionError: Shard(dim=%d) should have been demoted before "
+                         "Split(Flatten(...)) rewrite.", dim);
+        char g[256];
+        shc_vgroup_format(s, g, sizeof g);
+        return raise(p, "RuntimeError: Shard(dim=%d) through Split(Flatten(...), %s) is not "
+                     "supported yet for non-first flatten dims.", dim, g);
+    }
     *res = (shc_placement){.kind = SHC_P_SHARD, .dim = o};
     if (s->kind == SHC_VS_FLATTEN) {
         int start = s->in[0], end = s->in[s->nin - 1] + 1;
@@ -358,7 +374,7 @@ static bool rewrite_strided(prop *p, int k, shc_placement *res)
         bool any_split = false;
         for (int i = 0; i < nt; i++)
             any_split |= p->map->d[t[i]].kind == SHC_VS_SPLIT;
-        if (p->map->strict && any_split)
+        if (p->strict && any_split)
             return raise(p, "RuntimeError: Cannot unflatten tensor with _StridedShard "
                          "placement: split_factor=%lld does not match any output dimension.",
                          (long long)q->split_factor);
@@ -389,8 +405,33 @@ static bool rewrite(prop *p)
     return true;
 }
 
+/* Whether release rel registers the map's op with strict_view. */
+bool shc_vrule_strict(const shc_vmap *map, shc_torch_release rel, uint32_t *asked)
+{
+    if (map->op == SHC_VOP_SQUEEZE && shc_torch_ask(rel, SHC_TC_SQUEEZE_NOT_STRICT, asked))
+        return false;
+    return map->strict;
+}
+
+/* torch's Split.group_shape as Python prints the tuple: "(3, 2)", "(6,)". */
+void shc_vgroup_format(const shc_vspec *s, char *buf, size_t n)
+{
+    size_t k = (size_t)snprintf(buf, n, "(");
+    for (int i = 0; i < s->ngroup && k < n; i++)
+        k += (size_t)snprintf(buf + k, n - k, i ? ", %lld" : "%lld", (long long)s->group[i]);
+    if (k < n)
+        snprintf(buf + k, n - k, s->ngroup == 1 ? ",)" : ")");
+}
+
 int shc_vrule_propagate(const shc_vmap *map, const shc_shape *in, const shc_mesh *m,
                         const shc_placements *src, shc_vrule *r, shc_err *e)
+{
+    return shc_vrule_propagate_in(map, in, m, src, SHC_TORCH_PINNED, NULL, r, e);
+}
+
+int shc_vrule_propagate_in(const shc_vmap *map, const shc_shape *in, const shc_mesh *m,
+                           const shc_placements *src, shc_torch_release rel, uint32_t *asked,
+                           shc_vrule *r, shc_err *e)
 {
     if (src->n != m->ndim || src->has_order)
         return shc_fail(e, SHC_EINVAL, "view rule: %d placements for a %d-dim mesh%s", src->n,
@@ -403,8 +444,15 @@ int shc_vrule_propagate(const shc_vmap *map, const shc_shape *in, const shc_mesh
     p->m = m;
     p->src = src;
     p->r = r;
-    if (!analyze(p) || !rewrite(p))
+    p->rel = rel;
+    p->asked = asked;
+    p->strict = shc_vrule_strict(map, rel, asked);
+    if (shc_torch_ask(rel, SHC_TC_VIEW_LEGACY_RULE, asked)) {
+        if (!shc_vrule_legacy(map, in, m, src, p->strict, r))
+            return SHC_OK;
+    } else if (!analyze(p) || !rewrite(p)) {
         return SHC_OK;
+    }
     for (int k = 0; k < src->n; k++)
         r->redistribute |= !shc_placement_eq(&src->p[k], &r->tgt.p[k]);
     return SHC_OK;

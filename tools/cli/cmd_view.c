@@ -1,10 +1,11 @@
 /*
  * cmd_view.c — `shardcheck view --mesh M [--ranks L] --placements P --shape S --op OP
- * [--json]`: torch 2.13's sharding rule for one view-like op (lib/layout/view_rule.c: the
+ * [--torch-version V] [--json]`: torch's sharding rule for one view-like op, as 2.13 or the
+ * release named runs it (lib/layout/view_rule.c, view_rule_legacy.c for 2.11: the
  * placements the input is redistributed to, the output's placements, or the exception the rule
  * raises) and whether that answer is right (lib/layout/view_check.c: every rank's local result
  * against its slice of the global result), with each rank's local shapes.
- * Output: a table, or with --json one object {"op","inputShape","outputShape","mesh",
+ * Output: a table, or with --json one object {"op","torch","inputShape","outputShape","mesh",
  * "placements","rule":{"raises","inputTarget","output","redistribute"},"verdict",
  * "firstWrongRank","ranks":[...]}.  An answered query exits 0 whatever the verdict.
  * Tested by conformance/tests/cli_view.sh (hand-derived answers and every error path) and
@@ -15,6 +16,7 @@
 #include <string.h>
 #include "cli.h"
 #include "shardcheck.h"
+#include "torch_version.h"
 
 typedef struct view_q {
     shc_mesh m;
@@ -24,6 +26,7 @@ typedef struct view_q {
     shc_vmap map;
     shc_vrule rule;
     shc_vcheck chk;
+    shc_torch_release rel; /* the release whose rule answers */
 } view_q;
 
 static json_t *shape_json(const shc_shape *s)
@@ -68,6 +71,7 @@ static int print_json(const view_q *q, const char *pl)
     json_t *o = json_object(), *r = json_object();
     shc_vop_format(&q->op, buf, sizeof buf);
     json_object_set_new(o, "op", json_string(buf));
+    json_object_set_new(o, "torch", json_string(shc_torch_release_name(q->rel)));
     json_object_set_new(o, "inputShape", shape_json(&q->in));
     json_object_set_new(o, "outputShape", shape_json(&q->out));
     shc_mesh_format(&q->m, mbuf, sizeof mbuf);
@@ -105,6 +109,7 @@ static void print_list(const int64_t *v, int n)
 static void print_text(const view_q *q, const char *pl)
 {
     char buf[512], mbuf[128], tbuf[256], obuf[256];
+    const char *rel = shc_torch_release_name(q->rel);
     shc_vop_format(&q->op, buf, sizeof buf);
     shc_mesh_format(&q->m, mbuf, sizeof mbuf);
     printf("%s of ", buf);
@@ -113,15 +118,15 @@ static void print_text(const view_q *q, const char *pl)
     print_list(q->out.d, q->out.ndim);
     printf("  mesh %s  placements %s\n", mbuf, pl);
     if (q->rule.raises) {
-        printf("torch 2.13 rule: raises %s\nverdict: rule-raises\n", q->rule.error);
+        printf("torch %s rule: raises %s\nverdict: rule-raises\n", rel, q->rule.error);
         return;
     }
     shc_placements_format(&q->rule.tgt, tbuf, sizeof tbuf);
     shc_placements_format(&q->rule.out, obuf, sizeof obuf);
     if (q->rule.redistribute)
-        printf("torch 2.13 rule: redistribute input to %s, output %s\n", tbuf, obuf);
+        printf("torch %s rule: redistribute input to %s, output %s\n", rel, tbuf, obuf);
     else
-        printf("torch 2.13 rule: no redistribution, output %s\n", obuf);
+        printf("torch %s rule: no redistribution, output %s\n", rel, obuf);
     printf("verdict: %s", shc_vverdict_name(q->chk.verdict));
     if (q->chk.first_rank >= 0)
         printf(" (first at rank %lld)", (long long)q->chk.first_rank);
@@ -149,9 +154,13 @@ static void print_text(const view_q *q, const char *pl)
     }
 }
 
-static int answer(view_q *q, const cli_common *c, const char *op, shc_err *e)
+static int answer(view_q *q, const cli_common *c, const char *op, const char *tver, shc_err *e)
 {
     int rc;
+    char why[128];
+    if ((rc = tv_resolve(tver, NULL, NULL, &q->rel, why, sizeof why, e)))
+        return rc; /* its message names --torch-version */
+    q->rel = shc_torch_norm(q->rel);
     if ((rc = cli_load_layout(c, &q->m, &q->pl, &q->in, e)))
         return rc;
     if (q->pl.has_order)
@@ -161,12 +170,13 @@ static int answer(view_q *q, const cli_common *c, const char *op, shc_err *e)
         return shc_err_prefix(e, "--op"), rc;
     if ((rc = shc_vop_apply(&q->op, &q->in, &q->out, &q->map, e)))
         return shc_err_prefix(e, "--op"), rc;
-    if ((rc = shc_vrule_propagate(&q->map, &q->in, &q->m, &q->pl, &q->rule, e)))
+    if ((rc = shc_vrule_propagate_in(&q->map, &q->in, &q->m, &q->pl, q->rel, NULL, &q->rule,
+                                     e)))
         return rc;
     return shc_vcheck_run(&q->op, &q->map, &q->in, &q->out, &q->m, &q->rule, &q->chk, e);
 }
 
-static int run(const cli_common *c, const char *op)
+static int run(const cli_common *c, const char *op, const char *tver)
 {
     shc_err e = {0};
     view_q q;
@@ -181,7 +191,7 @@ static int run(const cli_common *c, const char *op)
         shc_mesh_free(&q.m);
         return EXIT_USAGE;
     }
-    rc = answer(&q, c, op, &e);
+    rc = answer(&q, c, op, tver, &e);
     int x = EXIT_OK;
     if (!rc) {
         char pl[256];
@@ -199,22 +209,26 @@ static int run(const cli_common *c, const char *op)
 int cmd_view(int argc, char **argv)
 {
     cli_common c;
-    const char *op = NULL;
+    const char *op = NULL, *tver = NULL;
     cli_common_init(&c);
     const cli_option opts[] = {
         CLI_OPT_MESH(&c), CLI_OPT_RANKS(&c), CLI_OPT_PLACEMENTS(&c), CLI_OPT_SHAPE(&c),
         {.name = "op", .kind = CLI_STR, .meta = "OP",
          .help = "view:16,6 reshape:-1,4 flatten[:S[,E]] unflatten:D:2,4 squeeze[:D,..] "
-                 "unsqueeze:D permute:1,0 transpose:0,1", .to = &op},
+                 "(squeeze([D, ..]): aten.squeeze.dims) unsqueeze:D permute:1,0 transpose:0,1", .to = &op},
+        {.name = "torch-version", .kind = CLI_STR, .meta = "V", .to = &tver, .help = TV_HELP},
         CLI_OPT_JSON(&c), CLI_OPT_END};
     const cli_command cmd = {
         .name = "view", .opts = opts,
-        .synopsis = "--mesh M [--ranks L] --placements P --shape S --op OP [--json]",
-        .about = "Prints torch 2.13's sharding rule for a view-like op (_view_ops.py: the\n"
-                 "input's redistribution, the output's placements, or the rule's exception)\n"
+        .synopsis = "--mesh M [--ranks L] --placements P --shape S --op OP [--torch-version V] "
+                    "[--json]",
+        .about = "Prints torch's sharding rule for a view-like op (_view_ops.py, as 2.13 runs\n"
+                 "it, or the release --torch-version names: 2.11's one-pass rule, 2.12's\n"
+                 "differences): the input's redistribution, the output's placements, or the\n"
+                 "rule's exception,\n"
                  "and the verdict on it: whether every rank's local result is its slice of\n"
                  "the op on the global tensor (correct, wrong, wrong-shape, local-error,\n"
                  "rule-raises), with each rank's local shapes.  --shape is the global input."};
     int x = cli_parse(&cmd, argc, argv, NULL);
-    return x == CLI_GO ? run(&c, op) : x;
+    return x == CLI_GO ? run(&c, op, tver) : x;
 }

@@ -474,7 +474,7 @@ def view_sharding(w, group, test):
     from adapters import torch_view_sharding as vs
     found = []
 
-    def real(shape, op, mesh_shape, rank_map, coords, src, out, status, got_by_rank):
+    def real(shape, op, mesh_shape, rank_map, coords, src, tgt, out, status, got_by_rank):
         from torch.distributed.tensor import DTensor
         torch = w.torch
         mesh = w.mesh(mesh_shape, rank_map)
