@@ -1,6 +1,6 @@
 #!/bin/sh
 # run_view.sh — the view-sharding family (issue 35) through the runner: the committed corpus on
-# the ref and local backends, and under mpirun at 2 and 4 ranks on the mpi backend (every rank's
+# the ref and local backends (the ref backend also per torch release), and under mpirun at 2 and 4 ranks on the mpi backend (every rank's
 # view computed by its own process: shc_family.compute_rank per rank); a corpus with one
 # verdict and one output placement changed must fail on each backend, naming the test, so the
 # passes above are not vacuous.  MPI parts skip with the reason when MPI is absent.
@@ -17,6 +17,13 @@ out=$("$S" run --backend ref --family $F --golden "$G" 2>&1 | tail -n 1)
 [ "$out" = "$n passed, 0 failed, 0 skipped" ] && tap_ok "ref backend ran every test ($n)" \
   || tap_not_ok "ref backend ran every test ($n)" "$out"
 expect_passes "local backend, $F" "$S" run --backend local --family $F --golden "$G"
+# each release's answers (byVersion): the reference computes 2.11's and 2.12's rule when the
+# run names the release; 2.11 answers 752 tests otherwise than 2.13, so a reference that
+# ignored the release would fail them here
+for v in 2.11 2.12; do
+  expect_passes "ref backend, $F, judged as torch $v" "$S" run --backend ref --family $F \
+    --golden "$G" --torch-version $v
+done
 
 # The tampered corpus: tc 51 (reshape(3, 32) of [12, 8] S(0) on 2 ranks: the local op fails on
 # rank 0) said correct, and tc 1's output placement said S(0) where torch's rule gives R.
