@@ -607,8 +607,9 @@ const shc_family shc_family_view_sharding = {
     .generate = generate,
     .compute_rank = compute_rank,
     .world_size = world_size,
-    .gives = "torch's view-op rule (input redistribution, output placements), per rank the "
-             "output slice and input shard, and the rule's verdict on real data",
+    .gives = "torch's view-op rule (input redistribution, output placements; 2.11's and "
+             "2.12's in `byVersion` where they differ), per rank the output slice and input "
+             "shard, and the rule's verdict on real data",
     .oracle = "torch 2.13 `propagate_shape_and_sharding` and LocalTensor runs (harness; "
               "each release's own on that release)",
     .harness_stride = 3,

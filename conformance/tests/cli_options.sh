@@ -110,6 +110,7 @@ certify|--check|-|--check @P@'
 
 # VALUES: command | option | a value it takes (- for a flag); one per option of every command.
 VALUES='view|mesh|2x3
+view|torch-version|2.12
 view|ranks|3,2,1,0
 view|placements|R,S(1)
 view|shape|8,3
