@@ -40,15 +40,6 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static const char *python(void)
-{
-    const char *p = getenv("SHARDCHECK_PYTHON");
-    if (p && *p)
-        return p;
-    return access("/work/main/.venv/bin/python", X_OK) == 0 ? "/work/main/.venv/bin/python"
-                                                            : "python3";
-}
-
 /* torch: time _compute_rng_offsets on ranks 0, step, 2*step, ...; prints
  * "rank start end" lines and a final "seconds N". */
 static const char *const peer_script =
@@ -83,7 +74,7 @@ static double run_peer(const shc_rng_layout *t, const shc_mesh *m, int sample, i
     fclose(f);
     char cmd[512];
     int step = (int)(m->size / sample);
-    snprintf(cmd, sizeof cmd, "%s %s %d %d 2>/dev/null", python(), path, sample, step);
+    snprintf(cmd, sizeof cmd, "%s %s %d %d 2>/dev/null", bench_python(), path, sample, step);
     FILE *p = popen(cmd, "r");
     double secs = -1;
     char line[256];
@@ -143,7 +134,7 @@ static void bench_verify(const char *argv0, int cases)
              "--golden %s/golden --max-cases %d >/dev/null 2>&1", exe, src, cases);
     double ours = time_cmd(cmd);
     snprintf(cmd, sizeof cmd, "cd %s && %s tools/harness/run.py --family rng-offsets "
-             "--max-cases %d >/dev/null 2>&1", src, python(), cases);
+             "--max-cases %d >/dev/null 2>&1", src, bench_python(), cases);
     double torch = time_cmd(cmd);
     if (ours < 0 || torch < 0) {
         printf("verify %d rng-offsets cases: unavailable (ours %s, torch harness %s)\n", cases,
@@ -210,7 +201,7 @@ int main(int argc, char **argv)
            (long long)check, sa.min, sa.med, sa.max, (long long)au.nshards,
            (long long)(au.count[0] + au.count[1] + au.count[2]));
     if (!np)
-        printf("# peer unavailable (python %s)\n", python());
+        printf("# peer unavailable (python %s)\n", bench_python());
     int cases = argc > 2 ? atoi(argv[2]) : 0;
     if (cases > 0)
         bench_verify(argv[0], cases);

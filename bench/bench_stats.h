@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 typedef struct bench_spread {
     double min, med, max;
@@ -52,6 +53,17 @@ static inline double bench_cpu_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* The python that runs a torch peer: $SHARDCHECK_PYTHON, else the repo's venv where it is at
+ * /work/main, else python3. */
+static inline const char *bench_python(void)
+{
+    const char *p = getenv("SHARDCHECK_PYTHON");
+    if (p && *p)
+        return p;
+    return access("/work/main/.venv/bin/python", X_OK) == 0 ? "/work/main/.venv/bin/python"
+                                                            : "python3";
 }
 
 /* The column header for bench_row. */

@@ -109,15 +109,6 @@ static double time_ours(const query *q, int nq, int passes, bool check)
     return (double)nq * passes / (bench_cpu_now() - t0);
 }
 
-static const char *python(void)
-{
-    const char *p = getenv("SHARDCHECK_PYTHON");
-    if (p && *p)
-        return p;
-    return access("/work/main/.venv/bin/python", X_OK) == 0 ? "/work/main/.venv/bin/python"
-                                                            : "python3";
-}
-
 /* torch: the rule (and the adapter's verdict) on each query, CPU-timed; prints each rule's
  * answer ("tgt|out" or "raises") and "rate rule R" / "rate verdict R" (queries/s). */
 static const char *const peer_script =
@@ -171,7 +162,7 @@ static int run_peer(const query *q, int nq, int passes, double *rule, double *ve
     fclose(g);
     const char *src = getenv("top_srcdir");
     char cmd[1024], line[256], mine[160];
-    snprintf(cmd, sizeof cmd, "%s %s %s %d <%s 2>/dev/null", python(), script,
+    snprintf(cmd, sizeof cmd, "%s %s %s %d <%s 2>/dev/null", bench_python(), script,
              src && *src ? src : "/work/main", passes, input);
     FILE *p = popen(cmd, "r");
     int i = 0;
@@ -226,6 +217,6 @@ int main(int argc, char **argv)
     if (np)
         printf("# answers compared with torch's rule: %d queries, %d differ\n", nq, mism);
     else
-        printf("# peer unavailable (python %s)\n", python());
+        printf("# peer unavailable (python %s)\n", bench_python());
     return mism ? 1 : 0;
 }
