@@ -152,10 +152,33 @@ typedef struct shc_plan_exec_fail {
     int step;
     int64_t local, logical; /* the rank's local size of the shard dim, the step's logical one */
     char msg[256];
+    int entered; /* steps 0..entered-1 the rank is known to reach the collective of: step + 1
+                  * when it raises (the gather runs before the unpad check), the first step
+                  * the check does not follow otherwise, p->nsteps when it follows them all */
 } shc_plan_exec_fail;
 /* Check the plan p of rank (planned from src on mesh m for a tensor of shape). */
 int shc_plan_exec_check(const shc_mesh *m, const shc_placements *src, const shc_shape *shape,
                         int64_t rank, const shc_plan *p, shc_plan_exec_fail *out, shc_err *e);
+/* How torch's ranks stop agreeing when some raise (shc_plan_exec_stall). */
+typedef enum shc_stall_kind {
+    SHC_STALL_WAITS, /* waiter enters step's collective, peer raised at peer_step before it */
+    SHC_STALL_SIZES  /* both enter step's gather (peer then raises): their sizes differ */
+} shc_stall_kind;
+/* step -1: none. */
+typedef struct shc_plan_stall {
+    shc_stall_kind kind;
+    int step, peer_step;
+    int64_t waiter, peer; /* global ranks */
+} shc_plan_stall;
+/* Whether torch's ranks stop agreeing when every rank runs plan p and at[pos] is
+ * shc_plan_exec_check's answer for the rank at mesh position pos (m->size entries): a rank
+ * that raises leaves the collectives of later steps and its partners there wait out the
+ * process group's timeout (30 minutes by default); and a raise means the rank's gather sent
+ * a size its partners' buffers do not expect (gloo then hangs or aborts).  Seen at np 8 with
+ * torch 2.13 (docs/findings/strided_unpad_stall.py).  Plans that differ by rank are
+ * shc_plan_audit's RankDivergentPlan, not this check's. */
+int shc_plan_exec_stall(const shc_mesh *m, const shc_plan *p, const shc_plan_exec_fail *at,
+                        shc_plan_stall *out, shc_err *e);
 
 /* Audit findings about a plan (audit plan). */
 typedef struct shc_plan_finding {

@@ -184,6 +184,12 @@ static void declare_notes(shc_gw *w)
                 "plan; trace is null.");
     shc_gw_note(w, "Merged", "Steps merged over a flattened mesh (\"-->\" in the trace).");
     shc_gw_note(w, "RankDivergent", "Ranks get different plans (collectives would not match).");
+    shc_gw_note(w, "ExecRaises", "torch raises when it runs this plan on some rank: a gather "
+                "whose logical size is not the group's n x the rank's local size "
+                "(Shard._maybe_unpad_tensor; docs/findings/greedy_strided_logical_shape.py).");
+    shc_gw_note(w, "ExecStalls", "Ranks raise at different steps: a rank that did not raise "
+                "waits in a later collective for one that did (a hang, not an "
+                "error; docs/findings/strided_unpad_stall.py).");
     shc_gw_note(w, "UnsupportedStep", "A step torch's redistribute_local_tensor rejects when it "
                 "executes it (comm \"unsupported\").");
     shc_gw_note(w, "SetOrder", "torch's answer depends on the iteration order of a Python set of "
@@ -299,6 +305,10 @@ static void add_flags(json_t *t, const shcrp_inputs *in, const shcrp_summary *sm
         shc_test_flag(t, "RankDivergent");
     if (sm->unsupported)
         shc_test_flag(t, "UnsupportedStep");
+    if (sm->exec_raises)
+        shc_test_flag(t, "ExecRaises");
+    if (sm->exec_stalls)
+        shc_test_flag(t, "ExecStalls");
 }
 
 /* Partial ops that torch's assert_no_mixed_partial_types rejects. */

@@ -10,6 +10,7 @@
  * check_release_rows.c (the rows the planners asked).
  */
 #include "config.h"
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,13 +201,22 @@ typedef struct rank_acc {
     json_t *plans, *shapes, *pi, *si;
     const char *planner;
     shcrp_summary *sm;
+    const shcrp_inputs *in;
+    shc_plan_exec_fail *at; /* by mesh position: whether torch can run each rank's plan */
 } rank_acc;
 
 static int add_rank(void *ctx, int64_t rank, const shc_plan *p, shc_err *e)
 {
-    (void)rank, (void)e;
     rank_acc *a = ctx;
     shcrp_summary *sm = a->sm;
+    const shc_mesh *m = &a->in->mesh;
+    int64_t pos = m->pos_of ? m->pos_of[rank] : rank;
+    assert(pos >= 0 && pos < m->size); /* the caller asks the mesh's own ranks */
+    shc_plan_exec_fail *xf = &a->at[pos];
+    int rc = shc_plan_exec_check(m, &a->in->src, &a->in->shape, rank, p, xf, e);
+    if (rc)
+        return rc;
+    sm->exec_raises |= xf->step >= 0;
     sm->changes |= p->torch_changes;
     sm->asked |= p->torch_asked;
     a->planner = p->used == SHC_PLANNER_GRAPH ? "graph" : "greedy";
@@ -222,6 +232,21 @@ static int add_rank(void *ctx, int64_t rank, const shc_plan *p, shc_err *e)
     return SHC_OK;
 }
 
+/* Whether a rank waits forever for one whose plan raised (the plan rank 0 runs: plans that
+ * differ by rank are RankDivergent). */
+static int stalls(const shcrp_inputs *in, const shc_plan_exec_fail *at, bool *out, shc_err *e)
+{
+    shc_plan p = {0};
+    shc_plan_stall st = {.step = -1};
+    int64_t first = in->mesh.ranks ? in->mesh.ranks[0] : 0;
+    int rc = shc_plan_compute(&in->mesh, &in->src, &in->dst, &in->shape, &in->opts, first, &p, e);
+    if (rc == SHC_OK)
+        rc = shc_plan_exec_stall(&in->mesh, &p, at, &st, e);
+    shc_plan_free(&p);
+    *out = rc == SHC_OK && st.step >= 0;
+    return rc;
+}
+
 /* The expected object for every rank with the reduce-op set order perm (the graph planner's
  * search made once for all ranks: shc_plan_each_rank). */
 static int expected_for(shcrp_inputs *in, const int *perm, int nperm, json_t **out,
@@ -231,15 +256,19 @@ static int expected_for(shcrp_inputs *in, const int *perm, int nperm, json_t **o
     for (int i = 0; i < nperm; i++)
         in->opts.op_perm[i] = perm[i];
     memset(sm, 0, sizeof *sm);
-    rank_acc a = {json_array(), json_array(), json_array(), json_array(), "greedy", sm};
+    rank_acc a = {json_array(), json_array(), json_array(), json_array(), "greedy", sm, in,
+                  calloc((size_t)in->mesh.size, sizeof *a.at)};
     int64_t *ranks = malloc((size_t)in->mesh.size * sizeof *ranks);
-    int rc = ranks ? SHC_OK : shc_fail(e, SHC_ENOMEM, "redistribute-plan: out of memory");
+    int rc = ranks && a.at ? SHC_OK : shc_fail(e, SHC_ENOMEM, "redistribute-plan: out of memory");
     for (int64_t r = 0; ranks && r < in->mesh.size; r++)
         ranks[r] = r;
     if (rc == SHC_OK)
         rc = shc_plan_each_rank(&in->mesh, &in->src, &in->dst, &in->shape, &in->opts, ranks,
                                 in->mesh.size, add_rank, &a, e);
+    if (rc == SHC_OK && sm->exec_raises)
+        rc = stalls(in, a.at, &sm->exec_stalls, e);
     free(ranks);
+    free(a.at);
     if (rc && rc != SHC_ENOMEM) /* which release row made it fail: the failing rank's changes */
         for (int64_t r = 0; r < in->mesh.size; r++) {
             shc_plan p;

@@ -19,6 +19,8 @@ typedef struct shcrp_inputs {
 typedef struct shcrp_summary {
     int nreduce_ops;
     bool fallback, merged, unsupported, trace_raises;
+    bool exec_raises; /* a rank's local op raises when torch runs its plan (exec_check) */
+    bool exec_stalls; /* ... and leaves another rank waiting in a collective (exec_stall) */
     uint32_t changes; /* shc_plan.torch_changes over every rank */
     uint32_t asked;   /* shc_plan.torch_asked over every rank */
 } shcrp_summary;

@@ -553,6 +553,66 @@ START_TEST(torch_labels_checks_refusals)
 }
 END_TEST
 
+/* Every rank's exec check, by mesh position, then the stall check on rank 0's plan. */
+static shc_plan_stall stall_of(const char *mesh, const char *shape, const char *src,
+                               const char *dst, shc_plan_exec_fail *at)
+{
+    shc_plan_opts o = opts(SHC_PLANNER_AUTO, 8);
+    shc_mesh m;
+    shc_shape sh;
+    shc_placements a;
+    shc_err e = {0};
+    shc_plan p;
+    shc_plan_stall st;
+    ck_assert_int_eq(shc_mesh_parse(&m, mesh, NULL, &e), 0);
+    ck_assert_int_eq(shc_shape_parse(&sh, shape, &e), 0);
+    ck_assert_int_eq(shc_placements_parse(&a, src, &e), 0);
+    for (int64_t r = 0; r < m.size; r++) {
+        plan_of(mesh, shape, src, dst, &o, r, &p);
+        ck_assert_int_eq(shc_plan_exec_check(&m, &a, &sh, r, &p, &at[r], &e), 0);
+        shc_plan_free(&p);
+    }
+    plan_of(mesh, shape, src, dst, &o, 0, &p);
+    ck_assert_int_eq(shc_plan_exec_stall(&m, &p, at, &st, &e), 0);
+    shc_plan_free(&p);
+    shc_mesh_free(&m);
+    return st;
+}
+
+/* Issue 38: ranks that raise at different steps leave the others waiting.  The expected values
+ * are what real torch 2.13 did on gloo (docs/findings/strided_unpad_stall.py and the torch
+ * backend at np 4 and 8): tc 15959, ranks 2, 3, 6, 7 raise at step 0 and ranks 0, 1, 4, 5
+ * wait in step 1's all-gather; tc 16057, a gather fed 2 and 1 rows aborts gloo; the 2x2 case
+ * of greedy_strided_logical_shape.py, where every rank raises at step 0 with 2 of 8 columns,
+ * ends cleanly. */
+START_TEST(exec_stalls)
+{
+    shc_plan_exec_fail at[8];
+    shc_plan_stall st = stall_of("2x2x2", "4,6,5", "S(1),_S(0, 4),S(0)", "_S(1, 2),R,_S(1, 2)",
+                                 at);
+    for (int r = 0; r < 8; r++) {
+        bool early = r == 2 || r == 3 || r == 6 || r == 7;
+        ck_assert_int_eq(at[r].step, early ? 0 : 2);
+        ck_assert_int_eq(at[r].entered, early ? 1 : 3);
+    }
+    ck_assert(st.kind == SHC_STALL_WAITS && st.step == 1 && st.waiter == 0 && st.peer == 2 &&
+              st.peer_step == 0);
+    st = stall_of("2x1x2", "6,5", "_S(0, 4),_S(1, 2),S(0)", "S(0),_S(0, 4),_S(0, 2)", at);
+    ck_assert(st.kind == SHC_STALL_SIZES && st.step == 0);
+    ck_assert(at[st.peer].step == 0 && (at[st.waiter].step != 0 ||
+                                        at[st.waiter].local != at[st.peer].local));
+    st = stall_of("2x2", "8,8", "_S(1, 4),S(1)", "R,R", at);
+    ck_assert_int_eq(st.step, -1);
+    for (int r = 0; r < 4; r++)
+        ck_assert(at[r].step == 0 && at[r].local == 2 && at[r].entered == 1);
+    /* no rank raises: nothing to check, whatever the plan */
+    st = stall_of("2x2", "8,8", "S(0),S(1)", "R,R", at);
+    ck_assert_int_eq(st.step, -1);
+    for (int r = 0; r < 4; r++)
+        ck_assert(at[r].step == -1 && at[r].entered == 2);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("check_plan");
@@ -574,6 +634,7 @@ int main(void)
     tcase_add_test(tc, releases_shard_to_partial);
     tcase_add_test(tc, releases_strided_2_11);
     tcase_add_test(tc, torch_labels_checks_refusals);
+    tcase_add_test(tc, exec_stalls);
     suite_add_tcase(s, tc);
     return shc_run_suite(s);
 }

@@ -120,6 +120,15 @@ else tap_ok "greedy planner: no cost (torch's greedy planner prices nothing)"; f
 expect_exit "audit plan: a plan torch cannot execute is a finding" 1 \
   "^finding CannotExecute: rank 0 step 0: the all-gather's logical size is 64 but the rank holds 2 of it; torch raises RuntimeError" \
   $S audit plan --mesh 4x8 --shape 64,64 --src '_S(1, 16),S(1)' --dst R,R
+# Ranks that raise at different steps leave the others waiting (issue 38; what real torch 2.13
+# did, docs/findings/strided_unpad_stall.py: ranks 2, 3, 6, 7 raise at step 0, rank 0 waits in
+# step 1's all-gather with rank 2); where every rank raises at the same step, nothing waits.
+expect_exit "audit plan: a rank left waiting by one that raised is a finding" 1 \
+  "^finding ExecStall: rank 0 waits in step 1's collective for rank 2, which raised at step 0" \
+  $S audit plan --mesh 2x2x2 --shape 4,6,5 --src 'S(1),_S(0, 4),S(0)' --dst '_S(1, 2),R,_S(1, 2)'
+if $S audit plan --mesh 4x8 --shape 64,64 --src '_S(1, 16),S(1)' --dst R,R | grep -q ExecStall; then
+  tap_not_ok "audit plan: every rank raising at step 0 leaves none waiting"
+else tap_ok "audit plan: every rank raising at step 0 leaves none waiting"; fi
 # The planner is release-dependent (issue 34 item 2): plan and audit plan judge against the
 # release of --torch-version or SHARDCHECK_TORCH_VERSION, and say which.  torch 2.14 and 2.15
 # plan S(0) -> P(sum) as one local step that embeds the shard in zeros

@@ -131,6 +131,7 @@ typedef struct audit_walk {
     findings f;
     char first[1024];
     int64_t first_rank;
+    shc_plan_exec_fail *at; /* by mesh position, for the stall check */
 } audit_walk;
 
 static int audit_one(void *ctx, int64_t rank, const shc_plan *p, shc_err *e)
@@ -142,6 +143,7 @@ static int audit_one(void *ctx, int64_t rank, const shc_plan *p, shc_err *e)
     int rc = shc_plan_exec_check(w->m, w->src, w->shape, rank, p, &xf, e);
     if (rc)
         return rc;
+    w->at[w->m->pos_of ? w->m->pos_of[rank] : rank] = xf;
     if (xf.step >= 0)
         add_finding(&w->f, "CannotExecute", "rank %lld step %d: the all-gather's logical size "
                     "is %lld but the rank holds %lld of it; torch raises %s "
@@ -159,13 +161,44 @@ static int audit_one(void *ctx, int64_t rank, const shc_plan *p, shc_err *e)
     return SHC_OK;
 }
 
+/* Ranks that raise at different steps leave the others waiting (shc_plan_exec_stall). */
+static int audit_stall(audit_walk *w, const shc_placements *dst, const shc_plan_opts *opts,
+                       shc_err *e)
+{
+    shc_plan p = {0};
+    shc_plan_stall st = {.step = -1};
+    int64_t first = w->m->ranks ? w->m->ranks[0] : 0;
+    int rc = shc_plan_compute(w->m, w->src, dst, w->shape, opts, first, &p, e);
+    if (rc == SHC_OK)
+        rc = shc_plan_exec_stall(w->m, &p, w->at, &st, e);
+    shc_plan_free(&p);
+    if (rc == SHC_OK && st.step >= 0 && st.kind == SHC_STALL_WAITS)
+        add_finding(&w->f, "ExecStall", "rank %lld waits in step %d's collective for rank %lld, "
+                    "which raised at step %d and never joins it (a hang; "
+                    "docs/findings/strided_unpad_stall.py)", (long long)st.waiter, st.step,
+                    (long long)st.peer, st.peer_step);
+    else if (rc == SHC_OK && st.step >= 0)
+        add_finding(&w->f, "ExecStall", "step %d's gather gets local sizes that differ between ranks %lld "
+                    "and %lld (torch assumes they are equal; rank %lld raises after it): gloo hangs or aborts "
+                    "(docs/findings/strided_unpad_stall.py)", st.step, (long long)st.waiter,
+                    (long long)st.peer, (long long)st.peer);
+    return rc;
+}
+
 int shc_plan_audit(const shc_mesh *m, const shc_placements *src, const shc_placements *dst,
                    const shc_shape *shape, const shc_plan_opts *opts,
                    shc_plan_finding **out, int *nout, shc_err *e)
 {
-    audit_walk w = {.m = m, .src = src, .shape = shape, .first_rank = -1};
+    audit_walk w = {.m = m, .src = src, .shape = shape, .first_rank = -1,
+                    .at = calloc((size_t)m->size, sizeof *w.at)};
+    if (!w.at)
+        return shc_fail(e, SHC_ENOMEM, "plan audit: out of memory for %lld ranks",
+                        (long long)m->size);
     /* every rank in mesh order, one graph search for all (issue 27 N11) */
     int rc = shc_plan_each_rank(m, src, dst, shape, opts, m->ranks, m->size, audit_one, &w, e);
+    if (!rc)
+        rc = audit_stall(&w, dst, opts, e);
+    free(w.at);
     if (!rc && w.f.oom)
         rc = shc_fail(e, SHC_ENOMEM, "plan audit: out of memory for its findings");
     if (rc) {

@@ -38,17 +38,19 @@ FINDINGS = [
      "a rank map with a duplicate rank is not rejected on every rank: some ranks raise, "
      "others build the mesh or hang in group creation",
      "group-ranks", r"^(Fail|Timeout): .*duplicate", None),
+    ("docs/findings/strided_unpad_stall.py",
+     "ranks raise in a plan's gathers at different steps (or send them different sizes): the "
+     "others wait in a collective, or gloo aborts",
+     "redistribute-plan", r"^(Timeout: .*gave no answer|Crash: .*died with signal)",
+     "ExecStalls"),
     ("docs/findings/strided_target_unpad.py",
-     "a plan to a _StridedShard target fails when executed (torch._check in "
-     "Shard._maybe_unpad_tensor)",
-     "redistribute-plan", r"^Fail: .*Expected cond to be True", "StridedShard"),
+     "a plan torch cannot execute: a gather's logical size is not the group's n x the rank's "
+     "local size (torch._check in Shard._maybe_unpad_tensor)",
+     "redistribute-plan", r"^Fail: .*Expected cond to be True", "ExecRaises"),
     ("docs/findings/README.md",
      "undecodable _StridedShard transforms merged into one all-gather assert \"_StridedShard "
      "redistribute assumes no flattened transforms\" when executed (_redistribute.py)",
      "redistribute-plan", r"^Fail: .*assumes no flattened transforms", "StridedShard"),
-    ("docs/findings/README.md",
-     "ranks run mismatched gloo collectives for this plan and gloo aborts the process",
-     "redistribute-plan", r"^Crash: ", None),
     ("docs/findings/partial_avg_integer_gloo.py",
      "on gloo an integer Partial(avg) cannot be redistributed (\"result type Float can't be "
      "cast\")",
