@@ -170,15 +170,19 @@ typedef struct shc_plan_stall {
     int step, peer_step;
     int64_t waiter, peer; /* global ranks */
 } shc_plan_stall;
-/* Whether torch's ranks stop agreeing when every rank runs plan p and at[pos] is
- * shc_plan_exec_check's answer for the rank at mesh position pos (m->size entries): a rank
- * that raises leaves the collectives of later steps and its partners there wait out the
- * process group's timeout (30 minutes by default); and a raise means the rank's gather sent
- * a size its partners' buffers do not expect (gloo then hangs or aborts).  Seen at np 8 with
- * torch 2.13 (docs/findings/strided_unpad_stall.py).  Plans that differ by rank are
- * shc_plan_audit's RankDivergentPlan, not this check's. */
-int shc_plan_exec_stall(const shc_mesh *m, const shc_plan *p, const shc_plan_exec_fail *at,
-                        shc_plan_stall *out, shc_err *e);
+/* Whether torch's ranks stop agreeing when every rank runs the plan from src to dst and
+ * at[pos] is shc_plan_exec_check's answer for the rank at mesh position pos (m->size
+ * entries): a rank that raises leaves the collectives of later steps and its partners there
+ * wait out the process group's timeout (30 minutes by default); and a raise means the rank's
+ * gather sent a size its partners' buffers do not expect (gloo then hangs or aborts).  Seen
+ * at np 8 with torch 2.13 (docs/findings/strided_unpad_stall.py).  The steps are those the
+ * mesh's first rank plans: plans that differ by rank are shc_plan_audit's RankDivergentPlan,
+ * not this check's. */
+int shc_plan_exec_stall(const shc_mesh *m, const shc_placements *src, const shc_placements *dst,
+                        const shc_shape *shape, const shc_plan_opts *opts,
+                        const shc_plan_exec_fail *at, shc_plan_stall *out, shc_err *e);
+/* One sentence on a stall (st->step >= 0), as audit plan and plan print it. */
+void shc_plan_stall_describe(const shc_plan_stall *st, char *buf, size_t n);
 
 /* Audit findings about a plan (audit plan). */
 typedef struct shc_plan_finding {

@@ -232,21 +232,6 @@ static int add_rank(void *ctx, int64_t rank, const shc_plan *p, shc_err *e)
     return SHC_OK;
 }
 
-/* Whether a rank waits forever for one whose plan raised (the plan rank 0 runs: plans that
- * differ by rank are RankDivergent). */
-static int stalls(const shcrp_inputs *in, const shc_plan_exec_fail *at, bool *out, shc_err *e)
-{
-    shc_plan p = {0};
-    shc_plan_stall st = {.step = -1};
-    int64_t first = in->mesh.ranks ? in->mesh.ranks[0] : 0;
-    int rc = shc_plan_compute(&in->mesh, &in->src, &in->dst, &in->shape, &in->opts, first, &p, e);
-    if (rc == SHC_OK)
-        rc = shc_plan_exec_stall(&in->mesh, &p, at, &st, e);
-    shc_plan_free(&p);
-    *out = rc == SHC_OK && st.step >= 0;
-    return rc;
-}
-
 /* The expected object for every rank with the reduce-op set order perm (the graph planner's
  * search made once for all ranks: shc_plan_each_rank). */
 static int expected_for(shcrp_inputs *in, const int *perm, int nperm, json_t **out,
@@ -265,8 +250,11 @@ static int expected_for(shcrp_inputs *in, const int *perm, int nperm, json_t **o
     if (rc == SHC_OK)
         rc = shc_plan_each_rank(&in->mesh, &in->src, &in->dst, &in->shape, &in->opts, ranks,
                                 in->mesh.size, add_rank, &a, e);
-    if (rc == SHC_OK && sm->exec_raises)
-        rc = stalls(in, a.at, &sm->exec_stalls, e);
+    shc_plan_stall st = {.step = -1};
+    if (rc == SHC_OK)
+        rc = shc_plan_exec_stall(&in->mesh, &in->src, &in->dst, &in->shape, &in->opts, a.at,
+                                 &st, e);
+    sm->exec_stalls = rc == SHC_OK && st.step >= 0;
     free(ranks);
     free(a.at);
     if (rc && rc != SHC_ENOMEM) /* which release row made it fail: the failing rank's changes */

@@ -126,6 +126,19 @@ expect_exit "audit plan: a plan torch cannot execute is a finding" 1 \
 expect_exit "audit plan: a rank left waiting by one that raised is a finding" 1 \
   "^finding ExecStall: rank 0 waits in step 1's collective for rank 2, which raised at step 0" \
   $S audit plan --mesh 2x2x2 --shape 4,6,5 --src 'S(1),_S(0, 4),S(0)' --dst '_S(1, 2),R,_S(1, 2)'
+expect_exit "plan: the stall is said after every rank's plan" 0 \
+  "^torch's ranks stop agreeing: rank 0 waits in step 1's collective for rank 2, which raised at step 0" \
+  $S plan --mesh 2x2x2 --shape 4,6,5 --src 'S(1),_S(0, 4),S(0)' --dst '_S(1, 2),R,_S(1, 2)'
+expect_exit "plan --json: torchStalls after the ranks" 0 \
+  '\],"torchStalls":"rank 0 waits in step 1'"'"'s collective for rank 2, .*"\}$' \
+  $S plan --mesh 2x2x2 --shape 4,6,5 --src 'S(1),_S(0, 4),S(0)' --dst '_S(1, 2),R,_S(1, 2)' --json
+expect_exit "plan: a gather fed different sizes (tc 16057: gloo aborted)" 0 \
+  "^torch's ranks stop agreeing: step 0's gather gets local sizes that differ between ranks" \
+  $S plan --mesh 2x1x2 --shape 6,5 --src '_S(0, 4),_S(1, 2),S(0)' --dst 'S(0),_S(0, 4),_S(0, 2)'
+if $S plan --mesh 2x2x2 --shape 4,6,5 --src 'S(1),_S(0, 4),S(0)' --dst '_S(1, 2),R,_S(1, 2)' \
+     --rank 0 | grep -q "stop agreeing"; then
+  tap_not_ok "plan --rank: one rank's plan cannot say whether others stall"
+else tap_ok "plan --rank: one rank's plan cannot say whether others stall"; fi
 if $S audit plan --mesh 4x8 --shape 64,64 --src '_S(1, 16),S(1)' --dst R,R | grep -q ExecStall; then
   tap_not_ok "audit plan: every rank raising at step 0 leaves none waiting"
 else tap_ok "audit plan: every rank raising at step 0 leaves none waiting"; fi

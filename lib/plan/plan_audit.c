@@ -161,30 +161,6 @@ static int audit_one(void *ctx, int64_t rank, const shc_plan *p, shc_err *e)
     return SHC_OK;
 }
 
-/* Ranks that raise at different steps leave the others waiting (shc_plan_exec_stall). */
-static int audit_stall(audit_walk *w, const shc_placements *dst, const shc_plan_opts *opts,
-                       shc_err *e)
-{
-    shc_plan p = {0};
-    shc_plan_stall st = {.step = -1};
-    int64_t first = w->m->ranks ? w->m->ranks[0] : 0;
-    int rc = shc_plan_compute(w->m, w->src, dst, w->shape, opts, first, &p, e);
-    if (rc == SHC_OK)
-        rc = shc_plan_exec_stall(w->m, &p, w->at, &st, e);
-    shc_plan_free(&p);
-    if (rc == SHC_OK && st.step >= 0 && st.kind == SHC_STALL_WAITS)
-        add_finding(&w->f, "ExecStall", "rank %lld waits in step %d's collective for rank %lld, "
-                    "which raised at step %d and never joins it (a hang; "
-                    "docs/findings/strided_unpad_stall.py)", (long long)st.waiter, st.step,
-                    (long long)st.peer, st.peer_step);
-    else if (rc == SHC_OK && st.step >= 0)
-        add_finding(&w->f, "ExecStall", "step %d's gather gets local sizes that differ between ranks %lld "
-                    "and %lld (torch assumes they are equal; rank %lld raises after it): gloo hangs or aborts "
-                    "(docs/findings/strided_unpad_stall.py)", st.step, (long long)st.waiter,
-                    (long long)st.peer, (long long)st.peer);
-    return rc;
-}
-
 int shc_plan_audit(const shc_mesh *m, const shc_placements *src, const shc_placements *dst,
                    const shc_shape *shape, const shc_plan_opts *opts,
                    shc_plan_finding **out, int *nout, shc_err *e)
@@ -196,8 +172,14 @@ int shc_plan_audit(const shc_mesh *m, const shc_placements *src, const shc_place
                         (long long)m->size);
     /* every rank in mesh order, one graph search for all (issue 27 N11) */
     int rc = shc_plan_each_rank(m, src, dst, shape, opts, m->ranks, m->size, audit_one, &w, e);
+    shc_plan_stall st = {.step = -1};
     if (!rc)
-        rc = audit_stall(&w, dst, opts, e);
+        rc = shc_plan_exec_stall(m, src, dst, shape, opts, w.at, &st, e);
+    if (!rc && st.step >= 0) {
+        char msg[sizeof w.f.v->msg];
+        shc_plan_stall_describe(&st, msg, sizeof msg);
+        add_finding(&w.f, "ExecStall", "%s", msg);
+    }
     free(w.at);
     if (!rc && w.f.oom)
         rc = shc_fail(e, SHC_ENOMEM, "plan audit: out of memory for its findings");

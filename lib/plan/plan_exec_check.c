@@ -191,16 +191,10 @@ static bool step_stalls(const shc_mesh *m, const shc_plan_step *st, int s,
     return false;
 }
 
-int shc_plan_exec_stall(const shc_mesh *m, const shc_plan *p, const shc_plan_exec_fail *at,
-                        shc_plan_stall *out, shc_err *e)
+/* The stall check over plan p's steps. */
+static int stall_steps(const shc_mesh *m, const shc_plan *p, const shc_plan_exec_fail *at,
+                       shc_plan_stall *out, shc_err *e)
 {
-    memset(out, 0, sizeof *out);
-    out->step = -1;
-    bool raises = false;
-    for (int64_t i = 0; i < m->size; i++)
-        raises |= at[i].step >= 0;
-    if (!raises)
-        return SHC_OK;
     step_groups g = {calloc((size_t)m->size, sizeof *g.gone),
                      calloc((size_t)m->size, sizeof *g.raiser)};
     int rc = g.gone && g.raiser ? SHC_OK
@@ -214,4 +208,36 @@ int shc_plan_exec_stall(const shc_mesh *m, const shc_plan *p, const shc_plan_exe
     }
     free(g.gone), free(g.raiser);
     return rc;
+}
+
+int shc_plan_exec_stall(const shc_mesh *m, const shc_placements *src, const shc_placements *dst,
+                        const shc_shape *shape, const shc_plan_opts *opts,
+                        const shc_plan_exec_fail *at, shc_plan_stall *out, shc_err *e)
+{
+    memset(out, 0, sizeof *out);
+    out->step = -1;
+    bool raises = false;
+    for (int64_t i = 0; i < m->size; i++)
+        raises |= at[i].step >= 0;
+    if (!raises)
+        return SHC_OK;
+    shc_plan p = {0};
+    int rc = shc_plan_compute(m, src, dst, shape, opts, m->ranks ? m->ranks[0] : 0, &p, e);
+    if (rc == SHC_OK)
+        rc = stall_steps(m, &p, at, out, e);
+    shc_plan_free(&p);
+    return rc;
+}
+
+void shc_plan_stall_describe(const shc_plan_stall *st, char *buf, size_t n)
+{
+    if (st->kind == SHC_STALL_WAITS)
+        snprintf(buf, n, "rank %lld waits in step %d's collective for rank %lld, which raised "
+                 "at step %d and never joins it (a hang; docs/findings/strided_unpad_stall.py)",
+                 (long long)st->waiter, st->step, (long long)st->peer, st->peer_step);
+    else
+        snprintf(buf, n, "step %d's gather gets local sizes that differ between ranks %lld and "
+                 "%lld (torch assumes they are equal; rank %lld raises after it): gloo hangs or "
+                 "aborts (docs/findings/strided_unpad_stall.py)", st->step,
+                 (long long)st->waiter, (long long)st->peer, (long long)st->peer);
 }

@@ -182,6 +182,9 @@ void cli_jstream_open(cli_jstream *s, json_t *head, const char *key);
 void cli_jstream_item(cli_jstream *s, json_t *item);
 /* Print `]}` and a newline; EXIT_OK, or EXIT_USAGE after a message if a write failed. */
 int cli_jstream_close(cli_jstream *s);
+/* The same, with tail's members after the array (tail may be NULL; its reference is stolen):
+ * what is known only once every item has been seen. */
+int cli_jstream_close_tail(cli_jstream *s, json_t *tail);
 
 /* Flush and close stdout at exit: a lost write turns code into EXIT_USAGE (2) with a
  * message (EXIT_INTERNAL stays), so output is never lost silently. */

@@ -222,8 +222,25 @@ void cli_jstream_item(cli_jstream *s, json_t *item)
 
 int cli_jstream_close(cli_jstream *s)
 {
+    return cli_jstream_close_tail(s, NULL);
+}
+
+int cli_jstream_close_tail(cli_jstream *s, json_t *tail)
+{
     errno = 0;
-    if (printf("]}\n") < 0 || fflush(stdout) || s->bad) {
+    if (printf("]") < 0)
+        s->bad = 1;
+    const char *k;
+    json_t *v;
+    json_object_foreach(tail, k, v) {
+        json_t *key = json_string(k);
+        if (!key || printf(",") < 0 || json_dumpf(key, stdout, JSON_ENCODE_ANY) ||
+            printf(":") < 0 || json_dumpf(v, stdout, JSON_COMPACT | JSON_ENCODE_ANY))
+            s->bad = 1;
+        json_decref(key);
+    }
+    json_decref(tail);
+    if (printf("}\n") < 0 || fflush(stdout) || s->bad) {
         fprintf(stderr, "shardcheck: cannot write the JSON output: %s\n",
                 errno ? strerror(errno) : "out of memory");
         return EXIT_USAGE;

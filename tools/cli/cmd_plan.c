@@ -409,6 +409,7 @@ typedef struct plan_sink {
     cli_jstream js;
     text_groups tg;
     int64_t pos;
+    shc_plan_exec_fail *at; /* every rank's, by mesh position (no --rank): the stall check */
 } plan_sink;
 
 static int sink_rank(void *ctx, int64_t rank, const shc_plan *p, shc_err *e)
@@ -420,6 +421,8 @@ static int sink_rank(void *ctx, int64_t rank, const shc_plan *p, shc_err *e)
     int rc = shc_plan_exec_check(&k->q->mesh, &k->q->src, &k->q->shape, rank, p, &xf, e);
     if (rc)
         return rc;
+    if (k->at)
+        k->at[k->q->mesh.pos_of ? k->q->mesh.pos_of[rank] : rank] = xf;
     if (k->a->c.json) {
         cli_jstream_item(&k->js, plan_json(rank, coord, k->q->mesh.ndim, p, &xf));
         return SHC_OK;
@@ -452,6 +455,9 @@ static int print_plans(const plan_args *a, plan_req *q, shc_err *e)
         return rc0;
     plan_sink k = {.a = a, .q = q};
     int rc = SHC_OK;
+    shc_plan_stall st = {.step = -1};
+    if (a->c.rank < 0 && !(k.at = calloc((size_t)npos, sizeof *k.at)))
+        return shc_fail(e, SHC_ENOMEM, "out of memory for %lld ranks", (long long)npos);
     /* text groups ranks with equal plans, so it holds each distinct text; JSON streams */
     if (a->c.json)
         cli_jstream_open(&k.js, json_pack("{s:s}", "torch",
@@ -463,8 +469,15 @@ static int print_plans(const plan_args *a, plan_req *q, shc_err *e)
     if (rc == SHC_OK)
         rc = shc_plan_each_rank(&q->mesh, &q->src, &q->dst, &q->shape, &q->opts, rank_at, npos,
                                 sink_rank, &k, e);
+    if (rc == SHC_OK && k.at) /* ranks that raise at different steps leave others waiting */
+        rc = shc_plan_exec_stall(&q->mesh, &q->src, &q->dst, &q->shape, &q->opts, k.at, &st, e);
+    free(k.at);
+    char why[400];
+    if (st.step >= 0)
+        shc_plan_stall_describe(&st, why, sizeof why);
     if (a->c.json) {
-        if (rc == SHC_OK && cli_jstream_close(&k.js))
+        if (rc == SHC_OK && cli_jstream_close_tail(&k.js, st.step < 0 ? NULL :
+                                                   json_pack("{s:s}", "torchStalls", why)))
             rc = shc_fail(e, SHC_EIO, "the JSON output is incomplete");
         return rc;
     }
@@ -472,6 +485,8 @@ static int print_plans(const plan_args *a, plan_req *q, shc_err *e)
         print_head(q);
         rc = print_groups(&k.tg, npos, rank_at, e);
     }
+    if (rc == SHC_OK && st.step >= 0)
+        printf("torch's ranks stop agreeing: %s\n", why);
     groups_free(&k.tg);
     return rc;
 }
