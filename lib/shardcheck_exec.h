@@ -153,8 +153,10 @@ typedef struct shc_plan_exec_fail {
     int64_t local, logical; /* the rank's local size of the shard dim, the step's logical one */
     char msg[256];
     int entered; /* steps 0..entered-1 the rank is known to reach the collective of: step + 1
-                  * when it raises (the gather runs before the unpad check), the first step
-                  * the check does not follow otherwise, p->nsteps when it follows them all */
+                  * when it raises (the gather runs before the unpad check); otherwise the
+                  * first step the check does not follow, or the one after it when that
+                  * step's collective comes before anything that could raise (an all-to-all,
+                  * a reduce-scatter); p->nsteps when it follows them all */
 } shc_plan_exec_fail;
 /* Check the plan p of rank (planned from src on mesh m for a tensor of shape). */
 int shc_plan_exec_check(const shc_mesh *m, const shc_placements *src, const shc_shape *shape,
@@ -173,8 +175,9 @@ typedef struct shc_plan_stall {
 /* Whether torch's ranks stop agreeing when every rank runs the plan from src to dst and
  * at[pos] is shc_plan_exec_check's answer for the rank at mesh position pos (m->size
  * entries): a rank that raises leaves the collectives of later steps and its partners there
- * wait out the process group's timeout (30 minutes by default); and a raise means the rank's
- * gather sent a size its partners' buffers do not expect (gloo then hangs or aborts).  Seen
+ * wait out the process group's timeout (30 minutes by default); and a rank that raises in a
+ * gather sent a size other than the step's logical size over n, so a partner that passes it,
+ * or raises with another size, expects other buffers (gloo then hangs or aborts).  Seen
  * at np 8 with torch 2.13 (docs/findings/strided_unpad_stall.py).  The steps are those the
  * mesh's first rank plans: plans that differ by rank are shc_plan_audit's RankDivergentPlan,
  * not this check's. */

@@ -187,9 +187,10 @@ static void declare_notes(shc_gw *w)
     shc_gw_note(w, "ExecRaises", "torch raises when it runs this plan on some rank: a gather "
                 "whose logical size is not the group's n x the rank's local size "
                 "(Shard._maybe_unpad_tensor; docs/findings/greedy_strided_logical_shape.py).");
-    shc_gw_note(w, "ExecStalls", "Ranks raise at different steps: a rank that did not raise "
-                "waits in a later collective for one that did (a hang, not an "
-                "error; docs/findings/strided_unpad_stall.py).");
+    shc_gw_note(w, "ExecStalls", "Some ranks raise and others do not get the error: a rank "
+                "waits in a later collective for one that raised before it, or a gather gets "
+                "different sizes from a rank that raises and one that does not (or raises with "
+                "another size); gloo hangs or aborts (docs/findings/strided_unpad_stall.py).");
     shc_gw_note(w, "UnsupportedStep", "A step torch's redistribute_local_tensor rejects when it "
                 "executes it (comm \"unsupported\").");
     shc_gw_note(w, "SetOrder", "torch's answer depends on the iteration order of a Python set of "

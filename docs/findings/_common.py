@@ -41,11 +41,10 @@ def expected_local(glob, m, placements):
     return distribute_tensor(glob, m, placements, src_data_rank=None).to_local()
 
 
-def report(rank, ok, what, group=None):
-    """Gather every rank's verdict (over group, default the world); rank 0 prints them and the
-    script's outcome."""
+def report(rank, ok, what):
+    """Gather every rank's verdict; rank 0 prints them and the script's outcome."""
     verdicts = [None] * dist.get_world_size()
-    dist.all_gather_object(verdicts, (rank, ok, what), group=group)
+    dist.all_gather_object(verdicts, (rank, ok, what))
     reproduced = not all(v[1] for v in verdicts)
     if rank == 0:
         for r, good, text in verdicts:

@@ -34,7 +34,7 @@ from torch.distributed.tensor.placement_types import Replicate, Shard, _StridedS
 import _common as c
 
 WAIT_S = 60
-rank = c.init(8)
+rank = c.init(8, timeout_s=600)  # longer than WAIT_S: the waiting ranks must not time out first
 m = c.mesh([2, 2, 2])
 glob = torch.arange(120, dtype=torch.float32).reshape(4, 6, 5)
 src = [Shard(1), _StridedShard(0, split_factor=4), Shard(0)]

@@ -86,6 +86,10 @@ int shc_plan_exec_check(const shc_mesh *m, const shc_placements *src, const shc_
         const shc_plan_step *st = &p->steps[i];
         const shc_placement *a = &st->src, *b = &st->dst;
         int64_t n = step_n(m, st), idx = st->nmesh_dims == 1 ? coord[st->mesh_dim] : -1;
+        if (st->nmesh_dims > 1 && (a->kind == SHC_P_STRIDED || b->kind == SHC_P_STRIDED))
+            return unfollowed(out, i); /* redistribute_local_tensor asserts "_StridedShard
+                                        * redistribute assumes no flattened transforms" before
+                                        * any collective or short cut (_redistribute.py) */
         if (shc_plan_step_skipped(st))
             continue; /* one device: torch returns the local tensor as it is */
         if (a->kind == SHC_P_SHARD && (b->kind == SHC_P_REPLICATE || b->kind == SHC_P_STRIDED)) {
@@ -98,10 +102,8 @@ int shc_plan_exec_check(const shc_mesh *m, const shc_placements *src, const shc_
                 return SHC_OK;
             }
             l[a->dim] = L;
-            if (b->kind == SHC_P_STRIDED && idx >= 0)
-                chunk(l, b, n, idx);
-            else if (b->kind == SHC_P_STRIDED)
-                return unfollowed(out, i + 1);
+            if (b->kind == SHC_P_STRIDED)
+                chunk(l, b, n, idx); /* one mesh dim: merged strided steps end above */
         } else if (a->kind == SHC_P_STRIDED && b->kind != SHC_P_PARTIAL && idx >= 0) {
             /* _StridedShard._to_replicate_tensor pads to the chunk size of the logical size
              * and index-selects that size back: it never raises, the dim is then logical */
