@@ -52,6 +52,13 @@ RELEASE = os.environ.get("SHARDCHECK_TORCH_VERSION")
 PATCH = os.environ.get("SHARDCHECK_TORCH_PATCH")
 DEBUG = os.environ.get("SHARDCHECK_TORCH_DEBUG") == "1"  # one stderr line per case
 DRAIN_S = 20  # World._drain: a barrier on a healthy group ends in milliseconds, even on loaded cores
+# World.mesh keeps at most this many meshes: each mesh's gloo groups (and the flattened ones a
+# group-ranks case makes) keep threads of their own, and at np 8 group-ranks' 2,000 cases held
+# about 1,900 threads per worker, a load average of 3,700 on 2 cores and a case over its 60 s
+# (the main job, tc 18846).  Every rank sees the same cases, so every rank drops at the same
+# case; making the groups again costs one rendezvous per mesh.  SHARDCHECK_TORCH_MESH_CACHE
+# sets it (run_torch.sh: 2, so that its samples drop meshes).
+MESH_CACHE = int(os.environ.get("SHARDCHECK_TORCH_MESH_CACHE") or 16)
 
 
 def _emit(obj, out=None):
@@ -175,15 +182,19 @@ class World:
         return True
 
     def drop_meshes(self):
-        """Destroy the meshes' groups (a mesh dim spanning the job is torch's default group,
-        kept) and forget the meshes."""
-        world = self.dist.group.WORLD
-        for k, g in self._groups().items():
-            if g is not world:
-                try:
-                    self.dist.destroy_process_group(g)
-                except Exception:  # noqa: BLE001 — already gone: nothing left to read
-                    pass
+        """Destroy every group the cases made (the meshes' and the flattened ones; the default
+        group and the ranks' own channel are kept) and forget the meshes."""
+        keep = {self.dist.group.WORLD, self.ctrl}
+        made = set(self._groups().values())
+        try:  # the flattened meshes' groups too: torch lists every group it made
+            made |= set(self.dist.distributed_c10d._world.pg_map)
+        except AttributeError:  # a torch without that table: the meshes' own groups
+            pass
+        for g in made - keep:
+            try:
+                self.dist.destroy_process_group(g)
+            except Exception:  # noqa: BLE001 — already gone: nothing left to read
+                pass
         self.meshes.clear()
 
     def mesh(self, shape, rank_map=None):
@@ -191,6 +202,8 @@ class World:
         key = (tuple(shape), tuple(rank_map) if rank_map else None)
         m = self.meshes.get(key)
         if m is None:
+            if len(self.meshes) >= MESH_CACHE:
+                self.drop_meshes()
             from torch.distributed.device_mesh import DeviceMesh
             n = 1
             for s in shape:
