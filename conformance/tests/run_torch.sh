@@ -154,19 +154,7 @@ expect_exit "a golden file that differs from MANIFEST: exit 2 naming it, no work
 if [ "$san" = 1 ] || [ ! -f "$top_srcdir/golden/redistribute-plan/strided.json" ]; then
   tap_skip "a gloo abort lands in its own case" "sanitized build or no committed corpus"
 else
-  mkdir -p "$tmp/gs/redistribute-plan" && cp -r "$top_srcdir/golden/schemas" "$tmp/gs/"
-  "$PY" - "$top_srcdir/golden/redistribute-plan/strided.json" "$tmp/gs/redistribute-plan/strided.json" <<'PYEOF'
-import json, sys
-d = json.load(open(sys.argv[1]))
-groups = []
-for g in d["testGroups"]:
-    tests = [t for t in g["tests"] if t["tcId"] in (16057, 16058)]
-    if tests:
-        groups.append(dict(g, tests=tests))
-d["testGroups"], d["numberOfTests"] = groups, sum(len(g["tests"]) for g in groups)
-json.dump(d, open(sys.argv[2], "w"))
-PYEOF
-  write_manifest "$tmp/gs"
+  corpus_of_tests "$tmp/gs" redistribute-plan strided 't["tcId"] in (16057, 16058)'
   out=$($MPI -np 4 "$SHARDCHECK" run --backend torch --family redistribute-plan --golden "$tmp/gs" \
         --waivers "$top_srcdir/waivers/torch.json" --timeout 120 2>&1); rc=$?
   last=$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1)
@@ -184,16 +172,7 @@ if [ "$san" = 1 ] || [ ! -f "$top_srcdir/golden/redistribute-plan/greedy.json" ]
   tap_skip "a case that leaves a collective half done: the next case is not hit" \
     "sanitized build or no committed corpus"
 else
-  mkdir -p "$tmp/gst/redistribute-plan" && cp -r "$top_srcdir/golden/schemas" "$tmp/gst/"
-  "$PY" - "$top_srcdir/golden/redistribute-plan/greedy.json" "$tmp/gst/redistribute-plan/greedy.json" <<'PYEOF'
-import json, sys
-d = json.load(open(sys.argv[1]))
-g = [dict(g, tests=[t for t in g["tests"] if t["tcId"] <= 5]) for g in d["testGroups"]
-     if g.get("mesh") == [2]][:1]
-d["testGroups"], d["numberOfTests"] = g, len(g[0]["tests"])
-json.dump(d, open(sys.argv[2], "w"))
-PYEOF
-  write_manifest "$tmp/gst"
+  corpus_of_tests "$tmp/gst" redistribute-plan greedy 'g.get("mesh") == [2] and t["tcId"] <= 5' 1
   out=$(SHARDCHECK_FAULT=strand:0:2 $MPI -np 2 "$SHARDCHECK" run --backend torch \
         --family redistribute-plan --golden "$tmp/gst" --timeout 60 2>&1); rc=$?
   last=$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1)

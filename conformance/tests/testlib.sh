@@ -65,6 +65,28 @@ sample_corpus() {
   done
   write_manifest "$dir"
 }
+# corpus_of_tests DIR FAMILY FILE PREDICATE [GROUPS]: DIR becomes a corpus (the schemas and a
+# MANIFEST) of golden FAMILY/FILE.json's tests for which the Python expression PREDICATE, over the
+# test group g and the test t (math imported), is true; groups left empty are dropped, and with
+# GROUPS only the first GROUPS of the rest are kept.  For tests that run a few chosen cases.
+corpus_of_tests() {
+  local dir=$1 fam=$2 file=$3 pred=$4 groups=${5:-0}
+  mkdir -p "$dir/$fam" && cp -R "$G/schemas" "$dir/" || return 1
+  "$PY" - "$G/$fam/$file.json" "$dir/$fam/$file.json" "$pred" "$groups" <<'PYEOF' || return 1
+import json, math, sys
+src, dst, pred, most = sys.argv[1], sys.argv[2], compile(sys.argv[3], "PREDICATE", "eval"), int(sys.argv[4])
+d = json.load(open(src))
+kept = []
+for g in d["testGroups"]:
+    tests = [t for t in g["tests"] if eval(pred, {"math": math}, {"g": g, "t": t})]
+    if tests:
+        kept.append(dict(g, tests=tests))
+kept = kept[:most] if most else kept
+d["testGroups"], d["numberOfTests"] = kept, sum(len(g["tests"]) for g in kept)
+json.dump(d, open(dst, "w"))
+PYEOF
+  write_manifest "$dir"
+}
 # write_manifest DIR: DIR/MANIFEST lists "sha256  path" of every other file under DIR, sorted
 # (golden/MANIFEST's form, and a certify package's): for corpora and packages a test builds
 write_manifest() {

@@ -54,19 +54,8 @@ done
 # be a Timeout or a Crash, waived as docs/findings/strided_unpad_stall.py; without it, every rank
 # raises the unpad check's "Expected cond to be True" (a Fail, waived as strided_target_unpad.py).
 if [ -f "$top_srcdir/golden/redistribute-plan/strided.json" ]; then
-  mkdir -p "$tmp/gx/redistribute-plan" && cp -r "$top_srcdir/golden/schemas" "$tmp/gx/"
-  "$PY" - "$top_srcdir/golden/redistribute-plan/strided.json" "$tmp/gx/redistribute-plan/strided.json" <<'PYEOF'
-import json, math, sys
-d = json.load(open(sys.argv[1]))
-groups = []
-for g in d["testGroups"]:
-    tests = [t for t in g["tests"] if "ExecRaises" in t["flags"] and math.prod(g["mesh"]) == 4]
-    if tests:
-        groups.append(dict(g, tests=tests))
-d["testGroups"], d["numberOfTests"] = groups, sum(len(g["tests"]) for g in groups)
-json.dump(d, open(sys.argv[2], "w"))
-PYEOF
-  write_manifest "$tmp/gx"
+  corpus_of_tests "$tmp/gx" redistribute-plan strided \
+    '"ExecRaises" in t["flags"] and math.prod(g["mesh"]) == 4'
   $MPI -np 4 "$SHARDCHECK" run --backend torch --family redistribute-plan --golden "$tmp/gx" \
     --waivers "$top_srcdir/waivers/torch.json" --timeout 120 --json >"$tmp/gx.json" 2>"$tmp/gx.err"
   rc=$?
