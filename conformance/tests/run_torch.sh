@@ -117,6 +117,29 @@ expect_lines "worker stuck while rank 0 waits in the collective: Timeout, the ru
 el=$(( $(date +%s) - start ))
 [ "$el" -lt 150 ] && tap_ok "stuck worker run ended in ${el}s" || tap_not_ok "stuck worker run ended in ${el}s"
 
+# What a worker is sent: each case's inputs, never the group's other tests nor an answer (the
+# whole group went with every case: up to 120 KB a line, most of a worker's time at np 8 spent
+# collecting the garbage of parsing it).  A stub worker records its requests.
+cat >"$tmp/stub.sh" <<EOF
+#!/bin/sh
+exec "$PY" -c 'import json, sys
+print(json.dumps({"ready": True, "torch": "stub"}), flush=True)
+for line in sys.stdin:
+    open(sys.argv[1], "a").write(line)
+    print(json.dumps({"unsupported": "stub", "family": True}), flush=True)' "$tmp/requests.\$\$"
+EOF
+chmod +x "$tmp/stub.sh"
+env SHARDCHECK_PYTHON="$tmp/stub.sh" $MPI -np 2 "$SHARDCHECK" run --backend torch --family $F \
+  --golden "$G" --max-cases 3 >/dev/null 2>&1
+res=$(cat "$tmp"/requests.* 2>/dev/null | "$PY" -c 'import json, sys
+for line in sys.stdin:
+    r = json.loads(line)
+    bad = sorted(set(r["group"]) & {"tests"} | set(r["test"]) & {"expected", "result", "byVersion"})
+    print(r["family"], r["tcId"], len(line), ",".join(bad) or "-")')
+if [ -n "$res" ] && ! printf '%s\n' "$res" | awk '$3 > 4096 || $4 != "-" {bad=1} END {exit !bad}'; then
+  tap_ok "a worker is sent each case's inputs only ($(printf '%s\n' "$res" | wc -l) requests, none over 4 KB)"
+else tap_not_ok "a worker is sent each case's inputs only" "family tcId bytes leaked:" "$res"; fi
+
 # Bad environments.
 nopy=$(command -v python3 || echo /usr/bin/python3)
 if ! "$nopy" -c "import torch" >/dev/null 2>&1; then

@@ -38,6 +38,7 @@ golden_compare.c), printing failures and "N passed, N failed, N skipped"; --out 
 as a `shardcheck verify` candidate.  Tested by conformance/tests/run_torch.sh (both forms).
 """
 
+import gc
 import hashlib
 import json
 import os
@@ -620,10 +621,17 @@ def serve():
     out = sys.stdout
     sys.stdout = sys.stderr  # nothing but protocol lines on the pipe
     os.environ.setdefault("OMP_NUM_THREADS", "1")
+    # Python's garbage collector ran ~700 times while torch imported, each over a growing heap:
+    # 3 s of CPU per worker, 8 workers on 2 cores at np 8, at every start.  Off until warm,
+    # then torch's own objects are frozen out of every later collection.
+    gc.disable()
     w = start(out)
     w.torch.set_num_threads(1)
     fault = Fault(os.environ.get("SHARDCHECK_FAULT"), w.rank)
     warm_up(w)
+    gc.collect()
+    gc.freeze()
+    gc.enable()
     _emit({"ready": True, "torch": w.torch.__version__, "rank": w.rank, "world": w.size}, out)
     for line in sys.stdin:
         line = line.strip()

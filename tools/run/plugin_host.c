@@ -42,18 +42,26 @@ static json_t *without(const json_t *obj, const char *const *drop)
     return o;
 }
 
-int shc_case_v2_init(shc_case_v2 *c, const char *family, const char *torch,
-                     const json_t *group, const json_t *test, int64_t world, shc_err *e)
+json_t *shc_case_json(const char *family, const char *torch, const json_t *group,
+                      const json_t *test, int64_t world)
 {
     static const char *const group_drop[] = {"tests", NULL};
     static const char *const test_drop[] = {"expected", "result", "byVersion", NULL};
+    if (!json_is_object(group) || !json_is_object(test))
+        return NULL;
+    json_t *g = without(group, group_drop), *t = without(test, test_drop);
+    return json_pack("{s:s, s:s?, s:O?, s:I, s:o?, s:o?}", "family", family, "torch", torch,
+                     "tcId", json_object_get(test, "tcId"), "world", (json_int_t)world,
+                     "group", g, "test", t);
+}
+
+int shc_case_v2_init(shc_case_v2 *c, const char *family, const char *torch,
+                     const json_t *group, const json_t *test, int64_t world, shc_err *e)
+{
     memset(c, 0, sizeof *c);
     if (!json_is_object(group) || !json_is_object(test))
         return shc_fail(e, SHC_EFORMAT, "case: the group and the test must be objects");
-    json_t *g = without(group, group_drop), *t = without(test, test_drop);
-    c->root = json_pack("{s:s, s:s?, s:O?, s:I, s:o?, s:o?}", "family", family, "torch", torch,
-                        "tcId", json_object_get(test, "tcId"), "world", (json_int_t)world,
-                        "group", g, "test", t);
+    c->root = shc_case_json(family, torch, group, test, world);
     if (!c->root)
         return shc_fail(e, SHC_ENOMEM, "case: out of memory");
     c->group = json_object_get(c->root, "group");

@@ -31,8 +31,14 @@ struct shc_answer_v2 {
 
 /* The host table, for every call (it holds no state: thread-safe). */
 const shc_host_v2 *shc_plugin_host(void);
-/* The case of test (in group, of family) judged against release torch on world ranks:
- * group without "tests", test without "expected", "result" and "byVersion" (its answer). */
+/* The case of test (in group, of family) judged against release torch (NULL: not said) on
+ * world ranks, as one object: group without "tests" (the other cases, answers and all: a
+ * whole group of shard-layout is up to 120 KB), test without "expected", "result" and
+ * "byVersion" (its answer).  NULL when either is not an object or memory runs out.  The one
+ * form every backend that runs outside the runner is sent (plugin, worker, torch). */
+json_t *shc_case_json(const char *family, const char *torch, const json_t *group,
+                      const json_t *test, int64_t world);
+/* The same as a plugin's case, with its reader's state. */
 int shc_case_v2_init(shc_case_v2 *c, const char *family, const char *torch,
                      const json_t *group, const json_t *test, int64_t world, shc_err *e);
 /* The same, allocated (NULL with e); free with shc_case_v2_delete. */

@@ -26,6 +26,7 @@
 #include <string.h>
 #include "exit_codes.h"
 #include "run.h"
+#include "plugin_host.h"
 #include "run_child.h"
 /* The torch backend's own state: the process group (--backend torch[:gloo|:nccl]). */
 typedef struct torch_state { const char *pg; } torch_state;
@@ -361,17 +362,16 @@ static int any_rank(bool mine)
     }
 }
 
-/* One case's request line (its inputs only, newline-terminated; NULL when out of memory). */
-static char *request(const shc_family *f, const json_t *group, const json_t *test)
+/* One case's request line (newline-terminated; NULL when out of memory): its inputs only,
+ * shc_case_json's form.  Never the whole group: its other tests made each line up to 120 KB,
+ * and parsing them set off ~110 of Python's garbage collections over torch's heap per case,
+ * most of a worker's time at np 8 (bench/bench_torch_backend.sh). */
+static char *request(const run_opts *o, const shc_family *f, const json_t *group,
+                     const json_t *test)
 {
-    json_t *req = json_pack("{s:s, s:O, s:o}", "family", f->name, "group", group, "test",
-                            json_object());
-    const char *k;
-    json_t *v;
-    json_object_foreach((json_t *)test, k, v)
-        if (strcmp(k, "expected") && strcmp(k, "result") && strcmp(k, "byVersion"))
-            json_object_set(json_object_get(req, "test"), k, v);
-    char *text = json_dumps(req, JSON_COMPACT), *line = NULL;
+    json_t *req = shc_case_json(f->name, shc_torch_release_get(o->torch)->patch, group, test,
+                                o->nprocs);
+    char *text = req ? json_dumps(req, JSON_COMPACT) : NULL, *line = NULL;
     json_decref(req);
     if (text && (line = malloc(strlen(text) + 2)))
         sprintf(line, "%s\n", text);
@@ -486,7 +486,7 @@ static void run_torch_outcomes(run_opts *o, const shc_family *f, const shc_golde
             for (sent_to = k; sent_to < n && sent_to - k < depth; sent_to++) {
                 if (all[sent_to].status == RUN_NOTSUPPORTED)
                     break;  /* skipped on every rank: never sent */
-                char *line = request(f, g->groups[idx[sent_to]], g->tests[idx[sent_to]]);
+                char *line = request(o, f, g->groups[idx[sent_to]], g->tests[idx[sent_to]]);
                 size_t len = line ? strlen(line) : 0;
                 if (sent_to > k && (!line || bytes + len > PIPE_AHEAD_BYTES)) {
                     free(line);

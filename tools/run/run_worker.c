@@ -29,6 +29,7 @@
 #include <unistd.h>
 #include "exit_codes.h"
 #include "run.h"
+#include "plugin_host.h"
 #include "run_child.h"
 #ifdef HAVE_MPI
 #include <mpi.h>
@@ -221,37 +222,13 @@ static void worker_stop(run_opts *o)
     W.families = NULL;
 }
 
-/* The case as the protocol sends it, the plugin ABI v2's form (lib/shardcheck_backend.h): its
- * inputs, never its answers (expected, result, and byVersion, which holds other releases'). */
-static json_t *case_json(const run_opts *o, const shc_family *f, const json_t *group,
-                         const json_t *test, int64_t world)
-{
-    static const char *const hidden[] = {"expected", "result", "byVersion", NULL};
-    json_t *g = json_object(), *t = json_object();
-    const char *k;
-    json_t *v;
-    json_object_foreach((json_t *)group, k, v)
-        if (strcmp(k, "tests"))
-            json_object_set(g, k, v);
-    json_object_foreach((json_t *)test, k, v) {
-        int h = 0;
-        while (hidden[h] && strcmp(hidden[h], k))
-            h++;
-        if (!hidden[h])
-            json_object_set(t, k, v);
-    }
-    return json_pack("{s:s, s:s, s:O, s:I, s:o, s:o}", "family", f->name, "torch",
-                     shc_torch_release_get(o->torch)->patch, "tcId",
-                     json_object_get(test, "tcId"), "world", (json_int_t)world, "group", g,
-                     "test", t);
-}
-
 /* One request line (newline-terminated; NULL when out of memory). */
 static char *request(const run_opts *o, const shc_family *f, const shc_golden *g, int64_t i,
                      const run_outcome *oc)
 {
     json_t *req = json_pack("{s:o, s:[I,I]}", "case",
-                            case_json(o, f, g->groups[i], g->tests[i], oc->world), "ranks",
+                            shc_case_json(f->name, shc_torch_release_get(o->torch)->patch,
+                                          g->groups[i], g->tests[i], oc->world), "ranks",
                             (json_int_t)oc->first, (json_int_t)oc->count);
     char *text = req ? json_dumps(req, JSON_COMPACT) : NULL, *line = NULL;
     json_decref(req);
