@@ -87,9 +87,10 @@ fi
 # supports, with torch's recorded findings waived (waivers/torch.json: each case a finding in
 # docs/findings explains is reported Waived with it, so a torch that behaves as recorded ends
 # green and one that changed is noticed: a waived case that passes says so); each np runs the cases whose mesh spans the job (the others are NotSupported).  Every
-# such case at np 1-4 (measured on 2 shared cores, load 8-37: np 2, 4,650 cases in 99 s; np 4,
-# 9,861 cases in 565 s), a deterministic sample at np 8, where a case costs 8 processes on 2
-# cores and every case (18,500) would take the better part of an hour:
+# such case at np 1-4 and a deterministic sample at np 8, where a case costs 8 processes on 2
+# cores and every case (18,500; redistribute-plan's 5,602 run torch's graph planner on each of 8
+# ranks) would take half an hour more.  Measured on a fresh clone, quiet 2 cores: 6, 21, 20, 197
+# and 516 s at np 1, 2, 3, 4 and 8 (README, Measured).
 # SHARDCHECK_TORCH_CASES (per family, every np; 0 = every case) and SHARDCHECK_TORCH_CASES_NP8
 # (default 2000) override.
 if [ -x "$here/.venv/bin/python" ] && "$here/.venv/bin/python" -c "import torch" 2>/dev/null; then
