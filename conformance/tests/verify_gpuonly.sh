@@ -40,7 +40,7 @@ for ed in edits:
         x["samples"]["index"][i] = "5"
     else:
         words[i] = "%0*x" % (len(words[i]), int(words[i], 16) + int(how)); x[dig] = "0" * 64
-json.dump({"family": fam, "results": res}, open(out, "w"))
+open(out, "w").write(json.dumps({"family": fam, "results": res}))   # dumps: json.dump writes in small pieces
 PYEOF
 }
 # sampled (the ASan and distcheck make checks, testlib.sh): rng-offsets is its random-data file

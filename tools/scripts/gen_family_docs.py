@@ -254,10 +254,21 @@ def fields_of(schema, node):
     return out
 
 
+NTESTS = {}  # (golden, family) -> its numberOfTests summed: the index and the claims need only that
+
+
 def load_family(golden, family):
     files = sorted(glob.glob(os.path.join(golden, family, "*.json")))
     docs = [(os.path.basename(f), json.load(open(f))) for f in files]
+    NTESTS[(golden, family)] = sum(d["numberOfTests"] for _, d in docs)
     return docs
+
+
+def count_tests(golden, family):
+    """numberOfTests over a family's files, read once (parsing the corpus is most of the run)."""
+    if (golden, family) not in NTESTS:
+        load_family(golden, family)
+    return NTESTS[(golden, family)]
 
 
 def compact(v, indent=0):
@@ -521,7 +532,7 @@ def fill_claims(pages, golden, binary):
         if f not in claims:
             raise DocError("%s: no family record says what a claim on it covers" % f)
         schema = load_schema(golden, f)
-        ntests = sum(d["numberOfTests"] for _, d in load_family(golden, f))
+        ntests = count_tests(golden, f)
         pages[name] = pages[name].replace(CLAIM_MARK % f, claim_section(f, claims[f], schema, ntests))
 
 
@@ -550,7 +561,7 @@ def render_index(fams, golden):
          "Regenerate with `python3 tools/scripts/gen_family_docs.py` after `shardcheck gen`; `make check` "
          "fails when a page is stale.", "", "| family | tests | page |", "|---|---:|---|"]
     for f in fams:
-        n = sum(d["numberOfTests"] for _, d in load_family(golden, f))
+        n = count_tests(golden, f)
         L.append("| %s | %d | [%s.md](%s.md) |" % (f, n, f, f))
     return "\n".join(L) + "\n"
 
@@ -559,10 +570,11 @@ def generate(golden, binary=None):
     fams = family_list(golden)
     if not fams:
         raise DocError("no family with a schema and golden files under %s" % golden)
-    pages = {"README.md": render_index(fams, golden)}
+    pages = {}
     for f in fams:
         schema = load_schema(golden, f)
         pages[f + ".md"] = render(f, schema, load_family(golden, f))
+    pages = dict({"README.md": render_index(fams, golden)}, **pages)
     if UNDESCRIBED:
         raise DocError("no description in the schema for: "
                        + "; ".join(UNDESCRIBED))
