@@ -23,8 +23,8 @@ SHARDCHECK_EXAMPLE_BUG=uneven plants a classic porting bug in shard-layout: unev
 numpy.array_split way (tools/harness/examples/mini_layout.py's bug) wherever that port computes
 the case; `run` then fails the UnevenShard cases.
 
-How it is tested: tools/harness/tests/test_example_worker.py certifies it (certify --np 1,2,4,
-mpirun above 1) on a sample of each family, and with the planted bug.
+How it is tested: tools/harness/tests/test_example_worker.py certifies it (certify --np 1,4,
+mpirun above 1) on a sample of each family, and with the planted bug (--np 1,2).
 """
 
 import argparse

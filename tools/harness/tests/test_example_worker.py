@@ -1,7 +1,7 @@
 """test_example_worker.py — tools/harness/examples/worker.py, the harness's adapters served over
 the worker protocol (docs/backends/worker.md), certified by `shardcheck certify --backend
-worker:CMD --np 1,2,4` (mpirun above 1): a small sample of each of shard-layout, group-ranks,
-rng-offsets, redistribute-plan, redistribute-data and view-sharding passes at every rank count, one row per
+worker:CMD --np 1,4` (mpirun above 1; np 2 by the planted-bug certify): a small sample of each of shard-layout, group-ranks,
+rng-offsets, redistribute-plan, redistribute-data and view-sharding passes at each rank count, one row per
 family and rank count (every rank's answer checked against golden and across ranks on rank 0,
 one report per run: a run printing several would not parse), nothing NotSupported, the package
 passes certify --check and holds no path of this machine.  With the planted uneven-split bug
@@ -88,17 +88,19 @@ def certify(out, families, nps, max_cases, env=None):
     return p.returncode, st, p.stdout, p.stderr
 
 
-def test_certify_five_families_np_1_2_4(tmp_path):
-    """The worker certified at np 1, 2 and 4 (mpirun above 1) on a sample of each family: one
+def test_certify_six_families_np_1_4(tmp_path):
+    """The worker certified at np 1 and 4 (mpirun above 1) on a sample of each family: one
     row per family and rank count, each passing every case it ran (no Fail, no NotSupported: the
     adapters answer every required field) and partial only for --max-cases; the package passes
     certify --check and names the worker's files by their base names alone."""
     n = 8
     out = tmp_path / "pkg"
-    rc, st, so, se = certify(out, FAMILIES, [1, 2, 4], n)
+    # np 2 is left to the planted-bug certify below and to run_worker.sh's certify --np 1,2:
+    # each rank count here starts six torch processes per rank (issue 36: CI time)
+    rc, st, so, se = certify(out, FAMILIES, [1, 4], n)
     assert st is not None, (rc, so[-800:], se[-800:])
     rows = [(r["family"], r["np"]) for r in st["rows"]]
-    assert sorted(rows) == sorted((f, k) for f in FAMILIES for k in (1, 2, 4)), rows
+    assert sorted(rows) == sorted((f, k) for f in FAMILIES for k in (1, 4)), rows
     for r in st["rows"]:
         assert r["mode"] == "run" and r["passed"] == n and r["failed"] == 0 and \
             r["notSupported"] == 0 and r["verdict"] == "partial", (r, so[-800:])
