@@ -4,8 +4,8 @@
 # lives in an area folder (lib/X, conformance/X, tools/X) is listed in mk/X.am and in no
 # other fragment nor Makefile.am; every C or CUDA file of an area folder is named by its
 # area's fragment (so a new file cannot be left out or filed under another area); and
-# Makefile.am includes every fragment in mk/.  include_graph.sh and call_graph.sh check the
-# same areas' includes and calls.  Reads the automake sources only.
+# Makefile.am includes every fragment in mk/, and DISTCHECK_TESTS names only tests in TESTS.
+# include_graph.sh and call_graph.sh check the same areas' includes and calls.  Reads the automake sources only.
 . "$(dirname "$0")/testlib.sh"
 out=$(cd "$top_srcdir" && python3 - <<'PY'
 import glob, os, re
@@ -45,6 +45,12 @@ for p in sorted(glob.glob("lib/*/**/*.*", recursive=True) + glob.glob("tools/*/*
 print("UNNAMED", "; ".join(unnamed))
 inc = set(re.findall(r"^include \$\(top_srcdir\)/(mk/\S+\.am)", text["Makefile.am"], re.M))
 print("ORPHANS", "; ".join(f for f in ams[1:] if f not in inc))
+# distcheck's subset (Makefile.am DISTCHECK_TESTS) names only tests make check runs
+tests = {w for f in ams for var, words in assignments(text[f]) if var in ("TESTS", "SLOW_TESTS")
+         for w in words}
+sub = [w for var, words in assignments(text["Makefile.am"]) if var == "DISTCHECK_TESTS"
+       for w in words if not w.startswith("$(")]
+print("DISTCHECK", "; ".join(w for w in sub if w not in tests) if sub else "no DISTCHECK_TESTS")
 PY
 )
 m=$(printf '%s\n' "$out" | sed -n 's/^MISFILED //p')
@@ -55,5 +61,8 @@ u=$(printf '%s\n' "$out" | sed -n 's/^UNNAMED //p')
   || tap_not_ok "each C/CUDA file of an area folder is named by that area's fragment" "$u"
 o=$(printf '%s\n' "$out" | sed -n 's/^ORPHANS //p')
 [ -z "$o" ] && tap_ok "Makefile.am includes every fragment in mk/" || tap_not_ok "Makefile.am includes every fragment in mk/" "$o"
+d=$(printf '%s\n' "$out" | sed -n 's/^DISTCHECK //p')
+[ -z "$d" ] && tap_ok "distcheck's test subset (DISTCHECK_TESTS) names only tests in TESTS" \
+  || tap_not_ok "distcheck's test subset (DISTCHECK_TESTS) names only tests in TESTS" "$d"
 printf '%s\n' "$out" | grep -q '^MISFILED' && tap_ok "the fragments were read" || tap_not_ok "the fragments were read" "$out"
 tap_done

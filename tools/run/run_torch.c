@@ -365,7 +365,8 @@ static int any_rank(bool mine)
 /* One case's request line (newline-terminated; NULL when out of memory): its inputs only,
  * shc_case_json's form.  Never the whole group: its other tests made each line up to 120 KB,
  * and parsing them set off ~110 of Python's garbage collections over torch's heap per case,
- * most of a worker's time at np 8 (bench/bench_torch_backend.sh). */
+ * most of a worker's time at np 8 (measured with `mpirun -np 8 shardcheck run --backend torch
+ * --family shard-layout --max-cases 100`: 114 s before, 16 s after). */
 static char *request(const run_opts *o, const shc_family *f, const json_t *group,
                      const json_t *test)
 {
