@@ -30,6 +30,16 @@ FAMS=shard-layout,group-ranks,rng-offsets,redistribute-plan,redistribute-data,vi
 # Sampled (the ASan and distcheck make checks, testlib.sh) the same paths on a sample: every
 # case of the six families is the plain build's (issue 36: CI time).
 cmax= row=pass; sampled && cmax="--max-cases 300" row=partial
+# ... and on a corpus of a few files of each family, over 300 cases each (every process of
+# every run below parses the family's files whole, however few cases it runs: 3 s of CPU per
+# ASan process for shard-layout's)
+if sampled; then
+  sample_corpus "$tmp/gs" shard-layout:invalid,rank-maps-explicit,shard-order,chunk-sweep-2d \
+    group-ranks:invalid,rank-maps-explicit,large-meshes,rank-maps rng-offsets:invalid,examples,random-data,ops \
+    redistribute-plan:invalid,notable,strided-literal redistribute-data view-sharding ||
+    { echo "Bail out! sample corpus"; exit 99; }
+  G=$tmp/gs
+fi
 
 # --- certify: every case of the six families, one process ---
 # shellcheck disable=SC2086  # cmax is empty or an option and its value
