@@ -78,7 +78,8 @@ typedef struct shc_mesh {
     int64_t size;      /* product of shape */
     int64_t *ranks;    /* size entries: ranks[linear position] = global rank */
     int64_t *pos_of;   /* inverse map: pos_of[rank] = linear position, -1 if absent */
-    int64_t max_rank;  /* largest rank in the map (pos_of has max_rank+1 entries) */
+    int64_t max_rank;  /* the world's last rank: pos_of has max_rank+1 entries; size-1
+                        * unless the mesh lives in a larger world (shc_mesh_init_world) */
 } shc_mesh;
 
 /* Build a mesh from a shape; ranks may be NULL for arange(size). Copies ranks. */
@@ -86,6 +87,16 @@ int shc_mesh_init(shc_mesh *m, int ndim, const int64_t *shape,
                   const int64_t *ranks, shc_err *e);
 /* Parse a mesh "2x2x2" and an optional rank map "3,1,2,0" (NULL/"" = arange). */
 int shc_mesh_parse(shc_mesh *m, const char *shape, const char *ranks, shc_err *e);
+/* The same for a mesh in a world of `world` ranks (0: the mesh's size): the map's ranks are
+ * distinct ranks of the world, the others torch's non-participating ranks, with no
+ * coordinate (device_mesh.py 2.13 _is_current_rank_part_of_mesh).  A world smaller than
+ * the mesh and a rank outside it are refused with torch's error. */
+int shc_mesh_init_world(shc_mesh *m, int ndim, const int64_t *shape, const int64_t *ranks,
+                        int64_t world, shc_err *e);
+int shc_mesh_parse_world(shc_mesh *m, const char *shape, const char *ranks, int64_t world,
+                         shc_err *e);
+/* Whether a global rank is in the mesh (false for any rank outside it, negative included). */
+bool shc_mesh_has_rank(const shc_mesh *m, int64_t rank);
 /* Free the mesh's arrays (safe on a zeroed mesh). */
 void shc_mesh_free(shc_mesh *m);
 /* Coordinate of a global rank; SHC_EINVAL "rank R is not in the mesh" if absent. */
@@ -248,6 +259,13 @@ int shc_layout_compute(const shc_mesh *m, const shc_placements *pl, const shc_sh
 /* Layout of a global rank; SHC_EINVAL if the rank is not in the mesh. */
 int shc_layout_of_rank(const shc_mesh *m, const shc_placements *pl, const shc_shape *global,
                        int64_t rank, shc_layout *out, shc_err *e);
+/* Layout of any rank of the mesh's world (shc_mesh_init_world): a rank in the mesh as
+ * shc_layout_of_rank, *in_mesh true; a non-participating rank holds torch's empty 1-d
+ * tensor, local shape [0] and no global offset (*in_mesh false: offset[] is not one);
+ * SHC_EINVAL for a rank outside the world. */
+int shc_layout_of_world_rank(const shc_mesh *m, const shc_placements *pl,
+                             const shc_shape *global, int64_t rank, shc_layout *out,
+                             bool *in_mesh, shc_err *e);
 /* Free index lists in a layout. */
 void shc_layout_free(shc_layout *l);
 

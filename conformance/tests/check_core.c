@@ -233,6 +233,50 @@ START_TEST(mesh_coords)
 }
 END_TEST
 
+START_TEST(mesh_world)
+{
+    /* A mesh of ranks [1, 3] in a world of 4 (torch 2.13 device_mesh.py: ranks 0 and 2 are
+     * non-participating: no coordinate; _utils.py gives them local shape (0,), offset ()). */
+    shc_mesh m;
+    shc_err e = {0};
+    int64_t c[SHC_MAX_MESH_DIMS];
+    ck_assert_int_eq(shc_mesh_parse_world(&m, "2", "1,3", 4, &e), SHC_OK);
+    ck_assert(m.size == 2 && m.max_rank == 3);
+    ck_assert(!shc_mesh_has_rank(&m, 0) && shc_mesh_has_rank(&m, 1) && !shc_mesh_has_rank(&m, 2));
+    ck_assert(shc_mesh_has_rank(&m, 3) && !shc_mesh_has_rank(&m, 4) && !shc_mesh_has_rank(&m, -1));
+    ck_assert_int_eq(shc_mesh_coord(&m, 3, c, &e), SHC_OK);
+    ck_assert_int_eq(c[0], 1);
+    ck_assert_int_eq(shc_mesh_coord(&m, 2, c, &e), SHC_EINVAL);
+    ck_assert_str_eq(e.msg, "rank 2 is not in the mesh (ranks 0..3)");
+    shc_placements pl;
+    shc_shape s;
+    shc_layout l;
+    bool in;
+    ck_assert_int_eq(shc_placements_parse(&pl, "S(0)", &e), SHC_OK);
+    ck_assert_int_eq(shc_shape_parse(&s, "8,2", &e), SHC_OK);
+    ck_assert_int_eq(shc_layout_of_world_rank(&m, &pl, &s, 2, &l, &in, &e), SHC_OK);
+    ck_assert(!in && l.local.ndim == 1 && l.local.d[0] == 0 && !l.index[0]);
+    ck_assert_int_eq(shc_layout_of_world_rank(&m, &pl, &s, 3, &l, &in, &e), SHC_OK);
+    ck_assert(in && l.local.ndim == 2 && l.local.d[0] == 4 && l.offset[0] == 4);
+    shc_layout_free(&l);
+    ck_assert_int_eq(shc_layout_of_world_rank(&m, &pl, &s, 4, &l, &in, &e), SHC_EINVAL);
+    ck_assert_str_eq(e.msg, "rank 4 is not in the world (ranks 0..3)");
+    shc_mesh_free(&m);
+    /* world 0 is the mesh's size: the permutation rule and its wording */
+    ck_assert_int_eq(shc_mesh_parse_world(&m, "2", "1,0", 0, &e), SHC_OK);
+    ck_assert_int_eq(m.max_rank, 1);
+    shc_mesh_free(&m);
+    ck_assert_int_eq(shc_mesh_parse_world(&m, "2x3", NULL, 4, &e), SHC_EINVAL);
+    ck_assert(strstr(e.msg, "Mesh should not be bigger than default world size 4, but found 6 ranks!"));
+    ck_assert_int_eq(shc_mesh_parse_world(&m, "2", "1,4", 4, &e), SHC_EINVAL);
+    ck_assert(strstr(e.msg, "Rank 4 is out of range. Valid ranks are 0 to 3 (world_size=4)"));
+    ck_assert_int_eq(shc_mesh_parse_world(&m, "2", "3,3", 4, &e), SHC_EINVAL);
+    ck_assert(strstr(e.msg, "duplicate rank 3 at positions 0 and 1"));
+    ck_assert_int_eq(shc_mesh_init_world(&m, 1, (int64_t[]){2}, NULL, SHC_MAX_WORLD + 1LL, &e),
+                     SHC_EOVERFLOW);
+}
+END_TEST
+
 START_TEST(mesh_errors)
 {
     mesh_err("", NULL, SHC_EINVAL, "mesh '': 0 dims, expected 1 to 8");
@@ -463,6 +507,7 @@ int main(void)
     tcase_add_test(tc, torch_releases);
     tcase_add_test(tc, mesh_coords);
     tcase_add_test(tc, mesh_errors);
+    tcase_add_test(tc, mesh_world);
     tcase_add_test(tc, placements_forms);
     tcase_add_test(tc, placements_errors);
     tcase_add_test(tc, placements_torch_input);

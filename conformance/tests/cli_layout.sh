@@ -77,4 +77,48 @@ expect_exit "groups: --shape is not an option" 2 "unknown option" $S groups --me
 expect_exit "layout: _StridedShard index list limit" 2 \
   "dim of 16222222 elements is too large for an index list \(at most 1048576\)" \
   $S layout --mesh 2x22 --placements '_S(0,8),R' --shape 16222222
+# Sub-world meshes (issue 34 item 3): torch 2.13 device_mesh.py lets a mesh name any distinct
+# ranks of the world; a rank off it has no coordinate and holds new_empty(0) (_api.py
+# distribute_tensor), with compute_local_shape_and_global_offset's ((0,), ()) (_utils.py).
+# Mesh [1,3] in a world of 4, S(0) of 8 rows: torch.chunk gives 4 and 4.
+expect_out "layout --world: ranks off the mesh hold [0], no offset" \
+'{"world":4,"ranks":[{"rank":0,"coord":null,"localShape":[0],"globalOffset":[]},{"rank":1,"coord":[0],"localShape":[4],"globalOffset":["0"]},{"rank":2,"coord":null,"localShape":[0],"globalOffset":[]},{"rank":3,"coord":[1],"localShape":[4],"globalOffset":["4"]}]}' \
+  $S layout --mesh 2 --ranks 1,3 --world 4 --placements 'S(0)' --shape 8 --json
+expect_out "layout --world --rank off the mesh" \
+'{"world":6,"ranks":[{"rank":5,"coord":null,"localShape":[0],"globalOffset":[]}]}' \
+  $S layout --mesh 2x2 --ranks 4,0,2,1 --world 6 --placements 'S(0),S(1)' --shape 4,4 --json --rank 5
+expect_out "layout --world, a rank map in it" \
+'{"world":6,"ranks":[{"rank":4,"coord":[0,0],"localShape":[2,2],"globalOffset":["0","0"]}]}' \
+  $S layout --mesh 2x2 --ranks 4,0,2,1 --world 6 --placements 'S(0),S(1)' --shape 4,4 --json --rank 4
+expect_out "layout --world _S: an off rank's one dim lists nothing" \
+'{"world":3,"ranks":[{"rank":2,"coord":null,"localShape":[0],"globalOffset":[],"indices":[null]}]}' \
+  $S layout --mesh 2 --world 3 --placements '_S(0, 2)' --shape 8 --json --rank 2
+expect_exit "layout --world table marks an off rank with -" 0 "^0 +-.\[0\].\[\]" \
+  $S layout --mesh 2 --ranks 1,3 --world 4 --placements 'S(0)' --shape 8
+expect_exit "layout --world: the mesh bigger than the world (torch's RuntimeError)" 2 \
+  "world: 4 ranks, fewer than the mesh's 6 \(torch: RuntimeError: Mesh should not be bigger than default world size 4, but found 6 ranks!\)" \
+  $S layout --mesh 2x3 --world 4 --placements 'S(0),R' --shape 8
+expect_exit "layout --world: a rank outside the world (torch's new_group ValueError)" 2 \
+  "rank 4 at position 1 is outside the world 0..3 \(torch: ValueError: Rank 4 is out of range. Valid ranks are 0 to 3 \(world_size=4\)\)" \
+  $S layout --mesh 2 --ranks 1,4 --world 4 --placements 'S(0)' --shape 8
+expect_exit "layout --world: a duplicate rank" 2 "duplicate rank 1 at positions 0 and 1" \
+  $S layout --mesh 2 --ranks 1,1 --world 4 --placements 'S(0)' --shape 8
+expect_exit "layout --world: --rank outside the world" 2 "--rank: rank 4 is not in the world \(ranks 0..3\)" \
+  $S layout --mesh 2 --world 4 --placements 'S(0)' --shape 8 --rank 4
+expect_exit "layout --world 0" 2 "--world: 0 is not 1 to 16777216" \
+  $S layout --mesh 2 --world 0 --placements 'S(0)' --shape 8
+expect_exit "layout --world past the largest" 2 "--world: 16777217 is not 1 to 16777216" \
+  $S layout --mesh 2 --world 16777217 --placements 'S(0)' --shape 8
+# groups: the off rank keeps no group of the mesh (device_mesh.py _init_process_groups
+# filters the None names), so no dim group, no communicator rank, no flattened group.
+expect_out "groups --world --rank off the mesh" \
+'{"dims":[[[1,4],[3,6]],[[1,3],[4,6]]],"rank":2,"coord":null,"dim_groups":[],"group_ranks":[],"axes":[0,1],"flattened":[[1,3,4,6]],"split":[[1,3,4,6]],"group":null}' \
+  $S groups --mesh 2x2 --ranks 1,3,4,6 --world 8 --rank 2 --axes 0,1 --json
+expect_out "groups --world --rank on the mesh" \
+'{"dims":[[[1,4],[3,6]],[[1,3],[4,6]]],"rank":6,"coord":[1,1],"dim_groups":[[3,6],[4,6]],"group_ranks":[1,1]}' \
+  $S groups --mesh 2x2 --ranks 1,3,4,6 --world 8 --rank 6 --json
+expect_exit "groups --world: --rank outside the world" 2 "--rank: rank 9 is not in the world \(ranks 0..7\)" \
+  $S groups --mesh 2x2 --world 8 --rank 9
+expect_exit "groups --world with HSDP" 2 "--world: not used with --hsdp-shard-dim" \
+  $S groups --mesh 2x2 --world 8 --placements 'R,R' --hsdp-shard-dim 0
 tap_done

@@ -232,6 +232,24 @@ int shc_layout_of_rank(const shc_mesh *m, const shc_placements *pl, const shc_sh
     return rc ? rc : shc_layout_compute(m, pl, global, coord, out, e);
 }
 
+int shc_layout_of_world_rank(const shc_mesh *m, const shc_placements *pl,
+                             const shc_shape *global, int64_t rank, shc_layout *out,
+                             bool *in_mesh, shc_err *e)
+{
+    memset(out, 0, sizeof *out);
+    *in_mesh = shc_mesh_has_rank(m, rank);
+    if (*in_mesh)
+        return shc_layout_of_rank(m, pl, global, rank, out, e);
+    if (rank < 0 || rank > m->max_rank)
+        return shc_fail(e, SHC_EINVAL, "rank %lld is not in the world (ranks 0..%lld)",
+                        (long long)rank, (long long)m->max_rank);
+    /* _utils.py 2.13 compute_local_shape_and_global_offset: ((0,), ()) off the mesh, and
+     * distribute_tensor gives such a rank input.new_empty(0) (_api.py) */
+    out->local.ndim = 1;
+    out->local.d[0] = 0;
+    return SHC_OK;
+}
+
 void shc_layout_free(shc_layout *l)
 {
     if (!l)

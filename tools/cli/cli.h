@@ -29,6 +29,7 @@
 typedef struct cli_common {
     const char *mesh, *ranks, *placements, *shape;
     long long rank;   /* -1 = every rank */
+    long long world;  /* --world: ranks in the world (0: the mesh's size) */
     int json;
 } cli_common;
 
@@ -121,6 +122,11 @@ const char *cli_echo(cli_echo_buf *b, const char *arg);
 #define CLI_OPT_RANK(c) {.name = "rank", .kind = CLI_LL, .meta = "R", \
         .help = "only this global rank", .to = &(c)->rank, .lo = 0, .hi = LLONG_MAX, \
         .range = "is negative"}
+/* Only commands that answer for ranks off the mesh declare it (layout, groups). */
+#define CLI_OPT_WORLD(c) {.name = "world", .kind = CLI_LL, .meta = "W", \
+        .help = "ranks in the world (default the mesh's size); --ranks may then name any " \
+        "distinct ranks below W, the others hold no part of the mesh", .to = &(c)->world, \
+        .lo = 1, .hi = SHC_MAX_WORLD, .range = "is not 1 to 16777216"}
 #define CLI_OPT_JSON(c) {.name = "json", .kind = CLI_FLAG, \
         .help = "one JSON object instead of text", .to = &(c)->json}
 /* All six, for the layout queries. */
@@ -144,7 +150,8 @@ void cli_common_init(cli_common *c);
 int cli_report(const char *cmd, int rc, const shc_err *e);
 /* Print a usage error for cmd and return EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Parse --mesh/--ranks into m, with the option named in errors. */
+/* Parse --mesh/--ranks (and --world where the command has it) into m, with the option
+ * named in errors. */
 int cli_load_mesh(const cli_common *c, shc_mesh *m, shc_err *e);
 /* Parse --placements and --shape for mesh m (loaded by cli_load_mesh): placement dims
  * normalised by the shape's ndim and checked against m, errors prefixed "--placements" or

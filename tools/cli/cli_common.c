@@ -115,8 +115,11 @@ int cli_load_mesh(const cli_common *c, shc_mesh *m, shc_err *e)
 {
     if (!c->mesh)
         return shc_fail(e, SHC_EINVAL, "--mesh is required (e.g. --mesh 2x2)");
-    int rc = shc_mesh_parse(m, c->mesh, c->ranks, e);
-    if (rc)
+    int rc = shc_mesh_parse_world(m, c->mesh, c->ranks, c->world, e);
+    if (rc && c->world)
+        shc_err_prefix(e, "--mesh %s%s%s --world %lld", CLI_ECHO(c->mesh),
+                       c->ranks ? " --ranks " : "", c->ranks ? CLI_ECHO(c->ranks) : "", c->world);
+    else if (rc)
         shc_err_prefix(e, "--mesh %s%s%s", CLI_ECHO(c->mesh), c->ranks ? " --ranks " : "",
                        c->ranks ? CLI_ECHO(c->ranks) : "");
     return rc;

@@ -11,7 +11,9 @@
  *  - --rank R: "rank", "coord", per dim the rank's group ("dim_groups") and
  *    its communicator rank = index in the sorted group ("group_ranks");
  *  - --hsdp-shard-dim D (-1: none) with --placements: seed 002's HSDP groups
- *    per rank ("hsdp").
+ *    per rank ("hsdp");
+ *  - --world W: the mesh lives in a world of W ranks; a --rank off the mesh has coord
+ *    null and no group of any dim (torch's DeviceMesh keeps none for it).
  * Tested by conformance/tests/cli_layout.sh.
  */
 #include "config.h"
@@ -83,7 +85,7 @@ static int add_dims(json_t *out, const shc_mesh *m, int64_t rank, shc_err *e)
         if ((rc = shc_groups_for_axes(m, &d, 1, &g, e)))
             break;
         json_array_append_new(dims, groups_json(&g));
-        if (rank >= 0 && !(rc = shc_groups_locate(m, &d, 1, rank, &gi, &mi, e))) {
+        if (rank >= 0 && shc_mesh_has_rank(m, rank) && !(rc = shc_groups_locate(m, &d, 1, rank, &gi, &mi, e))) {
             const int64_t *grp = g.ranks + gi * g.group_size;
             json_array_append_new(mine, list_json(grp, g.group_size));
             json_array_append_new(granks,
@@ -92,7 +94,14 @@ static int add_dims(json_t *out, const shc_mesh *m, int64_t rank, shc_err *e)
         shc_groups_free(&g);
     }
     json_object_set_new(out, "dims", dims);
-    if (rank >= 0) {
+    if (rank >= 0 && !shc_mesh_has_rank(m, rank)) {
+        /* a non-participating rank: device_mesh.py 2.13 _init_one_process_group returns no
+         * group name where the rank is in no subgroup, so _dim_group_names is empty */
+        json_object_set_new(out, "rank", json_integer(rank));
+        json_object_set_new(out, "coord", json_null());
+        json_object_set_new(out, "dim_groups", mine);
+        json_object_set_new(out, "group_ranks", granks);
+    } else if (rank >= 0) {
         int64_t coord[SHC_MAX_MESH_DIMS];
         if (!rc)
             rc = shc_mesh_coord(m, rank, coord, e);
@@ -139,7 +148,9 @@ static int add_axes(json_t *out, const shc_mesh *m, const char *spec, int64_t ra
         return rc;
     json_object_set_new(out, "split", groups_json(&g));
     shc_groups_free(&g);
-    if (rank >= 0) {
+    if (rank >= 0 && !shc_mesh_has_rank(m, rank)) {
+        json_object_set_new(out, "group", json_null()); /* off the mesh: no flattened group */
+    } else if (rank >= 0) {
         int64_t *list, len;
         if ((rc = shc_rank_list_for_axes(m, axes, n, rank, &list, &len, e)))
             return rc;
@@ -220,7 +231,10 @@ static int run(const gopts *o)
     if (rc)
         return cli_report("groups", rc, &e);
     json_t *out = json_object();
-    if (o->c.rank >= 0) {
+    if (o->c.rank >= 0 && o->c.world && o->c.rank > m.max_rank) {
+        rc = shc_fail(&e, SHC_EINVAL, "--rank: rank %lld is not in the world (ranks 0..%lld)",
+                      o->c.rank, (long long)m.max_rank);
+    } else if (o->c.rank >= 0 && !o->c.world) {
         int64_t coord[SHC_MAX_MESH_DIMS];
         if ((rc = shc_mesh_coord(&m, o->c.rank, coord, &e)))
             shc_err_prefix(&e, "--rank");
@@ -250,7 +264,7 @@ int cmd_groups(int argc, char **argv)
     cli_common_init(&o.c);
     o.hsdp_dim = LLONG_MIN; /* not given */
     const cli_option opts[] = {
-        CLI_OPT_MESH(&o.c), CLI_OPT_RANKS(&o.c),
+        CLI_OPT_MESH(&o.c), CLI_OPT_RANKS(&o.c), CLI_OPT_WORLD(&o.c),
         {.name = "axes", .kind = CLI_STR, .meta = "A", .to = &o.axes,
          .help = "mesh dims, e.g. 0,2: seed-002 split lists (any order, repeats allowed: the "
                  "seed sorts and de-duplicates them, shown as seed_axes; '' = none) and, if "
@@ -264,12 +278,15 @@ int cmd_groups(int argc, char **argv)
         CLI_OPT_JSON(&o.c), CLI_OPT_END};
     const cli_command cmd = {
         .name = "groups", .opts = opts,
-        .synopsis = "--mesh M [--ranks L] [--axes A] [--rank R]\n"
+        .synopsis = "--mesh M [--ranks L] [--world W] [--axes A] [--rank R]\n"
                     "                         [--placements P --hsdp-shard-dim D] [--json]"};
     int x = cli_parse(&cmd, argc, argv, NULL);
     if (x != CLI_GO)
         return x;
     o.hsdp = o.hsdp_dim != LLONG_MIN;
+    if (o.hsdp && o.c.world) /* hsdp_utils builds them from the whole world's ranks */
+        return cli_usage_error("groups", "--world: not used with --hsdp-shard-dim (seed 002's HSDP "
+                               "groups are for a mesh of the whole world)");
     if (o.c.placements && !o.hsdp) /* it is only HSDP's final layout */
         return cli_usage_error("groups", "--placements: not used without --hsdp-shard-dim (the "
                                "final placements of seed 002's HSDP groups)");

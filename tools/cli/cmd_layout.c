@@ -52,6 +52,16 @@ static json_t *rank_json(int64_t rank, const int64_t *coord, int ndim, const shc
     return o;
 }
 
+/* A rank of the world off the mesh: coord null, localShape [0], globalOffset []. */
+static json_t *outside_json(int64_t rank, bool strided)
+{
+    json_t *o = json_pack("{sI,sn,s[i],s[]}", "rank", (json_int_t)rank, "coord", "localShape", 0,
+                          "globalOffset");
+    if (strided)
+        json_object_set_new(o, "indices", json_pack("[n]"));
+    return o;
+}
+
 static void rank_text(int64_t rank, const int64_t *coord, int ndim, const shc_layout *l)
 {
     printf("%-6lld", (long long)rank);
@@ -83,19 +93,23 @@ static int run(const cli_common *c)
     bool strided = false;
     for (int i = 0; !rc && i < pl.n; i++)
         strided |= pl.p[i].kind == SHC_P_STRIDED;
-    int64_t first = 0, last = m.size - 1, coord[SHC_MAX_MESH_DIMS];
+    int64_t first = 0, last = m.max_rank, coord[SHC_MAX_MESH_DIMS];
     if (!rc && c->rank >= 0) {
-        if ((rc = shc_mesh_coord(&m, c->rank, coord, &e)))
+        if (c->world && c->rank > m.max_rank)
+            rc = shc_fail(&e, SHC_EINVAL, "--rank: rank %lld is not in the world (ranks 0..%lld)",
+                          c->rank, (long long)m.max_rank);
+        else if (!c->world && (rc = shc_mesh_coord(&m, c->rank, coord, &e)))
             shc_err_prefix(&e, "--rank");
         first = last = c->rank;
     }
-    if (!rc && c->rank < 0 && cli_check_printed_ranks("layout", m.size)) {
+    if (!rc && c->rank < 0 && cli_check_printed_ranks("layout", m.max_rank + 1)) {
         shc_mesh_free(&m);
         return EXIT_USAGE;
     }
     cli_jstream js;
     if (!rc && c->json)
-        cli_jstream_open(&js, NULL, "ranks");
+        cli_jstream_open(&js, c->world ? json_pack("{sI}", "world", (json_int_t)c->world) : NULL,
+                         "ranks");
     if (!rc && !c->json) {
         char mbuf[128], pbuf[256], sbuf[256];
         shc_mesh_format(&m, mbuf, sizeof mbuf);
@@ -104,11 +118,21 @@ static int run(const cli_common *c)
         else
             shc_placements_format(&pl, pbuf, sizeof pbuf);
         shc_shape_format(&s, sbuf, sizeof sbuf);
-        printf("mesh %s  placements %s  shape [%s]\n", mbuf, pbuf, sbuf);
+        printf("mesh %s", mbuf);
+        if (c->world)
+            printf(" (world %lld)", c->world);
+        printf("  placements %s  shape [%s]\n", pbuf, sbuf);
         printf("rank  coord\tlocalShape\tglobalOffset%s\n", strided ? "\tindices" : "");
     }
     for (int64_t r = first; r <= last && !rc; r++) {
         shc_layout l;
+        if (!shc_mesh_has_rank(&m, r)) { /* only with --world: the map is arange else */
+            if (c->json)
+                cli_jstream_item(&js, outside_json(r, strided));
+            else
+                printf("%-6lld-\t[0]\t[]\n", (long long)r);
+            continue;
+        }
         if ((rc = shc_mesh_coord(&m, r, coord, &e)) ||
             (rc = shc_layout_compute(&m, &pl, &s, coord, &l, &e)))
             break;
@@ -128,13 +152,15 @@ int cmd_layout(int argc, char **argv)
 {
     cli_common c;
     cli_common_init(&c);
-    const cli_option opts[] = {CLI_OPTS_LAYOUT(&c), CLI_OPT_END};
+    const cli_option opts[] = {CLI_OPTS_LAYOUT(&c), CLI_OPT_WORLD(&c), CLI_OPT_END};
     const cli_command cmd = {
         .name = "layout", .opts = opts,
-        .synopsis = "--mesh M [--ranks L] --placements P --shape S [--rank R] [--json]",
+        .synopsis = "--mesh M [--ranks L] [--world W] --placements P --shape S [--rank R] [--json]",
         .about = "Prints every rank's local shape and global offset (torch 2.13\n"
                  "compute_local_shape_and_global_offset); dims touched by _StridedShard\n"
-                 "also list the global indices held."};
+                 "also list the global indices held.  With --world W every rank of the\n"
+                 "world is listed: a rank off the mesh (torch's non-participating rank)\n"
+                 "has no coordinate (-) and holds an empty tensor, shape [0], no offset."};
     int x = cli_parse(&cmd, argc, argv, NULL);
     return x == CLI_GO ? run(&c) : x;
 }
