@@ -112,10 +112,10 @@ expect_exit "layout --world past the largest" 2 "--world: 16777217 is not 1 to 1
 # groups: the off rank keeps no group of the mesh (device_mesh.py _init_process_groups
 # filters the None names), so no dim group, no communicator rank, no flattened group.
 expect_out "groups --world --rank off the mesh" \
-'{"dims":[[[1,4],[3,6]],[[1,3],[4,6]]],"rank":2,"coord":null,"dim_groups":[],"group_ranks":[],"axes":[0,1],"flattened":[[1,3,4,6]],"split":[[1,3,4,6]],"group":null}' \
+'{"world":8,"dims":[[[1,4],[3,6]],[[1,3],[4,6]]],"rank":2,"coord":null,"dim_groups":[],"group_ranks":[],"axes":[0,1],"flattened":[[1,3,4,6]],"split":[[1,3,4,6]],"group":null}' \
   $S groups --mesh 2x2 --ranks 1,3,4,6 --world 8 --rank 2 --axes 0,1 --json
 expect_out "groups --world --rank on the mesh" \
-'{"dims":[[[1,4],[3,6]],[[1,3],[4,6]]],"rank":6,"coord":[1,1],"dim_groups":[[3,6],[4,6]],"group_ranks":[1,1]}' \
+'{"world":8,"dims":[[[1,4],[3,6]],[[1,3],[4,6]]],"rank":6,"coord":[1,1],"dim_groups":[[3,6],[4,6]],"group_ranks":[1,1]}' \
   $S groups --mesh 2x2 --ranks 1,3,4,6 --world 8 --rank 6 --json
 expect_exit "groups --world: --rank outside the world" 2 "--rank: rank 9 is not in the world \(ranks 0..7\)" \
   $S groups --mesh 2x2 --world 8 --rank 9

@@ -122,6 +122,7 @@ layout|placements|R,S(1)
 layout|shape|6,4
 layout|rank|1
 layout|json|-
+layout|world|8
 placement show|placements|S(1)
 placement show|json|-
 placement shardable|mesh|2x4
@@ -144,6 +145,7 @@ groups|rank|1
 groups|placements|S(0),R
 groups|hsdp-shard-dim|1
 groups|json|-
+groups|world|8
 offsets|mesh|4
 offsets|ranks|1,0
 offsets|placements|R
@@ -184,7 +186,9 @@ plan|strided-literal|-
 plan|rank|1
 plan|json|-
 plan|torch-version|2.15
+plan|world|8
 audit plan|mesh|8
+audit plan|world|8
 audit plan|ranks|7,6,5,4,3,2,1,0
 audit plan|shape|16,16
 audit plan|src|R,R

@@ -198,4 +198,23 @@ expect_exit "audit plan under 2.13: UnsupportedStep" 1 "UnsupportedStep" \
   $S audit plan --mesh 4 --shape 8 --src 'S(0)' --dst 'P(sum)' --torch-version 2.13
 expect_exit "unknown release: exit 2, the supported ones listed" 2 \
   "torch version '9.9': not a supported release; supported: 2.11" $SP --torch-version 9.9
+# plan --world (issue 34 item 3): a rank off a sub-world mesh returns from torch 2.13's
+# redistribute_local_tensor before any step (_redistribute.py, "if rank is not part of mesh, we
+# skip redistribute"), so no step and no collective; the mesh's ranks plan as without --world.
+expect_out "plan --world: off-mesh ranks after the mesh's" \
+'{"torch":"2.13","world":4,"ranks":[{"rank":1,"coord":[0],"planner":"greedy","steps":[{"mesh_dim":0,"mesh_dims":[0],"src":"S(0)","dst":"R","logical_shape":[8],"comm":"all_gather"}],"ncollectives":1,"trace":"S(0)->R"},{"rank":3,"coord":[1],"planner":"greedy","steps":[{"mesh_dim":0,"mesh_dims":[0],"src":"S(0)","dst":"R","logical_shape":[8],"comm":"all_gather"}],"ncollectives":1,"trace":"S(0)->R"},{"rank":0,"coord":null,"steps":[],"ncollectives":0,"inMesh":false},{"rank":2,"coord":null,"steps":[],"ncollectives":0,"inMesh":false}]}' \
+  $S plan --mesh 2 --ranks 1,3 --world 4 --shape 8 --src 'S(0)' --dst R --json
+expect_out "plan --world --rank off the mesh" \
+'{"torch":"2.13","world":4,"ranks":[{"rank":2,"coord":null,"steps":[],"ncollectives":0,"inMesh":false}]}' \
+  $S plan --mesh 2 --ranks 1,3 --world 4 --shape 8 --src 'S(0)' --dst R --rank 2 --json
+expect_exit "plan --world text: the off-mesh ranks in one group" 0 "^ranks 0,2:" \
+  $S plan --mesh 2 --ranks 1,3 --world 4 --shape 8 --src 'S(0)' --dst R
+expect_exit "plan --world text head" 0 "mesh 3 \(world 4\)" \
+  $S plan --mesh 3 --ranks 1,3,0 --world 4 --shape 8 --src 'S(0)' --dst R
+expect_exit "plan --world --rank outside the world" 2 "--rank 5: not in the world \(ranks 0..3\)" \
+  $S plan --mesh 2 --ranks 1,3 --world 4 --shape 8 --src 'S(0)' --dst R --rank 5
+expect_exit "plan --world bigger mesh" 2 "Mesh should not be bigger than default world size 2, but found 3 ranks!" \
+  $S plan --mesh 3 --world 2 --shape 8 --src 'S(0)' --dst R
+expect_exit "audit plan refuses --world" 2 "--world: not used by audit plan" \
+  $S audit plan --mesh 3 --world 4 --shape 8 --src 'S(0)' --dst R
 tap_done

@@ -231,6 +231,8 @@ static int run(const gopts *o)
     if (rc)
         return cli_report("groups", rc, &e);
     json_t *out = json_object();
+    if (o->c.world) /* the answer is for this world */
+        json_object_set_new(out, "world", json_integer(o->c.world));
     if (o->c.rank >= 0 && o->c.world && o->c.rank > m.max_rank) {
         rc = shc_fail(&e, SHC_EINVAL, "--rank: rank %lld is not in the world (ranks 0..%lld)",
                       o->c.rank, (long long)m.max_rank);

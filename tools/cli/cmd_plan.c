@@ -4,7 +4,9 @@
  * plan` (findings where torch's plan is unsafe: merged uneven all-gathers,
  * rank-divergent plans, steps execution rejects).  Readable table by
  * default, one JSON object with --json (docs/DESIGN.md "CLI contract").
- * Tested by conformance/tests/cli_plan.sh.
+ * plan --world W: the mesh in a larger world; a rank off it runs no step (torch 2.13
+ * _redistribute.py redistribute_local_tensor returns its empty local tensor untouched).
+ * Tested by conformance/tests/cli_plan.sh and tools/harness/tests/test_subworld.py.
  */
 #include "config.h"
 #include <stdlib.h>
@@ -15,7 +17,7 @@
 #include "torch_version.h"
 
 static const char plan_synopsis[] =
-    "--mesh M [--ranks L] --shape S --src P --dst P\n"
+    "--mesh M [--ranks L] [--world W] --shape S --src P --dst P\n"
     "         [--planner auto|greedy|graph] [--dtype T] [--devices-per-host N]\n"
     "         [--flatten 0+1[,1+2..]] [--no-merge] [--strided-literal] [--rank R] [--json]\n"
     "         [--torch-version V]";
@@ -70,7 +72,7 @@ static int parse_args(const char *name, int argc, char **argv, plan_args *a)
     cli_common_init(&a->c);
     a->dph = -1;
     const cli_option opts[] = {
-        CLI_OPT_MESH(&a->c), CLI_OPT_RANKS(&a->c), CLI_OPT_SHAPE(&a->c),
+        CLI_OPT_MESH(&a->c), CLI_OPT_RANKS(&a->c), CLI_OPT_WORLD(&a->c), CLI_OPT_SHAPE(&a->c),
         {.name = "src", .kind = CLI_STR, .meta = "P", .to = &a->src,
          .help = "source placements: 'S(0),R,P(sum),_S(0, 2)' or the trace form 'S(0)[1]S(0)[0]R'"},
         {.name = "dst", .kind = CLI_STR, .meta = "P", .to = &a->dst,
@@ -96,6 +98,9 @@ static int parse_args(const char *name, int argc, char **argv, plan_args *a)
         return x;
     if (!a->c.shape || !a->src || !a->dst)
         return cli_usage_error(name, "--shape, --src and --dst are required (see --help)");
+    if (strcmp(name, "plan") && a->c.world) /* audit plan */
+        return cli_usage_error(name, "--world: not used by audit plan (its findings are among "
+                               "the mesh's ranks; a rank off the mesh runs nothing)");
     if (strcmp(name, "plan") && a->c.rank >= 0) /* audit plan */
         return cli_usage_error(name, "--rank: not used by audit plan (it audits every rank: "
                                "its findings compare them)");
@@ -111,6 +116,7 @@ typedef struct plan_req {
     shc_shape shape;
     shc_placements src, dst;
     shc_plan_opts opts;
+    int64_t world; /* --world as given (0: not) */
 } plan_req;
 
 /* The options only one planner or layout reads, refused where they do not act (issue 25
@@ -144,6 +150,7 @@ static int load_req(const plan_args *a, plan_req *q, shc_err *e)
         return rc; /* its message names --torch-version */
     if ((rc = cli_load_mesh(&a->c, &q->mesh, e)))
         return rc;
+    q->world = a->c.world;
     if ((rc = shc_shape_parse(&q->shape, a->c.shape, e)))
         return shc_err_prefix(e, "--shape");
     if ((rc = shc_placements_parse(&q->src, a->src, e)))
@@ -169,7 +176,10 @@ static int load_req(const plan_args *a, plan_req *q, shc_err *e)
         q->opts.devices_per_host = a->dph;
     q->opts.merge = !a->no_merge;
     q->opts.strided_literal = a->strided_literal;
-    if (a->c.rank >= 0 && (a->c.rank > q->mesh.max_rank || q->mesh.pos_of[a->c.rank] < 0))
+    if (a->c.rank >= 0 && a->c.world && a->c.rank > q->mesh.max_rank)
+        return shc_fail(e, SHC_EINVAL, "--rank %lld: not in the world (ranks 0..%lld)",
+                        a->c.rank, (long long)q->mesh.max_rank);
+    if (a->c.rank >= 0 && !a->c.world && !shc_mesh_has_rank(&q->mesh, a->c.rank))
         return shc_fail(e, SHC_EINVAL, "--rank %lld: not in the mesh", a->c.rank);
     return check_planner_options(a, q, e);
 }
@@ -398,7 +408,10 @@ static void print_head(const plan_req *q)
     shc_shape_format(&q->shape, s, sizeof s);
     shc_placements_format_trace(&q->src, sp, sizeof sp);
     shc_placements_format_trace(&q->dst, dp, sizeof dp);
-    printf("redistribute plan: mesh %s, shape [%s], %s -> %s (torch %s)\n", m, s, sp, dp,
+    printf("redistribute plan: mesh %s", m);
+    if (q->world)
+        printf(" (world %lld)", (long long)q->world);
+    printf(", shape [%s], %s -> %s (torch %s)\n", s, sp, dp,
            shc_torch_release_name(shc_torch_norm(q->opts.torch)));
 }
 
@@ -444,8 +457,60 @@ static int check_refused(const plan_req *q, int64_t rank, shc_err *e)
     return rc;
 }
 
+/* The world's ranks off the mesh (only with --world): no step, no collective. */
+#define OFF_MESH_TEXT "  not in the mesh: no step, no collective (torch 2.13 " \
+    "redistribute_local_tensor returns the rank's empty local tensor)\n"
+
+/* The JSON answer's head: the release and, with --world, the world. */
+static json_t *json_head(const plan_req *q)
+{
+    json_t *h = json_pack("{s:s}", "torch", shc_torch_release_name(shc_torch_norm(q->opts.torch)));
+    if (h && q->world)
+        json_object_set_new(h, "world", json_integer(q->world));
+    return h;
+}
+
+static json_t *off_mesh_json(int64_t rank)
+{
+    return json_pack("{s:I,s:n,s:[],s:i,s:b}", "rank", (json_int_t)rank, "coord", "steps",
+                     "ncollectives", 0, "inMesh", 0);
+}
+
+/* The off-mesh ranks --rank selects (all of them without it), after the mesh's own. */
+static void print_off_mesh(const plan_args *a, const plan_req *q, cli_jstream *js)
+{
+    int64_t lo = a->c.rank >= 0 ? a->c.rank : 0;
+    int64_t hi = a->c.rank >= 0 ? a->c.rank : q->mesh.max_rank;
+    int64_t n = 0;
+    for (int64_t r = lo; r <= hi; r++) {
+        if (shc_mesh_has_rank(&q->mesh, r))
+            continue;
+        if (a->c.json)
+            cli_jstream_item(js, off_mesh_json(r));
+        else if (n)
+            printf(",%lld", (long long)r);
+        else /* "rank 2:" or "ranks 0,2:" */
+            printf("rank%s%lld", hi - lo + 1 - (a->c.rank >= 0 ? 0 : q->mesh.size) > 1 ? "s " : " ",
+                   (long long)r);
+        n++;
+    }
+    if (n && !a->c.json)
+        printf(":\n" OFF_MESH_TEXT);
+}
+
 static int print_plans(const plan_args *a, plan_req *q, shc_err *e)
 {
+    if (a->c.rank >= 0 && !shc_mesh_has_rank(&q->mesh, a->c.rank)) { /* --world: off the mesh */
+        cli_jstream js;
+        if (a->c.json)
+            cli_jstream_open(&js, json_head(q), "ranks");
+        else
+            print_head(q);
+        print_off_mesh(a, q, &js);
+        if (a->c.json && cli_jstream_close(&js))
+            return shc_fail(e, SHC_EIO, "the JSON output is incomplete");
+        return SHC_OK;
+    }
     if (a->c.rank < 0 && cli_printed_ranks_e(q->mesh.size, e))
         return SHC_EINVAL;
     int64_t one = a->c.rank, npos = a->c.rank >= 0 ? 1 : q->mesh.size;
@@ -460,9 +525,7 @@ static int print_plans(const plan_args *a, plan_req *q, shc_err *e)
         return shc_fail(e, SHC_ENOMEM, "out of memory for %lld ranks", (long long)npos);
     /* text groups ranks with equal plans, so it holds each distinct text; JSON streams */
     if (a->c.json)
-        cli_jstream_open(&k.js, json_pack("{s:s}", "torch",
-                                          shc_torch_release_name(shc_torch_norm(q->opts.torch))),
-                         "ranks");
+        cli_jstream_open(&k.js, json_head(q), "ranks");
     else
         rc = groups_init(&k.tg, npos, e);
     /* the graph planner searches once for all ranks (issue 27 N11) */
@@ -475,6 +538,8 @@ static int print_plans(const plan_args *a, plan_req *q, shc_err *e)
     char why[400];
     if (st.step >= 0)
         shc_plan_stall_describe(&st, why, sizeof why);
+    if (rc == SHC_OK && a->c.world && a->c.rank < 0 && a->c.json)
+        print_off_mesh(a, q, &k.js);
     if (a->c.json) {
         if (rc == SHC_OK && cli_jstream_close_tail(&k.js, st.step < 0 ? NULL :
                                                    json_pack("{s:s}", "torchStalls", why)))
@@ -485,6 +550,8 @@ static int print_plans(const plan_args *a, plan_req *q, shc_err *e)
         print_head(q);
         rc = print_groups(&k.tg, npos, rank_at, e);
     }
+    if (rc == SHC_OK && a->c.world && a->c.rank < 0)
+        print_off_mesh(a, q, NULL);
     if (rc == SHC_OK && st.step >= 0)
         printf("torch's ranks stop agreeing: %s\n", why);
     groups_free(&k.tg);

@@ -5,8 +5,9 @@ with torch (issue 34 item 3: sub-world meshes, whose ranks off the mesh are torc
 "non-participating ranks", device_mesh.py _is_current_rank_part_of_mesh).  A gloo world of 4
 CPU processes builds each case's DeviceMesh from its rank map (real new_group calls), and
 every rank reports its coordinate, its process group per mesh dim (the group's ranks and its
-own rank in it), compute_local_shape_and_global_offset, and the local shape
-distribute_tensor gives it; or the exception torch raised building the mesh.
+own rank in it), compute_local_shape_and_global_offset, the local shape distribute_tensor
+gives it and, for a case with "dst", the collectives DTensor.redistribute runs on it
+(CommDebugMode) and its local shape after; or the exception torch raised building the mesh.
 Run as a script with the case list as JSON on stdin; rank 0 writes one JSON object to argv[1].
 
 Cases: {"mesh": [2], "ranks": [1, 3], "shape": [8], "placements": [["S", 0]]},
@@ -40,10 +41,17 @@ def _answer(case, meshes, rank):
     local, offset = compute_local_shape_and_global_offset(shape, mesh, pl)
     g = torch.arange(shape.numel(), dtype=torch.float32).reshape(shape)
     dt = distribute_tensor(g, mesh, pl)
-    return {"coord": None if coord is None else list(coord),
-            "dim_group_names": len(mesh._dim_group_names), "groups": groups,
-            "localShape": list(local), "globalOffset": list(offset),
-            "distributed": list(dt.to_local().shape)}
+    got = {"coord": None if coord is None else list(coord),
+           "dim_group_names": len(mesh._dim_group_names), "groups": groups,
+           "localShape": list(local), "globalOffset": list(offset),
+           "distributed": list(dt.to_local().shape)}
+    if case.get("dst"):
+        from torch.distributed.tensor.debug import CommDebugMode
+        with CommDebugMode() as comm:
+            out = dt.redistribute(mesh, [_placement(p) for p in case["dst"]])
+        got["collectives"] = comm.get_total_counts()
+        got["redistributed"] = list(out.to_local().shape)
+    return got
 
 
 def _refusal(e):

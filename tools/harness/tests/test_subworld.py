@@ -1,12 +1,12 @@
-"""test_subworld.py — `shardcheck layout --world` and `groups --world` answer what torch does
-with a DeviceMesh smaller than the world (issue 34 item 3).
+"""test_subworld.py — `shardcheck layout`, `groups` and `plan` with --world answer what torch
+does with a DeviceMesh smaller than the world (issue 34 item 3).
 
 torch 2.13 lets a DeviceMesh name any distinct ranks of the world; the others are
 "non-participating ranks" (device_mesh.py _is_current_rank_part_of_mesh): no coordinate, no
 process group of the mesh, an empty local tensor (shape (0,), offset ()).  Each case runs in
 a real gloo world of 4 CPU processes (subworld_worker.py: real new_group calls,
-compute_local_shape_and_global_offset and distribute_tensor on every rank) and goes to the
-built CLI; every rank's answers must be equal, and torch's refusals (a rank outside the
+compute_local_shape_and_global_offset, distribute_tensor and a redistribute's collectives on
+every rank) and goes to the built CLI; every rank's answers must be equal, and torch's refusals (a rank outside the
 world, a mesh bigger than the world) must be the CLI's, by type and message.
 
 Needs a built shardcheck ($SHARDCHECK or _build/tools/shardcheck); skipped otherwise.
@@ -26,15 +26,15 @@ WORLD = 4
 
 pytestmark = pytest.mark.skipif(not os.access(EXE, os.X_OK), reason="no built shardcheck")
 
-CASES = [  # mesh, rank map, global shape, placements (worker form)
-    ([2], [1, 3], [8], [["S", 0]]),
-    ([2], [2, 0], [7, 3], [["S", 0]]),
-    ([3], [0, 1, 2], [4, 5], [["S", 1]]),
+CASES = [  # mesh, rank map, global shape, placements (worker form)[, redistribute target]
+    ([2], [1, 3], [8], [["S", 0]], [["R"]]),
+    ([2], [2, 0], [7, 3], [["S", 0]], [["S", 1]]),
+    ([3], [0, 1, 2], [4, 5], [["S", 1]], [["R"]]),
     ([3], [3, 0, 2], [5], [["S", 0]]),
-    ([1], [3], [4], [["R"]]),
-    ([1, 2], [3, 2], [6, 5], [["S", 0], ["S", 1]]),
-    ([2, 1], [0, 3], [5, 2], [["S", 1], ["S", 0]]),
-    ([4], [3, 1, 0, 2], [9], [["S", 0]]),  # the whole world, out of order
+    ([1], [3], [4], [["R"]], [["S", 0]]),
+    ([1, 2], [3, 2], [6, 5], [["S", 0], ["S", 1]], [["R"], ["R"]]),
+    ([2, 1], [0, 3], [5, 2], [["S", 1], ["S", 0]], [["S", 0], ["R"]]),
+    ([4], [3, 1, 0, 2], [9], [["S", 0]], [["R"]]),  # the whole world, out of order
     ([2], [1, 4], [8], [["S", 0]]),  # a rank outside the world
     ([2, 3], [0, 1, 2, 3, 4, 5], [8], [["S", 0], ["R"]]),  # bigger than the world
     ([2], [1, 1], [8], [["S", 0]]),  # a duplicate rank
@@ -46,7 +46,7 @@ def _text(pl):
 
 
 def _args(case):
-    m, ranks, shape, pl = case
+    m, ranks, shape, pl = case[:4]
     return ["--mesh", "x".join(map(str, m)), "--ranks", ",".join(map(str, ranks)),
             "--world", str(WORLD)], shape, pl
 
@@ -63,7 +63,8 @@ def _cli(cmd, *args):
 @pytest.fixture(scope="module")
 def torch_answers(tmp_path_factory):
     out = str(tmp_path_factory.mktemp("subworld") / "answers.json")
-    cases = [{"mesh": m, "ranks": r, "shape": s, "placements": pl} for m, r, s, pl in CASES]
+    cases = [{"mesh": c[0], "ranks": c[1], "shape": c[2], "placements": c[3],
+              "dst": c[4] if len(c) > 4 else None} for c in CASES]
     p = subprocess.run([sys.executable, os.path.join(HERE, "subworld_worker.py"), out],
                        input=json.dumps(cases), capture_output=True, text=True, timeout=540,
                        cwd=HERE)
@@ -107,3 +108,18 @@ def test_groups(torch_answers, i):
         assert len(got["dim_groups"]) == want["dim_group_names"], (rank, got, want)
         for mine, pg, comm in zip(got["dim_groups"], want["groups"], got["group_ranks"]):
             assert sorted(mine) == pg["ranks"] and comm == pg["rank"], (rank, got, want)
+
+
+@pytest.mark.parametrize("i", [i for i, c in enumerate(CASES) if len(c) > 4])
+def test_plan(torch_answers, i):
+    """Each rank's collective count: the mesh's ranks run the plan's, a rank off it none."""
+    mesh_args, shape, pl = _args(CASES[i])
+    got = _cli("plan", *mesh_args, "--shape", ",".join(map(str, shape)), "--src", _text(pl),
+               "--dst", _text(CASES[i][4]))
+    mine = {x["rank"]: x for x in got["ranks"]}
+    assert sorted(mine) == list(range(WORLD)), got
+    for rank, want in enumerate(torch_answers[i]):
+        assert mine[rank]["ncollectives"] == want["collectives"], (rank, mine[rank], want)
+        assert mine[rank]["coord"] == want["coord"], (rank, mine[rank], want)
+        if want["coord"] is None:
+            assert want["redistributed"] == [0] and mine[rank]["steps"] == [], (rank, want)
