@@ -132,6 +132,35 @@ int shc_rng_op_policy(const shc_rng_op *op, const shc_mesh *m, const shc_placeme
 int shc_rng_op_verdict(const shc_rng_op *op, const shc_gpu_profile *gpu, uint64_t seed,
                        shc_rng_verdict *out, shc_err *e);
 
+/* ---- the RNG set-up before any draw (rng_lifecycle.c) ---- */
+
+/* What a rank does at one set-up event. */
+typedef enum {
+    SHC_LC_RUNS,   /* it runs (collectives and state below) */
+    SHC_LC_NOOP,   /* nothing happens (a warning, or no op on this rank) */
+    SHC_LC_RAISES, /* torch raises (what: the exception) */
+    SHC_LC_WAITS   /* it joins a collective that some ranks never join: it waits */
+} shc_lc_outcome;
+enum { SHC_LC_MANUAL_SEED, SHC_LC_FIRST_OP, SHC_LC_FACTORY, SHC_LC_EVENTS };
+typedef struct shc_lc_event {
+    shc_lc_outcome outcome;
+    int collectives;     /* c10d collectives the rank calls */
+    int64_t state_from;  /* the global rank whose state it takes (-1: none) */
+    bool state_set;      /* the state is set to (seed, offset) */
+    uint64_t seed, offset;
+    const char *what;    /* what runs, or torch's warning or exception */
+} shc_lc_event;
+/* torch 2.13's manual_seed, first random op and random factory on global rank `rank` of the
+ * mesh's world (shc_mesh_init_world), none having made a tracker before, on a CUDA-like or a
+ * CPU device mesh; SHC_EINVAL for a rank outside the world. */
+int shc_rng_lifecycle(const shc_mesh *m, int64_t rank, bool cuda_like, uint64_t seed,
+                      shc_lc_event ev[SHC_LC_EVENTS], shc_err *e);
+/* "runs", "noop", "raises", "waits". */
+const char *shc_lc_outcome_name(shc_lc_outcome o);
+/* torch's _PhiloxState bytes: the seed's 8 little-endian bytes, then the offset's. */
+void shc_philox_state_pack(uint64_t seed, uint64_t offset, uint8_t out[16]);
+void shc_philox_state_unpack(const uint8_t in[16], uint64_t *seed, uint64_t *offset);
+
 #ifdef __cplusplus
 }
 #endif

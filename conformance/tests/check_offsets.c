@@ -663,6 +663,45 @@ START_TEST(policy_verdicts)
 }
 END_TEST
 
+/* rng_lifecycle.c: each branch as torch 2.13's source reads (cited there); the bytes as
+ * _PhiloxState lays them out (tools/harness/tests/test_rng_lifecycle.py runs torch's). */
+START_TEST(rng_lifecycle)
+{
+    shc_mesh m;
+    shc_err e = {0};
+    shc_lc_event ev[SHC_LC_EVENTS];
+    ck_assert_int_eq(shc_mesh_parse_world(&m, "2", "1,3", 4, &e), SHC_OK);
+    ck_assert_int_eq(shc_rng_lifecycle(&m, 1, true, 7, ev, &e), SHC_OK);
+    ck_assert(ev[SHC_LC_MANUAL_SEED].outcome == SHC_LC_RUNS && ev[SHC_LC_MANUAL_SEED].state_set);
+    ck_assert(ev[SHC_LC_MANUAL_SEED].seed == 7 && ev[SHC_LC_MANUAL_SEED].offset == 0);
+    ck_assert_int_eq(ev[SHC_LC_MANUAL_SEED].collectives, 0);
+    ck_assert(ev[SHC_LC_FIRST_OP].outcome == SHC_LC_WAITS && ev[SHC_LC_FIRST_OP].state_from == 0);
+    ck_assert(ev[SHC_LC_FACTORY].outcome == SHC_LC_RUNS && ev[SHC_LC_FACTORY].collectives == 1);
+    ck_assert_int_eq(shc_rng_lifecycle(&m, 0, true, 7, ev, &e), SHC_OK);
+    ck_assert(ev[SHC_LC_MANUAL_SEED].outcome == SHC_LC_RAISES);
+    ck_assert(strstr(ev[SHC_LC_MANUAL_SEED].what, "manual_seed requires the current rank"));
+    ck_assert(ev[SHC_LC_FIRST_OP].outcome == SHC_LC_NOOP);
+    ck_assert(ev[SHC_LC_FACTORY].outcome == SHC_LC_RUNS);
+    ck_assert_int_eq(shc_rng_lifecycle(&m, 0, false, 7, ev, &e), SHC_OK);
+    ck_assert(ev[SHC_LC_MANUAL_SEED].outcome == SHC_LC_NOOP);
+    ck_assert(ev[SHC_LC_FACTORY].outcome == SHC_LC_RAISES);
+    ck_assert_int_eq(shc_rng_lifecycle(&m, 4, true, 7, ev, &e), SHC_EINVAL);
+    shc_mesh_free(&m);
+    ck_assert_int_eq(shc_mesh_parse(&m, "2x2", NULL, &e), SHC_OK); /* the whole world */
+    ck_assert_int_eq(shc_rng_lifecycle(&m, 2, true, 7, ev, &e), SHC_OK);
+    ck_assert(ev[SHC_LC_FIRST_OP].outcome == SHC_LC_RUNS && ev[SHC_LC_FIRST_OP].collectives == 1);
+    shc_mesh_free(&m);
+    uint8_t b[16];
+    uint64_t seed, off;
+    shc_philox_state_pack(0x8000000000000005ull, 12345, b);
+    static const uint8_t want[16] = {5, 0, 0, 0, 0, 0, 0, 128, 57, 48, 0, 0, 0, 0, 0, 0};
+    ck_assert_mem_eq(b, want, 16);
+    shc_philox_state_unpack(b, &seed, &off);
+    ck_assert(seed == 0x8000000000000005ull && off == 12345);
+    ck_assert_str_eq(shc_lc_outcome_name(SHC_LC_WAITS), "waits");
+}
+END_TEST
+
 START_TEST(unknown_policy)
 {
     const shc_rng_policy *p;
@@ -711,6 +750,7 @@ int main(void)
     tcase_add_test(tp, kernel_increment);
     tcase_add_test(tp, policy_verdicts);
     tcase_add_test(tp, unknown_policy);
+    tcase_add_test(tp, rng_lifecycle);
     suite_add_tcase(s, tp);
     return shc_run_suite(s);
 }

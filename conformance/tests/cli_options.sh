@@ -59,6 +59,8 @@ policies|every policy|-|--json
 policies|--policy megatron-tp|-|--policy megatron-tp
 policies|--op exponential_|-|--op exponential_
 ops|table|-|
+lifecycle|per rank|-|--mesh 2 --ranks 1,3 --world 4
+lifecycle|philox|-|--philox 7,12
 plan|greedy|-|--mesh 2x4 --shape 8,8 --src S(0),S(0) --dst R,R
 plan|graph|-|--mesh 2x2x2 --shape 16,16 --src P(sum),P(sum),S(0) --dst R,R,S(1) --planner graph
 plan|flattened|-|--mesh 2x4 --shape 8,8 --src S(0),S(0) --dst R,R --flatten 0+1
@@ -171,6 +173,15 @@ policies|gpu|t4
 policies|op|uniform_
 policies|torch-version|2.12
 ops|json|-
+lifecycle|mesh|4
+lifecycle|ranks|3,1
+lifecycle|world|6
+lifecycle|rank|1
+lifecycle|seed|5
+lifecycle|device|cpu
+lifecycle|philox|1,2
+lifecycle|philox-bytes|00000000000000000100000000000000
+lifecycle|json|-
 ops|torch-version|2.15
 plan|mesh|8
 plan|ranks|7,6,5,4,3,2,1,0

@@ -21,6 +21,8 @@ static const struct {
     {"groups", cmd_groups, "process-group rank lists of a device mesh (and HSDP groups)", NULL},
     {"offsets", cmd_offsets, "per-rank Philox offsets of DTensor's RNG tracker", NULL},
     {"policies", cmd_policies, "RNG policies x SPMD properties table", NULL},
+    {"lifecycle", cmd_lifecycle, "DTensor's RNG set-up per rank: manual_seed, the tracker's "
+     "sync, _PhiloxState bytes", NULL},
     {"ops", cmd_rng_ops, "torch's random ops: tracked, untracked or rejected by DTensor", NULL},
     {"plan", cmd_plan, "redistribute plan per rank (greedy or min-cost planner)", NULL},
     {"rng", cmd_rng, "random streams: philox, curand, torch-cuda, threefry", NULL},
