@@ -65,6 +65,8 @@ typedef enum shc_torch_change {
     SHC_TC_VIEW_STRICT_REPLICATES,  /* 2.11, 2.12: a strict view replicates, not raises */
     SHC_TC_VIEW_FLATTEN_SPLIT_RAISES, /* 2.12: S on a non-first dim of Split(Flatten) raises */
     SHC_TC_SQUEEZE_NOT_STRICT,      /* 2.11, 2.12: squeeze registered without strict_view */
+    SHC_TC_MESH_LAYOUT_LEGACY,      /* 2.11, 2.12: a mesh dim is _MeshLayout(Layout), not a
+                                       normalised _FlatLayout */
     SHC_TC_COUNT,
     /* The fixture release's one new rule (9.99: Shard -> _StridedShard raises), a row of
      * its own as a new release's new rule would be; no real release has it. */

@@ -552,6 +552,42 @@ START_TEST(seed002_hsdp)
 }
 END_TEST
 
+/* mesh_layout.c, on the examples of torch 2.13's _mesh_layout.py docstrings. */
+START_TEST(mesh_layout)
+{
+    shc_err e = {0};
+    shc_flat_layout l, c;
+    int64_t *r, n;
+    bool orth;
+    ck_assert_int_eq(shc_flat_layout_make((int64_t[]){2, 3}, (int64_t[]){1, 2}, 2, &l, &e), SHC_OK);
+    ck_assert_int_eq(shc_flat_layout_ranks(&l, &r, &n, &e), SHC_OK);
+    ck_assert(n == 6 && r[0] == 0 && r[1] == 2 && r[2] == 4 && r[3] == 1 && r[5] == 5);
+    free(r);
+    ck_assert_int_eq(shc_flat_layout_orthogonal(&l, &orth, &e), SHC_OK);
+    ck_assert(orth); /* 2 % (2 x 1) == 0: example B lists every rank once */
+    /* (2,1,4):(4,9,1) coalesces to (8,):(1,); (1,1):(5,7) to () */
+    ck_assert_int_eq(shc_flat_layout_make((int64_t[]){2, 1, 4}, (int64_t[]){4, 9, 1}, 3, &l, &e),
+                     SHC_OK);
+    ck_assert(l.n == 1 && l.shape[0] == 8 && l.stride[0] == 1);
+    ck_assert_int_eq(shc_flat_layout_make((int64_t[]){1, 1}, (int64_t[]){5, 7}, 2, &l, &e), SHC_OK);
+    ck_assert_int_eq(l.n, 0);
+    /* complement((4:1), 8) = (2:4) lexicographic; (2,2):(1,1) in 8 keeps a zero-size mode */
+    ck_assert_int_eq(shc_flat_layout_make((int64_t[]){4}, (int64_t[]){1}, 1, &l, &e), SHC_OK);
+    ck_assert_int_eq(shc_flat_layout_complement(&l, 8, &c, &e), SHC_OK);
+    ck_assert(c.n == 1 && c.shape[0] == 2 && c.stride[0] == 4);
+    ck_assert_int_eq(shc_flat_layout_make((int64_t[]){2, 2}, (int64_t[]){1, 1}, 2, &l, &e), SHC_OK);
+    ck_assert_int_eq(shc_flat_layout_complement(&l, 8, &c, &e), SHC_OK);
+    ck_assert(c.n == 2 && c.shape[0] == 4 && c.shape[1] == 0 && c.stride[0] == 2 && c.stride[1] == 2);
+    ck_assert_int_eq(shc_flat_layout_make((int64_t[]){2, 8}, (int64_t[]){2, 1}, 2, &l, &e), SHC_OK);
+    ck_assert_int_eq(shc_flat_layout_complement(&l, 16, &c, &e), SHC_EINVAL);
+    ck_assert(strstr(e.msg, "AssertionError"));
+    ck_assert_int_eq(shc_flat_layout_make((int64_t[]){2, 3}, (int64_t[]){0, 1}, 2, &l, &e), SHC_OK);
+    ck_assert_int_eq(shc_flat_layout_orthogonal(&l, &orth, &e), SHC_EINVAL);
+    ck_assert_str_eq(e.msg, "ZeroDivisionError: integer modulo by zero");
+    ck_assert_int_eq(shc_flat_layout_make((int64_t[]){2}, (int64_t[]){-1}, 1, &l, &e), SHC_EINVAL);
+}
+END_TEST
+
 START_TEST(big_mesh_groups)
 {
     /* 4x4x4x4: every dim-3 group is 4 consecutive ranks; flattened (1,3)
@@ -593,6 +629,7 @@ int main(void)
     tcase_add_test(tg, seed002_rank_lists);
     tcase_add_test(tg, seed002_hsdp);
     tcase_add_test(tg, big_mesh_groups);
+    tcase_add_test(tg, mesh_layout);
     suite_add_tcase(s, tg);
     return shc_run_suite(s);
 }

@@ -1,6 +1,6 @@
 #!/bin/sh
 # cli_lifecycle.sh — `shardcheck lifecycle`: DTensor's RNG set-up per rank (issue 34 item 5).
-# Expected values are read off torch 2.13's source (the same in 2.11 and 2.15's wheels):
+# Expected values are read off torch 2.13's source (every modelled release's wheel alike):
 # _random.py manual_seed / is_rng_supported_mesh / OffsetBasedRNGTracker.__init__ /
 # _PhiloxState, _dispatch.py's lazy tracker (participating ranks only) and _api.py
 # _dtensor_init_helper; the CPU answers and the bytes are also run against real torch by

@@ -59,6 +59,8 @@ policies|every policy|-|--json
 policies|--policy megatron-tp|-|--policy megatron-tp
 policies|--op exponential_|-|--op exponential_
 ops|table|-|
+mesh-layout|layout|-|--layout (2,2):(4,1) --world 8
+mesh-layout|mesh|-|--mesh 2x2x2 --dims 0,2
 lifecycle|per rank|-|--mesh 2 --ranks 1,3 --world 4
 lifecycle|philox|-|--philox 7,12
 plan|greedy|-|--mesh 2x4 --shape 8,8 --src S(0),S(0) --dst R,R
@@ -173,6 +175,13 @@ policies|gpu|t4
 policies|op|uniform_
 policies|torch-version|2.12
 ops|json|-
+mesh-layout|layout|8:1
+mesh-layout|mesh|2x4
+mesh-layout|ranks|7,6,5,4,3,2,1,0
+mesh-layout|dims|1
+mesh-layout|world|16
+mesh-layout|json|-
+mesh-layout|torch-version|2.12
 lifecycle|mesh|4
 lifecycle|ranks|3,1
 lifecycle|world|6

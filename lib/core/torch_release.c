@@ -124,6 +124,14 @@ static const shc_torch_change_info CHANGES[] = {
         "cannot follow raises; 2.11 and 2.12 register them without it",
         "2.11.0 _ops/_view_ops.py:760-766; 2.12.1 _ops/_view_ops.py:1316-1330; 2.13.0 "
         "_ops/_view_ops.py:1435-1459"},
+    [SHC_TC_MESH_LAYOUT_LEGACY] = {
+        "MeshLayoutLegacy", SHC_TORCH_UP_TO(SHC_TORCH_2_12),
+        "torch 2.13 keeps each DeviceMesh dim as a _FlatLayout, normalised when made (coalesced, "
+        "(1):(0) written ()) and checked by check_orthogonal; 2.11 and 2.12 keep a "
+        "_MeshLayout(Layout) as given, coalesced only on request, and check it by "
+        "check_non_overlap (the set of its ranks)",
+        "2.12.1 _mesh_layout.py:26-272 (class _MeshLayout(Layout), check_non_overlap); 2.13.0 "
+        "_mesh_layout.py:29-268 (class _FlatLayout, check_orthogonal)"},
     [SHC_TC_FIXTURE] = {
         "FixtureRule", SHC_TORCH_SET(SHC_TORCH_FIXTURE),
         "the fictitious release 9.99 of check_release_rows.c raises for a Shard -> "

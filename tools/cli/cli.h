@@ -219,5 +219,6 @@ int cmd_explain(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_certify(int argc, char **argv);
 int cmd_lifecycle(int argc, char **argv);
+int cmd_mesh_layout(int argc, char **argv);
 
 #endif

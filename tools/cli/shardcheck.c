@@ -19,6 +19,8 @@ static const struct {
     {"layout", cmd_layout, "per-rank local shape and global offset of a sharded tensor", NULL},
     {"view", cmd_view, "torch's sharding rule for a view-like op, and whether its answer is right", NULL},
     {"groups", cmd_groups, "process-group rank lists of a device mesh (and HSDP groups)", NULL},
+    {"mesh-layout", cmd_mesh_layout, "torch's layout algebra of mesh dims: normal form, "
+     "complement, group rank lists", NULL},
     {"offsets", cmd_offsets, "per-rank Philox offsets of DTensor's RNG tracker", NULL},
     {"policies", cmd_policies, "RNG policies x SPMD properties table", NULL},
     {"lifecycle", cmd_lifecycle, "DTensor's RNG set-up per rank: manual_seed, the tracker's "

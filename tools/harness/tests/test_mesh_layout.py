@@ -1,0 +1,115 @@
+"""test_mesh_layout.py — `shardcheck mesh-layout` answers what torch's own layout algebra does
+(issue 34 item 3: _MeshLayout algebra).
+
+torch 2.13 keeps each DeviceMesh dim as a CuTe-style layout (torch/distributed/_mesh_layout.py
+_FlatLayout over torch/distributed/_pycute) and derives every flattened or sliced dim's process
+groups from it.  For a few hundred layouts drawn with a fixed seed (sizes 0-5 with many 1s,
+strides 0-12, up to 4 modes, worlds 1-40) and the ones torch's own docstrings give, the CLI
+and torch's _FlatLayout must agree on the normal form, numel, ranks from zero, check_sorted,
+cosize, check_orthogonal (its ZeroDivisionError included), complement (its AssertionError
+included) and global_ranks; for root meshes and ascending dim sets, on the layout DeviceMesh
+slicing keeps and the rank lists remap_to_tensor gives through a rank map.  No process group
+is needed: torch runs in this process.
+
+Needs a built shardcheck ($SHARDCHECK or _build/tools/shardcheck); skipped otherwise.
+"""
+
+import itertools
+import json
+import os
+import random
+import subprocess
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+EXE = os.environ.get("SHARDCHECK") or os.path.join(REPO, "_build", "tools", "shardcheck")
+
+pytestmark = pytest.mark.skipif(not os.access(EXE, os.X_OK), reason="no built shardcheck")
+
+
+def _cli(*args):
+    p = subprocess.run([EXE, "mesh-layout"] + list(args) + ["--json"], capture_output=True,
+                       text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)
+
+
+def _text(shape, stride):
+    return "(%s):(%s)" % (",".join(map(str, shape)), ",".join(map(str, stride)))
+
+
+def _draw(n, seed=20261129):
+    rng = random.Random(seed)
+    out = [((2, 2), (4, 1), 8), ((4,), (1,), 8), ((2, 3), (6, 1), 12), ((2, 3), (2, 1), 12),
+           ((4, 2), (1, 1), 8), ((6, 2), (2, 1), 12), ((2, 3), (0, 1), 6), ((), (), 4),
+           ((2, 2), (1, 1), 8), ((4,), (1,), 2), ((2, 2), (4, 1), 7), ((3,), (0,), 8)]
+    while len(out) < n:
+        k = rng.randint(1, 4)
+        shape = tuple(rng.choice([1, 1, 2, 2, 3, 4, 5, 0]) for _ in range(k))
+        stride = tuple(rng.choice([0, 1, 1, 2, 3, 4, 6, 8, 12]) for _ in range(k))
+        out.append((shape, stride, rng.randint(1, 40)))
+    return out
+
+
+LAYOUTS = _draw(300)
+
+
+def _torch(shape, stride, world):
+    from torch.distributed._mesh_layout import _FlatLayout, _MeshLayout
+    lay = _FlatLayout(shape, stride)
+    want = {"layout": {"shape": list(lay.shape), "stride": list(lay.stride)},
+            "numel": lay.numel(), "ranks": lay.all_ranks_from_zero(), "sorted": lay.check_sorted()}
+    if lay.numel():
+        want["cosize"] = _MeshLayout([lay]).cosize()
+    try:
+        want["orthogonal"] = lay.check_orthogonal()
+    except ZeroDivisionError as e:
+        want["orthogonal"] = {"raises": "ZeroDivisionError: %s" % e}
+    try:
+        c = lay.complement(world)
+        want["complement"] = {"shape": list(c.shape), "stride": list(c.stride)}
+        want["groups"] = lay.global_ranks(world)
+    except AssertionError:
+        want["complement"] = "AssertionError"
+    return want
+
+
+@pytest.mark.parametrize("shape,stride,world", LAYOUTS)
+def test_flat_layout(shape, stride, world):
+    want = _torch(shape, stride, world)
+    got = _cli("--layout", _text(shape, stride), "--world", str(world))
+    if want["complement"] == "AssertionError":
+        assert got["complement"]["raises"].startswith("AssertionError"), got
+        del want["complement"]
+    for k, v in want.items():
+        assert got[k] == v, (k, got, want)
+
+
+MESHES = [(2, 2, 2), (2, 3, 4), (4, 2), (8,), (2, 1, 3), (3, 2, 2, 2)]
+
+
+def _dim_sets(ndim):
+    for r in range(1, ndim + 1):
+        yield from itertools.combinations(range(ndim), r)
+
+
+@pytest.mark.parametrize("mesh", MESHES)
+def test_mesh_dims(mesh):
+    """The layout of root dims taken together, and its groups through a shuffled rank map."""
+    import torch
+    from torch.distributed._mesh_layout import _MeshLayout
+    n = 1
+    for s in mesh:
+        n *= s
+    rank_map = list(range(n))
+    random.Random(n).shuffle(rank_map)
+    root = _MeshLayout.from_sizes_strides(mesh)
+    for dims in _dim_sets(len(mesh)):
+        flat = _MeshLayout([root[d] for d in dims]).collapse()
+        groups = _MeshLayout([flat]).remap_to_tensor(torch.tensor(rank_map)).tolist()
+        got = _cli("--mesh", "x".join(map(str, mesh)), "--ranks", ",".join(map(str, rank_map)),
+                   "--dims", ",".join(map(str, dims)))
+        assert got["layout"] == {"shape": list(flat.shape), "stride": list(flat.stride)}, dims
+        assert got["groups"] == groups, (dims, got, groups)
