@@ -548,6 +548,17 @@ int shc_torch_rng_fill(const shc_gpu_profile *g, uint64_t seed, int64_t offset,
  * count of 0 means the output is exact for any unit that close to the model. */
 int shc_torch_rng_rcp_sensitive(const shc_gpu_profile *g, uint64_t seed, int64_t offset,
                                 const shc_torch_rng_req *r, int64_t *count, shc_err *e);
+/* The modelled steps an output rests on (torch_rng_model.c), what the golden flags of the
+ * same name say: exact where all are false and rcp64h is 0 or -1. */
+typedef struct shc_torch_rng_model {
+    bool sfu_model;       /* the sm_90 unit model recorded on an H100 (SfuModel) */
+    bool unit_unrecorded; /* a unit no recording covers; a stand-in computes it (GpuOnly) */
+    bool math_todo;       /* a float transform through an unmodelled MUFU (CudaMathTodo) */
+    bool fma_contract;    /* the affine step as nvcc contracts it (FmaContract) */
+    int64_t rcp64h;       /* elements on MUFU.RCP64H's model; -1: the op reaches none */
+} shc_torch_rng_model;
+int shc_torch_rng_model_of(const shc_gpu_profile *g, uint64_t seed, int64_t offset,
+                           const shc_torch_rng_req *r, shc_torch_rng_model *out, shc_err *e);
 
 /* ---- torch 2.13's CUDA sampling kernels (torch_cuda_sample.c): bernoulli with a
  * tensor p, multinomial, randperm -- each with its own launch and host checks ---- */

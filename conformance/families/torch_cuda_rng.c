@@ -326,32 +326,44 @@ static const char *api_row(const rcase *c, bool invalid)
     return row ? row->name : "?";
 }
 
-/* float64 ops through libdevice log: how many elements rest on its MUFU.RCP64H seed
- * (shc_torch_rng_rcp_sensitive) decides the flags: none, the values are exact on any
- * GPU whose unit is within one unit of the model (no GpuOnly, as float64 cauchy_);
- * some, on sm_90 they follow the model recorded there (SfuModel, exact), elsewhere
- * an unrecorded unit (GpuOnly, with normal_/exponential_'s tolerance).  The count
- * goes into the comment.  -1: not such a case. */
-static int64_t f64_seed_elements(const rcase *c, const json_t *t, const shc_gpu_profile *g,
-                                 shc_err *e)
+/* The modelled steps a valid case rests on (shc_torch_rng_model_of): its flags and, for a
+ * float64 op through libdevice log, the comment counting the elements on MUFU.RCP64H. */
+static int model_flags(const rcase *c, json_t *t, const shc_gpu_profile *g, bool recorded,
+                       shc_err *e)
 {
-    if (!g || strcmp(c->dtype, "float64") ||
-        (strcmp(c->op, "normal") && strcmp(c->op, "exponential") && strcmp(c->op, "log_normal") &&
-         strcmp(c->op, "geometric")))
-        return -1;
     shc_torch_rng_req r;
     shc_shape s;
-    int64_t n = 0;
-    if (req_from(t, &r, &s, e) || shc_torch_rng_rcp_sensitive(g, c->seed, c->offset, &r, &n, e))
-        return -2;
-    return n;
+    shc_torch_rng_model md;
+    int rc = req_from(t, &r, &s, e);
+    if (!rc)
+        rc = shc_torch_rng_model_of(g, c->seed, c->offset, &r, &md, e);
+    if (rc)
+        return rc;
+    if (md.rcp64h == 0) {
+        json_object_set_new(t, "comment", json_string("exact: no element depends on libdevice "
+                                                      "log's MUFU.RCP64H seed"));
+    } else if (md.rcp64h > 0) {
+        char m[160];
+        snprintf(m, sizeof m, "%lld of %lld elements rest on libdevice log's MUFU.RCP64H seed%s",
+                 (long long)md.rcp64h, (long long)r.numel,
+                 recorded ? "; the whole output was recorded on an H100" : "");
+        json_object_set_new(t, "comment", json_string(m));
+    }
+    if (md.unit_unrecorded)
+        shc_test_flag(t, "GpuOnly");
+    if (md.math_todo) /* float64 transforms are libdevice, reimplemented (cuda_libdevice.c) */
+        shc_test_flag(t, "CudaMathTodo");
+    if (md.sfu_model)
+        shc_test_flag(t, "SfuModel");
+    if (md.fma_contract)
+        shc_test_flag(t, "FmaContract");
+    return SHC_OK;
 }
 
 /* g: the group's GPU (NULL for a rejected case); recorded: an H100 recorded it. */
 static json_t *case_test(const rcase *c, bool invalid, const shc_gpu_profile *g, bool recorded,
                          shc_err *e)
 {
-    int sfu = shc_gpu_sfu_model(g);
     json_t *t = shc_test_new("", "valid"), *p = json_object();
     shc_shape s;
     if (shc_shape_parse(&s, c->shape, e)) {
@@ -386,47 +398,10 @@ static json_t *case_test(const rcase *c, bool invalid, const shc_gpu_profile *g,
     }
     json_object_set_new(t, "params", p);
     bool dbl = !strcmp(c->dtype, "float64");
-    bool math = !strcmp(c->op, "log_normal") || !strcmp(c->op, "geometric") ||
-                !strcmp(c->op, "cauchy");
-    /* float64 cauchy_ is libdevice tan on an exact uniform: its one MUFU step
-     * (RCP64H, odd quadrants) seeds two Newton steps whose result does not
-     * depend on the seed (docs/cuda-math.md), so it is exact, not GpuOnly */
-    bool exact_math = dbl && !strcmp(c->op, "cauchy");
-    /* on sm_90 the float-accscalar normal_ (__sincosf, libdevice logf), exponential_
-     * and geometric_ (__logf) follow cuda_sfu.c's model of the unit, which reproduces
-     * every recorded entry; log_normal_ (MUFU.EX2) and cauchy_ (MUFU.RCP) have none */
-    bool sfu_exact = sfu == SHC_SFU_SM90 && !dbl &&
-                     (!strcmp(c->op, "normal") || !strcmp(c->op, "exponential") ||
-                      !strcmp(c->op, "geometric"));
-    int64_t seeded = invalid ? -1 : f64_seed_elements(c, t, g, e);
-    if (seeded == -2) {
+    if (!invalid && model_flags(c, t, g, recorded, e)) { /* an invalid case's are dropped */
         json_decref(t);
         return NULL;
     }
-    if (seeded == 0) {
-        exact_math = true; /* nothing rests on the seed */
-        json_object_set_new(t, "comment", json_string("exact: no element depends on libdevice "
-                                                      "log's MUFU.RCP64H seed"));
-    } else if (seeded > 0) {
-        char m[160];
-        int64_t numel = 0;
-        shc_shape_numel(&s, &numel, e);
-        snprintf(m, sizeof m, "%lld of %lld elements rest on libdevice log's MUFU.RCP64H seed%s",
-                 (long long)seeded, (long long)numel,
-                 recorded ? "; the whole output was recorded on an H100" : "");
-        json_object_set_new(t, "comment", json_string(m));
-        sfu_exact = sfu == SHC_SFU_SM90;
-    }
-    if ((!strcmp(c->op, "normal") || !strcmp(c->op, "exponential") || (math && !exact_math)) &&
-        !sfu_exact && seeded != 0)
-        shc_test_flag(t, "GpuOnly");
-    if (math && !dbl && !sfu_exact) /* float64 transforms are libdevice, reimplemented (cuda_libdevice.c) */
-        shc_test_flag(t, "CudaMathTodo");
-    if (sfu_exact)
-        shc_test_flag(t, "SfuModel");
-    if ((!strcmp(c->op, "uniform") && (c->a != 0 || c->b != 1)) ||
-        (!strcmp(c->op, "normal") && (c->a != 0 || c->b != 1)))
-        shc_test_flag(t, "FmaContract");
     if (s.ndim == 1 && s.d[0] > (1ll << 28) && !dbl)
         shc_test_flag(t, "SplitLaunch");
     if (!strcmp(c->op, "uniform") && !strcmp(c->shape, "4") && c->seed == 0)

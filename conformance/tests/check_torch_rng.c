@@ -468,6 +468,51 @@ START_TEST(sm90_sfu_compose)
 }
 END_TEST
 
+/* torch_rng_model.c: the steps an output rests on, as docs/cuda-math.md states them. */
+START_TEST(torch_rng_model)
+{
+    shc_gpu_profile a100, h100;
+    shc_err e = {0};
+    shc_torch_rng_req r;
+    shc_torch_rng_model m;
+    ck_assert_int_eq(shc_gpu_profile_parse("a100", &a100, &e), SHC_OK);
+    ck_assert_int_eq(shc_gpu_profile_parse("h100-sxm", &h100, &e), SHC_OK);
+    shc_torch_rng_req_init(&r, SHC_TORCH_UNIFORM, SHC_DT_FLOAT32, 4);
+    ck_assert_int_eq(shc_torch_rng_model_of(&a100, 0, 0, &r, &m, &e), SHC_OK);
+    ck_assert(!m.sfu_model && !m.unit_unrecorded && !m.math_todo && !m.fma_contract);
+    ck_assert_int_eq(m.rcp64h, -1);
+    r.b = 5; /* uniform_(0, 5): the affine step's FMA */
+    ck_assert_int_eq(shc_torch_rng_model_of(&a100, 0, 0, &r, &m, &e), SHC_OK);
+    ck_assert(m.fma_contract);
+    shc_torch_rng_req_init(&r, SHC_TORCH_NORMAL, SHC_DT_FLOAT32, 4);
+    ck_assert_int_eq(shc_torch_rng_model_of(&h100, 0, 0, &r, &m, &e), SHC_OK);
+    ck_assert(m.sfu_model && !m.unit_unrecorded);
+    ck_assert_int_eq(shc_torch_rng_model_of(&a100, 0, 0, &r, &m, &e), SHC_OK);
+    ck_assert(!m.sfu_model && m.unit_unrecorded);
+    shc_torch_rng_req_init(&r, SHC_TORCH_LOG_NORMAL, SHC_DT_FLOAT32, 4);
+    ck_assert_int_eq(shc_torch_rng_model_of(&a100, 0, 0, &r, &m, &e), SHC_OK);
+    ck_assert(m.math_todo && m.unit_unrecorded);
+    shc_torch_rng_req_init(&r, SHC_TORCH_CAUCHY, SHC_DT_FLOAT64, 4); /* tan: exact */
+    ck_assert_int_eq(shc_torch_rng_model_of(&a100, 0, 0, &r, &m, &e), SHC_OK);
+    ck_assert(!m.sfu_model && !m.unit_unrecorded && !m.math_todo);
+    /* tcId 366: float64 normal_ of 3,000,001 at seed 1234, offset 4: 75 on the seed (three
+     * fills of it: the plain build's; the sanitized one checks 4 elements, none on it) */
+    const char *san = getenv("SHARDCHECK_SANITIZED");
+    if (san && !strcmp(san, "1")) {
+        shc_torch_rng_req_init(&r, SHC_TORCH_NORMAL, SHC_DT_FLOAT64, 4);
+        ck_assert_int_eq(shc_torch_rng_model_of(&h100, 0, 0, &r, &m, &e), SHC_OK);
+        ck_assert(m.rcp64h == 0 && !m.sfu_model && !m.unit_unrecorded);
+        return;
+    }
+    shc_torch_rng_req_init(&r, SHC_TORCH_NORMAL, SHC_DT_FLOAT64, 3000001);
+    ck_assert_int_eq(shc_torch_rng_model_of(&h100, 1234, 4, &r, &m, &e), SHC_OK);
+    ck_assert_int_eq(m.rcp64h, 75);
+    ck_assert(m.sfu_model && !m.unit_unrecorded);
+    ck_assert_int_eq(shc_torch_rng_model_of(&a100, 1234, 4, &r, &m, &e), SHC_OK);
+    ck_assert(!m.sfu_model && m.unit_unrecorded && m.rcp64h > 0);
+}
+END_TEST
+
 START_TEST(bad_input)
 {
     shc_gpu_profile g = prof("a100"), z = {"zero", 0, 2048};
@@ -612,6 +657,7 @@ int main(void)
     tcase_add_test(tc, sm90_sfu_compose);
     tcase_add_test(tc, bad_input);
     tcase_add_test(tc, fill_refusals);
+    tcase_add_test(tc, torch_rng_model);
     suite_add_tcase(s, tc);
     return shc_run_suite(s);
 }

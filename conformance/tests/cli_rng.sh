@@ -5,11 +5,11 @@
 
 # torch.manual_seed(0); torch.rand(4, device='cuda') printed [0.3990, 0.5167, 0.0249, 0.9401]
 out=$($S rng --engine torch-cuda --seed 0 --shape 4 --op uniform --dtype float32 2>&1)
-vals=$(printf '%s\n' "$out" | awk 'NF==3 {printf "%.4f ", $3}')
+vals=$(printf '%s\n' "$out" | awk '$1 ~ /^[0-9]+$/ && NF==3 {printf "%.4f ", $3}')
 if [ "$vals" = "0.3990 0.5167 0.0249 0.9401 " ]; then tap_ok "torch.rand(4) seed 0 rounds to the published printout"
 else tap_not_ok "torch.rand(4) seed 0 rounds to the published printout" "got: $vals" "$out"; fi
 out=$($S rng --engine torch-cuda --seed 0 --offset 4 --shape 4 --op uniform 2>&1)
-vals=$(printf '%s\n' "$out" | awk 'NF==3 {printf "%.4f ", $3}')
+vals=$(printf '%s\n' "$out" | awk '$1 ~ /^[0-9]+$/ && NF==3 {printf "%.4f ", $3}')
 if [ "$vals" = "0.9722 0.7910 0.4690 0.3300 " ]; then tap_ok "the next torch.rand(4) (offset 4) matches too"
 else tap_not_ok "the next torch.rand(4) (offset 4) matches too" "got: $vals"; fi
 expect_exit "torch-cuda --json gives bits, values, new_offset" 0 '"new_offset":"4"' \
@@ -188,4 +188,25 @@ expect_exit "log_normal --p: another op's parameter, refused" 2 \
 expect_out "the sampling ops print a range too" "3 0000000000000005 5
 4 0000000000000007 7
 new_offset 16" $S rng --engine torch-cuda --op randperm --n 10 --start 3 --count 2
+# What an output rests on beyond exact arithmetic (issue 33 item 6; text "modelled: exact" or the
+# flags' names), as docs/cuda-math.md and
+# the golden flags say: float uniform is exact; a non-default range assumes nvcc's FMA; float
+# normal_ is the recorded SFU model on sm_90 and an unrecorded unit elsewhere; float64 normal_
+# of 3,000,001 elements at seed 1234, offset 4 has 75 elements on MUFU.RCP64H's model on sm_90
+# (cuda-math.md, tcId 366).
+expect_exit "rng says an exact output is exact" 0 '"modelled":\{"exact":true,' \
+  $S rng --engine torch-cuda --seed 0 --shape 4 --op uniform --json
+expect_exit "rng: a non-default range rests on the FMA contraction" 0 '"exact":false,.*"FmaContract":true' \
+  $S rng --engine torch-cuda --seed 0 --shape 4 --op uniform --from 2 --to 5 --json
+expect_exit "rng: float normal_ on sm_90 rests on the recorded SFU model" 0 '"SfuModel":true,"GpuOnly":false' \
+  $S rng --engine torch-cuda --seed 0 --shape 4 --op normal --gpu h100-sxm --json
+expect_exit "rng: float normal_ on an A100 rests on an unrecorded unit" 0 '"SfuModel":false,"GpuOnly":true' \
+  $S rng --engine torch-cuda --seed 0 --shape 4 --op normal --json
+if sampled; then tap_skip "rng --digest: tcId 366 on MUFU.RCP64H" "3,000,001 float64 three times: the plain build checks it"
+else expect_exit "rng --digest: tcId 366's 75 elements on MUFU.RCP64H" 0 \
+  '^modelled: SfuModel; 75 of 3000001 elements rest on MUFU.RCP64H.s model$' \
+  $S rng --engine torch-cuda --seed 1234 --offset 4 --shape 3000001 --op normal --dtype float64 --gpu h100-sxm --digest
+fi
+expect_exit "rng: float64 normal_ of 4 elements rests on no seed" 0 '"exact":true,.*"rcp64hElements":0' \
+  $S rng --engine torch-cuda --seed 0 --shape 4 --op normal --dtype float64 --gpu h100-sxm --json
 tap_done

@@ -303,10 +303,37 @@ static void torch_elem(shc_dtype t, const uint8_t *p, char *hex, size_t hn, doub
     }
 }
 
+/* What an output of torch's kernels rests on beyond exact arithmetic (shc_torch_rng_model_of,
+ * the golden flags' source): JSON "modelled", and the text line. */
+static json_t *model_json(const shc_torch_rng_model *m)
+{
+    bool exact = !m->sfu_model && !m->unit_unrecorded && !m->math_todo && !m->fma_contract &&
+                 m->rcp64h <= 0;
+    return json_pack("{s:b,s:b,s:b,s:b,s:b,s:o}", "exact", exact, "SfuModel", m->sfu_model,
+                     "GpuOnly", m->unit_unrecorded, "CudaMathTodo", m->math_todo, "FmaContract",
+                     m->fma_contract, "rcp64hElements",
+                     m->rcp64h < 0 ? json_null() : json_integer(m->rcp64h));
+}
+
+static void model_text(const shc_torch_rng_model *m, int64_t numel)
+{
+    static const char *const names[] = {"SfuModel", "GpuOnly", "CudaMathTodo", "FmaContract"};
+    bool on[] = {m->sfu_model, m->unit_unrecorded, m->math_todo, m->fma_contract};
+    int n = 0;
+    fputs("modelled:", stdout);
+    for (int i = 0; i < 4; i++)
+        if (on[i])
+            printf("%s%s", n++ ? ", " : " ", names[i]);
+    if (m->rcp64h > 0)
+        printf("%s%lld of %lld elements rest on MUFU.RCP64H's model", n++ ? "; " : " ",
+               (long long)m->rcp64h, (long long)numel);
+    puts(n ? "" : " exact");
+}
+
 /* --digest's answer: the sha256 of the whole little-endian output (and of dropout's mask),
  * the values the torch-cuda-rng golden files store for large tensors, and the offset. */
 static int print_digest(const uint8_t *buf, size_t bytes, const uint8_t *mask, size_t nmask,
-                        int64_t no, int json)
+                        int64_t no, int json, const shc_torch_rng_model *md, int64_t numel)
 {
     char h[65], hm[65];
     shc_sha256_hex(buf, bytes, h);
@@ -317,6 +344,8 @@ static int print_digest(const uint8_t *buf, size_t bytes, const uint8_t *mask, s
                                 json_sprintf("%lld", (long long)no));
         if (mask)
             json_object_set_new(res, "mask_sha256", json_string(hm));
+        if (md)
+            json_object_set_new(res, "modelled", model_json(md));
         int wrc = cli_print_json(res);
         json_decref(res);
         return wrc;
@@ -325,6 +354,8 @@ static int print_digest(const uint8_t *buf, size_t bytes, const uint8_t *mask, s
     if (mask)
         printf("mask_sha256 %s\n", hm);
     printf("new_offset %lld\n", (long long)no);
+    if (md)
+        model_text(md, numel);
     return EXIT_OK;
 }
 
@@ -336,11 +367,14 @@ static int torch_digest(const shc_gpu_profile *g, uint64_t seed, int64_t off,
     if (r->numel > (1ll << 28))
         return cli_report("rng", shc_fail(e, SHC_EINVAL, "--digest: at most 2^28 elements"), e);
     uint8_t *buf = malloc((size_t)r->numel * sz + 8), *mask = malloc((size_t)r->numel + 1);
+    shc_torch_rng_model md;
     int rc = buf && mask ? shc_torch_rng_fill(g, seed, off, r, 0, r->numel, buf, mask, &no, e)
                          : shc_fail(e, SHC_ENOMEM, "out of memory");
+    if (!rc)
+        rc = shc_torch_rng_model_of(g, seed, off, r, &md, e);
     int x = rc ? cli_report("rng", rc, e)
                : print_digest(buf, (size_t)r->numel * sz, r->op == SHC_TORCH_DROPOUT ? mask : NULL,
-                              (size_t)r->numel, no, json);
+                              (size_t)r->numel, no, json, &md, r->numel);
     free(buf);
     free(mask);
     return x;
@@ -406,7 +440,8 @@ static int sample_req(const rng_opts *o, shc_torch_sample_req *r, shc_err *e)
 /* Elements [start, start + n) as "i bits value" lines or {"bits", "values"} arrays (and
  * "new_offset"), the output of a torch-cuda op. */
 static int print_elems(const rng_opts *o, shc_dtype dt, const uint8_t *buf, int64_t start,
-                       int64_t n, int64_t no, const char *tail)
+                       int64_t n, int64_t no, const char *tail, const shc_torch_rng_model *md,
+                       int64_t numel)
 {
     size_t sz = shc_dtype_size(dt);
     json_t *bits = o->c.json ? json_array() : NULL, *vals = o->c.json ? json_array() : NULL;
@@ -423,10 +458,14 @@ static int print_elems(const rng_opts *o, shc_dtype dt, const uint8_t *buf, int6
     }
     if (!o->c.json) {
         printf("new_offset %lld%s\n", (long long)no, tail);
+        if (md)
+            model_text(md, numel);
         return EXIT_OK;
     }
     json_t *res = json_pack("{s:o,s:o,s:o}", "bits", bits, "values", vals, "new_offset",
                             json_sprintf("%lld", (long long)no));
+    if (md)
+        json_object_set_new(res, "modelled", model_json(md));
     int wrc = cli_print_json(res);
     json_decref(res);
     return wrc;
@@ -468,8 +507,8 @@ static int run_torch_sample(const rng_opts *o, const shc_gpu_profile *g, uint64_
         rc = elem_range(o, n, INT64_MAX, &start, &count, e);
     free((void *)r.w);
     int x = rc ? cli_report("rng", rc, e)
-          : o->digest ? print_digest(buf, (size_t)n * sz, NULL, 0, no, o->c.json)
-                      : print_elems(o, odt, buf + (size_t)start * sz, start, count, no, "");
+          : o->digest ? print_digest(buf, (size_t)n * sz, NULL, 0, no, o->c.json, NULL, 0)
+                      : print_elems(o, odt, buf + (size_t)start * sz, start, count, no, "", NULL, 0);
     free(buf);
     return x;
 }
@@ -502,7 +541,10 @@ static int run_torch(const rng_opts *o, shc_err *e)
     uint8_t *buf = malloc((size_t)n * sz + 8);
     if (!buf)
         return cli_report("rng", shc_fail(e, SHC_ENOMEM, "out of memory"), e);
+    shc_torch_rng_model md;
     rc = shc_torch_rng_fill(&g, o->seed, off, &r, start, n, buf, NULL, &no, e);
+    if (!rc) /* of the whole output, as the golden flags: the window is part of it */
+        rc = shc_torch_rng_model_of(&g, o->seed, off, &r, &md, e);
     char tail[96] = "";
     if (g.cc)
         snprintf(tail, sizeof tail, " (gpu %s: %d SMs x %d threads, sm_%d)", g.name, g.sm_count,
@@ -510,7 +552,8 @@ static int run_torch(const rng_opts *o, shc_err *e)
     else
         snprintf(tail, sizeof tail, " (gpu %s: %d SMs x %d threads)", g.name, g.sm_count,
                  g.max_threads_per_sm);
-    int x = rc ? cli_report("rng", rc, e) : print_elems(o, r.dtype, buf, start, n, no, tail);
+    int x = rc ? cli_report("rng", rc, e)
+               : print_elems(o, r.dtype, buf, start, n, no, tail, &md, r.numel);
     free(buf);
     return x;
 }

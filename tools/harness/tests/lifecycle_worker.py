@@ -19,7 +19,7 @@ import sys
 import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from torch_input_worker import _error, spawn  # noqa: E402
+from torch_input_worker import _error, merge_per_rank, refusal_raises, spawn  # noqa: E402
 
 
 def _manual_seed(mesh, seed):
@@ -75,14 +75,7 @@ def _answer(case, meshes, rank):
     return got
 
 
-def _refusal(e):
-    return {"raises": _error(e)}
-
-
-def _merge(cases, every):
-    """Per case, every rank's answer."""
-    return [[every[r][i] for r in range(len(every))] for i in range(len(cases))]
 
 
 if __name__ == "__main__":
-    spawn(_answer, _refusal, _merge)
+    spawn(_answer, refusal_raises, merge_per_rank)

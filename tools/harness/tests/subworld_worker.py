@@ -20,7 +20,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from torch_input_worker import _error, _placement, spawn  # noqa: E402
+from torch_input_worker import _placement, merge_per_rank, refusal_raises, spawn  # noqa: E402
 
 
 def _answer(case, meshes, rank):
@@ -54,14 +54,7 @@ def _answer(case, meshes, rank):
     return got
 
 
-def _refusal(e):
-    return {"raises": _error(e)}
-
-
-def _merge(cases, every):
-    """Per case, every rank's answer."""
-    return [[every[r][i] for r in range(len(every))] for i in range(len(cases))]
 
 
 if __name__ == "__main__":
-    spawn(_answer, _refusal, _merge)
+    spawn(_answer, refusal_raises, merge_per_rank)

@@ -113,3 +113,27 @@ def test_mesh_dims(mesh):
                    "--dims", ",".join(map(str, dims)))
         assert got["layout"] == {"shape": list(flat.shape), "stride": list(flat.stride)}, dims
         assert got["groups"] == groups, (dims, got, groups)
+
+
+# test/distributed/_pycute/test_complement.py (torch 2.13, TestComplement.test_complement):
+# its eleven layouts, nested ones flattened as _FlatLayout flattens them, and its
+# post-condition on the CLI's complement (max_idx 1: --world 1): no rank but 0 is both the
+# layout's and the complement's.
+TORCH_COMPLEMENT = [((1,), (0,)), ((1,), (1,)), ((4,), (0,)), ((2, 4), (1, 2)), ((2, 3), (1, 2)),
+                    ((2, 4), (1, 4)), ((2, 4, 8), (8, 1, 64)), ((2, 2, 2, 2), (1, 4, 8, 32)),
+                    ((2, 3, 4), (3, 1, 6)), ((4, 6), (1, 6)), ((4, 10), (1, 10))]
+
+
+@pytest.mark.parametrize("shape,stride", TORCH_COMPLEMENT)
+def test_torch_complement_invariant(shape, stride):
+    got = _cli("--layout", _text(shape, stride), "--world", "1")
+    want = _torch(shape, stride, 1)
+    if want["complement"] == "AssertionError":  # torch's own complement refuses it too
+        assert got["complement"]["raises"].startswith("AssertionError"), got
+        return
+    assert got["complement"] == want["complement"], (got, want)
+    from torch.distributed._mesh_layout import _FlatLayout
+    c = got["complement"]
+    mine = set(got["ranks"])
+    theirs = _FlatLayout(tuple(c["shape"]), tuple(c["stride"])).all_ranks_from_zero()
+    assert all(r == 0 or r not in mine for r in theirs), (got, theirs)

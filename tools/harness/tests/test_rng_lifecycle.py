@@ -20,6 +20,9 @@ import sys
 
 import pytest
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from torch_input_worker import run_cases  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 EXE = os.environ.get("SHARDCHECK") or os.path.join(REPO, "_build", "tools", "shardcheck")
@@ -43,16 +46,8 @@ def _cli(*args):
 
 @pytest.fixture(scope="module")
 def torch_answers(tmp_path_factory):
-    out = str(tmp_path_factory.mktemp("lifecycle") / "answers.json")
     cases = [{"mesh": m, "ranks": r, "seed": s} for m, r, s in CASES]
-    p = subprocess.run([sys.executable, os.path.join(HERE, "lifecycle_worker.py"), out],
-                       input=json.dumps(cases), capture_output=True, text=True, timeout=540,
-                       cwd=HERE)
-    assert p.returncode == 0, p.stderr[-3000:]
-    with open(out) as f:
-        doc = json.load(f)
-    assert doc["torch"].startswith("2.13"), doc["torch"]
-    return doc["answers"]
+    return run_cases("lifecycle_worker.py", cases, tmp_path_factory.mktemp("lifecycle"))
 
 
 @pytest.mark.parametrize("i", range(len(CASES)))

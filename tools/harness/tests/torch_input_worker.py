@@ -133,6 +133,32 @@ def spawn(answer, refusal, merge):
     mp.spawn(serve, args=(4, init, cases, out_path, answer, refusal, merge), nprocs=4)
 
 
+def refusal_raises(e):
+    """torch's refusal as the answer: {"raises": {type, message}} (the gloo workers' form)."""
+    return {"raises": _error(e)}
+
+
+def merge_per_rank(cases, every):
+    """Per case, every rank's answer (the gloo workers' form)."""
+    return [[every[r][i] for r in range(len(every))] for i in range(len(cases))]
+
+
+def run_cases(script, cases, out_dir, timeout=540):
+    """Run a gloo worker script (one of this folder's, serving with spawn) on cases and return
+    its answers, checking it ran torch 2.13: what every test on such a worker starts with."""
+    import subprocess
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = os.path.join(str(out_dir), "answers.json")
+    p = subprocess.run([sys.executable, os.path.join(here, script), out],
+                       input=json.dumps(cases), capture_output=True, text=True,
+                       timeout=timeout, cwd=here)
+    assert p.returncode == 0, p.stderr[-3000:]
+    with open(out) as f:
+        doc = json.load(f)
+    assert doc["torch"].startswith("2.13"), doc["torch"]
+    return doc["answers"]
+
+
 def _answer(case, meshes, rank):
     return (_layout if case["kind"] == "layout" else _plan)(case, meshes)
 
