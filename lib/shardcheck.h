@@ -269,27 +269,8 @@ int shc_layout_of_world_rank(const shc_mesh *m, const shc_placements *pl,
 /* Free index lists in a layout. */
 void shc_layout_free(shc_layout *l);
 
-/* torch's CuTe-style layout of one DeviceMesh dim (_FlatLayout, mesh_layout.c): modes
- * (shape):(stride) in normal form, the last mode innermost; n 0 is the 0-d layout (). */
-#define SHC_MAX_LAYOUT_MODES 16
-typedef struct shc_flat_layout {
-    int n;
-    int64_t shape[SHC_MAX_LAYOUT_MODES], stride[SHC_MAX_LAYOUT_MODES];
-} shc_flat_layout;
-/* _FlatLayout(shape, stride): the normal form (coalesced, size-1 modes dropped). */
-int shc_flat_layout_make(const int64_t *shape, const int64_t *stride, int n,
-                         shc_flat_layout *out, shc_err *e);
-int shc_flat_layout_numel(const shc_flat_layout *l, int64_t *out, shc_err *e);
-int shc_flat_layout_cosize(const shc_flat_layout *l, int64_t *out, shc_err *e);
-/* check_sorted: strides non-increasing. */
-bool shc_flat_layout_sorted(const shc_flat_layout *l);
-/* check_orthogonal; SHC_EINVAL with Python's ZeroDivisionError for a stride-0 mode. */
-int shc_flat_layout_orthogonal(const shc_flat_layout *l, bool *out, shc_err *e);
-/* complement(world); SHC_EINVAL with torch's AssertionError where modes overlap. */
-int shc_flat_layout_complement(const shc_flat_layout *l, int64_t world, shc_flat_layout *out,
-                               shc_err *e);
-/* all_ranks_from_zero: *n ranks, malloc'd (the caller frees *ranks). */
-int shc_flat_layout_ranks(const shc_flat_layout *l, int64_t **ranks, int64_t *n, shc_err *e);
+/* torch's layout algebra of DeviceMesh dims (_FlatLayout, mesh_layout.c): see
+ * shardcheck_mesh_layout.h, included at the end of this header. */
 
 /* ======================================================================
  * Process groups (groups.c) — DeviceMesh groups and seed 002 (HSDP)
@@ -827,5 +808,6 @@ const char *shc_version(void);
 #include "shardcheck_exec.h"
 #include "shardcheck_ops.h"
 #include "shardcheck_view.h"
+#include "shardcheck_mesh_layout.h"
 
 #endif /* SHARDCHECK_H */
