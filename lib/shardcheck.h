@@ -97,6 +97,9 @@ int shc_mesh_parse_world(shc_mesh *m, const char *shape, const char *ranks, int6
                          shc_err *e);
 /* Whether a global rank is in the mesh (false for any rank outside it, negative included). */
 bool shc_mesh_has_rank(const shc_mesh *m, int64_t rank);
+/* SHC_OK when a global rank is in the mesh's world (0..max_rank, on the mesh or off it), else
+ * SHC_EINVAL "rank R is not in the world (ranks 0..N)". */
+int shc_mesh_check_world_rank(const shc_mesh *m, int64_t rank, shc_err *e);
 /* Free the mesh's arrays (safe on a zeroed mesh). */
 void shc_mesh_free(shc_mesh *m);
 /* Coordinate of a global rank; SHC_EINVAL "rank R is not in the mesh" if absent. */

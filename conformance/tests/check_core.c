@@ -248,6 +248,10 @@ START_TEST(mesh_world)
     ck_assert_int_eq(c[0], 1);
     ck_assert_int_eq(shc_mesh_coord(&m, 2, c, &e), SHC_EINVAL);
     ck_assert_str_eq(e.msg, "rank 2 is not in the mesh (ranks 0..3)");
+    ck_assert_int_eq(shc_mesh_check_world_rank(&m, 2, &e), SHC_OK); /* off the mesh, in the world */
+    ck_assert_int_eq(shc_mesh_check_world_rank(&m, 4, &e), SHC_EINVAL);
+    ck_assert_str_eq(e.msg, "rank 4 is not in the world (ranks 0..3)");
+    ck_assert_int_eq(shc_mesh_check_world_rank(&m, -1, &e), SHC_EINVAL);
     shc_placements pl;
     shc_shape s;
     shc_layout l;

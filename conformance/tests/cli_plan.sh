@@ -58,7 +58,7 @@ expect_exit "--dtype with the greedy planner: not used, refused by name" 2 \
 expect_exit "bad --flatten" 2 "--flatten '0': each set needs 2\+ mesh dims" $P --flatten 0
 expect_exit "missing --dst" 2 "--shape, --src and --dst are required" \
   $S plan --mesh 2x2 --shape 8,8 --src R,R
-expect_exit "rank outside the mesh" 2 "--rank 9: not in the mesh" $P --rank 9
+expect_exit "rank outside the mesh" 2 "--rank: rank 9 is not in the mesh \(ranks 0..[0-9]+\)" $P --rank 9
 # A step on a mesh dim of one device (issue 34 item 4): torch names it by
 # _TransformInfo._comm_type_key (_redistribute.py: shard-like -> Replicate is "all_gather",
 # Partial -> Replicate "all_reduce") and skips it (redistribute_local_tensor: num_chunks == 1,
@@ -211,7 +211,7 @@ expect_exit "plan --world text: the off-mesh ranks in one group" 0 "^ranks 0,2:"
   $S plan --mesh 2 --ranks 1,3 --world 4 --shape 8 --src 'S(0)' --dst R
 expect_exit "plan --world text head" 0 "mesh 3 \(world 4\)" \
   $S plan --mesh 3 --ranks 1,3,0 --world 4 --shape 8 --src 'S(0)' --dst R
-expect_exit "plan --world --rank outside the world" 2 "--rank 5: not in the world \(ranks 0..3\)" \
+expect_exit "plan --world --rank outside the world" 2 "--rank: rank 5 is not in the world \(ranks 0..3\)" \
   $S plan --mesh 2 --ranks 1,3 --world 4 --shape 8 --src 'S(0)' --dst R --rank 5
 expect_exit "plan --world bigger mesh" 2 "Mesh should not be bigger than default world size 2, but found 3 ranks!" \
   $S plan --mesh 3 --world 2 --shape 8 --src 'S(0)' --dst R

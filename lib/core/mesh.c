@@ -151,6 +151,14 @@ int shc_mesh_parse(shc_mesh *m, const char *shape, const char *ranks, shc_err *e
     return shc_mesh_parse_world(m, shape, ranks, 0, e);
 }
 
+int shc_mesh_check_world_rank(const shc_mesh *m, int64_t rank, shc_err *e)
+{
+    if (rank < 0 || rank > m->max_rank)
+        return shc_fail(e, SHC_EINVAL, "rank %lld is not in the world (ranks 0..%lld)",
+                        (long long)rank, (long long)m->max_rank);
+    return SHC_OK;
+}
+
 int shc_mesh_coord(const shc_mesh *m, int64_t rank, int64_t *coord, shc_err *e)
 {
     if (!shc_mesh_has_rank(m, rank))

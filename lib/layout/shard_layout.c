@@ -240,9 +240,9 @@ int shc_layout_of_world_rank(const shc_mesh *m, const shc_placements *pl,
     *in_mesh = shc_mesh_has_rank(m, rank);
     if (*in_mesh)
         return shc_layout_of_rank(m, pl, global, rank, out, e);
-    if (rank < 0 || rank > m->max_rank)
-        return shc_fail(e, SHC_EINVAL, "rank %lld is not in the world (ranks 0..%lld)",
-                        (long long)rank, (long long)m->max_rank);
+    int rc = shc_mesh_check_world_rank(m, rank, e);
+    if (rc)
+        return rc;
     /* _utils.py 2.13 compute_local_shape_and_global_offset: ((0,), ()) off the mesh, and
      * distribute_tensor gives such a rank input.new_empty(0) (_api.py) */
     out->local.ndim = 1;

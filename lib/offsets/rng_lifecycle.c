@@ -86,9 +86,9 @@ static void factory(bool cuda, shc_lc_event *ev)
 int shc_rng_lifecycle(const shc_mesh *m, int64_t rank, bool cuda_like, uint64_t seed,
                       shc_lc_event ev[SHC_LC_EVENTS], shc_err *e)
 {
-    if (rank < 0 || rank > m->max_rank)
-        return shc_fail(e, SHC_EINVAL, "rank %lld is not in the world (ranks 0..%lld)",
-                        (long long)rank, (long long)m->max_rank);
+    int rc = shc_mesh_check_world_rank(m, rank, e);
+    if (rc)
+        return rc;
     bool on = shc_mesh_has_rank(m, rank), whole = m->size == m->max_rank + 1;
     manual_seed(cuda_like, on, seed, &ev[SHC_LC_MANUAL_SEED]);
     first_op(cuda_like, on, whole, &ev[SHC_LC_FIRST_OP]);

@@ -153,6 +153,10 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 /* Parse --mesh/--ranks (and --world where the command has it) into m, with the option
  * named in errors. */
 int cli_load_mesh(const cli_common *c, shc_mesh *m, shc_err *e);
+/* --rank R (given: c->rank >= 0) against mesh m: any rank of the world when world is true (on
+ * the mesh or off it), else a rank of the mesh; errors prefixed "--rank".  One check, one
+ * wording for every command that takes --rank with --world. */
+int cli_check_rank(const cli_common *c, const shc_mesh *m, bool world, shc_err *e);
 /* Parse --placements and --shape for mesh m (loaded by cli_load_mesh): placement dims
  * normalised by the shape's ndim and checked against m, errors prefixed "--placements" or
  * "--shape".  One reading for every layout query (layout, view), so they refuse alike. */

@@ -125,6 +125,15 @@ int cli_load_mesh(const cli_common *c, shc_mesh *m, shc_err *e)
     return rc;
 }
 
+int cli_check_rank(const cli_common *c, const shc_mesh *m, bool world, shc_err *e)
+{
+    int64_t coord[SHC_MAX_MESH_DIMS];
+    int rc = world ? shc_mesh_check_world_rank(m, c->rank, e) : shc_mesh_coord(m, c->rank, coord, e);
+    if (rc)
+        shc_err_prefix(e, "--rank");
+    return rc;
+}
+
 int cli_load_layout(const cli_common *c, const shc_mesh *m, shc_placements *pl, shc_shape *s,
                     shc_err *e)
 {

@@ -233,14 +233,8 @@ static int run(const gopts *o)
     json_t *out = json_object();
     if (o->c.world) /* the answer is for this world */
         json_object_set_new(out, "world", json_integer(o->c.world));
-    if (o->c.rank >= 0 && o->c.world && o->c.rank > m.max_rank) {
-        rc = shc_fail(&e, SHC_EINVAL, "--rank: rank %lld is not in the world (ranks 0..%lld)",
-                      o->c.rank, (long long)m.max_rank);
-    } else if (o->c.rank >= 0 && !o->c.world) {
-        int64_t coord[SHC_MAX_MESH_DIMS];
-        if ((rc = shc_mesh_coord(&m, o->c.rank, coord, &e)))
-            shc_err_prefix(&e, "--rank");
-    }
+    if (o->c.rank >= 0)
+        rc = cli_check_rank(&o->c, &m, o->c.world, &e);
     if (!rc)
         rc = add_dims(out, &m, o->c.rank, &e);
     if (!rc && o->axes)

@@ -95,11 +95,7 @@ static int run(const cli_common *c)
         strided |= pl.p[i].kind == SHC_P_STRIDED;
     int64_t first = 0, last = m.max_rank, coord[SHC_MAX_MESH_DIMS];
     if (!rc && c->rank >= 0) {
-        if (c->world && c->rank > m.max_rank)
-            rc = shc_fail(&e, SHC_EINVAL, "--rank: rank %lld is not in the world (ranks 0..%lld)",
-                          c->rank, (long long)m.max_rank);
-        else if (!c->world && (rc = shc_mesh_coord(&m, c->rank, coord, &e)))
-            shc_err_prefix(&e, "--rank");
+        rc = cli_check_rank(c, &m, c->world, &e);
         first = last = c->rank;
     }
     if (!rc && c->rank < 0 && cli_check_printed_ranks("layout", m.max_rank + 1)) {

@@ -75,9 +75,8 @@ static int per_rank(const lc_opts *o)
     if (o->c.rank < 0 && cli_printed_ranks_e(m.max_rank + 1, &e))
         rc = SHC_EINVAL;
     shc_lc_event ev[SHC_LC_EVENTS];
-    if (!rc && o->c.rank >= 0 && (rc = shc_rng_lifecycle(&m, o->c.rank, !o->device, o->seed, ev,
-                                                         &e)))
-        shc_err_prefix(&e, "--rank");
+    if (!rc && o->c.rank >= 0) /* every rank of the world has an answer, the mesh's or not */
+        rc = cli_check_rank(&o->c, &m, true, &e);
     cli_jstream js;
     if (!rc && o->c.json)
         cli_jstream_open(&js, json_pack("{s:s,s:s,s:o,s:I}", "torch", "2.13", "device",

@@ -176,11 +176,8 @@ static int load_req(const plan_args *a, plan_req *q, shc_err *e)
         q->opts.devices_per_host = a->dph;
     q->opts.merge = !a->no_merge;
     q->opts.strided_literal = a->strided_literal;
-    if (a->c.rank >= 0 && a->c.world && a->c.rank > q->mesh.max_rank)
-        return shc_fail(e, SHC_EINVAL, "--rank %lld: not in the world (ranks 0..%lld)",
-                        a->c.rank, (long long)q->mesh.max_rank);
-    if (a->c.rank >= 0 && !a->c.world && !shc_mesh_has_rank(&q->mesh, a->c.rank))
-        return shc_fail(e, SHC_EINVAL, "--rank %lld: not in the mesh", a->c.rank);
+    if (a->c.rank >= 0 && (rc = cli_check_rank(&a->c, &q->mesh, a->c.world, e)))
+        return rc;
     return check_planner_options(a, q, e);
 }
 
@@ -481,7 +478,8 @@ static void print_off_mesh(const plan_args *a, const plan_req *q, cli_jstream *j
 {
     int64_t lo = a->c.rank >= 0 ? a->c.rank : 0;
     int64_t hi = a->c.rank >= 0 ? a->c.rank : q->mesh.max_rank;
-    int64_t n = 0;
+    /* how many ranks are printed: the one asked for, or every rank of the world off the mesh */
+    int64_t off = a->c.rank >= 0 ? 1 : q->mesh.max_rank + 1 - q->mesh.size, n = 0;
     for (int64_t r = lo; r <= hi; r++) {
         if (shc_mesh_has_rank(&q->mesh, r))
             continue;
@@ -490,8 +488,7 @@ static void print_off_mesh(const plan_args *a, const plan_req *q, cli_jstream *j
         else if (n)
             printf(",%lld", (long long)r);
         else /* "rank 2:" or "ranks 0,2:" */
-            printf("rank%s%lld", hi - lo + 1 - (a->c.rank >= 0 ? 0 : q->mesh.size) > 1 ? "s " : " ",
-                   (long long)r);
+            printf("rank%s%lld", off > 1 ? "s " : " ", (long long)r);
         n++;
     }
     if (n && !a->c.json)
