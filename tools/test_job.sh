@@ -4,7 +4,7 @@
 #   2. build (CUDA kernels compiled by nvcc where the image has it) and `make check` (Check unit
 #      tests, golden regeneration + MANIFEST + schemas,
 #      verify, the mpirun runner at 1, 2, 3, 4, 8 ranks, fault injection)
-#   3. the same under ASan+UBSan
+#   3. the same under ASan+UBSan (its make check runs beside step 2's)
 #   4. the harness: every golden family cross-checked against real torch 2.13 and jax, and the
 #      outside peers' adapters (`shardcheck families --peers`: Megatron-core 0.19.2)
 #   5. the newest release `shardcheck registry releases` names (2.15 today) on a deterministic
@@ -20,11 +20,11 @@
 #      walking the slow tests' paths on samples (SHARDCHECK_SAMPLED=1), as step 3 does
 # To keep CI within 30 minutes on 2 cores (issue 36), work that waits on other things runs beside
 # the stages that leave a core idle: the newest release's venv (downloads) installs during the
-# plain make check; after step 3, distcheck, the harness's pytest and step 5 run beside step 4's
-# family cross-checks (mostly one Python process each); each result is collected, with its time,
-# before the summary.
-# Each make check runs -j3 on 2 cores: its longest tests start first (Makefile.am SLOW_TESTS),
-# and many wait on mpirun, torch imports and watchdogs, whose idle time a third slot fills.
+# builds and make checks; the plain and the ASan+UBSan make checks run side by side; after them,
+# distcheck, the harness's pytest and step 5 run beside step 4's family cross-checks (mostly one
+# Python process each); each result is collected, with its time, before the summary.
+# Each make check runs -j3: its longest tests start first (Makefile.am SLOW_TESTS), and many
+# wait on mpirun, torch imports and watchdogs, whose idle time the other slots fill.
 # Ends with one line "N passed, N failed" summing every stage.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -52,45 +52,69 @@ export SHARDCHECK_PYTHON="$here/.venv/bin/python"
 mkdir -p _build
 venv_new_pid= newest=
 
-stage "build (with CUDA where nvcc is) and make check"
+stage "build: plain (with CUDA where nvcc is) and ASan+UBSan"
 # The CUDA kernels (lib/cuda), the device test and bench/bench_cuda are compiled with nvcc whenever
 # this image has it (/usr/local/cuda): --with-cuda makes a missing CUDA runtime an error instead
 # of a silent skip.  No GPU here: the device tests and run --backend cuda skip with the reason.
 cuda_flag=()
 if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then cuda_flag=(--with-cuda); fi
 echo "CUDA build: ${cuda_flag[*]:-no nvcc on this machine}"
+plain_ok=0 asan_ok=0
 if bash tools/build.sh _build "${cuda_flag[@]}"; then
+  plain_ok=1
   export SHARDCHECK="$here/_build/tools/shardcheck" # the harness asks this binary (the registry)
   # the newest release (the registry: no script lists releases) and its venv, downloading
-  # beside make check
+  # beside the builds and make checks
   newest=$("$SHARDCHECK" registry releases | awk '$NF == "newest" {print $2}')
   if [ "${SHARDCHECK_RELEASE_CHECK:-1}" != 0 ] && [ -n "$newest" ]; then
     venv_new=${SHARDCHECK_VENV_NEWEST:-$here/.venv-torch-$newest}
     bash tools/harness/setup_venv.sh --release "$newest" "$venv_new" >_build/venv-newest.out 2>&1 &
     venv_new_pid=$!
   fi
-  make -C _build -j3 check >_build/check.out 2>&1; rc=$?
-  grep -E "^(FAIL|XPASS|ERROR):|^# (TOTAL|PASS|SKIP|XFAIL|FAIL|XPASS|ERROR):" _build/check.out | tail -n 60
-  add_counts _build/check.out
-  [ $rc -eq 0 ] || { stages_failed+=("make check"); cat _build/test-suite.log 2>/dev/null | tail -n 80; }
 else
   stages_failed+=("build"); fail=$((fail+1))
 fi
-
-stage "ASan+UBSan build and make check"
 san="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
-export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0" UBSAN_OPTIONS="print_stacktrace=1"
 if bash tools/build.sh _build-asan --without-cuda CFLAGS="$san" LDFLAGS="-fsanitize=address,undefined"; then
-  SHARDCHECK_SANITIZED=1 make -C _build-asan -j3 check >_build-asan/check.out 2>&1; rc=$?
-  grep -E "^(FAIL|XPASS|ERROR):|^# (TOTAL|PASS|SKIP|XFAIL|FAIL|XPASS|ERROR):" _build-asan/check.out | tail -n 60
-  add_counts _build-asan/check.out
-  [ $rc -eq 0 ] || { stages_failed+=("asan make check"); tail -n 80 _build-asan/test-suite.log 2>/dev/null; }
+  asan_ok=1
 else
   stages_failed+=("asan build"); fail=$((fail+1))
 fi
-unset ASAN_OPTIONS UBSAN_OPTIONS
 
-# After the ASan stage four jobs share the two cores, each mostly one process: distcheck (its
+stage "make check: the plain build's and the ASan+UBSan build's, side by side"
+# The two make checks run at once (issue 36: CI time): each alone leaves about a fifth of the
+# two cores idle (tests waiting on mpirun, torch imports and watchdogs), and together they fill
+# it.  Each runs -j3, its longest tests first (Makefile.am SLOW_TESTS); the sanitized one walks
+# the slow tests' paths on samples (SHARDCHECK_SANITIZED=1, testlib.sh's sampled).
+plain_pid= asan_pid=
+if [ $plain_ok = 1 ]; then
+  ( t=$(date +%s); make -C _build -j3 check >_build/check.out 2>&1; rc=$?
+    echo "plain make check: $(( $(date +%s) - t )) s" >_build/check.time; exit $rc ) &
+  plain_pid=$!
+fi
+if [ $asan_ok = 1 ]; then
+  ( t=$(date +%s)
+    export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0" UBSAN_OPTIONS="print_stacktrace=1"
+    SHARDCHECK_SANITIZED=1 make -C _build-asan -j3 check >_build-asan/check.out 2>&1; rc=$?
+    echo "ASan+UBSan make check: $(( $(date +%s) - t )) s" >_build-asan/check.time; exit $rc ) &
+  asan_pid=$!
+fi
+if [ -n "$plain_pid" ]; then
+  if wait "$plain_pid"; then rc=0; else rc=$?; fi
+  echo "--- plain build: $(cat _build/check.time 2>/dev/null)"
+  grep -E "^(FAIL|XPASS|ERROR):|^# (TOTAL|PASS|SKIP|XFAIL|FAIL|XPASS|ERROR):" _build/check.out | tail -n 60
+  add_counts _build/check.out
+  [ $rc -eq 0 ] || { stages_failed+=("make check"); tail -n 80 _build/test-suite.log 2>/dev/null; }
+fi
+if [ -n "$asan_pid" ]; then
+  if wait "$asan_pid"; then rc=0; else rc=$?; fi
+  echo "--- ASan+UBSan build: $(cat _build-asan/check.time 2>/dev/null)"
+  grep -E "^(FAIL|XPASS|ERROR):|^# (TOTAL|PASS|SKIP|XFAIL|FAIL|XPASS|ERROR):" _build-asan/check.out | tail -n 60
+  add_counts _build-asan/check.out
+  [ $rc -eq 0 ] || { stages_failed+=("asan make check"); tail -n 80 _build-asan/test-suite.log 2>/dev/null; }
+fi
+
+# After the make checks four jobs share the two cores, each mostly one process: distcheck (its
 # make check sampled: SHARDCHECK_SAMPLED=1, testlib.sh's sampled; the two builds above ran every
 # case), the harness's pytest, the newest release's check, and the harness's family cross-checks
 # in the foreground.  Each writes its log; their results are read in this order below.
@@ -110,7 +134,7 @@ fi
 pytest_pid=$!
 release_pid=
 if [ "${SHARDCHECK_RELEASE_CHECK:-1}" != 0 ]; then
-  venv_ok=0 # its install ran beside the plain make check: long done by now
+  venv_ok=0 # its install ran beside the make checks: long done by now
   [ -n "$venv_new_pid" ] && wait "$venv_new_pid" && venv_ok=1
   ( t=$(date +%s)
     if [ $venv_ok = 1 ]; then

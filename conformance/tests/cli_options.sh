@@ -387,7 +387,9 @@ for c in $cmds; do
     printf '%s\n' "$VALUES" | grep -q "^$c|$o|" || tap_not_ok "$c --$o has a sample value in VALUES"
   done
   printf '%s\n' "$MODES" | grep -q "^$c|" || { tap_not_ok "$c has a mode in MODES"; continue; }
-  for line in $(printf '%s\n' "$MODES" | grep "^$c|"); do
+  # sampled (the ASan and distcheck make checks, testlib.sh): each command's first mode, every
+  # option of it walked; the plain build walks every mode (issue 36: CI time)
+  for line in $(printf '%s\n' "$MODES" | grep "^$c|" | if sampled; then head -n 1; else cat; fi); do
     mode=$(printf '%s' "$line" | cut -d'|' -f2)
     env=$(fill "$(printf '%s' "$line" | cut -d'|' -f3)")
     base=$(fill "$(printf '%s' "$line" | cut -d'|' -f4)")
