@@ -14,7 +14,8 @@
  *     failure; every other field, and every case without a tolerance, stays
  *     exact.  The loader refuses a tolerance on a case that is not GpuOnly.
  * Tested by check_golden.c (*_tolerance*) and verify_gpuonly.sh; the Python
- * mirror is harnesslib.tolerance_of / diff_expected (tools/harness/tests/test_tolerance.py).
+ * mirror is tools/harness/gpu_tolerance.py under harnesslib.diff_expected
+ * (tools/harness/tests/test_tolerance.py).
  */
 #include "config.h"
 #include <math.h>
