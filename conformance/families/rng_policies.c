@@ -15,7 +15,9 @@
  * The megatron-* policies' per-rank seeds are Megatron-core's own: the test job
  * checks them with Megatron-core 0.19.2's random.py and RankGenerator
  * (tools/harness/adapters/megatron_rng_policies.py, the family's harness peer), and
- * those cases carry CheckedByMegatron, which says so.  The megatron-train-* policies add
+ * those cases carry CheckedByMegatron, which says so; the jax-partitionable verdicts of the
+ * layouts JAX can shard are checked against JAX's own sharded draws (test_jax_policy.py), and
+ * those cases carry CheckedByJax.  The megatron-train-* policies add
  * Megatron-LM training's pp / dp terms (megatron/training/initialize.py, which the peer
  * restates: Megatron-LM's training package is not megatron-core).  Two megatron-train-ep groups
  * name a decoder "tp" apart from the expert tp (etp != tp): one valid, one Megatron refuses
@@ -23,6 +25,7 @@
  * Schema: golden/schemas/rng-policies_v1.json.
  */
 #include "config.h"
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,6 +156,13 @@ static void declare_notes(shc_gw *w)
                 "Megatron-LM 00c2c0ad), restated by the adapter: that file is not in "
                 "megatron-core.  An invalid case's refusal is raised by Megatron's own "
                 "CudaRNGStatesTracker.");
+    shc_gw_note(w, "CheckedByJax", "The verdicts replicas-equal, shards-distinct and "
+                "sharding-invariant are checked against JAX's own sharded draws by the test "
+                "job's harness pytest (tools/harness/tests/test_jax_policy.py: "
+                "jax.random.bits under jit with the layout's NamedSharding over CPU devices, "
+                "jax_threefry_partitionable on); the per-rank offsets are not "
+                "(NoIndependentOracle).  Only a layout JAX can shard carries it: Replicate and "
+                "Shard, every sharded dim divided evenly.");
     shc_gw_note(w, "CudaOnlyUpstream", "torch-func-random: torch.func._random (pytorch PR "
                 "177230, torch 2.13) has CUDA kernels only (aten::_philox_uniform_ raises "
                 "NotImplementedError on a CPU), so no CPU run checks these spans "
@@ -163,6 +173,29 @@ static void declare_notes(shc_gw *w)
     shc_gw_note(w, "VendorDivergence", "The policy's offsets differ from torch-offset's on this "
                 "layout (seed 000 or another framework).");
     shc_gw_note(w, "PolicyRejects", "The policy's reference code fails on this layout.");
+}
+
+/* Whether JAX can lay this layout out itself (tools/harness/tests/jax_policy_worker.py): a
+ * NamedSharding exists for Replicate and Shard alone (PartitionSpec), and jit refuses a dim
+ * that its mesh dims do not divide evenly.  test_jax_policy.py asserts that JAX shards exactly
+ * the cases carrying CheckedByJax. */
+static bool jax_can_shard(const shc_mesh *m, const shc_placements *pl, const shc_shape *s)
+{
+    int64_t parts[SHC_MAX_TENSOR_DIMS];
+    for (int d = 0; d < s->ndim; d++)
+        parts[d] = 1;
+    for (int i = 0; i < pl->n; i++) {
+        if (pl->p[i].kind == SHC_P_REPLICATE)
+            continue;
+        if (pl->p[i].kind != SHC_P_SHARD)
+            return false;
+        assert(pl->p[i].dim >= 0 && pl->p[i].dim < s->ndim); /* parse_inputs normalised it */
+        parts[pl->p[i].dim] *= m->shape[i];
+    }
+    for (int d = 0; d < s->ndim; d++)
+        if (s->d[d] % parts[d])
+            return false;
+    return true;
 }
 
 static int emit(shc_gw *w, const json_t *group, const shc_rng_case *c, const char *comment,
@@ -215,6 +248,8 @@ static int emit(shc_gw *w, const json_t *group, const shc_rng_case *c, const cha
         json_array_append(lin, json_object_get(v, "shard_linear_index"));
     }
     if (!rc) {
+        if (!strcmp(shc_rng_policy_name(p), "jax-partitionable") && jax_can_shard(&m, &pl, &s))
+            shc_test_flag(t, "CheckedByJax");
         if (!(holds & (1u << SHC_RNGP_TORCH_EQUAL)))
             shc_test_flag(t, "VendorDivergence");
         json_object_set_new(t, "expected",

@@ -8,6 +8,7 @@ CPU devices) and derives the same properties from the real shards.  For every la
 shard (Replicate and Shard; not Partial, _StridedShard or an uneven dim, which JAX refuses),
 the golden verdicts other than torch-equal (not a JAX notion) must be JAX's; the layouts JAX
 cannot shard are counted, and the mappable ones must not shrink below what they are today.
+The cases JAX shards are exactly those the corpus flags CheckedByJax.
 JAX's values are sharding-invariant by design (with or without the partitionable threefry:
 jit computes the global array's values whatever the sharding), so what this checks is
 shardcheck's verdicts, not JAX: a corpus whose verdict is mutated fails it
@@ -36,7 +37,8 @@ def _cases():
     for g in doc["testGroups"]:
         for t in g["tests"]:
             yield {"tcId": t["tcId"], "mesh": g["mesh"], "placements": t["placements"],
-                   "shape": t["shape"], "seed": g["seed"], "holds": t["expected"]["holds"]}
+                   "shape": t["shape"], "seed": g["seed"], "holds": t["expected"]["holds"],
+                   "checked": "CheckedByJax" in t["flags"]}
 
 
 @pytest.fixture(scope="module")
@@ -56,6 +58,9 @@ def test_verdicts(jax_answers):
     cases, answers = jax_answers
     mapped = 0
     for c, a in zip(cases, answers):
+        # the golden flag CheckedByJax says which cases this test checks: exactly the ones
+        # JAX shards (rng_policies.c jax_can_shard)
+        assert c["checked"] == ("unmappable" not in a), (c, a)
         if "unmappable" in a:
             continue
         mapped += 1
