@@ -165,4 +165,22 @@ void shc_philox_state_unpack(const uint8_t in[16], uint64_t *seed, uint64_t *off
 }
 #endif
 
+/* A registered RNG tracker (lib/offsets/rng_tracker.c): the class a framework creates or a
+ * device registers, and the contract it keeps as an RNG policy on a device profile. */
+typedef struct shc_rng_tracker {
+    const char *name;      /* module-qualified class; a Megatron state in brackets */
+    const char *framework; /* who ships it, and the release read */
+    const char *devices;   /* the device types it serves */
+    const char *policy;    /* the rng policy whose answers it keeps (shc_rng_policy_lookup) */
+    const char *gpu;       /* the device profile its offsets are on (shc_gpu_profile_parse) */
+    const char *how;       /* how it comes to be used, upstream state included */
+    const char *source;    /* where its class and contract are stated */
+} shc_rng_tracker;
+/* Number of registered trackers, and tracker i (NULL out of range). */
+int shc_rng_tracker_count(void);
+const shc_rng_tracker *shc_rng_tracker_at(int i);
+/* Find a tracker by its full name, or by its class name where one framework alone has it;
+ * SHC_EINVAL naming the known trackers otherwise. */
+int shc_rng_tracker_lookup(const char *name, const shc_rng_tracker **out, shc_err *e);
+
 #endif /* SHARDCHECK_OPS_H */

@@ -665,6 +665,46 @@ END_TEST
 
 /* rng_lifecycle.c: each branch as torch 2.13's source reads (cited there); the bytes as
  * _PhiloxState lays them out (tools/harness/tests/test_rng_lifecycle.py runs torch's). */
+/* The registered trackers (rng_tracker.c): each names a policy and a device profile that
+ * exist, the NPU ones on an offset-per-stream profile, names are unique, and a name is found
+ * in full or by a class one framework alone has. */
+START_TEST(rng_trackers)
+{
+    shc_err e = {0};
+    int n = shc_rng_tracker_count();
+    ck_assert_int_ge(n, 7);
+    ck_assert(shc_rng_tracker_at(n) == NULL && shc_rng_tracker_at(-1) == NULL);
+    for (int i = 0; i < n; i++) {
+        const shc_rng_tracker *t = shc_rng_tracker_at(i), *u;
+        const shc_rng_policy *p;
+        shc_gpu_profile g;
+        ck_assert_msg(shc_rng_policy_lookup(t->policy, &p, &e) == SHC_OK, "%s", t->name);
+        ck_assert_msg(shc_gpu_profile_parse(t->gpu, &g, &e) == SHC_OK, "%s", t->name);
+        bool npu = !strcmp(t->devices, "npu");
+        ck_assert_msg(g.offset_semantics == (npu ? SHC_OFFSETS_STREAM : SHC_OFFSETS_WINDOW),
+                      "%s", t->name);
+        ck_assert_int_eq(shc_rng_tracker_lookup(t->name, &u, &e), SHC_OK);
+        ck_assert_ptr_eq(u, t);
+        for (int j = 0; j < i; j++)
+            ck_assert_str_ne(shc_rng_tracker_at(j)->name, t->name);
+    }
+    const shc_rng_tracker *t;
+    ck_assert_int_eq(shc_rng_tracker_lookup("NpuRNGStateTracker", &t, &e), SHC_OK);
+    ck_assert_str_eq(t->policy, "torch-offset");
+    ck_assert_str_eq(t->gpu, "ascend-910b");
+    ck_assert_int_eq(shc_rng_tracker_lookup("CudaRNGStatesTracker[expert-parallel-rng]", &t, &e),
+                     SHC_OK);
+    ck_assert_str_eq(t->policy, "megatron-ep");
+    ck_assert_int_eq(shc_rng_tracker_lookup("OffsetBasedRNGTracker", &t, &e), SHC_EINVAL);
+    ck_assert(strstr(e.msg, "is the class of 2 frameworks: name it in full "
+                     "(torch.distributed.tensor._random.OffsetBasedRNGTracker, "
+                     "hyper_parallel.core.random.OffsetBasedRNGTracker)"));
+    ck_assert_int_eq(shc_rng_tracker_lookup("CudaRNGStatesTracker", &t, &e), SHC_EINVAL);
+    ck_assert(strstr(e.msg, "unknown tracker 'CudaRNGStatesTracker' (known: torch."));
+    ck_assert_int_eq(shc_rng_tracker_lookup(NULL, &t, &e), SHC_EINVAL);
+}
+END_TEST
+
 START_TEST(rng_lifecycle)
 {
     shc_mesh m;
@@ -751,6 +791,7 @@ int main(void)
     tcase_add_test(tp, policy_verdicts);
     tcase_add_test(tp, unknown_policy);
     tcase_add_test(tp, rng_lifecycle);
+    tcase_add_test(tp, rng_trackers);
     suite_add_tcase(s, tp);
     return shc_run_suite(s);
 }

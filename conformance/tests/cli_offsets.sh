@@ -210,4 +210,46 @@ expect_exit "bad: torch-func-random on an NPU profile is refused by name" 2 \
 expect_exit "bad: torch-func-random takes no CUDA launch geometry" 2 \
   "--policy torch-func-random \(its verdicts do not depend on the GPU" \
   $S policies --policy torch-func-random --gpu t4
+# Registered trackers (issue 33 item 1, lib/offsets/rng_tracker.c): a tracker answers as its
+# policy on its device's profile, with one line (text) or "tracker" (JSON) naming it.
+expect_exit "trackers lists torch's, torch_npu's, hyper_parallel's, veScale's and Megatron's" 0 \
+  "megatron.core.tensor_parallel.random.CudaRNGStatesTracker\[data-parallel-rng\]" $S trackers
+n=$($S trackers --json | grep -o '"name":' | wc -l)
+[ "$n" -eq 7 ] && tap_ok "trackers --json: 7 rows" || tap_not_ok "trackers --json: 7 rows" "$n"
+L="--mesh 2x2 --placements S(0),S(0) --shape 7,3"
+a=$($S offsets --tracker NpuRNGStateTracker $L 2>&1 | tail -n +2)
+b=$($S offsets --policy torch-offset $L 2>&1)
+[ -n "$a" ] && [ "$a" = "$b" ] && tap_ok "offsets --tracker NpuRNGStateTracker: torch-offset's offsets" \
+  || tap_not_ok "offsets --tracker NpuRNGStateTracker: torch-offset's offsets" "$a" "$b"
+expect_exit "... its first line names it, its framework, policy and profile" 0 \
+  "^tracker torch_npu.NpuRNGStateTracker \(torch_npu \(Ascend\)\): policy torch-offset on ascend-910b$" \
+  $S offsets --tracker NpuRNGStateTracker $L
+a=$($S policies --tracker torch_npu.NpuRNGStateTracker 2>&1 | tail -n +2)
+b=$($S policies --policy torch-offset --gpu ascend-910b 2>&1)
+[ -n "$a" ] && [ "$a" = "$b" ] && tap_ok "policies --tracker NpuRNGStateTracker: torch-offset's verdicts on ascend-910b" \
+  || tap_not_ok "policies --tracker NpuRNGStateTracker: the verdicts on ascend-910b" "$a" "$b"
+a=$($S offsets --tracker 'CudaRNGStatesTracker[model-parallel-rng]' $L --seed 5 --json 2>&1 |
+  sed 's/"tracker":{[^}]*},//')
+b=$($S offsets --policy megatron-tp $L --seed 5 --json 2>&1)
+[ -n "$b" ] && [ "$a" = "$b" ] && tap_ok "Megatron's model-parallel-rng state is megatron-tp (JSON)" \
+  || tap_not_ok "Megatron's model-parallel-rng state is megatron-tp" "$a" "$b"
+expect_exit "--json names the tracker" 0 '"tracker":\{"name":"vescale.dtensor.random.ThreadBasedRNGTracker","framework":"veScale",' \
+  $S policies --tracker ThreadBasedRNGTracker --json
+expect_exit "--gpu of the tracker's offset semantics: another NPU geometry" 0 \
+  "GPU profile 24x256:stream: offsets stream" $S policies --tracker NpuRNGStateTracker --gpu 24x256:stream
+expect_exit "bad: an unknown tracker, exit 2 naming the known ones" 2 \
+  "--tracker: unknown tracker 'Npu' \(known: torch.distributed.tensor._random.OffsetBasedRNGTracker, " \
+  $S offsets --tracker Npu $L
+expect_exit "bad: a class two frameworks have, exit 2 naming both" 2 \
+  "tracker 'OffsetBasedRNGTracker' is the class of 2 frameworks: name it in full \(torch.distributed.tensor._random.OffsetBasedRNGTracker, hyper_parallel.core.random.OffsetBasedRNGTracker\)" \
+  $S policies --tracker OffsetBasedRNGTracker
+expect_exit "bad: --tracker with --policy" 2 "--tracker: and --policy exclude each other \(the tracker keeps the torch-offset policy\)" \
+  $S offsets --tracker NpuRNGStateTracker --policy torch-offset $L
+expect_exit "bad: --tracker with --op" 2 "--tracker: and --op exclude each other" \
+  $S policies --tracker NpuRNGStateTracker --op uniform_
+expect_exit "bad: a CUDA window profile for an NPU tracker" 2 \
+  "--gpu a100: its offsets are window, but torch_npu.NpuRNGStateTracker's device draws stream \(profile ascend-910b\)" \
+  $S offsets --tracker NpuRNGStateTracker --gpu a100 $L
+expect_exit "bad: audit rng takes no tracker" 2 "--tracker: not used by audit rng" \
+  $S audit rng --tracker NpuRNGStateTracker $L
 tap_done

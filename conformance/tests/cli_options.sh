@@ -59,6 +59,7 @@ policies|every policy|-|--json
 policies|--policy megatron-tp|-|--policy megatron-tp
 policies|--op exponential_|-|--op exponential_
 ops|table|-|
+trackers|list|-|
 mesh-layout|layout|-|--layout (2,2):(4,1) --world 8
 mesh-layout|mesh|-|--mesh 2x2x2 --dims 0,2
 lifecycle|per rank|-|--mesh 2 --ranks 1,3 --world 4
@@ -162,6 +163,7 @@ offsets|offset|8
 offsets|gpu|t4
 offsets|op|uniform_
 offsets|torch-version|2.12
+offsets|tracker|ThreadBasedRNGTracker
 policies|mesh|2
 policies|ranks|1,0
 policies|placements|S(0)
@@ -174,7 +176,9 @@ policies|offset|8
 policies|gpu|t4
 policies|op|uniform_
 policies|torch-version|2.12
+policies|tracker|ThreadBasedRNGTracker
 ops|json|-
+trackers|json|-
 mesh-layout|layout|8:1
 mesh-layout|mesh|2x4
 mesh-layout|ranks|7,6,5,4,3,2,1,0
@@ -266,6 +270,7 @@ audit rng|offset|8
 audit rng|gpu|t4
 audit rng|op|uniform_
 audit rng|torch-version|2.12
+audit rng|tracker|ThreadBasedRNGTracker
 explain|mesh|4
 explain|ranks|1,0
 explain|placements|R

@@ -216,6 +216,7 @@ int cmd_plan(int argc, char **argv);
 int cmd_audit(int argc, char **argv);    /* dispatches to the two below (shardcheck.c) */
 int cmd_audit_rng(int argc, char **argv);
 int cmd_rng_ops(int argc, char **argv);
+int cmd_trackers(int argc, char **argv);
 int cmd_audit_plan(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_placement(int argc, char **argv);

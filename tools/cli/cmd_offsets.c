@@ -1,8 +1,8 @@
 /*
- * cmd_offsets.c — `shardcheck offsets`, `shardcheck audit rng` and
- * `shardcheck policies`: per-rank RNG offsets of torch's
- * OffsetBasedRNGTracker (or another policy), their SPMD findings, and the
- * policy x property table.  The arithmetic is lib/offsets/rng_offsets.c,
+ * cmd_offsets.c — `shardcheck offsets`, `shardcheck audit rng`,
+ * `shardcheck policies`, `shardcheck ops` and `shardcheck trackers`: per-rank RNG offsets of
+ * torch's OffsetBasedRNGTracker (or another policy, or a registered tracker's), their SPMD
+ * findings, the policy x property table, the random-op table and the tracker table.  The arithmetic is lib/offsets/rng_offsets.c,
  * lib/offsets/rng_audit.c and lib/offsets/rng_policy.c; this file only parses and prints.
  * Tested by conformance/tests/cli_offsets.sh (outputs and every bad input).
  *
@@ -12,6 +12,7 @@
  * input, as every command.
  */
 #include "config.h"
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
@@ -20,7 +21,8 @@
 
 typedef struct offsets_args {
     cli_common c;
-    const char *policy, *gpu, *op;
+    const char *policy, *gpu, *op, *tracker_name;
+    const shc_rng_tracker *tracker; /* --tracker's row: its policy and device profile */
     uint64_t seed;
     long long offset;
     unsigned long long given;
@@ -82,6 +84,48 @@ static const char *gpu_free_reason(const shc_rng_policy *p)
     return "its windows are spaced by element counts, more than any launch's threads take";
 }
 
+/* One row of the tracker table as JSON. */
+static json_t *tracker_json(const shc_rng_tracker *t)
+{
+    return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s}", "name", t->name, "framework",
+                     t->framework, "devices", t->devices, "policy", t->policy, "gpu", t->gpu,
+                     "how", t->how, "source", t->source);
+}
+
+/* --tracker NAME: the tracker's policy on its device's profile (lib/offsets/rng_tracker.c).
+ * It names the policy, so --policy and --op are refused with it; --gpu may name another
+ * profile of the same offset semantics (another NPU's geometry), never the other one. */
+static int use_tracker(const cli_command *cmd, offsets_args *a)
+{
+    shc_err e = {0};
+    if (!a->tracker_name)
+        return CLI_GO;
+    if (shc_rng_tracker_lookup(a->tracker_name, &a->tracker, &e))
+        return cli_usage_error(cmd->name, "--tracker: %s", e.msg);
+    if (cli_given(cmd, "policy") || a->op)
+        return cli_usage_error(cmd->name, "--tracker: and --%s exclude each other (the tracker "
+                               "keeps the %s policy)", a->op ? "op" : "policy",
+                               a->tracker->policy);
+    a->policy = a->tracker->policy;
+    shc_gpu_profile mine, given;
+    int rc = shc_gpu_profile_parse(a->tracker->gpu, &mine, &e);
+    assert(rc == SHC_OK); /* check_offsets: every row's profile parses */
+    (void)rc;
+    if (!a->gpu) {
+        a->gpu = a->tracker->gpu;
+        return CLI_GO;
+    }
+    if (shc_gpu_profile_parse(a->gpu, &given, &e))
+        return cli_usage_error(cmd->name, "--gpu: %s", e.msg);
+    if (given.offset_semantics != mine.offset_semantics)
+        return cli_usage_error(cmd->name, "--gpu %s: its offsets are %s, but %s's device "
+                               "draws %s (profile %s)", CLI_ECHO(a->gpu),
+                               shc_offset_semantics_name(given.offset_semantics),
+                               a->tracker->name, shc_offset_semantics_name(mine.offset_semantics),
+                               a->tracker->gpu);
+    return CLI_GO;
+}
+
 /* What each command does with the shared options, beyond cli_parse: --op parsed (an unknown
  * op is exit 2 naming the known ones), and every option its mode does not use refused by name
  * (issue 27 N5: offsets and policies took --op and ignored it).  CLI_GO or the exit code. */
@@ -90,6 +134,9 @@ static int check_modes(int kind, const cli_command *cmd, offsets_args *a)
     shc_err e = {0};
     if (a->op && shc_rng_op_parse(a->op, &a->rop, &e))
         return cli_usage_error(cmd->name, "--op: %s", e.msg);
+    int x = kind == CMD_AUDIT ? CLI_GO : use_tracker(cmd, a);
+    if (x != CLI_GO)
+        return x;
     /* the release decides only the random op's dispatch (docs/torch-releases.md): the
      * tracker's offsets are the same in 2.11-2.15, so without --op the option is refused */
     if (a->tver && !a->rop)
@@ -109,9 +156,8 @@ static int check_modes(int kind, const cli_command *cmd, offsets_args *a)
         return cli_used(cmd, "mesh ranks placements shape json op policy torch-version",
                         "by audit rng (it audits every rank's window increments, whatever the "
                         "seed, offset and GPU)");
-    int x;
     if (kind == CMD_POLICIES &&
-        (x = cli_used(cmd, "json policy seed gpu op offset torch-version", "by "
+        (x = cli_used(cmd, "json policy tracker seed gpu op offset torch-version", "by "
                                               "policies: it takes no layout options (verdicts "
                                               "cover its own layout table)")) != CLI_GO)
         return x;
@@ -124,7 +170,7 @@ static int check_modes(int kind, const cli_command *cmd, offsets_args *a)
                                "DTensor's applies", a->rop->name, a->rop->api);
     const shc_rng_policy *pol = NULL;
     const char *name = a->rop ? op_policy_name(a->rop) : a->policy;
-    a->policy_given = cli_given(cmd, "policy");
+    a->policy_given = cli_given(cmd, "policy") || a->tracker;
     if (shc_rng_policy_lookup(name, &pol, &e))
         return cli_usage_error(cmd->name, "--policy: %s", e.msg);
     bool gpu = shc_rng_policy_uses_gpu(pol);
@@ -136,22 +182,22 @@ static int check_modes(int kind, const cli_command *cmd, offsets_args *a)
     char mode[320];
     if (kind == CMD_POLICIES) { /* without --policy or --op, every row: some use the GPU */
         gpu = shc_rng_policy_verdict_uses_gpu(pol) || other ||
-              (!a->rop && !cli_given(cmd, "policy"));
+              (!a->rop && !a->policy_given);
         if (cli_given(cmd, "offset"))
             snprintf(mode, sizeof mode, "by policies (each verdict starts at offset 0)");
         else
             snprintf(mode, sizeof mode, "by policies %s %s (its verdicts do not depend on the "
                      "GPU: %s)", a->rop ? "--op" : "--policy", a->rop ? a->rop->name : name,
                      gpu_free_reason(pol));
-        return cli_used(cmd, gpu ? "json policy seed gpu op torch-version"
-                              : "json policy seed op torch-version", mode);
+        return cli_used(cmd, gpu ? "json policy tracker seed gpu op torch-version"
+                              : "json policy tracker seed op torch-version", mode);
     }
     gpu |= other && shc_gpu_profile_align(&prof) != 4; /* streams do not move offsets */
     snprintf(mode, sizeof mode, "with %s %s (its offsets do not depend on the GPU)",
              a->rop ? "--op" : "--policy", a->rop ? a->rop->name : name);
-    return cli_used(cmd, gpu ? "mesh ranks placements shape rank json policy seed offset gpu op "
-                          "torch-version"
-                        : "mesh ranks placements shape rank json policy seed offset op "
+    return cli_used(cmd, gpu ? "mesh ranks placements shape rank json policy tracker seed offset "
+                          "gpu op torch-version"
+                        : "mesh ranks placements shape rank json policy tracker seed offset op "
                           "torch-version",
                     mode);
 }
@@ -176,6 +222,9 @@ static int parse_args(int kind, const char *name, const char *synopsis, const ch
                  "with :window or :stream and /ALIGN (default a100)"},
         {.name = "op", .kind = CLI_STR, .meta = "OP",
          .to = &a->op, .help = "a random op of `shardcheck ops`: torch's dispatch of it"},
+        {.name = "tracker", .kind = CLI_STR, .meta = "NAME", .to = &a->tracker_name,
+         .help = "a registered RNG tracker of `shardcheck trackers`: its policy on its "
+                 "device's profile"},
         {.name = "torch-version", .kind = CLI_STR, .meta = "V", .to = &a->tver,
          .help = "with --op: the release whose DTensor dispatch decides (default "
                  "$SHARDCHECK_TORCH_VERSION, else the pinned 2.13)"},
@@ -241,8 +290,13 @@ static int print_streams(const offsets_args *a, layout_in *L, const shc_rng_poli
             json_object_set_new(head, "op", json_pack("{s:s,s:s,s:s}", "name", a->rop->name,
                                 "dispatch", shc_rng_dispatch_name(a->rop->dispatch),
                                 "torch", rel_name(a)));
+        if (a->tracker)
+            json_object_set_new(head, "tracker", tracker_json(a->tracker));
         cli_jstream_open(&js, head, "ranks");
     } else {
+        if (a->tracker)
+            printf("tracker %s (%s): policy %s on %s\n", a->tracker->name,
+                   a->tracker->framework, a->tracker->policy, a->gpu);
         if (a->rop)
             printf("op %s: %s in torch %s, so %s\n", a->rop->name,
                    shc_rng_dispatch_name(a->rop->dispatch), rel_name(a),
@@ -319,8 +373,9 @@ int cmd_offsets(int argc, char **argv)
              "refused for a policy whose offsets do not depend on the GPU.\n" MEGATRON_DIMS,
              shc_rng_policy_names());
     int rc = parse_args(CMD_OFFSETS, cmd, "--mesh M [--ranks L] --placements P --shape S\n"
-                        "       [--policy NAME | --op OP] [--gpu PROFILE] [--seed N] [--offset N] "
-                        "[--rank R] [--json] [--torch-version V]", about, argc, argv, &a);
+                        "       [--policy NAME | --op OP | --tracker NAME] [--gpu PROFILE] "
+                        "[--seed N] [--offset N] [--rank R] [--json] [--torch-version V]", about,
+                        argc, argv, &a);
     if (rc != CLI_GO)
         return rc;
     shc_err e;
@@ -520,8 +575,8 @@ int cmd_policies(int argc, char **argv)
 {
     const char *cmd = "policies";
     offsets_args a;
-    int rc = parse_args(CMD_POLICIES, cmd, "[--policy NAME | --op OP] [--gpu PROFILE] "
-                        "[--seed N] [--json] [--torch-version V]",
+    int rc = parse_args(CMD_POLICIES, cmd, "[--policy NAME | --op OP | --tracker NAME] "
+                        "[--gpu PROFILE] [--seed N] [--json] [--torch-version V]",
                         "Verdicts are computed over the layout table in "
                         "lib/offsets/rng_policy_check.c.\n--policy NAME: that policy's row only.  "
                         "--op OP: torch V running OP, the policy it\nfollows (tracked: "
@@ -549,6 +604,9 @@ int cmd_policies(int argc, char **argv)
                                                  "placements", cs[i].placements, "shape",
                                                  cs[i].shape));
     if (!a.c.json) {
+        if (a.tracker)
+            printf("tracker %s (%s): policy %s on %s\n", a.tracker->name, a.tracker->framework,
+                   a.tracker->policy, a.gpu);
         if (a.rop)
             printf("torch %s running %s (%s: policy %s)\n", rel_name(&a), a.rop->name,
                    shc_rng_dispatch_name(a.rop->dispatch), op_policy_name(a.rop));
@@ -568,6 +626,8 @@ int cmd_policies(int argc, char **argv)
                                  shc_offset_semantics_name(gpu->offset_semantics),
                                  "offset_align", shc_gpu_profile_align(gpu), "seed",
                                  json_u64s(a.seed), "layouts", layouts, "policies", pols);
+        if (a.tracker)
+            json_object_set_new(root, "tracker", tracker_json(a.tracker));
         if (a.rop)
             json_object_set_new(root, "op", json_pack("{s:s,s:s,s:s}", "name", a.rop->name,
                                 "dispatch", shc_rng_dispatch_name(a.rop->dispatch),
@@ -672,6 +732,42 @@ int cmd_rng_ops(int argc, char **argv)
                PARTIAL_RULE[o->partial], o->kernel >= 0 ? "yes" : "no", o->api,
                *flag ? "  [" : "", flag, *flag ? (o->shardable_only ? ": shardable layouts only]"
                                                                     : "]") : "");
+    }
+    return EXIT_OK;
+}
+
+/* `shardcheck trackers`: the registered RNG trackers (lib/offsets/rng_tracker.c). */
+int cmd_trackers(int argc, char **argv)
+{
+    const char *cmd = "trackers";
+    int json = 0;
+    const cli_option opts[] = {{.name = "json", .kind = CLI_FLAG, .to = &json,
+                                .help = "one JSON object instead of the list"},
+                               CLI_OPT_END};
+    const cli_command c = {
+        .name = cmd, .opts = opts, .synopsis = "[--json]",
+        .about = "The RNG trackers frameworks create or devices register, each with the\n"
+                 "contract it keeps: an RNG policy on its device's profile (what an offset\n"
+                 "addresses).  offsets --tracker NAME and policies --tracker NAME answer for\n"
+                 "it; NAME is the full name or, where one framework alone has it, the class."};
+    int x = cli_parse(&c, argc, argv, NULL);
+    if (x != CLI_GO)
+        return x;
+    int n = shc_rng_tracker_count();
+    if (json) {
+        json_t *rows = json_array();
+        for (int i = 0; i < n; i++)
+            json_array_append_new(rows, tracker_json(shc_rng_tracker_at(i)));
+        shc_err e;
+        json_t *doc = json_pack("{s:o}", "trackers", rows);
+        int rc = cli_print_json_e(doc, &e);
+        json_decref(doc);
+        return cli_report(cmd, rc, &e);
+    }
+    for (int i = 0; i < n; i++) {
+        const shc_rng_tracker *t = shc_rng_tracker_at(i);
+        printf("%s\n  %s, devices %s: policy %s on %s\n  %s\n  source: %s\n", t->name,
+               t->framework, t->devices, t->policy, t->gpu, t->how, t->source);
     }
     return EXIT_OK;
 }

@@ -26,6 +26,7 @@ static const struct {
     {"lifecycle", cmd_lifecycle, "DTensor's RNG set-up per rank: manual_seed, the tracker's "
      "sync, _PhiloxState bytes", NULL},
     {"ops", cmd_rng_ops, "torch's random ops: tracked, untracked or rejected by DTensor", NULL},
+    {"trackers", cmd_trackers, "registered RNG trackers and the policy each keeps", NULL},
     {"plan", cmd_plan, "redistribute plan per rank (greedy or min-cost planner)", NULL},
     {"rng", cmd_rng, "random streams: philox, curand, torch-cuda, threefry", NULL},
     {"audit", cmd_audit, "SPMD-invariant findings: audit rng | audit plan", "rng plan"},
