@@ -141,8 +141,14 @@ int shc_planner_parse(const char *s, shc_planner *out, shc_err *e);
 
 /* SHC_EINVAL with torch's exception (type and message) when release r refuses to execute
  * step st: a shard-like source to a Partial target that torch cannot reach (every reduce op
- * before 2.14, all but Shard -> Partial(sum) from 2.14); SHC_OK otherwise. */
+ * before 2.14, all but Shard -> Partial(sum) from 2.14), or one Partial to another (an
+ * AssertionError in every release); SHC_OK otherwise. */
 int shc_plan_step_refused(const shc_plan_step *st, shc_torch_release r, shc_err *e);
+/* SHC_EINVAL with torch's RuntimeError when release r's DTensor.redistribute refuses the
+ * target before planning (a new Partial target; from 2.14 Shard -> Partial(sum) passes).
+ * The plan is still redistribute_local_tensor's, which DTensor's ops run with such targets. */
+int shc_redistribute_api_check(const shc_placements *src, const shc_placements *dst,
+                               shc_torch_release r, shc_err *e);
 /* Whether torch can run a rank's plan (plan_exec_check.c): the first step whose local op
  * torch fails, or step -1.  A Shard -> Replicate/_StridedShard step all-gathers n local
  * tensors of the rank's size (local) and, where the logical size divides by n, torch

@@ -550,6 +550,50 @@ START_TEST(torch_labels_checks_refusals)
     plan_of("4", "8", "S(0)", "P(sum)", &o, 0, &p);
     ck_assert_int_eq(shc_plan_step_refused(&p.steps[0], o.torch, &e), 0);
     shc_plan_free(&p);
+    /* one Partial to another: redistribute_local_tensor's AssertionError, every release */
+    plan_of("4", "8", "P(sum)", "P(avg)", &o, 0, &p);
+    ck_assert_int_eq(shc_plan_step_refused(&p.steps[0], o.torch, &e), SHC_EINVAL);
+    ck_assert_str_eq(e.msg, "AssertionError: Redistribution from one partial type (P(sum)) to "
+                     "another (P(avg)) is unsupported.");
+    shc_plan_free(&p);
+}
+END_TEST
+
+/* DTensor.redistribute's check before planning (_api.py, 2.13.0 :712-718, 2.15.0 :789-800):
+ * the messages as torch words them, the release deciding S -> P(sum). */
+START_TEST(redistribute_api_check)
+{
+    static const struct {
+        shc_torch_release r;
+        const char *src, *dst, *msg; /* msg NULL: accepted */
+    } rows[] = {
+        {SHC_TORCH_PINNED, "R", "P(sum)", "RuntimeError: Can not redistribute from R to P(sum), "
+         "redistributing to Partial is for internal use only!"},
+        {SHC_TORCH_PINNED, "S(0)", "P(sum)", "RuntimeError: Can not redistribute from S(0) to "
+         "P(sum), redistributing to Partial is for internal use only!"},
+        {SHC_TORCH_PINNED, "P(sum),R", "P(sum),S(0)", NULL},
+        {SHC_TORCH_2_15, "S(0)", "P(sum)", NULL},
+        {SHC_TORCH_2_15, "R,S(1)", "R,P(sum)", NULL},
+        {SHC_TORCH_2_15, "S(0)", "P(Sum)", "RuntimeError: Can not redistribute from S(0) to "
+         "P(Sum), only Shard to Partial(sum) redistribution is supported!"},
+        {SHC_TORCH_2_15, "_S(0, 2)", "P(sum)", "RuntimeError: Can not redistribute from "
+         "_S(0, 2) to P(sum), only Shard to Partial(sum) redistribution is supported!"},
+        {SHC_TORCH_2_15, "P(avg)", "P(sum)", "RuntimeError: Can not redistribute from P(avg) "
+         "to P(sum), only Shard to Partial(sum) redistribution is supported!"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        shc_placements a, b;
+        shc_err e = {0};
+        ck_assert_int_eq(shc_placements_parse(&a, rows[i].src, &e), 0);
+        ck_assert_int_eq(shc_placements_parse(&b, rows[i].dst, &e), 0);
+        int rc = shc_redistribute_api_check(&a, &b, rows[i].r, &e);
+        if (!rows[i].msg)
+            ck_assert_msg(rc == 0, "row %zu: %s", i, e.msg);
+        else {
+            ck_assert_int_eq(rc, SHC_EINVAL);
+            ck_assert_str_eq(e.msg, rows[i].msg);
+        }
+    }
 }
 END_TEST
 
@@ -641,6 +685,7 @@ int main(void)
     tcase_add_test(tc, releases_shard_to_partial);
     tcase_add_test(tc, releases_strided_2_11);
     tcase_add_test(tc, torch_labels_checks_refusals);
+    tcase_add_test(tc, redistribute_api_check);
     tcase_add_test(tc, exec_stalls);
     suite_add_tcase(s, tc);
     return shc_run_suite(s);

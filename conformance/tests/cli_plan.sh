@@ -168,7 +168,24 @@ expect_exit "plan names the release it answers for (the pinned one)" 0 \
 expect_exit "2.13: S(0) -> P(sum) refused with torch's RuntimeError" 2 \
   "^shardcheck plan: step 0 \(mesh dim 0\): RuntimeError: redistribute from S\(0\) to P\(sum\) not supported yet \(torch 2.13" $SP
 expect_exit "2.13: ... and DTensor.redistribute's own refusal named" 2 \
-  "redistributing to Partial is for internal use only!" $SP
+  "; DTensor.redistribute raises before planning: RuntimeError: Can not redistribute from S\(0\) to P\(sum\), redistributing to Partial is for internal use only!$" $SP
+# DTensor.redistribute's own check of the target before planning (_api.py): 2.13 refuses
+# every new Partial target, 2.14 and 2.15 all but Shard -> Partial(sum); the plan printed is
+# redistribute_local_tensor's, which DTensor's ops run with such targets
+expect_exit "2.13: R -> P(sum) plans, and says DTensor.redistribute refuses it" 0 \
+  "^DTensor.redistribute raises before planning: RuntimeError: Can not redistribute from R to P\(sum\), redistributing to Partial is for internal use only! \(the plan below" \
+  $S plan --mesh 4 --shape 8 --src R --dst 'P(sum)'
+expect_exit "2.15: R -> P(sum): its refusal is 2.15's" 0 \
+  "\"apiRaises\":\"RuntimeError: Can not redistribute from R to P\(sum\), only Shard to Partial\(sum\) redistribution is supported!\"" \
+  $S plan --mesh 4 --shape 8 --src R --dst 'P(sum)' --torch-version 2.15 --json
+if $S plan --mesh 4 --shape 8 --src 'S(0)' --dst 'P(sum)' --torch-version 2.15 | grep -q "DTensor.redistribute raises"; then
+  tap_not_ok "2.15: S(0) -> P(sum): DTensor.redistribute takes it (no refusal printed)"
+else tap_ok "2.15: S(0) -> P(sum): DTensor.redistribute takes it (no refusal printed)"; fi
+expect_exit "P(sum) -> P(avg): redistribute_local_tensor's AssertionError" 2 \
+  "step 0 \(mesh dim 0\): AssertionError: Redistribution from one partial type \(P\(sum\)\) to another \(P\(avg\)\) is unsupported.; DTensor.redistribute raises before planning: RuntimeError: Can not redistribute from P\(sum\) to P\(avg\)" \
+  $S plan --mesh 4 --shape 4,4 --src 'P(sum)' --dst 'P(avg)'
+expect_exit "a size-1 mesh dim skips the step: P(sum) -> P(avg) there plans" 0 "skipped: 1 device" \
+  $S plan --mesh 1x2 --shape 4,4 --src 'P(sum),R' --dst 'P(avg),R' 
 expect_exit "2.13: _S(0, 2) -> P(sum) refused" 2 \
   "RuntimeError: redistribute from _S\(0, 2\) to P\(sum\) not supported yet" \
   $S plan --mesh 4 --shape 8 --src '_S(0, 2)' --dst 'P(sum)'

@@ -9,7 +9,7 @@
 #   Partial("prod")            str P(prod), repr Partial(prod) (any string is accepted)
 #   P(prod) -> R / S(0)        RuntimeError: Unrecognized reduce_op: prod (c10d, at the step)
 #   P(PROD) -> S(0)            RuntimeError: Unrecognized reduce_op: prod (funcol lowers it)
-#   P(Sum) -> R                runs (reduces as sum); P(Sum) -> P(sum): unsupported
+#   P(Sum) -> R                runs (reduces as sum); P(Sum) -> P(sum): AssertionError
 #   R -> P(product), P(Sum)    ValueError: Replicate to Partial(product|Sum) conversion is
 #                              not supported.   R -> P(avg): runs
 #   P(prod),P(max) / P(Sum),P(sum)   ValueError: Mixed Partial reduce types ...
@@ -95,8 +95,8 @@ ranks 0,1,2,3:
   0    0         P(Sum)     R          8,4              all_reduce
   trace: P(Sum)->R" \
   $S plan --mesh 4 --shape 8,4 --src 'P(Sum)' --dst R
-expect_exit "P(Sum) -> P(sum): the strings differ, torch's unsupported step" 0 \
-  "P\(Sum\) +P\(sum\) +8,4 +unsupported" \
+expect_exit "P(Sum) -> P(sum): the strings differ, torch's AssertionError at the step" 2 \
+  "step 0 \(mesh dim 0\): AssertionError: Redistribution from one partial type \(P\(Sum\)\) to another \(P\(sum\)\) is unsupported." \
   $S plan --mesh 4 --shape 8,4 --src 'P(Sum)' --dst 'P(sum)'
 expect_exit "R -> P(product): torch's ValueError" 0 \
   "torch raises at step 0: ValueError: Replicate to Partial\(product\) conversion is not supported\.$" \

@@ -296,10 +296,25 @@ shc_comm_kind shc_plan_step_label(const shc_plan_step *st)
     return SHC_COMM_NONE;
 }
 
+/* redistribute_local_tensor's Partial -> Partial branch: only the same Partial passes
+ * (placement equality: the reduce op string), any other raises this AssertionError, in
+ * 2.13.0 (_redistribute.py:1718-1721) as in 2.14.1 and 2.15.0 (:1793-1796). */
+static int partial_to_partial(const shc_plan_step *st, shc_err *e)
+{
+    char a[48], b[48];
+    shc_placement_format(&st->src, a, sizeof a);
+    shc_placement_format(&st->dst, b, sizeof b);
+    return shc_fail(e, SHC_EINVAL, "AssertionError: Redistribution from one partial type (%s) "
+                    "to another (%s) is unsupported.", a, b);
+}
+
 int shc_plan_step_refused(const shc_plan_step *st, shc_torch_release r, shc_err *e)
 {
-    if (st->comm != SHC_COMM_UNSUPPORTED || !shc_is_shard_like(&st->src) ||
-        st->dst.kind != SHC_P_PARTIAL)
+    if (st->comm != SHC_COMM_UNSUPPORTED || st->dst.kind != SHC_P_PARTIAL)
+        return SHC_OK;
+    if (st->src.kind == SHC_P_PARTIAL) /* two Partials that differ (equal ones are no step) */
+        return partial_to_partial(st, e);
+    if (!shc_is_shard_like(&st->src))
         return SHC_OK;
     /* redistribute_local_tensor's `target.is_partial()` branch: Replicate partitions, the
      * same Partial is no step, a shard-like source raises (2.14+: but S(d) -> P(sum), the
@@ -308,15 +323,34 @@ int shc_plan_step_refused(const shc_plan_step *st, shc_torch_release r, shc_err 
     shc_placement_format(&st->src, a, sizeof a);
     shc_placement_format(&st->dst, b, sizeof b);
     bool zf = shc_torch_ask(r, SHC_TC_SHARD_TO_PARTIAL, NULL);
-    /* the public API's own refusal is read in the pinned release's _api.py only */
-    bool pinned = shc_torch_norm(r) == shc_torch_norm(SHC_TORCH_PINNED);
     return shc_fail(e, SHC_EINVAL, "RuntimeError: redistribute from %s to %s not supported yet "
                     "(torch %s redistribute_local_tensor: a Partial target is reached from "
-                    "Replicate%s only%s)", a, b, shc_torch_release_name(shc_torch_norm(r)),
-                    zf ? " or, as Shard(d) -> Partial(sum), from a Shard" : "",
-                    pinned ? "; DTensor.redistribute refuses any new Partial target before "
-                    "planning: RuntimeError: Can not redistribute from .. to .., "
-                    "redistributing to Partial is for internal use only!" : "");
+                    "Replicate%s only)", a, b, shc_torch_release_name(shc_torch_norm(r)),
+                    zf ? " or, as Shard(d) -> Partial(sum), from a Shard" : "");
+}
+
+/* DTensor.redistribute's own check of the target, before any planning (_api.py: 2.13.0
+ * :712-718; 2.14.1 and 2.15.0 :789-800): a Partial target on a mesh dim whose source differs
+ * is refused, but from 2.14 (the row that also makes Shard -> Partial(sum) one step) a Shard
+ * source to Partial("sum") exactly.  torch formats both placements with str(). */
+int shc_redistribute_api_check(const shc_placements *src, const shc_placements *dst,
+                               shc_torch_release r, shc_err *e)
+{
+    bool s2p = shc_torch_ask(r, SHC_TC_SHARD_TO_PARTIAL, NULL);
+    for (int i = 0; i < dst->n && i < src->n; i++) {
+        const shc_placement *a = &src->p[i], *b = &dst->p[i];
+        if (b->kind != SHC_P_PARTIAL || shc_placement_eq(a, b))
+            continue;
+        if (s2p && a->kind == SHC_P_SHARD && b->op == SHC_OP_SUM)
+            continue;
+        char sa[48], sb[48];
+        shc_placement_format(a, sa, sizeof sa);
+        shc_placement_format(b, sb, sizeof sb);
+        return shc_fail(e, SHC_EINVAL, "RuntimeError: Can not redistribute from %s to %s, %s", sa,
+                        sb, s2p ? "only Shard to Partial(sum) redistribution is supported!"
+                                : "redistributing to Partial is for internal use only!");
+    }
+    return SHC_OK;
 }
 
 /* ---- the shard-order queries of the public API (shardcheck.h) ---- */

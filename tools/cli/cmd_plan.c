@@ -410,6 +410,10 @@ static void print_head(const plan_req *q)
         printf(" (world %lld)", (long long)q->world);
     printf(", shape [%s], %s -> %s (torch %s)\n", s, sp, dp,
            shc_torch_release_name(shc_torch_norm(q->opts.torch)));
+    shc_err why = {0};
+    if (shc_redistribute_api_check(&q->src, &q->dst, q->opts.torch, &why))
+        printf("DTensor.redistribute raises before planning: %s (the plan below is "
+               "redistribute_local_tensor's, which DTensor's ops run)\n", why.msg);
 }
 
 /* What each rank's plan goes to: the JSON stream, or the text groups. */
@@ -441,7 +445,8 @@ static int sink_rank(void *ctx, int64_t rank, const shc_plan *p, shc_err *e)
 }
 
 /* torch refuses to execute the plan (a shard-like source to a Partial target it cannot
- * reach: shc_plan_step_refused): its exception, exit 2, nothing printed.  The steps' kinds do
+ * reach, or one Partial to another: shc_plan_step_refused): its exception, exit 2, nothing
+ * printed.  The steps' kinds do
  * not depend on the rank (only their logical shapes and merges do), so one rank's plan asks. */
 static int check_refused(const plan_req *q, int64_t rank, shc_err *e)
 {
@@ -451,6 +456,12 @@ static int check_refused(const plan_req *q, int64_t rank, shc_err *e)
         if ((rc = shc_plan_step_refused(&p.steps[i], q->opts.torch, e)))
             shc_err_prefix(e, "step %d (mesh dim %d)", i, p.steps[i].mesh_dim);
     shc_plan_free(&p);
+    shc_err api = {0}; /* the public API refuses it sooner, where it does: say so too */
+    if (rc && shc_redistribute_api_check(&q->src, &q->dst, q->opts.torch, &api)) {
+        size_t n = strlen(e->msg);
+        snprintf(e->msg + n, sizeof e->msg - n, "; DTensor.redistribute raises before "
+                 "planning: %s", api.msg);
+    }
     return rc;
 }
 
@@ -464,6 +475,9 @@ static json_t *json_head(const plan_req *q)
     json_t *h = json_pack("{s:s}", "torch", shc_torch_release_name(shc_torch_norm(q->opts.torch)));
     if (h && q->world)
         json_object_set_new(h, "world", json_integer(q->world));
+    shc_err why = {0}; /* the public API's refusal; the plan is the internal function's */
+    if (h && shc_redistribute_api_check(&q->src, &q->dst, q->opts.torch, &why))
+        json_object_set_new(h, "apiRaises", json_string(why.msg));
     return h;
 }
 
