@@ -139,6 +139,20 @@ shc_comm_kind shc_plan_step_label(const shc_plan_step *st);
 /* Parse a planner name ("auto", "greedy", "graph"/"min-cost"). */
 int shc_planner_parse(const char *s, shc_planner *out, shc_err *e);
 
+/* The local tensor a rank holds after a step (plan_local.c): torch's shape, strides and
+ * is_contiguous() of what redistribute_local_tensor's local op leaves (2.13-2.15). */
+typedef struct shc_local_meta {
+    shc_shape shape;
+    int64_t stride[SHC_MAX_TENSOR_DIMS];
+    bool contiguous;
+} shc_local_meta;
+/* out[i] for each step i < *nmodelled of rank's plan p (out holds p->nsteps entries), from a
+ * contiguous source local tensor; the steps from *nmodelled on are not stated (a merged
+ * _StridedShard step, one torch refuses). */
+int shc_plan_local_meta(const shc_mesh *m, const shc_placements *src, const shc_shape *shape,
+                        int64_t rank, const shc_plan *p, shc_local_meta *out, int *nmodelled,
+                        shc_err *e);
+
 /* SHC_EINVAL with torch's exception (type and message) when release r refuses to execute
  * step st: a shard-like source to a Partial target that torch cannot reach (every reduce op
  * before 2.14, all but Shard -> Partial(sum) from 2.14), or one Partial to another (an

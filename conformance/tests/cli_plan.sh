@@ -16,7 +16,7 @@ expect_exit "step 2 is torch's all-to-all on mesh dim 0" 0 \
 expect_exit "graph planner on a CPU-like topology: 6 steps" 0 "graph \(min-cost\), 6 steps" \
   $P --planner graph --devices-per-host 1
 expect_exit "--json has the docs/DESIGN.md fields" 0 \
-  '"rank":0,.*"steps":\[\{"mesh_dim":2,"mesh_dims":\[2\],"src":"S\(0\)","dst":"R","logical_shape":\[2,8,8\],"comm":"all_gather"\}' \
+  '"rank":0,.*"steps":\[\{"mesh_dim":2,"mesh_dims":\[2\],"src":"S\(0\)","dst":"R","logical_shape":\[2,8,8\],"comm":"all_gather","local":\{"shape":\[2,8,8\],"stride":\[64,8,1\],"contiguous":true\}\}' \
   $P --planner greedy --json --rank 0
 expect_exit "a shard order selects the min-cost planner" 0 "graph \(min-cost\)" \
   $S plan --mesh 2x2 --shape 8,8 --src 'S(0)[1]S(0)[0]' --dst R,S\(1\)
@@ -69,7 +69,7 @@ expect_exit "size-1 dim: S(0) -> R is torch's all_gather, skipped" 0 \
 expect_exit "size-1 dim: one collective counted of the two all_gathers" 0 "greedy, 2 steps, 1 collective$" \
   $S plan --mesh 1x4 --shape 8,8 --src 'S(0),S(1)' --dst R,R --rank 0
 expect_exit "size-1 dim --json: the name and skipped" 0 \
-  '"src":"S\(0\)","dst":"R","logical_shape":\[8,8\],"comm":"all_gather","skipped":true\}\],"ncollectives":1' \
+  '"src":"S\(0\)","dst":"R","logical_shape":\[8,8\],"comm":"all_gather","skipped":true,"local":\{"shape":\[8,8\],"stride":\[8,1\],"contiguous":true\}\}\],"ncollectives":1' \
   $S plan --mesh 1x4 --shape 8,8 --src 'S(0),S(1)' --dst R,R --rank 0 --json
 expect_exit "size-1 dim: P(avg) -> R is torch's all_reduce" 0 "0 +0 +P\(avg\) +R +8 +all_reduce \(skipped" \
   $S plan --mesh 1x2 --shape 8 --src 'P(avg),P(avg)' --dst R,R
@@ -112,7 +112,7 @@ expect_exit "graph planner: each step's cost, torch's formula" 0 \
   "costs \(the min-cost search's, one_step_redistribute_cost, us\): 0: 7\.2006796[0-9]* 1: 7\.2013592[0-9]* 2: 0$" \
   $S plan --mesh 2x2 --shape 8,8 --src 'S(0)[1]S(0)[0]' --dst R,S\(1\) --rank 0
 expect_exit "graph planner --json: cost per step" 0 \
-  '"comm":"all_gather","cost":7\.2006796[0-9]*\},.*"comm":"local_chunk","cost":0\.0\}' \
+  '"comm":"all_gather","cost":7\.2006796[0-9]*,"local":\{[^}]*\}\},.*"comm":"local_chunk","cost":0\.0,"local":\{[^}]*\}\}' \
   $S plan --mesh 2x2 --shape 8,8 --src 'S(0)[1]S(0)[0]' --dst R,S\(1\) --rank 0 --json
 if $S plan --mesh 2x2 --shape 8,8 --src R,R --dst 'S(0),S(1)' --json | grep -q '"cost"'; then
   tap_not_ok "greedy planner: no cost (torch's greedy planner prices nothing)"
@@ -219,7 +219,7 @@ expect_exit "unknown release: exit 2, the supported ones listed" 2 \
 # redistribute_local_tensor before any step (_redistribute.py, "if rank is not part of mesh, we
 # skip redistribute"), so no step and no collective; the mesh's ranks plan as without --world.
 expect_out "plan --world: off-mesh ranks after the mesh's" \
-'{"torch":"2.13","world":4,"ranks":[{"rank":1,"coord":[0],"planner":"greedy","steps":[{"mesh_dim":0,"mesh_dims":[0],"src":"S(0)","dst":"R","logical_shape":[8],"comm":"all_gather"}],"ncollectives":1,"trace":"S(0)->R"},{"rank":3,"coord":[1],"planner":"greedy","steps":[{"mesh_dim":0,"mesh_dims":[0],"src":"S(0)","dst":"R","logical_shape":[8],"comm":"all_gather"}],"ncollectives":1,"trace":"S(0)->R"},{"rank":0,"coord":null,"steps":[],"ncollectives":0,"inMesh":false},{"rank":2,"coord":null,"steps":[],"ncollectives":0,"inMesh":false}]}' \
+'{"torch":"2.13","world":4,"ranks":[{"rank":1,"coord":[0],"planner":"greedy","steps":[{"mesh_dim":0,"mesh_dims":[0],"src":"S(0)","dst":"R","logical_shape":[8],"comm":"all_gather","local":{"shape":[8],"stride":[1],"contiguous":true}}],"ncollectives":1,"trace":"S(0)->R"},{"rank":3,"coord":[1],"planner":"greedy","steps":[{"mesh_dim":0,"mesh_dims":[0],"src":"S(0)","dst":"R","logical_shape":[8],"comm":"all_gather","local":{"shape":[8],"stride":[1],"contiguous":true}}],"ncollectives":1,"trace":"S(0)->R"},{"rank":0,"coord":null,"steps":[],"ncollectives":0,"inMesh":false},{"rank":2,"coord":null,"steps":[],"ncollectives":0,"inMesh":false}]}' \
   $S plan --mesh 2 --ranks 1,3 --world 4 --shape 8 --src 'S(0)' --dst R --json
 expect_out "plan --world --rank off the mesh" \
 '{"torch":"2.13","world":4,"ranks":[{"rank":2,"coord":null,"steps":[],"ncollectives":0,"inMesh":false}]}' \
@@ -232,6 +232,31 @@ expect_exit "plan --world --rank outside the world" 2 "--rank: rank 5 is not in 
   $S plan --mesh 2 --ranks 1,3 --world 4 --shape 8 --src 'S(0)' --dst R --rank 5
 expect_exit "plan --world bigger mesh" 2 "Mesh should not be bigger than default world size 2, but found 3 ranks!" \
   $S plan --mesh 3 --world 2 --shape 8 --src 'S(0)' --dst R
+# The local tensor after each step (issue 34 item 4; lib/plan/plan_local.c), worked by hand
+# from torch's source (placement_types.py, 2.13-2.15): S(1) -> S(0) of [7,5,3] on 4 ranks pads
+# dim 1 to 2 x 4 = 8 and dim 0 to 8 for the all-to-all, whose [2,8,3] result (strides
+# 24,3,1) _unpad_for_new_shard_dim narrows to dim 1's 5 and rank 1's 2 rows, with no
+# .contiguous(): a view, not contiguous
+expect_out "local tensor after an uneven reshard: torch's narrowed view" \
+  '"local":{"shape":[2,5,3],"stride":[24,3,1],"contiguous":false}' \
+  sh -c "\"$S\" plan --mesh 4 --shape 7,5,3 --src 'S(1)' --dst 'S(0)' --rank 1 --json | grep -o '\"local\":{[^}]*}'"
+expect_exit "... and the text says so" 0 \
+  "local tensor after step 0: shape \[2,5,3\] stride \(24,3,1\), not contiguous" \
+  $S plan --mesh 4 --shape 7,5,3 --src 'S(1)' --dst 'S(0)' --rank 1
+# P(sum) -> S(1) of [7,5,3]: the reduce-scatter's full chunk is 2 on dim 1 (strides 6,3,1);
+# rank 2's chunk is 1 row of it, narrowed without .contiguous(): [7,1,3] is a view whose dim 0
+# stride 6 is not 1 x 3; a size-1 dim's stride is null (no element is addressed by it)
+expect_out "local tensor after an uneven reduce-scatter" \
+  '"local":{"shape":[7,1,3],"stride":[6,null,1],"contiguous":false}' \
+  sh -c "\"$S\" plan --mesh 4 --shape 7,5,3 --src 'P(sum)' --dst 'S(1)' --rank 2 --json | grep -o '\"local\":{[^}]*}'"
+# S(1) -> R of [7,5,3]: gathered, unpadded and made contiguous (_maybe_unpad_tensor's
+# .contiguous(), in 2.13-2.15); rank 3 of S(0) -> S(1) holds no rows: no strides (null)
+expect_out "local tensor after a gather: dense" \
+  '"local":{"shape":[7,5,3],"stride":[15,3,1],"contiguous":true}' \
+  sh -c "\"$S\" plan --mesh 4 --shape 7,5,3 --src 'S(1)' --dst R --rank 3 --json | grep -o '\"local\":{[^}]*}'"
+expect_out "an empty local tensor: no strides" \
+  '"local":{"shape":[0,5,3],"stride":null,"contiguous":true}' \
+  sh -c "\"$S\" plan --mesh 4 --shape 3,5,3 --src R --dst 'S(0)' --rank 3 --json | grep -o '\"local\":{[^}]*}'"
 expect_exit "audit plan refuses --world" 2 "--world: not used by audit plan" \
   $S audit plan --mesh 3 --world 4 --shape 8 --src 'S(0)' --dst R
 tap_done

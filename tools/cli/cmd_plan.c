@@ -201,8 +201,30 @@ static int raising_step(const shc_plan *p, shc_err *why)
 /* The plan torch cannot run for this rank (a local op fails: shc_plan_exec_check). */
 #define EXEC_FINDING "docs/findings/greedy_strided_logical_shape.py"
 
+/* The rank's local tensor after each step it reaches (shc_plan_local_meta), n of them. */
+typedef struct local_view {
+    shc_local_meta *m;
+    int n;
+} local_view;
+
+/* Strides as torch's addressing reads them: a dim of size 1 never advances (torch's own
+ * is_contiguous skips it) and a tensor with no elements reads none; those strides differ by
+ * device (a CPU group's all_to_all fallback returns a chunk view that keeps its parent's,
+ * other paths a new dense tensor), so they are null, not a guess (plan_local.c). */
+static json_t *local_json(const shc_local_meta *t)
+{
+    bool empty = false;
+    for (int d = 0; d < t->shape.ndim; d++)
+        empty |= t->shape.d[d] == 0;
+    json_t *st = empty ? json_null() : json_array();
+    for (int d = 0; !empty && d < t->shape.ndim; d++)
+        json_array_append_new(st, t->shape.d[d] == 1 ? json_null() : json_integer(t->stride[d]));
+    return json_pack("{s:o,s:o,s:b}", "shape", shape_json(&t->shape), "stride", st,
+                     "contiguous", t->contiguous);
+}
+
 static json_t *plan_json(int64_t rank, const int64_t *coord, int nd, const shc_plan *p,
-                         const shc_plan_exec_fail *xf)
+                         const shc_plan_exec_fail *xf, const local_view *lv)
 {
     json_t *steps = json_array();
     for (int i = 0; i < p->nsteps; i++) {
@@ -223,6 +245,8 @@ static json_t *plan_json(int64_t rank, const int64_t *coord, int nd, const shc_p
             json_object_set_new(o, "avg_scale", json_integer(st->avg_scale));
         if (p->used == SHC_PLANNER_GRAPH && st->nmesh_dims == 1) /* merged: no one edge */
             json_object_set_new(o, "cost", json_real(st->cost));
+        if (i < lv->n) /* the local tensor after the step: shape, strides, contiguity */
+            json_object_set_new(o, "local", local_json(&lv->m[i]));
         json_array_append_new(steps, o);
     }
     json_t *o = json_pack("{s:I,s:o,s:s,s:o,s:i,s:o}", "rank", (json_int_t)rank, "coord",
@@ -245,7 +269,7 @@ static json_t *plan_json(int64_t rank, const int64_t *coord, int nd, const shc_p
 }
 
 /* The readable body for one rank (ranks with equal bodies are printed once). */
-static char *plan_text(const shc_plan *p, const shc_plan_exec_fail *xf)
+static char *plan_text(const shc_plan *p, const shc_plan_exec_fail *xf, const local_view *lv)
 {
     char *buf = NULL;
     size_t n = 0;
@@ -284,6 +308,16 @@ static char *plan_text(const shc_plan *p, const shc_plan_exec_fail *xf)
                 fprintf(f, " %d: (merged)", i);
         fputc('\n', f);
     }
+    for (int i = 0; i < lv->n; i++) /* only what leaves the rank a view: the rest are dense */
+        if (!lv->m[i].contiguous) {
+            char sh[96], sd[96];
+            shc_shape_format(&lv->m[i].shape, sh, sizeof sh);
+            shc_shape s = {.ndim = lv->m[i].shape.ndim};
+            memcpy(s.d, lv->m[i].stride, sizeof s.d);
+            shc_shape_format(&s, sd, sizeof sd);
+            fprintf(f, "  local tensor after step %d: shape [%s] stride (%s), not contiguous "
+                    "(the view torch's unpad narrows out of a padded result)\n", i, sh, sd);
+        }
     if (p->trace)
         fprintf(f, "  trace: %s\n", p->trace);
     else
@@ -437,11 +471,22 @@ static int sink_rank(void *ctx, int64_t rank, const shc_plan *p, shc_err *e)
         return rc;
     if (k->at)
         k->at[k->q->mesh.pos_of ? k->q->mesh.pos_of[rank] : rank] = xf;
-    if (k->a->c.json) {
-        cli_jstream_item(&k->js, plan_json(rank, coord, k->q->mesh.ndim, p, &xf));
-        return SHC_OK;
-    }
-    return groups_add(&k->tg, k->pos++, plan_text(p, &xf), e);
+    local_view lv = {.m = calloc((size_t)(p->nsteps ? p->nsteps : 1), sizeof *lv.m)};
+    if (!lv.m)
+        return shc_fail(e, SHC_ENOMEM, "out of memory for %d steps", p->nsteps);
+    rc = shc_plan_local_meta(&k->q->mesh, &k->q->src, &k->q->shape, rank, p, lv.m, &lv.n, e);
+    shc_err why = {0}; /* no claim past a step torch raises at */
+    int raises = raising_step(p, &why);
+    if (raises >= 0 && lv.n > raises)
+        lv.n = raises;
+    if (xf.step >= 0 && lv.n > xf.step)
+        lv.n = xf.step;
+    if (rc == SHC_OK && k->a->c.json)
+        cli_jstream_item(&k->js, plan_json(rank, coord, k->q->mesh.ndim, p, &xf, &lv));
+    else if (rc == SHC_OK)
+        rc = groups_add(&k->tg, k->pos++, plan_text(p, &xf, &lv), e);
+    free(lv.m);
+    return rc;
 }
 
 /* torch refuses to execute the plan (a shard-like source to a Partial target it cannot
@@ -459,8 +504,9 @@ static int check_refused(const plan_req *q, int64_t rank, shc_err *e)
     shc_err api = {0}; /* the public API refuses it sooner, where it does: say so too */
     if (rc && shc_redistribute_api_check(&q->src, &q->dst, q->opts.torch, &api)) {
         size_t n = strlen(e->msg);
-        snprintf(e->msg + n, sizeof e->msg - n, "; DTensor.redistribute raises before "
-                 "planning: %s", api.msg);
+        int room = (int)(sizeof e->msg - n); /* both messages are torch's: well under it */
+        snprintf(e->msg + n, (size_t)room, "; DTensor.redistribute raises before planning: %.*s",
+                 room > 48 ? room - 48 : 0, api.msg);
     }
     return rc;
 }
