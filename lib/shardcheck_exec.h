@@ -148,7 +148,7 @@ typedef struct shc_local_meta {
 } shc_local_meta;
 /* out[i] for each step i < *nmodelled of rank's plan p (out holds p->nsteps entries), from a
  * contiguous source local tensor; the steps from *nmodelled on are not stated (a merged
- * _StridedShard step, one torch refuses). */
+ * _StridedShard step, one torch refuses, a source layout past the index-list limit). */
 int shc_plan_local_meta(const shc_mesh *m, const shc_placements *src, const shc_shape *shape,
                         int64_t rank, const shc_plan *p, shc_local_meta *out, int *nmodelled,
                         shc_err *e);

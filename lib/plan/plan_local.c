@@ -165,10 +165,12 @@ int shc_plan_local_meta(const shc_mesh *m, const shc_placements *src, const shc_
     shc_layout lay;
     *nmodelled = 0;
     int rc = shc_mesh_coord(m, rank, coord, e);
-    if (rc == SHC_OK)
-        rc = shc_layout_of_rank(m, src, shape, rank, &lay, e);
     if (rc)
         return rc;
+    shc_err lay_err = {0}; /* a source this layout cannot list (a _StridedShard dim past the
+                            * index-list limit): the plan stands, this claims nothing */
+    if ((rc = shc_layout_of_rank(m, src, shape, rank, &lay, &lay_err)))
+        return rc == SHC_ENOMEM ? shc_fail(e, rc, "%s", lay_err.msg) : SHC_OK;
     shc_local_meta t = {.shape = lay.local};
     shc_layout_free(&lay);
     dense_strides(&t.shape, t.stride);

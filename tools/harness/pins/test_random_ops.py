@@ -32,6 +32,7 @@ from unittest import mock
 
 from pins import refusal
 from pins.common import parse, tc
+from torch_rng_offsets import contiguous_stride as _stride  # the harness's one copy
 
 
 def _torch():
@@ -43,14 +44,6 @@ def _torch():
 
 def _prod(xs):
     return math.prod(xs) if xs else 1
-
-
-def _stride(shape):
-    out, acc = [], 1
-    for s in reversed(shape):
-        out.append(acc)
-        acc *= max(s, 1)
-    return tuple(reversed(out))
 
 
 def _rank_mesh(shape, rank, ranks=None, device="cpu"):
