@@ -102,14 +102,17 @@ json_t *shc_json_i64_array(const int64_t *v, int64_t n);
 /* ---- loading and validating ---- */
 
 /* Where a test sits in its file's bytes (shc_golden_index_family). */
-typedef struct shc_gtext { shc_span test, expected, flags; bool invalid; } shc_gtext;
+typedef struct shc_gtext { shc_span test, expected, flags; bool invalid; int64_t group; } shc_gtext;
+/* Where a test group sits (shc_golden_index_family): its bytes and its "tests" value's. */
+typedef struct shc_ggroup { shc_span text, tests; } shc_ggroup;
 
 /* A loaded family: every file's tests indexed by tcId (sorted). */
 typedef struct shc_golden {
     char family[64];
     json_t **tests;      /* tests[i], borrowed from roots; from the index loader NULL until
                           * shc_golden_test parses it (then owned) */
-    json_t **groups;     /* the testGroup each test belongs to (NULL from the index loader) */
+    json_t **groups;     /* the testGroup each test belongs to (NULL from the index loader:
+                          * shc_golden_group) */
     int64_t ntests;
     json_t **roots;      /* one per file (NULLs from the index loader) */
     char **paths;
@@ -117,6 +120,9 @@ typedef struct shc_golden {
     int64_t *tcids;      /* tcids[i]: test i's tcId */
     shc_gtext *text;     /* index loader: test i's bytes in bufs; NULL from the tree loaders */
     struct shc_map *maps; /* index loader: each file's bytes (json_map.c) */
+    shc_ggroup *gtext;   /* index loader: every group's bytes, text[i].group indexes them */
+    json_t **gtree;      /* index loader: the groups parsed so far (their "tests" empty) */
+    int64_t ngroups;
     shc_torch_release torch; /* the release whose answers the tests hold (_at loaders) */
     char *unversioned;   /* a torch family's file without source.releases (read as what it
                           * is, the pinned release's answers; the caller notes it), or NULL */
@@ -168,6 +174,10 @@ int shc_golden_index_family_at(shc_golden *g, const char *dir, const char *famil
 /* Test i as a jansson object (parsed on first use from the index loader's bytes; a
  * test that scanned but does not parse is an internal error: exit 99). */
 json_t *shc_golden_test(const shc_golden *g, int64_t i);
+/* The test group of test i as a jansson object: from the index loader parsed on first use
+ * (then kept) with its "tests" array empty, which no reader of a group's parameters looks
+ * at; from the tree loaders the group itself. */
+json_t *shc_golden_group(const shc_golden *g, int64_t i);
 /* Done with test i for now: a test the index loader parsed is freed (parsed again if asked
  * for), so verify holds one test's tree at a time, not the family's. */
 void shc_golden_test_done(const shc_golden *g, int64_t i);

@@ -12,6 +12,7 @@
 #include "config.h"
 #include <stdio.h>
 #include <stdlib.h>
+#include <assert.h>
 #include <string.h>
 #include "golden.h"
 
@@ -21,9 +22,22 @@ typedef struct irec { int64_t tcid; shc_gtext text; } irec;
 typedef struct iload {
     irec *v;
     int64_t n, cap;
+    shc_ggroup *gv; /* the groups so far: a test's group is the next one to be added */
+    int64_t ng, gcap;
     json_t *notes; /* the current file's notes (flags must be declared there) */
     bool bad;      /* a check failed: the tree loader words it */
 } iload;
+
+/* A test's "tolerance" as golden_load.c's check_test has it (the tree loader words it). */
+static bool tolerance_ok(shc_span text)
+{
+    json_error_t je;
+    json_t *t = shc_json_loadb(text.p, text.n, &je);
+    char why[200];
+    bool ok = t && shc_tolerance_check(t, why, sizeof why);
+    json_decref(t);
+    return ok;
+}
 
 /* One test: the checks of check_test (golden_load.c), else bad. */
 static int on_test(void *ctx, const shc_scan_test *t)
@@ -33,9 +47,9 @@ static int on_test(void *ctx, const shc_scan_test *t)
         !(shc_span_is(t->result, "valid") || shc_span_is(t->result, "invalid") ||
           shc_span_is(t->result, "acceptable")) || !t->flags.p || *t->flags.p != '[')
         return L->bad = true, 1;
-    /* a "tolerance" has rules of its own (shc_tolerance_check): the tree loader checks those
-     * few cases' files; the bytes may hold the word elsewhere, which only costs the fast path */
-    if (shc_span_has(t->text, "\"tolerance\""))
+    /* a "tolerance" has rules of its own (shc_tolerance_check): those few tests are parsed
+     * and checked here (the bytes may hold the word elsewhere, which costs only a parse) */
+    if (shc_span_has(t->text, "\"tolerance\"") && !tolerance_ok(t->text))
         return L->bad = true, 1;
     if (L->n == L->cap) {
         int64_t cap = L->cap ? 2 * L->cap : 1024;
@@ -46,8 +60,25 @@ static int on_test(void *ctx, const shc_scan_test *t)
         L->cap = cap;
     }
     L->v[L->n++] = (irec){t->tcid, {t->text, t->expected, t->flags,
-                                    shc_span_is(t->result, "invalid")}};
+                                    shc_span_is(t->result, "invalid"), L->ng}};
     shc_map_touched(t->text.n); /* the pages behind are dropped, the spans stay valid */
+    return 0;
+}
+
+/* A group, after its tests: its spans, for shc_golden_group. */
+static int on_group(void *ctx, size_t gi, shc_span group, shc_span tests)
+{
+    iload *L = ctx;
+    (void)gi;
+    if (L->ng == L->gcap) {
+        int64_t cap = L->gcap ? 2 * L->gcap : 64;
+        shc_ggroup *nv = realloc(L->gv, (size_t)cap * sizeof *nv);
+        if (!nv)
+            return L->bad = true, 1;
+        L->gv = nv;
+        L->gcap = cap;
+    }
+    L->gv[L->ng++] = (shc_ggroup){group, tests};
     return 0;
 }
 
@@ -129,8 +160,38 @@ static bool index_file(shc_golden *g, iload *L, const char *path, const char *fa
     int64_t first = L->n;
     shc_scan_doc doc;
     return g->paths[g->nfiles - 1] &&
-           shc_scan_golden_shaped(m->p, m->n, &doc, on_test, NULL, L) == 0 && !L->bad &&
+           shc_scan_golden_groups(m->p, m->n, &doc, on_test, on_group, L) == 0 && !L->bad &&
            file_ok(L, &doc, family, first);
+}
+
+json_t *shc_golden_group(const shc_golden *g, int64_t i)
+{
+    if (!g->text)
+        return g->groups[i];
+    int64_t k = g->text[i].group;
+    assert(k >= 0 && k < g->ngroups);
+    if (g->gtree[k])
+        return g->gtree[k];
+    /* the group's bytes with its tests (parsed one by one) left out: "tests": [] */
+    shc_span t = g->gtext[k].text, ts = g->gtext[k].tests;
+    size_t head = (size_t)(ts.p - t.p), tail = t.n - head - ts.n;
+    char *buf = malloc(head + 2 + tail);
+    json_error_t je = {.text = "out of memory"};
+    json_t *grp = NULL;
+    if (buf) {
+        memcpy(buf, t.p, head);
+        memcpy(buf + head, "[]", 2);
+        memcpy(buf + head + 2, ts.p + ts.n, tail);
+        grp = shc_json_loadb(buf, head + 2 + tail, &je);
+        free(buf);
+    }
+    if (!grp) { /* the bytes scanned as JSON: only memory can be short here */
+        fprintf(stderr, "shardcheck: golden tcId %lld's group: %s\n", (long long)g->tcids[i],
+                je.text);
+        exit(99);
+    }
+    g->gtree[k] = grp; /* the cache; the pointer array itself is not const */
+    return grp;
 }
 
 int shc_golden_index_family_at(shc_golden *g, const char *dir, const char *family,
@@ -158,6 +219,10 @@ int shc_golden_index_family(shc_golden *g, const char *dir, const char *family, 
     }
     ok = ok && build_index(g, &L);
     free(L.v);
+    g->gtext = L.gv;
+    g->ngroups = L.ng;
+    if (ok)
+        ok = (g->gtree = calloc((size_t)(L.ng ? L.ng : 1), sizeof *g->gtree)) != NULL;
     if (ok)
         ok = (g->roots = calloc((size_t)g->nfiles, sizeof *g->roots)) != NULL;
     if (ok)

@@ -42,6 +42,10 @@ void shc_golden_free(shc_golden *g)
     free(g->tcids);
     free(g->text);
     free(g->unversioned);
+    for (int64_t k = 0; g->gtree && k < g->ngroups; k++)
+        json_decref(g->gtree[k]);
+    free(g->gtree);
+    free(g->gtext);
     memset(g, 0, sizeof *g);
 }
 

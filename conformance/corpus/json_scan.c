@@ -462,14 +462,17 @@ static inline void note_element(shc_span *drop, const char *at)
         drop->n = (size_t)(at - drop->p);
 }
 
-/* One testGroups entry: its tests to fn; a group without a "tests" array is noted. */
+/* One testGroups entry: its tests to fn, then the group's bytes and its "tests" value's
+ * to gfn (when given); a group without a "tests" array is noted. */
 static int walk_group(cur *c, size_t gi, shc_scan_doc *doc, shc_scan_fn fn,
-                      shc_scan_known_fn known, void *ctx)
+                      shc_scan_group_fn gfn, shc_scan_known_fn known, void *ctx)
 {
     static const char *const names[] = {"tests", NULL};
     bool first = true, has_tests = false;
     unsigned seen = 0;
     int r, slot;
+    const char *g0 = c->p;
+    shc_span tests = {NULL, 0};
     if (*c->p != '{') {
         r = scan_value(c);
     } else {
@@ -480,6 +483,7 @@ static int walk_group(cur *c, size_t gi, shc_scan_doc *doc, shc_scan_fn fn,
                 continue;
             }
             has_tests = true;
+            tests.p = c->p;
             bool afirst = true;
             int ar;
             for (size_t ti = 0; (ar = arr_next(c, &afirst)) == 1; ti++) {
@@ -493,17 +497,20 @@ static int walk_group(cur *c, size_t gi, shc_scan_doc *doc, shc_scan_fn fn,
             }
             if (ar)
                 return SHC_SCAN_UNSURE;
+            tests.n = (size_t)(c->p - tests.p);
         }
     }
     if (!r && !has_tests && doc->groups_ok) {
         doc->groups_ok = false;
         doc->bad_group = gi;
     }
+    if (!r && gfn && *g0 == '{')
+        return gfn(ctx, gi, (shc_span){g0, (size_t)(c->p - g0)}, tests);
     return r;
 }
 
-static int walk_groups(cur *c, shc_scan_doc *doc, shc_scan_fn fn, shc_scan_known_fn known,
-                       void *ctx)
+static int walk_groups(cur *c, shc_scan_doc *doc, shc_scan_fn fn, shc_scan_group_fn gfn,
+                       shc_scan_known_fn known, void *ctx)
 {
     bool first = true;
     int r;
@@ -511,7 +518,7 @@ static int walk_groups(cur *c, shc_scan_doc *doc, shc_scan_fn fn, shc_scan_known
     for (size_t gi = 0; (r = arr_next(c, &first)) == 1; gi++) {
         note_element(&doc->drop[0], c->p);
         doc->drop[1] = (shc_span){NULL, 0}; /* this group's tests, once they come */
-        int rc = walk_group(c, gi, doc, fn, known, ctx);
+        int rc = walk_group(c, gi, doc, fn, gfn, known, ctx);
         if (rc)
             return rc;
     }
@@ -573,14 +580,25 @@ static int walk_results(cur *c, shc_span *drop, shc_scan_result_fn rfn,
     return r;
 }
 
+static int scan(const char *buf, size_t n, shc_scan_doc *doc, shc_scan_fn fn,
+                shc_scan_group_fn gfn, shc_scan_known_fn known, shc_scan_result_fn rfn,
+                shc_scan_values_fn vouch, void *ctx);
+
 int shc_scan_golden_shaped(const char *buf, size_t n, shc_scan_doc *doc, shc_scan_fn fn,
                            shc_scan_known_fn known, void *ctx)
 {
-    return shc_scan_candidate(buf, n, doc, fn, known, NULL, NULL, ctx);
+    return scan(buf, n, doc, fn, NULL, known, NULL, NULL, ctx);
 }
 
-static int walk_doc(cur *c0, shc_scan_doc *doc, shc_scan_fn fn, shc_scan_known_fn known,
-                    shc_scan_result_fn rfn, shc_scan_values_fn vouch, void *ctx)
+int shc_scan_golden_groups(const char *buf, size_t n, shc_scan_doc *doc, shc_scan_fn fn,
+                           shc_scan_group_fn gfn, void *ctx)
+{
+    return scan(buf, n, doc, fn, gfn, NULL, NULL, NULL, ctx);
+}
+
+static int walk_doc(cur *c0, shc_scan_doc *doc, shc_scan_fn fn, shc_scan_group_fn gfn,
+                    shc_scan_known_fn known, shc_scan_result_fn rfn, shc_scan_values_fn vouch,
+                    void *ctx)
 {
     static const char *const names[] = {"family", "schema", "notes", "numberOfTests", "fields",
                                         "results", "testGroups", NULL};
@@ -594,7 +612,7 @@ static int walk_doc(cur *c0, shc_scan_doc *doc, shc_scan_fn fn, shc_scan_known_f
                            &doc->results, &doc->test_groups};
         if (slot == 6 && *c.p == '[') {
             const char *v = c.p;
-            int rc = walk_groups(&c, doc, fn, known, ctx);
+            int rc = walk_groups(&c, doc, fn, gfn, known, ctx);
             if (rc)
                 return rc;
             doc->test_groups = (shc_span){v, (size_t)(c.p - v)};
@@ -621,6 +639,13 @@ int shc_scan_candidate(const char *buf, size_t n, shc_scan_doc *doc, shc_scan_fn
                        shc_scan_known_fn known, shc_scan_result_fn rfn,
                        shc_scan_values_fn vouch, void *ctx)
 {
+    return scan(buf, n, doc, fn, NULL, known, rfn, vouch, ctx);
+}
+
+static int scan(const char *buf, size_t n, shc_scan_doc *doc, shc_scan_fn fn,
+                shc_scan_group_fn gfn, shc_scan_known_fn known, shc_scan_result_fn rfn,
+                shc_scan_values_fn vouch, void *ctx)
+{
     if (!tables_ready)
         init_tables();
     memset(doc, 0, sizeof *doc);
@@ -630,7 +655,7 @@ int shc_scan_candidate(const char *buf, size_t n, shc_scan_doc *doc, shc_scan_fn
     shc_jkeys keys;
     shc_jkeys_init(&keys, buf);
     cur c = {buf, buf + n, 0, &keys};
-    int r = walk_doc(&c, doc, fn, known, rfn, vouch, ctx);
+    int r = walk_doc(&c, doc, fn, gfn, known, rfn, vouch, ctx);
     shc_jkeys_free(&keys);
     return r;
 }

@@ -109,6 +109,14 @@ typedef shc_span (*shc_scan_known_fn)(void *ctx, int64_t tcid);
 int shc_scan_golden_shaped(const char *buf, size_t n, shc_scan_doc *doc, shc_scan_fn fn,
                            shc_scan_known_fn known, void *ctx);
 
+/* Called after each testGroups entry that is an object, its tests having gone to the test
+ * callback: the group's bytes and its "tests" value's (p == NULL: it has none).  Nonzero
+ * stops the scan, as shc_scan_fn. */
+typedef int (*shc_scan_group_fn)(void *ctx, size_t gi, shc_span group, shc_span tests);
+/* shc_scan_golden_shaped (without the known hook) that also hands each group to gfn: the
+ * golden index loader keeps the spans to parse a group's parameters when asked. */
+int shc_scan_golden_groups(const char *buf, size_t n, shc_scan_doc *doc, shc_scan_fn fn,
+                           shc_scan_group_fn gfn, void *ctx);
 /* shc_scan_golden_shaped that also hands every entry of a top-level "results" array (a
  * results file, tools/verify/verify_tree.c) to rfn. */
 int shc_scan_candidate(const char *buf, size_t n, shc_scan_doc *doc, shc_scan_fn fn,

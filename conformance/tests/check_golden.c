@@ -615,6 +615,73 @@ START_TEST(map_empty_and_refused)
 }
 END_TEST
 
+static const char *srcdir(void)
+{
+    const char *d = getenv("top_srcdir");
+    return d ? d : ".";
+}
+
+/* The index loader (run, certify, families, verify) serves each test and its group as the
+ * tree loader has them, the group with its "tests" emptied: on the committed corpus. */
+static void index_matches_trees(const char *family)
+{
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/golden", srcdir());
+    shc_golden t, x;
+    shc_err e = {0};
+    ck_assert_msg(shc_golden_load_family(&t, dir, family, &e) == 0, "%s", e.msg);
+    ck_assert_msg(shc_golden_index_family(&x, dir, family, &e) == 0, "%s", e.msg);
+    ck_assert_msg(x.text != NULL, "%s: the index loader fell back to the trees", family);
+    ck_assert_int_eq(x.ntests, t.ntests);
+    int64_t groups = 0;
+    for (int64_t i = 0; i < t.ntests; i++) {
+        ck_assert_int_eq(x.tcids[i], t.tcids[i]);
+        ck_assert(json_equal(shc_golden_test(&x, i), t.tests[i]));
+        json_t *want = json_copy(t.groups[i]);
+        json_object_set_new(want, "tests", json_array());
+        json_t *got = shc_golden_group(&x, i);
+        ck_assert_msg(json_equal(got, want), "%s tcId %lld: group", family, (long long)t.tcids[i]);
+        ck_assert_ptr_eq(got, shc_golden_group(&x, i)); /* parsed once */
+        groups += i == 0 || t.groups[i] != t.groups[i - 1];
+        json_decref(want);
+        shc_golden_test_done(&x, i);
+    }
+    ck_assert_int_eq(x.ngroups, groups);
+    ck_assert_int_gt(groups, 1);
+    shc_golden_free(&t);
+    shc_golden_free(&x);
+}
+
+START_TEST(index_groups_as_trees)
+{
+    index_matches_trees("redistribute-data"); /* group parameters: meshes, shapes, dtypes */
+    index_matches_trees("view-sharding");
+    index_matches_trees("philox-kat");
+}
+END_TEST
+
+/* A GpuOnly test with a "tolerance" is checked where it is scanned: its family stays on
+ * the index (rng-offsets has one), and a broken tolerance still goes to the tree loader,
+ * which names it. */
+START_TEST(index_checks_tolerance)
+{
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/golden", srcdir());
+    shc_golden x;
+    shc_err e = {0};
+    ck_assert_msg(shc_golden_index_family(&x, dir, "rng-offsets", &e) == 0, "%s", e.msg);
+    ck_assert_ptr_nonnull(x.text);
+    shc_golden_free(&x);
+    write_text("demo/a.json",
+               "{\"family\":\"demo\",\"schema\":\"demo_v1.json\",\"numberOfTests\":1,"
+               "\"notes\":{\"GpuOnly\":\"x\"},\"testGroups\":[{\"k\":1,\"tests\":[{\"tcId\":1,"
+               "\"flags\":[\"GpuOnly\"],\"result\":\"valid\",\"tolerance\":{\"ulp\":-1},"
+               "\"expected\":{}}]}]}");
+    ck_assert_int_eq(shc_golden_index_family(&x, tmpdir, "demo", &e), SHC_EFORMAT);
+    ck_assert_msg(strstr(e.msg, "tcId 1") != NULL, "%s", e.msg);
+}
+END_TEST
+
 /* A mapped file cut short under the reader: SIGBUS becomes exit 2 with a message. */
 START_TEST(map_shrunk_file_exits_2)
 {
@@ -656,7 +723,14 @@ int main(void)
     tcase_add_test(tc, compare_tolerance_shapes);
     tcase_add_test(tc, map_trims_and_rereads);
     tcase_add_test(tc, map_empty_and_refused);
-    tcase_add_exit_test(tc, map_shrunk_file_exits_2, 2);
+    tcase_add_test(tc, index_groups_as_trees);
+    tcase_add_test(tc, index_checks_tolerance);
     suite_add_tcase(s, tc);
+    /* The SIGBUS test's child dies before a checked teardown could run in it: its own case,
+     * whose fixture runs in the parent, removes the directory the child wrote into. */
+    TCase *bus = tcase_create("sigbus");
+    tcase_add_unchecked_fixture(bus, setup, teardown);
+    tcase_add_exit_test(bus, map_shrunk_file_exits_2, 2);
+    suite_add_tcase(s, bus);
     return shc_run_suite(s);
 }

@@ -21,9 +21,11 @@ set -f # placements like S(0) are words, never patterns
 # Scratch inputs: a corpus lacking threefry and rng-policies (another --golden), a right
 # results file, a run's JSON (report's input) and a certify package (certify --check's).
 mkdir "$tmp/g2"
+set +f # (the glob is wanted here: under set -f this loop linked one entry named '*')
 for d in "$G"/*; do
   case ${d##*/} in threefry|rng-policies|MANIFEST) ;; *) ln -s "$d" "$tmp/g2/${d##*/}" ;; esac
 done
+set -f
 echo "another corpus" >"$tmp/g2/MANIFEST"
 mkdir "$tmp/g3"
 cp -R "$G/threefry" "$G/schemas" "$tmp/g3/" && write_manifest "$tmp/g3"

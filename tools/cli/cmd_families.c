@@ -39,11 +39,13 @@ static int count_cases(const shc_family *f, const char *golden, long long *n, lo
 {
     shc_golden g = {0};
     shc_err e = {0};
-    int rc = shc_golden_load_family(&g, golden, f->name, &e);
+    int rc = shc_golden_index_family(&g, golden, f->name, &e);
     *n = rc ? -1 : (long long)g.ntests;
     *req = 0;
-    for (int64_t i = 0; !rc && i < g.ntests; i++)
-        *req += shc_claim_requires(f, g.tests[i]);
+    for (int64_t i = 0; !rc && i < g.ntests; i++) {
+        *req += shc_claim_requires(f, shc_golden_test(&g, i));
+        shc_golden_test_done(&g, i); /* one test's tree at a time */
+    }
     shc_golden_free(&g);
     return rc ? cli_report("families", rc, &e) : EXIT_OK;
 }

@@ -244,7 +244,7 @@ static void chunk_child(const run_opts *o, const shc_family *f, const shc_golden
         run_outcome oc = {.world = out[k].world};
         block_of(o, proc, &oc);
         oc.views = calloc((size_t)oc.count, sizeof *oc.views);
-        oc.status = oc.views ? compute_views(o, f, g->groups[idx[k]], g->tests[idx[k]], oc.world,
+        oc.status = oc.views ? compute_views(o, f, shc_golden_group(g, idx[k]), shc_golden_test(g, idx[k]), oc.world,
                                              oc.first, oc.count, oc.views, oc.msg, sizeof oc.msg)
                              : RUN_INTERNAL;
         char *text = run_outcome_dump(&oc);

@@ -397,7 +397,7 @@ static void comm_outcomes(run_opts *o, const shc_family *f, const shc_golden *g,
     for (int64_t k = 0; k < n; k++) {
         if (all[k].status == RUN_NOTSUPPORTED)
             continue;
-        int64_t tc = json_integer_value(json_object_get(g->tests[idx[k]], "tcId"));
+        int64_t tc = json_integer_value(json_object_get(shc_golden_test(g, idx[k]), "tcId"));
         if (broken >= 0) {
             mine[k].status = RUN_TIMEOUT;
             snprintf(mine[k].msg, sizeof mine[k].msg, "not run: tc %lld timed out, the job is "
@@ -407,7 +407,7 @@ static void comm_outcomes(run_opts *o, const shc_family *f, const shc_golden *g,
         run_journal(o, "start %s %lld", f->name, (long long)tc);
         /* A fault here hits the MPI process itself: a real dead or hung rank. */
         if (mine[k].status != RUN_NOTSUPPORTED)
-            run_inject(o, g->tests[idx[k]], mine[k].first, mine[k].count);
+            run_inject(o, shc_golden_test(g, idx[k]), mine[k].first, mine[k].count);
         /* Everyone (idle ranks too) meets first, under the deadline, so the blocking
          * communicator creation inside the plan never waits on a dead or stuck peer. */
         if (!world_barrier(o)) {
@@ -421,11 +421,11 @@ static void comm_outcomes(run_opts *o, const shc_family *f, const shc_golden *g,
         if (mine[k].status == RUN_NOTSUPPORTED)
             continue;
         if (mine[k].world > o->nprocs) {
-            hosted_views(o, f, g->groups[idx[k]], g->tests[idx[k]], &mine[k]);
+            hosted_views(o, f, shc_golden_group(g, idx[k]), shc_golden_test(g, idx[k]), &mine[k]);
         } else {
             mine[k].views = calloc(1, sizeof *mine[k].views);
-            mine[k].status = o->be->comm_view(o, o->comm, o->rank, f, g->groups[idx[k]],
-                                              g->tests[idx[k]], mine[k].views, mine[k].msg,
+            mine[k].status = o->be->comm_view(o, o->comm, o->rank, f, shc_golden_group(g, idx[k]),
+                                              shc_golden_test(g, idx[k]), mine[k].views, mine[k].msg,
                                               sizeof mine[k].msg);
         }
         if (mine[k].status == RUN_TIMEOUT) {
@@ -511,7 +511,7 @@ static void journal_chunk(const run_opts *o, const shc_family *f, const shc_gold
     for (int64_t k = 0; k < n; k++)
         if (out[k].status != RUN_NOTSUPPORTED)
             fprintf(m, " %lld",
-                    (long long)json_integer_value(json_object_get(g->tests[idx[k]], "tcId")));
+                    (long long)json_integer_value(json_object_get(shc_golden_test(g, idx[k]), "tcId")));
     if (!fclose(m))
         run_journal(o, "%s", line);
     free(line);
@@ -524,7 +524,7 @@ void run_mpi_chunk(run_opts *o, const shc_family *f, const shc_golden *g, const 
     journal_chunk(o, f, g, idx, n, out);
     bool die = false; /* an injected fault on the MPI process itself (run_faults.sh) */
     for (int64_t k = 0; o->fault.rank == o->rank && k < n; k++)
-        if (json_integer_value(json_object_get(g->tests[idx[k]], "tcId")) == o->fault.tcid) {
+        if (json_integer_value(json_object_get(shc_golden_test(g, idx[k]), "tcId")) == o->fault.tcid) {
             if (o->fault.kind == FAULT_STOP)
                 raise(SIGSTOP); /* as kill -STOP */
             die = o->fault.kind == FAULT_DIE;
@@ -572,7 +572,7 @@ void run_mpi_chunk(run_opts *o, const shc_family *f, const shc_golden *g, const 
             int64_t k = 0;
             while (k < n && (out[k].status == RUN_NOTSUPPORTED || r >= out[k].world))
                 k++; /* process r hosts ranks of a case iff r < its world */
-            o->lost_tc = json_integer_value(json_object_get(g->tests[idx[k < n ? k : 0]],
+            o->lost_tc = json_integer_value(json_object_get(shc_golden_test(g, idx[k < n ? k : 0]),
                                                             "tcId"));
         }
         for (int64_t k = 0; k < n; k++) {

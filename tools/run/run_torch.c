@@ -477,7 +477,7 @@ static void run_torch_outcomes(run_opts *o, const shc_family *f, const shc_golde
             continue;
         }
         run_journal(o, "start %s %lld", f->name,
-                    (long long)json_integer_value(json_object_get(g->tests[idx[k]], "tcId")));
+                    (long long)json_integer_value(json_object_get(shc_golden_test(g, idx[k]), "tcId")));
         /* send ahead: the worker computes the next cases while this process reads, checks
          * and agrees with the other ranks on this one (bench/bench_torch_backend.sh) */
         if (k >= sent_to) {
@@ -487,7 +487,7 @@ static void run_torch_outcomes(run_opts *o, const shc_family *f, const shc_golde
             for (sent_to = k; sent_to < n && sent_to - k < depth; sent_to++) {
                 if (all[sent_to].status == RUN_NOTSUPPORTED)
                     break;  /* skipped on every rank: never sent */
-                char *line = request(o, f, g->groups[idx[sent_to]], g->tests[idx[sent_to]]);
+                char *line = request(o, f, shc_golden_group(g, idx[sent_to]), shc_golden_test(g, idx[sent_to]));
                 size_t len = line ? strlen(line) : 0;
                 if (sent_to > k && (!line || bytes + len > PIPE_AHEAD_BYTES)) {
                     free(line);
@@ -525,7 +525,7 @@ static void run_torch_outcomes(run_opts *o, const shc_family *f, const shc_golde
                 if (o->rank == 0)
                     fprintf(stderr, "shardcheck run: --backend torch: workers could not be "
                             "restarted after tc %lld; the run ends\n",
-                            (long long)json_integer_value(json_object_get(g->tests[idx[k]],
+                            (long long)json_integer_value(json_object_get(shc_golden_test(g, idx[k]),
                                                                            "tcId")));
             }
         }

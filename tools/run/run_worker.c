@@ -228,7 +228,7 @@ static char *request(const run_opts *o, const shc_family *f, const shc_golden *g
 {
     json_t *req = json_pack("{s:o, s:[I,I]}", "case",
                             shc_case_json(f->name, shc_torch_release_get(o->torch)->patch,
-                                          g->groups[i], g->tests[i], oc->world), "ranks",
+                                          shc_golden_group(g, i), shc_golden_test(g, i), oc->world), "ranks",
                             (json_int_t)oc->first, (json_int_t)oc->count);
     char *text = req ? json_dumps(req, JSON_COMPACT) : NULL, *line = NULL;
     json_decref(req);
@@ -415,7 +415,7 @@ static void worker_outcomes(run_opts *o, const shc_family *f, const shc_golden *
         run_outcome *oc = &mine[k];
         if (oc->status == RUN_NOTSUPPORTED)
             continue;
-        int64_t tcid = json_integer_value(json_object_get(g->tests[idx[k]], "tcId"));
+        int64_t tcid = json_integer_value(json_object_get(shc_golden_test(g, idx[k]), "tcId"));
         if (!W.dead && k >= sent_to && W.c.pid < 0)
             restart(o, tcid);
         if (W.dead) {

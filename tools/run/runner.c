@@ -133,7 +133,7 @@ static void mark_unsupported(run_opts *o, const shc_family *f, const shc_golden 
 {
     for (int64_t k = 0; k < n; k++) {
         run_outcome *oc = &out[k];
-        oc->world = f->world_size(g->groups[idx[k]], g->tests[idx[k]]);
+        oc->world = f->world_size(shc_golden_group(g, idx[k]), shc_golden_test(g, idx[k]));
         if (o->be->whole_world && oc->world != cap) {
             oc->status = RUN_NOTSUPPORTED;
             snprintf(oc->msg, sizeof oc->msg, "the mesh has %lld ranks, the %s job %lld (%s)",
@@ -221,7 +221,7 @@ static void run_chunk(run_opts *o, const shc_family *f, const shc_golden *g, con
     compute_chunk(o, f, g, idx, n, seq, out);
     double each = (now_s() - t0) / (double)n;
     for (int64_t k = 0; k < n; k++)
-        finish_case(o, f, g->groups[idx[k]], g->tests[idx[k]], &out[k], each);
+        finish_case(o, f, shc_golden_group(g, idx[k]), shc_golden_test(g, idx[k]), &out[k], each);
     free(out);
 }
 
@@ -237,7 +237,7 @@ static int64_t whole_world_eligible(const run_opts *o, const shc_family *f, cons
     }
     int64_t m = 0;
     for (int64_t k = 0; k < g->ntests; k++)
-        if (f->world_size(g->groups[k], g->tests[k]) == o->nprocs)
+        if (f->world_size(shc_golden_group(g, k), shc_golden_test(g, k)) == o->nprocs)
             (*pick)[m++] = k;
     return m;
 }
@@ -266,7 +266,7 @@ static int load_family(const run_opts *o, const shc_family *f, shc_golden *g, bo
         emit_whole(o, f->name, RUN_NOTSUPPORTED, "family", e.msg);
         return EXIT_OK;
     }
-    if (shc_golden_load_family_at(g, o->golden, f->name, o->torch, &e)) {
+    if (shc_golden_index_family_at(g, o->golden, f->name, o->torch, &e)) {
         if (printer(o)) {
             progress_hide();
             fprintf(stderr, "shardcheck run: %s\n", e.msg);
@@ -316,6 +316,33 @@ static void run_cases(run_opts *o, const shc_family *f, const shc_golden *g, int
     free(pick);
 }
 
+/* Whether the report keeps a failure of family f. */
+static bool has_failures(const report *r, const char *family)
+{
+    size_t i;
+    json_t *x;
+    json_array_foreach(r->fails, i, x)
+        if (!strcmp(json_string_value(json_object_get(x, "family")) ?: "", family))
+            return true;
+    return false;
+}
+
+/* The family's failures by flag and field, with the smallest case's inputs and the flag's
+ * note (report_groups.c, verify's grouping).  The cases ran on the index loader, which keeps
+ * no files' notes: the trees are loaded for this alone, only when something failed. */
+static int group_family(run_opts *o, const shc_family *f)
+{
+    if (!o->rep->fails || !has_failures(o->rep, f->name))
+        return SHC_OK;
+    shc_golden t;
+    shc_err e = {0};
+    int rc = shc_golden_load_family_at(&t, o->golden, f->name, o->torch, &e);
+    if (!rc)
+        rc = report_group_family(o->rep, &t);
+    shc_golden_free(&t);
+    return rc;
+}
+
 static int run_family(run_opts *o, const shc_family *f, int64_t *seq)
 {
     shc_golden g;
@@ -324,9 +351,7 @@ static int run_family(run_opts *o, const shc_family *f, int64_t *seq)
     if (rc || !loaded)
         return rc;
     run_cases(o, f, &g, seq);
-    /* while its golden trees are loaded: the family's failures by flag and field, with the
-     * smallest case's inputs and the flag's note (report_groups.c, verify's grouping) */
-    if (o->rep && report_group_family(o->rep, &g) && printer(o))
+    if (o->rep && group_family(o, f) && printer(o))
         fputs("shardcheck run: out of memory grouping the failures: they are listed ungrouped\n",
               stderr);
     shc_golden_free(&g);

@@ -270,7 +270,7 @@ static bool carries(const shc_golden *g, int64_t i, const char *flag)
 {
     if (g->text)
         return !shc_span_each_string(g->text[i].flags, same_flag, (void *)flag);
-    return shc_test_has_flag(g->tests[i], flag);
+    return shc_test_has_flag(shc_golden_test(g, i), flag);
 }
 
 static int resolve(waivers *w, const json_t *wv, int k, const shc_golden *t, shc_err *e)
