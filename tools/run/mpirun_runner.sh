@@ -115,8 +115,12 @@ on_signal() { # dash runs no EXIT trap on a signal: clean up here, then die of t
 trap 'on_signal TERM 143' TERM
 trap 'on_signal INT 130' INT
 trap 'on_signal HUP 129' HUP
-trap 'why=limit; stop_children' USR1
-trap 'why=grace; stop_children' USR2
+# A timer that fired has ended or is ending: its pid is forgotten before anything kills by it,
+# for on a busy machine (pid_max 32768) the number soon names another process -- another
+# job's grace timer, whose killing left that job waiting on a lingering mpirun for the whole
+# 600 s of run_multinode.sh's D4 once.
+trap 'why=limit; timer=; stop_children' USR1
+trap 'why=grace; : >"$work/grace"; stop_children' USR2
 
 # The output filter: journal lines (after the marker; --tag-output may put text before it)
 # go to the journal file, the rest through; rank 0's "done" line starts the grace timer.
