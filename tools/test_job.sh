@@ -20,9 +20,10 @@
 #      walking the slow tests' paths on samples (SHARDCHECK_SAMPLED=1), as step 3 does
 # To keep CI within 30 minutes on 2 cores (issue 36), work that waits on other things runs beside
 # the stages that leave a core idle: the newest release's venv (downloads) installs during the
-# builds and make checks; the plain and the ASan+UBSan make checks run side by side; after them,
-# distcheck, the harness's pytest and step 5 run beside step 4's family cross-checks (mostly one
-# Python process each); each result is collected, with its time, before the summary.
+# builds and make checks; the plain and the ASan+UBSan make checks run side by side; once the
+# plain one is done, distcheck, the harness's pytest and step 5 start beside step 4's family
+# cross-checks (mostly one Python process each) and the rest of the ASan one; each result is
+# collected, with its time, before the summary.
 # Each make check runs -j3: its longest tests start first (Makefile.am SLOW_TESTS), and many
 # wait on mpirun, torch imports and watchdogs, whose idle time the other slots fill.
 # Ends with one line "N passed, N failed" summing every stage.
@@ -81,7 +82,7 @@ else
   stages_failed+=("asan build"); fail=$((fail+1))
 fi
 
-stage "make check: the plain build's and the ASan+UBSan build's, side by side"
+stage "make check: the plain build's (the ASan+UBSan build's runs beside it and on into the next stages)"
 # The two make checks run at once (issue 36: CI time): each alone leaves about a fifth of the
 # two cores idle (tests waiting on mpirun, torch imports and watchdogs), and together they fill
 # it.  Each runs -j3, its longest tests first (Makefile.am SLOW_TESTS); the sanitized one walks
@@ -106,18 +107,12 @@ if [ -n "$plain_pid" ]; then
   add_counts _build/check.out
   [ $rc -eq 0 ] || { stages_failed+=("make check"); tail -n 80 _build/test-suite.log 2>/dev/null; }
 fi
-if [ -n "$asan_pid" ]; then
-  if wait "$asan_pid"; then rc=0; else rc=$?; fi
-  echo "--- ASan+UBSan build: $(cat _build-asan/check.time 2>/dev/null)"
-  grep -E "^(FAIL|XPASS|ERROR):|^# (TOTAL|PASS|SKIP|XFAIL|FAIL|XPASS|ERROR):" _build-asan/check.out | tail -n 60
-  add_counts _build-asan/check.out
-  [ $rc -eq 0 ] || { stages_failed+=("asan make check"); tail -n 80 _build-asan/test-suite.log 2>/dev/null; }
-fi
-
-# After the make checks four jobs share the two cores, each mostly one process: distcheck (its
-# make check sampled: SHARDCHECK_SAMPLED=1, testlib.sh's sampled; the two builds above ran every
-# case), the harness's pytest, the newest release's check, and the harness's family cross-checks
-# in the foreground.  Each writes its log; their results are read in this order below.
+# Once the plain make check is done, what needs only the plain build starts at once, beside the
+# rest of the ASan+UBSan make check (which ends two to three minutes later; waiting for it left a
+# core idle): distcheck (its make check sampled: SHARDCHECK_SAMPLED=1, testlib.sh's sampled; the
+# two builds above ran every case), the harness's pytest, the newest release's check, and the
+# harness's family cross-checks in the foreground.  Each writes its log; their results, the ASan
+# make check's first, are read in this order below.
 distcheck_pid=
 if [ "${SHARDCHECK_DISTCHECK:-1}" != 0 ]; then
   ( t=$(date +%s)
@@ -180,6 +175,15 @@ hp=$(awk '{s+=$1} END {print s+0}' _build/harness.out); hf=$(awk '{s+=$3} END {p
 echo "harness: $hp passed, $hf failed"
 pass=$((pass+hp)); fail=$((fail+hf))
 [ $rc -eq 0 ] || stages_failed+=("harness")
+
+if [ -n "$asan_pid" ]; then
+  stage "ASan+UBSan make check (started beside the plain one)"
+  if wait "$asan_pid"; then rc=0; else rc=$?; fi
+  echo "--- ASan+UBSan build: $(cat _build-asan/check.time 2>/dev/null)"
+  grep -E "^(FAIL|XPASS|ERROR):|^# (TOTAL|PASS|SKIP|XFAIL|FAIL|XPASS|ERROR):" _build-asan/check.out | tail -n 60
+  add_counts _build-asan/check.out
+  [ $rc -eq 0 ] || { stages_failed+=("asan make check"); tail -n 80 _build-asan/test-suite.log 2>/dev/null; }
+fi
 
 stage "harness pytest (started beside the harness stage)"
 if wait "$pytest_pid"; then rc=0; else rc=$?; fi

@@ -123,6 +123,8 @@ typedef struct shc_golden {
     shc_ggroup *gtext;   /* index loader: every group's bytes, text[i].group indexes them */
     json_t **gtree;      /* index loader: the groups parsed so far (their "tests" empty) */
     int64_t ngroups;
+    shc_span *fnotes;    /* index loader: each file's "notes" bytes (shc_golden_note) */
+    json_t **ntree;      /* index loader: the notes parsed so far, one per file */
     shc_torch_release torch; /* the release whose answers the tests hold (_at loaders) */
     char *unversioned;   /* a torch family's file without source.releases (read as what it
                           * is, the pinned release's answers; the caller notes it), or NULL */
@@ -178,6 +180,11 @@ json_t *shc_golden_test(const shc_golden *g, int64_t i);
  * (then kept) with its "tests" array empty, which no reader of a group's parameters looks
  * at; from the tree loaders the group itself. */
 json_t *shc_golden_group(const shc_golden *g, int64_t i);
+/* The file test i comes from (an index into paths), from either loader; -1 if none. */
+int shc_golden_file_of(const shc_golden *g, int64_t i);
+/* What the corpus says a flag means: the "notes" entry of the first file that has one (its
+ * notes parsed on first use from the index loader's bytes), or NULL. */
+const char *shc_golden_note(const shc_golden *g, const char *flag);
 /* Done with test i for now: a test the index loader parsed is freed (parsed again if asked
  * for), so verify holds one test's tree at a time, not the family's. */
 void shc_golden_test_done(const shc_golden *g, int64_t i);

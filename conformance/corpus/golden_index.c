@@ -39,6 +39,20 @@ static bool tolerance_ok(shc_span text)
     return ok;
 }
 
+/* Room for one more element in *v (n used of *cap, doubling from first); false when out of memory. */
+static bool grow(void **v, int64_t n, int64_t *cap, int64_t first, size_t size)
+{
+    if (n < *cap)
+        return true;
+    int64_t c = *cap ? 2 * *cap : first;
+    void *nv = realloc(*v, (size_t)c * size);
+    if (!nv)
+        return false;
+    *v = nv;
+    *cap = c;
+    return true;
+}
+
 /* One test: the checks of check_test (golden_load.c), else bad. */
 static int on_test(void *ctx, const shc_scan_test *t)
 {
@@ -51,14 +65,8 @@ static int on_test(void *ctx, const shc_scan_test *t)
      * and checked here (the bytes may hold the word elsewhere, which costs only a parse) */
     if (shc_span_has(t->text, "\"tolerance\"") && !tolerance_ok(t->text))
         return L->bad = true, 1;
-    if (L->n == L->cap) {
-        int64_t cap = L->cap ? 2 * L->cap : 1024;
-        irec *nv = realloc(L->v, (size_t)cap * sizeof *nv);
-        if (!nv)
-            return L->bad = true, 1;
-        L->v = nv;
-        L->cap = cap;
-    }
+    if (!grow((void **)&L->v, L->n, &L->cap, 1024, sizeof *L->v))
+        return L->bad = true, 1;
     L->v[L->n++] = (irec){t->tcid, {t->text, t->expected, t->flags,
                                     shc_span_is(t->result, "invalid"), L->ng}};
     shc_map_touched(t->text.n); /* the pages behind are dropped, the spans stay valid */
@@ -70,14 +78,8 @@ static int on_group(void *ctx, size_t gi, shc_span group, shc_span tests)
 {
     iload *L = ctx;
     (void)gi;
-    if (L->ng == L->gcap) {
-        int64_t cap = L->gcap ? 2 * L->gcap : 64;
-        shc_ggroup *nv = realloc(L->gv, (size_t)cap * sizeof *nv);
-        if (!nv)
-            return L->bad = true, 1;
-        L->gv = nv;
-        L->gcap = cap;
-    }
+    if (!grow((void **)&L->gv, L->ng, &L->gcap, 64, sizeof *L->gv))
+        return L->bad = true, 1;
     L->gv[L->ng++] = (shc_ggroup){group, tests};
     return 0;
 }
@@ -145,13 +147,17 @@ static bool build_index(shc_golden *g, iload *L)
 /* Map and scan one file into g and L; false when the tree loader must take over. */
 static bool index_file(shc_golden *g, iload *L, const char *path, const char *family)
 {
-    shc_map *nm = realloc(g->maps, (size_t)(g->nfiles + 1) * sizeof *nm);
-    char **np = nm ? realloc(g->paths, (size_t)(g->nfiles + 1) * sizeof *np) : NULL;
+    size_t k = (size_t)g->nfiles + 1;
+    shc_map *nm = realloc(g->maps, k * sizeof *nm);
     if (nm)
         g->maps = nm;
-    if (!np)
+    char **np = nm ? realloc(g->paths, k * sizeof *np) : NULL;
+    if (np)
+        g->paths = np;
+    shc_span *nn = np ? realloc(g->fnotes, k * sizeof *nn) : NULL;
+    if (!nn)
         return false;
-    g->paths = np;
+    g->fnotes = nn;
     shc_map *m = &g->maps[g->nfiles];
     if (shc_map_path(m, path, NULL))
         return false;
@@ -159,9 +165,57 @@ static bool index_file(shc_golden *g, iload *L, const char *path, const char *fa
     g->nfiles++;
     int64_t first = L->n;
     shc_scan_doc doc;
-    return g->paths[g->nfiles - 1] &&
-           shc_scan_golden_groups(m->p, m->n, &doc, on_test, on_group, L) == 0 && !L->bad &&
-           file_ok(L, &doc, family, first);
+    bool ok = g->paths[g->nfiles - 1] &&
+              shc_scan_golden_groups(m->p, m->n, &doc, on_test, on_group, L) == 0 && !L->bad &&
+              file_ok(L, &doc, family, first);
+    g->fnotes[g->nfiles - 1] = ok ? doc.notes : (shc_span){0};
+    return ok;
+}
+
+int shc_golden_file_of(const shc_golden *g, int64_t i)
+{
+    if (i < 0 || i >= g->ntests)
+        return -1;
+    for (int f = 0; f < g->nfiles; f++) {
+        if (g->text) { /* the index: the file whose bytes hold the test's */
+            const char *p = g->text[i].test.p;
+            if (p >= g->maps[f].p && p < g->maps[f].p + g->maps[f].n)
+                return f;
+            continue;
+        }
+        size_t k;
+        json_t *grp;
+        json_array_foreach(json_object_get(g->roots[f], "testGroups"), k, grp)
+            if (grp == g->groups[i])
+                return f;
+    }
+    return -1;
+}
+
+/* File f's notes object: the tree's, or parsed from the index's bytes on first use. */
+static json_t *notes_of(const shc_golden *g, int f)
+{
+    if (!g->text)
+        return json_object_get(g->roots[f], "notes");
+    if (!g->ntree[f]) { /* the cache; the pointer array itself is not const */
+        json_error_t je;
+        g->ntree[f] = shc_json_loadb(g->fnotes[f].p, g->fnotes[f].n, &je);
+        if (!g->ntree[f]) { /* file_ok parsed these very bytes: only memory can be short */
+            fprintf(stderr, "shardcheck: golden %s: notes: %s\n", g->paths[f], je.text);
+            exit(99);
+        }
+    }
+    return g->ntree[f];
+}
+
+const char *shc_golden_note(const shc_golden *g, const char *flag)
+{
+    for (int f = 0; f < g->nfiles; f++) {
+        const char *s = json_string_value(json_object_get(notes_of(g, f), flag));
+        if (s)
+            return s;
+    }
+    return NULL;
 }
 
 json_t *shc_golden_group(const shc_golden *g, int64_t i)
@@ -225,6 +279,8 @@ int shc_golden_index_family(shc_golden *g, const char *dir, const char *family, 
         ok = (g->gtree = calloc((size_t)(L.ng ? L.ng : 1), sizeof *g->gtree)) != NULL;
     if (ok)
         ok = (g->roots = calloc((size_t)g->nfiles, sizeof *g->roots)) != NULL;
+    if (ok)
+        ok = (g->ntree = calloc((size_t)(g->nfiles ? g->nfiles : 1), sizeof *g->ntree)) != NULL;
     if (ok)
         return SHC_OK;
     shc_golden_free(g);

@@ -46,6 +46,10 @@ void shc_golden_free(shc_golden *g)
         json_decref(g->gtree[k]);
     free(g->gtree);
     free(g->gtext);
+    for (int f = 0; g->ntree && f < g->nfiles; f++)
+        json_decref(g->ntree[f]);
+    free(g->ntree);
+    free(g->fnotes);
     memset(g, 0, sizeof *g);
 }
 

@@ -621,8 +621,38 @@ static const char *srcdir(void)
     return d ? d : ".";
 }
 
+/* Which file of t holds tcId tc, read off the trees' testGroups. */
+static int file_holding(const shc_golden *t, int64_t tc)
+{
+    for (int f = 0; f < t->nfiles; f++) {
+        size_t a, b;
+        json_t *grp, *test;
+        json_array_foreach(json_object_get(t->roots[f], "testGroups"), a, grp)
+            json_array_foreach(json_object_get(grp, "tests"), b, test)
+                if (json_integer_value(json_object_get(test, "tcId")) == tc)
+                    return f;
+    }
+    return -1;
+}
+
+/* Every flag of test i has the same note from both loaders, the first file's that has one. */
+static void notes_match(const shc_golden *t, const shc_golden *x, int64_t i)
+{
+    size_t k;
+    json_t *fl;
+    json_array_foreach(json_object_get(t->tests[i], "flags"), k, fl) {
+        const char *want = NULL, *name = json_string_value(fl);
+        for (int f = 0; f < t->nfiles && !want; f++)
+            want = json_string_value(json_object_get(json_object_get(t->roots[f], "notes"), name));
+        ck_assert_msg(want != NULL, "flag %s has no note", name);
+        ck_assert_str_eq(shc_golden_note(t, name), want);
+        ck_assert_str_eq(shc_golden_note(x, name), want);
+    }
+}
+
 /* The index loader (run, certify, families, verify) serves each test and its group as the
- * tree loader has them, the group with its "tests" emptied: on the committed corpus. */
+ * tree loader has them, the group with its "tests" emptied, and the same file and flag
+ * notes for it: on the committed corpus. */
 static void index_matches_trees(const char *family)
 {
     char dir[1024];
@@ -643,11 +673,20 @@ static void index_matches_trees(const char *family)
         ck_assert_msg(json_equal(got, want), "%s tcId %lld: group", family, (long long)t.tcids[i]);
         ck_assert_ptr_eq(got, shc_golden_group(&x, i)); /* parsed once */
         groups += i == 0 || t.groups[i] != t.groups[i - 1];
+        int f = file_holding(&t, t.tcids[i]);
+        ck_assert_int_ge(f, 0);
+        ck_assert_int_eq(shc_golden_file_of(&t, i), f);
+        ck_assert_int_eq(shc_golden_file_of(&x, i), f);
+        ck_assert_str_eq(x.paths[f], t.paths[f]);
+        notes_match(&t, &x, i);
         json_decref(want);
         shc_golden_test_done(&x, i);
     }
     ck_assert_int_eq(x.ngroups, groups);
     ck_assert_int_gt(groups, 1);
+    ck_assert_int_eq(shc_golden_file_of(&x, -1), -1);
+    ck_assert_int_eq(shc_golden_file_of(&x, x.ntests), -1);
+    ck_assert_ptr_null(shc_golden_note(&x, "NoSuchFlag"));
     shc_golden_free(&t);
     shc_golden_free(&x);
 }

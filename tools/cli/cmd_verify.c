@@ -32,22 +32,12 @@
 #include "torch_version.h"
 #include "waivers.h"
 
-/* The failures grouped by flag and field (report_groups.c).  The trees, which hold the
- * groups, files and notes the index loader skips, are loaded only when something failed:
- * a passing candidate keeps verify's speed. */
-static int group_failures(report *rep, const shc_golden *g, const char *dir, const char *family,
-                          shc_torch_release rel, shc_err *e)
+/* The failures grouped by flag and field (report_groups.c), read from either loader. */
+static int group_failures(report *rep, const shc_golden *g)
 {
     if (!json_array_size(rep->fails))
         return SHC_OK;
-    if (g->groups)
-        return report_group_failures(rep, g);
-    shc_golden t = {0};
-    int rc = shc_golden_load_family_at(&t, dir, family, rel, e);
-    if (!rc)
-        rc = report_group_failures(rep, &t);
-    shc_golden_free(&t);
-    return rc;
+    return report_group_failures(rep, g);
 }
 
 /* The reporter's questions to the waivers (report_opts.waive, waive_notes). */
@@ -216,7 +206,7 @@ int cmd_verify(int argc, char **argv)
     progress_end(&bar);
     rep.bar = NULL;
     if (!rc)
-        rc = group_failures(&rep, &g, dir, family, rel, &e);
+        rc = group_failures(&rep, &g);
     if (!rc && sel.answered) /* said even when 0: a whole candidate needs no --answered */
         fprintf(stderr, "verify: --answered: %lld golden tests the candidate does not answer "
                 "were not checked\n", sel.unanswered);

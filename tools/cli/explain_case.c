@@ -428,15 +428,9 @@ static bool print_candidate(const json_t *test, const xanswer *a, const char *pa
 /* Identity, flags with notes, inputs. */
 static void print_head(const shc_golden *g, int64_t idx, const char *why, json_t *inputs)
 {
-    const json_t *t = g->tests[idx];
-    const char *slash = NULL;
-    for (int f = 0; f < g->nfiles; f++) { /* the file holding the test's group */
-        size_t gi;
-        json_t *grp;
-        json_array_foreach(json_object_get(g->roots[f], "testGroups"), gi, grp)
-            if (grp == g->groups[idx])
-                slash = strrchr(g->paths[f], '/');
-    }
+    const json_t *t = shc_golden_test(g, idx);
+    int file = shc_golden_file_of(g, idx);
+    const char *slash = file >= 0 ? strrchr(g->paths[file], '/') : NULL;
     const char *comment = json_string_value(json_object_get(t, "comment"));
     printf("%s tcId %lld:%s%s  (%s/%s, result %s)\n", g->family,
            (long long)json_integer_value(json_object_get(t, "tcId")),
@@ -448,10 +442,7 @@ static void print_head(const shc_golden *g, int64_t idx, const char *why, json_t
     json_t *fl;
     printf("flags:%s\n", json_array_size(json_object_get(t, "flags")) ? "" : " none");
     json_array_foreach(json_object_get(t, "flags"), i, fl) {
-        const char *note = NULL;
-        for (int f = 0; f < g->nfiles && !note; f++)
-            note = json_string_value(json_object_get(json_object_get(g->roots[f], "notes"),
-                                                     json_string_value(fl)));
+        const char *note = shc_golden_note(g, json_string_value(fl));
         printf("  %s: %s\n", json_string_value(fl), note ? note : "(no note)");
     }
     char *in = json_dumps(inputs, JSON_COMPACT);
@@ -538,7 +529,7 @@ static int find_case(const shc_golden *g, long long tcid, int64_t *idx)
                                "tcIds run from %lld to %lld)", tcid, g->family,
                                (long long)g->ntests, (long long)(g->ntests ? g->tcids[0] : 0),
                                (long long)(g->ntests ? g->tcids[g->ntests - 1] : 0));
-    const json_t *t = g->tests[*idx];
+    const json_t *t = shc_golden_test(g, *idx);
     const char *res = json_string_value(json_object_get(t, "result"));
     if (res && !strcmp(res, "invalid")) {
         char v[240];
@@ -557,8 +548,8 @@ static int explain_loaded(const shc_golden *g, const explain_case_opts *o, const
     int code = find_case(g, o->tcid, &idx);
     if (code != CLI_GO)
         return code;
-    const json_t *t = g->tests[idx];
-    json_t *inputs = report_case_inputs(g->groups[idx], t);
+    const json_t *t = shc_golden_test(g, idx);
+    json_t *inputs = report_case_inputs(shc_golden_group(g, idx), t);
     int64_t world = shc_expected_world(json_object_get(t, "expected"));
     xanswer a = {.extra_rank = -1};
     json_t *root = NULL;
@@ -611,7 +602,7 @@ int explain_case(const explain_case_opts *o)
         rc = shc_manifest_verify_family(dir, o->family, &e);
     shc_golden g = {0};
     if (!rc)
-        rc = shc_golden_load_family_at(&g, dir, o->family, rel, &e);
+        rc = shc_golden_index_family_at(&g, dir, o->family, rel, &e);
     if (rc)
         return cli_report("explain", rc, &e);
     int code = explain_loaded(&g, o, why);

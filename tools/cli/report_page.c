@@ -89,7 +89,7 @@ static const shc_golden *family_trees(loaded *l, const char *golden, const char 
     shc_err e = {0};
     shc_golden *g = &l->g[l->n];
     memset(g, 0, sizeof *g);
-    l->bad[l->n] = shc_golden_load_family_at(g, golden, fam, tr, &e) != SHC_OK;
+    l->bad[l->n] = shc_golden_index_family_at(g, golden, fam, tr, &e) != SHC_OK;
     snprintf(g->family, sizeof g->family, "%s", fam);
     return l->bad[l->n++] ? NULL : g;
 }

@@ -98,40 +98,6 @@ json_t *report_detail_fields(const char *detail)
     return out;
 }
 
-/* Which file each group of t comes from: (group, file) pairs sorted by group pointer. */
-typedef struct gfile { const json_t *group; int file; } gfile;
-
-static int cmp_gfile(const void *a, const void *b)
-{
-    const json_t *x = ((const gfile *)a)->group, *y = ((const gfile *)b)->group;
-    return x < y ? -1 : x > y;
-}
-
-static gfile *index_groups(const shc_golden *t, size_t *n)
-{
-    size_t cnt = 0;
-    for (int f = 0; f < t->nfiles; f++)
-        cnt += json_array_size(json_object_get(t->roots[f], "testGroups"));
-    gfile *v = calloc(cnt ? cnt : 1, sizeof *v);
-    if (!v)
-        return NULL;
-    size_t k = 0, i;
-    json_t *g;
-    for (int f = 0; f < t->nfiles; f++)
-        json_array_foreach(json_object_get(t->roots[f], "testGroups"), i, g)
-            v[k++] = (gfile){g, f};
-    qsort(v, k, sizeof *v, cmp_gfile);
-    *n = k;
-    return v;
-}
-
-static int file_of(const gfile *v, size_t n, const json_t *group)
-{
-    gfile key = {group, -1};
-    const gfile *hit = bsearch(&key, v, n, sizeof *v, cmp_gfile);
-    return hit ? hit->file : -1;
-}
-
 /* "family/stem.json" of file f (the corpus-relative name a vendor can open). */
 static json_t *file_name(const shc_golden *t, int f)
 {
@@ -143,21 +109,24 @@ static json_t *file_name(const shc_golden *t, int f)
 
 /* Per failing test (keyed by tcId): flags, file, inputs, fields, the size of its inputs
  * and the first failure's rank and detail. */
-static json_t *test_info(const shc_golden *t, const gfile *gf, size_t ngf, const json_t *fail)
+static json_t *test_info(const shc_golden *t, const json_t *fail)
 {
     int64_t tc = json_integer_value(json_object_get(fail, "tcId"));
     int64_t i = tc >= 0 ? shc_golden_index(t, tc) : -1;
-    const json_t *test = i >= 0 ? t->tests[i] : NULL, *group = i >= 0 ? t->groups[i] : NULL;
+    const json_t *test = i >= 0 ? shc_golden_test(t, i) : NULL;
+    const json_t *group = i >= 0 ? shc_golden_group(t, i) : NULL;
     json_t *flags = json_object_get(test, "flags");
     json_t *in = test ? report_case_inputs(group, test) : json_object();
     char *dump = json_dumps(in, JSON_COMPACT | JSON_SORT_KEYS);
     json_t *info = json_pack("{s:I,s:o,s:o,s:o,s:I,s:O,s:O,s:o}", "tcId", (json_int_t)tc,
                              "flags", flags ? json_incref(flags) : json_array(), "file",
-                             file_name(t, test ? file_of(gf, ngf, group) : -1), "inputs", in,
+                             file_name(t, shc_golden_file_of(t, i)), "inputs", in,
                              "size", (json_int_t)(dump ? strlen(dump) : 0), "rank",
                              json_object_get(fail, "rank"), "detail",
                              json_object_get(fail, "detail"), "fields", json_array());
     free(dump);
+    if (i >= 0)
+        shc_golden_test_done(t, i); /* what info keeps of it holds its own references */
     return info;
 }
 
@@ -212,26 +181,13 @@ static json_t *sorted(json_t *groups)
     return out;
 }
 
-static const char *note_of(const shc_golden *t, const char *flag)
-{
-    for (int f = 0; f < t->nfiles; f++) {
-        const char *s = json_string_value(json_object_get(json_object_get(t->roots[f], "notes"),
-                                                          flag));
-        if (s)
-            return s;
-    }
-    return NULL;
-}
-
 /* Each test once: its fields are every field any of its failing ranks named.  only: NULL,
  * or the family whose failures count (run's report holds several). */
 static json_t *collect_tests(report *r, const shc_golden *t, const char *only)
 {
-    size_t ngf = 0;
-    gfile *gf = index_groups(t, &ngf);
-    if (!gf)
-        return NULL;
     json_t *tests = json_object(), *f;
+    if (!tests)
+        return NULL;
     size_t i;
     json_array_foreach(r->fails, i, f) {
         const char *fam = json_string_value(json_object_get(f, "family"));
@@ -241,7 +197,7 @@ static json_t *collect_tests(report *r, const shc_golden *t, const char *only)
         snprintf(key, sizeof key, "%lld", (long long)json_integer_value(json_object_get(f, "tcId")));
         json_t *info = json_object_get(tests, key);
         if (!info)
-            json_object_set_new(tests, key, info = test_info(t, gf, ngf, f));
+            json_object_set_new(tests, key, info = test_info(t, f));
         json_t *fields = report_detail_fields(json_string_value(json_object_get(f, "detail")));
         size_t j;
         json_t *x;
@@ -258,7 +214,6 @@ static json_t *collect_tests(report *r, const shc_golden *t, const char *only)
                                 json_object_get(info, "inputs"), "fields",
                                 report_detail_fields(json_string_value(json_object_get(f, "detail")))));
     }
-    free(gf);
     return tests;
 }
 
@@ -284,7 +239,7 @@ static json_t *group_of(report *r, const shc_golden *t, const char *only, int *r
         size_t j;
         json_t *flags = json_object_get(info, "flags");
         json_array_foreach(flags, j, x)
-            count_in(by_flag, json_string_value(x), info, note_of(t, json_string_value(x)));
+            count_in(by_flag, json_string_value(x), info, shc_golden_note(t, json_string_value(x)));
         if (!json_array_size(flags))
             count_in(by_flag, "(no flag)", info, NULL);
         json_array_foreach(json_object_get(info, "fields"), j, x)

@@ -397,7 +397,7 @@ static void comm_outcomes(run_opts *o, const shc_family *f, const shc_golden *g,
     for (int64_t k = 0; k < n; k++) {
         if (all[k].status == RUN_NOTSUPPORTED)
             continue;
-        int64_t tc = json_integer_value(json_object_get(shc_golden_test(g, idx[k]), "tcId"));
+        int64_t tc = g->tcids[idx[k]];
         if (broken >= 0) {
             mine[k].status = RUN_TIMEOUT;
             snprintf(mine[k].msg, sizeof mine[k].msg, "not run: tc %lld timed out, the job is "
@@ -511,7 +511,7 @@ static void journal_chunk(const run_opts *o, const shc_family *f, const shc_gold
     for (int64_t k = 0; k < n; k++)
         if (out[k].status != RUN_NOTSUPPORTED)
             fprintf(m, " %lld",
-                    (long long)json_integer_value(json_object_get(shc_golden_test(g, idx[k]), "tcId")));
+                    (long long)g->tcids[idx[k]]);
     if (!fclose(m))
         run_journal(o, "%s", line);
     free(line);
@@ -524,7 +524,7 @@ void run_mpi_chunk(run_opts *o, const shc_family *f, const shc_golden *g, const 
     journal_chunk(o, f, g, idx, n, out);
     bool die = false; /* an injected fault on the MPI process itself (run_faults.sh) */
     for (int64_t k = 0; o->fault.rank == o->rank && k < n; k++)
-        if (json_integer_value(json_object_get(shc_golden_test(g, idx[k]), "tcId")) == o->fault.tcid) {
+        if (g->tcids[idx[k]] == o->fault.tcid) {
             if (o->fault.kind == FAULT_STOP)
                 raise(SIGSTOP); /* as kill -STOP */
             die = o->fault.kind == FAULT_DIE;
@@ -572,8 +572,7 @@ void run_mpi_chunk(run_opts *o, const shc_family *f, const shc_golden *g, const 
             int64_t k = 0;
             while (k < n && (out[k].status == RUN_NOTSUPPORTED || r >= out[k].world))
                 k++; /* process r hosts ranks of a case iff r < its world */
-            o->lost_tc = json_integer_value(json_object_get(shc_golden_test(g, idx[k < n ? k : 0]),
-                                                            "tcId"));
+            o->lost_tc = g->tcids[idx[k < n ? k : 0]];
         }
         for (int64_t k = 0; k < n; k++) {
             if (out[k].status == RUN_NOTSUPPORTED || r >= out[k].world)

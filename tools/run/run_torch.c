@@ -477,7 +477,7 @@ static void run_torch_outcomes(run_opts *o, const shc_family *f, const shc_golde
             continue;
         }
         run_journal(o, "start %s %lld", f->name,
-                    (long long)json_integer_value(json_object_get(shc_golden_test(g, idx[k]), "tcId")));
+                    (long long)g->tcids[idx[k]]);
         /* send ahead: the worker computes the next cases while this process reads, checks
          * and agrees with the other ranks on this one (bench/bench_torch_backend.sh) */
         if (k >= sent_to) {
@@ -525,8 +525,7 @@ static void run_torch_outcomes(run_opts *o, const shc_family *f, const shc_golde
                 if (o->rank == 0)
                     fprintf(stderr, "shardcheck run: --backend torch: workers could not be "
                             "restarted after tc %lld; the run ends\n",
-                            (long long)json_integer_value(json_object_get(shc_golden_test(g, idx[k]),
-                                                                           "tcId")));
+                            (long long)g->tcids[idx[k]]);
             }
         }
     }

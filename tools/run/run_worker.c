@@ -415,7 +415,7 @@ static void worker_outcomes(run_opts *o, const shc_family *f, const shc_golden *
         run_outcome *oc = &mine[k];
         if (oc->status == RUN_NOTSUPPORTED)
             continue;
-        int64_t tcid = json_integer_value(json_object_get(shc_golden_test(g, idx[k]), "tcId"));
+        int64_t tcid = g->tcids[idx[k]];
         if (!W.dead && k >= sent_to && W.c.pid < 0)
             restart(o, tcid);
         if (W.dead) {

@@ -328,19 +328,12 @@ static bool has_failures(const report *r, const char *family)
 }
 
 /* The family's failures by flag and field, with the smallest case's inputs and the flag's
- * note (report_groups.c, verify's grouping).  The cases ran on the index loader, which keeps
- * no files' notes: the trees are loaded for this alone, only when something failed. */
-static int group_family(run_opts *o, const shc_family *f)
+ * note (report_groups.c, verify's grouping), from the family the cases ran on. */
+static int group_family(run_opts *o, const shc_golden *g)
 {
-    if (!o->rep->fails || !has_failures(o->rep, f->name))
+    if (!o->rep->fails || !has_failures(o->rep, g->family))
         return SHC_OK;
-    shc_golden t;
-    shc_err e = {0};
-    int rc = shc_golden_load_family_at(&t, o->golden, f->name, o->torch, &e);
-    if (!rc)
-        rc = report_group_family(o->rep, &t);
-    shc_golden_free(&t);
-    return rc;
+    return report_group_family(o->rep, g);
 }
 
 static int run_family(run_opts *o, const shc_family *f, int64_t *seq)
@@ -351,7 +344,7 @@ static int run_family(run_opts *o, const shc_family *f, int64_t *seq)
     if (rc || !loaded)
         return rc;
     run_cases(o, f, &g, seq);
-    if (o->rep && group_family(o, f) && printer(o))
+    if (o->rep && group_family(o, &g) && printer(o))
         fputs("shardcheck run: out of memory grouping the failures: they are listed ungrouped\n",
               stderr);
     shc_golden_free(&g);
