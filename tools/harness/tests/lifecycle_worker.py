@@ -77,5 +77,7 @@ def _answer(case, meshes, rank):
 
 
 
+WORKER = (_answer, refusal_raises, merge_per_rank)
+
 if __name__ == "__main__":
-    spawn(_answer, refusal_raises, merge_per_rank)
+    spawn("lifecycle_worker")

@@ -21,7 +21,7 @@ import sys
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from torch_input_worker import run_cases  # noqa: E402
+from torch_input_worker import register, session_answers  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
@@ -204,10 +204,13 @@ def _text(pl):
                     if p[0] == "_S" else "P(%s)" % p[1] if p[0] == "P" else "R" for p in pl)
 
 
+register("global_shape_worker.py",
+         [{"mesh": m, "placements": pl, "locals": ls} for m, pl, ls in GLOBAL_SHAPE])
+
+
 @pytest.fixture(scope="module")
 def torch_global_shapes(tmp_path_factory):
-    cases = [{"mesh": m, "placements": pl, "locals": ls} for m, pl, ls in GLOBAL_SHAPE]
-    return run_cases("global_shape_worker.py", cases, tmp_path_factory.mktemp("global_shape"))
+    return session_answers("global_shape_worker.py", tmp_path_factory)
 
 
 @pytest.mark.parametrize("i", range(len(GLOBAL_SHAPE)))

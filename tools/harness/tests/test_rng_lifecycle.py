@@ -21,7 +21,7 @@ import sys
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from torch_input_worker import run_cases  # noqa: E402
+from torch_input_worker import register, session_answers  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
@@ -44,10 +44,12 @@ def _cli(*args):
     return json.loads(p.stdout)
 
 
+register("lifecycle_worker.py", [{"mesh": m, "ranks": r, "seed": s} for m, r, s in CASES])
+
+
 @pytest.fixture(scope="module")
 def torch_answers(tmp_path_factory):
-    cases = [{"mesh": m, "ranks": r, "seed": s} for m, r, s in CASES]
-    return run_cases("lifecycle_worker.py", cases, tmp_path_factory.mktemp("lifecycle"))
+    return session_answers("lifecycle_worker.py", tmp_path_factory)
 
 
 @pytest.mark.parametrize("i", range(len(CASES)))

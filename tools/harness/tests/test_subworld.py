@@ -20,7 +20,7 @@ import sys
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from torch_input_worker import run_cases  # noqa: E402
+from torch_input_worker import register, session_answers  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
@@ -63,11 +63,13 @@ def _cli(cmd, *args):
     return {"error": p.stderr.strip()}
 
 
+register("subworld_worker.py", [{"mesh": c[0], "ranks": c[1], "shape": c[2], "placements": c[3],
+                                 "dst": c[4] if len(c) > 4 else None} for c in CASES])
+
+
 @pytest.fixture(scope="module")
 def torch_answers(tmp_path_factory):
-    cases = [{"mesh": c[0], "ranks": c[1], "shape": c[2], "placements": c[3],
-              "dst": c[4] if len(c) > 4 else None} for c in CASES]
-    return run_cases("subworld_worker.py", cases, tmp_path_factory.mktemp("subworld"))
+    return session_answers("subworld_worker.py", tmp_path_factory)
 
 
 @pytest.mark.parametrize("i", range(len(CASES)))

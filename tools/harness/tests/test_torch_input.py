@@ -22,6 +22,8 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 EXE = os.environ.get("SHARDCHECK") or os.path.join(REPO, "_build", "tools", "shardcheck")
+sys.path.insert(0, HERE)
+from torch_input_worker import register, session_answers  # noqa: E402
 
 
 def _s(pl):
@@ -71,18 +73,14 @@ CASES = [
 ]
 
 
+register("torch_input_worker.py", CASES)
+
+
 @pytest.fixture(scope="module")
 def torch_answers(tmp_path_factory):
     if not os.access(EXE, os.X_OK):
         pytest.skip("no built shardcheck at %s (set SHARDCHECK)" % EXE)
-    out = str(tmp_path_factory.mktemp("torch_input") / "answers.json")
-    p = subprocess.run([sys.executable, os.path.join(HERE, "torch_input_worker.py"), out],
-                       input=json.dumps(CASES), capture_output=True, text=True, timeout=540)
-    assert p.returncode == 0, p.stderr[-3000:]
-    with open(out) as f:
-        doc = json.load(f)
-    assert doc["torch"].startswith("2.13"), doc["torch"]
-    return doc["answers"]
+    return session_answers("torch_input_worker.py", tmp_path_factory)
 
 
 def _cli(*args):

@@ -18,6 +18,11 @@ Cases:
       refuses a Partial target the tensor does not already have).
 Placements are given as [kind, arg...]: ["S", d], ["_S", d, sf], ["P", op], ["R"].
 
+The gloo plumbing of every torch worker script here lives in this file too: serve and spawn
+(a world of 4 CPU processes answering a case list), and run_jobs / register /
+session_answers, by which the test modules share one world per pytest session (`--jobs`:
+stdin holds [worker name, cases] pairs and each worker's WORKER answers its own).
+
 How it is tested: it is the torch side of test_torch_input.py.
 """
 
@@ -96,41 +101,54 @@ def _plan(case, meshes):
             "localShape": list(out.shape)}
 
 
-def serve(rank, world, init, cases, out_path, answer, refusal, merge):
-    """One rank of the gloo world: answer(case, meshes, rank) for each case (an exception is
-    torch's refusal and the answer: refusal(e)); every rank's answers are all-gathered and
-    rank 0 writes {"torch", "answers": merge(cases, every)} to out_path.  Shared with
-    global_shape_worker.py so both workers join, gather and leave the world the same way."""
+def _worker(name):
+    """A worker script's (answer, refusal, merge): its WORKER, imported by module name."""
+    import importlib
+    return importlib.import_module(name).WORKER
+
+
+def serve(rank, world, init, jobs, out_path):
+    """One rank of the gloo world, answering each job [worker module name, cases] in turn:
+    answer(case, meshes, rank) for each case (an exception is torch's refusal and the answer:
+    refusal(e)); every rank's answers are all-gathered per job and rank 0 writes {"torch",
+    "answers": {name: merge(cases, every)}} to out_path.  Every worker script joins, gathers
+    and leaves the world this way, alone or several in one world (run_jobs)."""
     import torch
     import torch.distributed as dist
     from torch.distributed.device_mesh import init_device_mesh
     warnings.filterwarnings("ignore")
     dist.init_process_group("gloo", init_method=init, rank=rank, world_size=world)
     meshes = {(4,): init_device_mesh("cpu", (4,)), (2, 2): init_device_mesh("cpu", (2, 2))}
-    answers = []
-    for case in cases:
-        try:
-            got = answer(case, meshes, rank)
-        except Exception as e:  # torch's refusal is the answer
-            got = refusal(e)
-        answers.append(got)
-    every = [None] * world
-    dist.all_gather_object(every, answers)
+    merged = {}
+    for name, cases in jobs:
+        answer, refusal, merge = _worker(name)
+        answers = []
+        for case in cases:
+            try:
+                got = answer(case, meshes, rank)
+            except Exception as e:  # torch's refusal is the answer
+                got = refusal(e)
+            answers.append(got)
+        every = [None] * world
+        dist.all_gather_object(every, answers)
+        merged[name] = merge(cases, every)
     if rank == 0:
         with open(out_path, "w") as f:
-            json.dump({"torch": torch.__version__, "answers": merge(cases, every)}, f)
+            json.dump({"torch": torch.__version__, "answers": merged}, f)
     dist.barrier()
     dist.destroy_process_group()
 
 
-def spawn(answer, refusal, merge):
-    """Run serve in a gloo world of 4 CPU processes on the cases on stdin, out to argv[1]
-    (its rendezvous file beside it)."""
+def spawn(name):
+    """Run serve in a gloo world of 4 CPU processes, out to argv[1] (its rendezvous file
+    beside it), on stdin's JSON: a case list for worker `name`, or with --jobs a list of
+    [worker name, cases] jobs."""
     import torch.multiprocessing as mp
-    cases = json.load(sys.stdin)
+    given = json.load(sys.stdin)
+    jobs = given if "--jobs" in sys.argv[2:] else [[name, given]]
     out_path = sys.argv[1]
     init = "file://" + os.path.abspath(out_path) + ".rendezvous"
-    mp.spawn(serve, args=(4, init, cases, out_path, answer, refusal, merge), nprocs=4)
+    mp.spawn(serve, args=(4, init, jobs, out_path), nprocs=4)
 
 
 def refusal_raises(e):
@@ -143,20 +161,43 @@ def merge_per_rank(cases, every):
     return [[every[r][i] for r in range(len(every))] for i in range(len(cases))]
 
 
-def run_cases(script, cases, out_dir, timeout=540):
-    """Run a gloo worker script (one of this folder's, serving with spawn) on cases and return
-    its answers, checking it ran torch 2.13: what every test on such a worker starts with."""
+def run_jobs(jobs, out_dir, timeout=540):
+    """Run several gloo workers' cases ({script: cases}) in one world of this folder's and
+    return {script: answers}, checking it ran torch 2.13: what every test on such a worker
+    starts with."""
     import subprocess
     here = os.path.dirname(os.path.abspath(__file__))
     out = os.path.join(str(out_dir), "answers.json")
-    p = subprocess.run([sys.executable, os.path.join(here, script), out],
-                       input=json.dumps(cases), capture_output=True, text=True,
+    given = [[script[:-3], cases] for script, cases in jobs.items()]
+    p = subprocess.run([sys.executable, os.path.join(here, "torch_input_worker.py"), out,
+                        "--jobs"], input=json.dumps(given), capture_output=True, text=True,
                        timeout=timeout, cwd=here)
     assert p.returncode == 0, p.stderr[-3000:]
     with open(out) as f:
         doc = json.load(f)
     assert doc["torch"].startswith("2.13"), doc["torch"]
-    return doc["answers"]
+    return {script: doc["answers"][script[:-3]] for script in jobs}
+
+
+# The test modules' cases for the session's one world (issue 36: a world is four torch
+# imports, 15-25 s of a 2-core CI each; the modules had one apiece).  Each module registers
+# its worker's cases as it is imported (collected); the first module fixture to need an
+# answer runs them all, and the rest read theirs.
+_registered = {}
+_answered = {}
+
+
+def register(script, cases):
+    """Add a worker script's cases to the session's world (at a test module's import)."""
+    _registered[script] = cases
+
+
+def session_answers(script, tmp_path_factory):
+    """The answers to script's registered cases, from the session's one world."""
+    if script not in _answered:
+        pending = {s: c for s, c in _registered.items() if s not in _answered}
+        _answered.update(run_jobs(pending, tmp_path_factory.mktemp("gloo_world")))
+    return _answered[script]
 
 
 def _answer(case, meshes, rank):
@@ -179,5 +220,7 @@ def _merge(cases, every):
     return merged
 
 
+WORKER = (_answer, _refusal, _merge)
+
 if __name__ == "__main__":
-    spawn(_answer, _refusal, _merge)
+    spawn("torch_input_worker")
