@@ -146,7 +146,9 @@ else tap_not_ok "unversioned golden file" "$(tail -n 3 "$tmp/old.out")"; fi
 expect_exit "run --backend local --torch-version 2.15 passes 2.15's answers" 0 \
   "judged against torch 2.15 \(--torch-version\)" \
   "$SHARDCHECK" run --backend local --family $fam --golden "$G" --torch-version 2.15
-"$SHARDCHECK" run --backend ref --family $fam --golden "$G" --torch-version 2.11 --json >"$tmp/run.json" 2>/dev/null
+# (what is checked is the record: 40 cases will do; the whole family took 39 s of CPU under ASan)
+"$SHARDCHECK" run --backend ref --family $fam --golden "$G" --torch-version 2.11 --max-cases 40 \
+  --json >"$tmp/run.json" 2>/dev/null
 expect_file "run --json records the release" "$tmp/run.json" '"torch":"2.11"'
 expect_exit "run --torch-version latest: exit 2 listing the supported releases" 2 \
   "shardcheck run: --torch-version: torch version 'latest': not a supported release; supported: 2.11" \
