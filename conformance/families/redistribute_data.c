@@ -28,6 +28,7 @@
 #include "checked_math.h"
 #include "layout_common.h"
 #include "redistribute_exec.h"
+#include "world_memo.h"
 
 #define RDATA_NVALUES 4
 
@@ -238,9 +239,15 @@ static void eval_shape(const char *rule, int64_t w, shc_shape *s)
 
 /* ---- one case ---- */
 
+/* One simulation answers every rank of a case: its views are kept for the next rank's
+ * question (world_memo.h). */
+static shc_world_memo memo = SHC_WORLD_MEMO_INIT;
+
 static int compute_rank(const json_t *group, const json_t *test, int64_t rank, json_t **out,
                         shc_err *e)
 {
+    if ((*out = shc_world_memo_get(&memo, group, test, rank)))
+        return SHC_OK;
     shc_xcase x;
     int rc = xcase_from_json(group, test, &x, e);
     if (rc)
@@ -250,12 +257,19 @@ static int compute_rank(const json_t *group, const json_t *test, int64_t rank, j
         return shc_fail(e, SHC_EINVAL, "rank %lld outside the %lld-rank mesh", (long long)rank,
                         (long long)x.mesh.size);
     }
-    shc_xtensor *res = calloc((size_t)x.mesh.size, sizeof *res);
-    rc = res ? shc_exec_simulate(&x, res, e) : shc_fail(e, SHC_ENOMEM, "out of memory");
-    if (!rc)
-        *out = rdata_view(&res[rank]);
-    for (int64_t r = 0; !rc && r < x.mesh.size; r++)
+    int64_t n = x.mesh.size;
+    shc_xtensor *res = calloc((size_t)n, sizeof *res);
+    json_t **views = calloc((size_t)n, sizeof *views);
+    rc = res && views ? shc_exec_simulate(&x, res, e) : shc_fail(e, SHC_ENOMEM, "out of memory");
+    for (int64_t r = 0; !rc && r < n; r++) {
+        views[r] = rdata_view(&res[r]);
         shc_xtensor_free(&res[r]);
+    }
+    if (!rc) {
+        *out = json_deep_copy(views[rank]);
+        shc_world_memo_put(&memo, group, test, views, n);
+    }
+    free(views);
     free(res);
     shc_xcase_free(&x);
     return rc;
