@@ -34,6 +34,10 @@
     "GPU (tools/harness) cross-checks them. Other generations keep GpuOnly (their unit is " \
     "not recorded)."
 
+/* Keep large freed blocks in this process's heap from now on (once; rng_policies.c says
+ * why): for a process about to run many policy checks (the family, `shardcheck policies`). */
+void shc_policy_heap_keep(void);
+
 #define SHC_LARGE_MESH_NOTE "More than 8 ranks: larger than the biggest world the test job " \
     "launches (mpirun -np 8)."
 

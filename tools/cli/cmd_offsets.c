@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "torch_version.h"
 #include "golden.h"
+#include "families.h"
 
 typedef struct offsets_args {
     cli_common c;
@@ -591,6 +592,7 @@ int cmd_policies(int argc, char **argv)
                         argc, argv, &a);
     if (rc != CLI_GO)
         return rc;
+    shc_policy_heap_keep();
     shc_err e;
     shc_err_clear(&e);
     shc_gpu_profile gpu_v, *gpu = &gpu_v;

@@ -9,9 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 
 static const struct {
     const char *name;
@@ -85,14 +82,6 @@ static void list_commands(void)
 
 int main(int argc, char **argv)
 {
-#if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD)
-    /* Large scratch arrays (a policy check's draw identities, up to tens of MB, one set per
-     * layout and case) come from the heap and are reused once freed, instead of being mapped
-     * afresh and faulted in page by page each time: page faults were a third of `policies`'
-     * time, 2.47 -> 1.57 s (issue 36).  Peak memory is unchanged: only its return is kept. */
-    mallopt(M_MMAP_THRESHOLD, 1 << 30);
-    mallopt(M_TRIM_THRESHOLD, 1 << 30);
-#endif
     if (argc < 2) {
         usage(stderr);
         return EXIT_USAGE;
