@@ -820,17 +820,38 @@ def run_family(family, adapter, golden_dir=DEFAULT_GOLDEN, max_cases=None,
             if not isinstance(group, dict):
                 continue
             params = {k: v for k, v in group.items() if k != "tests"}
+            chosen = []
             for test in group.get("tests") or []:
                 if max_cases is not None and done >= max_cases:
-                    return res
+                    break
                 if tcids and test.get("tcId") not in tcids:
                     continue
                 index += 1
                 if stride > 1 and index % stride:
                     continue
                 done += 1
+                chosen.append(test)
+            announce_tests(adapter, params, chosen)
+            for test in chosen:
                 check_test(family, compute, params, test, res, fields, release, oracle)
+            if max_cases is not None and done >= max_cases:
+                return res
     return res
+
+
+def announce_tests(adapter, group, tests):
+    """Tell an adapter with prepare(group, tests) which of a group's tests it is about to be
+    asked (their inputs only), so that it can fetch what they share from the implementation
+    in one pass (torch_group_ranks: the groups of the axes sets they name, one DeviceMesh per
+    rank).  A hint only: compute must answer any test without it, and an exception here is
+    not the test's outcome (compute raises it again, and check_test records it)."""
+    prepare = getattr(adapter, "prepare", None)
+    if prepare is None or not tests:
+        return
+    try:
+        prepare(group, [{k: v for k, v in t.items() if k not in HIDDEN_FIELDS} for t in tests])
+    except Exception:  # noqa: BLE001 -- the hint failed; compute reports the test's own error
+        pass
 
 
 def iter_cases(family, golden_dir=DEFAULT_GOLDEN, with_answers=False):

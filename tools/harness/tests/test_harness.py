@@ -155,6 +155,35 @@ def test_max_cases_and_tcid_filter(toy_golden):
     assert (res.passed, res.failed, res.skipped) == (1, 0, 0)
 
 
+def test_prepare_hears_the_tests_about_to_be_asked(toy_golden):
+    # the hint names, per group, exactly the tests about to be asked, with their inputs only
+    mod = hl.load_adapter(fixture_adapter("toy_good"))
+    heard = []
+    mod.prepare = lambda group, tests: heard.append(
+        (group["scale"], [t["tcId"] for t in tests], sorted({k for t in tests for k in t})))
+    hl.run_family("toy", mod, toy_golden)
+    inputs = ["comment", "flags", "tcId", "values"]
+    assert heard == [(2, [1, 2, 3], inputs), (3, [4, 5], inputs)]
+    heard.clear()
+    hl.run_family("toy", mod, toy_golden, stride=2)  # tests 0, 2, 4 in file order
+    assert [(g, ids) for g, ids, _ in heard] == [(2, [1, 3]), (3, [5])]
+    heard.clear()
+    hl.run_family("toy", mod, toy_golden, max_cases=2)
+    assert [(g, ids) for g, ids, _ in heard] == [(2, [1, 2])]
+
+
+def test_a_failing_prepare_changes_no_outcome(toy_golden):
+    mod = hl.load_adapter(fixture_adapter("toy_good"))
+    want = hl.run_family("toy", mod, toy_golden)
+
+    def boom(group, tests):
+        raise RuntimeError("hint failed")
+    mod.prepare = boom
+    got = hl.run_family("toy", mod, toy_golden)
+    assert (got.passed, got.failed, got.skipped) == (want.passed, want.failed, want.skipped)
+    assert got.mismatches == []
+
+
 def test_values_equal_is_exact():
     assert hl.values_equal("6", 6) and hl.values_equal([["6"]], [[6]])
     assert not hl.values_equal(1, True) and not hl.values_equal(1, 1.0)

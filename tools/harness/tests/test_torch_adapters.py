@@ -104,6 +104,27 @@ def test_group_ranks_on_fake_process_group():
     assert flat["perRank"]["groupRank"] == [0, 1, 2, 3]
 
 
+def test_group_ranks_prepare_fills_only_what_is_announced():
+    group = {"mesh": [2, 2, 2], "rankMap": [7, 6, 5, 4, 3, 2, 1, 0]}
+    tests = [{"op": "device_mesh", "axes": [1]}, {"op": "rank_lists", "axes": [2, 0, 2]},
+             {"op": "hsdp", "placements": "R,S(0),R", "shardDim": 1}]
+    tg._views.clear()
+    cold = [tg.compute(group, t) for t in tests]  # no hint: every set of the mesh at once
+    assert len(tg.view([2, 2, 2], group["rankMap"]).axes) == 7
+    tg._views.clear()
+    tg.prepare(group, tests)
+    assert [tg.compute(group, t) for t in tests] == cold
+    # (1,), (0, 2) and hsdp's (1,) and (0, 2): one pass, two sets
+    assert sorted(tg.view([2, 2, 2], group["rankMap"]).axes) == [(0, 2), (1,)]
+    # a malformed or refused set is never batched with the others: its error stays its own
+    tg._views.clear()
+    tg.prepare(group, [{"op": "device_mesh", "axes": [1, 0]}, {"op": "device_mesh", "axes": [0]}])
+    assert tg.compute(group, {"op": "device_mesh", "axes": [0]})["groups"] == \
+        [[7, 3], [6, 2], [5, 1], [4, 0]]
+    with pytest.raises(Exception):
+        tg.compute(group, {"op": "device_mesh", "axes": [1, 0]})
+
+
 def test_seed_rank_lists_conventions():
     group = {"mesh": [2, 2], "rankMap": [3, 1, 2, 0]}
     empty = tg.compute(group, {"op": "rank_lists", "axes": []})
