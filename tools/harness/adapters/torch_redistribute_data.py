@@ -151,7 +151,9 @@ def compute(group, test):
     coords = _coords(mesh_shape)  # row-major: coords[rank] for an arange mesh
 
     mesh = _mesh(mesh_shape)
-    with LocalTensorMode(world):
+    mode = LocalTensorMode(world)
+    _carry_coordinates(mode, mesh)
+    with mode:
         full = LocalTensor({r: data.full(shape, coords[r], dtype) for r in range(world)})
         start = [p if p.is_partial() else Replicate() for p in src]
         start_spec = _spec(mesh, start, None, shape, dtype)
@@ -159,13 +161,37 @@ def compute(group, test):
         dst_spec = _spec(mesh, dst, dst_order, shape, dtype)
         local = redistribute_local_tensor(full, start_spec, src_spec)
         out = redistribute_local_tensor(local, src_spec, dst_spec)
+    _keep_coordinates(mode, mesh)
     locals_ = out._local_tensors if isinstance(out, LocalTensor) else {r: out for r in range(world)}
     views = [_view(locals_[r]) for r in range(world)]
     return {"perRank": {"localShape": [v[0] for v in views], "sha256": [v[1] for v in views],
                         "values": [v[2] for v in views]}}
 
 
-_MESH = {"shape": None, "mesh": None}
+_MESH = {"shape": None, "mesh": None, "coords": {}}
+
+
+# Each case runs in a LocalTensorMode of its own, and torch's LocalTensorMode computes a mesh's
+# per-rank coordinates once per mode (_LocalDeviceMesh.get_coordinate in
+# torch/distributed/_local_tensor/__init__.py: a remap of the rank map per rank, kept in the
+# mode's _coordinate_cache): 0.1-0.25 s per case, most of the family's time (issue 36).  The
+# entries torch computed in one case's mode are carried into the next case's, as one
+# long-lived mode over the same ranks would keep them.  torch 2.15 keys an entry by the mesh's
+# (ndim, rank map, layout), a value: every entry is carried.  torch 2.13 keys it by id(mesh):
+# only the entry of the mesh that lives across the cases (_mesh) is carried, since the id of a
+# submesh that died may name another one later.  A release without the cache computes them
+# every case, as before.
+def _carry_coordinates(mode, mesh):
+    cache = getattr(mode, "_coordinate_cache", None)
+    if isinstance(cache, dict) and mesh is _MESH["mesh"]:
+        cache.update(_MESH["coords"])
+
+
+def _keep_coordinates(mode, mesh):
+    cache = getattr(mode, "_coordinate_cache", None)
+    if isinstance(cache, dict) and mesh is _MESH["mesh"]:
+        _MESH["coords"].update((k, v) for k, v in cache.items()
+                               if not isinstance(k, int) or k == id(mesh))
 
 
 def _mesh(mesh_shape):
@@ -183,4 +209,5 @@ def _mesh(mesh_shape):
             _MESH["mesh"] = init_device_mesh("cpu", tuple(mesh_shape),
                                              mesh_dim_names=tc.dim_names(len(mesh_shape)))
         _MESH["shape"] = (tuple(mesh_shape), tc.WORLD.generation)
+        _MESH["coords"] = {}
     return _MESH["mesh"]
