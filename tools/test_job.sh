@@ -38,6 +38,17 @@ add_counts() { # add_counts LOG: sum automake's "# PASS:" style totals
   e=$(awk '/^# ERROR:/{print $3}' "$1" | tail -n1)
   pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0} + ${x:-0} + ${e:-0})); skip=$((skip + ${s:-0}))
 }
+# cpu_file FILE: the CPU seconds this (sub)shell's finished children used, into FILE (bash's
+# `times`, whose second line is the children's; it must run in the shell itself, not in a $(...)
+# of it, whose children are its own).  Each stage that runs beside others writes one, and the
+# summary prints them: on 2 cores the job is CPU-bound, so CPU-s is what a cut is measured in.
+cpu_file() {
+  times >"$1.times" # not `times | ...`: a pipeline's builtin runs in a subshell of its own
+  awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); t += a[1] * 60 + a[2] }
+                 printf "%d\n", t + 0.5 }' "$1.times" >"$1"
+}
+cpu_of() { cat "$1" 2>/dev/null || echo "?"; } # cpu_of FILE: what cpu_file wrote
+
 # stage NAME: each stage's heading says how long the one before took (CI's budget is 30 minutes)
 t_job=$(date +%s); t_stage=$t_job; stage_name=
 stage() {
@@ -69,7 +80,8 @@ if bash tools/build.sh _build "${cuda_flag[@]}"; then
   newest=$("$SHARDCHECK" registry releases | awk '$NF == "newest" {print $2}')
   if [ "${SHARDCHECK_RELEASE_CHECK:-1}" != 0 ] && [ -n "$newest" ]; then
     venv_new=${SHARDCHECK_VENV_NEWEST:-$here/.venv-torch-$newest}
-    bash tools/harness/setup_venv.sh --release "$newest" "$venv_new" >_build/venv-newest.out 2>&1 &
+    ( bash tools/harness/setup_venv.sh --release "$newest" "$venv_new" >_build/venv-newest.out 2>&1
+      rc=$?; cpu_file _build/venv-newest.cpu; exit $rc ) &
     venv_new_pid=$!
   fi
 else
@@ -88,16 +100,19 @@ stage "make check: the plain build's (the ASan+UBSan build's runs beside it and 
 # it.  Each runs -j3, its longest tests first (Makefile.am SLOW_TESTS); the sanitized one walks
 # the slow tests' paths on samples (SHARDCHECK_SANITIZED=1, testlib.sh's sampled).
 plain_pid= asan_pid=
+cpu_file _build/setup-builds.cpu # the foreground so far: set-up and the two builds
 if [ $plain_ok = 1 ]; then
-  ( t=$(date +%s); make -C _build -j3 check >_build/check.out 2>&1; rc=$?
-    echo "plain make check: $(( $(date +%s) - t )) s" >_build/check.time; exit $rc ) &
+  ( t=$(date +%s); make -C _build -j3 check >_build/check.out 2>&1; rc=$?; cpu_file _build/check.cpu
+    echo "plain make check: $(( $(date +%s) - t )) s, $(cpu_of _build/check.cpu) CPU-s" >_build/check.time; exit $rc ) &
   plain_pid=$!
 fi
 if [ $asan_ok = 1 ]; then
   ( t=$(date +%s)
     export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0" UBSAN_OPTIONS="print_stacktrace=1"
     SHARDCHECK_SANITIZED=1 make -C _build-asan -j3 check >_build-asan/check.out 2>&1; rc=$?
-    echo "ASan+UBSan make check: $(( $(date +%s) - t )) s" >_build-asan/check.time; exit $rc ) &
+    cpu_file _build-asan/check.cpu
+    echo "ASan+UBSan make check: $(( $(date +%s) - t )) s, $(cpu_of _build-asan/check.cpu) CPU-s" \
+      >_build-asan/check.time; exit $rc ) &
   asan_pid=$!
 fi
 if [ -n "$plain_pid" ]; then
@@ -121,11 +136,14 @@ if [ "${SHARDCHECK_DISTCHECK:-1}" != 0 ]; then
     # (the inner make expands it: its own check_PROGRAMS, without MPI's)
     SHARDCHECK_SAMPLED=1 make -C _build -j2 distcheck 'TESTS=$(DISTCHECK_TESTS)' \
       DISTCHECK_CONFIGURE_FLAGS="--without-cuda --without-mpi" >_build/distcheck.out 2>&1; rc=$?
-    echo "distcheck: exit $rc, $(( $(date +%s) - t )) s" >>_build/distcheck.out; exit $rc ) &
+    cpu_file _build/distcheck.cpu
+    echo "distcheck: exit $rc, $(( $(date +%s) - t )) s, $(cpu_of _build/distcheck.cpu) CPU-s" \
+      >>_build/distcheck.out; exit $rc ) &
   distcheck_pid=$!
 fi
 ( t=$(date +%s); .venv/bin/python -m pytest -q tools/harness/tests >_build/pytest.out 2>&1; rc=$?
-  echo "pytest: $(( $(date +%s) - t )) s" >>_build/pytest.out; exit $rc ) &
+  cpu_file _build/pytest.cpu
+  echo "pytest: $(( $(date +%s) - t )) s, $(cpu_of _build/pytest.cpu) CPU-s" >>_build/pytest.out; exit $rc ) &
 pytest_pid=$!
 release_pid=
 if [ "${SHARDCHECK_RELEASE_CHECK:-1}" != 0 ]; then
@@ -135,8 +153,9 @@ if [ "${SHARDCHECK_RELEASE_CHECK:-1}" != 0 ]; then
     if [ $venv_ok = 1 ]; then
       bash tools/scripts/release_check.sh "$venv_new" _build >_build/release-newest.out 2>&1; rc=$?
     else echo "no venv for torch ${newest:-(newest)}" >_build/release-newest.out; rc=99; fi
-    echo "torch $newest stage: $(( $(date +%s) - t )) s (the install ran beside make check)" \
-      >>_build/release-newest.out; exit $rc ) &
+    cpu_file _build/release-newest.cpu
+    echo "torch $newest stage: $(( $(date +%s) - t )) s, $(cpu_of _build/release-newest.cpu) CPU-s" \
+      "(the install ran beside make check)" >>_build/release-newest.out; exit $rc ) &
   release_pid=$!
 fi
 
@@ -164,8 +183,8 @@ harness_lane() { # harness_lane LANE: the families at positions LANE, LANE+2, ..
     i=$((i + 1))
   done
 }
-harness_lane 1 & lane_pid=$!
-harness_lane 0
+( harness_lane 1; cpu_file _build/harness-lane1.cpu ) & lane_pid=$!
+( harness_lane 0; cpu_file _build/harness-lane0.cpu )
 wait "$lane_pid"
 for fk in $harness_families; do
   fam=${fk%%:*}
@@ -236,6 +255,13 @@ if [ -n "$distcheck_pid" ]; then
 fi
 
 stage "summary"
+cpu_file _build/total.cpu
+echo "CPU-s: set-up and builds $(cpu_of _build/setup-builds.cpu), plain make check" \
+  "$(cpu_of _build/check.cpu), ASan+UBSan make check $(cpu_of _build-asan/check.cpu), harness" \
+  "$(cpu_of _build/harness-lane0.cpu) + $(cpu_of _build/harness-lane1.cpu), pytest" \
+  "$(cpu_of _build/pytest.cpu), torch ${newest:-(newest)} install $(cpu_of _build/venv-newest.cpu)" \
+  "and check $(cpu_of _build/release-newest.cpu), distcheck $(cpu_of _build/distcheck.cpu);" \
+  "$(cpu_of _build/total.cpu) in all, in $(( $(date +%s) - t_job )) s"
 if [ ${#stages_failed[@]} -gt 0 ]; then
   echo "failed stages: ${stages_failed[*]}"
   [ $fail -gt 0 ] || fail=${#stages_failed[@]}
