@@ -29,70 +29,8 @@
 #include "layout_common.h"
 #include "redistribute_exec.h"
 #include "world_memo.h"
+#include "redistribute_data.h"
 
-#define RDATA_NVALUES 4
-
-/* One rank's view of a result: {"localShape", "sha256", "values" (the first
- * RDATA_NVALUES elements, numbers)}. */
-static json_t *rdata_view(const shc_xtensor *t)
-{
-    char hex[65];
-    shc_xtensor_sha256(t, hex);
-    json_t *vals = json_array();
-    for (int64_t i = 0; i < t->numel && i < RDATA_NVALUES; i++) {
-        double v = shc_xtensor_value(t, i);
-        json_array_append_new(vals, shc_dtype_is_int(t->dtype) ? json_integer((json_int_t)v)
-                                                               : json_real(v));
-    }
-    return json_pack("{s:o, s:s, s:o}", "localShape",
-                     shc_json_i64_array(t->shape.d, t->shape.ndim), "sha256", hex, "values", vals);
-}
-
-/* Whether x has a Shard -> Partial(sum) mesh dim its release zero-fills (torch >= 2.14): then
- * an element may be 0 where the oracle gives the global value (testdata.c classify). */
-static bool zero_filled(const shc_xcase *x)
-{
-    for (int d = 0; d < x->mesh.ndim; d++)
-        if (x->src.p[d].kind == SHC_P_SHARD && x->dst.p[d].kind == SHC_P_PARTIAL &&
-            x->dst.p[d].op == SHC_OP_SUM && x->mesh.shape[d] > 1 &&
-            shc_torch_has(x->torch, SHC_TC_SHARD_TO_PARTIAL))
-            return true;
-    return false;
-}
-
-/* Compare rank's result with the oracle (testdata.c); on a difference add
- * "oracleMismatch": "rank R: element i (bytes a..b) is X, the global tensor has Y",
- * which the invariants hook reports unless the case is a flagged finding. */
-static void oracle_note(const shc_xcase *x, int64_t rank, const shc_xtensor *got, json_t *view)
-{
-    bool zf = zero_filled(x);
-    static const char zero[8] = {0};
-    shc_xtensor want;
-    shc_err e = {0};
-    char m[300] = "";
-    if (shc_testdata_expected(x, rank, &want, &e)) {
-        snprintf(m, sizeof m, "oracle: %.250s", e.msg);
-    } else {
-        size_t es = shc_dtype_size(want.dtype);
-        bool same_shape = want.numel == got->numel && want.shape.ndim == got->shape.ndim &&
-                          !memcmp(want.shape.d, got->shape.d, sizeof(int64_t) * (size_t)want.shape.ndim);
-        if (!same_shape)
-            snprintf(m, sizeof m, "rank %lld: local numel %lld, the global tensor's slice has %lld",
-                     (long long)rank, (long long)got->numel, (long long)want.numel);
-        for (int64_t i = 0; same_shape && i < want.numel; i++)
-            if (memcmp((char *)want.data + i * es, (char *)got->data + i * es, es) &&
-                !(zf && !memcmp((char *)got->data + i * es, zero, es))) {
-                snprintf(m, sizeof m, "rank %lld: element %lld (bytes %lld..%lld) is %g, the "
-                         "global tensor has %g", (long long)rank, (long long)i,
-                         (long long)(i * (int64_t)es), (long long)((i + 1) * (int64_t)es - 1),
-                         shc_xtensor_value(got, i), shc_xtensor_value(&want, i));
-                break;
-            }
-        shc_xtensor_free(&want);
-    }
-    if (*m)
-        json_object_set_new(view, "oracleMismatch", json_string(m));
-}
 
 /* "a,b,c" (or "axbxc") from a JSON integer array. */
 static int join_ints(const json_t *a, char sep, char *buf, size_t n, const char *what, shc_err *e)
@@ -117,7 +55,7 @@ static int join_ints(const json_t *a, char sep, char *buf, size_t n, const char 
 
 /* A case from a golden group ("mesh", "rankMap") and test ("src", "dst", "shape",
  * "dtype", "planner"). */
-static int xcase_from_json(const json_t *group, const json_t *test, shc_xcase *x, shc_err *e)
+int shcrd_xcase_from_json(const json_t *group, const json_t *test, shc_xcase *x, shc_err *e)
 {
     char mesh[256], shape[256], *ranks = NULL;
     const json_t *rm = json_object_get(group, "rankMap");
@@ -249,7 +187,7 @@ static int compute_rank(const json_t *group, const json_t *test, int64_t rank, j
     if ((*out = shc_world_memo_get(&memo, group, test, rank)))
         return SHC_OK;
     shc_xcase x;
-    int rc = xcase_from_json(group, test, &x, e);
+    int rc = shcrd_xcase_from_json(group, test, &x, e);
     if (rc)
         return rc;
     if (rank < 0 || rank >= x.mesh.size) {
@@ -262,7 +200,7 @@ static int compute_rank(const json_t *group, const json_t *test, int64_t rank, j
     json_t **views = calloc((size_t)n, sizeof *views);
     rc = res && views ? shc_exec_simulate(&x, res, e) : shc_fail(e, SHC_ENOMEM, "out of memory");
     for (int64_t r = 0; !rc && r < n; r++) {
-        views[r] = rdata_view(&res[r]);
+        views[r] = shcrd_view(&res[r]);
         shc_xtensor_free(&res[r]);
     }
     if (!rc) {
@@ -385,8 +323,8 @@ static int answer(void *ctx, shc_torch_release rel, json_t *t, shc_gw_why *why, 
         json_t *ls = json_array(), *hs = json_array(), *vs = json_array();
         bool wrong = false;
         for (int64_t r = 0; r < x.mesh.size; r++) {
-            json_t *v = rdata_view(&res[r]);
-            oracle_note(&x, r, &res[r], v);
+            json_t *v = shcrd_view(&res[r]);
+            shcrd_oracle_note(&x, r, &res[r], v);
             wrong |= json_object_get(v, "oracleMismatch") != NULL;
             json_array_append(ls, json_object_get(v, "localShape"));
             json_array_append(hs, json_object_get(v, "sha256"));
@@ -554,113 +492,6 @@ static int generate(shc_gw *w, shc_err *e)
     return rc;
 }
 
-/* ---- real execution (hooks exec.*) ---- */
-
-/* Hook exec.simulated: every rank executed for real on world simulated ranks
- * (threads, local communicator).  A case the reference
- * rejects gives each rank an error view; only an internal failure is an error. */
-static int exec_simulated(const json_t *group, const json_t *test, int64_t world,
-                          json_t **views, shc_err *e)
-{
-    shc_xcase c;
-    memset(&c, 0, sizeof c);
-    int rc = xcase_from_json(group, test, &c, e);
-    shc_xtensor *res = rc ? NULL : calloc((size_t)world, sizeof *res);
-    if (!rc)
-        rc = res ? shc_exec_simulate(&c, res, e) : shc_fail(e, SHC_ENOMEM, "out of memory");
-    if (rc == SHC_EINTERNAL || rc == SHC_ENOMEM) {
-        free(res);
-        shc_xcase_free(&c);
-        return rc;
-    }
-    for (int64_t r = 0; r < world; r++) {
-        if (rc) {
-            views[r] = shc_error_view(e->msg);
-            continue;
-        }
-        views[r] = rdata_view(&res[r]);
-        oracle_note(&c, r, &res[r], views[r]);
-        shc_xtensor_free(&res[r]);
-    }
-    free(res);
-    shc_xcase_free(&c);
-    shc_err_clear(e);
-    return SHC_OK;
-}
-
-/* Where a rank's part executes: on the host over comm, or (dexec set) with the tensors
- * on dc's device (the executor comes from the caller: libshcgen does not link it). */
-typedef struct exec_on {
-    shc_comm *comm;
-    shc_dexec_fn dexec;
-    struct shc_dcomm *dc;
-    shc_xexec_fn xexec; /* or a vendor's (ABI v2), with its ctx */
-    void *ctx;
-} exec_on;
-
-static int exec_run(const exec_on *on, const shc_xcase *x, int64_t rank, const shc_xtensor *in,
-                    shc_xtensor *out, shc_err *e)
-{
-    if (on->xexec)
-        return on->xexec(on->ctx, x, rank, in, out, e);
-    return on->dexec ? on->dexec(on->dc, x, in, out, e)
-                     : shc_exec_redistribute(on->comm, x, in, out, e);
-}
-
-/* This rank's part executed by run over comm.  A rejected case is an error view; a
- * communicator failure (a timeout names itself "mpi: timeout") or an internal error
- * is returned. */
-static int exec_view(const exec_on *on, const json_t *group, const json_t *test,
-                     int64_t rank, json_t **view, shc_err *e)
-{
-    shc_xcase x;
-    shc_xtensor in, out;
-    memset(&x, 0, sizeof x);
-    int rc = xcase_from_json(group, test, &x, e);
-    if (!rc && !(rc = shc_testdata_source(&x, rank, &in, e))) {
-        rc = exec_run(on, &x, rank, &in, &out, e);
-        shc_xtensor_free(&in);
-    }
-    if (!rc && !out.data && out.numel) { /* a vendor's result of another shape */
-        *view = json_pack("{s:o}", "localShape", shc_json_i64_array(out.shape.d, out.shape.ndim));
-    } else if (!rc) {
-        *view = rdata_view(&out);
-        oracle_note(&x, rank, &out, *view);
-        shc_xtensor_free(&out);
-    } else if (rc != SHC_EINTERNAL && rc != SHC_ENOMEM) {
-        *view = shc_error_view(e->msg);
-        shc_err_clear(e);
-        rc = SHC_OK;
-    }
-    shc_xcase_free(&x);
-    return rc;
-}
-
-/* Hook exec.over_comm: over a real communicator (MPI, or hosted ranks). */
-static int exec_over_comm(shc_comm *comm, const json_t *group, const json_t *test,
-                          int64_t rank, json_t **view, shc_err *e)
-{
-    exec_on on = {.comm = comm};
-    return exec_view(&on, group, test, rank, view, e);
-}
-
-/* Hook exec.on_device_comm: the tensors in device memory (dexec:
- * shc_dexec_redistribute), collectives over a device communicator. */
-static int exec_on_device_comm(shc_dexec_fn dexec, struct shc_dcomm *dc, const json_t *group,
-                               const json_t *test, int64_t rank, json_t **view, shc_err *e)
-{
-    exec_on on = {.dexec = dexec, .dc = dc};
-    return exec_view(&on, group, test, rank, view, e);
-}
-
-/* Hook exec.outside: executed by an outside executor (a plugin's ABI v2 execute). */
-static int exec_outside(shc_xexec_fn exec, void *ctx, const json_t *group, const json_t *test,
-                        int64_t rank, json_t **view, shc_err *e)
-{
-    exec_on on = {.xexec = exec, .ctx = ctx};
-    return exec_view(&on, group, test, rank, view, e);
-}
-
 /* ---- cross-rank invariants ---- */
 
 /* The runner's check of one rank's view (family.h view_check), on every backend: the
@@ -721,97 +552,6 @@ static int invariants(const json_t *group, const json_t *test, int64_t world,
     return 1;
 }
 
-/* ---- vendor plugins (ABI v1) ---- */
-
-/* A plugin's output for rank r as a view.  Its shape is the plugin's word: a
- * negative dim or an element count past int64 is refused, and the buffer is read
- * only when the shape is the oracle's (a larger claimed shape would read past the
- * plugin's buffer); otherwise the view holds the shape alone, which fails the
- * comparison with the golden localShape. */
-static json_t *plugin_result_view(const shc_xcase *x, int64_t r, const int64_t *shape,
-                                  shc_xtensor *t)
-{
-    if (!t->data)
-        return shc_error_view("plugin returned no buffer");
-    t->shape.ndim = x->shape.ndim;
-    t->numel = 1;
-    for (int d = 0; d < x->shape.ndim; d++) {
-        t->shape.d[d] = shape[d];
-        if (shape[d] < 0 || !shc_mul64(t->numel, shape[d], &t->numel))
-            return shc_error_view("plugin returned an invalid output shape (a negative dim, "
-                                  "or an element count past int64)");
-    }
-    shc_xtensor want;
-    shc_err e = {0};
-    bool same = !shc_testdata_expected(x, r, &want, &e) && want.shape.ndim == t->shape.ndim &&
-                !memcmp(want.shape.d, t->shape.d, sizeof(int64_t) * (size_t)t->shape.ndim);
-    shc_xtensor_free(&want);
-    if (!same)
-        return json_pack("{s:o}", "localShape", shc_json_i64_array(t->shape.d, t->shape.ndim));
-    json_t *v = rdata_view(t);
-    oracle_note(x, r, t, v);
-    return v;
-}
-
-static int execute_views(const shc_backend_v1 *be, const shc_pcase *b, const json_t *group,
-                         const json_t *test, json_t **views, shc_err *e)
-{
-    shc_xcase x;
-    memset(&x, 0, sizeof x);
-    int rc = xcase_from_json(group, test, &x, e);
-    if (rc)
-        return rc;
-    int64_t n = b->world;
-    shc_xtensor *in = calloc((size_t)n, sizeof *in);
-    const void **inp = calloc((size_t)n, sizeof *inp);
-    void **out = calloc((size_t)n, sizeof *out);
-    int64_t (*ishape)[SHC_BACKEND_MAX_DIMS] = calloc((size_t)n, sizeof *ishape);
-    int64_t (*oshape)[SHC_BACKEND_MAX_DIMS] = calloc((size_t)n, sizeof *oshape);
-    if (!in || !inp || !out || !ishape || !oshape)
-        rc = shc_fail(e, SHC_ENOMEM, "out of memory");
-    for (int64_t r = 0; !rc && r < n; r++) {
-        if ((rc = shc_testdata_source(&x, r, &in[r], e)))
-            break;
-        inp[r] = in[r].data;
-        memcpy(ishape[r], in[r].shape.d, sizeof(int64_t) * (size_t)x.shape.ndim);
-    }
-    char err[512] = "";
-    int prc = rc ? 0 : be->execute(&b->c, n, inp, (const int64_t (*)[SHC_BACKEND_MAX_DIMS])ishape,
-                                      out, oshape, err, sizeof err);
-    if (!rc && prc == SHC_BACKEND_UNSUPPORTED)
-        rc = shc_fail(e, SHC_EUNSUPPORTED, "plugin: execute unsupported: %s", err);
-    for (int64_t r = 0; !rc && r < n; r++) {
-        if (prc) {
-            views[r] = shc_error_view(err);
-            continue;
-        }
-        shc_xtensor t = {.dtype = x.dtype, .data = out[r]};
-        views[r] = plugin_result_view(&x, r, oshape[r], &t);
-    }
-    for (int64_t r = 0; r < n && in; r++) {
-        shc_xtensor_free(&in[r]);
-        if (out)
-            free(out[r]);
-    }
-    free(in), free(inp), free(out), free(ishape), free(oshape);
-    shc_xcase_free(&x);
-    (void)test;
-    return rc;
-}
-
-/* Hook project.abi_v1.views: a vendor plugin's answer, as views. */
-static int abi_v1_views(const shc_backend_v1 *be, const json_t *group, const json_t *test,
-                        int64_t world, json_t **views, shc_err *e)
-{
-    shc_pcase b;
-    int rc = shc_pcase_load(&b, group, test, world, false, e);
-    if (!rc)
-        rc = b.c.src && b.c.dst ? execute_views(be, &b, group, test, views, e)
-                                : shc_fail(e, SHC_EFORMAT, "test has no src/dst");
-    shc_pcase_free(&b);
-    return rc;
-}
-
 const shc_family shc_family_redistribute_data = {
     .name = "redistribute-data",
     .source_name = "pytorch",
@@ -825,12 +565,12 @@ const shc_family shc_family_redistribute_data = {
     .oracle = "torch 2.13 LocalTensor (harness)",
     .view_check = view_check,
     .invariants = invariants,
-    .exec.simulated = exec_simulated,
-    .exec.over_comm = exec_over_comm,
-    .exec.on_device_comm = exec_on_device_comm,
+    .exec.simulated = shcrd_exec_simulated,
+    .exec.over_comm = shcrd_exec_over_comm,
+    .exec.on_device_comm = shcrd_exec_on_device_comm,
     .exec.comm_batch = 8, /* every case runs collectives: keep a stuck batch small */
-    .exec.outside = exec_outside,
-    .project.abi_v1.views = abi_v1_views,
+    .exec.outside = shcrd_exec_outside,
+    .project.abi_v1.views = shcrd_abi_v1_views,
     .project.abi_v1.entry = offsetof(shc_backend_v1, execute),
     .harness_stride = 1,
     .claim = {.fields = SHC_NAMES("localShape", "sha256", "values")},
