@@ -155,7 +155,8 @@ expect_exit "rng-offsets GpuOnly uniform (exact data) 1 ulp off: Fail" 1 "tcId 2
 
 # run: the same rule for our own backends.  A golden copy whose tcId 17 holds a sample one ulp
 # away (and another sha256) stands in for a GPU's answer: ref's view passes with the note;
-# ten thousand bits away it fails.  MANIFEST is rewritten for the copy.
+# ten thousand bits away it fails.  MANIFEST is rewritten for the copy, which holds tcId 17
+# alone (the family's 368 draws, three times, were most of this test under ASan: issue 36).
 runcopy() { # DIR BITS
   mkdir -p "$1" && cp -r "$G/schemas" "$G/$R" "$1/" && chmod -R u+w "$1"
   "$PY" - "$1/$R/torch_cuda_rng.json" "$2" <<'PYEOF'
@@ -168,6 +169,9 @@ for g in d["testGroups"]:
             b = t["expected"]["samples"]["bits"]
             b[2] = "%08x" % (int(b[2], 16) + n)
             t["expected"]["sha256"] = "0" * 64
+    g["tests"] = [t for t in g["tests"] if t["tcId"] == 17]
+d["testGroups"] = [g for g in d["testGroups"] if g["tests"]]
+d["numberOfTests"] = 1
 json.dump(d, open(path, "w"))
 PYEOF
   (cd "$1" && sha256sum $R/*.json schemas/*.json >MANIFEST)
