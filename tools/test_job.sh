@@ -168,24 +168,21 @@ stage "harness: golden vs torch ${pinned:-(pinned)}, jax and the outside peers"
 # The families and their sampling strides come from the registry (shard_family.harness_stride).
 harness_families=$(_build/tools/shardcheck families --harness) || stages_failed+=("harness family list")
 rc=0; : >_build/harness.out
-# Two lanes, the families dealt to them by turns: one Python process each, so once the jobs
-# beside this stage end, the last families still fill both cores (one lane left a core idle
-# for the last minutes, issue 36).  Each family's log is read in the list's order below.
-harness_lane() { # harness_lane LANE: the families at positions LANE, LANE+2, ... (from 0)
-  local i=0 fk fam k
-  for fk in $harness_families; do
-    if [ $((i % 2)) = "$1" ]; then
-      fam=${fk%%:*}; k=${fk##*:}; [ "${SHARDCHECK_HARNESS_FULL:-0}" = 1 ] && k=1
-      .venv/bin/python tools/harness/run.py --golden golden --family "$fam" --stride "$k" \
-        --max-report 50 >_build/harness-$fam.out 2>&1
-      echo $? >_build/harness-$fam.rc
-    fi
-    i=$((i + 1))
-  done
+# Two at a time, each family in its own Python process, the next family to whichever finishes
+# first (xargs -P 2; the registry lists the costly ones first): once the jobs beside this stage
+# end, the last families still fill both cores (one process left a core idle for the last
+# minutes, and two fixed lanes one: the three costliest families fell to the same lane, issue
+# 36).  Each family's log is read in the list's order below.
+harness_one() { # harness_one FAMILY:STRIDE
+  local fam=${1%%:*} k=${1##*:}
+  [ "${SHARDCHECK_HARNESS_FULL:-0}" = 1 ] && k=1
+  .venv/bin/python tools/harness/run.py --golden golden --family "$fam" --stride "$k" \
+    --max-report 50 >_build/harness-$fam.out 2>&1
+  echo $? >_build/harness-$fam.rc
 }
-( harness_lane 1; cpu_file _build/harness-lane1.cpu ) & lane_pid=$!
-( harness_lane 0; cpu_file _build/harness-lane0.cpu )
-wait "$lane_pid"
+export -f harness_one
+( printf '%s\n' $harness_families | xargs -P 2 -I{} bash -c 'harness_one "$1"' _ {}
+  cpu_file _build/harness.cpu )
 for fk in $harness_families; do
   fam=${fk%%:*}
   [ "$(cat _build/harness-$fam.rc 2>/dev/null)" = 0 ] || rc=1
@@ -258,7 +255,7 @@ stage "summary"
 cpu_file _build/total.cpu
 echo "CPU-s: set-up and builds $(cpu_of _build/setup-builds.cpu), plain make check" \
   "$(cpu_of _build/check.cpu), ASan+UBSan make check $(cpu_of _build-asan/check.cpu), harness" \
-  "$(cpu_of _build/harness-lane0.cpu) + $(cpu_of _build/harness-lane1.cpu), pytest" \
+  "$(cpu_of _build/harness.cpu), pytest" \
   "$(cpu_of _build/pytest.cpu), torch ${newest:-(newest)} install $(cpu_of _build/venv-newest.cpu)" \
   "and check $(cpu_of _build/release-newest.cpu), distcheck $(cpu_of _build/distcheck.cpu);" \
   "$(cpu_of _build/total.cpu) in all, in $(( $(date +%s) - t_job )) s"

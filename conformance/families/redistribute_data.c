@@ -31,58 +31,6 @@
 #include "world_memo.h"
 #include "redistribute_data.h"
 
-
-/* "a,b,c" (or "axbxc") from a JSON integer array. */
-static int join_ints(const json_t *a, char sep, char *buf, size_t n, const char *what, shc_err *e)
-{
-    size_t k = 0, i;
-    json_t *v;
-    buf[0] = '\0';
-    if (!json_is_array(a))
-        return shc_fail(e, SHC_EFORMAT, "%s: expected an array of integers", what);
-    json_array_foreach(a, i, v) {
-        if (!json_is_integer(v))
-            return shc_fail(e, SHC_EFORMAT, "%s: item %zu is not an integer", what, i);
-        if (i && k + 1 < n)
-            buf[k++] = sep;
-        k += (size_t)snprintf(buf + k, n > k ? n - k : 0, "%lld",
-                              (long long)json_integer_value(v));
-        if (k >= n)
-            return shc_fail(e, SHC_EFORMAT, "%s: too long", what);
-    }
-    return SHC_OK;
-}
-
-/* A case from a golden group ("mesh", "rankMap") and test ("src", "dst", "shape",
- * "dtype", "planner"). */
-int shcrd_xcase_from_json(const json_t *group, const json_t *test, shc_xcase *x, shc_err *e)
-{
-    char mesh[256], shape[256], *ranks = NULL;
-    const json_t *rm = json_object_get(group, "rankMap");
-    int rc = join_ints(json_object_get(group, "mesh"), 'x', mesh, sizeof mesh, "group mesh", e);
-    if (!rc)
-        rc = join_ints(json_object_get(test, "shape"), ',', shape, sizeof shape, "test shape", e);
-    if (!rc && rm) {
-        size_t cap = 24 * json_array_size(rm) + 16;
-        ranks = malloc(cap);
-        rc = ranks ? join_ints(rm, ',', ranks, cap, "group rankMap", e)
-                   : shc_fail(e, SHC_ENOMEM, "out of memory");
-    }
-    const char *src = json_string_value(json_object_get(test, "src"));
-    const char *dst = json_string_value(json_object_get(test, "dst"));
-    const char *dt = json_string_value(json_object_get(test, "dtype"));
-    if (!rc && (!src || !dst || !dt))
-        rc = shc_fail(e, SHC_EFORMAT, "test: \"src\", \"dst\" and \"dtype\" must be strings");
-    if (!rc)
-        rc = shc_xcase_parse(x, mesh, ranks, src, dst, shape, dt,
-                             json_string_value(json_object_get(test, "planner")), e);
-    if (!rc && (rc = shc_test_torch(test, &x->torch, e)))
-        shc_xcase_free(x);
-    free(ranks);
-    return rc;
-}
-
-
 static const char *const dtypes[] = {"float32", "bfloat16", "float16", "float64", "int32",
                                      "int64"};
 static const shc_redop float_ops[] = {SHC_OP_SUM, SHC_OP_AVG, SHC_OP_MIN, SHC_OP_MAX,
