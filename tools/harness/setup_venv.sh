@@ -27,8 +27,10 @@ if [ "${1:-}" = --release ]; then
   have=$("$venv/bin/python" -c 'import torch; print(torch.__version__.split("+")[0])' 2>/dev/null || true)
   if [ "$have" = "$rel" ]; then echo "setup_venv: $venv has torch $rel"; exit 0; fi
   [ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
-  PIP_CONSTRAINT=/dev/null "$venv/bin/python" -m pip install --quiet "torch==$rel" numpy==2.4.6 \
-    jsonschema==4.26.0 jsonschema-rs==0.58.3
+  # --no-compile: pip would byte-compile every module of torch and its CUDA packages, of which
+  # the release check imports a small part (Python compiles those on first import)
+  PIP_CONSTRAINT=/dev/null "$venv/bin/python" -m pip install --quiet --no-compile "torch==$rel" \
+    numpy==2.4.6 jsonschema==4.26.0 jsonschema-rs==0.58.3
   "$venv/bin/python" -c 'import torch; print("setup_venv: torch", torch.__version__)'
   exit 0
 fi
