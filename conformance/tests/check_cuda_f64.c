@@ -67,7 +67,8 @@ static uint64_t u64_of(const json_t *c, const char *k)
 }
 
 /* Every recorded case, exactly. */
-/* The sanitized make check (SHARDCHECK_SANITIZED=1, tools/test_job.sh) checks the recorded
+/* The sampled make checks (SHARDCHECK_SANITIZED=1 and distcheck's SHARDCHECK_SAMPLED=1,
+ * tools/test_job.sh) check the recorded
  * outputs of more than SAMPLED_MAX elements by their recorded samples alone, each element
  * filled on its own (shc_torch_rng_fill's range), and the offset after: a million float64
  * logs through checked code cost about two minutes of CPU there and reach no code the small
@@ -76,8 +77,7 @@ enum { SAMPLED_MAX = 65536 };
 
 static int sampled(void)
 {
-    const char *v = getenv("SHARDCHECK_SANITIZED");
-    return v && !strcmp(v, "1");
+    return shc_test_sampled(); /* and distcheck's make check (SHARDCHECK_SAMPLED=1) */
 }
 
 static int recorded_samples(const shc_gpu_profile *g, const json_t *c,

@@ -118,7 +118,8 @@ static void sizes_for(const shc_gpu_profile *g, int64_t out[7])
     memcpy(out, s, sizeof s);
 }
 
-/* The sanitized make check (SHARDCHECK_SANITIZED=1, tools/test_job.sh) walks the first
+/* The sanitized make check (SHARDCHECK_SANITIZED=1, tools/test_job.sh) and distcheck's
+ * (SHARDCHECK_SAMPLED=1) walk the first
  * profile and the two of other thread counts, each with every dtype at the small sizes and
  * one dtype per op at the big ones: the 108-, 66- and 38-SM profiles run the same bodies on
  * other numbers, and every dtype at the big sizes repeats at length the element step the
@@ -127,8 +128,7 @@ static void sizes_for(const shc_gpu_profile *g, int64_t out[7])
  * first two. */
 static int sampled(void)
 {
-    const char *v = getenv("SHARDCHECK_SANITIZED");
-    return v && !strcmp(v, "1");
+    return shc_test_sampled(); /* and distcheck's make check (SHARDCHECK_SAMPLED=1) */
 }
 
 START_TEST(every_op_and_dtype_on_every_profile)

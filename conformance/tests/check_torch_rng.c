@@ -497,8 +497,7 @@ START_TEST(torch_rng_model)
     ck_assert(!m.sfu_model && !m.unit_unrecorded && !m.math_todo);
     /* tcId 366: float64 normal_ of 3,000,001 at seed 1234, offset 4: 75 on the seed (three
      * fills of it: the plain build's; the sanitized one checks 4 elements, none on it) */
-    const char *san = getenv("SHARDCHECK_SANITIZED");
-    if (san && !strcmp(san, "1")) {
+    if (shc_test_sampled()) {
         shc_torch_rng_req_init(&r, SHC_TORCH_NORMAL, SHC_DT_FLOAT64, 4);
         ck_assert_int_eq(shc_torch_rng_model_of(&h100, 0, 0, &r, &m, &e), SHC_OK);
         ck_assert(m.rcp64h == 0 && !m.sfu_model && !m.unit_unrecorded);

@@ -19,6 +19,15 @@ static inline int shc_run_suite(Suite *s)
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
+/* Whether this make check walks the slow tests' paths on samples, as testlib.sh's sampled():
+ * the sanitized one (SHARDCHECK_SANITIZED=1) and distcheck's (SHARDCHECK_SAMPLED=1), whose code
+ * the plain build's make check has run in full (tools/test_job.sh; issue 36: CI time). */
+static inline int shc_test_sampled(void)
+{
+    const char *a = getenv("SHARDCHECK_SANITIZED"), *b = getenv("SHARDCHECK_SAMPLED");
+    return (a && a[0] == '1' && !a[1]) || (b && b[0] == '1' && !b[1]);
+}
+
 /* Path of a file in the source tree ($top_srcdir set by `make check`). */
 static inline const char *shc_srcdir(void)
 {
