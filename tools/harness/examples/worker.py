@@ -126,13 +126,19 @@ def load_adapters(specs):
     return out
 
 
-def planted_bug(family, compute):
-    """compute, or with SHARDCHECK_EXAMPLE_BUG=uneven for shard-layout the array_split port."""
+def bug_switch():
+    """SHARDCHECK_EXAMPLE_BUG's value ("" or "uneven"); a misspelt one ends the worker (exit 2),
+    before its adapters load (torch's import: seconds for a refusal)."""
     bug = os.environ.get("SHARDCHECK_EXAMPLE_BUG", "")
     if bug not in ("", "uneven"):
         log("SHARDCHECK_EXAMPLE_BUG=%s: expected uneven" % bug)
         sys.exit(2)
-    if bug != "uneven" or family != "shard-layout":
+    return bug
+
+
+def planted_bug(family, compute):
+    """compute, or with SHARDCHECK_EXAMPLE_BUG=uneven for shard-layout the array_split port."""
+    if bug_switch() != "uneven" or family != "shard-layout":
         return compute
     os.environ["MINI_LAYOUT_ARRAY_SPLIT"] = "1"
     import mini_layout
@@ -196,6 +202,7 @@ def main(argv=None):
     if os.environ.get("SHARDCHECK_WORKER_PROTOCOL", str(PROTOCOL)) != str(PROTOCOL):
         log("the runner speaks protocol %s, this worker %d"
             % (os.environ["SHARDCHECK_WORKER_PROTOCOL"], PROTOCOL))
+    bug_switch()
     adapters = load_adapters(a.adapter or hl.default_adapter_specs())
     for fam, (mod, _) in adapters.items():
         if mod is not None:
