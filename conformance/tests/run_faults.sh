@@ -13,6 +13,15 @@
 use_tmpdir
 G="$tmp/golden"; F=redistribute-data
 "$SHARDCHECK" gen --family $F --out "$G" >/dev/null 2>&1 || tap_not_ok "gen --family $F"
+# Two of its files: invalid.json (corrupted below) and one-dim.json (the 2-rank all-gather case
+# the faults land in); the whole family, run a dozen times, was most of this test's time under
+# ASan (issue 36: CI time).  N: the cases a clean run of them reports.
+(cd "$G/$F" && for f in *.json; do case $f in invalid.json|one-dim.json) ;; *) rm -f "$f" ;; esac; done)
+write_manifest "$G"
+N=$("$SHARDCHECK" run --backend ref --family $F --golden "$G" 2>/dev/null |
+    sed -n 's/^\([0-9][0-9]*\) passed, 0 failed.*/\1/p' | tail -n 1)
+[ -n "$N" ] && [ "$N" -gt 100 ] && tap_ok "a clean run of the two files: $N cases, all passed" \
+  || { tap_not_ok "a clean run of the two files passes"; N=0; }
 
 # A 2-rank all-gather case (every rank enters a collective at once, so a dead
 # rank stops rank 0 in this very case).
@@ -21,12 +30,12 @@ TC=$(grep -o '"tcId":[0-9]*,"comment":"mesh 2, S(0) -> R,' "$G/$F/one-dim.json" 
 
 expect_exit "killed rank: Crash for that case only" 1 \
   "Crash +$F tc $TC .*signal 9.*
-.*793 passed, 1 failed, 0 skipped" \
+.*$((N - 1)) passed, 1 failed, 0 skipped" \
   env SHARDCHECK_FAULT=kill:1:$TC "$SHARDCHECK" run --backend ref --family $F --golden "$G"
 start=$(date +%s)
 expect_exit "hung rank: Timeout within --timeout, the run goes on" 1 \
   "Timeout +$F tc $TC .*no answer within 2 s.*
-.*793 passed, 1 failed, 0 skipped" \
+.*$((N - 1)) passed, 1 failed, 0 skipped" \
   env SHARDCHECK_FAULT=hang:0:$TC "$SHARDCHECK" run --backend local --family $F --golden "$G" --timeout 2
 el=$(( $(date +%s) - start ))
 [ "$el" -lt 60 ] && tap_ok "hung rank run ended in ${el}s" || tap_not_ok "hung rank run ended in ${el}s"
