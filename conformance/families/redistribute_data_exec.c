@@ -15,30 +15,10 @@
 #include "plugin_case.h"
 #include "checked_math.h"
 #include "redistribute_exec.h"
+#include "layout_common.h"
 #include "redistribute_data.h"
 
 #define RDATA_NVALUES 4
-
-/* "a,b,c" (or "axbxc") from a JSON integer array. */
-static int join_ints(const json_t *a, char sep, char *buf, size_t n, const char *what, shc_err *e)
-{
-    size_t k = 0, i;
-    json_t *v;
-    buf[0] = '\0';
-    if (!json_is_array(a))
-        return shc_fail(e, SHC_EFORMAT, "%s: expected an array of integers", what);
-    json_array_foreach(a, i, v) {
-        if (!json_is_integer(v))
-            return shc_fail(e, SHC_EFORMAT, "%s: item %zu is not an integer", what, i);
-        if (i && k + 1 < n)
-            buf[k++] = sep;
-        k += (size_t)snprintf(buf + k, n > k ? n - k : 0, "%lld",
-                              (long long)json_integer_value(v));
-        if (k >= n)
-            return shc_fail(e, SHC_EFORMAT, "%s: too long", what);
-    }
-    return SHC_OK;
-}
 
 /* A case from a golden group ("mesh", "rankMap") and test ("src", "dst", "shape",
  * "dtype", "planner"). */
@@ -46,13 +26,13 @@ int shcrd_xcase_from_json(const json_t *group, const json_t *test, shc_xcase *x,
 {
     char mesh[256], shape[256], *ranks = NULL;
     const json_t *rm = json_object_get(group, "rankMap");
-    int rc = join_ints(json_object_get(group, "mesh"), 'x', mesh, sizeof mesh, "group mesh", e);
+    int rc = shcl_join(json_object_get(group, "mesh"), 'x', mesh, sizeof mesh, "group mesh", e);
     if (!rc)
-        rc = join_ints(json_object_get(test, "shape"), ',', shape, sizeof shape, "test shape", e);
+        rc = shcl_join(json_object_get(test, "shape"), ',', shape, sizeof shape, "test shape", e);
     if (!rc && rm) {
         size_t cap = 24 * json_array_size(rm) + 16;
         ranks = malloc(cap);
-        rc = ranks ? join_ints(rm, ',', ranks, cap, "group rankMap", e)
+        rc = ranks ? shcl_join(rm, ',', ranks, cap, "group rankMap", e)
                    : shc_fail(e, SHC_ENOMEM, "out of memory");
     }
     const char *src = json_string_value(json_object_get(test, "src"));
