@@ -82,6 +82,19 @@ void shc_pcase_free(shc_pcase *b)
     b->rank_map = NULL;
 }
 
+int shc_pcase_views(const shc_backend_v1 *be, const json_t *group, const json_t *test,
+                    int64_t world, bool unstateable_invalid, shc_pcase_views_fn fn,
+                    json_t **views, shc_err *e)
+{
+    shc_pcase b;
+    int rc = shc_pcase_load(&b, group, test, world, unstateable_invalid, e);
+    if (!rc)
+        rc = b.c.src && b.c.dst ? fn(be, &b, group, test, views, e)
+                                : shc_fail(e, SHC_EFORMAT, "test has no src/dst");
+    shc_pcase_free(&b);
+    return rc;
+}
+
 json_t *shc_error_view(const char *msg) { return json_pack("{s:s}", "error", msg); }
 
 json_t *shc_json_i64s_array(const int64_t *v, int n)

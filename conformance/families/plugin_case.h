@@ -29,6 +29,15 @@ typedef struct shc_pcase {
 int shc_pcase_load(shc_pcase *b, const json_t *group, const json_t *test, int64_t world,
                    bool unstateable_invalid, shc_err *e);
 void shc_pcase_free(shc_pcase *b);
+/* A plugin's views of a loaded redistribute case (its src and dst given). */
+typedef int (*shc_pcase_views_fn)(const shc_backend_v1 *be, const shc_pcase *b,
+                                  const json_t *group, const json_t *test, json_t **views,
+                                  shc_err *e);
+/* The project.abi_v1.views hook of a redistribute family: the case loaded as shc_pcase_load
+ * does, answered by fn; a test without src and dst is SHC_EFORMAT. */
+int shc_pcase_views(const shc_backend_v1 *be, const json_t *group, const json_t *test,
+                    int64_t world, bool unstateable_invalid, shc_pcase_views_fn fn,
+                    json_t **views, shc_err *e);
 /* {"error": msg}: a rank's refusal. */
 json_t *shc_error_view(const char *msg);
 /* A JSON array of 64-bit integers as decimal strings (the golden encoding). */

@@ -301,11 +301,5 @@ static int execute_views(const shc_backend_v1 *be, const shc_pcase *b, const jso
 int shcrd_abi_v1_views(const shc_backend_v1 *be, const json_t *group, const json_t *test,
                        int64_t world, json_t **views, shc_err *e)
 {
-    shc_pcase b;
-    int rc = shc_pcase_load(&b, group, test, world, false, e);
-    if (!rc)
-        rc = b.c.src && b.c.dst ? execute_views(be, &b, group, test, views, e)
-                                : shc_fail(e, SHC_EFORMAT, "test has no src/dst");
-    shc_pcase_free(&b);
-    return rc;
+    return shc_pcase_views(be, group, test, world, false, execute_views, views, e);
 }
