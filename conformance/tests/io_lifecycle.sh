@@ -267,14 +267,17 @@ R1 --journal "$tmp/o/j.ok" >/dev/null 2>&1
 # ---- N12: the mpirun runner ends what it started ----
 R="$top_srcdir/tools/run/mpirun_runner.sh"
 # A stand-in mpirun whose "ranks" never end, one of them stopped (kill -STOP ignores SIGTERM).
-cat >"$tmp/w/fake_mpirun" <<'SEOF'
+# Their sleeps last a time of this run's own: the plain and the ASan+UBSan make checks run side by
+# side (tools/test_job.sh), and the other build's run of this test must not be taken for ours.
+s1=$((30000 + $$ % 10000 * 2)); s2=$((s1 + 1))
+cat >"$tmp/w/fake_mpirun" <<SEOF
 #!/bin/sh
-sleep 3000 & sleep 3001 & kill -STOP $!
+sleep $s1 & sleep $s2 & kill -STOP \$!
 wait
 SEOF
 chmod +x "$tmp/w/fake_mpirun"
 mkdir "$tmp/jr"
-ours() { ps -eo pid=,stat=,args= | grep -v '^ *[0-9]* Z' | grep -E "$tmp/w/fake_mpirun|sleep 300[01]" | grep -v grep; }
+ours() { ps -eo pid=,stat=,args= | grep -v '^ *[0-9]* Z' | grep -E "$tmp/w/fake_mpirun|sleep ($s1|$s2)\$" | grep -v grep; }
 # gone PID SECS: PID ended (or is a zombie to reap) within SECS; a runner that ignores the
 # signal must fail this test, not hang it: what is left is killed by its PID afterwards
 gone() {

@@ -155,13 +155,17 @@ expect_exit "D3 a rank reading another corpus: exit 2 naming it" 2 \
   sh -c "cd '$tmp/r0' && MPIRUN_ARGS='$MA' sh '$R' -np 3 --shardcheck '$tmp/rank2_corpus' -- --family philox-kat --golden golden"
 
 # --- D4: a launcher that stays after the report is ended after the grace ---
+# Its wait lasts a time of this run's own: the plain and the ASan+UBSan make checks run side by
+# side (tools/test_job.sh), and the check below must not find, or end, the other build's.
+linger=$((60000 + $$ % 10000))
 cat >"$tmp/mpirun_linger" <<'EOS'
 #!/bin/sh
 # rank 0 alone runs the job and reports; then "mpirun" waits on a lost daemon
 while [ "$1" != -np ]; do shift; done; shift 2
 "$@"
-exec sleep 600
+exec sleep LINGER
 EOS
+sed -i "s/LINGER/$linger/" "$tmp/mpirun_linger"
 chmod +x "$tmp/mpirun_linger"
 t0=$(date +%s)
 out=$(SHARDCHECK_RUNNER_GRACE=2 MPIRUN="$tmp/mpirun_linger" sh "$R" -np 1 --shardcheck "$SHARDCHECK" \
@@ -171,7 +175,7 @@ if [ $rc -eq 0 ] && [ $el -lt 30 ] && printf '%s\n' "$out" | grep -q '^30 passed
    printf '%s\n' "$out" | grep -q "mpirun had not ended 2 s after the report"; then
   tap_ok "D4 mpirun lingering after the report is ended after the grace (${el}s), the report stands"
 else tap_not_ok "D4 mpirun lingering after the report" "exit $rc after ${el}s" "$out"; fi
-pgrep -f "sleep 600" >/dev/null 2>&1 && { pkill -f "sleep 600"; tap_not_ok "D4 ... nothing left behind" "a sleep 600 was left"; } \
+pgrep -f "sleep $linger\$" >/dev/null 2>&1 && { pkill -f "sleep $linger\$"; tap_not_ok "D4 ... nothing left behind" "a sleep $linger was left"; } \
   || tap_ok "D4 ... nothing left behind"
 expect_exit "SHARDCHECK_RUNNER_GRACE that is not a number: exit 2" 2 "SHARDCHECK_RUNNER_GRACE 'x' is not a number" \
   env SHARDCHECK_RUNNER_GRACE=x sh "$R" -np 1 --shardcheck "$SHARDCHECK" -- --family philox-kat
