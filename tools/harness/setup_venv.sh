@@ -15,7 +15,8 @@
 #        tools/harness/setup_venv.sh --release X DIR: a venv for another torch release X (the
 #          harness's needs only: torch X, numpy, jsonschema); torch X is the registry's default
 #          wheel (CUDA, which runs on a CPU with its CUDA library packages, about 4 GB), installed
-#          with PIP_CONSTRAINT=/dev/null so the pinned release's constraint does not apply.
+#          with PIP_CONSTRAINT=/dev/null so the pinned release's constraint does not apply;
+#          triton is left out and pip keeps no cache (disk: see below).
 #          Reused when DIR's python already imports torch X.
 # How it is tested: .ci/run and the README test command run it on a fresh clone.
 set -eu
@@ -27,10 +28,26 @@ if [ "${1:-}" = --release ]; then
   have=$("$venv/bin/python" -c 'import torch; print(torch.__version__.split("+")[0])' 2>/dev/null || true)
   if [ "$have" = "$rel" ]; then echo "setup_venv: $venv has torch $rel"; exit 0; fi
   [ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
+  # Disk, not time, is what this venv costs (CI once ran out of it: ENOSPC in the build beside
+  # it).  --no-cache-dir: the CUDA wheels (about 3 GB) are not kept a second time in pip's cache.
   # --no-compile: pip would byte-compile every module of torch and its CUDA packages, of which
-  # the release check imports a small part (Python compiles those on first import)
-  PIP_CONSTRAINT=/dev/null "$venv/bin/python" -m pip install --quiet --no-compile "torch==$rel" \
-    numpy==2.4.6 jsonschema==4.26.0 jsonschema-rs==0.58.3
+  # the release check imports a small part (Python compiles those on first import).
+  # triton (about 1 GB) is left out: torch imports it only for its compilers (inductor), which
+  # the harness never uses; `import torch` and torch.distributed run without it (pip then says
+  # torch's triton requirement is unmet: expected).  So torch goes
+  # in --no-deps and then its own requirements (its metadata, markers evaluated), less triton.
+  pipx="env PIP_CONSTRAINT=/dev/null $venv/bin/python -m pip install --quiet --no-compile --no-cache-dir"
+  $pipx --no-deps "torch==$rel" packaging
+  "$venv/bin/python" - >"$venv/torch-requires.txt" <<'PY'
+from importlib.metadata import requires
+from packaging.requirements import Requirement
+for line in requires("torch") or []:
+    req = Requirement(line)
+    if req.name == "triton" or (req.marker and not req.marker.evaluate({"extra": ""})):
+        continue
+    print(line.split(";")[0].strip())
+PY
+  $pipx -r "$venv/torch-requires.txt" numpy==2.4.6 jsonschema==4.26.0 jsonschema-rs==0.58.3
   "$venv/bin/python" -c 'import torch; print("setup_venv: torch", torch.__version__)'
   exit 0
 fi
