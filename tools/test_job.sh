@@ -6,7 +6,7 @@
 #      verify, the mpirun runner at 1, 2, 3, 4, 8 ranks, fault injection)
 #   3. the same under ASan+UBSan (its make check runs beside step 2's)
 #   4. the harness: every golden family cross-checked against real torch 2.13 and jax, and the
-#      outside peers' adapters (`shardcheck families --peers`: Megatron-core 0.19.2)
+#      outside peers' adapters (`shardcheck families --peers`: Megatron-core 0.19.2, veScale 0.0.1)
 #   5. the newest release `shardcheck registry releases` names (2.15 today) on a deterministic
 #      sample, and issue 21's check that verify passes a candidate its harness wrote under
 #      --torch-version NEWEST and fails it under the pinned release on exactly the changed tests
@@ -207,8 +207,8 @@ for fk in $harness_families; do
   echo "$line" >>_build/harness.out
 done
 # Outside peers (the registry's harness_peers, `families --peers`: Megatron-core 0.19.2's own
-# random.py and RankGenerator, installed by setup_venv.sh) over every case of their family; a
-# few seconds each.  A peer that does not load fails the stage (run.py exits 2).
+# random.py and RankGenerator, veScale 0.0.1's RNG tracker, installed by setup_venv.sh) over
+# every case of their family; a few seconds each.  A peer that does not load fails the stage (run.py exits 2).
 peers=$(_build/tools/shardcheck families --peers) || stages_failed+=("harness peer list")
 for fa in $peers; do
   fam=${fa%%:*}; ad=${fa#*:}; out=_build/harness-$fam-${ad##*.}.out

@@ -17,7 +17,10 @@
  * (tools/harness/adapters/megatron_rng_policies.py, the family's harness peer), and
  * those cases carry CheckedByMegatron, which says so; the jax-partitionable verdicts of the
  * layouts JAX can shard are checked against JAX's own sharded draws (test_jax_policy.py), and
- * those cases carry CheckedByJax.  The megatron-train-* policies add
+ * those cases carry CheckedByJax; the single-device-equal offsets of the layouts veScale can
+ * lay out are checked against veScale 0.0.1's ThreadBasedRNGTracker
+ * (tools/harness/adapters/vescale_rng_policies.py, a second harness peer), and those cases
+ * carry CheckedByVescale.  The megatron-train-* policies add
  * Megatron-LM training's pp / dp terms (megatron/training/initialize.py, which the peer
  * restates: Megatron-LM's training package is not megatron-core).  Two megatron-train-ep groups
  * name a decoder "tp" apart from the expert tp (etp != tp): one valid, one Megatron refuses
@@ -189,6 +192,15 @@ static void declare_notes(shc_gw *w)
                 "jax_threefry_partitionable on); the per-rank offsets are not "
                 "(NoIndependentOracle).  Only a layout JAX can shard carries it: Replicate and "
                 "Shard, every sharded dim divided evenly.");
+    shc_gw_note(w, "CheckedByVescale", "The per-rank seed, start_offset and post_offset are "
+                "checked against veScale 0.0.1's own ThreadBasedRNGTracker by the test job's "
+                "harness stage (tools/harness/adapters/vescale_rng_policies.py: its "
+                "_distribute_region run around the op, the state it hands the device read "
+                "back, with a stand-in device of the profile's multiprocessors and threads); the "
+                "verdicts are not (NoIndependentOracle).  Only a layout veScale can lay out "
+                "carries it: no _StridedShard, Partial only as sum, and every sharded dim at "
+                "least as large as its mesh dim on every rank (veScale asserts so where torch "
+                "gives a rank an empty shard).");
     shc_gw_note(w, "CudaOnlyUpstream", "torch-func-random: torch.func._random (pytorch PR "
                 "177230, torch 2.13) has CUDA kernels only (aten::_philox_uniform_ raises "
                 "NotImplementedError on a CPU), so no CPU run checks these spans "
@@ -221,6 +233,44 @@ static bool jax_can_shard(const shc_mesh *m, const shc_placements *pl, const shc
     for (int d = 0; d < s->ndim; d++)
         if (s->d[d] % parts[d])
             return false;
+    return true;
+}
+
+/* Whether veScale 0.0.1 can lay this layout out (tools/harness/adapters/vescale_rng_policies.py
+ * runs its ThreadBasedRNGTracker on it): its placements are Shard, Replicate and Partial(sum)
+ * (no _StridedShard), and its Shard._local_shard_size_on_dim (vescale/dtensor/placement_types.py)
+ * asserts that the size a rank holds on the sharded dim, before a mesh dim shards it, is at
+ * least that mesh dim's size, where torch gives some ranks an empty shard.  The arange rank
+ * map is the stand-in mesh's.  test_vescale_peer.py asserts that the adapter checks exactly
+ * the cases carrying CheckedByVescale. */
+static bool vescale_can_lay_out(const json_t *group, const shc_mesh *m, const shc_placements *pl,
+                                const shc_shape *s)
+{
+    if (json_object_get(group, "rankMap"))
+        return false;
+    for (int i = 0; i < pl->n; i++)
+        if (pl->p[i].kind == SHC_P_STRIDED ||
+            (pl->p[i].kind == SHC_P_PARTIAL && strcmp(shc_placement_op_name(&pl->p[i]), "sum")))
+            return false;
+    int64_t coord[SHC_MAX_MESH_DIMS];
+    for (int64_t r = 0; r < m->size; r++) {
+        int64_t cur[SHC_MAX_TENSOR_DIMS];
+        shc_err e;
+        if (shc_mesh_coord(m, r, coord, &e))
+            return false;
+        memcpy(cur, s->d, sizeof(int64_t) * (size_t)s->ndim);
+        for (int i = 0; i < pl->n; i++) {
+            if (pl->p[i].kind != SHC_P_SHARD)
+                continue;
+            int d = pl->p[i].dim;
+            int64_t k = m->shape[i];
+            if (cur[d] < k)
+                return false;
+            int64_t chunk = (cur[d] + k - 1) / k; /* torch.chunk's, as veScale computes it */
+            int64_t left = cur[d] - chunk * coord[i];
+            cur[d] = left < 0 ? 0 : left < chunk ? left : chunk;
+        }
+    }
     return true;
 }
 
@@ -276,6 +326,9 @@ static int emit(shc_gw *w, const json_t *group, const shc_rng_case *c, const cha
     if (!rc) {
         if (!strcmp(shc_rng_policy_name(p), "jax-partitionable") && jax_can_shard(&m, &pl, &s))
             shc_test_flag(t, "CheckedByJax");
+        if (!strcmp(shc_rng_policy_name(p), "single-device-equal") &&
+            vescale_can_lay_out(group, &m, &pl, &s))
+            shc_test_flag(t, "CheckedByVescale");
         if (!(holds & (1u << SHC_RNGP_TORCH_EQUAL)))
             shc_test_flag(t, "VendorDivergence");
         json_object_set_new(t, "expected",
@@ -368,10 +421,11 @@ const shc_family shc_family_rng_policies = {
     .compute_rank = compute_rank,
     .world_size = world_size,
     .gives = "per policy and layout: per-rank seeds and windows, properties kept",
-    .oracle = "megatron-* seeds: Megatron-core 0.19.2's random.py (harness); the rest computed "
-              "element by element (`NoIndependentOracle`)",
+    .oracle = "megatron-* seeds: Megatron-core 0.19.2's random.py (harness); single-device-equal "
+              "seeds and offsets: veScale 0.0.1's ThreadBasedRNGTracker (harness); the rest "
+              "computed element by element (`NoIndependentOracle`)",
     .harness_stride = 0,
-    .harness_peers = SHC_NAMES("adapters.megatron_rng_policies"),
+    .harness_peers = SHC_NAMES("adapters.megatron_rng_policies", "adapters.vescale_rng_policies"),
     .claim = {.fields = SHC_NAMES("holds", "seed", "start_offset", "post_offset",
                                   "shard_linear_index")},
 };

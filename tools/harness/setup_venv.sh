@@ -7,9 +7,10 @@
 # (nvidia-nccl-cu13 2.32.3: nccl.h for the cuda backend's NCCL communicator, which
 # loads libnccl.so.2 at run time),
 # and installs the harness's public package shardcheck_harness (a .pth file), and the outside
-# peers of tools/harness/peers.txt as sources under VENV/peers (Megatron-core 0.19.2: its
-# wheel is for Python 3.12, so pip installs it --target with --python-version 3.12
-# --ignore-requires-python --no-deps, hash-checked; adapters/_megatron_common.py loads it).
+# peers of tools/harness/peers.txt as sources under VENV/peers (Megatron-core 0.19.2, whose
+# wheel is for Python 3.12, and veScale 0.0.1: pip installs each --target with
+# --python-version 3.12 --ignore-requires-python --no-deps, hash-checked;
+# adapters/_megatron_common.py and adapters/_vescale_common.py load them).
 # Idempotent: an existing venv is reused; pip skips what is already installed.
 # Usage: tools/harness/setup_venv.sh [VENV_DIR]   (or SHARDCHECK_VENV=DIR)
 #        tools/harness/setup_venv.sh --release X DIR: a venv for another torch release X (the
@@ -80,17 +81,24 @@ else
   $pip install --quiet nvidia-curand==10.4.0.35
   $pip install --quiet nvidia-nccl-cu13==2.32.3
 fi
-# Outside peers, pinned by hash: sources for the megatron_* adapters, apart from the venv's
-# packages (never imported as megatron.core: adapters/_megatron_common.py says why).
-meg="$venv/peers/megatron-core-0.19.2"
-if [ -f "$meg/megatron_core-0.19.2.dist-info/METADATA" ]; then
-  echo "setup_venv: Megatron-core 0.19.2 at $meg"
-else
-  rm -rf "$meg"
-  $pip install --quiet --target "$meg" --python-version 3.12 --only-binary=:all: --no-deps \
-    --ignore-requires-python --require-hashes -r "$here/peers.txt"
-  echo "setup_venv: Megatron-core 0.19.2 installed at $meg"
-fi
+# Outside peers, pinned by hash (peers.txt, one line each): sources for the megatron_* and
+# vescale_* adapters, each in VENV/peers/NAME-VERSION apart from the venv's packages (never
+# imported as their packages: adapters/_megatron_common.py and _vescale_common.py say why).
+# --python-version 3.12 --ignore-requires-python: Megatron-core's wheel is cp312-only
+# (veScale's is py3-none-any, which any of them admits).
+grep -E '^[A-Za-z0-9_.-]+==' "$here/peers.txt" | while read -r req rest; do
+  name=${req%%==*} ver=${req#*==}
+  dir="$venv/peers/$name-$ver"
+  if [ -f "$dir/$(echo "$name" | tr - _)-$ver.dist-info/METADATA" ]; then
+    echo "setup_venv: $name $ver at $dir"
+    continue
+  fi
+  rm -rf "$dir"
+  printf '%s %s\n' "$req" "$rest" >"$venv/peers-$name.txt"
+  $pip install --quiet --target "$dir" --python-version 3.12 --only-binary=:all: --no-deps \
+    --ignore-requires-python --require-hashes -r "$venv/peers-$name.txt" </dev/null
+  echo "setup_venv: $name $ver installed at $dir"
+done
 # The public harness package (shardcheck_harness): a .pth file puts
 # tools/harness on the venv's path, so adapters import it with no path edits.
 site=$("$venv/bin/python" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
