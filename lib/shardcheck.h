@@ -716,16 +716,23 @@ bool shc_rng_policy_uses_gpu(const shc_rng_policy *p);
 bool shc_rng_policy_verdict_uses_gpu(const shc_rng_policy *p);
 
 /* Megatron's parallel configuration (megatron_seeds.c): sizes of decoder tp, expert tp,
- * expert ep and pp (dp and edp are what the world leaves), and Megatron-LM training's
- * additions to the base seed (+ 100 * pp rank; + 10 * dp rank with dp_random_init). */
+ * expert ep and pp (dp and edp are what the world leaves), Megatron-LM training's
+ * additions to the base seed (+ 100 * pp rank; + 10 * dp rank with dp_random_init), and the
+ * GTP weight-rematerialisation axes of Megatron-core 0.19 (gtp_remat_size and
+ * expert_gtp_remat_size; 0 or 1: off, as a zeroed configuration leaves them). */
 typedef struct shc_megatron_cfg {
     int64_t tp, etp, ep, pp;
     bool training, dp_random_init;
+    int64_t gtp, egtp;
 } shc_megatron_cfg;
-/* One rank's Megatron ranks (RankGenerator, order tp-cp-ep-dp-pp) and tracker seeds. */
+/* One rank's Megatron ranks (RankGenerator, order tp-cp-ep-dp-pp with gtp_remat injected
+ * after tp, or after ep for the expert ranks) and tracker seeds; gtp_remat and egtp_remat
+ * are 0 where their tracker is not added (its axis is off). */
 typedef struct shc_megatron_seeds {
     int64_t tp_rank, dp_rank, pp_rank, ep_rank, etp_rank;
     uint64_t base, data_parallel, tensor_parallel, expert_parallel;
+    int64_t gtp_rank, egtp_rank;
+    uint64_t gtp_remat, egtp_remat;
 } shc_megatron_seeds;
 /* The seeds global rank `rank` of `world` gets; SHC_EUNSUPPORTED with Megatron's refusal
  * (a world the sizes do not divide, a duplicate tracker seed, a training seed of 0). */

@@ -349,30 +349,38 @@ static int emit(shc_gw *w, const json_t *group, const shc_rng_case *c, const cha
     return rc;
 }
 
-/* Megatron-LM training configurations with a decoder tp apart from etp, in the last file
- * (tcIds of the earlier ones stay).  Mesh (pp, edp, ep, etp); tp 8, etp 2, ep 18: rank 70 has
- * tp rank 6, ep rank 17, etp rank 0, so its model-parallel seed base + 2718 + 6 and its
- * expert seed base + 1024 + 1700 + 0 are equal, which Megatron's tracker refuses. */
+/* Megatron configurations past the layout table, each at the end of its policy's file (a file
+ * added later than theirs: tcIds of the earlier ones stay).  Megatron-LM training with a
+ * decoder tp apart from etp: mesh (pp, edp, ep, etp); tp 8, etp 2, ep 18: rank 70 has tp
+ * rank 6, ep rank 17, etp rank 0, so its model-parallel seed base + 2718 + 6 and its expert
+ * seed base + 1024 + 1700 + 0 are equal, which Megatron's tracker refuses.  A GTP axis of one
+ * device: random.py adds no GTP state, and a random op under it is refused by Megatron's
+ * CudaRNGStatesTracker.fork. */
 typedef struct meg_tp_row {
-    const char *policy, *mesh;
-    int64_t tp;
+    const char *policy, *mesh, *placements;
+    int64_t tp; /* 0: no "tp" field */
     const char *comment;
 } meg_tp_row;
 static const meg_tp_row meg_tp[] = {
-    {"megatron-train-ep", "2x2x2x2", 4,
+    {"megatron-train-ep", "2x2x2x2", "R,R,R,R", 4,
      "decoder tp 4, etp 2 (etp != tp): expert seeds as with tp = etp"},
-    {"megatron-train-ep", "2x2x18x2", 8, "decoder tp 8, etp 2, ep 18: rank 70's "
+    {"megatron-train-ep", "2x2x18x2", "R,R,R,R", 8, "decoder tp 8, etp 2, ep 18: rank 70's "
      "model-parallel and expert seeds are both base + 2724; CudaRNGStatesTracker.add refuses"},
+    {"megatron-gtp", "1x2", "R,R", 0, "gtp_remat 1 (tp 2): no gtp-remat-rng is added; "
+     "CudaRNGStatesTracker.fork refuses it"},
+    {"megatron-egtp", "1x2x2", "R,R,R", 0, "expert gtp_remat 1 (ep 2, etp 2): no "
+     "egtp-remat-rng is added; CudaRNGStatesTracker.fork refuses it"},
 };
 #define NMEG_TP (int)(sizeof meg_tp / sizeof meg_tp[0])
 
 static int emit_decoder_tp(shc_gw *w, const meg_tp_row *x, shc_err *e)
 {
-    const shc_rng_case c = {x->mesh, "R,R,R,R", "4"}; /* the meshes are 4-d */
+    const shc_rng_case c = {x->mesh, x->placements, "4"};
     shcl_mesh_shape ms = shcl_mesh_shape_of(x->mesh);
     json_t *g = shcl_group_params(&ms, "arange");
     json_object_set_new(g, "policy", json_string(x->policy));
-    json_object_set_new(g, "tp", json_integer(x->tp));
+    if (x->tp)
+        json_object_set_new(g, "tp", json_integer(x->tp));
     json_object_set_new(g, "gpu", json_string(GPU));
     json_object_set_new(g, "seed", u64s(SEED));
     json_t *keep = json_incref(g);

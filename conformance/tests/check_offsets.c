@@ -418,6 +418,49 @@ START_TEST(megatron_training_seeds)
 }
 END_TEST
 
+/* Megatron-core 0.19.2's GTP weight-remat states (random.py model_parallel_cuda_manual_seed;
+ * parallel_state.py _inject_gtp_remat_axis puts gtp_remat right after tp, or after ep for the
+ * expert ranks).  megatron-gtp on 2x2x2 (dp, gtp, tp), rank 3 = (0,1,1): tp 1, gtp 1 ->
+ * 1000 + 2718 + 1 + 65536 * 2 = 134791; rank 4 = (1,0,0): dp 1, tp 0, gtp 0 -> 1000 + 2718 +
+ * 65536 = 69254.  megatron-egtp on 2x2x2 (egtp, ep, etp), rank 6 = (1,1,0): etp 0, ep 1,
+ * egtp 1 -> 1000 + 1024 + 100 + 32768 + 65536 * 2 = 165964.  A GTP axis of size 1 adds no
+ * state: Megatron's fork refuses to draw from it ("is not added"). */
+START_TEST(megatron_gtp_seeds)
+{
+    shc_rng_stream s;
+    stream("megatron-gtp", "2x2x2", "R,R,R", "8", 1000, 3, &s);
+    ck_assert_uint_eq(s.seed, 134791);
+    stream("megatron-gtp", "2x2x2", "R,R,R", "8", 1000, 4, &s);
+    ck_assert_uint_eq(s.seed, 69254);
+    stream("megatron-egtp", "2x2x2", "R,R,R", "8", 1000, 6, &s);
+    ck_assert_uint_eq(s.seed, 165964);
+    /* 1-d: all gtp (tp 1), rank 2: 1000 + 2718 + 65536 * 3 */
+    stream("megatron-gtp", "4", "R", "8", 1000, 2, &s);
+    ck_assert_uint_eq(s.seed, 200326);
+    const shc_rng_policy *p;
+    shc_gpu_profile g;
+    shc_err e;
+    lay L;
+    shc_gpu_profile_parse("a100", &g, &e);
+    load(&L, "1x2", "R,R", "8");
+    shc_rng_policy_lookup("megatron-gtp", &p, &e);
+    ck_assert_int_eq(shc_rng_policy_stream(p, &g, &L.m, &L.pl, &L.s, 1000, 0, 0, &s, &e),
+                     SHC_EUNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(e.msg, "cuda rng state gtp-remat-rng is not added"));
+    shc_mesh_free(&L.m);
+    /* the decoder grid counts gtp: tp 2 x gtp 3 does not divide 8 ranks */
+    shc_megatron_cfg c = {.tp = 2, .etp = 2, .ep = 1, .pp = 1, .gtp = 3};
+    shc_megatron_seeds ms;
+    ck_assert_int_eq(shc_megatron_rank_seeds(&c, 8, 0, 1000, &ms, &e), SHC_EUNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(e.msg, "world_size (8) is not divisible by 6"));
+    /* off (0 or 1): no GTP seed, the other three as before */
+    c.gtp = 0;
+    ck_assert_int_eq(shc_megatron_rank_seeds(&c, 8, 3, 1000, &ms, &e), 0);
+    ck_assert_uint_eq(ms.gtp_remat, 0);
+    ck_assert_uint_eq(ms.tensor_parallel, 1000 + 2718 + 1);
+}
+END_TEST
+
 /* Megatron's refusals, by its own text: tp 8, etp 2, ep 18 over 72 ranks puts rank 70 at tp
  * rank 6, ep rank 17, etp rank 0: 2718 + 6 == 1024 + 1700 (CudaRNGStatesTracker.add: "seed
  * N already exists"); etp = tp never collides; a training seed of 0 (ValueError); a world
@@ -783,6 +826,7 @@ int main(void)
     tcase_add_test(tp, megatron_seeds);
     tcase_add_test(tp, megatron_training_seeds);
     tcase_add_test(tp, megatron_refusals);
+    tcase_add_test(tp, megatron_gtp_seeds);
     tcase_add_test(tp, torch_func_random_spans);
     tcase_add_test(tp, verdict_gpu_dependence);
     tcase_add_test(tp, npu_streams);

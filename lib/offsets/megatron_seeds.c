@@ -19,8 +19,15 @@
  *    added in that order to CudaRNGStatesTracker, whose add() raises
  *    "seed N already exists" on a seed already in use.  With etp = tp (Megatron's default)
  *    no two collide (2718 - 1024 = 1694 is no multiple of 100); with etp != tp they can.
+ *  - GTP weight rematerialisation (Megatron-core 0.19.2: parallel_state.py
+ *    _inject_gtp_remat_axis puts a gtp_remat axis right after tp in the decoder order,
+ *    "tp-gtp_remat-cp-ep-dp-pp", and right after ep in the expert order,
+ *    "tp-cp-ep-gtp_remat-dp-pp"; world = tp * gtp * cp * dp * pp, the expert grid's
+ *    etp * ep * egtp * edp * pp): random.py adds "gtp-remat-rng" = model-parallel seed +
+ *    65536 * (1 + gtp_rank) only when gtp_remat_size > 1, and "egtp-remat-rng" =
+ *    expert-parallel seed + 32768 + 65536 * (1 + egtp_rank) only when
+ *    expert_gtp_remat_size > 1, after the three above and under the same duplicate check.
  * A tracker seed past 2^64 - 1 is refused too: torch.cuda.manual_seed raises on it.
- * GTP-remat seeds (added only when a GTP-remat world is > 1) are not modelled.
  * Tested by check_offsets.c (megatron_training_seeds, megatron_refusals: numbers read off
  * the cited sources) and the rng-policies golden family, whose megatron-* seeds the harness
  * checks with Megatron-core's own code (tools/harness/adapters/megatron_rng_policies.py).
@@ -30,19 +37,31 @@
 #include "shardcheck.h"
 #include "checked_math.h"
 
+/* A GTP axis size: 0 (a configuration that never set it) is 1, off. */
+static int64_t axis(int64_t size) { return size > 1 ? size : 1; }
+
 static int check_sizes(const shc_megatron_cfg *c, int64_t world, int64_t rank, shc_err *e)
 {
-    if (c->tp < 1 || c->etp < 1 || c->ep < 1 || c->pp < 1 || world < 1)
+    if (c->tp < 1 || c->etp < 1 || c->ep < 1 || c->pp < 1 || world < 1 || c->gtp < 0 ||
+        c->egtp < 0)
         return shc_fail(e, SHC_EINVAL, "megatron: sizes tp %lld, etp %lld, ep %lld, pp %lld "
-                        "and world %lld must be >= 1", (long long)c->tp, (long long)c->etp,
-                        (long long)c->ep, (long long)c->pp, (long long)world);
+                        "and world %lld must be >= 1 (gtp %lld and egtp %lld >= 0)",
+                        (long long)c->tp, (long long)c->etp, (long long)c->ep,
+                        (long long)c->pp, (long long)world, (long long)c->gtp,
+                        (long long)c->egtp);
     if (rank < 0 || rank >= world)
         return shc_fail(e, SHC_EINVAL, "megatron: rank %lld is not in a world of %lld",
                         (long long)rank, (long long)world);
     int64_t dec, exp;
-    if (!shc_mul64(c->tp, c->pp, &dec) || !shc_mul64(c->etp, c->ep, &exp) ||
-        !shc_mul64(exp, c->pp, &exp))
+    if (!shc_mul64(c->tp, c->pp, &dec) || !shc_mul64(dec, axis(c->gtp), &dec) ||
+        !shc_mul64(c->etp, c->ep, &exp) || !shc_mul64(exp, c->pp, &exp) ||
+        !shc_mul64(exp, axis(c->egtp), &exp))
         return shc_fail(e, SHC_EOVERFLOW, "megatron: parallel sizes overflow int64");
+    if (world % dec && axis(c->gtp) > 1)
+        return shc_fail(e, SHC_EUNSUPPORTED, "megatron: world_size (%lld) is not divisible by "
+                        "%lld (tp %lld x gtp_remat %lld x pp %lld; Megatron-core "
+                        "parallel_state.py raises RuntimeError)", (long long)world,
+                        (long long)dec, (long long)c->tp, (long long)c->gtp, (long long)c->pp);
     if (world % dec)
         return shc_fail(e, SHC_EUNSUPPORTED, "megatron: world_size (%lld) is not divisible by "
                         "%lld (tp %lld x pp %lld; Megatron-core parallel_state.py raises "
@@ -56,15 +75,18 @@ static int check_sizes(const shc_megatron_cfg *c, int64_t world, int64_t rank, s
     return SHC_OK;
 }
 
-/* RankGenerator, order tp-cp-ep-dp-pp with cp = 1: the first token varies fastest. */
+/* RankGenerator, order tp-cp-ep-dp-pp with cp = 1, the first token varying fastest, and
+ * gtp_remat after tp (decoder) or after ep (expert). */
 static void ranks_of(const shc_megatron_cfg *c, int64_t world, int64_t r, shc_megatron_seeds *o)
 {
-    int64_t dp = world / (c->tp * c->pp);
+    int64_t gtp = axis(c->gtp), dp = world / (c->tp * gtp * c->pp);
     o->tp_rank = r % c->tp;
-    o->dp_rank = r / c->tp % dp;
-    o->pp_rank = r / (c->tp * dp);
+    o->gtp_rank = r / c->tp % gtp;
+    o->dp_rank = r / (c->tp * gtp) % dp;
+    o->pp_rank = r / (c->tp * gtp * dp);
     o->etp_rank = r % c->etp;
     o->ep_rank = r / c->etp % c->ep;
+    o->egtp_rank = r / (c->etp * c->ep) % axis(c->egtp);
 }
 
 /* Python's ints do not wrap: a seed past 2^64 - 1 reaches torch.cuda.manual_seed, which
@@ -105,9 +127,23 @@ int shc_megatron_rank_seeds(const shc_megatron_cfg *c, int64_t world, int64_t ra
                       &out->expert_parallel, e)))
         return rc;
     /* CudaRNGStatesTracker.add in model_parallel_cuda_manual_seed's order: default,
-     * model-parallel, expert-parallel; the first seed already added is refused */
-    uint64_t added[3] = {out->data_parallel, out->tensor_parallel, out->expert_parallel};
-    for (int i = 1; i < 3; i++)
+     * model-parallel, expert-parallel, then the GTP states whose axis is on; the first seed
+     * already added is refused */
+    uint64_t added[5] = {out->data_parallel, out->tensor_parallel, out->expert_parallel};
+    int nadded = 3;
+    if (axis(c->gtp) > 1) {
+        if ((rc = add_u64(out->tensor_parallel, 65536 * (1 + (uint64_t)out->gtp_rank),
+                          &out->gtp_remat, e)))
+            return rc;
+        added[nadded++] = out->gtp_remat;
+    }
+    if (axis(c->egtp) > 1) {
+        if ((rc = add_u64(out->expert_parallel, 32768 + 65536 * (1 + (uint64_t)out->egtp_rank),
+                          &out->egtp_remat, e)))
+            return rc;
+        added[nadded++] = out->egtp_remat;
+    }
+    for (int i = 1; i < nadded; i++)
         for (int j = 0; j < i; j++)
             if (added[i] == added[j])
                 return shc_fail(e, SHC_EUNSUPPORTED, "megatron: rank %lld: seed %llu already "

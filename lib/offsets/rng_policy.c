@@ -40,6 +40,15 @@
  *    slowest token of Megatron's order (a 1-d mesh is all pp); the remaining dims follow
  *    the megatron-tp / -dp / -ep convention above, except -dp-random, whose remaining
  *    dims are all data parallel (tp 1);
+ *  - megatron-gtp / megatron-egtp: Megatron-core 0.19.2's GTP weight-rematerialisation
+ *    states, "gtp-remat-rng" (model-parallel seed + 65536 * (1 + gtp_rank)) and
+ *    "egtp-remat-rng" (expert seed + 32768 + 65536 * (1 + egtp_rank)), each added only when
+ *    its axis has more than one rank (megatron_seeds.c).  Mesh dims: gtp_remat sits right
+ *    after tp in Megatron's decoder order and right after ep in its expert order, so
+ *    megatron-gtp reads (..., gtp, tp) from the last dim back (1-d: gtp) and megatron-egtp
+ *    (..., egtp, ep, etp) (2-d: egtp, ep; 1-d: egtp); a GTP dim of one device has no state
+ *    to draw from (Megatron's CudaRNGStatesTracker.fork raises), and so no single-device
+ *    run: never sharding-invariant (rng_policy_check.c);
  *  - jax-partitionable: jax_threefry_partitionable=True, bits of element g
  *    are threefry(key, g) over the global index: identity (key, g);
  *  - single-device-equal: each element drawn with the thread and word it
@@ -85,7 +94,9 @@ int64_t shc_rng_kernel_offset_incr(const shc_gpu_profile *gpu, int64_t n)
 
 /* ---- policies ---- */
 
-typedef enum { K_TORCH, K_VENDOR, K_MEG_TP, K_MEG_DP, K_MEG_EP, K_JAX, K_SDE, K_LOGICAL } pkind;
+typedef enum {
+    K_TORCH, K_VENDOR, K_MEG_TP, K_MEG_DP, K_MEG_EP, K_JAX, K_SDE, K_LOGICAL, K_MEG_GTP, K_MEG_EGTP
+} pkind;
 
 /* Megatron-LM training's additions to the base seed (megatron_seeds.c) */
 enum { MEG_CORE = 0, MEG_TRAIN = 1, MEG_TRAIN_DPRAND = 2 };
@@ -129,6 +140,11 @@ static const shc_rng_policy policies[] = {
     /* pytorch PR 177230 (torch 2.13, CUDA only) */
     {"torch-func-random", K_LOGICAL, "torch.func._random (stateless): Philox word = key "
      "offset + global element index", MEG_CORE},
+    /* Megatron-core 0.19.2's GTP weight-rematerialisation states (megatron_seeds.c) */
+    {"megatron-gtp", K_MEG_GTP, "Megatron gtp-remat-rng: seed + 2718 + tp_rank + "
+     "65536*(1+gtp_rank)", MEG_CORE},
+    {"megatron-egtp", K_MEG_EGTP, "Megatron egtp-remat-rng: seed + 1024 + 100*ep_rank + "
+     "etp_rank + 32768 + 65536*(1+egtp_rank)", MEG_CORE},
 };
 #define NPOL (int)(sizeof policies / sizeof policies[0])
 
@@ -141,14 +157,27 @@ const char *shc_rng_policy_names(void)
 {
     return "torch-offset, hyper-parallel, megatron-tp, megatron-dp, megatron-ep, "
            "jax-partitionable, single-device-equal, torch-untracked, megatron-train-tp, "
-           "megatron-train-dp, megatron-train-ep, megatron-train-dp-random, torch-func-random";
+           "megatron-train-dp, megatron-train-ep, megatron-train-dp-random, torch-func-random, "
+           "megatron-gtp, megatron-egtp";
+}
+
+static bool is_megatron(const shc_rng_policy *p)
+{
+    return !strncmp(p->name, "megatron-", 9);
+}
+
+/* Each rank draws from a generator of its own, advanced by its own kernel. */
+static bool is_own_generator(const shc_rng_policy *p)
+{
+    return p->kind == K_MEG_TP || p->kind == K_MEG_DP || p->kind == K_MEG_EP ||
+           p->kind == K_MEG_GTP || p->kind == K_MEG_EGTP;
 }
 
 bool shc_rng_policy_uses_gpu(const shc_rng_policy *p)
 {
     /* torch-offset's and the port's windows are element counts, jax's keys are stateless:
      * only a generator advanced by its own kernel (or one GPU's layout) sees the launch */
-    return p->kind == K_MEG_TP || p->kind == K_MEG_DP || p->kind == K_MEG_EP || p->kind == K_SDE;
+    return is_own_generator(p) || p->kind == K_SDE;
 }
 
 bool shc_rng_policy_verdict_uses_gpu(const shc_rng_policy *p)
@@ -162,10 +191,6 @@ bool shc_rng_policy_verdict_uses_gpu(const shc_rng_policy *p)
     return p->kind != K_TORCH && p->kind != K_JAX && p->kind != K_LOGICAL;
 }
 
-static bool is_megatron(const shc_rng_policy *p)
-{
-    return !strncmp(p->name, "megatron-", 9);
-}
 
 int shc_rng_policy_megatron_cfg(const shc_rng_policy *p, const shc_mesh *m,
                                 shc_megatron_cfg *c, shc_err *e)
@@ -182,7 +207,17 @@ int shc_rng_policy_megatron_cfg(const shc_rng_policy *p, const shc_mesh *m,
         c->pp = m->shape[0];
     if (n < 1 || p->meg == MEG_TRAIN_DPRAND) /* all pp, or pp then data parallel */
         return SHC_OK;
-    if (p->kind != K_MEG_EP) {
+    if (p->kind == K_MEG_GTP) { /* tp the last dim, gtp_remat the one before it (or the one) */
+        c->gtp = m->shape[n == 1 ? last : last - 1];
+        if (n > 1)
+            c->tp = c->etp = m->shape[last];
+    } else if (p->kind == K_MEG_EGTP) { /* etp, ep, egtp from the last dim back */
+        c->egtp = m->shape[last - (n > 2 ? 2 : n - 1)];
+        if (n > 1)
+            c->ep = m->shape[last - (n > 2 ? 1 : 0)];
+        if (n > 2)
+            c->etp = c->tp = m->shape[last];
+    } else if (p->kind != K_MEG_EP) {
         c->tp = c->etp = m->shape[last];
     } else if (n == 1) {
         c->ep = m->shape[last]; /* the one dim left is ep, etp 1 */
@@ -322,9 +357,16 @@ int shc_rng_policy_stream(const shc_rng_policy *p, const shc_gpu_profile *gpu, c
         if ((rc = shc_rng_policy_megatron_cfg(p, m, &c, e)) ||
             (rc = shc_megatron_rank_seeds(&c, m->size, pos, seed, &ms, e)))
             return rc;
-        out->seed = p->kind == K_MEG_TP   ? ms.tensor_parallel
-                    : p->kind == K_MEG_EP ? ms.expert_parallel
-                                          : ms.data_parallel;
+        out->seed = p->kind == K_MEG_TP     ? ms.tensor_parallel
+                    : p->kind == K_MEG_EP   ? ms.expert_parallel
+                    : p->kind == K_MEG_GTP  ? ms.gtp_remat
+                    : p->kind == K_MEG_EGTP ? ms.egtp_remat
+                                            : ms.data_parallel;
+        if ((p->kind == K_MEG_GTP && c.gtp < 2) || (p->kind == K_MEG_EGTP && c.egtp < 2))
+            return shc_fail(e, SHC_EUNSUPPORTED, "megatron: cuda rng state %s is not added "
+                            "(its axis has size 1: random.py model_parallel_cuda_manual_seed "
+                            "adds it only when larger, and CudaRNGStatesTracker.fork raises)",
+                            p->kind == K_MEG_GTP ? "gtp-remat-rng" : "egtp-remat-rng");
     }
     switch (p->kind) {
     case K_TORCH:
@@ -345,7 +387,9 @@ int shc_rng_policy_stream(const shc_rng_policy *p, const shc_gpu_profile *gpu, c
         return SHC_OK;
     case K_MEG_TP:
     case K_MEG_DP: /* torch-untracked too: each rank's own generator, the seed everywhere */
-    case K_MEG_EP: break;
+    case K_MEG_EP:
+    case K_MEG_GTP:
+    case K_MEG_EGTP: break;
     case K_JAX: /* stateless: "offset" counts keys split off for successive ops */
         out->start = old_offset;
         return shc_add64_e(old_offset, 1, &out->post, "key index", e);

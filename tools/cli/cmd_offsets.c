@@ -59,7 +59,10 @@ enum { CMD_OFFSETS, CMD_AUDIT, CMD_POLICIES };
     "dim before it (a 1-d mesh is ep, etp 1); megatron-dp: the same seed on every rank.\n" \
     "megatron-train-*: Megatron-LM training (seed + 100 * pp rank): mesh dim 0 is pp (a\n"  \
     "1-d mesh is all pp), the rest as above; -dp-random (+ 10 * dp rank): the rest is dp.\n" \
-    "They refuse seed 0 (Megatron-LM's seed > 0 check): give --seed."
+    "They refuse seed 0 (Megatron-LM's seed > 0 check): give --seed.\n"                     \
+    "megatron-gtp (gtp_remat after tp): tp = the last mesh dim, gtp = the dim before it (a\n" \
+    "1-d mesh is gtp); megatron-egtp (after ep): etp, ep, egtp from the last dim back (1-d:\n" \
+    "egtp; 2-d: egtp, ep).  A GTP dim of size 1 adds no GTP state: refused."
 
 /* The policy torch follows for an op DTensor accepts (shc_rng_op_policy says where
  * a layout makes torch refuse it). */

@@ -305,7 +305,9 @@ Two golden flags mark the cases torch does not reject:
 its `dim_map` cannot index) has no torch adapter: its cases are computed element by element
 and carry `NoIndependentOracle`. Its `megatron-train-ep` invalid case (decoder tp 8 apart from
 etp 2: a duplicate tracker seed) is Megatron's refusal, raised by Megatron-core 0.19.2's own
-`CudaRNGStatesTracker.add` in `adapters/megatron_rng_policies.py`. `torch-cuda-rng`'s 29 invalid cases are torch's own CUDA ops'
+`CudaRNGStatesTracker.add` in `adapters/megatron_rng_policies.py`; its `megatron-gtp` and
+`megatron-egtp` invalid cases (a GTP axis of one device: no GTP state is added) are refused by
+Megatron's own `CudaRNGStatesTracker.fork` there. `torch-cuda-rng`'s 29 invalid cases are torch's own CUDA ops'
 rejections, checked on a GPU by `adapters/torch_cuda_rng.py` (no GPU was lent to this audit;
 the 22 whose check is device-independent are checked on a CPU by `test_torch_adapters.py`).
 

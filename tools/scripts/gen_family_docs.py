@@ -54,7 +54,7 @@ explicit list (`{tuple(s): i for i, s in reversed(list(enumerate(split)))}`
 gives the index, as the torch adapter does).
 """,
     "rng-policies": """\
-### Which mesh dim is tp, ep, etp (the megatron-* policies)
+### Which mesh dim is tp, ep, etp, gtp (the megatron-* policies)
 
 Megatron-core numbers ranks with `RankGenerator` (megatron/core/parallel_state.py,
 NVIDIA/Megatron-LM): the order `tp-cp-ep-dp-pp`, the first token varying fastest,
@@ -68,6 +68,17 @@ and for experts `RankGenerator(tp=etp, ep, dp, pp, cp=1)`. On a row-major mesh
 | `megatron-ep` | seed + 1024 + 100·ep + etp, etp = c[d-1], ep = c[d-2] (the dim just before etp); a 1-d mesh is ep alone (etp 1): ep = c[0] |
 | `megatron-train-tp`, `-dp`, `-ep` | the same generator with base seed + 100·pp, pp = c[0] (the slowest token); the dims after c[0] as in the rows above; a 1-d mesh is pp alone |
 | `megatron-train-dp-random` | seed + 100·pp + 10·dp, pp = c[0], dp = the row-major index of c[1..] (tp 1) |
+| `megatron-gtp` | seed + 2718 + tp + 65536·(1 + gtp), tp = c[d-1], gtp = c[d-2]; a 1-d mesh is gtp alone (tp 1) |
+| `megatron-egtp` | seed + 1024 + 100·ep + etp + 32768 + 65536·(1 + egtp), etp = c[d-1], ep = c[d-2], egtp = c[d-3]; a 2-d mesh is (egtp, ep), a 1-d mesh egtp alone |
+
+The last two are Megatron-core 0.19.2's GTP weight-rematerialisation states
+(tensor_parallel/random.py `model_parallel_cuda_manual_seed`: "gtp-remat-rng" and
+"egtp-remat-rng", added only when their axis has more than one rank); parallel_state.py's
+`_inject_gtp_remat_axis` puts the `gtp_remat` token right after `tp` in the decoder order
+(`tp-gtp_remat-cp-ep-dp-pp`) and right after `ep` in the expert order. A GTP dim of one
+device adds no state, and a random op under it is refused by Megatron's own
+`CudaRNGStatesTracker.fork` ("cuda rng state gtp-remat-rng is not added"): the two
+invalid cases at the end of those files.
 
 Dims before those are dp and pp, which the core policies' seeds do not see: two ranks
 that differ only there draw the same numbers (the 2x2x2 layout's `S(1)` on dim 0 loses

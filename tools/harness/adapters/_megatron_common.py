@@ -19,7 +19,9 @@ unmodified, on a CPU-only torch.  $SHARDCHECK_MEGATRON names another install dir
 
 The one thing replaced is CUDA: model_parallel_cuda_manual_seed seeds CUDA generators.
 `seeds()` runs it with torch.cuda.manual_seed / get_rng_state and random.py's
-_set_cuda_rng_state standing in for one CUDA generator whose state is its seed, and with
+_set_cuda_rng_state / _get_cuda_rng_state standing in for one CUDA generator whose state is
+its seed (and, for the GTP weight-remat states, random.py's four getters of this rank's GTP
+rank and world size answering the given ones, as parallel_state's groups would), and with
 Megatron's own CudaRNGStatesTracker (whose add() keeps its duplicate-seed and duplicate-name
 checks); it then reads back the seed each generator was left with.
 
@@ -103,23 +105,44 @@ class _OneCudaGenerator:
 @contextlib.contextmanager
 def _cuda_stand_in(rnd, gen):
     import torch
-    saved = (torch.cuda.manual_seed, torch.cuda.get_rng_state, rnd._set_cuda_rng_state)
+    saved = (torch.cuda.manual_seed, torch.cuda.get_rng_state, rnd._set_cuda_rng_state,
+             rnd._get_cuda_rng_state)
     torch.cuda.manual_seed, torch.cuda.get_rng_state = gen.manual_seed, gen.get_rng_state
-    rnd._set_cuda_rng_state = gen.set_rng_state
+    rnd._set_cuda_rng_state, rnd._get_cuda_rng_state = gen.set_rng_state, gen.get_rng_state
     try:
         yield
     finally:
-        torch.cuda.manual_seed, torch.cuda.get_rng_state, rnd._set_cuda_rng_state = saved
+        (torch.cuda.manual_seed, torch.cuda.get_rng_state, rnd._set_cuda_rng_state,
+         rnd._get_cuda_rng_state) = saved
 
 
-def seeds(seed, tp_rank, ep_rank, etp_rank):
+@contextlib.contextmanager
+def _gtp_axes(rnd, gtp, egtp):
+    """random.py reads the GTP weight-remat rank and world size of this rank from
+    parallel_state's process groups (which initialize_model_parallel would have made): the
+    four getters it imported answer the (rank, world size) given instead."""
+    names = ("get_gtp_weight_remat_rank", "get_gtp_weight_remat_world_size",
+             "get_expert_gtp_weight_remat_rank", "get_expert_gtp_weight_remat_world_size")
+    saved = tuple(getattr(rnd, n) for n in names)
+    for n, v in zip(names, (gtp[0], gtp[1], egtp[0], egtp[1])):
+        setattr(rnd, n, lambda _v=v: _v)
+    try:
+        yield
+    finally:
+        for n, f in zip(names, saved):
+            setattr(rnd, n, f)
+
+
+def seeds(seed, tp_rank, ep_rank, etp_rank, gtp=(0, 1), egtp=(0, 1), draw=None):
     """Megatron's model_parallel_cuda_manual_seed(seed, tp_rank=, ep_rank=, etp_rank=) run as
     is: {"default": the default generator's seed (data parallel), tracker name: seed} for
-    every generator its CudaRNGStatesTracker added.  Its refusals (a seed added twice)
-    propagate."""
+    every generator its CudaRNGStatesTracker added.  gtp and egtp: this rank's (rank, world
+    size) on the GTP weight-remat axes (world size 1: off, as without GTP).  draw: a tracker
+    state to fork then, as a random op under it would (Megatron's own fork refuses a state
+    it never added).  Its refusals (a seed added twice, a state not added) propagate."""
     _, rnd = load()
     gen = _OneCudaGenerator()
-    with _cuda_stand_in(rnd, gen):
+    with _cuda_stand_in(rnd, gen), _gtp_axes(rnd, gtp, egtp):
         rnd.model_parallel_cuda_manual_seed(int(seed), tp_rank=tp_rank, ep_rank=ep_rank,
                                             etp_rank=etp_rank, force_reset_rng=True)
         tracker = rnd.get_cuda_rng_tracker()
@@ -128,12 +151,22 @@ def seeds(seed, tp_rank, ep_rank, etp_rank):
                                % type(tracker).__name__)
         out = {"default": gen.state}
         out.update(tracker.get_states())
+        if draw is not None:
+            with tracker.fork(draw):
+                pass
     return out
 
 
+def gtp_order(order, after):
+    """Megatron's own _inject_gtp_remat_axis (parallel_state.py): the order with gtp_remat
+    right after `after` (tp for the decoder ranks, ep for the expert ranks)."""
+    ps, _ = load()
+    return ps._inject_gtp_remat_axis(order, after=after)
+
+
 def rank_generator(**sizes):
-    """Megatron's RankGenerator(tp, ep, dp, pp, cp, order) (parallel_state.py); sizes not
-    given are 1, the order is initialize_model_parallel's default unless given."""
+    """Megatron's RankGenerator(tp, ep, dp, pp, cp, order, gtp_remat) (parallel_state.py);
+    sizes not given are 1, the order is initialize_model_parallel's default unless given."""
     ps, _ = load()
     kw = {k: 1 for k in ("tp", "ep", "dp", "pp", "cp")}
     kw["order"] = "tp-cp-ep-dp-pp"

@@ -49,10 +49,14 @@ PEER = "megatron-core " + mc.VERSION
 mc.load()   # an adapter whose peer is not installed does not load (run.py says why)
 
 _TRACKER = {"megatron-dp": "default", "megatron-tp": "model-parallel-rng",
-            "megatron-ep": "expert-parallel-rng"}
+            "megatron-ep": "expert-parallel-rng", "megatron-gtp": "gtp-remat-rng",
+            "megatron-egtp": "egtp-remat-rng"}
 # Megatron-LM training's policies: the core policy whose generator they read
 _TRAINING = {"megatron-train-tp": "megatron-tp", "megatron-train-dp": "megatron-dp",
              "megatron-train-ep": "megatron-ep", "megatron-train-dp-random": "megatron-dp"}
+
+
+_ORDER = "tp-cp-ep-dp-pp"   # initialize_model_parallel's default order
 
 
 def _prod(v):
@@ -71,9 +75,17 @@ def configuration(policy, mesh, tp=None):
     if policy in _TRAINING:
         pp, mesh = mesh[0], mesh[1:]
         policy = "dp-random" if policy == "megatron-train-dp-random" else _TRAINING[policy]
+    gtp = egtp = 1
     if not mesh or policy == "dp-random":
         etp = dtp = 1
         ep = 1
+    elif policy == "megatron-gtp":   # tp the last dim, gtp_remat the one before (or the one)
+        etp = dtp = mesh[-1] if len(mesh) > 1 else 1
+        gtp, ep = mesh[-2] if len(mesh) > 1 else mesh[-1], 1
+    elif policy == "megatron-egtp":  # etp, ep, egtp from the last dim back
+        etp = dtp = mesh[-1] if len(mesh) > 2 else 1
+        ep = mesh[-2] if len(mesh) > 2 else (mesh[-1] if len(mesh) == 2 else 1)
+        egtp = mesh[-3] if len(mesh) > 2 else (mesh[-2] if len(mesh) == 2 else mesh[-1])
     elif policy == "megatron-ep":
         etp, ep = (1, mesh[0]) if len(mesh) == 1 else (mesh[-1], mesh[-2])
         dtp = etp   # initialize_model_parallel: expert_tensor_parallel_size defaults to tp
@@ -82,23 +94,28 @@ def configuration(policy, mesh, tp=None):
         etp = dtp
     if tp is not None:
         dtp = tp
-    return ({"tp": dtp, "pp": pp, "dp": world // (dtp * pp)},
-            {"tp": etp, "ep": ep, "pp": pp, "dp": world // (etp * ep * pp)})
+    return ({"tp": dtp, "pp": pp, "dp": world // (dtp * gtp * pp), "gtp_remat": gtp,
+             "order": mc.gtp_order(_ORDER, "tp")},
+            {"tp": etp, "ep": ep, "pp": pp, "dp": world // (etp * ep * egtp * pp),
+             "gtp_remat": egtp, "order": mc.gtp_order(_ORDER, "ep")})
 
 
 def megatron_ranks(policy, mesh, tp=None):
-    """Per global rank (tp_rank, ep_rank, etp_rank, pp_rank, dp_rank), from Megatron's
-    RankGenerators."""
+    """Per global rank (tp_rank, ep_rank, etp_rank, pp_rank, dp_rank, (gtp_rank, gtp size),
+    (egtp_rank, egtp size)), from Megatron's RankGenerators."""
     dec, exp = configuration(policy, mesh, tp)
     world = _prod(mesh)
     dgen = mc.rank_generator(**dec)
     tp_groups, pp_groups, dp_groups = dgen.get_ranks("tp"), dgen.get_ranks("pp"), \
         dgen.get_ranks("dp")
+    gtp_groups = dgen.get_gtp_ranks(dec["gtp_remat"])
     egen = mc.rank_generator(**exp)
     ep_groups, etp_groups = egen.get_ranks("ep"), egen.get_ranks("tp")
+    egtp_groups = egen.get_gtp_ranks(exp["gtp_remat"])
     return [(mc.rank_in(tp_groups, r)[1], mc.rank_in(ep_groups, r)[1],
              mc.rank_in(etp_groups, r)[1], mc.rank_in(pp_groups, r)[1],
-             mc.rank_in(dp_groups, r)[1]) for r in range(world)]
+             mc.rank_in(dp_groups, r)[1], (mc.rank_in(gtp_groups, r)[1], dec["gtp_remat"]),
+             (mc.rank_in(egtp_groups, r)[1], exp["gtp_remat"])) for r in range(world)]
 
 
 def base_seed(policy, seed, pp_rank, dp_rank):
@@ -125,7 +142,9 @@ def compute(group, test):
     tp = int(group["tp"]) if "tp" in group else None
     tracker = _TRACKER[_TRAINING.get(policy, policy)]
     out = []
-    for tp_rank, ep_rank, etp_rank, pp_rank, dp_rank in megatron_ranks(policy, mesh, tp):
-        got = mc.seeds(base_seed(policy, seed, pp_rank, dp_rank), tp_rank, ep_rank, etp_rank)
+    for tp_rank, ep_rank, etp_rank, pp_rank, dp_rank, gtp, egtp in \
+            megatron_ranks(policy, mesh, tp):
+        got = mc.seeds(base_seed(policy, seed, pp_rank, dp_rank), tp_rank, ep_rank, etp_rank,
+                       gtp=gtp, egtp=egtp, draw=None if tracker == "default" else tracker)
         out.append(got[tracker])
     return {"perRank": {"seed": out}}

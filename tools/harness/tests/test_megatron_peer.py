@@ -79,6 +79,21 @@ def test_training_seeds_read_off_initialize_py():
     assert got["perRank"]["seed"][6] == 1354 and got["perRank"]["seed"][3] == 1264
 
 
+def test_gtp_remat_seeds_read_off_random_py():
+    # random.py: gtp-remat-rng = seed + 2718 + tp_rank + 65536 * (1 + gtp_rank), added only when
+    # the GTP axis is larger than 1; parallel_state.py puts gtp_remat right after tp (decoder)
+    # or after ep (expert).  2x2x2 (dp, gtp, tp): rank 3 = tp 1, gtp 1; rank 4 = dp 1.
+    got = mrp.compute({"mesh": [2, 2, 2], "policy": "megatron-gtp", "seed": "1000"}, {})
+    assert got["perRank"]["seed"][3] == 1000 + 2718 + 1 + 65536 * 2
+    assert got["perRank"]["seed"][4] == 1000 + 2718 + 65536
+    # egtp-remat-rng = expert seed + 32768 + 65536 * (1 + egtp_rank); 2x2x2 (egtp, ep, etp)
+    got = mrp.compute({"mesh": [2, 2, 2], "policy": "megatron-egtp", "seed": "1000"}, {})
+    assert got["perRank"]["seed"][6] == 1000 + 1024 + 100 + 32768 + 65536 * 2
+    # a GTP axis of one device: Megatron adds no state, and its own fork refuses it
+    with pytest.raises(Exception, match="cuda rng state gtp-remat-rng is not added"):
+        mrp.compute({"mesh": [1, 2], "policy": "megatron-gtp", "seed": "1000"}, {})
+
+
 def test_etp_apart_from_tp_megatron_refuses_a_duplicate_seed():
     # decoder tp 8, etp 2, ep 18, pp 2: rank 70 has tp rank 6, ep rank 17, etp rank 0 ->
     # 1234 + 2718 + 6 == 1234 + 1024 + 1700 + 0 == 3958, which Megatron's tracker refuses
@@ -124,7 +139,8 @@ def family_docs(family):
 
 def megatron_cases():
     for p in ("megatron-tp", "megatron-dp", "megatron-ep", "megatron-train-tp",
-              "megatron-train-dp", "megatron-train-ep", "megatron-train-dp-random"):
+              "megatron-train-dp", "megatron-train-ep", "megatron-train-dp-random",
+              "megatron-gtp", "megatron-egtp"):
         doc = hl.load_file(os.path.join(GOLDEN, "rng-policies", p + ".json"))
         for g in doc["testGroups"]:
             for t in g["tests"]:

@@ -73,7 +73,7 @@ def test_megatron_rows_are_its_tracker_states():
                          "--shape", "8", "--seed", str(seed), "--json")
         assert got["tracker"]["name"] == name and got["policy"] == t["policy"]
         want = []
-        for tp_rank, ep_rank, etp_rank, _, _ in mrp.megatron_ranks(t["policy"], mesh):
+        for tp_rank, ep_rank, etp_rank, *_ in mrp.megatron_ranks(t["policy"], mesh):
             states = mc.seeds(seed, tp_rank, ep_rank, etp_rank)
             assert state in states, (state, sorted(states))
             want.append(str(states[state]))
