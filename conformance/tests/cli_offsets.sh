@@ -220,7 +220,7 @@ expect_exit "bad: torch-func-random takes no CUDA launch geometry" 2 \
 expect_exit "trackers lists torch's, torch_npu's, hyper_parallel's, veScale's and Megatron's" 0 \
   "megatron.core.tensor_parallel.random.CudaRNGStatesTracker\[data-parallel-rng\]" $S trackers
 n=$($S trackers --json | grep -o '"name":' | wc -l)
-[ "$n" -eq 7 ] && tap_ok "trackers --json: 7 rows" || tap_not_ok "trackers --json: 7 rows" "$n"
+[ "$n" -eq 9 ] && tap_ok "trackers --json: 9 rows" || tap_not_ok "trackers --json: 9 rows" "$n"
 L="--mesh 2x2 --placements S(0),S(0) --shape 7,3"
 a=$($S offsets --tracker NpuRNGStateTracker $L 2>&1 | tail -n +2)
 b=$($S offsets --policy torch-offset $L 2>&1)

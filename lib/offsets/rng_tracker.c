@@ -51,6 +51,15 @@ static const shc_rng_tracker trackers[] = {
      "Megatron-core 0.19.2", "cuda", "megatron-dp", "a100",
      "model_parallel_cuda_manual_seed adds the state 'data-parallel-rng' (and seeds the default "
      "generator): the seed itself", "megatron/core/tensor_parallel/random.py"},
+    {"megatron.core.tensor_parallel.random.CudaRNGStatesTracker[gtp-remat-rng]",
+     "Megatron-core 0.19.2", "cuda", "megatron-gtp", "a100",
+     "model_parallel_cuda_manual_seed adds the state 'gtp-remat-rng' when gtp_remat_size > 1: "
+     "the model-parallel seed + 65536 * (1 + gtp rank)", "megatron/core/tensor_parallel/random.py"},
+    {"megatron.core.tensor_parallel.random.CudaRNGStatesTracker[egtp-remat-rng]",
+     "Megatron-core 0.19.2", "cuda", "megatron-egtp", "a100",
+     "model_parallel_cuda_manual_seed adds the state 'egtp-remat-rng' when "
+     "expert_gtp_remat_size > 1: the expert seed + 32768 + 65536 * (1 + egtp rank)",
+     "megatron/core/tensor_parallel/random.py"},
 };
 #define NTRACKERS ((int)(sizeof trackers / sizeof trackers[0]))
 

@@ -63,7 +63,7 @@ def test_megatron_rows_are_its_tracker_states():
         pytest.skip("Megatron-core peer not installed: %s" % e)
     from adapters import megatron_rng_policies as mrp
     meg = {n: t for n, t in rows().items() if n.startswith("megatron.")}
-    assert len(meg) == 3
+    assert len(meg) == 5
     seed, mesh = 1234, [2, 4]
     for name, t in meg.items():
         cls, state = name[:-1].split("[")
@@ -73,8 +73,8 @@ def test_megatron_rows_are_its_tracker_states():
                          "--shape", "8", "--seed", str(seed), "--json")
         assert got["tracker"]["name"] == name and got["policy"] == t["policy"]
         want = []
-        for tp_rank, ep_rank, etp_rank, *_ in mrp.megatron_ranks(t["policy"], mesh):
-            states = mc.seeds(seed, tp_rank, ep_rank, etp_rank)
+        for tp_rank, ep_rank, etp_rank, _, _, gtp, egtp in mrp.megatron_ranks(t["policy"], mesh):
+            states = mc.seeds(seed, tp_rank, ep_rank, etp_rank, gtp=gtp, egtp=egtp)
             assert state in states, (state, sorted(states))
             want.append(str(states[state]))
         assert [r["seed"] for r in got["ranks"]] == want, (name, got["ranks"], want)
