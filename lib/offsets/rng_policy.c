@@ -191,7 +191,6 @@ bool shc_rng_policy_verdict_uses_gpu(const shc_rng_policy *p)
     return p->kind != K_TORCH && p->kind != K_JAX && p->kind != K_LOGICAL;
 }
 
-
 int shc_rng_policy_megatron_cfg(const shc_rng_policy *p, const shc_mesh *m,
                                 shc_megatron_cfg *c, shc_err *e)
 {

@@ -30,60 +30,32 @@ adapters over the golden families, and mutates a golden seed and group to show t
 """
 
 import contextlib
-import importlib
-import os
-import sys
-import types
+
+try:
+    from ._peer_sources import Peer
+except ImportError:  # loaded as a file path
+    from _peer_sources import Peer  # type: ignore
 
 VERSION = "0.19.2"
-_PARENTS = ("megatron", "megatron.core", "megatron.core.tensor_parallel",
-            "megatron.core.inference")
-_loaded = {}
+_PEER = Peer("Megatron-core", "megatron-core", VERSION, "megatron_core", "SHARDCHECK_MEGATRON",
+             ("megatron", "megatron.core", "megatron.core.tensor_parallel",
+              "megatron.core.inference"))
 
 
 def install_dir():
     """Where setup_venv.sh installs the pinned Megatron-core ($SHARDCHECK_MEGATRON wins)."""
-    return os.environ.get("SHARDCHECK_MEGATRON") or \
-        os.path.join(sys.prefix, "peers", "megatron-core-" + VERSION)
+    return _PEER.install_dir()
 
 
 def installed_version(root):
     """The version its dist-info records, or None."""
-    meta = os.path.join(root, "megatron_core-%s.dist-info" % VERSION, "METADATA")
-    try:
-        with open(meta) as fh:
-            for line in fh:
-                if line.startswith("Version:"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        return None
-    return None
+    return _PEER.installed_version(root)
 
 
 def load():
     """(parallel_state, random) modules of the pinned Megatron-core; ImportError naming the
     install step when it is not there."""
-    if _loaded:
-        return _loaded["parallel_state"], _loaded["random"]
-    root = install_dir()
-    have = installed_version(root)
-    if have != VERSION:
-        raise ImportError("Megatron-core %s not installed at %s (found: %s); "
-                          "tools/harness/setup_venv.sh installs it (or set SHARDCHECK_MEGATRON)"
-                          % (VERSION, root, have or "nothing"))
-    for name in _PARENTS:
-        have_mod = sys.modules.get(name)
-        path = os.path.join(root, *name.split("."))
-        if have_mod is not None and list(getattr(have_mod, "__path__", [])) != [path]:
-            raise ImportError("a module %s from elsewhere is already imported (%s)"
-                              % (name, getattr(have_mod, "__file__", have_mod)))
-        if have_mod is None:
-            m = types.ModuleType(name)
-            m.__path__ = [path]   # a package whose __init__ is not run
-            sys.modules[name] = m
-    _loaded["parallel_state"] = importlib.import_module("megatron.core.parallel_state")
-    _loaded["random"] = importlib.import_module("megatron.core.tensor_parallel.random")
-    return _loaded["parallel_state"], _loaded["random"]
+    return _PEER.load("megatron.core.parallel_state", "megatron.core.tensor_parallel.random")
 
 
 class _OneCudaGenerator:

@@ -33,58 +33,31 @@ over the golden family, and changes a golden offset and a device geometry to sho
 """
 
 import contextlib
-import importlib
-import os
-import sys
-import types
+
+try:
+    from ._peer_sources import Peer
+except ImportError:  # loaded as a file path
+    from _peer_sources import Peer  # type: ignore
 
 VERSION = "0.0.1"
-_PARENTS = ("vescale", "vescale.dtensor")
-_loaded = {}
+_PEER = Peer("veScale", "vescale", VERSION, "vescale", "SHARDCHECK_VESCALE",
+             ("vescale", "vescale.dtensor"))
 
 
 def install_dir():
     """Where setup_venv.sh installs the pinned veScale ($SHARDCHECK_VESCALE wins)."""
-    return os.environ.get("SHARDCHECK_VESCALE") or \
-        os.path.join(sys.prefix, "peers", "vescale-" + VERSION)
+    return _PEER.install_dir()
 
 
 def installed_version(root):
     """The version its dist-info records, or None."""
-    try:
-        with open(os.path.join(root, "vescale-%s.dist-info" % VERSION, "METADATA")) as fh:
-            for line in fh:
-                if line.startswith("Version:"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        return None
-    return None
+    return _PEER.installed_version(root)
 
 
 def load():
     """(random, placement_types) modules of the pinned veScale; ImportError naming the install
     step when it is not there."""
-    if _loaded:
-        return _loaded["random"], _loaded["placement_types"]
-    root = install_dir()
-    have = installed_version(root)
-    if have != VERSION:
-        raise ImportError("veScale %s not installed at %s (found: %s); "
-                          "tools/harness/setup_venv.sh installs it (or set SHARDCHECK_VESCALE)"
-                          % (VERSION, root, have or "nothing"))
-    for name in _PARENTS:
-        have_mod = sys.modules.get(name)
-        path = os.path.join(root, *name.split("."))
-        if have_mod is not None and list(getattr(have_mod, "__path__", [])) != [path]:
-            raise ImportError("a module %s from elsewhere is already imported (%s)"
-                              % (name, getattr(have_mod, "__file__", have_mod)))
-        if have_mod is None:
-            m = types.ModuleType(name)
-            m.__path__ = [path]   # a package whose __init__ is not run
-            sys.modules[name] = m
-    _loaded["random"] = importlib.import_module("vescale.dtensor.random")
-    _loaded["placement_types"] = importlib.import_module("vescale.dtensor.placement_types")
-    return _loaded["random"], _loaded["placement_types"]
+    return _PEER.load("vescale.dtensor.random", "vescale.dtensor.placement_types")
 
 
 class _Props:
