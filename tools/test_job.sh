@@ -71,6 +71,11 @@ echo "disk: $(disk_free_gb) GB free where the job runs ($here)"
 bash tools/setup.sh --venv --browser || { echo "set-up failed"; echo "0 passed, 1 failed"; exit 1; }
 export SHARDCHECK_PYTHON="$here/.venv/bin/python"
 mkdir -p _build
+# One torch zygote for the whole job (tools/scripts/zygote.sh): the make checks' torch workers and
+# the harness's families fork from it instead of importing torch each (issue 36: CI time)
+. tools/scripts/zygote.sh
+zygote_start "$SHARDCHECK_PYTHON" _build/zygote.out
+trap zygote_stop EXIT
 venv_new_pid= newest= release_skipped=
 
 stage "build: plain (with CUDA where nvcc is) and ASan+UBSan"
@@ -191,11 +196,16 @@ rc=0; : >_build/harness.out
 harness_one() { # harness_one FAMILY:STRIDE
   local fam=${1%%:*} k=${1##*:}
   [ "${SHARDCHECK_HARNESS_FULL:-0}" = 1 ] && k=1
-  .venv/bin/python tools/harness/run.py --golden golden --family "$fam" --stride "$k" \
+  harness_py tools/harness/run.py --golden golden --family "$fam" --stride "$k" \
     --max-report 50 >_build/harness-$fam.out 2>&1
   echo $? >_build/harness-$fam.rc
 }
-export -f harness_one
+harness_py() { # harness_py SCRIPT ARG...: the venv's python, forked from the zygote where one runs
+  if [ -n "${SHARDCHECK_TORCH_ZYGOTE:-}" ]; then
+    .venv/bin/python -S -u tools/harness/torch_zygote.py client "$SHARDCHECK_TORCH_ZYGOTE" "$@"
+  else .venv/bin/python "$@"; fi
+}
+export -f harness_one harness_py
 ( printf '%s\n' $harness_families | xargs -P 2 -I{} bash -c 'harness_one "$1"' _ {}
   cpu_file _build/harness.cpu )
 for fk in $harness_families; do
@@ -212,7 +222,7 @@ done
 peers=$(_build/tools/shardcheck families --peers) || stages_failed+=("harness peer list")
 for fa in $peers; do
   fam=${fa%%:*}; ad=${fa#*:}; out=_build/harness-$fam-${ad##*.}.out
-  .venv/bin/python tools/harness/run.py --golden golden --family "$fam" --adapter "$ad" \
+  harness_py tools/harness/run.py --golden golden --family "$fam" --adapter "$ad" \
     --max-report 50 >"$out" 2>&1 || rc=1
   grep -E "^MISMATCH|^# $fam |^#   skipped" "$out" | head -n 60
   line=$(grep -E "^[0-9]+ passed, [0-9]+ failed" "$out" | tail -n1)
@@ -267,6 +277,8 @@ if [ -n "$distcheck_pid" ]; then
 fi
 
 stage "summary"
+zygote_stop  # before the CPU total: the workers it forked are its children
+[ -s _build/zygote.out ] && tail -n 1 _build/zygote.out
 cpu_file _build/total.cpu
 echo "CPU-s: set-up and builds $(cpu_of _build/setup-builds.cpu), plain make check" \
   "$(cpu_of _build/check.cpu), ASan+UBSan make check $(cpu_of _build-asan/check.cpu), harness" \

@@ -61,6 +61,19 @@ use_tmpdir() {
   trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
 }
 
+# use_torch_zygote PYTHON (after use_tmpdir): the test's torch workers fork from one process that
+# imported torch (tools/harness/torch_zygote.py; about 3 CPU-s saved per worker), the job's own
+# where tools/test_job.sh runs one (SHARDCHECK_TORCH_ZYGOTE), else one for this test, stopped
+# with it.  SHARDCHECK_ZYGOTE=0: every worker imports torch itself.
+use_torch_zygote() {
+  [ -z "${SHARDCHECK_TORCH_ZYGOTE:-}" ] && [ "${SHARDCHECK_ZYGOTE:-1}" != 0 ] || return 0
+  OMP_NUM_THREADS=1 "$1" "$top_srcdir/tools/harness/torch_zygote.py" serve "$tmp/zygote.sock" \
+    >"$tmp/zygote.log" 2>&1 &
+  zygote_pid=$!
+  SHARDCHECK_TORCH_ZYGOTE=$tmp/zygote.sock; export SHARDCHECK_TORCH_ZYGOTE
+  trap 'kill $zygote_pid 2>/dev/null; wait $zygote_pid 2>/dev/null; chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+}
+
 # sample_corpus DIR FAMILY[:FILE,FILE..]...: DIR becomes a corpus holding those families (only
 # the named files, without .json; all of them when none is named), the schemas and a MANIFEST:
 # where a sampled make check (sampled above) runs a test on fewer cases with every path kept

@@ -22,6 +22,7 @@ need_golden shard-layout
 export SHARDCHECK_PYTHON="$PY" OMPI_MCA_mpi_warn_on_fork=0 OMP_NUM_THREADS=1
 [ "${SHARDCHECK_SANITIZED:-0}" = 1 ] && export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 use_tmpdir
+use_torch_zygote "$PY"
 MPI="$MPIRUN --oversubscribe --allow-run-as-root"
 # every np the main job's torch stage uses (tools/main_job.sh, SHARDCHECK_TORCH_NP's default)
 NPS=$(sed -n 's/.*for np in ${SHARDCHECK_TORCH_NP:-\([0-9 ]*\)}.*/\1/p' "$top_srcdir/tools/main_job.sh")

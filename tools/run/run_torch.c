@@ -181,7 +181,16 @@ static int spawn(const run_opts *o, const char *addr, int port)
 {
     char script[4096];
     snprintf(script, sizeof script, "%s/torch_worker.py", harness_dir());
-    char *argv[] = {(char *)python_path(), "-u", script, NULL};
+    char *argv[] = {(char *)python_path(), "-u", script, NULL, NULL, NULL, NULL, NULL};
+    /* A zygote that imported torch already forks the worker (tools/harness/torch_zygote.py:
+     * about 3 CPU-s saved per worker); its client runs it as this python would otherwise. */
+    const char *zygote = getenv("SHARDCHECK_TORCH_ZYGOTE");
+    char client[4096];
+    if (zygote && *zygote) {
+        snprintf(client, sizeof client, "%s/torch_zygote.py", harness_dir());
+        char *z[] = {"-S", "-u", client, "client", (char *)zygote, script};
+        memcpy(argv + 1, z, sizeof z);
+    }
     spawn_env env = {o, addr, port};
     return run_child_spawn(&W.c, argv, worker_env, &env);
 }

@@ -1,0 +1,26 @@
+# zygote.sh — sourced by tools/test_job.sh and tools/main_job.sh: one torch zygote for the job
+# (tools/harness/torch_zygote.py), so that each torch worker `shardcheck run --backend torch`
+# starts, and each harness family, is a fork of a process that imported torch already instead
+# of a fresh import (about 3 CPU-s each).
+#   zygote_start PYTHON LOG   start it, export SHARDCHECK_TORCH_ZYGOTE (its socket) and
+#                             OMP_NUM_THREADS=1 (the workers' own, which the zygote must share)
+#   zygote_stop               stop it (its log's last line: the workers it forked, their CPU-s)
+# Without it everything runs as before, each worker importing torch itself: SHARDCHECK_ZYGOTE=0
+# skips it.  The socket lives in a directory of its own under TMPDIR (a UNIX socket's path has
+# at most 107 bytes, which a deep clone could pass).
+zygote_pid= zygote_dir=
+zygote_start() {
+  [ "${SHARDCHECK_ZYGOTE:-1}" != 0 ] && [ -x "$1" ] || return 0
+  "$1" -c "import torch" >/dev/null 2>&1 || return 0
+  zygote_dir=$(mktemp -d "${TMPDIR:-/tmp}/shardcheck-zygote.XXXXXX") || return 0
+  export OMP_NUM_THREADS=1
+  "$1" "$(dirname "${BASH_SOURCE[0]}")/../harness/torch_zygote.py" serve "$zygote_dir/sock" \
+    >"$2" 2>&1 &
+  zygote_pid=$!
+  export SHARDCHECK_TORCH_ZYGOTE="$zygote_dir/sock"
+}
+zygote_stop() {
+  [ -n "$zygote_pid" ] || return 0
+  kill -TERM "$zygote_pid" 2>/dev/null; wait "$zygote_pid" 2>/dev/null
+  rm -rf "$zygote_dir"; zygote_pid=; unset SHARDCHECK_TORCH_ZYGOTE
+}
