@@ -20,6 +20,16 @@ HARNESS = os.path.dirname(HERE)
 FIXTURES = os.path.join(HERE, "fixtures")
 sys.path.insert(0, HARNESS)
 
+
+def python_cmd():
+    """How a test starts a harness script: this python, forked from the job's torch zygote
+    where one runs (SHARDCHECK_TORCH_ZYGOTE, tools/harness/torch_zygote.py: a script that
+    imports torch then starts without importing it again; issue 36, CI time)."""
+    sock = os.environ.get("SHARDCHECK_TORCH_ZYGOTE")
+    if sock:
+        return [sys.executable, "-S", "-u", os.path.join(HARNESS, "torch_zygote.py"), "client", sock]
+    return [sys.executable]
+
 TOY_SCHEMA = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object",

@@ -22,6 +22,8 @@ import sys
 
 import pytest
 
+from conftest import python_cmd
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 HARNESS = os.path.dirname(HERE)
 REPO = os.path.dirname(os.path.dirname(HARNESS))
@@ -49,7 +51,7 @@ def run(np, family, max_cases, env=None, extra=(), only=True):
     """run under mpirun -np np; only: the worker loads the family's adapter alone (faster than
     every adapter, jax included, in every process)."""
     pytest.importorskip("torch")
-    worker = "%s %s" % (sys.executable, WORKER)
+    worker = " ".join(python_cmd() + [WORKER])
     if only:
         worker += " --adapter %s" % os.path.join(HARNESS, "adapters",
                                                  "torch_%s.py" % family.replace("-", "_"))
@@ -70,7 +72,7 @@ def certify(out, families, nps, max_cases, env=None):
     not carry them) into out; returns (exit, statement.json or None, stdout, stderr)."""
     pytest.importorskip("torch")
     mpirun()
-    worker = "%s %s" % (sys.executable, WORKER) + "".join(
+    worker = " ".join(python_cmd() + [WORKER]) + "".join(
         " --adapter " + os.path.join(HARNESS, "adapters", "torch_%s.py" % f.replace("-", "_"))
         for f in families)
     cmd = [shardcheck(), "certify", "--out", str(out), "--backend", "worker:" + worker,
@@ -102,8 +104,8 @@ def check_rows(st, families, nps, n, so):
         # claim makes some optional (view-sharding's TorchRuleWrong cases)
         assert c["fieldsNotComputed"] == [] and 0 < c["casesChecked"] <= n, c
         assert c["casesChecked"] == n or r["family"] == "view-sharding", c
-        assert r["backend"].startswith("worker:%s worker.py --adapter torch_" %
-                                       os.path.basename(sys.executable)), r["backend"]
+        shown = " ".join(os.path.basename(w) for w in python_cmd() + [WORKER])
+        assert r["backend"].startswith("worker:%s --adapter torch_" % shown), r["backend"]
 
 
 def test_certify_six_families_np_1_4(tmp_path):

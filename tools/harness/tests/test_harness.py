@@ -11,11 +11,10 @@ skips and never as passes.
 import json
 import os
 import subprocess
-import sys
 
 import pytest
 
-from conftest import HARNESS, fixture_adapter, write_golden
+from conftest import HARNESS, fixture_adapter, write_golden, python_cmd
 import harnesslib as hl
 
 RUN = os.path.join(HARNESS, "run.py")
@@ -27,7 +26,7 @@ def run_toy(golden, adapter="toy_good", **kw):
 
 
 def run_cli(*args):
-    p = subprocess.run([sys.executable, RUN] + list(args), capture_output=True, text=True,
+    p = subprocess.run(python_cmd() + [RUN] + list(args), capture_output=True, text=True,
                        timeout=300)
     return p.returncode, p.stdout, p.stderr
 

@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from conftest import HARNESS, fixture_adapter
+from conftest import HARNESS, fixture_adapter, python_cmd
 import harnesslib as hl
 import shardcheck_harness as sh
 
@@ -25,7 +25,7 @@ EXAMPLE = os.path.join(HARNESS, "examples", "rng_offsets_partial.py")
 def run_cli(*args, env=None):
     e = dict(os.environ)
     e.update(env or {})
-    p = subprocess.run([sys.executable, RUN] + list(args), capture_output=True, text=True,
+    p = subprocess.run(python_cmd() + [RUN] + list(args), capture_output=True, text=True,
                        timeout=600, env=e)
     return p.returncode, p.stdout, p.stderr
 

@@ -10,11 +10,10 @@ import copy
 import json
 import os
 import subprocess
-import sys
 
 import pytest
 
-from conftest import HARNESS, write_golden
+from conftest import HARNESS, write_golden, python_cmd
 import harnesslib as hl
 
 RUN = os.path.join(HARNESS, "run.py")
@@ -25,7 +24,7 @@ def run_cli(*args, env=None):
     e = dict(os.environ)
     e.pop("SHARDCHECK_TORCH_VERSION", None)
     e.update(env or {})
-    p = subprocess.run([sys.executable, RUN] + list(args), capture_output=True, text=True,
+    p = subprocess.run(python_cmd() + [RUN] + list(args), capture_output=True, text=True,
                        timeout=300, env=e)
     return p.returncode, p.stdout, p.stderr
 

@@ -23,7 +23,7 @@ import sys
 
 import pytest
 
-from conftest import HARNESS, fixture_adapter
+from conftest import HARNESS, fixture_adapter, python_cmd
 import harnesslib as hl
 
 RUN = os.path.join(HARNESS, "run.py")
@@ -33,7 +33,7 @@ RESULTS_SCHEMA = os.path.join(REPO, "golden", "schemas", "results_v1.json")
 
 
 def run_cli(*args):
-    p = subprocess.run([sys.executable, RUN] + list(args), capture_output=True, text=True,
+    p = subprocess.run(python_cmd() + [RUN] + list(args), capture_output=True, text=True,
                        timeout=600)
     return p.returncode, p.stdout, p.stderr
 

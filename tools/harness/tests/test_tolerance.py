@@ -13,11 +13,10 @@ import copy
 import json
 import os
 import subprocess
-import sys
 
 import pytest
 
-from conftest import HARNESS
+from conftest import HARNESS, python_cmd
 import harnesslib as hl
 
 GOLDEN = hl.DEFAULT_GOLDEN
@@ -185,7 +184,7 @@ def test_run_family_gpu_like_adapter_past_the_tolerance_fails(tmp_path):
 
 
 def test_run_py_prints_the_note(tmp_path):
-    p = subprocess.run([sys.executable, os.path.join(HARNESS, "run.py"), "--no-schema",
+    p = subprocess.run(python_cmd() + [os.path.join(HARNESS, "run.py"), "--no-schema",
                         "--family", "torch-cuda-rng", "--adapter", gpu_adapter(tmp_path, 1),
                         "--tcid", "17", "--tcid", "1"],
                        capture_output=True, text=True, timeout=300)

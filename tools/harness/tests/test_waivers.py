@@ -12,11 +12,10 @@ backend, a bad pattern, a case waived twice) is exit 2 naming the entry and the 
 import json
 import os
 import subprocess
-import sys
 
 import pytest
 
-from conftest import HARNESS, fixture_adapter, write_golden
+from conftest import HARNESS, fixture_adapter, python_cmd, write_golden
 import waivers as wv
 
 RUN = os.path.join(HARNESS, "run.py")
@@ -29,7 +28,7 @@ def bad_golden(tmp_path, toy_doc):
 
 
 def run(golden, tmp_path, waivers, *extra):
-    args = [sys.executable, RUN, "--golden", golden, "--adapter", fixture_adapter("toy_good"),
+    args = python_cmd() + [RUN, "--golden", golden, "--adapter", fixture_adapter("toy_good"),
             "--torch-version", "2.13"]
     if waivers is not None:
         path = tmp_path / "w.json"
