@@ -196,16 +196,11 @@ rc=0; : >_build/harness.out
 harness_one() { # harness_one FAMILY:STRIDE
   local fam=${1%%:*} k=${1##*:}
   [ "${SHARDCHECK_HARNESS_FULL:-0}" = 1 ] && k=1
-  harness_py tools/harness/run.py --golden golden --family "$fam" --stride "$k" \
+  zygote_run "$SHARDCHECK_PYTHON" tools/harness/run.py --golden golden --family "$fam" --stride "$k" \
     --max-report 50 >_build/harness-$fam.out 2>&1
   echo $? >_build/harness-$fam.rc
 }
-harness_py() { # harness_py SCRIPT ARG...: the venv's python, forked from the zygote where one runs
-  if [ -n "${SHARDCHECK_TORCH_ZYGOTE:-}" ]; then
-    .venv/bin/python -S -u tools/harness/torch_zygote.py client "$SHARDCHECK_TORCH_ZYGOTE" "$@"
-  else .venv/bin/python "$@"; fi
-}
-export -f harness_one harness_py
+export -f harness_one
 ( printf '%s\n' $harness_families | xargs -P 2 -I{} bash -c 'harness_one "$1"' _ {}
   cpu_file _build/harness.cpu )
 for fk in $harness_families; do
@@ -222,7 +217,7 @@ done
 peers=$(_build/tools/shardcheck families --peers) || stages_failed+=("harness peer list")
 for fa in $peers; do
   fam=${fa%%:*}; ad=${fa#*:}; out=_build/harness-$fam-${ad##*.}.out
-  harness_py tools/harness/run.py --golden golden --family "$fam" --adapter "$ad" \
+  zygote_run "$SHARDCHECK_PYTHON" tools/harness/run.py --golden golden --family "$fam" --adapter "$ad" \
     --max-report 50 >"$out" 2>&1 || rc=1
   grep -E "^MISMATCH|^# $fam |^#   skipped" "$out" | head -n 60
   line=$(grep -E "^[0-9]+ passed, [0-9]+ failed" "$out" | tail -n1)

@@ -22,6 +22,10 @@ pin=$("$S" registry releases | awk '/ pinned/ {print $1}')
 [ -n "$pin" ] || { echo "release_check: $S registry releases names no pinned release"; echo "0 passed, 1 failed"; exit 1; }
 # the harness families whose answers differ by torch release (not jax's threefry)
 torchfams=" $("$S" registry --names --capable releases families | tr '\n' ' ') "
+# the release's own zygote (tools/scripts/zygote.sh): its families fork from one import of it
+. "$here/tools/scripts/zygote.sh"
+zygote_start "$py" "$here/${2:-_build}/zygote-$rel.out"
+trap zygote_stop EXIT
 scale=${RELEASE_STRIDE_SCALE:-20}
 work="$here/${2:-_build}/release-$rel"
 mkdir -p "$work"
@@ -30,7 +34,7 @@ echo "torch $ver ($py): harness sample (registry stride x $scale) and the $rel c
 for fk in $("$S" families --harness); do
   f=${fk%%:*}; k=$(( ${fk##*:} * scale ))
   case $torchfams in *" $f "*) ;; *) continue ;; esac
-  "$py" tools/harness/run.py --golden "$G" --family "$f" --stride "$k" --max-report 20 --no-schema \
+  zygote_run "$py" tools/harness/run.py --golden "$G" --family "$f" --stride "$k" --max-report 20 --no-schema \
     >"$work/harness-$f.out" 2>&1 || rc=1
   grep -E "^MISMATCH" "$work/harness-$f.out" | head -n 20
   line=$(grep -E "^[0-9]+ passed, [0-9]+ failed" "$work/harness-$f.out" | tail -n1)
@@ -44,7 +48,7 @@ done
 fam=redistribute-data
 check() { if [ "$1" = ok ]; then pass=$((pass+1)); echo "ok - $2"; else fail=$((fail+1)); rc=1; echo "not ok - $2"; fi; }
 rm -rf "$work/cand"
-if "$py" tools/harness/run.py --golden "$G" --family $fam --results "$work/cand" --no-schema \
+if zygote_run "$py" tools/harness/run.py --golden "$G" --family $fam --results "$work/cand" --no-schema \
      >"$work/cand.out" 2>&1; then
   "$S" verify --family $fam --golden "$G" --candidate "$work/cand/$fam.json" --torch-version "$rel" \
     >"$work/v-rel.out" 2>&1 && check ok "verify --torch-version $rel passes the candidate torch $ver's harness wrote" \

@@ -8,14 +8,17 @@
 # Without it everything runs as before, each worker importing torch itself: SHARDCHECK_ZYGOTE=0
 # skips it.  The socket lives in a directory of its own under TMPDIR (a UNIX socket's path has
 # at most 107 bytes, which a deep clone could pass).
+#   zygote_run PYTHON SCRIPT ARG...   run a Python script as PYTHON would, forked from the zygote
+#                             where one runs for that PYTHON (else, or where it refuses, by exec)
+# A zygote that cannot import torch exits (its log says why) and every client then execs.
 zygote_pid= zygote_dir=
+ZYGOTE_SCRIPT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../harness" && pwd)/torch_zygote.py
+export ZYGOTE_SCRIPT
 zygote_start() {
   [ "${SHARDCHECK_ZYGOTE:-1}" != 0 ] && [ -x "$1" ] || return 0
-  "$1" -c "import torch" >/dev/null 2>&1 || return 0
   zygote_dir=$(mktemp -d "${TMPDIR:-/tmp}/shardcheck-zygote.XXXXXX") || return 0
   export OMP_NUM_THREADS=1
-  "$1" "$(dirname "${BASH_SOURCE[0]}")/../harness/torch_zygote.py" serve "$zygote_dir/sock" \
-    >"$2" 2>&1 &
+  "$1" "$ZYGOTE_SCRIPT" serve "$zygote_dir/sock" >"$2" 2>&1 &
   zygote_pid=$!
   export SHARDCHECK_TORCH_ZYGOTE="$zygote_dir/sock"
 }
@@ -24,3 +27,10 @@ zygote_stop() {
   kill -TERM "$zygote_pid" 2>/dev/null; wait "$zygote_pid" 2>/dev/null
   rm -rf "$zygote_dir"; zygote_pid=; unset SHARDCHECK_TORCH_ZYGOTE
 }
+zygote_run() {
+  local py=$1; shift
+  if [ -n "${SHARDCHECK_TORCH_ZYGOTE:-}" ]; then
+    "$py" -S -u "$ZYGOTE_SCRIPT" client "$SHARDCHECK_TORCH_ZYGOTE" "$@"
+  else "$py" "$@"; fi
+}
+export -f zygote_run
