@@ -514,7 +514,7 @@ END_TEST
 
 START_TEST(bad_input)
 {
-    shc_gpu_profile g = prof("a100"), z = {"zero", 0, 2048};
+    shc_gpu_profile g = prof("a100"), z = {.name = "zero", .sm_count = 0, .max_threads_per_sm = 2048};
     shc_torch_rng_req r;
     shc_err e;
     int64_t no;
@@ -568,8 +568,8 @@ END_TEST
  * and the message naming it.  The profiles are filled by hand: a parsed one cannot hold them. */
 START_TEST(fill_refusals)
 {
-    shc_gpu_profile a100 = prof("a100"), narrow = {"narrow", 108, 128, 80, 0},
-                    huge = {"huge", 1000000, 65536, 80, 0};
+    shc_gpu_profile a100 = prof("a100"), narrow = {.name = "narrow", .sm_count = 108, .max_threads_per_sm = 128, .cc = 80},
+                    huge = {.name = "huge", .sm_count = 1000000, .max_threads_per_sm = 65536, .cc = 80};
     const struct {
         const char *what;
         const shc_gpu_profile *g;

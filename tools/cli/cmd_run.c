@@ -54,13 +54,14 @@ static const char RUN_ABOUT_REST[] =
     "  exit: 0 passed, 1 failures, 2 bad input, 77 nothing ran, 99 internal error";
 
 /* --help's texts that name the backends, written from the backend table (backends.c). */
+#define RUN_TABLE_MAX 1536 /* run_backend_help's table of backends */
 typedef struct run_help {
-    char about[2048], option[320], synopsis[800], list[256];
+    char about[RUN_TABLE_MAX + sizeof RUN_ABOUT_REST], option[320], synopsis[800], list[256];
 } run_help;
 
 static void help_texts(run_help *h)
 {
-    char table[1536];
+    char table[RUN_TABLE_MAX];
     run_backend_help(table, sizeof table);
     snprintf(h->about, sizeof h->about, "%s%s", table, RUN_ABOUT_REST);
     run_backend_spellings(h->list, sizeof h->list);
