@@ -153,6 +153,40 @@ int shc_plan_local_meta(const shc_mesh *m, const shc_placements *src, const shc_
                         int64_t rank, const shc_plan *p, shc_local_meta *out, int *nmodelled,
                         shc_err *e);
 
+/* The local ops torch dispatches for a step on a CPU process group (plan_local.c): what a
+ * TorchDispatchMode records around redistribute_local_tensor, in order, less the functional
+ * collectives' bookkeeping (_wrap_tensor_autograd, wait_tensor, whose places depend on when
+ * the result is first read).  Stated from torch 2.13's source and checked against its trace. */
+typedef enum shc_local_op {
+    SHC_LOP_PAD = 1,        /* aten.constant_pad_nd.default (F.pad of a short chunk) */
+    SHC_LOP_CLONE,          /* aten.clone.default (.clone(), .contiguous() of a view) */
+    SHC_LOP_SLICE,          /* aten.slice.Tensor (narrow) */
+    SHC_LOP_SPLIT,          /* aten.split.Tensor (torch.chunk of a non-empty dim) */
+    SHC_LOP_SPLIT_SIZES,    /* aten.split_with_sizes.default (torch.chunk of an empty dim) */
+    SHC_LOP_CAT,            /* aten.cat.default */
+    SHC_LOP_VIEW,           /* aten.view.default (all_gather's view in place of split + cat) */
+    SHC_LOP_NEW_ZEROS,      /* aten.new_zeros.default (chunks torch.chunk did not make) */
+    SHC_LOP_DIV,            /* aten.div.Tensor (Replicate -> Partial(sum)) */
+    SHC_LOP_ALL_GATHER,     /* _c10d_functional.all_gather_into_tensor.default */
+    SHC_LOP_ALL_REDUCE,     /* _c10d_functional.all_reduce.default */
+    SHC_LOP_REDUCE_SCATTER, /* _c10d_functional.reduce_scatter_tensor.default */
+    SHC_LOP_COUNT
+} shc_local_op;
+#define SHC_LOCAL_OPS_MAX 64
+typedef struct shc_local_ops {
+    int n;
+    unsigned char op[SHC_LOCAL_OPS_MAX]; /* shc_local_op */
+} shc_local_ops;
+/* torch's name of a local op ("aten.cat.default"; "?" out of range). */
+const char *shc_local_op_name(int op);
+/* out[i]: the local ops of step i < *nmodelled of rank's plan p (out holds p->nsteps entries),
+ * on a CPU process group (a CUDA group's Shard -> Shard runs _dtensor.shard_dim_alltoall
+ * instead), torch 2.13.  Not stated from a step on: a _StridedShard source or target, a
+ * Shard -> Partial zero fill, one torch refuses, more ops than SHC_LOCAL_OPS_MAX. */
+int shc_plan_local_ops(const shc_mesh *m, const shc_placements *src, const shc_shape *shape,
+                       int64_t rank, const shc_plan *p, shc_local_ops *out, int *nmodelled,
+                       shc_err *e);
+
 /* SHC_EINVAL with torch's exception (type and message) when release r refuses to execute
  * step st: a shard-like source to a Partial target that torch cannot reach (every reduce op
  * before 2.14, all but Shard -> Partial(sum) from 2.14), or one Partial to another (an

@@ -16,7 +16,7 @@ expect_exit "step 2 is torch's all-to-all on mesh dim 0" 0 \
 expect_exit "graph planner on a CPU-like topology: 6 steps" 0 "graph \(min-cost\), 6 steps" \
   $P --planner graph --devices-per-host 1
 expect_exit "--json has the docs/DESIGN.md fields" 0 \
-  '"rank":0,.*"steps":\[\{"mesh_dim":2,"mesh_dims":\[2\],"src":"S\(0\)","dst":"R","logical_shape":\[2,8,8\],"comm":"all_gather","local":\{"shape":\[2,8,8\],"stride":\[64,8,1\],"contiguous":true\}\}' \
+  '"rank":0,.*"steps":\[\{"mesh_dim":2,"mesh_dims":\[2\],"src":"S\(0\)","dst":"R","logical_shape":\[2,8,8\],"comm":"all_gather","local":\{"shape":\[2,8,8\],"stride":\[64,8,1\],"contiguous":true\},"ops":\["_c10d_functional.all_gather_into_tensor.default"\]\}' \
   $P --planner greedy --json --rank 0
 expect_exit "a shard order selects the min-cost planner" 0 "graph \(min-cost\)" \
   $S plan --mesh 2x2 --shape 8,8 --src 'S(0)[1]S(0)[0]' --dst R,S\(1\)
@@ -69,7 +69,7 @@ expect_exit "size-1 dim: S(0) -> R is torch's all_gather, skipped" 0 \
 expect_exit "size-1 dim: one collective counted of the two all_gathers" 0 "greedy, 2 steps, 1 collective$" \
   $S plan --mesh 1x4 --shape 8,8 --src 'S(0),S(1)' --dst R,R --rank 0
 expect_exit "size-1 dim --json: the name and skipped" 0 \
-  '"src":"S\(0\)","dst":"R","logical_shape":\[8,8\],"comm":"all_gather","skipped":true,"local":\{"shape":\[8,8\],"stride":\[8,1\],"contiguous":true\}\}\],"ncollectives":1' \
+  '"src":"S\(0\)","dst":"R","logical_shape":\[8,8\],"comm":"all_gather","skipped":true,"local":\{"shape":\[8,8\],"stride":\[8,1\],"contiguous":true\},"ops":\[\]\}\],"ncollectives":1' \
   $S plan --mesh 1x4 --shape 8,8 --src 'S(0),S(1)' --dst R,R --rank 0 --json
 expect_exit "size-1 dim: P(avg) -> R is torch's all_reduce" 0 "0 +0 +P\(avg\) +R +8 +all_reduce \(skipped" \
   $S plan --mesh 1x2 --shape 8 --src 'P(avg),P(avg)' --dst R,R
@@ -112,7 +112,7 @@ expect_exit "graph planner: each step's cost, torch's formula" 0 \
   "costs \(the min-cost search's, one_step_redistribute_cost, us\): 0: 7\.2006796[0-9]* 1: 7\.2013592[0-9]* 2: 0$" \
   $S plan --mesh 2x2 --shape 8,8 --src 'S(0)[1]S(0)[0]' --dst R,S\(1\) --rank 0
 expect_exit "graph planner --json: cost per step" 0 \
-  '"comm":"all_gather","cost":7\.2006796[0-9]*,"local":\{[^}]*\}\},.*"comm":"local_chunk","cost":0\.0,"local":\{[^}]*\}\}' \
+  '"comm":"all_gather","cost":7\.2006796[0-9]*,"local":\{[^}]*\},"ops":\[[^]]*\]\},.*"comm":"local_chunk","cost":0\.0,"local":\{[^}]*\},"ops":\[[^]]*\]\}' \
   $S plan --mesh 2x2 --shape 8,8 --src 'S(0)[1]S(0)[0]' --dst R,S\(1\) --rank 0 --json
 if $S plan --mesh 2x2 --shape 8,8 --src R,R --dst 'S(0),S(1)' --json | grep -q '"cost"'; then
   tap_not_ok "greedy planner: no cost (torch's greedy planner prices nothing)"
@@ -219,7 +219,7 @@ expect_exit "unknown release: exit 2, the supported ones listed" 2 \
 # redistribute_local_tensor before any step (_redistribute.py, "if rank is not part of mesh, we
 # skip redistribute"), so no step and no collective; the mesh's ranks plan as without --world.
 expect_out "plan --world: off-mesh ranks after the mesh's" \
-'{"torch":"2.13","world":4,"ranks":[{"rank":1,"coord":[0],"planner":"greedy","steps":[{"mesh_dim":0,"mesh_dims":[0],"src":"S(0)","dst":"R","logical_shape":[8],"comm":"all_gather","local":{"shape":[8],"stride":[1],"contiguous":true}}],"ncollectives":1,"trace":"S(0)->R"},{"rank":3,"coord":[1],"planner":"greedy","steps":[{"mesh_dim":0,"mesh_dims":[0],"src":"S(0)","dst":"R","logical_shape":[8],"comm":"all_gather","local":{"shape":[8],"stride":[1],"contiguous":true}}],"ncollectives":1,"trace":"S(0)->R"},{"rank":0,"coord":null,"steps":[],"ncollectives":0,"inMesh":false},{"rank":2,"coord":null,"steps":[],"ncollectives":0,"inMesh":false}]}' \
+'{"torch":"2.13","world":4,"ranks":[{"rank":1,"coord":[0],"planner":"greedy","steps":[{"mesh_dim":0,"mesh_dims":[0],"src":"S(0)","dst":"R","logical_shape":[8],"comm":"all_gather","local":{"shape":[8],"stride":[1],"contiguous":true},"ops":["_c10d_functional.all_gather_into_tensor.default"]}],"ncollectives":1,"trace":"S(0)->R"},{"rank":3,"coord":[1],"planner":"greedy","steps":[{"mesh_dim":0,"mesh_dims":[0],"src":"S(0)","dst":"R","logical_shape":[8],"comm":"all_gather","local":{"shape":[8],"stride":[1],"contiguous":true},"ops":["_c10d_functional.all_gather_into_tensor.default"]}],"ncollectives":1,"trace":"S(0)->R"},{"rank":0,"coord":null,"steps":[],"ncollectives":0,"inMesh":false},{"rank":2,"coord":null,"steps":[],"ncollectives":0,"inMesh":false}]}' \
   $S plan --mesh 2 --ranks 1,3 --world 4 --shape 8 --src 'S(0)' --dst R --json
 expect_out "plan --world --rank off the mesh" \
 '{"torch":"2.13","world":4,"ranks":[{"rank":2,"coord":null,"steps":[],"ncollectives":0,"inMesh":false}]}' \
@@ -230,6 +230,30 @@ expect_exit "plan --world text head" 0 "mesh 3 \(world 4\)" \
   $S plan --mesh 3 --ranks 1,3,0 --world 4 --shape 8 --src 'S(0)' --dst R
 expect_exit "plan --world --rank outside the world" 2 "--rank: rank 5 is not in the world \(ranks 0..3\)" \
   $S plan --mesh 2 --ranks 1,3 --world 4 --shape 8 --src 'S(0)' --dst R --rank 5
+# Each step's local ops on a CPU group (issue 34 item 4), worked by hand from torch 2.13:
+# funcol.all_gather_single gathers on dim 0 and views the result where every dim before the
+# gathered one is 1 (torch/_utils.py _maybe_view_chunk_cat), else chunk + cat;
+# Shard._maybe_unpad_tensor narrows a padded gather, then narrows again when the logical size
+# is not the same int object as the tensor's (`is not`: Python caches only -5..256);
+# Partial._partition_value divides for sum.  tools/harness/tests/test_plan_local.py checks
+# every rank of ~260 plans against torch's dispatch trace.
+AG='"_c10d_functional.all_gather_into_tensor.default"'
+expect_exit "ops: a gather on dim 1 of a [1,2,3] shard is a view" 0 \
+  "\"ops\":\[$AG,\"aten.view.default\"\]" \
+  $S plan --mesh 4 --shape 1,8,3 --src 'S(1)' --dst R --rank 0 --json
+expect_exit "ops: on a [2,2] shard it is split + cat" 0 \
+  "\"ops\":\[$AG,\"aten.split.Tensor\",\"aten.cat.default\"\]" \
+  $S plan --mesh 4 --shape 2,8 --src 'S(1)' --dst R --rank 0 --json
+expect_exit "ops: 301 rows over 4: the short rank pads, and two narrows (Python's int cache)" 0 \
+  "\"ops\":\[\"aten.constant_pad_nd.default\",$AG,\"aten.slice.Tensor\",\"aten.slice.Tensor\"\]" \
+  $S plan --mesh 4 --shape 301,2 --src 'S(0)' --dst R --rank 3 --json
+expect_exit "ops: 256 rows, no narrow at all" 0 "\"ops\":\[$AG\]" \
+  $S plan --mesh 4 --shape 256,2 --src 'S(0)' --dst R --rank 3 --json
+expect_exit "ops: R -> P(sum) divides" 0 "\"ops\":\[\"aten.div.Tensor\"\]" \
+  $S plan --mesh 4 --shape 8 --src R --dst 'P(sum)' --rank 1 --json
+if $S plan --mesh 4 --shape 8 --src 'S(0)' --dst R --json --torch-version 2.15 | grep -q '"ops"'; then
+  tap_not_ok "ops: stated for torch 2.13 only (2.15's functions changed; not checked)"
+else tap_ok "ops: stated for torch 2.13 only (2.15's functions changed; not checked)"; fi
 expect_exit "plan --world bigger mesh" 2 "Mesh should not be bigger than default world size 2, but found 3 ranks!" \
   $S plan --mesh 3 --world 2 --shape 8 --src 'S(0)' --dst R
 # The local tensor after each step (issue 34 item 4; lib/plan/plan_local.c), worked by hand

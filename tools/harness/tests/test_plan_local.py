@@ -72,7 +72,7 @@ def cli_locals(mesh, shape, src, dst, flatten=False):
     return out
 
 
-def torch_local(mesh, shape, src, dst, rank, flatten=False):
+def torch_local(mesh, shape, src, dst, rank, flatten=False, mode=None):
     import torch
     import _torch_common as tc
     from torch.distributed.tensor._dtensor_spec import DTensorSpec, TensorMeta
@@ -94,8 +94,11 @@ def torch_local(mesh, shape, src, dst, rank, flatten=False):
     dp, _ = tc.parse_placements(dst)
     meta = TensorMeta(torch.Size(shape), torch.empty(shape).stride(), torch.float32)
     ls, _ = compute_local_shape_and_global_offset(torch.Size(shape), m, list(sp))
-    y = redistribute_local_tensor(torch.zeros(ls), DTensorSpec(m, tuple(sp), tensor_meta=meta),
-                                  DTensorSpec(m, tuple(dp), tensor_meta=meta))
+    x = torch.zeros(ls)
+    import contextlib
+    with mode if mode is not None else contextlib.nullcontext():
+        y = redistribute_local_tensor(x, DTensorSpec(m, tuple(sp), tensor_meta=meta),
+                                      DTensorSpec(m, tuple(dp), tensor_meta=meta))
     # the strides no element is addressed by (a size-1 dim, an empty tensor) are the CLI's
     # null: they differ by device (cmd_plan.c local_json)
     stride = [None if n == 1 else s for n, s in zip(y.shape, y.stride())]
@@ -133,3 +136,72 @@ def test_merged_steps_as_torch(mesh, shape, src, dst):
     for rank, local in got.items():
         assert local != "not modelled", (rank, "no local tensor stated")
         assert local == torch_local(mesh, shape, src, dst, rank, flatten=True), rank
+
+
+BOOKKEEPING = {"_c10d_functional._wrap_tensor_autograd.default",
+               "_c10d_functional.wait_tensor.default"}
+
+
+def cli_ops(mesh, shape, src, dst, flatten=False):
+    """Every rank's ops over its whole plan (the steps' "ops" one after another), or None where
+    the CLI refuses the plan, says torch raises, or leaves a step's ops unstated."""
+    p = subprocess.run([EXE, "plan", "--mesh", "x".join(map(str, mesh)), "--shape",
+                        ",".join(map(str, shape)), "--src", src, "--dst", dst, "--json"]
+                       + (["--flatten", "0+1"] if flatten else []),
+                       capture_output=True, text=True, timeout=120)
+    if p.returncode != 0:
+        return None
+    out = {}
+    for r in json.loads(p.stdout)["ranks"]:
+        if r.get("torchRaises") or r.get("torchCannotExecute"):
+            return None
+        if any("ops" not in st for st in r["steps"]):
+            return None
+        out[r["rank"]] = [op for st in r["steps"] for op in st["ops"]]
+    return out
+
+
+def torch_ops(mesh, shape, src, dst, rank, flatten=False):
+    """The ops torch 2.13 dispatches in redistribute_local_tensor on this rank, as a
+    TorchDispatchMode records them, less the functional collectives' bookkeeping."""
+    import torch
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Record(TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.ops = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.ops.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    rec = Record()
+    torch_local(mesh, shape, src, dst, rank, flatten=flatten, mode=rec)
+    return [op for op in rec.ops if op not in BOOKKEEPING]
+
+
+# Beyond cases(): the branches the ops depend on, by name — a gather's view (every dim before
+# the gathered one of size 1), a logical size past Python's small-int cache (one more slice),
+# empty chunks (new_zeros; split_with_sizes of an empty dim), a non-contiguous source of a
+# gather (clone first), reduce-scatters of uneven dims other than 0.
+OPS_CASES = [((4,), (1, 8, 3), "S(1)", "R"), ((4,), (1, 1, 8), "S(2)", "R"),
+             ((4,), (2, 8), "S(1)", "R"), ((4,), (300, 2), "S(0)", "R"),
+             ((4,), (301, 2), "S(0)", "R"), ((4,), (2, 300), "S(1)", "R"),
+             ((4,), (5, 3), "R", "S(0)"), ((4,), (3, 2), "R", "S(0)"), ((4,), (0, 3), "R", "S(0)"),
+             ((4,), (0, 3), "S(0)", "R"), ((4,), (7, 5, 3), "P(sum)", "S(2)"),
+             ((4,), (7, 5), "P(sum)", "S(0)"), ((2, 4), (7, 6, 5), "S(1),S(2)", "R,R"),
+             ((2, 2), (6, 5, 3), "S(2),S(1)", "S(0),R"), ((4,), (5, 9, 6), "S(2)", "S(0)"),
+             ((4,), (8, 8), "R", "P(sum)"), ((4,), (8, 8), "R", "P(max)"),
+             ((4,), (8, 8), "P(avg)", "R"), ((4,), (3, 1), "S(0)", "S(1)")]
+
+
+@pytest.mark.parametrize("mesh,shape,src,dst", cases() + OPS_CASES)
+def test_local_ops_as_torch(mesh, shape, src, dst):
+    import logging
+    logging.disable(logging.WARNING)
+    got = cli_ops(mesh, shape, src, dst)
+    if got is None:
+        pytest.skip("the CLI refuses the plan, says torch raises, or states no ops for a step")
+    for rank, ops in got.items():
+        assert ops == torch_ops(mesh, shape, src, dst, rank), rank
