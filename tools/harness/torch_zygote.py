@@ -76,6 +76,13 @@ def client(path, argv):
     if "pid" not in first:  # no zygote, or one that does not run what was asked: run it here
         s.close()
         _exec_worker(argv)
+    # The worker holds the streams now.  Keeping copies open here would hide its end from the
+    # runner until the zygote reports it (run_torch.sh caught it: a peer's error reached the
+    # runner first and was taken for the crash), so they are let go at once.
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.close(null)
     end = json.loads(f.readline() or b"{}")  # blocks while the worker runs
     if "signal" in end:
         import signal

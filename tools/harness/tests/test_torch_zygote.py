@@ -35,6 +35,10 @@ if what == "echo":
 if what == "kill":
     import signal
     os.kill(os.getpid(), signal.SIGKILL)
+if what == "close":
+    print("bye", flush=True)
+    os.close(1)
+    time.sleep(8)
 if what == "sleep":
     open(sys.argv[2], "w").write(str(os.getpid()))
     time.sleep(120)
@@ -128,3 +132,16 @@ def test_no_zygote_runs_by_exec(zygote, tmp_path):
     z = dict(zygote, sock=str(tmp_path / "none.sock"))
     r = client(z, ["echo", "4"], stdin="x\n")
     assert r.returncode == 4 and not json.loads(r.stdout)["torch"]
+
+
+def test_client_lets_go_of_the_streams(zygote):
+    """The runner sees the worker's end of its pipe when the worker lets go of it, not when the
+    zygote reports its end: the client keeps no copy (a peer's error was reported first)."""
+    p = subprocess.Popen([sys.executable, "-S", "-u", ZYGOTE, "client", zygote["sock"],
+                          zygote["script"], "close"], env=zygote["env"], stdout=subprocess.PIPE)
+    t = time.monotonic()
+    out = p.stdout.read()  # EOF once the worker closed its stdout
+    took = time.monotonic() - t
+    p.kill()
+    p.wait()
+    assert out == b"bye\n" and took < 5, (out, took)
