@@ -274,8 +274,11 @@ fi
 stage "summary"
 zygote_stop  # before the CPU total: the workers it forked are its children
 [ -s _build/zygote.out ] && tail -n 1 _build/zygote.out
+# the workers it forked are counted there, not in the stage that asked for them (the harness's
+# families all run in it)
+zcpu=$(sed -n 's/.* forked, \([0-9]*\) CPU-s in them$/\1/p' _build/zygote.out 2>/dev/null | tail -n 1)
 cpu_file _build/total.cpu
-echo "CPU-s: set-up and builds $(cpu_of _build/setup-builds.cpu), plain make check" \
+echo "CPU-s: set-up and builds $(cpu_of _build/setup-builds.cpu), torch zygote's workers ${zcpu:-0}, plain make check" \
   "$(cpu_of _build/check.cpu), ASan+UBSan make check $(cpu_of _build-asan/check.cpu), harness" \
   "$(cpu_of _build/harness.cpu), pytest" \
   "$(cpu_of _build/pytest.cpu), torch ${newest:-(newest)} install $(cpu_of _build/venv-newest.cpu)" \
