@@ -7,6 +7,7 @@
 #      whole family), `shardcheck verify --torch-version R` passes it, and the same candidate
 #      (its recorded release removed) fails under the pinned release (`shardcheck registry
 #      releases` says which) on exactly the tests whose answer for R differs from its in golden.
+#   3. plan's local ops against this release's own dispatch (tools/harness/plan_local_check.py).
 # Ends with "N passed, N failed" (tools/test_job.sh sums it).  Exit 0 when both hold.
 #   bash tools/scripts/release_check.sh VENV [BUILD]     (VENV: a venv whose python imports the release)
 set -uo pipefail
@@ -82,6 +83,19 @@ PY
 else
   tail -n 10 "$work/cand.out"; check no "the harness writes a $fam candidate with torch $ver"
 fi
+
+# 3. plan's local ops (issue 34 item 4) against this release's own dispatch: every rank of
+# plan_local_check.py's plans, `plan --torch-version R --json`'s "ops" against what a
+# TorchDispatchMode records of torch R's redistribute_local_tensor (exit 2: the CLI states no
+# ops for R, a release cmd_plan.c does not claim them for)
+SHARDCHECK="$S" zygote_run "$py" tools/harness/plan_local_check.py --torch-version "$rel" \
+  >"$work/ops.out" 2>&1; v=$?
+head -n 12 "$work/ops.out" | grep -E "^DIFF|^  " ; line=$(grep -E "^ops: " "$work/ops.out" | tail -n 1)
+case $v in
+  0) check ok "plan's local ops are torch $ver's ($line)" ;;
+  2) echo "(plan states no local ops for torch $rel)" ;;
+  *) tail -n 3 "$work/ops.out"; check no "plan's local ops are torch $ver's (exit $v: ${line:-no answer})" ;;
+esac
 echo "release check torch $ver: $pass passed, $fail failed"
 echo "$pass passed, $fail failed"
 exit $rc
