@@ -99,6 +99,7 @@ if [ -x "$here/.venv/bin/python" ] && "$here/.venv/bin/python" -c "import torch"
   . tools/scripts/zygote.sh
   zygote_start "$here/.venv/bin/python" _build/zygote.out
   trap zygote_stop EXIT
+  zygote_wait
   for np in ${SHARDCHECK_TORCH_NP:-1 2 3 4 8}; do
     t0=$SECONDS runs=()
     cases=${SHARDCHECK_TORCH_CASES:-}

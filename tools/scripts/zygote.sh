@@ -4,6 +4,7 @@
 # of a fresh import (about 3 CPU-s each).
 #   zygote_start PYTHON LOG   start it, export SHARDCHECK_TORCH_ZYGOTE (its socket) and
 #                             OMP_NUM_THREADS=1 (the workers' own, which the zygote must share)
+#   zygote_wait               until it serves (a job whose first worker starts at once)
 #   zygote_stop               stop it (its log's last line: the workers it forked, their CPU-s)
 # Without it everything runs as before, each worker importing torch itself: SHARDCHECK_ZYGOTE=0
 # skips it.  The socket lives in a directory of its own under TMPDIR (a UNIX socket's path has
@@ -21,6 +22,13 @@ zygote_start() {
   "$1" "$ZYGOTE_SCRIPT" serve "$zygote_dir/sock" >"$2" 2>&1 &
   zygote_pid=$!
   export SHARDCHECK_TORCH_ZYGOTE="$zygote_dir/sock"
+}
+zygote_wait() { # until it serves (at most 120 s; a zygote that died is not waited for)
+  local i=0
+  [ -n "$zygote_pid" ] || return 0
+  while [ $i -lt 1200 ] && [ ! -S "$zygote_dir/sock" ] && kill -0 "$zygote_pid" 2>/dev/null; do
+    sleep 0.1; i=$((i + 1))
+  done
 }
 zygote_stop() {
   [ -n "$zygote_pid" ] || return 0
