@@ -27,6 +27,7 @@ torchfams=" $("$S" registry --names --capable releases families | tr '\n' ' ') "
 . "$here/tools/scripts/zygote.sh"
 zygote_start "$py" "$here/${2:-_build}/zygote-$rel.out"
 trap zygote_stop EXIT
+zygote_wait
 scale=${RELEASE_STRIDE_SCALE:-20}
 work="$here/${2:-_build}/release-$rel"
 mkdir -p "$work"
