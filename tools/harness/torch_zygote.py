@@ -24,6 +24,8 @@ itself (`python -u SCRIPT ...`), exactly what runs without a zygote:
     without torch, another release's venv);
   - a variable read when torch's libraries load differs from the zygote's (OpenMP's thread
     count is fixed when libgomp loads, for instance): the names in LOAD_TIME_PREFIXES.
+The worker also takes the client's resource limits, CPU affinity, umask and niceness (RLIMITS,
+_attributes), which a fork would otherwise take from the zygote.
 Fork safety: the zygote never initialises CUDA, a process group or torch's thread pools, and
 runs one thread (asserted at start), so a child starts as a fresh import would leave it.
 
@@ -62,9 +64,35 @@ def _exec_worker(argv):
 
 # ---- the client ----------------------------------------------------------------------------
 
+# The process attributes a fork would otherwise take from the zygote, not from the rank's
+# process: resource limits (a test's `ulimit -f`), CPU affinity (mpirun --bind-to), umask and
+# niceness.  The client sends its own; the worker takes them before the script runs.
+RLIMITS = ("RLIMIT_CORE", "RLIMIT_CPU", "RLIMIT_FSIZE", "RLIMIT_NOFILE", "RLIMIT_AS",
+           "RLIMIT_DATA", "RLIMIT_STACK", "RLIMIT_NPROC")
+
+
+def _attributes():
+    import resource
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return {"rlimits": {n: list(resource.getrlimit(getattr(resource, n))) for n in RLIMITS
+                        if hasattr(resource, n)},
+            "affinity": sorted(os.sched_getaffinity(0)), "umask": mask, "nice": os.nice(0)}
+
+
+def _take_attributes(a):
+    import resource
+    for name, (soft, hard) in a["rlimits"].items():
+        resource.setrlimit(getattr(resource, name), (soft, hard))
+    os.sched_setaffinity(0, a["affinity"])
+    os.umask(a["umask"])
+    if a["nice"] > os.nice(0):
+        os.nice(a["nice"] - os.nice(0))
+
+
 def client(path, argv):
     req = {"argv": argv, "env": dict(os.environ), "cwd": os.getcwd(),
-           "python": os.path.abspath(sys.executable)}
+           "python": os.path.abspath(sys.executable), "attributes": _attributes()}
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         s.connect(path)
@@ -139,6 +167,7 @@ def _child(req, fds, sockets, pipe):
         os.environ.clear()
         os.environ.update(req["env"])
         os.chdir(req["cwd"])
+        _take_attributes(req["attributes"])
         # `python -u`: unbuffered binary streams, text written through
         sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8")
         sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8",

@@ -35,6 +35,11 @@ if what == "echo":
 if what == "kill":
     import signal
     os.kill(os.getpid(), signal.SIGKILL)
+if what == "attrs":
+    import resource
+    print(json.dumps({"fsize": resource.getrlimit(resource.RLIMIT_FSIZE)[0],
+                      "affinity": sorted(os.sched_getaffinity(0)), "torch": "torch" in sys.modules}))
+    sys.exit(0)
 if what == "close":
     print("bye", flush=True)
     os.close(1)
@@ -145,3 +150,19 @@ def test_client_lets_go_of_the_streams(zygote):
     p.kill()
     p.wait()
     assert out == b"bye\n" and took < 5, (out, took)
+
+
+def test_worker_takes_the_clients_limits_and_affinity(zygote):
+    """A rank's `ulimit -f` and mpirun's core binding reach the forked worker, as they reach
+    a worker the rank starts itself."""
+    cpus = sorted(os.sched_getaffinity(0))
+    pre = "import resource, os; resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096)); " \
+          "os.sched_setaffinity(0, [%d])" % cpus[-1]
+    r = subprocess.run([sys.executable, "-S", "-c", pre + "; os.execv(%r, %r)" % (
+        sys.executable, [sys.executable, "-S", "-u", ZYGOTE, "client", zygote["sock"],
+                         zygote["script"], "attrs"])], capture_output=True, text=True,
+        env=zygote["env"], timeout=120)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["torch"], "not forked"
+    assert out["fsize"] == 4096 and out["affinity"] == [cpus[-1]], out
