@@ -132,9 +132,28 @@ def _preload():
     from torch.distributed.tensor.debug import CommDebugMode  # noqa: F401
 
 
+def _cannot_take(a):
+    """Why a forked worker could not take the client's attributes (None: it can): a limit above
+    the zygote's hard one or a lower niceness need privileges the zygote may lack."""
+    import resource
+    if os.geteuid() != 0:
+        for name, (_, hard) in (a.get("rlimits") or {}).items():
+            own = resource.getrlimit(getattr(resource, name))[1]
+            if own != resource.RLIM_INFINITY and (hard == resource.RLIM_INFINITY or hard > own):
+                return "%s above the zygote's" % name
+        if a.get("nice", 0) < os.nice(0):
+            return "a niceness below the zygote's"
+    if not set(a.get("affinity") or []) & os.sched_getaffinity(0):
+        return "CPUs the zygote may not use"
+    return None
+
+
 def _refusal(req, own_env):
     if req.get("python") != os.path.abspath(sys.executable):
         return "the zygote runs %s, not %s" % (sys.executable, req.get("python"))
+    why = _cannot_take(req.get("attributes") or {})
+    if why:
+        return why
     want, have = _load_time_env(req.get("env") or {}), _load_time_env(own_env)
     if want != have:
         diff = sorted(set(want.items()) ^ set(have.items()))
