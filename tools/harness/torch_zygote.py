@@ -278,7 +278,10 @@ def serve(path):
 
 def _accept(listener, sel, workers, pipe):
     conn, _ = listener.accept()
-    conn.settimeout(10)
+    # the client sends its request as soon as it connects; one that is slower (descheduled on a
+    # loaded machine) is dropped after a second, and execs the worker itself, rather than hold
+    # up the zygote's loop and with it every other worker's reported end
+    conn.settimeout(1)
     try:
         data, fds, _, _ = socket.recv_fds(conn, MAX_REQUEST, 3)
         while not data.endswith(b"\n") and len(data) < MAX_REQUEST:
