@@ -246,23 +246,11 @@ def serve(path):
     print("torch_zygote: serving %s (pid %d)" % (path, os.getpid()), flush=True)
     while not stop:
         for key, _ in sel.select():
-            if key.data == "accept":
-                _accept(listener, sel, workers, (rfd, wfd))
-            elif key.data == "signal":
-                os.read(rfd, 4096)
-                _reap(sel, workers)
-            else:  # a client's connection: closed (its process ended) or nonsense
-                pid = key.data
-                try:
-                    gone = not key.fileobj.recv(1)
-                except OSError:
-                    gone = True
-                if gone and pid in workers:
-                    try:
-                        os.kill(pid, signal.SIGKILL)  # reaped as any other, reported to no one
-                    except ProcessLookupError:
-                        pass
-                    sel.unregister(key.fileobj)
+            try:
+                _event(key, listener, sel, workers, (rfd, wfd))
+            except Exception as e:  # one client's trouble never ends the zygote (CI saw a
+                # client gone before its pid was sent kill it: every later worker then imported)
+                print("torch_zygote: %s: %s" % (type(e).__name__, e), flush=True)
     for pid, conn in workers.items():
         try:
             os.kill(pid, signal.SIGKILL)
@@ -274,6 +262,32 @@ def serve(path):
     ru = resource.getrusage(resource.RUSAGE_CHILDREN)
     print("torch_zygote: %d workers forked, %.0f CPU-s in them"
           % (FORKED, ru.ru_utime + ru.ru_stime), flush=True)
+
+
+def _event(key, listener, sel, workers, pipe):
+    if key.data == "accept":
+        _accept(listener, sel, workers, pipe)
+    elif key.data == "signal":
+        os.read(pipe[0], 4096)
+        _reap(sel, workers)
+    else:  # a client's connection: closed (its process ended) or nonsense
+        pid = key.data
+        try:
+            gone = not key.fileobj.recv(1)
+        except OSError:
+            gone = True
+        if gone:
+            sel.unregister(key.fileobj)
+            if pid in workers:
+                _kill(pid)  # reaped as any other, reported to no one
+
+
+def _kill(pid):
+    import signal
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 def _accept(listener, sel, workers, pipe):
@@ -309,9 +323,13 @@ def _accept(listener, sel, workers, pipe):
         os.close(fd)
     global FORKED
     FORKED += 1
-    conn.sendall(json.dumps({"pid": pid}).encode() + b"\n")
-    conn.settimeout(None)
     workers[pid] = conn
+    try:
+        conn.sendall(json.dumps({"pid": pid}).encode() + b"\n")
+    except OSError:  # the client is gone already (its runner killed it): so goes its worker
+        _kill(pid)
+        return
+    conn.settimeout(None)
     sel.register(conn, selectors.EVENT_READ, pid)
 
 

@@ -166,3 +166,22 @@ def test_worker_takes_the_clients_limits_and_affinity(zygote):
     out = json.loads(r.stdout)
     assert out["torch"], "not forked"
     assert out["fsize"] == 4096 and out["affinity"] == [cpus[-1]], out
+
+
+def test_a_client_gone_at_once_does_not_end_the_zygote(zygote):
+    """A client killed right after its request (a runner's timeout) leaves the zygote serving
+    (CI: its pid reply hit a closed socket, the zygote died and every later worker imported)."""
+    import socket
+    for _ in range(5):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect(zygote["sock"])
+        req = {"argv": [zygote["script"], "sleep", os.devnull], "env": zygote["env"],
+               "cwd": os.getcwd(), "python": os.path.abspath(sys.executable),
+               "attributes": {"rlimits": {}, "affinity": sorted(os.sched_getaffinity(0)),
+                              "umask": 0o022, "nice": os.nice(0)}}
+        with open(os.devnull, "w") as null:
+            socket.send_fds(s, [json.dumps(req).encode() + b"\n"], [null.fileno()] * 3)
+        s.close()
+    time.sleep(0.5)
+    r = client(zygote, ["echo", "0"], stdin="x\n")
+    assert r.returncode == 0 and json.loads(r.stdout)["torch"], r.stderr
