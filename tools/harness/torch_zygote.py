@@ -26,6 +26,11 @@ itself (`python -u SCRIPT ...`), exactly what runs without a zygote:
     count is fixed when libgomp loads, for instance): the names in LOAD_TIME_PREFIXES.
 The worker also takes the client's resource limits, CPU affinity, umask and niceness (RLIMITS,
 _attributes), which a fork would otherwise take from the zygote.
+Known difference: a worker's end reaches the runner through the zygote, a few milliseconds
+after it happened.  When one rank's worker dies by a signal (a gloo abort) and makes a peer's
+worker exit with an error, which of the two a case's Crash names is a race that the exec path
+wins for the first and a loaded machine can turn round here; so the main job, whose waivers of
+gloo's recorded aborts match "died with signal", starts its workers without a zygote.
 Fork safety: the zygote never initialises CUDA, a process group or torch's thread pools, and
 runs one thread (asserted at start), so a child starts as a fresh import would leave it.
 
