@@ -70,6 +70,12 @@ typedef struct shc_family {
      * The runner calls it on each rank; backends other than ref replace it. */
     int (*compute_rank)(const json_t *group, const json_t *test, int64_t rank, json_t **out,
                         shc_err *e);
+    /* Optional, a fast path: the views of ranks [first, first + count) at once, each exactly
+     * compute_rank's, the inputs read once instead of per rank (a 64-rank shard-layout case
+     * parsed its mesh 64 times).  On any error it leaves views NULL and the caller computes
+     * rank by rank, so compute_rank alone words errors.  NULL: compute_rank per rank. */
+    int (*compute_ranks)(const json_t *group, const json_t *test, int64_t first,
+                         int64_t count, json_t **views, shc_err *e);
     /* Ranks a test needs (mesh size); 1 for rank-independent families. */
     int64_t (*world_size)(const json_t *group, const json_t *test);
     /* For people (README's family table and `shardcheck families`): what a

@@ -127,11 +127,11 @@ static const extra_case op_layouts[] = {
  * the rank's own window on its own generator (start 0; the end is the kernel's
  * increment for the local size, so no end_incr). */
 static int op_rank_view(const shc_rng_op *op, const shc_mesh *m, const shc_placements *pl,
-                        const shc_shape *s, int64_t rank, json_t **out, shc_err *e)
+                        const shc_shape *s, int64_t rank, const shc_rng_audit *au,
+                        json_t **out, shc_err *e)
 {
-    shc_rng_audit au;
-    int rc = shc_rng_audit_op(op, m, pl, s, &au, e);
-    if (rc || (rc = shcro_rank_view(m, pl, s, rank, &au, out, e)))
+    int rc = shcro_rank_view(m, pl, s, rank, au, out, e);
+    if (rc)
         return rc;
     if (op->dispatch == SHC_RNGD_UNTRACKED) {
         json_object_set_new(*out, "start_incr", json_string("0"));
@@ -152,11 +152,11 @@ static int device_fill(const shc_rng_device *dev, const json_t *group, const jso
     return shcro_data_device_rank(dev, group, test, rank, view, ref, e);
 }
 
-static int compute_rank(const json_t *group, const json_t *test, int64_t rank, json_t **out,
-                        shc_err *e)
+/* Ranks [first, first + count) of an offsets case: the inputs read and the windows of every
+ * shard audited once (the audit spans all ranks, so rank by rank it was done world times). */
+static int offsets_ranks(const json_t *group, const json_t *test, int64_t first, int64_t count,
+                         json_t **out, shc_err *e)
 {
-    if (json_object_get(group, "op"))
-        return shcro_data_rank(group, test, rank, out, e);
     shc_mesh m;
     shc_placements pl;
     shc_shape s;
@@ -170,12 +170,35 @@ static int compute_rank(const json_t *group, const json_t *test, int64_t rank, j
     op = op ? shc_rng_op_in(op, rel) : NULL;
     if (rc || (rc = shcl_parse_inputs(group, test, &m, &pl, &s, e)))
         return rc;
-    if (op)
-        rc = op_rank_view(op, &m, &pl, &s, rank, out, e);
-    else if ((rc = shc_rng_audit_layout(&m, &pl, &s, &au, e)) == SHC_OK)
-        rc = shcro_rank_view(&m, &pl, &s, rank, &au, out, e);
+    rc = op ? shc_rng_audit_op(op, &m, &pl, &s, &au, e) : shc_rng_audit_layout(&m, &pl, &s, &au, e);
+    for (int64_t i = 0; i < count && !rc; i++)
+        rc = op ? op_rank_view(op, &m, &pl, &s, first + i, &au, &out[i], e)
+                : shcro_rank_view(&m, &pl, &s, first + i, &au, &out[i], e);
+    for (int64_t i = 0; i < count && rc; i++) { /* family.h: an error leaves views NULL */
+        json_decref(out[i]);
+        out[i] = NULL;
+    }
     shc_mesh_free(&m);
     return rc;
+}
+
+static int compute_rank(const json_t *group, const json_t *test, int64_t rank, json_t **out,
+                        shc_err *e)
+{
+    if (json_object_get(group, "op"))
+        return shcro_data_rank(group, test, rank, out, e);
+    *out = NULL;
+    return offsets_ranks(group, test, rank, 1, out, e);
+}
+
+/* Hook compute_ranks: the offsets cases at once; the random-data ones (a group "op") go
+ * rank by rank (an error here sends the runner to compute_rank). */
+static int compute_ranks(const json_t *group, const json_t *test, int64_t first, int64_t count,
+                         json_t **views, shc_err *e)
+{
+    if (json_object_get(group, "op"))
+        return shc_fail(e, SHC_EUNSUPPORTED, "random data: rank by rank");
+    return offsets_ranks(group, test, first, count, views, e);
 }
 
 static int64_t world_size(const json_t *group, const json_t *test) { return shcl_world(group); }
@@ -380,7 +403,7 @@ static int fill(json_t *t, const json_t *group, const shc_rng_op *op, shc_err *e
         rc = shc_rng_audit_layout(&m, &pl, &sh, &au, e);
     }
     for (int64_t r = 0; r < m.size && !rc; r++) {
-        if ((rc = op ? op_rank_view(op, &m, &pl, &sh, r, &v, e)
+        if ((rc = op ? op_rank_view(op, &m, &pl, &sh, r, &au, &v, e)
                      : shcro_rank_view(&m, &pl, &sh, r, &au, &v, e)))
             break;
         json_array_append(lin, json_object_get(v, "shard_linear_index"));
@@ -595,6 +618,10 @@ static int64_t i64_field(const json_t *v, const char *k)
     return json_is_string(x) ? strtoll(json_string_value(x), NULL, 10) : json_integer_value(x);
 }
 
+static int windows_hold(int64_t world, const int64_t *start, const int64_t *numel,
+                        const int64_t *lin, const int64_t *end, bool flagged, char *msg,
+                        size_t n);
+
 /* Runner hook (shc_family.invariants): the post-op generator state is equal on every
  * rank, replicas draw alike, distinct shards draw from disjoint Philox windows unless
  * the case carries a finding flag.  1 when they hold, else 0 with msg. */
@@ -607,23 +634,42 @@ static int invariants(const json_t *group, const json_t *test, int64_t world,
     bool flagged = shc_test_has_flag(test, "OffsetOverlap") ||
                    shc_test_has_flag(test, "OffsetSameStart") ||
                    shc_test_has_flag(test, "OffsetOverrun");
+    /* each rank's fields read once: the pairs below read them world times */
+    int64_t *f = malloc(4 * sizeof *f * (size_t)(world ? world : 1));
+    if (!f) {
+        snprintf(msg, n, "invariants: out of memory for %lld ranks", (long long)world);
+        return 0;
+    }
+    int64_t *start = f, *numel = f + world, *lin = f + 2 * world, *end = f + 3 * world;
+    for (int64_t r = 0; r < world; r++) {
+        start[r] = i64_field(v[r], "start_incr");
+        numel[r] = i64_field(v[r], "local_numel");
+        lin[r] = i64_field(v[r], "shard_linear_index");
+        end[r] = i64_field(v[r], "end_incr");
+    }
+    int ok = windows_hold(world, start, numel, lin, end, flagged, msg, n);
+    free(f);
+    return ok;
+}
+
+/* The invariants on each rank's fields (invariants). */
+static int windows_hold(int64_t world, const int64_t *start, const int64_t *numel,
+                        const int64_t *lin, const int64_t *end, bool flagged, char *msg,
+                        size_t n)
+{
     for (int64_t a = 0; a < world; a++) {
-        if (i64_field(v[a], "end_incr") != i64_field(v[0], "end_incr")) {
+        if (end[a] != end[0]) {
             snprintf(msg, n, "RNG state differs after the op: rank %lld ends at +%lld, rank 0 at "
-                     "+%lld", (long long)a, (long long)i64_field(v[a], "end_incr"),
-                     (long long)i64_field(v[0], "end_incr"));
+                     "+%lld", (long long)a, (long long)end[a], (long long)end[0]);
             return 0;
         }
         for (int64_t b = 0; b < a; b++) {
-            int64_t sa = i64_field(v[a], "start_incr"), sb = i64_field(v[b], "start_incr");
-            int64_t la = i64_field(v[a], "local_numel"), lb = i64_field(v[b], "local_numel");
-            bool same = i64_field(v[a], "shard_linear_index") ==
-                        i64_field(v[b], "shard_linear_index");
+            int64_t sa = start[a], sb = start[b], la = numel[a], lb = numel[b];
+            bool same = lin[a] == lin[b];
             if (same && (sa != sb || la != lb)) {
                 snprintf(msg, n, "replicas draw differently: ranks %lld and %lld hold shard "
                          "%lld but start at +%lld and +%lld", (long long)b, (long long)a,
-                         (long long)i64_field(v[a], "shard_linear_index"), (long long)sb,
-                         (long long)sa);
+                         (long long)lin[a], (long long)sb, (long long)sa);
                 return 0;
             }
             if (!same && la > 0 && lb > 0 && sa < sb + lb && sb < sa + la && !flagged) {
@@ -690,6 +736,7 @@ const shc_family shc_family_rng_offsets = {
     .summary = "per-rank start/end Philox offset increments of OffsetBasedRNGTracker, with audit findings",
     .generate = generate,
     .compute_rank = compute_rank,
+    .compute_ranks = compute_ranks,
     .world_size = world_size,
     .gives = "per rank: shard linear index, start/end offset increments, audit findings; per random op (`shardcheck ops`): tracked, untracked or torch's rejection",
     .oracle = "torch 2.13 `OffsetBasedRNGTracker` and DTensor dispatcher on a fake process group (harness)",

@@ -174,6 +174,26 @@ static int compute_rank(const json_t *group, const json_t *test, int64_t rank, j
     return rc;
 }
 
+static int compute_ranks(const json_t *group, const json_t *test, int64_t first, int64_t count,
+                         json_t **views, shc_err *e)
+{
+    shc_mesh m;
+    shc_placements pl;
+    shc_shape s;
+    int rc = shcl_parse_inputs(group, test, &m, &pl, &s, e);
+    if (rc)
+        return rc;
+    bool strided = has_strided(&pl);
+    for (int64_t i = 0; i < count && !rc; i++)
+        rc = rank_values(&m, &pl, &s, first + i, strided, &views[i], e);
+    for (int64_t i = 0; i < count && rc; i++) { /* family.h: an error leaves views NULL */
+        json_decref(views[i]);
+        views[i] = NULL;
+    }
+    shc_mesh_free(&m);
+    return rc;
+}
+
 static int64_t world_size(const json_t *group, const json_t *test) { return shcl_world(group); }
 
 /* ---- generating ---- */
@@ -601,6 +621,7 @@ const shc_family shc_family_shard_layout = {
                "(torch 2.13 compute_local_shape_and_global_offset)",
     .generate = generate,
     .compute_rank = compute_rank,
+    .compute_ranks = compute_ranks,
     .world_size = world_size,
     .gives = "per rank: local shape, global offset, `_StridedShard` index lists",
     .oracle = "torch 2.13 `_compute_local_shape_and_global_offset` (harness)",

@@ -61,6 +61,12 @@ typedef struct run_backend {
     /* Under mpirun a process may spend the case limit on each case of a chunk, alone (its
      * own worker's timeouts, which rank 0 does not share): rank 0 waits that long (worker). */
     bool chunk_waits_per_case;
+    /* Its forked workers run only shardcheck's own code (ref, local): a worker that computed
+     * every rank of a case checks the views itself (run_check) and sends back the verdict,
+     * not every view for the runner to parse and check (two thirds of `run --backend ref`'s
+     * CPU, issue 36 item 1).  A plugin's or a worker command's views are always checked in
+     * the runner: code under test shares no address space with the golden answers. */
+    bool checks_in_worker;
     void *state;               /* its own state (run_opts.be_state): a static object in its
                                 * file, zeroed (one backend per process; a worker forks a copy) */
     /* The argument of its spelling (spec as given) into its state; NULL: none. */
@@ -227,7 +233,21 @@ typedef struct run_outcome {
     char msg[768];
     int64_t world, first, count;
     json_t **views;
+    bool checked;      /* status is run_check's verdict, given by the worker (views then only
+                        * where run_outcome_keeps_views says the runner needs them) */
+    char comment[160]; /* a checked case's golden comment (the runner need not parse it) */
 } run_outcome;
+
+/* world < 0 in an outcome handed to run_views_chunk: the worker finds the world and whether
+ * the case can run here (run_case_supported) itself, so the runner parses no passing test. */
+#define RUN_WORLD_UNKNOWN (-1)
+/* Whether a case can run here, a mesh of at most cap ranks (the job's size, or --max-ranks in
+ * one process): oc->world set, and when not, NotSupported with the reason. */
+void run_case_supported(const run_opts *o, const shc_family *f, const json_t *group,
+                        const json_t *test, int64_t cap, run_outcome *oc);
+
+/* Largest world whose views a failing case keeps in --json (explain --candidate shows them). */
+#define RUN_KEEP_VIEWS 64
 
 /* Free an outcome's views. */
 void run_outcome_clear(run_outcome *oc);
@@ -244,6 +264,9 @@ run_status run_check(const run_opts *o, const shc_family *f, const json_t *group
                      const json_t *test, int64_t world, json_t *const *views, char *msg,
                      size_t n);
 
+/* Whether the runner needs a checked case's views: --views writes every computed case's, and
+ * --json keeps a failing case's up to RUN_KEEP_VIEWS ranks (explain --candidate). */
+bool run_outcome_keeps_views(const run_opts *o, run_status checked, int64_t world);
 /* An outcome as one line of text (worker -> parent, rank -> rank 0), and back. */
 char *run_outcome_dump(const run_outcome *oc);
 int run_outcome_load(const json_t *j, run_outcome *oc);

@@ -9,6 +9,7 @@
  * are tested for real.  Tested by conformance/tests/run_faults.sh.
  */
 #include "config.h"
+#include <assert.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <poll.h>
@@ -83,8 +84,13 @@ char *run_outcome_dump(const run_outcome *oc)
     json_t *a = json_array();
     for (int64_t i = 0; oc->views && i < oc->count; i++)
         json_array_append(a, oc->views[i] ? oc->views[i] : json_null());
-    json_t *o = json_pack("{s:i, s:s, s:I, s:o}", "status", (int)oc->status, "msg", oc->msg,
-                          "first", (json_int_t)oc->first, "views", a);
+    json_t *o = json_pack("{s:i, s:s, s:I, s:I, s:o}", "status", (int)oc->status, "msg",
+                          oc->msg, "first", (json_int_t)oc->first, "world",
+                          (json_int_t)oc->world, "views", a);
+    if (o && oc->checked) {
+        json_object_set_new(o, "checked", json_true());
+        json_object_set_new(o, "comment", json_string(oc->comment));
+    }
     char *text = json_dumps(o, JSON_COMPACT);
     json_decref(o);
     return text;
@@ -98,6 +104,12 @@ int run_outcome_load(const json_t *j, run_outcome *oc)
     oc->status = (run_status)json_integer_value(json_object_get(j, "status"));
     snprintf(oc->msg, sizeof oc->msg, "%s", json_string_value(json_object_get(j, "msg")) ?: "");
     oc->first = json_integer_value(json_object_get(j, "first"));
+    oc->checked = json_is_true(json_object_get(j, "checked"));
+    if (oc->checked) { /* the worker found the world (RUN_WORLD_UNKNOWN) */
+        oc->world = json_integer_value(json_object_get(j, "world"));
+        snprintf(oc->comment, sizeof oc->comment, "%s",
+                 json_string_value(json_object_get(j, "comment")) ?: "");
+    }
     oc->count = (int64_t)json_array_size(a);
     oc->views = calloc((size_t)(oc->count ? oc->count : 1), sizeof *oc->views);
     for (int64_t i = 0; oc->views && i < oc->count; i++) {
@@ -115,6 +127,9 @@ static json_t *error_view(const char *m) { return json_pack("{s:s}", "error", m)
 static run_status ref_views(const shc_family *f, const json_t *group, const json_t *test,
                             int64_t first, int64_t count, json_t **views, char *msg, size_t n)
 {
+    shc_err fast = {0}; /* an error of the fast path is worded by compute_rank below */
+    if (f->compute_ranks && !f->compute_ranks(group, test, first, count, views, &fast))
+        return RUN_PASS;
     for (int64_t i = 0; i < count; i++) {
         shc_err e = {0};
         json_t *v = NULL;
@@ -188,14 +203,14 @@ static const char *const ref_spellings[] = {"ref", NULL};
 const run_backend run_backend_ref = {
     .name = "ref", .spellings = ref_spellings, .usage = "ref",
     .help = "the reference, every rank in one process", .procs = RUN_IN_PROCESS,
-    .ranks_per_process = 1, .max_ranks = 1024,
+    .ranks_per_process = 1, .max_ranks = 1024, .checks_in_worker = true,
 };
 
 static const char *const local_spellings[] = {"local", NULL};
 const run_backend run_backend_local = {
     .name = "local", .spellings = local_spellings, .usage = "local",
     .help = "simulated ranks with real collectives, in one process", .procs = RUN_IN_PROCESS,
-    .ranks_per_process = 1, .max_ranks = 64, .views = local_views,
+    .ranks_per_process = 1, .max_ranks = 64, .views = local_views, .checks_in_worker = true,
 };
 
 /* ---- the worker ---- */
@@ -214,6 +229,71 @@ static void block_of(const run_opts *o, int64_t proc, run_outcome *oc)
     oc->count = oc->world;
     if (proc >= 0)
         shc_comm_host_block(oc->world, proc, o->nprocs, &oc->first, &oc->count);
+}
+
+void run_case_supported(const run_opts *o, const shc_family *f, const json_t *group,
+                        const json_t *test, int64_t cap, run_outcome *oc)
+{
+    oc->world = f->world_size(group, test);
+    if (o->be->whole_world && oc->world != cap) {
+        oc->status = RUN_NOTSUPPORTED;
+        snprintf(oc->msg, sizeof oc->msg, "the mesh has %lld ranks, the %s job %lld (%s)",
+                 (long long)oc->world, o->be->name, (long long)cap,
+                 o->be->whole_world_why ? o->be->whole_world_why : "no hosting");
+    } else if (oc->world > cap) {
+        oc->status = RUN_NOTSUPPORTED;
+        snprintf(oc->msg, sizeof oc->msg, "needs %lld ranks, the %s has %lld",
+                 (long long)oc->world, o->mpi_job ? "mpirun job" : "backend (--max-ranks)",
+                 (long long)cap);
+    }
+}
+
+bool run_outcome_keeps_views(const run_opts *o, run_status checked, int64_t world)
+{
+    return o->views_path || (checked == RUN_FAIL && o->json && world <= RUN_KEEP_VIEWS);
+}
+
+/* A trusted worker's verdict on the case it computed whole (run_backend.checks_in_worker):
+ * the views go only where the runner needs them (run_outcome_keeps_views). */
+static void check_in_worker(const run_opts *o, const shc_family *f, const json_t *group,
+                            const json_t *test, run_outcome *oc)
+{
+    assert(oc->first == 0 && oc->count == oc->world);
+    oc->checked = true;
+    snprintf(oc->comment, sizeof oc->comment, "%s",
+             json_string_value(json_object_get(test, "comment")) ?: "");
+    if (oc->status != RUN_PASS)
+        return; /* computing failed: the runner reports that, as when it checks */
+    bool whole = true;
+    for (int64_t r = 0; r < oc->world; r++)
+        whole = whole && oc->views[r];
+    oc->msg[0] = '\0';
+    oc->status = whole ? run_check(o, f, group, test, oc->world, oc->views, oc->msg,
+                                   sizeof oc->msg)
+                       : RUN_INTERNAL;
+    if (!whole)
+        snprintf(oc->msg, sizeof oc->msg, "a rank computed no view");
+    if (!run_outcome_keeps_views(o, oc->status, oc->world))
+        run_outcome_clear(oc), oc->count = 0;
+}
+
+/* A case whose world the runner left to the worker (RUN_WORLD_UNKNOWN, one process): true
+ * when it runs here; else its NotSupported line is sent. */
+static bool unknown_world(const run_opts *o, const shc_family *f, const json_t *group,
+                          const json_t *test, run_outcome *oc, FILE *fp)
+{
+    assert(o->be->checks_in_worker && !o->mpi_job);
+    run_case_supported(o, f, group, test, o->max_ranks, oc);
+    if (oc->status != RUN_NOTSUPPORTED)
+        return true;
+    oc->checked = true;
+    snprintf(oc->comment, sizeof oc->comment, "%s",
+             json_string_value(json_object_get(test, "comment")) ?: "");
+    char *text = run_outcome_dump(oc);
+    if (!text || fputs(text, fp) < 0 || fputc('\n', fp) < 0 || fflush(fp))
+        shc_child_exit(3);
+    free(text);
+    return false;
 }
 
 /* Worker: one outcome line per test from position k on. */
@@ -241,12 +321,17 @@ static void chunk_child(const run_opts *o, const shc_family *f, const shc_golden
             fflush(fp);
             continue;
         }
+        const json_t *group = shc_golden_group(g, idx[k]), *test = shc_golden_test(g, idx[k]);
         run_outcome oc = {.world = out[k].world};
+        if (oc.world == RUN_WORLD_UNKNOWN && !unknown_world(o, f, group, test, &oc, fp))
+            continue;
         block_of(o, proc, &oc);
         oc.views = calloc((size_t)oc.count, sizeof *oc.views);
-        oc.status = oc.views ? compute_views(o, f, shc_golden_group(g, idx[k]), shc_golden_test(g, idx[k]), oc.world,
-                                             oc.first, oc.count, oc.views, oc.msg, sizeof oc.msg)
+        oc.status = oc.views ? compute_views(o, f, group, test, oc.world, oc.first, oc.count,
+                                             oc.views, oc.msg, sizeof oc.msg)
                              : RUN_INTERNAL;
+        if (o->be->checks_in_worker && proc < 0)
+            check_in_worker(o, f, group, test, &oc);
         char *text = run_outcome_dump(&oc);
         if (!text || fputs(text, fp) < 0 || fputc('\n', fp) < 0 || fflush(fp))
             shc_child_exit(3);
@@ -297,6 +382,11 @@ static bool read_lines(const run_opts *o, int fd, int64_t n, int64_t *k, run_out
         }
         len -= (size_t)(start - buf);
         memmove(buf, start, len);
+        /* a worker answers a case in tens of microseconds: woken for each line, runner and
+         * worker spent more system time switching than computing (28,000 polls and reads
+         * for shard-layout); a millisecond's pause lets the lines gather in the pipe */
+        if (r < 16384)
+            nanosleep(&(struct timespec){0, 1000000}, NULL);
     }
     free(buf);
     return timed_out;
@@ -333,6 +423,8 @@ void run_views_chunk(const run_opts *o, const shc_family *f, const shc_golden *g
         if (k >= n)
             break;
         run_outcome *oc = &out[k++];  /* the test the worker was on */
+        if (oc->world == RUN_WORLD_UNKNOWN)
+            oc->world = f->world_size(shc_golden_group(g, idx[k - 1]), shc_golden_test(g, idx[k - 1]));
         run_outcome blk = {.world = oc->world};
         block_of(o, proc, &blk);
         int64_t a = blk.first, b = blk.first + blk.count - 1;

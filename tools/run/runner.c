@@ -83,8 +83,6 @@ static void emit_whole(const run_opts *o, const char *family, run_status st, con
 #define CHUNK_ONE_PROCESS 2048
 /* Text: Fail lines listed after the groups (the rest are counted; --verbose lists all). */
 #define RUN_FAIL_LINES 50
-/* Largest world whose views a failing case keeps in --json (explain --candidate shows them). */
-#define RUN_KEEP_VIEWS 64
 
 /* Whether processes host several mesh ranks.  SHARDCHECK_HOSTING=0 is the runner as it was
  * before (a case whose mesh has more ranks than the job is NotSupported), for
@@ -127,24 +125,18 @@ static int64_t world_cap(const run_opts *o)
 }
 
 /* The cases of a chunk that cannot run here are NotSupported, with the reason; the largest
- * world that does run is kept for the idle note. */
+ * world that does run is kept for the idle note.  A worker that checks what it computes
+ * decides this itself (RUN_WORLD_UNKNOWN): then the runner parses no test that passes. */
 static void mark_unsupported(run_opts *o, const shc_family *f, const shc_golden *g,
                              const int64_t *idx, int64_t n, int64_t cap, run_outcome *out)
 {
+    bool in_worker = o->be->checks_in_worker && !o->mpi_job && !o->be->job_outcomes;
     for (int64_t k = 0; k < n; k++) {
-        run_outcome *oc = &out[k];
-        oc->world = f->world_size(shc_golden_group(g, idx[k]), shc_golden_test(g, idx[k]));
-        if (o->be->whole_world && oc->world != cap) {
-            oc->status = RUN_NOTSUPPORTED;
-            snprintf(oc->msg, sizeof oc->msg, "the mesh has %lld ranks, the %s job %lld (%s)",
-                     (long long)oc->world, o->be->name, (long long)cap,
-                     o->be->whole_world_why ? o->be->whole_world_why : "no hosting");
-        } else if (oc->world > cap) {
-            oc->status = RUN_NOTSUPPORTED;
-            snprintf(oc->msg, sizeof oc->msg, "needs %lld ranks, the %s has %lld",
-                     (long long)oc->world,
-                     o->mpi_job ? "mpirun job" : "backend (--max-ranks)", (long long)cap);
-        }
+        if (in_worker)
+            out[k].world = RUN_WORLD_UNKNOWN;
+        else
+            run_case_supported(o, f, shc_golden_group(g, idx[k]), shc_golden_test(g, idx[k]),
+                               cap, &out[k]);
     }
     for (int64_t k = 0; k < n; k++)
         if (out[k].status != RUN_NOTSUPPORTED && out[k].world > o->max_world)
@@ -173,20 +165,27 @@ static void compute_chunk(run_opts *o, const shc_family *f, const shc_golden *g,
     (void)seq;
 }
 
-/* One case's outcome checked (rank 0) and reported; its views are freed. */
-static void finish_case(const run_opts *o, const shc_family *f, const json_t *group,
-                        const json_t *test, run_outcome *oc, double seconds)
+/* One case's outcome checked (rank 0) and reported; its views are freed.  Test i is parsed
+ * only where it is needed: to check the views here, or to report a case that did not pass. */
+static void finish_case(const run_opts *o, const shc_family *f, const shc_golden *g, int64_t i,
+                        run_outcome *oc, double seconds)
 {
     run_result res, *r = &res;
     memset(r, 0, sizeof *r);
+    bool parse = !oc->checked || oc->status != RUN_PASS;
+    const json_t *group = parse ? shc_golden_group(g, i) : NULL;
+    const json_t *test = parse ? shc_golden_test(g, i) : NULL;
     r->family = f->name;
-    r->tcid = json_integer_value(json_object_get(test, "tcId"));
+    r->tcid = g->tcids[i];
     snprintf(r->comment, sizeof r->comment, "%s",
-             json_string_value(json_object_get(test, "comment")) ?: "");
+             oc->checked ? oc->comment : json_string_value(json_object_get(test, "comment")) ?: "");
     r->status = oc->status;
     r->seconds = seconds;
     snprintf(r->msg, sizeof r->msg, "%s", oc->msg);
-    if (r->status == RUN_PASS && printer(o)) {
+    if (oc->checked) { /* the worker's verdict (run_backend.checks_in_worker) */
+        if (oc->views && oc->count == oc->world && o->views_path)
+            write_views(o, f, r->tcid, oc);
+    } else if (r->status == RUN_PASS && printer(o)) {
         if (!oc->views || oc->count != oc->world) {
             r->status = RUN_INTERNAL;
             snprintf(r->msg, sizeof r->msg, "%lld views for %lld ranks",
@@ -206,6 +205,7 @@ static void finish_case(const run_opts *o, const shc_family *f, const json_t *gr
     run_outcome_clear(oc);
     emit(o, r, group, test, views);
     json_decref(views);
+    shc_golden_test_done(g, i); /* one chunk's trees at a time, not the family's */
 }
 
 static void run_chunk(run_opts *o, const shc_family *f, const shc_golden *g, const int64_t *idx,
@@ -221,7 +221,7 @@ static void run_chunk(run_opts *o, const shc_family *f, const shc_golden *g, con
     compute_chunk(o, f, g, idx, n, seq, out);
     double each = (now_s() - t0) / (double)n;
     for (int64_t k = 0; k < n; k++)
-        finish_case(o, f, shc_golden_group(g, idx[k]), shc_golden_test(g, idx[k]), &out[k], each);
+        finish_case(o, f, g, idx[k], &out[k], each);
     free(out);
 }
 
