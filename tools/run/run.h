@@ -236,6 +236,8 @@ typedef struct run_outcome {
     bool checked;      /* status is run_check's verdict, given by the worker (views then only
                         * where run_outcome_keeps_views says the runner needs them) */
     char comment[160]; /* a checked case's golden comment (the runner need not parse it) */
+    char *raw;         /* under mpirun, a rank other than 0: the worker's line as it came,
+                        * forwarded to rank 0 unparsed (views are parsed once, there) */
 } run_outcome;
 
 /* world < 0 in an outcome handed to run_views_chunk: the worker finds the world and whether

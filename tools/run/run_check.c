@@ -77,6 +77,8 @@ void run_outcome_clear(run_outcome *oc)
         json_decref(oc->views[i]);
     free(oc->views);
     oc->views = NULL;
+    free(oc->raw);
+    oc->raw = NULL;
 }
 
 char *run_outcome_dump(const run_outcome *oc)
@@ -341,6 +343,9 @@ static void chunk_child(const run_opts *o, const shc_family *f, const shc_golden
     shc_child_exit(fclose(fp) ? 3 : 0);
 }
 
+/* Under mpirun a rank other than 0 only passes its outcomes on: rank 0 parses them. */
+static bool forward_raw(const run_opts *o) { return o->mpi_job && o->rank != 0; }
+
 /* Read lines from fd into out[*k..] until EOF or a test exceeds the limit. */
 static bool read_lines(const run_opts *o, int fd, int64_t n, int64_t *k, run_outcome *out)
 {
@@ -367,7 +372,12 @@ static bool read_lines(const run_opts *o, int fd, int64_t n, int64_t *k, run_out
         char *nl, *start = buf;
         while (*k < n && (nl = memchr(start, '\n', len - (size_t)(start - buf)))) {
             *nl = '\0';
-            if (out[*k].status != RUN_NOTSUPPORTED) {
+            if (out[*k].status != RUN_NOTSUPPORTED && forward_raw(o)) {
+                if (!(out[*k].raw = strdup(start))) {
+                    out[*k].status = RUN_INTERNAL;
+                    snprintf(out[*k].msg, sizeof out[*k].msg, "out of memory");
+                }
+            } else if (out[*k].status != RUN_NOTSUPPORTED) {
                 json_error_t je;
                 json_t *j = json_loads(start, 0, &je);
                 if (!j || run_outcome_load(j, &out[*k])) {

@@ -446,8 +446,45 @@ static void hosted_who(char *msg, size_t n, int64_t p, int64_t first, int64_t co
                  (long long)(first + count - 1), what);
 }
 
-/* Rank 0: one chunk message from src, or NULL after the deadline. */
-static json_t *receive(run_opts *o, int64_t src, int tag, double deadline)
+/* A rank other than 0: its chunk's outcomes to rank 0, one line each ("null": none), the
+ * worker's own line where it sent one (run_outcome.raw), else the outcome dumped. */
+static void send_outcomes(run_outcome *mine, int64_t n, int tag)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    for (int64_t k = 0; m && k < n; k++) {
+        char *t = mine[k].raw || (mine[k].status == RUN_NOTSUPPORTED && !mine[k].views)
+                      ? NULL : run_outcome_dump(&mine[k]);
+        fputs(mine[k].raw ? mine[k].raw : t ? t : "null", m);
+        fputc('\n', m);
+        free(t);
+        run_outcome_clear(&mine[k]);
+    }
+    if (!m || fclose(m)) { /* rank 0 reads no outcome: each case says so (InternalError) */
+        free(text);
+        text = strdup("");
+        len = 0;
+    }
+    MPI_Send(text ? text : "", text ? (int)len + 1 : 1, MPI_CHAR, 0, tag, MPI_COMM_WORLD);
+    free(text);
+}
+
+/* Rank 0: line k of a chunk message (send_outcomes) parsed, or NULL: none or unreadable. */
+static json_t *outcome_line(char **cur)
+{
+    if (!*cur || !**cur)
+        return NULL;
+    char *nl = strchr(*cur, '\n'), *line = *cur;
+    if (nl)
+        *nl = '\0';
+    *cur = nl ? nl + 1 : line + strlen(line);
+    json_error_t je;
+    return json_loads(line, 0, &je);
+}
+
+/* Rank 0: one chunk message from src (its bytes, NUL-ended), or NULL after the deadline. */
+static char *receive(run_opts *o, int64_t src, int tag, double deadline)
 {
     int flag = 0;
     MPI_Status st;
@@ -473,10 +510,7 @@ static json_t *receive(run_opts *o, int64_t src, int tag, double deadline)
         return NULL;
     MPI_Recv(buf, len, MPI_CHAR, (int)src, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     buf[len] = '\0';
-    json_error_t je;
-    json_t *j = json_loads(buf, 0, &je);
-    free(buf);
-    return j;
+    return buf;
 }
 
 /* Rank 0: fold one process's outcome (its hosted block) for one test into the combined
@@ -537,18 +571,7 @@ void run_mpi_chunk(run_opts *o, const shc_family *f, const shc_golden *g, const 
     }
     int tag = (int)(seq % 30000);
     if (o->rank != 0) {
-        json_t *a = json_array();
-        for (int64_t k = 0; k < n; k++) {
-            char *t = mine[k].status == RUN_NOTSUPPORTED && !mine[k].views ? NULL
-                                                                          : run_outcome_dump(&mine[k]);
-            json_array_append_new(a, t ? json_string(t) : json_null());
-            free(t);
-            run_outcome_clear(&mine[k]);
-        }
-        char *text = json_dumps(a, JSON_COMPACT);
-        MPI_Send(text, (int)strlen(text) + 1, MPI_CHAR, 0, tag, MPI_COMM_WORLD);
-        free(text);
-        json_decref(a);
+        send_outcomes(mine, n, tag);
         free(mine);
         return;
     }
@@ -566,7 +589,7 @@ void run_mpi_chunk(run_opts *o, const shc_family *f, const shc_golden *g, const 
                       o->timeout_s * (o->be->chunk_waits_per_case ? (double)n : 1.0) + 10;
     for (int64_t r = 1; r < o->nprocs; r++) {
         int was_lost = o->lost;
-        json_t *a = receive(o, r, tag, deadline);
+        char *a = receive(o, r, tag, deadline), *cur = a;
         /* name its first case missed (or the chunk's first, when it had none to answer) */
         if (!was_lost && o->lost) {
             int64_t k = 0;
@@ -575,14 +598,14 @@ void run_mpi_chunk(run_opts *o, const shc_family *f, const shc_golden *g, const 
             o->lost_tc = g->tcids[idx[k < n ? k : 0]];
         }
         for (int64_t k = 0; k < n; k++) {
-            if (out[k].status == RUN_NOTSUPPORTED || r >= out[k].world)
+            json_t *j = outcome_line(&cur); /* line k, read whether or not it is used */
+            if (out[k].status == RUN_NOTSUPPORTED || r >= out[k].world) {
+                json_decref(j);
                 continue;
+            }
             int64_t first, count;
             shc_comm_host_block(out[k].world, r, o->nprocs, &first, &count);
             run_outcome part = {0};
-            json_error_t je;
-            const char *t = json_string_value(json_array_get(a, (size_t)k));
-            json_t *j = t ? json_loads(t, 0, &je) : NULL;
             if (!j || run_outcome_load(j, &part)) {
                 part.status = a ? RUN_INTERNAL : RUN_TIMEOUT;
                 hosted_who(part.msg, sizeof part.msg, r, first, count,
@@ -597,7 +620,7 @@ void run_mpi_chunk(run_opts *o, const shc_family *f, const shc_golden *g, const 
             run_outcome_clear(&part);
             json_decref(j);
         }
-        json_decref(a);
+        free(a);
     }
     free(mine);
 }
