@@ -160,7 +160,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     shc_plugin p = {.dl = NULL, .be = &fuzz_backend, .path = "fuzz"};
     for (int64_t i = 0; f && f->world_size && i < g.ntests && i < FUZZ_MAX_TESTS; i++) {
         const json_t *group = g.groups[i], *test = g.tests[i];
-        int64_t world = f->world_size(group, test);
+        int64_t world = f->world_size(group);
         if (world < 1 || world > FUZZ_MAX_RANKS)
             continue;
         json_t *views[FUZZ_MAX_RANKS] = {NULL};

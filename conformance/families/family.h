@@ -76,8 +76,10 @@ typedef struct shc_family {
      * rank by rank, so compute_rank alone words errors.  NULL: compute_rank per rank. */
     int (*compute_ranks)(const json_t *group, const json_t *test, int64_t first,
                          int64_t count, json_t **views, shc_err *e);
-    /* Ranks a test needs (mesh size); 1 for rank-independent families. */
-    int64_t (*world_size)(const json_t *group, const json_t *test);
+    /* Ranks a test of this group needs (mesh size); 1 for rank-independent families.  From
+     * the group alone: the runner asks it of every case before parsing any test, and a
+     * process that hosts none of a case's ranks never parses that test. */
+    int64_t (*world_size)(const json_t *group);
     /* For people (README's family table and `shardcheck families`): what a
      * case gives, and which independent implementation cross-checks it. */
     const char *gives;

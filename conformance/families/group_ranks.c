@@ -232,7 +232,7 @@ static int compute_rank(const json_t *group, const json_t *test, int64_t rank, j
     return rc;
 }
 
-static int64_t world_size(const json_t *group, const json_t *test) { return shcl_world(group); }
+static int64_t world_size(const json_t *group) { return shcl_world(group); }
 
 /* ---- generating ---- */
 

@@ -77,7 +77,7 @@ static int compute_rank(const json_t *group, const json_t *test, int64_t rank, j
     return compute(group, test, out, e);
 }
 
-static int64_t world_size(const json_t *group, const json_t *test) { return 1; }
+static int64_t world_size(const json_t *group) { return 1; }
 
 static int generate(shc_gw *w, shc_err *e)
 {

@@ -156,7 +156,7 @@ static int compute_rank(const json_t *group, const json_t *test, int64_t rank, j
     return SHC_OK;
 }
 
-static int64_t world_size(const json_t *group, const json_t *test)
+static int64_t world_size(const json_t *group)
 {
     int64_t n = 1;
     const json_t *m = json_object_get(group, "mesh");

@@ -201,7 +201,7 @@ static int compute_ranks(const json_t *group, const json_t *test, int64_t first,
     return offsets_ranks(group, test, first, count, views, e);
 }
 
-static int64_t world_size(const json_t *group, const json_t *test) { return shcl_world(group); }
+static int64_t world_size(const json_t *group) { return shcl_world(group); }
 
 /* ---- generating ---- */
 

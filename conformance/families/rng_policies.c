@@ -167,7 +167,7 @@ static int compute_rank(const json_t *group, const json_t *test, int64_t rank, j
     return rc == SHC_EUNSUPPORTED ? (e->code = SHC_EINVAL) : rc;
 }
 
-static int64_t world_size(const json_t *group, const json_t *test) { return shcl_world(group); }
+static int64_t world_size(const json_t *group) { return shcl_world(group); }
 
 static void declare_notes(shc_gw *w)
 {

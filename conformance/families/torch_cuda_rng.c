@@ -306,7 +306,7 @@ static int device_fill(const shc_rng_device *dev, const json_t *group, const jso
     return rc;
 }
 
-static int64_t world_size(const json_t *group, const json_t *test) { return 1; }
+static int64_t world_size(const json_t *group) { return 1; }
 
 /* The op row a case models: the API the harness adapter must call (issue 14).
  * Rejected dropout cases model torch.nn.functional.dropout, whose Python check

@@ -63,7 +63,7 @@ START_TEST(every_case_on_the_emulated_device)
     int64_t compared = 0;
     for (int64_t i = 0; i < G.ntests; i++) {
         const json_t *group = G.groups[i], *test = G.tests[i];
-        int64_t world = f->world_size(group, test), tc = json_integer_value(json_object_get(test, "tcId"));
+        int64_t world = f->world_size(group), tc = json_integer_value(json_object_get(test, "tcId"));
         json_t **host = calloc((size_t)world, sizeof *host), **dev = calloc((size_t)world, sizeof *dev);
         EXPECT(host && dev, "oom");
         EXPECT(!f->exec.simulated(group, test, world, host, &e), "tc %lld host: %s", (long long)tc, e.msg);

@@ -117,7 +117,7 @@ static int count_cases(const char *dir, const char *golden, const cert_row *r,
     memset(c, 0, sizeof *c);
     for (int64_t i = 0; !rc && i < g.ntests; i++) {
         const json_t *t = shc_golden_test(&g, i);
-        bool reach = !f->world_size || in_reach(r, f->world_size(shc_golden_group(&g, i), t));
+        bool reach = !f->world_size || in_reach(r, f->world_size(shc_golden_group(&g, i)));
         if (shc_claim_requires(f, t)) {
             c->out_of_reach += !reach;
             c->req += reach;

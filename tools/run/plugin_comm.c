@@ -733,7 +733,7 @@ run_status plugin_comm_view(const plugin_seam *s, const shc_backend_comm *vendor
     shc_err e = {0};
     if (declined(s, f, msg, n))
         return RUN_NOTSUPPORTED;
-    int64_t world = f->world_size(group, test);
+    int64_t world = f->world_size(group);
     shc_case_v2 *c = s->case_new(f->name, plugin_comm_release(o), group, test, world, &e);
     mpi_rank *m = c ? calloc(1, sizeof *m) : NULL;
     if (!m) {

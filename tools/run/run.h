@@ -246,7 +246,7 @@ typedef struct run_outcome {
 /* Whether a case can run here, a mesh of at most cap ranks (the job's size, or --max-ranks in
  * one process): oc->world set, and when not, NotSupported with the reason. */
 void run_case_supported(const run_opts *o, const shc_family *f, const json_t *group,
-                        const json_t *test, int64_t cap, run_outcome *oc);
+                        int64_t cap, run_outcome *oc);
 
 /* Largest world whose views a failing case keeps in --json (explain --candidate shows them). */
 #define RUN_KEEP_VIEWS 64

@@ -234,9 +234,9 @@ static void block_of(const run_opts *o, int64_t proc, run_outcome *oc)
 }
 
 void run_case_supported(const run_opts *o, const shc_family *f, const json_t *group,
-                        const json_t *test, int64_t cap, run_outcome *oc)
+                        int64_t cap, run_outcome *oc)
 {
-    oc->world = f->world_size(group, test);
+    oc->world = f->world_size(group);
     if (o->be->whole_world && oc->world != cap) {
         oc->status = RUN_NOTSUPPORTED;
         snprintf(oc->msg, sizeof oc->msg, "the mesh has %lld ranks, the %s job %lld (%s)",
@@ -285,7 +285,7 @@ static bool unknown_world(const run_opts *o, const shc_family *f, const json_t *
                           const json_t *test, run_outcome *oc, FILE *fp)
 {
     assert(o->be->checks_in_worker && !o->mpi_job);
-    run_case_supported(o, f, group, test, o->max_ranks, oc);
+    run_case_supported(o, f, group, o->max_ranks, oc);
     if (oc->status != RUN_NOTSUPPORTED)
         return true;
     oc->checked = true;
@@ -434,7 +434,7 @@ void run_views_chunk(const run_opts *o, const shc_family *f, const shc_golden *g
             break;
         run_outcome *oc = &out[k++];  /* the test the worker was on */
         if (oc->world == RUN_WORLD_UNKNOWN)
-            oc->world = f->world_size(shc_golden_group(g, idx[k - 1]), shc_golden_test(g, idx[k - 1]));
+            oc->world = f->world_size(shc_golden_group(g, idx[k - 1]));
         run_outcome blk = {.world = oc->world};
         block_of(o, proc, &blk);
         int64_t a = blk.first, b = blk.first + blk.count - 1;

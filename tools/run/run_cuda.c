@@ -271,7 +271,7 @@ static run_status threads_views(const run_opts *o, const shc_family *f, const js
                                 const json_t *test, int64_t first, int64_t count, json_t **views,
                                 char *msg, size_t n)
 {
-    int64_t world = f->world_size(group, test);
+    int64_t world = f->world_size(group);
     if (world > o->max_ranks) {
         snprintf(msg, n, "needs %lld simulated ranks, --max-ranks is %lld", (long long)world,
                  (long long)o->max_ranks);

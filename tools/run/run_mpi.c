@@ -466,7 +466,14 @@ static void send_outcomes(run_outcome *mine, int64_t n, int tag)
         text = strdup("");
         len = 0;
     }
-    MPI_Send(text ? text : "", text ? (int)len + 1 : 1, MPI_CHAR, 0, tag, MPI_COMM_WORLD);
+    /* rank 0 receives when it has checked the chunk before: MPI_Send would spin in OpenMPI's
+     * progress loop that long, a core's worth of CPU taken from the ranks computing */
+    MPI_Request rq;
+    int done = 0;
+    if (MPI_Isend(text ? text : "", text ? (int)len + 1 : 1, MPI_CHAR, 0, tag, MPI_COMM_WORLD,
+                  &rq) == MPI_SUCCESS)
+        while (MPI_Test(&rq, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done)
+            nanosleep(&(struct timespec){0, 500000}, NULL);
     free(text);
 }
 

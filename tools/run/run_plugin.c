@@ -226,7 +226,7 @@ typedef struct v1_rank {
 static run_status v1_rank_work(void *arg, json_t **view, char *msg, size_t n)
 {
     v1_rank *v = arg;
-    return views(v->o, v->f, v->group, v->test, v->f->world_size(v->group, v->test), v->rank, 1,
+    return views(v->o, v->f, v->group, v->test, v->f->world_size(v->group), v->rank, 1,
                  view, msg, n);
 }
 

@@ -126,17 +126,21 @@ static int64_t world_cap(const run_opts *o)
 
 /* The cases of a chunk that cannot run here are NotSupported, with the reason; the largest
  * world that does run is kept for the idle note.  A worker that checks what it computes
- * decides this itself (RUN_WORLD_UNKNOWN): then the runner parses no test that passes. */
+ * decides this itself (RUN_WORLD_UNKNOWN): then the runner parses no test that passes.
+ * Where the runner checks (rank 0), each test that runs is parsed here, before the workers
+ * fork, which then share the trees instead of parsing them again. */
 static void mark_unsupported(run_opts *o, const shc_family *f, const shc_golden *g,
                              const int64_t *idx, int64_t n, int64_t cap, run_outcome *out)
 {
     bool in_worker = o->be->checks_in_worker && !o->mpi_job && !o->be->job_outcomes;
     for (int64_t k = 0; k < n; k++) {
-        if (in_worker)
+        if (in_worker) {
             out[k].world = RUN_WORLD_UNKNOWN;
-        else
-            run_case_supported(o, f, shc_golden_group(g, idx[k]), shc_golden_test(g, idx[k]),
-                               cap, &out[k]);
+            continue;
+        }
+        run_case_supported(o, f, shc_golden_group(g, idx[k]), cap, &out[k]);
+        if (printer(o) && out[k].status != RUN_NOTSUPPORTED)
+            (void)shc_golden_test(g, idx[k]);
     }
     for (int64_t k = 0; k < n; k++)
         if (out[k].status != RUN_NOTSUPPORTED && out[k].world > o->max_world)
@@ -172,7 +176,8 @@ static void finish_case(const run_opts *o, const shc_family *f, const shc_golden
 {
     run_result res, *r = &res;
     memset(r, 0, sizeof *r);
-    bool parse = !oc->checked || oc->status != RUN_PASS;
+    /* rank 0 reports; the other ranks of an mpi job only computed their block */
+    bool parse = printer(o) && (!oc->checked || oc->status != RUN_PASS);
     const json_t *group = parse ? shc_golden_group(g, i) : NULL;
     const json_t *test = parse ? shc_golden_test(g, i) : NULL;
     r->family = f->name;
@@ -237,7 +242,7 @@ static int64_t whole_world_eligible(const run_opts *o, const shc_family *f, cons
     }
     int64_t m = 0;
     for (int64_t k = 0; k < g->ntests; k++)
-        if (f->world_size(shc_golden_group(g, k), shc_golden_test(g, k)) == o->nprocs)
+        if (f->world_size(shc_golden_group(g, k)) == o->nprocs)
             (*pick)[m++] = k;
     return m;
 }
