@@ -49,6 +49,9 @@ typedef enum shc_torch_release {
 typedef struct shc_torch_release_info {
     const char *name;  /* "2.13": how golden files and --torch-version name it */
     const char *patch; /* "2.13.0": the patch modelled (the minor's newest) */
+    /* plan's local ops (shc_plan_local_ops) were checked against this release's own dispatch
+     * by the test command (tools/harness/plan_local_check.py); `plan` states them only here */
+    bool local_ops_checked;
 } shc_torch_release_info;
 
 /* A behaviour in which releases differ: one row each (torch_release.c). */

@@ -19,9 +19,9 @@
 static const shc_torch_release_info RELEASES[] = {
     [SHC_TORCH_2_11] = {"2.11", "2.11.0"},
     [SHC_TORCH_2_12] = {"2.12", "2.12.1"},
-    [SHC_TORCH_2_13] = {"2.13", "2.13.0"},
+    [SHC_TORCH_2_13] = {"2.13", "2.13.0", .local_ops_checked = true}, /* test_plan_local.py */
     [SHC_TORCH_2_14] = {"2.14", "2.14.1"},
-    [SHC_TORCH_2_15] = {"2.15", "2.15.0"},
+    [SHC_TORCH_2_15] = {"2.15", "2.15.0", .local_ops_checked = true}, /* release_check.sh */
     [SHC_TORCH_FIXTURE] = {"9.99", "9.99.0"}, /* the fixture's; never parsed or listed */
 };
 _Static_assert(sizeof RELEASES / sizeof RELEASES[0] == SHC_TORCH_SLOTS,

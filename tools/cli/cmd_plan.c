@@ -210,10 +210,15 @@ typedef struct local_view {
 } local_view;
 
 /* The local ops are stated for the releases whose dispatch traces the test command checks
- * them against (tools/harness/plan_local_check.py): torch 2.13 (test_plan_local.py) and 2.15
- * (release_check.sh, with its venv; 556 ranks, the same ops although placement_types.py and
- * _functional_collectives.py changed).  2.11, 2.12 and 2.14 are not checked: no "ops". */
-#define LOCAL_OPS_RELEASES ((1u << SHC_TORCH_2_13) | (1u << SHC_TORCH_2_15))
+ * them against (the release rows' local_ops_checked, tools/harness/plan_local_check.py):
+ * torch 2.13 (test_plan_local.py) and 2.15 (release_check.sh, with its venv; 556 ranks, the
+ * same ops although placement_types.py and _functional_collectives.py changed).  2.11, 2.12
+ * and 2.14 are not checked: no "ops". */
+static bool local_ops_stated(shc_torch_release r)
+{
+    const shc_torch_release_info *ri = shc_torch_release_get(r);
+    return ri && ri->local_ops_checked;
+}
 
 static json_t *ops_json(const shc_local_ops *o)
 {
@@ -497,7 +502,7 @@ static int sink_rank(void *ctx, int64_t rank, const shc_plan *p, shc_err *e)
         return shc_fail(e, SHC_ENOMEM, "out of memory for %d steps", p->nsteps);
     }
     rc = shc_plan_local_meta(&k->q->mesh, &k->q->src, &k->q->shape, rank, p, lv.m, &lv.n, e);
-    if (rc == SHC_OK && (LOCAL_OPS_RELEASES >> shc_torch_norm(k->q->opts.torch) & 1u))
+    if (rc == SHC_OK && local_ops_stated(k->q->opts.torch))
         rc = shc_plan_local_ops(&k->q->mesh, &k->q->src, &k->q->shape, rank, p, lv.ops, &lv.nops,
                                 e);
     shc_err why = {0}; /* no claim past a step torch raises at */
