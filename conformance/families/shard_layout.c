@@ -160,20 +160,6 @@ static bool has_strided(const shc_placements *pl)
 }
 
 
-static int compute_rank(const json_t *group, const json_t *test, int64_t rank, json_t **out,
-                        shc_err *e)
-{
-    shc_mesh m;
-    shc_placements pl;
-    shc_shape s;
-    int rc = shcl_parse_inputs(group, test, &m, &pl, &s, e);
-    if (rc)
-        return rc;
-    rc = rank_values(&m, &pl, &s, rank, has_strided(&pl), out, e);
-    shc_mesh_free(&m);
-    return rc;
-}
-
 static int compute_ranks(const json_t *group, const json_t *test, int64_t first, int64_t count,
                          json_t **views, shc_err *e)
 {
@@ -192,6 +178,13 @@ static int compute_ranks(const json_t *group, const json_t *test, int64_t first,
     }
     shc_mesh_free(&m);
     return rc;
+}
+
+static int compute_rank(const json_t *group, const json_t *test, int64_t rank, json_t **out,
+                        shc_err *e)
+{
+    *out = NULL;
+    return compute_ranks(group, test, rank, 1, out, e);
 }
 
 static int64_t world_size(const json_t *group) { return shcl_world(group); }
