@@ -72,7 +72,7 @@ typedef struct shc_family {
                         shc_err *e);
     /* Optional, a fast path: the views of ranks [first, first + count) at once, each exactly
      * compute_rank's, the inputs read once instead of per rank (a 64-rank shard-layout case
-     * parsed its mesh 64 times).  On any error it leaves views NULL and the caller computes
+     * parsed its mesh 64 times).  On any error the caller drops the views it set and computes
      * rank by rank, so compute_rank alone words errors.  NULL: compute_rank per rank. */
     int (*compute_ranks)(const json_t *group, const json_t *test, int64_t first,
                          int64_t count, json_t **views, shc_err *e);

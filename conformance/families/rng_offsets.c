@@ -174,10 +174,6 @@ static int offsets_ranks(const json_t *group, const json_t *test, int64_t first,
     for (int64_t i = 0; i < count && !rc; i++)
         rc = op ? op_rank_view(op, &m, &pl, &s, first + i, &au, &out[i], e)
                 : shcro_rank_view(&m, &pl, &s, first + i, &au, &out[i], e);
-    for (int64_t i = 0; i < count && rc; i++) { /* family.h: an error leaves views NULL */
-        json_decref(out[i]);
-        out[i] = NULL;
-    }
     shc_mesh_free(&m);
     return rc;
 }

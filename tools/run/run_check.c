@@ -132,6 +132,10 @@ static run_status ref_views(const shc_family *f, const json_t *group, const json
     shc_err fast = {0}; /* an error of the fast path is worded by compute_rank below */
     if (f->compute_ranks && !f->compute_ranks(group, test, first, count, views, &fast))
         return RUN_PASS;
+    for (int64_t i = 0; f->compute_ranks && i < count; i++) { /* what it made before failing */
+        json_decref(views[i]);
+        views[i] = NULL;
+    }
     for (int64_t i = 0; i < count; i++) {
         shc_err e = {0};
         json_t *v = NULL;
@@ -255,17 +259,18 @@ bool run_outcome_keeps_views(const run_opts *o, run_status checked, int64_t worl
     return o->views_path || (checked == RUN_FAIL && o->json && world <= RUN_KEEP_VIEWS);
 }
 
-/* A trusted worker's verdict on the case it computed whole (run_backend.checks_in_worker):
- * the views go only where the runner needs them (run_outcome_keeps_views). */
+/* A trusted worker's verdict on its case (run_backend.checks_in_worker): NotSupported or a
+ * failure to compute as they came, else run_check's; the views go only where the runner
+ * needs them (run_outcome_keeps_views). */
 static void check_in_worker(const run_opts *o, const shc_family *f, const json_t *group,
                             const json_t *test, run_outcome *oc)
 {
-    assert(oc->first == 0 && oc->count == oc->world);
     oc->checked = true;
     snprintf(oc->comment, sizeof oc->comment, "%s",
              json_string_value(json_object_get(test, "comment")) ?: "");
     if (oc->status != RUN_PASS)
-        return; /* computing failed: the runner reports that, as when it checks */
+        return; /* the runner reports that, as when it checks */
+    assert(oc->first == 0 && oc->count == oc->world);
     bool whole = true;
     for (int64_t r = 0; r < oc->world; r++)
         whole = whole && oc->views[r];
@@ -277,25 +282,6 @@ static void check_in_worker(const run_opts *o, const shc_family *f, const json_t
         snprintf(oc->msg, sizeof oc->msg, "a rank computed no view");
     if (!run_outcome_keeps_views(o, oc->status, oc->world))
         run_outcome_clear(oc), oc->count = 0;
-}
-
-/* A case whose world the runner left to the worker (RUN_WORLD_UNKNOWN, one process): true
- * when it runs here; else its NotSupported line is sent. */
-static bool unknown_world(const run_opts *o, const shc_family *f, const json_t *group,
-                          const json_t *test, run_outcome *oc, FILE *fp)
-{
-    assert(o->be->checks_in_worker && !o->mpi_job);
-    run_case_supported(o, f, group, o->max_ranks, oc);
-    if (oc->status != RUN_NOTSUPPORTED)
-        return true;
-    oc->checked = true;
-    snprintf(oc->comment, sizeof oc->comment, "%s",
-             json_string_value(json_object_get(test, "comment")) ?: "");
-    char *text = run_outcome_dump(oc);
-    if (!text || fputs(text, fp) < 0 || fputc('\n', fp) < 0 || fflush(fp))
-        shc_child_exit(3);
-    free(text);
-    return false;
 }
 
 /* Worker: one outcome line per test from position k on. */
@@ -325,13 +311,15 @@ static void chunk_child(const run_opts *o, const shc_family *f, const shc_golden
         }
         const json_t *group = shc_golden_group(g, idx[k]), *test = shc_golden_test(g, idx[k]);
         run_outcome oc = {.world = out[k].world};
-        if (oc.world == RUN_WORLD_UNKNOWN && !unknown_world(o, f, group, test, &oc, fp))
-            continue;
-        block_of(o, proc, &oc);
-        oc.views = calloc((size_t)oc.count, sizeof *oc.views);
-        oc.status = oc.views ? compute_views(o, f, group, test, oc.world, oc.first, oc.count,
-                                             oc.views, oc.msg, sizeof oc.msg)
-                             : RUN_INTERNAL;
+        if (oc.world == RUN_WORLD_UNKNOWN) /* one process: the runner left it to the worker */
+            run_case_supported(o, f, group, o->max_ranks, &oc);
+        if (oc.status != RUN_NOTSUPPORTED) {
+            block_of(o, proc, &oc);
+            oc.views = calloc((size_t)oc.count, sizeof *oc.views);
+            oc.status = oc.views ? compute_views(o, f, group, test, oc.world, oc.first,
+                                                 oc.count, oc.views, oc.msg, sizeof oc.msg)
+                                 : RUN_INTERNAL;
+        }
         if (o->be->checks_in_worker && proc < 0)
             check_in_worker(o, f, group, test, &oc);
         char *text = run_outcome_dump(&oc);
