@@ -37,6 +37,15 @@ int shc_flat_layout_complement(const shc_flat_layout *l, int64_t world, shc_flat
                                shc_err *e);
 /* all_ranks_from_zero: *n ranks, malloc'd (the caller frees *ranks). */
 int shc_flat_layout_ranks(const shc_flat_layout *l, int64_t **ranks, int64_t *n, shc_err *e);
+/* The layout DeviceMesh slicing keeps for a root mesh's dims taken in the order given
+ * (mesh[("d1", "d0")], and what _flatten of that slice flattens): torch 2.13 device_mesh.py
+ * _get_slice_mesh_layout.  Refused as torch refuses, in its order, each error naming torch's
+ * exception: a dim past the mesh (KeyError "Invalid mesh_dim_names"), dims whose layout is
+ * not in descending stride order once size-1 dims drop out (KeyError "ascending order"),
+ * a dim taken twice (RuntimeError "Slicing overlapping dim_names").  Size-1 dims may come
+ * in any order or twice, as torch accepts them. */
+int shc_mesh_slice_layout(const int64_t *mesh_shape, int ndim, const int *dims, int n,
+                          shc_flat_layout *out, shc_err *e);
 
 #ifdef __cplusplus
 }

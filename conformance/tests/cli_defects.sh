@@ -90,14 +90,26 @@ expect_exit "offsets --policy megatron-dp --seed 2^64-1: Megatron refuses, torch
 expect_exit "policies --policy megatron-dp --seed 2^64-1: every layout rejected" 0 \
   "megatron-dp .*rejects 15" $S policies --seed 18446744073709551615 --policy megatron-dp
 
-# Lax inputs: plan --flatten 0+0 was accepted; groups --axes 0,0 is seed 002's own quirk (it sorts
+# Lax inputs: plan --flatten 0+0 was accepted (now refused as DeviceMesh refuses the slice, with
+# its exception; 1+0 was accepted too, and 0 refused where torch flattens it); groups --axes 0,0 is seed 002's own quirk (it sorts
 # and de-duplicates, the group-ranks family covers it), so it stays accepted and says which dims
 # the seed used; --placements without --hsdp-shard-dim did nothing.
 P="$S plan --mesh 2x2x2 --shape 8,8,8 --src S(0),S(0),S(0) --dst S(1),S(1),S(1)"
-expect_exit "plan --flatten 0+0: a dim twice in one set, exit 2" 2 "^shardcheck plan: --flatten '0\+0': mesh dim 0 twice in one set$" \
+expect_exit "plan --flatten 0+0: a dim twice in one set, torch's RuntimeError, exit 2" 2 \
+  "^shardcheck plan: --flatten '0\+0': a mesh dim is taken twice \(torch: RuntimeError: Slicing overlapping dim_names \('d0', 'd0'\) is not allowed.\)$" \
   $P --flatten 0+0
-expect_exit "plan --flatten past the mesh: exit 2" 2 "^shardcheck plan: --flatten '3\+4': a mesh dim past the 3-d mesh$" \
+expect_exit "plan --flatten past the mesh: torch's KeyError, exit 2" 2 \
+  "^shardcheck plan: --flatten '3\+4': mesh dim 3 does not exist \(torch: KeyError: Invalid mesh_dim_names \('d3', 'd4'\) specified. Valid mesh_dim_names are \['d0', 'd1', 'd2'\].\)$" \
   $P --flatten 3+4
+expect_exit "plan --flatten 1+0: out of order, torch's KeyError, exit 2" 2 \
+  "^shardcheck plan: --flatten '1\+0': torch slices mesh dims in ascending order only \(KeyError: .*Mesh dim indices should be in ascending order.\)$" \
+  $P --flatten 1+0
+expect_exit "plan --flatten 1+0 on 1x4: size-1 dims in any order, merged as 0+1" 0 'trace: S\(0\)\[0\]S\(0\)\[1\]-->RR' \
+  $S plan --mesh 1x4 --shape 8,8 --src 'S(0),S(0)' --dst R,R --flatten 1+0
+expect_exit "plan --flatten 0: one dim flattens to itself (torch makes it), nothing merges" 0 \
+  'trace: S\(0\)\[0\]S\(0\)\[1\]->S\(0\)R->RR' $S plan --mesh 2x4 --shape 8,8 --src 'S(0),S(0)' --dst R,R --flatten 0
+expect_exit "groups --axes 1,0 on 1x4: flattened, as DeviceMesh slices it" 0 \
+  '"axes":\[1,0\],"seed_axes":\[0,1\],"flattened":\[\[0,1,2,3\]\]' $S groups --mesh 1x4 --axes 1,0 --json
 expect_exit "groups --axes 0,0: the seed's sorted, de-duplicated dims shown" 0 \
   '"axes":\[0,0\],"seed_axes":\[0\],"split":\[\[0,2\],\[1,3\]\]\}$' $S groups --mesh 2x2 --axes 0,0 --json
 expect_exit "groups --placements without --hsdp-shard-dim: refused" 2 \

@@ -35,7 +35,16 @@ expect_exit "--mesh without --dims" 2 "--dims: required with --mesh" $ML --mesh 
 expect_exit "--dims with --layout" 2 "--dims: not used with --layout" $ML --layout 4:1 --dims 0
 expect_exit "--world with --mesh" 2 "--world: not used with --mesh" $ML --mesh 2x2 --dims 0 --world 8
 expect_exit "descending dims: torch slices ascending only" 2 "Mesh dim indices should be in ascending order" $ML --mesh 2x2x2 --dims 2,0
-expect_exit "a dim out of range" 2 "mesh dim 3 out of range 0..2" $ML --mesh 2x2x2 --dims 3
+expect_exit "a dim out of range: torch's KeyError, its valid names" 2 \
+  "mesh dim 3 does not exist \\(torch: KeyError: Invalid mesh_dim_names \\('d0', 'd3'\\) specified. Valid mesh_dim_names are \\['d0', 'd1', 'd2'\\]" \
+  $ML --mesh 2x2x2 --dims 0,3
+expect_exit "a dim twice: torch's RuntimeError" 2 \
+  "taken twice \\(torch: RuntimeError: Slicing overlapping dim_names \\('d1', 'd1'\\) is not allowed" $ML --mesh 2x4 --dims 1,1
+expect_exit "size-1 dims in any order, as torch takes them" 0 '"groups":\[\[0,2\],\[1,3\]\]' \
+  $ML --mesh 2x1x2 --dims 1,0 --json
+expect_exit "a size-1 dim twice, as torch takes it" 0 '"groups":\[\[0\],\[1\],\[2\],\[3\]\]' \
+  $ML --mesh 1x4 --dims 0,0 --json
+expect_exit "a malformed dim list" 2 "--dims '0,x': expected a comma list" $ML --mesh 2x2 --dims 0,x
 expect_exit "a malformed layout" 2 "--layout '\(2,2\)\(4,1\)': expected SHAPE:STRIDE" $ML --layout '(2,2)(4,1)'
 expect_exit "sizes and strides of different lengths" 2 "2 sizes and 1 strides \(torch: ValueError" $ML --layout '(2,2):(1,)'
 expect_exit "a negative stride" 2 "expected a non-negative integer" $ML --layout '(2,2):(-1,1)'

@@ -55,7 +55,7 @@ expect_exit "dtype alias long prices as int64" 0 "graph" $P --dtype long --plann
 expect_exit "size-only dtype complex64" 0 "graph" $P --dtype torch.cfloat --planner graph
 expect_exit "--dtype with the greedy planner: not used, refused by name" 2 \
   "^shardcheck plan: --dtype: not used by the greedy planner" $P --dtype long
-expect_exit "bad --flatten" 2 "--flatten '0': each set needs 2\+ mesh dims" $P --flatten 0
+expect_exit "bad --flatten" 2 "--flatten '0\\+': expected mesh dims like 0\\+1" $P --flatten 0+
 expect_exit "missing --dst" 2 "--shape, --src and --dst are required" \
   $S plan --mesh 2x2 --shape 8,8 --src R,R
 expect_exit "rank outside the mesh" 2 "--rank: rank 9 is not in the mesh \(ranks 0..[0-9]+\)" $P --rank 9

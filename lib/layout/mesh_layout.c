@@ -26,6 +26,7 @@
  */
 #include "config.h"
 #include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "shardcheck.h"
@@ -209,5 +210,63 @@ int shc_flat_layout_ranks(const shc_flat_layout *l, int64_t **ranks, int64_t *n,
             coord[i] = 0;
     }
     *ranks = r;
+    return SHC_OK;
+}
+
+/* torch's names for a root mesh's dims as the CLI and the harness give them ("d0", "d1", ..),
+ * written as Python prints a tuple or list of them. */
+static void dim_names(char *buf, size_t n, const int *dims, int count, bool tuple)
+{
+    size_t k = (size_t)snprintf(buf, n, "%c", tuple ? '(' : '[');
+    for (int i = 0; i < count && k < n; i++)
+        k += (size_t)snprintf(buf + k, n - k, "%s'd%d'", i ? ", " : "", dims[i]);
+    if (k < n)
+        snprintf(buf + k, n - k, "%s%c", tuple && count == 1 ? "," : "", tuple ? ')' : ']');
+}
+
+int shc_mesh_slice_layout(const int64_t *mesh_shape, int ndim, const int *dims, int n,
+                          shc_flat_layout *out, shc_err *e)
+{
+    assert(ndim >= 1 && ndim <= SHC_MAX_LAYOUT_MODES && n >= 0);
+    char names[SHC_MAX_LAYOUT_MODES * 8 + 8], valid[SHC_MAX_LAYOUT_MODES * 8 + 8];
+    int every[SHC_MAX_LAYOUT_MODES];
+    for (int d = 0; d < ndim; d++)
+        every[d] = d;
+    dim_names(names, sizeof names, dims, n < SHC_MAX_LAYOUT_MODES ? n : SHC_MAX_LAYOUT_MODES,
+              true);
+    dim_names(valid, sizeof valid, every, ndim, false);
+    if (n > SHC_MAX_LAYOUT_MODES)
+        return shc_fail(e, SHC_EINVAL, "slicing %d mesh dims: at most %d", n,
+                        SHC_MAX_LAYOUT_MODES);
+    for (int i = 0; i < n; i++) /* every name is looked up before any layout is built */
+        if (dims[i] < 0 || dims[i] >= ndim)
+            return shc_fail(e, SHC_EINVAL, "mesh dim %d does not exist (torch: KeyError: "
+                            "Invalid mesh_dim_names %s specified. Valid mesh_dim_names are %s.)",
+                            dims[i], names, valid);
+    int64_t st[SHC_MAX_LAYOUT_MODES], sh[SHC_MAX_LAYOUT_MODES], stride = 1;
+    int64_t root[SHC_MAX_LAYOUT_MODES]; /* each root dim's row-major stride */
+    for (int d = ndim - 1; d >= 0; d--) {
+        root[d] = stride;
+        if (!shc_mul64(stride, mesh_shape[d], &stride))
+            return shc_fail(e, SHC_EOVERFLOW, "mesh layout: the mesh's size overflows int64");
+    }
+    for (int i = 0; i < n; i++) {
+        sh[i] = mesh_shape[dims[i]];
+        st[i] = root[dims[i]];
+    }
+    int rc = shc_flat_layout_make(sh, st, n, out, e);
+    if (rc)
+        return rc;
+    /* size-1 dims leave the normal form, so they may come in any order, or twice */
+    if (!shc_flat_layout_sorted(out))
+        return shc_fail(e, SHC_EINVAL, "torch slices mesh dims in ascending order only "
+                        "(KeyError: Invalid mesh_dim_names %s specified. Mesh dim indices "
+                        "should be in ascending order.)", names);
+    bool orth;
+    if ((rc = shc_flat_layout_orthogonal(out, &orth, e)))
+        return rc;
+    if (!orth)
+        return shc_fail(e, SHC_EINVAL, "a mesh dim is taken twice (torch: RuntimeError: "
+                        "Slicing overlapping dim_names %s is not allowed.)", names);
     return SHC_OK;
 }

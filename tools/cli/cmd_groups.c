@@ -4,9 +4,10 @@
  * (lib/layout/groups.c).
  *  - always: "dims", every mesh dim's DeviceMesh groups (mesh order);
  *  - --axes A: "axes", "split" (seed 002 get_split_rank_lists_for_axes) and,
- *    when A is ascending and distinct, "flattened" (DeviceMesh _flatten
- *    groups), else "seed_axes" (the sorted, de-duplicated dims the seed
- *    uses, hyper_parallel hsdp_utils); with --rank also "group"
+ *    where DeviceMesh slices A (ascending and distinct, or out of order or
+ *    twice only in size-1 dims: shc_mesh_slice_layout) "flattened" (its
+ *    _flatten groups); when A is not ascending "seed_axes" (the sorted,
+ *    de-duplicated dims the seed uses, hyper_parallel hsdp_utils); with --rank also "group"
  *    (get_rank_list_for_axes);
  *  - --rank R: "rank", "coord", per dim the rank's group ("dim_groups") and
  *    its communicator rank = index in the sorted group ("group_ranks");
@@ -127,10 +128,11 @@ static int add_axes(json_t *out, const shc_mesh *m, const char *spec, int64_t ra
         json_array_append_new(ax, json_integer(axes[i]));
     json_object_set_new(out, "axes", ax);
     shc_groups g;
+    int norm[SHC_MAX_MESH_DIMS], nn = n;
+    memcpy(norm, axes, sizeof axes);
     if (!ascending(axes, n) && n) {
         /* seed 002 sorts and de-duplicates (the golden group-ranks family covers it); say
-         * which dims it used, since DeviceMesh has no flattened group for such a list */
-        int norm[SHC_MAX_MESH_DIMS], nn;
+         * which dims it used */
         if ((rc = shc_axes_normalize(m, axes, n, norm, &nn, e)))
             return rc;
         json_t *sa = json_array();
@@ -138,8 +140,13 @@ static int add_axes(json_t *out, const shc_mesh *m, const char *spec, int64_t ra
             json_array_append_new(sa, json_integer(norm[i]));
         json_object_set_new(out, "seed_axes", sa);
     }
-    if (ascending(axes, n)) {
-        if ((rc = shc_groups_for_axes(m, axes, n, &g, e)))
+    /* DeviceMesh flattens the dims where it slices them: ascending, or out of order or
+     * twice only in size-1 dims, which leave the layout and the groups alone (so the
+     * groups are those of the sorted, distinct dims) */
+    shc_flat_layout l;
+    shc_err se = {0};
+    if (ascending(axes, n) || (n && !shc_mesh_slice_layout(m->shape, m->ndim, axes, n, &l, &se))) {
+        if ((rc = shc_groups_for_axes(m, norm, nn, &g, e)))
             return rc;
         json_object_set_new(out, "flattened", groups_json(&g));
         shc_groups_free(&g);

@@ -6,13 +6,15 @@
  *   shardcheck mesh-layout --layout '(2, 2):(4, 1)' [--world W] [--json]
  *   shardcheck mesh-layout --mesh 2x2x2 [--ranks L] --dims 0,2 [--json]
  *
- * With --mesh, the layout is that of the root mesh's dims --dims taken together (what
- * DeviceMesh's slicing and _flatten keep: each dim (size):(row-major stride), collapsed),
+ * With --mesh, the layout is that of the root mesh's dims --dims taken together in that order
+ * (what DeviceMesh's slicing and _flatten keep: each dim (size):(row-major stride),
+ * collapsed; refused where torch refuses the slice, shc_mesh_slice_layout),
  * the world the mesh's size, and the groups are mapped through the rank map.
  * Tested by conformance/tests/cli_mesh_layout.sh and tools/harness/tests/test_mesh_layout.py.
  */
 #include "config.h"
 #include <ctype.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
@@ -78,35 +80,27 @@ static int parse_layout(const char *text, shc_flat_layout *l, shc_err *e)
     return rc ? shc_err_prefix(e, "--layout '%s'", CLI_ECHO(text)) : SHC_OK;
 }
 
-/* The root mesh's dims `dims` (ascending, as slicing requires) collapsed into one layout. */
+/* The root mesh's dims `dims`, in the order given, as DeviceMesh slicing keeps them
+ * (shc_mesh_slice_layout: torch's refusals, in its order). */
 static int mesh_dims_layout(const shc_mesh *m, const char *dims, shc_flat_layout *l, shc_err *e)
 {
-    int64_t sh[SHC_MAX_MESH_DIMS], st[SHC_MAX_MESH_DIMS], stride[SHC_MAX_MESH_DIMS];
-    int n = 0, last = -1;
-    stride[m->ndim - 1] = 1;
-    for (int d = m->ndim - 2; d >= 0; d--)
-        stride[d] = stride[d + 1] * m->shape[d + 1]; /* bounded by the mesh's size */
+    int d[SHC_MAX_LAYOUT_MODES], n = 0;
     for (const char *p = dims; *p;) {
         char *end;
-        long d = strtol(p, &end, 10);
-        if (end == p || (*end && *end != ','))
+        long v = strtol(p, &end, 10);
+        if (end == p || (*end && *end != ',') || v < INT_MIN || v > INT_MAX)
             return shc_fail(e, SHC_EINVAL, "--dims '%s': expected a comma list of mesh dims",
                             CLI_ECHO(dims));
-        if (d < 0 || d >= m->ndim)
-            return shc_fail(e, SHC_EINVAL, "--dims '%s': mesh dim %ld out of range 0..%d",
-                            CLI_ECHO(dims), d, m->ndim - 1);
-        if (d <= last) /* device_mesh.py 2.13 _get_slice_mesh_layout */
-            return shc_fail(e, SHC_EINVAL, "--dims '%s': torch slices mesh dims in ascending "
-                            "order only (KeyError: ... Mesh dim indices should be in ascending "
-                            "order.)", CLI_ECHO(dims));
-        sh[n] = m->shape[d];
-        st[n++] = stride[d];
-        last = (int)d;
+        if (n == SHC_MAX_LAYOUT_MODES)
+            return shc_fail(e, SHC_EINVAL, "--dims '%s': at most %d mesh dims",
+                            CLI_ECHO(dims), SHC_MAX_LAYOUT_MODES);
+        d[n++] = (int)v;
         p = *end ? end + 1 : end;
     }
     if (!n)
         return shc_fail(e, SHC_EINVAL, "--dims: no mesh dim given");
-    return shc_flat_layout_make(sh, st, n, l, e);
+    int rc = shc_mesh_slice_layout(m->shape, m->ndim, d, n, l, e);
+    return rc ? shc_err_prefix(e, "--dims '%s'", CLI_ECHO(dims)) : SHC_OK;
 }
 
 static json_t *layout_json(const shc_flat_layout *l)
@@ -232,7 +226,8 @@ int cmd_mesh_layout(int argc, char **argv)
          .help = "a layout SHAPE:STRIDE as torch prints it: '(2, 2):(4, 1)', '(8,):(1,)', '8:1'"},
         CLI_OPT_MESH(&o.c), CLI_OPT_RANKS(&o.c),
         {.name = "dims", .kind = CLI_STR, .meta = "D", .to = &o.dims,
-         .help = "with --mesh: the root mesh's dims taken together, ascending, e.g. 0,2"},
+         .help = "with --mesh: the root mesh's dims taken together in this order, e.g. 0,2 "
+                 "(refused where torch refuses the slice)"},
         {.name = "world", .kind = CLI_LL, .meta = "W", .to = &o.world, .lo = 1,
          .hi = SHC_MAX_WORLD, .range = "is not 1 to 16777216",
          .help = "with --layout: the world for the complement and the groups"},

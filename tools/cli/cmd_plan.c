@@ -9,6 +9,7 @@
  * Tested by conformance/tests/cli_plan.sh and tools/harness/tests/test_subworld.py.
  */
 #include "config.h"
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
@@ -30,33 +31,45 @@ typedef struct plan_args {
     int no_merge, strided_literal;
 } plan_args;
 
-/* Parse "0+1,1+2" into bitmasks. */
-static int parse_flatten(const char *s, shc_plan_opts *o, shc_err *e)
+/* Parse "0+1,1+2" into bitmasks: each set a slice DeviceMesh makes and flattens
+ * (mesh[("d0", "d1")]._flatten()), so refused where torch refuses the slice
+ * (shc_mesh_slice_layout: a dim past the mesh, out of order, or twice).  A set of fewer than
+ * two distinct dims (one dim, or size-1 dims again) flattens to one dim's ranks or one rank:
+ * torch makes it, and it merges nothing, so it is not kept. */
+static int parse_flatten(const char *s, const shc_mesh *m, shc_plan_opts *o, shc_err *e)
 {
     const char *p = s;
     while (*p) {
-        unsigned mask = 0;
-        int count = 0;
+        int dims[SHC_MAX_LAYOUT_MODES], count = 0;
         for (;;) {
             char *end;
             long d = strtol(p, &end, 10);
-            if (end == p || d < 0 || d >= SHC_MAX_MESH_DIMS)
+            if (end == p || d < INT_MIN || d > INT_MAX)
                 return shc_fail(e, SHC_EINVAL, "--flatten '%s': expected mesh dims like 0+1",
                                 CLI_ECHO(s));
-            if (mask & 1u << d) /* DeviceMesh._flatten of a dim with itself is no mesh */
-                return shc_fail(e, SHC_EINVAL, "--flatten '%s': mesh dim %ld twice in one set",
-                                CLI_ECHO(s), d);
-            mask |= 1u << d;
-            count++;
+            if (count == SHC_MAX_LAYOUT_MODES)
+                return shc_fail(e, SHC_EINVAL, "--flatten '%s': at most %d dims in a set",
+                                CLI_ECHO(s), SHC_MAX_LAYOUT_MODES);
+            dims[count++] = (int)d;
             p = end;
             if (*p != '+')
                 break;
             p++;
         }
-        if (count < 2 || o->nflattened == 16)
-            return shc_fail(e, SHC_EINVAL, "--flatten '%s': each set needs 2+ mesh dims (at most "
-                            "16 sets)", CLI_ECHO(s));
-        o->flattened[o->nflattened++] = mask;
+        shc_flat_layout l;
+        if (shc_mesh_slice_layout(m->shape, m->ndim, dims, count, &l, e))
+            return shc_err_prefix(e, "--flatten '%s'", CLI_ECHO(s));
+        unsigned mask = 0;
+        int distinct = 0;
+        for (int i = 0; i < count; i++) {
+            distinct += !(mask & 1u << dims[i]);
+            mask |= 1u << dims[i];
+        }
+        if (distinct >= 2) {
+            if (o->nflattened == 16)
+                return shc_fail(e, SHC_EINVAL, "--flatten '%s': at most 16 sets", CLI_ECHO(s));
+            o->flattened[o->nflattened++] = mask;
+        }
         if (*p == ',')
             p++;
         else if (*p)
@@ -166,12 +179,8 @@ static int load_req(const plan_args *a, plan_req *q, shc_err *e)
         return shc_err_prefix(e, "--planner");
     if (a->dtype && (rc = shc_dtype_bytes(a->dtype, &q->opts.dtype_bytes, e)))
         return shc_err_prefix(e, "--dtype");
-    if (a->flatten && (rc = parse_flatten(a->flatten, &q->opts, e)))
+    if (a->flatten && (rc = parse_flatten(a->flatten, &q->mesh, &q->opts, e)))
         return rc;
-    for (int i = 0; i < q->opts.nflattened; i++)
-        if (q->opts.flattened[i] >> q->mesh.ndim)
-            return shc_fail(e, SHC_EINVAL, "--flatten '%s': a mesh dim past the %d-d mesh",
-                            CLI_ECHO(a->flatten), q->mesh.ndim);
     if (a->dph > 0)
         q->opts.devices_per_host = a->dph;
     q->opts.merge = !a->no_merge;

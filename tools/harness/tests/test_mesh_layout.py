@@ -137,3 +137,55 @@ def test_torch_complement_invariant(shape, stride):
     mine = set(got["ranks"])
     theirs = _FlatLayout(tuple(c["shape"]), tuple(c["stride"])).all_ranks_from_zero()
     assert all(r == 0 or r not in mine for r in theirs), (got, theirs)
+
+
+# Slicing dims in any order, a dim twice, a dim past the mesh (issue 34, bad input): torch's
+# own DeviceMesh (a fake world, rank 0) slices mesh[names] and flattens the slice; the CLI
+# must keep the same layout and rank 0's flattened group, or refuse with torch's exception
+# and message.  Size-1 dims leave the layout, so torch takes them in any order or twice.
+SLICE_MESHES = [(2, 4), (1, 4), (2, 1, 2), (2, 2, 2), (4, 1), (1, 1, 3)]
+
+
+def _dim_tuples(ndim):
+    """Every tuple of up to ndim dims out of ndim + 1 (one past the mesh), and every dim
+    followed by dim 0 again (one more than the mesh has)."""
+    for r in range(1, ndim + 1):
+        yield from itertools.product(range(ndim + 1), repeat=r)
+    yield tuple(range(ndim)) + (0,)
+
+
+def _cli_any(*args):
+    p = subprocess.run([EXE, "mesh-layout"] + list(args) + ["--json"], capture_output=True,
+                       text=True, timeout=60)
+    return p.returncode, p.stdout, p.stderr
+
+
+@pytest.mark.parametrize("mesh", SLICE_MESHES)
+def test_slice_any_order(mesh):
+    import warnings
+    from adapters import _torch_common as tc
+    n = 1
+    for s in mesh:
+        n *= s
+    for dims in _dim_tuples(len(mesh)):
+        # a mesh of its own: a flatten adds its name to the root's valid names
+        dm = tc.device_mesh(list(mesh), list(range(n)), 0)
+        names = tuple("d%d" % d for d in dims)
+        rc, out, err = _cli_any("--mesh", "x".join(map(str, mesh)),
+                                "--dims", ",".join(map(str, dims)))
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                sub = dm[names]
+                lay = sub._layout.collapse()
+                mine = sub._flatten().mesh.flatten().tolist() if len(names) > 1 else \
+                    sub.mesh.flatten().tolist()
+        except (KeyError, RuntimeError) as e:
+            assert rc == 2, (dims, out)
+            text = e.args[0] if isinstance(e, KeyError) else str(e)
+            assert "%s: %s" % (type(e).__name__, text) in err, (dims, err)
+            continue
+        assert rc == 0, (dims, err)
+        got = json.loads(out)
+        assert got["layout"] == {"shape": list(lay.shape), "stride": list(lay.stride)}, dims
+        assert [g for g in got["groups"] if 0 in g] == [mine], (dims, got["groups"], mine)
