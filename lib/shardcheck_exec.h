@@ -111,6 +111,14 @@ void shc_plan_opts_init(shc_plan_opts *o);
 int shc_plan_compute(const shc_mesh *m, const shc_placements *src, const shc_placements *dst,
                      const shc_shape *shape, const shc_plan_opts *opts, int64_t rank,
                      shc_plan *out, shc_err *e);
+/* torch's redistribute_cost(src, dst) as global rank `rank` computes it (torch 2.13
+ * _collective_utils.py: what sharding strategies price a redistribution at, microseconds;
+ * INFINITY where torch returns inf).  opts as for shc_plan_compute, but the planner is always
+ * torch's default choice and nothing merges, as in _gen_transform_infos. */
+int shc_plan_redistribute_cost(const shc_mesh *m, const shc_placements *src,
+                               const shc_placements *dst, const shc_shape *shape,
+                               const shc_plan_opts *opts, int64_t rank, double *cost,
+                               shc_err *e);
 /* Called with each rank's plan by shc_plan_each_rank (the plan is valid during the call); a
  * code other than SHC_OK stops the walk and is returned. */
 typedef int (*shc_plan_rank_fn)(void *ctx, int64_t rank, const shc_plan *plan, shc_err *e);

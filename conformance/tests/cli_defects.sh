@@ -120,8 +120,13 @@ expect_exit "plan --no-merge without --flatten: refused" 2 "^shardcheck plan: --
   $P --no-merge
 expect_exit "plan --strided-literal without _StridedShard: refused" 2 \
   "^shardcheck plan: --strided-literal: not used without a _StridedShard placement" $P --strided-literal
-expect_exit "plan --devices-per-host with the greedy planner: refused" 2 \
-  "^shardcheck plan: --devices-per-host: not used by the greedy planner" $P --devices-per-host 1
+# --dtype and --devices-per-host once did nothing under the greedy planner; torch's
+# redistribute_cost reads both whichever planner runs (torch 2.13's values for this plan,
+# 22.613592849435662 and 28.961785679253026 us: tools/harness/tests/test_redistribute_cost.py)
+expect_exit "plan --devices-per-host with the greedy planner: torch's redistribute_cost" 0 \
+  "redistribute_cost \\(torch's, the strategies' price, us\\): 28.961785679253026$" $P --devices-per-host 1
+expect_exit "plan with the greedy planner, 8 devices per host: torch's redistribute_cost" 0 \
+  "redistribute_cost \\(torch's, the strategies' price, us\\): 22.613592849435662$" $P
 expect_exit "audit plan --rank: refused (it audits every rank)" 2 "^shardcheck audit plan: --rank: not used by audit plan" \
   $S audit plan --mesh 2 --shape 4 --src 'S(0)' --dst R --rank 0
 expect_exit "explain --op exponential: untracked, no tracker windows (they were drawn)" 2 \

@@ -53,8 +53,8 @@ expect_exit "unknown dtype" 2 "dtype 'float13': unknown" $P --dtype float13
 # (the graph planner prices them; the greedy one has no cost model and refuses --dtype)
 expect_exit "dtype alias long prices as int64" 0 "graph" $P --dtype long --planner graph
 expect_exit "size-only dtype complex64" 0 "graph" $P --dtype torch.cfloat --planner graph
-expect_exit "--dtype with the greedy planner: not used, refused by name" 2 \
-  "^shardcheck plan: --dtype: not used by the greedy planner" $P --dtype long
+expect_exit "--dtype with the greedy planner: audit plan refuses it by name (it prints no cost)" 2 \
+  "^shardcheck audit plan: --dtype: not used by the greedy planner" $S audit plan --mesh 2x2 --shape 8,8 --src 'S(0),S(0)' --dst R,R --dtype long
 expect_exit "bad --flatten" 2 "--flatten '0\\+': expected mesh dims like 0\\+1" $P --flatten 0+
 expect_exit "missing --dst" 2 "--shape, --src and --dst are required" \
   $S plan --mesh 2x2 --shape 8,8 --src R,R
@@ -219,10 +219,10 @@ expect_exit "unknown release: exit 2, the supported ones listed" 2 \
 # redistribute_local_tensor before any step (_redistribute.py, "if rank is not part of mesh, we
 # skip redistribute"), so no step and no collective; the mesh's ranks plan as without --world.
 expect_out "plan --world: off-mesh ranks after the mesh's" \
-'{"torch":"2.13","world":4,"ranks":[{"rank":1,"coord":[0],"planner":"greedy","steps":[{"mesh_dim":0,"mesh_dims":[0],"src":"S(0)","dst":"R","logical_shape":[8],"comm":"all_gather","local":{"shape":[8],"stride":[1],"contiguous":true},"ops":["_c10d_functional.all_gather_into_tensor.default"]}],"ncollectives":1,"trace":"S(0)->R"},{"rank":3,"coord":[1],"planner":"greedy","steps":[{"mesh_dim":0,"mesh_dims":[0],"src":"S(0)","dst":"R","logical_shape":[8],"comm":"all_gather","local":{"shape":[8],"stride":[1],"contiguous":true},"ops":["_c10d_functional.all_gather_into_tensor.default"]}],"ncollectives":1,"trace":"S(0)->R"},{"rank":0,"coord":null,"steps":[],"ncollectives":0,"inMesh":false},{"rank":2,"coord":null,"steps":[],"ncollectives":0,"inMesh":false}]}' \
+'{"torch":"2.13","world":4,"ranks":[{"rank":1,"coord":[0],"planner":"greedy","steps":[{"mesh_dim":0,"mesh_dims":[0],"src":"S(0)","dst":"R","logical_shape":[8],"comm":"all_gather","local":{"shape":[8],"stride":[1],"contiguous":true},"ops":["_c10d_functional.all_gather_into_tensor.default"]}],"ncollectives":1,"trace":"S(0)->R","redistributeCost":7.2001699106179453},{"rank":3,"coord":[1],"planner":"greedy","steps":[{"mesh_dim":0,"mesh_dims":[0],"src":"S(0)","dst":"R","logical_shape":[8],"comm":"all_gather","local":{"shape":[8],"stride":[1],"contiguous":true},"ops":["_c10d_functional.all_gather_into_tensor.default"]}],"ncollectives":1,"trace":"S(0)->R","redistributeCost":7.2001699106179453},{"rank":0,"coord":null,"steps":[],"ncollectives":0,"inMesh":false,"redistributeCost":0.0},{"rank":2,"coord":null,"steps":[],"ncollectives":0,"inMesh":false,"redistributeCost":0.0}]}' \
   $S plan --mesh 2 --ranks 1,3 --world 4 --shape 8 --src 'S(0)' --dst R --json
 expect_out "plan --world --rank off the mesh" \
-'{"torch":"2.13","world":4,"ranks":[{"rank":2,"coord":null,"steps":[],"ncollectives":0,"inMesh":false}]}' \
+'{"torch":"2.13","world":4,"ranks":[{"rank":2,"coord":null,"steps":[],"ncollectives":0,"inMesh":false,"redistributeCost":0.0}]}' \
   $S plan --mesh 2 --ranks 1,3 --world 4 --shape 8 --src 'S(0)' --dst R --rank 2 --json
 expect_exit "plan --world text: the off-mesh ranks in one group" 0 "^ranks 0,2:" \
   $S plan --mesh 2 --ranks 1,3 --world 4 --shape 8 --src 'S(0)' --dst R

@@ -58,24 +58,37 @@ double shc_cost_bytes_gb(int64_t bytes, int64_t num_shards)
     return (double)bytes / (double)num_shards / 1024.0 / 1024.0 / 1024.0;
 }
 
-/* is_shard() is false for _StridedShard, so its transitions cost 0. */
-double shc_cost_transition(const shc_placement *a, const shc_placement *b, const shc_topo *t,
-                           int d, double gb)
+/* is_shard() is false for _StridedShard, so its transitions cost 0 and leave the bytes. */
+double shc_cost_transition_step(const shc_placement *a, const shc_placement *b,
+                                const shc_topo *t, int d, double *gb)
 {
     bool a_s = a->kind == SHC_P_SHARD, b_s = b->kind == SHC_P_SHARD;
     bool a_p = a->kind == SHC_P_PARTIAL, b_p = b->kind == SHC_P_PARTIAL;
-    bool b_r = b->kind == SHC_P_REPLICATE;
+    bool a_r = a->kind == SHC_P_REPLICATE, b_r = b->kind == SHC_P_REPLICATE;
     if (shc_placement_eq(a, b))
         return 0.0;
-    if (a_s && b_r)
-        return shc_cost_allgather(gb * (double)t->devices[d], t, d);
+    if (a_s && b_r) { /* the all-gather's output is the larger */
+        *gb *= (double)t->devices[d];
+        return shc_cost_allgather(*gb, t, d);
+    }
     if (a_s && b_s) /* all-to-all: torch charges an all-gather plus a 1.0 penalty */
-        return shc_cost_allgather(gb, t, d) + 1.0;
+        return shc_cost_allgather(*gb, t, d) + 1.0;
     if (a_p && b_r)
-        return shc_cost_allreduce(gb, t, d);
-    if (a_p && b_s)
-        return shc_cost_reduce_scatter(gb, t, d);
+        return shc_cost_allreduce(*gb, t, d);
+    if (a_p && b_s) {
+        double c = shc_cost_reduce_scatter(*gb, t, d);
+        *gb /= (double)t->devices[d];
+        return c;
+    }
     if ((a_s && b_p) || (a_p && b_p))
         return INFINITY;
+    if (a_r && b_s)
+        *gb /= (double)t->devices[d];
     return 0.0;
+}
+
+double shc_cost_transition(const shc_placement *a, const shc_placement *b, const shc_topo *t,
+                           int d, double gb)
+{
+    return shc_cost_transition_step(a, b, t, d, &gb);
 }

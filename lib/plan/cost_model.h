@@ -30,5 +30,9 @@ double shc_cost_bytes_gb(int64_t bytes, int64_t num_shards);
 /* _compute_placement_transition_cost's cost for mesh dim d at comm_bytes_gb. */
 double shc_cost_transition(const shc_placement *a, const shc_placement *b, const shc_topo *t,
                            int d, double bytes_gb);
+/* The same, with *bytes_gb updated as torch updates comm_bytes_gb for the next step (an
+ * all-gather multiplies it by the dim's devices, a reduce-scatter or R -> S divides). */
+double shc_cost_transition_step(const shc_placement *a, const shc_placement *b,
+                                const shc_topo *t, int d, double *bytes_gb);
 
 #endif

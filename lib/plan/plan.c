@@ -11,9 +11,12 @@
  * which the harness recomputes with torch 2.13.
  */
 #include "config.h"
+#include <assert.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "plan_internal.h"
+#include "cost_model.h"
 #include "checked_math.h"
 
 /* ---- validation and spec building ---- */
@@ -276,4 +279,74 @@ int shc_plan_compute(const shc_mesh *m, const shc_placements *src, const shc_pla
     memset(out, 0, sizeof *out);
     int rc = shc_plan_prepare(&r, m, src, dst, shape, opts, e);
     return rc ? rc : shc_plan_run(&r, rank, out, e);
+}
+
+/* torch's redistribute_cost(current, target) (_collective_utils.py 2.13): what DTensor's
+ * sharding strategies price a redistribution at.  In torch's order: a replicated source, or
+ * the same placements and shard order, is free; a rank off the mesh prices nothing; a spec
+ * whose _StridedShard encodes the order has no shard_order (None), which is inf; else the
+ * plan _gen_transform_infos makes (the auto planner, steps not merged: merging happens only
+ * in redistribute_local_tensor) priced step by step from spec_to_bytes / num_shards, a step
+ * of inf cost making the whole inf. */
+int shc_plan_redistribute_cost(const shc_mesh *m, const shc_placements *src,
+                               const shc_placements *dst, const shc_shape *shape,
+                               const shc_plan_opts *opts, int64_t rank, double *cost,
+                               shc_err *e)
+{
+    shc_plan_opts o;
+    if (opts)
+        o = *opts;
+    else
+        shc_plan_opts_init(&o);
+    o.planner = SHC_PLANNER_AUTO;
+    o.merge = false;
+    o.trace = false;
+    shc_plan_req r;
+    int rc = shc_plan_prepare(&r, m, src, dst, shape, &o, e);
+    if (rc)
+        return rc;
+    *cost = 0.0;
+    bool replicated = true, same = r.src.strided_as_order == r.dst.strided_as_order;
+    for (int i = 0; i < r.src.n; i++) {
+        replicated &= r.src.p[i].kind == SHC_P_REPLICATE;
+        same &= shc_placement_eq(&r.src.p[i], &r.dst.p[i]);
+    }
+    if (same && !r.src.strided_as_order) { /* shard orders compared as tuples */
+        fill_order(&r.src);
+        fill_order(&r.dst);
+        same = !memcmp(&r.src.so, &r.dst.so, sizeof r.src.so);
+    }
+    if (replicated || same || !shc_mesh_has_rank(m, rank))
+        return SHC_OK;
+    if (r.src.strided_as_order || r.dst.strided_as_order) {
+        *cost = INFINITY;
+        return SHC_OK;
+    }
+    int64_t numel, bytes, shards = 1;
+    if ((rc = shc_shape_numel(shape, &numel, e)) ||
+        (rc = shc_mul64_e(numel, o.dtype_bytes, &bytes, "redistribute cost: bytes", e)))
+        return rc;
+    /* num_shards: shard-like mesh dims (Shard only in torch 2.11, plan_graph.c) */
+    uint32_t asked = 0;
+    bool shard_only = shc_torch_ask(o.torch, SHC_TC_STRIDED_NOT_SHARD, &asked);
+    for (int i = 0; i < r.src.n; i++)
+        if (shc_is_shard_like(&r.src.p[i]) &&
+            (!shard_only || r.src.p[i].kind == SHC_P_SHARD))
+            shards *= m->shape[i];
+    shc_plan p;
+    memset(&p, 0, sizeof p);
+    if ((rc = shc_plan_run(&r, rank, &p, e)))
+        return rc;
+    shc_topo t;
+    shc_topo_build(m, o.devices_per_host, &t);
+    double gb = shc_cost_bytes_gb(bytes, shards);
+    for (int i = 0; i < p.nsteps && !isinf(*cost); i++) {
+        const shc_plan_step *st = &p.steps[i];
+        assert(st->nmesh_dims == 1); /* nothing merges: o.merge is off */
+        double c = shc_cost_transition_step(&st->src, &st->dst, &t, st->mesh_dim, &gb);
+        *cost = isinf(c) ? INFINITY : *cost + c;
+    }
+    shc_plan_free(&p);
+    shc_plan_req_free(&r);
+    return SHC_OK;
 }

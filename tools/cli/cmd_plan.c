@@ -10,6 +10,7 @@
  */
 #include "config.h"
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
@@ -133,15 +134,17 @@ typedef struct plan_req {
 } plan_req;
 
 /* The options only one planner or layout reads, refused where they do not act (issue 25
- * item 4): --dtype and --devices-per-host price the graph planner's moves, and
+ * item 4): --dtype and --devices-per-host price the graph planner's moves and, in plan's
+ * answer, torch's redistribute_cost whichever planner runs (audit plan prints no cost);
  * --strided-literal reads _StridedShard placements. */
-static int check_planner_options(const plan_args *a, const plan_req *q, shc_err *e)
+static int check_planner_options(const char *name, const plan_args *a, const plan_req *q,
+                                 shc_err *e)
 {
     bool greedy;
     int rc = shc_plan_uses_greedy(&q->mesh, &q->src, &q->dst, &q->shape, &q->opts, &greedy, e);
     if (rc)
         return rc;
-    if (greedy && (a->dtype || a->dph > 0))
+    if (strcmp(name, "plan") && greedy && (a->dtype || a->dph > 0))
         return shc_fail(e, SHC_EINVAL, "--%s: not used by the greedy planner, which torch 2.13 "
                         "picks here (only the graph planner has a cost model)",
                         a->dtype ? "dtype" : "devices-per-host");
@@ -154,7 +157,7 @@ static int check_planner_options(const plan_args *a, const plan_req *q, shc_err 
     return SHC_OK;
 }
 
-static int load_req(const plan_args *a, plan_req *q, shc_err *e)
+static int load_req(const char *name, const plan_args *a, plan_req *q, shc_err *e)
 {
     int rc;
     shc_plan_opts_init(&q->opts);
@@ -187,7 +190,7 @@ static int load_req(const plan_args *a, plan_req *q, shc_err *e)
     q->opts.strided_literal = a->strided_literal;
     if (a->c.rank >= 0 && (rc = cli_check_rank(&a->c, &q->mesh, a->c.world, e)))
         return rc;
-    return check_planner_options(a, q, e);
+    return check_planner_options(name, a, q, e);
 }
 
 static json_t *shape_json(const shc_shape *s)
@@ -253,8 +256,14 @@ static json_t *local_json(const shc_local_meta *t)
                      "contiguous", t->contiguous);
 }
 
+/* As Python prints the float ("inf" where torch returns float("inf")). */
+static json_t *cost_json(double c)
+{
+    return isinf(c) ? json_string("inf") : json_real(c);
+}
+
 static json_t *plan_json(int64_t rank, const int64_t *coord, int nd, const shc_plan *p,
-                         const shc_plan_exec_fail *xf, const local_view *lv)
+                         const shc_plan_exec_fail *xf, const local_view *lv, double cost)
 {
     json_t *steps = json_array();
     for (int i = 0; i < p->nsteps; i++) {
@@ -286,6 +295,8 @@ static json_t *plan_json(int64_t rank, const int64_t *coord, int nd, const shc_p
                           p->used == SHC_PLANNER_GRAPH ? "graph" : "greedy", "steps", steps,
                           "ncollectives", p->ncollectives, "trace",
                           p->trace ? json_string(p->trace) : json_null());
+    if (o)
+        json_object_set_new(o, "redistributeCost", cost_json(cost));
     shc_err why = {0};
     int at = raising_step(p, &why);
     if (o && at >= 0)
@@ -301,7 +312,8 @@ static json_t *plan_json(int64_t rank, const int64_t *coord, int nd, const shc_p
 }
 
 /* The readable body for one rank (ranks with equal bodies are printed once). */
-static char *plan_text(const shc_plan *p, const shc_plan_exec_fail *xf, const local_view *lv)
+static char *plan_text(const shc_plan *p, const shc_plan_exec_fail *xf, const local_view *lv,
+                       double cost)
 {
     char *buf = NULL;
     size_t n = 0;
@@ -350,6 +362,8 @@ static char *plan_text(const shc_plan *p, const shc_plan_exec_fail *xf, const lo
             fprintf(f, "  local tensor after step %d: shape [%s] stride (%s), not contiguous "
                     "(the view torch's unpad narrows out of a padded result)\n", i, sh, sd);
         }
+    /* %.17g: Python's repr of the float would round-trip the same double */
+    fprintf(f, "  redistribute_cost (torch's, the strategies' price, us): %.17g\n", cost);
     if (p->trace)
         fprintf(f, "  trace: %s\n", p->trace);
     else
@@ -490,7 +504,21 @@ typedef struct plan_sink {
     text_groups tg;
     int64_t pos;
     shc_plan_exec_fail *at; /* every rank's, by mesh position (no --rank): the stall check */
+    double cost;            /* torch's redistribute_cost, the same on every rank of the mesh */
+    bool have_cost;
 } plan_sink;
+
+/* torch's redistribute_cost, asked of the first rank on the mesh: the steps it prices (their
+ * placements and mesh dims) do not depend on the rank, only their logical shapes do. */
+static int sink_cost(plan_sink *k, int64_t rank, shc_err *e)
+{
+    if (k->have_cost)
+        return SHC_OK;
+    k->have_cost = true;
+    return shc_plan_redistribute_cost(&k->q->mesh, &k->q->src, &k->q->dst, &k->q->shape,
+                                      &k->q->opts, rank, &k->cost, e);
+}
+
 
 static int sink_rank(void *ctx, int64_t rank, const shc_plan *p, shc_err *e)
 {
@@ -499,7 +527,7 @@ static int sink_rank(void *ctx, int64_t rank, const shc_plan *p, shc_err *e)
     shc_mesh_coord(&k->q->mesh, rank, coord, NULL);
     shc_plan_exec_fail xf;
     int rc = shc_plan_exec_check(&k->q->mesh, &k->q->src, &k->q->shape, rank, p, &xf, e);
-    if (rc)
+    if (rc || (rc = sink_cost(k, rank, e)))
         return rc;
     if (k->at)
         k->at[k->q->mesh.pos_of ? k->q->mesh.pos_of[rank] : rank] = xf;
@@ -522,9 +550,9 @@ static int sink_rank(void *ctx, int64_t rank, const shc_plan *p, shc_err *e)
         lv.n = xf.step;
     lv.nops = lv.nops < lv.n ? lv.nops : lv.n;
     if (rc == SHC_OK && k->a->c.json)
-        cli_jstream_item(&k->js, plan_json(rank, coord, k->q->mesh.ndim, p, &xf, &lv));
+        cli_jstream_item(&k->js, plan_json(rank, coord, k->q->mesh.ndim, p, &xf, &lv, k->cost));
     else if (rc == SHC_OK)
-        rc = groups_add(&k->tg, k->pos++, plan_text(p, &xf, &lv), e);
+        rc = groups_add(&k->tg, k->pos++, plan_text(p, &xf, &lv, k->cost), e);
     free(lv.m);
     free(lv.ops);
     return rc;
@@ -570,8 +598,9 @@ static json_t *json_head(const plan_req *q)
 
 static json_t *off_mesh_json(int64_t rank)
 {
-    return json_pack("{s:I,s:n,s:[],s:i,s:b}", "rank", (json_int_t)rank, "coord", "steps",
-                     "ncollectives", 0, "inMesh", 0);
+    /* redistribute_cost: 0 on a rank off the mesh (_is_current_rank_part_of_mesh) */
+    return json_pack("{s:I,s:n,s:[],s:i,s:b,s:f}", "rank", (json_int_t)rank, "coord", "steps",
+                     "ncollectives", 0, "inMesh", 0, "redistributeCost", 0.0);
 }
 
 /* The off-mesh ranks --rank selects (all of them without it), after the mesh's own. */
@@ -667,7 +696,7 @@ static int begin(const char *name, int argc, char **argv, plan_args *a, plan_req
         return x;
     memset(q, 0, sizeof *q);
     shc_err_clear(e);
-    *rc = load_req(a, q, e);
+    *rc = load_req(name, a, q, e);
     return CLI_GO;
 }
 
