@@ -97,6 +97,13 @@ case $v in
   2) echo "(plan states no local ops for torch $rel)" ;;
   *) tail -n 3 "$work/ops.out"; check no "plan's local ops are torch $ver's (exit $v: ${line:-no answer})" ;;
 esac
+# 4. plan's redistribute_cost (issue 34 item 4) against this release's own, on the same specs
+# as the pinned release's pytest (tools/harness/tests/test_redistribute_cost.py as a script)
+SHARDCHECK="$S" zygote_run "$py" tools/harness/tests/test_redistribute_cost.py \
+  >"$work/cost.out" 2>&1; v=$?
+grep -E "^DIFF" "$work/cost.out" | head -n 5; line=$(grep -E "^cost: " "$work/cost.out" | tail -n 1)
+if [ "$v" -eq 0 ] && [ -n "$line" ]; then check ok "plan's redistribute_cost is torch $ver's ($line)"
+else tail -n 3 "$work/cost.out"; check no "plan's redistribute_cost is torch $ver's (exit $v: ${line:-no answer})"; fi
 echo "release check torch $ver: $pass passed, $fail failed"
 echo "$pass passed, $fail failed"
 exit $rc
