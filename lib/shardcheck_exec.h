@@ -113,8 +113,9 @@ int shc_plan_compute(const shc_mesh *m, const shc_placements *src, const shc_pla
                      shc_plan *out, shc_err *e);
 /* torch's redistribute_cost(src, dst) as global rank `rank` computes it (torch 2.13
  * _collective_utils.py: what sharding strategies price a redistribution at, microseconds;
- * INFINITY where torch returns inf).  opts as for shc_plan_compute, but the planner is always
- * torch's default choice and nothing merges, as in _gen_transform_infos. */
+ * INFINITY where torch returns inf).  opts as for shc_plan_compute (its planner: torch's
+ * choice, or forced as use_min_cost_redistribution_plan forces it), but nothing merges, as in
+ * _gen_transform_infos. */
 int shc_plan_redistribute_cost(const shc_mesh *m, const shc_placements *src,
                                const shc_placements *dst, const shc_shape *shape,
                                const shc_plan_opts *opts, int64_t rank, double *cost,

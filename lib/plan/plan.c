@@ -285,9 +285,10 @@ int shc_plan_compute(const shc_mesh *m, const shc_placements *src, const shc_pla
  * sharding strategies price a redistribution at.  In torch's order: a replicated source, or
  * the same placements and shard order, is free; a rank off the mesh prices nothing; a spec
  * whose _StridedShard encodes the order has no shard_order (None), which is inf; else the
- * plan _gen_transform_infos makes (the auto planner, steps not merged: merging happens only
- * in redistribute_local_tensor) priced step by step from spec_to_bytes / num_shards, a step
- * of inf cost making the whole inf. */
+ * plan _gen_transform_infos makes (torch's choice of planner, which opts->planner forces as
+ * use_min_cost_redistribution_plan(enabled) does; steps not merged: merging happens only in
+ * redistribute_local_tensor) priced step by step from spec_to_bytes / num_shards, a step of
+ * inf cost making the whole inf. */
 int shc_plan_redistribute_cost(const shc_mesh *m, const shc_placements *src,
                                const shc_placements *dst, const shc_shape *shape,
                                const shc_plan_opts *opts, int64_t rank, double *cost,
@@ -298,7 +299,6 @@ int shc_plan_redistribute_cost(const shc_mesh *m, const shc_placements *src,
         o = *opts;
     else
         shc_plan_opts_init(&o);
-    o.planner = SHC_PLANNER_AUTO;
     o.merge = false;
     o.trace = false;
     shc_plan_req r;

@@ -41,7 +41,9 @@ else:
     torch = pytest.importorskip("torch")
 REL = ".".join(torch.__version__.split("+")[0].split(".")[:2])
 
-# (mesh, dtype, devices per host, src, dst, shape, strided literal): what the sample may miss
+# (mesh, dtype, devices per host, src, dst, shape, strided literal[, planner]): what the sample
+# may miss; planner "graph" or "greedy" is use_min_cost_redistribution_plan(True or False)
+# around torch's call and --planner for the CLI
 EXTRA = [
     ([2, 4], "float32", 8, "R,R", "S(0),S(1)", [8, 8], False),          # replicated source: 0
     ([2, 4], "float32", 8, "S(0),S(1)", "S(0),S(1)", [8, 8], False),    # the same spec: 0
@@ -59,15 +61,22 @@ EXTRA = [
     ([1, 4], "float32", 8, "S(0),S(1)", "R,R", [8, 8], False),          # a size-1 dim
     ([4], "int8", 8, "S(0)", "S(1)", [7, 9], False),                    # uneven
     ([2], "float32", 8, "S(0)", "R", [8], False),  # cli_plan.sh's sub-world plan, 7.2001699106179453
+    # test_graph_based_redistribute_cost's kind: shard orders on 2x2x2, the min-cost plan forced
+    ([2, 2, 2], "float32", 8, "S(0)[1]S(0)[0]S(1)", "S(1)S(0)[1]S(0)[0]", [16, 8], False, "graph"),
+    ([2, 2, 2], "float32", 8, "S(0)S(1)S(0)", "S(1)S(0)S(1)", [13, 2, 13], False, "graph"),
+    ([2, 2, 2], "float32", 8, "S(0)S(1)S(0)", "S(1)S(0)S(1)", [13, 2, 13], False, "greedy"),
+    ([2, 2, 2], "float32", 8, "P(sum)S(1)S(0)", "S(1)RS(0)", [16, 8], False, "graph"),
 ]
 
 
-def _cli_cost(mesh, dtype, dph, src, dst, shape, literal):
+def _cli_cost(mesh, dtype, dph, src, dst, shape, literal, planner="auto"):
     cmd = [EXE, "plan", "--mesh", "x".join(map(str, mesh)), "--shape",
            ",".join(map(str, shape)), "--src", src, "--dst", dst, "--dtype", dtype,
            "--devices-per-host", str(dph), "--rank", "0", "--torch-version", REL, "--json"]
     if literal:
         cmd.append("--strided-literal")
+    if planner != "auto":
+        cmd += ["--planner", planner]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
     if p.returncode:
         return ("refused", p.stderr.strip())
@@ -75,7 +84,7 @@ def _cli_cost(mesh, dtype, dph, src, dst, shape, literal):
     return float(c) if c == "inf" else c
 
 
-def _torch_cost(mesh, dtype, dph, src, dst, shape, literal):
+def _torch_cost(mesh, dtype, dph, src, dst, shape, literal, planner="auto"):
     from adapters import torch_redistribute_plan as rp
     from torch.distributed.tensor._collective_utils import redistribute_cost
     S = rp._setup()
@@ -97,8 +106,12 @@ def _torch_cost(mesh, dtype, dph, src, dst, shape, literal):
             kw["shard_order"] = rp._shard_order(pl, order, S)
         return S["DTensorSpec"](m, pl, **kw)
 
+    from torch.distributed.tensor._redistribute import use_min_cost_redistribution_plan
     try:
-        return redistribute_cost(spec(src), spec(dst))
+        if planner == "auto":
+            return redistribute_cost(spec(src), spec(dst))
+        with use_min_cost_redistribution_plan(enabled=planner == "graph"):
+            return redistribute_cost(spec(src), spec(dst))
     except Exception as e:  # noqa: BLE001 — torch's refusal: the CLI must refuse too
         return ("refused", "%s: %s" % (type(e).__name__, e))
 
@@ -112,7 +125,7 @@ def _sample(per_file=24):
         step = max(1, len(cases) // per_file)
         for g, t in cases[::step][:per_file]:
             out.append((g["mesh"], g["dtype"], g["devicesPerHost"], t["src"], t["dst"],
-                        t["shape"], bool(g.get("stridedLiteral"))))
+                        t["shape"], bool(g.get("stridedLiteral")), g["planner"]))
     return out
 
 
