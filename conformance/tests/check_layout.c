@@ -411,6 +411,24 @@ START_TEST(device_mesh_groups)
     ck_assert_msg(strstr(e.msg, "ascending order"), "%s", e.msg);
     ck_assert_int_eq(shc_groups_for_axes(&m, (int[]){3}, 1, &g, &e), SHC_EINVAL);
     ck_assert_str_eq(e.msg, "axes: mesh dim 3 out of range 0..2");
+    ck_assert_int_eq(shc_groups_for_axes(&m, (int[]){1, 1}, 2, &g, &e), SHC_EINVAL);
+    shc_mesh_free(&m);
+    /* Size-1 dims in any order or twice: torch 2.13 slices them (a real DeviceMesh on a fake
+     * world: 1x4 ("d1","d0") flattens to [0,1,2,3], ("d0","d0") to [0]; 2x1x2 ("d1","d0") to
+     * [0,2]), the groups those of the other dims. */
+    mesh(&m, "1x4", NULL);
+    ck_assert_int_eq(shc_groups_for_axes(&m, (int[]){1, 0}, 2, &g, &e), SHC_OK);
+    ck_groups(&g, 1, 4, (int64_t[]){0, 1, 2, 3});
+    shc_groups_free(&g);
+    ck_assert_int_eq(shc_groups_for_axes(&m, (int[]){0, 0}, 2, &g, &e), SHC_OK);
+    ck_groups(&g, 4, 1, (int64_t[]){0, 1, 2, 3});
+    shc_groups_free(&g);
+    ck_assert_int_eq(shc_groups_for_axes(&m, (int[]){1, 1}, 2, &g, &e), SHC_EINVAL);
+    shc_mesh_free(&m);
+    mesh(&m, "2x1x2", NULL);
+    ck_assert_int_eq(shc_groups_for_axes(&m, (int[]){1, 0}, 2, &g, &e), SHC_OK);
+    ck_groups(&g, 2, 2, (int64_t[]){0, 2, 1, 3});
+    shc_groups_free(&g);
     shc_mesh_free(&m);
 }
 END_TEST

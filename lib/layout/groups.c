@@ -9,7 +9,9 @@
  *    groups enumerated row-major over the remaining dims.  Flattening several
  *    dims (mesh["a","c"]._flatten()) collapses their layouts, so members run
  *    row-major over the chosen dims in mesh order; slicing requires the dims
- *    in ascending order (KeyError otherwise), which we enforce.
+ *    in ascending order (KeyError otherwise) and distinct (RuntimeError), which
+ *    we enforce, except for size-1 dims, which torch takes in any order or twice
+ *    (they leave the layout, device_mesh.py _get_slice_mesh_layout).
  *  - c10d new_group sorts its ranks (distributed_c10d.py), so a rank's rank in
  *    the communicator is its index in the sorted group, which differs from its
  *    mesh coordinate when the rank map is not arange.
@@ -132,16 +134,22 @@ static int build_groups(const shc_mesh *m, const bool *chosen, shc_groups *out, 
     return SHC_OK;
 }
 
-/* Validate DeviceMesh-style axes: in range, strictly ascending. */
+/* Validate DeviceMesh-style axes: in range, strictly ascending, except where only size-1
+ * dims are out of order or repeated, which DeviceMesh slices too (they leave the layout:
+ * shc_mesh_slice_layout) and which change no group. */
 static int check_mesh_axes(const shc_mesh *m, const int *axes, int naxes, bool *chosen,
                            shc_err *e)
 {
     memset(chosen, 0, SHC_MAX_MESH_DIMS * sizeof *chosen);
+    shc_flat_layout l;
+    shc_err ignored = {0};
+    bool sliced = naxes > 0 && naxes <= SHC_MAX_LAYOUT_MODES &&
+                  !shc_mesh_slice_layout(m->shape, m->ndim, axes, naxes, &l, &ignored);
     for (int k = 0; k < naxes; k++) {
         if (axes[k] < 0 || axes[k] >= m->ndim)
             return shc_fail(e, SHC_EINVAL, "axes: mesh dim %d out of range 0..%d", axes[k],
                             m->ndim - 1);
-        if (k > 0 && axes[k] <= axes[k - 1])
+        if (k > 0 && axes[k] <= axes[k - 1] && !sliced)
             return shc_fail(e, SHC_EINVAL, "axes: mesh dims must be distinct and in ascending "
                             "order (torch DeviceMesh slicing: \"Mesh dim indices should be in "
                             "ascending order\"), got %d after %d", axes[k], axes[k - 1]);
