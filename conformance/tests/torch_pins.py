@@ -13,13 +13,20 @@ import subprocess
 import sys
 
 REQUIRED = ("id", "test", "asserts", "cli")
+WANTS = ("want", "want_error", "want_contains", "want_lacks")
 
 
 def dig(value, path):
-    """The value at a dotted path ("ranks.0.localShape"); KeyError/IndexError name the step."""
+    """The value at a dotted path ("ranks.0.localShape"); KeyError/IndexError name the step.
+    A "*" step maps the rest of the path over a list ("ranks.0.steps.*.ops": every step's)."""
     if not path:
         return value
-    for step in str(path).split("."):
+    steps = str(path).split(".")
+    for i, step in enumerate(steps):
+        if step == "*":
+            if not isinstance(value, list):
+                raise KeyError(f"'*' of a {type(value).__name__}")
+            return [dig(v, ".".join(steps[i + 1:])) for v in value]
         if isinstance(value, list):
             value = value[int(step)]
         elif isinstance(value, dict):
@@ -36,8 +43,8 @@ def row_problem(row):
     for k in REQUIRED:
         if k not in row:
             return f"row lacks '{k}'"
-    if sum(k in row for k in ("want", "want_error", "want_contains")) != 1:
-        return "row needs exactly one of 'want', 'want_error' and 'want_contains'"
+    if sum(k in row for k in WANTS) != 1:
+        return "row needs exactly one of " + ", ".join(f"'{k}'" for k in WANTS)
     if ("torch" in row) == ("no_torch" in row):
         return "row needs exactly one of 'torch' and 'no_torch'"
     if "want_error" in row and row.get("exit", 0) == 0:
@@ -61,14 +68,39 @@ def check_row(exe, row):
     return agree(got, row)
 
 
+def op_text(ops):
+    """A list of op overloads as plan's "ops" names them ("aten.view.default",
+    "aten.split.Tensor"; lists of lists, one per step, are read in order), written one a line
+    as torch's DebugMode.debug_string() names each op (OpOverload.__qualname__: "aten::view",
+    "aten::split.Tensor"), so a torch test's assertIn/assertNotIn on that string can be put to
+    the list; None when some element is not such a name."""
+    flat = []
+    for op in ops:
+        flat.extend(op if isinstance(op, list) else [op])
+    lines = []
+    for op in flat:
+        parts = op.split(".") if isinstance(op, str) else []
+        if len(parts) != 3 or not all(parts):
+            return None
+        ns, name, overload = parts
+        lines.append(f"{ns}::{name}" + ("" if overload == "default" else f".{overload}"))
+    return "\n".join(lines)
+
+
 def agree(got, row):
     """None when a value read off an answer is what the row wants, else what differs:
-    'want' exactly, or 'want_contains' as a part of the text (a torch test's assertRaisesRegex
-    pins a part of the message; the answer names the whole)."""
-    if "want_contains" in row:
-        if isinstance(got, str) and row["want_contains"] in got:
+    'want' exactly; 'want_contains' as a part of the text (a torch test's assertRaisesRegex
+    pins a part of the message, the answer names the whole; or its assertIn on a
+    DebugMode.debug_string()); 'want_lacks' as a text the value must not hold (assertNotIn).
+    For the last two a list of op names is read as DebugMode writes it (op_text)."""
+    for key, hold in (("want_contains", True), ("want_lacks", False)):
+        if key not in row:
+            continue
+        text = op_text(got) if isinstance(got, list) else got
+        if isinstance(text, str) and (row[key] in text) == hold:
             return None
-        return f"got {json.dumps(got)}, want a text holding {row['want_contains']!r}"
+        return f"got {json.dumps(got)}, want a text {'holding' if hold else 'without'} " \
+            f"{row[key]!r}"
     return None if got == row["want"] else f"got {json.dumps(got)}, want {json.dumps(row['want'])}"
 
 

@@ -2,8 +2,10 @@
 
 The rows pin what torch's test/distributed/tensor/test_redistribute.py asserts about
 redistribute plans: collective counts (CommDebugMode), the placements a redistribute ends in,
-plan traces (DebugMode's "trace:" as the test reads it), _TransformInfo._comm_type_key,
-_optimize_transform_infos's merging over flattened meshes, refusals, and per-rank local shapes.
+plan traces (DebugMode's "trace:" as the test reads it), the ops an all_gather dispatches
+(DebugMode's debug_string, as _test_all_gather_optimization reads it),
+_TransformInfo._comm_type_key, _optimize_transform_infos's merging over flattened meshes,
+refusals, and per-rank local shapes.
 
 Each probe runs torch's own code in ONE process: a fake process group (torch's FakeProcessGroup,
 entered through _torch_common.WORLD as the harness's adapters do) of the mesh's size, seen from
@@ -122,6 +124,29 @@ def redistribute_comms(mesh, shape, src, dst, flatten=(), rank=0, backward=False
         res["grad_placements"] = ([str(p) for p in grad.placements]
                                   if hasattr(grad, "placements") else None)
     return res
+
+
+def redistribute_debug_ops(mesh, shape, src, dst, rank=0, device="meta"):
+    """RedistributeTest._test_all_gather_optimization: distribute_tensor(src) then
+    DTensor.redistribute(dst) inside torch's DebugMode(record_torchfunction=False), as the test
+    does; {"debug_string": debug_mode.debug_string() (the string the test's assertIn /
+    assertNotIn read), "ops": [str(op) of each aten/c10d op DebugMode recorded],
+    "placements"}.  The ops of the all_gather's view-vs-split+cat choice
+    (_functional_collectives.all_gather_single) depend on shapes only, so device="meta" (the
+    test's 4x8192x6144 holds no data) dispatches the same view, split and cat."""
+    from torch._ops import OpOverload
+    from torch.utils._debug_mode import DebugMode, _OpCall
+    try:
+        m = _mesh(mesh, rank=rank)
+        dt, _ = _source(m, shape, src, device=device)
+        with DebugMode(record_torchfunction=False) as debug_mode:
+            out = dt.redistribute(m, parse(dst))
+    except Exception as e:
+        return refusal(e)
+    return {"debug_string": debug_mode.debug_string(),
+            "ops": [str(c.op) for c in debug_mode.operators
+                    if isinstance(c, _OpCall) and isinstance(c.op, OpOverload)],
+            "placements": [str(p) for p in out.placements]}
 
 
 def to_local_partial_grad(mesh, shape, src, dst, grad_placements):
