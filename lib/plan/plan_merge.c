@@ -85,10 +85,18 @@ static bool placements_mergeable(const shc_plan_step *x, const shc_plan_step *y)
     return shc_placement_eq(&x->dst, &y->dst) && sum_or_avg(&x->src) && sum_or_avg(&y->src);
 }
 
-static bool has_flattened(const shc_plan_opts *o, unsigned mask)
+/* Whether a flattened mesh spans mesh dims `mask`: torch 2.13 compares layouts
+ * (_get_flattened_mesh_by_layout_impl: the sorted dims' slice layout, collapsed, against each
+ * flattened mesh's), and size-1 dims leave a layout, so both sides are compared without them
+ * (a flatten of 0+2+1 on 2x1x2 is the mesh of dims 0 and 2). */
+static bool has_flattened(const shc_plan_ctx *c, unsigned mask)
 {
-    for (int i = 0; i < o->nflattened; i++)
-        if (o->flattened[i] == mask)
+    unsigned ones = 0;
+    for (int d = 0; d < c->mesh->ndim; d++)
+        if (c->mesh->shape[d] == 1)
+            ones |= 1u << d;
+    for (int i = 0; i < c->opts->nflattened; i++)
+        if ((c->opts->flattened[i] & ~ones) == (mask & ~ones))
             return true;
     return false;
 }
@@ -108,7 +116,7 @@ static bool flatten(const shc_plan_ctx *c, const shc_plan_step *g, int n, shc_pl
     }
     if ((k == KEY_REDUCE_SCATTER && !asc) || (k == KEY_ALL_GATHER && !desc))
         return false; /* non_ascending_mesh_dims */
-    if (!has_flattened(c->opts, mask))
+    if (!has_flattened(c, mask))
         return false; /* no_flattened_mesh */
     int outer = 0;
     if (k != KEY_ALL_REDUCE) { /* Python max(): the first of the largest */

@@ -34,9 +34,10 @@ typedef struct plan_args {
 
 /* Parse "0+1,1+2" into bitmasks: each set a slice DeviceMesh makes and flattens
  * (mesh[("d0", "d1")]._flatten()), so refused where torch refuses the slice
- * (shc_mesh_slice_layout: a dim past the mesh, out of order, or twice).  A set of fewer than
- * two distinct dims (one dim, or size-1 dims again) flattens to one dim's ranks or one rank:
- * torch makes it, and it merges nothing, so it is not kept. */
+ * (shc_mesh_slice_layout: a dim past the mesh, out of order, or twice).  A set of one dim
+ * flattens to that dim's own mesh, which torch does not record as a flattened mesh
+ * (_flatten_mapping), so it is not kept; a set of size-1 dims again or out of order is
+ * (the merge compares the sets without their size-1 dims, as torch compares layouts). */
 static int parse_flatten(const char *s, const shc_mesh *m, shc_plan_opts *o, shc_err *e)
 {
     const char *p = s;
@@ -61,12 +62,9 @@ static int parse_flatten(const char *s, const shc_mesh *m, shc_plan_opts *o, shc
         if (shc_mesh_slice_layout(m->shape, m->ndim, dims, count, &l, e))
             return shc_err_prefix(e, "--flatten '%s'", CLI_ECHO(s));
         unsigned mask = 0;
-        int distinct = 0;
-        for (int i = 0; i < count; i++) {
-            distinct += !(mask & 1u << dims[i]);
+        for (int i = 0; i < count; i++)
             mask |= 1u << dims[i];
-        }
-        if (distinct >= 2) {
+        if (count >= 2) {
             if (o->nflattened == 16)
                 return shc_fail(e, SHC_EINVAL, "--flatten '%s': at most 16 sets", CLI_ECHO(s));
             o->flattened[o->nflattened++] = mask;

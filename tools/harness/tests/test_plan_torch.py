@@ -265,3 +265,34 @@ def test_min_cost_step_costs(mesh, shape, src, dst, dtype, dph):
     assert len(infos) == len(mine["steps"])
     assert [st["cost"] for st in mine["steps"]] == want
     assert any(c > 0 for c in want)
+
+
+# Flattened meshes with size-1 dims (--flatten; golden "flattened"): torch finds a flattened
+# mesh for a group of steps by layout (_redistribute.py 2.13 _get_flattened_mesh_by_layout_impl),
+# so size-1 dims count on neither side; the CLI's merged steps (their mesh dims) must be
+# torch's own, planned by the redistribute-plan adapter with the same flattened meshes made.
+FLATTENED = [  # mesh, flattened sets, src, dst
+    ([1, 4], [[0, 1]], "P(sum),P(sum)", "R,R"),
+    ([1, 4], [[1, 0]], "P(sum),P(sum)", "R,R"),
+    ([1, 4], [[0, 0]], "P(sum),P(sum)", "R,R"),
+    ([2, 1, 2], [[0, 1, 2]], "P(sum),P(sum),P(sum)", "R,R,R"),
+    ([2, 1, 2], [[0, 2]], "P(sum),P(sum),P(sum)", "R,R,R"),
+    ([2, 1, 2], [[0, 2]], "P(sum),R,P(sum)", "R,R,R"),
+    ([2, 1, 2], [[0, 2, 1]], "P(sum),R,P(sum)", "R,R,R"),
+    ([2, 1, 2], [[0, 1, 2]], "P(sum),R,P(sum)", "R,R,R"),
+    ([2, 1, 2], [[1, 0]], "P(sum),P(sum),R", "R,R,R"),
+    ([2, 2, 2], [[0, 2]], "S(0),R,S(0)", "R,R,R"),
+]
+
+
+@pytest.mark.parametrize("mesh,flat,src,dst", FLATTENED)
+def test_flattened_size_one_dims(mesh, flat, src, dst):
+    import torch_redistribute_plan as rp
+    shape = [8, 8]
+    group = {"mesh": mesh, "flattened": flat, "devicesPerHost": 8, "dtype": "float32",
+             "planner": "auto"}
+    want = [s[0] for s in rp.compute(group, {"src": src, "dst": dst, "shape": shape})
+            ["plans"][0]["steps"]]
+    got = cli_plan(mesh, shape, src, dst, "--flatten",
+                   ",".join("+".join(map(str, f)) for f in flat), "--rank", "0")
+    assert [st["mesh_dims"] for st in got["ranks"][0]["steps"]] == want, (got, want)
