@@ -629,6 +629,37 @@ static shc_plan_stall stall_of(const char *mesh, const char *shape, const char *
  * wait in step 1's all-gather; tc 16057, a gather fed 2 and 1 rows aborts gloo; the 2x2 case
  * of greedy_strided_logical_shape.py, where every rank raises at step 0 with 2 of 8 columns,
  * ends cleanly. */
+/* torch 2.13 redistribute_cost (_collective_utils.py): priced on the mesh's ranks, 0 on a
+ * rank of the world off it (_is_current_rank_part_of_mesh), whatever the plan.  The priced
+ * value is torch's own for mesh [2], S(0) -> R of [8] float32, 8 devices per host
+ * (tools/harness/tests/test_redistribute_cost.py asks torch for it). */
+START_TEST(redistribute_cost_off_mesh)
+{
+    shc_mesh m;
+    shc_shape s;
+    shc_placements a, b;
+    shc_err e = {0};
+    double c = -1;
+    ck_assert_int_eq(shc_mesh_parse_world(&m, "2", "1,3", 4, &e), 0);
+    ck_assert_int_eq(shc_shape_parse(&s, "8", &e), 0);
+    ck_assert_int_eq(shc_placements_parse(&a, "S(0)", &e), 0);
+    ck_assert_int_eq(shc_placements_parse(&b, "R", &e), 0);
+    ck_assert_int_eq(shc_plan_redistribute_cost(&m, &a, &b, &s, NULL, 1, &c, &e), 0);
+    ck_assert_msg(c == 7.2001699106179453, "%.17g", c);
+    for (int64_t r = 0; r <= 2; r += 2) {
+        c = -1;
+        ck_assert_int_eq(shc_plan_redistribute_cost(&m, &a, &b, &s, NULL, r, &c, &e), 0);
+        ck_assert_msg(c == 0.0, "rank %lld: %.17g", (long long)r, c);
+    }
+    shc_plan_opts o;
+    shc_plan_opts_init(&o);
+    o.dtype_bytes = 17; /* no torch dtype is that wide */
+    ck_assert_int_eq(shc_plan_redistribute_cost(&m, &a, &b, &s, &o, 1, &c, &e), SHC_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "dtype size 17"));
+    shc_mesh_free(&m);
+}
+END_TEST
+
 START_TEST(exec_stalls)
 {
     shc_plan_exec_fail at[8];
@@ -687,6 +718,7 @@ int main(void)
     tcase_add_test(tc, torch_labels_checks_refusals);
     tcase_add_test(tc, redistribute_api_check);
     tcase_add_test(tc, exec_stalls);
+    tcase_add_test(tc, redistribute_cost_off_mesh);
     suite_add_tcase(s, tc);
     return shc_run_suite(s);
 }

@@ -227,8 +227,11 @@ static void dim_names(char *buf, size_t n, const int *dims, int count, bool tupl
 int shc_mesh_slice_layout(const int64_t *mesh_shape, int ndim, const int *dims, int n,
                           shc_flat_layout *out, shc_err *e)
 {
-    assert(ndim >= 1 && ndim <= SHC_MAX_LAYOUT_MODES && n >= 0);
-    char names[SHC_MAX_LAYOUT_MODES * 8 + 8], valid[SHC_MAX_LAYOUT_MODES * 8 + 8];
+    if (ndim < 1 || ndim > SHC_MAX_LAYOUT_MODES || n < 0)
+        return shc_fail(e, SHC_EINVAL, "slicing a %d-d mesh (1 to %d dims) by %d dims", ndim,
+                        SHC_MAX_LAYOUT_MODES, n);
+    /* each name at most 'd-2147483648', (16 bytes) */
+    char names[SHC_MAX_LAYOUT_MODES * 16 + 8], valid[SHC_MAX_LAYOUT_MODES * 16 + 8];
     int every[SHC_MAX_LAYOUT_MODES];
     for (int d = 0; d < ndim; d++)
         every[d] = d;

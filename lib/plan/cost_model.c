@@ -7,6 +7,9 @@
  * Tested by check_plan.c and the redistribute-plan family (harness vs torch).
  */
 #include "config.h"
+#include <assert.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <math.h>
 #include "cost_model.h"
 #include "plan_internal.h"
@@ -53,9 +56,41 @@ double shc_cost_reduce_scatter(double bytes_gb, const shc_topo *t, int d)
     return ring_cost(bytes_gb, t, d, t->devices[d] - 1);
 }
 
+/* Python's int / int is correctly rounded whatever the sizes (spec_to_bytes / num_shards);
+ * the divisions by 1024 then scale by powers of two, exactly.  Below 2^53 bytes the double
+ * division of two exact operands is that rounding; above it the quotient is formed in
+ * integers (bytes < 2^67 as numel < 2^63 and an element at most 16 bytes; shards at most
+ * SHC_MAX_WORLD) and rounded to nearest, ties to even, with the remainder as sticky bit. */
+double shc_cost_gb_of(int64_t numel, int64_t itemsize, int64_t num_shards)
+{
+    assert(numel >= 0 && itemsize >= 1 && itemsize <= 16 && num_shards >= 1 &&
+           num_shards <= SHC_MAX_WORLD);
+    unsigned __int128 a = (unsigned __int128)numel * (uint64_t)itemsize, b = (uint64_t)num_shards;
+    double q;
+    if (a < ((unsigned __int128)1 << 53)) {
+        q = (double)(uint64_t)a / (double)num_shards;
+    } else {
+        int shift = 0; /* a / b >= 2^29: 2^26 more bits make a quotient of at least 55 */
+        while (((a << shift) / b) >> 55 == 0)
+            shift++;
+        unsigned __int128 n = (a << shift) / b;
+        bool sticky = (a << shift) % b != 0;
+        int extra = 0;
+        while (n >> (53 + extra))
+            extra++;
+        uint64_t m = (uint64_t)(n >> extra);
+        unsigned __int128 rest = n & (((unsigned __int128)1 << extra) - 1),
+                          half = (unsigned __int128)1 << (extra - 1);
+        if (rest > half || (rest == half && (sticky || (m & 1))))
+            m++;
+        q = ldexp((double)m, extra - shift);
+    }
+    return q / 1024.0 / 1024.0 / 1024.0;
+}
+
 double shc_cost_bytes_gb(int64_t bytes, int64_t num_shards)
 {
-    return (double)bytes / (double)num_shards / 1024.0 / 1024.0 / 1024.0;
+    return shc_cost_gb_of(bytes, 1, num_shards);
 }
 
 /* is_shard() is false for _StridedShard, so its transitions cost 0 and leave the bytes. */

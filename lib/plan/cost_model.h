@@ -25,7 +25,10 @@ void shc_topo_build(const shc_mesh *m, int64_t devices_per_host, shc_topo *t);
 double shc_cost_allgather(double bytes_gb, const shc_topo *t, int mesh_dim);
 double shc_cost_allreduce(double bytes_gb, const shc_topo *t, int mesh_dim);
 double shc_cost_reduce_scatter(double bytes_gb, const shc_topo *t, int mesh_dim);
-/* spec_to_bytes / num_shards / 1024 / 1024 / 1024, evaluated as torch does. */
+/* spec_to_bytes / num_shards / 1024 / 1024 / 1024, evaluated as torch does (Python's
+ * correctly rounded int / int): of numel elements of itemsize bytes (1..16), so that no
+ * product overflows; shc_cost_bytes_gb of a byte count. */
+double shc_cost_gb_of(int64_t numel, int64_t itemsize, int64_t num_shards);
 double shc_cost_bytes_gb(int64_t bytes, int64_t num_shards);
 /* _compute_placement_transition_cost's cost for mesh dim d at comm_bytes_gb. */
 double shc_cost_transition(const shc_placement *a, const shc_placement *b, const shc_topo *t,

@@ -301,11 +301,18 @@ int shc_plan_redistribute_cost(const shc_mesh *m, const shc_placements *src,
         shc_plan_opts_init(&o);
     o.merge = false;
     o.trace = false;
+    *cost = 0.0;
     shc_plan_req r;
+    shc_plan p;
+    memset(&p, 0, sizeof p);
     int rc = shc_plan_prepare(&r, m, src, dst, shape, &o, e);
     if (rc)
         return rc;
-    *cost = 0.0;
+    if (o.dtype_bytes > 16) { /* torch's itemsize: complex128 is the largest */
+        rc = shc_fail(e, SHC_EINVAL, "redistribute cost: dtype size %d, torch's largest is 16",
+                      o.dtype_bytes);
+        goto done;
+    }
     bool replicated = true, same = r.src.strided_as_order == r.dst.strided_as_order;
     for (int i = 0; i < r.src.n; i++) {
         replicated &= r.src.p[i].kind == SHC_P_REPLICATE;
@@ -317,15 +324,14 @@ int shc_plan_redistribute_cost(const shc_mesh *m, const shc_placements *src,
         same = !memcmp(&r.src.so, &r.dst.so, sizeof r.src.so);
     }
     if (replicated || same || !shc_mesh_has_rank(m, rank))
-        return SHC_OK;
+        goto done;
     if (r.src.strided_as_order || r.dst.strided_as_order) {
         *cost = INFINITY;
-        return SHC_OK;
+        goto done;
     }
-    int64_t numel, bytes, shards = 1;
-    if ((rc = shc_shape_numel(shape, &numel, e)) ||
-        (rc = shc_mul64_e(numel, o.dtype_bytes, &bytes, "redistribute cost: bytes", e)))
-        return rc;
+    int64_t numel, shards = 1;
+    if ((rc = shc_shape_numel(shape, &numel, e)))
+        goto done;
     /* num_shards: shard-like mesh dims (Shard only in torch 2.11, plan_graph.c) */
     uint32_t asked = 0;
     bool shard_only = shc_torch_ask(o.torch, SHC_TC_STRIDED_NOT_SHARD, &asked);
@@ -333,20 +339,19 @@ int shc_plan_redistribute_cost(const shc_mesh *m, const shc_placements *src,
         if (shc_is_shard_like(&r.src.p[i]) &&
             (!shard_only || r.src.p[i].kind == SHC_P_SHARD))
             shards *= m->shape[i];
-    shc_plan p;
-    memset(&p, 0, sizeof p);
     if ((rc = shc_plan_run(&r, rank, &p, e)))
-        return rc;
+        goto done;
     shc_topo t;
     shc_topo_build(m, o.devices_per_host, &t);
-    double gb = shc_cost_bytes_gb(bytes, shards);
+    double gb = shc_cost_gb_of(numel, o.dtype_bytes, shards);
     for (int i = 0; i < p.nsteps && !isinf(*cost); i++) {
         const shc_plan_step *st = &p.steps[i];
         assert(st->nmesh_dims == 1); /* nothing merges: o.merge is off */
         double c = shc_cost_transition_step(&st->src, &st->dst, &t, st->mesh_dim, &gb);
         *cost = isinf(c) ? INFINITY : *cost + c;
     }
+done:
     shc_plan_free(&p);
     shc_plan_req_free(&r);
-    return SHC_OK;
+    return rc;
 }

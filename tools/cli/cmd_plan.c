@@ -254,7 +254,8 @@ static json_t *local_json(const shc_local_meta *t)
                      "contiguous", t->contiguous);
 }
 
-/* As Python prints the float ("inf" where torch returns float("inf")). */
+/* The double torch returns ("inf" where it returns float("inf")); jansson writes it with 17
+ * significant digits, which may be more than Python's repr, but name the same double. */
 static json_t *cost_json(double c)
 {
     return isinf(c) ? json_string("inf") : json_real(c);
@@ -360,7 +361,7 @@ static char *plan_text(const shc_plan *p, const shc_plan_exec_fail *xf, const lo
             fprintf(f, "  local tensor after step %d: shape [%s] stride (%s), not contiguous "
                     "(the view torch's unpad narrows out of a padded result)\n", i, sh, sd);
         }
-    /* %.17g: Python's repr of the float would round-trip the same double */
+    /* %.17g: the same double as Python's float (its repr may print fewer digits) */
     fprintf(f, "  redistribute_cost (torch's, the strategies' price, us): %.17g\n", cost);
     if (p->trace)
         fprintf(f, "  trace: %s\n", p->trace);
@@ -517,7 +518,6 @@ static int sink_cost(plan_sink *k, int64_t rank, shc_err *e)
                                       &k->q->opts, rank, &k->cost, e);
 }
 
-
 static int sink_rank(void *ctx, int64_t rank, const shc_plan *p, shc_err *e)
 {
     plan_sink *k = ctx;
@@ -580,7 +580,8 @@ static int check_refused(const plan_req *q, int64_t rank, shc_err *e)
 
 /* The world's ranks off the mesh (only with --world): no step, no collective. */
 #define OFF_MESH_TEXT "  not in the mesh: no step, no collective (torch 2.13 " \
-    "redistribute_local_tensor returns the rank's empty local tensor)\n"
+    "redistribute_local_tensor returns the rank's empty local tensor)\n" \
+    "  redistribute_cost (torch's, the strategies' price, us): 0 (a rank off the mesh)\n"
 
 /* The JSON answer's head: the release and, with --world, the world. */
 static json_t *json_head(const plan_req *q)
