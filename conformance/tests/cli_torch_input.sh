@@ -93,6 +93,7 @@ ranks 0,1,2,3:
   planner greedy, 1 step, 1 collective
   step mesh_dim  src        dst        logical_shape    comm
   0    0         P(Sum)     R          8,4              all_reduce
+  redistribute_cost (torch's, the strategies' price, us): 10.20203892741535
   trace: P(Sum)->R" \
   $S plan --mesh 4 --shape 8,4 --src 'P(Sum)' --dst R
 expect_exit "P(Sum) -> P(sum): the strings differ, torch's AssertionError at the step" 2 \
@@ -111,6 +112,7 @@ expect_out "P(prod) -> P(prod): nothing to do, as torch" \
 "redistribute plan: mesh 4, shape [8,4], P(prod) -> P(prod) (torch 2.13)
 ranks 0,1,2,3:
   planner greedy, 0 steps, 0 collectives
+  redistribute_cost (torch's, the strategies' price, us): 0
   trace: P(prod)" \
   $S plan --mesh 4 --shape 8,4 --src 'P(prod)' --dst 'P(prod)'
 expect_exit "P(prod),P(max): torch's mixed-partial refusal" 2 \

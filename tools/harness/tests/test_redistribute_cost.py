@@ -61,6 +61,8 @@ EXTRA = [
     ([1, 4], "float32", 8, "S(0),S(1)", "R,R", [8, 8], False),          # a size-1 dim
     ([4], "int8", 8, "S(0)", "S(1)", [7, 9], False),                    # uneven
     ([2], "float32", 8, "S(0)", "R", [8], False),  # cli_plan.sh's sub-world plan, 7.2001699106179453
+    ([4], "float32", 8, "P(Sum)", "R", [8, 4], False),   # cli_torch_input.sh: 10.20203892741535
+    ([4], "float32", 8, "P(prod)", "P(prod)", [8, 4], False),  # the same spec: 0
     # past 2^53 bytes Python's int / int rounds once, correctly; past 2^63 bytes no int64 holds them
     ([6], "int8", 8, "S(0)", "R", [9007199254740995, 1], False),
     ([3], "int8", 8, "P(sum)", "S(0)", [9007199254740993, 1], False),
