@@ -128,11 +128,10 @@ static int add_axes(json_t *out, const shc_mesh *m, const char *spec, int64_t ra
         json_array_append_new(ax, json_integer(axes[i]));
     json_object_set_new(out, "axes", ax);
     shc_groups g;
-    int norm[SHC_MAX_MESH_DIMS], nn = n;
-    memcpy(norm, axes, sizeof axes);
     if (!ascending(axes, n) && n) {
         /* seed 002 sorts and de-duplicates (the golden group-ranks family covers it); say
          * which dims it used */
+        int norm[SHC_MAX_MESH_DIMS], nn;
         if ((rc = shc_axes_normalize(m, axes, n, norm, &nn, e)))
             return rc;
         json_t *sa = json_array();
@@ -140,16 +139,15 @@ static int add_axes(json_t *out, const shc_mesh *m, const char *spec, int64_t ra
             json_array_append_new(sa, json_integer(norm[i]));
         json_object_set_new(out, "seed_axes", sa);
     }
-    /* DeviceMesh flattens the dims where it slices them: ascending, or out of order or
-     * twice only in size-1 dims, which leave the layout and the groups alone (so the
-     * groups are those of the sorted, distinct dims) */
-    shc_flat_layout l;
-    shc_err se = {0};
-    if (ascending(axes, n) || (n && !shc_mesh_slice_layout(m->shape, m->ndim, axes, n, &l, &se))) {
-        if ((rc = shc_groups_for_axes(m, norm, nn, &g, e)))
-            return rc;
+    /* DeviceMesh's flattened groups where it slices the dims (shc_groups_for_axes refuses
+     * the rest as torch does: then there are none) */
+    shc_err refused = {0};
+    if (n && (rc = shc_groups_for_axes(m, axes, n, &g, &refused)) == SHC_OK) {
         json_object_set_new(out, "flattened", groups_json(&g));
         shc_groups_free(&g);
+    } else if (n && rc != SHC_EINVAL) {
+        *e = refused;
+        return rc;
     }
     if ((rc = shc_split_rank_lists_for_axes(m, axes, n, &g, e)))
         return rc;
