@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# gpu_lease.sh — everything shardcheck asks of a lent GPU, in one device call of at most 10
+# minutes (docs/gpu-check.md):
+#   1. tools/gpu/gpu_check.sh: the CUDA backend (device test, bench_cuda, run --backend cuda at
+#      np 1, 2, 4) -> OUT/check/{summary.txt,summary.json,gpu_check.log,logs.tar.gz};
+#   2. record_cuda_math (staged, built here for sm_90): the MUFU.RCP64H tables and the libdevice
+#      vectors kept, the SFU binades hashed (sha256 against the H100 recordings in
+#      shared/gpu/sfu, which do not travel) -> OUT/math.tar.xz;
+#   3. tools/gpu/record_float64_sms.py: torch's float64 normal_/exponential_ against the model at
+#      the GPU's own SM count and, under MPS, at fewer SMs -> OUT/f64.tar.xz.
+# Usage (device tool): command `bash tools/gpu/gpu_lease.sh .gpu_stage`, carry [".gpu_stage"].
+# The stage is tools/gpu/gpu_stage.sh's, plus record_cuda_math (nvcc -arch=sm_90) and
+# rcp64h_compare.  Seven files come back (the tool returns at most eight).  Not run by make
+# check: it needs a GPU (gpu_check.sh's own dry run is tested).
+set -u
+here=$(cd "$(dirname "$0")/../.." && pwd)
+st=${1:?usage: gpu_lease.sh STAGE}
+st=$(cd "$st" && pwd)
+out=${OUT:?gpu_lease.sh: \$OUT is unset}
+t0=$(date +%s)
+log=$out/lease.log
+say() { printf '[%4ss] %s\n' $(($(date +%s) - t0)) "$*" | tee -a "$log"; }
+left() { echo $((${LEASE_BUDGET:-520} - ($(date +%s) - t0))); }
+
+say "gpu_lease: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1)"
+cat "$st/stage.txt" >>"$log" 2>/dev/null
+
+# ---- 1. the CUDA backend ----
+bash "$here/tools/gpu/gpu_check.sh" --bin "$st" --out "$out/check" --budget 250 >>"$log" 2>&1
+say "gpu_check: exit $?: $(head -n 1 "$out/check/summary.txt" 2>/dev/null)"
+
+# ---- 2. CUDA math tables ----
+m=$(mktemp -d)
+mkdir -p "$m/keep"
+if timeout 90 "$st/record_cuda_math" "$m" "$here/conformance/tests/data/libdevice/vectors.txt" \
+     >"$m/keep/record.log" 2>&1; then
+  (cd "$m" && sha256sum ./*.raw ./*.u8) >"$m/keep/binades.sha256"
+  mv "$m"/rcp64h_*.raw "$m"/libdevice_gpu.txt "$m/keep/"
+  "$st/rcp64h_compare" "$m/keep" >"$m/keep/rcp64h_compare.txt" 2>&1
+  say "rcp64h_compare: exit $?: $(tail -n 1 "$m/keep/rcp64h_compare.txt")"
+  if grep -v '^#' "$here/conformance/tests/data/libdevice/vectors.txt" |
+     diff - "$m/keep/libdevice_gpu.txt" >"$m/keep/libdevice_diff.txt"; then
+    say "libdevice vectors: the GPU agrees with the host oracle"
+  else say "libdevice vectors: $(grep -c '^<' "$m/keep/libdevice_diff.txt") lines differ"; fi
+else say "record_cuda_math: failed: $(tail -n 2 "$m/keep/record.log")"; fi
+tar -cJf "$out/math.tar.xz" -C "$m/keep" . && rm -rf "$m"
+say "math.tar.xz: $(du -h "$out/math.tar.xz" | cut -f1)"
+
+# ---- 3. float64 at this GPU's SM count, then at fewer under MPS ----
+f=$(mktemp -d)
+export PYTHONUNBUFFERED=1 LD_LIBRARY_PATH="$st/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+f64() {   # LABEL LIMIT: one recording, cut to what is left of the budget
+  local l; l=$(left); [ "$l" -gt 40 ] || { say "f64 $1: skipped, out of budget"; return; }
+  [ "$l" -lt "$2" ] || l=$2
+  timeout -k 5 "$l" python3 "$here/tools/gpu/record_float64_sms.py" --shardcheck \
+    "$st/shardcheck" --out "$f/f64_$1.json" --label "$1" >>"$f/f64.log" 2>&1
+  say "f64 $1: exit $?: $(grep 'record_float64_sms:' "$f/f64.log" | tail -n 1)"
+}
+f64 full 150
+if command -v nvidia-cuda-mps-control >/dev/null; then
+  export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps/pipe CUDA_MPS_LOG_DIRECTORY=/tmp/mps/log
+  mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+  if timeout 20 nvidia-cuda-mps-control -d; then
+    # does a client see fewer SMs?  A probe first, so a broken MPS costs seconds, not recordings
+    sms=$(CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50 timeout 40 python3 -c \
+      'import torch; print(torch.cuda.get_device_properties(0).multi_processor_count)' 2>&1 |
+      tail -n 1)
+    say "MPS at 50%: the client sees '$sms' SMs"
+    case $sms in
+      ''|*[!0-9]*|132) say "MPS: no smaller SM count seen; no MPS recordings" ;;
+      *) for pct in 50 29; do CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$pct f64 mps$pct 100; done ;;
+    esac
+    echo quit | timeout 20 nvidia-cuda-mps-control
+    cp "$CUDA_MPS_LOG_DIRECTORY/control.log" "$f/mps_control.log" 2>/dev/null
+  else say "MPS: nvidia-cuda-mps-control -d failed"; fi
+else say "MPS: no nvidia-cuda-mps-control"; fi
+tar -cJf "$out/f64.tar.xz" -C "$f" . && rm -rf "$f"
+say "done"
