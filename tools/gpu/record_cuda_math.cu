@@ -12,7 +12,7 @@
 //      [-1,-0.5), [-2,-1) (ex2_B.raw) and rcp.approx.ftz.f32 (MUFU.RCP, behind __tanf's
 //      division: float cauchy_) on [1,2) (rcp_3f800000.raw), which no model has yet;
 //   2. libdevice vectors: the INPUT column of conformance/tests/data/libdevice/vectors.txt
-//      through log, sincospi, logf, exp, log1p and tan, written in the same format (compare
+//      through log, sincospi, logf, exp, log1p, tan and log1pf, written in the same format (compare
 //      with diff).
 // Usage: record_cuda_math OUTDIR [VECTORS.txt]   (tools/gpu/record_cuda_math.sh drives it)
 #include <cstdint>
@@ -87,6 +87,7 @@ __global__ void k_vec(int n, const int *fn, const unsigned long long *in, unsign
     case 3: o1[i] = (unsigned long long)__double_as_longlong(exp(x)); break;
     case 4: o1[i] = (unsigned long long)__double_as_longlong(log1p(x)); break;
     case 5: o1[i] = (unsigned long long)__double_as_longlong(tan(x)); break;
+    case 6: o1[i] = __float_as_uint(log1pf(__uint_as_float((uint32_t)in[i]))); break;
     default: o1[i] = __float_as_uint(logf(__uint_as_float((uint32_t)in[i]))); break;
     }
 }
@@ -114,10 +115,12 @@ static int vectors(const char *dir, const char *path)
     while (fgets(line, sizeof line, f) && n < cap) {
         unsigned long long x;
         if (line[0] == '#' || sscanf(line, "%31s %llx", fname, &x) != 2) continue;
-        static const char *const names[] = {"log", "sincospi", "logf", "exp", "log1p", "tan"};
-        fn[n] = 2;
-        for (int k = 0; k < 6; k++)
+        static const char *const names[] = {"log", "sincospi", "logf", "exp", "log1p", "tan",
+                                            "log1pf"};
+        fn[n] = -1;
+        for (int k = 0; k < 7; k++)
             if (!strcmp(fname, names[k])) fn[n] = k;
+        if (fn[n] < 0) { fprintf(stderr, "record_cuda_math: unknown function %s\n", fname); return 1; }
         in[n++] = x;
     }
     fclose(f);
@@ -141,6 +144,7 @@ static int vectors(const char *dir, const char *path)
         else if (fn[i] == 3) fprintf(o, "exp %016llx %016llx\n", in[i], o1[i]);
         else if (fn[i] == 4) fprintf(o, "log1p %016llx %016llx\n", in[i], o1[i]);
         else if (fn[i] == 5) fprintf(o, "tan %016llx %016llx\n", in[i], o1[i]);
+        else if (fn[i] == 6) fprintf(o, "log1pf %08llx %08llx\n", in[i], o1[i]);
         else fprintf(o, "logf %08llx %08llx\n", in[i], o1[i]);
     }
     fclose(o);
