@@ -539,7 +539,8 @@ typedef struct shc_torch_rng_model {
     bool unit_unrecorded; /* a unit no recording covers; a stand-in computes it (GpuOnly) */
     bool math_todo;       /* a float transform through an unmodelled MUFU (CudaMathTodo) */
     bool fma_contract;    /* the affine step as nvcc contracts it (FmaContract) */
-    int64_t rcp64h;       /* elements on MUFU.RCP64H's model; -1: the op reaches none */
+    int64_t rcp64h;       /* elements on an unrecorded MUFU.RCP64H (0 on sm_90, where the
+                           * unit is recorded); -1: the op reaches none */
 } shc_torch_rng_model;
 int shc_torch_rng_model_of(const shc_gpu_profile *g, uint64_t seed, int64_t offset,
                            const shc_torch_rng_req *r, shc_torch_rng_model *out, shc_err *e);

@@ -13,26 +13,24 @@
  * cases NotSupported there. */
 #define SHC_LARGE_MESH_RANKS 8
 /* The SfuModel flag (torch-cuda-rng, rng-offsets): values through an sm_90
- * special-function-unit instruction we model from H100 recordings (lib/rng/cuda_sfu.c
- * for float, lib/rng/cuda_rcp64h.c for float64's MUFU.RCP64H; docs/cuda-math.md). */
+ * special-function-unit instruction we model from H100 recordings (lib/rng/cuda_sfu.c;
+ * docs/cuda-math.md).  float64's MUFU.RCP64H is no model but a recording of every input
+ * (lib/rng/cuda_rcp64h.c), so float64 cases on sm_90 are exact and carry no flag. */
 #define SHC_SFU_MODEL_NOTE "The group's GPU is sm_90 and the value passes through the " \
     "special-function unit: MUFU.SIN/MUFU.COS via __sincosf in float Box-Muller (the normal " \
     "draw of float/half/bfloat16 normal_) and MUFU.LG2 via __logf in float-accscalar " \
     "exponential_ and geometric_, which lib/rng/cuda_sfu.c models bit for bit on all 59.3 " \
     "million entries of exhaustive H100 recordings (MUFU.LG2 on [0.5, 2); MUFU.SIN/COS on " \
-    "t = fmul_rz(v, 1/2pi) in [2^-7, 2^-6) and [0.25, 1)); or, in float64 normal_, " \
-    "exponential_, log_normal_ and geometric_, MUFU.RCP64H, the seed of libdevice log's " \
-    "Newton step, whose last bit reaches the result of some elements (the test's comment " \
-    "counts them): lib/rng/cuda_rcp64h.c models it as the float-rounded reciprocal " \
-    "truncated to 20 bits with two recorded exceptions, which reproduces all 27 float64 " \
-    "outputs recorded on an H100 (1,137 of the unit's inputs settled). Every other step is " \
-    "IEEE or libdevice, reimplemented bit for bit. Compared exactly (no tolerance). Inputs " \
-    "outside the recordings, which these cases reach (t below 1/4: about a quarter of " \
-    "normals; MUFU.LG2 below 1/2: exponential_ draws u < 1/2; MUFU.RCP64H of unsettled " \
-    "inputs), follow the model's recovered structure, which no recording confirms, and no " \
-    "implementation someone else wrote computes these bits on a CPU: only a run on an sm_90 " \
-    "GPU (tools/harness) cross-checks them. Other generations keep GpuOnly (their unit is " \
-    "not recorded)."
+    "t = fmul_rz(v, 1/2pi) in [2^-7, 2^-6) and [0.25, 1)). Every other step is IEEE or " \
+    "libdevice, reimplemented bit for bit. Compared exactly (no tolerance). Inputs outside " \
+    "the recordings, which these cases reach (t below 1/4: about a quarter of normals; " \
+    "MUFU.LG2 below 1/2: exponential_ draws u < 1/2), follow the model's recovered " \
+    "structure, which no recording confirms, and no implementation someone else wrote " \
+    "computes these bits on a CPU: only a run on an sm_90 GPU (tools/harness) cross-checks " \
+    "them. float64 normal_, exponential_, log_normal_ and geometric_ on sm_90 do not carry " \
+    "this flag: MUFU.RCP64H, the seed of libdevice log's Newton step, is lib/rng/cuda_rcp64h.c's " \
+    "table of the unit as an H200 recorded it, which tools/gpu/rcp64h_scan.cu compared on all " \
+    "2^32 high words (0 differ). Other generations keep GpuOnly (their unit is not recorded)."
 
 /* Keep large freed blocks in this process's heap from now on (once; rng_policies.c says
  * why): for a process about to run many policy checks (the family, `shardcheck policies`). */

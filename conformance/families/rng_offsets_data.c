@@ -307,7 +307,15 @@ static int data_answer(void *ctx, shc_torch_release rel, json_t *t, shc_gw_why *
     }
     const char *dtn = json_string_value(json_object_get(group, "dtype"));
     bool dbl = dtn && !strcmp(dtn, "float64");
-    int64_t seeded = !rc && dbl ? seed_elements(group, start, local, &rc, e) : -1;
+    const char *opn = json_string_value(json_object_get(group, "op"));
+    shc_gpu_profile gp;
+    shc_err pe;
+    bool sm90 = shc_gpu_profile_parse(json_string_value(json_object_get(group, "gpu")), &gp,
+                                      &pe) == SHC_OK &&
+                shc_gpu_sfu_model(&gp) == SHC_SFU_SM90;
+    /* on sm_90 the seed is the recorded unit (cuda_rcp64h.c): no element rests on a model */
+    int64_t seeded = !rc && dbl && !sm90 ? seed_elements(group, start, local, &rc, e)
+                                         : (dbl ? 0 : -1);
     if (!rc) {
         json_t *f = json_object_get(v, "findings");
         size_t i;
@@ -316,17 +324,10 @@ static int data_answer(void *ctx, shc_torch_release rel, json_t *t, shc_gw_why *
         shc_test_flag(t, "GpuOnly");
         /* on an sm_90 profile float normal/exponential data follow cuda_sfu.c's model
          * of the unit (bit-exact on every recorded entry): compared exactly.  float64
-         * data through libdevice log are exact where no element rests on its
-         * MUFU.RCP64H seed (seed_elements), else follow cuda_rcp64h.c's model, recorded
-         * on sm_90 only */
-        const char *opn = json_string_value(json_object_get(group, "op"));
-        shc_gpu_profile gp;
-        shc_err pe;
-        bool sm90 = shc_gpu_profile_parse(json_string_value(json_object_get(group, "gpu")), &gp,
-                                          &pe) == SHC_OK &&
-                    shc_gpu_sfu_model(&gp) == SHC_SFU_SM90;
+         * data through libdevice log are exact on sm_90 (its MUFU.RCP64H seed is the
+         * recorded unit) and elsewhere where no element rests on the seed (seed_elements) */
         bool sfu = sm90 && opn && (!strcmp(opn, "normal") || !strcmp(opn, "exponential")) &&
-                   (!dbl || seeded > 0);
+                   !dbl;
         if (sfu)
             shc_test_flag(t, "SfuModel");
         else if (seeded != 0)

@@ -5,7 +5,8 @@
  * MUFU.RCP64H), lib/rng/cuda_sfu.c against a committed subset of the H100 MUFU
  * recordings (data/sfu/subset.txt: segment ends, a random sample and entries the
  * earlier least-squares model got wrong; every one must agree bit for bit),
- * lib/rng/cuda_rcp64h.c's rule and recorded exceptions, and the seed independence
+ * lib/rng/cuda_rcp64h.c against the H200's recording of MUFU.RCP64H (the sha256 of both
+ * recorded binades) and the H100's recorded outputs, and the seed independence
  * of tan and of nvcc's double sqrt.  The recorded float64 outputs themselves are
  * check_cuda_f64.c's.
  */
@@ -18,6 +19,7 @@
 #include "tap.h"
 #include "cuda_libdevice.h"
 #include "cuda_sfu.h"
+#include "shardcheck.h"
 
 static const char *srcdir(void)
 {
@@ -229,29 +231,50 @@ END_TEST
 static uint32_t hi_of(double d) { return (uint32_t)(u_of(d) >> 32); }
 static double of_hi(uint32_t h) { return d_of((uint64_t)h << 32); }
 
-/* MUFU.RCP64H (cuda_rcp64h.c): the float-rounded reciprocal truncated to the high
- * word, except where the H100 recordings settle otherwise.  The high words below are
- * values of g = m + 1 in log whose answer check_cuda_f64's recordings fix: each
- * changes a recorded output (found by trying the seeds against the recorded sha256). */
+/* The unit's answers for the 2^20 high words base + i, as tools/gpu/record_cuda_math.cu
+ * wrote them (little-endian uint32), hashed. */
+static void rcp64h_binade_sha256(uint32_t base, char out[65])
+{
+    uint8_t *raw = malloc(4u << 20);
+    ck_assert_ptr_nonnull(raw);
+    for (uint32_t i = 0; i < 1u << 20; i++) {
+        uint32_t h = hi_of(shc_cuda_rcp_approx_ftz_d(of_hi(base + i)));
+        for (int k = 0; k < 4; k++)
+            raw[4 * i + k] = (uint8_t)(h >> (8 * k));
+    }
+    shc_sha256_hex(raw, 4u << 20, out);
+    free(raw);
+}
+
+/* MUFU.RCP64H (cuda_rcp64h.c): the table recorded on an H200 reproduces the recording and
+ * what an H100's float64 outputs fixed. */
 START_TEST(rcp64h_model)
 {
-    /* 1/x lies 0.993 of a unit above the truncation: the recorded unit answered one
-     * up (exponential_ [3, 360449], seed 42, element 1020888), as the rule says */
+    /* the two binades the H200 recorded (sha256 of rcp64h_3ff00000.raw and
+     * rcp64h_40000000.raw, record_cuda_math on 2026-11-30; also in cuda_rcp64h_table.h) */
+    char h[65];
+    rcp64h_binade_sha256(0x3ff00000u, h);
+    ck_assert_str_eq(h, "4b54abfb3f30c97d2f8f049d5ae9a65019f5d8406fa67c7264ce9c4ea601fad2");
+    rcp64h_binade_sha256(0x40000000u, h);
+    ck_assert_str_eq(h, "7f0d887de7b34561122e7a485aa95b464e499ead906648bebbb03961f0c05e65");
+    long up = 0;
+    for (uint32_t i = 0; i < 1u << 20; i++)
+        up += shc_cuda_rcp64h_up(i);
+    ck_assert_int_eq(up, 72677);
+    /* high words an H100's outputs settled (docs/cuda-math.md): one unit up at 0.993 of a
+     * unit (exponential_ [3, 360449], seed 42, element 1020888) and 0.948 (normal_
+     * [3000001], seed 1234); truncated at 0.942 and 0.958 (exponential_ [16777223],
+     * elements 11957172 and 361367), which the float-rounding rule before the recording
+     * had as exceptions */
     ck_assert_uint_eq(hi_of(shc_cuda_rcp_approx_ftz_d(of_hi(0x3ffd5845u))),
                       hi_of(shc_cuda_rcp64h_trunc(of_hi(0x3ffd5845u))) + 1);
-    /* 0.948 (normal_ [3000001], seed 1234): up too */
     ck_assert_uint_eq(hi_of(shc_cuda_rcp_approx_ftz_d(of_hi(0x3ffd59edu))),
                       hi_of(shc_cuda_rcp64h_trunc(of_hi(0x3ffd59edu))) + 1);
-    /* the two exceptions: 0.942 and 0.958 of a unit, the rule says up, the unit did not */
-    int n;
-    const shc_rcp64h_exception *x = shc_cuda_rcp64h_exceptions(&n);
-    ck_assert_int_eq(n, 2);
-    for (int i = 0; i < n; i++) {
-        double in = of_hi(x[i].in_hi), r = 1.0 / in;
-        ck_assert_uint_eq(x[i].out_hi, hi_of(shc_cuda_rcp64h_trunc(in)));
-        ck_assert_uint_eq(hi_of(shc_cuda_rcp_approx_ftz_d(in)), x[i].out_hi);
-        ck_assert_uint_eq(hi_of((double)(float)r), x[i].out_hi + 1); /* the rule's answer */
-    }
+    ck_assert_uint_eq(hi_of(shc_cuda_rcp_approx_ftz_d(of_hi(0x3ffbba8du))), 0x3fe276f0u);
+    ck_assert_uint_eq(hi_of(shc_cuda_rcp_approx_ftz_d(of_hi(0x400216feu))), 0x3fdc4d9fu);
+    /* every NaN high word answers 0x7fffffff (rcp64h_scan on the H200) */
+    ck_assert_uint_eq(u_of(shc_cuda_rcp_approx_ftz_d(of_hi(0x7ff00001u))), 0x7fffffff00000000ull);
+    ck_assert_uint_eq(u_of(shc_cuda_rcp_approx_ftz_d(of_hi(0xfff80000u))), 0x7fffffff00000000ull);
     /* the low word of the input is not read; the output's low word is zero */
     double a = d_of(0x3ffd5845ffffffffull);
     ck_assert_uint_eq(u_of(shc_cuda_rcp_approx_ftz_d(a)), u_of(shc_cuda_rcp_approx_ftz_d(of_hi(0x3ffd5845u))));
@@ -262,7 +285,7 @@ START_TEST(rcp64h_model)
     ck_assert(isinf(shc_cuda_rcp_approx_ftz_d(0x1p-1060)) && shc_cuda_rcp_approx_ftz_d(0x1p1023) == 0.0);
     ck_assert(shc_cuda_rcp_approx_ftz_d(INFINITY) == 0.0);
     /* the seed reaches log's result, rarely: u = g - 1 with g's high word 0x3ffd5845
-     * (u in [0.707, 1) is not reduced further: m = u, g = m + 1), where the model
+     * (u in [0.707, 1) is not reduced further: m = u, g = m + 1), where the unit
      * answers one unit above the truncated reciprocal; among 2*10^6 such u some
      * logs differ (about 1 in 10^5; over all of cuRAND's u about 1 in 10^6) */
     uint64_t st = 0x2545f4914f6cdd1dull;

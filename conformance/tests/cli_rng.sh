@@ -205,11 +205,14 @@ expect_exit "rng: float normal_ on sm_90 rests on the recorded SFU model" 0 '"Sf
   $S rng --engine torch-cuda --seed 0 --shape 4 --op normal --gpu h100-sxm --json
 expect_exit "rng: float normal_ on an A100 rests on an unrecorded unit" 0 '"SfuModel":false,"GpuOnly":true' \
   $S rng --engine torch-cuda --seed 0 --shape 4 --op normal --json
-if sampled; then tap_skip "rng --digest: tcId 366 on MUFU.RCP64H" "3,000,001 float64 three times: the plain build checks it"
-else expect_exit "rng --digest: tcId 366's 75 elements on MUFU.RCP64H" 0 \
-  '^modelled: SfuModel; 75 of 3000001 elements rest on MUFU.RCP64H.s model$' \
+# tcId 366 (recorded on an H100): on sm_90 MUFU.RCP64H is the recorded unit, so exact; on an
+# A100, whose unit is not recorded, the elements that a one-unit change of the seed moves
+expect_exit "rng --digest: tcId 366 on sm_90 is exact (MUFU.RCP64H recorded)" 0 \
+  '^modelled: exact$' \
   $S rng --engine torch-cuda --seed 1234 --offset 4 --shape 3000001 --op normal --dtype float64 --gpu h100-sxm --digest
-fi
+expect_exit "rng: float64 normal_ on an A100 counts the elements on its unrecorded MUFU.RCP64H" 0 \
+  '^modelled: GpuOnly; [1-9][0-9]* of 100003 elements rest on MUFU.RCP64H, unrecorded on this GPU$' \
+  $S rng --engine torch-cuda --seed 1 --shape 100003 --op normal --dtype float64 --gpu a100 --count 0
 expect_exit "rng: float64 normal_ of 4 elements rests on no seed" 0 '"exact":true,.*"rcp64hElements":0' \
   $S rng --engine torch-cuda --seed 0 --shape 4 --op normal --dtype float64 --gpu h100-sxm --json
 tap_done

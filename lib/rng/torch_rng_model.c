@@ -10,11 +10,11 @@
  *    there, SfuModel); on other generations glibc stands in for an unrecorded unit (GpuOnly);
  *  - float log_normal_, geometric_ and cauchy_ (MUFU.EX2, MUFU.RCP) off sm_90: not modelled
  *    (CudaMathTodo);
- *  - float64 ops through libdevice log: MUFU.RCP64H seeds its Newton step; the elements whose
- *    value changes with a one-unit change of that seed rest on lib/rng/cuda_rcp64h.c's model
- *    (shc_torch_rng_rcp_sensitive): none, the output is exact on any unit that close; some,
- *    sm_90 follows the recorded model (SfuModel), other generations an unrecorded unit
- *    (GpuOnly); float64 cauchy_'s tan does not depend on its seed (exact);
+ *  - float64 ops through libdevice log: MUFU.RCP64H seeds its Newton step.  On sm_90 the
+ *    unit is a recording of every high word (lib/rng/cuda_rcp64h.c), so the output is exact;
+ *    elsewhere the elements whose value changes with a one-unit change of that seed
+ *    (shc_torch_rng_rcp_sensitive) rest on an unrecorded unit: none, the output is exact on
+ *    any unit that close; some, GpuOnly.  float64 cauchy_'s tan does not depend on its seed;
  *  - uniform_/normal_ with a non-default range or mean/std: the affine step as nvcc 13.0
  *    contracts it into an FMA (FmaContract).
  * Tested by check_torch_rng.c (torch_rng_model) and, through the golden flags it decides, by
@@ -46,14 +46,15 @@ int shc_torch_rng_model_of(const shc_gpu_profile *g, uint64_t seed, int64_t offs
                 r->op == SHC_TORCH_CAUCHY;
     bool exact_math = dbl && r->op == SHC_TORCH_CAUCHY; /* tan washes its seed out */
     bool sfu = sm90 && !dbl && uses_sfu(r->op);
-    if (g && reaches_log64(r)) {
+    if (g && reaches_log64(r) && sm90) {
+        out->rcp64h = 0; /* the recorded unit itself: nothing rests on a model */
+        exact_math = true;
+    } else if (g && reaches_log64(r)) {
         int rc = shc_torch_rng_rcp_sensitive(g, seed, offset, r, &out->rcp64h, e);
         if (rc)
             return rc;
         if (out->rcp64h == 0)
             exact_math = true; /* nothing rests on the seed */
-        else
-            sfu = sm90;
     }
     out->sfu_model = sfu;
     out->unit_unrecorded = (r->op == SHC_TORCH_NORMAL || r->op == SHC_TORCH_EXPONENTIAL ||

@@ -325,7 +325,8 @@ static void model_text(const shc_torch_rng_model *m, int64_t numel)
         if (on[i])
             printf("%s%s", n++ ? ", " : " ", names[i]);
     if (m->rcp64h > 0)
-        printf("%s%lld of %lld elements rest on MUFU.RCP64H's model", n++ ? "; " : " ",
+        printf("%s%lld of %lld elements rest on MUFU.RCP64H, unrecorded on this GPU",
+               n++ ? "; " : " ",
                (long long)m->rcp64h, (long long)numel);
     puts(n ? "" : " exact");
 }
