@@ -10,7 +10,8 @@
 #   3. tools/gpu/record_float64_sms.py: torch's float64 normal_/exponential_ against the model at
 #      the GPU's own SM count and, under MPS, at fewer SMs (LEASE_MPS percentages) -> OUT/f64.tar.xz;
 #   4. the harness's torch-cuda-rng adapter: torch's own CUDA kernels against golden/ -> lease.log.
-# LEASE_STEPS picks steps (default "check math f64 harness"), LEASE_BUDGET the seconds (520).
+# LEASE_STEPS picks steps (default "check math f64 harness"), LEASE_BUDGET the seconds (520),
+# LEASE_KEEP the SFU binades brought back whole (file-name prefixes, e.g. "ex2 rcp_").
 # Usage: tools/gpu/gpu_stage.sh, then the device tool's run with command `tar -xJf
 # .gpu_carry/stage.tar.xz && bash tools/gpu/gpu_lease.sh .gpu_stage`, carry [".gpu_carry"]
 # (docs/gpu-check.md: the stage with record_cuda_math, rcp64h_compare and rcp64h_scan, built
@@ -46,6 +47,10 @@ mkdir -p "$m/keep"
 if timeout 90 "$st/record_cuda_math" "$m" "$here/conformance/tests/data/libdevice/vectors.txt" \
      >"$m/keep/record.log" 2>&1; then
   (cd "$m" && sha256sum ./*.raw ./*.u8) >"$m/keep/binades.sha256"
+  # binades to bring back whole (LEASE_KEEP, e.g. "ex2 rcp_"): one xz file each in OUT
+  for k in ${LEASE_KEEP:-}; do
+    for r in "$m/$k"*.raw; do [ -f "$r" ] && xz -T0 -6 "$r" && mv "$r.xz" "$out/"; done
+  done
   mv "$m"/rcp64h_*.raw "$m"/libdevice_gpu.txt "$m/keep/"
   "$st/rcp64h_compare" "$m/keep" >"$m/keep/rcp64h_compare.txt" 2>&1
   say "rcp64h_compare: exit $?: $(tail -n 1 "$m/keep/rcp64h_compare.txt")"
