@@ -45,6 +45,22 @@
  * port runs op 1 into op 2 on layout #14 (a100's 864 blocks do not). */
 #define SMALL_GPU "7x2048"
 #define SEED 1234 /* torch's default DTensor seed in seed 001's commit message */
+/* An NPU profile (issue 33): every offset selects its own Philox stream (torch_npu's
+ * registered DTensor tracker), so the same policies keep other properties there.  Every
+ * policy's layouts are emitted on it after the CUDA groups (so earlier tcIds stay). */
+#define NPU_GPU "ascend-910b"
+
+/* Layouts emitted for one policy on GPU and NPU_GPU, after the rest: seed 000's
+ * hyper-parallel layout, whose two ranks' draws collide on an A100's window (327,680 draws)
+ * and not on an NPU, and the upstream tracker it ports on the same layout.  Two million
+ * elements: for these two policies only (generation time). */
+static const struct {
+    const char *policy;
+    shc_rng_case c;
+} npu_cases[] = {
+    {"hyper-parallel", {"2", "S(0)", "2048,1024"}},
+    {"torch-offset", {"2", "S(0)", "2048,1024"}},
+};
 
 static int parse_inputs(const json_t *group, const json_t *test, const shc_rng_policy **p,
                         shc_gpu_profile *gpu, uint64_t *seed, shc_mesh *m, shc_placements *pl,
@@ -246,7 +262,10 @@ static bool jax_can_shard(const shc_mesh *m, const shc_placements *pl, const shc
 static bool vescale_can_lay_out(const json_t *group, const shc_mesh *m, const shc_placements *pl,
                                 const shc_shape *s)
 {
-    if (json_object_get(group, "rankMap"))
+    /* veScale's tracker reads a CUDA device's geometry: the adapter knows the A100's and the
+     * SMSxTHREADS form, and no NPU */
+    const char *gn = json_string_value(json_object_get(group, "gpu"));
+    if (json_object_get(group, "rankMap") || !gn || (strcmp(gn, GPU) && strcmp(gn, SMALL_GPU)))
         return false;
     for (int i = 0; i < pl->n; i++)
         if (pl->p[i].kind == SHC_P_STRIDED ||
@@ -391,6 +410,50 @@ static int emit_decoder_tp(shc_gw *w, const meg_tp_row *x, shc_err *e)
     return rc;
 }
 
+/* One group: policy p on profile gpu, the layout c. */
+static int emit_on(shc_gw *w, const shc_rng_policy *p, const char *gpu, const shc_rng_case *c,
+                   shc_err *e)
+{
+    shcl_mesh_shape ms = shcl_mesh_shape_of(c->mesh);
+    json_t *g = shcl_group_params(&ms, "arange");
+    json_object_set_new(g, "policy", json_string(shc_rng_policy_name(p)));
+    json_object_set_new(g, "gpu", json_string(gpu));
+    json_object_set_new(g, "seed", u64s(SEED));
+    json_t *keep = json_incref(g);
+    int rc = shc_gw_group(w, g, e);
+    if (rc == SHC_OK)
+        rc = emit(w, keep, c, "", e);
+    json_decref(keep);
+    return rc;
+}
+
+/* The NPU file, after every policy's (so the CUDA groups' tcIds stay): each policy on the
+ * NPU profile over the layout table, and its npu_cases on the CUDA GPU and the NPU.  A
+ * policy that does not model the NPU (torch-func-random: CUDA's kernels) gets no NPU groups;
+ * `policies --gpu ascend-910b` says why. */
+static int generate_npu(shc_gw *w, const shc_rng_case *cs, int n, shc_err *e)
+{
+    shc_gpu_profile npu;
+    int rc = shc_gpu_profile_parse(NPU_GPU, &npu, e);
+    if (!rc)
+        rc = shc_gw_file(w, "npu-" NPU_GPU, e);
+    for (int i = 0; i < shc_rng_policy_count() && !rc; i++) {
+        const shc_rng_policy *p = shc_rng_policy_at(i);
+        shc_err pe;
+        bool on_npu = shc_rng_policy_models_profile(p, &npu, &pe) == SHC_OK;
+        for (int c = 0; c < n && on_npu && !rc; c++)
+            rc = emit_on(w, p, NPU_GPU, &cs[c], e);
+        for (size_t c = 0; c < sizeof npu_cases / sizeof npu_cases[0] && !rc; c++) {
+            if (strcmp(npu_cases[c].policy, shc_rng_policy_name(p)))
+                continue;
+            rc = emit_on(w, p, GPU, &npu_cases[c].c, e);
+            if (!rc && on_npu)
+                rc = emit_on(w, p, NPU_GPU, &npu_cases[c].c, e);
+        }
+    }
+    return rc;
+}
+
 static int generate(shc_gw *w, shc_err *e)
 {
     shc_policy_heap_keep();
@@ -402,22 +465,13 @@ static int generate(shc_gw *w, shc_err *e)
         if ((rc = shc_gw_file(w, shc_rng_policy_name(p), e)))
             break;
         int ngpu = shc_rng_policy_verdict_uses_gpu(p) ? 2 : 1;
-        for (int c = 0; c < n * ngpu && !rc; c++) {
-            shcl_mesh_shape ms = shcl_mesh_shape_of(cs[c % n].mesh);
-            json_t *g = shcl_group_params(&ms, "arange");
-            json_object_set_new(g, "policy", json_string(shc_rng_policy_name(p)));
-            json_object_set_new(g, "gpu", json_string(c < n ? GPU : SMALL_GPU));
-            json_object_set_new(g, "seed", u64s(SEED));
-            json_t *keep = json_incref(g);
-            if ((rc = shc_gw_group(w, g, e)) == SHC_OK)
-                rc = emit(w, keep, &cs[c % n], "", e);
-            json_decref(keep);
-        }
+        for (int c = 0; c < n * ngpu && !rc; c++)
+            rc = emit_on(w, p, c < n ? GPU : SMALL_GPU, &cs[c % n], e);
         for (int x = 0; x < NMEG_TP && !rc; x++)
             if (!strcmp(meg_tp[x].policy, shc_rng_policy_name(p)))
                 rc = emit_decoder_tp(w, &meg_tp[x], e);
     }
-    return rc;
+    return rc ? rc : generate_npu(w, cs, n, e);
 }
 
 const shc_family shc_family_rng_policies = {

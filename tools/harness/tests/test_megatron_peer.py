@@ -138,13 +138,12 @@ def family_docs(family):
 
 
 def megatron_cases():
-    for p in ("megatron-tp", "megatron-dp", "megatron-ep", "megatron-train-tp",
-              "megatron-train-dp", "megatron-train-ep", "megatron-train-dp-random",
-              "megatron-gtp", "megatron-egtp"):
-        doc = hl.load_file(os.path.join(GOLDEN, "rng-policies", p + ".json"))
-        for g in doc["testGroups"]:
-            for t in g["tests"]:
-                yield p, g, t
+    """Every megatron-* group of the family: each policy's own file and the NPU file's."""
+    for path in hl.family_files(GOLDEN, "rng-policies"):
+        for g in hl.load_file(path)["testGroups"]:
+            if g["policy"].startswith("megatron-"):
+                for t in g["tests"]:
+                    yield g["policy"], g, t
 
 
 def test_every_arange_device_mesh_group_agrees():
