@@ -512,14 +512,11 @@ static int generate(shc_gw *w, shc_err *e)
                 "bfloat16 and integer tensors (float accscalar): torch's at::exp, at::log, "
                 "at::log1p and at::tan are the fast intrinsics there (__expf, __logf, "
                 "__logf(1 + x), __tanf: the special-function unit, MUFU.EX2/LG2/SIN/COS/RCP). "
-                "MUFU.EX2 and MUFU.RCP have no recording on any generation; MUFU.LG2/SIN/COS "
-                "have a model for sm_90 only (geometric_ on sm_90 profiles carries SfuModel "
-                "instead of this flag). The host keeps the IEEE steps around the unit (__expf's "
-                "multiply by log2(e), 1 + x; on sm_90, __tanf's SASS: FMUL.RZ, the modelled "
-                "MUFU.SIN/COS, the 2^24 scaling of a tiny cosine, an IEEE reciprocal standing "
-                "in for MUFU.RCP, the FMUL) and uses the C library for what is not modelled, "
-                "so the last bits may differ from a GPU's. The uniform draws and new_offset are "
-                "exact, and so is log_normal_'s normal draw on sm_90 profiles. float64 cases do "
+                "The unit has a model for sm_90 only (there these ops carry SfuModel instead of this "
+                "flag). On other generations the host keeps the IEEE steps around the unit "
+                "(__expf's multiply by log2(e), 1 + x) and uses the C library for the unit, so "
+                "the last bits may differ from a GPU's. The uniform draws and new_offset are "
+                "exact. float64 cases do "
                 "not carry this flag: their "
                 "exp, log, log1p and tan are libdevice's, reimplemented bit for bit "
                 "(docs/cuda-math.md). Tolerance: 0 ulp (no GPU measurement bounds them yet; "
@@ -544,9 +541,10 @@ static int generate(shc_gw *w, shc_err *e)
                 "naive per-thread emulation (check_torch_rng.c, check_torch_sample.c). "
                 "tools/harness/adapters/torch_cuda_rng.py checks them on a GPU: on an H200 "
                 "(torch 2.11.0+cu130, 2026-11-30) it ran the 62 cases of the 132-SM profiles "
-                "(h100-sxm, h200) and all agreed but the 4 float log_normal_ and cauchy_ cases "
-                "(CudaMathTodo: a few elements 1 ulp off, through the unrecorded MUFU.EX2 and "
-                "MUFU.RCP); the other profiles need their own GPU.");
+                "(h100-sxm, h200); 58 agreed, and the 4 float log_normal_ and cauchy_ cases "
+                "agree since MUFU.EX2 and MUFU.RCP were recorded on that GPU and modelled "
+                "(their GPU sha256 is checked by check_cuda_f64); the other profiles need a GPU "
+                "of their geometry.");
     shc_tcs_notes(w);
     int rc = shc_gw_file(w, "torch_cuda_rng", e);
     if (!rc)

@@ -258,6 +258,46 @@ START_TEST(sm_count_recordings)
 }
 END_TEST
 
+/* torch's float32 log_normal_ and cauchy_ on an H200 (torch 2.11.0+cu130, 132 SMs,
+ * 2026-11-30: tools/harness/run.py --family torch-cuda-rng on the GPU, the sha256 it
+ * printed for tcIds 168 and 170): MUFU.EX2 (__expf) and MUFU.RCP (__tanf's division) as
+ * cuda_sfu_rcp_ex2.c models them from that GPU's recordings.  Before the model the host's
+ * exp2f and IEEE reciprocal differed from both outputs. */
+START_TEST(torch_float_sfu_h200)
+{
+    static const struct {
+        shc_torch_op op;
+        uint64_t seed;
+        double a, b;
+        const char *sha256;
+    } rec[] = {
+        {SHC_TORCH_LOG_NORMAL, 19, 1.0, 2.0,
+         "bf8d5b6975e02cca7004847811dfbefef2da2d3ee998297de6e3e07b9bb3d170"},
+        {SHC_TORCH_CAUCHY, 29, 0.0, 1.0,
+         "37eb00c22d8871639c285dd8f5f211f0f18e1a3751a3cd2669f65f4f32e809cb"},
+    };
+    shc_gpu_profile g;
+    shc_err e;
+    ck_assert_int_eq(shc_gpu_profile_parse("h200", &g, &e), 0);
+    for (size_t i = 0; i < sizeof rec / sizeof rec[0]; i++) {
+        shc_torch_rng_req r;
+        shc_torch_rng_req_init(&r, rec[i].op, SHC_DT_FLOAT32, 100003);
+        r.a = rec[i].a;
+        r.b = rec[i].b;
+        float *out = malloc(4 * (size_t)r.numel);
+        ck_assert(out != NULL);
+        int64_t no = -1;
+        ck_assert_int_eq(shc_torch_rng_fill(&g, rec[i].seed, 0, &r, 0, r.numel, out, NULL, &no,
+                                            &e), 0);
+        char hex[65];
+        shc_sha256_hex(out, 4 * (size_t)r.numel, hex);
+        ck_assert_str_eq(hex, rec[i].sha256);
+        ck_assert_int_eq(no, 4);
+        free(out);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cuda_f64");
@@ -266,6 +306,7 @@ int main(void)
     tcase_add_test(tc, recorded_outputs);
     tcase_add_test(tc, recordings_reach_the_seed);
     tcase_add_test(tc, sm_count_recordings);
+    tcase_add_test(tc, torch_float_sfu_h200);
     suite_add_tcase(s, tc);
     return shc_run_suite(s);
 }

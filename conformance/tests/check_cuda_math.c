@@ -19,6 +19,7 @@
 #include "tap.h"
 #include "cuda_libdevice.h"
 #include "cuda_sfu.h"
+#include "cuda_sfu_rcp_ex2.h"
 #include "shardcheck.h"
 
 static const char *srcdir(void)
@@ -207,6 +208,13 @@ START_TEST(sfu_intrinsics)
     float t = shc_sfu_sincos_arg(3.0f);
     ck_assert((double)t <= p && (double)nextafterf(t, INFINITY) > p);
     ck_assert(shc_cuda_fast_logf(1.0f) == 0.0f);
+    /* __expf (sm_90 SASS): MUFU.EX2 of x log2(e); below 2^-126 it halves the argument and
+     * squares, reaching the subnormals MUFU.EX2 alone flushes */
+    ck_assert(shc_cuda_fast_expf(0.0f) == 1.0f);
+    float tiny = shc_cuda_fast_expf(-100.0f); /* 2^-144.3: a subnormal, not 0 */
+    ck_assert(tiny > 0.0f && tiny < 0x1p-126f && fabsf(tiny - expf(-100.0f)) < 0x1p-148f);
+    ck_assert(shc_sfu_ex2_sm90(-144.0f) == 0.0f); /* the unit alone: flushed */
+    ck_assert(shc_cuda_fast_expf(1.0f) == shc_sfu_ex2_sm90(0x1.715476p+0f));
     /* subnormal inputs are scaled by 2^24 and 24 is subtracted (SASS) */
     float small = shc_cuda_fast_logf(0x1p-140f), ref = -140.0f * 0.6931472f;
     ck_assert(fabsf(small - ref) < 1e-4f);
@@ -220,7 +228,7 @@ START_TEST(sfu_intrinsics)
     for (int i = -1000; i <= 1000; i++) {
         float a = (float)i * 0.0015f, tt = shc_sfu_sincos_arg(a);
         float got = shc_cuda_fast_tanf(a), want = tanf(a);
-        ck_assert(got == (1.0f / shc_sfu_cos(tt)) * shc_sfu_sin(tt));
+        ck_assert(got == shc_sfu_rcp_sm90(shc_sfu_cos(tt)) * shc_sfu_sin(tt));
         ck_assert(fabsf(got - want) <= 1e-5f * fmaxf(1.0f, fabsf(want)) / fabsf(cosf(a)));
         differ += got != want;
     }
@@ -348,6 +356,46 @@ START_TEST(sqrt_seed_independent)
 }
 END_TEST
 
+/* MUFU.RCP and MUFU.EX2 (cuda_sfu_rcp_ex2.c) against a committed subset of the H200's
+ * exhaustive recordings (data/sfu/subset_rcp_ex2.txt, tools/gpu/fit_rcp_ex2.py: segment ends
+ * and a fixed-seed sample), every entry bit for bit; and MUFU.RCP64H, which is MUFU.RCP's
+ * answer with its last 3 bits dropped (cuda_rcp64h.c's recorded table, all 2^20 fractions). */
+START_TEST(sfu_rcp_ex2_recordings)
+{
+    FILE *f = open_data("sfu/subset_rcp_ex2.txt");
+    char line[128], fn[16];
+    long tot[2] = {0}, eq[2] = {0};
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#')
+            continue;
+        unsigned in, want;
+        ck_assert_int_eq(sscanf(line, "%15s %x %x", fn, &in, &want), 3);
+        int k = !strcmp(fn, "rcp") ? 0 : 1;
+        ck_assert(k == 0 || !strcmp(fn, "ex2"));
+        float got = k ? shc_sfu_ex2_sm90(f_of(in)) : shc_sfu_rcp_sm90(f_of(in));
+        tot[k]++;
+        if (uf_of(got) == want)
+            eq[k]++;
+        else if (tot[k] - eq[k] <= 5)
+            printf("# %s(%08x): got %08x, recorded %08x\n", fn, in, uf_of(got), want);
+    }
+    fclose(f);
+    for (int k = 0; k < 2; k++) {
+        printf("# %s: %ld of %ld recorded entries exact\n", k ? "ex2" : "rcp", eq[k], tot[k]);
+        ck_assert_int_gt(tot[k], 1000);
+        ck_assert_int_eq(eq[k], tot[k]);
+    }
+    for (uint32_t i = 0; i < 1u << 20; i++) {
+        float r = shc_sfu_rcp_sm90(f_of(0x3f800000u + (i << 3)));
+        uint32_t want = (uf_of(r) & 0x7fffffu) >> 3, got;
+        got = hi_of(shc_cuda_rcp_approx_ftz_d(of_hi(0x3ff00000u + i))) & 0xfffffu;
+        if (i == 0)
+            want = 0; /* 1/1: the float answer 1.0 has a zero fraction too */
+        ck_assert_msg(got == want, "fraction %05x: RCP64H %05x, RCP >> 3 %05x", i, got, want);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cuda_math");
@@ -360,6 +408,7 @@ int main(void)
     tcase_add_test(tc, sqrt_seed_independent);
     tcase_add_test(tc, sfu_recordings);
     tcase_add_test(tc, sfu_intrinsics);
+    tcase_add_test(tc, sfu_rcp_ex2_recordings);
     suite_add_tcase(s, tc);
     return shc_run_suite(s);
 }

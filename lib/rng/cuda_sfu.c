@@ -3,7 +3,8 @@
  * of __sincosf / __logf / __tanf built on them (SASS in shared/gpu/sfu/sass_sm90.txt:
  * `FMUL.RZ t, a, 0x3e22f983; MUFU.SIN/COS t` and `@p FMUL x, x, 2^24;
  * MUFU.LG2; @p FADD -24; FMUL 0x3f317218`; __tanf read off torch 2.11+cu130's sm_90
- * cauchy_ kernel, whose MUFU.RCP is not modelled: an IEEE reciprocal stands in).
+ * cauchy_ kernel), and of __expf (log_normal_'s `FMUL log2(e); @p FMUL 0.5; MUFU.EX2;
+ * @p FMUL r, r`) with cuda_sfu_rcp_ex2.c's MUFU.RCP and MUFU.EX2 (H200 recordings).
  *
  * What the recordings showed (docs/cuda-math.md, tools/gpu/fit_sfu.py): a
  * quadratic interpolator in integer fixed point.  The 23-bit argument's top 6 bits
@@ -26,6 +27,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "cuda_sfu.h"
+#include "cuda_sfu_rcp_ex2.h"
 #include "cuda_sfu_tables.h"
 
 /* The interpolator's truncated squarer (tools/gpu/fit_sfu.py): x^2 as its partial
@@ -160,5 +162,15 @@ float shc_cuda_fast_tanf(float a)
         c = c * 16777216.0f;
         s = s * 16777216.0f;
     }
-    return (1.0f / c) * s; /* MUFU.RCP stand-in, then FMUL */
+    return shc_sfu_rcp_sm90(c) * s; /* MUFU.RCP, then FMUL */
+}
+
+float shc_cuda_fast_expf(float x)
+{
+    float t = x * 0x1.715476p+0f; /* FMUL by log2(e), 0x3fb8aa3b */
+    bool small = t < -126.0f;     /* !FSETP.GEU: a NaN is not scaled */
+    if (small)
+        t = t * 0.5f;
+    float r = shc_sfu_ex2_sm90(t);
+    return small ? r * r : r; /* the square reaches the subnormals MUFU.EX2 flushes */
 }

@@ -30,10 +30,11 @@ void shc_cuda_fast_sincosf(float a, float *s, float *c);
 float shc_cuda_fast_logf(float x);
 /* __tanf(a) as nvcc 13.0 compiles it for sm_90 (torch 2.11's cauchy_ kernel):
  * FMUL.RZ, MUFU.SIN and MUFU.COS (modelled), both scaled by 2^24 when |cos| <
- * 2^-126, then MUFU.RCP of the cosine times the sine.  MUFU.RCP is not recorded:
- * an IEEE reciprocal stands in for it, so the result is not bit-exact (it is
- * off where the unit's reciprocal is not the correctly rounded one). */
+ * 2^-126, then MUFU.RCP of the cosine (cuda_sfu_rcp_ex2.c) times the sine. */
 float shc_cuda_fast_tanf(float a);
+/* __expf(x) as nvcc 13.0 compiles it for sm_90 (torch 2.11's log_normal_ kernel): x times
+ * log2(e), halved when below -126, MUFU.EX2 (cuda_sfu_rcp_ex2.c), squared when halved. */
+float shc_cuda_fast_expf(float x);
 
 #ifdef __cplusplus
 }

@@ -123,8 +123,8 @@ static inline SHC_HD int shc_tk_fits32(int64_t n, int64_t size)
  * keeps the IEEE steps around the unit exactly (__expf's FMUL by log2(e),
  * log1p's 1.0f + x).  For the unit itself it uses cuda_sfu.c's model where the
  * GPU's generation has one (k->sfu: MUFU.LG2 of sm_90, bit-exact on every
- * recorded entry) and glibc elsewhere (not bit-exact: GpuOnly/CudaMathTodo);
- * MUFU.EX2 and __tanf's MUFU.RCP have no model yet on any generation. */
+ * recorded entry; MUFU.EX2 and MUFU.RCP of sm_90, from an H200's recordings) and glibc
+ * elsewhere (not bit-exact: GpuOnly/CudaMathTodo). */
 static inline SHC_HD float shc_tk_logf(const shc_tk *k, float x)
 {
 #ifdef __CUDA_ARCH__
@@ -140,17 +140,21 @@ static inline SHC_HD float shc_tk_log1pf(const shc_tk *k, float x)
     return shc_tk_logf(k, 1.0f + x);
 }
 
-static inline SHC_HD float shc_tk_expf(float x)
+/* __expf: on sm_90 the host follows the SASS with the modelled MUFU.EX2; elsewhere
+ * glibc's exp2f stands in for an unrecorded unit. */
+static inline SHC_HD float shc_tk_expf(const shc_tk *k, float x)
 {
 #ifdef __CUDA_ARCH__
+    (void)k;
     return __expf(x);
 #else
-    return exp2f(x * 0x1.715476p+0f); /* __nv_fast_expf: fmul by log2(e), ex2.approx */
+    return k->sfu == SHC_SFU_SM90 ? shc_cuda_fast_expf(x)
+                                  : exp2f(x * 0x1.715476p+0f); /* fmul by log2(e), ex2 */
 #endif
 }
 
-/* __tanf: on sm_90 the host follows the SASS (modelled MUFU.SIN/COS, an IEEE
- * reciprocal standing in for the unrecorded MUFU.RCP); glibc elsewhere. */
+/* __tanf: on sm_90 the host follows the SASS (modelled MUFU.SIN/COS and MUFU.RCP);
+ * glibc elsewhere. */
 static inline SHC_HD float shc_tk_tanf(const shc_tk *k, float x)
 {
 #ifdef __CUDA_ARCH__
@@ -317,7 +321,7 @@ static inline SHC_HD void shc_tk_emit_f(const shc_tk *k, uint8_t *dst, uint8_t *
         break;
     }
     case SHC_TORCH_BERNOULLI: shc_tk_store_i(k, dst, x < k->f_p); break;
-    case SHC_TORCH_LOG_NORMAL: shc_tk_store_f(k, dst, shc_tk_expf(fmaf(x, k->f_b, k->f_a))); break;
+    case SHC_TORCH_LOG_NORMAL: shc_tk_store_f(k, dst, shc_tk_expf(k, fmaf(x, k->f_b, k->f_a))); break;
     case SHC_TORCH_GEOMETRIC: { /* ceil(log(u) / log1p(-p)), float; any dtype but bool */
         float v = ceilf(shc_tk_logf(k, x) / shc_tk_log1pf(k, -k->f_p));
         if (k->is_float)

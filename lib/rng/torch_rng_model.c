@@ -8,8 +8,9 @@
  *  - the special-function unit (MUFU.SIN/COS/LG2) of float normal_, exponential_ and
  *    geometric_: modelled for sm_90 from an H100's recordings (lib/rng/cuda_sfu.c: exact
  *    there, SfuModel); on other generations glibc stands in for an unrecorded unit (GpuOnly);
- *  - float log_normal_, geometric_ and cauchy_ (MUFU.EX2, MUFU.RCP) off sm_90: not modelled
- *    (CudaMathTodo);
+ *  - float log_normal_ and cauchy_ (MUFU.EX2, MUFU.RCP): modelled for sm_90 from an H200's
+ *    recordings (lib/rng/cuda_sfu_rcp_ex2.c, SfuModel); off sm_90 log_normal_, geometric_
+ *    and cauchy_ are not modelled (CudaMathTodo);
  *  - float64 ops through libdevice log: MUFU.RCP64H seeds its Newton step.  On sm_90 the
  *    unit is a recording of every high word (lib/rng/cuda_rcp64h.c), so the output is exact;
  *    elsewhere the elements whose value changes with a one-unit change of that seed
@@ -26,7 +27,8 @@
 
 static bool uses_sfu(shc_torch_op op)
 {
-    return op == SHC_TORCH_NORMAL || op == SHC_TORCH_EXPONENTIAL || op == SHC_TORCH_GEOMETRIC;
+    return op == SHC_TORCH_NORMAL || op == SHC_TORCH_EXPONENTIAL || op == SHC_TORCH_GEOMETRIC ||
+           op == SHC_TORCH_LOG_NORMAL || op == SHC_TORCH_CAUCHY;
 }
 
 static bool reaches_log64(const shc_torch_rng_req *r)
