@@ -7,6 +7,7 @@
 #      vectors kept, the SFU binades hashed (sha256 against the H100 recordings in
 #      shared/gpu/sfu, which do not travel) -> OUT/math.tar.xz;
 #      rcp64h_scan: all 2^32 high words through the unit against lib/rng/cuda_rcp64h.c;
+#      sfu_scan: all 2^32 floats through MUFU.RCP and MUFU.EX2 against cuda_sfu_rcp_ex2.c;
 #   3. tools/gpu/record_float64_sms.py: torch's float64 normal_/exponential_ against the model at
 #      the GPU's own SM count and, under MPS, at fewer SMs (LEASE_MPS percentages) -> OUT/f64.tar.xz;
 #   4. the harness's torch-cuda-rng adapter: torch's own CUDA kernels against golden/ -> lease.log.
@@ -62,6 +63,10 @@ else say "record_cuda_math: failed: $(tail -n 2 "$m/keep/record.log")"; fi
 if [ -x "$st/rcp64h_scan" ]; then
   OMP_NUM_THREADS=$(nproc) timeout 120 "$st/rcp64h_scan" 64 >"$m/keep/rcp64h_scan.txt" 2>&1
   say "rcp64h_scan: exit $?: $(tail -n 1 "$m/keep/rcp64h_scan.txt")"
+fi
+if [ -x "$st/sfu_scan" ]; then
+  OMP_NUM_THREADS=$(nproc) timeout 150 "$st/sfu_scan" 32 >"$m/keep/sfu_scan.txt" 2>&1
+  say "sfu_scan: exit $?: $(tail -n 1 "$m/keep/sfu_scan.txt")"
 fi
 tar -cJf "$out/math.tar.xz" -C "$m/keep" . && rm -rf "$m"
 say "math.tar.xz: $(du -h "$out/math.tar.xz" | cut -f1)"

@@ -18,8 +18,8 @@ rm -rf "$d"; mkdir -p "$d/lib"
 cp "$b/tools/.libs/shardcheck" "$b/lib/cuda/rng_device_test" "$b/bench/bench_cuda" "$d/"
 cp -L "$b/lib/.libs/libshardcheck.so.0" "$d/lib/"
 # the CUDA math recorders gpu_lease.sh runs, where this build made them (make
-# tools/gpu/record_cuda_math tools/gpu/rcp64h_compare tools/gpu/rcp64h_scan)
-for f in record_cuda_math rcp64h_compare rcp64h_scan; do
+# tools/gpu/record_cuda_math tools/gpu/rcp64h_compare tools/gpu/rcp64h_scan tools/gpu/sfu_scan)
+for f in record_cuda_math rcp64h_compare rcp64h_scan sfu_scan; do
   [ -x "$b/tools/gpu/$f" ] && cp "$b/tools/gpu/$f" "$d/"
 done
 # the libraries ldd resolves outside the C/C++ runtime and OpenSSL; OpenMPI's apart, in lib/mpi:
@@ -35,7 +35,7 @@ LD_LIBRARY_PATH="$b/lib/.libs" libs "$d/shardcheck" | while read -r l; do
   else cp -L "$l" "$d/lib/"; fi
 done
 strip "$d/shardcheck" "$d/rng_device_test" "$d/bench_cuda" "$d"/lib/*.so* "$d"/lib/mpi/*.so* \
-  "$d"/record_cuda_math "$d"/rcp64h_compare "$d"/rcp64h_scan 2>/dev/null || true
+  "$d"/record_cuda_math "$d"/rcp64h_compare "$d"/rcp64h_scan "$d"/sfu_scan 2>/dev/null || true
 # what was staged, for the run's env.log: the source commit and the build's CUDA settings
 {
   echo "staged $(date -u +%FT%TZ) from $(cd "$b" && pwd)"
