@@ -24,12 +24,12 @@
     "t = fmul_rz(v, 1/2pi) in [2^-7, 2^-6) and [0.25, 1)); MUFU.EX2 via __expf in float " \
     "log_normal_ and MUFU.RCP in __tanf's division in float cauchy_, which " \
     "lib/rng/cuda_sfu_rcp_ex2.c models bit for bit on all 41.9 million entries of exhaustive " \
-    "H200 recordings (MUFU.EX2 on [0.5, 2) and [-2, -0.5); MUFU.RCP on [1, 2)). Every other " \
-    "step is IEEE or " \
+    "H200 recordings (MUFU.EX2 on [0.5, 2) and [-2, -0.5); MUFU.RCP on [1, 2)) and which " \
+    "tools/gpu/sfu_scan.cu compared with that GPU's unit on all 2^32 floats (0 differ). " \
+    "Every other step is IEEE or " \
     "libdevice, reimplemented bit for bit. Compared exactly (no tolerance). Inputs outside " \
     "the recordings, which these cases reach (t below 1/4: about a quarter of normals; " \
-    "MUFU.LG2 below 1/2: exponential_ draws u < 1/2; MUFU.EX2 and MUFU.RCP of other " \
-    "binades), follow the model's recovered " \
+    "MUFU.LG2 below 1/2: exponential_ draws u < 1/2), follow the model's recovered " \
     "structure, which no recording confirms, and no implementation someone else wrote " \
     "computes these bits on a CPU: only a run on an sm_90 GPU (tools/harness) cross-checks " \
     "them. float64 normal_, exponential_, log_normal_ and geometric_ on sm_90 do not carry " \
