@@ -170,19 +170,25 @@ START_TEST(tan_seed_independent)
 }
 END_TEST
 
-START_TEST(sfu_recordings)
+/* A committed subset of a unit's recordings (lines FUNC INPUT_BITS OUTPUT_BITS): every
+ * entry of each named function must come out bit for bit, and each must have over 1,000. */
+typedef float (*unit_fn)(float);
+static void replay_subset(const char *file, const char *const *names, const unit_fn *fns, int n)
 {
-    FILE *f = open_data("sfu/subset.txt");
+    FILE *f = open_data(file);
     char line[128], fn[16];
-    long tot[3] = {0}, eq[3] = {0};
+    long tot[4] = {0}, eq[4] = {0};
+    ck_assert(n <= 4);
     while (fgets(line, sizeof line, f)) {
         if (line[0] == '#')
             continue;
         unsigned in, want;
         ck_assert_int_eq(sscanf(line, "%15s %x %x", fn, &in, &want), 3);
-        int k = !strcmp(fn, "sin") ? 0 : !strcmp(fn, "cos") ? 1 : 2;
-        float x = f_of(in);
-        float got = k == 0 ? shc_sfu_sin(x) : k == 1 ? shc_sfu_cos(x) : shc_sfu_lg2(x);
+        int k = 0;
+        while (k < n && strcmp(fn, names[k]))
+            k++;
+        ck_assert_msg(k < n, "%s: unknown function %s", file, fn);
+        float got = fns[k](f_of(in));
         tot[k]++;
         if (uf_of(got) == want)
             eq[k]++;
@@ -190,13 +196,19 @@ START_TEST(sfu_recordings)
             printf("# %s(%08x): got %08x, recorded %08x\n", fn, in, uf_of(got), want);
     }
     fclose(f);
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < n; k++) {
+        printf("# %s: %ld of %ld recorded entries exact\n", names[k], eq[k], tot[k]);
         ck_assert_int_gt(tot[k], 1000);
-        printf("# %s: %ld of %ld recorded entries exact\n", k == 0 ? "sin" : k == 1 ? "cos" : "lg2", eq[k],
-               tot[k]);
-        /* the integer interpolator reproduces every recorded entry (docs/cuda-math.md) */
         ck_assert_int_eq(eq[k], tot[k]);
     }
+}
+
+/* the integer interpolator reproduces every recorded entry (docs/cuda-math.md) */
+START_TEST(sfu_recordings)
+{
+    static const char *const names[] = {"sin", "cos", "lg2"};
+    static const unit_fn fns[] = {shc_sfu_sin, shc_sfu_cos, shc_sfu_lg2};
+    replay_subset("sfu/subset.txt", names, fns, 3);
 }
 END_TEST
 
@@ -362,29 +374,9 @@ END_TEST
  * answer with its last 3 bits dropped (cuda_rcp64h.c's recorded table, all 2^20 fractions). */
 START_TEST(sfu_rcp_ex2_recordings)
 {
-    FILE *f = open_data("sfu/subset_rcp_ex2.txt");
-    char line[128], fn[16];
-    long tot[2] = {0}, eq[2] = {0};
-    while (fgets(line, sizeof line, f)) {
-        if (line[0] == '#')
-            continue;
-        unsigned in, want;
-        ck_assert_int_eq(sscanf(line, "%15s %x %x", fn, &in, &want), 3);
-        int k = !strcmp(fn, "rcp") ? 0 : 1;
-        ck_assert(k == 0 || !strcmp(fn, "ex2"));
-        float got = k ? shc_sfu_ex2_sm90(f_of(in)) : shc_sfu_rcp_sm90(f_of(in));
-        tot[k]++;
-        if (uf_of(got) == want)
-            eq[k]++;
-        else if (tot[k] - eq[k] <= 5)
-            printf("# %s(%08x): got %08x, recorded %08x\n", fn, in, uf_of(got), want);
-    }
-    fclose(f);
-    for (int k = 0; k < 2; k++) {
-        printf("# %s: %ld of %ld recorded entries exact\n", k ? "ex2" : "rcp", eq[k], tot[k]);
-        ck_assert_int_gt(tot[k], 1000);
-        ck_assert_int_eq(eq[k], tot[k]);
-    }
+    static const char *const names[] = {"rcp", "ex2"};
+    static const unit_fn fns[] = {shc_sfu_rcp_sm90, shc_sfu_ex2_sm90};
+    replay_subset("sfu/subset_rcp_ex2.txt", names, fns, 2);
     for (uint32_t i = 0; i < 1u << 20; i++) {
         float r = shc_sfu_rcp_sm90(f_of(0x3f800000u + (i << 3)));
         uint32_t want = (uf_of(r) & 0x7fffffu) >> 3, got;
