@@ -10,7 +10,8 @@
 #      sfu_scan: all 2^32 floats through MUFU.RCP and MUFU.EX2 against cuda_sfu_rcp_ex2.c;
 #   3. tools/gpu/record_float64_sms.py: torch's float64 normal_/exponential_ against the model at
 #      the GPU's own SM count and, under MPS, at fewer SMs (LEASE_MPS percentages) -> OUT/f64.tar.xz;
-#   4. the harness's torch-cuda-rng adapter: torch's own CUDA kernels against golden/ -> lease.log.
+#   4. the harness's torch-cuda-rng adapter: torch's own CUDA kernels against golden/ -> lease.log;
+#   5. (LEASE_STEPS torchbench, not by default) bench_cuda and torch's own fills in one call.
 # LEASE_STEPS picks steps (default "check math f64 harness"), LEASE_BUDGET the seconds (520),
 # LEASE_KEEP the SFU binades brought back whole (file-name prefixes, e.g. "ex2 rcp_").
 # Usage: tools/gpu/gpu_stage.sh, then the device tool's run with command `tar -xJf
@@ -114,5 +115,15 @@ if want harness; then
       --no-schema >"$out/harness.log" 2>&1
     say "harness torch-cuda-rng: exit $?: $(grep -v '^ ' "$out/harness.log" | tail -n 3 | tr '\n' ' ')"
   else say "harness: skipped, out of budget"; fi
+fi
+# ---- 5. torch's own fills beside bench_cuda's, in the same call (the ratio's peer) ----
+if want torchbench; then
+  for sp in $(python3 -c 'import site; print(" ".join(site.getsitepackages()))' 2>/dev/null); do
+    for d in "$sp"/nvidia/*/lib; do [ -d "$d" ] && LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$d"; done
+  done
+  timeout 120 "$st/bench_cuda" >"$out/bench_cuda.log" 2>&1
+  timeout 120 python3 "$here/tools/gpu/bench_torch_fill.py" "$out/bench_cuda.log" \
+    >"$out/bench_torch.log" 2>&1
+  say "torchbench: exit $?: $(grep -c GB/s "$out/bench_torch.log") figures"
 fi
 say "done"
