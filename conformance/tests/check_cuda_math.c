@@ -46,7 +46,8 @@ static uint64_t u_of(double d) { uint64_t u; memcpy(&u, &d, 8); return u; }
 static float f_of(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
 static uint32_t uf_of(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 
-/* Equal bits, or both NaN (payloads are the host's, not the GPU's). */
+/* Equal bits, or both NaN (the vectors' payloads are the host's, not the GPU's: the float
+ * functions' NaN bits are checked against the H200 at the end of libdevice_vectors). */
 static int same_d(double got, uint64_t want) { return u_of(got) == want || (isnan(got) && isnan(d_of(want))); }
 static int same_f(float got, uint32_t want) { return uf_of(got) == want || (isnan(got) && isnan(f_of(want))); }
 
@@ -111,6 +112,16 @@ START_TEST(libdevice_vectors)
            libc[4], libc[5], libc[6]);
     ck_assert(libc[3] > 0 && libc[4] > 0 && libc[5] > 0 && libc[6] > 0);
     ck_assert_int_eq(bad, 0);
+    /* NaN results as the H200 gave them (record_cuda_math's libdevice_gpu.txt, 2026-11-30):
+     * 0x7fffffff outside the domain (logf(-1), log1pf(-2), -inf) and for a NaN input of either
+     * sign, its payload dropped */
+    static const uint32_t logf_nan[] = {0xff800000u, 0x7fc00000u, 0xbf800000u};
+    static const uint32_t log1pf_nan[] = {0xff800000u, 0x7fc00000u, 0xffc00000u, 0xc0000000u,
+                                          0xfffffffdu, 0xfffffffeu};
+    for (size_t i = 0; i < sizeof logf_nan / sizeof logf_nan[0]; i++)
+        ck_assert_uint_eq(uf_of(shc_cuda_logf(f_of(logf_nan[i]))), 0x7fffffffu);
+    for (size_t i = 0; i < sizeof log1pf_nan / sizeof log1pf_nan[0]; i++)
+        ck_assert_uint_eq(uf_of(shc_cuda_log1pf(f_of(log1pf_nan[i]))), 0x7fffffffu);
 }
 END_TEST
 

@@ -155,6 +155,15 @@ void shc_cuda_sincospi(double a, double *sp, double *cp)
     *cp = c;
 }
 
+/* FFMA where its result may be NaN: the GPU answers every float NaN as 0x7fffffff, whatever
+ * the operands (the H200's logf and log1pf of negative and NaN inputs, 140 libdevice vectors,
+ * 2026-11-30), where the host's fmaf gives 0xffc00000 or the input's payload. */
+static float ffma_nan(float x, float y, float z)
+{
+    float r = fmaf(x, y, z);
+    return isnan(r) ? bitsf(0x7fffffffu) : r;
+}
+
 /* __nv_logf (__internal_accurate_logf, non-ftz): m in [2/3, 4/3), a degree-10
  * polynomial in f = m - 1, then e*ln2 (ln2 rounded to float). */
 float shc_cuda_logf(float a)
@@ -181,7 +190,7 @@ float shc_cuda_logf(float a)
     float r = fmaf(pf, f, f);
     r = fmaf(ef, 0x1.62e43p-1f, r);
     if (ab >= 0x7f800000u)
-        r = fmaf(a, INFINITY, INFINITY);
+        r = ffma_nan(a, INFINITY, INFINITY);
     if (a == 0.0f)
         r = -INFINITY;
     return r;
@@ -358,7 +367,7 @@ float shc_cuda_log1pf(float a)
     uint32_t ab = fbits(a);
     if (ab >= 0x7f800000u) { /* negative, +inf or NaN */
         if ((int32_t)ab > (int32_t)0xbf800000u) /* a < -1, -inf, NaN, +inf */
-            r = fmaf(a, INFINITY, INFINITY);
+            r = ffma_nan(a, INFINITY, INFINITY);
         if (a == 0.0f)
             r = -0.0f;
     }
