@@ -5,9 +5,9 @@ at the same launch geometry (issue 33 item 6).
 
     record_float64_sms.py --shardcheck PATH --out FILE.json [--label L] [--max-diffs N]
 
-The cases are the 27 of ../shared/gpu/float64_normal_exponential_h100.json (the H100 at 132 SMs),
-restated here because that folder does not travel to a device machine; the H100's sha256 is kept
-so a 132-SM run can be compared with it.  For each case the GPU's output is hashed (sha256 of the
+The cases are the 27 of conformance/tests/data/gpu/float64_normal_exponential_h100.json (the
+H100 at 132 SMs, a copy of the project's shared recording, which travels with the tree); the
+H100's sha256 is kept so a 132-SM run can be compared with it.  For each case the GPU's output is hashed (sha256 of the
 little-endian bytes, as the golden files hash) and compared with `shardcheck rng --engine
 torch-cuda --gpu SMSxTHREADS@sm_XY --digest`; where they differ, the model's values are read
 (`--count`) and the differing elements written (index, GPU bits, model bits), at most --max-diffs
@@ -17,41 +17,25 @@ a GPU.
 import argparse
 import hashlib
 import json
+import os
 import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-# op, shape, seed, offset, lambd, H100 sha256, H100 new offset (132 SMs)
-CASES = [
-    ["normal", [1], "9223372036854775783", "8", None, "1ff66bbac3741a106f4883798dadfb09f26355bea27d55d46ec573ae9e3b36fd", "12"],
-    ["normal", [3], "4294967303", "1000", None, "4c465c5d8502d788f18f3c055fcced81a33ac94df76e6b94bd433a8ed7ed0aa4", "1004"],
-    ["normal", [4], "42", "123456", None, "25c8ba3705420ec291e4a6fde2344031e373c461d472161ccdd4d19ebdf16670", "123460"],
-    ["normal", [5], "4294967303", "8", None, "78435bc9532dac38bff72f2c767573321b32620171c9b39311bf27ace78c33fc", "12"],
-    ["normal", [17], "9223372036854775783", "1000", None, "3832898ffc316e92e69eb788e5b2bc9ea9c1842f87ec3ee2ac2a5f8efb34ea20", "1004"],
-    ["normal", [3, 85], "0", "8", None, "3339f44612a98d72288b9bcf036a0699d5f055d86bcce379435de0c2c0f8c974", "12"],
-    ["normal", [1000], "0", "0", None, "b750207fd4370e452b76aeff3f31fd29b0091afdb7f5cbe0c112297f34876090", "4"],
-    ["normal", [4097], "42", "1000", None, "c3154d92b5783f975cf770432b00e861b9a142ebd6603537a4acbe7a880758cb", "1004"],
-    ["normal", [65537], "9223372036854775783", "4", None, "ab7e97bc8032b39a96cae0ed01df9f0705a617140d578c9c6b627bb596f09053", "8"],
-    ["normal", [3, 90112], "9223372036854775783", "4", None, "2fef820346e597dee4e0765910098d0c2926bf729fd57a96d70fa7e6c04dc8a0", "8"],
-    ["normal", [3, 360449], "0", "123456", None, "6534b8264ec8ad52b892a648dbdcff83c4784abc3f00dd6decfd432b36403245", "123468"],
-    ["normal", [1048576], "4294967303", "4", None, "8d6a0d963287627c0e96c4da6f9224a13ba4bd96c85cc0cb5436b9dbb6f8875a", "12"],
-    ["normal", [3000001], "1234", "4", None, "0e81ff005763e186d4d330a0801fd02893ea9ff6c800468c6cb813e24843cafa", "28"],
-    ["normal", [16777223], "1", "1000", None, "deb9154eacdaa09dbf710397d2b903d09c83b54cae3c2e3db6ca2e1e238eef81", "1128"],
-    ["exponential", [1], "1", "8", 2.5, "8337a522fb941cb733d58606386096833208924a46bf6663480c43f5ceb1eb75", "12"],
-    ["exponential", [3], "0", "123456", 2.5, "2d013b0bd697bfc11826ee428f0b19c23a80a006b1e96a689181bc24ca083915", "123460"],
-    ["exponential", [4], "1", "0", 2.5, "e2456e6ebf2d644626775c99cd284d35d83f83b66b6945573155459255c7b799", "4"],
-    ["exponential", [5], "9223372036854775783", "4", 2.5, "ecbfe823bb1f6ddab232b58e45bcb4298d1fbab59aa222bbd67ffe504c6cd65d", "8"],
-    ["exponential", [17], "42", "8", 2.5, "404ecffb9176638899b749ede069c9b12faa4b0146ae1bf3f445954e26c993f3", "12"],
-    ["exponential", [3, 85], "4294967303", "1000", 2.5, "ce0195e734040b4164ba9e4a54df840c8d4e8092a7978af7e2374df0cf065023", "1004"],
-    ["exponential", [1000], "9223372036854775783", "8", 2.5, "0e7660d5f9bfd3dadf5dd846e6903ab9724619117eab3e27c3d29cbfce9c7edb", "12"],
-    ["exponential", [4097], "9223372036854775783", "123456", 2.5, "e6a8a7bc291b1ae857ad59d53d675fd551030271fdf7dc223f1933d8fdd2504f", "123460"],
-    ["exponential", [65537], "1", "0", 2.5, "64f1eaef1f8003768e000115ebbb81ccc34e1ad45d1cd85b433d95e241f0fc4e", "4"],
-    ["exponential", [3, 90112], "9223372036854775783", "4", 2.5, "738f17132988f533b6ff25e713982115aaddc4a7f0cd236db4a1f02ff28acfb5", "8"],
-    ["exponential", [3, 360449], "42", "0", 2.5, "50227c6656306ffb8ccee45abc7f65e722783a536bf36f53724401ead71e17ea", "12"],
-    ["exponential", [3000001], "42", "4", 2.5, "f1b0487346340ea580270a0b495e0bc9f013715edd1a19f42c5a1062c03944e9", "28"],
-    ["exponential", [16777223], "9223372036854775783", "123456", 2.5, "b8dd73b9e428f456b8434d3d9d4a831b69eae88fb437c153f5885e93864733ed", "123584"],
-]
+H100 = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "conformance", "tests",
+                    "data", "gpu", "float64_normal_exponential_h100.json")
+
+
+def load_cases(path=H100):
+    """[op, shape, seed, offset, lambd, H100 sha256, H100 new offset] of each recorded case."""
+    with open(path) as f:
+        doc = json.load(f)
+    return [[c["op"], c["shape"], c["seed"], c["offset"], c["params"].get("lambd"), c["sha256"],
+             c["new_offset"]] for c in doc["cases"]]
+
+
+CASES = load_cases()
 
 
 def model_args(sc, case, gpu):
