@@ -695,6 +695,11 @@ int shc_rng_audit_layout(const shc_mesh *m, const shc_placements *pl, const shc_
 /* GPU profiles are the random-engines area's shc_gpu_profile (gpu_profiles.c). */
 /* torch's Philox offset increment of one float32 uniform_ kernel over n elements. */
 int64_t shc_rng_kernel_offset_incr(const shc_gpu_profile *gpu, int64_t n);
+/* Values a thread of torch's uniform_/normal_ kernel takes from one Philox block of four words
+ * for a dtype: 4 (float32, float16, bfloat16) or 2 (float64); 0 where the kernel has none. */
+int shc_rng_dtype_unroll(shc_dtype dt);
+/* shc_rng_kernel_offset_incr for the kernel of a dtype (0 for a dtype of unroll 0). */
+int64_t shc_rng_kernel_offset_incr_dtype(const shc_gpu_profile *gpu, int64_t n, shc_dtype dt);
 
 /* An RNG policy (a named profile: torch-offset, megatron-tp, jax-partitionable, ...). */
 typedef struct shc_rng_policy shc_rng_policy;
@@ -751,6 +756,11 @@ int shc_rng_policy_megatron_cfg(const shc_rng_policy *p, const shc_mesh *m,
  * (torch-func-random has CUDA kernels only: no stream-semantics profile). */
 int shc_rng_policy_models_profile(const shc_rng_policy *p, const shc_gpu_profile *gpu,
                                   shc_err *e);
+/* SHC_OK if the policy is modelled for an op of dtype dt on the profile; else SHC_EINVAL
+ * saying why (a dtype other than float32 is modelled on CUDA's window with alignment 4;
+ * torch-func-random's half types are not). */
+int shc_rng_policy_models_dtype(const shc_rng_policy *p, const shc_gpu_profile *gpu,
+                                shc_dtype dt, shc_err *e);
 /* One rank's random stream for one op under a policy. */
 typedef struct shc_rng_stream {
     uint64_t seed;              /* generator seed (jax: the key's low word) */
@@ -763,6 +773,11 @@ typedef struct shc_rng_stream {
 int shc_rng_policy_stream(const shc_rng_policy *p, const shc_gpu_profile *gpu, const shc_mesh *m,
                           const shc_placements *pl, const shc_shape *shape, uint64_t seed,
                           int64_t old_offset, int64_t rank, shc_rng_stream *out, shc_err *e);
+/* shc_rng_policy_stream for an op of dtype dt (the functions without _dtype: float32). */
+int shc_rng_policy_stream_dtype(const shc_rng_policy *p, const shc_gpu_profile *gpu,
+                                shc_dtype dt, const shc_mesh *m, const shc_placements *pl,
+                                const shc_shape *shape, uint64_t seed, int64_t old_offset,
+                                int64_t rank, shc_rng_stream *out, shc_err *e);
 
 /* Properties a policy may promise (bit 1<<prop in a verdict mask). */
 enum {
@@ -784,6 +799,11 @@ int shc_rng_policy_collisions(const shc_rng_policy *p, const shc_gpu_profile *gp
                               const shc_mesh *m, const shc_placements *pl,
                               const shc_shape *shape, uint64_t seed, unsigned *holds,
                               int64_t *collisions, shc_err *e);
+/* shc_rng_policy_collisions for two ops of dtype dt. */
+int shc_rng_policy_collisions_dtype(const shc_rng_policy *p, const shc_gpu_profile *gpu,
+                                    shc_dtype dt, const shc_mesh *m, const shc_placements *pl,
+                                    const shc_shape *shape, uint64_t seed, unsigned *holds,
+                                    int64_t *collisions, shc_err *e);
 /* A layout of the policy table. */
 typedef struct shc_rng_case {
     const char *mesh, *placements, *shape;
@@ -804,6 +824,9 @@ typedef struct shc_rng_verdict {
 /* Compute a policy's verdict over shc_rng_policy_cases with the given GPU profile and seed. */
 int shc_rng_policy_verdict(const shc_rng_policy *p, const shc_gpu_profile *gpu, uint64_t seed,
                            shc_rng_verdict *out, shc_err *e);
+/* shc_rng_policy_verdict for ops of dtype dt. */
+int shc_rng_policy_verdict_dtype(const shc_rng_policy *p, const shc_gpu_profile *gpu,
+                                 shc_dtype dt, uint64_t seed, shc_rng_verdict *out, shc_err *e);
 
 /* Redistribute planning, communicators and execution: see shardcheck_exec.h,
  * included at the end of this header. */

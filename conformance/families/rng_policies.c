@@ -62,9 +62,22 @@ static const struct {
     {"torch-offset", {"2", "S(0)", "2048,1024"}},
 };
 
+/* A group's op dtype: "dtype", float32 where absent (the files before the dtype axis). */
+static int group_dtype(const json_t *group, shc_dtype *dt, shc_err *e)
+{
+    const json_t *d = json_object_get(group, "dtype");
+    *dt = SHC_DT_FLOAT32;
+    if (!d)
+        return SHC_OK;
+    if (!json_is_string(d))
+        return shc_fail(e, SHC_EFORMAT, "rng-policies: group dtype is a string (float32, "
+                        "float64, float16, bfloat16)");
+    return shc_dtype_parse(json_string_value(d), dt, e);
+}
+
 static int parse_inputs(const json_t *group, const json_t *test, const shc_rng_policy **p,
-                        shc_gpu_profile *gpu, uint64_t *seed, shc_mesh *m, shc_placements *pl,
-                        shc_shape *s, shc_err *e)
+                        shc_gpu_profile *gpu, shc_dtype *dt, uint64_t *seed, shc_mesh *m,
+                        shc_placements *pl, shc_shape *s, shc_err *e)
 {
     const char *pn = json_string_value(json_object_get(group, "policy"));
     const char *gn = json_string_value(json_object_get(group, "gpu"));
@@ -74,7 +87,7 @@ static int parse_inputs(const json_t *group, const json_t *test, const shc_rng_p
         return shc_fail(e, SHC_EFORMAT, "rng-policies: group needs policy, gpu, seed strings "
                         "and the test a placements string");
     int rc = shc_rng_policy_lookup(pn, p, e);
-    if (rc || (rc = shc_gpu_profile_parse(gn, gpu, e)))
+    if (rc || (rc = shc_gpu_profile_parse(gn, gpu, e)) || (rc = group_dtype(group, dt, e)))
         return rc;
     *seed = strtoull(sd, NULL, 10);
     if ((rc = shcl_mesh_from_json(group, m, e)))
@@ -125,12 +138,12 @@ static json_t *u64s(uint64_t v)
 }
 
 /* The case-wide part and one rank's stream. */
-static int view(const shc_rng_policy *p, const shc_gpu_profile *g, uint64_t seed,
+static int view(const shc_rng_policy *p, const shc_gpu_profile *g, shc_dtype dt, uint64_t seed,
                 const shc_mesh *m, const shc_placements *pl, const shc_shape *s, int64_t rank,
                 unsigned holds, json_t **out, shc_err *e)
 {
     shc_rng_stream st;
-    int rc = shc_rng_policy_stream(p, g, m, pl, s, seed, 0, rank, &st, e);
+    int rc = shc_rng_policy_stream_dtype(p, g, dt, m, pl, s, seed, 0, rank, &st, e);
     if (rc)
         return rc;
     *out = json_pack("{s:o,s:o,s:o,s:o,s:I}", "holds", holds_json(holds), "seed", u64s(st.seed),
@@ -166,18 +179,21 @@ static int compute_rank(const json_t *group, const json_t *test, int64_t rank, j
 {
     const shc_rng_policy *p;
     shc_gpu_profile g;
+    shc_dtype dt;
     uint64_t seed;
     shc_mesh m;
     shc_placements pl;
     shc_shape s;
     unsigned holds = 0;
-    int rc = parse_inputs(group, test, &p, &g, &seed, &m, &pl, &s, e);
+    int64_t dups;
+    int rc = parse_inputs(group, test, &p, &g, &dt, &seed, &m, &pl, &s, e);
     if (rc)
         return rc;
     shc_policy_heap_keep();
     if ((rc = decoder_tp(group, p, &m, seed, e)) == SHC_OK &&
-        (rc = shc_rng_policy_check(p, &g, &m, &pl, &s, seed, &holds, e)) == SHC_OK)
-        rc = view(p, &g, seed, &m, &pl, &s, rank, holds, out, e);
+        (rc = shc_rng_policy_collisions_dtype(p, &g, dt, &m, &pl, &s, seed, &holds, &dups,
+                                              e)) == SHC_OK)
+        rc = view(p, &g, dt, seed, &m, &pl, &s, rank, holds, out, e);
     shc_mesh_free(&m);
     /* a layout the policy's reference code fails on is an "invalid" case */
     return rc == SHC_EUNSUPPORTED ? (e->code = SHC_EINVAL) : rc;
@@ -222,7 +238,8 @@ static void declare_notes(shc_gw *w)
                 "NotImplementedError on a CPU), so no CPU run checks these spans "
                 "(NoIndependentOracle).  start_offset and post_offset are the span [start, "
                 "post) of Philox words the rank's elements draw under key (seed, 0): word = "
-                "key offset + global element index (float32).  A second op's key is "
+                "key offset + global element index g (float32; float64 takes words 2g and "
+                "2g + 1).  A second op's key is "
                 "split(key), whose derivation is not modelled (taken as a distinct key).");
     shc_gw_note(w, "VendorDivergence", "The policy's offsets differ from torch-offset's on this "
                 "layout (seed 000 or another framework).");
@@ -307,12 +324,14 @@ static int emit(shc_gw *w, const json_t *group, const shc_rng_case *c, const cha
     json_object_set_new(t, "shape", shc_json_i64_array(s0.d, s0.ndim));
     const shc_rng_policy *p;
     shc_gpu_profile g;
+    shc_dtype dt;
     uint64_t seed;
     shc_mesh m;
     shc_placements pl;
     shc_shape s;
     unsigned holds = 0;
-    int rc = parse_inputs(group, t, &p, &g, &seed, &m, &pl, &s, e);
+    int64_t dups;
+    int rc = parse_inputs(group, t, &p, &g, &dt, &seed, &m, &pl, &s, e);
     if (rc) {
         json_decref(t);
         return rc;
@@ -323,7 +342,7 @@ static int emit(shc_gw *w, const json_t *group, const shc_rng_case *c, const cha
     if (!strcmp(shc_rng_policy_name(p), "torch-func-random"))
         shc_test_flag(t, "CudaOnlyUpstream");
     if ((rc = decoder_tp(group, p, &m, seed, &pe)) == SHC_OK)
-        rc = shc_rng_policy_check(p, &g, &m, &pl, &s, seed, &holds, &pe);
+        rc = shc_rng_policy_collisions_dtype(p, &g, dt, &m, &pl, &s, seed, &holds, &dups, &pe);
     if (rc == SHC_EUNSUPPORTED) {
         json_object_set_new(t, "result", json_string("invalid"));
         json_object_set_new(t, "expected", json_pack("{s:s}", "error", pe.msg));
@@ -335,7 +354,7 @@ static int emit(shc_gw *w, const json_t *group, const shc_rng_case *c, const cha
     json_t *v = NULL;
     for (int64_t r = 0; r < m.size && !rc; r++) {
         json_decref(v);
-        if ((rc = view(p, &g, seed, &m, &pl, &s, r, holds, &v, e)))
+        if ((rc = view(p, &g, dt, seed, &m, &pl, &s, r, holds, &v, e)))
             break;
         json_array_append(seeds, json_object_get(v, "seed"));
         json_array_append(start, json_object_get(v, "start_offset"));
@@ -346,7 +365,7 @@ static int emit(shc_gw *w, const json_t *group, const shc_rng_case *c, const cha
         if (!strcmp(shc_rng_policy_name(p), "jax-partitionable") && jax_can_shard(&m, &pl, &s))
             shc_test_flag(t, "CheckedByJax");
         if (!strcmp(shc_rng_policy_name(p), "single-device-equal") &&
-            vescale_can_lay_out(group, &m, &pl, &s))
+            dt != SHC_DT_FLOAT64 && vescale_can_lay_out(group, &m, &pl, &s))
             shc_test_flag(t, "CheckedByVescale");
         if (!(holds & (1u << SHC_RNGP_TORCH_EQUAL)))
             shc_test_flag(t, "VendorDivergence");
@@ -410,20 +429,70 @@ static int emit_decoder_tp(shc_gw *w, const meg_tp_row *x, shc_err *e)
     return rc;
 }
 
-/* One group: policy p on profile gpu, the layout c. */
-static int emit_on(shc_gw *w, const shc_rng_policy *p, const char *gpu, const shc_rng_case *c,
-                   shc_err *e)
+/* One group: policy p on profile gpu, the layout c; an op of dtype (NULL: float32, and no
+ * "dtype" field, as in the files before the dtype axis). */
+static int emit_on_dtype(shc_gw *w, const shc_rng_policy *p, const char *gpu, const char *dtype,
+                         const shc_rng_case *c, shc_err *e)
 {
     shcl_mesh_shape ms = shcl_mesh_shape_of(c->mesh);
     json_t *g = shcl_group_params(&ms, "arange");
     json_object_set_new(g, "policy", json_string(shc_rng_policy_name(p)));
     json_object_set_new(g, "gpu", json_string(gpu));
+    if (dtype)
+        json_object_set_new(g, "dtype", json_string(dtype));
     json_object_set_new(g, "seed", u64s(SEED));
     json_t *keep = json_incref(g);
     int rc = shc_gw_group(w, g, e);
     if (rc == SHC_OK)
         rc = emit(w, keep, c, "", e);
     json_decref(keep);
+    return rc;
+}
+
+static int emit_on(shc_gw *w, const shc_rng_policy *p, const char *gpu, const shc_rng_case *c,
+                   shc_err *e)
+{
+    return emit_on_dtype(w, p, gpu, NULL, c, e);
+}
+
+/* The dtype axis (issue 33): the op's dtype sets the words a kernel draws per element and
+ * its own increment (shc_rng_dtype_unroll), so a policy whose ranks advance by their own
+ * kernel, or whose identities are one GPU's, answers per dtype.  float64 for every policy
+ * but jax-partitionable (its identities are global indices, whatever the dtype) and the
+ * megatron-train-* policies (they refuse every layout of the table: their layouts are
+ * meg_tp's); the half types for single-device-equal, the dense single-device RNG
+ * upstream proposes for every floating dtype (pytorch PRs 189546, 190444, open): they
+ * draw as float32 does.  Rows: add one to cover a dtype. */
+static const struct {
+    const char *dtype, *policies;
+} dtype_rows[] = {
+    {"float64", "torch-offset,hyper-parallel,megatron-tp,megatron-dp,megatron-ep,"
+     "single-device-equal,torch-untracked,torch-func-random,megatron-gtp,megatron-egtp"},
+    {"float16", "single-device-equal"},
+    {"bfloat16", "single-device-equal"},
+};
+
+/* Whether the comma-separated list names policy p. */
+static bool lists(const char *list, const shc_rng_policy *p)
+{
+    size_t n = strlen(shc_rng_policy_name(p));
+    for (const char *c = list; c && *c; c = strchr(c, ',') ? strchr(c, ',') + 1 : NULL)
+        if (!strncmp(c, shc_rng_policy_name(p), n) && (c[n] == ',' || !c[n]))
+            return true;
+    return false;
+}
+
+/* The dtypes file, after the NPU one (earlier tcIds stay): per row, each policy it lists
+ * over the layout table on the CUDA GPU. */
+static int generate_dtypes(shc_gw *w, const shc_rng_case *cs, int n, shc_err *e)
+{
+    int rc = shc_gw_file(w, "dtypes", e);
+    for (size_t r = 0; r < sizeof dtype_rows / sizeof dtype_rows[0] && !rc; r++)
+        for (int i = 0; i < shc_rng_policy_count() && !rc; i++) {
+            const shc_rng_policy *p = shc_rng_policy_at(i);
+            for (int c = 0; c < n && lists(dtype_rows[r].policies, p) && !rc; c++)
+                rc = emit_on_dtype(w, p, GPU, dtype_rows[r].dtype, &cs[c], e);
+        }
     return rc;
 }
 
@@ -471,7 +540,9 @@ static int generate(shc_gw *w, shc_err *e)
             if (!strcmp(meg_tp[x].policy, shc_rng_policy_name(p)))
                 rc = emit_decoder_tp(w, &meg_tp[x], e);
     }
-    return rc ? rc : generate_npu(w, cs, n, e);
+    if (!rc)
+        rc = generate_npu(w, cs, n, e);
+    return rc ? rc : generate_dtypes(w, cs, n, e);
 }
 
 const shc_family shc_family_rng_policies = {

@@ -257,4 +257,37 @@ expect_exit "bad: a CUDA window profile for an NPU tracker" 2 \
   $S offsets --tracker NpuRNGStateTracker --gpu a100 $L
 expect_exit "bad: audit rng takes no tracker" 2 "--tracker: not used by audit rng" \
   $S audit rng --tracker NpuRNGStateTracker $L
+# 3f. The dtype axis (issue 33 item 2; values derived in check_rng_dtypes.c).  a100: T = 221184
+# threads; [1024, 1024]: one GPU's float64 step ((2^20 - 1) // 2T + 1) * 4 = 12, float32's 8.
+D="--mesh 2 --placements S(0) --shape 1024,1024"
+expect_exit "offsets --dtype float64: single-device-equal steps by 12" 0 \
+  '"dtype":"float64".*"start_offset":"0","post_offset":"12"' \
+  $S offsets $D --policy single-device-equal --dtype float64 --json
+expect_exit "offsets --dtype bfloat16 draws as float32: 8" 0 '"post_offset":"8"' \
+  $S offsets $D --policy single-device-equal --dtype bfloat16 --json --rank 1
+expect_exit "offsets --dtype float64: torch.func._random's words 2g, 2g + 1 (rank 1: [12, 20))" 0 \
+  '"rank":1,.*"start_offset":"12","post_offset":"20"' \
+  $S offsets --mesh 2 --placements 'S(0)' --shape 8 --policy torch-func-random --dtype float64 --offset 4 --json
+expect_exit "offsets --dtype: the text header names it" 0 "dtype float64" \
+  $S offsets $D --policy megatron-dp --dtype float64
+expect_exit "policies --dtype float64: seed 000's port collides 186619 times" 0 \
+  "hyper-parallel .* 186619 rejects 2" $S policies --policy hyper-parallel --dtype float64
+expect_exit "policies --dtype: the JSON names it" 0 '"dtype":"float16"' \
+  $S policies --policy single-device-equal --dtype float16 --json
+expect_exit "bad: --dtype int64, exit 2 naming the floating dtypes" 2 \
+  "--dtype int64: the policies model torch's floating uniform_/normal_ \(float32, float64, float16, bfloat16\)" \
+  $S policies --dtype int64
+expect_exit "bad: --dtype float65, exit 2" 2 "--dtype: " $S policies --dtype float65
+expect_exit "bad: --dtype with --op" 2 "--dtype: not with --op" $S policies --op uniform_ --dtype float64
+expect_exit "bad: --dtype for torch-offset's offsets (element counts)" 2 \
+  "--dtype: not used with --policy torch-offset \(its offsets do not depend on the GPU or the dtype\)" \
+  $S offsets $D --dtype float64
+expect_exit "bad: --dtype for audit rng" 2 "--dtype: not used by audit rng" \
+  $S audit rng $D --dtype float64
+expect_exit "bad: torch-func-random in float16, exit 2 naming it" 2 \
+  "torch-func-random: dtype float16 is not modelled" \
+  $S policies --policy torch-func-random --dtype float16
+expect_exit "bad: float64 on an NPU for a generator advanced by its kernel" 2 \
+  "megatron-dp: dtype float64 on device profile ascend-910b \(offsets stream, alignment 4\) is not modelled" \
+  $S offsets $D --policy megatron-dp --dtype float64 --gpu ascend-910b
 tap_done

@@ -13,7 +13,11 @@
  * torch 2.13: block 256, grid = min(SMs * maxThreadsPerSM / 256,
  * ceil(n / 256)), unroll 4 via curand_uniform4, curand_init(seed, thread,
  * offset)): thread = i mod T, word = o + 4 * (i / 4T) + (i mod 4T) / T with
- * T = 256 * grid.  Policies:
+ * T = 256 * grid.  The op's dtype is an axis: float64 draws curand_uniform2_double (unroll
+ * 2: element i takes words o + 4 * (i / 2T) + 2 * ((i mod 2T) / T) and the next, and the
+ * kernel's increment is ((n - 1) / 2T + 1) * 4), the half types draw as float32 does
+ * (shc_rng_dtype_unroll).  The tracker policies' offsets are element counts and do not see
+ * the dtype; the policies whose generators advance by their own kernel do.  Policies:
  *  - torch-offset: torch 2.13 OffsetBasedRNGTracker (rng_offsets.c);
  *  - hyper-parallel: seed 000's port (hyper_parallel/core/random.py), which
  *    diverges from torch in three places: _calc_first_shard_size chunks
@@ -80,16 +84,37 @@
 
 /* ---- the kernel's offset increment ---- */
 
-int64_t shc_rng_kernel_offset_incr(const shc_gpu_profile *gpu, int64_t n)
+int shc_rng_dtype_unroll(shc_dtype dt)
 {
-    /* DistributionTemplates.h: counter_offset = ((n - 1) / (256 * grid * 4) + 1) * 4,
+    /* DistributionTemplates.h (torch 2.13) uniform_ and normal_: double draws
+     * curand_uniform2_double / curand_normal2_double, two values from each Philox block of
+     * four words; float and the half types draw curand_uniform4 / curand_normal4 (the half
+     * types compute in accscalar_t, float).  The launch is the same for every dtype. */
+    switch (dt) {
+    case SHC_DT_FLOAT64: return 2;
+    case SHC_DT_FLOAT32:
+    case SHC_DT_FLOAT16:
+    case SHC_DT_BFLOAT16: return 4;
+    default: return 0;
+    }
+}
+
+int64_t shc_rng_kernel_offset_incr_dtype(const shc_gpu_profile *gpu, int64_t n, shc_dtype dt)
+{
+    /* counter_offset = ((n - 1) / (256 * grid * unroll) + 1) * 4,
      * grid = min(SMs * maxThreadsPerSM / 256, ceil(n / 256)); nothing runs for n = 0 */
-    if (n <= 0)
+    int64_t unroll = shc_rng_dtype_unroll(dt);
+    if (n <= 0 || unroll == 0)
         return 0;
     int64_t grid = shc_ceildiv64(n, 256);
     int64_t cap = (int64_t)gpu->sm_count * (gpu->max_threads_per_sm / 256);
     int64_t threads = 256 * (grid < cap ? grid : cap);
-    return ((n - 1) / (threads * 4) + 1) * 4;
+    return ((n - 1) / (threads * unroll) + 1) * 4;
+}
+
+int64_t shc_rng_kernel_offset_incr(const shc_gpu_profile *gpu, int64_t n)
+{
+    return shc_rng_kernel_offset_incr_dtype(gpu, n, SHC_DT_FLOAT32);
 }
 
 /* ---- policies ---- */
@@ -311,19 +336,50 @@ int shc_rng_policy_models_profile(const shc_rng_policy *p, const shc_gpu_profile
     return SHC_OK;
 }
 
-/* torch.func._random: the rank's span of Philox words under key (seed, old_offset). */
-static int logical_span(const shc_rng_policy *p, const shc_gpu_profile *gpu,
-                        const shc_rng_layout *t, const int64_t *coord, int64_t old_offset,
-                        shc_rng_stream *out, shc_err *e)
+int shc_rng_policy_models_dtype(const shc_rng_policy *p, const shc_gpu_profile *gpu,
+                                shc_dtype dt, shc_err *e)
 {
     int rc = shc_rng_policy_models_profile(p, gpu, e);
     if (rc)
         return rc;
+    if (!shc_rng_dtype_unroll(dt))
+        return shc_fail(e, SHC_EINVAL, "dtype %s: the policies model torch's floating "
+                        "uniform_/normal_ (float32, float64, float16, bfloat16)",
+                        shc_dtype_name(dt));
+    if (dt == SHC_DT_FLOAT32)
+        return SHC_OK;
+    /* a dtype moves what a kernel draws: the words per element and its own increment.
+     * Modelled where torch's CUDA kernels run: one stream, offsets aligned to a Philox block
+     * (4 words), so every float64 draw starts on an even word */
+    if (!shc_gpu_profile_is_cuda_window(gpu) && p->kind != K_JAX)
+        return shc_fail(e, SHC_EINVAL, "%s: dtype %s on device profile %s (offsets %s, "
+                        "alignment %d) is not modelled: only CUDA's window of one stream with "
+                        "alignment 4 says what a kernel draws per element of a dtype other "
+                        "than float32", p->name, shc_dtype_name(dt), gpu->name,
+                        shc_offset_semantics_name(gpu->offset_semantics),
+                        shc_gpu_profile_align(gpu));
+    if (p->kind == K_LOGICAL && dt != SHC_DT_FLOAT64)
+        return shc_fail(e, SHC_EINVAL, "torch-func-random: dtype %s is not modelled (its "
+                        "kernels are modelled for float32, one Philox word per element, and "
+                        "float64, two)", shc_dtype_name(dt));
+    return SHC_OK;
+}
+
+/* torch.func._random: the rank's span of Philox words under key (seed, old_offset). */
+static int logical_span(const shc_rng_layout *t, const int64_t *coord, int64_t old_offset,
+                        shc_dtype dt, shc_rng_stream *out, shc_err *e)
+{
     int64_t lo, hi;
-    if ((rc = shc_rng_local_span(t, coord, &lo, &hi, e)))
+    int rc = shc_rng_local_span(t, coord, &lo, &hi, e);
+    if (rc)
         return rc;
     if (lo < 0) /* an empty shard draws nothing: its span is empty at the key's offset */
         lo = hi = 0;
+    if (dt == SHC_DT_FLOAT64) { /* words 2g and 2g + 1 of element g */
+        if ((rc = shc_mul64_e(lo, 2, &lo, "first word", e)) ||
+            (rc = shc_mul64_e(hi, 2, &hi, "word span", e)))
+            return rc;
+    }
     if ((rc = shc_add64_e(old_offset, lo, &out->start, "key offset + first index", e)) ||
         (rc = shc_add64_e(old_offset, hi, &out->post, "key offset + index span", e)))
         return rc;
@@ -336,12 +392,22 @@ int shc_rng_policy_stream(const shc_rng_policy *p, const shc_gpu_profile *gpu, c
                           const shc_placements *pl, const shc_shape *shape, uint64_t seed,
                           int64_t old_offset, int64_t rank, shc_rng_stream *out, shc_err *e)
 {
+    return shc_rng_policy_stream_dtype(p, gpu, SHC_DT_FLOAT32, m, pl, shape, seed, old_offset,
+                                       rank, out, e);
+}
+
+int shc_rng_policy_stream_dtype(const shc_rng_policy *p, const shc_gpu_profile *gpu,
+                                shc_dtype dt, const shc_mesh *m, const shc_placements *pl,
+                                const shc_shape *shape, uint64_t seed, int64_t old_offset,
+                                int64_t rank, shc_rng_stream *out, shc_err *e)
+{
     memset(out, 0, sizeof *out);
     shc_rng_layout t;
     shc_rng_offsets o;
     int64_t coord[SHC_MAX_MESH_DIMS];
     int rc;
-    if ((rc = shc_rng_layout_init(&t, m, pl, shape, e)) ||
+    if ((rc = shc_rng_policy_models_dtype(p, gpu, dt, e)) ||
+        (rc = shc_rng_layout_init(&t, m, pl, shape, e)) ||
         (rc = shc_mesh_coord(m, rank, coord, e)) || (rc = shc_rng_offsets_at(&t, coord, &o, e)))
         return rc;
     out->seed = seed;
@@ -393,14 +459,14 @@ int shc_rng_policy_stream(const shc_rng_policy *p, const shc_gpu_profile *gpu, c
         out->start = old_offset;
         return shc_add64_e(old_offset, 1, &out->post, "key index", e);
     case K_LOGICAL:
-        return logical_span(p, gpu, &t, coord, old_offset, out, e);
+        return logical_span(&t, coord, old_offset, dt, out, e);
     case K_SDE:
         out->start = old_offset;
-        out->end_incr = shc_rng_kernel_offset_incr(gpu, t.numel);
+        out->end_incr = shc_rng_kernel_offset_incr_dtype(gpu, t.numel, dt);
         return shc_add64_e(old_offset, out->end_incr, &out->post, "post-op offset", e);
     }
     /* Megatron: each rank's own generator advances by its own kernel's increment */
     out->start = old_offset;
-    out->end_incr = shc_rng_kernel_offset_incr(gpu, o.local_numel);
+    out->end_incr = shc_rng_kernel_offset_incr_dtype(gpu, o.local_numel, dt);
     return shc_add64_e(old_offset, out->end_incr, &out->post, "post-op offset", e);
 }

@@ -18,7 +18,8 @@
  * (thread, start + word) of one Philox stream; under stream semantics (an
  * Ascend NPU, gpu_profiles.c) each start offset is its own stream, so the
  * identity is (start, position in the launch).  shards-distinct's counterexamples
- * are counted (colliding draws: draws whose identity an earlier draw has).
+ * are counted (colliding draws: draws whose identity an earlier draw has).  The op's dtype
+ * sets how many values a thread takes from a Philox block (shc_rng_dtype_unroll).
  * The local element -> global index map is rng_local.c's.
  */
 #include "config.h"
@@ -33,8 +34,11 @@ typedef struct draw_id {
     int64_t stream, word;
 } draw_id;
 
-/* Identity of element i (global g) of a stream under policy kind. */
-static draw_id element_id(const shc_rng_policy *p, const shc_gpu_profile *gpu,
+/* Identity of element i (global g) of a stream under policy kind; unroll: values a thread
+ * takes from one Philox block (shc_rng_dtype_unroll).  A float64 element's identity is the
+ * first of its two words: every draw of a launch starts on an even word, and the two ops
+ * compared are of one dtype. */
+static draw_id element_id(const shc_rng_policy *p, const shc_gpu_profile *gpu, int unroll,
                           const shc_rng_stream *s, int op, int64_t i, int64_t g, int64_t numel)
 {
     /* jax: the op's key is split(key)[start]; bits come from the global index */
@@ -57,7 +61,7 @@ static draw_id element_id(const shc_rng_policy *p, const shc_gpu_profile *gpu,
         return id;
     }
     id.stream = e % T;
-    id.word = s->start + 4 * (e / (4 * T)) + (e % (4 * T)) / T;
+    id.word = s->start + 4 * (e / (unroll * T)) + (4 / unroll) * ((e % (unroll * T)) / T);
     return id;
 }
 
@@ -77,6 +81,7 @@ static uint64_t id_hash(const draw_id *a)
 typedef struct check_ctx {
     const shc_rng_policy *p;
     const shc_gpu_profile *gpu;
+    shc_dtype dt;
     const shc_mesh *m;
     const shc_placements *pl;
     const shc_shape *shape;
@@ -97,7 +102,8 @@ static int draw_op(check_ctx *c, const shc_rng_layout *t, const shc_rng_policy *
         int64_t r = c->m->ranks[pos], coord[SHC_MAX_MESH_DIMS], *g = NULL, n = 0;
         shc_rng_stream s, ts;
         int64_t old = op == 0 ? 0 : c->post[pos];
-        if ((rc = shc_rng_policy_stream(c->p, c->gpu, c->m, c->pl, c->shape, c->seed, old, r, &s, e)))
+        if ((rc = shc_rng_policy_stream_dtype(c->p, c->gpu, c->dt, c->m, c->pl, c->shape,
+                                              c->seed, old, r, &s, e)))
             break;
         if (op == 0) {
             c->post[pos] = s.post;
@@ -111,7 +117,8 @@ static int draw_op(check_ctx *c, const shc_rng_layout *t, const shc_rng_policy *
             (rc = shc_rng_local_globals(t, coord, &g, &n, e)))
             break;
         for (int64_t i = 0; i < n; i++) {
-            draw_id id = element_id(c->p, c->gpu, &s, op, i, g[i], c->numel);
+            draw_id id = element_id(c->p, c->gpu, shc_rng_dtype_unroll(c->dt), &s, op, i, g[i],
+                                    c->numel);
             if (!c->set[op][g[i]]) {
                 c->set[op][g[i]] = 1;
                 c->ids[op][g[i]] = id;
@@ -175,14 +182,16 @@ static int invariant(check_ctx *c, bool *ok, shc_err *e)
     int rc = shc_mesh_init(&one, 1, &sz, NULL, e);
     shc_rng_stream s;
     if (!rc)
-        rc = shc_rng_policy_stream(c->p, c->gpu, &one, &rep, c->shape, c->seed, 0, 0, &s, e);
+        rc = shc_rng_policy_stream_dtype(c->p, c->gpu, c->dt, &one, &rep, c->shape, c->seed, 0,
+                                         0, &s, e);
     *ok = true;
     if (rc == SHC_EUNSUPPORTED) {
         *ok = false;
         rc = SHC_OK;
     }
     for (int64_t g = 0; !rc && g < c->numel && *ok; g++) {
-        draw_id id = element_id(c->p, c->gpu, &s, 0, g, g, c->numel);
+        draw_id id = element_id(c->p, c->gpu, shc_rng_dtype_unroll(c->dt), &s, 0, g, g,
+                                c->numel);
         *ok = c->set[0][g] && id_eq(&id, &c->ids[0][g]);
     }
     shc_mesh_free(&one);
@@ -191,18 +200,20 @@ static int invariant(check_ctx *c, bool *ok, shc_err *e)
 
 /* shc_rng_policy_check with torch-equal measured against `torch` (NULL: torch-offset). */
 static int check_vs(const shc_rng_policy *p, const shc_rng_policy *torch,
-                    const shc_gpu_profile *gpu, const shc_mesh *m, const shc_placements *pl,
-                    const shc_shape *shape, uint64_t seed, unsigned *holds, int64_t *dups,
-                    shc_err *e)
+                    const shc_gpu_profile *gpu, shc_dtype dt, const shc_mesh *m,
+                    const shc_placements *pl, const shc_shape *shape, uint64_t seed,
+                    unsigned *holds, int64_t *dups, shc_err *e)
 {
     shc_rng_layout t;
-    int rc = shc_rng_layout_init(&t, m, pl, shape, e);
+    int rc = shc_rng_policy_models_dtype(p, gpu, dt, e);
+    if (!rc)
+        rc = shc_rng_layout_init(&t, m, pl, shape, e);
     if (rc || (!torch && (rc = shc_rng_policy_lookup("torch-offset", &torch, e))))
         return rc;
     if (t.numel > MAX_CHECK_NUMEL)
         return shc_fail(e, SHC_EUNSUPPORTED, "policy check: %lld elements, at most %lld",
                         (long long)t.numel, (long long)MAX_CHECK_NUMEL);
-    check_ctx c = {p, gpu, m, pl, shape, seed, t.numel, {0}, {0}, NULL, true, true};
+    check_ctx c = {p, gpu, dt, m, pl, shape, seed, t.numel, {0}, {0}, NULL, true, true};
     for (int op = 0; op < 2; op++) {
         c.ids[op] = malloc(sizeof(draw_id) * (size_t)(t.numel + 1));
         c.set[op] = calloc((size_t)t.numel + 1, 1);
@@ -235,7 +246,7 @@ int shc_rng_policy_check(const shc_rng_policy *p, const shc_gpu_profile *gpu, co
                          unsigned *holds, shc_err *e)
 {
     int64_t dups;
-    return check_vs(p, NULL, gpu, m, pl, shape, seed, holds, &dups, e);
+    return check_vs(p, NULL, gpu, SHC_DT_FLOAT32, m, pl, shape, seed, holds, &dups, e);
 }
 
 int shc_rng_policy_collisions(const shc_rng_policy *p, const shc_gpu_profile *gpu,
@@ -243,7 +254,15 @@ int shc_rng_policy_collisions(const shc_rng_policy *p, const shc_gpu_profile *gp
                               const shc_shape *shape, uint64_t seed, unsigned *holds,
                               int64_t *collisions, shc_err *e)
 {
-    return check_vs(p, NULL, gpu, m, pl, shape, seed, holds, collisions, e);
+    return check_vs(p, NULL, gpu, SHC_DT_FLOAT32, m, pl, shape, seed, holds, collisions, e);
+}
+
+int shc_rng_policy_collisions_dtype(const shc_rng_policy *p, const shc_gpu_profile *gpu,
+                                    shc_dtype dt, const shc_mesh *m, const shc_placements *pl,
+                                    const shc_shape *shape, uint64_t seed, unsigned *holds,
+                                    int64_t *collisions, shc_err *e)
+{
+    return check_vs(p, NULL, gpu, dt, m, pl, shape, seed, holds, collisions, e);
 }
 
 /* The layouts verdicts are computed over: add a row to cover a layout. */
@@ -274,7 +293,7 @@ int shc_rng_policy_cases(const shc_rng_case **out)
 /* The verdict over the case table of policy p, or with op set of torch 2.13 running op
  * (the policy it follows on each layout, torch-equal against itself). */
 static int verdict(const shc_rng_policy *p, const shc_rng_op *op, const shc_gpu_profile *gpu,
-                   uint64_t seed, shc_rng_verdict *out, shc_err *e)
+                   shc_dtype dt, uint64_t seed, shc_rng_verdict *out, shc_err *e)
 {
     memset(out, 0, sizeof *out);
     for (int k = 0; k < SHC_RNGP_COUNT; k++)
@@ -299,7 +318,7 @@ static int verdict(const shc_rng_policy *p, const shc_rng_op *op, const shc_gpu_
         if (op && (rc = shc_rng_op_policy(op, &m, &pl, &s, &p, e)) == SHC_EINVAL)
             rc = SHC_EUNSUPPORTED; /* torch rejects the op on this layout */
         if (rc == SHC_OK)
-            rc = check_vs(p, op ? p : NULL, gpu, &m, &pl, &s, seed, &holds, &dups, e);
+            rc = check_vs(p, op ? p : NULL, gpu, dt, &m, &pl, &s, seed, &holds, &dups, e);
         shc_mesh_free(&m);
         out->mask[i] = rc == SHC_OK ? (int)holds : -1;
         out->collisions[i] = rc == SHC_OK ? dups : 0;
@@ -323,7 +342,14 @@ static int verdict(const shc_rng_policy *p, const shc_rng_op *op, const shc_gpu_
 int shc_rng_policy_verdict(const shc_rng_policy *p, const shc_gpu_profile *gpu, uint64_t seed,
                            shc_rng_verdict *out, shc_err *e)
 {
-    return verdict(p, NULL, gpu, seed, out, e);
+    return verdict(p, NULL, gpu, SHC_DT_FLOAT32, seed, out, e);
+}
+
+int shc_rng_policy_verdict_dtype(const shc_rng_policy *p, const shc_gpu_profile *gpu,
+                                 shc_dtype dt, uint64_t seed, shc_rng_verdict *out, shc_err *e)
+{
+    int rc = shc_rng_policy_models_dtype(p, gpu, dt, e);
+    return rc ? rc : verdict(p, NULL, gpu, dt, seed, out, e);
 }
 
 int shc_rng_op_verdict(const shc_rng_op *op, const shc_gpu_profile *gpu, uint64_t seed,
@@ -331,5 +357,5 @@ int shc_rng_op_verdict(const shc_rng_op *op, const shc_gpu_profile *gpu, uint64_
 {
     const shc_rng_policy *any;
     int rc = shc_rng_policy_lookup("torch-offset", &any, e); /* replaced per layout */
-    return rc ? rc : verdict(any, op, gpu, seed, out, e);
+    return rc ? rc : verdict(any, op, gpu, SHC_DT_FLOAT32, seed, out, e);
 }

@@ -217,6 +217,8 @@ int cmd_audit(int argc, char **argv);    /* dispatches to the two below (shardch
 int cmd_audit_rng(int argc, char **argv);
 int cmd_rng_ops(int argc, char **argv);
 int cmd_trackers(int argc, char **argv);
+/* One row of `trackers` as JSON (cmd_rng_tables.c; offsets --tracker prints it too). */
+json_t *cli_tracker_json(const shc_rng_tracker *t);
 int cmd_audit_plan(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_placement(int argc, char **argv);

@@ -1,8 +1,8 @@
 /*
- * cmd_offsets.c — `shardcheck offsets`, `shardcheck audit rng`,
- * `shardcheck policies`, `shardcheck ops` and `shardcheck trackers`: per-rank RNG offsets of
- * torch's OffsetBasedRNGTracker (or another policy, or a registered tracker's), their SPMD
- * findings, the policy x property table, the random-op table and the tracker table.  The arithmetic is lib/offsets/rng_offsets.c,
+ * cmd_offsets.c — `shardcheck offsets`, `shardcheck audit rng` and `shardcheck policies`:
+ * per-rank RNG offsets of torch's OffsetBasedRNGTracker (or another policy, or a registered
+ * tracker's), their SPMD findings and the policy x property table, for an op of a dtype
+ * (--dtype).  The random-op and tracker tables are cmd_rng_tables.c.  The arithmetic is lib/offsets/rng_offsets.c,
  * lib/offsets/rng_audit.c and lib/offsets/rng_policy.c; this file only parses and prints.
  * Tested by conformance/tests/cli_offsets.sh (outputs and every bad input).
  *
@@ -31,6 +31,8 @@ typedef struct offsets_args {
     const char *tver;      /* --torch-version as given (NULL: not) */
     shc_torch_release rel; /* whose DTensor dispatch of --op decides */
     bool policy_given;
+    const char *dtype;     /* --dtype as given (NULL: not) */
+    shc_dtype dt;          /* the op's dtype (float32 unless --dtype) */
 } offsets_args;
 
 /* A parsed layout (mesh, placements, shape). */
@@ -88,14 +90,6 @@ static const char *gpu_free_reason(const shc_rng_policy *p)
     return "its windows are spaced by element counts, more than any launch's threads take";
 }
 
-/* One row of the tracker table as JSON. */
-static json_t *tracker_json(const shc_rng_tracker *t)
-{
-    return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s}", "name", t->name, "framework",
-                     t->framework, "devices", t->devices, "policy", t->policy, "gpu", t->gpu,
-                     "how", t->how, "source", t->source);
-}
-
 /* --tracker NAME: the tracker's policy on its device's profile (lib/offsets/rng_tracker.c).
  * It names the policy, so --policy and --op are refused with it; --gpu may name another
  * profile of the same offset semantics (another NPU's geometry), never the other one. */
@@ -138,6 +132,16 @@ static int check_modes(int kind, const cli_command *cmd, offsets_args *a)
     shc_err e = {0};
     if (a->op && shc_rng_op_parse(a->op, &a->rop, &e))
         return cli_usage_error(cmd->name, "--op: %s", e.msg);
+    a->dt = SHC_DT_FLOAT32;
+    if (a->dtype && shc_dtype_parse(a->dtype, &a->dt, &e))
+        return cli_usage_error(cmd->name, "--dtype: %s", e.msg);
+    if (!shc_rng_dtype_unroll(a->dt))
+        return cli_usage_error(cmd->name, "--dtype %s: the policies model torch's floating "
+                               "uniform_/normal_ (float32, float64, float16, bfloat16)",
+                               shc_dtype_name(a->dt));
+    if (a->dtype && a->op)
+        return cli_usage_error(cmd->name, "--dtype: not with --op (torch's dispatch of an op "
+                               "is modelled for float32; give --policy for another dtype)");
     int x = kind == CMD_AUDIT ? CLI_GO : use_tracker(cmd, a);
     if (x != CLI_GO)
         return x;
@@ -161,7 +165,7 @@ static int check_modes(int kind, const cli_command *cmd, offsets_args *a)
                         "by audit rng (it audits every rank's window increments, whatever the "
                         "seed, offset and GPU)");
     if (kind == CMD_POLICIES &&
-        (x = cli_used(cmd, "json policy tracker seed gpu op offset torch-version", "by "
+        (x = cli_used(cmd, "json policy tracker seed gpu op offset torch-version dtype", "by "
                                               "policies: it takes no layout options (verdicts "
                                               "cover its own layout table)")) != CLI_GO)
         return x;
@@ -193,17 +197,20 @@ static int check_modes(int kind, const cli_command *cmd, offsets_args *a)
             snprintf(mode, sizeof mode, "by policies %s %s (its verdicts do not depend on the "
                      "GPU: %s)", a->rop ? "--op" : "--policy", a->rop ? a->rop->name : name,
                      gpu_free_reason(pol));
-        return cli_used(cmd, gpu ? "json policy tracker seed gpu op torch-version"
-                              : "json policy tracker seed op torch-version", mode);
+        return cli_used(cmd, gpu ? "json policy tracker seed gpu op torch-version dtype"
+                              : "json policy tracker seed op torch-version dtype", mode);
     }
     gpu |= other && shc_gpu_profile_align(&prof) != 4; /* streams do not move offsets */
-    snprintf(mode, sizeof mode, "with %s %s (its offsets do not depend on the GPU)",
-             a->rop ? "--op" : "--policy", a->rop ? a->rop->name : name);
-    return cli_used(cmd, gpu ? "mesh ranks placements shape rank json policy tracker seed offset "
-                          "gpu op torch-version"
-                        : "mesh ranks placements shape rank json policy tracker seed offset op "
-                          "torch-version",
-                    mode);
+    /* the dtype moves a kernel's own increment and torch.func._random's words per element;
+     * the trackers' offsets are element counts */
+    bool dt = shc_rng_policy_uses_gpu(pol) || !strcmp(name, "torch-func-random");
+    snprintf(mode, sizeof mode, "with %s %s (its offsets do not depend on the %s)",
+             a->rop ? "--op" : "--policy", a->rop ? a->rop->name : name,
+             !gpu && !dt ? "GPU or the dtype" : !gpu ? "GPU" : "dtype");
+    char used[160];
+    snprintf(used, sizeof used, "mesh ranks placements shape rank json policy tracker seed "
+             "offset op torch-version%s%s", gpu ? " gpu" : "", dt ? " dtype" : "");
+    return cli_used(cmd, used, mode);
 }
 
 /* The three commands share one table: CLI_GO, or the exit code of --help or a usage error. */
@@ -232,6 +239,9 @@ static int parse_args(int kind, const char *name, const char *synopsis, const ch
         {.name = "torch-version", .kind = CLI_STR, .meta = "V", .to = &a->tver,
          .help = "with --op: the release whose DTensor dispatch decides (default "
                  "$SHARDCHECK_TORCH_VERSION, else the pinned 2.13)"},
+        {.name = "dtype", .kind = CLI_STR, .meta = "T", .to = &a->dtype,
+         .help = "the random op's dtype: float32 (default), float64, float16 or bfloat16 "
+                 "(float64's kernel takes two Philox words per element)"},
         CLI_OPT_END};
     const cli_command cmd = {.name = name, .opts = opts, .synopsis = synopsis, .about = about,
                              .given = &a->given};
@@ -286,16 +296,17 @@ static int print_streams(const offsets_args *a, layout_in *L, const shc_rng_poli
         return rc;
     cli_jstream js;
     if (a->c.json) {
-        json_t *head = json_pack("{s:s,s:s,s:s,s:s,s:o,s:o}", "policy",
+        json_t *head = json_pack("{s:s,s:s,s:s,s:s,s:o,s:o,s:s}", "policy",
                                  shc_rng_policy_name(pol), "mesh", a->c.mesh, "placements",
                                  L->shown, "shape", a->c.shape, "seed",
-                                 json_u64s(a->seed), "offset", shc_json_i64s(a->offset));
+                                 json_u64s(a->seed), "offset", shc_json_i64s(a->offset),
+                                 "dtype", shc_dtype_name(a->dt));
         if (a->rop)
             json_object_set_new(head, "op", json_pack("{s:s,s:s,s:s}", "name", a->rop->name,
                                 "dispatch", shc_rng_dispatch_name(a->rop->dispatch),
                                 "torch", rel_name(a)));
         if (a->tracker)
-            json_object_set_new(head, "tracker", tracker_json(a->tracker));
+            json_object_set_new(head, "tracker", cli_tracker_json(a->tracker));
         cli_jstream_open(&js, head, "ranks");
     } else {
         if (a->tracker)
@@ -307,18 +318,19 @@ static int print_streams(const offsets_args *a, layout_in *L, const shc_rng_poli
                    a->rop->dispatch == SHC_RNGD_TRACKED
                        ? "OffsetBasedRNGTracker's windows"
                        : "each rank's own generator: every shard starts at the same offset");
-        printf("policy %s  mesh %s  placements %s  shape %s  seed %llu  offset %lld\n"
+        printf("policy %s  mesh %s  placements %s  shape %s  seed %llu  offset %lld%s%s\n"
                "%6s %-14s %11s %12s %12s %12s %12s %12s\n",
                shc_rng_policy_name(pol), a->c.mesh, L->shown, a->c.shape,
-               (unsigned long long)a->seed, a->offset, "rank", "coord", "shard_index",
+               (unsigned long long)a->seed, a->offset, a->dtype ? "  dtype " : "",
+               a->dtype ? shc_dtype_name(a->dt) : "", "rank", "coord", "shard_index",
                "start_incr", "end_incr", "local_numel", "start", "post");
     }
     for (int64_t r = 0; r <= L->m.max_rank && rc == SHC_OK; r++) {
         if (!wanted(L, &a->c, r))
             continue;
         shc_rng_stream s;
-        if ((rc = shc_rng_policy_stream(pol, gpu, &L->m, &L->pl, &L->shape, (uint64_t)a->seed,
-                                        a->offset, r, &s, e)))
+        if ((rc = shc_rng_policy_stream_dtype(pol, gpu, a->dt, &L->m, &L->pl, &L->shape,
+                                              (uint64_t)a->seed, a->offset, r, &s, e)))
             break;
         int64_t coord[SHC_MAX_MESH_DIMS];
         shc_mesh_coord(&L->m, r, coord, e);
@@ -370,15 +382,17 @@ int cmd_offsets(int argc, char **argv)
 {
     const char *cmd = "offsets";
     offsets_args a;
-    char about[1024];
+    char about[2048];
     snprintf(about, sizeof about, "policies: %s\n--op OP: the policy torch V follows for OP "
              "on this layout, as audit rng decides it\n(tracked: torch-offset; untracked: "
              "torch-untracked; rejected or local: exit 2 with torch's message).\n--gpu is "
-             "refused for a policy whose offsets do not depend on the GPU.\n" MEGATRON_DIMS,
+             "refused for a policy whose offsets do not depend on the GPU, --dtype for one\n"
+             "whose offsets do not depend on the dtype.\n" MEGATRON_DIMS,
              shc_rng_policy_names());
     int rc = parse_args(CMD_OFFSETS, cmd, "--mesh M [--ranks L] --placements P --shape S\n"
                         "       [--policy NAME | --op OP | --tracker NAME] [--gpu PROFILE] "
-                        "[--seed N] [--offset N] [--rank R] [--json] [--torch-version V]", about,
+                        "[--seed N] [--offset N] [--dtype T] [--rank R] [--json]\n"
+                        "       [--torch-version V]", about,
                         argc, argv, &a);
     if (rc != CLI_GO)
         return rc;
@@ -553,9 +567,9 @@ static int policy_rows(const offsets_args *a, const shc_gpu_profile *gpu, json_t
         if ((a->rop || a->policy_given) && strcmp(name, shc_rng_policy_name(p)))
             continue;
         shc_err why;
-        if (!a->rop && !a->policy_given && shc_rng_policy_models_profile(p, gpu, &why)) {
-            /* the whole table: a row the profile has no model for says so (asked by name,
-             * the policy is refused, exit 2) */
+        if (!a->rop && !a->policy_given && shc_rng_policy_models_dtype(p, gpu, a->dt, &why)) {
+            /* the whole table: a row the profile (or the dtype) has no model for says so
+             * (asked by name, the policy is refused, exit 2) */
             if (a->c.json)
                 json_array_append_new(pols, json_pack("{s:s,s:s,s:s}", "name",
                                                       shc_rng_policy_name(p), "summary",
@@ -566,7 +580,7 @@ static int policy_rows(const offsets_args *a, const shc_gpu_profile *gpu, json_t
             continue;
         }
         rc = a->rop ? shc_rng_op_verdict(a->rop, gpu, a->seed, &v, e)
-                    : shc_rng_policy_verdict(p, gpu, a->seed, &v, e);
+                    : shc_rng_policy_verdict_dtype(p, gpu, a->dt, a->seed, &v, e);
         if (rc == SHC_OK && a->c.json)
             json_array_append_new(pols, verdict_json(p, &v));
         else if (rc == SHC_OK)
@@ -580,7 +594,7 @@ int cmd_policies(int argc, char **argv)
     const char *cmd = "policies";
     offsets_args a;
     int rc = parse_args(CMD_POLICIES, cmd, "[--policy NAME | --op OP | --tracker NAME] "
-                        "[--gpu PROFILE] [--seed N] [--json] [--torch-version V]",
+                        "[--gpu PROFILE] [--seed N] [--dtype T] [--json] [--torch-version V]",
                         "Verdicts are computed over the layout table in "
                         "lib/offsets/rng_policy_check.c.\n--policy NAME: that policy's row only.  "
                         "--op OP: torch V running OP, the policy it\nfollows (tracked: "
@@ -590,7 +604,8 @@ int cmd_policies(int argc, char **argv)
                         "Ascend NPU such as ascend-910b: each offset its own Philox stream).  A "
                         "CUDA\nwindow profile is refused with --policy torch-offset and "
                         "jax-partitionable, whose\nverdicts are the same on every GPU.  "
-                        "collisions: draws of the two ops whose identity\nanother draw has.\n"
+                        "collisions: draws of the two ops whose identity\nanother draw has.  "
+                        "--dtype T: two ops of dtype T (default float32).\n"
                         MEGATRON_DIMS,
                         argc, argv, &a);
     if (rc != CLI_GO)
@@ -616,9 +631,10 @@ int cmd_policies(int argc, char **argv)
             printf("torch %s running %s (%s: policy %s)\n", rel_name(&a), a.rop->name,
                    shc_rng_dispatch_name(a.rop->dispatch), op_policy_name(a.rop));
         printf("RNG policies x SPMD properties (GPU profile %s: offsets %s, alignment %d; "
-               "seed %llu, %d layouts)\n", a.gpu ? a.gpu : gpu->name,
+               "%s%s%sseed %llu, %d layouts)\n", a.gpu ? a.gpu : gpu->name,
                shc_offset_semantics_name(gpu->offset_semantics), shc_gpu_profile_align(gpu),
-               (unsigned long long)a.seed, ncases);
+               a.dtype ? "dtype " : "", a.dtype ? shc_dtype_name(a.dt) : "",
+               a.dtype ? "; " : "", (unsigned long long)a.seed, ncases);
         printf("%-24s", "policy");
         for (int k = 0; k < SHC_RNGP_COUNT; k++)
             printf(" %-19s", shc_rng_property_name(k));
@@ -626,13 +642,14 @@ int cmd_policies(int argc, char **argv)
     }
     rc = policy_rows(&a, gpu, pols, &e);
     if (rc == SHC_OK && a.c.json) {
-        json_t *root = json_pack("{s:s,s:s,s:i,s:o,s:o,s:o}", "gpu", a.gpu ? a.gpu : gpu->name,
-                                 "offset_semantics",
+        json_t *root = json_pack("{s:s,s:s,s:i,s:o,s:s,s:o,s:o}", "gpu",
+                                 a.gpu ? a.gpu : gpu->name, "offset_semantics",
                                  shc_offset_semantics_name(gpu->offset_semantics),
                                  "offset_align", shc_gpu_profile_align(gpu), "seed",
-                                 json_u64s(a.seed), "layouts", layouts, "policies", pols);
+                                 json_u64s(a.seed), "dtype", shc_dtype_name(a.dt), "layouts",
+                                 layouts, "policies", pols);
         if (a.tracker)
-            json_object_set_new(root, "tracker", tracker_json(a.tracker));
+            json_object_set_new(root, "tracker", cli_tracker_json(a.tracker));
         if (a.rop)
             json_object_set_new(root, "op", json_pack("{s:s,s:s,s:s}", "name", a.rop->name,
                                 "dispatch", shc_rng_dispatch_name(a.rop->dispatch),
@@ -652,127 +669,4 @@ int cmd_policies(int argc, char **argv)
         }
     }
     return cli_report(cmd, rc, &e);
-}
-
-/* `shardcheck ops`: the op table of lib/offsets/rng_ops.c (what DTensor does with each random op). */
-static const char *const API_KIND[] = {"python", "aten", "dtensor"};
-static const char *const PARTIAL_RULE[] = {"-", "rejected (in-place)", "output Replicate",
-                                           "redistributed", "as replica"};
-
-static json_t *dtypes_json(unsigned mask)
-{
-    json_t *a = json_array();
-    for (int t = 0; t < SHC_DT_COUNT; t++)
-        if (mask & SHC_DTM(t))
-            json_array_append_new(a, json_string(shc_dtype_name((shc_dtype)t)));
-    return a;
-}
-
-int cmd_rng_ops(int argc, char **argv)
-{
-    const char *cmd = "ops", *tver = NULL;
-    int json = 0;
-    const cli_option opts[] = {{.name = "json", .kind = CLI_FLAG, .to = &json,
-                                .help = "one JSON object instead of the table"},
-                               {.name = "torch-version", .kind = CLI_STR, .meta = "V",
-                                .to = &tver, .help = "the table as torch release V has it "
-                                "(default $SHARDCHECK_TORCH_VERSION, else the pinned 2.13)"},
-                               CLI_OPT_END};
-    const cli_command c = {
-        .name = cmd, .opts = opts, .synopsis = "[--json] [--torch-version V]",
-        .about = "torch's random ops (2.13's, or --torch-version V's) and what DTensor does\n"
-                 "with each: tracked (inside\n"
-                 "OffsetBasedRNGTracker._distribute_region), untracked (each rank's own\n"
-                 "generator), rejected (torch's message), local (no DTensor argument)."};
-    int x = cli_parse(&c, argc, argv, NULL);
-    if (x != CLI_GO)
-        return x;
-    size_t n;
-    const shc_rng_op *ops = shc_rng_ops(&n);
-    shc_torch_release rel;
-    char why[128];
-    shc_err te = {0};
-    if (tv_resolve(tver, NULL, NULL, &rel, why, sizeof why, &te))
-        return cli_report(cmd, SHC_EINVAL, &te);
-    if (json) {
-        json_t *rows = json_array();
-        for (size_t i = 0; i < n; i++) {
-            const shc_rng_op *o = shc_rng_op_in(&ops[i], rel);
-            shc_err e;
-            json_t *r = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:s}", "name", o->name, "api",
-                                  o->api, "apiKind", API_KIND[o->api_kind], "aten", o->aten,
-                                  "dispatch", shc_rng_dispatch_name(o->dispatch), "partial",
-                                  PARTIAL_RULE[o->partial], "dtypes", dtypes_json(o->dtypes),
-                                  "cite", o->cite, "kernel", o->kernel_note);
-            if (o->dispatch == SHC_RNGD_REJECTED && shc_rng_op_check(o, NULL, &e))
-                json_object_set_new(r, "error", json_string(e.msg));
-            json_object_set_new(r, "emulated", json_boolean(o->kernel >= 0));
-            for (int k = 0; k < SHC_TC_COUNT; k++)
-                if (o->torch_changes & (1u << k))
-                    json_object_set_new(r, "change", json_string(
-                        shc_torch_change_get((shc_torch_change)k)->flag));
-            if (o->shardable_only)
-                json_object_set_new(r, "shardableOnly", json_true());
-            json_array_append_new(rows, r);
-        }
-        shc_err e;
-        char src[64];
-        snprintf(src, sizeof src, "pytorch %s", shc_torch_release_get(rel)->patch);
-        json_t *doc = json_pack("{s:s,s:s,s:o}", "source", src, "torch",
-                                shc_torch_release_name(rel), "ops", rows);
-        int rc = cli_print_json_e(doc, &e);
-        json_decref(doc);
-        return cli_report(cmd, rc, &e);
-    }
-    printf("torch %s random ops under DTensor (lib/offsets/rng_ops.c; torch/distributed/tensor/...)\n",
-           shc_torch_release_name(rel));
-    printf("%-22s %-10s %-20s %-9s %s\n", "op", "dispatch", "Partial input", "emulated", "api");
-    for (size_t i = 0; i < n; i++) {
-        const shc_rng_op *o = shc_rng_op_in(&ops[i], rel);
-        const char *flag = "";
-        for (int k = 0; k < SHC_TC_COUNT; k++)
-            if (o->torch_changes & (1u << k))
-                flag = shc_torch_change_get((shc_torch_change)k)->flag;
-        printf("%-22s %-10s %-20s %-9s %s%s%s%s\n", o->name, shc_rng_dispatch_name(o->dispatch),
-               PARTIAL_RULE[o->partial], o->kernel >= 0 ? "yes" : "no", o->api,
-               *flag ? "  [" : "", flag, *flag ? (o->shardable_only ? ": shardable layouts only]"
-                                                                    : "]") : "");
-    }
-    return EXIT_OK;
-}
-
-/* `shardcheck trackers`: the registered RNG trackers (lib/offsets/rng_tracker.c). */
-int cmd_trackers(int argc, char **argv)
-{
-    const char *cmd = "trackers";
-    int json = 0;
-    const cli_option opts[] = {{.name = "json", .kind = CLI_FLAG, .to = &json,
-                                .help = "one JSON object instead of the list"},
-                               CLI_OPT_END};
-    const cli_command c = {
-        .name = cmd, .opts = opts, .synopsis = "[--json]",
-        .about = "The RNG trackers frameworks create or devices register, each with the\n"
-                 "contract it keeps: an RNG policy on its device's profile (what an offset\n"
-                 "addresses).  offsets --tracker NAME and policies --tracker NAME answer for\n"
-                 "it; NAME is the full name or, where one framework alone has it, the class."};
-    int x = cli_parse(&c, argc, argv, NULL);
-    if (x != CLI_GO)
-        return x;
-    int n = shc_rng_tracker_count();
-    if (json) {
-        json_t *rows = json_array();
-        for (int i = 0; i < n; i++)
-            json_array_append_new(rows, tracker_json(shc_rng_tracker_at(i)));
-        shc_err e;
-        json_t *doc = json_pack("{s:o}", "trackers", rows);
-        int rc = cli_print_json_e(doc, &e);
-        json_decref(doc);
-        return cli_report(cmd, rc, &e);
-    }
-    for (int i = 0; i < n; i++) {
-        const shc_rng_tracker *t = shc_rng_tracker_at(i);
-        printf("%s\n  %s, devices %s: policy %s on %s\n  %s\n  source: %s\n", t->name,
-               t->framework, t->devices, t->policy, t->gpu, t->how, t->source);
-    }
-    return EXIT_OK;
 }

@@ -90,28 +90,67 @@ def run(files=None, tcids=None):
     return hl.run_family("rng-policies", vrp, GOLDEN, files=files, tcids=tcids)
 
 
+DTYPES = os.path.join(GOLDEN, "rng-policies", "dtypes.json")
+
+
 def test_exactly_the_flagged_cases_agree():
     res = run()
     assert res.failed == 0, [str(m) for m in res.mismatches[:5]]
     doc = hl.load_file(SDE)
     sde = [t for g in doc["testGroups"] for t in g["tests"]]
     flagged = [t for t in sde if "CheckedByVescale" in t["flags"]]
-    others = sum(1 for p in hl.family_files(GOLDEN, "rng-policies") if p != SDE
+    # the dtype axis: single-device-equal in float16 and bfloat16 (veScale's float32 step is
+    # theirs too) on the same layouts; float64 is the finding below
+    half = [t for g in hl.load_file(DTYPES)["testGroups"] for t in g["tests"]
+            if g["policy"] == "single-device-equal" and g["dtype"] in ("float16", "bfloat16")]
+    half_flagged = [t for t in half if "CheckedByVescale" in t["flags"]]
+    others = sum(1 for p in hl.family_files(GOLDEN, "rng-policies") if p not in (SDE, DTYPES)
                  for g in hl.load_file(p)["testGroups"] for t in g["tests"]
                  if "CheckedByVescale" in t["flags"])
-    assert others == 0 and len(flagged) == res.passed == 26
+    assert others == 0 and len(flagged) == 26 and len(half_flagged) == 26
+    assert res.passed == 52
     # the rest of single-device-equal: the layouts veScale lacks or refuses, said so
     unflagged = {t["tcId"] for t in sde} - {t["tcId"] for t in flagged}
     assert unflagged == {155, 161, 170, 176}
+    assert len(half) - len(half_flagged) == 4
     # an NPU group (npu-ascend-910b.json) is no CUDA device veScale's tracker can read
     npu = [w for w in res.skip_reasons if "device profile 'ascend-910b'" in w]
     assert len(npu) == 1
-    sde_skips = sorted(w for w in res.skip_reasons if "not veScale's" not in w and w not in npu)
+    assert res.skip_reasons[vrp.FLOAT64_FINDING] == 15
+    sde_skips = sorted(w for w in res.skip_reasons if "not veScale's" not in w and w not in npu
+                       and w != vrp.FLOAT64_FINDING)
     assert len(sde_skips) == 2 and "_S(0, 2): veScale has no such placement" in sde_skips[0]
     assert sde_skips[1].startswith("veScale refuses the layout on rank 0: Size to be sharded")
     total = sum(len(g["tests"]) for p in hl.family_files(GOLDEN, "rng-policies")
                 for g in hl.load_file(p)["testGroups"])
-    assert res.skipped == total - 26
+    assert res.skipped == total - 52
+
+
+def test_float64_finding():
+    """veScale's float64 answer: seeds and start offsets are one GPU's, the post offset is
+    float32's step, which differs from torch's float64 kernel on the one layout of the table
+    where a thread takes more than one round (1024 x 1024 on an A100: T = 221184 threads,
+    float64 ((2^20 - 1) // 2T + 1) * 4 = 12, veScale's ((2^20 - 1) // 4T + 1) * 4 = 8)."""
+    f32 = {(tuple(g["mesh"]), t["placements"], tuple(t["shape"])): t
+           for g in hl.load_file(SDE)["testGroups"] if g["gpu"] == "a100" for t in g["tests"]}
+    differ = []
+    for g in hl.load_file(DTYPES)["testGroups"]:
+        if (g["policy"], g["dtype"]) != ("single-device-equal", "float64"):
+            continue
+        for t in g["tests"]:
+            with pytest.raises(NotImplementedError, match="docs/findings/vescale"):
+                vrp.compute(g, t)
+            try:
+                got = vrp.answer(g, t)["perRank"]
+            except NotImplementedError:   # a layout veScale lacks: no answer to compare
+                continue
+            want = t["expected"]["perRank"]
+            assert got["seed"] == want["seed"] and got["start_offset"] == want["start_offset"]
+            key = (tuple(g["mesh"]), t["placements"], tuple(t["shape"]))
+            assert got["post_offset"] == f32[key]["expected"]["perRank"]["post_offset"]
+            if got["post_offset"] != want["post_offset"]:
+                differ.append((t["shape"], got["post_offset"][0], want["post_offset"][0]))
+    assert differ == [([1024, 1024], "8", "12")]
 
 
 def mutated(tmp_path, change):
@@ -149,3 +188,15 @@ def test_another_geometry_fails(tmp_path):
     res = run(files=[path], tcids={tcid})
     assert (res.passed, res.failed) == (0, 1)
     assert res.mismatches[0].field == "post_offset"
+
+
+def test_the_finding_reproduces():
+    """docs/findings/vescale/float64_post_offset.py, run as a user would: exit 1, REPRODUCED."""
+    import subprocess
+    import sys
+    script = os.path.join(hl.REPO, "docs", "findings", "vescale",
+                          "float64_post_offset.py")
+    p = subprocess.run([sys.executable, script], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert "float64 [1024, 1024]: veScale steps the offset by 8, one GPU's kernel by 12" in p.stdout
+    assert p.stdout.strip().endswith("REPRODUCED")
