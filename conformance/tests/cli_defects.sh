@@ -63,7 +63,7 @@ expect_exit "policies --offset: not used, refused by name" 2 "^shardcheck polici
 expect_exit "policies --ranks: a layout option, refused" 2 "^shardcheck policies: --ranks: not used by policies: it takes no layout options" \
   $S policies --ranks 0
 expect_exit "offsets --gpu for torch-offset: refused by name" 2 \
-  "^shardcheck offsets: --gpu: not used with --policy torch-offset \(its offsets do not depend on the GPU\)" \
+  "^shardcheck offsets: --gpu: not used with --policy torch-offset \(its offsets do not depend on the GPU or the dtype\)" \
   $S offsets $L --gpu t4
 for o in "--seed 3" "--offset 4" "--gpu t4" "--rank 1"; do
   # shellcheck disable=SC2086

@@ -290,4 +290,25 @@ expect_exit "bad: torch-func-random in float16, exit 2 naming it" 2 \
 expect_exit "bad: float64 on an NPU for a generator advanced by its kernel" 2 \
   "megatron-dp: dtype float64 on device profile ascend-910b \(offsets stream, alignment 4\) is not modelled" \
   $S offsets $D --policy megatron-dp --dtype float64 --gpu ascend-910b
+# 3g. --world (issue 34 item 3): a mesh of ranks 1 and 3 in a world of 4.  torch's dispatcher
+# runs no op on ranks 0 and 2 (non-participating: _dispatch.py), so they draw nothing and keep
+# the offset; rank 3 holds shard 1 of [8]: start ceil4(1 * 4) = 4, both end at ceil4(8) = 8.
+W="--mesh 2 --ranks 1,3 --world 4 --placements S(0) --shape 8"
+expect_exit "offsets --world: ranks off the mesh draw nothing, the offset stays" 0 \
+  '"world":4,.*\{"rank":0,"coord":null,"draws":false,"seed":"0","start_offset":"100","post_offset":"100"\},\{"rank":1,"coord":\[0\],.*"start_offset":"100","post_offset":"108","draws":true\},\{"rank":2,"coord":null,"draws":false' \
+  $S offsets $W --offset 100 --json
+expect_exit "offsets --world: rank 3 holds shard 1 (start 4)" 0 \
+  '"rank":3,"coord":\[1\],"shard_linear_index":1,"start_incr":"4"' $S offsets $W --rank 3 --json
+expect_exit "offsets --world: the text names the off-mesh rank" 0 \
+  "^ +2 +- +off the mesh: no op, no draw; the offset stays 0" $S offsets $W --rank 2
+expect_exit "offsets --world: --op exponential_ (untracked) takes it too" 0 \
+  '"rank":0,"coord":null,"draws":false' $S offsets $W --op exponential_ --json
+expect_exit "bad: --world with a policy that has no ranks off its mesh" 2 \
+  "--world: not used with --policy megatron-tp \(only torch's DTensor dispatch" \
+  $S offsets $W --policy megatron-tp
+expect_exit "bad: --rank outside the world" 2 "--rank" $S offsets $W --rank 4
+expect_exit "bad: a mesh bigger than the world" 2 "--world 1" \
+  $S offsets --mesh 2 --ranks 1,0 --world 1 --placements 'S(0)' --shape 8
+expect_exit "bad: policies takes no --world" 2 "--world: not used by policies" \
+  $S policies --world 4
 tap_done

@@ -166,6 +166,8 @@ offsets|gpu|t4
 offsets|op|uniform_
 offsets|torch-version|2.12
 offsets|tracker|ThreadBasedRNGTracker
+offsets|dtype|float64
+offsets|world|4
 policies|mesh|2
 policies|ranks|1,0
 policies|placements|S(0)
@@ -179,6 +181,8 @@ policies|gpu|t4
 policies|op|uniform_
 policies|torch-version|2.12
 policies|tracker|ThreadBasedRNGTracker
+policies|dtype|float64
+policies|world|4
 ops|json|-
 trackers|json|-
 mesh-layout|layout|8:1
@@ -271,6 +275,8 @@ audit rng|seed|7
 audit rng|offset|8
 audit rng|gpu|t4
 audit rng|op|uniform_
+audit rng|dtype|float64
+audit rng|world|4
 audit rng|torch-version|2.12
 audit rng|tracker|ThreadBasedRNGTracker
 explain|mesh|4

@@ -207,9 +207,19 @@ static int check_modes(int kind, const cli_command *cmd, offsets_args *a)
     snprintf(mode, sizeof mode, "with %s %s (its offsets do not depend on the %s)",
              a->rop ? "--op" : "--policy", a->rop ? a->rop->name : name,
              !gpu && !dt ? "GPU or the dtype" : !gpu ? "GPU" : "dtype");
+    /* --world: torch's dispatcher runs no op on a rank off the mesh (_dispatch.py, torch 2.13:
+     * a non-participating rank gets empty local results, before any RNG); the policies that
+     * are torch's own dispatch take it, the others have no ranks off their mesh */
+    bool world = !strcmp(name, "torch-offset") || !strcmp(name, "torch-untracked");
+    if (!world && a->c.world)
+        return cli_usage_error(cmd->name, "--world: not used with %s %s (only torch's DTensor "
+                               "dispatch, torch-offset and torch-untracked, has ranks off the "
+                               "mesh: they run no op)", a->rop ? "--op" : "--policy",
+                               a->rop ? a->rop->name : name);
     char used[160];
     snprintf(used, sizeof used, "mesh ranks placements shape rank json policy tracker seed "
-             "offset op torch-version%s%s", gpu ? " gpu" : "", dt ? " dtype" : "");
+             "offset op torch-version%s%s%s", gpu ? " gpu" : "", dt ? " dtype" : "",
+             world ? " world" : "");
     return cli_used(cmd, used, mode);
 }
 
@@ -222,6 +232,7 @@ static int parse_args(int kind, const char *name, const char *synopsis, const ch
     a->policy = "torch-offset";
     const cli_option opts[] = {
         CLI_OPTS_LAYOUT(&a->c),
+        CLI_OPT_WORLD(&a->c),
         {.name = "policy", .kind = CLI_STR, .meta = "NAME", .to = &a->policy,
          .help = "RNG policy (default torch-offset)"},
         {.name = "seed", .kind = CLI_SEED, .meta = "N", .to = &a->seed,
@@ -272,26 +283,39 @@ static int load_layout(const cli_common *c, layout_in *L, shc_err *e)
         shc_placements_format_trace(&L->pl, L->shown, sizeof L->shown);
     else
         shc_placements_format(&L->pl, L->shown, sizeof L->shown);
-    if (c->rank >= 0) {
-        int64_t coord[SHC_MAX_MESH_DIMS];
-        if ((rc = shc_mesh_coord(&L->m, c->rank, coord, e)))
-            return shc_err_prefix(e, "--rank");
-    }
+    if (c->rank >= 0)
+        return cli_check_rank(c, &L->m, c->world, e);
     return SHC_OK;
 }
 
-/* Ranks to print: all ranks of the mesh in ascending order, or --rank. */
+/* Ranks to print: all ranks of the mesh (of the world with --world) in ascending order, or
+ * --rank. */
 static bool wanted(const layout_in *L, const cli_common *c, int64_t r)
 {
-    if (L->m.pos_of[r] < 0)
+    if (!c->world && L->m.pos_of[r] < 0)
         return false;
     return c->rank < 0 || c->rank == r;
+}
+
+/* A rank of the world off the mesh (--world): torch runs no op there, so it draws nothing and
+ * its generator stays where it was. */
+static void print_off_mesh(const offsets_args *a, int64_t r, cli_jstream *js)
+{
+    if (a->c.json)
+        cli_jstream_item(js, json_pack("{s:I,s:n,s:b,s:o,s:o,s:o}", "rank", (json_int_t)r,
+                                       "coord", "draws", 0, "seed", json_u64s(a->seed),
+                                       "start_offset", shc_json_i64s(a->offset), "post_offset",
+                                       shc_json_i64s(a->offset)));
+    else
+        printf("%6lld %-14s off the mesh: no op, no draw; the offset stays %lld\n",
+               (long long)r, "-", a->offset);
 }
 
 static int print_streams(const offsets_args *a, layout_in *L, const shc_rng_policy *pol,
                          const shc_gpu_profile *gpu, shc_err *e)
 {
-    int rc = a->c.rank < 0 ? cli_printed_ranks_e(L->m.size, e) : SHC_OK;
+    int64_t nranks = a->c.world ? a->c.world : L->m.max_rank + 1;
+    int rc = a->c.rank < 0 ? cli_printed_ranks_e(a->c.world ? a->c.world : L->m.size, e) : SHC_OK;
     if (rc)
         return rc;
     cli_jstream js;
@@ -307,6 +331,8 @@ static int print_streams(const offsets_args *a, layout_in *L, const shc_rng_poli
                                 "torch", rel_name(a)));
         if (a->tracker)
             json_object_set_new(head, "tracker", cli_tracker_json(a->tracker));
+        if (a->c.world)
+            json_object_set_new(head, "world", json_integer(a->c.world));
         cli_jstream_open(&js, head, "ranks");
     } else {
         if (a->tracker)
@@ -318,24 +344,31 @@ static int print_streams(const offsets_args *a, layout_in *L, const shc_rng_poli
                    a->rop->dispatch == SHC_RNGD_TRACKED
                        ? "OffsetBasedRNGTracker's windows"
                        : "each rank's own generator: every shard starts at the same offset");
-        printf("policy %s  mesh %s  placements %s  shape %s  seed %llu  offset %lld%s%s\n"
+        char w[40] = "";
+        if (a->c.world)
+            snprintf(w, sizeof w, "  world %lld", a->c.world);
+        printf("policy %s  mesh %s  placements %s  shape %s  seed %llu  offset %lld%s%s%s\n"
                "%6s %-14s %11s %12s %12s %12s %12s %12s\n",
                shc_rng_policy_name(pol), a->c.mesh, L->shown, a->c.shape,
-               (unsigned long long)a->seed, a->offset, a->dtype ? "  dtype " : "",
+               (unsigned long long)a->seed, a->offset, w, a->dtype ? "  dtype " : "",
                a->dtype ? shc_dtype_name(a->dt) : "", "rank", "coord", "shard_index",
                "start_incr", "end_incr", "local_numel", "start", "post");
     }
-    for (int64_t r = 0; r <= L->m.max_rank && rc == SHC_OK; r++) {
+    for (int64_t r = 0; r < nranks && rc == SHC_OK; r++) {
         if (!wanted(L, &a->c, r))
             continue;
+        if (!shc_mesh_has_rank(&L->m, r)) {
+            print_off_mesh(a, r, &js);
+            continue;
+        }
         shc_rng_stream s;
         if ((rc = shc_rng_policy_stream_dtype(pol, gpu, a->dt, &L->m, &L->pl, &L->shape,
                                               (uint64_t)a->seed, a->offset, r, &s, e)))
             break;
         int64_t coord[SHC_MAX_MESH_DIMS];
         shc_mesh_coord(&L->m, r, coord, e);
-        if (a->c.json)
-            cli_jstream_item(&js, json_pack("{s:I,s:o,s:I,s:o,s:o,s:o,s:o,s:o,s:o}", "rank",
+        if (a->c.json) {
+            json_t *it = json_pack("{s:I,s:o,s:I,s:o,s:o,s:o,s:o,s:o,s:o}", "rank",
                               (json_int_t)r, "coord", shc_json_i64_array(coord, L->m.ndim),
                               "shard_linear_index", (json_int_t)s.shard_linear_index,
                               "start_incr", shc_json_i64s(s.start_incr),
@@ -343,8 +376,11 @@ static int print_streams(const offsets_args *a, layout_in *L, const shc_rng_poli
                               "local_numel", shc_json_i64s(s.local_numel),
                               "seed", json_u64s(s.seed),
                               "start_offset", shc_json_i64s(s.start),
-                              "post_offset", shc_json_i64s(s.post)));
-        else {
+                              "post_offset", shc_json_i64s(s.post));
+            if (a->c.world) /* beside the ranks off the mesh, which do not */
+                json_object_set_new(it, "draws", json_true());
+            cli_jstream_item(&js, it);
+        } else {
             char cs[64] = "", *p = cs;
             for (int i = 0; i < L->m.ndim; i++)
                 p += snprintf(p, sizeof cs - (size_t)(p - cs), i ? ",%lld" : "(%lld",
@@ -387,9 +423,13 @@ int cmd_offsets(int argc, char **argv)
              "on this layout, as audit rng decides it\n(tracked: torch-offset; untracked: "
              "torch-untracked; rejected or local: exit 2 with torch's message).\n--gpu is "
              "refused for a policy whose offsets do not depend on the GPU, --dtype for one\n"
-             "whose offsets do not depend on the dtype.\n" MEGATRON_DIMS,
+             "whose offsets do not depend on the dtype.\n--world W: ranks of the world off the "
+             "mesh run no op under torch's dispatch (torch-offset,\ntorch-untracked): no draw, "
+             "the offset unchanged (their tracker's set-up: shardcheck lifecycle).\n"
+             MEGATRON_DIMS,
              shc_rng_policy_names());
-    int rc = parse_args(CMD_OFFSETS, cmd, "--mesh M [--ranks L] --placements P --shape S\n"
+    int rc = parse_args(CMD_OFFSETS, cmd, "--mesh M [--ranks L] [--world W] --placements P "
+                        "--shape S\n"
                         "       [--policy NAME | --op OP | --tracker NAME] [--gpu PROFILE] "
                         "[--seed N] [--offset N] [--dtype T] [--rank R] [--json]\n"
                         "       [--torch-version V]", about,

@@ -75,6 +75,26 @@ def test_cpu_mesh(torch_answers, i):
             assert fo["outcome"] == "noop" and wo["numel"] == 0 and not wo["moved"], (rank, fo, wo)
 
 
+@pytest.mark.parametrize("i", range(len(CASES)))
+def test_offsets_world_off_mesh(torch_answers, i):
+    """`offsets --world`: a rank off the mesh draws nothing and keeps its offset; torch's first
+    random op there returns an empty tensor and leaves the generator where it was."""
+    m, ranks, _ = CASES[i]
+    p = subprocess.run([EXE, "offsets", "--mesh", "x".join(map(str, m)), "--ranks",
+                        ",".join(map(str, ranks)), "--world", str(WORLD), "--placements",
+                        ",".join(["S(0)"] + ["R"] * (len(m) - 1)), "--shape", "8", "--offset",
+                        "12", "--json"], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    got = json.loads(p.stdout)["ranks"]
+    assert [x["rank"] for x in got] == list(range(WORLD))
+    for rank, (want, mine) in enumerate(zip(torch_answers[i], got)):
+        assert mine["draws"] == want["inMesh"], (rank, mine, want)
+        if not want["inMesh"]:
+            wo = want["firstOp"]
+            assert wo["numel"] == 0 and not wo["moved"], (rank, wo)
+            assert mine["start_offset"] == mine["post_offset"] == "12", (rank, mine)
+
+
 PAIRS = [(0, 0), (7, 0), (2**63 + 5, 12345), (2**64 - 1, 2**63), (1, 2**64 - 1)]
 
 
