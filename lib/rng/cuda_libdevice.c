@@ -164,9 +164,24 @@ static float ffma_nan(float x, float y, float z)
     return isnan(r) ? bitsf(0x7fffffffu) : r;
 }
 
+/* A function whose fmaf calls run as the CPU's FMA instruction where it has one, through
+ * an ifunc-selected clone (GCC on glibc x86-64), instead of a libm call each: fmaf is correctly
+ * rounded either way, so the bits do not change; sm_90 randn calls logf once per two normals,
+ * and its twelve libm fmaf calls were a tenth of bench_randn's time (issue 36).  -std=c11
+ * keeps FP contraction off, so the clone fuses nothing the source does not. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__gnu_linux__) && \
+    defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define SHC_FMA_CLONES __attribute__((target_clones("fma", "default")))
+#endif
+#endif
+#ifndef SHC_FMA_CLONES
+#define SHC_FMA_CLONES
+#endif
+
 /* __nv_logf (__internal_accurate_logf, non-ftz): m in [2/3, 4/3), a degree-10
  * polynomial in f = m - 1, then e*ln2 (ln2 rounded to float). */
-float shc_cuda_logf(float a)
+SHC_FMA_CLONES float shc_cuda_logf(float a)
 {
     float ie = 0.0f;
     if (a < 0x1p-126f) {

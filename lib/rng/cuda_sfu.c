@@ -24,6 +24,7 @@
 #include "config.h"
 #include <math.h>
 #include <assert.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include "cuda_sfu.h"
@@ -53,27 +54,46 @@ static uint32_t sq_trunc(uint32_t x)
     return (uint32_t)(tot >> SHC_SFU_TSQ);
 }
 
+/* sq_trunc as a table.  Bit a of x takes part only where 2a >= TSQ or a + b + 1 >= TSQ for
+ * some b <= NB - 1, i.e. a >= TSQ - NB (then 2a < TSQ too, as TSQ <= 2 NB): the low TSQ - NB
+ * bits never do, so sq_trunc(x) = sq_table[x >> (TSQ - NB)], 2^(2 NB - TSQ) words (128 KiB),
+ * each computed by sq_trunc itself.  The loop was a third of bench_randn's time (issue 36). */
+_Static_assert(SHC_SFU_TSQ >= SHC_SFU_NB && SHC_SFU_TSQ <= 2 * SHC_SFU_NB,
+               "the squarer's ignored low bits are TSQ - NB of them");
+#define SQ_LOW (SHC_SFU_TSQ - SHC_SFU_NB)
+static uint32_t sq_table[1u << (SHC_SFU_NB - SQ_LOW)];
+static pthread_once_t sq_once = PTHREAD_ONCE_INIT;
+
+static void sq_fill(void)
+{
+    for (uint32_t i = 0; i < (1u << (SHC_SFU_NB - SQ_LOW)); i++)
+        sq_table[i] = sq_trunc(i << SQ_LOW);
+}
+
 /* W = c0 + c1 x + c2 sq(x) at the 23-bit fixed-point argument u23: the top 6
  * bits pick the segment, the low 17 are x.  Exact integer arithmetic. */
 static int64_t interp(const shc_sfu_seg *tab, uint32_t u23)
 {
     assert(u23 < (1u << 23));
+    pthread_once(&sq_once, sq_fill);
     const shc_sfu_seg *c = &tab[u23 >> SHC_SFU_NB];
     uint32_t x = u23 & ((1u << SHC_SFU_NB) - 1);
-    return c->c0 + (int64_t)c->c1 * x + (int64_t)c->c2 * sq_trunc(x);
+    return c->c0 + (int64_t)c->c1 * x + (int64_t)c->c2 * sq_table[x >> SQ_LOW];
 }
 
 /* Non-negative fixed-point w (units 2^-scale) rounded toward zero to float.
  * The count and the power-of-two multiply (not a loop and ldexpf) keep randn's
  * sm_90 path fast (bench/bench_randn.c); both are exact. */
-static float rz_float(int64_t w, int scale)
+static inline float rz_float(int64_t w, int scale)
 {
     assert(w >= 0 && scale > 0 && scale < 64);
     int nb = w ? 64 - __builtin_clzll((unsigned long long)w) : 0;
     if (nb > 24)
         w = w >> (nb - 24) << (nb - 24);
+    /* 2^-scale built from its exponent field: a division here was a tenth of bench_randn */
+    union { uint64_t u; double d; } inv = {.u = (uint64_t)(1023 - scale) << 52};
     /* exact: 24 significant bits, and w 2^-scale is normal or zero here */
-    return (float)((double)w * (double)(1.0 / (double)(1ull << scale)));
+    return (float)((double)w * inv.d);
 }
 
 /* The quadrant functions: S(u) ~ sin(pi u / 2) in units of 2^-37, and
@@ -86,20 +106,38 @@ static float quad_c(uint32_t u23) { return rz_float(interp(SHC_SFU_SINQ, (1u << 
  * truncated to 23 bits; the sign is applied to the rounded magnitude (sign and
  * magnitude: recorded for both signs of the output); sin is odd (assumed for
  * t < 0: cuRAND only feeds t > 0). */
+static void quadrant_args(float t, uint32_t *u23, int *fq)
+{
+    double q25 = fabs((double)t) * 0x1p25; /* 4|t| in units of 2^-23: exact */
+    if (q25 < 0x1p62) { /* the integer part holds floor(4|t|) and the 23-bit fraction */
+        uint64_t n = (uint64_t)q25;
+        *u23 = (uint32_t)(n & ((1u << 23) - 1));
+        *fq = (int)((n >> 23) & 3);
+    } else { /* |t| >= 2^37: a float that large is a multiple of 2^-23, its fraction 0 */
+        double q4 = fabs((double)t) * 4.0, fl = floor(q4);
+        *u23 = (uint32_t)floor((q4 - fl) * 0x1p23);
+        *fq = (int)fmod(fl, 4.0); /* floor(4|t|) mod 4, exact */
+    }
+}
+
+/* MUFU.SIN at quadrant q (0-3) of the argument u23. */
+static float at_quadrant(int q, uint32_t u23)
+{
+    float m = (q & 1) ? quad_c(u23) : quad_s(u23);
+    return q >= 2 ? -m : m;
+}
+
 static float sin_quadrant(float t, int k)
 {
     if (!isfinite(t))
         return NAN;
-    double q4 = fabs((double)t) * 4.0; /* exact */
-    double fl = floor(q4);
-    uint32_t u23 = (uint32_t)floor((q4 - fl) * 0x1p23);
-    /* floor(4|t|) mod 4: as an integer below 2^62, else fmod (exact either way) */
-    int64_t fq = fl < 0x1p62 ? (int64_t)fl : (int64_t)fmod(fl, 4.0);
-    int q = (int)((fq + k) & 3);
+    uint32_t u23;
+    int fq;
+    quadrant_args(t, &u23, &fq);
+    int q = (fq + k) & 3;
     if (k == 0 && signbit(t))
         q = (q + 2) & 3;
-    float m = (q & 1) ? quad_c(u23) : quad_s(u23);
-    return q >= 2 ? -m : m;
+    return at_quadrant(q, u23);
 }
 
 float shc_sfu_sin(float t) { return sin_quadrant(t, 0); }
@@ -140,8 +178,15 @@ float shc_sfu_sincos_arg(float a)
 void shc_cuda_fast_sincosf(float a, float *s, float *c)
 {
     float t = shc_sfu_sincos_arg(a);
-    *s = shc_sfu_sin(t);
-    *c = shc_sfu_cos(t);
+    if (!isfinite(t)) {
+        *s = *c = NAN;
+        return;
+    }
+    uint32_t u23; /* the quadrant split once for both (sin_quadrant's, k = 0 and 1) */
+    int fq;
+    quadrant_args(t, &u23, &fq);
+    *s = at_quadrant(signbit(t) ? (fq + 2) & 3 : fq, u23);
+    *c = at_quadrant((fq + 1) & 3, u23);
 }
 
 float shc_cuda_fast_logf(float x)
