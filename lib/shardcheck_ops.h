@@ -155,6 +155,11 @@ typedef struct shc_lc_event {
  * CPU device mesh; SHC_EINVAL for a rank outside the world. */
 int shc_rng_lifecycle(const shc_mesh *m, int64_t rank, bool cuda_like, uint64_t seed,
                       shc_lc_event ev[SHC_LC_EVENTS], shc_err *e);
+/* The first random op on a DTensor given a user's generator g (generator=g), no tracker made
+ * before, on global rank `rank` (rng_lifecycle.c: on a CUDA-like mesh the tracker's offsets
+ * move g; on a CPU mesh torch drops g and the rank's default generator draws). */
+int shc_rng_lifecycle_user_generator(const shc_mesh *m, int64_t rank, bool cuda_like,
+                                     shc_lc_event *ev, shc_err *e);
 /* "runs", "noop", "raises", "waits". */
 const char *shc_lc_outcome_name(shc_lc_outcome o);
 /* torch's _PhiloxState bytes: the seed's 8 little-endian bytes, then the offset's. */

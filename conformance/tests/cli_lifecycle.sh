@@ -48,6 +48,21 @@ expect_out "an offset past 2^63-1 reads back negative as torch's int64 view" \
   '{"seed":"0","offset":"18446744073709551615","offsetInt64":"-1","bytes":"0000000000000000ffffffffffffffff"}' \
   $S lifecycle --philox 0,18446744073709551615 --json
 
+# A first op given a user's generator g (torch 2.13 _dispatch.py, _random.py): on a CUDA-like
+# whole-world mesh the tracker's offsets move g (one broadcast: the tracker's sync); with ranks
+# off the mesh the sync waits; on a cpu mesh g is dropped (docs/findings/user_generator_cpu_mesh.py).
+expect_exit "user generator, CUDA-like: the tracker's offsets move g" 0 \
+  '"userGenerator":\{"outcome":"runs","collectives":1,"what":"OffsetBasedRNGTracker\(mesh\) syncs the default state from rank 0; the op draws from g.s state' \
+  $S lifecycle --mesh 2 --rank 1 --json
+expect_exit "user generator, a sub-world CUDA-like mesh: the sync waits" 0 \
+  '"userGenerator":\{"outcome":"waits","collectives":1' $S lifecycle $SUB --rank 1 --json
+expect_exit "user generator off the mesh: no op, g does not move" 0 \
+  '"userGenerator":\{"outcome":"noop","collectives":0,"what":"not on the mesh: the rank runs no op \(_dispatch.py\); g does not move"' \
+  $S lifecycle $SUB --rank 0 --json
+expect_exit "user generator on a cpu mesh: dropped, the finding named" 0 \
+  "op, generator=g +runs +0 collectives +generator= is dropped .*docs/findings/user_generator_cpu_mesh.py" \
+  $S lifecycle --mesh 2 --device cpu --rank 0
+
 expect_exit "needs --mesh" 2 "--mesh is required" $S lifecycle --seed 3
 expect_exit "rank outside the world" 2 "--rank: rank 4 is not in the world \(ranks 0..3\)" $S lifecycle $SUB --rank 4
 expect_exit "unknown device" 2 "--device" $S lifecycle --mesh 2 --device tpu

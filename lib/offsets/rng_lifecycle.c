@@ -18,7 +18,10 @@
  *    rank 0's state over the default group; ranks off the mesh run no op and never join it;
  *  - a random factory (torch.distributed.tensor.rand/randn, _api.py _dtensor_init_helper):
  *    every rank, on the mesh or not, makes the same synced tracker; with none (a CPU mesh)
- *    it asserts.
+ *    it asserts;
+ *  - a first random op given a user's generator (generator=g): on a CUDA-like mesh the
+ *    tracker's offsets move g, not the device's state; on a CPU mesh g is dropped and the
+ *    default generator draws (reproduced on 2.13 and 2.15: docs/findings).
  * The CPU branches are checked against real torch on a gloo world by
  * tools/harness/tests/test_rng_lifecycle.py; the CUDA-like ones need a CUDA-like device
  * (no CPU oracle: the test says so).  Unit tests: check_offsets.c (rng_lifecycle).
@@ -81,6 +84,38 @@ static void factory(bool cuda, shc_lc_event *ev)
                    "_api.py _dtensor_init_helper asserts one)");
     set(ev, SHC_LC_RUNS, 1, 0, "OffsetBasedRNGTracker(mesh): broadcast of rank 0's state over "
         "the default group, every rank of the world joining; every rank's state becomes rank 0's");
+}
+
+/* The first random op on a DTensor given a generator of the user's (op(..., generator=g)), no
+ * tracker made before.  _dispatch.py (torch 2.13) pops generator= from the local kwargs before
+ * it looks for a tracker; with one, _random.py's _distribute_region(spec, generator=g) runs
+ * the op on g's state moved by the tracker's start increment inside fork_rng, then sets g to
+ * its offset + the end increment and restores the device's state; with none (a cpu mesh) the
+ * op runs without g: it draws from the rank's default generator, and g never moves. */
+int shc_rng_lifecycle_user_generator(const shc_mesh *m, int64_t rank, bool cuda_like,
+                                     shc_lc_event *ev, shc_err *e)
+{
+    int rc = shc_mesh_check_world_rank(m, rank, e);
+    if (rc)
+        return rc;
+    bool on = shc_mesh_has_rank(m, rank), whole = m->size == m->max_rank + 1;
+    if (!on)
+        set(ev, SHC_LC_NOOP, 0, -1, "not on the mesh: the rank runs no op (_dispatch.py); g "
+            "does not move");
+    else if (!cuda_like)
+        set(ev, SHC_LC_RUNS, 0, -1, "generator= is dropped (popped before the tracker check, and "
+            "a cpu mesh has no tracker): the local op draws from the rank's default generator, "
+            "which advances, and g never moves (a torch finding: "
+            "docs/findings/user_generator_cpu_mesh.py)");
+    else if (!whole)
+        set(ev, SHC_LC_WAITS, 1, 0, "OffsetBasedRNGTracker(mesh) broadcasts rank 0's state over "
+            "the default group, which the ranks off the mesh never join");
+    else
+        set(ev, SHC_LC_RUNS, 1, 0, "OffsetBasedRNGTracker(mesh) syncs the default state from rank "
+            "0; the op draws from g's state at g's offset + the tracker's start increment, g "
+            "ends at its offset + the end increment (offsets --policy torch-offset --offset G), "
+            "and the device's state is restored (fork_rng)");
+    return SHC_OK;
 }
 
 int shc_rng_lifecycle(const shc_mesh *m, int64_t rank, bool cuda_like, uint64_t seed,

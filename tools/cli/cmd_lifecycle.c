@@ -1,7 +1,8 @@
 /*
  * cmd_lifecycle.c — `shardcheck lifecycle`: DTensor's RNG set-up on each rank before any draw
  * (lib/offsets/rng_lifecycle.c): what manual_seed, a first random op and a random factory do
- * on every rank of a mesh's world, on a CUDA-like or a CPU device mesh; and torch's
+ * on every rank of a mesh's world (and a first op given a user's generator), on a CUDA-like or
+ * a CPU device mesh; and torch's
  * _PhiloxState bytes for a (seed, offset), or the (seed, offset) of 16 bytes.
  *
  *   shardcheck lifecycle --mesh M [--ranks L] [--world W] [--seed N] [--device cuda|cpu]
@@ -55,9 +56,9 @@ static json_t *event_json(const shc_lc_event *ev)
     return o;
 }
 
-static void event_print(int k, const shc_lc_event *ev)
+static void event_print(const char *name, const shc_lc_event *ev)
 {
-    printf("  %-18s %-6s %d collective%s", event_text[k], shc_lc_outcome_name(ev->outcome),
+    printf("  %-18s %-6s %d collective%s", name, shc_lc_outcome_name(ev->outcome),
            ev->collectives, ev->collectives == 1 ? " " : "s");
     if (ev->state_from >= 0)
         printf("  state from rank %lld", (long long)ev->state_from);
@@ -88,7 +89,9 @@ static int per_rank(const lc_opts *o)
                ", no tracker made before\n", o->device ? "a cpu" : "a CUDA-like",
                (long long)m.max_rank + 1, o->seed);
     for (int64_t r = lo; r <= hi && !rc; r++) {
-        if ((rc = shc_rng_lifecycle(&m, r, !o->device, o->seed, ev, &e)))
+        shc_lc_event ug;
+        if ((rc = shc_rng_lifecycle(&m, r, !o->device, o->seed, ev, &e)) ||
+            (rc = shc_rng_lifecycle_user_generator(&m, r, !o->device, &ug, &e)))
             break;
         int64_t coord[SHC_MAX_MESH_DIMS];
         bool on = shc_mesh_coord(&m, r, coord, NULL) == SHC_OK;
@@ -97,12 +100,14 @@ static int per_rank(const lc_opts *o)
                                   on ? shc_json_i64_array(coord, m.ndim) : json_null());
             for (int k = 0; k < SHC_LC_EVENTS; k++)
                 json_object_set_new(x, event_key[k], event_json(&ev[k]));
+            json_object_set_new(x, "userGenerator", event_json(&ug));
             cli_jstream_item(&js, x);
             continue;
         }
         printf("rank %lld%s\n", (long long)r, on ? "" : " (off the mesh)");
         for (int k = 0; k < SHC_LC_EVENTS; k++)
-            event_print(k, &ev[k]);
+            event_print(event_text[k], &ev[k]);
+        event_print("op, generator=g", &ug);
     }
     shc_mesh_free(&m);
     if (rc)
@@ -201,7 +206,9 @@ int cmd_lifecycle(int argc, char **argv)
                  "state it ends with (lib/offsets/rng_lifecycle.c cites each branch).  A rank\n"
                  "off the mesh (--world) raises at manual_seed on a CUDA-like mesh; a first op\n"
                  "there leaves the mesh's ranks waiting in the tracker's broadcast.  On a cpu\n"
-                 "mesh manual_seed only warns and a factory asserts."};
+                 "mesh manual_seed only warns and a factory asserts.  A first op given a\n"
+                 "generator of the user's (generator=g): on a CUDA-like mesh the tracker's\n"
+                 "offsets move g; on a cpu mesh torch drops g (a finding)."};
     int x = cli_parse(&cmd, argc, argv, NULL);
     if (x != CLI_GO)
         return x;

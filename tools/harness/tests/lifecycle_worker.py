@@ -7,7 +7,9 @@ before (_random._rng_tracker reset per case):
   - manual_seed(seed, mesh): the warnings, the exception, whether the generator's state moved;
   - torch.distributed.tensor.rand on the mesh: the exception;
   - a first random op (uniform_ on a distributed zeros tensor): whether its local values are
-    the rank's own generator's draws (untracked), and whether the state moved when it ran none.
+    the rank's own generator's draws (untracked), and whether the state moved when it ran none;
+  - the same op given a generator of the user's (generator=g): whose draws its values are, and
+    whether the default generator and g moved.
 Run as a script with the case list as JSON on stdin; rank 0 writes one JSON object to argv[1].
 Cases: {"mesh": [2, 2], "ranks": [0, 1, 2, 3], "seed": 7}.
 
@@ -60,6 +62,24 @@ def _first_op(mesh, rank):
             "moved": not torch.equal(before, torch.get_rng_state())}
 
 
+def _user_generator_op(mesh, rank):
+    """A first random op given a generator of the user's: whose draws the local values are,
+    and which generators moved."""
+    import torch
+    import torch.distributed.tensor as dt
+    torch.manual_seed(100 + rank)
+    x = dt.distribute_tensor(torch.zeros(8), mesh, [dt.Shard(0)] + [dt.Replicate()] * (mesh.ndim - 1))
+    g = torch.Generator().manual_seed(7)
+    before, g_before = torch.get_rng_state(), g.get_state()
+    local = x.uniform_(generator=g).to_local()
+    own = torch.empty(local.shape).uniform_(generator=torch.Generator().manual_seed(100 + rank))
+    users = torch.empty(local.shape).uniform_(generator=torch.Generator().manual_seed(7))
+    return {"numel": local.numel(), "own_draws": bool(torch.equal(local, own)),
+            "user_draws": bool(torch.equal(local, users)),
+            "moved": not torch.equal(before, torch.get_rng_state()),
+            "user_moved": not torch.equal(g_before, g.get_state())}
+
+
 def _answer(case, meshes, rank):
     import torch
     from torch.distributed.device_mesh import DeviceMesh
@@ -71,6 +91,8 @@ def _answer(case, meshes, rank):
     got["factory"] = _factory(mesh)
     _random._rng_tracker = None
     got["firstOp"] = _first_op(mesh, rank)
+    _random._rng_tracker = None
+    got["userGenerator"] = _user_generator_op(mesh, rank)
     got["inMesh"] = mesh.get_coordinate() is not None
     return got
 

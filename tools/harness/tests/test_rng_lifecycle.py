@@ -73,6 +73,14 @@ def test_cpu_mesh(torch_answers, i):
             assert fo["outcome"] == "runs" and wo["own_draws"] and wo["numel"] > 0, (rank, fo, wo)
         else:  # no op on this rank: an empty tensor, the state untouched
             assert fo["outcome"] == "noop" and wo["numel"] == 0 and not wo["moved"], (rank, fo, wo)
+        ug, wg = mine["userGenerator"], want["userGenerator"]
+        if want["inMesh"]:  # g dropped: the default generator draws and moves, g does not
+            assert ug["outcome"] == "runs" and "g never moves" in ug["what"], (rank, ug)
+            assert wg["own_draws"] and not wg["user_draws"] and wg["moved"], (rank, wg)
+            assert not wg["user_moved"], (rank, wg)
+        else:
+            assert ug["outcome"] == "noop" and wg["numel"] == 0, (rank, ug, wg)
+            assert not wg["moved"] and not wg["user_moved"], (rank, wg)
 
 
 @pytest.mark.parametrize("i", range(len(CASES)))
