@@ -88,6 +88,7 @@ static int ref_layout(const shc_backend_case *c, int64_t rank, int64_t *ls, int6
     if (mesh_of(c, &m, &e))
         return say(err, n, &e);
     int rc = shc_placements_parse(&pl, c->placements, &e) ||
+             shc_placements_normalize(&pl, s.ndim, &e) || /* S(-1): as torch */
              shc_placements_check(&pl, &m, s.ndim, &e) || shc_mesh_coord(&m, rank, coord, &e) ||
              shc_layout_compute(&m, &pl, &s, coord, &l, &e);
     if (!rc) {
@@ -115,6 +116,7 @@ static int ref_offsets(const shc_backend_case *c, int64_t rank, shc_backend_offs
     if (mesh_of(c, &m, &e))
         return say(err, n, &e);
     int rc = shc_placements_parse(&pl, c->placements, &e) ||
+             shc_placements_normalize(&pl, s.ndim, &e) || /* S(-1): as torch */
              shc_placements_check(&pl, &m, s.ndim, &e) ||
              shc_rng_layout_init(&t, &m, &pl, &s, &e) ||
              shc_rng_offsets_rank(&t, &m, rank, &r, &e);

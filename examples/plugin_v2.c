@@ -91,6 +91,7 @@ static int layout_answer(const shc_host_v2 *h, const shc_case_v2 *c, int64_t ran
     memset(&l, 0, sizeof l);
     int rc = shc_mesh_init(&m, (int)nmesh, mesh, ranks, e) ||
              shc_placements_parse(&pl, placements, e) || shc_shape_parse(&s, shape, e) ||
+             shc_placements_normalize(&pl, s.ndim, e) || /* S(-1): d + ndim, as torch */
              shc_placements_check(&pl, &m, s.ndim, e) || shc_mesh_coord(&m, rank, coord, e) ||
              shc_layout_compute(&m, &pl, &s, coord, &l, e);
     free(ranks);

@@ -124,6 +124,27 @@ static const bad_case invalid_cases[] = {
      "Int64Overflow"},
 };
 
+/* Shard dims counted from the end (issue 34 item 1): torch's distribute_tensor, from_local and
+ * redistribute make d + ndim of a negative d (torch 2.13 _api.py) and print the placement as
+ * given, so an implementation reads the golden "placements" as torch does.  The last file
+ * (earlier tcIds stay).  A row with valid false is an "invalid" case (d + ndim still out of
+ * range); adding one means auditing it in every release (tools/invalid_audit.sh), and the
+ * CLI's tests hold those refusals (cli_placement.sh). */
+static const struct {
+    const char *mesh, *placements, *shape, *comment;
+    bool valid;
+} negative_cases[] = {
+    {"4", "S(-1)", "8,6", "S(-1) of a 2-d tensor is S(1)", true},
+    {"4", "S(-2)", "7,3", "S(-2) of a 2-d tensor is S(0): uneven", true},
+    {"3", "S(-3)", "5,4,2", "S(-3) of a 3-d tensor is S(0)", true},
+    {"2x2", "S(-1),S(-2)", "5,7", "S(-1),S(-2) is S(1),S(0)", true},
+    {"2x2", "S(-1),S(-1)", "9", "nested on the one dim of a 1-d tensor", true},
+    {"2x3", "S(-2),R", "7,3", "with a Replicate", true},
+    {"2x2", "_S(-1, 2),S(-1)", "4,8", "_S(-1, 2),S(-1) is _S(1, 2),S(1): FSDP2 + TP strided", true},
+    {"2x2", "P(sum),S(-1)", "3,6", "with a Partial", true},
+    {"4", "S(-1)", "0", "a size-0 dim counted from the end", true},
+};
+
 /* ---- computing one rank ---- */
 
 /* The expected values of one rank: {"localShape", "globalOffset"[, "indices"]}. */
@@ -199,6 +220,11 @@ static void declare_notes(shc_gw *w)
                 "dim is the global dim size (torch's zero_global_offset), not 0 nor where its "
                 "chunk would have started.");
     shc_gw_note(w, "ZeroSizeDim", "The global tensor has a dim of size 0.");
+    shc_gw_note(w, "NegativeDim",
+                "A shard dim counted from the end (S(-1), _S(-1, 2)): torch's distribute_tensor "
+                "and redistribute make d + ndim of it and print the placement as given, so the "
+                "case is the one with d + ndim; where that is still out of range torch raises "
+                "(an invalid case).");
     shc_gw_note(w, "NestedShard",
                 "Several mesh dims shard the same tensor dim: each mesh dim chunks what the "
                 "previous one left (left to right, or in shard order), so offsets accumulate; "
@@ -553,6 +579,46 @@ static int gen_invalid(shc_gw *w, shc_err *e)
     return rc;
 }
 
+/* The negative-dims file: negative_cases, each in a group of its own mesh. */
+static int gen_negative(shc_gw *w, shc_err *e)
+{
+    int rc = shc_gw_file(w, "negative-dims", e);
+    for (size_t i = 0; i < sizeof negative_cases / sizeof *negative_cases && !rc; i++) {
+        shcl_mesh_shape ms = shcl_mesh_shape_of(negative_cases[i].mesh);
+        json_t *params = shcl_group_params(&ms, NULL), *keep = json_incref(params);
+        json_t *t = shc_test_new(negative_cases[i].comment,
+                                 negative_cases[i].valid ? "valid" : "invalid");
+        json_object_set_new(t, "placements", json_string(negative_cases[i].placements));
+        shc_shape s;
+        if ((rc = shc_shape_parse(&s, negative_cases[i].shape, e)) ||
+            (rc = shc_gw_group(w, params, e))) {
+            json_decref(t), json_decref(keep);
+            break;
+        }
+        json_object_set_new(t, "shape", shc_json_i64_array(s.d, s.ndim));
+        shc_test_flag(t, "NegativeDim");
+        shc_mesh m;
+        shc_placements pl;
+        shc_shape s2;
+        shc_err pe;
+        int prc = shcl_parse_inputs(keep, t, &m, &pl, &s2, &pe);
+        if (prc == SHC_OK && negative_cases[i].valid) {
+            rc = fill_expected(t, &m, &pl, &s2, false, e);
+            shc_mesh_free(&m);
+        } else if (prc != SHC_OK && !negative_cases[i].valid) {
+            json_object_set_new(t, "expected", json_pack("{s:s}", "error", pe.msg));
+        } else {
+            if (prc == SHC_OK)
+                shc_mesh_free(&m);
+            rc = shc_fail(e, SHC_EINTERNAL, "negative-dims case '%s': %s", negative_cases[i].comment,
+                          prc ? pe.msg : "accepted, but the table says torch refuses it");
+        }
+        json_decref(keep);
+        rc = rc ? (json_decref(t), rc) : shc_gw_test(w, t, e);
+    }
+    return rc;
+}
+
 static int generate(shc_gw *w, shc_err *e)
 {
     declare_notes(w);
@@ -561,7 +627,9 @@ static int generate(shc_gw *w, shc_err *e)
         rc = gen_sweep(w, &sweeps[i], e);
     for (size_t i = 0; i < sizeof tiers / sizeof *tiers && !rc; i++)
         rc = gen_tier(w, &tiers[i], e);
-    return rc ? rc : gen_invalid(w, e);
+    if (!rc)
+        rc = gen_invalid(w, e);
+    return rc ? rc : gen_negative(w, e);
 }
 
 /* ---- vendor plugins (ABI v1) ---- */

@@ -279,7 +279,7 @@ def shard_layout(w, group, test):
                                [placements[i] for i in seq], False)["globalOffset"]
     else:
         try:
-            local = distribute_tensor(glob, mesh, lay_pl).to_local()
+            x = distribute_tensor(glob, mesh, lay_pl)
         except AssertionError:
             if not any(isinstance(p, _StridedShard) for p in placements):
                 raise
@@ -287,7 +287,11 @@ def shard_layout(w, group, test):
             # pieces have one shape (torch 2.13 placement_types.py _StridedShard._shard_tensor,
             # a bare AssertionError; docs/findings/distribute_strided_uneven.py).  The layout is
             # still torch's: src_data_rank=None is its own split, without the scatter.
-            local = distribute_tensor(glob, mesh, lay_pl, src_data_rank=None).to_local()
+            x = distribute_tensor(glob, mesh, lay_pl, src_data_rank=None)
+        local = x.to_local()
+        # the placements as the DTensor holds them: distribute_tensor makes d + ndim of a
+        # negative shard dim (S(-1) of a 2-d tensor is S(1)); a Partial kept as given
+        placements = [p if isinstance(p, Partial) else q for p, q in zip(placements, x.placements)]
         _, offset = compute_local_shape_and_global_offset(tuple(gshape), mesh, list(placements))
     local = local.cpu()
     view = {"localShape": list(local.shape), "globalOffset": [str(int(x)) for x in offset]}

@@ -108,15 +108,18 @@ def torch_validate(mesh_shape, placements, order, gshape):
     laid out as Replicate, its layout: distribute_tensor partitions a value only for the
     reduce ops Partial._partition_value knows, which is no layout question.  A shard order
     is validated by a DTensorSpec holding it (tc.check_shard_order).  Returns the order in
-    which the mesh dims apply their shards."""
+    which the mesh dims apply their shards, and the placements as the DTensor holds them
+    (distribute_tensor makes d + ndim of a negative shard dim: S(-1) of a 2-d tensor is S(1)),
+    a Partial kept as given."""
     from torch.distributed.tensor import distribute_tensor
     from torch.distributed.tensor.placement_types import Replicate
     meta = tc.native(torch.empty, tuple(gshape), device="meta")
     lay = [Replicate() if isinstance(p, Partial) else p for p in placements]
-    distribute_tensor(meta, tc.layout_mesh(mesh_shape), lay, src_data_rank=None)
+    x = distribute_tensor(meta, tc.layout_mesh(mesh_shape), lay, src_data_rank=None)
+    held = [p if isinstance(p, Partial) else q for p, q in zip(placements, x.placements)]
     if order is not None and any(o is not None for o in order):
-        return tc.shard_order_sequence(placements, order, mesh_shape)
-    return list(range(len(placements)))
+        return tc.shard_order_sequence(placements, order, mesh_shape), held
+    return list(range(len(placements))), held
 
 
 def compute(group, test):
@@ -125,11 +128,11 @@ def compute(group, test):
            tuple(order) if order is not None else None)
     hit = _layout_cache.get(key)
     if hit is None:
-        seq = torch_validate(mesh_shape, placements, order, gshape)
+        seq, held = torch_validate(mesh_shape, placements, order, gshape)
         if len(_layout_cache) > 4096:
             _layout_cache.clear()
-        hit = _layout_cache[key] = (seq, {})
-    seq, per_coord = hit
+        hit = _layout_cache[key] = (seq, held, {})
+    seq, placements, per_coord = hit
     ranks = []
     for coord in coordinates(mesh_shape, rank_map):
         if coord is None:
