@@ -11,7 +11,7 @@ use_tmpdir
 [ -f "$so" ] || skip_all "no shared library built (configure --disable-shared?)"
 nm -D --defined-only "$so" | awk '$2 == "T" {print $3}' | sort >"$tmp/exported"
 sort "$sym" >"$tmp/listed"
-for h in shardcheck.h shardcheck_release.h shardcheck_exec.h shardcheck_ops.h shardcheck_view.h shardcheck_mesh_layout.h shardcheck_backend.h; do
+for h in shardcheck.h shardcheck_release.h shardcheck_exec.h shardcheck_ops.h shardcheck_policy.h shardcheck_view.h shardcheck_mesh_layout.h shardcheck_backend.h; do
   gcc -fpreprocessed -dD -E -P "$top_srcdir/lib/$h" 2>/dev/null
 done | grep -oE '\bshc_[a-z0-9_]+[[:space:]]*\(' | sed 's/[[:space:]]*(//' | sort -u >"$tmp/declared"
 if cmp -s "$tmp/exported" "$tmp/listed"; then tap_ok "the library exports exactly lib/libshardcheck.sym"
