@@ -25,6 +25,9 @@
  * restates: Megatron-LM's training package is not megatron-core).  Two megatron-train-ep groups
  * name a decoder "tp" apart from the expert tp (etp != tp): one valid, one Megatron refuses
  * (its tracker's duplicate-seed check, lib/offsets/megatron_seeds.c), an "invalid" case.
+ * The last file, dtypes.json, gives the policies whose answers a dtype moves the table's
+ * layouts again with the op in float64 (and single-device-equal in the half types too): the
+ * group field "dtype" (dtype_rows below; absent means float32).
  * Schema: golden/schemas/rng-policies_v1.json.
  */
 #include "config.h"
