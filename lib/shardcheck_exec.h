@@ -141,6 +141,11 @@ const char *shc_comm_kind_name(int kind);
 /* Whether torch skips the step: a step between different placements on a mesh dim of one
  * device (redistribute_local_tensor's num_chunks == 1 short cut: no collective, no local op). */
 bool shc_plan_step_skipped(const shc_plan_step *st);
+/* The first step of p that torch raises at for its reduce op, with torch's error in why
+ * (shc_placement_check_step: Partial("prod") -> R, funcol's all_reduce refuses the string;
+ * R -> Partial("product"), no partition); -1 when none.  torch plans such steps as for any
+ * other op and raises only running them; a skipped step runs nothing. */
+int shc_plan_raising_step(const shc_plan *p, shc_err *why);
 /* The name torch gives a step: its comm, except that a skipped step (size-1 mesh dim) is
  * named by _TransformInfo._comm_type_key as torch names it (all_gather, all_reduce,
  * reduce_scatter, all_to_all; none for a local op) while nothing runs. */

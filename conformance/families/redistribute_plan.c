@@ -50,6 +50,9 @@ static const char *const alpha_partial[] = {"R", "S*", "P(sum)", "P(avg)", "P(ma
 static const char *const alpha_strided[] = {"R", "S*", "_S(0, 2)", "_S(1, 2)", "_S(0, 3)",
                                             "_S(0, 4)", NULL};
 static const char *const alpha_merge[] = {"R", "S(0)", "S(1)", "P(sum)", "P(avg)", NULL};
+/* Reduce ops c10d names but the tiers above never use: torch's Partial takes any string and
+ * plans it as it plans sum (issue 34 item 1; placement_types.py, torch 2.13). */
+static const char *const alpha_ops[] = {"R", "S*", "P(prod)", "P(min)", NULL};
 
 typedef enum { ORDER_DEFAULT, ORDER_REVERSED } order_rule;
 
@@ -65,18 +68,28 @@ typedef struct tier {
     const char *dtype;
     int64_t devices_per_host;
     int max_ranks;                  /* skip meshes with more ranks (keeps torch runs short) */
+    bool no_mixed;                  /* no mixed-op pairs: invalid.json has them, and an invalid
+                                     * case is a row of docs/invalid-audit.md in every release */
 } tier;
 
 static const tier tiers[] = {
-    {"greedy", "auto", alpha_partial, 64, 1, ORDER_DEFAULT, false, false, "float32", 8, 16},
-    {"graph", "graph", alpha_partial, 40, 1, ORDER_DEFAULT, false, false, "float32", 1, 16},
-    {"graph-topology", "graph", alpha_basic, 12, 2, ORDER_DEFAULT, false, false, "bfloat16", 2, 16},
-    {"graph-float64", "graph", alpha_basic, 8, 2, ORDER_DEFAULT, false, false, "float64", 8, 16},
-    {"shard-order", "auto", alpha_basic, 24, 2, ORDER_REVERSED, false, false, "float32", 8, 8},
-    {"strided", "auto", alpha_strided, 16, 1, ORDER_DEFAULT, false, false, "float32", 8, 8},
-    {"strided-literal", "auto", alpha_strided, 10, 1, ORDER_DEFAULT, true, false, "float32", 8, 8},
-    {"merge", "auto", alpha_merge, 24, 2, ORDER_DEFAULT, false, true, "float32", 8, 16},
-    {"merge-graph", "graph", alpha_merge, 10, 2, ORDER_DEFAULT, false, true, "float32", 1, 16},
+    {"greedy", "auto", alpha_partial, 64, 1, ORDER_DEFAULT, false, false, "float32", 8, 16, false},
+    {"graph", "graph", alpha_partial, 40, 1, ORDER_DEFAULT, false, false, "float32", 1, 16, false},
+    {"graph-topology", "graph", alpha_basic, 12, 2, ORDER_DEFAULT, false, false, "bfloat16", 2, 16, false},
+    {"graph-float64", "graph", alpha_basic, 8, 2, ORDER_DEFAULT, false, false, "float64", 8, 16, false},
+    {"shard-order", "auto", alpha_basic, 24, 2, ORDER_REVERSED, false, false, "float32", 8, 8, false},
+    {"strided", "auto", alpha_strided, 16, 1, ORDER_DEFAULT, false, false, "float32", 8, 8, false},
+    {"strided-literal", "auto", alpha_strided, 10, 1, ORDER_DEFAULT, true, false, "float32", 8, 8, false},
+    {"merge", "auto", alpha_merge, 24, 2, ORDER_DEFAULT, false, true, "float32", 8, 16, false},
+    {"merge-graph", "graph", alpha_merge, 10, 2, ORDER_DEFAULT, false, true, "float32", 1, 16, false},
+};
+
+/* Tiers added after notable and invalid: generated last, so every earlier case keeps its
+ * tcId (waivers and vendors' results name cases by it).  A new tier goes at the end here. */
+static const tier later_tiers[] = {
+    {"partial-ops", "auto", alpha_ops, 6, 1, ORDER_DEFAULT, false, false, "float32", 8, 8, true},
+    {"partial-ops-graph", "graph", alpha_ops, 4, 1, ORDER_DEFAULT, false, false, "float32", 1, 8,
+     true},
 };
 
 /* Cases worth naming: torch quirks the audit reports.  Every set of 2+ mesh
@@ -191,6 +204,13 @@ static void declare_notes(shc_gw *w)
                 "waits in a later collective for one that raised before it, or a gather gets "
                 "different sizes from a rank that raises and one that does not (or raises with "
                 "another size); gloo hangs or aborts (docs/findings/strided_unpad_stall.py).");
+    shc_gw_note(w, "ReduceOpRaises", "torch plans this as for any reduce op and raises running "
+                "a step for its reduce op: a reduction with a string c10d does not name "
+                "(\"RuntimeError: Unrecognized reduce_op: prod\"; funcol lowercases it and "
+                "knows sum, avg, min, max, product, band, bor, bxor), or Replicate -> "
+                "Partial of an op no partition inverts (\"ValueError: Replicate to "
+                "Partial(prod) conversion is not supported.\"; Partial._partition_value, "
+                "placement_types.py, torch 2.13).  `plan` names the step (torchRaises).");
     shc_gw_note(w, "UnsupportedStep", "A step torch's redistribute_local_tensor rejects when it "
                 "executes it (comm \"unsupported\").");
     shc_gw_note(w, "SetOrder", "torch's answer depends on the iteration order of a Python set of "
@@ -310,6 +330,8 @@ static void add_flags(json_t *t, const shcrp_inputs *in, const shcrp_summary *sm
         shc_test_flag(t, "ExecRaises");
     if (sm->exec_stalls)
         shc_test_flag(t, "ExecStalls");
+    if (sm->reduce_raises)
+        shc_test_flag(t, "ReduceOpRaises");
 }
 
 /* Partial ops that torch's assert_no_mixed_partial_types rejects. */
@@ -423,7 +445,7 @@ static int gen_pairs(shc_gw *w, const tier *ti, const shc_mesh *m, const char *m
             continue;
         if (ti->strided_literal && !has_kind(&a, SHC_P_STRIDED) && !has_kind(&b, SHC_P_STRIDED))
             continue;
-        if ((mixed_ops(&a) || mixed_ops(&b)) && ++mixed % 8 != 1)
+        if ((mixed_ops(&a) || mixed_ops(&b)) && (ti->no_mixed || ++mixed % 8 != 1))
             continue; /* keep one in eight: they all fail the same check */
         char sa[256], sb[256];
         shc_placements_format(&a, sa, sizeof sa);
@@ -467,7 +489,7 @@ static int gen_invalid(shc_gw *w, shc_err *e)
         shc_shape s;
         if ((rc = shc_mesh_parse(&m, b->mesh, NULL, e)) || (rc = shc_shape_parse(&s, b->shape, e)))
             return rc;
-        tier ti = {"invalid", b->planner, NULL, 0, 1, ORDER_DEFAULT, false, false, "float32", 8, 0};
+        tier ti = {"invalid", b->planner, NULL, 0, 1, ORDER_DEFAULT, false, false, "float32", 8, 0, false};
         json_t *g = group_params(&ti, &m);
         json_t *t = new_test(b->src, b->dst, b->mesh, b->shape, &s);
         json_object_set_new(t, "comment", json_string(b->comment));
@@ -495,7 +517,7 @@ static int gen_notable(shc_gw *w, shc_err *e)
         if ((rc = shc_mesh_parse(&m, c->mesh, NULL, e)) || (rc = shc_shape_parse(&s, c->shape, e)))
             return rc;
         tier ti = {"notable", c->planner, NULL, 0, 1, ORDER_DEFAULT, false, !c->no_flatten,
-                   "float32", 8, 0};
+                   "float32", 8, 0, false};
         json_t *g = group_params(&ti, &m);
         json_t *t = new_test(c->src, c->dst, c->mesh, c->shape, &s);
         json_object_set_new(t, "comment", json_string(c->comment));
@@ -517,7 +539,11 @@ static int generate(shc_gw *w, shc_err *e)
         rc = gen_tier(w, &tiers[i], e);
     if (rc == SHC_OK)
         rc = gen_notable(w, e);
-    return rc ? rc : gen_invalid(w, e);
+    if (rc == SHC_OK)
+        rc = gen_invalid(w, e);
+    for (size_t i = 0; i < sizeof later_tiers / sizeof later_tiers[0] && rc == SHC_OK; i++)
+        rc = gen_tier(w, &later_tiers[i], e);
+    return rc;
 }
 
 #include "redistribute_plan_views.h"

@@ -217,6 +217,8 @@ static int add_rank(void *ctx, int64_t rank, const shc_plan *p, shc_err *e)
     if (rc)
         return rc;
     sm->exec_raises |= xf->step >= 0;
+    shc_err why = {0};
+    sm->reduce_raises |= shc_plan_raising_step(p, &why) >= 0;
     sm->changes |= p->torch_changes;
     sm->asked |= p->torch_asked;
     a->planner = p->used == SHC_PLANNER_GRAPH ? "graph" : "greedy";

@@ -21,6 +21,7 @@ typedef struct shcrp_summary {
     bool fallback, merged, unsupported, trace_raises;
     bool exec_raises; /* a rank's local op raises when torch runs its plan (exec_check) */
     bool exec_stalls; /* ... and leaves another rank waiting in a collective (exec_stall) */
+    bool reduce_raises; /* a rank's step raises for its reduce op (shc_plan_raising_step) */
     uint32_t changes; /* shc_plan.torch_changes over every rank */
     uint32_t asked;   /* shc_plan.torch_asked over every rank */
 } shcrp_summary;

@@ -77,13 +77,26 @@ void shcrp_abi_v1_extend_want(json_t *want)
     json_object_set_new(want, "stepKinds", kinds);
 }
 
+/* Whether torch raises running step st (a golden [mesh_dims, src, dst, comm]) for its reduce
+ * op; a placement that does not parse is left to the comparison. */
+static bool reduce_raises(const json_t *st)
+{
+    shc_placements a, b;
+    shc_err e = {0};
+    const char *sa = json_string_value(json_array_get(st, 1)),
+               *sb = json_string_value(json_array_get(st, 2));
+    return sa && sb && !shc_placements_parse(&a, sa, &e) && !shc_placements_parse(&b, sb, &e) &&
+           a.n == 1 && b.n == 1 && shc_placement_check_step(&a.p[0], &b.p[0], &e) != SHC_OK;
+}
+
 /* Hook project.collective_counts: the real collectives the golden plan implies for rank
  * under the torch backend: per redistribute step, the kind
  * redistribute_local_tensor issues.  On CPU process groups all_to_all is an all-gather plus a
  * local chunk (torch 2.13 _collective_utils.py shard_dim_alltoall: "Gloo does not support
  * alltoall"); a _StridedShard step gathers through Replicate (_redistribute.py, the
  * _StridedShard branches of redistribute_local_tensor).  Returns NULL when a step is one torch
- * refuses ("unsupported": the rank must raise). */
+ * refuses ("unsupported") or raises at for its reduce op (a step that runs: comm not "none";
+ * shc_placement_check_step): the rank must raise. */
 json_t *shcrp_collective_counts(const json_t *test, int64_t rank, bool cpu)
 {
     const json_t *exp = json_object_get(test, "expected");
@@ -97,7 +110,7 @@ json_t *shcrp_collective_counts(const json_t *test, int64_t rank, bool cpu)
     json_array_foreach(steps, i, st) {
         const char *comm = json_string_value(json_array_get(st, 3)) ?: "";
         const char *kind = NULL;
-        if (!strcmp(comm, "unsupported")) {
+        if (!strcmp(comm, "unsupported") || (strcmp(comm, "none") && reduce_raises(st))) {
             json_decref(want);
             return NULL;
         }

@@ -278,6 +278,15 @@ bool shc_plan_step_skipped(const shc_plan_step *st)
     return st->comm == SHC_COMM_NONE && !shc_pl_eq(&st->src, &st->dst);
 }
 
+int shc_plan_raising_step(const shc_plan *p, shc_err *why)
+{
+    for (int i = 0; i < p->nsteps; i++)
+        if (!shc_plan_step_skipped(&p->steps[i]) &&
+            shc_placement_check_step(&p->steps[i].src, &p->steps[i].dst, why))
+            return i;
+    return -1;
+}
+
 shc_comm_kind shc_plan_step_label(const shc_plan_step *st)
 {
     if (!shc_plan_step_skipped(st))

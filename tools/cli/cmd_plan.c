@@ -196,18 +196,6 @@ static json_t *shape_json(const shc_shape *s)
     return shc_json_i64_array(s->d, s->ndim);
 }
 
-/* The first step torch raises at for its reduce op (Partial("prod") -> R: funcol's
- * all_reduce refuses the string; R -> Partial("product"): no partition), with torch's error;
- * -1 when none.  torch plans these steps as for any other op and raises running them. */
-static int raising_step(const shc_plan *p, shc_err *why)
-{
-    for (int i = 0; i < p->nsteps; i++) /* a skipped step (one device) runs nothing */
-        if (!shc_plan_step_skipped(&p->steps[i]) &&
-            shc_placement_check_step(&p->steps[i].src, &p->steps[i].dst, why))
-            return i;
-    return -1;
-}
-
 /* The plan torch cannot run for this rank (a local op fails: shc_plan_exec_check). */
 #define EXEC_FINDING "docs/findings/greedy_strided_logical_shape.py"
 
@@ -297,7 +285,7 @@ static json_t *plan_json(int64_t rank, const int64_t *coord, int nd, const shc_p
     if (o)
         json_object_set_new(o, "redistributeCost", cost_json(cost));
     shc_err why = {0};
-    int at = raising_step(p, &why);
+    int at = shc_plan_raising_step(p, &why);
     if (o && at >= 0)
         json_object_set_new(o, "torchRaises", json_pack("{s:i,s:s}", "step", at, "error",
                                                         why.msg));
@@ -368,7 +356,7 @@ static char *plan_text(const shc_plan *p, const shc_plan_exec_fail *xf, const lo
     else
         fprintf(f, "  trace: (torch's stringify raises: %s)\n", p->trace_error);
     shc_err why = {0};
-    int at = raising_step(p, &why);
+    int at = shc_plan_raising_step(p, &why);
     if (at >= 0)
         fprintf(f, "  torch raises at step %d: %s\n", at, why.msg);
     if (xf->step >= 0)
@@ -541,7 +529,7 @@ static int sink_rank(void *ctx, int64_t rank, const shc_plan *p, shc_err *e)
         rc = shc_plan_local_ops(&k->q->mesh, &k->q->src, &k->q->shape, rank, p, lv.ops, &lv.nops,
                                 e);
     shc_err why = {0}; /* no claim past a step torch raises at */
-    int raises = raising_step(p, &why);
+    int raises = shc_plan_raising_step(p, &why);
     if (raises >= 0 && lv.n > raises)
         lv.n = raises;
     if (xf.step >= 0 && lv.n > xf.step)

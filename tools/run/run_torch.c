@@ -576,8 +576,8 @@ static int run_torch_compare(const shc_family *f, const json_t *test, int64_t ra
     if (!want) {
         if (err)
             return 1;
-        snprintf(msg, n, "the golden plan has a step torch does not support, but the real "
-                 "redistribute ran");
+        snprintf(msg, n, "the golden plan has a step torch raises at (an unsupported step, "
+                 "or one its reduce op cannot run), but the real redistribute ran");
         return 0;
     }
     const json_t *have = json_object_get(got, "collectives");

@@ -296,3 +296,24 @@ def test_flattened_size_one_dims(mesh, flat, src, dst):
     got = cli_plan(mesh, shape, src, dst, "--flatten",
                    ",".join("+".join(map(str, f)) for f in flat), "--rank", "0")
     assert [st["mesh_dims"] for st in got["ranks"][0]["steps"]] == want, (got, want)
+
+
+def test_reduce_op_raises_mirror_matches_the_corpus():
+    """torch_worker's Python mirror of which steps raise for their reduce op (the torch backend's
+    rule when the C runner is not the one checking) marks exactly the redistribute-plan cases the
+    generator flagged ReduceOpRaises (lib's shc_plan_raising_step) in the partial-ops files."""
+    sys.path.insert(0, os.path.dirname(HERE))
+    import torch_worker as tw
+    seen = {True: 0, False: 0}
+    for stem in ("partial-ops", "partial-ops-graph"):
+        with open(os.path.join(REPO, "golden", "redistribute-plan", stem + ".json")) as f:
+            doc = json.load(f)
+        for g in doc["testGroups"]:
+            for t in g["tests"]:
+                exp = t["expected"]
+                raises = any(st[3] != "none" and tw._reduce_op_raises(st[1], st[2])
+                             for p in exp["plans"] for st in p["steps"])
+                assert raises == ("ReduceOpRaises" in t.get("flags", ())), (t["tcId"], t["src"],
+                                                                           t["dst"])
+                seen[raises] += 1
+    assert seen[True] > 100 and seen[False] > 100, seen
