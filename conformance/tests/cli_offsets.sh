@@ -277,7 +277,16 @@ expect_exit "policies --dtype: the JSON names it" 0 '"dtype":"float16"' \
 expect_exit "bad: --dtype int64, exit 2 naming the floating dtypes" 2 \
   "--dtype int64: the policies model torch's floating uniform_/normal_ \(float32, float64, float16, bfloat16\)" \
   $S policies --dtype int64
-expect_exit "bad: --dtype float65, exit 2" 2 "--dtype: " $S policies --dtype float65
+expect_exit "bad: --dtype float65, exit 2 naming the value and the dtypes" 2 \
+  "--dtype: unknown dtype 'float65' \(expected float32, float64, float16, bfloat16, int64" \
+  $S policies --dtype float65
+# a policy asked by name that the profile has no dtype model for: refused before any table line
+out=$($S policies --policy torch-offset --dtype float64 --gpu ascend-910b 2>/dev/null); rc=$?
+if [ $rc -eq 2 ] && [ -z "$out" ]; then tap_ok "bad: --policy with a dtype its NPU profile does not model: exit 2, nothing on stdout"
+else tap_not_ok "bad: --policy with a dtype its NPU profile does not model: exit 2, nothing on stdout" "exit $rc" "stdout: $(printf '%s' "$out" | head -c 300)"; fi
+expect_exit "bad: --tracker whose NPU profile does not model float64, named" 2 \
+  "torch-offset: dtype float64 on device profile ascend-910b \(offsets stream, alignment 4\) is not modelled" \
+  $S policies --tracker torch_npu.NpuRNGStateTracker --dtype float64
 expect_exit "bad: --dtype with --op" 2 "--dtype: not with --op" $S policies --op uniform_ --dtype float64
 expect_exit "bad: --dtype for torch-offset's offsets (element counts)" 2 \
   "--dtype: not used with --policy torch-offset \(its offsets do not depend on the GPU or the dtype\)" \

@@ -663,6 +663,15 @@ int cmd_policies(int argc, char **argv)
         json_array_append_new(layouts, json_pack("{s:s,s:s,s:s}", "mesh", cs[i].mesh,
                                                  "placements", cs[i].placements, "shape",
                                                  cs[i].shape));
+    /* a policy asked by name that the profile or the dtype has no model for is refused
+     * before any line of the table (exit 2, nothing on stdout) */
+    const shc_rng_policy *named = NULL;
+    if (a.policy_given && !a.rop && !shc_rng_policy_lookup(a.policy, &named, &e) &&
+        (rc = shc_rng_policy_models_dtype(named, gpu, a.dt, &e))) {
+        json_decref(pols);
+        json_decref(layouts);
+        return cli_report(cmd, rc, &e);
+    }
     if (!a.c.json) {
         if (a.tracker)
             printf("tracker %s (%s): policy %s on %s\n", a.tracker->name, a.tracker->framework,
