@@ -13,21 +13,7 @@
 #include <string.h>
 #include "shardcheck.h"
 #include "tap.h"
-
-typedef struct lay {
-    shc_mesh m;
-    shc_placements pl;
-    shc_shape s;
-} lay;
-
-static void load(lay *L, const char *mesh, const char *pl, const char *shape)
-{
-    shc_err e;
-    memset(L, 0, sizeof *L);
-    ck_assert_int_eq(shc_mesh_parse(&L->m, mesh, NULL, &e), 0);
-    ck_assert_int_eq(shc_placements_parse(&L->pl, pl, &e), 0);
-    ck_assert_int_eq(shc_shape_parse(&L->s, shape, &e), 0);
-}
+#include "test_layout.h"
 
 static void offsets_of(lay *L, int64_t *lin, int64_t *start, int64_t *end, int64_t *local)
 {
@@ -50,7 +36,7 @@ static void offsets_of(lay *L, int64_t *lin, int64_t *start, int64_t *end, int64
 START_TEST(docstring_example)
 {
     lay L;
-    load(&L, "2x2x2", "S(1),R,S(0)", "8,16");
+    lay_load(&L, "2x2x2", "S(1),R,S(0)", "8,16");
     int64_t lin[8], start[8], end, local[8];
     offsets_of(&L, lin, start, &end, local);
     const int64_t want_lin[8] = {0, 2, 0, 2, 1, 3, 1, 3};
@@ -76,7 +62,7 @@ END_TEST
 START_TEST(tiny_tensor_audit)
 {
     lay L;
-    load(&L, "4", "S(0)", "3");
+    lay_load(&L, "4", "S(0)", "3");
     int64_t start[4], end, local[4];
     offsets_of(&L, NULL, start, &end, local);
     const int64_t ws[4] = {0, 4, 4, 4}, wl[4] = {1, 1, 1, 0};
@@ -113,7 +99,7 @@ END_TEST
 START_TEST(nested_overrun)
 {
     lay L;
-    load(&L, "2x2", "S(0),S(0)", "8");
+    lay_load(&L, "2x2", "S(0),S(0)", "8");
     int64_t start[4], end, local[4];
     offsets_of(&L, NULL, start, &end, local);
     for (int r = 0; r < 4; r++) {
@@ -187,7 +173,7 @@ START_TEST(seed_and_region_state)
     lay L;
     shc_err e;
     uint8_t st[16];
-    load(&L, "2x2x2", "S(1),R,S(0)", "8,16");
+    lay_load(&L, "2x2x2", "S(1),R,S(0)", "8,16");
     ck_assert_int_eq(shc_rng_manual_seed(&L.m, 5, 1234, st, &e), 0);
     const uint8_t want0[16] = {0xd2, 0x04, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     ck_assert_mem_eq(st, want0, 16);
@@ -224,7 +210,7 @@ START_TEST(region_and_overflow)
     /* 4x4 mesh, S(0),S(0), 2^62 elements: first shard 2^62/4 = 2^60 (quirk);
      * linear index 15 gives 15 * 2^60 > INT64_MAX; rank 0 is fine. */
     lay L;
-    load(&L, "4x4", "S(0),S(0)", "4611686018427387904");
+    lay_load(&L, "4x4", "S(0),S(0)", "4611686018427387904");
     shc_rng_layout t;
     ck_assert_int_eq(shc_rng_layout_init(&t, &L.m, &L.pl, &L.s, &e), 0);
     ck_assert_int_eq(shc_rng_offsets_rank(&t, &L.m, 0, &o, &e), 0);
@@ -233,7 +219,7 @@ START_TEST(region_and_overflow)
     ck_assert_ptr_nonnull(strstr(e.msg, "start_incr"));
     shc_mesh_free(&L.m);
     /* ceil4 of numel INT64_MAX - 1 overflows */
-    load(&L, "2", "R", "9223372036854775806");
+    lay_load(&L, "2", "R", "9223372036854775806");
     ck_assert_int_eq(shc_rng_layout_init(&t, &L.m, &L.pl, &L.s, &e), SHC_EOVERFLOW);
     ck_assert_ptr_nonnull(strstr(e.msg, "end_incr"));
     shc_mesh_free(&L.m);
@@ -245,12 +231,12 @@ START_TEST(bad_layouts)
     lay L;
     shc_rng_layout t;
     shc_err e;
-    load(&L, "2x2", "S(0),R", "8");
+    lay_load(&L, "2x2", "S(0),R", "8");
     L.pl.n = 1; /* one placement for a 2-d mesh */
     ck_assert_int_eq(shc_rng_layout_init(&t, &L.m, &L.pl, &L.s, &e), SHC_EINVAL);
     ck_assert_ptr_nonnull(strstr(e.msg, "2-d mesh"));
     shc_mesh_free(&L.m);
-    load(&L, "4", "S(1)", "8");
+    lay_load(&L, "4", "S(1)", "8");
     ck_assert_int_eq(shc_rng_layout_init(&t, &L.m, &L.pl, &L.s, &e), SHC_EINVAL);
     ck_assert_ptr_nonnull(strstr(e.msg, "shard dim 1"));
     shc_mesh_free(&L.m);
@@ -265,7 +251,7 @@ START_TEST(local_numel_vs_layout)
         {"2x2x2", "S(0)[1]RS(0)[0]", "9"}, {"4", "S(0)", "3"}, {"2x3", "P(sum),S(1)", "4,4"}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         lay L;
-        load(&L, cases[c][0], cases[c][1], cases[c][2]);
+        lay_load(&L, cases[c][0], cases[c][1], cases[c][2]);
         int64_t end, local[16];
         offsets_of(&L, NULL, NULL, &end, local);
         for (int64_t r = 0; r < L.m.size; r++) {
@@ -303,7 +289,7 @@ START_TEST(local_numel_sweep)
                 for (int i = 0; i < nd; i++, k /= 6)
                     snprintf(pl + strlen(pl), sizeof pl - strlen(pl), i ? ",%s" : "%s", opts[k % 6]);
                 lay L;
-                load(&L, meshes[mi], pl, shapes[si]);
+                lay_load(&L, meshes[mi], pl, shapes[si]);
                 int64_t end, local[8];
                 offsets_of(&L, NULL, NULL, &end, local);
                 for (int64_t r = 0; r < L.m.size; r++) {
@@ -334,7 +320,7 @@ static void stream(const char *pol, const char *mesh, const char *pl, const char
     shc_gpu_profile gv, *g = &gv;
     shc_err e;
     lay L;
-    load(&L, mesh, pl, shape);
+    lay_load(&L, mesh, pl, shape);
     ck_assert_int_eq(shc_rng_policy_lookup(pol, &p, &e), 0);
     ck_assert_int_eq(shc_gpu_profile_parse("a100", g, &e), 0);
     ck_assert_int_eq(shc_rng_policy_stream(p, g, &L.m, &L.pl, &L.s, seed, 0, rank, s, &e), 0);
@@ -360,7 +346,7 @@ START_TEST(vendor_diverges)
     shc_gpu_profile gv, *g = &gv;
     shc_err e;
     lay L;
-    load(&L, "4", "S(1)", "8,16");
+    lay_load(&L, "4", "S(1)", "8,16");
     shc_rng_policy_lookup("hyper-parallel", &p, &e);
     shc_gpu_profile_parse("a100", g, &e);
     ck_assert_int_eq(shc_rng_policy_stream(p, g, &L.m, &L.pl, &L.s, 0, 0, 0, &s, &e),
@@ -442,7 +428,7 @@ START_TEST(megatron_gtp_seeds)
     shc_err e;
     lay L;
     shc_gpu_profile_parse("a100", &g, &e);
-    load(&L, "1x2", "R,R", "8");
+    lay_load(&L, "1x2", "R,R", "8");
     shc_rng_policy_lookup("megatron-gtp", &p, &e);
     ck_assert_int_eq(shc_rng_policy_stream(p, &g, &L.m, &L.pl, &L.s, 1000, 0, 0, &s, &e),
                      SHC_EUNSUPPORTED);
@@ -512,7 +498,7 @@ START_TEST(torch_func_random_spans)
     shc_gpu_profile g;
     shc_err e;
     lay L;
-    load(&L, "2x2", "S(0),S(1)", "8,8");
+    lay_load(&L, "2x2", "S(0),S(1)", "8,8");
     shc_rng_policy_lookup("torch-func-random", &p, &e);
     shc_gpu_profile_parse("a100", &g, &e);
     ck_assert_int_eq(shc_rng_policy_stream(p, &g, &L.m, &L.pl, &L.s, 7, 100, 1, &s, &e), 0);
@@ -538,7 +524,7 @@ static int64_t collisions(const char *pol, const char *gpu, const char *mesh, co
     shc_err e;
     lay L;
     int64_t n = -1;
-    load(&L, mesh, pl, shape);
+    lay_load(&L, mesh, pl, shape);
     ck_assert_int_eq(shc_rng_policy_lookup(pol, &p, &e), 0);
     ck_assert_int_eq(shc_gpu_profile_parse(gpu, &g, &e), 0);
     ck_assert_int_eq(shc_rng_policy_collisions(p, &g, &L.m, &L.pl, &L.s, 0, holds, &n, &e), 0);
@@ -598,7 +584,7 @@ START_TEST(profile_semantics)
     shc_rng_stream s;
     const shc_rng_policy *p;
     lay L;
-    load(&L, "4", "S(0)", "3");
+    lay_load(&L, "4", "S(0)", "3");
     ck_assert_int_eq(shc_rng_policy_lookup("torch-offset", &p, &e), 0);
     ck_assert_int_eq(shc_gpu_profile_parse("a100:window/8", &g, &e), 0);
     ck_assert_int_eq(shc_rng_policy_stream(p, &g, &L.m, &L.pl, &L.s, 0, 0, 1, &s, &e), 0);
@@ -652,7 +638,7 @@ static unsigned check(const char *pol, const char *mesh, const char *pl, const c
     shc_err e;
     lay L;
     unsigned holds = 0;
-    load(&L, mesh, pl, shape);
+    lay_load(&L, mesh, pl, shape);
     ck_assert_int_eq(shc_rng_policy_lookup(pol, &p, &e), 0);
     ck_assert_int_eq(shc_gpu_profile_parse("a100", g, &e), 0);
     ck_assert_int_eq(shc_rng_policy_check(p, g, &L.m, &L.pl, &L.s, 5, &holds, &e), 0);
@@ -798,7 +784,7 @@ START_TEST(unknown_policy)
     unsigned holds = 0;
     ck_assert_int_eq(shc_gpu_profile_parse("a100", &g, &e), 0);
     ck_assert_int_eq(shc_rng_policy_lookup("torch-offset", &p, &e), 0);
-    load(&L, "2", "S(0)", "4194305");
+    lay_load(&L, "2", "S(0)", "4194305");
     ck_assert_int_eq(shc_rng_policy_check(p, &g, &L.m, &L.pl, &L.s, 5, &holds, &e), SHC_EUNSUPPORTED);
     ck_assert_str_eq(e.msg, "policy check: 4194305 elements, at most 4194304");
     shc_mesh_free(&L.m);

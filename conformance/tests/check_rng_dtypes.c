@@ -15,21 +15,7 @@
 #include <string.h>
 #include "shardcheck.h"
 #include "tap.h"
-
-typedef struct lay {
-    shc_mesh m;
-    shc_placements pl;
-    shc_shape s;
-} lay;
-
-static void load(lay *L, const char *mesh, const char *pl, const char *shape)
-{
-    shc_err e;
-    memset(L, 0, sizeof *L);
-    ck_assert_int_eq(shc_mesh_parse(&L->m, mesh, NULL, &e), 0);
-    ck_assert_int_eq(shc_placements_parse(&L->pl, pl, &e), 0);
-    ck_assert_int_eq(shc_shape_parse(&L->s, shape, &e), 0);
-}
+#include "test_layout.h"
 
 static const shc_rng_policy *policy(const char *name)
 {
@@ -95,7 +81,7 @@ START_TEST(own_kernel_increments)
     lay L;
     shc_rng_stream s;
     ck_assert_int_eq(shc_gpu_profile_parse("a100", &g, &e), 0);
-    load(&L, "2", "S(0)", "1024,1024");
+    lay_load(&L, "2", "S(0)", "1024,1024");
     const shc_rng_policy *sde = policy("single-device-equal"), *dp = policy("megatron-dp");
     const struct {
         const shc_rng_policy *p;
@@ -125,7 +111,7 @@ START_TEST(dtype_spans)
     lay L;
     shc_rng_stream s;
     ck_assert_int_eq(shc_gpu_profile_parse("a100", &g, &e), 0);
-    load(&L, "2", "S(0)", "8");
+    lay_load(&L, "2", "S(0)", "8");
     const int64_t lo[2] = {4, 12}, hi[2] = {12, 20};
     for (int64_t r = 0; r < 2; r++) {
         ck_assert_int_eq(shc_rng_policy_stream_dtype(policy("torch-func-random"), &g,
@@ -160,7 +146,7 @@ START_TEST(float64_overrun_collisions)
     unsigned h32, h64;
     int64_t c32, c64;
     ck_assert_int_eq(shc_gpu_profile_parse("a100", &g, &e), 0);
-    load(&L, "2", "S(0)", "1024,1024");
+    lay_load(&L, "2", "S(0)", "1024,1024");
     const shc_rng_policy *p = policy("hyper-parallel");
     ck_assert_int_eq(shc_rng_policy_collisions_dtype(p, &g, SHC_DT_FLOAT32, &L.m, &L.pl, &L.s,
                                                      0, &h32, &c32, &e), 0);

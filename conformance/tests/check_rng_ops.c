@@ -15,20 +15,7 @@
 #include "shardcheck.h"
 #include "cuda_libdevice.h"
 #include "tap.h"
-
-typedef struct lay {
-    shc_mesh m;
-    shc_placements pl;
-    shc_shape s;
-} lay;
-
-static void load(lay *L, const char *mesh, const char *pl, const char *shape)
-{
-    shc_err e;
-    ck_assert_int_eq(shc_mesh_parse(&L->m, mesh, NULL, &e), 0);
-    ck_assert_int_eq(shc_placements_parse(&L->pl, pl, &e), 0);
-    ck_assert_int_eq(shc_shape_parse(&L->s, shape, &e), 0);
-}
+#include "test_layout.h"
 
 /* Exactly the ops of OpDispatcher._random_ops (torch 2.13 _dispatch.py:179-192)
  * that take a DTensor, plus the two DTensor factories, are tracked. */
@@ -138,7 +125,7 @@ END_TEST
 START_TEST(untracked_shared_draws)
 {
     lay L;
-    load(&L, "4", "S(0)", "8,16");
+    lay_load(&L, "4", "S(0)", "8,16");
     shc_rng_audit a;
     shc_err e;
     ck_assert_int_eq(shc_rng_audit_op(shc_rng_op_find("exponential_"), &L.m, &L.pl, &L.s, &a, &e),
@@ -156,7 +143,7 @@ START_TEST(untracked_shared_draws)
     ck_assert_int_eq(a.end_incr, 128);
     shc_mesh_free(&L.m);
     /* replicas only: one shard, nothing shared between distinct shards */
-    load(&L, "4", "R", "8,16");
+    lay_load(&L, "4", "R", "8,16");
     ck_assert_int_eq(shc_rng_audit_op(shc_rng_op_find("cauchy_"), &L.m, &L.pl, &L.s, &a, &e), 0);
     ck_assert_uint_eq(a.kinds, 0);
     shc_mesh_free(&L.m);
@@ -168,7 +155,7 @@ START_TEST(not_modelled_and_local)
     lay L;
     shc_rng_audit a;
     shc_err e;
-    load(&L, "2x2", "P(sum),S(1)", "5,6");
+    lay_load(&L, "2x2", "P(sum),S(1)", "5,6");
     ck_assert_int_eq(shc_rng_audit_op(shc_rng_op_find("native_dropout"), &L.m, &L.pl, &L.s, &a,
                                       &e), SHC_EUNSUPPORTED);
     ck_assert_ptr_nonnull(strstr(e.msg, "cost model"));
@@ -178,7 +165,7 @@ START_TEST(not_modelled_and_local)
                      SHC_EINVAL);
     ck_assert_ptr_nonnull(strstr(e.msg, "takes no DTensor"));
     shc_mesh_free(&L.m);
-    load(&L, "4", "S(1)", "8,16"); /* multinomial's category dim sharded */
+    lay_load(&L, "4", "S(1)", "8,16"); /* multinomial's category dim sharded */
     ck_assert_int_eq(shc_rng_audit_op(shc_rng_op_find("multinomial"), &L.m, &L.pl, &L.s, &a, &e),
                      SHC_EUNSUPPORTED);
     shc_mesh_free(&L.m);

@@ -23,6 +23,7 @@
  * The local element -> global index map is rng_local.c's.
  */
 #include "config.h"
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include "shardcheck.h"
@@ -82,6 +83,7 @@ typedef struct check_ctx {
     const shc_rng_policy *p;
     const shc_gpu_profile *gpu;
     shc_dtype dt;
+    int unroll; /* shc_rng_dtype_unroll(dt), once: element_id runs per element */
     const shc_mesh *m;
     const shc_placements *pl;
     const shc_shape *shape;
@@ -117,8 +119,7 @@ static int draw_op(check_ctx *c, const shc_rng_layout *t, const shc_rng_policy *
             (rc = shc_rng_local_globals(t, coord, &g, &n, e)))
             break;
         for (int64_t i = 0; i < n; i++) {
-            draw_id id = element_id(c->p, c->gpu, shc_rng_dtype_unroll(c->dt), &s, op, i, g[i],
-                                    c->numel);
+            draw_id id = element_id(c->p, c->gpu, c->unroll, &s, op, i, g[i], c->numel);
             if (!c->set[op][g[i]]) {
                 c->set[op][g[i]] = 1;
                 c->ids[op][g[i]] = id;
@@ -190,8 +191,7 @@ static int invariant(check_ctx *c, bool *ok, shc_err *e)
         rc = SHC_OK;
     }
     for (int64_t g = 0; !rc && g < c->numel && *ok; g++) {
-        draw_id id = element_id(c->p, c->gpu, shc_rng_dtype_unroll(c->dt), &s, 0, g, g,
-                                c->numel);
+        draw_id id = element_id(c->p, c->gpu, c->unroll, &s, 0, g, g, c->numel);
         *ok = c->set[0][g] && id_eq(&id, &c->ids[0][g]);
     }
     shc_mesh_free(&one);
@@ -213,7 +213,9 @@ static int check_vs(const shc_rng_policy *p, const shc_rng_policy *torch,
     if (t.numel > MAX_CHECK_NUMEL)
         return shc_fail(e, SHC_EUNSUPPORTED, "policy check: %lld elements, at most %lld",
                         (long long)t.numel, (long long)MAX_CHECK_NUMEL);
-    check_ctx c = {p, gpu, dt, m, pl, shape, seed, t.numel, {0}, {0}, NULL, true, true};
+    check_ctx c = {p, gpu, dt, shc_rng_dtype_unroll(dt), m, pl, shape, seed, t.numel,
+                   {0}, {0}, NULL, true, true};
+    assert(c.unroll > 0); /* models_dtype refused a dtype without one */
     for (int op = 0; op < 2; op++) {
         c.ids[op] = malloc(sizeof(draw_id) * (size_t)(t.numel + 1));
         c.set[op] = calloc((size_t)t.numel + 1, 1);
