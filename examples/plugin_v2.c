@@ -84,28 +84,37 @@ static int layout_answer(const shc_host_v2 *h, const shc_case_v2 *c, int64_t ran
     for (int i = 0; i < ndim && k < sizeof shape; i++)
         k += (size_t)snprintf(shape + k, sizeof shape - k, i ? ",%lld" : "%lld",
                               (long long)dims[i]);
+    /* the case's world: more ranks than the mesh where the group says "world" (shard-layout's
+     * sub-world.json), the others torch's non-participating ranks */
+    int64_t all = 0;
+    if (h->i64(c, "world", &all) || all < world)
+        all = world;
     shc_mesh m = {0};
     shc_placements pl;
     shc_shape s;
     shc_layout l;
+    bool in_mesh = true;
     memset(&l, 0, sizeof l);
-    int rc = shc_mesh_init(&m, (int)nmesh, mesh, ranks, e) ||
+    int rc = shc_mesh_init_world(&m, (int)nmesh, mesh, ranks, all, e) ||
              shc_placements_parse(&pl, placements, e) || shc_shape_parse(&s, shape, e) ||
              shc_placements_normalize(&pl, s.ndim, e) || /* S(-1): d + ndim, as torch */
-             shc_placements_check(&pl, &m, s.ndim, e) || shc_mesh_coord(&m, rank, coord, e) ||
-             shc_layout_compute(&m, &pl, &s, coord, &l, e);
+             shc_placements_check(&pl, &m, s.ndim, e) ||
+             shc_layout_of_world_rank(&m, &pl, &s, rank, &l, &in_mesh, e);
     free(ranks);
-    if (!rc && bug)
+    if (!rc && in_mesh)
+        rc = shc_mesh_coord(&m, rank, coord, e);
+    if (!rc && bug && in_mesh)
         uneven_bug(&m, &pl, coord, &s, &l);
     bool strided = false;
     for (int i = 0; i < pl.n && !rc; i++)
         strided |= pl.p[i].kind == SHC_P_STRIDED;
-    if (!rc && (h->put_ints(out, "localShape", l.local.d, s.ndim) ||
-                h->put_decs(out, "globalOffset", l.offset, s.ndim)))
+    /* a rank off the mesh holds torch's empty 1-d tensor: [0], no offset, [null] */
+    if (!rc && (h->put_ints(out, "localShape", l.local.d, l.local.ndim) ||
+                h->put_decs(out, "globalOffset", l.offset, in_mesh ? s.ndim : 0)))
         rc = shc_fail(e, SHC_EINTERNAL, "the host refused the answer");
     if (!rc && strided) { /* [null, [0, 4, ...], ...]: built as JSON text */
         json_t *idx = json_array();
-        for (int d = 0; d < s.ndim; d++) {
+        for (int d = 0; d < l.local.ndim; d++) {
             json_t *a = l.index[d] ? json_array() : json_null();
             for (int64_t i = 0; l.index[d] && i < l.index_len[d]; i++)
                 json_array_append_new(a, json_integer(l.index[d][i]));

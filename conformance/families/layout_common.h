@@ -34,7 +34,17 @@ static inline int shcl_join(const json_t *a, char sep, char *buf, size_t n, cons
     return SHC_OK;
 }
 
-/* Mesh of a test group: "mesh" [sizes] and optional "rankMap" [ranks]. */
+/* A group's optional "world": the ranks of a world larger than its mesh (torch's
+ * non-participating ranks are the others); 0 when absent, -1 when not a positive integer. */
+static inline int64_t shcl_group_world(const json_t *group)
+{
+    const json_t *w = json_object_get(group, "world");
+    if (!w)
+        return 0;
+    return json_is_integer(w) && json_integer_value(w) >= 1 ? json_integer_value(w) : -1;
+}
+
+/* Mesh of a test group: "mesh" [sizes], optional "rankMap" [ranks] and "world". */
 static inline int shcl_mesh_from_json(const json_t *group, shc_mesh *m, shc_err *e)
 {
     char shape[256];
@@ -42,16 +52,19 @@ static inline int shcl_mesh_from_json(const json_t *group, shc_mesh *m, shc_err 
     int rc = shcl_join(json_object_get(group, "mesh"), 'x', shape, sizeof shape, "mesh", e);
     if (rc)
         return rc;
+    int64_t world = shcl_group_world(group);
+    if (world < 0)
+        return shc_fail(e, SHC_EFORMAT, "group world: expected a positive integer");
     const json_t *rm = json_object_get(group, "rankMap");
     if (!rm)
-        return shc_mesh_parse(m, shape, NULL, e);
+        return shc_mesh_parse_world(m, shape, NULL, world, e);
     size_t cap = 24 * json_array_size(rm) + 16; /* an int64 is at most 20 chars + ',' */
     char *ranks = malloc(cap);
     if (!ranks)
         return shc_fail(e, SHC_ENOMEM, "rank map: out of memory");
     rc = shcl_join(rm, ',', ranks, cap, "rankMap", e);
     if (!rc)
-        rc = shc_mesh_parse(m, shape, ranks, e);
+        rc = shc_mesh_parse_world(m, shape, ranks, world, e);
     free(ranks);
     return rc;
 }
@@ -67,6 +80,9 @@ static inline int shcl_shape_from_json(const json_t *a, shc_shape *s, shc_err *e
 /* World size of a group's mesh (product of "mesh"), 1 if unreadable. */
 static inline int64_t shcl_world(const json_t *group)
 {
+    int64_t gw = shcl_group_world(group);
+    if (gw > 0)
+        return gw <= SHC_MAX_WORLD ? gw : 1;
     int64_t w = 1;
     size_t i;
     json_t *v;

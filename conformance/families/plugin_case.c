@@ -37,6 +37,11 @@ static int from_json(shc_pcase *b, const json_t *group, const json_t *test, shc_
     b->world = 1;
     for (int i = 0; i < b->c.mesh_ndim; i++)
         b->world *= b->mesh[i];
+    const json_t *gw = json_object_get(group, "world");
+    if (gw && json_integer_value(gw) != b->world) /* shard-layout's sub-world.json */
+        return shc_fail(e, SHC_EUNSUPPORTED, "ABI v1 states no world larger than the mesh "
+                        "(group world %lld, mesh of %lld ranks)",
+                        (long long)json_integer_value(gw), (long long)b->world);
     const json_t *rm = json_object_get(group, "rankMap");
     if (rm) {
         int n;

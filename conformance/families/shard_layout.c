@@ -145,6 +145,30 @@ static const struct {
     {"4", "S(-1)", "0", "a size-0 dim counted from the end", true},
 };
 
+/* Meshes smaller than the world (issue 34 item 3): the ranks of the world the rank map does
+ * not name are torch's non-participating ranks (device_mesh.py, _is_current_rank_part_of_mesh),
+ * whose DTensor holds an empty 1-d local tensor with no global offset (_utils.py
+ * compute_local_shape_and_global_offset: ((0,), ()), torch 2.13).  Each row is a group
+ * (mesh, rank map, world) with every placement of its row's list on every shape; the last
+ * file (earlier tcIds stay), valid cases only (an invalid one is a row of
+ * docs/invalid-audit.md in every release). */
+static const char *const sub_pl_1d[] = {"S(0)", "R", "S(1)", "P(sum)", "S(-1)", NULL};
+static const char *const sub_pl_2d[] = {"S(0),S(1)", "R,S(0)", "S(0),S(0)", "P(sum),S(1)", NULL};
+static const char *const sub_shapes[] = {"8,6", "5,3", "0,4", NULL};
+static const struct {
+    const char *mesh, *ranks;
+    int64_t world;
+    const char *const *placements;
+} subworld_groups[] = {
+    {"2", "0,1", 4, sub_pl_1d},   /* the mesh first, the rest of the world after it */
+    {"2", "1,3", 4, sub_pl_1d},   /* interleaved */
+    {"2", "2,0", 3, sub_pl_1d},   /* a permuted map, rank 1 outside */
+    {"1", "2", 3, sub_pl_1d},     /* one rank of three */
+    {"3", "0,2,4", 6, sub_pl_1d}, /* every other rank */
+    {"2x2", "4,5,6,7", 8, sub_pl_2d},
+    {"2x1", "1,2", 4, sub_pl_2d}, /* a size-1 mesh dim */
+};
+
 /* ---- computing one rank ---- */
 
 /* The expected values of one rank: {"localShape", "globalOffset"[, "indices"]}. */
@@ -152,12 +176,15 @@ static int rank_values(const shc_mesh *m, const shc_placements *pl, const shc_sh
                        int64_t rank, bool with_indices, json_t **out, shc_err *e)
 {
     shc_layout l;
-    int rc = shc_layout_of_rank(m, pl, s, rank, &l, e);
+    bool in_mesh;
+    int rc = shc_layout_of_world_rank(m, pl, s, rank, &l, &in_mesh, e);
     if (rc)
         return rc;
     json_t *o = json_object(), *off = json_array(), *idx = json_array();
     json_object_set_new(o, "localShape", shc_json_i64_array(l.local.d, l.local.ndim));
-    for (int d = 0; d < s->ndim; d++) {
+    if (!in_mesh) /* torch's empty 1-d tensor: no offset, no dim index-listed */
+        json_array_append_new(idx, json_null());
+    for (int d = 0; in_mesh && d < s->ndim; d++) {
         json_array_append_new(off, shc_json_i64s(l.offset[d]));
         json_array_append_new(idx, l.index[d] ? shc_json_i64_array(l.index[d], l.index_len[d])
                                               : json_null());
@@ -220,6 +247,12 @@ static void declare_notes(shc_gw *w)
                 "dim is the global dim size (torch's zero_global_offset), not 0 nor where its "
                 "chunk would have started.");
     shc_gw_note(w, "ZeroSizeDim", "The global tensor has a dim of size 0.");
+    shc_gw_note(w, "SubWorld",
+                "The mesh is smaller than the world (group \"world\"): a rank the rank map "
+                "does not name is torch's non-participating rank, whose DTensor holds an empty "
+                "1-d local tensor, localShape [0], globalOffset [] and indices [null] "
+                "(compute_local_shape_and_global_offset returns ((0,), ()) when "
+                "_is_current_rank_part_of_mesh is false; torch 2.13 _utils.py, device_mesh.py).");
     shc_gw_note(w, "NegativeDim",
                 "A shard dim counted from the end (S(-1), _S(-1, 2)): torch's distribute_tensor "
                 "and redistribute make d + ndim of it and print the placement as given, so the "
@@ -306,7 +339,7 @@ static int fill_expected(json_t *test, const shc_mesh *m, const shc_placements *
     json_t *ls = json_array(), *go = json_array(), *ix = strided ? json_array() : NULL;
     bool uneven = false, empty = false;
     json_t *first = NULL;
-    for (int64_t r = 0; r < m->size; r++) {
+    for (int64_t r = 0; r <= m->max_rank; r++) { /* every rank of the world */
         json_t *v;
         int rc = rank_values(m, pl, s, r, strided, &v, e);
         if (rc) {
@@ -314,11 +347,11 @@ static int fill_expected(json_t *test, const shc_mesh *m, const shc_placements *
             return rc;
         }
         json_t *shape = json_object_get(v, "localShape");
-        if (!first)
+        if (!first && shc_mesh_has_rank(m, r))
             first = shape;
-        uneven |= !json_equal(first, shape);
-        for (int d = 0; d < s->ndim; d++)
+        for (int d = 0; shc_mesh_has_rank(m, r) && d < s->ndim; d++) /* the shards' flags */
             empty |= s->d[d] > 0 && json_integer_value(json_array_get(shape, (size_t)d)) == 0;
+        uneven |= shc_mesh_has_rank(m, r) && !json_equal(first, shape);
         json_array_append(ls, shape);
         json_array_append(go, json_object_get(v, "globalOffset"));
         if (ix)
@@ -358,6 +391,8 @@ static int fill_expected(json_t *test, const shc_mesh *m, const shc_placements *
         shc_test_flag(test, "NonArangeRanks");
     if (m->size > SHC_LARGE_MESH_RANKS)
         shc_test_flag(test, "LargeMesh");
+    if (m->max_rank + 1 > m->size)
+        shc_test_flag(test, "SubWorld");
     if (pl->has_order)
         shc_test_flag(test, "ShardOrder");
     return SHC_OK;
@@ -407,9 +442,11 @@ static bool reverse_order(shc_placements *pl)
     return true;
 }
 
-/* One valid test: mesh m (group already open), placements string, shape. */
+/* One valid test: mesh m (group already open), placements pl as written, computed as held
+ * (the placements torch holds: S(-1) normalised; NULL: pl itself), shape. */
 static int emit_case(shc_gw *w, const shc_mesh *m, const char *mesh_str, shc_placements *pl,
-                     const shc_shape *s, const char *shape_rule, bool non_arange, shc_err *e)
+                     const shc_placements *held, const shc_shape *s, const char *shape_rule,
+                     bool non_arange, shc_err *e)
 {
     char pbuf[256], comment[300];
     if (pl->has_order)
@@ -420,7 +457,9 @@ static int emit_case(shc_gw *w, const shc_mesh *m, const char *mesh_str, shc_pla
     json_t *t = shc_test_new(comment, "valid");
     json_object_set_new(t, "placements", json_string(pbuf));
     json_object_set_new(t, "shape", shc_json_i64_array(s->d, s->ndim));
-    int rc = fill_expected(t, m, pl, s, non_arange, e);
+    int rc = fill_expected(t, m, held ? held : pl, s, non_arange, e);
+    if (!rc && held && memcmp(held, pl, sizeof *pl))
+        shc_test_flag(t, "NegativeDim");
     if (rc) {
         json_decref(t);
         return shc_err_prefix(e, "mesh %s, %s, %s", mesh_str, pbuf, comment);
@@ -466,7 +505,7 @@ static int gen_mesh(shc_gw *w, const tier *t, const shcl_mesh_shape *ms, const c
                 if (dup)
                     continue;
                 prev[nprev++] = s;
-                rc = emit_case(w, &m, mesh_str, &pl, &s, shapes_by_rank[tr][k],
+                rc = emit_case(w, &m, mesh_str, &pl, NULL, &s, shapes_by_rank[tr][k],
                                rule && strcmp(rule, "arange"), e);
             }
         }
@@ -532,7 +571,7 @@ static int gen_sweep(shc_gw *w, const sweep *sw, shc_err *e)
                 shc_shape s = {1, {size}};
                 char rule[32];
                 snprintf(rule, sizeof rule, "%lld", (long long)size);
-                rc = emit_case(w, &m, mesh_str, &pl, &s, rule, false, e);
+                rc = emit_case(w, &m, mesh_str, &pl, NULL, &s, rule, false, e);
             }
         }
         shc_mesh_free(&m);
@@ -619,6 +658,37 @@ static int gen_negative(shc_gw *w, shc_err *e)
     return rc;
 }
 
+/* The sub-world file: subworld_groups, each group with its placements on every shape. */
+static int gen_subworld(shc_gw *w, shc_err *e)
+{
+    int rc = shc_gw_file(w, "sub-world", e);
+    for (size_t i = 0; i < sizeof subworld_groups / sizeof *subworld_groups && !rc; i++) {
+        shcl_mesh_shape ms = shcl_mesh_shape_of(subworld_groups[i].mesh);
+        shc_mesh m;
+        json_t *params = shcl_group_params(&ms, NULL), *rm = json_array();
+        for (const char *r = subworld_groups[i].ranks; *r; r += *r == ',')
+            json_array_append_new(rm, json_integer(strtoll(r, (char **)&r, 10)));
+        json_object_set_new(params, "rankMap", rm);
+        json_object_set_new(params, "world", json_integer(subworld_groups[i].world));
+        if ((rc = shcl_mesh_from_json(params, &m, e)) || (rc = shc_gw_group(w, params, e)))
+            break;
+        for (int p = 0; subworld_groups[i].placements[p] && !rc; p++) {
+            shc_placements pl;
+            rc = shc_placements_parse(&pl, subworld_groups[i].placements[p], e);
+            for (int k = 0; sub_shapes[k] && !rc; k++) {
+                shc_shape s;
+                shc_placements held = pl; /* S(-1) is computed as the S(1) torch holds */
+                if (!(rc = shc_shape_parse(&s, sub_shapes[k], e)) &&
+                    !(rc = shc_placements_normalize(&held, s.ndim, e)))
+                    rc = emit_case(w, &m, subworld_groups[i].mesh, &pl, &held, &s, sub_shapes[k],
+                                   shcl_non_arange(&m), e);
+            }
+        }
+        shc_mesh_free(&m);
+    }
+    return rc;
+}
+
 static int generate(shc_gw *w, shc_err *e)
 {
     declare_notes(w);
@@ -629,7 +699,9 @@ static int generate(shc_gw *w, shc_err *e)
         rc = gen_tier(w, &tiers[i], e);
     if (!rc)
         rc = gen_invalid(w, e);
-    return rc ? rc : gen_negative(w, e);
+    if (!rc)
+        rc = gen_negative(w, e);
+    return rc ? rc : gen_subworld(w, e);
 }
 
 /* ---- vendor plugins (ABI v1) ---- */

@@ -296,6 +296,13 @@ def shard_layout(w, group, test):
         _, offset = compute_local_shape_and_global_offset(tuple(gshape), mesh, list(placements))
     local = local.cpu()
     view = {"localShape": list(local.shape), "globalOffset": [str(int(x)) for x in offset]}
+    if coord is None:
+        # a rank of the world the mesh does not hold (sub-world.json): distribute_tensor gave
+        # it torch's empty local tensor, compute_local_shape_and_global_offset ((0,), ()); no
+        # dim of that tensor is index-listed
+        if any(isinstance(p, _StridedShard) for p in placements):
+            view["indices"] = [None] * local.dim()
+        return view
     hint = ""
     if "NonArangeRanks" in (test.get("flags") or ()):
         hint = " (rank map not an arange: docs/findings/distribute_nonarange_rank_map.py)"

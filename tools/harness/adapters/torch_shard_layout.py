@@ -18,7 +18,9 @@ shard order (_convert_shard_order_to_StridedShard) differs from that on uneven
 sizes (tests/test_torch_adapters.py pins it).
 
 Results are cached per (mesh shape, placements, global shape, order): the rank
-map only decides which rank holds which coordinate.
+map only decides which rank holds which coordinate.  A group "world" larger than the
+mesh (sub-world.json) lists every rank of the world; one the rank map does not name
+gets torch's own answer for a rank outside its mesh (off_mesh_layout).
 
 How it is tested: `python tools/harness/run.py --family shard-layout` must
 report 0 mismatches over every golden case; tools/harness/tests/ checks the
@@ -43,13 +45,15 @@ _layout_cache = {}
 _coord_cache = {}
 
 
-def coordinates(shape, rank_map):
-    """rank -> coordinate, as DeviceMesh computes it (None: not in the mesh)."""
-    key = (tuple(shape), tuple(rank_map))
+def coordinates(shape, rank_map, world=None):
+    """rank -> coordinate for every rank of the world (the group's "world", else the map's
+    largest rank + 1), as DeviceMesh computes it (None: not in the mesh)."""
+    key = (tuple(shape), tuple(rank_map), world)
     hit = _coord_cache.get(key)
     if hit is None:
         mesh = torch.tensor(rank_map, dtype=torch.int).view(tuple(shape))
-        world = max(rank_map) + 1 if rank_map else 0
+        if world is None:
+            world = max(rank_map) + 1 if rank_map else 0
         hit = [DeviceMesh._compute_coordinates_from_mesh(mesh, r) for r in range(world)]
         if len(_coord_cache) > 4096:
             _coord_cache.clear()
@@ -84,6 +88,21 @@ def layout_for(global_shape, mesh_shape, coord, placements, strided):
         lists = index_lists(global_shape, mesh_shape, coord, placements)
         sdims = {p.dim for p in placements if isinstance(p, _StridedShard)}
         out["indices"] = [lists.get(d) if d in sdims else None for d in range(len(global_shape))]
+    return out
+
+
+def off_mesh_layout(mesh_shape, rank_map, rank, gshape, placements, strided):
+    """A rank of the world the mesh does not hold (a sub-world case): torch's own answer for
+    it, compute_local_shape_and_global_offset on a DeviceMesh whose current rank is that rank
+    (torch 2.13 _utils.py: ((0,), ()) when the rank is not part of the mesh).  Its local
+    tensor is 1-d and no dim of it is index-listed."""
+    mesh = DeviceMesh("cpu", torch.tensor(rank_map, dtype=torch.int).view(tuple(mesh_shape)),
+                      _init_backend=False, _rank=rank)
+    local, offset = dt_utils.compute_local_shape_and_global_offset(tuple(gshape), mesh,
+                                                                   placements)
+    out = {"localShape": list(local), "globalOffset": list(offset)}
+    if strided:
+        out["indices"] = [None] * len(local)
     return out
 
 
@@ -134,9 +153,12 @@ def compute(group, test):
         hit = _layout_cache[key] = (seq, held, {})
     seq, placements, per_coord = hit
     ranks = []
-    for coord in coordinates(mesh_shape, rank_map):
+    world = tc.field(group, test, "world", default=None)
+    for rank, coord in enumerate(coordinates(mesh_shape, rank_map, world)):
         if coord is None:
-            raise ValueError("a rank of the world is not in the mesh")
+            ranks.append(off_mesh_layout(mesh_shape, rank_map, rank, gshape, placements,
+                                         strided))
+            continue
         got = per_coord.get(coord)
         if got is None:
             # torch applies placements left to right over mesh dims; a shard
