@@ -203,4 +203,26 @@ expect_exit "--candidate without --family: refused by name" 2 "^shardcheck expla
   X --mesh 2 --placements 'S(0)' --shape 4 --candidate x.json
 expect_exit "--svg of a case without a layout: exit 2" 2 "^shardcheck explain: --svg: threefry tcId 1 has no layout to draw" \
   X --family threefry --tcid 1 --svg "$tmp/t.svg"
+# a mesh smaller than the world (issue 34): the ranks off it hold torch's empty local tensor
+expect_exit "--world: the shards of the mesh's ranks, the ranks off it listed" 0 \
+  "off the mesh: ranks 0,2  local \[0\]  offset \[\]" \
+  X --mesh 2 --ranks 1,3 --world 4 --placements 'S(0)' --shape 8,6
+expect_exit "--world: shard B is rank 3's second half, over 2 ranks of a world of 4" 0 \
+  "B: rank 3  local \[4,6\]  offset \[4,0\]" \
+  X --mesh 2 --ranks 1,3 --world 4 --placements 'S(0)' --shape 8,6
+expect_exit "--world with --op: each mesh rank's window, none off the mesh" 0 \
+  "D +=+ +\[12, 16\)" X --mesh 2x2 --ranks 4,5,6,7 --world 8 --placements 'S(0),S(1)' \
+  --shape 4,4 --op uniform
+expect_exit "--world with --svg: written" 0 "" \
+  X --mesh 2x2 --ranks 4,5,6,7 --world 8 --placements 'S(0),S(1)' --shape 4,4 --op uniform \
+  --svg "$tmp/w.svg"
+expect_exit "--family: a sub-world case is drawn with its world" 0 \
+  "2 distinct shards over 2 ranks of a world of 4" X --family shard-layout --tcid 31759
+expect_exit "bad: --world smaller than the mesh, torch's refusal named" 2 \
+  "Mesh should not be bigger than default world size 3, but found 4 ranks" \
+  X --mesh 2x2 --world 3 --placements 'S(0),S(1)' --shape 4,4
+expect_exit "bad: --world past what explain draws" 2 "^shardcheck explain: --world: 300 ranks; explain draws at most 256" \
+  X --mesh 2 --world 300 --placements 'S(0)' --shape 4
+expect_exit "bad: --world with --family: refused by name" 2 "^shardcheck explain: --world: not used with --family" \
+  X --family shard-layout --tcid 31759 --world 4
 tap_done

@@ -73,7 +73,7 @@ static int explain_mode(const cli_command *cmd, const char *family, const char *
     if (family)
         return cli_used(cmd, "family tcid candidate golden svg torch-version",
                         "with --family (the golden case gives the layout)");
-    int x = cli_used(cmd, "mesh ranks placements shape op svg torch-version",
+    int x = cli_used(cmd, "mesh ranks world placements shape op svg torch-version",
                      "without --family (it draws a golden case)");
     if (x == CLI_GO && tver && !op) /* the release decides only the random op's dispatch */
         return cli_usage_error("explain", "--torch-version: not used without --op (layouts "
@@ -89,7 +89,8 @@ int cmd_explain(int argc, char **argv)
     explain_case_opts co = {.tcid = -1};
     unsigned long long given = 0;
     const cli_option opts[] = {
-        CLI_OPT_MESH(&c), CLI_OPT_RANKS(&c), CLI_OPT_PLACEMENTS(&c), CLI_OPT_SHAPE(&c),
+        CLI_OPT_MESH(&c), CLI_OPT_RANKS(&c), CLI_OPT_WORLD(&c), CLI_OPT_PLACEMENTS(&c),
+        CLI_OPT_SHAPE(&c),
         {.name = "op", .kind = CLI_STR, .meta = "OP", .to = &op,
          .help = "a tracked random op: uniform, normal, bernoulli, dropout or one of `ops`"},
         {.name = "svg", .kind = CLI_STR, .meta = "FILE", .to = &svgpath,
@@ -119,7 +120,8 @@ int cmd_explain(int argc, char **argv)
              "FILE what the candidate got beside it, differing fields marked by '*' (exit 1 when\n"
              "it fails the case).", XP_MAX_WORLD);
     const cli_command cmd = {.name = "explain", .opts = opts, .about = about, .given = &given,
-                             .synopsis = "--mesh M [--ranks L] --placements P --shape S [--op OP] "
+                             .synopsis = "--mesh M [--ranks L] [--world W] --placements P "
+                                         "--shape S [--op OP] "
                                          "[--svg FILE] [--torch-version V]\n"
                                          "       shardcheck explain --family F --tcid N "
                                          "[--candidate FILE] [--golden DIR] [--svg FILE] "

@@ -498,7 +498,7 @@ static int print_layouts(const json_t *inputs, const json_t *expected, const cha
         printf("\n%s:\n", names[k]);
         cli_common cc;
         cli_common_init(&cc);
-        cc.mesh = c[k].mesh, cc.ranks = c[k].ranks;
+        cc.mesh = c[k].mesh, cc.ranks = c[k].ranks, cc.world = c[k].world;
         if (cli_load_mesh(&cc, &x[k].m, &e) ||
             xp_make(&x[k], c[k].placements, c[k].shape, NULL, NULL, &e)) {
             printf("  (no picture: %s)\n", e.msg);

@@ -38,6 +38,7 @@ typedef struct xp {
 /* A layout as the CLI spells it. */
 typedef struct xp_spec {
     const char *mesh, *ranks, *placements, *shape; /* ranks NULL: arange */
+    int64_t world; /* ranks in the world, 0: the mesh's size (a group's "world") */
 } xp_spec;
 /* Build x (zeroed, then x->m parsed by the caller, who words its errors; x owns it from
  * then on) from the placements and shape as the CLI spells them; row: the random op whose

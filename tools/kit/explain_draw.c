@@ -10,7 +10,9 @@
  * As text, as an SVG file, or as an inline <svg> for the HTML report.  Everything comes
  * from lib's public API (layout, groups, rng offsets and audit).  A golden case's inputs
  * (mesh, rankMap, placements or src and dst, shape) give its layouts (explain_inputs_layouts),
- * drawn inline in the HTML report (explain_inputs_svg).
+ * drawn inline in the HTML report (explain_inputs_svg).  A mesh in a larger world (--world, a
+ * group's "world") lists the ranks off it, which hold torch's empty local tensor; the arrays
+ * below are indexed by global rank over the whole world, shard_of -1 off the mesh.
  * Tested by conformance/tests/cli_explain.sh (pictures, SVG, every error path) and
  * report_html.sh (inline pictures).
  */
@@ -62,10 +64,13 @@ static bool holds(const shc_layout *l, int d, int64_t i)
     return i >= l->offset[d] && i < l->offset[d] + l->local.d[d];
 }
 
+/* Ranks in the world: the mesh's, and any off it (shc_mesh_init_world). */
+static int64_t world_of(const xp *x) { return x->m.max_rank + 1; }
+
 void xp_free(xp *x)
 {
     if (x->lay)
-        for (int64_t r = 0; r < x->m.size; r++)
+        for (int64_t r = 0; r < world_of(x); r++)
             shc_layout_free(&x->lay[r]);
     free(x->lay), free(x->shard_of), free(x->rep), free(x->off);
     shc_mesh_free(&x->m);
@@ -77,11 +82,13 @@ static int xp_rng(xp *x, shc_err *e)
     int rc = shc_rng_layout_init(&rl, &x->m, &x->pl, &x->s, e);
     if (!rc)
         rc = shc_rng_audit_layout(&x->m, &x->pl, &x->s, &x->audit, e);
-    x->off = calloc((size_t)x->m.size, sizeof *x->off);
+    x->off = calloc((size_t)world_of(x), sizeof *x->off);
     if (!rc && !x->off)
         rc = shc_fail(e, SHC_ENOMEM, "explain: out of memory");
     x->counter_max = rl.end_incr;
-    for (int64_t r = 0; r < x->m.size && !rc; r++) {
+    for (int64_t r = 0; r < world_of(x) && !rc; r++) {
+        if (x->shard_of[r] < 0)
+            continue; /* off the mesh: no random op runs there */
         rc = shc_rng_offsets_rank(&rl, &x->m, r, &x->off[r], e);
         if (!rc && x->off[r].start_incr + x->off[r].local_numel > x->counter_max)
             x->counter_max = x->off[r].start_incr + x->off[r].local_numel;
@@ -91,16 +98,20 @@ static int xp_rng(xp *x, shc_err *e)
 
 static int xp_build(xp *x, shc_err *e)
 {
-    int64_t n = x->m.size;
+    int64_t n = world_of(x);
     x->lay = calloc((size_t)n, sizeof *x->lay);
     x->shard_of = calloc((size_t)n, sizeof *x->shard_of);
     x->rep = calloc((size_t)n, sizeof *x->rep);
     if (!x->lay || !x->shard_of || !x->rep)
         return shc_fail(e, SHC_ENOMEM, "explain: out of memory");
     for (int64_t r = 0; r < n; r++) {
-        int rc = shc_layout_of_rank(&x->m, &x->pl, &x->s, r, &x->lay[r], e);
+        bool in_mesh;
+        int rc = shc_layout_of_world_rank(&x->m, &x->pl, &x->s, r, &x->lay[r], &in_mesh, e);
         if (rc)
             return rc;
+        x->shard_of[r] = -1;
+        if (!in_mesh)
+            continue;
         int k = 0;
         while (k < x->nshards && !same_layout(&x->lay[x->rep[k]], &x->lay[r]))
             k++;
@@ -162,11 +173,11 @@ static void shard_label(const xp *x, int k, char *buf, size_t n)
     fmt_list(ls, sizeof ls, l->local.d, l->local.ndim);
     fmt_list(of, sizeof of, l->offset, l->local.ndim);
     int64_t count = 0;
-    for (int64_t r = 0; r < x->m.size; r++)
+    for (int64_t r = 0; r < world_of(x); r++)
         count += x->shard_of[r] == k;
     size_t at = (size_t)snprintf(buf, n, "%c: rank%s ", letter(k), count > 1 ? "s" : "");
     int shown = 0;
-    for (int64_t r = 0; r < x->m.size && at < n; r++)
+    for (int64_t r = 0; r < world_of(x) && at < n; r++)
         if (x->shard_of[r] == k && shown++ < 8)
             at += (size_t)snprintf(buf + at, n - at, shown > 1 ? ",%lld" : "%lld", (long long)r);
     if (shown > 8 && at < n)
@@ -212,8 +223,9 @@ void xp_print(const xp *x)
     if (!x->pl.has_order)
         shc_placements_format(&x->pl, pb, sizeof pb);
     shc_shape_format(&x->s, sb, sizeof sb);
-    printf("mesh %s  placements %s  shape [%s]  (%d distinct shards over %lld ranks)\n", mb, pb,
+    printf("mesh %s  placements %s  shape [%s]  (%d distinct shards over %lld ranks", mb, pb,
            sb, x->nshards, (long long)x->m.size);
+    printf(world_of(x) > x->m.size ? " of a world of %lld)\n" : ")\n", (long long)world_of(x));
     int64_t rows, cols, sr, sc;
     grid_dims(x, &rows, &cols, &sr, &sc);
     printf("\nglobal tensor, %s (cell = shard holding it; + several, . none)%s:\n",
@@ -229,6 +241,17 @@ void xp_print(const xp *x)
     for (int k = 0; k < x->nshards; k++) {
         shard_label(x, k, lab, sizeof lab);
         printf("  %s\n", lab);
+    }
+    if (world_of(x) > x->m.size) { /* torch's non-participating ranks */
+        size_t at = 0;
+        int shown = 0;
+        for (int64_t r = 0; r < world_of(x) && at < sizeof lab; r++)
+            if (x->shard_of[r] < 0 && shown++ < 8)
+                at += (size_t)snprintf(lab + at, sizeof lab - at, shown > 1 ? ",%lld" : "%lld",
+                                       (long long)r);
+        printf("  off the mesh: rank%s %s%s  local [0]  offset []  (torch's non-participating "
+               "ranks: an empty 1-d tensor)\n", shown > 1 ? "s" : "", lab,
+               shown > 8 ? ",..." : "");
     }
     printf("\ngroups per mesh dim:\n");
     for (int d = 0; d < x->m.ndim; d++) {
@@ -249,10 +272,10 @@ void xp_print(const xp *x)
     int64_t unit = x->counter_max > XP_LINE ? ceil_div(x->counter_max, XP_LINE) : 1;
     int64_t chars = ceil_div(x->counter_max, unit);
     printf("\nPhilox windows of %s (offset increments; 1 char = %lld; end_incr %lld at |):\n",
-           x->op, (long long)unit, (long long)x->off[0].end_incr);
+           x->op, (long long)unit, (long long)x->off[x->rep[0]].end_incr);
     printf("     ");
     for (int64_t c = 0; c <= chars; c++)
-        putchar(c == x->off[0].end_incr / unit ? '|' : '-'); /* the char holding end_incr */
+        putchar(c == x->off[x->rep[0]].end_incr / unit ? '|' : '-'); /* the char holding end_incr */
     putchar('\n');
     for (int k = 0; k < x->nshards; k++) {
         const shc_rng_offsets *o = &x->off[x->rep[k]];
@@ -339,7 +362,7 @@ static void draw(const xp *x, svg *s, const char *title)
     }
     if (x->op) {
         double x0 = 60, w = 700, k2px = w / (double)(x->counter_max ? x->counter_max : 1);
-        int64_t end = x->off[0].end_incr;
+        int64_t end = x->off[x->rep[0]].end_incr;
         snprintf(lab, sizeof lab, "Philox windows of %s (offset increments 0..%lld; end_incr %lld)",
                  x->op, (long long)x->counter_max, (long long)end);
         svg_text(s, 20, y + 10, 13, "start", "black", lab);
@@ -440,6 +463,9 @@ int xp_make(xp *x, const char *placements, const char *shape, const shc_rng_op *
     else if (x->m.size > XP_MAX_WORLD)
         rc = shc_fail(e, SHC_EINVAL, "--mesh: %lld ranks; explain draws at most %d",
                       (long long)x->m.size, XP_MAX_WORLD);
+    else if (world_of(x) > XP_MAX_WORLD)
+        rc = shc_fail(e, SHC_EINVAL, "--world: %lld ranks; explain draws at most %d",
+                      (long long)world_of(x), XP_MAX_WORLD);
     else if (row)
         rc = tracked_op(x, row, tver, e);
     return rc ? rc : xp_build(x, e);
@@ -472,7 +498,8 @@ int explain_inputs_layouts(const json_t *inputs, xp_spec out[2], const char *nam
     const char *pl = json_string_value(json_object_get(inputs, "placements"));
     const char *src = json_string_value(json_object_get(inputs, "src"));
     const char *dst = json_string_value(json_object_get(inputs, "dst"));
-    const json_t *rmap = json_object_get(inputs, "rankMap");
+    const json_t *rmap = json_object_get(inputs, "rankMap"), *world = json_object_get(inputs,
+                                                                                    "world");
     const char *spell[2] = {pl ? pl : src, pl ? NULL : dst};
     const char *const nm[2] = {pl ? "layout" : "source (src)", "target (dst)"};
     int n = 0;
@@ -487,6 +514,7 @@ int explain_inputs_layouts(const json_t *inputs, xp_spec out[2], const char *nam
         out[n].ranks = rmap ? b[1] : NULL;
         out[n].placements = b[2];
         out[n].shape = b[3];
+        out[n].world = json_is_integer(world) ? json_integer_value(world) : 0;
         names[n++] = nm[k];
     }
     return n;
@@ -504,7 +532,7 @@ int explain_inputs_svg(FILE *f, const json_t *inputs, shc_err *e)
     memset(x, 0, sizeof x);
     int rc = SHC_OK;
     for (int k = 0; k < n && !rc; k++)
-        if (!(rc = shc_mesh_parse(&x[k].m, c[k].mesh, c[k].ranks, e)))
+        if (!(rc = shc_mesh_parse_world(&x[k].m, c[k].mesh, c[k].ranks, c[k].world, e)))
             rc = xp_make(&x[k], c[k].placements, c[k].shape, NULL, NULL, e);
     for (int k = 0; k < n && !rc; k++) {
         char title[600];
