@@ -281,6 +281,7 @@ audit rng|torch-version|2.12
 audit rng|tracker|ThreadBasedRNGTracker
 explain|mesh|4
 explain|ranks|1,0
+explain|world|4
 explain|placements|R
 explain|shape|7
 explain|op|uniform

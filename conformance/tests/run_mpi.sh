@@ -75,5 +75,28 @@ else
   MPIRUN_ARGS="--oversubscribe --allow-run-as-root" SHARDCHECK="$SHARDCHECK" \
     expect_passes "mpirun_runner.sh -np 2" "$top_srcdir/tools/run/mpirun_runner.sh" -np 2 --shardcheck "$SHARDCHECK" -- \
       --family $F --golden "$G" --max-cases 50
+  # A wrong answer held by a process other than 0: its worker checks its own block of ranks
+  # (run_check.c check_block_in_worker) and only the verdict reaches rank 0, which must still
+  # report it as the reference does.  tc 6873 (mesh 4, R, shape [9]) is told rank 3 holds
+  # [9, 99]: the process hosting rank 3 (np 2: process 1's block 2..3; np 4: process 3) fails it.
+  GT=$tmp/gt
+  if [ -d "$top_srcdir/golden" ] && (G=$top_srcdir/golden; sample_corpus "$GT" shard-layout:tiny-meshes) &&
+     "$PY" - "$GT/shard-layout/tiny-meshes.json" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+g = [g for g in d["testGroups"] if any(t["tcId"] == 6873 for t in g["tests"])][0]
+g["tests"] = [t for t in g["tests"] if 6873 <= t["tcId"] < 6883]  # ten cases, 6873 first
+g["tests"][0]["expected"]["perRank"]["localShape"][3] = [9, 99]
+d["testGroups"], d["numberOfTests"] = [g], len(g["tests"])
+json.dump(d, open(sys.argv[1], "w"))
+PYEOF
+  then
+    for np in 2 4; do
+      expect_exit "mpi at $np ranks: a wrong answer for rank 3 is reported from its process's block" 1 \
+        "^Fail +shard-layout tc 6873 .*rank 3: localShape: expected \[9,99\], got \[9\]" \
+        "$MPIRUN" --oversubscribe --allow-run-as-root -np $np "$SHARDCHECK" run --backend mpi \
+        --golden "$GT" --no-manifest-check --family shard-layout --timeout 60
+    done
+  else for np in 2 4; do tap_skip "mpi: a wrong answer in another process's block" "no golden/ or no $PY"; done; fi
 fi
 tap_done

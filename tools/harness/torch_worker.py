@@ -780,7 +780,7 @@ def standalone(argv):
             n = 1
             for x in grp.get("mesh", []):
                 n *= int(x)
-            if n == w.size:
+            if int(grp.get("world", n)) == w.size:  # a mesh in a larger world: that world's
                 params = {k: v for k, v in grp.items() if k != "tests"}
                 cases += [(params, t) for t in grp["tests"]]
     if a.max_cases and a.max_cases < len(cases):

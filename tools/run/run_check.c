@@ -284,6 +284,41 @@ static void check_in_worker(const run_opts *o, const shc_family *f, const json_t
         run_outcome_clear(oc), oc->count = 0;
 }
 
+static run_status check_ranks(const run_opts *o, const shc_family *f, const json_t *test,
+                              int64_t world, int64_t first, int64_t count,
+                              json_t *const *views, char *msg, size_t n, char *note, size_t nn);
+
+/* Whether a worker under mpirun that computed a block of a case's ranks can check them itself:
+ * every rank's check stands alone there (no cross-rank invariants, not an invalid case, whose
+ * StricterThanTorch verdict needs every rank's answer), and the runner needs no view (no
+ * --views, no --json).  Then only the verdict travels to rank 0, not every view to be dumped,
+ * sent and parsed there (issue 36 item 1). */
+static bool block_checkable(const run_opts *o, const shc_family *f, const json_t *test)
+{
+    const char *res = json_string_value(json_object_get(test, "result"));
+    return !f->invariants && !o->views_path && !o->json && !(res && !strcmp(res, "invalid"));
+}
+
+/* A trusted worker's verdict on its block of a case's ranks under mpirun (block_checkable):
+ * check_ranks' over the block, its views dropped; rank 0 takes the worst block's. */
+static void check_block_in_worker(const run_opts *o, const shc_family *f, const json_t *test,
+                                  run_outcome *oc)
+{
+    oc->checked = true;
+    snprintf(oc->comment, sizeof oc->comment, "%s",
+             json_string_value(json_object_get(test, "comment")) ?: "");
+    if (oc->status == RUN_PASS) {
+        char note[640] = "";
+        oc->msg[0] = '\0';
+        oc->status = check_ranks(o, f, test, oc->world, oc->first, oc->count, oc->views,
+                                 oc->msg, sizeof oc->msg, note, sizeof note);
+        if (oc->status == RUN_PASS)
+            snprintf(oc->msg, sizeof oc->msg, "%s", note);
+    }
+    run_outcome_clear(oc);
+    oc->count = 0;
+}
+
 /* Worker: one outcome line per test from position k on. */
 static void chunk_child(const run_opts *o, const shc_family *f, const shc_golden *g,
                         const int64_t *idx, int64_t n, int64_t k, int64_t proc,
@@ -322,6 +357,9 @@ static void chunk_child(const run_opts *o, const shc_family *f, const shc_golden
         }
         if (o->be->checks_in_worker && proc < 0)
             check_in_worker(o, f, group, test, &oc);
+        else if (o->be->checks_in_worker && oc.status != RUN_NOTSUPPORTED &&
+                 block_checkable(o, f, test))
+            check_block_in_worker(o, f, test, &oc);
         char *text = run_outcome_dump(&oc);
         if (!text || fputs(text, fp) < 0 || fputc('\n', fp) < 0 || fflush(fp))
             shc_child_exit(3);
@@ -467,25 +505,27 @@ static bool stricter_than_torch(const json_t *test, int64_t world, json_t *const
     return world > 0;
 }
 
-run_status run_check(const run_opts *o, const shc_family *f, const json_t *group,
-                     const json_t *test, int64_t world, json_t *const *views, char *msg,
-                     size_t n)
+/* Ranks [first, first+count) of a world-rank case, views[i] rank first+i's, each checked on
+ * its own: the family's view_check and the comparison with golden.  The first rank that does
+ * not pass decides (its message in msg); a pass may leave a note (a GpuOnly digest within
+ * tolerance, or the backend's pass_note) in note[0..nn). */
+static run_status check_ranks(const run_opts *o, const shc_family *f, const json_t *test,
+                              int64_t world, int64_t first, int64_t count,
+                              json_t *const *views, char *msg, size_t n, char *note, size_t nn)
 {
-    char m[600], note[640] = "";
-    run_status st;
-    if (stricter_than_torch(test, world, views, &st, msg, n))
-        return st;
-    for (int64_t r = 0; r < world; r++) {
+    char m[600];
+    for (int64_t i = 0; i < count; i++) {
+        int64_t r = first + i;
         m[0] = 0;
-        if (!views[r]) {
+        if (!views[i]) {
             snprintf(msg, n, "rank %lld: no view", (long long)r);
             return RUN_INTERNAL;
         }
         /* the family's own check of the view (family.h view_check), on every backend */
-        if (f->view_check && !f->view_check(test, views[r], msg, n))
+        if (f->view_check && !f->view_check(test, views[i], msg, n))
             return RUN_FAIL;
-        int ok = o->be->compare ? o->be->compare(f, test, r, views[r], m, sizeof m)
-                                : shc_compare_view(test, r, views[r], m, sizeof m);
+        int ok = o->be->compare ? o->be->compare(f, test, r, views[i], m, sizeof m)
+                                : shc_compare_view(test, r, views[i], m, sizeof m);
         if (ok == 2) { /* cuda: a GpuOnly value the golden's CPU model of CUDA math misses */
             snprintf(msg, n, "rank %lld: %s", (long long)r, m);
             return RUN_NOTSUPPORTED;
@@ -497,10 +537,24 @@ run_status run_check(const run_opts *o, const shc_family *f, const json_t *group
             return RUN_FAIL;
         }
         if (m[0] && !note[0] && world > 1) /* a GpuOnly digest within tolerance */
-            snprintf(note, sizeof note, "rank %lld: %s", (long long)r, m);
+            snprintf(note, nn, "rank %lld: %s", (long long)r, m);
         else if (m[0] && !note[0])
-            snprintf(note, sizeof note, "%s", m);
+            snprintf(note, nn, "%s", m);
     }
+    return RUN_PASS;
+}
+
+run_status run_check(const run_opts *o, const shc_family *f, const json_t *group,
+                     const json_t *test, int64_t world, json_t *const *views, char *msg,
+                     size_t n)
+{
+    char note[640] = "";
+    run_status st;
+    if (stricter_than_torch(test, world, views, &st, msg, n))
+        return st;
+    if ((st = check_ranks(o, f, test, world, 0, world, views, msg, n, note, sizeof note)) !=
+        RUN_PASS)
+        return st;
     const char *res = json_string_value(json_object_get(test, "result"));
     if (res && !strcmp(res, "invalid"))
         return RUN_PASS;

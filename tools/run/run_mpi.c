@@ -521,11 +521,19 @@ static char *receive(run_opts *o, int64_t src, int tag, double deadline)
 }
 
 /* Rank 0: fold one process's outcome (its hosted block) for one test into the combined
- * one; views outside [first, first+count) of the block it was asked for are dropped. */
-static void merge(run_outcome *all, int64_t first, int64_t count, const run_outcome *part)
+ * one; views outside [first, first+count) of the block it was asked for are dropped.  A block
+ * its worker checked (check_block_in_worker) brings its verdict and no views; *checked stays
+ * true while every block so far was checked, and a pass's note (a digest within tolerance) is
+ * the first block's that has one. */
+static void merge(run_outcome *all, int64_t first, int64_t count, const run_outcome *part,
+                  bool *checked)
 {
+    *checked = *checked && part->checked;
     if (part->status != RUN_PASS && worse(all->status, part->status) != all->status) {
         all->status = worse(all->status, part->status);
+        snprintf(all->msg, sizeof all->msg, "%s", part->msg);
+    } else if (part->checked && part->status == RUN_PASS && all->status == RUN_PASS &&
+               !all->msg[0]) {
         snprintf(all->msg, sizeof all->msg, "%s", part->msg);
     }
     if (!part->views || part->first != first || part->count != count)
@@ -582,13 +590,18 @@ void run_mpi_chunk(run_opts *o, const shc_family *f, const shc_golden *g, const 
         free(mine);
         return;
     }
+    bool *checked = calloc((size_t)n, sizeof *checked); /* every block checked its ranks */
     for (int64_t k = 0; k < n; k++) {
         if (out[k].status == RUN_NOTSUPPORTED)
             continue;
         out[k].first = 0;
         out[k].count = out[k].world;
         out[k].views = calloc((size_t)out[k].world, sizeof *out[k].views);
-        merge(&out[k], mine[k].first, mine[k].count, &mine[k]);
+        bool dummy = false; /* out of memory for checked: the runner checks, as before */
+        if (checked)
+            checked[k] = true;
+        merge(&out[k], mine[k].first, mine[k].count, &mine[k], checked ? &checked[k] : &dummy);
+        snprintf(out[k].comment, sizeof out[k].comment, "%s", mine[k].comment);
         run_outcome_clear(&mine[k]);
     }
     /* The others did the same work as rank 0: allow twice its time plus the case limit. */
@@ -623,12 +636,17 @@ void run_mpi_chunk(run_opts *o, const shc_family *f, const shc_golden *g, const 
                 hosted_who(part.msg, sizeof part.msg, r, first, count,
                            "sent views for other ranks");
             }
-            merge(&out[k], first, count, &part);
+            bool dummy = false;
+            merge(&out[k], first, count, &part, checked ? &checked[k] : &dummy);
             run_outcome_clear(&part);
             json_decref(j);
         }
         free(a);
     }
+    /* every block checked by its worker: the verdict is theirs, no view to check here */
+    for (int64_t k = 0; checked && k < n; k++)
+        out[k].checked = checked[k] && out[k].status != RUN_NOTSUPPORTED;
+    free(checked);
     free(mine);
 }
 /* After a rank stopped answering the job is out of step: no collective and no gather can
@@ -688,6 +706,7 @@ const run_backend run_backend_mpi = {
     .name = "mpi", .spellings = mpi_spellings, .usage = "mpi",
     .help = "one process per rank: mpirun -np N shardcheck run --backend mpi", .procs = RUN_PER_RANK,
     .ranks_per_process = RUN_HOSTS_ANY, .max_ranks = 1024, .family_batch = true,
+    .checks_in_worker = true,
 #ifdef HAVE_MPI
     .comm_view = mpi_comm_view,
 #endif
