@@ -104,6 +104,9 @@ typedef struct shc_family {
      * golden one: 1 when they hold, else 0 with msg set (the case fails). */
     int (*invariants)(const json_t *group, const json_t *test, int64_t world,
                       json_t *const *views, char *msg, size_t n);
+    /* The view fields invariants reads (NULL: any): under mpirun a worker that checked its
+     * block of ranks sends rank 0 only these, not the whole views (run_check.c). */
+    const char *const *invariant_fields;
 
     /* ---- capabilities: ways to answer a case other than compute_rank, each named for what
      * it does, never for who calls it.  Backends are providers of executors (simulated ranks,

@@ -737,6 +737,7 @@ const shc_family shc_family_rng_offsets = {
     .gives = "per rank: shard linear index, start/end offset increments, audit findings; per random op (`shardcheck ops`): tracked, untracked or torch's rejection",
     .oracle = "torch 2.13 `OffsetBasedRNGTracker` and DTensor dispatcher on a fake process group (harness)",
     .invariants = invariants,
+    .invariant_fields = SHC_NAMES("start_incr", "local_numel", "shard_linear_index", "end_incr"),
     .project.abi_v1.views = abi_v1_views,
     .project.abi_v1.entry = offsetof(shc_backend_v1, offsets),
     .device.fill = device_fill,

@@ -98,5 +98,25 @@ PYEOF
         --golden "$GT" --no-manifest-check --family shard-layout --timeout 60
     done
   else for np in 2 4; do tap_skip "mpi: a wrong answer in another process's block" "no golden/ or no $PY"; done; fi
+  # The cross-rank invariants over the fields the blocks send (rng-offsets: invariant_fields):
+  # tc 2's ranks 1 and 2 share a Philox window, which its flags allow; without the flags the
+  # case must fail there, ranks 1 and 2 in different processes at np 4.
+  GI=$tmp/gi
+  if [ -d "$top_srcdir/golden" ] && (G=$top_srcdir/golden; sample_corpus "$GI" rng-offsets:examples) &&
+     "$PY" - "$GI/rng-offsets/examples.json" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = [t for g in d["testGroups"] for t in g["tests"] if t["tcId"] == 2][0]
+t["flags"] = [f for f in t["flags"] if not f.startswith("Offset")]
+json.dump(d, open(sys.argv[1], "w"))
+PYEOF
+  then
+    for np in 2 4; do
+      expect_exit "mpi at $np ranks: the invariants run over every block's fields (tc 2 unflagged fails)" 1 \
+        "^Fail +rng-offsets tc 2 .*distinct shards share Philox offsets: rank 1 \[\+4, \+5\) and rank 2" \
+        "$MPIRUN" --oversubscribe --allow-run-as-root -np $np "$SHARDCHECK" run --backend mpi \
+        --golden "$GI" --no-manifest-check --family rng-offsets --timeout 60
+    done
+  else for np in 2 4; do tap_skip "mpi: the invariants over the blocks' fields" "no golden/ or no $PY"; done; fi
 fi
 tap_done

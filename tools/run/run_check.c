@@ -296,11 +296,33 @@ static run_status check_ranks(const run_opts *o, const shc_family *f, const json
 static bool block_checkable(const run_opts *o, const shc_family *f, const json_t *test)
 {
     const char *res = json_string_value(json_object_get(test, "result"));
-    return !f->invariants && !o->views_path && !o->json && !(res && !strcmp(res, "invalid"));
+    return (!f->invariants || f->invariant_fields) && !o->views_path && !o->json &&
+           !(res && !strcmp(res, "invalid"));
+}
+
+/* A checked view cut to the fields the family's invariants read (family.invariant_fields),
+ * in place; false when out of memory. */
+static bool keep_invariant_fields(const shc_family *f, json_t **view)
+{
+    json_t *cut = json_object();
+    for (int i = 0; cut && f->invariant_fields[i]; i++) {
+        json_t *v = json_object_get(*view, f->invariant_fields[i]);
+        if (v && json_object_set(cut, f->invariant_fields[i], v)) {
+            json_decref(cut);
+            cut = NULL;
+        }
+    }
+    if (!cut)
+        return false;
+    json_decref(*view);
+    *view = cut;
+    return true;
 }
 
 /* A trusted worker's verdict on its block of a case's ranks under mpirun (block_checkable):
- * check_ranks' over the block, its views dropped; rank 0 takes the worst block's. */
+ * check_ranks' over the block, its views dropped, or, for a family with invariants, cut to
+ * the fields they read (rank 0 runs them over every block's: run_mpi.c); rank 0 takes the
+ * worst block's verdict. */
 static void check_block_in_worker(const run_opts *o, const shc_family *f, const json_t *test,
                                   run_outcome *oc)
 {
@@ -314,6 +336,15 @@ static void check_block_in_worker(const run_opts *o, const shc_family *f, const 
                                  oc->msg, sizeof oc->msg, note, sizeof note);
         if (oc->status == RUN_PASS)
             snprintf(oc->msg, sizeof oc->msg, "%s", note);
+    }
+    bool cut = oc->status == RUN_PASS && f->invariants;
+    for (int64_t i = 0; cut && i < oc->count; i++)
+        cut = keep_invariant_fields(f, &oc->views[i]);
+    if (cut)
+        return;
+    if (oc->status == RUN_PASS && f->invariants) {
+        oc->status = RUN_INTERNAL;
+        snprintf(oc->msg, sizeof oc->msg, "out of memory for the invariants' fields");
     }
     run_outcome_clear(oc);
     oc->count = 0;

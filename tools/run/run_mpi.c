@@ -544,6 +544,26 @@ static void merge(run_outcome *all, int64_t first, int64_t count, const run_outc
     }
 }
 
+/* Rank 0, a case every block of which its worker checked and passed: the family's invariants
+ * over the fields of every rank's view the blocks sent (run_check's last step). */
+static void blocks_invariants(const shc_family *f, const shc_golden *g, int64_t i,
+                              run_outcome *oc)
+{
+    char msg[sizeof oc->msg] = "";
+    for (int64_t r = 0; r < oc->world; r++)
+        if (!oc->views || !oc->views[r]) {
+            oc->status = RUN_INTERNAL;
+            snprintf(oc->msg, sizeof oc->msg, "rank %lld: no fields for the invariants",
+                     (long long)r);
+            return;
+        }
+    if (!f->invariants(shc_golden_group(g, i), shc_golden_test(g, i), oc->world, oc->views, msg,
+                       sizeof msg)) {
+        oc->status = RUN_FAIL;
+        snprintf(oc->msg, sizeof oc->msg, "%s", msg);
+    }
+}
+
 /* Rank 0 journals the chunk's cases before computing them: when a process dies in it, mpirun
  * ends the job before any of them is reported, and mpirun_runner.sh names each one lost. */
 static void journal_chunk(const run_opts *o, const shc_family *f, const shc_golden *g,
@@ -643,9 +663,13 @@ void run_mpi_chunk(run_opts *o, const shc_family *f, const shc_golden *g, const 
         }
         free(a);
     }
-    /* every block checked by its worker: the verdict is theirs, no view to check here */
-    for (int64_t k = 0; checked && k < n; k++)
+    /* every block checked by its worker: the verdict is theirs, and the family's cross-rank
+     * invariants run here over the fields the blocks sent (family.invariant_fields) */
+    for (int64_t k = 0; checked && k < n; k++) {
         out[k].checked = checked[k] && out[k].status != RUN_NOTSUPPORTED;
+        if (out[k].checked && out[k].status == RUN_PASS && f->invariants)
+            blocks_invariants(f, g, idx[k], &out[k]);
+    }
     free(checked);
     free(mine);
 }
