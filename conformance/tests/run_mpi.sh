@@ -75,6 +75,14 @@ else
   MPIRUN_ARGS="--oversubscribe --allow-run-as-root" SHARDCHECK="$SHARDCHECK" \
     expect_passes "mpirun_runner.sh -np 2" "$top_srcdir/tools/run/mpirun_runner.sh" -np 2 --shardcheck "$SHARDCHECK" -- \
       --family $F --golden "$G" --max-cases 50
+  # mpi_fails DIR FAMILY DESC RE: at np 2 and 4, DIR's FAMILY fails with a line matching RE
+  mpi_fails() {
+    for np in 2 4; do
+      expect_exit "mpi at $np ranks: $3" 1 "$4" "$MPIRUN" --oversubscribe --allow-run-as-root \
+        -np $np "$SHARDCHECK" run --backend mpi --golden "$1" --no-manifest-check --family "$2" \
+        --timeout 60
+    done
+  }
   # A wrong answer held by a process other than 0: its worker checks its own block of ranks
   # (run_check.c check_block_in_worker) and only the verdict reaches rank 0, which must still
   # report it as the reference does.  tc 6873 (mesh 4, R, shape [9]) is told rank 3 holds
@@ -91,12 +99,8 @@ d["testGroups"], d["numberOfTests"] = [g], len(g["tests"])
 json.dump(d, open(sys.argv[1], "w"))
 PYEOF
   then
-    for np in 2 4; do
-      expect_exit "mpi at $np ranks: a wrong answer for rank 3 is reported from its process's block" 1 \
-        "^Fail +shard-layout tc 6873 .*rank 3: localShape: expected \[9,99\], got \[9\]" \
-        "$MPIRUN" --oversubscribe --allow-run-as-root -np $np "$SHARDCHECK" run --backend mpi \
-        --golden "$GT" --no-manifest-check --family shard-layout --timeout 60
-    done
+    mpi_fails "$GT" shard-layout "a wrong answer for rank 3 is reported from its process's block" \
+      "^Fail +shard-layout tc 6873 .*rank 3: localShape: expected \[9,99\], got \[9\]"
   else for np in 2 4; do tap_skip "mpi: a wrong answer in another process's block" "no golden/ or no $PY"; done; fi
   # The cross-rank invariants over the fields the blocks send (rng-offsets: invariant_fields):
   # tc 2's ranks 1 and 2 share a Philox window, which its flags allow; without the flags the
@@ -111,12 +115,8 @@ t["flags"] = [f for f in t["flags"] if not f.startswith("Offset")]
 json.dump(d, open(sys.argv[1], "w"))
 PYEOF
   then
-    for np in 2 4; do
-      expect_exit "mpi at $np ranks: the invariants run over every block's fields (tc 2 unflagged fails)" 1 \
-        "^Fail +rng-offsets tc 2 .*distinct shards share Philox offsets: rank 1 \[\+4, \+5\) and rank 2" \
-        "$MPIRUN" --oversubscribe --allow-run-as-root -np $np "$SHARDCHECK" run --backend mpi \
-        --golden "$GI" --no-manifest-check --family rng-offsets --timeout 60
-    done
+    mpi_fails "$GI" rng-offsets "the invariants run over every block's fields (tc 2 unflagged fails)" \
+      "^Fail +rng-offsets tc 2 .*distinct shards share Philox offsets: rank 1 \[\+4, \+5\) and rank 2"
   else for np in 2 4; do tap_skip "mpi: the invariants over the blocks' fields" "no golden/ or no $PY"; done; fi
 fi
 tap_done
