@@ -334,14 +334,24 @@ static void add_flags(json_t *t, const shcrp_inputs *in, const shcrp_summary *sm
         shc_test_flag(t, "ReduceOpRaises");
 }
 
-/* Partial ops that torch's assert_no_mixed_partial_types rejects. */
+/* Partial ops that torch's assert_no_mixed_partial_types rejects: two reduce_op strings that
+ * differ ("prod" is no c10d name, SHC_OP_OTHER: compared as strings), sum with avg the one mix
+ * it allows (as lib/plan/plan.c check_placements). */
 static bool mixed_ops(const shc_placements *pl)
 {
-    unsigned ops = 0;
-    for (int i = 0; i < pl->n; i++)
-        if (pl->p[i].kind == SHC_P_PARTIAL)
-            ops |= 1u << pl->p[i].op;
-    return (ops & (ops - 1)) && ops != ((1u << SHC_OP_SUM) | (1u << SHC_OP_AVG));
+    const shc_placement *first = NULL;
+    for (int i = 0; i < pl->n; i++) {
+        const shc_placement *p = &pl->p[i];
+        if (p->kind != SHC_P_PARTIAL)
+            continue;
+        bool sum_avg = (p->op == SHC_OP_SUM || p->op == SHC_OP_AVG) &&
+                       (!first || first->op == SHC_OP_SUM || first->op == SHC_OP_AVG);
+        if (!first)
+            first = p;
+        else if (!shc_placement_eq(p, first) && !sum_avg)
+            return true;
+    }
+    return false;
 }
 
 /* One release's answer to a test (shc_gw_answer_fn; ctx: the group): the JSON inputs are
