@@ -334,9 +334,8 @@ static void add_flags(json_t *t, const shcrp_inputs *in, const shcrp_summary *sm
         shc_test_flag(t, "ReduceOpRaises");
 }
 
-/* Partial ops that torch's assert_no_mixed_partial_types rejects: two reduce_op strings that
- * differ ("prod" is no c10d name, SHC_OP_OTHER: compared as strings), sum with avg the one mix
- * it allows (as lib/plan/plan.c check_placements). */
+/* Partial ops that torch's assert_no_mixed_partial_types rejects (shc_partial_mixes, the
+ * planners' own rule: reduce_op strings compared, sum with avg allowed). */
 static bool mixed_ops(const shc_placements *pl)
 {
     const shc_placement *first = NULL;
@@ -344,11 +343,9 @@ static bool mixed_ops(const shc_placements *pl)
         const shc_placement *p = &pl->p[i];
         if (p->kind != SHC_P_PARTIAL)
             continue;
-        bool sum_avg = (p->op == SHC_OP_SUM || p->op == SHC_OP_AVG) &&
-                       (!first || first->op == SHC_OP_SUM || first->op == SHC_OP_AVG);
         if (!first)
             first = p;
-        else if (!shc_placement_eq(p, first) && !sum_avg)
+        else if (shc_partial_mixes(first, p))
             return true;
     }
     return false;

@@ -38,12 +38,9 @@ static int check_placements(const char *which, const shc_placements *pl, const s
         }
         if (p->kind != SHC_P_PARTIAL)
             continue;
-        /* torch compares the reduce_op strings: {'sum', 'avg'} is the one mix it allows */
-        bool sum_avg = (p->op == SHC_OP_SUM || p->op == SHC_OP_AVG) &&
-                       (!first || first->op == SHC_OP_SUM || first->op == SHC_OP_AVG);
         if (!first)
             first = p;
-        else if (!shc_pl_eq(p, first) && !sum_avg)
+        else if (shc_partial_mixes(first, p))
             return shc_fail(e, SHC_EINVAL, "%s: Mixed Partial reduce types are not supported in "
                             "the same placement list. Found reduce ops: {'%s', '%s'}. (torch "
                             "2.13 assert_no_mixed_partial_types)", which,

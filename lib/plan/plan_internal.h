@@ -119,6 +119,16 @@ static inline bool shc_pl_eq(const shc_placement *a, const shc_placement *b)
     }
 }
 
+/* Whether Partial p mixes with first, the list's first Partial, in a way torch's
+ * assert_no_mixed_partial_types rejects: it compares the reduce_op strings, and {'sum', 'avg'}
+ * is the one mix it allows (torch 2.13 placement_types.py). */
+static inline bool shc_partial_mixes(const shc_placement *first, const shc_placement *p)
+{
+    bool sum_avg = (p->op == SHC_OP_SUM || p->op == SHC_OP_AVG) &&
+                   (first->op == SHC_OP_SUM || first->op == SHC_OP_AVG);
+    return !shc_pl_eq(p, first) && !sum_avg;
+}
+
 /* The pinned release's (torch 2.13's) branches of redistribute_local_tensor for a step
  * a -> b over n devices. */
 static inline shc_comm_kind shc_classify_pinned(const shc_placement *a, const shc_placement *b,
