@@ -125,6 +125,39 @@ static void tv_byte(tv_scan *t, char c)
         t->depth--;
 }
 
+/* Below the top level nothing is captured and only strings and brackets matter, so the
+ * bulk of a results file (its "results" array) is skipped here, a table lookup per byte,
+ * rather than through tv_byte's state machine (which cost verify a quarter of its time).
+ * Returns the index of the first byte tv_byte must see: the one after the bracket that
+ * closes back to the top level, or n. */
+static size_t tv_skip_nested(tv_scan *t, const char *buf, size_t i, size_t n)
+{
+    static const bool in_str[256] = {['"'] = true, ['\\'] = true};
+    static const bool outside[256] = {['"'] = true, ['{'] = true, ['['] = true,
+                                      ['}'] = true, [']'] = true};
+    while (i < n && t->depth > 1) {
+        const bool *stop = t->in_str && !t->esc ? in_str : outside;
+        if (t->in_str && t->esc) {
+            t->esc = false, i++;
+            continue;
+        }
+        while (i < n && !stop[(unsigned char)buf[i]])
+            i++;
+        if (i == n)
+            break;
+        char c = buf[i++];
+        if (t->in_str)
+            t->esc = c == '\\', t->in_str = c != '"';
+        else if (c == '"')
+            t->in_str = true;
+        else if (c == '{' || c == '[')
+            t->depth++;
+        else
+            t->depth--;
+    }
+    return i;
+}
+
 /* The value's kind in words, for the refusal. */
 static const char *kind(char c)
 {
@@ -146,8 +179,12 @@ int tv_read_recorded(const char *path, char *out, size_t cap, bool *found, shc_e
     char buf[65536];
     ssize_t n;
     while (!t.done && !t.bad && (n = read(fd, buf, sizeof buf)) > 0)
-        for (ssize_t i = 0; i < n && !t.done && !t.bad; i++)
-            tv_byte(&t, buf[i]);
+        for (size_t i = 0; i < (size_t)n && !t.done && !t.bad;) {
+            if (t.depth > 1 && !(t.in_str && t.capturing))
+                i = tv_skip_nested(&t, buf, i, (size_t)n);
+            if (i < (size_t)n)
+                tv_byte(&t, buf[i++]);
+        }
     close(fd);
     if (!t.found || t.bad)
         return SHC_OK;
