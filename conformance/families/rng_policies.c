@@ -9,10 +9,11 @@
  * IndexError) is an "invalid" case.  Every layout is given on the a100's launch geometry,
  * and again on a 7-SM one for each policy whose verdicts depend on the launch.
  *
- * No independent implementation computes the verdicts here (they need GPU
- * draws), so every case carries NoIndependentOracle; torch-offset's offsets
- * are those of the rng-offsets family, which the harness checks against torch.
- * The megatron-* policies' per-rank seeds are Megatron-core's own: the test job
+ * No independent implementation computes the verdicts here but JAX's (the others need
+ * GPU draws), so a valid case carries UncheckedVerdicts unless CheckedByJax, and a case no
+ * outside peer checks at all carries NoIndependentOracle (flag_oracles).  torch-offset's
+ * windows and shard indices are torch's own tracker's (adapters/torch_rng_policies.py):
+ * CheckedByTorch.  The megatron-* policies' per-rank seeds are Megatron-core's own: the test job
  * checks them with Megatron-core 0.19.2's random.py and RankGenerator
  * (tools/harness/adapters/megatron_rng_policies.py, the family's harness peer), and
  * those cases carry CheckedByMegatron, which says so; the jax-partitionable verdicts of the
@@ -206,36 +207,46 @@ static int64_t world_size(const json_t *group) { return shcl_world(group); }
 
 static void declare_notes(shc_gw *w)
 {
-    shc_gw_note(w, "NoIndependentOracle", "No implementation other than shardcheck's computes "
-                "the property verdicts (they need GPU draws); the values follow the cited "
-                "sources.  torch-offset's per-rank offsets are the rng-offsets family's, which "
-                "the harness checks against torch.");
+    shc_gw_note(w, "NoIndependentOracle", "No outside implementation checks any value of this "
+                "case: shardcheck computes its seeds, windows and verdicts alone, following the "
+                "cited sources (the policy's peer, where it has one, cannot express the layout, "
+                "or the policy has no peer that runs without its device).");
+    shc_gw_note(w, "UncheckedVerdicts", "The verdicts (holds) are computed by shardcheck alone, "
+                "element by element: they need the policy's draws on its device, which no "
+                "outside code makes on a CPU.  Only CheckedByJax cases have them checked.");
     shc_gw_note(w, "CheckedByMegatron", "The per-rank seeds are checked against Megatron-core "
                 "0.19.2's own code by the test job's harness stage "
                 "(tools/harness/adapters/megatron_rng_policies.py: its RankGenerator gives each "
-                "rank's tp, ep and etp rank, its model_parallel_cuda_manual_seed the seed); the "
-                "offsets and the verdicts are not (NoIndependentOracle).  For megatron-train-* "
-                "the pp and dp ranks are RankGenerator's too, and the base seed's + 100 * pp "
-                "(+ 10 * dp) is Megatron-LM's megatron/training/initialize.py (NVIDIA/"
-                "Megatron-LM 00c2c0ad), restated by the adapter: that file is not in "
+                "rank's tp, ep and etp rank, its model_parallel_cuda_manual_seed the seed); "
+                "start_offset, post_offset and shard_linear_index are shardcheck's alone.  For "
+                "megatron-train-* the pp and dp ranks are RankGenerator's too, and the base "
+                "seed's + 100 * pp (+ 10 * dp) is Megatron-LM's megatron/training/initialize.py "
+                "(NVIDIA/Megatron-LM 00c2c0ad), restated by the adapter: that file is not in "
                 "megatron-core.  An invalid case's refusal is raised by Megatron's own "
                 "CudaRNGStatesTracker.");
     shc_gw_note(w, "CheckedByJax", "The verdicts replicas-equal, shards-distinct and "
                 "sharding-invariant are checked against JAX's own sharded draws by the test "
                 "job's harness pytest (tools/harness/tests/test_jax_policy.py: "
                 "jax.random.bits under jit with the layout's NamedSharding over CPU devices, "
-                "jax_threefry_partitionable on); the per-rank offsets are not "
-                "(NoIndependentOracle).  Only a layout JAX can shard carries it: Replicate and "
-                "Shard, every sharded dim divided evenly.");
+                "jax_threefry_partitionable on); the per-rank fields are shardcheck's alone.  "
+                "Only a layout JAX can shard carries it: Replicate and Shard, every sharded dim "
+                "divided evenly.");
     shc_gw_note(w, "CheckedByVescale", "The per-rank seed, start_offset and post_offset are "
                 "checked against veScale 0.0.1's own ThreadBasedRNGTracker by the test job's "
                 "harness stage (tools/harness/adapters/vescale_rng_policies.py: its "
                 "_distribute_region run around the op, the state it hands the device read "
-                "back, with a stand-in device of the profile's multiprocessors and threads); the "
-                "verdicts are not (NoIndependentOracle).  Only a layout veScale can lay out "
-                "carries it: no _StridedShard, Partial only as sum, and every sharded dim at "
-                "least as large as its mesh dim on every rank (veScale asserts so where torch "
-                "gives a rank an empty shard).");
+                "back, with a stand-in device of the profile's multiprocessors and threads); "
+                "shard_linear_index is shardcheck's alone (veScale computes none).  Only a "
+                "layout veScale can lay out carries it: no _StridedShard, Partial only as sum, "
+                "and every sharded dim at least as large as its mesh dim on every rank (veScale "
+                "asserts so where torch gives a rank an empty shard).");
+    shc_gw_note(w, "CheckedByTorch", "The per-rank start_offset, post_offset and "
+                "shard_linear_index are checked against torch's own OffsetBasedRNGTracker "
+                "(_compute_rng_offsets, _calc_shard_linear_idx) by the test job's harness stage "
+                "(tools/harness/adapters/torch_rng_policies.py, torch 2.13 on a CPU: the "
+                "increments are element counts, whatever the dtype or device profile); the "
+                "seed (the group's on every rank) is shardcheck's alone: a CPU generator holds "
+                "no Philox state to read it back from.");
     shc_gw_note(w, "CudaOnlyUpstream", "torch-func-random: torch.func._random (pytorch PR "
                 "177230, torch 2.13) has CUDA kernels only (aten::_philox_uniform_ raises "
                 "NotImplementedError on a CPU), so no CPU run checks these spans "
@@ -313,6 +324,23 @@ static bool vescale_can_lay_out(const json_t *group, const shc_mesh *m, const sh
     return true;
 }
 
+/* Which of a case's values no outside code checks (issue 33 item 3), once its CheckedBy flags
+ * are set: NoIndependentOracle where no peer checks any value, and UncheckedVerdicts on a
+ * valid case whose verdicts no peer checks (only JAX's sharded draws compute them).  The
+ * per-rank fields a CheckedBy peer leaves to shardcheck are its note's, fixed per peer. */
+static void flag_oracles(json_t *t, bool valid)
+{
+    static const char *const peers[] = {"CheckedByMegatron", "CheckedByVescale",
+                                        "CheckedByTorch", "CheckedByJax"};
+    bool checked = false;
+    for (size_t i = 0; i < sizeof peers / sizeof peers[0]; i++)
+        checked |= shc_test_has_flag(t, peers[i]);
+    if (!checked)
+        shc_test_flag(t, "NoIndependentOracle");
+    if (valid && !shc_test_has_flag(t, "CheckedByJax"))
+        shc_test_flag(t, "UncheckedVerdicts");
+}
+
 static int emit(shc_gw *w, const json_t *group, const shc_rng_case *c, const char *comment,
                 shc_err *e)
 {
@@ -339,9 +367,10 @@ static int emit(shc_gw *w, const json_t *group, const shc_rng_case *c, const cha
         json_decref(t);
         return rc;
     }
-    shc_test_flag(t, "NoIndependentOracle");
     if (!strncmp(shc_rng_policy_name(p), "megatron-", 9))
         shc_test_flag(t, "CheckedByMegatron");
+    if (!strcmp(shc_rng_policy_name(p), "torch-offset"))
+        shc_test_flag(t, "CheckedByTorch");
     if (!strcmp(shc_rng_policy_name(p), "torch-func-random"))
         shc_test_flag(t, "CudaOnlyUpstream");
     if ((rc = decoder_tp(group, p, &m, seed, &pe)) == SHC_OK)
@@ -350,6 +379,7 @@ static int emit(shc_gw *w, const json_t *group, const shc_rng_case *c, const cha
         json_object_set_new(t, "result", json_string("invalid"));
         json_object_set_new(t, "expected", json_pack("{s:s}", "error", pe.msg));
         shc_test_flag(t, "PolicyRejects");
+        flag_oracles(t, false);
         shc_mesh_free(&m);
         return shc_gw_test(w, t, e);
     }
@@ -372,6 +402,7 @@ static int emit(shc_gw *w, const json_t *group, const shc_rng_case *c, const cha
             shc_test_flag(t, "CheckedByVescale");
         if (!(holds & (1u << SHC_RNGP_TORCH_EQUAL)))
             shc_test_flag(t, "VendorDivergence");
+        flag_oracles(t, true);
         json_object_set_new(t, "expected",
                             json_pack("{s:O,s:{s:o,s:o,s:o,s:o}}", "holds",
                                       json_object_get(v, "holds"), "perRank", "seed", seeds,
@@ -558,10 +589,13 @@ const shc_family shc_family_rng_policies = {
     .world_size = world_size,
     .gives = "per policy and layout: per-rank seeds and windows, properties kept",
     .oracle = "megatron-* seeds: Megatron-core 0.19.2's random.py (harness); single-device-equal "
-              "seeds and offsets: veScale 0.0.1's ThreadBasedRNGTracker (harness); the rest "
-              "computed element by element (`NoIndependentOracle`)",
+              "seeds and offsets: veScale 0.0.1's ThreadBasedRNGTracker (harness); torch-offset "
+              "offsets: torch 2.13's OffsetBasedRNGTracker (harness); jax-partitionable "
+              "verdicts: JAX's sharded draws (pytest); the rest computed element by element "
+              "(`NoIndependentOracle`, `UncheckedVerdicts`)",
     .harness_stride = 0,
-    .harness_peers = SHC_NAMES("adapters.megatron_rng_policies", "adapters.vescale_rng_policies"),
+    .harness_peers = SHC_NAMES("adapters.megatron_rng_policies", "adapters.vescale_rng_policies",
+                               "adapters.torch_rng_policies"),
     .claim = {.fields = SHC_NAMES("holds", "seed", "start_offset", "post_offset",
                                   "shard_linear_index")},
 };

@@ -23,9 +23,10 @@ bad=""
 while IFS=: read -r fam ad; do
   [ -f "$top_srcdir/tools/harness/${ad%%.*}/${ad#*.}.py" ] || bad="$bad $fam:$ad"
 done <"$tmp/p"
-what="families --peers lists the outside peers' adapters (Megatron-core, veScale), each a shipped file"
+what="families --peers lists the outside peers' adapters (Megatron-core, veScale, torch's tracker), each a shipped file"
 if grep -qx "rng-policies:adapters.megatron_rng_policies" "$tmp/p" &&
    grep -qx "rng-policies:adapters.vescale_rng_policies" "$tmp/p" &&
+   grep -qx "rng-policies:adapters.torch_rng_policies" "$tmp/p" &&
    grep -qx "group-ranks:adapters.megatron_group_ranks" "$tmp/p" && [ -z "$bad" ]; then
   tap_ok "$what"
 else tap_not_ok "$what" "$(cat "$tmp/p"; echo "missing:$bad")"; fi
