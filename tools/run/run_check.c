@@ -375,6 +375,9 @@ static void chunk_child(const run_opts *o, const shc_family *f, const shc_golden
             fflush(fp);
             continue;
         }
+        /* a tree the runner parsed before the fork is shared: freeing it here would only
+         * copy its pages (run_mpi's rank 0 parses what it checks first, mark_unsupported) */
+        bool parsed_here = g->text && !g->tests[idx[k]];
         const json_t *group = shc_golden_group(g, idx[k]), *test = shc_golden_test(g, idx[k]);
         run_outcome oc = {.world = out[k].world};
         if (oc.world == RUN_WORLD_UNKNOWN) /* one process: the runner left it to the worker */
@@ -398,7 +401,8 @@ static void chunk_child(const run_opts *o, const shc_family *f, const shc_golden
         run_outcome_clear(&oc);
         /* the worker's own parse of the test, freed for the next one's: kept, the trees of
          * a chunk took fresh pages (a tenth of ref's time in page faults) */
-        shc_golden_test_done(g, idx[k]);
+        if (parsed_here)
+            shc_golden_test_done(g, idx[k]);
     }
     shc_child_exit(fclose(fp) ? 3 : 0);
 }
