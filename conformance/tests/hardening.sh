@@ -161,6 +161,30 @@ PYEOF
     $S run --backend ref --family redistribute-plan --golden "$tmp/g9"
 else tap_skip "D9 golden flattened dims" "no flattened case in golden/redistribute-plan or no python3"; fi
 
+# D11: a golden group's "world" (shard-layout/sub-world.json) tampered: a world smaller than
+# its mesh, and one that is not a number, must fail the cases they touch by name, never pass.
+f11=$G/shard-layout/sub-world.json
+if "$PY" -c 'import json' 2>/dev/null && [ -f "$f11" ]; then
+  for bad in 1 '"4"'; do
+    mkdir -p "$tmp/g11/shard-layout" && rm -f "$tmp/g11/shard-layout/"*.json
+    "$PY" - "$f11" "$tmp/g11/shard-layout/w.json" "$bad" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+g = d["testGroups"][0]  # mesh [2] on ranks 0,1 of a world of 4
+g["world"] = json.loads(sys.argv[3]); g["tests"] = g["tests"][:1]
+d["testGroups"] = [g]; d["numberOfTests"] = 1
+json.dump(d, open(sys.argv[2], "w"))
+PYEOF
+    write_manifest "$tmp/g11"
+    case $bad in
+      1) why="world: 1 ranks, fewer than the mesh's 2 \\(torch: RuntimeError: Mesh should not be bigger than default world size 1, but found 2 ranks!\\)" ;;
+      *) why="group world: expected a positive integer" ;;
+    esac
+    expect_exit "D11 a golden world of $bad fails its case by name (run, ref)" 1 "$why" \
+      $S run --backend ref --family shard-layout --golden "$tmp/g11"
+  done
+else tap_skip "D11 golden world" "no golden/shard-layout/sub-world.json or no python3"; fi
+
 # Limits (README): each refusal is a row of refusals/{layout,groups,plan}.txt; here the answer
 # that stays within a limit.
 expect_exit "limit: one rank of a 2^24-rank mesh is answered" 0 "all_gather" \
