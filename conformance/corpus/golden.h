@@ -269,6 +269,9 @@ bool shc_bview_same(const shc_bview *b, int64_t rank, shc_span values);
 /* The same for the object at a cursor (bytes not validated yet: a match vouches for
  * them, see shc_scan_values_fn); on a match the cursor is moved past it, else left. */
 bool shc_bview_match(const shc_bview *b, int64_t rank, shc_jcur *c);
+/* The same for a view held as a tree (a worker's computed view, run_lean.c): true only
+ * where shc_compare_view would pass it with no note; false: not known. */
+bool shc_bview_same_tree(const shc_bview *b, int64_t rank, const json_t *view);
 /* Whether the expected object's world is 0 (no perRank arrays, or the first one empty,
  * as shc_expected_world counts), in *zero, without splitting it; false when the trees
  * must decide. */

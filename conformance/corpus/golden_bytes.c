@@ -190,6 +190,117 @@ bool shc_bview_same(const shc_bview *b, int64_t rank, shc_span values)
     return shc_bview_match(b, rank, &c) && c.p == c.end;
 }
 
+/* ---- a computed view (a tree) against the golden bytes ----
+ * For a worker that computes views as trees (run_lean.c): dumping them to compare in text
+ * cost as much as parsing the golden, so each value is compared with its token directly.
+ * Same rule: true only where json_equal would say so; false says nothing. */
+
+static bool same_tree(shc_jcur *c, const json_t *v);
+
+/* A scalar token (validated bytes) against a scalar value. */
+static bool same_token(shc_span t, const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_INTEGER: {
+        int64_t x;
+        return shc_span_int(t, &x) && x == json_integer_value(v);
+    }
+    case JSON_REAL: { /* jansson reads a token with . e E as a real, by strtod */
+        char b[64];
+        if (t.n >= sizeof b || *t.p == '"' ||
+            (!memchr(t.p, '.', t.n) && !memchr(t.p, 'e', t.n) && !memchr(t.p, 'E', t.n)))
+            return false;
+        memcpy(b, t.p, t.n);
+        b[t.n] = '\0';
+        char *end;
+        double d = strtod(b, &end);
+        return end == b + t.n && d == json_real_value(v);
+    }
+    case JSON_STRING: {
+        if (!t.n || *t.p != '"')
+            return false;
+        size_t n = json_string_length(v);
+        if (!memchr(t.p, '\\', t.n))
+            return t.n == n + 2 && !memcmp(t.p + 1, json_string_value(v), n);
+        size_t dn;
+        char *d = shc_span_string(t, &dn); /* escapes: decoded as jansson decodes them */
+        bool same = d && dn == n && !memcmp(d, json_string_value(v), n);
+        free(d);
+        return same;
+    }
+    case JSON_TRUE: return shc_span_is(t, "true");
+    case JSON_FALSE: return shc_span_is(t, "false");
+    case JSON_NULL: return shc_span_is(t, "null");
+    default: return false;
+    }
+}
+
+/* The array at the cursor against an array. */
+static bool same_array(shc_jcur *c, const json_t *v)
+{
+    bool first = true;
+    size_t i = 0;
+    int x;
+    while ((x = shc_jcur_element(c, &first)) == 1)
+        if (i >= json_array_size(v) || !same_tree(c, json_array_get(v, i++)))
+            return false;
+    return x == 0 && i == json_array_size(v);
+}
+
+/* The object at the cursor against an object: every member found once, no other. */
+static bool same_object(shc_jcur *c, const json_t *v)
+{
+    shc_span seen[SHC_BVIEW_MAX_KEYS];
+    bool first = true;
+    size_t n = 0;
+    shc_span key;
+    int x;
+    while ((x = shc_jcur_member(c, &first, &key)) == 1) {
+        const json_t *m = json_object_getn(v, key.p, key.n);
+        if (!m || n == SHC_BVIEW_MAX_KEYS || find_key(seen, (int)n, key) >= 0)
+            return false; /* not its member, or repeated (jansson keeps the last) */
+        seen[n++] = key;
+        if (!same_tree(c, m))
+            return false;
+    }
+    return x == 0 && n == json_object_size(v);
+}
+
+static bool same_tree(shc_jcur *c, const json_t *v)
+{
+    if (!v || c->p >= c->end)
+        return false;
+    if (json_is_array(v))
+        return *c->p == '[' && same_array(c, v);
+    if (json_is_object(v))
+        return *c->p == '{' && same_object(c, v);
+    shc_span t;
+    shc_jcur_take(c, &t);
+    return same_token(t, v);
+}
+
+/* A whole golden value (a span) against a tree. */
+static bool same_span(shc_span s, const json_t *v)
+{
+    shc_jcur c = shc_jcur_of(s);
+    return s.p && same_tree(&c, v);
+}
+
+bool shc_bview_same_tree(const shc_bview *b, int64_t rank, const json_t *view)
+{
+    if (!b->ok || (rank < 0 ? b->has_per_rank : rank >= b->world) || !json_is_object(view) ||
+        json_object_size(view) != (size_t)(b->ncommon + (rank >= 0 ? b->nper : 0)))
+        return false;
+    for (int k = 0; k < b->ncommon; k++)
+        if (!same_span(b->val[k], json_object_getn(view, b->key[k].p, b->key[k].n)))
+            return false;
+    for (int k = 0; rank >= 0 && k < b->nper; k++)
+        if (!same_span(b->elem[(size_t)rank * SHC_BVIEW_MAX_KEYS + (size_t)k],
+                       json_object_getn(view, b->pkey[k].p, b->pkey[k].n)))
+            return false;
+    return true;
+}
+
 void shc_bview_free(shc_bview *b)
 {
     free(b->elem);

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "run.h"
+#include "run_lean.h"
 #include "child_exit.h"
 #include "comm.h"
 
@@ -259,11 +260,24 @@ bool run_outcome_keeps_views(const run_opts *o, run_status checked, int64_t worl
     return o->views_path || (checked == RUN_FAIL && o->json && world <= RUN_KEEP_VIEWS);
 }
 
+/* A case a worker computed from its lean test (run_lean.c), to check in bytes first. */
+typedef struct lean_case {
+    run_lean *L;
+    const shc_golden *g;
+    int64_t i;
+} lean_case;
+
+/* The whole golden test where the lean one was not enough (lc: the lean case, else NULL). */
+static const json_t *whole_test(const lean_case *lc, const json_t *test)
+{
+    return lc ? shc_golden_test(lc->g, lc->i) : test;
+}
+
 /* A trusted worker's verdict on its case (run_backend.checks_in_worker): NotSupported or a
  * failure to compute as they came, else run_check's; the views go only where the runner
  * needs them (run_outcome_keeps_views). */
 static void check_in_worker(const run_opts *o, const shc_family *f, const json_t *group,
-                            const json_t *test, run_outcome *oc)
+                            const json_t *test, const lean_case *lc, run_outcome *oc)
 {
     oc->checked = true;
     snprintf(oc->comment, sizeof oc->comment, "%s",
@@ -275,9 +289,16 @@ static void check_in_worker(const run_opts *o, const shc_family *f, const json_t
     for (int64_t r = 0; r < oc->world; r++)
         whole = whole && oc->views[r];
     oc->msg[0] = '\0';
-    oc->status = whole ? run_check(o, f, group, test, oc->world, oc->views, oc->msg,
-                                   sizeof oc->msg)
-                       : RUN_INTERNAL;
+    if (whole && lc && run_lean_pass(lc->L, f, lc->g, lc->i, test, oc->world, 0, oc->world,
+                                     oc->views))
+        /* every rank is the golden view: run_check's verdict is its invariants' */
+        oc->status = f->invariants && !f->invariants(group, test, oc->world, oc->views,
+                                                     oc->msg, sizeof oc->msg)
+                     ? RUN_FAIL : RUN_PASS;
+    else
+        oc->status = whole ? run_check(o, f, group, whole_test(lc, test), oc->world,
+                                       oc->views, oc->msg, sizeof oc->msg)
+                           : RUN_INTERNAL;
     if (!whole)
         snprintf(oc->msg, sizeof oc->msg, "a rank computed no view");
     if (!run_outcome_keeps_views(o, oc->status, oc->world))
@@ -324,7 +345,7 @@ static bool keep_invariant_fields(const shc_family *f, json_t **view)
  * the fields they read (rank 0 runs them over every block's: run_mpi.c); rank 0 takes the
  * worst block's verdict. */
 static void check_block_in_worker(const run_opts *o, const shc_family *f, const json_t *test,
-                                  run_outcome *oc)
+                                  const lean_case *lc, run_outcome *oc)
 {
     oc->checked = true;
     snprintf(oc->comment, sizeof oc->comment, "%s",
@@ -332,8 +353,11 @@ static void check_block_in_worker(const run_opts *o, const shc_family *f, const 
     if (oc->status == RUN_PASS) {
         char note[640] = "";
         oc->msg[0] = '\0';
-        oc->status = check_ranks(o, f, test, oc->world, oc->first, oc->count, oc->views,
-                                 oc->msg, sizeof oc->msg, note, sizeof note);
+        if (!lc || !run_lean_pass(lc->L, f, lc->g, lc->i, test, oc->world, oc->first,
+                                  oc->count, oc->views))
+            oc->status = check_ranks(o, f, whole_test(lc, test), oc->world, oc->first,
+                                     oc->count, oc->views, oc->msg, sizeof oc->msg, note,
+                                     sizeof note);
         if (oc->status == RUN_PASS)
             snprintf(oc->msg, sizeof oc->msg, "%s", note);
     }
@@ -369,6 +393,7 @@ static void chunk_child(const run_opts *o, const shc_family *f, const shc_golden
         shc_child_exit(fclose(fp) ? 3 : 0);
     }
     o = &mine;
+    run_lean lean = {0};
     for (; k < n; k++) {
         if (out[k].status == RUN_NOTSUPPORTED) {
             fputs("{}\n", fp);
@@ -378,7 +403,13 @@ static void chunk_child(const run_opts *o, const shc_family *f, const shc_golden
         /* a tree the runner parsed before the fork is shared: freeing it here would only
          * copy its pages (run_mpi's rank 0 parses what it checks first, mark_unsupported) */
         bool parsed_here = g->text && !g->tests[idx[k]];
-        const json_t *group = shc_golden_group(g, idx[k]), *test = shc_golden_test(g, idx[k]);
+        /* a worker that checks what it computes needs no expected tree to compute, nor, where
+         * the views are right, to check them (run_lean.c) */
+        json_t *lean_test = o->be->checks_in_worker && !o->be->compare
+                            ? run_lean_test(&lean, g, idx[k]) : NULL;
+        lean_case lc = {&lean, g, idx[k]}, *lcp = lean_test ? &lc : NULL;
+        const json_t *group = shc_golden_group(g, idx[k]);
+        const json_t *test = lean_test ? lean_test : shc_golden_test(g, idx[k]);
         run_outcome oc = {.world = out[k].world};
         if (oc.world == RUN_WORLD_UNKNOWN) /* one process: the runner left it to the worker */
             run_case_supported(o, f, group, o->max_ranks, &oc);
@@ -390,10 +421,10 @@ static void chunk_child(const run_opts *o, const shc_family *f, const shc_golden
                                  : RUN_INTERNAL;
         }
         if (o->be->checks_in_worker && proc < 0)
-            check_in_worker(o, f, group, test, &oc);
+            check_in_worker(o, f, group, test, lcp, &oc);
         else if (o->be->checks_in_worker && oc.status != RUN_NOTSUPPORTED &&
                  block_checkable(o, f, test))
-            check_block_in_worker(o, f, test, &oc);
+            check_block_in_worker(o, f, test, lcp, &oc);
         char *text = run_outcome_dump(&oc);
         if (!text || fputs(text, fp) < 0 || fputc('\n', fp) < 0 || fflush(fp))
             shc_child_exit(3);
@@ -403,7 +434,9 @@ static void chunk_child(const run_opts *o, const shc_family *f, const shc_golden
          * a chunk took fresh pages (a tenth of ref's time in page faults) */
         if (parsed_here)
             shc_golden_test_done(g, idx[k]);
+        json_decref(lean_test);
     }
+    run_lean_free(&lean);
     shc_child_exit(fclose(fp) ? 3 : 0);
 }
 
