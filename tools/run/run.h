@@ -248,6 +248,13 @@ typedef struct run_outcome {
 void run_case_supported(const run_opts *o, const shc_family *f, const json_t *group,
                         int64_t cap, run_outcome *oc);
 
+/* Whether, under mpirun, each process's worker checks its block of golden test i itself
+ * (block_checkable, read from the golden bytes before any test is parsed): then rank 0 leaves
+ * the test to its worker, which checks from the lean test (run_lean.c) and parses the whole
+ * one only where unsure. */
+bool run_worker_checks_block(const run_opts *o, const shc_family *f, const shc_golden *g,
+                             int64_t i);
+
 /* Largest world whose views a failing case keeps in --json (explain --candidate shows them). */
 #define RUN_KEEP_VIEWS 64
 

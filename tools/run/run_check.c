@@ -321,6 +321,13 @@ static bool block_checkable(const run_opts *o, const shc_family *f, const json_t
            !(res && !strcmp(res, "invalid"));
 }
 
+bool run_worker_checks_block(const run_opts *o, const shc_family *f, const shc_golden *g,
+                             int64_t i)
+{
+    return o->be->checks_in_worker && !o->be->compare && g->text && !g->text[i].invalid &&
+           (!f->invariants || f->invariant_fields) && !o->views_path && !o->json;
+}
+
 /* A checked view cut to the fields the family's invariants read (family.invariant_fields),
  * in place; false when out of memory. */
 static bool keep_invariant_fields(const shc_family *f, json_t **view)

@@ -128,7 +128,8 @@ static int64_t world_cap(const run_opts *o)
  * world that does run is kept for the idle note.  A worker that checks what it computes
  * decides this itself (RUN_WORLD_UNKNOWN): then the runner parses no test that passes.
  * Where the runner checks (rank 0), each test that runs is parsed here, before the workers
- * fork, which then share the trees instead of parsing them again. */
+ * fork, which then share the trees instead of parsing them again; not one its worker checks
+ * in its block (run_worker_checks_block), which parses what it needs itself. */
 static void mark_unsupported(run_opts *o, const shc_family *f, const shc_golden *g,
                              const int64_t *idx, int64_t n, int64_t cap, run_outcome *out)
 {
@@ -139,7 +140,8 @@ static void mark_unsupported(run_opts *o, const shc_family *f, const shc_golden 
             continue;
         }
         run_case_supported(o, f, shc_golden_group(g, idx[k]), cap, &out[k]);
-        if (printer(o) && out[k].status != RUN_NOTSUPPORTED)
+        if (printer(o) && out[k].status != RUN_NOTSUPPORTED &&
+            !(o->mpi_job && run_worker_checks_block(o, f, g, idx[k])))
             (void)shc_golden_test(g, idx[k]);
     }
     for (int64_t k = 0; k < n; k++)
