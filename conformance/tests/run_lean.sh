@@ -9,7 +9,7 @@
 # Under mpirun (a block of ranks per process) the same, where the build has MPI.
 . "$(dirname "$0")/testlib.sh"
 use_tmpdir
-need_golden shard-layout group-ranks rng-offsets redistribute-data
+need_golden shard-layout
 need_python "to plant wrong answers"
 
 fams=$("$S" registry families --names) || { echo "Bail out! registry families"; exit 99; }
