@@ -276,8 +276,10 @@ run_status run_check(const run_opts *o, const shc_family *f, const json_t *group
 /* Whether the runner needs a checked case's views: --views writes every computed case's, and
  * --json keeps a failing case's up to RUN_KEEP_VIEWS ranks (explain --candidate). */
 bool run_outcome_keeps_views(const run_opts *o, run_status checked, int64_t world);
-/* An outcome as one line of text (worker -> parent, rank -> rank 0), and back. */
+/* An outcome as one line of JSON text (worker -> parent, rank -> rank 0; run_outcome.c), and
+ * back: 0, or -1 for a line that is no outcome. */
 char *run_outcome_dump(const run_outcome *oc);
+int run_outcome_parse(const char *line, run_outcome *oc);
 int run_outcome_load(const json_t *j, run_outcome *oc);
 
 #ifdef HAVE_MPI

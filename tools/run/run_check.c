@@ -70,58 +70,6 @@ int run_parse_fault(const char *spec, run_fault *f)
     return 0;
 }
 
-/* ---- outcomes as text (worker -> parent, rank -> rank 0) ---- */
-
-void run_outcome_clear(run_outcome *oc)
-{
-    for (int64_t i = 0; oc->views && i < oc->count; i++)
-        json_decref(oc->views[i]);
-    free(oc->views);
-    oc->views = NULL;
-    free(oc->raw);
-    oc->raw = NULL;
-}
-
-char *run_outcome_dump(const run_outcome *oc)
-{
-    json_t *a = json_array();
-    for (int64_t i = 0; oc->views && i < oc->count; i++)
-        json_array_append(a, oc->views[i] ? oc->views[i] : json_null());
-    json_t *o = json_pack("{s:i, s:s, s:I, s:I, s:o}", "status", (int)oc->status, "msg",
-                          oc->msg, "first", (json_int_t)oc->first, "world",
-                          (json_int_t)oc->world, "views", a);
-    if (o && oc->checked) {
-        json_object_set_new(o, "checked", json_true());
-        json_object_set_new(o, "comment", json_string(oc->comment));
-    }
-    char *text = json_dumps(o, JSON_COMPACT);
-    json_decref(o);
-    return text;
-}
-
-int run_outcome_load(const json_t *j, run_outcome *oc)
-{
-    const json_t *a = json_object_get(j, "views");
-    if (!json_is_integer(json_object_get(j, "status")) || !json_is_array(a))
-        return -1;
-    oc->status = (run_status)json_integer_value(json_object_get(j, "status"));
-    snprintf(oc->msg, sizeof oc->msg, "%s", json_string_value(json_object_get(j, "msg")) ?: "");
-    oc->first = json_integer_value(json_object_get(j, "first"));
-    oc->checked = json_is_true(json_object_get(j, "checked"));
-    if (oc->checked) { /* the worker found the world (RUN_WORLD_UNKNOWN) */
-        oc->world = json_integer_value(json_object_get(j, "world"));
-        snprintf(oc->comment, sizeof oc->comment, "%s",
-                 json_string_value(json_object_get(j, "comment")) ?: "");
-    }
-    oc->count = (int64_t)json_array_size(a);
-    oc->views = calloc((size_t)(oc->count ? oc->count : 1), sizeof *oc->views);
-    for (int64_t i = 0; oc->views && i < oc->count; i++) {
-        json_t *v = json_array_get(a, (size_t)i);
-        oc->views[i] = json_is_null(v) ? NULL : json_incref(v);
-    }
-    return oc->views ? 0 : -1;
-}
-
 /* ---- computing views (inside the worker) ---- */
 
 static json_t *error_view(const char *m) { return json_pack("{s:s}", "error", m); }
@@ -481,14 +429,10 @@ static bool read_lines(const run_opts *o, int fd, int64_t n, int64_t *k, run_out
                     out[*k].status = RUN_INTERNAL;
                     snprintf(out[*k].msg, sizeof out[*k].msg, "out of memory");
                 }
-            } else if (out[*k].status != RUN_NOTSUPPORTED) {
-                json_error_t je;
-                json_t *j = json_loads(start, 0, &je);
-                if (!j || run_outcome_load(j, &out[*k])) {
-                    out[*k].status = RUN_INTERNAL;
-                    snprintf(out[*k].msg, sizeof out[*k].msg, "worker sent an unreadable outcome");
-                }
-                json_decref(j);
+            } else if (out[*k].status != RUN_NOTSUPPORTED &&
+                       run_outcome_parse(start, &out[*k])) {
+                out[*k].status = RUN_INTERNAL;
+                snprintf(out[*k].msg, sizeof out[*k].msg, "worker sent an unreadable outcome");
             }
             (*k)++;
             start = nl + 1;

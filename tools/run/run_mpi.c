@@ -478,7 +478,7 @@ static void send_outcomes(run_outcome *mine, int64_t n, int tag)
 }
 
 /* Rank 0: line k of a chunk message (send_outcomes) parsed, or NULL: none or unreadable. */
-static json_t *outcome_line(char **cur)
+static char *outcome_line(char **cur)
 {
     if (!*cur || !**cur)
         return NULL;
@@ -486,8 +486,7 @@ static json_t *outcome_line(char **cur)
     if (nl)
         *nl = '\0';
     *cur = nl ? nl + 1 : line + strlen(line);
-    json_error_t je;
-    return json_loads(line, 0, &je);
+    return line;
 }
 
 /* Rank 0: one chunk message from src (its bytes, NUL-ended), or NULL after the deadline. */
@@ -638,15 +637,13 @@ void run_mpi_chunk(run_opts *o, const shc_family *f, const shc_golden *g, const 
             o->lost_tc = g->tcids[idx[k < n ? k : 0]];
         }
         for (int64_t k = 0; k < n; k++) {
-            json_t *j = outcome_line(&cur); /* line k, read whether or not it is used */
-            if (out[k].status == RUN_NOTSUPPORTED || r >= out[k].world) {
-                json_decref(j);
+            char *line = outcome_line(&cur); /* line k, read whether or not it is used */
+            if (out[k].status == RUN_NOTSUPPORTED || r >= out[k].world)
                 continue;
-            }
             int64_t first, count;
             shc_comm_host_block(out[k].world, r, o->nprocs, &first, &count);
             run_outcome part = {0};
-            if (!j || run_outcome_load(j, &part)) {
+            if (!line || run_outcome_parse(line, &part)) {
                 part.status = a ? RUN_INTERNAL : RUN_TIMEOUT;
                 hosted_who(part.msg, sizeof part.msg, r, first, count,
                            a ? "sent no outcome"
@@ -659,7 +656,6 @@ void run_mpi_chunk(run_opts *o, const shc_family *f, const shc_golden *g, const 
             bool dummy = false;
             merge(&out[k], first, count, &part, checked ? &checked[k] : &dummy);
             run_outcome_clear(&part);
-            json_decref(j);
         }
         free(a);
     }
