@@ -112,11 +112,11 @@ static bool eat_int(const char **p, long long *v)
     if (*s < '0' || *s > '9' || (*s == '0' && s[1] >= '0' && s[1] <= '9'))
         return false;
     long long x = 0;
-    int d = 0;
-    for (; *s >= '0' && *s <= '9'; s++, d++)
+    for (int d = 0; *s >= '0' && *s <= '9'; s++, d++) {
+        if (d == 18)
+            return false; /* more digits: jansson reads it (or refuses it) */
         x = x * 10 + (*s - '0');
-    if (d > 18)
-        return false;
+    }
     *v = neg ? -x : x;
     *p = s;
     return true;
