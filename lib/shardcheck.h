@@ -359,6 +359,16 @@ bool shc_dtype_is_int(shc_dtype t);
 /* Element size in bytes of any torch dtype name, including those with no
  * element kernels here (float8_*, complex*): the cost model prices them. */
 int shc_dtype_bytes(const char *name, int *bytes, shc_err *e);
+/* What kind of number a torch dtype holds: what collectives accept of it. */
+typedef enum {
+    SHC_DTC_FLOAT,   /* float32/64, float16, bfloat16 */
+    SHC_DTC_INT,     /* int8..int64, uint8 and bool: bitwise reductions allowed */
+    SHC_DTC_COMPLEX, /* complex64/128 */
+    SHC_DTC_FLOAT8   /* float8_e4m3fn, float8_e5m2 */
+} shc_dtype_class;
+/* The class of any torch dtype name shc_dtype_bytes knows, and (scalar not NULL) c10's
+ * ScalarType name for it ("Int" for int32), as torch's messages print it. */
+int shc_dtype_kind_of(const char *name, shc_dtype_class *cls, const char **scalar, shc_err *e);
 
 /* ======================================================================
  * Random engines (philox.c, curand_stream.c, torch_cuda_rng.c, threefry.c)

@@ -146,6 +146,14 @@ bool shc_plan_step_skipped(const shc_plan_step *st);
  * R -> Partial("product"), no partition); -1 when none.  torch plans such steps as for any
  * other op and raises only running them; a skipped step runs nothing. */
 int shc_plan_raising_step(const shc_plan *p, shc_err *why);
+/* As shc_plan_raising_step, and also the steps torch's gloo process group refuses for elements
+ * of torch dtype `dtype` (gloo_dtype.c: bitwise ops on floats, avg on integers, int16 and
+ * float8 at all); dtype NULL checks the reduce ops only. */
+int shc_plan_raising_step_dtype(const shc_plan *p, const char *dtype, shc_err *why);
+/* SHC_EINVAL with torch's exception when gloo refuses step st for dtype's elements (any name
+ * shc_dtype_bytes knows; an unknown one is SHC_EINVAL naming it); SHC_OK for a skipped step, one
+ * that moves no data, or dtype NULL. */
+int shc_gloo_step_check(const shc_plan_step *st, const char *dtype, shc_err *e);
 /* The name torch gives a step: its comm, except that a skipped step (size-1 mesh dim) is
  * named by _TransformInfo._comm_type_key as torch names it (all_gather, all_reduce,
  * reduce_scatter, all_to_all; none for a local op) while nothing runs. */

@@ -115,6 +115,14 @@ static int mesh_from_json(const json_t *mj, shc_mesh *m, shc_err *e)
     return shc_mesh_init(m, nd, ms, NULL, e);
 }
 
+static int copy_dtype(shcrp_inputs *in, const char *dtype, shc_err *e)
+{
+    if (strlen(dtype) >= sizeof in->dtype)
+        return shc_fail(e, SHC_EFORMAT, "redistribute-plan: dtype '%.40s' too long", dtype);
+    strcpy(in->dtype, dtype);
+    return SHC_OK;
+}
+
 int shcrp_parse_inputs(const json_t *group, const json_t *test, shcrp_inputs *in,
                        shc_err *e)
 {
@@ -140,6 +148,7 @@ int shcrp_parse_inputs(const json_t *group, const json_t *test, shcrp_inputs *in
                                   e)) ||
         (rc = shc_planner_parse(planner, &in->opts.planner, e)) ||
         (rc = shc_dtype_bytes(dtype, &in->opts.dtype_bytes, e)) ||
+        (rc = copy_dtype(in, dtype, e)) ||
         (rc = shape_from_json(json_object_get(test, "shape"), &in->shape, e)) ||
         (rc = shc_placements_parse(&in->src, src, e)) ||
         (rc = shc_placements_parse(&in->dst, dst, e)) ||
@@ -218,7 +227,7 @@ static int add_rank(void *ctx, int64_t rank, const shc_plan *p, shc_err *e)
         return rc;
     sm->exec_raises |= xf->step >= 0;
     shc_err why = {0};
-    sm->reduce_raises |= shc_plan_raising_step(p, &why) >= 0;
+    sm->reduce_raises |= shc_plan_raising_step_dtype(p, a->in->dtype, &why) >= 0;
     sm->changes |= p->torch_changes;
     sm->asked |= p->torch_asked;
     a->planner = p->used == SHC_PLANNER_GRAPH ? "graph" : "greedy";

@@ -13,6 +13,7 @@ typedef struct shcrp_inputs {
     shc_shape shape;
     shc_placements src, dst;
     shc_plan_opts opts;
+    char dtype[24]; /* the group's torch dtype: what gloo refuses of it (shc_gloo_step_check) */
 } shcrp_inputs;
 
 /* What the planners did across the ranks (the flags the generator sets, the release rows). */
@@ -21,7 +22,8 @@ typedef struct shcrp_summary {
     bool fallback, merged, unsupported, trace_raises;
     bool exec_raises; /* a rank's local op raises when torch runs its plan (exec_check) */
     bool exec_stalls; /* ... and leaves another rank waiting in a collective (exec_stall) */
-    bool reduce_raises; /* a rank's step raises for its reduce op (shc_plan_raising_step) */
+    bool reduce_raises; /* a rank's step raises for its reduce op or dtype
+                           (shc_plan_raising_step_dtype) */
     uint32_t changes; /* shc_plan.torch_changes over every rank */
     uint32_t asked;   /* shc_plan.torch_asked over every rank */
 } shcrp_summary;

@@ -108,6 +108,27 @@ START_TEST(dtypes)
         ck_assert_int_eq(shc_dtype_bytes(bad[i], &bytes, &e), SHC_EINVAL);
         ck_assert_msg(strstr(e.msg, ": unknown (expected a torch dtype"), "%s", e.msg);
     }
+    /* the class and c10 ScalarType name by any spelling (torch's Tensor.dtype table) */
+    static const struct { const char *s; shc_dtype_class c; const char *scalar; } cls[] = {
+        {"float", SHC_DTC_FLOAT, "Float"},       {"torch.bfloat16", SHC_DTC_FLOAT, "BFloat16"},
+        {"half", SHC_DTC_FLOAT, "Half"},         {"double", SHC_DTC_FLOAT, "Double"},
+        {"long", SHC_DTC_INT, "Long"},           {"short", SHC_DTC_INT, "Short"},
+        {"int8", SHC_DTC_INT, "Char"},           {"uint8", SHC_DTC_INT, "Byte"},
+        {"bool", SHC_DTC_INT, "Bool"},           {"cfloat", SHC_DTC_COMPLEX, "ComplexFloat"},
+        {"complex128", SHC_DTC_COMPLEX, "ComplexDouble"},
+        {"float8_e5m2", SHC_DTC_FLOAT8, "Float8_e5m2"},
+    };
+    for (size_t i = 0; i < sizeof cls / sizeof *cls; i++) {
+        shc_dtype_class c;
+        const char *scalar = NULL;
+        ck_assert_int_eq(shc_dtype_kind_of(cls[i].s, &c, &scalar, &e), 0);
+        ck_assert_msg(c == cls[i].c && !strcmp(scalar, cls[i].scalar), "%s: %d %s", cls[i].s,
+                      (int)c, scalar);
+    }
+    shc_dtype_class c;
+    ck_assert_int_eq(shc_dtype_kind_of("float128", &c, NULL, &e), SHC_EINVAL);
+    ck_assert_msg(strstr(e.msg, "dtype 'float128': unknown"), "%s", e.msg);
+    ck_assert_int_eq(shc_dtype_kind_of(NULL, &c, NULL, &e), SHC_EINVAL);
     ck_assert_str_eq(shc_dtype_name(SHC_DT_COUNT), "?");
     ck_assert_str_eq(shc_dtype_name((shc_dtype)-1), "?");
     ck_assert_int_eq((int)shc_dtype_size(SHC_DT_COUNT), 0);

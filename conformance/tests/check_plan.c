@@ -510,6 +510,50 @@ END_TEST
 /* Issue 34 item 4: torch's name for a skipped step (_TransformInfo._comm_type_key), the
  * unpad check a greedy plan of an undecodable _StridedShard fails (4x8: 8 x 2 < 64), and the
  * refusal of a shard-like source to a Partial target (2.13; 2.15 runs S(0) -> P(sum)). */
+/* What gloo refuses of the elements (lib/plan/gloo_dtype.c; the table measured on torch 2.13 is
+ * re-asked of real torch by tools/harness/tests/test_torch_input.py): the first step that
+ * raises, never a skipped one, and no element check without a dtype. */
+START_TEST(gloo_dtype_steps)
+{
+    shc_plan_opts o = opts(SHC_PLANNER_AUTO, 8);
+    shc_plan p;
+    shc_err e = {0};
+    plan_of("1x2", "8,4", "P(band),P(band)", "R,R", &o, 0, &p);
+    ck_assert(shc_plan_step_skipped(&p.steps[0]) && !shc_plan_step_skipped(&p.steps[1]));
+    ck_assert_int_eq(shc_plan_raising_step_dtype(&p, "float32", &e), 1);
+    ck_assert_str_eq(e.msg, "RuntimeError: Cannot use ReduceOp.BAND with non-integral dtype (gloo)");
+    ck_assert_int_eq(shc_plan_raising_step_dtype(&p, "int64", &e), -1);
+    ck_assert_int_eq(shc_plan_raising_step_dtype(&p, NULL, &e), -1);
+    ck_assert_int_eq(shc_plan_raising_step(&p, &e), -1);
+    ck_assert_int_eq(shc_gloo_step_check(&p.steps[0], "int16", &e), SHC_OK); /* skipped */
+    ck_assert_int_eq(shc_gloo_step_check(&p.steps[1], "float33", &e), SHC_EINVAL);
+    ck_assert_msg(strstr(e.msg, "dtype 'float33': unknown"), "%s", e.msg);
+    shc_plan_free(&p);
+    static const struct { const char *src, *dst, *dtype; int at; const char *msg; } rows[] = {
+        {"P(avg)", "S(0)", "bool", 0, "RuntimeError: result type Float can't be cast to the "
+                                      "desired output type Bool"},
+        {"P(max)", "R", "complex128", 0, "RuntimeError: all_reduce: reduce_op max does not "
+                                         "support complex tensors"},
+        {"P(max)", "S(0)", "complex128", -1, NULL},
+        {"P(bxor)", "S(1)", "cfloat", 0, "RuntimeError: Cannot use ReduceOp.BXOR with non-"},
+        {"P(avg)", "R", "float16", -1, NULL},
+        {"P(sum)", "S(0)", "short", 0, "RuntimeError: Invalid scalar type"},
+        {"R", "S(0)", "float8_e4m3fn", -1, NULL},
+        {"S(0)", "S(1)", "float8_e4m3fn", 0, "RuntimeError: Invalid scalar type"},
+        {"P(prod)", "R", "int32", 0, "RuntimeError: Unrecognized reduce_op: prod"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        plan_of("4", "8,4", rows[i].src, rows[i].dst, &o, 0, &p);
+        int at = shc_plan_raising_step_dtype(&p, rows[i].dtype, &e);
+        ck_assert_msg(at == rows[i].at, "%s -> %s %s: %d", rows[i].src, rows[i].dst,
+                      rows[i].dtype, at);
+        if (at >= 0)
+            ck_assert_msg(!strncmp(e.msg, rows[i].msg, strlen(rows[i].msg)), "%s", e.msg);
+        shc_plan_free(&p);
+    }
+}
+END_TEST
+
 START_TEST(torch_labels_checks_refusals)
 {
     shc_plan_opts o = opts(SHC_PLANNER_AUTO, 8);
@@ -716,6 +760,7 @@ int main(void)
     tcase_add_test(tc, releases_shard_to_partial);
     tcase_add_test(tc, releases_strided_2_11);
     tcase_add_test(tc, torch_labels_checks_refusals);
+    tcase_add_test(tc, gloo_dtype_steps);
     tcase_add_test(tc, redistribute_api_check);
     tcase_add_test(tc, exec_stalls);
     tcase_add_test(tc, redistribute_cost_off_mesh);

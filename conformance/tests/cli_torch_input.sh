@@ -23,6 +23,20 @@
 #                      but got 2)
 #     _S(-3, 2),R      IndexError: list index out of range
 #   from_local with P(prod),S(-1) -> P(prod),S(1)
+# and what gloo's collectives refuse of the elements (2026-12-01, torch 2.13.0+cpu, a gloo
+# world of 2 and then of 4 CPU processes redistributing a DTensor of the dtype; 2.15.0 the same
+# except where said; lib/plan/gloo_dtype.c):
+#   P(band|bor|bxor) -> R or S(0), float32/64, float16, bfloat16:
+#                              RuntimeError: Cannot use ReduceOp.BAND with non-integral dtype
+#   the same on int8/32/64, uint8, bool: runs
+#   P(band|max|min|product) -> R, complex64/128: RuntimeError: all_reduce: reduce_op band does
+#                              not support complex tensors (2.15.0: an INTERNAL ASSERT);
+#   P(band) -> S(0), complex:  Cannot use ReduceOp.BAND with non-integral dtype;
+#   P(max) -> S(0), complex64 and P(avg) -> R, complex64: run
+#   P(avg) -> R or S(0), int8/32/64, uint8, bool: RuntimeError: result type Float can't be
+#                              cast to the desired output type Char|Int|Long|Byte|Bool
+#   any step that moves data, int16 or float8_*: RuntimeError: Invalid scalar type;
+#   R -> S(0) on int16: runs (a local chunk)
 . "$(dirname "$0")/testlib.sh"
 
 # every rank's local shape, in rank order, from `layout --json`
@@ -131,5 +145,51 @@ expect_exit "an unterminated quote is refused" 2 "missing closing ' after reduce
   $S layout --mesh 2 --placements "P('prod" --shape 4
 expect_exit "a reduce op over shardcheck's limit is refused" 2 "longer than 31 characters" \
   $S layout --mesh 2 --placements "P(abcdefghijabcdefghijabcdefghijab)" --shape 4
+
+# ---- what gloo refuses of the elements (--dtype; torch's default float32 without it) ----
+raises() { # name, expected "torch raises" text or "" for none, plan arguments
+  name=$1 want=$2; shift 2
+  got=$("$S" plan --mesh 4 --shape 8,4 "$@" 2>&1 | grep "torch raises" | sed 's/^ *//; s/ (.*//')
+  if [ "$got" = "$want" ]; then tap_ok "$name"; else tap_not_ok "$name" "got '$got'"; fi
+}
+nonint="torch raises at step 0: RuntimeError: Cannot use ReduceOp"
+raises "P(band) -> R on the default float32" "$nonint.BAND with non-integral dtype" \
+  --src 'P(band)' --dst R
+for dt in float64 float16 bfloat16; do
+  raises "P(bor) -> S(0) on $dt" "$nonint.BOR with non-integral dtype" \
+    --src 'P(bor)' --dst 'S(0)' --dtype $dt
+done
+for dt in int8 int32 int64 uint8 bool; do
+  raises "P(bxor) -> R on $dt runs" "" --src 'P(bxor)' --dst R --dtype $dt
+done
+for op in band max min product; do
+  raises "P($op) -> R on complex64: funcol's all_reduce refuses" \
+    "torch raises at step 0: RuntimeError: all_reduce: reduce_op $op does not support complex tensors" \
+    --src "P($op)" --dst R --dtype complex64
+done
+raises "P(band) -> S(0) on complex128" "$nonint.BAND with non-integral dtype" \
+  --src 'P(band)' --dst 'S(0)' --dtype complex128
+raises "P(max) -> S(0) on complex64 runs (reduce_scatter takes it)" "" \
+  --src 'P(max)' --dst 'S(0)' --dtype complex64
+raises "P(avg) -> R on complex64 runs" "" --src 'P(avg)' --dst R --dtype complex64
+for pair in int8:Char int32:Int int64:Long uint8:Byte bool:Bool; do
+  raises "P(avg) -> S(0) on ${pair%:*}: gloo's float quotient" \
+    "torch raises at step 0: RuntimeError: result type Float can't be cast to the desired output type ${pair#*:}" \
+    --src 'P(avg)' --dst 'S(0)' --dtype "${pair%:*}"
+done
+raises "P(avg) -> R on float16 runs" "" --src 'P(avg)' --dst R --dtype float16
+for dt in int16 short float8_e4m3fn float8_e5m2; do
+  raises "S(0) -> R on $dt: gloo carries none" "torch raises at step 0: RuntimeError: Invalid scalar type" \
+    --src 'S(0)' --dst R --dtype $dt
+done
+raises "S(0) -> S(1) on int16" "torch raises at step 0: RuntimeError: Invalid scalar type" \
+  --src 'S(0)' --dst 'S(1)' --dtype int16
+raises "R -> S(0) on int16 runs (a local chunk)" "" --src R --dst 'S(0)' --dtype int16
+expect_exit "the step torch raises at on 2x2 (S(0),P(avg) -> R,R, int32: the all_reduce first)" 0 \
+  "torch raises at step 0: RuntimeError: result type Float can't be cast to the desired output type Int" \
+  $S plan --mesh 2x2 --shape 8,4 --src 'S(0),P(avg)' --dst R,R --dtype int32
+expect_exit "--json names it too" 0 \
+  '"torchRaises":\{"step":0,"error":"RuntimeError: Cannot use ReduceOp.BAND with non-integral dtype' \
+  $S plan --mesh 4 --shape 8,4 --src 'P(band)' --dst R --json
 
 tap_done

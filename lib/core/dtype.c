@@ -16,22 +16,24 @@ static const struct row {
     const char *name, *alias1, *alias2;
     size_t size;
     bool is_int;
-    int dt; /* shc_dtype, or -1 for size-only dtypes */
+    int dt;             /* shc_dtype, or -1 for size-only dtypes */
+    shc_dtype_class cls;
+    const char *scalar; /* c10's ScalarType name, as torch's error messages print it */
 } table[] = {
-    {"float32", "float", NULL, 4, false, SHC_DT_FLOAT32},
-    {"float64", "double", NULL, 8, false, SHC_DT_FLOAT64},
-    {"float16", "half", NULL, 2, false, SHC_DT_FLOAT16},
-    {"bfloat16", NULL, NULL, 2, false, SHC_DT_BFLOAT16},
-    {"int64", "long", NULL, 8, true, SHC_DT_INT64},
-    {"int32", "int", NULL, 4, true, SHC_DT_INT32},
-    {"int16", "short", NULL, 2, true, SHC_DT_INT16},
-    {"int8", NULL, NULL, 1, true, SHC_DT_INT8},
-    {"uint8", NULL, NULL, 1, true, SHC_DT_UINT8},
-    {"bool", NULL, NULL, 1, true, SHC_DT_BOOL},
-    {"float8_e4m3fn", NULL, NULL, 1, false, -1},
-    {"float8_e5m2", NULL, NULL, 1, false, -1},
-    {"complex64", "cfloat", NULL, 8, false, -1},
-    {"complex128", "cdouble", NULL, 16, false, -1},
+    {"float32", "float", NULL, 4, false, SHC_DT_FLOAT32, SHC_DTC_FLOAT, "Float"},
+    {"float64", "double", NULL, 8, false, SHC_DT_FLOAT64, SHC_DTC_FLOAT, "Double"},
+    {"float16", "half", NULL, 2, false, SHC_DT_FLOAT16, SHC_DTC_FLOAT, "Half"},
+    {"bfloat16", NULL, NULL, 2, false, SHC_DT_BFLOAT16, SHC_DTC_FLOAT, "BFloat16"},
+    {"int64", "long", NULL, 8, true, SHC_DT_INT64, SHC_DTC_INT, "Long"},
+    {"int32", "int", NULL, 4, true, SHC_DT_INT32, SHC_DTC_INT, "Int"},
+    {"int16", "short", NULL, 2, true, SHC_DT_INT16, SHC_DTC_INT, "Short"},
+    {"int8", NULL, NULL, 1, true, SHC_DT_INT8, SHC_DTC_INT, "Char"},
+    {"uint8", NULL, NULL, 1, true, SHC_DT_UINT8, SHC_DTC_INT, "Byte"},
+    {"bool", NULL, NULL, 1, true, SHC_DT_BOOL, SHC_DTC_INT, "Bool"},
+    {"float8_e4m3fn", NULL, NULL, 1, false, -1, SHC_DTC_FLOAT8, "Float8_e4m3fn"},
+    {"float8_e5m2", NULL, NULL, 1, false, -1, SHC_DTC_FLOAT8, "Float8_e5m2"},
+    {"complex64", "cfloat", NULL, 8, false, -1, SHC_DTC_COMPLEX, "ComplexFloat"},
+    {"complex128", "cdouble", NULL, 16, false, -1, SHC_DTC_COMPLEX, "ComplexDouble"},
 };
 #define NROWS (sizeof table / sizeof table[0])
 
@@ -77,6 +79,19 @@ int shc_dtype_bytes(const char *name, int *bytes, shc_err *e)
                         "float32, bfloat16, float16, float64, int8, int32, int64, complex64)",
                         name ? name : "");
     *bytes = (int)r->size;
+    return SHC_OK;
+}
+
+int shc_dtype_kind_of(const char *name, shc_dtype_class *cls, const char **scalar, shc_err *e)
+{
+    const struct row *r = lookup(name);
+    if (!r)
+        return shc_fail(e, SHC_EINVAL, "dtype '%.64s': unknown (expected a torch dtype such as "
+                        "float32, bfloat16, float16, float64, int8, int32, int64, complex64)",
+                        name ? name : "");
+    *cls = r->cls;
+    if (scalar)
+        *scalar = r->scalar;
     return SHC_OK;
 }
 

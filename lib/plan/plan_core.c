@@ -280,11 +280,7 @@ bool shc_plan_step_skipped(const shc_plan_step *st)
 
 int shc_plan_raising_step(const shc_plan *p, shc_err *why)
 {
-    for (int i = 0; i < p->nsteps; i++)
-        if (!shc_plan_step_skipped(&p->steps[i]) &&
-            shc_placement_check_step(&p->steps[i].src, &p->steps[i].dst, why))
-            return i;
-    return -1;
+    return shc_plan_raising_step_dtype(p, NULL, why);
 }
 
 shc_comm_kind shc_plan_step_label(const shc_plan_step *st)

@@ -205,6 +205,8 @@ typedef struct local_view {
     int n;
     shc_local_ops *ops; /* the local ops of each step (shc_plan_local_ops), nops of them */
     int nops;
+    int raises;         /* the step torch raises at for its reduce op or dtype, or -1 ... */
+    shc_err why;        /* ... and torch's error (shc_plan_raising_step_dtype) */
 } local_view;
 
 /* The local ops are stated for the releases whose dispatch traces the test command checks
@@ -284,11 +286,9 @@ static json_t *plan_json(int64_t rank, const int64_t *coord, int nd, const shc_p
                           p->trace ? json_string(p->trace) : json_null());
     if (o)
         json_object_set_new(o, "redistributeCost", cost_json(cost));
-    shc_err why = {0};
-    int at = shc_plan_raising_step(p, &why);
-    if (o && at >= 0)
-        json_object_set_new(o, "torchRaises", json_pack("{s:i,s:s}", "step", at, "error",
-                                                        why.msg));
+    if (o && lv->raises >= 0)
+        json_object_set_new(o, "torchRaises", json_pack("{s:i,s:s}", "step", lv->raises,
+                                                        "error", lv->why.msg));
     if (o && xf->step >= 0)
         json_object_set_new(o, "torchCannotExecute",
                             json_pack("{s:i,s:I,s:I,s:s,s:s}", "step", xf->step, "localSize",
@@ -355,10 +355,8 @@ static char *plan_text(const shc_plan *p, const shc_plan_exec_fail *xf, const lo
         fprintf(f, "  trace: %s\n", p->trace);
     else
         fprintf(f, "  trace: (torch's stringify raises: %s)\n", p->trace_error);
-    shc_err why = {0};
-    int at = shc_plan_raising_step(p, &why);
-    if (at >= 0)
-        fprintf(f, "  torch raises at step %d: %s\n", at, why.msg);
+    if (lv->raises >= 0)
+        fprintf(f, "  torch raises at step %d: %s\n", lv->raises, lv->why.msg);
     if (xf->step >= 0)
         fprintf(f, "  torch cannot execute this plan: step %d all-gathers a local size %lld "
                 "where its logical shape says %lld; torch raises %s (%s)\n", xf->step,
@@ -528,10 +526,10 @@ static int sink_rank(void *ctx, int64_t rank, const shc_plan *p, shc_err *e)
     if (rc == SHC_OK && local_ops_stated(k->q->opts.torch))
         rc = shc_plan_local_ops(&k->q->mesh, &k->q->src, &k->q->shape, rank, p, lv.ops, &lv.nops,
                                 e);
-    shc_err why = {0}; /* no claim past a step torch raises at */
-    int raises = shc_plan_raising_step(p, &why);
-    if (raises >= 0 && lv.n > raises)
-        lv.n = raises;
+    /* no claim past a step torch raises at; a tensor of torch's default dtype unless --dtype */
+    lv.raises = shc_plan_raising_step_dtype(p, k->a->dtype ? k->a->dtype : "float32", &lv.why);
+    if (lv.raises >= 0 && lv.n > lv.raises)
+        lv.n = lv.raises;
     if (xf.step >= 0 && lv.n > xf.step)
         lv.n = xf.step;
     lv.nops = lv.nops < lv.n ? lv.nops : lv.n;

@@ -45,8 +45,11 @@ def _layout(pl):
     return {"kind": "layout", "mesh": [2, 2], "shape": [6, 8], "placements": pl}
 
 
-def _plan(src, dst, mesh=(4,)):
-    return {"kind": "plan", "mesh": list(mesh), "shape": [8, 4], "src": src, "dst": dst}
+def _plan(src, dst, mesh=(4,), dtype=None):
+    case = {"kind": "plan", "mesh": list(mesh), "shape": [8, 4], "src": src, "dst": dst}
+    if dtype:
+        case["dtype"] = dtype
+    return case
 
 
 CASES = [
@@ -70,6 +73,28 @@ CASES = [
     _plan([["S", -1]], [["S", 0]]),
     _plan([["P", "prod"], ["P", "max"]], [["R"], ["R"]], mesh=(2, 2)),
     _plan([["P", "Sum"], ["P", "sum"]], [["R"], ["R"]], mesh=(2, 2)),
+    # what gloo's collectives refuse of the elements (lib/plan/gloo_dtype.c)
+    _plan([["P", "band"]], [["R"]], dtype="float32"),
+    _plan([["P", "bor"]], [["S", 0]], dtype="bfloat16"),
+    _plan([["P", "bxor"]], [["R"]], dtype="float64"),
+    _plan([["P", "bor"]], [["R"]], dtype="int32"),
+    _plan([["P", "bxor"]], [["S", 0]], dtype="bool"),
+    _plan([["P", "band"]], [["R"]], dtype="complex64"),
+    _plan([["P", "band"]], [["S", 0]], dtype="complex64"),
+    _plan([["P", "max"]], [["R"]], dtype="complex64"),
+    _plan([["P", "product"]], [["R"]], dtype="complex128"),
+    _plan([["P", "max"]], [["S", 0]], dtype="complex64"),
+    _plan([["P", "avg"]], [["R"]], dtype="complex64"),
+    _plan([["P", "avg"]], [["R"]], dtype="int64"),
+    _plan([["P", "avg"]], [["S", 0]], dtype="uint8"),
+    _plan([["P", "avg"]], [["S", 0]], dtype="bool"),
+    _plan([["P", "avg"]], [["R"]], dtype="float16"),
+    _plan([["P", "sum"]], [["S", 0]], dtype="int8"),
+    _plan([["P", "sum"]], [["R"]], dtype="int16"),
+    _plan([["S", 0]], [["R"]], dtype="float8_e4m3fn"),
+    _plan([["S", 0]], [["S", 1]], dtype="int16"),
+    _plan([["R"]], [["S", 0]], dtype="int16"),
+    _plan([["S", 0], ["P", "avg"]], [["R"], ["R"]], mesh=(2, 2), dtype="int32"),
 ]
 
 
@@ -101,8 +126,9 @@ def _mixed(text):
 
 
 @pytest.mark.parametrize("i", range(len(CASES)),
-                         ids=["%s-%s" % (c["kind"], _s(c.get("placements") or c["src"]) +
-                                         ("->" + _s(c["dst"]) if "dst" in c else ""))
+                         ids=["%s-%s%s" % (c["kind"], _s(c.get("placements") or c["src"]) +
+                                           ("->" + _s(c["dst"]) if "dst" in c else ""),
+                                           "-" + c["dtype"] if "dtype" in c else "")
                               for c in CASES])
 def test_cli_answers_as_torch(torch_answers, i):
     case, a = CASES[i], torch_answers[i]
@@ -125,7 +151,7 @@ def test_cli_answers_as_torch(torch_answers, i):
         assert [r["localShape"] for r in json.loads(out)["ranks"]] == a["localShape"]
         return
     args = ["plan", "--mesh", mesh, "--shape", shape, "--src", _s(case["src"]),
-            "--dst", _s(case["dst"])]
+            "--dst", _s(case["dst"])] + (["--dtype", case["dtype"]] if "dtype" in case else [])
     rc, out, err = _cli(*args)
     if "raises" in a and a["where"] == "assert_no_mixed_partial_types":  # torch's refusal
         assert rc == 2 and "Mixed Partial reduce types are not supported" in err, err

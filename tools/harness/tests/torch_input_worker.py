@@ -11,11 +11,12 @@ Cases:
       DTensor.redistribute from Replicate to the placements (torch normalises the target's
       negative dims there, _api.py:718-725; a Partial through from_local): the placements
       printed, local shapes.
-  {"kind": "plan", "mesh": [4], "shape": [8, 4], "src": [...], "dst": [...]}
+  {"kind": "plan", "mesh": [4], "shape": [8, 4], "src": [...], "dst": [...], "dtype": "int32"}
       The source DTensor (from_local for a Partial, distribute_tensor otherwise: both
       normalise), then DTensor.redistribute to dst, or for a Partial target the internal
       redistribute_local_tensor (what `shardcheck plan` models; the public redistribute
-      refuses a Partial target the tensor does not already have).
+      refuses a Partial target the tensor does not already have); dtype (default float32)
+      is the tensor's, whose elements gloo's collectives may refuse.
 Placements are given as [kind, arg...]: ["S", d], ["_S", d, sf], ["P", op], ["R"].
 
 The gloo plumbing of every torch worker script here lives in this file too: serve and spawn
@@ -78,27 +79,38 @@ def _plan(case, meshes):
     from torch.distributed.tensor import distribute_tensor
     mesh = meshes[tuple(case["mesh"])]
     rank = torch.distributed.get_rank()
+    dtype = getattr(torch, case.get("dtype", "float32"))
+    shape, stride = torch.Size(case["shape"]), (case["shape"][1], 1)
     srcp = [_placement(p) for p in case["src"]]
     if any(p.is_partial() for p in srcp):  # each rank's partial value, full-size
         local = torch.tensor([2.0 + rank, 3.0, 5.0, 7.0]).repeat(case["shape"][0], 1)
-        local = local[:, :case["shape"][1]].contiguous()
-        src = DTensor.from_local(local, mesh, srcp, run_check=False,
-                                 shape=torch.Size(case["shape"]), stride=(case["shape"][1], 1))
-    else:  # distribute_tensor normalises negative dims too (_api.py:971-990)
-        g = torch.arange(torch.Size(case["shape"]).numel(), dtype=torch.float32)
-        src = distribute_tensor(g.reshape(case["shape"]), mesh, srcp)
+        local = local[:, :case["shape"][1]].contiguous().to(dtype)
+        src = DTensor.from_local(local, mesh, srcp, run_check=False, shape=shape, stride=stride)
+    else:  # distribute_tensor normalises negative dims too (_api.py:971-990); it sends
+        # float32 (gloo carries no int16 or float8), and each rank's shard then takes the dtype
+        g = torch.arange(shape.numel(), dtype=torch.float32)
+        f = distribute_tensor(g.reshape(case["shape"]), mesh, srcp)
+        src = DTensor.from_local(f.to_local().to(dtype), mesh, f.placements, run_check=False,
+                                 shape=shape, stride=stride)
     dst = [_placement(p) for p in case["dst"]]
     if not any(p.is_partial() for p in dst):  # the public API, which normalises dst
         out = src.redistribute(mesh, dst)
         return {"src": ",".join(str(p) for p in src.placements),
                 "dst": ",".join(str(p) for p in out.placements),
-                "localShape": list(out.to_local().shape)}
-    meta = TensorMeta(torch.Size(case["shape"]), (case["shape"][1], 1), torch.float32)
+                "localShape": list(_waited(out.to_local()).shape)}
+    meta = TensorMeta(shape, stride, dtype)
     dst_spec = DTensorSpec(mesh, tuple(dst), tensor_meta=meta)
     out = redistribute_local_tensor(src.to_local(), src._spec, dst_spec)
     return {"src": ",".join(str(p) for p in src.placements),
             "dst": ",".join(str(p) for p in dst_spec.placements),
-            "localShape": list(out.shape)}
+            "localShape": list(_waited(out).shape)}
+
+
+def _waited(t):
+    """The result once its collective has ended: an error gloo raises while it runs (avg on
+    integers) is this case's, not a later case's."""
+    wait = getattr(t, "wait", None)
+    return wait() if callable(wait) else t
 
 
 def _worker(name):
