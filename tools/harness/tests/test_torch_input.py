@@ -203,3 +203,17 @@ def test_plans_as_torch_plans(planner, mesh, src, dst):
     assert rc == 0, err
     got = {(r["trace"], tuple(s["comm"] for s in r["steps"])) for r in json.loads(out)["ranks"]}
     assert got == {(p["trace"], tuple(s[3] for s in p["steps"])) for p in want["plans"]}
+
+
+def test_complex_max_reduce_scatter_finding():
+    """docs/findings/complex_reduce_scatter_max.py, run as a user would (torchrun, 2 ranks):
+    P(max) -> S(0) on complex64 runs and returns component-wise maxima, as the CLI says it runs
+    (no torchRaises), while P(max) -> R raises (torchRaises above)."""
+    script = os.path.join(REPO, "docs", "findings", "complex_reduce_scatter_max.py")
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    p = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone",
+                        "--nproc-per-node", "2", script],
+                       capture_output=True, text=True, timeout=180, env=env)
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert "rank 0: WRONG : got [(2+5j), (4+9j)]" in p.stdout, p.stdout
+    assert "REPRODUCED" in p.stdout
