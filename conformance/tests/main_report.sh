@@ -95,6 +95,13 @@ wp='verdict: PASS: 105198 passed, 0 failed, 139 waived, 30 skipped in 10 s'
 if [ "$rc" = 0 ] && [ "$(printf '%s\n' "$p" | tail -n 1)" = "$wp" ]; then tap_ok "every stage ok: a PASS verdict, exit 0"
 else tap_not_ok "a PASS verdict, exit 0" "exit $rc" "$(lines "$p")"; fi
 
+p=$(sh "$J" summary P 6 2>&1); rc=$?
+wp='verdict: PASS: 105198 passed, 0 failed, 139 waived, 30 skipped in 6 s (stages 10 s, some side by side)'
+if [ "$rc" = 0 ] && [ "$(printf '%s\n' "$p" | tail -n 1)" = "$wp" ]; then tap_ok "with the wall time: the verdict gives it and the stages' sum"
+else tap_not_ok "the verdict with the wall time" "exit $rc" "$(lines "$p")"; fi
+expect_exit "a wall time that is not a number is refused (exit 2)" 2 "wall '6s' is not a number" \
+  sh "$J" summary P 6s
+
 expect_exit "a stage without its LOG RC pairs is refused (exit 2)" 2 'LOG RC' \
   sh "$J" stage L ref - 3 run-ref.out
 expect_exit "a summary of no stage is refused (exit 2)" 2 'no stage recorded' sh "$J" summary empty
@@ -104,7 +111,7 @@ M="$top_srcdir/tools/main_job.sh"
 if grep -En 'tail -n|cat "?_build|section ' "$M" >/dev/null; then
   tap_not_ok "main_job.sh shows no log itself" "$(grep -En 'tail -n|cat "?_build|section ' "$M")"
 else tap_ok "main_job.sh shows no log itself (no tail of a run's output)"; fi
-if [ "$(grep -v '^[[:space:]]*\(#.*\)\{0,1\}$' "$M" | tail -n 1)" = 'report summary "$ledger"' ]; then
+if [ "$(grep -v '^[[:space:]]*\(#.*\)\{0,1\}$' "$M" | tail -n 1)" = 'report summary "$ledger" $((SECONDS - t_first))' ]; then
   tap_ok "main_job.sh ends with the table and verdict (its exit code)"
 else tap_not_ok "main_job.sh ends with report summary" "$(tail -n 2 "$M")"; fi
 

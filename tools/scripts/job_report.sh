@@ -6,7 +6,7 @@
 #
 #   job_report.sh stage LEDGER BACKEND NP SECONDS [--bad REASON] [--no-counts] LOG RC [LOG RC ...]
 #   job_report.sh skip LEDGER BACKEND NP REASON
-#   job_report.sh summary LEDGER
+#   job_report.sh summary LEDGER [WALL]
 #
 # stage: a stage ran as one or more runs (the torch backend: one per family), each with its log
 # and exit code.  Its counts are the sum of each log's closing "N passed, N failed, N skipped[,
@@ -18,7 +18,9 @@
 # never an mpirun banner nor a "Killed" line); skipped when every run exited 77 and no case
 # passed or failed; else ok.  Each stage is appended to LEDGER (tab-separated); summary prints
 # the table (backend x np: passed, failed, waived, skipped, time, status), a total and the
-# verdict line, and exits 0 when every stage is ok or skipped, else 1.  Tested by
+# verdict line (with WALL, the seconds the stages took from the first's start to the last's end,
+# which is less than their sum where stages ran side by side), and exits 0 when every stage is ok
+# or skipped, else 1.  Tested by
 # conformance/tests/main_report.sh on fabricated logs.
 set -u
 die() { echo "job_report.sh: $*" >&2; exit 2; }
@@ -106,9 +108,10 @@ skip() {
 }
 
 summary() {
-  [ $# -eq 1 ] || die "summary: LEDGER"
+  [ $# -eq 1 ] || [ $# -eq 2 ] || die "summary: LEDGER [WALL]"
   [ -s "$1" ] || die "summary: $1: no stage recorded"
-  awk -F '\t' '
+  case ${2:-} in *[!0-9]*) die "summary: wall '$2' is not a number of seconds" ;; esac
+  awk -F '\t' -v wall="${2:-}" '
     function num(x) { return x == "-" ? 0 : x }
     BEGIN { printf "%-7s %-3s %9s %7s %7s %8s %8s  %s\n", "backend", "np", "passed", "failed",
             "waived", "skipped", "time", "status" }
@@ -119,6 +122,9 @@ summary() {
     END {
       printf "%-7s %-3s %9d %7d %7d %8d %6d s\n", "total", "", P, F, W, S, T
       counts = sprintf("%d passed, %d failed, %d waived, %d skipped in %d s", P, F, W, S, T)
+      if (wall != "")
+        counts = sprintf("%d passed, %d failed, %d waived, %d skipped in %d s (stages %d s, " \
+                         "some side by side)", P, F, W, S, wall, T)
       if (nbad) printf "verdict: FAIL: %d stage%s failed (%s); %s\n", nbad, (nbad > 1 ? "s" : ""),
         bad, counts
       else printf "verdict: PASS: %s\n", counts
