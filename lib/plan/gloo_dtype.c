@@ -87,6 +87,8 @@ int shc_gloo_step_check(const shc_plan_step *st, const char *dtype, shc_err *e)
     return SHC_OK;
 }
 
+/* Both raising-step queries live here, beside the element check they share (plan_core.c's
+ * step skip is the only thing they take from the planner). */
 int shc_plan_raising_step_dtype(const shc_plan *p, const char *dtype, shc_err *why)
 {
     for (int i = 0; i < p->nsteps; i++) {
@@ -98,4 +100,9 @@ int shc_plan_raising_step_dtype(const shc_plan *p, const char *dtype, shc_err *w
             return i;
     }
     return -1;
+}
+
+int shc_plan_raising_step(const shc_plan *p, shc_err *why)
+{
+    return shc_plan_raising_step_dtype(p, NULL, why);
 }

@@ -278,11 +278,6 @@ bool shc_plan_step_skipped(const shc_plan_step *st)
     return st->comm == SHC_COMM_NONE && !shc_pl_eq(&st->src, &st->dst);
 }
 
-int shc_plan_raising_step(const shc_plan *p, shc_err *why)
-{
-    return shc_plan_raising_step_dtype(p, NULL, why);
-}
-
 shc_comm_kind shc_plan_step_label(const shc_plan_step *st)
 {
     if (!shc_plan_step_skipped(st))
