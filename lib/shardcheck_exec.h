@@ -98,6 +98,8 @@ typedef struct shc_plan_opts {
                                  string-hash set iteration order */
     int op_perm[SHC_OP_COUNT];
     shc_torch_release torch;  /* the release whose planner to reproduce (0: the pinned one) */
+    const char *dtype;        /* the tensor's torch dtype name, NULL for torch's float32: what
+                                 gloo refuses or reduces oddly (gloo_dtype.c; audit only) */
 } shc_plan_opts;
 
 /* Number of collectives a step kind counts as. */
@@ -154,6 +156,10 @@ int shc_plan_raising_step_dtype(const shc_plan *p, const char *dtype, shc_err *w
  * shc_dtype_bytes knows; an unknown one is SHC_EINVAL naming it); SHC_OK for a skipped step, one
  * that moves no data, or dtype NULL. */
 int shc_gloo_step_check(const shc_plan_step *st, const char *dtype, shc_err *e);
+/* Whether step st reduce-scatters a complex tensor (dtype) with max, min or product, which
+ * torch's reduce_scatter takes and reduces real and imaginary parts apart, a value no rank holds
+ * (docs/findings/complex_reduce_scatter_max.py); false for a skipped step. */
+bool shc_gloo_step_splits_complex(const shc_plan_step *st, const char *dtype);
 /* The name torch gives a step: its comm, except that a skipped step (size-1 mesh dim) is
  * named by _TransformInfo._comm_type_key as torch names it (all_gather, all_reduce,
  * reduce_scatter, all_to_all; none for a local op) while nothing runs. */

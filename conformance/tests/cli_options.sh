@@ -356,7 +356,7 @@ certify|timeout|*|passed to each run child as its per-case limit (certify.sh, ru
 audit plan|planner|greedy|the greedy and the graph planner give the same findings on this layout (plan shows which one runs)
 rng|dtype|torch-cuda multinomial --replacement|the input'"'"'s dtype: the weights must be exact in it and torch rejects an integer one (cli_rng.sh); exact weights draw the same
 rng|p-dtype|torch-cuda bernoulli_tensor|p'"'"'s dtype: p'"'"'s values must be exact in it and torch rejects a non-floating one (cli_rng.sh); with a p exact in both, the draws are the same
-audit plan|dtype|graph|prices the graph planner'"'"'s moves: the audit shows it only when the cheaper path changes a finding (plan shows the path it picks)
+audit plan|dtype|*|prices the graph planner'"'"'s moves and names a complex Partial reduce-scattered part by part: the audit shows it only when a finding changes (cli_plan.sh: ComplexReduceScatter on complex64 and not on float32; plan shows the path it picks)
 audit plan|devices-per-host|graph|the same as --dtype: the cost model'"'"'s host size
 verify|answered|*|leaves out the tests the candidate does not answer: this candidate answers every test, so only stderr'"'"'s count (0) shows it (verify_select.sh checks a partial one)
 run|no-manifest-check|*|skips the corpus check, which an intact corpus passes anyway: it shows only on a tampered one, and in the warning on stderr (io_lifecycle.sh runs a tampered corpus with it)

@@ -53,8 +53,20 @@ expect_exit "unknown dtype" 2 "dtype 'float13': unknown" $P --dtype float13
 # (the graph planner prices them; the greedy one has no cost model and refuses --dtype)
 expect_exit "dtype alias long prices as int64" 0 "graph" $P --dtype long --planner graph
 expect_exit "size-only dtype complex64" 0 "graph" $P --dtype torch.cfloat --planner graph
-expect_exit "--dtype with the greedy planner: audit plan refuses it by name (it prints no cost)" 2 \
-  "^shardcheck audit plan: --dtype: not used by the greedy planner" $S audit plan --mesh 2x2 --shape 8,8 --src 'S(0),S(0)' --dst R,R --dtype long
+expect_exit "--devices-per-host with the greedy planner: audit plan refuses it by name (it prints no cost)" 2 \
+  "^shardcheck audit plan: --devices-per-host: not used by the greedy planner" \
+  $S audit plan --mesh 2x2 --shape 8,8 --src 'S(0),S(0)' --dst R,R --devices-per-host 4
+# --dtype acts with every planner in audit plan: a complex Partial(max|min|product) reduce-scattered
+# part by part (docs/findings/complex_reduce_scatter_max.py, torch 2.13 and 2.15)
+expect_exit "audit plan: a complex P(max) -> S(0) is reduce-scattered part by part" 1 \
+  "ComplexReduceScatter: rank 0 step 0: P\(max\)->S\(0\) on complex64 runs torch's reduce_scatter" \
+  $S audit plan --mesh 2 --shape 8 --src 'P(max)' --dst 'S(0)' --dtype complex64
+expect_exit "audit plan: the same on float32 has no finding" 0 "^0 findings" \
+  $S audit plan --mesh 2 --shape 8 --src 'P(max)' --dst 'S(0)' --dtype float32
+expect_exit "audit plan: P(max) -> R on complex64 is refused by torch, not reduced: no finding" 0 \
+  "^0 findings" $S audit plan --mesh 2 --shape 8 --src 'P(max)' --dst R --dtype cfloat
+expect_exit "audit plan: P(sum) -> S(0) on complex64 sums each part, rightly: no finding" 0 \
+  "^0 findings" $S audit plan --mesh 2 --shape 8 --src 'P(sum)' --dst 'S(0)' --dtype complex64
 expect_exit "bad --flatten" 2 "--flatten '0\\+': expected mesh dims like 0\\+1" $P --flatten 0+
 expect_exit "missing --dst" 2 "--shape, --src and --dst are required" \
   $S plan --mesh 2x2 --shape 8,8 --src R,R

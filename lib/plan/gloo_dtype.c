@@ -87,6 +87,18 @@ int shc_gloo_step_check(const shc_plan_step *st, const char *dtype, shc_err *e)
     return SHC_OK;
 }
 
+bool shc_gloo_step_splits_complex(const shc_plan_step *st, const char *dtype)
+{
+    shc_dtype_class cls;
+    shc_err e;
+    if (!dtype || shc_plan_step_skipped(st) || st->src.kind != SHC_P_PARTIAL ||
+        st->dst.kind != SHC_P_SHARD || shc_dtype_kind_of(dtype, &cls, NULL, &e) ||
+        cls != SHC_DTC_COMPLEX)
+        return false;
+    shc_redop op = shc_placement_reduce_op(&st->src);
+    return op == SHC_OP_MAX || op == SHC_OP_MIN || op == SHC_OP_PRODUCT;
+}
+
 /* Both raising-step queries live here, beside the element check they share (plan_core.c's
  * step skip is the only thing they take from the planner). */
 int shc_plan_raising_step_dtype(const shc_plan *p, const char *dtype, shc_err *why)

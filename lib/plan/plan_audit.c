@@ -1,7 +1,8 @@
 /*
  * plan_audit.c — shc_plan_audit: where torch 2.13's plan is unsafe.  Every rank's plan is
  * computed through the entry point (plan.c) and checked for the merge quirks
- * (plan_merge.c), unsupported or untraceable steps, the _StridedShard fallback, ranks
+ * (plan_merge.c), unsupported or untraceable steps, the _StridedShard fallback, a complex
+ * reduce_scatter torch reduces part by part (gloo_dtype.c), ranks
  * whose collectives differ, and plans a rank cannot execute (plan_exec_check.c).  An
  * entry point itself: it calls plan.c, which nothing here is called back from.
  * Tested by check_plan.c and cli_plan.sh (audit plan).
@@ -89,7 +90,8 @@ static void steps_text(const shc_plan *p, char *buf, size_t n)
     }
 }
 
-static void audit_rank(const shc_mesh *m, int64_t rank, const shc_plan *p, findings *f)
+static void audit_rank(const shc_mesh *m, int64_t rank, const shc_plan *p, const char *dtype,
+                       findings *f)
 {
     for (int i = 0; i < p->nsteps; i++) {
         const shc_plan_step *st = &p->steps[i];
@@ -109,6 +111,13 @@ static void audit_rank(const shc_mesh *m, int64_t rank, const shc_plan *p, findi
             add_finding(f, "MergedStridedStep", "rank %lld step %d: %s->%s is merged over a "
                         "flattened mesh, but torch 2.13 redistribute_local_tensor asserts "
                         "_StridedShard steps are never flattened", (long long)rank, i, a, b);
+        if (shc_gloo_step_splits_complex(st, dtype))
+            add_finding(f, "ComplexReduceScatter", "rank %lld step %d: %s->%s on %s runs torch's "
+                        "reduce_scatter, which reduces the real and imaginary parts apart "
+                        "(max(1+5j, 2+1j) gives 2+5j, a value no rank holds), where an "
+                        "all_reduce to Replicate refuses it (torch 2.13, 2.15; "
+                        "docs/findings/complex_reduce_scatter_max.py)", (long long)rank, i, a,
+                        b, dtype);
         if (st->comm == SHC_COMM_UNSUPPORTED)
             add_finding(f, "UnsupportedStep", "rank %lld step %d: the plan contains %s->%s, "
                         "which torch 2.13 redistribute_local_tensor rejects at execution",
@@ -128,6 +137,7 @@ typedef struct audit_walk {
     const shc_mesh *m;
     const shc_placements *src; /* for the executability check (plan_exec_check.c) */
     const shc_shape *shape;
+    const char *dtype; /* the tensor's dtype (opts.dtype), for the element findings */
     findings f;
     char first[1024];
     int64_t first_rank;
@@ -138,7 +148,7 @@ static int audit_one(void *ctx, int64_t rank, const shc_plan *p, shc_err *e)
 {
     audit_walk *w = ctx;
     char cur[1024];
-    audit_rank(w->m, rank, p, &w->f);
+    audit_rank(w->m, rank, p, w->dtype, &w->f);
     shc_plan_exec_fail xf;
     int rc = shc_plan_exec_check(w->m, w->src, w->shape, rank, p, &xf, e);
     if (rc)
@@ -165,7 +175,7 @@ int shc_plan_audit(const shc_mesh *m, const shc_placements *src, const shc_place
                    const shc_shape *shape, const shc_plan_opts *opts,
                    shc_plan_finding **out, int *nout, shc_err *e)
 {
-    audit_walk w = {.m = m, .src = src, .shape = shape, .first_rank = -1,
+    audit_walk w = {.m = m, .src = src, .shape = shape, .dtype = opts->dtype, .first_rank = -1,
                     .at = calloc((size_t)m->size, sizeof *w.at)};
     if (!w.at)
         return shc_fail(e, SHC_ENOMEM, "plan audit: out of memory for %lld ranks",

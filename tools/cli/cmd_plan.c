@@ -132,8 +132,9 @@ typedef struct plan_req {
 } plan_req;
 
 /* The options only one planner or layout reads, refused where they do not act (issue 25
- * item 4): --dtype and --devices-per-host price the graph planner's moves and, in plan's
- * answer, torch's redistribute_cost whichever planner runs (audit plan prints no cost);
+ * item 4): --devices-per-host prices the graph planner's moves and, in plan's answer, torch's
+ * redistribute_cost whichever planner runs (audit plan prints no cost); --dtype also says
+ * what gloo refuses or reduces part by part (gloo_dtype.c), so every planner reads it;
  * --strided-literal reads _StridedShard placements. */
 static int check_planner_options(const char *name, const plan_args *a, const plan_req *q,
                                  shc_err *e)
@@ -142,10 +143,9 @@ static int check_planner_options(const char *name, const plan_args *a, const pla
     int rc = shc_plan_uses_greedy(&q->mesh, &q->src, &q->dst, &q->shape, &q->opts, &greedy, e);
     if (rc)
         return rc;
-    if (strcmp(name, "plan") && greedy && (a->dtype || a->dph > 0))
-        return shc_fail(e, SHC_EINVAL, "--%s: not used by the greedy planner, which torch 2.13 "
-                        "picks here (only the graph planner has a cost model)",
-                        a->dtype ? "dtype" : "devices-per-host");
+    if (strcmp(name, "plan") && greedy && a->dph > 0)
+        return shc_fail(e, SHC_EINVAL, "--devices-per-host: not used by the greedy planner, "
+                        "which torch 2.13 picks here (only the graph planner has a cost model)");
     bool strided = false;
     for (int i = 0; i < q->src.n; i++)
         strided |= q->src.p[i].kind == SHC_P_STRIDED || q->dst.p[i].kind == SHC_P_STRIDED;
@@ -180,6 +180,7 @@ static int load_req(const char *name, const plan_args *a, plan_req *q, shc_err *
         return shc_err_prefix(e, "--planner");
     if (a->dtype && (rc = shc_dtype_bytes(a->dtype, &q->opts.dtype_bytes, e)))
         return shc_err_prefix(e, "--dtype");
+    q->opts.dtype = a->dtype;
     if (a->flatten && (rc = parse_flatten(a->flatten, &q->mesh, &q->opts, e)))
         return rc;
     if (a->dph > 0)
