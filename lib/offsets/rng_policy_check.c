@@ -35,24 +35,41 @@ typedef struct draw_id {
     int64_t stream, word;
 } draw_id;
 
+/* How a policy names a draw (element_id), decided once per check from the policy's name:
+ * element_id runs per element, and comparing names there was a fifth of the check. */
+typedef enum id_kind {
+    ID_JAX,    /* jax-partitionable: the op's key is split(key)[start]; bits from the global index */
+    ID_FUNC,   /* torch-func-random: word key_offset + g of the op's key */
+    ID_GLOBAL, /* single-device-equal: the launch of the whole tensor */
+    ID_LOCAL,  /* every other policy: the launch of the local shard */
+} id_kind;
+
+static id_kind id_kind_of(const shc_rng_policy *p)
+{
+    const char *n = shc_rng_policy_name(p);
+    return !strcmp(n, "jax-partitionable")     ? ID_JAX
+           : !strcmp(n, "torch-func-random")   ? ID_FUNC
+           : !strcmp(n, "single-device-equal") ? ID_GLOBAL
+                                               : ID_LOCAL;
+}
+
 /* Identity of element i (global g) of a stream under policy kind; unroll: values a thread
  * takes from one Philox block (shc_rng_dtype_unroll).  A float64 element's identity is the
  * first of its two words: every draw of a launch starts on an even word, and the two ops
  * compared are of one dtype. */
-static draw_id element_id(const shc_rng_policy *p, const shc_gpu_profile *gpu, int unroll,
+static draw_id element_id(id_kind kind, const shc_gpu_profile *gpu, int unroll,
                           const shc_rng_stream *s, int op, int64_t i, int64_t g, int64_t numel)
 {
-    /* jax: the op's key is split(key)[start]; bits come from the global index */
     draw_id id = {s->seed, s->start, g};
-    if (!strcmp(shc_rng_policy_name(p), "jax-partitionable"))
+    if (kind == ID_JAX)
         return id;
-    if (!strcmp(shc_rng_policy_name(p), "torch-func-random")) {
-        /* word key_offset + g of the op's key: op 2's key is split(key), taken as distinct */
+    if (kind == ID_FUNC) {
+        /* op 2's key is split(key), taken as distinct */
         id.stream = op;
         id.word = g;
         return id;
     }
-    bool global = !strcmp(shc_rng_policy_name(p), "single-device-equal");
+    bool global = kind == ID_GLOBAL;
     int64_t n = global ? numel : s->local_numel, e = global ? g : i;
     int64_t grid = (n + 255) / 256, cap = (int64_t)gpu->sm_count * (gpu->max_threads_per_sm / 256);
     int64_t T = 256 * (grid < cap ? grid : cap);
@@ -81,6 +98,7 @@ static uint64_t id_hash(const draw_id *a)
 
 typedef struct check_ctx {
     const shc_rng_policy *p;
+    id_kind kind; /* id_kind_of(p) */
     const shc_gpu_profile *gpu;
     shc_dtype dt;
     int unroll; /* shc_rng_dtype_unroll(dt), once: element_id runs per element */
@@ -119,7 +137,7 @@ static int draw_op(check_ctx *c, const shc_rng_layout *t, const shc_rng_policy *
             (rc = shc_rng_local_globals(t, coord, &g, &n, e)))
             break;
         for (int64_t i = 0; i < n; i++) {
-            draw_id id = element_id(c->p, c->gpu, c->unroll, &s, op, i, g[i], c->numel);
+            draw_id id = element_id(c->kind, c->gpu, c->unroll, &s, op, i, g[i], c->numel);
             if (!c->set[op][g[i]]) {
                 c->set[op][g[i]] = 1;
                 c->ids[op][g[i]] = id;
@@ -132,40 +150,86 @@ static int draw_op(check_ctx *c, const shc_rng_layout *t, const shc_rng_policy *
     return rc;
 }
 
-/* *dups: drawn elements of the two ops whose identity an earlier one has (0: all distinct).
- * An allocation failure is SHC_ENOMEM, not "the property does not hold" (check_hardening's
- * alloc_failures). */
-static int all_distinct(check_ctx *c, int64_t *dups, shc_err *e)
+/* Ids per bucket of all_distinct: a bucket's set (4096 slots of 4 bytes) and ids stay in the
+ * cache. */
+#define BUCKET_IDS 1024
+
+/* Count, in all[0..n), the ids equal to an earlier one, with slot[] (cap entries, a power of
+ * two at least 2n) as an open-addressed set of indices into all. */
+static int64_t bucket_dups(const draw_id *all, int64_t n, int32_t *slot, size_t cap)
 {
-    draw_id *all = malloc(sizeof *all * (size_t)(2 * c->numel + 1));
-    int64_t n = 0;
-    if (!all)
-        return shc_fail(e, SHC_ENOMEM, "policy check: out of memory");
-    for (int op = 0; op < 2; op++)
-        for (int64_t g = 0; g < c->numel; g++)
-            if (c->set[op][g])
-                all[n++] = c->ids[op][g];
-    /* counted in an open-addressed set (a sort made 60% of `policies`' time, issue 36) */
-    size_t cap = 16;
-    while (cap < 2 * (size_t)n)
-        cap <<= 1;
-    int64_t *slot = malloc(sizeof *slot * cap);
-    if (!slot) {
-        free(all);
-        return shc_fail(e, SHC_ENOMEM, "policy check: out of memory");
-    }
+    int64_t dups = 0;
     memset(slot, 0xff, sizeof *slot * cap);
-    *dups = 0;
     for (int64_t i = 0; i < n; i++) {
         size_t h = (size_t)id_hash(&all[i]) & (cap - 1);
         while (slot[h] >= 0 && !id_eq(&all[slot[h]], &all[i]))
             h = (h + 1) & (cap - 1);
         if (slot[h] >= 0)
-            (*dups)++;
+            dups++;
         else
-            slot[h] = i;
+            slot[h] = (int32_t)i;
+    }
+    return dups;
+}
+
+/* *dups: drawn elements of the two ops whose identity an earlier one has (0: all distinct).
+ * The ids are first spread by their hash's top bits into buckets of about BUCKET_IDS, then
+ * counted bucket by bucket: equal ids share a bucket, and one set over all of them (up to
+ * 2^23 ids) missed the cache twice per probe, 70% of `run --backend ref --family
+ * rng-policies` (a sort before it was 60% of `policies`, issue 36).  An allocation failure is
+ * SHC_ENOMEM, not "the property does not hold" (check_hardening's alloc_failures). */
+static int all_distinct(check_ctx *c, int64_t *dups, shc_err *e)
+{
+    int64_t n = 0;
+    for (int op = 0; op < 2; op++)
+        for (int64_t g = 0; g < c->numel; g++)
+            n += c->set[op][g];
+    int bits = 0;
+    while (bits < 24 && (n >> bits) > BUCKET_IDS)
+        bits++;
+    size_t nb = (size_t)1 << bits;
+    int64_t *at = calloc(nb + 1, sizeof *at);
+    draw_id *all = malloc(sizeof *all * (size_t)(n + 1));
+    if (!at || !all) {
+        free(at);
+        free(all);
+        return shc_fail(e, SHC_ENOMEM, "policy check: out of memory");
+    }
+#define BUCKET_OF(id) (bits ? (size_t)(id_hash(id) >> (64 - bits)) : 0)
+    for (int op = 0; op < 2; op++) /* at[b + 1]: bucket b's size */
+        for (int64_t g = 0; g < c->numel; g++)
+            if (c->set[op][g])
+                at[BUCKET_OF(&c->ids[op][g]) + 1]++;
+    int64_t most = 0;
+    for (size_t b = 0; b < nb; b++) { /* at[b]: where bucket b starts */
+        most = at[b + 1] > most ? at[b + 1] : most;
+        at[b + 1] += at[b];
+    }
+    for (int op = 0; op < 2; op++) /* at[b]: where bucket b ends */
+        for (int64_t g = 0; g < c->numel; g++)
+            if (c->set[op][g])
+                all[at[BUCKET_OF(&c->ids[op][g])]++] = c->ids[op][g];
+#undef BUCKET_OF
+    assert(at[nb - 1] == n);
+    size_t cap = 16;
+    while (cap < 2 * (size_t)most)
+        cap <<= 1;
+    int32_t *slot = most <= INT32_MAX ? malloc(sizeof *slot * cap) : NULL;
+    if (!slot) {
+        free(at);
+        free(all);
+        return shc_fail(e, SHC_ENOMEM, "policy check: out of memory");
+    }
+    *dups = 0;
+    for (size_t b = 0; b < nb; b++) {
+        int64_t from = b ? at[b - 1] : 0, size = at[b] - from;
+        size_t bcap = 16;
+        while (bcap < 2 * (size_t)size)
+            bcap <<= 1;
+        *dups += bucket_dups(all + from, size, slot, bcap);
     }
     free(slot);
+    free(at);
     free(all);
     return SHC_OK;
 }
@@ -191,7 +255,7 @@ static int invariant(check_ctx *c, bool *ok, shc_err *e)
         rc = SHC_OK;
     }
     for (int64_t g = 0; !rc && g < c->numel && *ok; g++) {
-        draw_id id = element_id(c->p, c->gpu, c->unroll, &s, 0, g, g, c->numel);
+        draw_id id = element_id(c->kind, c->gpu, c->unroll, &s, 0, g, g, c->numel);
         *ok = c->set[0][g] && id_eq(&id, &c->ids[0][g]);
     }
     shc_mesh_free(&one);
@@ -213,7 +277,7 @@ static int check_vs(const shc_rng_policy *p, const shc_rng_policy *torch,
     if (t.numel > MAX_CHECK_NUMEL)
         return shc_fail(e, SHC_EUNSUPPORTED, "policy check: %lld elements, at most %lld",
                         (long long)t.numel, (long long)MAX_CHECK_NUMEL);
-    check_ctx c = {p, gpu, dt, shc_rng_dtype_unroll(dt), m, pl, shape, seed, t.numel,
+    check_ctx c = {p, id_kind_of(p), gpu, dt, shc_rng_dtype_unroll(dt), m, pl, shape, seed, t.numel,
                    {0}, {0}, NULL, true, true};
     assert(c.unroll > 0); /* models_dtype refused a dtype without one */
     for (int op = 0; op < 2; op++) {
