@@ -42,7 +42,6 @@
 #include <string.h>
 #include "families.h"
 #include "layout_common.h"
-#include "world_memo.h"
 
 #define GPU "a100"
 /* A second launch geometry for the policies whose verdicts depend on it
@@ -179,15 +178,12 @@ void shc_policy_heap_keep(void)
     pthread_once(&once, keep_freed_blocks_once);
 }
 
-/* A case's verdict (holds) is the same for every rank and costs the whole layout's draws,
- * element by element (2 ms to 60 ms); the runner asks rank after rank of a case (ref and local
- * every rank of the mesh, an mpi process each rank it hosts), so the last case's verdict is
- * kept, keyed by the case's inputs (world_memo.h), as the one "view" at index 0.  Before it,
- * `run --backend ref --family rng-policies` drew each layout once per rank. */
-static shc_world_memo verdicts = SHC_WORLD_MEMO_INIT;
-
-static int compute_rank(const json_t *group, const json_t *test, int64_t rank, json_t **out,
-                        shc_err *e)
+/* Hook compute_ranks: the views of ranks [first, first + count), the layout's verdict (holds)
+ * drawn once for all of them.  It is the same for every rank and costs the whole layout's
+ * draws, element by element (2 ms to 60 ms): drawn per rank, `run --backend ref --family
+ * rng-policies` drew each layout once for each of its ranks. */
+static int compute_ranks(const json_t *group, const json_t *test, int64_t first, int64_t count,
+                         json_t **views, shc_err *e)
 {
     const shc_rng_policy *p;
     shc_gpu_profile g;
@@ -201,25 +197,21 @@ static int compute_rank(const json_t *group, const json_t *test, int64_t rank, j
     int rc = parse_inputs(group, test, &p, &g, &dt, &seed, &m, &pl, &s, e);
     if (rc)
         return rc;
-    json_t *kept = shc_world_memo_get(&verdicts, group, test, 0);
-    if (kept) {
-        holds = (unsigned)json_integer_value(kept);
-        json_decref(kept);
-    } else {
-        shc_policy_heap_keep();
-        if ((rc = decoder_tp(group, p, &m, seed, e)) == SHC_OK &&
-            (rc = shc_rng_policy_collisions_dtype(p, &g, dt, &m, &pl, &s, seed, &holds, &dups,
-                                                  e)) == SHC_OK) {
-            json_t *h = json_integer((json_int_t)holds);
-            if (h)
-                shc_world_memo_put(&verdicts, group, test, &h, 1);
-        }
-    }
-    if (rc == SHC_OK)
-        rc = view(p, &g, dt, seed, &m, &pl, &s, rank, holds, out, e);
+    shc_policy_heap_keep();
+    if ((rc = decoder_tp(group, p, &m, seed, e)) == SHC_OK)
+        rc = shc_rng_policy_collisions_dtype(p, &g, dt, &m, &pl, &s, seed, &holds, &dups, e);
+    for (int64_t i = 0; i < count && rc == SHC_OK; i++)
+        rc = view(p, &g, dt, seed, &m, &pl, &s, first + i, holds, &views[i], e);
     shc_mesh_free(&m);
     /* a layout the policy's reference code fails on is an "invalid" case */
     return rc == SHC_EUNSUPPORTED ? (e->code = SHC_EINVAL) : rc;
+}
+
+static int compute_rank(const json_t *group, const json_t *test, int64_t rank, json_t **out,
+                        shc_err *e)
+{
+    *out = NULL;
+    return compute_ranks(group, test, rank, 1, out, e);
 }
 
 static int64_t world_size(const json_t *group) { return shcl_world(group); }
@@ -605,6 +597,7 @@ const shc_family shc_family_rng_policies = {
     .summary = "per policy and layout: per-rank seed/start/post offsets and the SPMD properties kept",
     .generate = generate,
     .compute_rank = compute_rank,
+    .compute_ranks = compute_ranks,
     .world_size = world_size,
     .gives = "per policy and layout: per-rank seeds and windows, properties kept",
     .oracle = "megatron-* seeds: Megatron-core 0.19.2's random.py (harness); single-device-equal "

@@ -528,7 +528,8 @@ static int sink_rank(void *ctx, int64_t rank, const shc_plan *p, shc_err *e)
         rc = shc_plan_local_ops(&k->q->mesh, &k->q->src, &k->q->shape, rank, p, lv.ops, &lv.nops,
                                 e);
     /* no claim past a step torch raises at; a tensor of torch's default dtype unless --dtype */
-    lv.raises = shc_plan_raising_step_dtype(p, k->a->dtype ? k->a->dtype : "float32", &lv.why);
+    lv.raises = shc_plan_raising_step_dtype(p, k->q->opts.dtype ? k->q->opts.dtype : "float32",
+                                           &lv.why);
     if (lv.raises >= 0 && lv.n > lv.raises)
         lv.n = lv.raises;
     if (xf.step >= 0 && lv.n > xf.step)
