@@ -260,13 +260,16 @@ bool run_worker_checks_block(const run_opts *o, const shc_family *f, const shc_g
 
 /* Free an outcome's views. */
 void run_outcome_clear(run_outcome *oc);
-/* Compute the outcomes of tests idx[0..n) of golden g in forked workers that stream
- * one outcome per test: a worker that crashes or exceeds o->timeout_s on a test
- * costs that test only (Crash or Timeout) and the next worker goes on.  Outcomes
- * whose status is preset to NotSupported are skipped.  proc < 0: every rank of each
- * test; otherwise the ranks process proc of o->nprocs hosts (shc_comm_host_block; mpi). */
+/* Compute the outcomes of tests idx[0..n) of golden g in a forked worker that streams
+ * one outcome per test (run_views.c; it is kept for the family's next chunk): a worker
+ * that crashes or exceeds o->timeout_s on a test costs that test only (Crash or Timeout)
+ * and a new worker goes on.  Outcomes whose status is preset to NotSupported are skipped.
+ * proc < 0: every rank of each test; otherwise the ranks process proc of o->nprocs hosts
+ * (shc_comm_host_block; mpi). */
 void run_views_chunk(const run_opts *o, const shc_family *f, const shc_golden *g,
                      const int64_t *idx, int64_t n, int64_t proc, run_outcome *out);
+/* The family's worker, if any, ended and reaped: before its golden cases are freed. */
+void run_views_done(void);
 /* Check every rank's view against golden and the family's SPMD invariants;
  * views has world entries. */
 run_status run_check(const run_opts *o, const shc_family *f, const json_t *group,

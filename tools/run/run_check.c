@@ -1,8 +1,8 @@
 /*
  * run_check.c — the heart of `shardcheck run`: compute a test's per-rank
- * views on a backend inside a forked worker (so a crash becomes Crash and a
- * hang becomes Timeout after the per-case limit, never a dead or hung
- * runner), then check them: the family's own check of each view (view_check), every
+ * views on a backend inside a forked worker (its loop, run_worker_serve; the
+ * runner's side, which makes a crash Crash and a hang Timeout after the per-case
+ * limit, never a dead or hung runner, is run_views.c), then check them: the family's own check of each view (view_check), every
  * rank against the golden view, and the family's SPMD invariants across ranks
  * (invariants: replicas, RNG windows, ...; conformance/families/family.h).
  * Faults are injected here (SHARDCHECK_FAULT) so the Crash and Timeout paths
@@ -12,16 +12,15 @@
 #include <assert.h>
 #include <errno.h>
 #include <stdarg.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "run.h"
 #include "run_lean.h"
+#include "run_views.h"
 #include "child_exit.h"
 #include "comm.h"
 
@@ -170,15 +169,7 @@ const run_backend run_backend_local = {
 
 /* ---- the worker ---- */
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* The ranks of oc's test that process proc computes (all of them when proc < 0). */
-static void block_of(const run_opts *o, int64_t proc, run_outcome *oc)
+void run_block_of(const run_opts *o, int64_t proc, run_outcome *oc)
 {
     oc->first = 0;
     oc->count = oc->world;
@@ -329,185 +320,115 @@ static void check_block_in_worker(const run_opts *o, const shc_family *f, const 
     oc->count = 0;
 }
 
-/* Worker: one outcome line per test from position k on. */
-static void chunk_child(const run_opts *o, const shc_family *f, const shc_golden *g,
-                        const int64_t *idx, int64_t n, int64_t k, int64_t proc,
-                        const run_outcome *out, int fd)
+/* One case in the worker: its block computed (and, where the worker checks, checked) and its
+ * outcome line written; false when the answer pipe broke. */
+static bool serve_case(const run_opts *o, const shc_family *f, const shc_golden *g,
+                       int64_t proc, const run_views_item *it, run_lean *lean, FILE *fp)
 {
-    FILE *fp = fdopen(fd, "w");
+    if (it->skip)
+        return fputs("{}\n", fp) >= 0 && !fflush(fp);
+    int64_t i = it->idx;
+    /* a tree the runner parsed before the fork is shared: freeing it here would only copy
+     * its pages */
+    bool parsed_here = g->text && !g->tests[i];
+    /* a worker that checks what it computes needs no expected tree to compute, nor, where
+     * the views are right, to check them (run_lean.c) */
+    json_t *lean_test = o->be->checks_in_worker && !o->be->compare
+                        ? run_lean_test(lean, g, i) : NULL;
+    lean_case lc = {lean, g, i}, *lcp = lean_test ? &lc : NULL;
+    const json_t *group = shc_golden_group(g, i);
+    const json_t *test = lean_test ? lean_test : shc_golden_test(g, i);
+    run_outcome oc = {.world = it->world};
+    if (oc.world == RUN_WORLD_UNKNOWN) /* one process: the runner left it to the worker */
+        run_case_supported(o, f, group, o->max_ranks, &oc);
+    if (oc.status != RUN_NOTSUPPORTED) {
+        run_block_of(o, proc, &oc);
+        oc.views = calloc((size_t)oc.count, sizeof *oc.views);
+        oc.status = oc.views ? compute_views(o, f, group, test, oc.world, oc.first, oc.count,
+                                             oc.views, oc.msg, sizeof oc.msg)
+                             : RUN_INTERNAL;
+    }
+    if (o->be->checks_in_worker && proc < 0)
+        check_in_worker(o, f, group, test, lcp, &oc);
+    else if (o->be->checks_in_worker && oc.status != RUN_NOTSUPPORTED &&
+             block_checkable(o, f, test))
+        check_block_in_worker(o, f, test, lcp, &oc);
+    char *text = run_outcome_dump(&oc);
+    bool ok = text && fputs(text, fp) >= 0 && fputc('\n', fp) >= 0 && !fflush(fp);
+    free(text);
+    run_outcome_clear(&oc);
+    /* the worker's own parse of the test, freed for the next one's: kept, the trees took
+     * fresh pages (a tenth of ref's time in page faults) */
+    if (parsed_here)
+        shc_golden_test_done(g, i);
+    json_decref(lean_test);
+    return ok;
+}
+
+/* A whole read of n bytes from fd: n, 0 at end of file before any byte, -1 otherwise. */
+static ssize_t read_whole(int fd, void *buf, size_t n)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = read(fd, (char *)buf + got, n - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return got || r < 0 ? -1 : 0;
+        got += (size_t)r;
+    }
+    return (ssize_t)got;
+}
+
+/* The worker's next request (run_views.h): its item count (0: the runner closed the channel,
+ * -1: unreadable), the items in *items (grown as needed). */
+static int64_t read_request(int fd, run_views_item **items, size_t *cap)
+{
+    int64_t n;
+    ssize_t r = read_whole(fd, &n, sizeof n);
+    if (r <= 0)
+        return r;
+    if (n <= 0 || n > RUN_VIEWS_MAX_ITEMS)
+        return -1;
+    if ((size_t)n > *cap) {
+        run_views_item *m = realloc(*items, (size_t)n * sizeof *m);
+        if (!m)
+            return -1;
+        *items = m;
+        *cap = (size_t)n;
+    }
+    return read_whole(fd, *items, (size_t)n * sizeof **items) > 0 ? n : -1;
+}
+
+_Noreturn void run_worker_serve(const run_opts *o, const shc_family *f, const shc_golden *g,
+                      int64_t proc, int req, int ans)
+{
+    FILE *fp = fdopen(ans, "w");
     if (!fp)
         shc_child_exit(5);
     run_opts mine = *o; /* the plugin is opened here, never in the runner's own process */
     shc_err pe = {0};
+    char *bad = NULL; /* the plugin did not open: every case says why */
     if (o->be->worker_open && o->be->worker_open(&mine, &pe)) {
-        run_outcome bad = {.status = RUN_INTERNAL};
-        snprintf(bad.msg, sizeof bad.msg, "worker: %s", pe.msg);
-        char *text = run_outcome_dump(&bad);
-        for (; text && k < n; k++)
-            fprintf(fp, "%s\n", out[k].status == RUN_NOTSUPPORTED ? "{}" : text);
-        shc_child_exit(fclose(fp) ? 3 : 0);
+        run_outcome b = {.status = RUN_INTERNAL};
+        snprintf(b.msg, sizeof b.msg, "worker: %s", pe.msg);
+        if (!(bad = run_outcome_dump(&b)))
+            shc_child_exit(3);
     }
     o = &mine;
     run_lean lean = {0};
-    for (; k < n; k++) {
-        if (out[k].status == RUN_NOTSUPPORTED) {
-            fputs("{}\n", fp);
-            fflush(fp);
-            continue;
+    run_views_item *items = NULL;
+    size_t cap = 0;
+    int64_t n;
+    while ((n = read_request(req, &items, &cap)) > 0)
+        for (int64_t k = 0; k < n; k++) {
+            bool ok = bad ? fprintf(fp, "%s\n", items[k].skip ? "{}" : bad) >= 0 && !fflush(fp)
+                          : serve_case(o, f, g, proc, &items[k], &lean, fp);
+            if (!ok)
+                shc_child_exit(3);
         }
-        /* a tree the runner parsed before the fork is shared: freeing it here would only
-         * copy its pages (run_mpi's rank 0 parses what it checks first, mark_unsupported) */
-        bool parsed_here = g->text && !g->tests[idx[k]];
-        /* a worker that checks what it computes needs no expected tree to compute, nor, where
-         * the views are right, to check them (run_lean.c) */
-        json_t *lean_test = o->be->checks_in_worker && !o->be->compare
-                            ? run_lean_test(&lean, g, idx[k]) : NULL;
-        lean_case lc = {&lean, g, idx[k]}, *lcp = lean_test ? &lc : NULL;
-        const json_t *group = shc_golden_group(g, idx[k]);
-        const json_t *test = lean_test ? lean_test : shc_golden_test(g, idx[k]);
-        run_outcome oc = {.world = out[k].world};
-        if (oc.world == RUN_WORLD_UNKNOWN) /* one process: the runner left it to the worker */
-            run_case_supported(o, f, group, o->max_ranks, &oc);
-        if (oc.status != RUN_NOTSUPPORTED) {
-            block_of(o, proc, &oc);
-            oc.views = calloc((size_t)oc.count, sizeof *oc.views);
-            oc.status = oc.views ? compute_views(o, f, group, test, oc.world, oc.first,
-                                                 oc.count, oc.views, oc.msg, sizeof oc.msg)
-                                 : RUN_INTERNAL;
-        }
-        if (o->be->checks_in_worker && proc < 0)
-            check_in_worker(o, f, group, test, lcp, &oc);
-        else if (o->be->checks_in_worker && oc.status != RUN_NOTSUPPORTED &&
-                 block_checkable(o, f, test))
-            check_block_in_worker(o, f, test, lcp, &oc);
-        char *text = run_outcome_dump(&oc);
-        if (!text || fputs(text, fp) < 0 || fputc('\n', fp) < 0 || fflush(fp))
-            shc_child_exit(3);
-        free(text);
-        run_outcome_clear(&oc);
-        /* the worker's own parse of the test, freed for the next one's: kept, the trees of
-         * a chunk took fresh pages (a tenth of ref's time in page faults) */
-        if (parsed_here)
-            shc_golden_test_done(g, idx[k]);
-        json_decref(lean_test);
-    }
     run_lean_free(&lean);
-    shc_child_exit(fclose(fp) ? 3 : 0);
-}
-
-/* Under mpirun a rank other than 0 only passes its outcomes on: rank 0 parses them. */
-static bool forward_raw(const run_opts *o) { return o->mpi_job && o->rank != 0; }
-
-/* Read lines from fd into out[*k..] until EOF or a test exceeds the limit. */
-static bool read_lines(const run_opts *o, int fd, int64_t n, int64_t *k, run_outcome *out)
-{
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    double deadline = now_s() + o->timeout_s;
-    bool timed_out = false;
-    while (buf && *k < n) {
-        double left = deadline - now_s();
-        if (left <= 0) {
-            timed_out = true;
-            break;
-        }
-        struct pollfd p = {fd, POLLIN, 0};
-        int pr = poll(&p, 1, (int)(left * 1000) + 1);
-        if (pr <= 0)
-            continue;
-        if (len + 65536 > cap && !(buf = realloc(buf, cap *= 2)))
-            break;
-        ssize_t r = read(fd, buf + len, cap - len - 1);
-        if (r <= 0)
-            break;
-        len += (size_t)r;
-        char *nl, *start = buf;
-        while (*k < n && (nl = memchr(start, '\n', len - (size_t)(start - buf)))) {
-            *nl = '\0';
-            if (out[*k].status != RUN_NOTSUPPORTED && forward_raw(o)) {
-                if (!(out[*k].raw = strdup(start))) {
-                    out[*k].status = RUN_INTERNAL;
-                    snprintf(out[*k].msg, sizeof out[*k].msg, "out of memory");
-                }
-            } else if (out[*k].status != RUN_NOTSUPPORTED &&
-                       run_outcome_parse(start, &out[*k])) {
-                out[*k].status = RUN_INTERNAL;
-                snprintf(out[*k].msg, sizeof out[*k].msg, "worker sent an unreadable outcome");
-            }
-            (*k)++;
-            start = nl + 1;
-            deadline = now_s() + o->timeout_s;
-        }
-        len -= (size_t)(start - buf);
-        memmove(buf, start, len);
-        /* a worker answers a case in tens of microseconds: woken for each line, runner and
-         * worker spent more system time switching than computing (28,000 polls and reads
-         * for shard-layout); a millisecond's pause lets the lines gather in the pipe */
-        if (r < 16384)
-            nanosleep(&(struct timespec){0, 1000000}, NULL);
-    }
-    free(buf);
-    return timed_out;
-}
-
-void run_views_chunk(const run_opts *o, const shc_family *f, const shc_golden *g,
-                     const int64_t *idx, int64_t n, int64_t proc, run_outcome *out)
-{
-    int64_t k = 0;
-    while (k < n) {
-        int fds[2];
-        fflush(NULL);
-        pid_t pid = pipe(fds) ? -1 : fork();
-        if (pid < 0) {
-            for (; k < n; k++)
-                if (out[k].status != RUN_NOTSUPPORTED) {
-                    out[k].status = RUN_INTERNAL;
-                    snprintf(out[k].msg, sizeof out[k].msg, "cannot start a worker: %s",
-                             strerror(errno));
-                }
-            return;
-        }
-        if (pid == 0) {
-            close(fds[0]);
-            chunk_child(o, f, g, idx, n, k, proc, out, fds[1]);
-        }
-        close(fds[1]);
-        bool timed_out = read_lines(o, fds[0], n, &k, out);
-        close(fds[0]);
-        int st = 0;
-        if (timed_out)
-            kill(pid, SIGKILL);
-        waitpid(pid, &st, 0);
-        if (k >= n)
-            break;
-        run_outcome *oc = &out[k++];  /* the test the worker was on */
-        if (oc->world == RUN_WORLD_UNKNOWN)
-            oc->world = f->world_size(shc_golden_group(g, idx[k - 1]));
-        run_outcome blk = {.world = oc->world};
-        block_of(o, proc, &blk);
-        int64_t a = blk.first, b = blk.first + blk.count - 1;
-        if (timed_out) {
-            oc->status = RUN_TIMEOUT;
-            snprintf(oc->msg, sizeof oc->msg, "ranks %lld..%lld: no answer within %.0f s "
-                     "(worker killed)", (long long)a, (long long)b, o->timeout_s);
-        } else if (WIFSIGNALED(st)) {
-            oc->status = RUN_CRASH;
-            snprintf(oc->msg, sizeof oc->msg, "ranks %lld..%lld: worker died with signal %d (%s)",
-                     (long long)a, (long long)b, WTERMSIG(st), strsignal(WTERMSIG(st)));
-        } else if (o->be->worker_exit_is_crash && WIFEXITED(st) && WEXITSTATUS(st) != 3 &&
-                   WEXITSTATUS(st) != 5) {
-            /* the worker itself ends only with 0 after its last answer, or 3/5 on a broken
-             * pipe: anything else before an answer is the plugin calling exit() */
-            oc->status = RUN_CRASH;
-            snprintf(oc->msg, sizeof oc->msg, "ranks %lld..%lld: the plugin ended the worker "
-                     "with exit(%d) before answering", (long long)a, (long long)b,
-                     WEXITSTATUS(st));
-        } else {
-            oc->status = RUN_INTERNAL;
-            snprintf(oc->msg, sizeof oc->msg, "worker exited with status %d before answering",
-                     WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-        }
-    }
+    shc_child_exit(n < 0 ? 5 : fclose(fp) ? 3 : 0);
 }
 
 /* ---- checking ---- */

@@ -75,10 +75,9 @@ static void emit_whole(const run_opts *o, const char *family, run_status st, con
 
 /* ---- one chunk of tests ---- */
 
-/* Cases per worker fork.  Under mpi a chunk is also what a lost process loses and what the
- * journal records at once (run_multinode.sh D5), so it stays small there; in one process each
- * fork copies the page tables of the loaded golden family (hundreds of MB), which made a quarter
- * of `run --backend ref`'s CPU at 256 (issue 36 item 1). */
+/* Cases per request to the family's worker (run_views.c).  Under mpi a chunk is also what a
+ * lost process loses and what the journal records at once (run_multinode.sh D5), so it stays
+ * small there; in one process, larger. */
 #define CHUNK 256
 #define CHUNK_ONE_PROCESS 2048
 /* Text: Fail lines listed after the groups (the rest are counted; --verbose lists all). */
@@ -127,9 +126,9 @@ static int64_t world_cap(const run_opts *o)
 /* The cases of a chunk that cannot run here are NotSupported, with the reason; the largest
  * world that does run is kept for the idle note.  A worker that checks what it computes
  * decides this itself (RUN_WORLD_UNKNOWN): then the runner parses no test that passes.
- * Where the runner checks (rank 0), each test that runs is parsed here, before the workers
- * fork, which then share the trees instead of parsing them again; not one its worker checks
- * in its block (run_worker_checks_block), which parses what it needs itself. */
+ * Where the runner checks (rank 0), each test that runs is parsed here, for that check (a
+ * worker forked before that chunk parses its own copy); not one its worker checks in its
+ * block (run_worker_checks_block), which parses what it needs itself. */
 static void mark_unsupported(run_opts *o, const shc_family *f, const shc_golden *g,
                              const int64_t *idx, int64_t n, int64_t cap, run_outcome *out)
 {
@@ -351,6 +350,7 @@ static int run_family(run_opts *o, const shc_family *f, int64_t *seq)
     if (rc || !loaded)
         return rc;
     run_cases(o, f, &g, seq);
+    run_views_done(); /* its worker holds a copy of g */
     if (o->rep && group_family(o, &g) && printer(o))
         fputs("shardcheck run: out of memory grouping the failures: they are listed ungrouped\n",
               stderr);
