@@ -29,6 +29,7 @@ bool run_lean_pass(run_lean *L, const shc_family *f, const shc_golden *g, int64_
                    const json_t *lean, int64_t world, int64_t first, int64_t count,
                    json_t *const *views);
 /* Free it; with SHARDCHECK_RUN_LEAN_COUNT=1 first say on stderr how many cases each way
- * decided ("run: lean check: N passed in bytes, M by the trees"), for run_lean.sh. */
+ * decided ("run: lean check: N passed in bytes, M by the trees", where it decided any), for
+ * run_lean.sh. */
 void run_lean_free(run_lean *L);
 #endif

@@ -39,6 +39,7 @@
 #include "run.h"
 #include "comm.h"
 #include "redistribute_exec.h"
+#include "run_lean.h"
 
 static double now_s(void)
 {
@@ -544,9 +545,10 @@ static void merge(run_outcome *all, int64_t first, int64_t count, const run_outc
 }
 
 /* Rank 0, a case every block of which its worker checked and passed: the family's invariants
- * over the fields of every rank's view the blocks sent (run_check's last step). */
+ * over the fields of every rank's view the blocks sent (run_check's last step), given the
+ * test without its expected object where it can be (run_lean.c; as a worker gives them). */
 static void blocks_invariants(const shc_family *f, const shc_golden *g, int64_t i,
-                              run_outcome *oc)
+                              run_lean *L, run_outcome *oc)
 {
     char msg[sizeof oc->msg] = "";
     for (int64_t r = 0; r < oc->world; r++)
@@ -556,11 +558,13 @@ static void blocks_invariants(const shc_family *f, const shc_golden *g, int64_t 
                      (long long)r);
             return;
         }
-    if (!f->invariants(shc_golden_group(g, i), shc_golden_test(g, i), oc->world, oc->views, msg,
-                       sizeof msg)) {
+    json_t *lean = run_lean_test(L, g, i);
+    if (!f->invariants(shc_golden_group(g, i), lean ? lean : shc_golden_test(g, i), oc->world,
+                       oc->views, msg, sizeof msg)) {
         oc->status = RUN_FAIL;
         snprintf(oc->msg, sizeof oc->msg, "%s", msg);
     }
+    json_decref(lean);
 }
 
 /* Rank 0 journals the chunk's cases before computing them: when a process dies in it, mpirun
@@ -661,11 +665,13 @@ void run_mpi_chunk(run_opts *o, const shc_family *f, const shc_golden *g, const 
     }
     /* every block checked by its worker: the verdict is theirs, and the family's cross-rank
      * invariants run here over the fields the blocks sent (family.invariant_fields) */
+    run_lean L = {0};
     for (int64_t k = 0; checked && k < n; k++) {
         out[k].checked = checked[k] && out[k].status != RUN_NOTSUPPORTED;
         if (out[k].checked && out[k].status == RUN_PASS && f->invariants)
-            blocks_invariants(f, g, idx[k], &out[k]);
+            blocks_invariants(f, g, idx[k], &L, &out[k]);
     }
+    run_lean_free(&L);
     free(checked);
     free(mine);
 }
