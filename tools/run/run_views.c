@@ -96,15 +96,17 @@ void run_views_done(void)
 {
     if (!W.pid)
         return;
-    /* the worker ends on the closed request channel; one that does not within a few
-     * seconds (stuck in a plugin's exit handler) is killed */
+    /* the worker ends on the closed request channel (a coverage build writes its counters
+     * first); one that has not within 10 s is killed */
     close(W.req);
-    W.req = -1;
-    for (int i = 0; i < 3000 && waitpid(W.pid, NULL, WNOHANG) == 0; i++)
+    pid_t r = 0;
+    for (int i = 0; i < 10000 && (r = waitpid(W.pid, NULL, WNOHANG)) == 0; i++)
         nanosleep(&(struct timespec){0, 1000000}, NULL);
     close(W.ans);
-    if (kill(W.pid, SIGKILL) == 0)
+    if (r == 0) { /* not reaped yet, so the pid is still the worker's */
+        kill(W.pid, SIGKILL);
         waitpid(W.pid, NULL, 0);
+    }
     W.pid = 0;
 }
 
