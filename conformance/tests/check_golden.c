@@ -736,6 +736,25 @@ START_TEST(map_shrunk_file_exits_2)
 }
 END_TEST
 
+/* shc_json_i64s: the decimal string of a 64-bit integer, at its edges (written by hand). */
+START_TEST(i64s_decimal_strings)
+{
+    static const struct { int64_t v; const char *s; } want[] = {
+        {0, "0"}, {7, "7"}, {-1, "-1"}, {10, "10"}, {-10, "-10"}, {99, "99"},
+        {4294967296LL, "4294967296"}, {-4294967297LL, "-4294967297"},
+        {INT64_MAX, "9223372036854775807"}, {INT64_MIN, "-9223372036854775808"},
+        {INT64_MIN + 1, "-9223372036854775807"}, {1000000000000000000LL, "1000000000000000000"},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        json_t *j = shc_json_i64s(want[i].v);
+        ck_assert_msg(json_is_string(j) && !strcmp(json_string_value(j), want[i].s) &&
+                      json_string_length(j) == strlen(want[i].s), "%s: got %s", want[i].s,
+                      json_string_value(j) ? json_string_value(j) : "(none)");
+        json_decref(j);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("golden");
@@ -764,6 +783,7 @@ int main(void)
     tcase_add_test(tc, map_empty_and_refused);
     tcase_add_test(tc, index_groups_as_trees);
     tcase_add_test(tc, index_checks_tolerance);
+    tcase_add_test(tc, i64s_decimal_strings);
     suite_add_tcase(s, tc);
     /* The SIGBUS test's child dies before a checked teardown could run in it: its own case,
      * whose fixture runs in the parent, removes the directory the child wrote into. */

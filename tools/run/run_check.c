@@ -2,7 +2,8 @@
  * run_check.c — the heart of `shardcheck run`: compute a test's per-rank
  * views on a backend inside a forked worker (its loop, run_worker_serve; the
  * runner's side, which makes a crash Crash and a hang Timeout after the per-case
- * limit, never a dead or hung runner, is run_views.c), then check them: the family's own check of each view (view_check), every
+ * limit, never a dead or hung runner, is run_views.c), then check them: the
+ * family's own check of each view (view_check), every
  * rank against the golden view, and the family's SPMD invariants across ranks
  * (invariants: replicas, RNG windows, ...; conformance/families/family.h).
  * Faults are injected here (SHARDCHECK_FAULT) so the Crash and Timeout paths
