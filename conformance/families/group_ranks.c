@@ -123,47 +123,83 @@ static json_t *groups_json(const shc_groups *g)
     return a;
 }
 
-static int rank_device_mesh(const shc_mesh *m, const int *axes, int na, int64_t rank,
-                            json_t *o, shc_err *e)
-{
+/* What every rank of a case shares, computed once per case (per rank it was O(world) ints
+ * built and freed for each of world ranks): the mesh's groups along the axes (device_mesh) or
+ * its split rank lists (rank_lists), and their JSON, which each rank's view holds by
+ * reference. */
+typedef struct case_groups {
+    bool have;
     shc_groups g;
-    int64_t gi, mi;
-    int rc = shc_groups_locate(m, axes, na, rank, &gi, &mi, e);
-    if (!rc)
-        rc = shc_groups_for_axes(m, axes, na, &g, e);
+    json_t *json;
+} case_groups;
+
+static void case_groups_free(case_groups *c)
+{
+    if (c->have) {
+        shc_groups_free(&c->g);
+        json_decref(c->json);
+    }
+    c->have = false;
+}
+
+/* The case's groups, made by make the first time: 0 or its error. */
+static int case_groups_get(case_groups *c, const shc_mesh *m, const int *axes, int na,
+                           int (*make)(const shc_mesh *, const int *, int, shc_groups *,
+                                       shc_err *),
+                           shc_err *e)
+{
+    if (c->have)
+        return SHC_OK;
+    int rc = make(m, axes, na, &c->g, e);
     if (rc)
         return rc;
-    int64_t si = shc_group_sorted_index(g.ranks + gi * g.group_size, g.group_size, rank);
-    json_object_set_new(o, "groups", groups_json(&g));
-    json_object_set_new(o, "group", json_integer(gi));
-    json_object_set_new(o, "localRank", json_integer(mi));
-    json_object_set_new(o, "groupRank", json_integer(si));
-    shc_groups_free(&g);
+    if (!(c->json = groups_json(&c->g))) {
+        shc_groups_free(&c->g);
+        return shc_fail(e, SHC_ENOMEM, "groups: out of memory");
+    }
+    c->have = true;
     return SHC_OK;
 }
 
-static int rank_lists(const shc_mesh *m, const int *axes, int na, int64_t rank, json_t *o,
-                      shc_err *e)
+static int rank_device_mesh(const shc_mesh *m, const int *axes, int na, int64_t rank,
+                            case_groups *cg, json_t *o, shc_err *e)
 {
-    shc_groups g;
+    int64_t gi, mi;
+    int rc = shc_groups_locate(m, axes, na, rank, &gi, &mi, e);
+    if (!rc)
+        rc = case_groups_get(cg, m, axes, na, shc_groups_for_axes, e);
+    if (rc)
+        return rc;
+    const shc_groups *g = &cg->g;
+    int64_t si = shc_group_sorted_index(g->ranks + gi * g->group_size, g->group_size, rank);
+    json_object_set(o, "groups", cg->json);
+    json_object_set_new(o, "group", json_integer(gi));
+    json_object_set_new(o, "localRank", json_integer(mi));
+    json_object_set_new(o, "groupRank", json_integer(si));
+    return SHC_OK;
+}
+
+static int rank_lists(const shc_mesh *m, const int *axes, int na, int64_t rank,
+                      case_groups *cg, json_t *o, shc_err *e)
+{
     int64_t *list, n;
     int rc = shc_rank_list_for_axes(m, axes, na, rank, &list, &n, e);
     if (rc)
         return rc;
-    rc = shc_split_rank_lists_for_axes(m, axes, na, &g, e);
+    rc = case_groups_get(cg, m, axes, na, shc_split_rank_lists_for_axes, e);
     if (!rc) { /* compact form: the index of the equal split list, if any */
+        const shc_groups *g = &cg->g;
         json_t *l = shc_json_i64_array(list, n);
-        for (int64_t i = 0; i < g.ngroups && n == g.group_size; i++)
-            if (!memcmp(list, g.ranks + i * n, (size_t)n * sizeof *list)) {
+        for (int64_t i = 0; i < g->ngroups && n == g->group_size; i++)
+            if (!memcmp(list, g->ranks + i * n, (size_t)n * sizeof *list)) {
                 json_decref(l);
                 l = json_integer(i);
                 break;
             }
-        json_object_set_new(o, "split", groups_json(&g));
+        json_object_set(o, "split", cg->json);
         json_object_set_new(o, "rankList", l);
     }
     free(list);
-    shc_groups_free(&g);
     return rc;
 }
 
@@ -192,9 +228,10 @@ static int rank_hsdp(const shc_mesh *m, const json_t *test, int64_t rank, json_t
     return SHC_OK;
 }
 
-/* One rank's values of a test on an already-built mesh. */
-static int rank_values(const shc_mesh *m, const json_t *test, int64_t rank, json_t **out,
-                       shc_err *e)
+/* One rank's values of a test on an already-built mesh; cg: what the case's ranks share
+ * (zeroed for a case's first rank, case_groups_free after its last). */
+static int rank_values(const shc_mesh *m, const json_t *test, int64_t rank, case_groups *cg,
+                       json_t **out, shc_err *e)
 {
     const char *op = json_string_value(json_object_get(test, "op"));
     int axes[SHC_MAX_MESH_DIMS], na = 0, rc;
@@ -206,9 +243,9 @@ static int rank_values(const shc_mesh *m, const json_t *test, int64_t rank, json
     } else if ((rc = axes_from_json(json_object_get(test, "axes"), axes, &na, e))) {
         /* reported */
     } else if (!strcmp(op, "device_mesh")) {
-        rc = rank_device_mesh(m, axes, na, rank, o, e);
+        rc = rank_device_mesh(m, axes, na, rank, cg, o, e);
     } else if (!strcmp(op, "rank_lists")) {
-        rc = rank_lists(m, axes, na, rank, o, e);
+        rc = rank_lists(m, axes, na, rank, cg, o, e);
     } else {
         rc = shc_fail(e, SHC_EFORMAT, "test: unknown op '%s'", op);
     }
@@ -229,8 +266,10 @@ static int compute_ranks(const json_t *group, const json_t *test, int64_t first,
     int rc = shcl_mesh_from_json(group, &m, e);
     if (rc)
         return rc;
+    case_groups cg = {0};
     for (int64_t i = 0; i < count && !rc; i++)
-        rc = rank_values(&m, test, first + i, &views[i], e);
+        rc = rank_values(&m, test, first + i, &cg, &views[i], e);
+    case_groups_free(&cg);
     shc_mesh_free(&m);
     return rc;
 }
@@ -295,10 +334,12 @@ static void declare_notes(shc_gw *w)
 static int fill_expected(json_t *test, const shc_mesh *m, const char *const *shared, shc_err *e)
 {
     json_t *exp = json_object(), *per = json_object();
+    case_groups cg = {0};
     for (int64_t r = 0; r < m->size; r++) {
         json_t *v;
-        int rc = rank_values(m, test, r, &v, e);
+        int rc = rank_values(m, test, r, &cg, &v, e);
         if (rc) {
+            case_groups_free(&cg);
             json_decref(exp), json_decref(per);
             return rc;
         }
@@ -320,6 +361,7 @@ static int fill_expected(json_t *test, const shc_mesh *m, const char *const *sha
         }
         json_decref(v);
     }
+    case_groups_free(&cg);
     json_object_set_new(exp, "perRank", per);
     json_object_set_new(test, "expected", exp);
     return SHC_OK;
@@ -356,7 +398,7 @@ static int emit_device_mesh(shc_gw *w, const shc_mesh *m, const char *ms, unsign
 {
     static const char *const shared[] = {"groups", NULL};
     int axes[SHC_MAX_MESH_DIMS], n = 0;
-    char comment[128], buf[64] = "";
+    char comment[192], buf[64] = ""; /* room for the longest mesh string and dims */
     for (int i = 0; i < m->ndim; i++)
         if (mask & (1u << i)) {
             axes[n++] = i;
