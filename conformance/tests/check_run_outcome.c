@@ -184,12 +184,31 @@ START_TEST(other_lines_as_jansson_reads_them)
 }
 END_TEST
 
+/* A view string holding a NUL is never cut short by the hand writer: the line is jansson's,
+ * which writes \u0000 and refuses it back, so the runner says the outcome is unreadable. */
+START_TEST(nul_in_a_view_is_not_cut)
+{
+    json_t *v = json_object();
+    json_object_set_new(v, "start_incr", json_stringn("12\0" "34", 5));
+    run_outcome o = {.status = RUN_PASS, .checked = true, .world = 1, .count = 1, .views = &v};
+    char *line = run_outcome_dump(&o);
+    ck_assert_ptr_nonnull(line);
+    ck_assert_msg(strstr(line, "\\u0000") != NULL, "%s", line);
+    run_outcome a = {0};
+    ck_assert_int_ne(run_outcome_parse(line, &a), 0);
+    run_outcome_clear(&a);
+    free(line);
+    json_decref(v);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("run_outcome");
     TCase *tc = tcase_create("lines");
     tcase_add_test(tc, random_outcomes_round_trip);
     tcase_add_test(tc, other_lines_as_jansson_reads_them);
+    tcase_add_test(tc, nul_in_a_view_is_not_cut);
     suite_add_tcase(s, tc);
     return shc_run_suite(s);
 }
