@@ -10,6 +10,7 @@
  * messages and exit codes are those of the tree loader.  Tested by verify_fast.sh.
  */
 #include "config.h"
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <assert.h>
@@ -26,6 +27,11 @@ typedef struct iload {
     int64_t ng, gcap;
     json_t *notes; /* the current file's notes (flags must be declared there) */
     bool bad;      /* a check failed: the tree loader words it */
+    /* The current file's distinct "flags" texts (shard-layout's 31,842 tests hold 241), so
+     * file_ok looks each list up in notes once, not once per test (a tenth of verify's
+     * CPU): an open-addressed set of spans, at most half full. */
+    shc_span *flagsets;
+    size_t nflagsets, fcap;
 } iload;
 
 /* A test's "tolerance" as golden_load.c's check_test has it (the tree loader words it). */
@@ -53,6 +59,43 @@ static bool grow(void **v, int64_t n, int64_t *cap, int64_t first, size_t size)
     return true;
 }
 
+/* FNV-1a: the flag lists differ in their words, so any spread hash will do. */
+static size_t span_hash(shc_span s)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (size_t i = 0; i < s.n; i++)
+        h = (h ^ (unsigned char)s.p[i]) * 0x100000001b3ULL;
+    return (size_t)h;
+}
+
+/* Puts flags in the set unless bytes equal to it are there already (equal bytes, equal
+ * strings); false when memory is short. */
+static bool note_flagset(iload *L, shc_span flags)
+{
+    if (2 * (L->nflagsets + 1) > L->fcap) { /* rehash into twice the slots */
+        size_t cap = L->fcap ? 2 * L->fcap : 512;
+        shc_span *nv = calloc(cap, sizeof *nv), *old = L->flagsets;
+        if (!nv)
+            return false;
+        for (size_t i = 0; i < L->fcap; i++)
+            if (old[i].p)
+                for (size_t k = span_hash(old[i]) & (cap - 1);; k = (k + 1) & (cap - 1))
+                    if (!nv[k].p) {
+                        nv[k] = old[i];
+                        break;
+                    }
+        free(old);
+        L->flagsets = nv, L->fcap = cap;
+    }
+    size_t k = span_hash(flags) & (L->fcap - 1);
+    for (; L->flagsets[k].p; k = (k + 1) & (L->fcap - 1))
+        if (L->flagsets[k].n == flags.n && !memcmp(L->flagsets[k].p, flags.p, flags.n))
+            return true;
+    L->flagsets[k] = flags;
+    L->nflagsets++;
+    return true;
+}
+
 /* One test: the checks of check_test (golden_load.c), else bad. */
 static int on_test(void *ctx, const shc_scan_test *t)
 {
@@ -66,6 +109,8 @@ static int on_test(void *ctx, const shc_scan_test *t)
     if (shc_span_has(t->text, "\"tolerance\"") && !tolerance_ok(t->text))
         return L->bad = true, 1;
     if (!grow((void **)&L->v, L->n, &L->cap, 1024, sizeof *L->v))
+        return L->bad = true, 1;
+    if (!note_flagset(L, t->flags))
         return L->bad = true, 1;
     L->v[L->n++] = (irec){t->tcid, {t->text, t->expected, t->flags,
                                     shc_span_is(t->result, "invalid"), L->ng}};
@@ -109,10 +154,11 @@ static bool file_ok(iload *L, const shc_scan_doc *d, const char *family, int64_t
     json_error_t je;
     L->notes = shc_json_loadb(d->notes.p, d->notes.n, &je);
     bool ok = L->notes != NULL;
-    for (int64_t i = first; ok && i < L->n; i++) {
-        ok = shc_span_each_string(L->v[i].text.flags, flag_declared, L->notes);
-        shc_map_touched(L->v[i].text.test.n); /* its page was faulted in again */
-    }
+    for (size_t i = 0; ok && i < L->fcap; i++)
+        if (L->flagsets[i].p) {
+            ok = shc_span_each_string(L->flagsets[i], flag_declared, L->notes);
+            shc_map_touched(L->flagsets[i].n); /* its page was faulted in again */
+        }
     json_decref(L->notes);
     L->notes = NULL;
     return ok;
@@ -164,6 +210,9 @@ static bool index_file(shc_golden *g, iload *L, const char *path, const char *fa
     g->paths[g->nfiles] = strdup(path);
     g->nfiles++;
     int64_t first = L->n;
+    if (L->fcap) /* notes, and so the flag lists, are per file */
+        memset(L->flagsets, 0, L->fcap * sizeof *L->flagsets);
+    L->nflagsets = 0;
     shc_scan_doc doc;
     bool ok = g->paths[g->nfiles - 1] &&
               shc_scan_golden_groups(m->p, m->n, &doc, on_test, on_group, L) == 0 && !L->bad &&
@@ -273,6 +322,7 @@ int shc_golden_index_family(shc_golden *g, const char *dir, const char *family, 
     }
     ok = ok && build_index(g, &L);
     free(L.v);
+    free(L.flagsets);
     g->gtext = L.gv;
     g->ngroups = L.ng;
     if (ok)
