@@ -346,7 +346,17 @@ const shc_mline *shc_manifest_find(const shc_manifest *m, const char *rel);
 void shc_manifest_free(shc_manifest *m);
 /* Check dir/MANIFEST against the files (missing, extra, changed); schemas included. */
 int shc_manifest_verify(const char *dir, shc_err *e);
-/* The same for one family's files and its schema only (what verify --family reads). */
+/* The same for one family's files and its schema only (what verify --family reads).  A
+ * file whose sha256 matches both lines (dir's MANIFEST and this build's, golden_trust.c) is
+ * vouched for under the path it was hashed as, "dir/family/file.json". */
 int shc_manifest_verify_family(const char *dir, const char *family, shc_err *e);
+
+/* ---- golden files known valid (golden_trust.c) ---- */
+/* Whether hex (64 lowercase hex digits) is the sha256 of a file of this build's corpus. */
+bool shc_golden_sha_known(const char *hex);
+/* Records that the file at path has just hashed to hex, if hex is known; then
+ * shc_golden_vouched(path) is true for the rest of the process. */
+void shc_golden_vouch(const char *path, const char *hex);
+bool shc_golden_vouched(const char *path);
 
 #endif

@@ -4,7 +4,8 @@
  * verify needs every test's tcId and, for most tests, nothing but the bytes of its
  * "expected" value (a candidate that repeats them byte for byte is JSON-equal).
  * So each file is mapped (json_map.c: its pages are not held resident), scanned
- * (json_scan.c) and checked by the rules of golden_load.c's check_root; the tests stay
+ * (json_scan.c; trusted, its values skipped by brackets, when the file is one of this
+ * build's corpus, golden_trust.c) and checked by the rules of golden_load.c's check_root; the tests stay
  * bytes until shc_golden_test parses one (and shc_golden_test_done frees it again).  Anything unusual (a failed check, input the scanner is unsure of) sends the
  * family through shc_golden_load_family, the one place that words the errors, so
  * messages and exit codes are those of the tree loader.  Tested by verify_fast.sh.
@@ -215,7 +216,8 @@ static bool index_file(shc_golden *g, iload *L, const char *path, const char *fa
     L->nflagsets = 0;
     shc_scan_doc doc;
     bool ok = g->paths[g->nfiles - 1] &&
-              shc_scan_golden_groups(m->p, m->n, &doc, on_test, on_group, L) == 0 && !L->bad &&
+              shc_scan_golden_groups(m->p, m->n, &doc, on_test, on_group, shc_golden_vouched(path),
+                                     L) == 0 && !L->bad &&
               file_ok(L, &doc, family, first);
     g->fnotes[g->nfiles - 1] = ok ? doc.notes : (shc_span){0};
     return ok;

@@ -11,6 +11,7 @@
 #include "json_keys.h"
 #include "json_lex.h"
 #include "json_scan.h"
+#include "json_skip.h"
 
 /* Far below jansson's JSON_PARSER_MAX_DEPTH (2048): deeper input goes to jansson,
  * which names the limit in its error. */
@@ -218,6 +219,13 @@ static int obj_next(cur *c, bool *first, shc_span *key, bool *plain)
  * kind[] holds, per level opened here, whether it is an object. */
 static int scan_container(cur *c)
 {
+    if (c->trusted) {
+        const char *q = shc_skip_container(c->p, c->end);
+        if (!q)
+            return SHC_SCAN_UNSURE;
+        c->p = q;
+        return 0;
+    }
     bool kind[SCAN_MAX_DEPTH + 1];
     int level = 0;
     cur k = *c;
@@ -582,18 +590,18 @@ static int walk_results(cur *c, shc_span *drop, shc_scan_result_fn rfn,
 
 static int scan(const char *buf, size_t n, shc_scan_doc *doc, shc_scan_fn fn,
                 shc_scan_group_fn gfn, shc_scan_known_fn known, shc_scan_result_fn rfn,
-                shc_scan_values_fn vouch, void *ctx);
+                shc_scan_values_fn vouch, bool trusted, void *ctx);
 
 int shc_scan_golden_shaped(const char *buf, size_t n, shc_scan_doc *doc, shc_scan_fn fn,
                            shc_scan_known_fn known, void *ctx)
 {
-    return scan(buf, n, doc, fn, NULL, known, NULL, NULL, ctx);
+    return scan(buf, n, doc, fn, NULL, known, NULL, NULL, false, ctx);
 }
 
 int shc_scan_golden_groups(const char *buf, size_t n, shc_scan_doc *doc, shc_scan_fn fn,
-                           shc_scan_group_fn gfn, void *ctx)
+                           shc_scan_group_fn gfn, bool trusted, void *ctx)
 {
-    return scan(buf, n, doc, fn, gfn, NULL, NULL, NULL, ctx);
+    return scan(buf, n, doc, fn, gfn, NULL, NULL, NULL, trusted, ctx);
 }
 
 static int walk_doc(cur *c0, shc_scan_doc *doc, shc_scan_fn fn, shc_scan_group_fn gfn,
@@ -639,12 +647,12 @@ int shc_scan_candidate(const char *buf, size_t n, shc_scan_doc *doc, shc_scan_fn
                        shc_scan_known_fn known, shc_scan_result_fn rfn,
                        shc_scan_values_fn vouch, void *ctx)
 {
-    return scan(buf, n, doc, fn, NULL, known, rfn, vouch, ctx);
+    return scan(buf, n, doc, fn, NULL, known, rfn, vouch, false, ctx);
 }
 
 static int scan(const char *buf, size_t n, shc_scan_doc *doc, shc_scan_fn fn,
                 shc_scan_group_fn gfn, shc_scan_known_fn known, shc_scan_result_fn rfn,
-                shc_scan_values_fn vouch, void *ctx)
+                shc_scan_values_fn vouch, bool trusted, void *ctx)
 {
     if (!tables_ready)
         init_tables();
@@ -654,7 +662,7 @@ static int scan(const char *buf, size_t n, shc_scan_doc *doc, shc_scan_fn fn,
         return SHC_SCAN_UNSURE; /* json_keys.h's offsets are 32-bit (inputs are 1 GiB at most) */
     shc_jkeys keys;
     shc_jkeys_init(&keys, buf);
-    cur c = {buf, buf + n, 0, &keys};
+    cur c = {buf, buf + n, 0, trusted ? NULL : &keys, trusted};
     int r = walk_doc(&c, doc, fn, gfn, known, rfn, vouch, ctx);
     shc_jkeys_free(&keys);
     return r;
@@ -662,7 +670,7 @@ static int scan(const char *buf, size_t n, shc_scan_doc *doc, shc_scan_fn fn,
 
 bool shc_span_each_string(shc_span arr, bool (*fn)(void *ctx, shc_span s), void *ctx)
 {
-    cur c = {arr.p, arr.p + arr.n, 0, NULL};
+    cur c = {arr.p, arr.p + arr.n, 0, NULL, false};
     bool first = true;
     int r;
     while ((r = arr_next(&c, &first)) == 1) {
@@ -690,7 +698,7 @@ bool shc_span_has_key(shc_span obj, const char *name)
 {
     if (!tables_ready)
         init_tables();
-    cur c = {obj.p, obj.p + obj.n, 0, NULL};
+    cur c = {obj.p, obj.p + obj.n, 0, NULL, false};
     size_t len = strlen(name);
     bool first = true, plain;
     shc_span key;

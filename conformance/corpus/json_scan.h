@@ -114,9 +114,13 @@ int shc_scan_golden_shaped(const char *buf, size_t n, shc_scan_doc *doc, shc_sca
  * stops the scan, as shc_scan_fn. */
 typedef int (*shc_scan_group_fn)(void *ctx, size_t gi, shc_span group, shc_span tests);
 /* shc_scan_golden_shaped (without the known hook) that also hands each group to gfn: the
- * golden index loader keeps the spans to parse a group's parameters when asked. */
+ * golden index loader keeps the spans to parse a group's parameters when asked.  trusted:
+ * the bytes are a golden file this build's tests read (json_trust.h), so the containers
+ * below the walks' levels (a test's "expected", its group's parameters) are skipped by
+ * their brackets (json_skip.h) and no key is checked for repeats: the spans are those
+ * of the validating scan, in a fraction of its time. */
 int shc_scan_golden_groups(const char *buf, size_t n, shc_scan_doc *doc, shc_scan_fn fn,
-                           shc_scan_group_fn gfn, void *ctx);
+                           shc_scan_group_fn gfn, bool trusted, void *ctx);
 /* shc_scan_golden_shaped that also hands every entry of a top-level "results" array (a
  * results file, tools/verify/verify_tree.c) to rfn. */
 int shc_scan_candidate(const char *buf, size_t n, shc_scan_doc *doc, shc_scan_fn fn,
@@ -149,8 +153,9 @@ struct shc_jcur {
     const char *p, *end;
     int depth;
     struct shc_jkeys *keys; /* a scan's key stack (json_keys.h); NULL: keys not tracked */
+    bool trusted; /* a scan of bytes known valid: containers below the walks are skipped */
 };
-static inline shc_jcur shc_jcur_of(shc_span s) { return (shc_jcur){s.p, s.p + s.n, 0, NULL}; }
+static inline shc_jcur shc_jcur_of(shc_span s) { return (shc_jcur){s.p, s.p + s.n, 0, NULL, false}; }
 /* At an object's '{' (*first true, set false) or after a member's value: 1 with the
  * member's raw key in *key and the cursor at its value, 0 past the '}', SHC_SCAN_UNSURE
  * for a key holding an escape (its bytes are not its name) or no object there. */

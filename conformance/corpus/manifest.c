@@ -421,6 +421,8 @@ int shc_manifest_verify_family(const char *dir, const char *family, shc_err *e)
             if (strcmp(got, l->hex))
                 rc = shc_fail(e, SHC_EFORMAT, "%s line %d: %s has sha256 %.16s..., MANIFEST "
                               "says %.16s...", path, l->line, l->rel, got, l->hex);
+            else
+                shc_golden_vouch(full, got);
         } else if (lstat(full, &st) && errno == ENOENT) {
             rc = shc_fail(e, SHC_EFORMAT, "%s line %d: %s is listed but missing", path, l->line,
                           l->rel);

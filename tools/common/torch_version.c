@@ -11,17 +11,14 @@
  */
 #include "config.h"
 #include <fcntl.h>
-#include <stdint.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "json_skip.h"
 #include "torch_version.h"
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 /* The top-level members of a JSON object read as a stream, one byte at a time, whatever
  * their order and the file's size (issue 38 M3: a "torch" after "results", escaped, or past
@@ -164,64 +161,17 @@ static size_t tv_skip_bytes(tv_scan *t, const char *buf, size_t i, size_t lim)
     return i;
 }
 
-/* Bit k of each mask: byte k of a 64-byte block is '"', '\\', an opening or a closing
- * bracket.  '[' and '{' differ only in bit 0x20, as do ']' and '}', and no other byte ORed
- * with 0x20 gives '{' or '}'. */
-typedef struct tv_masks { uint64_t quote, bslash, open, close; } tv_masks;
-
-#if defined(__SSE2__)
-static tv_masks tv_block_masks(const char *p)
-{
-    tv_masks m = {0};
-    const __m128i q = _mm_set1_epi8('"'), b = _mm_set1_epi8('\\'), lo = _mm_set1_epi8(0x20),
-                  o = _mm_set1_epi8('{'), c = _mm_set1_epi8('}');
-    for (int k = 0; k < 4; k++) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * k));
-        __m128i f = _mm_or_si128(v, lo);
-        int s = 16 * k;
-        m.quote |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, q)) << s;
-        m.bslash |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, b)) << s;
-        m.open |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(f, o)) << s;
-        m.close |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(f, c)) << s;
-    }
-    return m;
-}
-#else
-static tv_masks tv_block_masks(const char *p)
-{
-    tv_masks m = {0};
-    for (int k = 0; k < 64; k++) {
-        unsigned char f = (unsigned char)p[k] | 0x20;
-        m.quote |= (uint64_t)(p[k] == '"') << k;
-        m.bslash |= (uint64_t)(p[k] == '\\') << k;
-        m.open |= (uint64_t)(f == '{') << k;
-        m.close |= (uint64_t)(f == '}') << k;
-    }
-    return m;
-}
-#endif
-
-/* Bit k of the result: the XOR of bits 0..k of x (which bytes lie after an odd number of
- * quotes in the block). */
-static inline uint64_t prefix_xor(uint64_t x)
-{
-    for (int s = 1; s < 64; s *= 2)
-        x ^= x << s;
-    return x;
-}
-
 /* Skips the 64 bytes at p whole when that is safe: no backslash in them (an escape would
  * need tv_skip_bytes's care) and the brackets outside strings, taken in order, never bring
- * the depth down to the top level.  Then the block's quotes say, by parity, which bytes are inside a
- * string (the opening quote counts as inside, the closing one not, which leaves the
- * brackets' classification unchanged), and the depth moves by the brackets outside them.
- * false leaves *t as it was. */
-static bool tv_skip_block(tv_scan *t, const char *p)
+ * the depth down to the top level.  The block's quotes say by parity which bytes are in a
+ * string (json_skip.h), and the depth moves by the brackets outside them.  false leaves *t
+ * as it was. */
+static inline __attribute__((always_inline)) bool tv_skip_block(tv_scan *t, const char *p)
 {
-    tv_masks m = tv_block_masks(p);
+    shc_jmasks m = shc_jmasks_of(p);
     if (m.bslash)
         return false;
-    uint64_t inside = prefix_xor(m.quote) ^ (t->in_str ? ~(uint64_t)0 : 0);
+    uint64_t inside = shc_prefix_xor(m.quote) ^ (t->in_str ? ~(uint64_t)0 : 0);
     uint64_t close = m.close & ~inside, br = (m.open & ~inside) | close;
     int depth = t->depth;
     if (depth - __builtin_popcountll(close) <= 1) /* it might touch the top: bracket by bracket */
@@ -233,7 +183,7 @@ static bool tv_skip_block(tv_scan *t, const char *p)
     return true;
 }
 
-static size_t tv_skip_nested(tv_scan *t, const char *buf, size_t i, size_t n)
+SHC_POPCNT_CLONES static size_t tv_skip_nested(tv_scan *t, const char *buf, size_t i, size_t n)
 {
     while (i < n && t->depth > 1) {
         if (n - i >= 64 && !t->esc && tv_skip_block(t, buf + i)) {
