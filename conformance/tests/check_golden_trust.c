@@ -157,7 +157,7 @@ START_TEST(trusted_scan_gives_the_same_spans)
     DIR *d = opendir(gdir);
     ck_assert_ptr_nonnull(d);
     struct dirent *fe, *ge;
-    int files = 0;
+    int files = 0, seen_files = 0;
     while ((fe = readdir(d))) {
         if (fe->d_name[0] == '.' || !strcmp(fe->d_name, "schemas") || !strcmp(fe->d_name, "MANIFEST"))
             continue;
@@ -167,8 +167,9 @@ START_TEST(trusted_scan_gives_the_same_spans)
         ck_assert_ptr_nonnull(f);
         while ((ge = readdir(f))) {
             size_t k = strlen(ge->d_name);
-            /* the sanitized build reads one file a family: the plain one reads them all */
-            if (k < 6 || strcmp(ge->d_name + k - 5, ".json") || (shc_test_sampled() && files % 7))
+            /* the sanitized build reads every seventh file: the plain one reads them all */
+            if (k < 6 || strcmp(ge->d_name + k - 5, ".json") ||
+                (shc_test_sampled() && seen_files++ % 7))
                 continue;
             char path[4608];
             snprintf(path, sizeof path, "%s/%s", fdir, ge->d_name);
@@ -178,7 +179,7 @@ START_TEST(trusted_scan_gives_the_same_spans)
         closedir(f);
     }
     closedir(d);
-    ck_assert_int_gt(files, 10);
+    ck_assert_int_gt(files, shc_test_sampled() ? 5 : 40);
 }
 END_TEST
 
