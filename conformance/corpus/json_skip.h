@@ -16,12 +16,19 @@
 #include <emmintrin.h>
 #endif
 
+/* The block helpers are inlined into their loops (each is a few instructions a block). */
+#if defined(__GNUC__)
+#define SHC_SKIP_INLINE static inline __attribute__((always_inline))
+#else
+#define SHC_SKIP_INLINE static inline
+#endif
+
 /* Bit k of each mask: byte k of a 64-byte block is '"', '\\', an opening or a closing
  * bracket.  '[' and '{' differ only in bit 0x20, as do ']' and '}', and no other byte ORed
  * with 0x20 gives '{' or '}'. */
 typedef struct shc_jmasks { uint64_t quote, bslash, open, close; } shc_jmasks;
 
-static inline __attribute__((always_inline)) shc_jmasks shc_jmasks_of(const char *p)
+SHC_SKIP_INLINE shc_jmasks shc_jmasks_of(const char *p)
 {
     shc_jmasks m = {0};
 #if defined(__SSE2__)
@@ -50,7 +57,7 @@ static inline __attribute__((always_inline)) shc_jmasks shc_jmasks_of(const char
 
 /* Bit k: the XOR of bits 0..k of x.  Of a block's quote mask (no backslash in it): the
  * bytes inside a string, its opening quote counted in and its closing one out. */
-static inline uint64_t shc_prefix_xor(uint64_t x)
+SHC_SKIP_INLINE uint64_t shc_prefix_xor(uint64_t x)
 {
     for (int s = 1; s < 64; s *= 2)
         x ^= x << s;

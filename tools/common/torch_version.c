@@ -166,7 +166,7 @@ static size_t tv_skip_bytes(tv_scan *t, const char *buf, size_t i, size_t lim)
  * the depth down to the top level.  The block's quotes say by parity which bytes are in a
  * string (json_skip.h), and the depth moves by the brackets outside them.  false leaves *t
  * as it was. */
-static inline __attribute__((always_inline)) bool tv_skip_block(tv_scan *t, const char *p)
+SHC_SKIP_INLINE bool tv_skip_block(tv_scan *t, const char *p)
 {
     shc_jmasks m = shc_jmasks_of(p);
     if (m.bslash)

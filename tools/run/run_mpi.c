@@ -40,13 +40,9 @@
 #include "comm.h"
 #include "redistribute_exec.h"
 #include "run_lean.h"
+#include "run_child.h"
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
+#define now_s run_child_now /* run_child.c: the monotonic clock, in seconds */
 
 /* Wait for rq, polling under a deadline (nothing blocks on a stopped or dead peer). */
 static bool wait_until(MPI_Request *rq, double deadline)

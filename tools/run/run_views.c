@@ -28,13 +28,9 @@
 #include <unistd.h>
 #include "run.h"
 #include "run_views.h"
+#include "run_child.h"
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
+#define now_s run_child_now /* run_child.c: the monotonic clock, in seconds */
 
 /* This process's worker: one at a time (the runner is one thread), for one family's golden
  * cases and one block of ranks. */

@@ -22,13 +22,9 @@
 #include "run.h"
 #include "outfile.h"
 #include "torch_version.h"
+#include "run_child.h"
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
+#define now_s run_child_now /* run_child.c: the monotonic clock, in seconds */
 
 static bool printer(const run_opts *o) { return o->rank == 0; }
 
