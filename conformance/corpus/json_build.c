@@ -69,20 +69,37 @@ static json_t *literal(bcur *c, const char *word, json_t *(*make)(void))
 
 static json_t *value(bcur *c);
 
+/* After a container's element: 1 past a ',' (another follows), 0 past close (the end), -1
+ * for anything else. */
+static int after_element(bcur *c, char close)
+{
+    skip_ws(c);
+    if (c->p < c->end && (*c->p == ',' || *c->p == close))
+        return *c->p++ == ',';
+    return -1;
+}
+
+/* At '{' or '[': true past close when the container is empty. */
+static bool empty(bcur *c, char close)
+{
+    c->p++;
+    skip_ws(c);
+    if (c->p < c->end && *c->p == close) {
+        c->p++;
+        return true;
+    }
+    return false;
+}
+
 static json_t *object(bcur *c)
 {
     json_t *o = json_object();
-    bool first = true;
-    c->p++;
-    for (;;) {
+    int more = empty(c, '}') ? 0 : 1;
+    while (more == 1) {
         skip_ws(c);
-        if (c->p < c->end && *c->p == '}' && first) {
-            c->p++;
-            return o;
-        }
         const char *k;
         size_t kn;
-        json_t *v = NULL;
+        json_t *v;
         if (c->p >= c->end || *c->p != '"' || !plain_string(c, &k, &kn) ||
             json_object_getn(o, k, kn)) /* a repeated key: jansson refuses it, by name */
             break;
@@ -93,18 +110,10 @@ static json_t *object(bcur *c)
         skip_ws(c);
         if (!(v = value(c)) || json_object_setn_new_nocheck(o, k, kn, v))
             break;
-        first = false;
-        skip_ws(c);
-        if (c->p < c->end && *c->p == ',') {
-            c->p++;
-            continue;
-        }
-        if (c->p < c->end && *c->p == '}') {
-            c->p++;
-            return o;
-        }
-        break;
+        more = after_element(c, '}');
     }
+    if (more == 0)
+        return o;
     json_decref(o);
     return NULL;
 }
@@ -112,29 +121,16 @@ static json_t *object(bcur *c)
 static json_t *array(bcur *c)
 {
     json_t *a = json_array();
-    bool first = true;
-    c->p++;
-    for (;;) {
+    int more = empty(c, ']') ? 0 : 1;
+    while (more == 1) {
         skip_ws(c);
-        if (c->p < c->end && *c->p == ']' && first) {
-            c->p++;
-            return a;
-        }
         json_t *v = value(c);
         if (!v || json_array_append_new(a, v))
             break;
-        first = false;
-        skip_ws(c);
-        if (c->p < c->end && *c->p == ',') {
-            c->p++;
-            continue;
-        }
-        if (c->p < c->end && *c->p == ']') {
-            c->p++;
-            return a;
-        }
-        break;
+        more = after_element(c, ']');
     }
+    if (more == 0)
+        return a;
     json_decref(a);
     return NULL;
 }
