@@ -197,10 +197,11 @@ static json_t *case_json(const report_item *it)
  * when no waiver names the case. */
 static report_item waive(report *r, const report_item *it, char *buf, size_t n)
 {
-    long long rank, tc = item_test(it, &rank);
+    long long rank;
     const char *why = r->o.waive && (it->st == ST_PASS || is_bad(it->st))
-                      ? r->o.waive(r->o.waive_ctx, it->family ? it->family : r->o.suite, tc,
-                                   names[it->st], it->st == ST_PASS ? NULL : it->detail)
+                      ? r->o.waive(r->o.waive_ctx, it->family ? it->family : r->o.suite,
+                                   item_test(it, &rank), names[it->st],
+                                   it->st == ST_PASS ? NULL : it->detail)
                       : NULL;
     if (!why)
         return *it;

@@ -17,10 +17,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "golden.h"
 #include "json_skip.h"
 #include "torch_version.h"
 
-/* The top-level members of a JSON object read as a stream, one byte at a time, whatever
+/* The top-level members of a JSON object read one byte at a time (tv_scan_bytes), whatever
  * their order and the file's size (issue 38 M3: a "torch" after "results", escaped, or past
  * the first 64 KiB was not seen, and the same answers passed or failed by key order).  Only
  * depth, strings and the top level's keys are tracked: validating the JSON is the reader's
@@ -126,73 +127,26 @@ static void tv_byte(tv_scan *t, char c)
         t->depth--;
 }
 
-/* Below the top level nothing is captured and only strings and brackets matter, so the
- * bulk of a results file (its "results" array) is skipped here rather than through
- * tv_byte's state machine (which cost verify a quarter of its time): a table lookup per
- * byte up to lim, and whole 64-byte blocks at once where tv_skip_block can (issue 36: the
- * byte loop was still a fifth of verify's CPU on a golden-shaped candidate).  Returns the
- * index of the first byte tv_byte must see: the one after the bracket that closes back to
- * the top level, or lim. */
-static size_t tv_skip_bytes(tv_scan *t, const char *buf, size_t i, size_t lim)
+/* The top level of bytes[0..n): below it nothing is captured and only strings and brackets
+ * matter, so a container value there is skipped whole by its brackets (json_skip.h), which
+ * takes the bulk of a results file or a golden-shaped candidate 64 bytes at a time; tv_byte's
+ * state machine sees only the top level's bytes (issue 36: a byte loop over everything was a
+ * quarter of verify's time).  A container that never closes ends the scan: the reader
+ * refuses the file. */
+static void tv_scan_bytes(tv_scan *t, const char *bytes, size_t n)
 {
-    static const bool in_str[256] = {['"'] = true, ['\\'] = true};
-    static const bool outside[256] = {['"'] = true, ['{'] = true, ['['] = true,
-                                      ['}'] = true, [']'] = true};
-    while (i < lim && t->depth > 1) {
-        const bool *stop = t->in_str && !t->esc ? in_str : outside;
-        if (t->in_str && t->esc) {
-            t->esc = false, i++;
-            continue;
-        }
-        while (i < lim && !stop[(unsigned char)buf[i]])
+    for (size_t i = 0; i < n && !t->done && !t->bad;) {
+        tv_byte(t, bytes[i]);
+        if (t->depth < 2) {
             i++;
-        if (i == lim)
-            break;
-        char c = buf[i++];
-        if (t->in_str)
-            t->esc = c == '\\', t->in_str = c != '"';
-        else if (c == '"')
-            t->in_str = true;
-        else if (c == '{' || c == '[')
-            t->depth++;
-        else
-            t->depth--;
-    }
-    return i;
-}
-
-/* Skips the 64 bytes at p whole when that is safe: no backslash in them (an escape would
- * need tv_skip_bytes's care) and the brackets outside strings, taken in order, never bring
- * the depth down to the top level.  The block's quotes say by parity which bytes are in a
- * string (json_skip.h), and the depth moves by the brackets outside them.  false leaves *t
- * as it was. */
-SHC_SKIP_INLINE bool tv_skip_block(tv_scan *t, const char *p)
-{
-    shc_jmasks m = shc_jmasks_of(p);
-    if (m.bslash)
-        return false;
-    uint64_t inside = shc_prefix_xor(m.quote) ^ (t->in_str ? ~(uint64_t)0 : 0);
-    uint64_t close = m.close & ~inside, br = (m.open & ~inside) | close;
-    int depth = t->depth;
-    if (depth - __builtin_popcountll(close) <= 1) /* it might touch the top: bracket by bracket */
-        for (uint64_t b = br; b; b &= b - 1)
-            if ((depth += 1 - 2 * (int)(close >> __builtin_ctzll(b) & 1)) <= 1)
-                return false;
-    t->depth += __builtin_popcountll(br) - 2 * __builtin_popcountll(close);
-    t->in_str = inside >> 63;
-    return true;
-}
-
-SHC_POPCNT_CLONES static size_t tv_skip_nested(tv_scan *t, const char *buf, size_t i, size_t n)
-{
-    while (i < n && t->depth > 1) {
-        if (n - i >= 64 && !t->esc && tv_skip_block(t, buf + i)) {
-            i += 64;
             continue;
         }
-        i = tv_skip_bytes(t, buf, i, n - i >= 64 ? i + 64 : n);
+        const char *q = shc_skip_container(bytes + i, bytes + n);
+        if (!q)
+            return;
+        t->depth = 1;
+        i = (size_t)(q - bytes);
     }
-    return i;
 }
 
 /* The value's kind in words, for the refusal. */
@@ -212,17 +166,13 @@ int tv_read_recorded(const char *path, char *out, size_t cap, bool *found, shc_e
             close(fd);
         return SHC_OK; /* the reader opens it and says what is wrong */
     }
-    tv_scan t = {0};
-    char buf[65536];
-    ssize_t n;
-    while (!t.done && !t.bad && (n = read(fd, buf, sizeof buf)) > 0)
-        for (size_t i = 0; i < (size_t)n && !t.done && !t.bad;) {
-            if (t.depth > 1 && !(t.in_str && t.capturing))
-                i = tv_skip_nested(&t, buf, i, (size_t)n);
-            if (i < (size_t)n)
-                tv_byte(&t, buf[i++]);
-        }
     close(fd);
+    shc_map m; /* read where it lies: no copy, and a container skipped is never touched */
+    if (shc_map_path(&m, path, NULL))
+        return SHC_OK;
+    tv_scan t = {0};
+    tv_scan_bytes(&t, m.p, m.n);
+    shc_map_free(&m);
     if (!t.found || t.bad)
         return SHC_OK;
     if (t.type != '"')
