@@ -26,10 +26,21 @@ static inline int shcl_join(const json_t *a, char sep, char *buf, size_t n, cons
             return shc_fail(e, SHC_EFORMAT, "%s: item %zu is not an integer", what, i);
         if (i && k < n)
             buf[k++] = sep;
-        k += (size_t)snprintf(buf + k, n > k ? n - k : 0, "%lld",
-                              (long long)json_integer_value(v));
+        /* by hand: every case's mesh and shape are joined in every process that runs it */
+        char d[24];
+        size_t nd = 0;
+        long long x = (long long)json_integer_value(v);
+        unsigned long long u = x < 0 ? 0 - (unsigned long long)x : (unsigned long long)x;
+        do
+            d[nd++] = (char)('0' + u % 10);
+        while (u /= 10);
+        if (x < 0)
+            d[nd++] = '-';
+        while (nd && k < n)
+            buf[k++] = d[--nd];
         if (k >= n)
             return shc_fail(e, SHC_EFORMAT, "%s: too long", what);
+        buf[k] = '\0';
     }
     return SHC_OK;
 }

@@ -58,10 +58,12 @@ int shc_parse_i64_list(const char *s, char sep, int64_t **out, int64_t *n,
         return shc_fail(e, SHC_ENOMEM, "%s: out of memory", what);
     int64_t k = 0;
     for (;;) {
-        char item[64];
-        snprintf(item, sizeof item, "%s item %lld", what, (long long)k + 1);
-        int rc = shc_parse_i64(&p, &v[k], item, e);
-        if (rc) {
+        const char *at = p;
+        int rc = shc_parse_i64(&p, &v[k], what, NULL);
+        if (rc) { /* named only now: an snprintf per item cost more than the parse */
+            char item[64];
+            snprintf(item, sizeof item, "%s item %lld", what, (long long)k + 1);
+            rc = shc_parse_i64(&at, &v[k], item, e);
             free(v);
             return rc;
         }

@@ -285,6 +285,28 @@ static int finish_order(shc_placements *pl, const bool *given, shc_err *e)
     return SHC_OK;
 }
 
+/* Placement pl->n at *p, with its optional order index "[k]"; item names it in errors. */
+static int parse_item(const char **p, shc_placements *pl, bool *given, const char *item,
+                      shc_err *e)
+{
+    int rc = parse_one(p, &pl->p[pl->n], item, e);
+    if (rc)
+        return rc;
+    skip_ws(p);
+    if (**p == '[') {
+        ++*p;
+        int64_t k;
+        if ((rc = shc_parse_i64(p, &k, item, e)) || (rc = expect(p, ']', item, e)))
+            return rc;
+        if (k < 0 || k >= SHC_MAX_MESH_DIMS)
+            return shc_fail(e, SHC_EINVAL, "%s: order index [%lld] out of range", item,
+                            (long long)k);
+        pl->order[pl->n] = (int)k;
+        given[pl->n] = true;
+    }
+    return SHC_OK;
+}
+
 int shc_placements_parse(shc_placements *pl, const char *s, shc_err *e)
 {
     memset(pl, 0, sizeof *pl);
@@ -296,24 +318,14 @@ int shc_placements_parse(shc_placements *pl, const char *s, shc_err *e)
     if (*p == '\0')
         return shc_fail(e, SHC_EINVAL, "placements: empty");
     while (*p) {
-        char item[96];
-        snprintf(item, sizeof item, "placement %d of '%.64s'", pl->n, s);
         if (pl->n == SHC_MAX_MESH_DIMS)
             return shc_fail(e, SHC_EINVAL, "placements '%.64s': more than %d", s, SHC_MAX_MESH_DIMS);
-        int rc = parse_one(&p, &pl->p[pl->n], item, e);
-        if (rc)
-            return rc;
-        skip_ws(&p);
-        if (*p == '[') {
-            p++;
-            int64_t k;
-            if ((rc = shc_parse_i64(&p, &k, item, e)) || (rc = expect(&p, ']', item, e)))
-                return rc;
-            if (k < 0 || k >= SHC_MAX_MESH_DIMS)
-                return shc_fail(e, SHC_EINVAL, "%s: order index [%lld] out of range", item,
-                                (long long)k);
-            pl->order[pl->n] = (int)k;
-            given[pl->n] = true;
+        const char *at = p;
+        int rc = parse_item(&p, pl, given, "", NULL);
+        if (rc) { /* named only now: an snprintf per item cost more than the parse */
+            char item[96];
+            snprintf(item, sizeof item, "placement %d of '%.64s'", pl->n, s);
+            return parse_item(&at, pl, given, item, e);
         }
         pl->n++;
         skip_ws(&p);

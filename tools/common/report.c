@@ -81,10 +81,19 @@ static void tap_case_inputs(const report_item *it)
     json_decref(in);
 }
 
+/* Whether a text report prints a line for the case (a pass only when verbose or noted). */
+static bool text_line(const report *r, const report_item *it)
+{
+    return r->o.fmt == REP_TEXT && (is_bad(it->st) || it->st == ST_WAIVED || r->o.verbose ||
+                                    has_note(it));
+}
+
 /* One case's line: the label and the detail come from inputs (a candidate's reason, a
  * golden comment), so they go through oneline.h. */
 static void print_line(const report *r, const report_item *it)
 {
+    if (r->o.fmt != REP_TAP && !text_line(r, it))
+        return; /* nothing to print: no label made (once per case, most of them passes) */
     char lab[512];
     label(it, lab, sizeof lab);
     oneline_copy(lab, sizeof lab, lab);
@@ -105,8 +114,7 @@ static void print_line(const report *r, const report_item *it)
             putchar('\n');
         if (it->test && is_bad(it->st))
             tap_case_inputs(it);
-    } else if (r->o.fmt == REP_TEXT && (is_bad(it->st) || it->st == ST_WAIVED ||
-                                        r->o.verbose || has_note(it))) {
+    } else {
         if (r->fails && is_bad(it->st))
             return; /* kept: printed after the groups (report_close) */
         printf("%-13s %s%s", names[it->st], lab, d ? ": " : "");

@@ -12,12 +12,23 @@
 #ifndef SHC_RUN_H
 #define SHC_RUN_H
 #include <stdio.h>
+#include <string.h>
 #include <jansson.h>
 #include "shardcheck.h"
 #include "family.h"
 #include "backend_plugin.h"
 #include "progress.h"
 #include "outfile.h"
+
+/* src (NULL: "") into dst[n], cut to fit, as snprintf(dst, n, "%s", src) but without the
+ * format engine: the runner copies a message and a comment or two per case in every process. */
+static inline void run_copy(char *dst, size_t n, const char *src)
+{
+    size_t k = src ? strnlen(src, n - 1) : 0;
+    if (k)
+        memcpy(dst, src, k);
+    dst[k] = '\0';
+}
 
 typedef enum { RUN_PASS, RUN_FAIL, RUN_NOTSUPPORTED, RUN_CRASH, RUN_TIMEOUT, RUN_INTERNAL,
                RUN_NSTATUS } run_status;

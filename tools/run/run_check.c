@@ -220,8 +220,7 @@ static void check_in_worker(const run_opts *o, const shc_family *f, const json_t
                             const json_t *test, const lean_case *lc, run_outcome *oc)
 {
     oc->checked = true;
-    snprintf(oc->comment, sizeof oc->comment, "%s",
-             json_string_value(json_object_get(test, "comment")) ?: "");
+    run_copy(oc->comment, sizeof oc->comment, json_string_value(json_object_get(test, "comment")));
     if (oc->status != RUN_PASS)
         return; /* the runner reports that, as when it checks */
     assert(oc->first == 0 && oc->count == oc->world);
@@ -295,8 +294,7 @@ static void check_block_in_worker(const run_opts *o, const shc_family *f, const 
                                   const lean_case *lc, run_outcome *oc)
 {
     oc->checked = true;
-    snprintf(oc->comment, sizeof oc->comment, "%s",
-             json_string_value(json_object_get(test, "comment")) ?: "");
+    run_copy(oc->comment, sizeof oc->comment, json_string_value(json_object_get(test, "comment")));
     if (oc->status == RUN_PASS) {
         char note[640] = "";
         oc->msg[0] = '\0';
@@ -306,7 +304,7 @@ static void check_block_in_worker(const run_opts *o, const shc_family *f, const 
                                      oc->count, oc->views, oc->msg, sizeof oc->msg, note,
                                      sizeof note);
         if (oc->status == RUN_PASS)
-            snprintf(oc->msg, sizeof oc->msg, "%s", note);
+            run_copy(oc->msg, sizeof oc->msg, note);
     }
     bool cut = oc->status == RUN_PASS && f->invariants;
     for (int64_t i = 0; cut && i < oc->count; i++)
@@ -506,6 +504,6 @@ run_status run_check(const run_opts *o, const shc_family *f, const json_t *group
     if (f->invariants && !f->invariants(group, test, world, views, msg, n))
         return RUN_FAIL;
     if (note[0]) /* a Pass with a note: the caller prints it beside the Pass */
-        snprintf(msg, n, "%s", note);
+        run_copy(msg, n, note);
     return RUN_PASS;
 }

@@ -527,10 +527,10 @@ static void merge(run_outcome *all, int64_t first, int64_t count, const run_outc
     *checked = *checked && part->checked;
     if (part->status != RUN_PASS && worse(all->status, part->status) != all->status) {
         all->status = worse(all->status, part->status);
-        snprintf(all->msg, sizeof all->msg, "%s", part->msg);
+        run_copy(all->msg, sizeof all->msg, part->msg);
     } else if (part->checked && part->status == RUN_PASS && all->status == RUN_PASS &&
                !all->msg[0]) {
-        snprintf(all->msg, sizeof all->msg, "%s", part->msg);
+        run_copy(all->msg, sizeof all->msg, part->msg);
     }
     if (!part->views || part->first != first || part->count != count)
         return;
@@ -620,7 +620,7 @@ void run_mpi_chunk(run_opts *o, const shc_family *f, const shc_golden *g, const 
         if (checked)
             checked[k] = true;
         merge(&out[k], mine[k].first, mine[k].count, &mine[k], checked ? &checked[k] : &dummy);
-        snprintf(out[k].comment, sizeof out[k].comment, "%s", mine[k].comment);
+        run_copy(out[k].comment, sizeof out[k].comment, mine[k].comment);
         run_outcome_clear(&mine[k]);
     }
     /* The others did the same work as rank 0: allow twice its time plus the case limit. */

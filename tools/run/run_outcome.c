@@ -89,6 +89,30 @@ static bool flat_view(const json_t *v, size_t *need)
     return true;
 }
 
+/* The verdict line is written once per case in every worker, so without sprintf's format
+ * engine either: s's bytes, v in decimal; each returns the end. */
+static char *put_lit(char *b, const char *s)
+{
+    size_t n = strlen(s);
+    memcpy(b, s, n);
+    return b + n;
+}
+
+static char *put_int(char *b, long long v)
+{
+    char d[24];
+    size_t nd = 0;
+    unsigned long long u = v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v;
+    do
+        d[nd++] = (char)('0' + u % 10);
+    while (u /= 10);
+    if (v < 0)
+        *b++ = '-';
+    while (nd)
+        *b++ = d[--nd];
+    return b;
+}
+
 /* The views of a flat verdict, as jansson writes them compactly: past them. */
 static char *put_views(char *b, const run_outcome *oc)
 {
@@ -107,7 +131,7 @@ static char *put_views(char *b, const run_outcome *oc)
             b = put_string(b, k);
             *b++ = ':';
             if (json_is_integer(x))
-                b += sprintf(b, "%lld", (long long)json_integer_value(x));
+                b = put_int(b, (long long)json_integer_value(x));
             else
                 b = put_string(b, json_string_value(x));
         }
@@ -123,12 +147,12 @@ static char *dump_verdict(const run_outcome *oc, size_t need)
     char *text = malloc(6 * (strlen(oc->msg) + strlen(oc->comment)) + 160 + need), *b = text;
     if (!text)
         return NULL;
-    b += sprintf(b, "{\"status\":%d,\"msg\":", (int)oc->status);
-    b = put_string(b, oc->msg);
-    b += sprintf(b, ",\"first\":%lld,\"world\":%lld,\"views\":", (long long)oc->first,
-                 (long long)oc->world);
-    b = put_views(b, oc);
-    b += sprintf(b, ",\"checked\":true,\"comment\":");
+    b = put_int(put_lit(b, "{\"status\":"), (int)oc->status);
+    b = put_string(put_lit(b, ",\"msg\":"), oc->msg);
+    b = put_int(put_lit(b, ",\"first\":"), (long long)oc->first);
+    b = put_int(put_lit(b, ",\"world\":"), (long long)oc->world);
+    b = put_views(put_lit(b, ",\"views\":"), oc);
+    b = put_lit(b, ",\"checked\":true,\"comment\":");
     b = put_string(b, oc->comment);
     memcpy(b, "}", 2);
     return text;
@@ -344,7 +368,7 @@ int run_outcome_load(const json_t *j, run_outcome *oc)
     if (!json_is_integer(json_object_get(j, "status")) || !json_is_array(a))
         return -1;
     oc->status = (run_status)json_integer_value(json_object_get(j, "status"));
-    snprintf(oc->msg, sizeof oc->msg, "%s", json_string_value(json_object_get(j, "msg")) ?: "");
+    run_copy(oc->msg, sizeof oc->msg, json_string_value(json_object_get(j, "msg")));
     oc->first = json_integer_value(json_object_get(j, "first"));
     oc->checked = json_is_true(json_object_get(j, "checked"));
     if (oc->checked) { /* the worker found the world (RUN_WORLD_UNKNOWN) */

@@ -179,11 +179,11 @@ static void finish_case(const run_opts *o, const shc_family *f, const shc_golden
     const json_t *test = parse ? shc_golden_test(g, i) : NULL;
     r->family = f->name;
     r->tcid = g->tcids[i];
-    snprintf(r->comment, sizeof r->comment, "%s",
-             oc->checked ? oc->comment : json_string_value(json_object_get(test, "comment")) ?: "");
+    run_copy(r->comment, sizeof r->comment,
+             oc->checked ? oc->comment : json_string_value(json_object_get(test, "comment")));
     r->status = oc->status;
     r->seconds = seconds;
-    snprintf(r->msg, sizeof r->msg, "%s", oc->msg);
+    run_copy(r->msg, sizeof r->msg, oc->msg);
     if (oc->checked) { /* the worker's verdict (run_backend.checks_in_worker) */
         if (oc->views && oc->count == oc->world && o->views_path)
             write_views(o, f, r->tcid, oc);
