@@ -537,6 +537,45 @@ static int walk_groups(cur *c, shc_scan_doc *doc, shc_scan_fn fn, shc_scan_group
     return r;
 }
 
+/* A plain JSON integer at p, digits only and no leading zero ("0" alone), of at most 18
+ * digits (so it fits): its end, else NULL. */
+static const char *plain_uint(const char *p, const char *end)
+{
+    const char *d = p;
+    while (p < end && is_digit(*p) && p - d < 19)
+        p++;
+    return p > d && p - d <= 18 && (p - d == 1 || *d != '0') && p < end && !is_digit(*p) ? p
+                                                                                        : NULL;
+}
+
+/* The opening a harness writes, {"tcId":N,"rank":R,"values": compact and in that order (a
+ * member per entry in a results file of hundreds of thousands), read at once: its keys are
+ * the names' own bytes (slots 0-2, no key stack entry), its numbers plain, the values an
+ * object.  1: taken, the cursor at the values and the walk where walk_member would have left
+ * it after "values";
+ * 0: anything else (a space, another order, another number), the cursor untouched, for
+ * walk_member; SHC_SCAN_UNSURE where walk_member would be too. */
+static int result_prefix(cur *c, shc_scan_result *r, bool *first, unsigned *seen)
+{
+    static const char tc[] = "{\"tcId\":", rk[] = ",\"rank\":", vs[] = ",\"values\":";
+    const char *p = c->p, *end = c->end, *t, *q;
+    if (end - p < 64 || memcmp(p, tc, sizeof tc - 1) || !(t = plain_uint(p + sizeof tc - 1, end)) ||
+        end - t < 32 || memcmp(t, rk, sizeof rk - 1) ||
+        !(q = plain_uint(t + sizeof rk - 1, end)) || end - q < 16 ||
+        memcmp(q, vs, sizeof vs - 1) || q[sizeof vs - 1] != '{' || c->depth + 1 > SCAN_MAX_DEPTH)
+        return 0;
+    c->depth++;
+    if (!keys_open(c))
+        return SHC_SCAN_UNSURE;
+    *first = false;
+    *seen = 7;
+    const char *t0 = p + sizeof tc - 1, *q0 = t + sizeof rk - 1;
+    r->has_tcid = shc_span_int((shc_span){t0, (size_t)(t - t0)}, &r->tcid);
+    r->rank = (shc_span){q0, (size_t)(q - q0)};
+    c->p = q + sizeof vs - 1;
+    return 1;
+}
+
 /* One results entry: its tcId, rank, values and error members as spans.  Its "values",
  * when tcId came first, is offered to vouch (see shc_scan_values_fn); a rank read after
  * the values voids the voucher, which could not have known it. */
@@ -548,12 +587,17 @@ static int walk_result(cur *c, shc_scan_result *r, shc_scan_values_fn vouch, voi
     bool first = true;
     unsigned seen = 0;
     shc_span val;
-    int x = 0, slot;
+    int x = 0, slot = 2;
     if (!r->is_object) {
         x = scan_value(c);
     } else {
         shc_span *slots[] = {NULL, &r->rank, &r->values, &r->error, &r->not_supported};
-        while ((x = walk_member(c, &first, names, &seen, &slot)) == 1) {
+        int pre = result_prefix(c, r, &first, &seen);
+        if (pre < 0)
+            return pre;
+        bool at_values = pre == 1; /* slot 2's value, walk_member's work done */
+        while (at_values || (x = walk_member(c, &first, names, &seen, &slot)) == 1) {
+            at_values = false;
             const char *v0 = c->p;
             if (slot == 2 && vouch && r->has_tcid && *v0 == '{' && vouch(ctx, r, c)) {
                 r->values = (shc_span){v0, (size_t)(c->p - v0)};

@@ -164,6 +164,8 @@ R("r-extra-field", lambda r: r[multi]["values"].update(extra=1))
 R("r-missing-field", lambda r: r[multi]["values"].pop(next(iter(r[multi]["values"]))))
 R("r-real-for-int", lambda r: r[multi]["values"].update(localShape=[float(x) for x in r[multi]["values"]["localShape"]]))
 R("r-longer-number", lambda r: r[multi]["values"].update(localShape=[int(str(x) + "0") for x in r[multi]["values"]["localShape"]]))
+R("r-values-reordered", lambda r: [x.__setitem__("values", dict(reversed(list(x["values"].items())))) for x in r if "values" in x])
+R("r-values-reordered-wrong", lambda r: [x.__setitem__("values", dict(reversed(list(dict(x["values"], localShape=[7]).items())))) for x in r[::7] if "values" in x])
 R("r-old-spelling", lambda r: r[multi]["values"].update(local_shape=[1], global_offset=[0]))
 R("r-old-spelling-string", lambda r: r[multi]["values"].update(note="\"local_shape\""))
 W("r-repeated-key", raw=json.dumps({"family": fam, "results": res}, separators=(",", ":")).replace('"rank":', '"rank":0,"rank":', 2))
@@ -189,6 +191,18 @@ for name, text in [
         ("r-old-spelling-escaped", rtext.replace('"localShape":', '"local\\u005fshape":', 1)),
         # refused late in the file: jansson words it without the entries before (drop spans),
         # its line and column moved back (UTF-8, NUL bytes and newlines in what was left out)
+        # issue 36: the entry opening read at once ({"tcId":N,"rank":R,"values":{ compact) must
+        # leave every other spelling of it to the walk: leading zeros, -0, a real, 19+ digits,
+        # a space before the values
+        ("r-prefix-tcid-zero", re.sub(r'\{"tcId":(\d+),"rank":', r'{"tcId":0\1,"rank":', rtext, count=1)),
+        ("r-prefix-rank-zero", re.sub(r',"rank":1,"values":', r',"rank":01,"values":', rtext, count=1)),
+        ("r-prefix-rank-minus-zero", rtext.replace(',"rank":0,"values":', ',"rank":-0,"values":', 3)),
+        ("r-prefix-tcid-real", re.sub(r'\{"tcId":(\d+),"rank":', r'{"tcId":\1.0,"rank":', rtext, count=2)),
+        ("r-prefix-tcid-exp", re.sub(r'\{"tcId":(\d+),"rank":', r'{"tcId":\1e0,"rank":', rtext, count=2)),
+        ("r-prefix-tcid-long", re.sub(r'\{"tcId":(\d+),"rank":', r'{"tcId":1000000000000000000\1,"rank":', rtext, count=1)),
+        ("r-prefix-tcid-19", re.sub(r'\{"tcId":(\d+),"rank":', r'{"tcId":100000000000000000,"rank":', rtext, count=1)),
+        ("r-prefix-values-space", rtext.replace(',"values":{', ',"values": {', 5)),
+        ("r-prefix-values-list", rtext.replace(',"values":{', ',"values":[{', 1).replace('}},{', '}]},{', 1)),
         ("r-late-error", rtext[:-60] + "\x01" + rtext[-59:]),
         ("r-late-eof", rtext[:-3]),
         ("r-comma-close", rtext[:-2] + ",]}"),
