@@ -7,7 +7,7 @@
  * XOR of its quotes.  Only where the block's closing brackets could bring the depth to 0
  * are they looked at one by one: the depth after the k-th close at bit b is the depth
  * before the block, plus the opening brackets below b, minus k.  The masks are made by
- * AVX2 where the CPU has it (picked once at load time by an ifunc on GCC and glibc), with
+ * AVX2 where the CPU has it (picked at the first call; x86-64 built by GCC), with
  * the prefix XOR by a carry-less multiply, else by SSE2 (x86-64's baseline), elsewhere by a
  * byte loop.  An AVX-512BW variant (one compare into a mask register per class) was slower than
  * AVX2 on the AMD EPYC this was measured on (2.7 against 3.7 GB/s skipping every golden
@@ -146,7 +146,7 @@ static const char *skip_portable(const char *p, const char *end)
     SKIP_LOOP(masks_base);
 }
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__gnu_linux__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define SHC_SKIP_X86 1
 #define TGT(t) static inline __attribute__((always_inline, target(t)))
 
@@ -204,7 +204,7 @@ static bool cpu_runs(shc_skip_variant v)
     return false;
 }
 
-/* The widest variant this CPU runs (the ifunc resolver, called once at load time). */
+/* The widest variant this CPU runs. */
 static shc_skip_fn pick(void)
 {
     for (int v = SHC_SKIP_AVX2; v > SHC_SKIP_PORTABLE; v--)
@@ -213,7 +213,17 @@ static shc_skip_fn pick(void)
     return skip_portable;
 }
 
-const char *shc_skip_container(const char *p, const char *end) __attribute__((ifunc("pick")));
+/* Picked at the first call and kept (a relaxed atomic: every thread would pick the same).
+ * Not an ifunc: a resolver runs while the dynamic linker relocates, before a sanitizer's
+ * runtime is up, and crashed the ASan+UBSan build. */
+const char *shc_skip_container(const char *p, const char *end)
+{
+    static shc_skip_fn chosen;
+    shc_skip_fn f = __atomic_load_n(&chosen, __ATOMIC_RELAXED);
+    if (!f)
+        __atomic_store_n(&chosen, f = pick(), __ATOMIC_RELAXED);
+    return f(p, end);
+}
 #else
 const char *shc_skip_container(const char *p, const char *end)
 {

@@ -17,8 +17,8 @@
 const char *shc_skip_container(const char *p, const char *end);
 
 /* The ways a block's masks are made, narrowest first: the target's baseline (SSE2 on
- * x86-64, a byte loop elsewhere), the same with the POPCNT instruction, AVX2 (x86-64 with
- * GCC and glibc).  shc_skip_container is the widest this CPU runs; shc_skip_variant_fn gives
+ * x86-64, a byte loop elsewhere), the same with the POPCNT instruction, AVX2 (x86-64 built
+ * by GCC).  shc_skip_container is the widest this CPU runs; shc_skip_variant_fn gives
  * one by name, NULL where this CPU or build lacks it (check_golden_trust holds each to the
  * same answers). */
 typedef enum shc_skip_variant {
