@@ -115,8 +115,8 @@ SHC_SKIP_INLINE const char *first_zero(const char *p, int depth, uint64_t open, 
  * masks' quote field is already the prefix XOR of the quotes (the bytes in a string, the
  * opening quote counted in and the closing one out, for a block entered outside one). */
 #define SKIP_LOOP(MASKS)                                                                      \
-    int depth = 0;                                                                            \
-    bool in_str = false, esc = false;                                                         \
+    int depth = s->depth;                                                                     \
+    bool in_str = s->in_str, esc = s->esc;                                                    \
     while (p < end) {                                                                         \
         if (end - p >= 64 && !esc) {                                                          \
             shc_jmasks m = MASKS(p);                                                          \
@@ -139,9 +139,10 @@ SHC_SKIP_INLINE const char *first_zero(const char *p, int depth, uint64_t open, 
             return q;                                                                         \
         p = q;                                                                                \
     }                                                                                         \
+    *s = (shc_skip){depth, in_str, esc};                                                      \
     return NULL
 
-static const char *skip_portable(const char *p, const char *end)
+static const char *skip_portable(shc_skip *s, const char *p, const char *end)
 {
     SKIP_LOOP(masks_base);
 }
@@ -176,12 +177,14 @@ TGT("avx2,pclmul,popcnt") shc_jmasks masks_avx2(const char *p)
 
 /* The base masks, the counts by the POPCNT instruction (x86-64's baseline has none: each
  * count would be a libgcc call). */
-__attribute__((target("popcnt"))) static const char *skip_popcnt(const char *p, const char *end)
+__attribute__((target("popcnt"))) static const char *skip_popcnt(shc_skip *s, const char *p,
+                                                                   const char *end)
 {
     SKIP_LOOP(masks_base);
 }
 
-__attribute__((target("avx2,pclmul,popcnt"))) static const char *skip_avx2(const char *p,
+__attribute__((target("avx2,pclmul,popcnt"))) static const char *skip_avx2(shc_skip *s,
+                                                                           const char *p,
                                                                            const char *end)
 {
     SKIP_LOOP(masks_avx2);
@@ -216,20 +219,26 @@ static shc_skip_fn pick(void)
 /* Picked at the first call and kept (a relaxed atomic: every thread would pick the same).
  * Not an ifunc: a resolver runs while the dynamic linker relocates, before a sanitizer's
  * runtime is up, and crashed the ASan+UBSan build. */
-const char *shc_skip_container(const char *p, const char *end)
+const char *shc_skip_on(shc_skip *s, const char *p, const char *end)
 {
     static shc_skip_fn chosen;
     shc_skip_fn f = __atomic_load_n(&chosen, __ATOMIC_RELAXED);
     if (!f)
         __atomic_store_n(&chosen, f = pick(), __ATOMIC_RELAXED);
-    return f(p, end);
+    return f(s, p, end);
 }
 #else
-const char *shc_skip_container(const char *p, const char *end)
+const char *shc_skip_on(shc_skip *s, const char *p, const char *end)
 {
-    return skip_portable(p, end);
+    return skip_portable(s, p, end);
 }
 #endif
+
+const char *shc_skip_container(const char *p, const char *end)
+{
+    shc_skip s = {0, false, false};
+    return shc_skip_on(&s, p, end);
+}
 
 shc_skip_fn shc_skip_variant_fn(shc_skip_variant v)
 {

@@ -9,12 +9,20 @@
  */
 #ifndef SHC_JSON_SKIP_H
 #define SHC_JSON_SKIP_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 /* One past the bracket that closes the container opening at p ('[' or '{'), or NULL when
  * it does not close before end.  The bytes are taken to be JSON (see above). */
 const char *shc_skip_container(const char *p, const char *end);
+
+/* The same skip in pieces, so a reader can let the bytes behind it go (json_map.c's window):
+ * s starts zeroed with p at the opening bracket; each call goes on from where the last one
+ * ended (its end is the next call's p) and gives one past the closing bracket, or NULL with
+ * s kept for the next piece. */
+typedef struct shc_skip { int depth; bool in_str, esc; } shc_skip;
+const char *shc_skip_on(shc_skip *s, const char *p, const char *end);
 
 /* The ways a block's masks are made, narrowest first: the target's baseline (SSE2 on
  * x86-64, a byte loop elsewhere), the same with the POPCNT instruction, AVX2 (x86-64 built
@@ -24,6 +32,6 @@ const char *shc_skip_container(const char *p, const char *end);
 typedef enum shc_skip_variant {
     SHC_SKIP_PORTABLE, SHC_SKIP_POPCNT, SHC_SKIP_AVX2
 } shc_skip_variant;
-typedef const char *(*shc_skip_fn)(const char *p, const char *end);
+typedef const char *(*shc_skip_fn)(shc_skip *s, const char *p, const char *end);
 shc_skip_fn shc_skip_variant_fn(shc_skip_variant v);
 #endif

@@ -1,8 +1,9 @@
 /*
  * check_golden_trust.c — the golden index's trusted scan (golden_trust.c, json_skip.h) is the
  * validating scan's twin on the files it is allowed for, and allowed for no others:
- * - shc_skip_container, and each of its variants this CPU runs (json_skip.h), ends every
- *   container where jansson's own text of it ends, on random documents jansson wrote
+ * - shc_skip_container, each of its variants this CPU runs, and shc_skip_on given the
+ *   bytes in random pieces (json_skip.h), end every container where jansson's own text of it
+ *   ends, on random documents jansson wrote
  *   (strings full of brackets and quotes, half of them with backslashes too; short and
  *   long, so both the 64-byte blocks and the byte loop are walked), followed by other bytes,
  *   and gives NULL for one cut before its close;
@@ -65,11 +66,10 @@ static json_t *rand_value(int depth)
     return json_string(s);
 }
 
-/* The skips to hold to jansson: the one this CPU picked, then each variant it runs. */
+/* The variants to hold to jansson beside shc_skip_container: each one this CPU runs. */
 static int skips(shc_skip_fn *fn)
 {
     int n = 0;
-    fn[n++] = shc_skip_container;
     for (int v = SHC_SKIP_PORTABLE; v <= SHC_SKIP_AVX2; v++)
         if ((fn[n] = shc_skip_variant_fn((shc_skip_variant)v)))
             n++;
@@ -102,10 +102,24 @@ START_TEST(skip_container_ends_where_jansson_does)
         memcpy(buf, text, n);
         strcpy(buf + n, tail);
         const char *end = buf + n + strlen(tail);
+        ck_assert_msg(shc_skip_container(buf, end) == buf + n, "iter %d: %.200s", iter, text);
+        ck_assert_msg(shc_skip_container(buf, buf + n - 1) == NULL, "iter %d: cut", iter);
         for (int f = 0; f < nfn; f++) {
-            ck_assert_msg(fn[f](buf, end) == buf + n, "iter %d skip %d: %.200s", iter, f, text);
-            ck_assert_msg(fn[f](buf, buf + n - 1) == NULL, "iter %d skip %d: cut", iter, f);
+            shc_skip st = {0, false, false};
+            ck_assert_msg(fn[f](&st, buf, end) == buf + n, "iter %d skip %d: %.200s", iter, f,
+                          text);
+            st = (shc_skip){0, false, false};
+            ck_assert_msg(fn[f](&st, buf, buf + n - 1) == NULL, "iter %d skip %d: cut", iter, f);
         }
+        /* in pieces cut anywhere (inside strings, escapes and blocks): the same end */
+        shc_skip st = {0, false, false};
+        const char *at = buf, *q = NULL;
+        while (!q && at < end) {
+            const char *lim = at + 1 + rnd(200) < end ? at + 1 + rnd(200) : end;
+            q = shc_skip_on(&st, at, lim);
+            at = lim;
+        }
+        ck_assert_msg(q == buf + n, "iter %d: in pieces: %.200s", iter, text);
         free(buf);
         free(text);
         json_decref(v);

@@ -127,6 +127,22 @@ static void tv_byte(tv_scan *t, char c)
         t->depth--;
 }
 
+/* Past the container opening at p (one past its close), or NULL when it never closes; a
+ * window at a time, the pages behind let go (json_map.c), so a large candidate is never
+ * resident whole. */
+static const char *tv_skip(const char *p, const char *end)
+{
+    shc_skip s = {0, false, false};
+    const char *q = NULL;
+    while (!q && p < end) {
+        const char *lim = (size_t)(end - p) > SHC_MAP_WINDOW ? p + SHC_MAP_WINDOW : end;
+        q = shc_skip_on(&s, p, lim);
+        shc_map_touched((size_t)((q ? q : lim) - p));
+        p = lim;
+    }
+    return q;
+}
+
 /* The top level of bytes[0..n): below it nothing is captured and only strings and brackets
  * matter, so a container value there is skipped whole by its brackets (json_skip.h), which
  * takes the bulk of a results file or a golden-shaped candidate 64 bytes at a time; tv_byte's
@@ -141,7 +157,7 @@ static void tv_scan_bytes(tv_scan *t, const char *bytes, size_t n)
             i++;
             continue;
         }
-        const char *q = shc_skip_container(bytes + i, bytes + n);
+        const char *q = tv_skip(bytes + i, bytes + n);
         if (!q)
             return;
         t->depth = 1;
