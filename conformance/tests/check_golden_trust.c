@@ -115,7 +115,8 @@ START_TEST(skip_container_ends_where_jansson_does)
         shc_skip st = {0, false, false};
         const char *at = buf, *q = NULL;
         while (!q && at < end) {
-            const char *lim = at + 1 + rnd(200) < end ? at + 1 + rnd(200) : end;
+            size_t step = 1 + rnd(200);
+            const char *lim = (size_t)(end - at) > step ? at + step : end;
             q = shc_skip_on(&st, at, lim);
             at = lim;
         }
