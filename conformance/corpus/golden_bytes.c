@@ -159,11 +159,12 @@ static shc_span want_of(const shc_bview *b, int64_t rank, shc_span key, uint64_t
     return bit == k ? b->val[k] : b->elem[(size_t)rank * SHC_BVIEW_MAX_KEYS + (size_t)k];
 }
 
-/* The values as a harness writes them (compact, the golden view's keys in its order: the
- * common ones, then the perRank ones), matched as bytes: each member's key and value are the
- * golden's own, so the bytes are valid JSON that reads as the view, which is what
- * shc_bview_match's token walk accepts, at a memcmp a member.  false, the cursor untouched,
- * for any other spelling (the walk decides). */
+/* The values as a harness writes them (compact, or spaced as Python's json.dumps spaces
+ * them: one space after ':' and ','), the golden view's keys in its order (the common ones,
+ * then the perRank ones), matched as bytes: each member's key and value are the golden's
+ * own, so the bytes are valid JSON that reads as the view, which is what shc_bview_match's
+ * token walk accepts, at a memcmp a member.  false, the cursor untouched, for any other
+ * spelling (the walk decides). */
 static bool match_compact(const shc_bview *b, int64_t rank, shc_jcur *c)
 {
     int n = b->ncommon + (rank >= 0 ? b->nper : 0);
@@ -173,11 +174,17 @@ static bool match_compact(const shc_bview *b, int64_t rank, shc_jcur *c)
         shc_span key = common ? b->key[i] : b->pkey[i - b->ncommon];
         shc_span v = common ? b->val[i]
                             : b->elem[(size_t)rank * SHC_BVIEW_MAX_KEYS + (size_t)(i - b->ncommon)];
-        if ((size_t)(qe - q) < key.n + 4 + v.n || *q != (i ? ',' : '{') || q[1] != '"' ||
-            memcmp(q + 2, key.p, key.n) || q[key.n + 2] != '"' || q[key.n + 3] != ':' ||
-            memcmp(q + key.n + 4, v.p, v.n))
+        if (q >= qe || *q++ != (i ? ',' : '{'))
             return false;
-        q += key.n + 4 + v.n;
+        q += i && q < qe && *q == ' ';
+        if ((size_t)(qe - q) < key.n + 4 + v.n || q[0] != '"' || memcmp(q + 1, key.p, key.n) ||
+            q[key.n + 1] != '"' || q[key.n + 2] != ':')
+            return false;
+        q += key.n + 3;
+        q += *q == ' ';
+        if ((size_t)(qe - q) < v.n || memcmp(q, v.p, v.n))
+            return false;
+        q += v.n;
     }
     if (!n || q >= qe || *q != '}')
         return false;

@@ -548,31 +548,41 @@ static const char *plain_uint(const char *p, const char *end)
                                                                                         : NULL;
 }
 
-/* The opening a harness writes, {"tcId":N,"rank":R,"values": compact and in that order (a
- * member per entry in a results file of hundreds of thousands), read at once: its keys are
- * the names' own bytes (slots 0-2, no key stack entry), its numbers plain, the values an
- * object.  1: taken, the cursor at the values and the walk where walk_member would have left
- * it after "values";
- * 0: anything else (a space, another order, another number), the cursor untouched, for
- * walk_member; SHC_SCAN_UNSURE where walk_member would be too. */
+/* Past the literal lit at p, each space in lit matching one optional space (Python's
+ * json.dumps puts one after ':' and ','; the harness writes none), else NULL. */
+static const char *eat_lit(const char *p, const char *end, const char *lit)
+{
+    for (; *lit && p; lit++)
+        if (*lit == ' ')
+            p += p < end && *p == ' ';
+        else
+            p = p < end && *p == *lit ? p + 1 : NULL;
+    return p;
+}
+
+/* The opening a harness writes, {"tcId":N,"rank":R,"values":{ in that order, compact or
+ * spaced as Python's json.dumps spaces it (a member per entry in a results file of hundreds
+ * of thousands), read at once: its keys are the names' own bytes (slots 0-2, no key stack
+ * entry), its numbers plain, the values an object.  1: taken, the cursor at the values and
+ * the walk where walk_member would have left it after "values"; 0: anything else (another
+ * order or spacing, another number), the cursor untouched, for walk_member;
+ * SHC_SCAN_UNSURE where walk_member would be too. */
 static int result_prefix(cur *c, shc_scan_result *r, bool *first, unsigned *seen)
 {
-    static const char tc[] = "{\"tcId\":", rk[] = ",\"rank\":", vs[] = ",\"values\":";
-    const char *p = c->p, *end = c->end, *t, *q;
-    if (end - p < 64 || memcmp(p, tc, sizeof tc - 1) || !(t = plain_uint(p + sizeof tc - 1, end)) ||
-        end - t < 32 || memcmp(t, rk, sizeof rk - 1) ||
-        !(q = plain_uint(t + sizeof rk - 1, end)) || end - q < 16 ||
-        memcmp(q, vs, sizeof vs - 1) || q[sizeof vs - 1] != '{' || c->depth + 1 > SCAN_MAX_DEPTH)
+    const char *end = c->end, *t0, *t, *q0, *q, *v;
+    if (end - c->p < 64 || !(t0 = eat_lit(c->p, end, "{\"tcId\": ")) ||
+        !(t = plain_uint(t0, end)) || !(q0 = eat_lit(t, end, ", \"rank\": ")) ||
+        !(q = plain_uint(q0, end)) || !(v = eat_lit(q, end, ", \"values\": ")) || v >= end ||
+        *v != '{' || c->depth + 1 > SCAN_MAX_DEPTH)
         return 0;
     c->depth++;
     if (!keys_open(c))
         return SHC_SCAN_UNSURE;
     *first = false;
     *seen = 7;
-    const char *t0 = p + sizeof tc - 1, *q0 = t + sizeof rk - 1;
     r->has_tcid = shc_span_int((shc_span){t0, (size_t)(t - t0)}, &r->tcid);
     r->rank = (shc_span){q0, (size_t)(q - q0)};
-    c->p = q + sizeof vs - 1;
+    c->p = v;
     return 1;
 }
 

@@ -202,6 +202,10 @@ for name, text in [
         ("r-prefix-tcid-long", re.sub(r'\{"tcId":(\d+),"rank":', r'{"tcId":1000000000000000000\1,"rank":', rtext, count=1)),
         ("r-prefix-tcid-19", re.sub(r'\{"tcId":(\d+),"rank":', r'{"tcId":100000000000000000,"rank":', rtext, count=1)),
         ("r-prefix-values-space", rtext.replace(',"values":{', ',"values": {', 5)),
+        ("r-spaced", json.dumps({"family": fam, "results": res})),   # Python's default spacing
+        ("r-spaced-altered", json.dumps({"family": fam, "results": [dict(x, values=dict(x["values"], localShape=[9])) if i % 5 == 0 and "values" in x else x for i, x in enumerate(res)]})),
+        ("r-spaced-two", json.dumps({"family": fam, "results": res}).replace(": ", ":  ", 40).replace(", ", ",  ", 40)),
+        ("r-spaced-tab", json.dumps({"family": fam, "results": res}).replace(": ", ":\t", 40)),
         ("r-prefix-values-list", rtext.replace(',"values":{', ',"values":[{', 1).replace('}},{', '}]},{', 1)),
         ("r-late-error", rtext[:-60] + "\x01" + rtext[-59:]),
         ("r-late-eof", rtext[:-3]),
