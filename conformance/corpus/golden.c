@@ -269,18 +269,24 @@ void shc_test_flag(json_t *test, const char *flag)
     json_array_append_new(flags, json_string(flag));
 }
 
-json_t *shc_json_i64s(int64_t v)
+size_t shc_i64_dec(int64_t v, char *buf)
 {
-    /* by hand, not snprintf: a view holds several per rank, and snprintf's format parsing
-     * was a sixteenth of `run --backend ref --family shard-layout` */
-    char buf[24], *p = buf + sizeof buf;
+    char d[SHC_I64_DEC_MAX], *p = d + sizeof d;
     uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v; /* INT64_MIN's magnitude too */
     do
         *--p = (char)('0' + u % 10);
     while (u /= 10);
     if (v < 0)
         *--p = '-';
-    return json_stringn_nocheck(p, (size_t)(buf + sizeof buf - p)); /* ASCII digits */
+    size_t n = (size_t)(d + sizeof d - p);
+    memcpy(buf, p, n);
+    return n;
+}
+
+json_t *shc_json_i64s(int64_t v)
+{
+    char buf[SHC_I64_DEC_MAX];
+    return json_stringn_nocheck(buf, shc_i64_dec(v, buf)); /* ASCII digits */
 }
 
 json_t *shc_json_i64_array(const int64_t *v, int64_t n)

@@ -94,6 +94,11 @@ bool shc_test_has_flag(const json_t *test, const char *flag);
  * no torch object can be written for it (the notation refuses it). */
 #define SHC_STRICTER_THAN_TORCH "StricterThanTorch"
 #define SHC_NOT_TORCH_INPUT "NotTorchInput"
+/* v in decimal at buf (SHC_I64_DEC_MAX bytes at most, no NUL written); the length.  By hand,
+ * not snprintf: the runner and verify write several per case, and the format engine was a
+ * sixteenth of `run --backend ref --family shard-layout`. */
+#define SHC_I64_DEC_MAX 20
+size_t shc_i64_dec(int64_t v, char *buf);
 /* Decimal-string JSON value for a 64-bit integer. */
 json_t *shc_json_i64s(int64_t v);
 /* JSON array of int64 numbers. */

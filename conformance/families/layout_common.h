@@ -26,18 +26,11 @@ static inline int shcl_join(const json_t *a, char sep, char *buf, size_t n, cons
             return shc_fail(e, SHC_EFORMAT, "%s: item %zu is not an integer", what, i);
         if (i && k < n)
             buf[k++] = sep;
-        /* by hand: every case's mesh and shape are joined in every process that runs it */
-        char d[24];
-        size_t nd = 0;
-        long long x = (long long)json_integer_value(v);
-        unsigned long long u = x < 0 ? 0 - (unsigned long long)x : (unsigned long long)x;
-        do
-            d[nd++] = (char)('0' + u % 10);
-        while (u /= 10);
-        if (x < 0)
-            d[nd++] = '-';
-        while (nd && k < n)
-            buf[k++] = d[--nd];
+        /* every case's mesh and shape are joined in every process that runs it */
+        char d[SHC_I64_DEC_MAX];
+        size_t nd = shc_i64_dec((int64_t)json_integer_value(v), d);
+        for (size_t j = 0; j < nd && k < n; j++)
+            buf[k++] = d[j];
         if (k >= n)
             return shc_fail(e, SHC_EFORMAT, "%s: too long", what);
         buf[k] = '\0';

@@ -736,7 +736,8 @@ START_TEST(map_shrunk_file_exits_2)
 }
 END_TEST
 
-/* shc_json_i64s: the decimal string of a 64-bit integer, at its edges (written by hand). */
+/* shc_i64_dec and shc_json_i64s: the decimal string of a 64-bit integer, at its edges
+ * (written by hand). */
 START_TEST(i64s_decimal_strings)
 {
     static const struct { int64_t v; const char *s; } want[] = {
@@ -751,6 +752,10 @@ START_TEST(i64s_decimal_strings)
                       json_string_length(j) == strlen(want[i].s), "%s: got %s", want[i].s,
                       json_string_value(j) ? json_string_value(j) : "(none)");
         json_decref(j);
+        char b[SHC_I64_DEC_MAX];
+        size_t n = shc_i64_dec(want[i].v, b);
+        ck_assert_msg(n == strlen(want[i].s) && !memcmp(b, want[i].s, n), "%s: got %.*s",
+                      want[i].s, (int)n, b);
     }
 }
 END_TEST

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "golden.h"
 #include "run.h"
 
 void run_outcome_clear(run_outcome *oc)
@@ -100,17 +101,7 @@ static char *put_lit(char *b, const char *s)
 
 static char *put_int(char *b, long long v)
 {
-    char d[24];
-    size_t nd = 0;
-    unsigned long long u = v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v;
-    do
-        d[nd++] = (char)('0' + u % 10);
-    while (u /= 10);
-    if (v < 0)
-        *b++ = '-';
-    while (nd)
-        *b++ = d[--nd];
-    return b;
+    return b + shc_i64_dec((int64_t)v, b);
 }
 
 /* The views of a flat verdict, as jansson writes them compactly: past them. */

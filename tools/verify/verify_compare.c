@@ -45,22 +45,16 @@ static json_t *gold_test(const vstate *s, int64_t i)
     return c;
 }
 
-/* Writes "WORD" then v in decimal at buf[k..n) (cut at n - 1); the new end.  By hand: a
- * case is named once per test, and snprintf was a twentieth of verify's time. */
+/* Writes "WORD" then v in decimal at buf[k..n) (cut at n - 1); the new end.  Not snprintf:
+ * a case is named once per test. */
 static size_t put_word_int(char *buf, size_t k, size_t n, const char *word, int64_t v)
 {
-    char d[24];
-    size_t nd = 0;
-    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-    do
-        d[nd++] = (char)('0' + u % 10);
-    while (u /= 10);
-    if (v < 0)
-        d[nd++] = '-';
+    char d[SHC_I64_DEC_MAX];
+    size_t nd = shc_i64_dec(v, d);
     for (; *word && k + 1 < n; word++)
         buf[k++] = *word;
-    while (nd && k + 1 < n)
-        buf[k++] = d[--nd];
+    for (size_t j = 0; j < nd && k + 1 < n; j++)
+        buf[k++] = d[j];
     return k;
 }
 
