@@ -412,6 +412,7 @@ _COMM = {"all_gather_into_tensor": "all_gather", "all_reduce": "all_reduce",
 @runs_collectives
 def redistribute_plan(w, group, test):
     torch = w.torch
+    import plan_share
     from adapters import torch_redistribute_plan as rp
     from torch.distributed.device_mesh import _mesh_resources
     from torch.distributed.tensor import _redistribute as R
@@ -449,13 +450,15 @@ def redistribute_plan(w, group, test):
 
     src, dst = spec(src_p, src_o, test.get("srcShardOrder")), spec(dst_p, dst_o, None)
     from torch.distributed.tensor._utils import compute_local_shape_and_global_offset
-    local_shape, _ = compute_local_shape_and_global_offset(tshape, mesh, src_p)
-    local = torch.ones(tuple(local_shape), dtype=dtype, device=w.device)
     use_graph = {"auto": None, "greedy": False, "graph": True}[group["planner"]]
     # the golden plans each case afresh: torch's planner cache keeps state across calls
     R.clear_redistribute_planner_cache()
-    with CommDebugMode() as cdm:
-        R.redistribute_local_tensor(local, src, dst, use_graph_based_transform=use_graph)
+    # torch's graph search, the same on every rank, runs on one (plan_share.py)
+    with plan_share.shared_search(w, int(test.get("tcId") or 0), src, dst, use_graph):
+        local_shape, _ = compute_local_shape_and_global_offset(tshape, mesh, src_p)
+        local = torch.ones(tuple(local_shape), dtype=dtype, device=w.device)
+        with CommDebugMode() as cdm:
+            R.redistribute_local_tensor(local, src, dst, use_graph_based_transform=use_graph)
     counts = {}
     for op, k in cdm.get_comm_counts().items():
         name = getattr(op, "__name__", str(op)).split(".")[-1]

@@ -1,0 +1,176 @@
+"""plan_share.py — the torch worker's redistribute-plan cases search torch's plan graph on one rank.
+
+What it is for: torch's graph planner (DTensorRedistributePlanner.find_min_cost_path, a Dijkstra
+search over placement states) is nine tenths of a redistribute-plan case's CPU, and every rank
+runs the same search: its inputs are the mesh's shape, the tensor's meta, the planner's target
+sets and the two states, never the rank or its coordinate (torch 2.13 _redistribute.py
+get_next_state, cost_function; _collective_utils.py one_step_redistribute_cost).  At np 8 on
+2 cores that is eight searches per case where one would do.  So per case one rank (the owner,
+tcId mod world) runs the plan first (_gen_transform_infos_non_cached, as redistribute would),
+recording each search's inputs and answer, and sends the record to the other ranks on the
+workers' own channel; then every rank runs the real redistribute_local_tensor, whose searches
+are answered from the record where the inputs are the same, and searched afresh where not.  The
+rest stays each rank's own: the transform infos from its coordinate, the optimisation, the
+collectives CommDebugMode counts.  The harness adapter memoises the same search across its
+simulated ranks on the same ground (adapters/torch_redistribute_plan.py).
+
+That ground is torch's, so it is checked, not assumed: every CHECK_EVERY-th case (tcId) shares
+nothing, every rank searches for itself, and the ranks compare their searches' answers after
+the case; ranks that found different paths make the case an error naming them (a torch finding:
+redistribute would run different plans on different ranks).  SHARDCHECK_TORCH_PLAN_SHARE=0
+turns the sharing off (every case searched on every rank, as before); =check checks every case.
+
+The exchange is one broadcast on the workers' own channel (World.ctrl) at a point every rank
+reaches: after the case's specs are made (rank-independent) and before anything that reads the
+rank.  The owner's own planning cannot leave it early: whatever it raises is recorded (a search
+that raises is sent as its exception) or dropped (the others then search themselves).
+
+How it is tested: conformance/tests/run_torch.sh runs redistribute-plan cases at np 4 shared,
+unshared and checked, and holds the three runs' views to be the same; the main job's and CI's
+torch stages run every case through it.
+"""
+
+import hashlib
+import os
+import pickle
+from contextlib import contextmanager
+
+# every CHECK_EVERY-th case checks the sharing's ground instead of using it
+CHECK_EVERY = 16
+MODE = os.environ.get("SHARDCHECK_TORCH_PLAN_SHARE", "1")
+
+
+def _key(planner, src_state, dst_state):
+    """What a search's answer depends on within one case (the case fixes the mesh and meta): as
+    text, because DistState's hash is computed once per process from str hashes."""
+    def state(s):
+        return (s.placements, s.tensor_dim_to_mesh_dim)
+    return repr((state(src_state), state(dst_state),
+                 sorted(map(repr, planner.partial_reduce_ops_in_target)),
+                 sorted(map(repr, planner.strided_shard_placements_in_target))))
+
+
+def _hooks(R):
+    """torch's planner class and the unmemoised plan function, or None for a release without
+    the graph planner (nothing to share)."""
+    P = getattr(R, "DTensorRedistributePlanner", None)
+    plan = getattr(R, "_gen_transform_infos_non_cached", None)
+    if P is None or plan is None or not hasattr(P, "find_min_cost_path"):
+        return None
+    return P, plan
+
+
+@contextmanager
+def _searches(P, answer):
+    """Within the block, torch's find_min_cost_path goes through answer(orig, planner, a, b)."""
+    orig = P.find_min_cost_path
+
+    def find_min_cost_path(self, src_state, dst_state):
+        return answer(orig, self, src_state, dst_state)
+    P.find_min_cost_path = find_min_cost_path
+    try:
+        yield
+    finally:
+        P.find_min_cost_path = orig
+
+
+def _record(log):
+    def answer(orig, planner, a, b):
+        try:
+            path = orig(planner, a, b)
+        except Exception as e:
+            log.append((_key(planner, a, b), ("raise", e)))
+            raise
+        log.append((_key(planner, a, b),
+                    ("path", [(s.placements, s.tensor_dim_to_mesh_dim) for s in path])))
+        return path
+    return answer
+
+
+def _pack(log):
+    """The record as bytes; an entry that does not pickle is left out (its search is redone)."""
+    out = []
+    for key, got in log:
+        try:
+            out.append(pickle.dumps((key, got)))
+        except Exception:  # noqa: BLE001 — an exception torch made unpicklable: not shared
+            continue
+    return pickle.dumps(out)
+
+
+def _unpack(P, blob):
+    memo = {}
+    for item in pickle.loads(blob):
+        key, (kind, val) = pickle.loads(item)
+        memo.setdefault(key, (kind, val))
+    return memo
+
+
+def _replay(P, memo):
+    def answer(orig, planner, a, b):
+        got = memo.get(_key(planner, a, b))
+        if got is None:
+            return orig(planner, a, b)
+        kind, val = got
+        if kind == "raise":
+            raise val
+        return [P.DistState(p, o) for p, o in val]
+    return answer
+
+
+def _owner_plan(R, P, plan, src, dst, use_graph):
+    log = []
+    with _searches(P, _record(log)):
+        try:
+            plan(src, dst, use_graph)
+        except Exception:  # noqa: BLE001 — the real run raises it again on every rank
+            pass
+    R.clear_redistribute_planner_cache()  # the real run starts from the state every rank has
+    return _pack(log)
+
+
+def _digest(log):
+    return hashlib.sha256(repr([(k, g if g[0] == "path" else ("raise", repr(g[1])))
+                                for k, g in log]).encode()).hexdigest()
+
+
+@contextmanager
+def shared_search(w, tcid, src, dst, use_graph):
+    """The block runs the case's redistribute_local_tensor(src -> dst) on this rank; inside it
+    torch's graph search is answered as the module's header says.  Every rank enters it for
+    every case, at the same point."""
+    from torch.distributed.tensor import _redistribute as R
+    hooks = _hooks(R)
+    if MODE == "0" or hooks is None or w.ctrl is None or w.size == 1:
+        yield
+        return
+    P, plan = hooks
+    if MODE == "check" or tcid % CHECK_EVERY == 0:
+        with _checked(w, P):
+            yield
+        return
+    owner = tcid % w.size
+    box = [_owner_plan(R, P, plan, src, dst, use_graph) if w.rank == owner else None]
+    w.dist.broadcast_object_list(box, src=owner, group=w.ctrl)
+    with _searches(P, _replay(P, _unpack(P, box[0]))):
+        yield
+
+
+@contextmanager
+def _checked(w, P):
+    """Every rank searches; after the block (raised or not) the ranks compare what they found."""
+    log = []
+    raised = None
+    try:
+        with _searches(P, _record(log)):
+            yield
+    except Exception as e:  # noqa: BLE001 — raised again below, after the comparison
+        raised = e
+    every = [None] * w.size
+    w.dist.all_gather_object(every, _digest(log), group=w.ctrl)
+    if raised is not None:
+        raise raised
+    odd = [r for r in range(w.size) if every[r] != every[0]]
+    if odd:
+        raise RuntimeError("torch's graph planner found different paths on rank 0 and rank(s) %s "
+                           "for the same inputs (plan_share.py)" % odd)
