@@ -25,9 +25,17 @@ reaches: after the case's specs are made (rank-independent) and before anything 
 rank.  The owner's own planning cannot leave it early: whatever it raises is recorded (a search
 that raises is sent as its exception) or dropped (the others then search themselves).
 
-How it is tested: conformance/tests/run_torch.sh runs redistribute-plan cases at np 4 shared,
-unshared and checked, and holds the three runs' views to be the same; the main job's and CI's
-torch stages run every case through it.
+While the ranks wait on a case's owner, the others plan the cases sent ahead that they own
+(worker_requests.py: the runner sends a chunk of 16 ahead), on the same mesh as it stands, with
+their own devices-per-host setting; kept in World.plans until the case's turn, when its owner
+sends that record at once.  So at np 8 on 2 cores both cores plan, not one.  Planning ahead is
+local: nothing is exchanged early, and a case planned ahead is sent at its own turn like any.
+
+How it is tested: tools/harness/tests/test_plan_share.py, rank by rank on torch's fake process
+group: every rank's view shared (and planned ahead) is the view of ranks that search for
+themselves, the ranks that are not the owner search nothing, and a checked case with ranks that
+disagree fails naming them.  The make checks' and the main job's torch stages run every
+redistribute-plan case through it with real collectives, held to golden.
 """
 
 import hashlib
@@ -37,6 +45,8 @@ from contextlib import contextmanager
 
 # every CHECK_EVERY-th case checks the sharing's ground instead of using it
 CHECK_EVERY = 16
+# at most this many cases planned ahead are kept (a chunk is 16 cases: run_torch.c)
+PLANS_KEPT = 64
 MODE = os.environ.get("SHARDCHECK_TORCH_PLAN_SHARE", "1")
 
 
@@ -134,23 +144,50 @@ def _digest(log):
                                 for k, g in log]).encode()).hexdigest()
 
 
+def _checked_case(tcid):
+    return MODE == "check" or tcid % CHECK_EVERY == 0
+
+
+def _plan_ahead(w, R, P, plan, ahead):
+    """Plan the cases sent ahead that this rank owns (while the ranks wait on this case's
+    owner, so the two cores plan two cases at once); kept in w.plans until their turn."""
+    for tcid, specs in ahead():
+        if tcid % w.size != w.rank or tcid in w.plans or _checked_case(tcid):
+            continue
+        try:
+            src, dst, use_graph = specs()[:3]
+        except Exception:  # noqa: BLE001 — its own turn raises it on every rank
+            continue
+        R.clear_redistribute_planner_cache()
+        if len(w.plans) >= PLANS_KEPT:
+            w.plans.clear()
+        w.plans[tcid] = _owner_plan(R, P, plan, src, dst, use_graph)
+
+
 @contextmanager
-def shared_search(w, tcid, src, dst, use_graph):
+def shared_search(w, tcid, src, dst, use_graph, ahead=None):
     """The block runs the case's redistribute_local_tensor(src -> dst) on this rank; inside it
     torch's graph search is answered as the module's header says.  Every rank enters it for
-    every case, at the same point."""
+    every case, at the same point.  ahead: () -> iterable of (tcId, () -> specs) for the cases
+    sent ahead that the rank may plan now (torch_worker._plans_ahead)."""
     from torch.distributed.tensor import _redistribute as R
     hooks = _hooks(R)
     if MODE == "0" or hooks is None or w.ctrl is None or w.size == 1:
         yield
         return
     P, plan = hooks
-    if MODE == "check" or tcid % CHECK_EVERY == 0:
+    if _checked_case(tcid):
         with _checked(w, P):
             yield
         return
     owner = tcid % w.size
-    box = [_owner_plan(R, P, plan, src, dst, use_graph) if w.rank == owner else None]
+    if w.rank == owner:
+        blob = w.plans.pop(tcid, None) or _owner_plan(R, P, plan, src, dst, use_graph)
+    else:
+        blob = None
+        if ahead is not None:
+            _plan_ahead(w, R, P, plan, ahead)
+    box = [blob]
     w.dist.broadcast_object_list(box, src=owner, group=w.ctrl)
     with _searches(P, _replay(P, _unpack(P, box[0]))):
         yield

@@ -120,6 +120,8 @@ class World:
         # half done can reach it; made by start() for a real job (a World on torch's fake
         # process group, as invalid_audit.py makes one, has none and never settles)
         self.ctrl = None
+        self.upcoming = lambda: []  # serve(): the requests sent ahead of the current one
+        self.plans = {}  # plan_share.py: tcId -> the graph searches planned ahead for it
 
     def settle(self, raised):
         """After a case that runs collectives: did any rank raise?  True when the workers must
@@ -409,33 +411,31 @@ _COMM = {"all_gather_into_tensor": "all_gather", "all_reduce": "all_reduce",
          "shard_dim_alltoall": "all_to_all"}
 
 
-@runs_collectives
-def redistribute_plan(w, group, test):
-    torch = w.torch
-    import plan_share
-    from adapters import torch_redistribute_plan as rp
+def _set_dph(group):
+    """The group's devices per host, as torch's cost model reads it (a process-wide setting)."""
     from torch.distributed.device_mesh import _mesh_resources
-    from torch.distributed.tensor import _redistribute as R
     from torch.distributed.tensor._collective_utils import MeshTopoInfo
+    dph = int(group["devicesPerHost"])
+    _mesh_resources.num_devices_per_host = lambda device_type, _n=dph: _n
+    MeshTopoInfo.build_from_mesh.cache_clear()
+
+
+def _plan_specs(torch, mesh, group, test):
+    """A redistribute-plan case's source and target DTensorSpecs on mesh, its planner choice
+    and its source placements as parsed; the devices per host set (_set_dph).  Nothing here
+    reads the rank."""
+    from adapters import torch_redistribute_plan as rp
     from torch.distributed.tensor._dtensor_spec import DTensorSpec, ShardOrderEntry, TensorMeta
-    from torch.distributed.tensor.debug import CommDebugMode
     from torch.distributed.tensor.placement_types import (Partial, Replicate, Shard,
                                                           _StridedShard)
     S = {"Shard": Shard, "Replicate": Replicate, "Partial": Partial,
          "StridedShard": _StridedShard, "ShardOrderEntry": ShardOrderEntry}
-    shape = [int(x) for x in group["mesh"]]
-    mesh = w.mesh(shape)
-    for dims in group.get("flattened") or ():
-        mesh[tuple("d%d" % d for d in dims)]._flatten()
-    dph = int(group["devicesPerHost"])
-    _mesh_resources.num_devices_per_host = lambda device_type, _n=dph: _n
-    MeshTopoInfo.build_from_mesh.cache_clear()
+    _set_dph(group)
     src_p, src_o = rp._parse(test["src"], S)
     dst_p, dst_o = rp._parse(test["dst"], S)
     tshape = torch.Size(test["shape"])
-    dtype = getattr(torch, group["dtype"])
     stride = tuple(int(x) for x in torch.empty(tshape, device="meta").stride())
-    meta = TensorMeta(tshape, stride, dtype)
+    meta = TensorMeta(tshape, stride, getattr(torch, group["dtype"]))
 
     def spec(placements, order, explicit):
         kw = {"tensor_meta": meta}
@@ -448,15 +448,44 @@ def redistribute_plan(w, group, test):
             kw["shard_order"] = rp._shard_order(placements, order, S)
         return DTensorSpec(mesh, placements, **kw)
 
-    src, dst = spec(src_p, src_o, test.get("srcShardOrder")), spec(dst_p, dst_o, None)
-    from torch.distributed.tensor._utils import compute_local_shape_and_global_offset
     use_graph = {"auto": None, "greedy": False, "graph": True}[group["planner"]]
+    return (spec(src_p, src_o, test.get("srcShardOrder")), spec(dst_p, dst_o, None), use_graph,
+            src_p)
+
+
+def _plans_ahead(w, mesh, group):
+    """(tcId, specs thunk) for the redistribute-plan cases sent ahead on this case's mesh (its
+    shape and flattened dims: the mesh as it stands now); the group's setting is put back after."""
+    try:
+        for req in w.upcoming():
+            g, t = req.get("group") or {}, req.get("test") or {}
+            if req.get("family") == "redistribute-plan" and g.get("mesh") == group["mesh"] \
+                    and g.get("flattened") == group.get("flattened"):
+                yield int(t.get("tcId") or 0), lambda g=g, t=t: _plan_specs(w.torch, mesh, g, t)
+    finally:
+        _set_dph(group)
+
+
+@runs_collectives
+def redistribute_plan(w, group, test):
+    torch = w.torch
+    import plan_share
+    from torch.distributed.tensor import _redistribute as R
+    from torch.distributed.tensor._utils import compute_local_shape_and_global_offset
+    from torch.distributed.tensor.debug import CommDebugMode
+    mesh = w.mesh([int(x) for x in group["mesh"]])
+    for dims in group.get("flattened") or ():
+        mesh[tuple("d%d" % d for d in dims)]._flatten()
+    src, dst, use_graph, src_p = _plan_specs(torch, mesh, group, test)
     # the golden plans each case afresh: torch's planner cache keeps state across calls
     R.clear_redistribute_planner_cache()
     # torch's graph search, the same on every rank, runs on one (plan_share.py)
-    with plan_share.shared_search(w, int(test.get("tcId") or 0), src, dst, use_graph):
-        local_shape, _ = compute_local_shape_and_global_offset(tshape, mesh, src_p)
-        local = torch.ones(tuple(local_shape), dtype=dtype, device=w.device)
+    with plan_share.shared_search(w, int(test.get("tcId") or 0), src, dst, use_graph,
+                                  lambda: _plans_ahead(w, mesh, group)):
+        local_shape, _ = compute_local_shape_and_global_offset(
+            torch.Size(test["shape"]), mesh, src_p)
+        local = torch.ones(tuple(local_shape), dtype=getattr(torch, group["dtype"]),
+                           device=w.device)
         with CommDebugMode() as cdm:
             R.redistribute_local_tensor(local, src, dst, use_graph_based_transform=use_graph)
     counts = {}
@@ -650,12 +679,12 @@ def serve():
     gc.freeze()
     gc.enable()
     _emit({"ready": True, "torch": w.torch.__version__, "rank": w.rank, "world": w.size}, out)
-    for line in sys.stdin:
-        line = line.strip()
-        if not line:
-            continue
-        req = json.loads(line)
-        if req.get("cmd") == "quit":
+    from worker_requests import Requests
+    requests = Requests()
+    w.upcoming = requests.ahead  # the cases sent ahead (plan_share.py plans its own of them)
+    while True:
+        req = requests.next()
+        if req is None or req.get("cmd") == "quit":
             break
         if DEBUG:
             print("torch_worker rank %d: tc %s ..." % (w.rank, (req.get("test") or {}).get("tcId")),
@@ -663,8 +692,7 @@ def serve():
         reply = answer(w, req, fault)
         _emit(reply, out)
         if reply.get("restart"):  # the runner stops this worker and starts a new one
-            for line in sys.stdin:
-                pass
+            requests.drain()
             return
     try:
         w.dist.destroy_process_group()

@@ -70,12 +70,18 @@ def fresh():
     R._gen_transform_infos.cache_clear()
 
 
-def view(group, test, rank, box, every=None):
-    n = math.prod(int(x) for x in group["mesh"])
-    fresh()
+def world(n, rank, box, every=None):
     tc.WORLD.enter(n, rank)
     w = tw.World(torch, dist, "cpu")
     w.ctrl, w.dist = object(), Channel(box, every)
+    return w
+
+
+def view(group, test, rank, box, every=None, w=None):
+    n = math.prod(int(x) for x in group["mesh"])
+    fresh()
+    w = w or world(n, rank, box, every)
+    w.dist.box = box
     try:
         return tw.FAMILIES["redistribute-plan"](w, group, test)
     except Exception as e:  # noqa: BLE001 — torch's refusal is the rank's answer
@@ -120,6 +126,34 @@ def test_shared_search_gives_every_rank_its_own_answer(monkeypatch, searches):
     tc.WORLD.close()
 
 
+def test_cases_sent_ahead_are_planned_by_their_owner_before_their_turn(monkeypatch, searches):
+    """While rank b waits on case A's owner it plans case B (sent ahead, b owns it, same mesh,
+    another devices-per-host setting); on B's turn b searches nothing, and both answers are
+    those of ranks that search for themselves."""
+    monkeypatch.setattr(plan_share, "MODE", "1")
+    cases = graph_cases((4,), 40)
+    (ga, a), (gb, b) = next((x, y) for x in cases for y in cases
+                            if x[0]["mesh"] == y[0]["mesh"]
+                            and x[0].get("flattened") == y[0].get("flattened")
+                            and x[1]["tcId"] % 4 != y[1]["tcId"] % 4)
+    rb = b["tcId"] % 4
+    monkeypatch.setattr(plan_share, "MODE", "0")
+    own_a, own_b = view(ga, a, rb, {}), view(gb, b, rb, {})
+    monkeypatch.setattr(plan_share, "MODE", "1")
+    box = {}
+    view(ga, a, a["tcId"] % 4, box)  # A's owner: its broadcast
+    w = world(4, rb, box)
+    w.upcoming = lambda: [{"family": "redistribute-plan", "group": gb, "test": b}]
+    before = searches["n"]
+    assert view(ga, a, rb, box, w=w) == own_a
+    assert b["tcId"] in w.plans and searches["n"] > before, "B was not planned ahead"
+    before = searches["n"]
+    w.upcoming = lambda: []
+    assert view(gb, b, rb, {}, w=w) == own_b
+    assert searches["n"] == before and not w.plans, "B searched again on its turn"
+    tc.WORLD.close()
+
+
 def test_checked_case_names_ranks_whose_search_differs(monkeypatch):
     group, test = graph_cases((4,), 1)[0]
     monkeypatch.setattr(plan_share, "MODE", "check")
@@ -142,3 +176,25 @@ def test_no_channel_no_sharing(monkeypatch, searches):
     tw.FAMILIES["redistribute-plan"](w, group, test)
     assert searches["n"] > 0
     tc.WORLD.close()
+
+
+def test_requests_ahead_are_the_whole_lines_already_sent():
+    """worker_requests.Requests: next() blocks for a line, ahead() shows the whole lines already
+    in the pipe (not a part-written one, not consumed), None at the pipe's end."""
+    from worker_requests import Requests
+    r, wfd = os.pipe()
+    try:
+        q = Requests(r)
+        os.write(wfd, b'{"n": 1}\n\n{"n": 2}\n{"n": ')
+        assert q.next() == {"n": 1}
+        assert q.ahead() == [{"n": 2}]
+        os.write(wfd, b'3}\n')
+        assert q.ahead() == [{"n": 2}, {"n": 3}]
+        assert q.next() == {"n": 2}
+        os.close(wfd)
+        wfd = None
+        assert q.next() == {"n": 3} and q.ahead() == [] and q.next() is None
+    finally:
+        os.close(r)
+        if wfd is not None:
+            os.close(wfd)
