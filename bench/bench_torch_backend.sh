@@ -1,16 +1,20 @@
 #!/bin/sh
 # bench_torch_backend.sh — cases per second of `shardcheck run --backend torch` (real DTensor in
-# real processes, tools/harness/torch_worker.py), before and after the runner sends cases ahead
-# (tools/run/run_torch.c: SHARDCHECK_TORCH_PIPELINE=1 is the runner as it was, one case at a time with
-# the ranks agreeing in a blocking MPI_Allreduce; the default sends a chunk ahead and waits
-# without spinning), and shardcheck's own mpi backend on the same cases as the peer.  The three
+# real processes, tools/harness/torch_worker.py), before and after a change a setting undoes
+# (BENCH_BEFORE; by default the runner sending cases ahead, tools/run/run_torch.c:
+# SHARDCHECK_TORCH_PIPELINE=1 is the runner as it was, one case at a time with the ranks
+# agreeing in a blocking MPI_Allreduce; the default sends a chunk ahead and waits without
+# spinning), and shardcheck's own mpi backend on the same cases as the peer.  The three
 # run on the same sample in the same invocation, before and after alternating REPS times (the
 # best of each is kept: the machine is shared), so the ratio compares like with like.
 #
 #   SHARDCHECK=_build/tools/shardcheck sh bench/bench_torch_backend.sh [NP] [CASES] [FAMILY...]
 #
 # Environment: SHARDCHECK (default _build/tools/shardcheck), SHARDCHECK_PYTHON (default
-# .venv/bin/python), MPIRUN (default mpirun), GOLDEN (default golden), REPS (default 2).
+# .venv/bin/python), MPIRUN (default mpirun), GOLDEN (default golden), REPS (default 2),
+# BENCH_BEFORE (the before-run's setting, default SHARDCHECK_TORCH_PIPELINE=1;
+# SHARDCHECK_TORCH_PLAN_SHARE=0 is the worker before redistribute-plan's graph search ran on one
+# rank per case, tools/harness/plan_share.py).
 # Prints one line per family: cases, cases/s before, after, after/before, and the mpi backend's
 # cases/s.  Cases/s is the runner's own per-case figure (--json "seconds": each chunk's time over
 # its cases), so the job's start-up and the workers' torch import are not counted; "wall" is
@@ -23,6 +27,7 @@ fams=${*:-$(python3 tools/harness/torch_worker.py --families)}
 PY=${SHARDCHECK_PYTHON:-.venv/bin/python}
 G=${GOLDEN:-golden}
 REPS=${REPS:-2}
+BEFORE=${BENCH_BEFORE:-SHARDCHECK_TORCH_PIPELINE=1}
 MPI="${MPIRUN:-mpirun} --oversubscribe --bind-to none"
 [ "$(id -u)" -eq 0 ] && MPI="$MPI --allow-run-as-root"
 export SHARDCHECK_PYTHON="$PY" OMPI_MCA_mpi_warn_on_fork=0 OMP_NUM_THREADS=1
@@ -32,8 +37,8 @@ per_case() { # per_case JSON: seconds per case by the runner's own figure, and t
 d = json.load(open(sys.argv[1])); r = d["cases"]
 print("%.6f %d %d" % (sum(x["seconds"] for x in r) / max(1, len(r)), len(r), d["passed"]))' "$1"
 }
-printf '%-18s %6s %11s %11s %8s %11s %8s   (np %s, best of %s)\n' family cases before/s \
-  after/s after/bef mpi/s wall_s "$np" "$REPS"
+printf '%-18s %6s %11s %11s %8s %11s %8s   (np %s, best of %s; before: %s)\n' family cases \
+  before/s after/s after/bef mpi/s wall_s "$np" "$REPS" "$BEFORE"
 for f in $fams; do
   # the torch sample, as tcIds, then the same cases as a scratch corpus (no MANIFEST: a scratch
   # corpus is not the committed one, hence --no-manifest-check)
@@ -60,7 +65,7 @@ PYEOF
   best_b=; best_a=; wall=
   r=0
   while [ "$r" -lt "$REPS" ]; do
-    SHARDCHECK_TORCH_PIPELINE=1 $MPI -np "$np" $run --backend torch >"$tmp/b.json" 2>/dev/null
+    env $BEFORE $MPI -np "$np" $run --backend torch >"$tmp/b.json" 2>/dev/null
     t0=$(date +%s.%N)
     $MPI -np "$np" $run --backend torch >"$tmp/a.json" 2>/dev/null
     t1=$(date +%s.%N)

@@ -1,4 +1,4 @@
-"""plan_share.py — the torch worker's redistribute-plan cases search torch's plan graph on one rank.
+"""plan_share.py — torch's redistribute plan graph searched on one rank per case, not on every rank.
 
 What it is for: torch's graph planner (DTensorRedistributePlanner.find_min_cost_path, a Dijkstra
 search over placement states) is nine tenths of a redistribute-plan case's CPU, and every rank
@@ -20,10 +20,12 @@ the case; ranks that found different paths make the case an error naming them (a
 redistribute would run different plans on different ranks).  SHARDCHECK_TORCH_PLAN_SHARE=0
 turns the sharing off (every case searched on every rank, as before); =check checks every case.
 
-The exchange is one broadcast on the workers' own channel (World.ctrl) at a point every rank
-reaches: after the case's specs are made (rank-independent) and before anything that reads the
-rank.  The owner's own planning cannot leave it early: whatever it raises is recorded (a search
-that raises is sent as its exception) or dropped (the others then search themselves).
+The exchange is one broadcast (_exchange) on the workers' own channel (World.ctrl) at a point
+every rank reaches: after the case's specs are made (rank-independent) and before anything
+that reads the rank.  The owner's own planning cannot leave it early: whatever it raises is
+recorded (a search that raises is sent as its exception) or dropped (the others then search
+themselves).  Sharing is kept to where it pays (_pays): 4 or more ranks, a mesh of 2 or more
+dims.
 
 While the ranks wait on a case's owner, the others plan the cases sent ahead that they own
 (worker_requests.py: the runner sends a chunk of 16 ahead), on the same mesh as it stands, with
@@ -45,6 +47,10 @@ from contextlib import contextmanager
 
 # every CHECK_EVERY-th case checks the sharing's ground instead of using it
 CHECK_EVERY = 16
+# the most bytes a case's record may take on the wire (_exchange)
+WIRE = 1 << 16
+# sharing starts at this many ranks (_pays)
+MIN_WORLD = 4
 # at most this many cases planned ahead are kept (a chunk is 16 cases: run_torch.c)
 PLANS_KEPT = 64
 MODE = os.environ.get("SHARDCHECK_TORCH_PLAN_SHARE", "1")
@@ -139,9 +145,35 @@ def _owner_plan(R, P, plan, src, dst, use_graph):
     return _pack(log)
 
 
+def _exchange(w, owner, blob):
+    """The owner's record, on every rank, in one broadcast of WIRE bytes (its length, then the
+    bytes): a collective costs milliseconds on oversubscribed cores, and broadcast_object_list
+    is two.  A record that does not fit is not sent (each rank searches for itself)."""
+    torch = w.torch
+    buf = torch.zeros(WIRE, dtype=torch.uint8)
+    if w.rank == owner and len(blob) + 4 <= WIRE:
+        buf[:4] = torch.frombuffer(bytearray(len(blob).to_bytes(4, "little")), dtype=torch.uint8)
+        if blob:
+            buf[4:4 + len(blob)] = torch.frombuffer(bytearray(blob), dtype=torch.uint8)
+    w.dist.broadcast(buf, src=owner, group=w.ctrl)
+    n = int.from_bytes(bytes(buf[:4].tolist()), "little")
+    return bytes(buf[4:4 + n].tolist()) if n else pickle.dumps([])
+
+
 def _digest(log):
     return hashlib.sha256(repr([(k, g if g[0] == "path" else ("raise", repr(g[1])))
                                 for k, g in log]).encode()).hexdigest()
+
+
+def _pays(w, src):
+    """Whether sharing saves more than its exchange costs, decided alike on every rank from the
+    job and the case alone.  At np 2 and 3 each rank has a core of its own here, so the ranks'
+    searches run side by side, and on a 1-D mesh a search is a few states: there the exchange
+    costs more than it saves (with every case shared, and two broadcasts a case, the main job's
+    torch stage took 26 -> 41 s at np 2 and 22 -> 33 s at np 3).  At np 4, one broadcast, 2-D
+    meshes only: redistribute-plan's 4,878 cases 139 -> 115 s; at np 8 its 2,000-case sample is
+    most of the main job's 765 -> 520 s."""
+    return w.size >= MIN_WORLD and src.mesh.ndim >= 2
 
 
 def _checked_case(tcid):
@@ -176,6 +208,9 @@ def shared_search(w, tcid, src, dst, use_graph, ahead=None):
         yield
         return
     P, plan = hooks
+    if not _pays(w, src):
+        yield
+        return
     if _checked_case(tcid):
         with _checked(w, P):
             yield
@@ -187,9 +222,7 @@ def shared_search(w, tcid, src, dst, use_graph, ahead=None):
         blob = None
         if ahead is not None:
             _plan_ahead(w, R, P, plan, ahead)
-    box = [blob]
-    w.dist.broadcast_object_list(box, src=owner, group=w.ctrl)
-    with _searches(P, _replay(P, _unpack(P, box[0]))):
+    with _searches(P, _replay(P, _unpack(P, _exchange(w, owner, blob)))):
         yield
 
 

@@ -1,4 +1,4 @@
-"""worker_requests.py — the torch worker's requests, read from its stdin, with a look at those sent ahead.
+"""worker_requests.py — the torch worker's requests from its stdin, and a look at those sent ahead.
 
 What it is for: the C runner sends a chunk of cases ahead (tools/run/run_torch.c), so while a
 worker answers one case the next ones are often already in its pipe.  `next()` gives the next

@@ -1,4 +1,4 @@
-"""test_plan_share.py — the torch worker's redistribute-plan cases search torch's plan graph on one rank.
+"""test_plan_share.py — torch's redistribute plan graph searched on one rank per case (plan_share.py).
 
 plan_share.py lets the owner rank of a case run torch's graph search and the other ranks take
 its answer.  Here, on torch's fake process group, rank by rank, with the broadcast played by the
@@ -30,11 +30,13 @@ GOLDEN = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.di
 
 
 def graph_cases(sizes, per_size):
-    """The first cases torch plans with its graph search on meshes of each size, inputs only."""
+    """The first cases torch plans with its graph search on meshes of each size and more than
+    one dim, inputs only."""
     got = {n: [] for n in sizes}
     for _path, group, test in hl.iter_cases("redistribute-plan", GOLDEN):
         n = math.prod(int(x) for x in group["mesh"])
-        if group.get("planner") != "graph" or n not in got or len(got[n]) >= per_size:
+        if group.get("planner") != "graph" or n not in got or len(got[n]) >= per_size \
+                or len(group["mesh"]) < 2:  # 1-D meshes are not shared (plan_share._pays)
             continue
         if test["tcId"] % plan_share.CHECK_EVERY == 0:
             continue
@@ -52,11 +54,11 @@ class Channel:
     def __getattr__(self, name):
         return getattr(dist, name)
 
-    def broadcast_object_list(self, objs, src, group=None):
+    def broadcast(self, t, src, group=None):
         if dist.get_rank() == src:
-            self.box["blob"] = objs[0]
+            self.box["blob"] = t.clone()
         else:
-            objs[0] = self.box["blob"]
+            t.copy_(self.box["blob"])
 
     def all_gather_object(self, out, obj, group=None):
         for r in range(len(out)):
@@ -162,6 +164,20 @@ def test_checked_case_names_ranks_whose_search_differs(monkeypatch):
     odd = view(group, test, 1, {}, every=lambda r, mine: mine if r != 2 else "another path")
     assert odd == {"error": "RuntimeError: torch's graph planner found different paths on rank 0 "
                    "and rank(s) [2] for the same inputs (plan_share.py)"}, odd
+    tc.WORLD.close()
+
+
+def test_not_shared_where_it_does_not_pay(monkeypatch, searches):
+    """Below MIN_WORLD ranks, or on a 1-D mesh, every rank searches for itself."""
+    monkeypatch.setattr(plan_share, "MODE", "1")
+    for n, want_1d in ((4, True), (2, False)):
+        group, test = next((g, {k: v for k, v in t.items() if k not in hl.HIDDEN_FIELDS})
+                           for _p, g, t in hl.iter_cases("redistribute-plan", GOLDEN)
+                           if g.get("planner") == "graph" and t["tcId"] % plan_share.CHECK_EVERY
+                           and math.prod(g["mesh"]) == n and (len(g["mesh"]) == 1) == want_1d)
+        rank = (test["tcId"] + 1) % n  # not the owner: it would wait for a broadcast if shared
+        before = searches["n"]
+        assert "collectives" in view(group, test, rank, {}) and searches["n"] > before, (n, test)
     tc.WORLD.close()
 
 
