@@ -38,6 +38,19 @@ add_counts() { # add_counts LOG: sum automake's "# PASS:" style totals
   e=$(awk '/^# ERROR:/{print $3}' "$1" | tail -n1)
   pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0} + ${x:-0} + ${e:-0})); skip=$((skip + ${s:-0}))
 }
+# failed_details BUILDDIR: for each test make check marked FAIL or ERROR, its "not ok" lines with
+# the "#" detail lines under them (else its log's last lines), first: what CI shows of a long
+# output is its head and its tail, and a flaky test must say why it failed the one time it did
+failed_details() {
+  local t log
+  for t in $(sed -n 's/^\(FAIL\|ERROR\): \([^ ]*\).*/\2/p' "$1/check.out" | sort -u); do
+    log="$1/${t%.*}.log"; [ -f "$log" ] || continue
+    echo "--- $t:"
+    if grep -q '^not ok' "$log"; then awk '/^not ok/{n=12; print; next} /^(FAIL|XPASS|ERROR):/{next}
+      n>0 && /^#/{print; n--; next} {n=0}' "$log" | head -n 40
+    else tail -n 15 "$log"; fi
+  done
+}
 # cpu_file FILE: the CPU seconds this (sub)shell's finished children used, into FILE (bash's
 # `times`, whose second line is the children's; it must run in the shell itself, not in a $(...)
 # of it, whose children are its own).  Each stage that runs beside others writes one, and the
@@ -139,8 +152,9 @@ if [ -n "$plain_pid" ]; then
   if wait "$plain_pid"; then rc=0; else rc=$?; fi
   echo "--- plain build: $(cat _build/check.time 2>/dev/null)"
   grep -E "^(FAIL|XPASS|ERROR):|^# (TOTAL|PASS|SKIP|XFAIL|FAIL|XPASS|ERROR):" _build/check.out | tail -n 60
+  failed_details _build
   add_counts _build/check.out
-  [ $rc -eq 0 ] || { stages_failed+=("make check"); tail -n 80 _build/test-suite.log 2>/dev/null; }
+  [ $rc -eq 0 ] || { stages_failed+=("make check"); tail -n 30 _build/test-suite.log 2>/dev/null; }
 fi
 # Once the plain make check is done, what needs only the plain build starts at once, beside the
 # rest of the ASan+UBSan make check (which ends two to three minutes later; waiting for it left a
@@ -249,8 +263,9 @@ if [ -n "$asan_pid" ]; then
   if wait "$asan_pid"; then rc=0; else rc=$?; fi
   echo "--- ASan+UBSan build: $(cat _build-asan/check.time 2>/dev/null)"
   grep -E "^(FAIL|XPASS|ERROR):|^# (TOTAL|PASS|SKIP|XFAIL|FAIL|XPASS|ERROR):" _build-asan/check.out | tail -n 60
+  failed_details _build-asan
   add_counts _build-asan/check.out
-  [ $rc -eq 0 ] || { stages_failed+=("asan make check"); tail -n 80 _build-asan/test-suite.log 2>/dev/null; }
+  [ $rc -eq 0 ] || { stages_failed+=("asan make check"); tail -n 30 _build-asan/test-suite.log 2>/dev/null; }
 fi
 
 stage "harness pytest (started beside the harness stage)"

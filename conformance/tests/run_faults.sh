@@ -39,11 +39,14 @@ expect_exit "hung rank: Timeout within --timeout, the run goes on" 1 \
   env SHARDCHECK_FAULT=hang:0:$TC "$SHARDCHECK" run --backend local --family $F --golden "$G" --timeout 2
 el=$(( $(date +%s) - start ))
 [ "$el" -lt 60 ] && tap_ok "hung rank run ended in ${el}s" || tap_not_ok "hung rank run ended in ${el}s"
-expect_exit "bad SHARDCHECK_FAULT" 2 "expected kill:RANK:TCID, hang:RANK:TCID, stop:RANK:TCID, die:RANK:TCID or strand:RANK:TCID" \
+expect_exit "bad SHARDCHECK_FAULT" 2 "expected kill:RANK:TCID, hang:RANK:TCID, stop:RANK:TCID, die:RANK:TCID, strand:RANK:TCID or setup:RANK:TCID" \
   env SHARDCHECK_FAULT=explode:1 "$SHARDCHECK" run --backend ref --family $F --golden "$G"
 expect_exit "SHARDCHECK_FAULT=strand with a backend that has no torch workers: exit 2 naming it" 2 \
   "SHARDCHECK_FAULT=strand: acts on the torch backend's workers; --backend ref has none" \
   env SHARDCHECK_FAULT=strand:0:$TC "$SHARDCHECK" run --backend ref --family $F --golden "$G"
+expect_exit "SHARDCHECK_FAULT=setup with a backend that has no torch workers: exit 2 naming it" 2 \
+  "SHARDCHECK_FAULT=setup: acts on the torch backend's workers; --backend local has none" \
+  env SHARDCHECK_FAULT=setup:0:$TC "$SHARDCHECK" run --backend local --family $F --golden "$G"
 # issue 38 M17: stop:R acts on process R of an mpirun job; one no process has is refused, not
 # silently a run without the fault
 expect_exit "M17 stop:R without mpirun: exit 2, named" 2 \

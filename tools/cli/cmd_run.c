@@ -46,7 +46,7 @@
 /* What follows the list of backends (run_backend_help) in --help. */
 static const char RUN_ABOUT_REST[] =
     "  SHARDCHECK_FAULT=kill:RANK:TCID | hang:RANK:TCID | stop:RANK:TCID | die:RANK:TCID |\n"
-    "    strand:RANK:TCID (torch) injects a fault\n"
+    "    strand:RANK:TCID (torch) | setup:RANK:TCID (torch) injects a fault\n"
     "  (tests; stop: under mpirun the rank's own process stops, as kill -STOP; a RANK the\n"
     "  job has no process for, or stop without mpirun, is exit 2).\n"
     "  Before the first case every process checks the golden files it reads (and their\n"
@@ -157,9 +157,11 @@ static int parse_options(run_opts *o, int argc, char **argv)
         return cli_usage_error("run", "--family: '%s': no such family", CLI_ECHO(o->family));
     if (run_parse_fault(getenv("SHARDCHECK_FAULT"), &o->fault))
         return EXIT_USAGE;
-    if (o->fault.kind == FAULT_STRAND && o->be != &run_backend_torch)  /* would test nothing */
-        return cli_usage_error("run", "SHARDCHECK_FAULT=strand: acts on the torch backend's "
-                               "workers; --backend %s has none", o->be->name);
+    if ((o->fault.kind == FAULT_STRAND || o->fault.kind == FAULT_SETUP) &&
+        o->be != &run_backend_torch)  /* would test nothing */
+        return cli_usage_error("run", "SHARDCHECK_FAULT=%s: acts on the torch backend's "
+                               "workers; --backend %s has none",
+                               o->fault.kind == FAULT_STRAND ? "strand" : "setup", o->be->name);
     const char *hv = getenv("SHARDCHECK_HOSTING");
     if (hv && strcmp(hv, "0") && strcmp(hv, "1"))
         return cli_usage_error("run", "SHARDCHECK_HOSTING='%s': expected 0 (one mesh rank per "

@@ -8,6 +8,7 @@ request), then answers one golden case per request on stdin/stdout, one JSON lin
   in : {"family": F, "group": {...}, "test": {...}}     (the golden inputs, never `expected`)
   out: {"view": {field: value}}   this rank's view, checked by the C runner against golden
        {"error": msg}             torch rejected the case (msg: the exception's last line)
+       {"transient": msg, "restart": true}   gloo failed to set up a group (not an answer)
        {"unsupported": reason, "family": bool}
 
 Every rank runs the same case at the same time, so the collectives inside are real ones among the
@@ -39,30 +40,20 @@ as a `shardcheck verify` candidate.  Tested by conformance/tests/run_torch.sh (b
 """
 
 import gc
-import hashlib
 import json
 import os
 import re
-import signal
 import sys
-import time
 import traceback
+
+from worker_faults import Fault
+from worker_world import World, group_setup_failed
 
 # The release the run judges against (shardcheck run --torch-version; the C runner sets both)
 # (under torchrun: SHARDCHECK_TORCH_VERSION, else the release of the torch imported)
 RELEASE = os.environ.get("SHARDCHECK_TORCH_VERSION")
 PATCH = os.environ.get("SHARDCHECK_TORCH_PATCH")
 DEBUG = os.environ.get("SHARDCHECK_TORCH_DEBUG") == "1"  # one stderr line per case
-DRAIN_S = 20  # World._drain: a barrier on a healthy group ends in milliseconds, even on loaded cores
-# World.mesh keeps at most this many meshes: each mesh's gloo groups (and the flattened ones a
-# group-ranks case makes) keep threads and sockets of their own, thousands per worker at np 8.
-# Measured there on 2 cores, group-ranks' 2,000-case sample (the main job's): 2 meshes, 46 s
-# (3,900 threads in all at most); 4, 58 s (7,200); 8, 429 s and 16, 349 s, each with a case
-# over its 60 s (11,000 threads, load average 1,600-2,400); no bound, the main job's tc 18846
-# over its 60 s.  The cases come grouped by mesh, so few meshes are made twice.  Every rank
-# sees the same cases, so every rank drops at the same case; making the groups again costs one
-# rendezvous per mesh.  SHARDCHECK_TORCH_MESH_CACHE sets it (run_torch.sh: 1).
-MESH_CACHE = int(os.environ.get("SHARDCHECK_TORCH_MESH_CACHE") or 2)
 
 
 def _emit(obj, out=None):
@@ -74,153 +65,6 @@ def _emit(obj, out=None):
 def _last_line(exc):
     text = "".join(traceback.format_exception_only(type(exc), exc)).strip().splitlines()
     return (text[-1] if text else type(exc).__name__)[:600]
-
-
-class Fault:
-    """SHARDCHECK_FAULT=kill:RANK:TCID | hang:RANK:TCID | strand:RANK:TCID, applied inside the
-    worker so a real torch process dies, or stops answering while its peers wait in a collective,
-    or (strand) a case leaves a collective half done: in case TCID rank RANK starts an all-gather
-    on the whole world without waiting for it and every rank raises; the other ranks join that
-    all-gather, with another size, only when their next case starts (as a rank that went on
-    with a plan its peers abandoned would).  Unless the ranks settle the case (World.settle),
-    rank RANK's gloo aborts in the next case."""
-
-    def __init__(self, spec, rank):
-        self.kind, self.late = None, None
-        if spec:
-            kind, r, t = spec.split(":")
-            if int(r) == rank or kind == "strand":
-                self.kind, self.tcid, self.first = kind, int(t), int(r) == rank
-
-    def apply(self, w, tcid):
-        if self.late is not None:  # the all-gather a strand left: joined now, another size
-            late, self.late = self.late, None
-            w.dist.all_gather([w.torch.zeros(2) for _ in range(w.size)], late)
-        if not self.kind or tcid != self.tcid:
-            return
-        if self.kind == "strand":
-            if self.first:
-                self.work = w.dist.all_gather([w.torch.zeros(1) for _ in range(w.size)],
-                                              w.torch.ones(1), async_op=True)
-            else:
-                self.late = w.torch.ones(2)
-            raise RuntimeError("SHARDCHECK_FAULT strand: a collective left half done")
-        if self.kind == "kill":
-            os.kill(os.getpid(), signal.SIGKILL)
-        while True:
-            time.sleep(3600)
-
-
-class World:
-    def __init__(self, torch, dist, device):
-        self.torch, self.dist, self.device = torch, dist, device
-        self.rank, self.size = dist.get_rank(), dist.get_world_size()
-        self.meshes = {}
-        # the ranks' own channel for settle(), never used by a case, so nothing a case leaves
-        # half done can reach it; made by start() for a real job (a World on torch's fake
-        # process group, as invalid_audit.py makes one, has none and never settles)
-        self.ctrl = None
-        self.upcoming = lambda: []  # serve(): the requests sent ahead of the current one
-        self.plans = {}  # plan_share.py: tcId -> the graph searches planned ahead for it
-
-    def settle(self, raised):
-        """After a case that runs collectives: did any rank raise?  True when the workers must
-        be started again (the answer says so: the C runner restarts every rank's worker).
-
-        A case that raised on some rank may have left collectives in flight: torch's
-        functional collectives return before the data arrives, so a rank can raise (a
-        torch._check on the result's size) while its all-gather still waits, or a peer can
-        still be sending.  Read later, that data aborts the process from gloo's thread
-        ("Received data size doesn't match expected size") in whatever case runs then: the main
-        job at np 4, redistribute-plan tc 16057 (a waived finding) then tc 16058 died with
-        SIGABRT, and under load the abort came after every rank had raised.  So when any rank
-        raised, the ranks drain every group of their meshes (_drain): the work in flight ends
-        now, in this case (an abort here is this case's Crash); a group whose ranks disagree on
-        how many collectives it ran, or whose barrier does not end, cannot be trusted again:
-        every worker is replaced."""
-        if self.ctrl is None:
-            return False
-        flag = self.torch.tensor([1 if raised else 0], dtype=self.torch.int)
-        self.dist.all_reduce(flag, op=self.dist.ReduceOp.MAX, group=self.ctrl)
-        if not flag.item():
-            return False
-        flag[0] = 0 if self._drain() else 1
-        self.dist.all_reduce(flag, op=self.dist.ReduceOp.MAX, group=self.ctrl)
-        if not flag.item():
-            return False
-        self.drop_meshes()
-        return True
-
-    def _groups(self):
-        """{(mesh key, dim, member ranks): group} for every dim group this rank is in."""
-        out = {}
-        for key, m in self.meshes.items():
-            try:
-                groups = m.get_all_groups()
-            except Exception:  # noqa: BLE001 — a mesh torch only half built has none
-                continue
-            for d, g in enumerate(groups):
-                out[(repr(key), d, tuple(self.dist.get_process_group_ranks(g)))] = g
-        return out
-
-    def _drain(self):
-        """Every group's collectives so far, ended: True when each group's ranks agree on how
-        many it ran and a barrier on it (gloo's barrier waits for the work queued before it)
-        ends within DRAIN_S; the groups go in one global order, so no two ranks wait on each
-        other crosswise."""
-        groups = self._groups()
-        mine = {k: g._get_sequence_number_for_group() for k, g in groups.items()}
-        every = [None] * self.size
-        self.dist.all_gather_object(every, mine, group=self.ctrl)
-        agreed = True
-        for k in set().union(*every):
-            seqs = {every[r].get(k) for r in k[2]}
-            agreed &= len(seqs) == 1 and None not in seqs
-        if not agreed:
-            return False
-        from datetime import timedelta
-        try:
-            for k in sorted(groups):
-                self.dist.barrier(group=groups[k], async_op=True).wait(
-                    timeout=timedelta(seconds=DRAIN_S))
-        except Exception:  # noqa: BLE001 — a barrier that fails or times out: not trusted
-            return False
-        return True
-
-    def drop_meshes(self):
-        """Destroy every group the cases made (the meshes' and the flattened ones; the default
-        group and the ranks' own channel are kept) and forget the meshes."""
-        keep = {self.dist.group.WORLD, self.ctrl}
-        made = set(self._groups().values())
-        try:  # the flattened meshes' groups too: torch lists every group it made
-            made |= set(self.dist.distributed_c10d._world.pg_map)
-        except AttributeError:  # a torch without that table: the meshes' own groups
-            pass
-        for g in made - keep:
-            try:
-                self.dist.destroy_process_group(g)
-            except Exception:  # noqa: BLE001 — already gone: nothing left to read
-                pass
-        self.meshes.clear()
-
-    def mesh(self, shape, rank_map=None):
-        """A real DeviceMesh, cached: creating its groups is a rendezvous of every rank."""
-        key = (tuple(shape), tuple(rank_map) if rank_map else None)
-        m = self.meshes.get(key)
-        if m is None:
-            if len(self.meshes) >= MESH_CACHE:
-                self.drop_meshes()
-            from torch.distributed.device_mesh import DeviceMesh
-            n = 1
-            for s in shape:
-                n *= s
-            from adapters import _torch_common as tc
-            t = self.torch.tensor(rank_map if rank_map else list(range(n)), dtype=self.torch.int)
-            # a rank map of the wrong length is torch's view to refuse
-            m = DeviceMesh(self.device, tc.native(t.view, tuple(shape)),
-                           mesh_dim_names=tuple("d%d" % i for i in range(len(shape))))
-            self.meshes[key] = m
-        return m
 
 
 # ---- families ----
@@ -595,6 +439,10 @@ def answer(w, req, fault):
         fault.apply(w, test.get("tcId"))
         out, raised = {"view": fn(w, req.get("group") or {}, test)}, False
     except Exception as e:  # a rejection by torch is the rank's error
+        if group_setup_failed(e):
+            # not torch's answer: gloo could not make a group.  The peers may wait in that
+            # rendezvous, so no settling: the runner restarts every worker and runs it again
+            return {"transient": _last_line(e), "restart": True}
         out, raised = {"error": _last_line(e)}, True
     if getattr(fn, "runs_collectives", False) and w.settle(raised):
         out["restart"] = True  # serve() answers nothing more: the runner replaces the worker
@@ -646,8 +494,20 @@ def start(out):
             _last_line(e)), "exit": 3}, out)
         sys.exit(3)
     w = World(torch, dist, device)
-    w.ctrl = dist.new_group(backend="gloo")
+    w.ctrl = _set_up(lambda: dist.new_group(backend="gloo"), out)
     return w
+
+
+def _set_up(make, out):
+    """make(), a group's set-up before "ready": where gloo fails it (worker_world.py), exit 3
+    as a failed rendezvous does, and the runner starts every worker again on another port."""
+    try:
+        return make()
+    except Exception as e:
+        if not group_setup_failed(e):
+            raise
+        _emit({"fatal": "setting up a process group: %s" % _last_line(e), "exit": 3}, out)
+        sys.exit(3)
 
 
 def warm_up(w):
@@ -674,7 +534,7 @@ def serve():
     w = start(out)
     w.torch.set_num_threads(1)
     fault = Fault(os.environ.get("SHARDCHECK_FAULT"), w.rank)
-    warm_up(w)
+    _set_up(lambda: warm_up(w), out)
     gc.collect()
     gc.freeze()
     gc.enable()

@@ -159,10 +159,11 @@ extern const run_backend run_backend_ref, run_backend_local, run_backend_mpi,
 /* A fault to inject (SHARDCHECK_FAULT=kill:RANK:TCID, hang:RANK:TCID, or stop:RANK:TCID:
  * under mpirun the rank's MPI process itself stops (SIGSTOP) before the chunk holding the
  * case, as `kill -STOP` would stop it; die:RANK:TCID: ... or dies (SIGKILL), as a lost node;
- * strand:RANK:TCID: the torch backend's workers leave a collective half done, torch_worker.py
- * Fault). */
+ * strand:RANK:TCID: the torch backend's workers leave a collective half done; setup:RANK:TCID:
+ * a torch worker fails to set up a gloo group; both in tools/harness/worker_faults.py). */
 typedef struct run_fault {
-    enum { FAULT_NONE, FAULT_KILL, FAULT_HANG, FAULT_STOP, FAULT_DIE, FAULT_STRAND } kind;
+    enum { FAULT_NONE, FAULT_KILL, FAULT_HANG, FAULT_STOP, FAULT_DIE, FAULT_STRAND,
+           FAULT_SETUP } kind;
     int64_t rank, tcid;
 } run_fault;
 

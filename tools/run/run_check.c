@@ -57,14 +57,15 @@ int run_parse_fault(const char *spec, run_fault *f)
     long long r, t;
     if (sscanf(spec, "%15[a-z]:%lld:%lld", kind, &r, &t) != 3 ||
         (strcmp(kind, "kill") && strcmp(kind, "hang") && strcmp(kind, "stop") &&
-         strcmp(kind, "die") && strcmp(kind, "strand"))) {
+         strcmp(kind, "die") && strcmp(kind, "strand") && strcmp(kind, "setup"))) {
         fprintf(stderr, "shardcheck run: SHARDCHECK_FAULT='%s': expected kill:RANK:TCID, "
-                "hang:RANK:TCID, stop:RANK:TCID, die:RANK:TCID or strand:RANK:TCID\n", spec);
+                "hang:RANK:TCID, stop:RANK:TCID, die:RANK:TCID, strand:RANK:TCID or "
+                "setup:RANK:TCID\n", spec);
         return -1;
     }
     f->kind = !strcmp(kind, "kill") ? FAULT_KILL : !strcmp(kind, "hang") ? FAULT_HANG
             : !strcmp(kind, "stop") ? FAULT_STOP : !strcmp(kind, "die") ? FAULT_DIE
-            : FAULT_STRAND;
+            : !strcmp(kind, "strand") ? FAULT_STRAND : FAULT_SETUP;
     f->rank = r;
     f->tcid = t;
     return 0;
@@ -123,7 +124,7 @@ static run_status local_exec_views(const run_opts *o, const shc_family *f, const
 void run_inject(const run_opts *o, const json_t *test, int64_t first, int64_t count)
 {
     if (o->fault.kind == FAULT_NONE || o->fault.kind == FAULT_STOP || o->fault.kind == FAULT_DIE ||
-        o->fault.kind == FAULT_STRAND ||
+        o->fault.kind == FAULT_STRAND || o->fault.kind == FAULT_SETUP ||
         json_integer_value(json_object_get(test, "tcId")) != o->fault.tcid ||
         o->fault.rank < first || o->fault.rank >= first + count)
         return;

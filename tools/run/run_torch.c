@@ -11,7 +11,10 @@
  * Faults are per case, never a hung run: a worker that dies is Crash, one that does not answer in
  * time is Timeout; the rank that sees it first tells the others over MPI (their workers are then
  * stuck in a collective with the dead or stuck peer), every rank stops its worker, and all ranks
- * start fresh workers on a new port before the next case.  A worker that cannot import torch ends
+ * start fresh workers on a new port before the next case.  A group that gloo could not set up
+ * (its TCP mesh: a rank's pair "closed by peer" once at np 8 on 2 loaded cores) is no result of
+ * torch's: the rank says so at once, the workers are restarted and the case runs once more; a
+ * second failure is the case's InternalError.  A worker that cannot import torch ends
  * the run with exit 77 (skipped), a torch of another release than the one judged against
  * (--torch-version, SHARDCHECK_TORCH_VERSION) exit 2 naming both; a rendezvous that fails (a
  * port in use) is retried on another port.  The interpreter is configuration (issue 27 N14: it
@@ -397,7 +400,7 @@ static bool send_line(const char *line) { return run_child_send(&W.c, line); }
  * the outcome of this rank in *oc (views[0] set on an answer).  The worker answers in order,
  * so cases sent ahead are answered one by one here; the time limit runs from this call. */
 static run_status await_case(run_opts *o, const shc_family *f, bool sent, run_outcome *oc,
-                             bool *broken)
+                             bool *broken, bool *transient)
 {
     W.seq++;
     char *line = NULL;
@@ -424,6 +427,16 @@ static run_status await_case(run_opts *o, const shc_family *f, bool sent, run_ou
             snprintf(W.nofam, sizeof W.nofam, "%s", f->name);
             snprintf(W.nofam_msg, sizeof W.nofam_msg, "%.250s", oc->msg);
         }
+    } else if (j && json_object_get(j, "transient")) {
+        /* gloo could not set up a group (torch_worker.py, worker_world.group_setup_failed): no
+         * answer of torch's.  The peers may wait in that rendezvous until the limit: told now,
+         * every worker is restarted and the case runs once more (run_torch_outcomes) */
+        s = RUN_INTERNAL;
+        snprintf(oc->msg, sizeof oc->msg, "rank %lld: gloo could not set up a process group "
+                 "(%.500s)", (long long)o->rank,
+                 json_string_value(json_object_get(j, "transient")) ?: "");
+        notify(o, TAG_FAIL, s, oc->msg);
+        *broken = *transient = true;
     } else if (r == -2) {
         /* a peer's worker died or hung in this case: mine waits in a collective with it */
         s = peer;
@@ -461,12 +474,23 @@ static run_status await_case(run_opts *o, const shc_family *f, bool sent, run_ou
     return s;
 }
 
+/* An outcome as it was before its case ran (the case runs again). */
+static void forget(run_outcome *oc)
+{
+    if (oc->views)
+        json_decref(oc->views[0]);
+    free(oc->views);
+    oc->views = NULL;
+    oc->status = RUN_PASS;
+    oc->msg[0] = '\0';
+}
+
 /* This rank's outcomes for a chunk, computed through its torch worker (job_outcomes). */
 static void run_torch_outcomes(run_opts *o, const shc_family *f, const shc_golden *g,
                                const int64_t *idx, int64_t n, const run_outcome *all,
                                run_outcome *mine)
 {
-    int64_t depth = pipeline_depth(), sent_to = 0;
+    int64_t depth = pipeline_depth(), sent_to = 0, retried = -1;
     bool sent_ok[CHUNK_MAX];
     if (n > CHUNK_MAX) {  /* cmd_run.c sends chunks of 16: one more chunk call per excess */
         run_torch_outcomes(o, f, g, idx, CHUNK_MAX, all, mine);
@@ -512,17 +536,30 @@ static void run_torch_outcomes(run_opts *o, const shc_family *f, const shc_golde
             }
         }
         mine[k].views = calloc(1, sizeof *mine[k].views);
-        bool broken = false;
-        mine[k].status = mine[k].views ? await_case(o, f, sent_ok[k], &mine[k], &broken)
+        bool broken = false, transient = false;
+        mine[k].status = mine[k].views ? await_case(o, f, sent_ok[k], &mine[k], &broken,
+                                                    &transient)
                                        : RUN_INTERNAL;
         /* every rank learns whether any worker failed this case; then all restart together */
         int any = any_rank(broken);
         if (any) {
+            /* a group set-up that failed is run once more (collective: every rank is here) */
+            bool again = any_rank(transient) && retried != k;
             /* a peer's outcome decides the case when my worker answered */
             stop_worker(false);
-            sent_to = k + 1;  /* what was sent ahead went with the worker: send it again */
+            sent_to = again ? k : k + 1;  /* what was sent ahead went with the worker */
             drain_notices(TAG_FAIL, NULL, NULL, 0);
             int rc = start_workers(o);
+            if (!rc && again) {
+                if (o->rank == 0)
+                    fprintf(stderr, "shardcheck run: --backend torch: tc %lld: %s; every "
+                            "worker was restarted and the case runs again\n",
+                            (long long)g->tcids[idx[k]], mine[k].msg[0] ? mine[k].msg :
+                            "another rank's gloo could not set up a process group");
+                forget(&mine[k]);
+                retried = k--;
+                continue;
+            }
             if (rc) {
                 o->lost = 1;
                 for (int64_t m = k + 1; m < n; m++)
