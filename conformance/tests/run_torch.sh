@@ -186,6 +186,9 @@ expect_exit "a worker torch of another release than the one judged against: exit
 expect_exit "an unsupported SHARDCHECK_TORCH_VERSION: exit 2 listing the supported releases" 2 \
   "SHARDCHECK_TORCH_VERSION: torch version '0.0.1': not a supported release; supported: 2.11" \
   env SHARDCHECK_TORCH_VERSION=0.0.1 $MPI -np 2 "$SHARDCHECK" run --backend torch --family $F --golden "$tmp/g"
+expect_exit "a bad SHARDCHECK_TORCH_PLAN_SHARE: exit 2 naming it and what it takes" 2 \
+  "SHARDCHECK_TORCH_PLAN_SHARE='sometimes': expected 0 .*, 1 .* or check" \
+  env SHARDCHECK_TORCH_PLAN_SHARE=sometimes $MPI -np 2 "$SHARDCHECK" run --backend torch --family $F --golden "$tmp/g"
 port=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 "$PY" -c "import socket, time
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

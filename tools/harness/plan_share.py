@@ -54,6 +54,15 @@ MIN_WORLD = 4
 # at most this many cases planned ahead are kept (a chunk is 16 cases: run_torch.c)
 PLANS_KEPT = 64
 MODE = os.environ.get("SHARDCHECK_TORCH_PLAN_SHARE", "1")
+MODES = ("0", "1", "check")
+
+
+def mode_problem():
+    """None, or what is wrong with SHARDCHECK_TORCH_PLAN_SHARE (torch_worker.start: exit 2)."""
+    if MODE in MODES:
+        return None
+    return ("SHARDCHECK_TORCH_PLAN_SHARE=%r: expected 0 (every rank searches), 1 (shared, the "
+            "default) or check (every case checked)" % MODE)
 
 
 def _key(planner, src_state, dst_state):
@@ -114,7 +123,7 @@ def _pack(log):
     return pickle.dumps(out)
 
 
-def _unpack(P, blob):
+def _unpack(blob):
     memo = {}
     for item in pickle.loads(blob):
         key, (kind, val) = pickle.loads(item)
@@ -222,7 +231,7 @@ def shared_search(w, tcid, src, dst, use_graph, ahead=None):
         blob = None
         if ahead is not None:
             _plan_ahead(w, R, P, plan, ahead)
-    with _searches(P, _replay(P, _unpack(P, _exchange(w, owner, blob)))):
+    with _searches(P, _replay(P, _unpack(_exchange(w, owner, blob)))):
         yield
 
 

@@ -472,6 +472,10 @@ def start(out):
         print("torch_worker: note: torch %s runs; the reference models torch %s's %s"
               % (ver, RELEASE, PATCH), file=sys.stderr)
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import plan_share
+    if plan_share.mode_problem():
+        _emit({"fatal": plan_share.mode_problem(), "exit": 2}, out)
+        sys.exit(2)
     import logging
     logging.getLogger("torch.distributed.tensor._redistribute").setLevel(logging.ERROR)
     logging.getLogger("torch.distributed.tensor._collective_utils").setLevel(logging.ERROR)
