@@ -107,12 +107,12 @@ fi
 # supports, with torch's recorded findings waived (waivers/torch.json: each case a finding in
 # docs/findings explains is reported Waived with it, so a torch that behaves as recorded ends
 # green and one that changed is noticed: a waived case that passes says so); each np runs the cases whose mesh spans the job (the others are NotSupported).  Every
-# such case at np 1-4 and a deterministic sample at np 8, where a case costs 8 processes on 2
-# cores and every case (18,500; redistribute-plan's 5,602 run torch's graph planner on each of 8
-# ranks) would take half an hour more.  Measured on a fresh clone, quiet 2 cores: 6, 21, 20, 197
-# and 516 s at np 1, 2, 3, 4 and 8 (README, Measured).
+# such case at np 1-4, and at np 8 every case of every family but redistribute-plan, of whose
+# 5,872 cases there a deterministic sample of 2,000 runs (--max-cases-of): a case costs 8
+# processes on 2 cores, and the whole family took 1,025 s there even with its graph searches
+# shared (plan_share.py), a quarter hour more than the sample.
 # SHARDCHECK_TORCH_CASES (per family, every np; 0 = every case) and SHARDCHECK_TORCH_CASES_NP8
-# (default 2000) override.
+# (redistribute-plan's at np 8, default 2000; 0 = every case) override.
 if [ -x "$here/.venv/bin/python" ] && "$here/.venv/bin/python" -c "import torch" 2>/dev/null; then
   # No torch zygote here (tools/scripts/zygote.sh), unlike the test command: through one, a
   # worker's death by a signal reaches its rank's runner a few milliseconds later (the zygote
@@ -122,8 +122,9 @@ if [ -x "$here/.venv/bin/python" ] && "$here/.venv/bin/python" -c "import torch"
   for np in ${SHARDCHECK_TORCH_NP:-1 2 3 4 8}; do
     t0=$SECONDS runs=()
     cases=${SHARDCHECK_TORCH_CASES:-}
-    [ -n "$cases" ] || { [ "$np" -ge 8 ] && cases=${SHARDCHECK_TORCH_CASES_NP8:-2000} || cases=0; }
-    sample=(); [ "$cases" -gt 0 ] && sample=(--max-cases "$cases")
+    if [ -n "$cases" ]; then sample=(--max-cases "$cases")
+    elif [ "$np" -ge 8 ]; then sample=(--max-cases-of "redistribute-plan=${SHARDCHECK_TORCH_CASES_NP8:-2000}")
+    else sample=(); fi
     # every family in one run: the workers start once per np, not once per family (eleven
     # starts of 8 torch processes cost minutes at np 8); the run prints a line per family
     SHARDCHECK_PYTHON="$here/.venv/bin/python" MPIRUN_ARGS="$MPIARGS" bash tools/run/mpirun_runner.sh \

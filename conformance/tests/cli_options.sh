@@ -325,6 +325,7 @@ run|junit|j.xml
 run|json|-
 run|timeout|30
 run|max-cases|1
+run|max-cases-of|threefry=2
 run|max-ranks|1
 run|verbose|-
 run|journal|jr.txt

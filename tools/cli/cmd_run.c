@@ -6,7 +6,7 @@
  *   shardcheck run [--backend ref|local|mpi|cuda|torch[:gloo|:nccl]|plugin:FILE.so|worker:CMD]
  *                  [--family F] [--golden DIR]
  *                  [--tap | --junit FILE | --json] [--timeout SEC] [--max-cases N]
- *                  [--max-ranks N]
+ *                  [--max-cases-of FAMILY=N]... [--max-ranks N]
  *
  * Before the first case every process checks the golden files it reads and their
  * schemas against golden/MANIFEST (verify's check; --no-manifest-check skips it and
@@ -70,12 +70,48 @@ static void help_texts(run_help *h)
     snprintf(h->synopsis, sizeof h->synopsis, "[--backend %s]\n"
              "                      [--family F] [--golden DIR] "
              "[--tap | --junit FILE | --json] [--timeout SEC]\n"
-             "                      [--max-cases N] [--max-ranks N] "
+             "                      [--max-cases N] [--max-cases-of FAMILY=N]... "
+             "[--max-ranks N] "
              "[--journal FILE] [--no-manifest-check]\n                      "
              "[--torch-version V] [--waivers FILE] [--views FILE]", h->list);
 }
 
 /* ---- options ---- */
+
+/* --max-cases-of FAMILY=N, each given: a registered family, at most once, N >= 0, and one
+ * that --family does not leave out (it would sample nothing). */
+static int parse_max_cases_of(run_opts *o, const char *const *arg, int n)
+{
+    for (int i = 0; i < n; i++) {
+        const char *eq = strchr(arg[i], '=');
+        char name[64];
+        if (!eq || eq == arg[i] || (size_t)(eq - arg[i]) >= sizeof name)
+            return cli_usage_error("run", "--max-cases-of: '%s': expected FAMILY=N",
+                                   CLI_ECHO(arg[i]));
+        memcpy(name, arg[i], (size_t)(eq - arg[i]));
+        name[eq - arg[i]] = '\0';
+        const shc_family *f = shc_family_find(name);
+        if (!f)
+            return cli_usage_error("run", "--max-cases-of: '%s': no such family",
+                                   CLI_ECHO(name));
+        if (o->family && strcmp(o->family, f->name))
+            return cli_usage_error("run", "--max-cases-of: %s: --family %s leaves it out",
+                                   f->name, CLI_ECHO(o->family));
+        char *end;
+        errno = 0;
+        long long v = strtoll(eq + 1, &end, 10);
+        if (!eq[1] || *end || errno || v < 0)
+            return cli_usage_error("run", "--max-cases-of: %s: '%s': expected an integer >= 0 "
+                                   "(0: every case)", f->name, CLI_ECHO(eq + 1));
+        for (int j = 0; j < o->nsampled; j++)
+            if (!strcmp(o->sampled[j].family, f->name))
+                return cli_usage_error("run", "--max-cases-of: %s: given more than once",
+                                       f->name);
+        o->sampled[o->nsampled].family = f->name;
+        o->sampled[o->nsampled++].n = v;
+    }
+    return CLI_GO;
+}
 
 static int opt_backend(void *ctx, const char *b, shc_err *e)
 {
@@ -98,6 +134,8 @@ static int opt_backend(void *ctx, const char *b, shc_err *e)
 static int parse_options(run_opts *o, int argc, char **argv)
 {
     long long timeout = 60, max_cases = 0, max_ranks = 0;
+    const char *max_cases_of[RUN_SAMPLED_MAX];
+    int n_max_cases_of = 0;
     unsigned long long given = 0;
     static run_help h;
     help_texts(&h);
@@ -117,6 +155,9 @@ static int parse_options(run_opts *o, int argc, char **argv)
         {.name = "max-cases", .kind = CLI_LL, .meta = "N", .to = &max_cases, .lo = 0,
          .hi = LLONG_MAX, .range = "is negative",
          .help = "at most N cases per family, spread over it (0: all)"},
+        {.name = "max-cases-of", .kind = CLI_LIST, .meta = "FAMILY=N", .to = max_cases_of,
+         .count = &n_max_cases_of, .hi = RUN_SAMPLED_MAX,
+         .help = "that family's own --max-cases (repeatable)"},
         {.name = "max-ranks", .kind = CLI_LL, .meta = "N", .to = &max_ranks, .lo = 1, .hi = 4096,
          .help = "largest simulated world (default local 64, ref 1024)"},
         {.name = "verbose", .kind = CLI_FLAG, .to = &o->verbose,
@@ -155,6 +196,8 @@ static int parse_options(run_opts *o, int argc, char **argv)
                                o->be->name);
     if (o->family && !shc_family_find(o->family))
         return cli_usage_error("run", "--family: '%s': no such family", CLI_ECHO(o->family));
+    if ((x = parse_max_cases_of(o, max_cases_of, n_max_cases_of)) != CLI_GO)
+        return x;
     if (run_parse_fault(getenv("SHARDCHECK_FAULT"), &o->fault))
         return EXIT_USAGE;
     if ((o->fault.kind == FAULT_STRAND || o->fault.kind == FAULT_SETUP) &&

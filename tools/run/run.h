@@ -167,6 +167,7 @@ typedef struct run_fault {
     int64_t rank, tcid;
 } run_fault;
 
+enum { RUN_SAMPLED_MAX = 16 };  /* --max-cases-of, at most one per family */
 typedef struct run_opts {
     const run_backend *be;   /* --backend (backends.c) */
     void *be_state;          /* its own state (be->state) */
@@ -178,6 +179,9 @@ typedef struct run_opts {
     struct report *rep;      /* rank 0: where results go (report.h); NULL elsewhere */
     double timeout_s;        /* per case */
     int64_t max_cases;       /* per family, 0 = all */
+    /* --max-cases-of FAMILY=N: a family's own max_cases (run_max_cases) */
+    struct run_sample { const char *family; int64_t n; } sampled[RUN_SAMPLED_MAX];
+    int nsampled;
     int64_t max_ranks;       /* in one process: largest simulated world */
     run_fault fault;
     /* the mpirun job (run_mpi.c), for every backend that runs one process per rank */
@@ -290,6 +294,8 @@ run_status run_check(const run_opts *o, const shc_family *f, const json_t *group
 
 /* Whether the runner needs a checked case's views: --views writes every computed case's, and
  * --json keeps a failing case's up to RUN_KEEP_VIEWS ranks (explain --candidate). */
+/* The most cases of family f the run takes (--max-cases-of, else --max-cases; 0: all). */
+int64_t run_max_cases(const run_opts *o, const char *family);
 bool run_outcome_keeps_views(const run_opts *o, run_status checked, int64_t world);
 /* An outcome as one line of JSON text (worker -> parent, rank -> rank 0; run_outcome.c), and
  * back: 0, or -1 for a line that is no outcome. */

@@ -285,13 +285,21 @@ static int load_family(const run_opts *o, const shc_family *f, shc_golden *g, bo
     return EXIT_OK;
 }
 
+int64_t run_max_cases(const run_opts *o, const char *family)
+{
+    for (int i = 0; i < o->nsampled; i++)
+        if (!strcmp(o->sampled[i].family, family))
+            return o->sampled[i].n;
+    return o->max_cases;
+}
+
 /* The selected cases of a loaded family (--max-cases spread over it), chunk by chunk. */
 static void run_cases(run_opts *o, const shc_family *f, const shc_golden *g, int64_t *seq)
 {
-    int64_t n = g->ntests, *pick = NULL;
-    if (o->be->whole_world && o->max_cases > 0)
+    int64_t n = g->ntests, *pick = NULL, most = run_max_cases(o, f->name);
+    if (o->be->whole_world && most > 0)
         n = whole_world_eligible(o, f, g, &pick);
-    int64_t take = o->max_cases > 0 && o->max_cases < n ? o->max_cases : n;
+    int64_t take = most > 0 && most < n ? most : n;
     int64_t idx[CHUNK_ONE_PROCESS];
     /* a family that executes in lockstep under mpi says how small its batches must be,
      * so the journal stays current */
