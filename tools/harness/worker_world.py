@@ -7,8 +7,9 @@ cached; after a case that runs collectives the ranks settle on the control chann
 nothing a case left half done reaches the next one.  A group whose set-up failed in gloo's own
 transport (group_setup_failed) says nothing about torch's semantics: the worker answers it as
 transient, and the C runner (tools/run/run_torch.c) restarts every worker and runs the case once
-more.  Tested by conformance/tests/run_torch.sh (the faults of worker_faults.py, at 2 ranks) and
-tools/harness/tests/test_plan_share.py (a World on a fake process group).
+more.  Tested by conformance/tests/run_torch.sh (the faults of worker_faults.py, at 2 ranks),
+tools/harness/tests/test_worker_world.py (group_setup_failed against a real gloo failure) and
+test_plan_share.py (a World on a fake process group).
 """
 
 import os
