@@ -124,8 +124,8 @@ static int xp_build(xp *x, shc_err *e)
     return x->op ? xp_rng(x, e) : SHC_OK;
 }
 
-/* The cell (i, j) of the picture: a shard letter, '+' for several, '.' for none. */
-static char cell(const xp *x, int64_t i, int64_t j)
+/* The glyph of cell (i, j) of the picture: a shard letter, '+' for several, '.' for none. */
+static char glyph(const xp *x, int64_t i, int64_t j)
 {
     int found = -1;
     for (int k = 0; k < x->nshards; k++) {
@@ -234,7 +234,7 @@ void xp_print(const xp *x)
     for (int64_t i = 0; i < rows && !ferror(stdout); i = step(i, sr, rows)) {
         printf("  ");
         for (int64_t j = 0; j < cols; j = step(j, sc, cols))
-            putchar(cell(x, x->s.ndim >= 2 ? i : j, j));
+            putchar(glyph(x, x->s.ndim >= 2 ? i : j, j));
         putchar('\n');
     }
     printf("\nshards:\n");
@@ -330,7 +330,7 @@ static void draw(const xp *x, svg *s, const char *title)
     double y = 40;
     for (int64_t i = 0, gi = 0; i < rows; i = step(i, sr, rows), gi++)
         for (int64_t j = 0, gj = 0; j < cols; j = step(j, sc, cols), gj++) {
-            char ch = cell(x, x->s.ndim >= 2 ? i : j, j), t[2] = {ch, 0};
+            char ch = glyph(x, x->s.ndim >= 2 ? i : j, j), t[2] = {ch, 0};
             const char *p = strchr(LETTERS, ch);
             const char *fill = ch == '.' ? "white" : ch == '+' ? "#555555"
                                : PALETTE[p ? (p - LETTERS) % 10 : 0];
