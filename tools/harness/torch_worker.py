@@ -473,8 +473,9 @@ def start(out):
               % (ver, RELEASE, PATCH), file=sys.stderr)
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import plan_share
-    if plan_share.mode_problem():
-        _emit({"fatal": plan_share.mode_problem(), "exit": 2}, out)
+    problem = plan_share.mode_problem()
+    if problem:
+        _emit({"fatal": problem, "exit": 2}, out)
         sys.exit(2)
     import logging
     logging.getLogger("torch.distributed.tensor._redistribute").setLevel(logging.ERROR)
