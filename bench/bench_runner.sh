@@ -10,6 +10,11 @@
 #   mpi N    `mpirun -np N run --backend mpi --family F`, N = 2 and 4;
 # and prints one row per family: the CPU seconds and the ratios ref/verify (goal: within 3x)
 # and mpi N/ref (goal: within 1.5x).  Each figure is the median of BENCH_REPEAT runs (1).
+# Then a row of floors per family: the same commands with --max-cases 1 (a process's start,
+# MPI_Init and Finalize at np N, the family's index, the workers' fork: what no per-case
+# saving removes), and "best mpiN/ref", the ratio an mpi run would reach if its per-case CPU
+# were ref's own: (mpiN floor + ref - ref floor) / ref.  Where that is above 1.5 the goal
+# asks less CPU per case of mpi than ref spends, so only a lower floor can meet it.
 #
 # Usage: bench/bench_runner.sh [FAMILY...]   (default: every family `shardcheck registry`
 #        lists)
@@ -52,6 +57,21 @@ have_mpi=0
 "$sc" run --help 2>&1 | grep -q "mpi" && command -v "$mpirun" >/dev/null 2>&1 && have_mpi=1
 printf '%-18s %8s %8s %9s' family verify ref ref/verify
 for n in $nps; do printf ' %8s %9s' "mpi$n" "mpi$n/ref"; done; echo
+floor_row() { # floor_row FAMILY REF: the --max-cases 1 runs and the best mpiN/ref they allow
+  r1=$(cpu "$sc" run --backend ref --family "$1" --golden "$golden" --max-cases 1)
+  printf '%-18s %8s %8s %9s' "  floor" "" "$r1" ""
+  for n in $nps; do
+    if [ $have_mpi = 1 ]; then
+      # shellcheck disable=SC2086  # MPIRUN_ARGS is a list of options
+      m1=$(cpu "$mpirun" $margs -np "$n" "$sc" run --backend mpi --family "$1" --golden "$golden" \
+             --max-cases 1)
+      best=$(awk -v m="$m1" -v r="$2" -v r1="$r1" \
+        'BEGIN {if (r > 0 && m == m + 0) printf "%.2f", (m + r - r1) / r; else print "-"}')
+    else m1=- best=-; fi
+    printf ' %8s %9s' "$m1" "best $best"
+  done
+  echo
+}
 for fam in "$@"; do
   "$py" "$top_srcdir/conformance/tests/golden_results.py" "$golden" "$fam" "$tmp/r.json" || exit 2
   v=$(cpu "$sc" verify --family "$fam" --golden "$golden" --candidate "$tmp/r.json")
@@ -65,5 +85,7 @@ for fam in "$@"; do
     printf ' %8s %9s' "$m" "$(ratio "$m" "$r")"
   done
   echo
+  floor_row "$fam" "$r"
 done
 echo "CPU seconds (user+system, median of $rep); goals: ref/verify <= 3, mpiN/ref <= 1.5"
+echo "floor: --max-cases 1 (start, MPI_Init, index, fork); best: (mpiN floor + ref - ref floor) / ref"

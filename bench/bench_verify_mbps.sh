@@ -16,6 +16,12 @@
 #   - MB/s of JSON read: golden bytes + candidate bytes over CPU seconds (and over wall),
 #   - MB/s of candidate alone,
 #   - peak RSS, and its ratio to the largest file (golden or candidate).
+# Then the part of a run no candidate byte causes, against the corpus as built: verify of a
+# results file with no entries under --answered (the process's start, the MANIFEST's sha256
+# of the family's files, the golden index; exit 77, nothing checked), and `shardcheck
+# --version` (the start alone).  Subtracted from a run's CPU it leaves the candidate's own
+# cost; issue 36's 500 MB/s of candidate needs the whole run within size / 500 MB/s, so it
+# prints what that leaves the candidate, or that the fixed cost alone is over it.
 # The peer is the same command's own input size: there is no other verifier to run.
 #
 # Usage: bench/bench_verify_mbps.sh
@@ -115,9 +121,10 @@ tfile = os.path.join(tmp, "time.out")
 med = lambda v: v[len(v) // 2]
 
 
-def measure(candidate, env=None, golden_dir=None):
+def measure(candidate, env=None, golden_dir=None, cmd=None, ok=(0,)):
     cpus, walls, rss = [], [], []
-    cmd = [sc, "verify", "--family", FAM, "--candidate", candidate, "--golden", golden_dir or gdir]
+    cmd = cmd or [sc, "verify", "--family", FAM, "--candidate", candidate, "--golden",
+                  golden_dir or gdir]
     for _ in range(max(1, repeat)):
         t0 = time.perf_counter()
         p = subprocess.Popen(([gnu_time, "-f", "%U %S %M", "-o", tfile] if gnu_time else []) + cmd,
@@ -129,7 +136,7 @@ def measure(candidate, env=None, golden_dir=None):
         _, status, ru = os.wait4(p.pid, 0)
         p.returncode = os.waitstatus_to_exitcode(status)
         walls.append(time.perf_counter() - t0)
-        if p.returncode != 0:
+        if p.returncode not in ok:
             sys.exit("bench_verify_mbps: verify exited %d: %s" % (p.returncode, err[-400:]))
         if gnu_time:
             m = open(tfile).read().split()[-1]
@@ -170,12 +177,29 @@ show("golden-shaped candidate (the golden file itself, %.1f MB):" % (size / 1e6)
 # skips their values unvalidated; the merged file above is no file of the corpus, and is
 # validated as any other corpus would be.
 fsize = sum(os.path.getsize(f) for f in files)
+gcorp = measure(cand, golden_dir=golden)
 show("golden-shaped candidate against the corpus as built (%d files, %.1f MB, known valid):"
-     % (len(files), fsize / 1e6), size, *measure(cand, golden_dir=golden), gsize=fsize)
+     % (len(files), fsize / 1e6), size, *gcorp, gsize=fsize)
 show("results file (%.1f MB, one entry per test and rank, as the harness writes):"
      % (rsize / 1e6), rsize, *measure(rfile))
-show("results file against the corpus as built:", rsize, *measure(rfile, golden_dir=golden),
-     gsize=fsize)
+rcorp = measure(rfile, golden_dir=golden)
+show("results file against the corpus as built:", rsize, *rcorp, gsize=fsize)
+# The fixed cost (see the header): no entry, so nothing but the start, MANIFEST and index
+empty = os.path.join(tmp, "empty.json")
+with open(empty, "w") as fh:
+    json.dump({"family": FAM, "results": []}, fh)
+fixed = measure(None, cmd=[sc, "verify", "--family", FAM, "--candidate", empty, "--golden",
+                           golden, "--answered"], ok=(77,))[0][0]
+start = measure(None, cmd=[sc, "--version"])[0][0]
+print("fixed cost against the corpus as built (no candidate entry, --answered; min cpu s): "
+      "%.3f, of which the process's start (--version) %.3f" % (fixed, start))
+for what, csize, cpus in (("golden-shaped", size, gcorp[0]), ("results file", rsize, rcorp[0])):
+    own, budget = cpus[0] - fixed, csize / 500e6
+    print("  %s: the candidate's own cost %.3f s (%.0f MB/s); 500 MB/s needs the whole run "
+          "within %.3f s: %s" % (what, own, csize / max(own, 1e-3) / 1e6, budget,
+                                 "below the fixed cost alone" if budget <= fixed else
+                                 "the candidate within %.3f s (%.1f GB/s)"
+                                 % (budget - fixed, csize / (budget - fixed) / 1e9)))
 if os.environ.get("BENCH_TREES", "1") == "1":  # the jansson tree path, for the before figure
     show("results file, jansson tree path (SHARDCHECK_VERIFY_TREES=1):", rsize,
          *measure(rfile, {"SHARDCHECK_VERIFY_TREES": "1"}))
