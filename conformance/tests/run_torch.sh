@@ -189,6 +189,9 @@ expect_exit "an unsupported SHARDCHECK_TORCH_VERSION: exit 2 listing the support
 expect_exit "a bad SHARDCHECK_TORCH_PLAN_SHARE: exit 2 naming it and what it takes" 2 \
   "SHARDCHECK_TORCH_PLAN_SHARE='sometimes': expected 0 .*, 1 .* or check" \
   env SHARDCHECK_TORCH_PLAN_SHARE=sometimes $MPI -np 2 "$SHARDCHECK" run --backend torch --family $F --golden "$tmp/g"
+expect_exit "a bad SHARDCHECK_TORCH_GLOO_DEVICE: exit 2 naming it and what it takes" 2 \
+  "SHARDCHECK_TORCH_GLOO_DEVICE='one': expected shared .* or per-group" \
+  env SHARDCHECK_TORCH_GLOO_DEVICE=one $MPI -np 2 "$SHARDCHECK" run --backend torch --family $F --golden "$tmp/g"
 port=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 "$PY" -c "import socket, time
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

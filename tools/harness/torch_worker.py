@@ -47,7 +47,7 @@ import sys
 import traceback
 
 from worker_faults import Fault
-from worker_world import World, group_setup_failed
+from worker_world import World, gloo_device_problem, group_setup_failed, share_gloo_device
 
 # The release the run judges against (shardcheck run --torch-version; the C runner sets both)
 # (under torchrun: SHARDCHECK_TORCH_VERSION, else the release of the torch imported)
@@ -473,7 +473,7 @@ def start(out):
               % (ver, RELEASE, PATCH), file=sys.stderr)
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import plan_share
-    problem = plan_share.mode_problem()
+    problem = plan_share.mode_problem() or gloo_device_problem()
     if problem:
         _emit({"fatal": problem, "exit": 2}, out)
         sys.exit(2)
@@ -498,6 +498,9 @@ def start(out):
             backend, os.environ.get("MASTER_ADDR"), os.environ.get("MASTER_PORT"),
             _last_line(e)), "exit": 3}, out)
         sys.exit(3)
+    why = share_gloo_device(dist.distributed_c10d)  # before any group of ours (worker_world.py)
+    if why and dist.get_rank() == 0:
+        print("torch_worker: note: %s" % why, file=sys.stderr)
     w = World(torch, dist, device)
     w.ctrl = _set_up(lambda: dist.new_group(backend="gloo"), out)
     return w

@@ -1,5 +1,6 @@
 """worker_world.py — what a torch worker's ranks share across cases: the meshes, the ranks' own
-control channel, settling a case that raised, and telling a failed group set-up from a result.
+control channel, settling a case that raised, telling a failed group set-up from a result, and
+the one gloo device every group of the worker shares (share_gloo_device).
 
 What it is for: torch_worker.py keeps one World per worker process.  Its meshes are real
 DeviceMeshes whose gloo groups are costly to make (a rendezvous of every rank), so a few are
@@ -18,13 +19,69 @@ import re
 DRAIN_S = 20  # World._drain: a barrier on a healthy group ends in milliseconds, even on loaded cores
 # World.mesh keeps at most this many meshes: each mesh's gloo groups (and the flattened ones a
 # group-ranks case makes) keep threads and sockets of their own, thousands per worker at np 8.
-# Measured there on 2 cores, group-ranks' 2,000-case sample (the main job's): 2 meshes, 46 s
+# Measured there, before the groups shared one gloo device (share_gloo_device) on 2 cores, group-ranks' 2,000-case sample (the main job's): 2 meshes, 46 s
 # (3,900 threads in all at most); 4, 58 s (7,200); 8, 429 s and 16, 349 s, each with a case
 # over its 60 s (11,000 threads, load average 1,600-2,400); no bound, the main job's tc 18846
 # over its 60 s.  The cases come grouped by mesh, so few meshes are made twice.  Every rank
 # sees the same cases, so every rank drops at the same case; making the groups again costs one
 # rendezvous per mesh.  SHARDCHECK_TORCH_MESH_CACHE sets it (run_torch.sh: 1).
 MESH_CACHE = int(os.environ.get("SHARDCHECK_TORCH_MESH_CACHE") or 2)
+
+
+
+# Which gloo device a process group the worker makes gets (share_gloo_device): "shared" (one
+# for every group of the worker) or "per-group" (torch's own default: a device, and its
+# thread, per group).  SHARDCHECK_TORCH_GLOO_DEVICE sets it; the bench's before-run uses
+# per-group.
+GLOO_DEVICE = os.environ.get("SHARDCHECK_TORCH_GLOO_DEVICE", "shared")
+GLOO_DEVICES = ("shared", "per-group")
+
+
+def gloo_device_problem():
+    """None, or what is wrong with SHARDCHECK_TORCH_GLOO_DEVICE (torch_worker.start: exit 2)."""
+    if GLOO_DEVICE in GLOO_DEVICES:
+        return None
+    return ("SHARDCHECK_TORCH_GLOO_DEVICE=%r: expected shared (one gloo device for every group "
+            "the worker makes, the default) or per-group (torch's own)" % GLOO_DEVICE)
+
+
+def share_gloo_device(c10d):
+    """Every gloo group made after this call gets the same gloo device; None, or why not.
+
+    Why: torch makes each gloo group through ProcessGroupGloo(store, rank, size, timeout=...)
+    (distributed_c10d.py, torch 2.11-2.15), which gives the group a device of its own, and
+    each gloo TCP device runs a thread that wakes every 10 ms (gloo's tcp Loop::run) for as
+    long as the device lives.  The groups a worker's meshes make outlive destroy_process_group
+    (World.drop_meshes; what holds them was not found): at np 8 a rank's worker held 107 such
+    threads after 120 redistribute-plan cases and 125 after 400, and the eight workers'
+    wake-ups took a third of both cores (perf: the gloo_tcp_loop threads), more with every
+    mesh made.  One device serves any number of groups (its pairs are told apart by the groups'
+    own rendezvous); torch takes it through ProcessGroupGloo's options (_Options._devices),
+    its constructor's other form.  What a case computes is not touched:
+    the groups, their ranks and their collectives are torch's as before; only the socket
+    thread under them is one.  Measured: the same 400 cases at np 8 on 2 cores, 67.6 -> 35.6 s
+    (the runner's per-case seconds), 47 -> 15 CPU-s of system time, the same verdicts."""
+    if GLOO_DEVICE != "shared":
+        return None
+    gloo = getattr(c10d, "ProcessGroupGloo", None)
+    options = getattr(gloo, "_Options", None)
+    make = getattr(gloo, "create_default_device", None)
+    if gloo is None or options is None or make is None or not hasattr(options(), "_devices"):
+        return "this torch's ProcessGroupGloo takes no shared device: each group keeps its own"
+    device = make()
+
+    class SharedDeviceGloo(gloo):
+        """torch's ProcessGroupGloo, its device the worker's one (share_gloo_device)."""
+
+        def __init__(self, store, rank, size, timeout=None):
+            o = options()  # torch's defaults (2 threads), as its timeout constructor has them
+            if timeout is not None:
+                o._timeout = timeout
+            o._devices = [device]
+            super().__init__(store, rank, size, o)
+
+    c10d.ProcessGroupGloo = SharedDeviceGloo
+    return None
 
 
 class World:

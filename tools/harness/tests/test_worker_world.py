@@ -1,12 +1,16 @@
 """test_worker_world.py — telling gloo's failed group set-up from torch's answer to a case
-(worker_world.group_setup_failed) and the fault that plants one (worker_faults.py, setup).
+(worker_world.group_setup_failed) and the fault that plants one (worker_faults.py, setup); the
+one gloo device the worker's groups share (worker_world.share_gloo_device).
 
 The C runner runs a case again when a worker says gloo could not set up a group, so the test
 that matters is that the message it keys on is the one real gloo gives: a real ProcessGroupGloo
 is made on rank 0 against a rank 1 that published its address and was then killed, and the
 error torch raises must be recognised.  Errors that are torch's answers (a refused input, a peer
 lost inside a collective) must not be.  The runner's side (the restart and the second run, at 2
-ranks under mpirun) is conformance/tests/run_torch.sh's.  Skipped (not passed) without torch.
+ranks under mpirun) is conformance/tests/run_torch.sh's.  The shared device is counted in a
+fresh interpreter as the worker makes groups: gloo's device threads by name, per-group (torch's
+own) against shared, with a collective's answer checked on each group.  Skipped (not passed)
+without torch.
 """
 
 import datetime
@@ -21,6 +25,7 @@ torch = pytest.importorskip("torch")
 import torch.distributed as dist  # noqa: E402
 
 from worker_faults import Fault  # noqa: E402
+import worker_world  # noqa: E402
 from worker_world import group_setup_failed  # noqa: E402
 
 RANK1 = """
@@ -91,3 +96,47 @@ def test_setup_fault_every_time(monkeypatch):
     for _ in range(2):
         with pytest.raises(RuntimeError):
             Fault("setup:0:3", 0).apply(None, 3)
+
+
+GROUPS = """
+import os, sys, torch, torch.distributed as dist
+sys.path.insert(0, sys.argv[1])
+import worker_world
+dist.init_process_group("gloo", init_method="file://" + sys.argv[2], rank=0, world_size=1)
+original = dist.distributed_c10d.ProcessGroupGloo
+why = worker_world.share_gloo_device(dist.distributed_c10d)
+assert why is None, why
+assert issubclass(dist.distributed_c10d.ProcessGroupGloo, original)
+
+def loops():  # gloo's TCP device threads (its Loop), by the name gloo gives them
+    return sum(open("/proc/self/task/%s/comm" % t).read().strip() == "gloo_tcp_loop"
+               for t in os.listdir("/proc/self/task"))
+
+before = loops()
+for k in range(5):
+    g = dist.new_group(backend="gloo")
+    t = torch.tensor([k + 1.0])
+    dist.all_reduce(t, group=g)
+    assert t.item() == k + 1.0, t
+print(loops() - before)
+"""
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="threads counted in /proc")
+@pytest.mark.parametrize("mode,grown", [("per-group", 5), ("shared", 0)])
+def test_groups_share_one_gloo_device(tmp_path, mode, grown):
+    """Five groups made after share_gloo_device: five more device threads under torch's own
+    default, none when shared (the shared device's thread starts with it)."""
+    env = dict(os.environ, SHARDCHECK_TORCH_GLOO_DEVICE=mode)
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out = subprocess.run([sys.executable, "-c", GROUPS, here, str(tmp_path / "rdv")], env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert int(out.stdout.split()[-1]) == grown, out.stdout
+
+
+def test_gloo_device_setting_refused(monkeypatch):
+    monkeypatch.setattr(worker_world, "GLOO_DEVICE", "one")
+    assert "SHARDCHECK_TORCH_GLOO_DEVICE='one'" in worker_world.gloo_device_problem()
+    monkeypatch.setattr(worker_world, "GLOO_DEVICE", "per-group")
+    assert worker_world.gloo_device_problem() is None
