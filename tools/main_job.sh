@@ -106,13 +106,13 @@ fi
 # The torch backend: real DTensor per rank (tools/harness/torch_worker.py, gloo), every family it
 # supports, with torch's recorded findings waived (waivers/torch.json: each case a finding in
 # docs/findings explains is reported Waived with it, so a torch that behaves as recorded ends
-# green and one that changed is noticed: a waived case that passes says so); each np runs the cases whose mesh spans the job (the others are NotSupported).  Every
-# such case at np 1-4, and at np 8 every case of every family but redistribute-plan, of whose
-# 5,872 cases there a deterministic sample of 2,000 runs (--max-cases-of): a case costs 8
-# processes on 2 cores, and the whole family took 1,025 s there even with its graph searches
-# shared (plan_share.py), a quarter hour more than the sample.
+# green and one that changed is noticed: a waived case that passes says so); each np runs the
+# cases whose mesh spans the job (the others are NotSupported), every such case at every np.
+# np 8 runs redistribute-plan's 5,872 whole since every gloo group of a worker shares one gloo
+# device (worker_world.share_gloo_device): the stage took 955 s on 2 cores where the whole
+# family alone had taken 1,025 s, and a 2,000-case sample of it was all the job could afford.
 # SHARDCHECK_TORCH_CASES (per family, every np; 0 = every case) and SHARDCHECK_TORCH_CASES_NP8
-# (redistribute-plan's at np 8, default 2000; 0 = every case) override.
+# (redistribute-plan's at np 8 only; unset or 0 = every case) make a sample for a quick run.
 if [ -x "$here/.venv/bin/python" ] && "$here/.venv/bin/python" -c "import torch" 2>/dev/null; then
   # No torch zygote here (tools/scripts/zygote.sh), unlike the test command: through one, a
   # worker's death by a signal reaches its rank's runner a few milliseconds later (the zygote
@@ -123,7 +123,8 @@ if [ -x "$here/.venv/bin/python" ] && "$here/.venv/bin/python" -c "import torch"
     t0=$SECONDS runs=()
     cases=${SHARDCHECK_TORCH_CASES:-}
     if [ -n "$cases" ]; then sample=(--max-cases "$cases")
-    elif [ "$np" -ge 8 ]; then sample=(--max-cases-of "redistribute-plan=${SHARDCHECK_TORCH_CASES_NP8:-2000}")
+    elif [ "$np" -ge 8 ] && [ "${SHARDCHECK_TORCH_CASES_NP8:-0}" != 0 ]; then
+      sample=(--max-cases-of "redistribute-plan=$SHARDCHECK_TORCH_CASES_NP8")
     else sample=(); fi
     # every family in one run: the workers start once per np, not once per family (eleven
     # starts of 8 torch processes cost minutes at np 8); the run prints a line per family
