@@ -14,7 +14,8 @@
 # .venv/bin/python), MPIRUN (default mpirun), GOLDEN (default golden), REPS (default 2),
 # BENCH_BEFORE (the before-run's setting, default SHARDCHECK_TORCH_PIPELINE=1;
 # SHARDCHECK_TORCH_PLAN_SHARE=0 is the worker before redistribute-plan's graph search ran on one
-# rank per case, tools/harness/plan_share.py).
+# rank per case, tools/harness/plan_share.py; SHARDCHECK_TORCH_GLOO_DEVICE=per-group the worker
+# before its gloo groups shared one device, tools/harness/worker_world.py).
 # Prints one line per family: cases, cases/s before, after, after/before, and the mpi backend's
 # cases/s.  Cases/s is the runner's own per-case figure (--json "seconds": each chunk's time over
 # its cases), so the job's start-up and the workers' torch import are not counted; "wall" is
