@@ -51,7 +51,9 @@ cpu() {
   done
   sort -n "$tmp/t" | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'
 }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0 && a == a + 0) printf "%.2f", a / b; else print "-"}'; }
+num() { case $1 in ''|*[!0-9.]*) return 1 ;; esac; } # a figure cpu() printed, not "nan"
+ratio() { if num "$1" && num "$2"; then awk -v a="$1" -v b="$2" \
+  'BEGIN {if (b > 0) printf "%.2f", a / b; else print "-"}'; else echo -; fi; }
 
 have_mpi=0
 "$sc" run --help 2>&1 | grep -q "mpi" && command -v "$mpirun" >/dev/null 2>&1 && have_mpi=1
@@ -65,8 +67,9 @@ floor_row() { # floor_row FAMILY REF: the --max-cases 1 runs and the best mpiN/r
       # shellcheck disable=SC2086  # MPIRUN_ARGS is a list of options
       m1=$(cpu "$mpirun" $margs -np "$n" "$sc" run --backend mpi --family "$1" --golden "$golden" \
              --max-cases 1)
-      best=$(awk -v m="$m1" -v r="$2" -v r1="$r1" \
-        'BEGIN {if (r > 0 && m == m + 0) printf "%.2f", (m + r - r1) / r; else print "-"}')
+      best=-
+      num "$m1" && num "$2" && num "$r1" && best=$(awk -v m="$m1" -v r="$2" -v r1="$r1" \
+        'BEGIN {if (r > 0) printf "%.2f", (m + r - r1) / r; else print "-"}')
     else m1=- best=-; fi
     printf ' %8s %9s' "$m1" "best $best"
   done

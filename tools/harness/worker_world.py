@@ -45,39 +45,67 @@ def gloo_device_problem():
             "the worker makes, the default) or per-group (torch's own)" % GLOO_DEVICE)
 
 
+def _gloo_devices(gloo):
+    """The devices torch's own constructor gives a group: one per interface GLOO_SOCKET_IFNAME
+    lists (run_torch.c sets lo for a job on 127.0.0.1), else the default one."""
+    names = os.environ.get("GLOO_SOCKET_IFNAME", "")
+    if len(names) > 1:  # torch's test (ProcessGroupGloo's constructor, init.cpp)
+        return [gloo.create_device(interface=n) for n in names.split(",")]
+    return [gloo.create_default_device()]
+
+
 def share_gloo_device(c10d):
-    """Every gloo group made after this call gets the same gloo device; None, or why not.
+    """Every gloo group made after this call gets the same gloo devices; None, or why not.
 
     Why: torch makes each gloo group through ProcessGroupGloo(store, rank, size, timeout=...)
-    (distributed_c10d.py, torch 2.11-2.15), which gives the group a device of its own, and
-    each gloo TCP device runs a thread that wakes every 10 ms (gloo's tcp Loop::run) for as
-    long as the device lives.  The groups a worker's meshes make outlive destroy_process_group
-    (World.drop_meshes; what holds them was not found): at np 8 a rank's worker held 107 such
-    threads after 120 redistribute-plan cases and 125 after 400, and the eight workers'
-    wake-ups took a third of both cores (perf: the gloo_tcp_loop threads), more with every
-    mesh made.  One device serves any number of groups (its pairs are told apart by the groups'
-    own rendezvous); torch takes it through ProcessGroupGloo's options (_Options._devices),
-    its constructor's other form.  What a case computes is not touched:
-    the groups, their ranks and their collectives are torch's as before; only the socket
-    thread under them is one.  Measured: the same 400 cases at np 8 on 2 cores, 67.6 -> 35.6 s
-    (the runner's per-case seconds), 47 -> 15 CPU-s of system time, the same verdicts."""
+    (torch 2.13's _new_process_group_helper; 2.15's _create_gloo_process_group adds
+    enable_reconfigure=), which gives the group devices of its own, and each gloo TCP device
+    runs a thread that wakes every 10 ms (gloo's tcp Loop::run) for as long as it lives.  The
+    groups a worker's meshes make outlive destroy_process_group (World.drop_meshes; what holds
+    them was not pinned down): at np 8 a rank's worker held 107 such threads after 120
+    redistribute-plan cases and 125 after 400, and the eight workers' wake-ups took a third of
+    both cores (perf: the gloo_tcp_loop threads), more with every mesh made.  One device
+    serves any number of groups (its pairs are told apart by the groups' own rendezvous);
+    torch takes it through ProcessGroupGloo's other constructor, the one with options
+    (_Options._devices), given here what torch's own would have: the interfaces of
+    GLOO_SOCKET_IFNAME, two threads per device, the timeout, enable_reconfigure.  A call of
+    another form goes to torch's constructor untouched.  What a case computes is not touched:
+    the groups, their ranks and their collectives are torch's; only the devices under them are
+    one set.  Measured at np 8 on 2 cores (bench_torch_backend.sh, 400 cases a family, before:
+    SHARDCHECK_TORCH_GLOO_DEVICE=per-group): redistribute-plan 9.2 -> 13.4 cases/s,
+    group-ranks 23.1 -> 39.2, shard-layout 57.1 -> 65.9; the main job's torch at np 8 with
+    redistribute-plan whole took 955 s."""
     if GLOO_DEVICE != "shared":
         return None
     gloo = getattr(c10d, "ProcessGroupGloo", None)
     options = getattr(gloo, "_Options", None)
-    make = getattr(gloo, "create_default_device", None)
-    if gloo is None or options is None or make is None or not hasattr(options(), "_devices"):
+    if gloo is None or options is None or not hasattr(options(), "_devices") or \
+            not hasattr(gloo, "create_default_device") or not hasattr(gloo, "create_device"):
         return "this torch's ProcessGroupGloo takes no shared device: each group keeps its own"
-    device = make()
+    devices = _gloo_devices(gloo)
 
-    class SharedDeviceGloo(gloo):
-        """torch's ProcessGroupGloo, its device the worker's one (share_gloo_device)."""
+    class TorchClass(type(gloo)):
+        """isinstance(x, ProcessGroupGloo) stays torch's test (a backend torch hands back is of
+        its own class, and the world group's was made before this call)."""
 
-        def __init__(self, store, rank, size, timeout=None):
-            o = options()  # torch's defaults (2 threads), as its timeout constructor has them
-            if timeout is not None:
-                o._timeout = timeout
-            o._devices = [device]
+        def __instancecheck__(cls, obj):
+            return isinstance(obj, gloo)
+
+    class SharedDeviceGloo(gloo, metaclass=TorchClass):
+        """torch's ProcessGroupGloo on the worker's devices (share_gloo_device)."""
+
+        def __init__(self, store, rank, size, *args, **kw):
+            o = options()
+            if args or set(kw) - {"timeout", "enable_reconfigure"} or \
+                    (kw.get("enable_reconfigure") and not hasattr(o, "enable_reconfigure")):
+                super().__init__(store, rank, size, *args, **kw)  # a form not ours: torch's
+                return
+            if "timeout" in kw:
+                o._timeout = kw["timeout"]
+            if kw.get("enable_reconfigure"):
+                o.enable_reconfigure = True
+            o._devices = devices
+            o._threads = 2 * len(devices)
             super().__init__(store, rank, size, o)
 
     c10d.ProcessGroupGloo = SharedDeviceGloo

@@ -7,9 +7,9 @@ that matters is that the message it keys on is the one real gloo gives: a real P
 is made on rank 0 against a rank 1 that published its address and was then killed, and the
 error torch raises must be recognised.  Errors that are torch's answers (a refused input, a peer
 lost inside a collective) must not be.  The runner's side (the restart and the second run, at 2
-ranks under mpirun) is conformance/tests/run_torch.sh's.  The shared device is counted in a
-fresh interpreter as the worker makes groups: gloo's device threads by name, per-group (torch's
-own) against shared, with a collective's answer checked on each group.  Skipped (not passed)
+ranks under mpirun) is conformance/tests/run_torch.sh's.  The shared device is counted in two
+fresh processes as the worker makes groups: gloo's device threads by name, per-group (torch's
+own) against shared, with a sum across the processes checked on each group.  Skipped (not passed)
 without torch.
 """
 
@@ -99,40 +99,63 @@ def test_setup_fault_every_time(monkeypatch):
 
 
 GROUPS = """
-import os, sys, torch, torch.distributed as dist
+import datetime, os, sys, torch, torch.distributed as dist
 sys.path.insert(0, sys.argv[1])
 import worker_world
-dist.init_process_group("gloo", init_method="file://" + sys.argv[2], rank=0, world_size=1)
-original = dist.distributed_c10d.ProcessGroupGloo
-why = worker_world.share_gloo_device(dist.distributed_c10d)
+rank, world = int(sys.argv[3]), 2
+dist.init_process_group("gloo", init_method="file://" + sys.argv[2], rank=rank, world_size=world)
+c10d = dist.distributed_c10d
+original = c10d.ProcessGroupGloo
+why = worker_world.share_gloo_device(c10d)
 assert why is None, why
-assert issubclass(dist.distributed_c10d.ProcessGroupGloo, original)
+assert issubclass(c10d.ProcessGroupGloo, original)
+# torch's isinstance test of a backend it hands back (the world's was made before the patch)
+assert isinstance(dist.group.WORLD._get_backend(torch.device("cpu")), c10d.ProcessGroupGloo)
 
 def loops():  # gloo's TCP device threads (its Loop), by the name gloo gives them
     return sum(open("/proc/self/task/%s/comm" % t).read().strip() == "gloo_tcp_loop"
                for t in os.listdir("/proc/self/task"))
 
-before = loops()
-for k in range(5):
+def group(k):  # a group of both ranks, checked by a sum across the two processes
     g = dist.new_group(backend="gloo")
-    t = torch.tensor([k + 1.0])
+    t = torch.tensor([(rank + 1.0) * (k + 1)])
     dist.all_reduce(t, group=g)
-    assert t.item() == k + 1.0, t
-print(loops() - before)
+    assert t.item() == 3.0 * (k + 1), (k, t)
+    assert isinstance(g._get_backend(torch.device("cpu")), c10d.ProcessGroupGloo)
+    return g
+
+keep = [group(0)]  # a device's thread starts with its first pair: the shared one's here
+before = loops()
+keep += [group(k) for k in range(1, 6)]
+grown = loops() - before
+# a call of another form (the timeout positional) is torch's: a device of its own
+store = dist.PrefixStore("positional", c10d._get_default_store())
+pg = c10d.ProcessGroupGloo(store, rank, world, datetime.timedelta(seconds=60))
+t = torch.tensor([rank + 1.0])
+pg.allreduce([t]).wait()
+assert t.item() == 3.0, t
+if rank == 0:
+    print(grown, loops() - before - grown)
+dist.barrier()
 """
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="threads counted in /proc")
 @pytest.mark.parametrize("mode,grown", [("per-group", 5), ("shared", 0)])
 def test_groups_share_one_gloo_device(tmp_path, mode, grown):
-    """Five groups made after share_gloo_device: five more device threads under torch's own
-    default, none when shared (the shared device's thread starts with it)."""
-    env = dict(os.environ, SHARDCHECK_TORCH_GLOO_DEVICE=mode)
+    """Two processes make groups after share_gloo_device, each checked by a sum across them:
+    past the first, five more device threads under torch's own default, none when shared; a
+    call of another form gets a device of its own either way."""
+    env = dict(os.environ, SHARDCHECK_TORCH_GLOO_DEVICE=mode, GLOO_SOCKET_IFNAME="lo")
+    env.pop("TORCH_GLOO_LAZY_INIT", None)  # lazy pairs would start no thread of their own
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    out = subprocess.run([sys.executable, "-c", GROUPS, here, str(tmp_path / "rdv")], env=env,
-                         capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr[-2000:]
-    assert int(out.stdout.split()[-1]) == grown, out.stdout
+    ranks = [subprocess.Popen([sys.executable, "-c", GROUPS, here, str(tmp_path / "rdv"),
+                               str(r)], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for r in (0, 1)]
+    outs = [p.communicate(timeout=180) for p in ranks]
+    for p, (out, err) in zip(ranks, outs):
+        assert p.returncode == 0, err[-2000:]
+    assert outs[0][0].split() == [str(grown), "1"], outs[0][0]
 
 
 def test_gloo_device_setting_refused(monkeypatch):
