@@ -19,14 +19,14 @@ import re
 DRAIN_S = 20  # World._drain: a barrier on a healthy group ends in milliseconds, even on loaded cores
 # World.mesh keeps at most this many meshes: each mesh's gloo groups (and the flattened ones a
 # group-ranks case makes) keep threads and sockets of their own, thousands per worker at np 8.
-# Measured there, before the groups shared one gloo device (share_gloo_device) on 2 cores, group-ranks' 2,000-case sample (the main job's): 2 meshes, 46 s
-# (3,900 threads in all at most); 4, 58 s (7,200); 8, 429 s and 16, 349 s, each with a case
-# over its 60 s (11,000 threads, load average 1,600-2,400); no bound, the main job's tc 18846
-# over its 60 s.  The cases come grouped by mesh, so few meshes are made twice.  Every rank
-# sees the same cases, so every rank drops at the same case; making the groups again costs one
-# rendezvous per mesh.  SHARDCHECK_TORCH_MESH_CACHE sets it (run_torch.sh: 1).
+# Measured there on 2 cores before the groups shared one gloo device (share_gloo_device),
+# group-ranks' 2,000-case sample (the main job's): 2 meshes, 46 s (3,900 threads in all at
+# most); 4, 58 s (7,200); 8, 429 s and 16, 349 s, each with a case over its 60 s (11,000
+# threads, load average 1,600-2,400); no bound, the main job's tc 18846 over its 60 s.  The
+# cases come grouped by mesh, so few meshes are made twice.  Every rank sees the same cases, so
+# every rank drops at the same case; making the groups again costs one rendezvous per mesh.
+# SHARDCHECK_TORCH_MESH_CACHE sets it (run_torch.sh: 1).
 MESH_CACHE = int(os.environ.get("SHARDCHECK_TORCH_MESH_CACHE") or 2)
-
 
 
 # Which gloo device a process group the worker makes gets (share_gloo_device): "shared" (one

@@ -292,10 +292,10 @@ run_status run_check(const run_opts *o, const shc_family *f, const json_t *group
                      const json_t *test, int64_t world, json_t *const *views, char *msg,
                      size_t n);
 
-/* Whether the runner needs a checked case's views: --views writes every computed case's, and
- * --json keeps a failing case's up to RUN_KEEP_VIEWS ranks (explain --candidate). */
 /* The most cases of family f the run takes (--max-cases-of, else --max-cases; 0: all). */
 int64_t run_max_cases(const run_opts *o, const char *family);
+/* Whether the runner needs a checked case's views: --views writes every computed case's, and
+ * --json keeps a failing case's up to RUN_KEEP_VIEWS ranks (explain --candidate). */
 bool run_outcome_keeps_views(const run_opts *o, run_status checked, int64_t world);
 /* An outcome as one line of JSON text (worker -> parent, rank -> rank 0; run_outcome.c), and
  * back: 0, or -1 for a line that is no outcome. */
